@@ -1,0 +1,30 @@
+import js from '@eslint/js'
+import globals from 'globals'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', 'bench/out/**', 'examples/assembly/**', 'examples/build/**',
+      'packages/contracts/out/**', 'packages/contracts/cache/**', 'packages/*/src/**/*.generated.ts',
+      'packages/peer/src/**/pb/*.ts']
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/explicit-function-return-type': ['error', { allowExpressions: true }]
+    }
+  },
+  {
+    // Libraries never print: only the CLI talks to people.
+    files: ['packages/*/src/**/*.ts'],
+    ignores: ['packages/*/src/cli/**'],
+    rules: { 'no-console': 'error' }
+  },
+  {
+    files: ['**/test/**/*.ts', 'bench/**', 'examples/**', '**/scripts/**', '**/*.config.*'],
+    rules: { '@typescript-eslint/explicit-function-return-type': 'off' }
+  }
+)
