@@ -1,0 +1,31 @@
+/** Defaults of `@jobmesh/contracts`; every one is applied as `init.x ?? DEFAULT_X`. */
+
+/** Chain id of a local anvil chain (anvil's own default). */
+export const ANVIL_CHAIN_ID = 31337
+
+/** Chain id of Polygon Amoy, the public testnet target. */
+export const AMOY_CHAIN_ID = 80002
+
+/** RPC URL used by `scripts/deploy.mjs` when `JOBMESH_RPC_URL` is not set. */
+export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545'
+
+/** Number of funded dev accounts anvil creates. */
+export const DEFAULT_ANVIL_ACCOUNTS = 10
+
+/** Balance of each anvil dev account, in ether. */
+export const DEFAULT_ANVIL_BALANCE = 10_000
+
+/** How long `startAnvil` waits for anvil to print its listening address, in ms. */
+export const DEFAULT_ANVIL_START_TIMEOUT = 15_000
+
+/** How long `Anvil.stop()` waits for a SIGTERM before it sends SIGKILL, in ms. */
+export const DEFAULT_ANVIL_STOP_TIMEOUT = 5_000
+
+/** anvil's default dev mnemonic (its accounts are printed at start and derived from this). */
+export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk'
+
+/** How long `deploy` waits for each deployment transaction to be mined, in ms. */
+export const DEFAULT_DEPLOY_TIMEOUT = 120_000
+
+/** Confirmations `deploy` waits for on each deployment transaction. */
+export const DEFAULT_CONFIRMATIONS = 1
