@@ -1,0 +1,43 @@
+/** Listen addresses used when `init.listen` is not given: loopback TCP and WebSockets on free ports. */
+export const DEFAULT_LISTEN: readonly string[] = ['/ip4/127.0.0.1/tcp/0', '/ip4/127.0.0.1/tcp/0/ws']
+
+/** Listen addresses for a node that should be reachable on the LAN (what the CLI passes). */
+export const LAN_LISTEN: readonly string[] = ['/ip4/0.0.0.0/tcp/0', '/ip4/0.0.0.0/tcp/0/ws']
+
+/** Kademlia protocol id: a private DHT, never mixed with the public IPFS (amino) DHT. */
+export const DHT_PROTOCOL = '/jobmesh/kad/1.0.0'
+
+/** File (inside the data dir) holding the protobuf-encoded Ed25519 private key, mode 0600. */
+export const IDENTITY_FILE = 'identity.key'
+
+/** Folder (inside the data dir) of the LevelDB datastore: libp2p peer store, DHT records, helia pins, CRDT updates. */
+export const DATASTORE_DIR = 'datastore'
+
+/** Folder (inside the data dir) of the filesystem blockstore: IPFS blocks. */
+export const BLOCKSTORE_DIR = 'blocks'
+
+/**
+ * Gossipsub heartbeat in ms. The libp2p default (1 000 ms) tunes meshes for large public networks; jobmesh runs
+ * small meshes (2-50 peers on a LAN or one machine), where a newly subscribed peer is grafted on the next
+ * heartbeat, so a shorter heartbeat halves the time until it receives forwarded messages. Publishing itself uses
+ * flood publish and does not wait for a heartbeat.
+ */
+export const DEFAULT_GOSSIP_HEARTBEAT_MS = 500
+
+/**
+ * Mesh degree. With the defaults (D 6, Dlo 4) a network of 3-4 peers is always "under-meshed" and keeps grafting;
+ * D 4 / Dlo 2 / Dhi 8 makes every peer of a small network a mesh member at once and still bounds fan-out on larger ones.
+ */
+export const DEFAULT_GOSSIP_D = 4
+export const DEFAULT_GOSSIP_DLO = 2
+export const DEFAULT_GOSSIP_DHI = 8
+/** Outbound mesh quota, must be < Dlo and <= D / 2. */
+export const DEFAULT_GOSSIP_DOUT = 1
+/** Peers to gossip IHAVE to per heartbeat. */
+export const DEFAULT_GOSSIP_DLAZY = 4
+
+/**
+ * Delay before the bootstrap peers are discovered (and dialled), in ms. @libp2p/bootstrap waits 1 s by default;
+ * a jobmesh node has nothing else to do before it knows a peer, so it dials almost at once.
+ */
+export const DEFAULT_BOOTSTRAP_DELAY_MS = 10

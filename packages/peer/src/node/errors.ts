@@ -1,0 +1,17 @@
+/** The data dir cannot be created, read or written, or is not a directory. */
+export class InvalidDataDirError extends Error {
+  static override readonly name = 'InvalidDataDirError'
+  override name = 'InvalidDataDirError'
+}
+
+/** A listen or bootstrap multiaddr does not parse, or a bootstrap address lacks its `/p2p/<peerId>`. */
+export class InvalidMultiaddrError extends Error {
+  static override readonly name = 'InvalidMultiaddrError'
+  override name = 'InvalidMultiaddrError'
+}
+
+/** The identity file exists but does not hold a protobuf-encoded Ed25519 private key. */
+export class InvalidIdentityError extends Error {
+  static override readonly name = 'InvalidIdentityError'
+  override name = 'InvalidIdentityError'
+}

@@ -1,0 +1,78 @@
+import { noise } from '@chainsafe/libp2p-noise'
+import { yamux } from '@chainsafe/libp2p-yamux'
+import { bootstrap } from '@libp2p/bootstrap'
+import { gossipsub } from '@libp2p/gossipsub'
+import { identify } from '@libp2p/identify'
+import { kadDHT, passthroughMapper } from '@libp2p/kad-dht'
+import { mdns } from '@libp2p/mdns'
+import { ping } from '@libp2p/ping'
+import { tcp } from '@libp2p/tcp'
+import { webSockets } from '@libp2p/websockets'
+import {
+  DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_DLO,
+  DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DHT_PROTOCOL
+} from './constants.js'
+import type { NodeServices } from './types.js'
+import type { GossipsubOpts } from '@libp2p/gossipsub'
+import type { PrivateKey } from '@libp2p/interface'
+import type { Datastore } from 'interface-datastore'
+import type { Libp2pOptions } from 'libp2p'
+
+export interface Libp2pOptionsInit {
+  privateKey: PrivateKey
+  datastore: Datastore
+  listen: string[]
+  bootstrap: string[]
+  mdns: boolean
+  dhtClientMode: boolean
+  gossipsub?: Partial<GossipsubOpts>
+}
+
+/**
+ * The libp2p configuration of a jobmesh node: TCP + WebSockets, noise, yamux, identify, ping, a private Kademlia
+ * DHT (`/jobmesh/kad/1.0.0`, server mode, LAN addresses kept), gossipsub (StrictSign, small-mesh tuning) and
+ * peer discovery from the bootstrap list (and mDNS when asked). No public bootstrappers, relays or autoNAT.
+ */
+export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServices> {
+  const peerDiscovery: NonNullable<Libp2pOptions<NodeServices>['peerDiscovery']> = []
+  if (init.bootstrap.length > 0) {
+    peerDiscovery.push(bootstrap({ list: init.bootstrap, timeout: DEFAULT_BOOTSTRAP_DELAY_MS }))
+  }
+  if (init.mdns) {
+    peerDiscovery.push(mdns())
+  }
+  return {
+    privateKey: init.privateKey,
+    datastore: init.datastore,
+    addresses: { listen: init.listen },
+    transports: [tcp(), webSockets()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    peerDiscovery,
+    services: {
+      identify: identify(),
+      ping: ping(),
+      dht: kadDHT({
+        protocol: DHT_PROTOCOL,
+        // every peer of a jobmesh LAN is dialable, so all of them serve the DHT and keep private addresses
+        clientMode: init.dhtClientMode,
+        peerInfoMapper: passthroughMapper,
+        allowQueryWithZeroPeers: true
+      }),
+      pubsub: gossipsub({
+        globalSignaturePolicy: 'StrictSign',
+        emitSelf: false,
+        allowPublishToZeroTopicPeers: true,
+        ignoreDuplicatePublishError: true,
+        floodPublish: true,
+        heartbeatInterval: DEFAULT_GOSSIP_HEARTBEAT_MS,
+        D: DEFAULT_GOSSIP_D,
+        Dlo: DEFAULT_GOSSIP_DLO,
+        Dhi: DEFAULT_GOSSIP_DHI,
+        Dout: DEFAULT_GOSSIP_DOUT,
+        Dlazy: DEFAULT_GOSSIP_DLAZY,
+        ...init.gossipsub
+      })
+    }
+  }
+}

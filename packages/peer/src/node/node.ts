@@ -1,0 +1,104 @@
+import { createHeliaLight } from 'helia'
+import { withBitswap } from '@helia/bitswap'
+import { withLibp2pLight } from '@helia/libp2p'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { logger } from '@libp2p/logger'
+import { parseBootstrap, parseListen } from './addresses.js'
+import { DEFAULT_LISTEN } from './constants.js'
+import { loadOrCreateIdentity } from './identity.js'
+import { libp2pOptions } from './libp2p-options.js'
+import { ensureDataDir, openStorage } from './storage.js'
+import type { NodeServices } from './types.js'
+import type { HeliaWithLibp2p } from '@helia/libp2p'
+import type { GossipSub, GossipsubOpts } from '@libp2p/gossipsub'
+import type { Ed25519PrivateKey, Libp2p, PeerId } from '@libp2p/interface'
+import type { Datastore } from 'interface-datastore'
+
+const log = logger('jobmesh:node')
+
+export interface NodeInit {
+  /**
+   * Where identity, datastore and blocks live. Without it the node is in-memory with a fresh key (tests, tools).
+   */
+  dataDir?: string
+  /** Listen multiaddrs. Default {@link DEFAULT_LISTEN} (loopback); the CLI passes {@link LAN_LISTEN}. */
+  listen?: string[]
+  /** Peers to dial at start, each with `/p2p/<peerId>`. No public bootstrappers are ever added. */
+  bootstrap?: string[]
+  /** Discover peers on the LAN with mDNS. Default false. */
+  mdns?: boolean
+  /** DHT client mode (queries only, does not serve). Default false: every LAN peer serves. */
+  dhtClientMode?: boolean
+  /** Gossipsub overrides (tests, benches). */
+  gossipsub?: Partial<GossipsubOpts>
+}
+
+export interface JobmeshNode {
+  libp2p: Libp2p<NodeServices>
+  helia: HeliaWithLibp2p<NodeServices>
+  peerId: PeerId
+  privateKey: Ed25519PrivateKey
+  /** The datastore libp2p and helia use; the CRDT store keeps its updates here too. */
+  datastore: Datastore
+  /** The gossipsub service. */
+  pubsub: GossipSub
+  /** Stops helia and libp2p, then closes the stores. Stop a DocStore built on this node first. */
+  stop(): Promise<void>
+}
+
+/**
+ * Creates and starts a jobmesh node: libp2p (see {@link libp2pOptions}) and helia 7 (bitswap) on top of it,
+ * persisted under `init.dataDir`.
+ */
+export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
+  const listen = parseListen(init.listen ?? DEFAULT_LISTEN)
+  const bootstrap = parseBootstrap(init.bootstrap ?? [])
+  let privateKey: Ed25519PrivateKey
+  if (init.dataDir != null) {
+    await ensureDataDir(init.dataDir)
+    privateKey = await loadOrCreateIdentity(init.dataDir)
+  } else {
+    privateKey = await generateKeyPair('Ed25519')
+  }
+  const storage = await openStorage(init.dataDir)
+  try {
+    const helia = withBitswap(withLibp2pLight(createHeliaLight({
+      datastore: storage.datastore,
+      blockstore: storage.blockstore
+    }), libp2pOptions({
+      privateKey,
+      datastore: storage.datastore,
+      listen,
+      bootstrap,
+      mdns: init.mdns ?? false,
+      dhtClientMode: init.dhtClientMode ?? false,
+      gossipsub: init.gossipsub
+    })))
+    await helia.start()
+    const libp2p = helia.libp2p
+    log('started %p on %s', libp2p.peerId, libp2p.getMultiaddrs().map(String).join(' '))
+    let stopped = false
+    return {
+      libp2p,
+      helia,
+      peerId: libp2p.peerId,
+      privateKey,
+      datastore: storage.datastore,
+      pubsub: libp2p.services.pubsub,
+      stop: async () => {
+        if (stopped) {
+          return
+        }
+        stopped = true
+        try {
+          await helia.stop()
+        } finally {
+          await storage.close()
+        }
+      }
+    }
+  } catch (err) {
+    await storage.close()
+    throw err
+  }
+}

@@ -1,0 +1,60 @@
+import { mkdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { FsBlockstore } from 'blockstore-fs'
+import { MemoryDatastore } from 'datastore-core'
+import { LevelDatastore } from 'datastore-level'
+import { BLOCKSTORE_DIR, DATASTORE_DIR } from './constants.js'
+import { errorMessage } from './error-message.js'
+import { InvalidDataDirError } from './errors.js'
+import type { HeliaInit } from 'helia'
+import type { Datastore } from 'interface-datastore'
+
+type Blockstore = NonNullable<HeliaInit['blockstore']>
+
+export interface Storage {
+  datastore: Datastore
+  /** Undefined in memory mode: helia then creates its own in-memory blockstore. */
+  blockstore?: Blockstore
+  close(): Promise<void>
+}
+
+/** Creates the data dir if needed and checks that it is a writable directory. */
+export async function ensureDataDir (dataDir: string): Promise<void> {
+  try {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 })
+    const s = await stat(dataDir)
+    if (!s.isDirectory()) {
+      throw new Error('not a directory')
+    }
+  } catch (err) {
+    throw new InvalidDataDirError(`bad data dir ${dataDir}: ${errorMessage(err)}`)
+  }
+}
+
+/** A LevelDB datastore and a filesystem blockstore under `dataDir`, or both in memory without one. */
+export async function openStorage (dataDir?: string): Promise<Storage> {
+  if (dataDir == null) {
+    return { datastore: new MemoryDatastore(), close: async () => {} }
+  }
+  const datastore = new LevelDatastore(join(dataDir, DATASTORE_DIR))
+  const blockstore = new FsBlockstore(join(dataDir, BLOCKSTORE_DIR))
+  try {
+    await datastore.open()
+  } catch (err) {
+    throw new InvalidDataDirError(`cannot open datastore in ${dataDir} (in use by another node?): ${errorMessage(err)}`)
+  }
+  try {
+    await blockstore.open()
+  } catch (err) {
+    await datastore.close()
+    throw new InvalidDataDirError(`cannot open blockstore in ${dataDir}: ${errorMessage(err)}`)
+  }
+  return {
+    datastore,
+    blockstore,
+    close: async () => {
+      await blockstore.close()
+      await datastore.close()
+    }
+  }
+}

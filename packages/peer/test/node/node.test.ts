@@ -1,0 +1,80 @@
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CID } from 'multiformats/cid'
+import * as raw from 'multiformats/codecs/raw'
+import { sha256 } from 'multiformats/hashes/sha2'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createNode, IDENTITY_FILE } from '../../src/node/index.js'
+import type { JobmeshNode } from '../../src/node/index.js'
+
+const nodes: JobmeshNode[] = []
+const dirs: string[] = []
+
+async function tempDir (): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'jobmesh-node-'))
+  dirs.push(d)
+  return d
+}
+
+async function start (init: Parameters<typeof createNode>[0]): Promise<JobmeshNode> {
+  const n = await createNode(init)
+  nodes.push(n)
+  return n
+}
+
+async function rawBlock (text: string): Promise<{ cid: CID, bytes: Uint8Array }> {
+  const bytes = new TextEncoder().encode(text)
+  return { cid: CID.createV1(raw.code, await sha256.digest(bytes)), bytes }
+}
+
+async function collect (it: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = []
+  for await (const p of it) parts.push(p)
+  return Buffer.concat(parts)
+}
+
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map(async n => n.stop()))
+  await Promise.all(dirs.splice(0).map(async d => rm(d, { recursive: true, force: true })))
+})
+
+describe('node', () => {
+  it('keeps its identity and blocks across a restart', async () => {
+    const dataDir = await tempDir()
+    const a = await start({ dataDir })
+    const { cid, bytes } = await rawBlock('hello jobmesh')
+    await a.helia.blockstore.put(cid, bytes)
+    const id = a.peerId.toString()
+    await a.stop()
+    expect((await stat(join(dataDir, IDENTITY_FILE))).mode & 0o777).toBe(0o600)
+
+    const b = await start({ dataDir })
+    expect(b.peerId.toString()).toBe(id)
+    expect(new TextDecoder().decode(await collect(b.helia.blockstore.get(cid) ))).toBe('hello jobmesh')
+  })
+
+  it('connects through bootstrap and fetches a block over bitswap', async () => {
+    const a = await start({})
+    const addr = a.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))
+    expect(addr).toBeDefined()
+    const b = await start({ bootstrap: [addr!.toString()] })
+    const { cid, bytes } = await rawBlock('a block only a has')
+    await a.helia.blockstore.put(cid, bytes)
+
+    const got = await collect(b.helia.blockstore.get(cid, { signal: AbortSignal.timeout(10_000) }))
+    expect(new TextDecoder().decode(got)).toBe('a block only a has')
+    expect(b.libp2p.getPeers().map(String)).toContain(a.peerId.toString())
+  })
+
+  it('rejects bad inputs with typed errors', async () => {
+    await expect(createNode({ bootstrap: ['/ip4/127.0.0.1/tcp/1'] })).rejects.toHaveProperty('name', 'InvalidMultiaddrError')
+    await expect(createNode({ listen: ['not a multiaddr'] })).rejects.toHaveProperty('name', 'InvalidMultiaddrError')
+    const d = await tempDir()
+    const file = join(d, 'file')
+    await writeFile(file, 'x')
+    await expect(createNode({ dataDir: file })).rejects.toHaveProperty('name', 'InvalidDataDirError')
+    await writeFile(join(d, IDENTITY_FILE), 'garbage')
+    await expect(createNode({ dataDir: d })).rejects.toHaveProperty('name', 'InvalidIdentityError')
+  })
+})
