@@ -1,0 +1,23 @@
+/** Wall-clock limit of one run, in ms, counted from the moment a worker starts it. */
+export const DEFAULT_TIMEOUT_MS = 30_000
+
+/** Limit of a module's linear memory, in bytes (256 MiB = 4096 pages). */
+export const DEFAULT_MAX_MEMORY_BYTES = 256 * 1024 * 1024
+
+/** Limit of one run's output, in bytes (64 MiB). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+
+/** Limit of one run's input, in bytes (256 MiB). */
+export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+/** V8 old-generation heap limit of each worker, in MiB (the JS heap only; wasm memory is limited separately). */
+export const DEFAULT_WORKER_HEAP_MB = 64
+
+/** Compiled modules kept in the cache (least recently used are dropped first). */
+export const DEFAULT_MAX_CACHED_MODULES = 32
+
+/** Size of one WebAssembly memory page, in bytes. */
+export const WASM_PAGE_BYTES = 65_536
+
+/** The largest number of pages a 32-bit WebAssembly memory can have. */
+export const WASM_MAX_PAGES = 65_536

@@ -1,0 +1,29 @@
+/**
+ * @packageDocumentation
+ *
+ * The WebAssembly executor: runs a job's module on a MicroJob's input in a `worker_threads` worker, with a
+ * wall-clock limit, a memory limit and an output size limit, and no imports but an `env.abort` stub.
+ *
+ * The ABI (see docs/executor.md): the module exports `memory`, `alloc(len: i32) -> ptr` and
+ * `process(ptr: i32, len: i32) -> ptr`; the returned pointer addresses a little-endian u32 length followed by
+ * that many output bytes. The output hash is the sha256 of the output bytes.
+ *
+ * @example
+ * ```ts
+ * const executor = createWasmExecutor({ timeoutMs: 10_000 })
+ * const output = await executor.run(code, input, { signal })
+ * const hash = outputHash(output)
+ * await executor.stop()
+ * ```
+ */
+export { createWasmExecutor } from './executor.js'
+export type { WasmExecutor, WasmExecutorInit, RunOptions, PrepareOptions } from './executor.js'
+export { outputHash } from './hash.js'
+export {
+  InvalidWasmError, ForbiddenImportError, MissingExportError, WasmTrapError, ExecutionTimeoutError,
+  MemoryLimitError, InputTooLargeError, OutputTooLargeError, AbiViolationError, AbortedError, ExecutorStoppedError
+} from './errors.js'
+export {
+  DEFAULT_TIMEOUT_MS, DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_INPUT_BYTES,
+  DEFAULT_WORKER_HEAP_MB, DEFAULT_MAX_CACHED_MODULES
+} from './constants.js'

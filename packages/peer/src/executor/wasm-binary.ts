@@ -1,0 +1,154 @@
+import { InvalidWasmError } from './errors.js'
+
+const MAGIC = [0x00, 0x61, 0x73, 0x6d]
+const VERSION = [0x01, 0x00, 0x00, 0x00]
+const SECTION_MEMORY = 5
+
+/** The limits of a module's own (not imported) memory. */
+export interface MemoryLimits {
+  /** Declared minimum, in pages. */
+  min: number
+  /** Declared maximum, in pages, when the module declares one. */
+  max?: number
+}
+
+interface Section {
+  id: number
+  /** Offset of the section id byte. */
+  start: number
+  /** Offset of the first content byte. */
+  contentStart: number
+  /** Offset after the last content byte. */
+  end: number
+}
+
+/**
+ * Reads an unsigned LEB128 number of at most 32 bits.
+ */
+function readU32 (bytes: Uint8Array, offset: number): { value: number, next: number } {
+  let value = 0
+  let shift = 0
+  for (let i = 0; i < 5; i++) {
+    const at = offset + i
+    if (at >= bytes.length) {
+      throw new InvalidWasmError('Truncated LEB128 number')
+    }
+    const byte = bytes[at]
+    value += (byte & 0x7f) * 2 ** shift
+    shift += 7
+    if ((byte & 0x80) === 0) {
+      if (value > 0xffffffff) {
+        throw new InvalidWasmError('LEB128 number out of range')
+      }
+      return { value, next: at + 1 }
+    }
+  }
+  throw new InvalidWasmError('LEB128 number too long')
+}
+
+/** Encodes an unsigned LEB128 number. */
+export function encodeU32 (value: number): number[] {
+  const out: number[] = []
+  let v = value >>> 0
+  do {
+    let byte = v & 0x7f
+    v >>>= 7
+    if (v !== 0) {
+      byte |= 0x80
+    }
+    out.push(byte)
+  } while (v !== 0)
+  return out
+}
+
+function sections (bytes: Uint8Array): Section[] {
+  if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) {
+    throw new InvalidWasmError('Not a WebAssembly module (bad magic number)')
+  }
+  if (VERSION.some((b, i) => bytes[4 + i] !== b)) {
+    throw new InvalidWasmError('Unsupported WebAssembly binary version')
+  }
+  const out: Section[] = []
+  let offset = 8
+  while (offset < bytes.length) {
+    const id = bytes[offset]
+    const size = readU32(bytes, offset + 1)
+    const end = size.next + size.value
+    if (end > bytes.length) {
+      throw new InvalidWasmError(`Section ${id} runs past the end of the module`)
+    }
+    out.push({ id, start: offset, contentStart: size.next, end })
+    offset = end
+  }
+  return out
+}
+
+function readLimits (bytes: Uint8Array, offset: number): { limits: MemoryLimits, next: number } {
+  const flags = bytes[offset]
+  if ((flags & 0x02) !== 0) {
+    throw new InvalidWasmError('Shared memory is not supported (jobs are single-threaded and deterministic)')
+  }
+  if ((flags & ~0x01) !== 0) {
+    throw new InvalidWasmError('Only 32-bit memory is supported')
+  }
+  const min = readU32(bytes, offset + 1)
+  if ((flags & 0x01) === 0) {
+    return { limits: { min: min.value }, next: min.next }
+  }
+  const max = readU32(bytes, min.next)
+  return { limits: { min: min.value, max: max.value }, next: max.next }
+}
+
+/**
+ * Finds the module's own memory, rejecting imported memories, shared or 64-bit memories and multiple memories.
+ * Returns `undefined` when the module has no memory section.
+ */
+export function readMemoryLimits (bytes: Uint8Array): MemoryLimits | undefined {
+  const all = sections(bytes)
+  const memory = all.filter(s => s.id === SECTION_MEMORY)
+  if (memory.length > 1) {
+    throw new InvalidWasmError('More than one memory section')
+  }
+  if (memory.length === 0) {
+    return undefined
+  }
+  const count = readU32(bytes, memory[0].contentStart)
+  if (count.value === 0) {
+    return undefined
+  }
+  if (count.value > 1) {
+    throw new InvalidWasmError('More than one memory is not supported')
+  }
+  return readLimits(bytes, count.next).limits
+}
+
+/**
+ * Returns a copy of the module whose memory declares `max = min(declared max, maxPages)`, so the engine refuses
+ * `memory.grow` beyond `maxPages`. Everything else is byte-for-byte unchanged. Returns the input itself when the
+ * module has no memory or already declares a small enough maximum.
+ */
+export function capMemory (bytes: Uint8Array, maxPages: number): Uint8Array {
+  const memory = sections(bytes).find(s => s.id === SECTION_MEMORY)
+  if (memory == null) {
+    return bytes
+  }
+  const count = readU32(bytes, memory.contentStart)
+  if (count.value !== 1) {
+    return bytes
+  }
+  const { limits, next } = readLimits(bytes, count.next)
+  if (limits.max != null && limits.max <= maxPages) {
+    return bytes
+  }
+  if (next !== memory.end) {
+    throw new InvalidWasmError('Malformed memory section')
+  }
+  const content = [...encodeU32(1), 0x01, ...encodeU32(limits.min), ...encodeU32(maxPages)]
+  const header = [SECTION_MEMORY, ...encodeU32(content.length)]
+  const out = new Uint8Array(bytes.length - (memory.end - memory.start) + header.length + content.length)
+  out.set(bytes.subarray(0, memory.start), 0)
+  out.set(header, memory.start)
+  out.set(content, memory.start + header.length)
+  out.set(bytes.subarray(memory.end), memory.start + header.length + content.length)
+  return out
+}
