@@ -1,1 +1,60 @@
-export {}
+/**
+ * @packageDocumentation
+ *
+ * The jobmesh protocol core: pure, deterministic logic that every peer, the DApp SDK and the contracts agree on
+ * (docs/protocol.md is the normative description).
+ *
+ * - JobSpec: `parseJobSpec` (validation of external input), `encodeJobSpec` / `decodeJobSpec` (canonical bytes).
+ * - Ids and slicing: `computeJobId`, `computeMacroId`, `computeMicroId`, `sliceJob`.
+ * - Validation sample: `validationIndex`, `verifierHash`.
+ * - Merkle trees (OpenZeppelin compatible): `jobTree`, `resultTree`, `payoutTree`, `verifyProof`.
+ * - Pricing: `estimatedSeconds`, `taskValue` (wei per second, fixed point), `taskValueToNumber`.
+ * - Selection: `seedWeight`, `contractWeight`, `createPrng`, `weightedChoice`, `drawDistinct`.
+ * - QoS: `roundScore`, `taskScore`, `windowedScore`, `shouldKickOut`, `qosRatio`, `vramScore`, `timeoutScore`.
+ * - Work choice: `createTaskQueue`, `chooseJob`, `isEligible`.
+ * - Signed records: `signRecord`, `verifySignedRecord`, `encodeSignedRecord`, `decodeSignedRecord`.
+ *
+ * @example
+ * ```TypeScript
+ * import { parseJobSpec, computeJobId, sliceJob, jobTree } from '@jobmesh/peer'
+ *
+ * const spec = parseJobSpec(json)
+ * const jobId = computeJobId(spec.creator, specCid, 0n)
+ * const { microJobs } = sliceJob(spec, jobId)
+ * const jobRoot = jobTree(microJobs).root
+ * ```
+ */
+
+export * from './constants.js'
+export * from './errors.js'
+export { parseJobSpec, microJobCount } from './job-spec.js'
+export type { JobSpec, SlicingSpec, Requirements, Estimate } from './job-spec.js'
+export { encodeJobSpec, decodeJobSpec } from './job-spec-codec.js'
+export { computeJobId, computeMacroId, computeMicroId } from './ids.js'
+export { sliceJob } from './slicing.js'
+export type { Slicing, MacroJobDescriptor, MicroJobDescriptor } from './slicing.js'
+export { validationIndex, verifierHash } from './validation.js'
+export { createMerkleTree, verifyProof } from './merkle.js'
+export type { MerkleTree } from './merkle.js'
+export {
+  JOB_LEAF_TYPES, RESULT_LEAF_TYPES, PAYOUT_LEAF_TYPES, jobLeafHash, resultLeafHash, payoutLeafHash
+} from './merkle-leaves.js'
+export type { ResultLeaf, PayoutLeaf } from './merkle-leaves.js'
+export { jobTree, resultTree, payoutTree } from './merkle-trees.js'
+export { estimatedSeconds, taskValue, taskValueToNumber } from './pricing.js'
+export { seedWeight, contractWeight } from './weight.js'
+export type { WeightInput, NetworkMaxima, WeightCaps } from './weight.js'
+export { createPrng, weightedChoice, drawDistinct } from './prng.js'
+export type { Prng } from './prng.js'
+export { roundScore, taskScore, windowedScore, shouldKickOut, qosRatio, vramScore, timeoutScore } from './qos.js'
+export type { QosWindowInit, KickOutInit } from './qos.js'
+export { isEligible } from './eligibility.js'
+export type { NodeHardware, HardwareRequirement } from './eligibility.js'
+export { IndexedHeap } from './heap.js'
+export { createTaskQueue } from './task-queue.js'
+export type { QueuedTask, TaskQueue, TaskQueueInit } from './task-queue.js'
+export { chooseJob } from './choose-job.js'
+export type { JobCandidate, PeerState } from './choose-job.js'
+export { signRecord, verifySignedRecord, recordSigningMessage } from './signed-record.js'
+export type { SignedRecord } from './signed-record.js'
+export { encodeSignedRecord, decodeSignedRecord } from './record-codec.js'

@@ -1,0 +1,55 @@
+/**
+ * Defaults and fixed network parameters of the protocol core. Values that a caller may override are applied as
+ * `init.x ?? DEFAULT_X`.
+ */
+
+/** JobSpec format version understood by this implementation. */
+export const JOB_SPEC_VERSION = 1
+
+/** Verifiers per job when the spec does not say. */
+export const DEFAULT_VERIFIERS = 3
+
+/** URI schemes a JobSpec may use for `codeUri` and `dataUri`. */
+export const ALLOWED_URI_SCHEMES = ['ipfs:', 'https:', 'file:'] as const
+
+/** Fixed-point scale of the contract form of the selection weight. */
+export const WEIGHT_SCALE = 1_000_000n
+
+/** Stake at which the stake score saturates (10 ether, in wei). */
+export const DEFAULT_STAKE_CAP = 10n * 10n ** 18n
+
+/** Maximum task score in hundredths: 10 points in the commit round + 10 in the reveal round. */
+export const MAX_SCORE = 2000
+
+/** Windowed QoS score (hundredths) of a node with no task history. */
+export const DEFAULT_INITIAL_SCORE = 1000
+
+/** Number of recent tasks the windowed QoS score averages over. */
+export const DEFAULT_QOS_WINDOW = 10
+
+/** A node whose windowed score over a full window is below this (hundredths) is kicked out of selection. */
+export const DEFAULT_KICKOUT_SCORE = 400
+
+/** Round score, in hundredths, by submission position: 1st, 2nd, 3rd and later. A timeout scores 0. */
+export const ROUND_SCORE_FIRST = 1000
+export const ROUND_SCORE_SECOND = 500
+export const ROUND_SCORE_LATER = 200
+export const ROUND_SCORE_TIMEOUT = 0
+
+/** The verification/task queue holds at most `alpha * nodeCount` tasks. */
+export const DEFAULT_ALPHA = 2
+
+/** Task values are wei per second; estimated durations are rounded to this many units per second (milliseconds). */
+export const PRICE_TIME_UNITS_PER_SECOND = 1000n
+
+/** Decimals of the native token (wei -> ether) used by the display helpers. */
+export const TOKEN_DECIMALS = 18
+
+/** Domain-separation prefix of every signed record. */
+export const RECORD_SIGNING_PREFIX = 'jobmesh/record/1'
+
+/** First byte of an encoded SignedRecord. */
+export const SIGNED_RECORD_VERSION = 1
+
+/** Upper bound on an encoded signed record's parts, to refuse absurd lengths before allocating. */
+export const MAX_RECORD_PAYLOAD_BYTES = 1024 * 1024

@@ -1,0 +1,155 @@
+import { getAddress } from 'ethers'
+import { z } from 'zod'
+import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION } from './constants.js'
+import { InvalidJobSpecError } from './errors.js'
+import type { SpecIssue } from './errors.js'
+
+/** How a Job is cut: `macroJobs * microJobsPerMacro` MicroJobs of `blocksPerMicro` blocks (the last may be shorter). */
+export interface SlicingSpec {
+  macroJobs: number
+  microJobsPerMacro: number
+  blocksPerMicro: number
+}
+
+/** Hardware a node needs to run (or verify) the job. No `gpuModel` means any GPU model ("Any" group). */
+export interface Requirements {
+  minVramGb: number
+  gpuModel?: string
+  modelId?: string
+}
+
+/** The DApp's time estimate, used for the task value (see `estimatedSeconds`). */
+export interface Estimate {
+  overheadSeconds: number
+  secondsPerMicroJob: number
+}
+
+/**
+ * A Job as written by a DApp (DESIGN section 4). Content-addressed: the CID of `encodeJobSpec(spec)` is the spec CID.
+ * Amounts are wei, `seed` is a uint256, `deadline` is unix milliseconds, `creator` is a lower-case 0x address.
+ */
+export interface JobSpec {
+  version: number
+  creator: string
+  codeUri: string
+  dataUri: string
+  blockSize: number
+  blockCount: number
+  slicing: SlicingSpec
+  seed: bigint
+  requirements: Requirements
+  price: bigint
+  estimate: Estimate
+  verifiers: number
+  deadline: number
+}
+
+const UINT256_MAX = (1n << 256n) - 1n
+
+const positiveInt = z.int().positive()
+
+const uint256 = z.union([
+  z.bigint(),
+  z.string().regex(/^(0|[1-9][0-9]*)$/, 'expected a decimal integer string').transform(s => BigInt(s)),
+  z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, 'expected a 0x hex integer of at most 32 bytes').transform(s => BigInt(s))
+], { error: 'expected a uint256 as bigint, decimal string or 0x hex string' })
+  .refine(v => v >= 0n && v <= UINT256_MAX, 'must be in 0 .. 2^256 - 1')
+
+const wei = z.union([
+  z.bigint(),
+  z.string().regex(/^(0|[1-9][0-9]*)$/, 'expected a decimal integer string').transform(s => BigInt(s))
+], { error: 'expected an amount in wei as bigint or decimal string' })
+
+const uri = z.string().refine(
+  s => ALLOWED_URI_SCHEMES.some(scheme => s.startsWith(`${scheme}//`) && s.length > scheme.length + 2),
+  `unknown URI scheme: allowed are ${ALLOWED_URI_SCHEMES.map(s => `${s}//`).join(', ')}`
+)
+
+const address = z.string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address of 20 bytes')
+  .refine(s => {
+    try {
+      getAddress(s)
+      return true
+    } catch {
+      return false
+    }
+  }, 'bad address checksum')
+  .transform(s => s.toLowerCase())
+
+const schema = z.strictObject({
+  version: z.literal(JOB_SPEC_VERSION).default(JOB_SPEC_VERSION),
+  creator: address,
+  codeUri: uri,
+  dataUri: uri,
+  blockSize: positiveInt,
+  blockCount: positiveInt,
+  slicing: z.strictObject({
+    macroJobs: positiveInt,
+    microJobsPerMacro: positiveInt,
+    blocksPerMicro: positiveInt
+  }),
+  seed: uint256,
+  requirements: z.strictObject({
+    minVramGb: z.number().nonnegative().finite(),
+    gpuModel: z.string().min(1).optional(),
+    modelId: z.string().min(1).optional()
+  }).default({ minVramGb: 0 }),
+  price: wei.refine(v => v > 0n, 'price must be positive'),
+  estimate: z.strictObject({
+    overheadSeconds: z.number().nonnegative().finite(),
+    secondsPerMicroJob: z.number().positive().finite()
+  }),
+  verifiers: z.int().min(1, 'k (verifiers) must be at least 1').default(DEFAULT_VERIFIERS),
+  deadline: positiveInt
+})
+
+/**
+ * Checks that the slicing covers `blockCount` exactly: MicroJob `g` (global index `m * microJobsPerMacro + i`)
+ * covers `[g * blocksPerMicro, min((g + 1) * blocksPerMicro, blockCount))`, so the number of MicroJobs must equal
+ * `ceil(blockCount / blocksPerMicro)`: only the last MicroJob may be shorter, none is empty, no block is left out.
+ */
+function slicingIssues (input: unknown): SpecIssue[] {
+  if (typeof input !== 'object' || input === null) return []
+  const { blockCount, slicing } = input as { blockCount?: unknown, slicing?: Record<string, unknown> }
+  if (typeof slicing !== 'object' || slicing === null) return []
+  const { macroJobs, microJobsPerMacro, blocksPerMicro } = slicing
+  const values = [blockCount, macroJobs, microJobsPerMacro, blocksPerMicro]
+  if (!values.every(v => Number.isSafeInteger(v) && (v as number) > 0)) return []
+  const total = (macroJobs as number) * (microJobsPerMacro as number)
+  const needed = Math.ceil((blockCount as number) / (blocksPerMicro as number))
+  if (!Number.isSafeInteger(total)) return [{ path: 'slicing', message: 'too many MicroJobs' }]
+  if (total > needed) {
+    return [{ path: 'slicing', message: `more MicroJobs (${total}) than blocks need (${needed} of ${String(blocksPerMicro)} blocks): some would be empty` }]
+  }
+  if (total < needed) {
+    return [{ path: 'slicing', message: `MicroJobs (${total} x ${String(blocksPerMicro)} blocks) do not cover blockCount ${String(blockCount)}` }]
+  }
+  return []
+}
+
+/**
+ * Validates external input as a JobSpec. Amounts (`price`) are accepted as bigint or decimal strings, `seed` as
+ * bigint, decimal or 0x hex string; `version`, `verifiers` (3) and `requirements` (`{ minVramGb: 0 }`) have
+ * defaults. Unknown keys are rejected. The deadline is not compared with the clock (this is pure).
+ *
+ * @throws InvalidJobSpecError listing every bad field
+ */
+export function parseJobSpec (input: unknown): JobSpec {
+  const result = schema.safeParse(input)
+  const issues: SpecIssue[] = result.success
+    ? []
+    : result.error.issues.map(issue => ({ path: issue.path.map(String).join('.'), message: issue.message }))
+  issues.push(...slicingIssues(input))
+  if (issues.length > 0 || !result.success) throw new InvalidJobSpecError(issues)
+  const spec = result.data
+  const requirements: Requirements = { minVramGb: spec.requirements.minVramGb }
+  if (spec.requirements.gpuModel !== undefined) requirements.gpuModel = spec.requirements.gpuModel
+  if (spec.requirements.modelId !== undefined) requirements.modelId = spec.requirements.modelId
+  return { ...spec, slicing: { ...spec.slicing }, estimate: { ...spec.estimate }, requirements }
+}
+
+/** Number of MicroJobs in a spec (`macroJobs * microJobsPerMacro`). */
+export function microJobCount (spec: Pick<JobSpec, 'slicing'>): number {
+  return spec.slicing.macroJobs * spec.slicing.microJobsPerMacro
+}

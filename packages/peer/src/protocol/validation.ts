@@ -1,0 +1,27 @@
+import { AbiCoder, keccak256 } from 'ethers'
+import { assertBytes32, assertUint256, bytesToBigInt, keccak256Bytes, writeBytes32, writeUint256, writeUint53 } from './bytes.js'
+import { InvalidArgumentError } from './errors.js'
+
+const coder = AbiCoder.defaultAbiCoder()
+
+/**
+ * Index (inside MacroJob `macroIndex`) of the MicroJob its validation MicroJob re-runs:
+ * `uint256(keccak256(abi.encode(uint256 seed, uint256 macroIndex, bytes32 sampleEntropy))) % microJobsPerMacro`.
+ */
+export function validationIndex (seed: bigint, macroIndex: number, sampleEntropy: string, microJobsPerMacro: number): number {
+  assertUint256(seed, 'seed')
+  const entropy = assertBytes32(sampleEntropy, 'sampleEntropy')
+  if (!Number.isSafeInteger(macroIndex) || macroIndex < 0) throw new InvalidArgumentError('macroIndex must be a non-negative safe integer')
+  if (!Number.isSafeInteger(microJobsPerMacro) || microJobsPerMacro < 1) throw new InvalidArgumentError('microJobsPerMacro must be a positive safe integer')
+  const buf = new Uint8Array(96)
+  writeUint256(buf, 0, seed)
+  writeUint53(buf, 32, macroIndex)
+  writeBytes32(buf, 64, entropy)
+  return Number(bytesToBigInt(keccak256Bytes(buf)) % BigInt(microJobsPerMacro))
+}
+
+/** `keccak256(abi.encode(bytes32[] outputHashes))`: the sampled MicroJobs' output hashes in MacroJob order. */
+export function verifierHash (outputHashes: string[]): string {
+  const hashes = outputHashes.map((h, i) => assertBytes32(h, `outputHashes[${i}]`))
+  return keccak256(coder.encode(['bytes32[]'], [hashes]))
+}
