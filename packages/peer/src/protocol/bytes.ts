@@ -6,6 +6,13 @@ const BYTES32_RE = /^0x[0-9a-fA-F]{64}$/
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
 const UINT256_MAX = (1n << 256n) - 1n
 
+function nibble (code: number): number {
+  if (code >= 48 && code <= 57) return code - 48
+  if (code >= 97 && code <= 102) return code - 87
+  if (code >= 65 && code <= 70) return code - 55
+  return -1
+}
+
 /** Keccak-256 of `data` as 32 bytes. */
 export function keccak256Bytes (data: Uint8Array): Uint8Array {
   return new Uint8Array(jsSha3.keccak256.arrayBuffer(data))
@@ -22,7 +29,7 @@ export function toHex (bytes: Uint8Array): string {
 export function fromHex (hex: string): Uint8Array {
   if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) throw new InvalidArgumentError(`not a hex string: ${hex}`)
   const out = new Uint8Array((hex.length - 2) / 2)
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 + 2 * i, 4 + 2 * i), 16)
+  for (let i = 0; i < out.length; i++) out[i] = nibble(hex.charCodeAt(2 + 2 * i)) * 16 + nibble(hex.charCodeAt(3 + 2 * i))
   return out
 }
 
@@ -63,9 +70,9 @@ export function writeUint53 (out: Uint8Array, offset: number, value: number): vo
   }
 }
 
-/** Writes 32 raw bytes given as hex at `offset`. */
+/** Writes 32 raw bytes given as (already checked) 0x hex at `offset`. */
 export function writeBytes32 (out: Uint8Array, offset: number, hex: string): void {
-  for (let i = 0; i < 32; i++) out[offset + i] = parseInt(hex.slice(2 + 2 * i, 4 + 2 * i), 16)
+  for (let i = 0; i < 32; i++) out[offset + i] = nibble(hex.charCodeAt(2 + 2 * i)) * 16 + nibble(hex.charCodeAt(3 + 2 * i))
 }
 
 /** Big-endian unsigned integer of `bytes`. */

@@ -66,7 +66,7 @@ const uri = z.string().refine(
 )
 
 const address = z.string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address of 20 bytes')
+  .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'expected a 0x address of 20 bytes', abort: true })
   .refine(s => {
     try {
       getAddress(s)

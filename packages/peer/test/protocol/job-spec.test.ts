@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest'
+import { decodeJobSpec, encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
+import { validSpecInput } from './helpers.js'
+import type { InvalidJobSpecError } from '../../src/protocol/index.js'
+
+function issuesOf (input: unknown): Array<{ path: string, message: string }> {
+  try {
+    parseJobSpec(input)
+  } catch (err) {
+    expect((err as Error).name).toBe('InvalidJobSpecError')
+    return (err as InvalidJobSpecError).issues
+  }
+  throw new Error('expected parseJobSpec to throw')
+}
+
+describe('parseJobSpec', () => {
+  it('accepts a valid spec, converting amounts and seed to bigint', () => {
+    const spec = parseJobSpec(validSpecInput())
+    expect(spec.price).toBe(10n ** 19n)
+    expect(spec.seed).toBe(42n)
+    expect(spec.slicing).toEqual({ macroJobs: 2, microJobsPerMacro: 2, blocksPerMicro: 3 })
+  })
+
+  it('accepts bigint amounts and a hex seed, and applies defaults', () => {
+    const input = validSpecInput()
+    input.price = 5n
+    input.seed = '0xff'
+    delete input.verifiers
+    delete input.version
+    delete input.requirements
+    const spec = parseJobSpec(input)
+    expect(spec.price).toBe(5n)
+    expect(spec.seed).toBe(255n)
+    expect(spec.verifiers).toBe(3)
+    expect(spec.version).toBe(1)
+    expect(spec.requirements).toEqual({ minVramGb: 0 })
+  })
+
+  it('lower-cases a checksummed creator and rejects a bad checksum', () => {
+    const input = validSpecInput()
+    input.creator = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    expect(parseJobSpec(input).creator).toBe('0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')
+    input.creator = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD'
+    expect(issuesOf(input).map(i => i.path)).toEqual(['creator'])
+  })
+
+  it('lists every bad field at once', () => {
+    const input = validSpecInput()
+    input.price = '0'
+    input.blockCount = 0
+    input.blockSize = -1
+    input.codeUri = 'ftp://example.org/code.wasm'
+    input.dataUri = 'ipfs://'
+    input.creator = '0x1234'
+    input.verifiers = 0
+    input.seed = '-1'
+    input.slicing.blocksPerMicro = 0
+    input.estimate.secondsPerMicroJob = 0
+    input.extra = true
+    const paths = issuesOf(input).map(i => i.path).sort()
+    expect(paths).toEqual([
+      '', 'blockCount', 'blockSize', 'codeUri', 'creator', 'dataUri', 'estimate.secondsPerMicroJob', 'price', 'seed',
+      'slicing.blocksPerMicro', 'verifiers'
+    ])
+  })
+
+  it('rejects a negative price and a seed above 2^256 - 1', () => {
+    const input = validSpecInput()
+    input.price = '-5'
+    input.seed = (1n << 256n).toString()
+    expect(issuesOf(input).map(i => i.path).sort()).toEqual(['price', 'seed'])
+  })
+
+  it('reports slicing with more MicroJobs than blocks need, alongside field errors', () => {
+    const input = validSpecInput()
+    input.slicing = { macroJobs: 3, microJobsPerMacro: 2, blocksPerMicro: 3 } // 6 MicroJobs, 10 blocks need 4
+    input.price = '0'
+    const issues = issuesOf(input)
+    expect(issues.map(i => i.path).sort()).toEqual(['price', 'slicing'])
+    expect(issues.find(i => i.path === 'slicing')?.message).toMatch(/more MicroJobs/)
+  })
+
+  it('reports slicing that leaves blocks uncovered', () => {
+    const input = validSpecInput()
+    input.blockCount = 13 // 4 MicroJobs x 3 blocks = 12
+    expect(issuesOf(input)).toEqual([{ path: 'slicing', message: expect.stringMatching(/do not cover/) }])
+  })
+
+  it('accepts a shorter last MicroJob (10 blocks in 4 x 3)', () => {
+    expect(parseJobSpec(validSpecInput()).blockCount).toBe(10)
+  })
+
+  it('does not check the deadline against the clock', () => {
+    const input = validSpecInput()
+    input.deadline = 1
+    expect(parseJobSpec(input).deadline).toBe(1)
+  })
+
+  it('rejects non-objects', () => {
+    expect(issuesOf(null).length).toBeGreaterThan(0)
+    expect(issuesOf('spec').length).toBeGreaterThan(0)
+  })
+})
+
+describe('encodeJobSpec / decodeJobSpec', () => {
+  it('round-trips and is independent of key order and input form', () => {
+    const a = parseJobSpec(validSpecInput())
+    const reordered = Object.fromEntries(Object.entries(validSpecInput()).reverse())
+    reordered.seed = '0x2a'
+    reordered.price = 10n ** 19n
+    const b = parseJobSpec(reordered)
+    const bytes = encodeJobSpec(a)
+    expect(encodeJobSpec(b)).toEqual(bytes)
+    expect(decodeJobSpec(bytes)).toEqual(a)
+  })
+
+  it('writes sorted keys and bigints as decimal strings', () => {
+    const text = new TextDecoder().decode(encodeJobSpec(parseJobSpec(validSpecInput())))
+    expect(text.startsWith('{"blockCount":10,"blockSize":4096,"codeUri":')).toBe(true)
+    expect(text).toContain('"price":"10000000000000000000"')
+    expect(text).toContain('"seed":"42"')
+    expect(text).not.toMatch(/\s/)
+  })
+
+  it('gives typed errors for bytes that are not JSON or not a spec', () => {
+    expect(() => decodeJobSpec(new Uint8Array([0xff, 0x00]))).toThrow(expect.objectContaining({ name: 'MalformedJobSpecEncodingError' }))
+    expect(() => decodeJobSpec(new TextEncoder().encode('{"version":1}'))).toThrow(expect.objectContaining({ name: 'InvalidJobSpecError' }))
+  })
+})
