@@ -1,0 +1,107 @@
+import { PNG } from 'pngjs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain .mjs build script without type declarations
+import { generate } from '../../../../examples/scripts/generate.mjs'
+import {
+  DEFAULT_MANDELBROT_IMAGE, MANDELBROT_BLOCK_SIZE, countWords, decodeMandelbrotTile, decodeWordCounts,
+  encodeMandelbrotData, generateText, loadExampleWasm, mandelbrotPng, mandelbrotReference, mergeWordCounts
+} from '../../../../examples/src/index.js'
+import type { MandelbrotImage } from '../../../../examples/src/index.js'
+import { createWasmExecutor, outputHash } from '../../src/executor/index.js'
+import type { WasmExecutor } from '../../src/executor/index.js'
+
+/** The bytes of blocks `[start, end)`: what a MicroJob gets as input. */
+function blocks (data: Uint8Array, blockSize: number, start: number, end: number): Uint8Array {
+  return data.subarray(start * blockSize, Math.min(end * blockSize, data.length))
+}
+
+describe('example jobs in the executor', () => {
+  let executor: WasmExecutor
+  let mandelbrot: Uint8Array
+  let wordcount: Uint8Array
+
+  beforeAll(async () => {
+    await generate()
+    mandelbrot = await loadExampleWasm('mandelbrot')
+    wordcount = await loadExampleWasm('wordcount')
+    executor = createWasmExecutor({ concurrency: 2 })
+  })
+
+  afterAll(async () => {
+    await executor.stop()
+  })
+
+  it('compiles the examples with no import but env.abort', async () => {
+    for (const code of [mandelbrot, wordcount]) {
+      const module = await WebAssembly.compile(code)
+      expect(WebAssembly.Module.imports(module).map(i => `${i.module}.${i.name}`)).toEqual(['env.abort'])
+      await expect(executor.prepare(code)).resolves.toMatch(/^0x/)
+    }
+  })
+
+  it('renders Mandelbrot tiles pixel for pixel like the TypeScript reference and stitches a PNG', async () => {
+    const image: MandelbrotImage = { ...DEFAULT_MANDELBROT_IMAGE, width: 160, height: 120, maxIter: 200 }
+    const rowsPerBlock = 4
+    const data = encodeMandelbrotData(image, rowsPerBlock)
+    const blockCount = data.length / MANDELBROT_BLOCK_SIZE
+    expect(blockCount).toBe(30)
+    const blocksPerMicro = 7 // the last MicroJob gets fewer blocks
+    const ranges: Array<[number, number]> = []
+    for (let start = 0; start < blockCount; start += blocksPerMicro) {
+      ranges.push([start, Math.min(start + blocksPerMicro, blockCount)])
+    }
+    const tiles = await Promise.all(ranges.map(async ([start, end]) =>
+      executor.run(mandelbrot, blocks(data, MANDELBROT_BLOCK_SIZE, start, end))))
+    ranges.forEach(([start, end], i) => {
+      const input = blocks(data, MANDELBROT_BLOCK_SIZE, start, end)
+      expect(tiles[i]).toEqual(mandelbrotReference(input))
+      const tile = decodeMandelbrotTile(tiles[i])
+      expect([tile.rowStart, tile.rowEnd]).toEqual([start * rowsPerBlock, Math.min(end * rowsPerBlock, image.height)])
+    })
+    // not a blank image: inside points are black, outside ones are not
+    const all = tiles.flatMap(t => [...decodeMandelbrotTile(t).pixels])
+    expect(all).toContain(0)
+    expect(all.some(p => p > 128)).toBe(true)
+
+    const png = PNG.sync.read(Buffer.from(mandelbrotPng(tiles)))
+    expect([png.width, png.height]).toEqual([image.width, image.height])
+    const tile0 = decodeMandelbrotTile(tiles[0])
+    expect(png.data[(image.width * 2 + 5) * 4]).toBe(tile0.pixels[image.width * 2 + 5])
+  })
+
+  it('fails a Mandelbrot input that is not whole blocks with a trap', async () => {
+    await expect(executor.run(mandelbrot, new Uint8Array(10))).rejects.toMatchObject({ name: 'WasmTrapError' })
+  })
+
+  it('counts words like the TypeScript reference, and merged tables equal the whole text\'s table', async () => {
+    const blockSize = 16 * 1024
+    const text = generateText({ bytes: 2 * 1024 * 1024, blockSize, seed: 7 })
+    expect(text.length).toBe(2 * 1024 * 1024)
+    expect(generateText({ bytes: 64 * 1024, blockSize, seed: 7 })).toEqual(text.subarray(0, 64 * 1024))
+    const blockCount = text.length / blockSize
+    const blocksPerMicro = 40
+    const ranges: Array<[number, number]> = []
+    for (let start = 0; start < blockCount; start += blocksPerMicro) {
+      ranges.push([start, Math.min(start + blocksPerMicro, blockCount)])
+    }
+    const tables = await Promise.all(ranges.map(async ([start, end]) =>
+      executor.run(wordcount, blocks(text, blockSize, start, end))))
+    expect(tables[0]).toEqual(countWords(blocks(text, blockSize, ranges[0][0], ranges[0][1])))
+    const merged = mergeWordCounts(tables)
+    const whole = countWords(text)
+    expect(merged).toEqual(whole)
+    expect(outputHash(merged)).toBe(outputHash(whole))
+    const entries = decodeWordCounts(merged)
+    expect(entries.length).toBeGreaterThan(1000)
+    expect(entries.every(e => /^[a-z0-9]+$/.test(e.word))).toBe(true)
+  })
+
+  it('counts an edge-case text like the reference', async () => {
+    const long = 'x'.repeat(256)
+    const cases = ['', '   ', 'Hello, hello HELLO! héllo 42 a1b2', `${long} short ${long.slice(1)}`, 'tail']
+    for (const text of cases) {
+      const bytes = new TextEncoder().encode(text)
+      expect(await executor.run(wordcount, bytes)).toEqual(countWords(bytes))
+    }
+  })
+})
