@@ -5,8 +5,9 @@ pragma solidity ^0.8.24;
 /// @notice Quality-of-service bookkeeping packed in one storage word per node.
 /// @dev Scores are in hundredths: a round score is 1000 / 500 / 200 by submission order (10 / 5 / 2 points), 0 on a
 ///      timeout; a task score is commit round + reveal round (max 2000). The node score is the mean of the last
-///      WINDOW task scores; a node without history scores INITIAL_SCORE. A node is kicked out when its windowed score
-///      stays under KICK_THRESHOLD for WINDOW consecutive recorded tasks.
+///      WINDOW task scores; a node without history scores INITIAL_SCORE. A node is kicked out when it has a full window
+///      of WINDOW tasks and its windowed score is under KICK_THRESHOLD (as the TypeScript core's shouldKickOut). The
+///      low-score streak (consecutive recordings with a mean under the threshold) is kept for information.
 ///      Layout of the word: bits 0..159 ten uint16 task scores (ring); 160..179 ten 2-bit timeout counts;
 ///      180..183 count; 184..187 next ring index; 188..195 low-score streak; 196..211 sum of the ring.
 library QoS {
@@ -77,7 +78,7 @@ library QoS {
         } else {
             streak = 0;
         }
-        kick = streak >= WINDOW;
+        kick = c == WINDOW && s / c < KICK_THRESHOLD;
         nw = (nw & ~(uint256(0xF) << 180)) | (c << 180);
         nw = (nw & ~(uint256(0xF) << 184)) | (idx << 184);
         nw = (nw & ~(uint256(0xFF) << 188)) | (streak << 188);
