@@ -13,6 +13,8 @@ const bad = {
   trap: abiModule([op.unreachable, ...i32(0)]),
   abort: abiModule([...i32(0), ...i32(0), ...i32(7), ...i32(9), op.call, 0, op.unreachable, ...i32(0)],
     { min: 2 }, [abortImport]),
+  // process calls itself forever (function 1 is process)
+  stackOverflow: abiModule([op.localGet, 0, op.localGet, 1, op.call, 1]),
   endlessLoop: abiModule([op.loop, op.void, op.br, 0, op.end, ...i32(0)]),
   // grows one page at a time until the engine refuses, then traps
   memoryBomb: abiModule([op.loop, op.void, ...i32(1), ...op.memoryGrow, ...i32(-1), op.i32Ne, op.brIf, 0, op.end,
@@ -68,6 +70,7 @@ describe('wasm executor', () => {
 
   it.each([
     ['trap', bad.trap, 'WasmTrapError'],
+    ['stack overflow', bad.stackOverflow, 'WasmTrapError'],
     ['endless loop', bad.endlessLoop, 'ExecutionTimeoutError'],
     ['memory bomb', bad.memoryBomb, 'MemoryLimitError'],
     ['declared memory above the limit', bad.hugeMinimum, 'MemoryLimitError'],
