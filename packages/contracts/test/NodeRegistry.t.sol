@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {Test} from "./utils/Test.sol";
+import {NodeRegistry} from "../src/NodeRegistry.sol";
+
+/// Registry tests; this contract plays the escrow (draw/assign/release/slash/noteSubmission callers).
+contract NodeRegistryTest is Test {
+    NodeRegistry reg;
+    bytes32 constant GPU_A = keccak256("RTX4090");
+    bytes32 constant GPU_B = keccak256("A100");
+    bytes32 constant MODEL_X = keccak256("llama");
+    uint256 availableCalls;
+    address lastAvailable;
+
+    function onNodeAvailable(address n) external {
+        ++availableCalls;
+        lastAvailable = n;
+    }
+
+    receive() external payable {}
+
+    function setUp() public {
+        vm.warp(1_700_000_000);
+        reg = new NodeRegistry(
+            NodeRegistry.Params({
+                minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, slashBps: 5000, maxDrawAttempts: 64
+            })
+        );
+        reg.setEscrow(address(this));
+    }
+
+    function node(uint256 i) internal pure returns (address) {
+        return address(uint160(0xA000 + i));
+    }
+
+    function reg1(uint256 i, bytes32 gpu, uint32 vram, uint256 stake) internal returns (address a) {
+        a = node(i);
+        vm.deal(a, stake + 1 ether);
+        vm.prank(a);
+        reg.register{value: stake}(string(abi.encodePacked("peer-", bytes32(i))), gpu, vram);
+    }
+
+    function req(bytes32 e, uint8 need, uint32 minVram, bytes32 gpu, bytes32 modelId, bool identical, address excl)
+        internal
+        pure
+        returns (NodeRegistry.DrawRequest memory)
+    {
+        return NodeRegistry.DrawRequest({
+            entropy: e,
+            jobId: bytes32(uint256(7)),
+            counter: 0,
+            need: need,
+            minVram: minVram,
+            gpuModel: gpu,
+            modelId: modelId,
+            identical: identical,
+            exclude: excl
+        });
+    }
+
+    // ------------------------------------------------ constructor / setEscrow
+
+    function test_constructorRejectsBadParams() public {
+        vm.expectRevert(NodeRegistry.InvalidParams.selector);
+        new NodeRegistry(NodeRegistry.Params({minStake: 1, stakeCap: 0, exitCooldown: 0, slashBps: 0, maxDrawAttempts: 1}));
+        vm.expectRevert(NodeRegistry.InvalidParams.selector);
+        new NodeRegistry(
+            NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, slashBps: 10001, maxDrawAttempts: 1})
+        );
+    }
+
+    function test_setEscrowErrors() public {
+        vm.expectRevert(NodeRegistry.EscrowAlreadySet.selector);
+        reg.setEscrow(address(1));
+        NodeRegistry r2 = new NodeRegistry(
+            NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, slashBps: 0, maxDrawAttempts: 1})
+        );
+        vm.prank(address(0xBEEF));
+        vm.expectRevert(NodeRegistry.OnlyDeployer.selector);
+        r2.setEscrow(address(1));
+        vm.expectRevert(NodeRegistry.ZeroAddress.selector);
+        r2.setEscrow(address(0));
+    }
+
+    // ------------------------------------------------ register
+
+    function test_register() public {
+        vm.expectEmit(true, true, false, true);
+        emit NodeRegistry.NodeRegistered(node(1), keccak256("peer-x"), "peer-x", GPU_A, 24, 2 ether);
+        vm.deal(node(1), 2 ether);
+        vm.prank(node(1));
+        reg.register{value: 2 ether}("peer-x", GPU_A, 24);
+        NodeRegistry.NodeView memory v = reg.nodeInfo(node(1));
+        assertTrue(v.registered && v.eligible && !v.busy);
+        assertEq(v.stake, 2 ether);
+        assertEq(v.score, 1000);
+        assertEq(v.weight, reg.selectionWeight(2 ether, 1000));
+        assertEq(reg.totalWeight(), v.weight);
+        assertEq(reg.groupWeight(GPU_A), v.weight);
+        assertEq(reg.groupCount(GPU_A), 1);
+        assertEq(reg.activeNodes(), 1);
+        assertEq(reg.peerIdOwner(keccak256("peer-x")), node(1));
+        assertEq(availableCalls, 1);
+        assertEq(lastAvailable, node(1));
+    }
+
+    function test_registerErrors() public {
+        address a = node(1);
+        vm.deal(a, 100 ether);
+        vm.startPrank(a);
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.InsufficientStake.selector, 0.5 ether, 1 ether));
+        reg.register{value: 0.5 ether}("p", GPU_A, 8);
+        vm.expectRevert(NodeRegistry.EmptyPeerId.selector);
+        reg.register{value: 1 ether}("", GPU_A, 8);
+        vm.expectRevert(NodeRegistry.InvalidGpuModel.selector);
+        reg.register{value: 1 ether}("p", bytes32(0), 8);
+        vm.expectRevert(NodeRegistry.ZeroVram.selector);
+        reg.register{value: 1 ether}("p", GPU_A, 0);
+        reg.register{value: 1 ether}("p", GPU_A, 8);
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.AlreadyRegistered.selector, a));
+        reg.register{value: 1 ether}("p2", GPU_A, 8);
+        vm.stopPrank();
+        vm.deal(node(2), 2 ether);
+        vm.prank(node(2));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.PeerIdTaken.selector, keccak256("p")));
+        reg.register{value: 1 ether}("p", GPU_A, 8);
+    }
+
+    function test_selectionWeightFormula() public view {
+        // S = min(stake, cap)*1e6/cap, Q = min(score,2000)*1e6/2000, W = S*Q/(S+Q)
+        assertEq(reg.selectionWeight(10 ether, 2000), 500000);
+        assertEq(reg.selectionWeight(20 ether, 5000), 500000);
+        assertEq(reg.selectionWeight(0, 0), 0);
+        assertEq(reg.selectionWeight(0, 1000), 0);
+        uint256 s = 1 ether * 1e6 / 10 ether; // 100000
+        uint256 q = 1000 * 1e6 / 2000; // 500000
+        assertEq(reg.selectionWeight(1 ether, 1000), s * q / (s + q));
+    }
+
+    // ------------------------------------------------ stake, pause, resume, exit
+
+    function test_addStake() public {
+        address a = reg1(1, GPU_A, 8, 1 ether);
+        uint256 w0 = reg.weightOf(a);
+        vm.deal(a, 5 ether);
+        vm.prank(a);
+        reg.addStake{value: 3 ether}();
+        assertEq(reg.nodeInfo(a).stake, 4 ether);
+        assertTrue(reg.weightOf(a) > w0);
+        vm.prank(a);
+        vm.expectRevert(NodeRegistry.ZeroAmount.selector);
+        reg.addStake();
+        vm.prank(node(9));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.NotRegistered.selector, node(9)));
+        reg.addStake{value: 0}();
+    }
+
+    function test_pauseResume() public {
+        address a = reg1(1, GPU_A, 8, 1 ether);
+        vm.prank(a);
+        reg.pause();
+        assertEq(reg.weightOf(a), 0);
+        assertEq(reg.groupCount(GPU_A), 0);
+        assertEq(reg.activeNodes(), 0);
+        vm.prank(a);
+        vm.expectRevert(NodeRegistry.AlreadyPaused.selector);
+        reg.pause();
+        vm.prank(a);
+        reg.resume();
+        assertTrue(reg.weightOf(a) > 0);
+        assertEq(availableCalls, 2);
+        vm.prank(a);
+        vm.expectRevert(NodeRegistry.NotPaused.selector);
+        reg.resume();
+    }
+
+    function test_exitAndWithdraw() public {
+        address a = reg1(1, GPU_A, 8, 2 ether);
+        vm.prank(a);
+        vm.expectRevert(NodeRegistry.ExitNotRequested.selector);
+        reg.withdraw();
+        vm.prank(a);
+        reg.requestExit();
+        assertEq(reg.weightOf(a), 0);
+        assertFalse(reg.isActive(a));
+        vm.prank(a);
+        vm.expectRevert(NodeRegistry.NodeIsExiting.selector);
+        reg.requestExit();
+        vm.prank(a);
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.CooldownNotOver.selector, block.timestamp + 1 days));
+        reg.withdraw();
+        vm.warp(block.timestamp + 1 days);
+        uint256 b0 = a.balance;
+        vm.prank(a);
+        reg.withdraw();
+        assertEq(a.balance - b0, 2 ether);
+        assertFalse(reg.isRegistered(a));
+        assertEq(address(reg).balance, 0);
+        // re-register reuses its slots
+        uint256 slots = reg.slotsLength();
+        vm.prank(a);
+        reg.register{value: 1 ether}("again", GPU_B, 16);
+        assertEq(reg.slotsLength(), slots);
+        assertTrue(reg.weightOf(a) > 0);
+        assertEq(reg.groupCount(GPU_B), 1);
+    }
+
+    function test_resumeWhileExitingReverts() public {
+        address a = reg1(1, GPU_A, 8, 2 ether);
+        vm.startPrank(a);
+        reg.pause();
+        reg.requestExit();
+        vm.expectRevert(NodeRegistry.NodeIsExiting.selector);
+        reg.resume();
+        vm.stopPrank();
+    }
+
+    function test_withdrawWhileBusyReverts() public {
+        address a = reg1(1, GPU_A, 8, 2 ether);
+        assertTrue(reg.assign(a));
+        vm.prank(a);
+        reg.requestExit();
+        vm.warp(block.timestamp + 2 days);
+        vm.prank(a);
+        vm.expectRevert(NodeRegistry.NodeIsBusy.selector);
+        reg.withdraw();
+    }
+
+    // ------------------------------------------------ escrow-only API
+
+    function test_onlyEscrow() public {
+        address a = reg1(1, GPU_A, 8, 2 ether);
+        vm.startPrank(address(0xBAD));
+        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        reg.assign(a);
+        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        reg.release(a, 0, 0, true, bytes32(0));
+        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        reg.slash(a);
+        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        reg.noteSubmission(a, MODEL_X);
+        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        reg.draw(req(bytes32(uint256(1)), 1, 0, bytes32(0), bytes32(0), false, address(0)));
+        vm.stopPrank();
+    }
+
+    function test_drawMarksBusyAndDistinct() public {
+        for (uint256 i; i < 5; ++i) reg1(i, GPU_A, 16, 2 ether);
+        (address[] memory d,,) = reg.draw(req(keccak256("e"), 5, 8, bytes32(0), bytes32(0), false, address(0)));
+        assertEq(d.length, 5);
+        for (uint256 i; i < 5; ++i) {
+            assertTrue(reg.nodeInfo(d[i]).busy);
+            for (uint256 j; j < i; ++j) assertTrue(d[i] != d[j]);
+        }
+        assertEq(reg.totalWeight(), 0);
+        (d,,) = reg.draw(req(keccak256("e2"), 1, 8, bytes32(0), bytes32(0), false, address(0)));
+        assertEq(d.length, 0);
+    }
+
+    function test_drawRespectsVramAndExclude() public {
+        address small = reg1(1, GPU_A, 8, 10 ether);
+        address sub = reg1(2, GPU_A, 80, 10 ether);
+        address ok = reg1(3, GPU_A, 80, 1 ether);
+        (address[] memory d,,) = reg.draw(req(keccak256("e"), 1, 24, bytes32(0), bytes32(0), false, sub));
+        assertEq(d.length, 1);
+        assertEq(d[0], ok);
+        assertFalse(reg.nodeInfo(small).busy);
+    }
+
+    function test_drawGroupAndIdentical() public {
+        reg1(1, GPU_A, 24, 2 ether);
+        reg1(2, GPU_A, 24, 2 ether);
+        address b1 = reg1(3, GPU_B, 80, 2 ether);
+        (address[] memory d,, bytes32 chosen) =
+            reg.draw(req(keccak256("e"), 1, 0, GPU_B, bytes32(0), false, address(0)));
+        assertEq(d[0], b1);
+        assertEq(chosen, GPU_B);
+        (d,, chosen) = reg.draw(req(keccak256("f"), 2, 0, bytes32(0), bytes32(0), true, address(0)));
+        assertEq(chosen, GPU_A); // B has no idle node left
+        assertEq(d.length, 2);
+    }
+
+    function test_releaseRecordsScoreAndModel() public {
+        address a = reg1(1, GPU_A, 8, 2 ether);
+        assertTrue(reg.assign(a));
+        assertFalse(reg.assign(a)); // busy
+        bool avail = reg.release(a, 2000, 0, true, MODEL_X);
+        assertTrue(avail);
+        (uint256 score, uint256 tasks,,,) = reg.qosState(a);
+        assertEq(score, 2000);
+        assertEq(tasks, 1);
+        assertEq(reg.nodeInfo(a).lastModel, MODEL_X);
+        assertEq(reg.weightOf(a), reg.selectionWeight(2 ether, 2000));
+    }
+
+    function test_kickOutAfterLowWindow() public {
+        address a = reg1(1, GPU_A, 8, 2 ether);
+        for (uint256 i; i < 10; ++i) {
+            reg.assign(a);
+            reg.release(a, 0, 2, true, bytes32(0));
+        }
+        (uint256 score,,, uint256 to, bool kicked) = reg.qosState(a);
+        assertEq(score, 0);
+        assertEq(to, 20);
+        assertTrue(kicked);
+        assertEq(reg.weightOf(a), 0);
+        assertFalse(reg.isActive(a));
+        assertEq(reg.timeoutScore(a), 0);
+    }
+
+    function test_slash() public {
+        address a = reg1(1, GPU_A, 8, 2 ether);
+        uint256 b0 = address(this).balance;
+        uint256 amt = reg.slash(a);
+        assertEq(amt, 1 ether);
+        assertEq(address(this).balance - b0, 1 ether);
+        assertEq(reg.nodeInfo(a).stake, 1 ether);
+        reg.slash(a); // now 0.5 ether < minStake -> out of selection
+        assertEq(reg.weightOf(a), 0);
+        assertFalse(reg.isEligible(a));
+    }
+
+    function test_scoresViews() public {
+        address a = reg1(1, GPU_A, 20, 2 ether);
+        reg1(2, GPU_A, 80, 2 ether);
+        assertEq(reg.vramScore(a), 250000);
+        assertEq(reg.timeoutScore(a), 1e6);
+        reg.assign(a);
+        reg.release(a, 1000, 1, true, bytes32(0));
+        assertEq(reg.timeoutScore(a), 950000);
+        (bytes32 g, uint32 v) = reg.nodeHardware(a);
+        assertEq(g, GPU_A);
+        assertEq(uint256(v), 20);
+        assertEq(reg.groupsLength(), 1);
+        assertEq(reg.groupCountTotal(), 2);
+    }
+
+    /// Statistical test: draw frequencies are proportional to weight (and to M*W with a model multiplier).
+    function test_drawFrequenciesProportional() public {
+        address a = reg1(1, GPU_A, 8, 1 ether); // S = 100000
+        address b = reg1(2, GPU_A, 8, 4 ether); // S = 400000
+        address c = reg1(3, GPU_A, 8, 10 ether); // S = 1e6
+        uint256 wa = reg.weightOf(a);
+        uint256 wb = reg.weightOf(b);
+        uint256 wc = reg.weightOf(c);
+        // c has MODEL_X as last model -> M = 2
+        reg.noteSubmission(c, MODEL_X);
+        uint256 n = 3000;
+        uint256[3] memory hits;
+        for (uint256 i; i < n; ++i) {
+            (address[] memory d,,) = reg.draw(req(keccak256(abi.encode(i)), 1, 0, bytes32(0), MODEL_X, false, address(0)));
+            if (d.length == 0) continue;
+            address x = d[0];
+            if (x == a) ++hits[0];
+            else if (x == b) ++hits[1];
+            else ++hits[2];
+            reg.release(x, 0, 0, false, bytes32(0));
+        }
+        uint256 tw = wa + wb + 2 * wc;
+        uint256 got = hits[0] + hits[1] + hits[2];
+        uint256[3] memory w = [wa, wb, 2 * wc];
+        for (uint256 i; i < 3; ++i) {
+            uint256 expect = got * w[i] / tw;
+            uint256 tol = expect / 10 + 30; // ~10% + slack
+            assertLe(hits[i], expect + tol, "too many hits");
+            assertGe(hits[i] + tol, expect, "too few hits");
+        }
+    }
+}
