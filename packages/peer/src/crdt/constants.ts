@@ -1,0 +1,42 @@
+/** Stream protocol of the state-vector catch-up (docs/crdt.md describes the frames). */
+export const SYNC_PROTOCOL = '/jobmesh/sync/1.0.0'
+
+/** Gossipsub topic prefix; a doc's topic is the prefix + its name. */
+export const DOC_TOPIC_PREFIX = '/jobmesh/1/doc/'
+
+/** Datastore prefix; a doc's keys live under `/jobmesh/crdt/<encodeURIComponent(name)>/`. */
+export const DATASTORE_PREFIX = '/jobmesh/crdt'
+
+/** The index doc (DESIGN 5). */
+export const INDEX_DOC = 'jobmesh/index'
+
+/** Prefix of a job doc name: `jobmesh/job/<jobId>`. */
+export const JOB_DOC_PREFIX = 'jobmesh/job/'
+
+/**
+ * Largest update (bytes, after batching one tick's updates) sent on gossipsub. Gossipsub caps a message at about
+ * 1 MiB by default and every byte is flooded to every mesh peer, so bigger diffs go over the sync stream
+ * (a push-sync to every subscriber of the doc's topic) instead.
+ */
+export const DEFAULT_MAX_UPDATE_BYTES = 128 * 1024
+
+/** Sync frames carry diffs in chunks of at most this many bytes. */
+export const DEFAULT_SYNC_CHUNK_BYTES = 1024 * 1024
+
+/** Largest diff accepted in one sync exchange (bytes). */
+export const DEFAULT_MAX_SYNC_BYTES = 512 * 1024 * 1024
+
+/** One sync exchange (dial, both diffs) must finish within this many ms. */
+export const DEFAULT_SYNC_TIMEOUT_MS = 30_000
+
+/** At most this many syncs run at once when a doc is opened. */
+export const DEFAULT_SYNC_CONCURRENCY = 4
+
+/** Compact a doc's stored updates into one snapshot after this many updates. */
+export const DEFAULT_COMPACT_EVERY = 500
+
+/** And at least this often (ms) if there was any update since the last compaction. */
+export const DEFAULT_COMPACT_INTERVAL_MS = 60_000
+
+/** Version byte in front of every Yjs update published on a doc topic. */
+export const GOSSIP_UPDATE_VERSION = 1

@@ -1,0 +1,517 @@
+import { logger } from '@libp2p/logger'
+import { peerIdFromString } from '@libp2p/peer-id'
+import * as Y from 'yjs'
+import {
+  DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, DEFAULT_MAX_SYNC_BYTES, DEFAULT_MAX_UPDATE_BYTES,
+  DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_SYNC_CONCURRENCY, DEFAULT_SYNC_TIMEOUT_MS, GOSSIP_UPDATE_VERSION, SYNC_PROTOCOL
+} from './constants.js'
+import { DocNotFoundError, DocNotOpenError, DocStoreStoppedError } from './errors.js'
+import { FrameStream } from './frame-stream.js'
+import { createMetrics } from './metrics.js'
+import { assertDocName, docNameOfTopic, docTopic } from './names.js'
+import { DocPersistence } from './persistence.js'
+import { answerSync, initiateSync } from './sync.js'
+import { FrameType } from './sync-frames.js'
+import type { DocStoreMetrics } from './metrics.js'
+import type { SyncResult } from './sync.js'
+import type { GossipSub, Message, SubscriptionChangeData } from '@libp2p/gossipsub'
+import type { AbortOptions, Connection, Libp2p, PeerId, Stream } from '@libp2p/interface'
+import type { Datastore } from 'interface-datastore'
+
+const log = logger('jobmesh:crdt')
+
+/** Transaction origins. Local writes use any other origin (or none) and are persisted and broadcast. */
+export const ORIGIN_STORAGE = Symbol('jobmesh:crdt:storage')
+/** A gossiped update: persisted, not re-broadcast (gossipsub forwards it). */
+export const ORIGIN_GOSSIP = Symbol('jobmesh:crdt:gossip')
+/** A diff pulled from a sync responder: persisted, not re-broadcast (the network has it). */
+export const ORIGIN_SYNC_PULL = Symbol('jobmesh:crdt:sync-pull')
+/** A diff pushed by a sync initiator (a joiner's offline writes): persisted and re-broadcast. */
+export const ORIGIN_SYNC_PUSH = Symbol('jobmesh:crdt:sync-push')
+
+/** What the store needs from the node; a {@link JobmeshNode} has all of it. */
+export interface DocStoreComponents {
+  peerId: PeerId
+  datastore: Datastore
+  pubsub: Pick<GossipSub, 'subscribe' | 'unsubscribe' | 'publish' | 'getSubscribers' | 'addEventListener' | 'removeEventListener'>
+  libp2p: Pick<Libp2p, 'handle' | 'unhandle' | 'dialProtocol' | 'getPeers'>
+}
+
+export interface DocStoreInit {
+  /** Largest update published on gossipsub; bigger ones go over sync streams. Default {@link DEFAULT_MAX_UPDATE_BYTES}. */
+  maxUpdateBytes?: number
+  /** Default {@link DEFAULT_SYNC_TIMEOUT_MS}. */
+  syncTimeoutMs?: number
+  /** Default {@link DEFAULT_SYNC_CHUNK_BYTES}. */
+  syncChunkBytes?: number
+  /** Default {@link DEFAULT_MAX_SYNC_BYTES}. */
+  maxSyncBytes?: number
+  /** Default {@link DEFAULT_SYNC_CONCURRENCY}. */
+  syncConcurrency?: number
+  /** Default {@link DEFAULT_COMPACT_EVERY}. */
+  compactEvery?: number
+  /** Default {@link DEFAULT_COMPACT_INTERVAL_MS}; 0 disables the timer. */
+  compactIntervalMs?: number
+}
+
+export interface OpenOptions extends AbortOptions {
+  /** Skip the catch-up from connected peers (it still happens when peers subscribe). */
+  offline?: boolean
+}
+
+export interface SyncOptions extends AbortOptions {
+  /** Also send our diff (default true). A pull only receives. */
+  push?: boolean
+}
+
+/** Yjs docs shared over gossipsub, caught up over `/jobmesh/sync/1.0.0`, persisted in the datastore. */
+export interface DocStore {
+  /**
+   * Opens a doc (or returns the open one): loads its stored state, subscribes to `/jobmesh/1/doc/<name>`, and
+   * catches up from connected peers (one first, then the rest in parallel) before resolving.
+   */
+  open(name: string, options?: OpenOptions): Promise<Y.Doc>
+  /** The open doc, or undefined. */
+  get(name: string): Y.Doc | undefined
+  /** Flushes, compacts and closes a doc; it stays in the datastore. */
+  close(name: string): Promise<void>
+  /** Names of the open docs. */
+  names(): string[]
+  /**
+   * One sync exchange with a peer: both sides send what the other lacks (state vector -> diff).
+   *
+   * @throws DocNotOpenError if the doc is not open here; DocNotFoundError if it is not open there
+   */
+  sync(name: string, peer: PeerId | string, options?: SyncOptions): Promise<SyncResult>
+  /** Waits until every update made so far is persisted and published. */
+  flush(name?: string): Promise<void>
+  /** Merges a doc's stored updates into one snapshot now. */
+  compact(name: string): Promise<void>
+  /** Closes every doc (flush + compaction) and stops serving sync. */
+  stop(): Promise<void>
+  readonly metrics: DocStoreMetrics
+}
+
+interface OpenDoc {
+  name: string
+  topic: string
+  doc: Y.Doc
+  persistence: DocPersistence
+  toPublish: Uint8Array[]
+  /** Peer a pushed diff came from: not pushed back to it when too big for gossip. */
+  pushSource?: string
+  toPersist: Uint8Array[]
+  flushScheduled: boolean
+  /** Serial chain of datastore writes and publishes. */
+  chain: Promise<void>
+  dirtySinceCompaction: boolean
+  onUpdate(update: Uint8Array, origin: unknown): void
+}
+
+class DefaultDocStore implements DocStore {
+  readonly metrics = createMetrics()
+  private readonly components: DocStoreComponents
+  private readonly docs = new Map<string, OpenDoc>()
+  private readonly opening = new Map<string, Promise<Y.Doc>>()
+  private readonly inflight = new Map<string, Promise<SyncResult>>()
+  private readonly shutdown = new AbortController()
+  private readonly handling: Promise<void>
+  private readonly compactTimer?: ReturnType<typeof setInterval>
+  private readonly maxUpdateBytes: number
+  private readonly syncTimeoutMs: number
+  private readonly syncChunkBytes: number
+  private readonly maxSyncBytes: number
+  private readonly syncConcurrency: number
+  private readonly compactEvery: number
+  private stopped = false
+
+  constructor (components: DocStoreComponents, init: DocStoreInit) {
+    this.components = components
+    this.maxUpdateBytes = init.maxUpdateBytes ?? DEFAULT_MAX_UPDATE_BYTES
+    this.syncTimeoutMs = init.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS
+    this.syncChunkBytes = init.syncChunkBytes ?? DEFAULT_SYNC_CHUNK_BYTES
+    this.maxSyncBytes = init.maxSyncBytes ?? DEFAULT_MAX_SYNC_BYTES
+    this.syncConcurrency = init.syncConcurrency ?? DEFAULT_SYNC_CONCURRENCY
+    this.compactEvery = init.compactEvery ?? DEFAULT_COMPACT_EVERY
+    const interval = init.compactIntervalMs ?? DEFAULT_COMPACT_INTERVAL_MS
+    this.onMessage = this.onMessage.bind(this)
+    this.onSubscriptionChange = this.onSubscriptionChange.bind(this)
+    components.pubsub.addEventListener('message', this.onMessage)
+    components.pubsub.addEventListener('subscription-change', this.onSubscriptionChange)
+    this.handling = components.libp2p.handle(SYNC_PROTOCOL, async (stream, connection) => this.serve(stream, connection), {
+      maxInboundStreams: 64,
+      maxOutboundStreams: 64
+    })
+    this.handling.catch(err => { log.error('cannot handle %s: %e', SYNC_PROTOCOL, err) })
+    if (interval > 0) {
+      this.compactTimer = setInterval(() => { this.compactDirty() }, interval)
+      this.compactTimer.unref?.()
+    }
+  }
+
+  get (name: string): Y.Doc | undefined {
+    return this.docs.get(name)?.doc
+  }
+
+  names (): string[] {
+    return [...this.docs.keys()]
+  }
+
+  async open (name: string, options: OpenOptions = {}): Promise<Y.Doc> {
+    assertDocName(name)
+    this.assertRunning()
+    const open = this.docs.get(name)
+    if (open != null) {
+      return open.doc
+    }
+    let pending = this.opening.get(name)
+    if (pending == null) {
+      pending = this.load(name).finally(() => this.opening.delete(name))
+      this.opening.set(name, pending)
+    }
+    const doc = await pending
+    if (options.offline !== true) {
+      await this.catchUp(name, options)
+    }
+    return doc
+  }
+
+  private async load (name: string): Promise<Y.Doc> {
+    await this.handling
+    const doc = new Y.Doc()
+    const persistence = new DocPersistence(this.components.datastore, name)
+    const stored = await persistence.load()
+    if (stored != null) {
+      Y.applyUpdate(doc, stored, ORIGIN_STORAGE)
+    }
+    this.assertRunning()
+    const entry: OpenDoc = {
+      name,
+      topic: docTopic(name),
+      doc,
+      persistence,
+      toPublish: [],
+      toPersist: [],
+      flushScheduled: false,
+      chain: Promise.resolve(),
+      dirtySinceCompaction: false,
+      onUpdate: (update, origin) => { this.onDocUpdate(entry, update, origin) }
+    }
+    doc.on('update', entry.onUpdate)
+    this.docs.set(name, entry)
+    this.components.pubsub.subscribe(entry.topic)
+    log('opened %s (%d stored bytes)', name, stored?.length ?? 0)
+    return doc
+  }
+
+  /** Sync with one connected peer (subscribers of the topic first), then with the rest in parallel. */
+  private async catchUp (name: string, options: AbortOptions): Promise<void> {
+    const entry = this.docs.get(name)
+    if (entry == null) return
+    const subscribers = new Set(this.components.pubsub.getSubscribers(entry.topic).map(String))
+    const peers = this.components.libp2p.getPeers()
+      .sort((a, b) => Number(subscribers.has(b.toString())) - Number(subscribers.has(a.toString())))
+    if (peers.length === 0) return
+    const attempt = async (peer: PeerId): Promise<boolean> => {
+      try {
+        await this.sync(name, peer, { ...options, push: true })
+        return true
+      } catch (err) {
+        if ((err as Error).name !== DocNotFoundError.name) {
+          log('catch-up of %s from %p failed: %e', name, peer, err)
+        }
+        return false
+      }
+    }
+    // the first peer that has the doc gives us nearly everything; the others then send small diffs
+    let i = 0
+    while (i < peers.length && !(await attempt(peers[i++]))) {
+      options.signal?.throwIfAborted()
+    }
+    const rest = peers.slice(i)
+    const workers = Array.from({ length: Math.min(this.syncConcurrency, rest.length) }, async () => {
+      for (let p = rest.shift(); p != null; p = rest.shift()) {
+        options.signal?.throwIfAborted()
+        await attempt(p)
+      }
+    })
+    await Promise.all(workers)
+  }
+
+  async sync (name: string, peer: PeerId | string, options: SyncOptions = {}): Promise<SyncResult> {
+    this.assertRunning()
+    const entry = this.docs.get(name)
+    if (entry == null) {
+      throw new DocNotOpenError(`${name} is not open`)
+    }
+    const peerId = typeof peer === 'string' ? peerIdFromString(peer) : peer
+    const push = options.push ?? true
+    const key = `${name}\n${peerId.toString()}\n${push ? 'push' : 'pull'}`
+    let running = this.inflight.get(key)
+    if (running == null) {
+      running = this.runSync(entry, peerId, push, options).finally(() => this.inflight.delete(key))
+      this.inflight.set(key, running)
+    }
+    return running
+  }
+
+  private async runSync (entry: OpenDoc, peerId: PeerId, push: boolean, options: AbortOptions): Promise<SyncResult> {
+    const signal = AbortSignal.any([
+      this.shutdown.signal,
+      AbortSignal.timeout(this.syncTimeoutMs),
+      ...(options.signal != null ? [options.signal] : [])
+    ])
+    let frames: FrameStream | undefined
+    const onAbort = (): void => { frames?.abort(signal.reason instanceof Error ? signal.reason : new Error('sync aborted')) }
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      const stream = await this.components.libp2p.dialProtocol(peerId, SYNC_PROTOCOL, { signal })
+      frames = new FrameStream(stream, { chunkBytes: this.syncChunkBytes, maxDiffBytes: this.maxSyncBytes })
+      signal.throwIfAborted()
+      const result = await initiateSync(frames, entry.name, entry.doc, push,
+        update => this.applyRemote(entry, update, ORIGIN_SYNC_PULL), { signal })
+      this.metrics.syncCompleted++
+      this.metrics.syncBytesIn += result.received
+      this.metrics.syncBytesOut += result.sent
+      log('synced %s with %p: received %d, sent %d bytes', entry.name, peerId, result.received, result.sent)
+      return result
+    } catch (err) {
+      if ((err as Error).name === DocNotFoundError.name) {
+        this.metrics.syncNotFound++
+      } else {
+        this.metrics.syncFailed++
+      }
+      frames?.abort(err as Error)
+      throw err
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  private async serve (stream: Stream, connection: Connection): Promise<void> {
+    const signal = AbortSignal.any([this.shutdown.signal, AbortSignal.timeout(this.syncTimeoutMs)])
+    const frames = new FrameStream(stream, { chunkBytes: this.syncChunkBytes, maxDiffBytes: this.maxSyncBytes })
+    const onAbort = (): void => { frames.abort(new Error('sync timed out')) }
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      const request = await frames.read()
+      if (request.type !== FrameType.REQUEST) {
+        throw new Error(`expected REQUEST, got frame type ${request.type}`)
+      }
+      const entry = this.docs.get(request.name)
+      if (entry == null) {
+        await frames.write({ type: FrameType.NOT_OPEN }, { signal })
+        await frames.close({ signal })
+        return
+      }
+      const from = connection.remotePeer.toString()
+      const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
+        entry.pushSource = from
+        try {
+          return this.applyRemote(entry, update, ORIGIN_SYNC_PUSH)
+        } finally {
+          entry.pushSource = undefined
+        }
+      }, { signal })
+      this.metrics.syncServed++
+      this.metrics.syncBytesIn += result.received
+      this.metrics.syncBytesOut += result.sent
+    } catch (err) {
+      this.metrics.syncFailed++
+      log('serving sync to %p failed: %e', connection.remotePeer, err)
+      frames.abort(err as Error)
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  /** Applies a remote update; counts it, never throws. */
+  private applyRemote (entry: OpenDoc, update: Uint8Array, origin: symbol): boolean {
+    try {
+      Y.applyUpdate(entry.doc, update, origin)
+      this.metrics.updatesApplied++
+      return true
+    } catch (err) {
+      this.metrics.updatesRejected++
+      log('rejected an update for %s: %e', entry.name, err)
+      return false
+    }
+  }
+
+  private onMessage (evt: CustomEvent<Message>): void {
+    const msg = evt.detail
+    const name = docNameOfTopic(msg.topic)
+    if (name == null) return
+    const entry = this.docs.get(name)
+    if (entry == null) return
+    const data = msg.data
+    if (data.length < 2 || data[0] !== GOSSIP_UPDATE_VERSION) {
+      this.metrics.updatesRejected++
+      return
+    }
+    const update = data.subarray(1)
+    try {
+      // parse fully before touching the doc, so garbage never reaches the store
+      Y.decodeUpdate(update)
+    } catch {
+      this.metrics.updatesRejected++
+      return
+    }
+    this.applyRemote(entry, update, ORIGIN_GOSSIP)
+  }
+
+  private onSubscriptionChange (evt: CustomEvent<SubscriptionChangeData>): void {
+    const { peerId, subscriptions } = evt.detail
+    for (const { topic, subscribe } of subscriptions) {
+      const name = docNameOfTopic(topic)
+      if (!subscribe || name == null || !this.docs.has(name)) continue
+      // pull what the newcomer (or a reconnected peer) has; it pulls from us on its side
+      this.sync(name, peerId, { push: false }).catch(err => {
+        if ((err as Error).name !== DocNotFoundError.name) {
+          log('pull of %s from %p failed: %e', name, peerId, err)
+        }
+      })
+    }
+  }
+
+  private onDocUpdate (entry: OpenDoc, update: Uint8Array, origin: unknown): void {
+    if (origin === ORIGIN_STORAGE) return
+    entry.toPersist.push(update)
+    if (origin !== ORIGIN_GOSSIP && origin !== ORIGIN_SYNC_PULL) {
+      entry.toPublish.push(update)
+    }
+    if (!entry.flushScheduled) {
+      entry.flushScheduled = true
+      const pushSource = entry.pushSource
+      setImmediate(() => { this.scheduleFlush(entry, pushSource) })
+    }
+  }
+
+  /** One tick's updates: merged, persisted, published (or pushed over sync when too big). */
+  private scheduleFlush (entry: OpenDoc, pushSource: string | undefined): void {
+    entry.flushScheduled = false
+    const toPersist = entry.toPersist.splice(0)
+    const toPublish = entry.toPublish.splice(0)
+    entry.chain = entry.chain.then(async () => {
+      if (toPersist.length > 0) {
+        await entry.persistence.append(toPersist.length === 1 ? toPersist[0] : Y.mergeUpdates(toPersist))
+        this.metrics.updatesPersisted++
+        entry.dirtySinceCompaction = true
+      }
+      if (toPublish.length > 0) {
+        const update = toPublish.length === 1 ? toPublish[0] : Y.mergeUpdates(toPublish)
+        await this.publish(entry, update, pushSource)
+      }
+      if (entry.persistence.pending >= this.compactEvery) {
+        await this.compactNow(entry)
+      }
+    }).catch(err => { log.error('flush of %s failed: %e', entry.name, err) })
+  }
+
+  private async publish (entry: OpenDoc, update: Uint8Array, pushSource: string | undefined): Promise<void> {
+    if (update.length + 1 <= this.maxUpdateBytes) {
+      const data = new Uint8Array(update.length + 1)
+      data[0] = GOSSIP_UPDATE_VERSION
+      data.set(update, 1)
+      try {
+        await this.components.pubsub.publish(entry.topic, data)
+        this.metrics.updatesPublished++
+      } catch (err) {
+        log('publish on %s failed: %e', entry.topic, err)
+      }
+      return
+    }
+    this.metrics.updatesOversized++
+    const targets = this.components.pubsub.getSubscribers(entry.topic).filter(p => p.toString() !== pushSource)
+    log('update of %d bytes on %s goes over sync to %d peers', update.length, entry.name, targets.length)
+    for (const peer of targets) {
+      this.sync(entry.name, peer, { push: true }).catch(err => {
+        log('push of %s to %p failed: %e', entry.name, peer, err)
+      })
+    }
+  }
+
+  private async compactNow (entry: OpenDoc): Promise<void> {
+    await entry.persistence.compact(Y.encodeStateAsUpdate(entry.doc))
+    entry.dirtySinceCompaction = false
+    this.metrics.compactions++
+  }
+
+  private compactDirty (): void {
+    for (const entry of this.docs.values()) {
+      if (entry.dirtySinceCompaction) {
+        entry.chain = entry.chain.then(async () => this.compactNow(entry))
+          .catch(err => { log.error('compaction of %s failed: %e', entry.name, err) })
+      }
+    }
+  }
+
+  async flush (name?: string): Promise<void> {
+    const entries = name == null ? [...this.docs.values()] : [this.docs.get(name)].filter(e => e != null)
+    await Promise.all(entries.map(async entry => {
+      // a flush may be scheduled for the next tick: run it now
+      if (entry.flushScheduled) {
+        this.scheduleFlush(entry, entry.pushSource)
+      }
+      await entry.chain
+    }))
+  }
+
+  async compact (name: string): Promise<void> {
+    const entry = this.docs.get(name)
+    if (entry == null) {
+      throw new DocNotOpenError(`${name} is not open`)
+    }
+    await this.flush(name)
+    entry.chain = entry.chain.then(async () => this.compactNow(entry))
+    await entry.chain
+  }
+
+  async close (name: string): Promise<void> {
+    const entry = this.docs.get(name)
+    if (entry == null) return
+    await this.flush(name)
+    if (entry.dirtySinceCompaction || entry.persistence.pending > 1) {
+      await this.compactNow(entry)
+    }
+    entry.doc.off('update', entry.onUpdate)
+    this.docs.delete(name)
+    try {
+      this.components.pubsub.unsubscribe(entry.topic)
+    } catch (err) {
+      log('unsubscribe %s failed: %e', entry.topic, err)
+    }
+    entry.doc.destroy()
+  }
+
+  async stop (): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    if (this.compactTimer != null) clearInterval(this.compactTimer)
+    this.components.pubsub.removeEventListener('message', this.onMessage)
+    this.components.pubsub.removeEventListener('subscription-change', this.onSubscriptionChange)
+    await Promise.all([...this.opening.values()].map(async p => p.catch(() => {})))
+    this.shutdown.abort(new DocStoreStoppedError('doc store stopped'))
+    await Promise.allSettled([...this.inflight.values()])
+    for (const name of [...this.docs.keys()]) {
+      await this.close(name)
+    }
+    await this.handling.catch(() => {})
+    try {
+      await this.components.libp2p.unhandle(SYNC_PROTOCOL)
+    } catch (err) {
+      log('unhandle failed: %e', err)
+    }
+  }
+
+  private assertRunning (): void {
+    if (this.stopped) {
+      throw new DocStoreStoppedError('doc store stopped')
+    }
+  }
+}
+
+/** Creates a doc store on a node's gossipsub, libp2p and datastore. Call `stop()` before stopping the node. */
+export function createDocStore (components: DocStoreComponents, init: DocStoreInit = {}): DocStore {
+  return new DefaultDocStore(components, init)
+}

@@ -1,0 +1,42 @@
+/** Counters of a DocStore (monotonic since creation). */
+export interface DocStoreMetrics {
+  /** Remote updates (gossip or sync) applied to a doc. */
+  updatesApplied: number
+  /** Remote updates dropped: bad framing, undecodable Yjs, or Yjs refused them. */
+  updatesRejected: number
+  /** Updates published on gossipsub. */
+  updatesPublished: number
+  /** Local updates too big for gossipsub, pushed over the sync stream instead. */
+  updatesOversized: number
+  /** Sync exchanges this peer answered. */
+  syncServed: number
+  /** Sync exchanges this peer started and finished. */
+  syncCompleted: number
+  /** Sync exchanges that failed (timeout, closed stream, protocol error). */
+  syncFailed: number
+  /** Sync exchanges answered "not open" by the remote. */
+  syncNotFound: number
+  /** Diff bytes received / sent over sync streams. */
+  syncBytesIn: number
+  syncBytesOut: number
+  /** Updates written to the datastore, and compactions done. */
+  updatesPersisted: number
+  compactions: number
+}
+
+export function createMetrics (): DocStoreMetrics {
+  return {
+    updatesApplied: 0,
+    updatesRejected: 0,
+    updatesPublished: 0,
+    updatesOversized: 0,
+    syncServed: 0,
+    syncCompleted: 0,
+    syncFailed: 0,
+    syncNotFound: 0,
+    syncBytesIn: 0,
+    syncBytesOut: 0,
+    updatesPersisted: 0,
+    compactions: 0
+  }
+}

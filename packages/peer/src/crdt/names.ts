@@ -1,0 +1,37 @@
+import { DOC_TOPIC_PREFIX, INDEX_DOC, JOB_DOC_PREFIX } from './constants.js'
+import { InvalidDocNameError } from './errors.js'
+
+const MAX_NAME_LENGTH = 200
+
+/** The index doc name, `jobmesh/index`. */
+export function indexDocName (): string {
+  return INDEX_DOC
+}
+
+/** The doc name of a job, `jobmesh/job/<jobId>`. */
+export function jobDocName (jobId: string): string {
+  return `${JOB_DOC_PREFIX}${jobId.toLowerCase()}`
+}
+
+/** The jobId of a job doc name, or undefined for other names. */
+export function jobIdOfDoc (name: string): string | undefined {
+  return name.startsWith(JOB_DOC_PREFIX) ? name.slice(JOB_DOC_PREFIX.length) : undefined
+}
+
+/** The gossipsub topic of a doc, `/jobmesh/1/doc/<name>`. */
+export function docTopic (name: string): string {
+  return `${DOC_TOPIC_PREFIX}${name}`
+}
+
+/** The doc name of a doc topic, or undefined for other topics. */
+export function docNameOfTopic (topic: string): string | undefined {
+  return topic.startsWith(DOC_TOPIC_PREFIX) ? topic.slice(DOC_TOPIC_PREFIX.length) : undefined
+}
+
+/** Throws {@link InvalidDocNameError} unless `name` is 1..200 printable characters. */
+export function assertDocName (name: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new InvalidDocNameError(`bad doc name ${JSON.stringify(name)}`)
+  }
+}

@@ -1,0 +1,109 @@
+import * as Y from 'yjs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { docTopic, indexDocName, jobDocName } from '../../src/crdt/index.js'
+import { connect, Harness, waitFor } from './helpers.js'
+
+const h = new Harness()
+afterEach(async () => { await h.cleanup() })
+
+const NAME = indexDocName()
+
+describe('doc store', () => {
+  it('converges across 4 peers, small updates over gossip and a large one over sync', async () => {
+    const peers = await Promise.all([0, 1, 2, 3].map(async () => h.start({ docs: { maxUpdateBytes: 4096 } })))
+    for (let i = 0; i < peers.length; i++) {
+      for (let j = i + 1; j < peers.length; j++) await connect(peers[i], peers[j])
+    }
+    const docs = await Promise.all(peers.map(async p => p.docs.open(NAME)))
+    docs.forEach((d, i) => d.getMap('jobs').set(`job${i}`, i))
+    await waitFor(() => docs.every(d => d.getMap('jobs').size === 4), 10_000, 'small updates everywhere')
+
+    const big = new Uint8Array(20_000).fill(7)
+    docs[2].getMap('jobs').set('big', big)
+    await waitFor(() => docs.every(d => (d.getMap('jobs').get('big') as Uint8Array | undefined)?.length === 20_000), 10_000, 'large update')
+    expect(peers[2].docs.metrics.updatesOversized).toBe(1)
+    expect(peers[2].docs.metrics.updatesPublished).toBeGreaterThan(0)
+    for (const d of docs) expect(d.getMap('jobs').toJSON()).toEqual(docs[0].getMap('jobs').toJSON())
+  })
+
+  it('a late joiner catches up through the sync protocol when it opens the doc', async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'ab'.repeat(32))
+    const da = await a.docs.open(name)
+    const db = await b.docs.open(name)
+    da.getMap('micro').set('0.0', 'a')
+    db.getMap('micro').set('0.1', 'b')
+    await waitFor(() => da.getMap('micro').size === 2 && db.getMap('micro').size === 2)
+
+    const c = await h.start()
+    await connect(c, a)
+    await connect(c, b)
+    const dc = await c.docs.open(name)
+    // no waiting: open resolves after the catch-up
+    expect(dc.getMap('micro').toJSON()).toEqual({ '0.0': 'a', '0.1': 'b' })
+    expect(c.docs.metrics.syncCompleted).toBeGreaterThan(0)
+    expect(c.docs.metrics.syncBytesIn).toBeGreaterThan(0)
+    expect(c.docs.metrics.updatesApplied).toBeGreaterThan(0)
+
+    // the joiner's own writes reach everyone
+    dc.getMap('micro').set('0.2', 'c')
+    await waitFor(() => da.getMap('micro').size === 3 && db.getMap('micro').size === 3)
+  })
+
+  it('a restarted peer keeps its PeerId and doc state and catches up on what it missed', async () => {
+    const dataDir = await h.tempDir()
+    const a = await h.start()
+    let b = await h.start({ dataDir })
+    await connect(b, a)
+    const da = await a.docs.open(NAME)
+    let db = await b.docs.open(NAME)
+    db.getMap('jobs').set('from-b', 1)
+    await waitFor(() => da.getMap('jobs').has('from-b'))
+    const id = b.node.peerId.toString()
+    await h.stopPeer(b)
+
+    da.getMap('jobs').set('while-b-was-away', 2)
+    b = await h.start({ dataDir })
+    expect(b.node.peerId.toString()).toBe(id)
+    db = await b.docs.open(NAME, { offline: true })
+    expect(db.getMap('jobs').get('from-b')).toBe(1)
+    expect(db.getMap('jobs').has('while-b-was-away')).toBe(false)
+
+    await connect(b, a)
+    await b.docs.sync(NAME, a.node.peerId)
+    expect(db.getMap('jobs').get('while-b-was-away')).toBe(2)
+  })
+
+  it('drops and counts garbage on a doc topic, and keeps working', async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const da = await a.docs.open(NAME)
+    const db = await b.docs.open(NAME)
+    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(NAME)).length === 1, 10_000, 'subscription')
+    const topic = docTopic(NAME)
+    await b.node.pubsub.publish(topic, new Uint8Array([9, 9, 9, 9]))
+    await b.node.pubsub.publish(topic, new Uint8Array([1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]))
+    await b.node.pubsub.publish(topic, new Uint8Array([1]))
+    await waitFor(() => a.docs.metrics.updatesRejected === 3, 10_000, 'garbage counted')
+    db.getMap('jobs').set('still', 'works')
+    await waitFor(() => da.getMap('jobs').get('still') === 'works')
+  })
+
+  it('persists updates, compacts them, and reloads the same state', async () => {
+    const dataDir = await h.tempDir()
+    let a = await h.start({ dataDir, docs: { compactEvery: 3 } })
+    let doc = await a.docs.open(NAME)
+    for (let i = 0; i < 10; i++) {
+      doc.getMap('jobs').set(`k${i}`, i)
+      await a.docs.flush()
+    }
+    expect(a.docs.metrics.compactions).toBeGreaterThan(0)
+    const before = Y.encodeStateVector(doc)
+    await h.stopPeer(a)
+    a = await h.start({ dataDir })
+    doc = await a.docs.open(NAME)
+    expect(doc.getMap('jobs').size).toBe(10)
+    expect(Y.encodeStateVector(doc)).toEqual(before)
+  })
+})
