@@ -45,7 +45,8 @@ export function recordSigningMessage (domain: string, payload: Uint8Array): Uint
 /** Signs `payload` under `domain` with a libp2p private key (Ed25519 for records that `verifySignedRecord` accepts). */
 export async function signRecord (privateKey: PrivateKey, domain: string, payload: Uint8Array): Promise<SignedRecord> {
   const signature = await privateKey.sign(recordSigningMessage(domain, payload))
-  return { payload, signer: peerIdFromPrivateKey(privateKey).toString(), signature }
+  // a plain Uint8Array (Node returns a Buffer), so records compare and serialise alike everywhere
+  return { payload, signer: peerIdFromPrivateKey(privateKey).toString(), signature: Uint8Array.from(signature) }
 }
 
 /**

@@ -1,4 +1,6 @@
 /** A valid JobSpec input (external form: amounts as decimal strings) that tests mutate. */
+// tests put wrong types into any field on purpose
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function validSpecInput (): Record<string, any> {
   return {
     version: 1,
