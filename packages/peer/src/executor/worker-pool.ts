@@ -42,6 +42,10 @@ interface Pending {
 interface Slot {
   worker: Worker
   current?: Pending
+  /** The worker has started executing (its boot time does not count against a run's time limit). */
+  online: boolean
+  /** Called once when the worker comes online. */
+  onOnline?(): void
 }
 
 function failure (kind: string, message: string): Error {
@@ -70,7 +74,13 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       stdout: true,
       stderr: true
     })
-    const slot: Slot = { worker }
+    const slot: Slot = { worker, online: false }
+    worker.once('online', () => {
+      slot.online = true
+      const callback = slot.onOnline
+      slot.onOnline = undefined
+      callback?.()
+    })
     worker.on('message', (reply: Reply) => {
       const pending = slot.current
       if (pending == null || pending.id !== reply.id) {
@@ -121,14 +131,23 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
     slot.current = pending
     slot.worker.ref()
     const { task } = pending
-    const timer = setTimeout(() => {
-      drop(slot, new ExecutionTimeoutError(`Run exceeded ${task.timeoutMs} ms`))
-    }, task.timeoutMs)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const startTimer = (): void => {
+      timer = setTimeout(() => {
+        drop(slot, new ExecutionTimeoutError(`Run exceeded ${task.timeoutMs} ms`))
+      }, task.timeoutMs)
+    }
+    if (slot.online) {
+      startTimer()
+    } else {
+      slot.onOnline = startTimer
+    }
     const onAbort = (): void => {
       drop(slot, new AbortedError('Run aborted'))
     }
     task.signal?.addEventListener('abort', onAbort, { once: true })
     pending.cleanup = () => {
+      slot.onOnline = undefined
       clearTimeout(timer)
       task.signal?.removeEventListener('abort', onAbort)
     }
