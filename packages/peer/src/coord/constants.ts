@@ -1,0 +1,32 @@
+/** Lease length in ms (DESIGN 6). */
+export const DEFAULT_LEASE_MS = 15_000
+/** Holders renew their lease this often (ms). */
+export const DEFAULT_RENEW_MS = 5_000
+/** Clock skew allowance: a lease is open only when `now > expiresAt + skew` (ms). */
+export const DEFAULT_SKEW_MS = 2_000
+/** Settle window between writing a claim and re-reading it (ms). */
+export const DEFAULT_SETTLE_MS = 250
+/** The queue owner publishes a snapshot at least this often (ms). */
+export const DEFAULT_HEARTBEAT_MS = 1_000
+/** A room whose owner is silent this long fails over through the MacroJob lease (ms). */
+export const DEFAULT_OWNER_TIMEOUT_MS = 3_000
+/** Largest coordination message accepted or sent (bytes). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
+/** Most MicroJobs an owner locks for itself in one batch. */
+export const DEFAULT_MAX_BATCH = 16
+/** Future snapshots (a gap in the term chain) kept until the gap fills. */
+export const DEFAULT_MAX_BUFFERED_SNAPSHOTS = 16
+/** Length of the signer slot in a `results` key. */
+export const RESULT_SLOT_CHARS = 8
+
+/** Topic of open-job requests, job announcements and MicroJob-complete notices. */
+export const JOBS_TOPIC = '/jobmesh/1/jobs'
+
+/** Y.Map names in a job doc. */
+export const MACRO_MAP = 'macro'
+export const MICRO_MAP = 'micro'
+export const RESULTS_MAP = 'results'
+export const FINAL_MAP = 'final'
+/** Index doc and its job map. */
+export const INDEX_DOC = 'jobmesh/index'
+export const INDEX_JOBS_MAP = 'jobs'

@@ -1,0 +1,29 @@
+/**
+ * @packageDocumentation
+ *
+ * Coordination: timestamp leases on signed CRDT records (DESIGN 6), MacroJob rooms with the MicroJob queue
+ * handoff and failover over gossipsub (DESIGN 7), the protobuf messages and their size-capped codec, and the
+ * drop metrics. See docs/coordination.md for the record schemas and the rules.
+ */
+export { leases } from './leases.js'
+export type { Lease, Leases, LeasesComponents, LeasesInit, LeaseTable, ClaimOptions } from './leases.js'
+export { resultTable, countingResult } from './results.js'
+export type { Result, ResultTable, ResultsComponents } from './results.js'
+export { JobProgress } from './progress.js'
+export type { JobProgressEvents, JobProgressComponents } from './progress.js'
+export { MacroRoom } from './room.js'
+export type { RoomComponents, RoomInit, RoomEvents, RoomPubSub, RoomPubSubMessage, LockedItem } from './room.js'
+export { OPEN, LOCKED, DONE, judge, compareStates, packStates, unpackStates, toWire, fromWire, countStates } from './queue.js'
+export type { QueueState, QueueLock, Verdict } from './queue.js'
+export { encodeMessage, decodeMessage } from './codec.js'
+export { CoordMessage, LeaseRecord, ResultRecord, JobAnnouncement, QueueSnapshot, QueueRequest, RoomAnnouncement } from './pb/coord.js'
+export { recordSigner, recordVerifier } from './signing.js'
+export type { RecordSigner, RecordVerifier, VerifiedRecord } from './signing.js'
+export { createMetrics } from './metrics.js'
+export type { CoordMetrics } from './metrics.js'
+export { TypedEvents } from './events.js'
+export { jobsTopic, macroTopic, roomTopic, jobDocName } from './topics.js'
+export { microKey, macroKey, resultKey, resultSlot, macroScope, microScope, resultScope } from './keys.js'
+export { peerToBytes, bytesToPeer } from './peer-bytes.js'
+export * from './constants.js'
+export * from './errors.js'

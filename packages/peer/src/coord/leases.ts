@@ -1,0 +1,202 @@
+import { logger } from '@libp2p/logger'
+import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS } from './constants.js'
+import { LeaseHeldError, LeaseLostError } from './errors.js'
+import { LeaseRecord } from './pb/coord.js'
+import type { CoordMetrics } from './metrics.js'
+import type { RecordSigner, RecordVerifier } from './signing.js'
+import type { AbortOptions } from '@libp2p/interface'
+import type * as Y from 'yjs'
+
+const log = logger('jobmesh:leases')
+
+/** A verified lease. The owner is the record's signer. */
+export interface Lease {
+  owner: string
+  term: number
+  /** Unix ms; 0 = released. */
+  expiresAt: number
+}
+
+export interface LeasesComponents {
+  signer: RecordSigner
+  verifier: RecordVerifier
+  clock?: () => number
+  metrics?: CoordMetrics
+}
+
+export interface LeasesInit {
+  /** Lease length (ms). Default {@link DEFAULT_LEASE_MS}. */
+  leaseMs?: number
+  /** Renew interval (ms). Default {@link DEFAULT_RENEW_MS}. */
+  renewMs?: number
+  /** Clock skew allowance (ms). Default {@link DEFAULT_SKEW_MS}. */
+  skewMs?: number
+  /** Settle window (ms). Default {@link DEFAULT_SETTLE_MS}. */
+  settleMs?: number
+}
+
+export interface ClaimOptions extends AbortOptions {
+  /** Claim even if the lease is held (failover: the holder was declared dead by the room). */
+  force?: boolean
+  /** Claim at least this term (a failover must pass the term the room has already seen). */
+  minTerm?: number
+}
+
+/** Leases on the records of one Y.Map; the signing domain is `<scope>/<key>`. */
+export interface LeaseTable {
+  /** The verified lease under `key`, or undefined (none, or invalid = absent). */
+  get(key: string): Lease | undefined
+  /** The stored record bytes under `key` (unverified). */
+  raw(key: string): Uint8Array | undefined
+  /** Open = no lease, released, or `now > expiresAt + skew`. */
+  isOpen(key: string): boolean
+  /** True when `lease` is valid now and held by this peer with the given term. */
+  holds(key: string, term: number): boolean
+  /** Writes a lease for self at `current term + 1` (at least `minTerm`), no settle. Returns what was written. */
+  take(key: string, options?: { force?: boolean, minTerm?: number }): Lease
+  /** Take, wait the settle window, re-read: resolves with the lease if still the holder, else throws LeaseLostError. */
+  claim(key: string, options?: ClaimOptions): Promise<Lease>
+  /** Extends a lease this peer holds (same term). Returns undefined if it no longer holds it. */
+  renew(key: string, term: number): Lease | undefined
+  /** Releases a lease this peer holds (expiresAt 0, same term). */
+  release(key: string, term: number): void
+  /** Writes several leases in one transaction (one CRDT update). */
+  takeMany(keys: string[]): Map<string, Lease>
+}
+
+export interface Leases {
+  readonly leaseMs: number
+  readonly renewMs: number
+  readonly skewMs: number
+  readonly settleMs: number
+  now(): number
+  isOpen(lease: Lease | undefined, now?: number): boolean
+  table(map: Y.Map<Uint8Array>, scope: string): LeaseTable
+}
+
+async function delay (ms: number, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted()
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/**
+ * Timestamp leases (DESIGN 6) on signed records in Y.Maps.
+ *
+ * @example
+ * ```ts
+ * const l = leases({ signer, verifier, clock: () => now })
+ * const macro = l.table(doc.getMap('macro'), `jobmesh/macro/${jobId}`)
+ * const lease = await macro.claim('0', { signal })
+ * ```
+ */
+export function leases (components: LeasesComponents, init: LeasesInit = {}): Leases {
+  const clock = components.clock ?? Date.now
+  const leaseMs = init.leaseMs ?? DEFAULT_LEASE_MS
+  const renewMs = init.renewMs ?? DEFAULT_RENEW_MS
+  const skewMs = init.skewMs ?? DEFAULT_SKEW_MS
+  const settleMs = init.settleMs ?? DEFAULT_SETTLE_MS
+  const self = components.signer.peerId
+
+  const isOpen = (lease: Lease | undefined, now = clock()): boolean =>
+    lease == null || lease.expiresAt === 0 || now > lease.expiresAt + skewMs
+
+  const table = (map: Y.Map<Uint8Array>, scope: string): LeaseTable => {
+    const domain = (key: string): string => `${scope}/${key}`
+    const get = (key: string): Lease | undefined => {
+      const value = map.get(key)
+      if (!(value instanceof Uint8Array)) {
+        return undefined
+      }
+      const record = components.verifier.verify(value, domain(key))
+      if (record == null) {
+        if (components.metrics != null) {
+          components.metrics.invalidRecords++
+        }
+        return undefined
+      }
+      try {
+        const lease = LeaseRecord.decode(record.payload)
+        return { owner: record.signer, term: lease.term, expiresAt: Number(lease.expiresAt) }
+      } catch {
+        return undefined
+      }
+    }
+    const write = (key: string, term: number, expiresAt: number): Lease => {
+      const payload = LeaseRecord.encode({ term, expiresAt: BigInt(expiresAt) })
+      map.set(key, components.signer.sign(domain(key), payload))
+      return { owner: self, term, expiresAt }
+    }
+    const nextTerm = (key: string, options: { force?: boolean, minTerm?: number }): number => {
+      const current = get(key)
+      if (current != null && current.owner !== self && options.force !== true && !isOpen(current)) {
+        throw new LeaseHeldError(`lease ${domain(key)} is held by ${current.owner} until ${current.expiresAt}`)
+      }
+      return Math.max((current?.term ?? 0) + 1, options.minTerm ?? 0)
+    }
+    const holds = (key: string, term: number): boolean => {
+      const lease = get(key)
+      return lease != null && lease.owner === self && lease.term === term && lease.expiresAt !== 0 &&
+        clock() <= lease.expiresAt
+    }
+    return {
+      get,
+      raw: (key) => {
+        const value = map.get(key)
+        return value instanceof Uint8Array ? value : undefined
+      },
+      isOpen: (key) => isOpen(get(key)),
+      holds,
+      take (key, options = {}) {
+        return write(key, nextTerm(key, options), clock() + leaseMs)
+      },
+      takeMany (keys) {
+        const out = new Map<string, Lease>()
+        const apply = (): void => {
+          for (const key of keys) {
+            out.set(key, write(key, nextTerm(key, { force: true }), clock() + leaseMs))
+          }
+        }
+        if (map.doc != null) {
+          map.doc.transact(apply)
+        } else {
+          apply()
+        }
+        return out
+      },
+      async claim (key, options = {}) {
+        const written = write(key, nextTerm(key, options), clock() + leaseMs)
+        log('claimed %s term %d, settling', domain(key), written.term)
+        await delay(settleMs, options.signal)
+        if (!holds(key, written.term)) {
+          const now = get(key)
+          log('lost %s term %d to %s', domain(key), written.term, now?.owner)
+          throw new LeaseLostError(`lease ${domain(key)} went to ${now?.owner ?? 'nobody'}`)
+        }
+        return written
+      },
+      renew (key, term) {
+        if (!holds(key, term)) {
+          return undefined
+        }
+        return write(key, term, clock() + leaseMs)
+      },
+      release (key, term) {
+        if (holds(key, term)) {
+          write(key, term, 0)
+        }
+      }
+    }
+  }
+
+  return { leaseMs, renewMs, skewMs, settleMs, now: clock, isOpen, table }
+}

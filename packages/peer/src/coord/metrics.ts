@@ -1,0 +1,33 @@
+/** Counters of dropped and handled coordination traffic. Plain numbers, cheap to read. */
+export interface CoordMetrics {
+  /** Claimed sender is not the gossipsub `from`, or a bad record signature. */
+  droppedForged: number
+  /** Older than the kept snapshot. */
+  droppedStale: number
+  /** Not decodable or inconsistent (wrong MacroJob, bad state vector). */
+  droppedMalformed: number
+  /** Larger than the size cap. */
+  droppedOversized: number
+  /** Records in the CRDT that failed verification (treated as absent). */
+  invalidRecords: number
+  snapshotsSent: number
+  snapshotsAccepted: number
+  requestsSent: number
+  handoffs: number
+  failovers: number
+}
+
+export function createMetrics (): CoordMetrics {
+  return {
+    droppedForged: 0,
+    droppedStale: 0,
+    droppedMalformed: 0,
+    droppedOversized: 0,
+    invalidRecords: 0,
+    snapshotsSent: 0,
+    snapshotsAccepted: 0,
+    requestsSent: 0,
+    handoffs: 0,
+    failovers: 0
+  }
+}

@@ -1,0 +1,173 @@
+import { MalformedMessageError } from './errors.js'
+import { bytesToPeer, peerToBytes } from './peer-bytes.js'
+import type { QueueSnapshot as WireSnapshot } from './pb/coord.js'
+
+/** Item states, 2 bits each on the wire. */
+export const OPEN = 0
+export const LOCKED = 1
+export const DONE = 2
+
+export interface QueueLock {
+  holder: string
+  /** The MicroJob lease term written in the CRDT for this lock (the result's fencing token). */
+  leaseTerm: number
+}
+
+/** A decoded queue snapshot: the in-memory MicroJob queue of one MacroJob. */
+export interface QueueState {
+  macroIndex: number
+  /** MacroJob lease term the queue lives under (bumped by a failover). */
+  epoch: number
+  /** Ownership term inside the epoch (bumped by each handoff). */
+  term: number
+  owner: string
+  prevOwner: string
+  version: number
+  /** One byte per item: OPEN, LOCKED or DONE. */
+  states: Uint8Array
+  locks: Map<number, QueueLock>
+  pending: string[]
+  /** Signed MacroJob lease record (first snapshot of an epoch). */
+  macroLease?: Uint8Array
+}
+
+/** Packs item states at 2 bits each. */
+export function packStates (states: Uint8Array): Uint8Array {
+  const out = new Uint8Array(Math.ceil(states.length / 4))
+  for (let i = 0; i < states.length; i++) {
+    out[i >> 2] |= (states[i] & 3) << ((i & 3) * 2)
+  }
+  return out
+}
+
+/** Unpacks `size` item states; throws MalformedMessageError on a wrong length or an unknown state. */
+export function unpackStates (packed: Uint8Array, size: number): Uint8Array {
+  if (packed.length !== Math.ceil(size / 4)) {
+    throw new MalformedMessageError(`state vector of ${packed.length} bytes for ${size} items`)
+  }
+  const out = new Uint8Array(size)
+  for (let i = 0; i < size; i++) {
+    const s = (packed[i >> 2] >> ((i & 3) * 2)) & 3
+    if (s === 3) {
+      throw new MalformedMessageError(`unknown item state at ${i}`)
+    }
+    out[i] = s
+  }
+  return out
+}
+
+export function toWire (state: QueueState): WireSnapshot {
+  return {
+    macroIndex: state.macroIndex,
+    epoch: state.epoch,
+    term: state.term,
+    owner: peerToBytes(state.owner),
+    prevOwner: peerToBytes(state.prevOwner),
+    version: state.version,
+    states: packStates(state.states) as Uint8Array<ArrayBuffer>,
+    locks: [...state.locks].map(([index, l]) => ({ index, holder: peerToBytes(l.holder), leaseTerm: l.leaseTerm })),
+    pending: state.pending.map(peerToBytes),
+    macroLease: state.macroLease
+  } as WireSnapshot
+}
+
+export function fromWire (wire: WireSnapshot, size: number, macroIndex: number): QueueState {
+  if (wire.macroIndex !== macroIndex) {
+    throw new MalformedMessageError(`snapshot for MacroJob ${wire.macroIndex} in room ${macroIndex}`)
+  }
+  if (wire.owner.length === 0 || wire.prevOwner.length === 0) {
+    throw new MalformedMessageError('snapshot without owner')
+  }
+  const states = unpackStates(wire.states, size)
+  const locks = new Map<number, QueueLock>()
+  for (const l of wire.locks) {
+    if (l.index >= size || states[l.index] !== LOCKED) {
+      throw new MalformedMessageError(`lock on item ${l.index} that is not locked`)
+    }
+    locks.set(l.index, { holder: bytesToPeer(l.holder), leaseTerm: l.leaseTerm })
+  }
+  return {
+    macroIndex,
+    epoch: wire.epoch,
+    term: wire.term,
+    owner: bytesToPeer(wire.owner),
+    prevOwner: bytesToPeer(wire.prevOwner),
+    version: wire.version,
+    states,
+    locks,
+    pending: wire.pending.map(bytesToPeer),
+    macroLease: wire.macroLease
+  }
+}
+
+/** Orders snapshots by (epoch, term, version), ties broken by owner so every peer picks the same one. */
+export function compareStates (a: QueueState, b: QueueState): number {
+  return a.epoch - b.epoch || a.term - b.term || a.version - b.version ||
+    (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)
+}
+
+/** What to do with a received snapshot. */
+export type Verdict =
+  /** Newer and from the right sender: keep it. */
+  | 'accept'
+  /** Same (epoch, term, version) re-sent by the owner: owner is alive. */
+  | 'heartbeat'
+  /** Older than the kept snapshot. */
+  | 'stale'
+  /** The gossipsub sender is not who the snapshot says sent it (or a bad epoch lease). */
+  | 'forged'
+  /** A later term of this epoch: a gap in the chain; keep it aside until the gap fills. */
+  | 'future'
+
+/**
+ * The acceptance rule. `epochValid(next, from)` checks that a snapshot opening a newer epoch is backed by the
+ * MacroJob lease of that term, signed by `from` (embedded record or the CRDT); undefined = cannot tell yet.
+ */
+export function judge (current: QueueState | undefined, next: QueueState, from: string,
+  epochValid: (next: QueueState, from: string) => boolean | undefined): Verdict {
+  const sentByChain = from === next.owner || from === next.prevOwner
+  if (current == null) {
+    if (!sentByChain) {
+      return 'forged'
+    }
+    const valid = epochValid(next, from)
+    return valid === false ? 'forged' : 'accept'
+  }
+  if (next.epoch < current.epoch) {
+    return 'stale'
+  }
+  if (next.epoch > current.epoch) {
+    if (!sentByChain) {
+      return 'forged'
+    }
+    const valid = epochValid(next, from)
+    return valid === true ? 'accept' : valid === false ? 'forged' : 'future'
+  }
+  const cmp = compareStates(next, current)
+  if (cmp === 0 && from === current.owner) {
+    return 'heartbeat'
+  }
+  if (next.term < current.term || (next.term === current.term && next.version <= current.version)) {
+    return 'stale'
+  }
+  if (next.term === current.term) {
+    return from === current.owner && next.owner === current.owner ? 'accept' : 'forged'
+  }
+  if (next.term === current.term + 1) {
+    return from === current.owner && next.prevOwner === from ? 'accept' : 'forged'
+  }
+  return from === next.prevOwner || from === next.owner ? 'future' : 'forged'
+}
+
+/** Counts items per state. */
+export function countStates (states: Uint8Array): { open: number, locked: number, done: number } {
+  let open = 0
+  let locked = 0
+  let done = 0
+  for (const s of states) {
+    if (s === OPEN) open++
+    else if (s === LOCKED) locked++
+    else done++
+  }
+  return { open, locked, done }
+}

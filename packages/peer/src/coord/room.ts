@@ -1,0 +1,753 @@
+import { logger } from '@libp2p/logger'
+import { decodeMessage, encodeMessage } from './codec.js'
+import {
+  DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS, DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_OWNER_TIMEOUT_MS
+} from './constants.js'
+import { LeaseLostError, RoomClosedError } from './errors.js'
+import { TypedEvents } from './events.js'
+import { macroKey, macroScope, microKey } from './keys.js'
+import { LeaseRecord } from './pb/coord.js'
+import { DONE, LOCKED, OPEN, compareStates, countStates, fromWire, judge, toWire } from './queue.js'
+import { roomTopic } from './topics.js'
+import type { CoordMessage } from './codec.js'
+import type { Lease, LeaseTable, Leases } from './leases.js'
+import type { CoordMetrics } from './metrics.js'
+import type { JobProgress } from './progress.js'
+import type { QueueState } from './queue.js'
+import type { RecordVerifier } from './signing.js'
+import type { AbortOptions } from '@libp2p/interface'
+
+const log = logger('jobmesh:room')
+
+/** The slice of gossipsub a room needs. */
+export interface RoomPubSub {
+  subscribe(topic: string): void
+  unsubscribe(topic: string): void
+  publish(topic: string, data?: Uint8Array): Promise<unknown>
+  addEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
+  removeEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
+}
+
+/** A gossipsub message as rooms read it (StrictSign: `from` is set and verified by gossipsub). */
+export interface RoomPubSubMessage {
+  type: 'signed' | 'unsigned'
+  topic: string
+  data: Uint8Array
+  from?: { toString(): string }
+}
+
+export interface RoomComponents {
+  pubsub: RoomPubSub
+  /** This peer's PeerId string. */
+  peerId: string
+  leases: Leases
+  verifier: RecordVerifier
+  /** Leases of the job's `macro` and `micro` maps. */
+  macroLeases: LeaseTable
+  microLeases: LeaseTable
+  progress: JobProgress
+  metrics: CoordMetrics
+  clock?: () => number
+}
+
+export interface RoomInit {
+  jobId: string
+  macroIndex: number
+  macroId: string
+  /** MicroJobs in this MacroJob. */
+  size: number
+  heartbeatMs?: number
+  ownerTimeoutMs?: number
+  maxBatch?: number
+  maxMessageBytes?: number
+}
+
+/** An item handed to this peer: run it and report it with {@link MacroRoom.done}. */
+export interface LockedItem {
+  macroIndex: number
+  index: number
+  /** MicroJob lease term (fencing token for the result). */
+  leaseTerm: number
+}
+
+export interface RoomEvents {
+  /** This peer became queue owner (`detail` = the new state). */
+  ownership: QueueState
+  /** A snapshot was accepted (any owner). */
+  snapshot: QueueState
+  /** Every item is done. */
+  complete: { macroIndex: number }
+  /** This peer took the queue over through the MacroJob lease. */
+  failover: { epoch: number }
+}
+
+interface Wanting {
+  want: number
+  resolve(items: LockedItem[]): void
+  reject(err: Error): void
+}
+
+/**
+ * The room of one MacroJob (DESIGN 7): the in-memory MicroJob queue, handed from owner to requester over
+ * gossipsub, with owner heartbeats and failover through the MacroJob lease.
+ */
+export class MacroRoom extends TypedEvents<RoomEvents> {
+  readonly topic: string
+  readonly macroIndex: number
+  readonly size: number
+  state: QueueState | undefined
+  /** Every owner this peer has seen accepted, in order (observability and tests). */
+  readonly ownersSeen = new Set<string>()
+  private readonly components: RoomComponents
+  private readonly clock: () => number
+  private readonly heartbeatMs: number
+  private readonly ownerTimeoutMs: number
+  private readonly maxBatch: number
+  private readonly maxBytes: number
+  private readonly self: string
+  private readonly macroKey: string
+  private readonly macroDomain: string
+  private readonly onMessage: (evt: CustomEvent<RoomPubSubMessage>) => void
+  private readonly onDone: (evt: CustomEvent<{ key: string }>) => void
+  private readonly future: Array<{ state: QueueState, from: string, at: number }> = []
+  private wanting: Wanting | undefined
+  private doneOutbox: number[] = []
+  private lastHeard: number
+  private lastRequest = 0
+  private lastPublish = 0
+  private timer: ReturnType<typeof setInterval> | undefined
+  private flushScheduled = false
+  private failingOver = false
+  private closed = false
+  private completed = false
+  private readonly jitter: number
+  private readonly abort = new AbortController()
+  private lastMacroRenew = 0
+
+  constructor (components: RoomComponents, init: RoomInit) {
+    super()
+    this.components = components
+    this.clock = components.clock ?? Date.now
+    this.self = components.peerId
+    this.macroIndex = init.macroIndex
+    this.size = init.size
+    this.topic = roomTopic(init.jobId, init.macroId)
+    this.heartbeatMs = init.heartbeatMs ?? DEFAULT_HEARTBEAT_MS
+    this.ownerTimeoutMs = init.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS
+    this.maxBatch = init.maxBatch ?? DEFAULT_MAX_BATCH
+    this.maxBytes = init.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
+    this.macroKey = macroKey(init.macroIndex)
+    this.macroDomain = `${macroScope(init.jobId)}/${this.macroKey}`
+    this.lastHeard = this.clock()
+    this.jitter = Math.floor(Math.random() * Math.max(1, this.heartbeatMs / 2))
+    this.onMessage = (evt) => { this.handle(evt.detail) }
+    this.onDone = (evt) => { this.crdtDone(evt.detail.key) }
+  }
+
+  get isOwner (): boolean {
+    return this.state?.owner === this.self
+  }
+
+  get isComplete (): boolean {
+    return this.completed
+  }
+
+  /** Subscribes to the room topic and starts the timers. */
+  start (): void {
+    this.components.pubsub.subscribe(this.topic)
+    this.components.pubsub.addEventListener('message', this.onMessage)
+    this.components.progress.addEventListener('microjob:done', this.onDone)
+    this.lastHeard = this.clock()
+    this.timer = setInterval(() => { this.tick() }, Math.max(10, Math.floor(this.heartbeatMs / 2)))
+    this.checkComplete()
+  }
+
+  /**
+   * Creates the queue as owner under a MacroJob lease this peer holds (`lease.term` becomes the epoch),
+   * rebuilt from the CRDT: items with a result are done, items with a live MicroJob lease are locked by its
+   * holder, the rest are open.
+   */
+  create (lease: Lease): void {
+    const states = new Uint8Array(this.size)
+    const locks = new Map<number, { holder: string, leaseTerm: number }>()
+    for (let i = 0; i < this.size; i++) {
+      const key = microKey(this.macroIndex, i)
+      if (this.components.progress.has(key)) {
+        states[i] = DONE
+        continue
+      }
+      const l = this.components.microLeases.get(key)
+      if (l != null && !this.components.leases.isOpen(l)) {
+        states[i] = LOCKED
+        locks.set(i, { holder: l.owner, leaseTerm: l.term })
+      }
+    }
+    const macroLease = this.components.macroLeases.get(this.macroKey)
+    const raw = macroLease?.term === lease.term ? this.rawMacroLease() : undefined
+    this.state = {
+      macroIndex: this.macroIndex,
+      epoch: lease.term,
+      term: 0,
+      owner: this.self,
+      prevOwner: this.self,
+      version: 0,
+      states,
+      locks,
+      pending: (this.state?.pending ?? []).filter(p => p !== this.self && p !== this.state?.owner),
+      macroLease: raw
+    }
+    this.lastMacroRenew = this.clock()
+    this.ownersSeen.add(this.self)
+    log('%s room %d: created epoch %d (%o)', this.self.slice(-6), this.macroIndex, lease.term, countStates(states))
+    this.safeDispatch('ownership', this.state)
+    this.serve()
+  }
+
+  /**
+   * Waits until this peer owns the queue, locks up to `want` open items for itself (a fair share) and returns
+   * them. Resolves `[]` when the room has no open item (all done or all locked by others).
+   */
+  async next (want: number, options: AbortOptions = {}): Promise<LockedItem[]> {
+    if (this.closed) {
+      throw new RoomClosedError('room closed')
+    }
+    if (this.wanting != null) {
+      throw new Error('next() is already waiting')
+    }
+    options.signal?.throwIfAborted()
+    let resolve!: (items: LockedItem[]) => void
+    let reject!: (err: Error) => void
+    const promise = new Promise<LockedItem[]>((res, rej) => { resolve = res; reject = rej })
+    const onAbort = (): void => {
+      if (this.wanting?.resolve === wanting.resolve) {
+        this.wanting = undefined
+      }
+      reject(options.signal?.reason)
+    }
+    const wanting: Wanting = {
+      want: Math.max(1, want),
+      resolve: (items) => {
+        options.signal?.removeEventListener('abort', onAbort)
+        resolve(items)
+      },
+      reject: (err) => {
+        options.signal?.removeEventListener('abort', onAbort)
+        reject(err)
+      }
+    }
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    this.wanting = wanting
+    if (this.completed) {
+      this.satisfy([])
+    } else if (this.isOwner) {
+      this.serve()
+    } else if (this.state != null && countStates(this.state.states).open === 0) {
+      this.satisfy([])
+    } else {
+      this.request()
+    }
+    return promise
+  }
+
+  /** Reports an item this peer finished (its result is in the CRDT). */
+  done (index: number): void {
+    const state = this.state
+    if (state != null && this.isOwner) {
+      if (state.states[index] !== DONE) {
+        state.states[index] = DONE
+        state.locks.delete(index)
+        state.version++
+        this.scheduleFlush()
+      }
+    } else {
+      this.doneOutbox.push(index)
+    }
+    this.checkComplete()
+  }
+
+  /**
+   * Leaves the room. A graceful close hands ownership to the first pending requester (or reports finished
+   * items); `{ abrupt: true }` just stops (what a crash looks like to the others).
+   */
+  close (options: { abrupt?: boolean } = {}): void {
+    if (this.closed) {
+      return
+    }
+    if (options.abrupt !== true) {
+      try {
+        if (this.isOwner && this.state != null) {
+          const next = this.state.pending.find(p => p !== this.self)
+          if (next != null) {
+            this.handoff(next)
+          }
+          this.publishState()
+        } else if (this.doneOutbox.length > 0) {
+          this.sendRequest(0)
+        }
+      } catch (err) {
+        log.error('close: %e', err)
+      }
+    }
+    this.closed = true
+    this.abort.abort()
+    clearInterval(this.timer)
+    this.components.pubsub.removeEventListener('message', this.onMessage)
+    this.components.progress.removeEventListener('microjob:done', this.onDone)
+    this.components.pubsub.unsubscribe(this.topic)
+    this.wanting?.reject(new RoomClosedError('room closed'))
+    this.wanting = undefined
+  }
+
+  /** A RoomAnnouncement of this queue, when this peer owns it. */
+  announcement (): CoordMessage['room'] | undefined {
+    if (!this.isOwner || this.state == null || this.completed) {
+      return undefined
+    }
+    const c = countStates(this.state.states)
+    return { macroIndex: this.macroIndex, epoch: this.state.epoch, owner: new Uint8Array(0), open: c.open, done: c.done }
+  }
+
+  // ---- owner side ----
+
+  /** Owner: lock a batch for self if wanting, hand off to the first pending requester, publish. */
+  private serve (): void {
+    const state = this.state
+    if (state == null || !this.isOwner || this.closed) {
+      return
+    }
+    if (this.wanting != null) {
+      const items = this.lockBatch(this.wanting.want)
+      this.satisfy(items)
+    }
+    const next = state.pending.find(p => p !== this.self)
+    if (next != null && this.wanting == null) {
+      this.handoff(next)
+    } else {
+      state.pending = state.pending.filter(p => p !== this.self)
+    }
+    this.publishState()
+    this.checkComplete()
+  }
+
+  private lockBatch (want: number): LockedItem[] {
+    const state = this.state
+    if (state == null) {
+      return []
+    }
+    const counts = countStates(state.states)
+    if (counts.open === 0) {
+      return []
+    }
+    const members = new Set<string>(state.pending)
+    for (const l of state.locks.values()) members.add(l.holder)
+    members.add(this.self)
+    const fair = Math.max(1, Math.floor(counts.open / (members.size * 2)))
+    const n = Math.min(want, this.maxBatch, fair, counts.open)
+    const indices: number[] = []
+    for (let i = 0; i < state.states.length && indices.length < n; i++) {
+      if (state.states[i] === OPEN) indices.push(i)
+    }
+    const leases = this.components.microLeases.takeMany(indices.map(i => microKey(this.macroIndex, i)))
+    const items: LockedItem[] = []
+    for (const i of indices) {
+      const lease = leases.get(microKey(this.macroIndex, i))
+      const leaseTerm = lease?.term ?? 1
+      state.states[i] = LOCKED
+      state.locks.set(i, { holder: this.self, leaseTerm })
+      items.push({ macroIndex: this.macroIndex, index: i, leaseTerm })
+    }
+    state.version++
+    return items
+  }
+
+  private handoff (to: string): void {
+    const state = this.state
+    if (state == null) {
+      return
+    }
+    state.term++
+    state.version++
+    state.prevOwner = this.self
+    state.owner = to
+    state.pending = state.pending.filter(p => p !== to && p !== this.self)
+    state.macroLease = undefined
+    this.components.metrics.handoffs++
+    this.ownersSeen.add(to)
+  }
+
+  private publishState (): void {
+    const state = this.state
+    if (state == null || this.closed) {
+      return
+    }
+    this.lastPublish = this.clock()
+    this.components.metrics.snapshotsSent++
+    this.publish({ snapshot: toWire(state) })
+  }
+
+  private scheduleFlush (): void {
+    if (this.flushScheduled) {
+      return
+    }
+    this.flushScheduled = true
+    setImmediate(() => {
+      this.flushScheduled = false
+      if (this.isOwner) {
+        this.serve()
+      }
+    })
+  }
+
+  private onRequest (from: string, req: NonNullable<CoordMessage['request']>): void {
+    const state = this.state
+    if (state == null || !this.isOwner) {
+      return
+    }
+    let changed = false
+    for (const index of req.done) {
+      const lock = state.locks.get(index)
+      if (index < this.size && state.states[index] === LOCKED && lock?.holder === from) {
+        state.states[index] = DONE
+        state.locks.delete(index)
+        changed = true
+      }
+    }
+    if (req.want > 0 && from !== this.self && !state.pending.includes(from)) {
+      state.pending.push(from)
+      changed = true
+    }
+    if (changed) {
+      state.version++
+      this.scheduleFlush()
+    }
+  }
+
+  /** Owner, on heartbeat: re-syncs locks with the CRDT (results in -> done; expired lease -> open). */
+  private reconcile (): void {
+    const state = this.state
+    if (state == null) {
+      return
+    }
+    let changed = false
+    for (const [index, lock] of state.locks) {
+      const key = microKey(this.macroIndex, index)
+      if (this.components.progress.has(key)) {
+        state.states[index] = DONE
+        state.locks.delete(index)
+        changed = true
+      } else if (lock.holder !== this.self && this.components.leases.isOpen(this.components.microLeases.get(key))) {
+        state.states[index] = OPEN
+        state.locks.delete(index)
+        changed = true
+      }
+    }
+    if (changed) {
+      state.version++
+    }
+  }
+
+  // ---- member side ----
+
+  private request (): void {
+    if (this.wanting == null || this.isOwner || this.closed) {
+      return
+    }
+    this.sendRequest(this.wanting.want)
+  }
+
+  private sendRequest (want: number): void {
+    this.lastRequest = this.clock()
+    const done = this.doneOutbox
+    this.doneOutbox = []
+    this.components.metrics.requestsSent++
+    this.publish({ request: { macroIndex: this.macroIndex, done, want } })
+  }
+
+  private satisfy (items: LockedItem[]): void {
+    const w = this.wanting
+    if (w == null) {
+      return
+    }
+    this.wanting = undefined
+    w.resolve(items)
+  }
+
+  private crdtDone (key: string): void {
+    const dot = key.indexOf('.')
+    if (Number(key.slice(0, dot)) !== this.macroIndex) {
+      return
+    }
+    const index = Number(key.slice(dot + 1))
+    const state = this.state
+    if (state != null && this.isOwner && state.states[index] !== DONE) {
+      state.states[index] = DONE
+      state.locks.delete(index)
+      state.version++
+      this.scheduleFlush()
+    }
+    this.checkComplete()
+  }
+
+  private checkComplete (): void {
+    if (this.completed) {
+      return
+    }
+    const byCrdt = (): boolean => {
+      for (let i = 0; i < this.size; i++) {
+        if (!this.components.progress.has(microKey(this.macroIndex, i))) return false
+      }
+      return true
+    }
+    const byQueue = this.state != null && countStates(this.state.states).done === this.size
+    if (byQueue || byCrdt()) {
+      this.completed = true
+      if (this.isOwner) {
+        this.publishState()
+      }
+      this.satisfy([])
+      this.safeDispatch('complete', { macroIndex: this.macroIndex })
+    }
+  }
+
+  private tick (): void {
+    if (this.closed) {
+      return
+    }
+    const now = this.clock()
+    this.renewMacroLease(now)
+    if (this.completed) {
+      return
+    }
+    if (this.isOwner) {
+      this.reconcile()
+      if (now - this.lastPublish >= this.heartbeatMs) {
+        this.serve()
+      }
+      this.checkComplete()
+      return
+    }
+    this.drainFuture(true)
+    if (this.wanting != null && !this.state?.pending.includes(this.self) && now - this.lastRequest >= this.heartbeatMs / 2) {
+      this.request()
+    } else if (this.wanting == null && this.doneOutbox.length > 0) {
+      this.sendRequest(0)
+    }
+    if (now - this.lastHeard > this.ownerTimeoutMs + this.jitter && !this.failingOver) {
+      void this.failover()
+    }
+  }
+
+  private renewMacroLease (now: number): void {
+    const lease = this.components.macroLeases.get(this.macroKey)
+    if (lease == null || lease.owner !== this.self || now - this.lastMacroRenew < this.components.leases.renewMs) {
+      return
+    }
+    this.lastMacroRenew = now
+    if (this.completed) {
+      this.components.macroLeases.release(this.macroKey, lease.term)
+    } else {
+      this.components.macroLeases.renew(this.macroKey, lease.term)
+    }
+  }
+
+  /** The owner went silent: claim the MacroJob lease with a higher term; the CRDT winner rebuilds the queue. */
+  private async failover (): Promise<void> {
+    this.failingOver = true
+    const seenEpoch = this.state?.epoch ?? 0
+    try {
+      const crdt = this.components.macroLeases.get(this.macroKey)
+      const minTerm = Math.max(seenEpoch, crdt?.term ?? 0) + 1
+      log('%s room %d: owner %s silent, claiming epoch %d', this.self.slice(-6), this.macroIndex,
+        this.state?.owner.slice(-6), minTerm)
+      const lease = await this.components.macroLeases.claim(this.macroKey, { force: true, minTerm, signal: this.abort.signal })
+      if (this.closed || (this.state != null && this.state.epoch >= lease.term && this.state.owner !== this.self)) {
+        return
+      }
+      this.components.metrics.failovers++
+      this.create(lease)
+      this.safeDispatch('failover', { epoch: lease.term })
+    } catch (err) {
+      if ((err as Error).name !== LeaseLostError.name && !this.closed) {
+        log.error('failover: %e', err)
+      }
+    } finally {
+      this.lastHeard = this.clock()
+      this.failingOver = false
+    }
+  }
+
+  // ---- wire ----
+
+  private publish (msg: Partial<CoordMessage>): void {
+    let bytes: Uint8Array
+    try {
+      bytes = encodeMessage(msg, this.maxBytes)
+    } catch (err) {
+      log.error('cannot encode: %e', err)
+      return
+    }
+    this.components.pubsub.publish(this.topic, bytes).catch((err: Error) => {
+      log('publish on %s failed: %s', this.topic, err.message)
+    })
+  }
+
+  private rawMacroLease (): Uint8Array | undefined {
+    return this.components.macroLeases.raw(this.macroKey)
+  }
+
+  private epochValid (next: QueueState, from: string): boolean | undefined {
+    if (next.macroLease != null) {
+      const record = this.components.verifier.verify(next.macroLease, this.macroDomain)
+      if (record == null || record.signer !== from) {
+        return false
+      }
+      try {
+        return LeaseRecord.decode(record.payload).term === next.epoch
+      } catch {
+        return false
+      }
+    }
+    const lease = this.components.macroLeases.get(this.macroKey)
+    if (lease == null || lease.term < next.epoch) {
+      return undefined
+    }
+    return true
+  }
+
+  private handle (msg: RoomPubSubMessage): void {
+    if (msg.topic !== this.topic || this.closed) {
+      return
+    }
+    const metrics = this.components.metrics
+    if (msg.type !== 'signed' || msg.from == null) {
+      metrics.droppedForged++
+      return
+    }
+    const from = msg.from.toString()
+    if (from === this.self) {
+      return
+    }
+    let decoded: CoordMessage
+    try {
+      decoded = decodeMessage(msg.data, this.maxBytes)
+    } catch (err) {
+      if ((err as Error).name === 'MessageTooLargeError') metrics.droppedOversized++
+      else metrics.droppedMalformed++
+      return
+    }
+    if (decoded.request != null) {
+      if (decoded.request.macroIndex !== this.macroIndex) {
+        metrics.droppedMalformed++
+        return
+      }
+      this.onRequest(from, decoded.request)
+      return
+    }
+    if (decoded.snapshot == null) {
+      metrics.droppedMalformed++
+      return
+    }
+    let next: QueueState
+    try {
+      next = fromWire(decoded.snapshot, this.size, this.macroIndex)
+    } catch {
+      metrics.droppedMalformed++
+      return
+    }
+    this.consider(next, from, false)
+  }
+
+  private consider (next: QueueState, from: string, fromBuffer: boolean): void {
+    const metrics = this.components.metrics
+    const verdict = judge(this.state, next, from, (n, f) => this.epochValid(n, f))
+    switch (verdict) {
+      case 'heartbeat':
+        this.lastHeard = this.clock()
+        return
+      case 'stale':
+        if (!fromBuffer) metrics.droppedStale++
+        return
+      case 'forged':
+        if (!fromBuffer) metrics.droppedForged++
+        log('%s room %d: forged snapshot from %s', this.self.slice(-6), this.macroIndex, from.slice(-6))
+        return
+      case 'future':
+        if (!fromBuffer) {
+          this.future.push({ state: next, from, at: this.clock() })
+          if (this.future.length > DEFAULT_MAX_BUFFERED_SNAPSHOTS) this.future.shift()
+        }
+        return
+      case 'accept':
+        this.accept(next)
+    }
+  }
+
+  private accept (next: QueueState): void {
+    const wasOwner = this.isOwner
+    this.state = next
+    this.lastHeard = this.clock()
+    this.components.metrics.snapshotsAccepted++
+    this.ownersSeen.add(next.owner)
+    this.safeDispatch('snapshot', next)
+    this.drainFuture(false)
+    const state = this.state
+    if (state.owner === this.self) {
+      if (!wasOwner) {
+        this.safeDispatch('ownership', state)
+      }
+      // mark what this peer finished while it was not the owner
+      for (const index of this.doneOutbox) {
+        if (state.states[index] === LOCKED) {
+          state.states[index] = DONE
+          state.locks.delete(index)
+        }
+      }
+      this.doneOutbox = []
+      this.serve()
+      return
+    }
+    this.checkComplete()
+    if (this.wanting != null) {
+      if (countStates(state.states).open === 0) {
+        this.satisfy([])
+      } else if (!state.pending.includes(this.self) && this.clock() - this.lastRequest >= this.heartbeatMs / 4) {
+        this.request()
+      }
+    }
+  }
+
+  /** Applies buffered snapshots that now continue the chain; after a heartbeat without the gap filling, takes the newest consistent one. */
+  private drainFuture (timedOut: boolean): void {
+    if (this.future.length === 0) {
+      return
+    }
+    this.future.sort((a, b) => compareStates(a.state, b.state))
+    let progressed = true
+    while (progressed && this.future.length > 0) {
+      progressed = false
+      for (let i = 0; i < this.future.length; i++) {
+        const f = this.future[i]
+        const cur = this.state
+        if (cur != null && compareStates(f.state, cur) <= 0) {
+          this.future.splice(i, 1)
+          progressed = true
+          break
+        }
+        const verdict = judge(cur, f.state, f.from, (n, from) => this.epochValid(n, from))
+        if (verdict === 'accept') {
+          this.future.splice(i, 1)
+          this.accept(f.state)
+          return
+        }
+      }
+    }
+    if (timedOut && this.future.length > 0) {
+      const newest = this.future[this.future.length - 1]
+      if (this.clock() - newest.at >= this.heartbeatMs) {
+        this.future.length = 0
+        this.accept(newest.state)
+      }
+    }
+  }
+}

@@ -1,0 +1,574 @@
+import { createHash } from 'node:crypto'
+import { logger } from '@libp2p/logger'
+import { CID } from 'multiformats/cid'
+import * as Digest from 'multiformats/hashes/digest'
+import { decodeMessage, encodeMessage } from '../coord/codec.js'
+import {
+  DEFAULT_MAX_MESSAGE_BYTES, INDEX_DOC, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP, RESULTS_MAP
+} from '../coord/constants.js'
+import { TypedEvents } from '../coord/events.js'
+import { macroKey, macroScope, microKey, microScope } from '../coord/keys.js'
+import { leases as createLeases } from '../coord/leases.js'
+import { createMetrics } from '../coord/metrics.js'
+import { JobAnnouncement } from '../coord/pb/coord.js'
+import { JobProgress } from '../coord/progress.js'
+import { resultTable } from '../coord/results.js'
+import { MacroRoom } from '../coord/room.js'
+import { recordSigner, recordVerifier } from '../coord/signing.js'
+import { jobDocName, jobsTopic, macroTopic } from '../coord/topics.js'
+import { chooseJob, decodeJobSpec, encodeJobSpec, estimatedSeconds, sliceJob, taskValue } from '../protocol/index.js'
+import {
+  ANNOUNCEMENT_DOMAIN, DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_COMPLETION_WINDOW_MS, DEFAULT_DISCOVERY_MS,
+  DEFAULT_IDLE_MS, DEFAULT_WANT
+} from './constants.js'
+import { InvalidAnnouncementError } from './errors.js'
+import type { MicroJobExecutor, MicroJobTask } from './executor.js'
+import type { CoordMessage } from '../coord/codec.js'
+import type { LeaseTable, Leases, LeasesInit } from '../coord/leases.js'
+import type { CoordMetrics } from '../coord/metrics.js'
+import type { LockedItem, RoomPubSub, RoomPubSubMessage } from '../coord/room.js'
+import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
+import type { JobSpec, PeerState, Slicing } from '../protocol/index.js'
+import type { PeerId, PrivateKey } from '@libp2p/interface'
+import type * as Y from 'yjs'
+
+const log = logger('jobmesh:processor')
+
+export interface ProcessorComponents {
+  peerId: PeerId
+  privateKey: PrivateKey
+  pubsub: RoomPubSub
+  /** The CRDT doc store (`createDocStore`). */
+  docs: { open(name: string): Promise<Y.Doc> }
+  clock?: () => number
+}
+
+export interface ProcessorInit {
+  executor: MicroJobExecutor
+  /** Where output bytes go; returns a CID string. Default: nowhere (only the hash is recorded). */
+  storeOutput?(bytes: Uint8Array): Promise<string | undefined>
+  /** Called once on the peer whose result completed the job (finalization is idempotent). */
+  onJobComplete?(jobId: string): void | Promise<void>
+  /** This peer's hardware for job choice. Default: `{ gpuModel: 'Any', vramGb: 0 }` (runs only "Any" jobs with no VRAM need). */
+  hardware?: PeerState
+  leases?: LeasesInit
+  heartbeatMs?: number
+  ownerTimeoutMs?: number
+  maxBatch?: number
+  /** MicroJobs asked for per queue turn. Default {@link DEFAULT_WANT}. */
+  want?: number
+  discoveryMs?: number
+  idleMs?: number
+  maxMessageBytes?: number
+  /** Publish "MicroJob complete" on /jobs for every MicroJob. Default true. */
+  announceComplete?: boolean
+}
+
+export interface MicroJobStartDetail {
+  jobId: string
+  macroIndex: number
+  index: number
+  leaseTerm: number
+  /** ms from this peer being ready for work (previous MicroJob done, or queue request) to this start. */
+  waitMs: number
+  /** ms from the lock (lease written) to this start. */
+  claimToStartMs: number
+}
+
+export interface ProcessorEvents {
+  'microjob:start': MicroJobStartDetail
+  'microjob:done': { jobId: string, macroIndex: number, index: number, leaseTerm: number, outputHash: Uint8Array }
+  'microjob:error': { jobId: string, macroIndex: number, index: number, error: Error }
+  /** This peer became owner of a MacroJob queue. */
+  ownership: { jobId: string, macroIndex: number, epoch: number, term: number }
+  'job:complete': { jobId: string, finalizer: boolean }
+}
+
+export interface Processor extends TypedEvents<ProcessorEvents> {
+  readonly metrics: CoordMetrics
+  /** Starts the loop. */
+  start(): Promise<void>
+  /** Stops the loop and leaves every room (`abrupt`: no handoff, like a crash). */
+  stop(options?: { abrupt?: boolean }): Promise<void>
+  /** Writes a signed JobAnnouncement to `jobmesh/index` and publishes it on /jobs. */
+  announceJob(spec: JobSpec, jobId: string, specCid: string): Promise<void>
+  /** Every owner seen per `jobId/macroIndex` (observability, tests). */
+  ownersSeen(): Map<string, Set<string>>
+}
+
+interface KnownJob {
+  jobId: string
+  specCid: string
+  spec: JobSpec
+  value: bigint
+  minVramGb: number
+  gpuModel?: string
+  modelId?: string
+  signer: string
+}
+
+interface JobContext {
+  job: KnownJob
+  doc: Y.Doc
+  slicing: Slicing
+  macroLeases: LeaseTable
+  microLeases: LeaseTable
+  results: ReturnType<typeof resultTable>
+  progress: JobProgress
+  rooms: Map<number, MacroRoom>
+  /** macroIndex -> { open, at } from RoomAnnouncements. */
+  announced: Map<number, { open: number, at: number }>
+  lastLocalResult: number
+  finalized: boolean
+  wake?(): void
+}
+
+class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
+  readonly metrics = createMetrics()
+  private readonly components: ProcessorComponents
+  private readonly init: ProcessorInit
+  private readonly clock: () => number
+  private readonly self: string
+  private readonly signer: RecordSigner
+  private readonly verifier: RecordVerifier
+  private readonly leases: Leases
+  private readonly jobs = new Map<string, KnownJob>()
+  private readonly completed = new Set<string>()
+  private readonly contexts = new Map<string, JobContext>()
+  private readonly onMessage: (evt: CustomEvent<RoomPubSubMessage>) => void
+  private readonly maxBytes: number
+  private controller = new AbortController()
+  private loop: Promise<void> | undefined
+  private indexMap: Y.Map<Uint8Array> | undefined
+  private wakeIdle: (() => void) | undefined
+  private readonly owners = new Map<string, Set<string>>()
+
+  constructor (components: ProcessorComponents, init: ProcessorInit) {
+    super()
+    this.components = components
+    this.init = init
+    this.clock = components.clock ?? Date.now
+    this.self = components.peerId.toString()
+    this.signer = recordSigner(components.privateKey, this.self)
+    this.verifier = recordVerifier()
+    this.leases = createLeases({ signer: this.signer, verifier: this.verifier, clock: this.clock, metrics: this.metrics }, init.leases)
+    this.maxBytes = init.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
+    this.onMessage = (evt) => { this.handle(evt.detail) }
+  }
+
+  ownersSeen (): Map<string, Set<string>> {
+    return this.owners
+  }
+
+  async start (): Promise<void> {
+    this.controller = new AbortController()
+    this.components.pubsub.subscribe(jobsTopic())
+    this.components.pubsub.addEventListener('message', this.onMessage)
+    const index = await this.components.docs.open(INDEX_DOC)
+    this.indexMap = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
+    for (const [, value] of this.indexMap) this.learn(value)
+    this.indexMap.observe((event) => {
+      for (const key of event.keysChanged) {
+        const value = this.indexMap?.get(key)
+        if (value != null) this.learn(value)
+      }
+    })
+    this.publish(jobsTopic(), { openJobs: { nonce: BigInt(this.clock()) } })
+    this.loop = this.run().catch(err => {
+      if (!this.controller.signal.aborted) log.error('processor loop failed: %e', err)
+    })
+  }
+
+  async stop (options: { abrupt?: boolean } = {}): Promise<void> {
+    this.controller.abort()
+    this.wakeIdle?.()
+    for (const ctx of this.contexts.values()) {
+      for (const room of ctx.rooms.values()) room.close(options)
+      ctx.progress.stop()
+      ctx.wake?.()
+    }
+    this.components.pubsub.removeEventListener('message', this.onMessage)
+    await this.loop
+  }
+
+  async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
+    let payload: Uint8Array
+    try {
+      payload = JobAnnouncement.encode({
+        jobId: hexToBytes(jobId),
+        specCid,
+        minVramGb: spec.requirements.minVramGb,
+        gpuModel: spec.requirements.gpuModel,
+        modelId: spec.requirements.modelId,
+        value: Number(specValue(spec)),
+        status: 0,
+        microJobs: spec.slicing.macroJobs * spec.slicing.microJobsPerMacro,
+        spec: encodeJobSpec(spec) as Uint8Array<ArrayBuffer>
+      })
+    } catch (err) {
+      throw new InvalidAnnouncementError(`cannot announce ${jobId}: ${(err as Error).message}`)
+    }
+    const record = this.signer.sign(ANNOUNCEMENT_DOMAIN, payload)
+    if (this.indexMap == null) {
+      const index = await this.components.docs.open(INDEX_DOC)
+      this.indexMap = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
+    }
+    this.indexMap.set(jobId.toLowerCase(), record)
+    this.learn(record)
+    this.publish(jobsTopic(), { announcement: record as Uint8Array<ArrayBuffer> })
+  }
+
+  // ---- job discovery ----
+
+  private learn (record: Uint8Array): KnownJob | undefined {
+    const verified = this.verifier.verify(record, ANNOUNCEMENT_DOMAIN)
+    if (verified == null) {
+      this.metrics.droppedForged++
+      return undefined
+    }
+    try {
+      const a = JobAnnouncement.decode(verified.payload)
+      const jobId = bytesToHex(a.jobId)
+      const known = this.jobs.get(jobId)
+      if (known != null) return known
+      if (a.spec == null) return undefined
+      const spec = decodeJobSpec(a.spec)
+      const job: KnownJob = {
+        jobId, specCid: a.specCid, spec, value: specValue(spec), minVramGb: a.minVramGb, gpuModel: a.gpuModel,
+        modelId: a.modelId, signer: verified.signer
+      }
+      this.jobs.set(jobId, job)
+      this.wakeIdle?.()
+      return job
+    } catch (err) {
+      log('bad announcement: %e', err)
+      this.metrics.droppedMalformed++
+      return undefined
+    }
+  }
+
+  private handle (msg: RoomPubSubMessage): void {
+    const topic = msg.topic
+    const isJobs = topic === jobsTopic()
+    const ctx = isJobs ? undefined : [...this.contexts.values()].find(c => macroTopic(c.job.jobId) === topic)
+    if (!isJobs && ctx == null) return
+    if (msg.type !== 'signed' || msg.from == null) {
+      this.metrics.droppedForged++
+      return
+    }
+    const from = msg.from.toString()
+    if (from === this.self) return
+    let decoded: CoordMessage
+    try {
+      decoded = decodeMessage(msg.data, this.maxBytes)
+    } catch (err) {
+      if ((err as Error).name === 'MessageTooLargeError') this.metrics.droppedOversized++
+      else this.metrics.droppedMalformed++
+      return
+    }
+    if (isJobs) {
+      if (decoded.announcement != null) this.learn(decoded.announcement)
+      if (decoded.openJobs != null) {
+        for (const [, value] of this.indexMap ?? []) {
+          const v = this.verifier.verify(value, ANNOUNCEMENT_DOMAIN)
+          if (v?.signer === this.self) this.publish(jobsTopic(), { announcement: value as Uint8Array<ArrayBuffer> })
+        }
+      }
+      return
+    }
+    if (ctx == null) return
+    if (decoded.room != null) {
+      ctx.announced.set(decoded.room.macroIndex, { open: decoded.room.open, at: this.clock() })
+      ctx.wake?.()
+    }
+    if (decoded.openMacro != null) {
+      for (const room of ctx.rooms.values()) {
+        const a = room.announcement()
+        if (a != null && a.open > 0) this.publish(topic, { room: a })
+      }
+    }
+  }
+
+  private publish (topic: string, msg: Partial<CoordMessage>): void {
+    try {
+      const bytes = encodeMessage(msg, this.maxBytes)
+      this.components.pubsub.publish(topic, bytes).catch((err: Error) => { log('publish on %s: %s', topic, err.message) })
+    } catch (err) {
+      log.error('cannot encode: %e', err)
+    }
+  }
+
+  // ---- the loop ----
+
+  private async run (): Promise<void> {
+    const signal = this.controller.signal
+    const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
+    while (!signal.aborted) {
+      const candidates = [...this.jobs.values()]
+        .filter(j => !this.completed.has(j.jobId))
+        .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
+      const choice = chooseJob(candidates, hardware)
+      if (choice == null) {
+        await this.idle(signal)
+        continue
+      }
+      try {
+        await this.workOn(choice.job, signal)
+      } catch (err) {
+        if (!signal.aborted) log.error('job %s: %e', choice.job.jobId, err)
+        await this.idle(signal)
+      }
+    }
+  }
+
+  private async idle (signal: AbortSignal, ms = this.init.idleMs ?? DEFAULT_IDLE_MS): Promise<void> {
+    if (signal.aborted) return
+    await new Promise<void>(resolve => {
+      const timer = setTimeout(done, ms)
+      function done (): void { clearTimeout(timer); resolve() }
+      this.wakeIdle = done
+    })
+    this.wakeIdle = undefined
+  }
+
+  private async context (job: KnownJob): Promise<JobContext> {
+    let ctx = this.contexts.get(job.jobId)
+    if (ctx != null) return ctx
+    const doc = await this.components.docs.open(jobDocName(job.jobId))
+    const slicing = sliceJob(job.spec, job.jobId)
+    const components = { signer: this.signer, verifier: this.verifier, metrics: this.metrics }
+    const progress = new JobProgress(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId, slicing.microJobs.length)
+    ctx = {
+      job,
+      doc,
+      slicing,
+      macroLeases: this.leases.table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.jobId)),
+      microLeases: this.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.jobId)),
+      results: resultTable(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId),
+      progress,
+      rooms: new Map(),
+      announced: new Map(),
+      lastLocalResult: 0,
+      finalized: false
+    }
+    const c = ctx
+    progress.addEventListener('complete', (evt) => { void this.jobComplete(c, evt.detail.local) })
+    progress.addEventListener('microjob:done', () => { c.wake?.() })
+    this.contexts.set(job.jobId, ctx)
+    this.components.pubsub.subscribe(macroTopic(job.jobId))
+    if (progress.complete) void this.jobComplete(ctx, false)
+    return ctx
+  }
+
+  private async jobComplete (ctx: JobContext, local: boolean): Promise<void> {
+    if (ctx.finalized) return
+    ctx.finalized = true
+    this.completed.add(ctx.job.jobId)
+    const finalizer = local || this.clock() - ctx.lastLocalResult <= DEFAULT_COMPLETION_WINDOW_MS
+    log('job %s complete (finalizer %s)', ctx.job.jobId, finalizer)
+    this.safeDispatch('job:complete', { jobId: ctx.job.jobId, finalizer })
+    for (const room of ctx.rooms.values()) room.close()
+    ctx.wake?.()
+    if (finalizer && this.init.onJobComplete != null) {
+      try {
+        await this.init.onJobComplete(ctx.job.jobId)
+      } catch (err) {
+        log.error('onJobComplete(%s): %e', ctx.job.jobId, err)
+      }
+    }
+  }
+
+  private room (ctx: JobContext, macroIndex: number): MacroRoom {
+    let room = ctx.rooms.get(macroIndex)
+    if (room != null) return room
+    const macro = ctx.slicing.macroJobs[macroIndex]
+    room = new MacroRoom({
+      pubsub: this.components.pubsub,
+      peerId: this.self,
+      leases: this.leases,
+      verifier: this.verifier,
+      macroLeases: ctx.macroLeases,
+      microLeases: ctx.microLeases,
+      progress: ctx.progress,
+      metrics: this.metrics,
+      clock: this.clock
+    }, {
+      jobId: ctx.job.jobId,
+      macroIndex,
+      macroId: macro.macroId,
+      size: macro.microIds.length,
+      heartbeatMs: this.init.heartbeatMs,
+      ownerTimeoutMs: this.init.ownerTimeoutMs,
+      maxBatch: this.init.maxBatch,
+      maxMessageBytes: this.maxBytes
+    })
+    const key = `${ctx.job.jobId}/${macroIndex}`
+    const owners = this.owners.get(key) ?? new Set<string>()
+    this.owners.set(key, owners)
+    room.addEventListener('snapshot', (evt) => { owners.add(evt.detail.owner) })
+    room.addEventListener('ownership', (evt) => {
+      owners.add(this.self)
+      this.safeDispatch('ownership', { jobId: ctx.job.jobId, macroIndex, epoch: evt.detail.epoch, term: evt.detail.term })
+    })
+    room.addEventListener('complete', () => { ctx.wake?.() })
+    ctx.rooms.set(macroIndex, room)
+    room.start()
+    return room
+  }
+
+  /** Picks a MacroJob room with open items: an announced room, else claims an open MacroJob lease. */
+  private async findRoom (ctx: JobContext, signal: AbortSignal): Promise<MacroRoom | undefined> {
+    const now = this.clock()
+    const ttl = DEFAULT_ANNOUNCEMENT_TTL_MS
+    const macroDone = (m: number): boolean => ctx.rooms.get(m)?.isComplete === true ||
+      ctx.slicing.macroJobs[m].microIds.every((_, i) => ctx.progress.has(microKey(m, i)))
+    // 1. rooms this peer is in, or that were announced, with open items
+    const joinable: number[] = []
+    for (const [m, a] of ctx.announced) {
+      if (a.open > 0 && now - a.at < ttl && !macroDone(m)) joinable.push(m)
+    }
+    for (const [m, room] of ctx.rooms) {
+      const s = room.state
+      if (s != null && !room.isComplete && s.states.some(x => x === 0) && !joinable.includes(m)) joinable.push(m)
+    }
+    if (joinable.length > 0) {
+      const m = joinable[Math.floor(Math.random() * joinable.length)]
+      ctx.announced.delete(m)
+      return this.room(ctx, m)
+    }
+    // 2. an open MacroJob lease
+    const open: number[] = []
+    for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
+      if (!macroDone(m) && ctx.macroLeases.isOpen(macroKey(m))) open.push(m)
+    }
+    if (open.length > 0) {
+      const m = open[Math.floor(Math.random() * open.length)]
+      try {
+        const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
+        const room = this.room(ctx, m)
+        if (room.state == null || room.state.epoch < lease.term) room.create(lease)
+        const a = room.announcement()
+        if (a != null) this.publish(macroTopic(ctx.job.jobId), { room: a })
+        return room
+      } catch (err) {
+        if (signal.aborted) throw err
+        log('claim of MacroJob %d failed: %s', m, (err as Error).message)
+        return undefined
+      }
+    }
+    // 3. ask rooms to announce themselves
+    this.publish(macroTopic(ctx.job.jobId), { openMacro: { nonce: BigInt(now) } })
+    await this.waitFor(ctx, signal, this.init.discoveryMs ?? DEFAULT_DISCOVERY_MS)
+    return undefined
+  }
+
+  private async waitFor (ctx: JobContext, signal: AbortSignal, ms: number): Promise<void> {
+    if (signal.aborted) return
+    await new Promise<void>(resolve => {
+      const timer = setTimeout(done, ms)
+      function done (): void { clearTimeout(timer); resolve() }
+      ctx.wake = done
+      signal.addEventListener('abort', done, { once: true })
+    })
+    ctx.wake = undefined
+  }
+
+  private async workOn (job: KnownJob, signal: AbortSignal): Promise<void> {
+    const ctx = await this.context(job)
+    let readyAt = this.clock()
+    let idleRounds = 0
+    while (!signal.aborted && !ctx.finalized) {
+      const room = await this.findRoom(ctx, signal)
+      if (room == null) {
+        idleRounds++
+        if (idleRounds > 20) return // nothing open here for a while: look at other jobs
+        continue
+      }
+      let items: LockedItem[]
+      try {
+        items = await room.next(this.init.want ?? DEFAULT_WANT, { signal })
+      } catch (err) {
+        if (signal.aborted || (err as Error).name === 'RoomClosedError') continue
+        throw err
+      }
+      const lockedAt = this.clock()
+      if (items.length === 0) {
+        idleRounds++
+        await this.waitFor(ctx, signal, Math.min(50 * idleRounds, this.init.idleMs ?? DEFAULT_IDLE_MS))
+        continue
+      }
+      idleRounds = 0
+      for (const item of items) {
+        if (signal.aborted) return
+        await this.runItem(ctx, room, item, readyAt, lockedAt, signal)
+        readyAt = this.clock()
+      }
+    }
+  }
+
+  private async runItem (ctx: JobContext, room: MacroRoom, item: LockedItem, readyAt: number, lockedAt: number,
+    signal: AbortSignal): Promise<void> {
+    const d = ctx.slicing.microJobs[item.macroIndex * ctx.job.spec.slicing.microJobsPerMacro + item.index]
+    const key = microKey(item.macroIndex, item.index)
+    if (ctx.progress.has(key)) {
+      room.done(item.index)
+      return
+    }
+    const task: MicroJobTask = {
+      jobId: ctx.job.jobId, spec: ctx.job.spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId,
+      start: d.start, end: d.end
+    }
+    const started = this.clock()
+    this.safeDispatch('microjob:start', {
+      jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm,
+      waitMs: started - readyAt, claimToStartMs: started - lockedAt
+    })
+    const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, this.leases.renewMs)
+    try {
+      const output = await this.init.executor.run(task, { signal })
+      const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
+      let outputCid = await this.init.storeOutput?.(output)
+      if (outputCid != null && outputCid === CID.createV1(0x55, Digest.create(0x12, outputHash)).toString()) {
+        outputCid = undefined
+      }
+      ctx.lastLocalResult = this.clock()
+      ctx.results.write(d.macroIndex, d.index, { term: item.leaseTerm, outputHash, size: output.length, outputCid })
+      room.done(d.index)
+      if (this.init.announceComplete !== false) {
+        this.publish(jobsTopic(), {
+          complete: { jobId: hexToBytes(task.jobId), macroIndex: d.macroIndex, index: d.index, term: item.leaseTerm, outputHash }
+        })
+      }
+      this.safeDispatch('microjob:done', { jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash })
+    } catch (err) {
+      if (signal.aborted) return
+      log.error('MicroJob %s failed: %e', key, err)
+      ctx.microLeases.release(key, item.leaseTerm)
+      this.safeDispatch('microjob:error', { jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, error: err as Error })
+    } finally {
+      clearInterval(renew)
+    }
+  }
+}
+
+function specValue (spec: JobSpec): bigint {
+  return taskValue(spec.price, estimatedSeconds(spec.estimate, spec.slicing.macroJobs * spec.slicing.microJobsPerMacro))
+}
+
+function hexToBytes (hex: string): Uint8Array<ArrayBuffer> {
+  const h = hex.startsWith('0x') ? hex.slice(2) : hex
+  return new Uint8Array(Buffer.from(h, 'hex'))
+}
+
+function bytesToHex (bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`
+}
+
+/**
+ * Creates a processor (DESIGN 7 loop): finds open jobs on /jobs and in `jobmesh/index`, picks one with
+ * `chooseJob`, joins or creates MacroJob rooms, takes MicroJobs from the queue, runs them through the executor,
+ * writes signed results to the job doc and announces completion.
+ */
+export function createProcessor (components: ProcessorComponents, init: ProcessorInit): Processor {
+  return new JobProcessor(components, init)
+}
