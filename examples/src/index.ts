@@ -15,3 +15,5 @@ export { generateText, DEFAULT_TEXT_BYTES, DEFAULT_TEXT_BLOCK_SIZE } from './wor
 export type { TextInit } from './wordcount-data.js'
 export { exampleWasmPath, loadExampleWasm } from './paths.js'
 export type { ExampleName } from './paths.js'
+export { writeExampleData } from './generate-data.js'
+export type { ExampleDataInit, ExampleDataFile } from './generate-data.js'
