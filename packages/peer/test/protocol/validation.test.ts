@@ -1,0 +1,38 @@
+import { AbiCoder, keccak256 } from 'ethers'
+import { describe, expect, it } from 'vitest'
+import { validationIndex, verifierHash } from '../../src/protocol/index.js'
+
+const coder = AbiCoder.defaultAbiCoder()
+const ENTROPY = '0x' + 'c4'.repeat(32)
+
+describe('validation sample', () => {
+  it('validationIndex = uint256(keccak256(abi.encode(seed, m, entropy))) % P', () => {
+    const seed = (1n << 255n) + 12345n
+    for (const [m, P] of [[0, 7], [3, 1000], [2 ** 40, 3]]) {
+      const expected = Number(BigInt(keccak256(coder.encode(['uint256', 'uint256', 'bytes32'], [seed, m, ENTROPY]))) % BigInt(P))
+      expect(validationIndex(seed, m, ENTROPY, P)).toBe(expected)
+    }
+    expect(validationIndex(1n, 0, ENTROPY, 1)).toBe(0)
+  })
+
+  it('spreads over the MacroJob: every index is drawn for some entropy', () => {
+    const seen = new Set<number>()
+    for (let e = 0; e < 200; e++) seen.add(validationIndex(5n, 1, '0x' + e.toString(16).padStart(64, '0'), 8))
+    expect([...seen].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+  })
+
+  it('verifierHash = keccak256(abi.encode(bytes32[]))', () => {
+    const hashes = ['0x' + '01'.repeat(32), '0x' + 'AB'.repeat(32)]
+    expect(verifierHash(hashes)).toBe(keccak256(coder.encode(['bytes32[]'], [hashes.map(h => h.toLowerCase())])))
+    expect(verifierHash([])).toBe(keccak256(coder.encode(['bytes32[]'], [[]])))
+    expect(verifierHash(hashes)).not.toBe(verifierHash([...hashes].reverse()))
+  })
+
+  it('rejects malformed arguments with a typed error', () => {
+    const bad = expect.objectContaining({ name: 'InvalidArgumentError' })
+    expect(() => validationIndex(1n, 0, '0x1234', 4)).toThrow(bad)
+    expect(() => validationIndex(1n, 0, ENTROPY, 0)).toThrow(bad)
+    expect(() => validationIndex(1n, -1, ENTROPY, 4)).toThrow(bad)
+    expect(() => verifierHash(['0x12'])).toThrow(bad)
+  })
+})
