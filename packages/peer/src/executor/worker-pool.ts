@@ -151,8 +151,10 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       clearTimeout(timer)
       task.signal?.removeEventListener('abort', onAbort)
     }
-    // the input is copied so the caller's buffer stays intact and the copy can be transferred
-    const input = task.input.slice()
+    // the input is copied (Buffer#slice would not copy) so the caller's buffer stays intact and the copy,
+    // which owns its whole ArrayBuffer, can be transferred
+    const input = new Uint8Array(task.input.length)
+    input.set(task.input)
     slot.worker.postMessage({
       id: pending.id,
       module: task.module,

@@ -66,6 +66,10 @@ describe('wasm executor', () => {
     const mine = Uint8Array.of(1, 2, 3)
     await executor.run(echoModule, mine)
     expect(mine).toEqual(Uint8Array.of(1, 2, 3))
+    // a Buffer from Node's shared pool, as fs and sockets return
+    const pooled = Buffer.from('pooled input')
+    expect(await executor.run(echoModule, pooled)).toEqual(new Uint8Array(pooled))
+    expect(pooled.toString()).toBe('pooled input')
   })
 
   it.each([
