@@ -1,0 +1,20 @@
+import { ContentTooLargeError } from './errors.js'
+
+/** Concatenates chunks, failing with `ContentTooLargeError` as soon as more than `maxBytes` arrived. */
+export async function collect (chunks: AsyncIterable<Uint8Array>, maxBytes: number, what: string): Promise<Uint8Array> {
+  const parts: Uint8Array[] = []
+  let total = 0
+  for await (const chunk of chunks) {
+    total += chunk.byteLength
+    if (total > maxBytes) throw new ContentTooLargeError(`${what} is larger than ${maxBytes} bytes`)
+    parts.push(chunk)
+  }
+  if (parts.length === 1) return parts[0]
+  const out = new Uint8Array(total)
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.byteLength
+  }
+  return out
+}

@@ -1,0 +1,149 @@
+import { createReadStream } from 'node:fs'
+import { unixfs } from '@helia/unixfs'
+import { logger } from '@libp2p/logger'
+import { CID } from 'multiformats/cid'
+import * as raw from 'multiformats/codecs/raw'
+import * as Digest from 'multiformats/hashes/digest'
+import { sha256 } from 'multiformats/hashes/sha2'
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_FETCH_BYTES, DEFAULT_RAW_BLOCK_MAX_BYTES } from './constants.js'
+import { ContentNotFoundError } from './errors.js'
+import { readFileRange } from './file-reader.js'
+import { readHttpRange } from './http-reader.js'
+import { readIpfsRange } from './ipfs-reader.js'
+import { timedSignal } from './signal.js'
+import { checkRange, parseContentUri } from './uri.js'
+import type { Blocks, Pins } from '@helia/interface'
+
+const log = logger('jobmesh:storage')
+
+/** The parts of a helia node the content store uses. */
+export interface ContentStoreComponents {
+  helia: { blockstore: Blocks, pins: Pins }
+}
+
+export interface ContentStoreInit {
+  /** Default `maxBytes` of `fetch` (default 256 MiB). */
+  maxFetchBytes?: number
+  /** Default timeout of one `fetch`, in ms (default 60 000). */
+  fetchTimeoutMs?: number
+  /** Outputs up to this size are stored as one raw block (default 1 MiB). */
+  rawBlockMaxBytes?: number
+}
+
+export interface FetchOptions {
+  /** First byte to read (default 0). */
+  offset?: number
+  /** Bytes to read from `offset` (default: to the end); clamped to the content's size. */
+  length?: number
+  /** Largest answer accepted; more fails with `ContentTooLargeError`. */
+  maxBytes?: number
+  /** Overrides the store's fetch timeout (ms). */
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+export interface AddOptions {
+  signal?: AbortSignal
+}
+
+/** Reads content by URI and adds content to the node's IPFS blockstore (pinned). */
+export interface ContentStore {
+  /**
+   * Reads `[offset, offset + length)` of the content at `uri` (`ipfs://<cid>[/path]`, `https://`, `http://`,
+   * `file://`). IPFS content is read with UnixFS `cat`, so only the blocks covering the range are fetched.
+   *
+   * @throws UnsupportedUriError, InvalidRangeError, ContentNotFoundError, ContentTooLargeError, ContentTimeoutError,
+   * ContentFetchError, AbortError
+   */
+  fetch(uri: string, options?: FetchOptions): Promise<Uint8Array>
+  /** Adds bytes as a UnixFS file, pins it and returns its CID string. */
+  addBytes(bytes: Uint8Array, options?: AddOptions): Promise<string>
+  /** Adds a local file as a UnixFS file (streamed), pins it and returns its CID string. */
+  addFile(path: string, options?: AddOptions): Promise<string>
+  /**
+   * Adds a MicroJob output: up to `rawBlockMaxBytes` as one raw block (CIDv1 raw sha256, derivable from the output
+   * hash), larger as a UnixFS file; pinned. Returns the CID string.
+   */
+  addOutput(bytes: Uint8Array, options?: AddOptions): Promise<string>
+}
+
+/** The CID (v1, raw codec) a small output gets from `addOutput`, derived from its sha256 (32-byte hex). */
+export function rawOutputCid (outputHash: string): string {
+  const hex = outputHash.startsWith('0x') ? outputHash.slice(2) : outputHash
+  return CID.createV1(raw.code, Digest.create(sha256.code, Uint8Array.from(Buffer.from(hex, 'hex')))).toString()
+}
+
+async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
+  try {
+    for await (const _ of pins.add(cid, { signal })) { /* walk the DAG */ }
+  } catch (err) {
+    if ((err as Error).name !== 'AlreadyPinnedError') throw err
+  }
+}
+
+async function * fileChunks (path: string, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+  const stream = createReadStream(path, { signal })
+  try {
+    for await (const chunk of stream) yield new Uint8Array(chunk as Buffer)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ContentNotFoundError(`no such file: ${path}`, { cause: err })
+    throw err
+  }
+}
+
+/**
+ * Creates a content store on a helia node.
+ *
+ * @example
+ * ```ts
+ * const store = createContentStore({ helia: node.helia })
+ * const cid = await store.addBytes(bytes)
+ * const part = await store.fetch(`ipfs://${cid}`, { offset: 4096, length: 4096, signal })
+ * ```
+ */
+export function createContentStore (components: ContentStoreComponents, init: ContentStoreInit = {}): ContentStore {
+  const fs = unixfs(components.helia)
+  const maxFetchBytes = init.maxFetchBytes ?? DEFAULT_MAX_FETCH_BYTES
+  const fetchTimeoutMs = init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
+  const rawMax = init.rawBlockMaxBytes ?? DEFAULT_RAW_BLOCK_MAX_BYTES
+
+  const addBytes = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
+    const cid = await fs.addBytes(bytes, { signal: options.signal })
+    await pin(components.helia.pins, cid, options.signal)
+    log('added %c (%d bytes)', cid, bytes.byteLength)
+    return cid.toString()
+  }
+
+  return {
+    async fetch (uri, options = {}) {
+      const parsed = parseContentUri(uri)
+      const range = checkRange(options.offset, options.length)
+      const maxBytes = options.maxBytes ?? maxFetchBytes
+      const timed = timedSignal(options.signal, options.timeoutMs ?? fetchTimeoutMs)
+      try {
+        if (parsed.scheme === 'ipfs') return await readIpfsRange(fs, parsed.cid, parsed.path, range, maxBytes, timed.signal)
+        if (parsed.scheme === 'http') return await readHttpRange(parsed.url, range, maxBytes, timed.signal)
+        return await readFileRange(parsed.url, range, maxBytes, timed.signal)
+      } catch (err) {
+        if (timed.signal.aborted) throw timed.reason(`fetching ${uri}`)
+        throw err
+      } finally {
+        timed.clear()
+      }
+    },
+    addBytes,
+    async addFile (path, options = {}) {
+      const cid = await fs.addByteStream(fileChunks(path, options.signal), { signal: options.signal })
+      await pin(components.helia.pins, cid, options.signal)
+      log('added file %s as %c', path, cid)
+      return cid.toString()
+    },
+    async addOutput (bytes, options = {}) {
+      if (bytes.byteLength > rawMax) return addBytes(bytes, options)
+      const cid = CID.createV1(raw.code, await sha256.digest(bytes))
+      await components.helia.blockstore.put(cid, bytes, { signal: options.signal })
+      await pin(components.helia.pins, cid, options.signal)
+      return cid.toString()
+    }
+  }
+}

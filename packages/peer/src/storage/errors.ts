@@ -1,0 +1,47 @@
+/**
+ * Errors of the content store and the WASM MicroJob executor adapter. One class per condition; branch on
+ * `err.name`.
+ */
+
+/** The URI is malformed or uses a scheme the store does not read (supported: ipfs://, https://, http://, file://). */
+export class UnsupportedUriError extends Error {
+  static override readonly name = 'UnsupportedUriError'
+  override name = 'UnsupportedUriError'
+}
+
+/** The content does not exist (missing file, HTTP 404, unknown CID path). */
+export class ContentNotFoundError extends Error {
+  static override readonly name = 'ContentNotFoundError'
+  override name = 'ContentNotFoundError'
+}
+
+/** The content (or the requested range) is larger than `maxBytes`. */
+export class ContentTooLargeError extends Error {
+  static override readonly name = 'ContentTooLargeError'
+  override name = 'ContentTooLargeError'
+}
+
+/** The content could not be fetched within the timeout (for IPFS: no peer provided the blocks in time). */
+export class ContentTimeoutError extends Error {
+  static override readonly name = 'ContentTimeoutError'
+  override name = 'ContentTimeoutError'
+}
+
+/** The server or the file system failed while reading (HTTP 5xx, bad range answer, I/O error). */
+export class ContentFetchError extends Error {
+  static override readonly name = 'ContentFetchError'
+  override name = 'ContentFetchError'
+}
+
+/** The requested range is invalid (negative offset or length, non-integer). */
+export class InvalidRangeError extends Error {
+  static override readonly name = 'InvalidRangeError'
+  override name = 'InvalidRangeError'
+}
+
+/** The operation was aborted through its AbortSignal. */
+export class AbortError extends Error {
+  static override readonly name = 'AbortError'
+  override name = 'AbortError'
+  readonly code = 'ABORT_ERR'
+}

@@ -1,0 +1,31 @@
+import { collect } from './collect.js'
+import { ContentFetchError, ContentNotFoundError, ContentTooLargeError } from './errors.js'
+import type { ByteRange } from './uri.js'
+import type { UnixFS } from '@helia/unixfs'
+import type { CID } from 'multiformats/cid'
+
+const NOT_FOUND = new Set(['DoesNotExistError', 'NotAFileError', 'NoContentError', 'NotFoundError'])
+
+/** Reads a byte range of a UnixFS file (or raw block) with `cat`: only the blocks covering the range are fetched. */
+export async function readIpfsRange (fs: UnixFS, cid: CID, path: string, range: ByteRange, maxBytes: number,
+  signal: AbortSignal): Promise<Uint8Array> {
+  if (range.length === 0) return new Uint8Array(0)
+  if (range.length !== undefined && range.length > maxBytes) {
+    throw new ContentTooLargeError(`ipfs://${cid} range of ${range.length} bytes is larger than ${maxBytes} bytes`)
+  }
+  const what = `ipfs://${cid}${path === '' ? '' : `/${path}`}`
+  try {
+    const chunks = fs.cat(cid, {
+      offset: range.offset,
+      ...(range.length === undefined ? {} : { length: range.length }),
+      ...(path === '' ? {} : { path }),
+      signal
+    })
+    return await collect(chunks, maxBytes, what)
+  } catch (err) {
+    if (signal.aborted || (err as Error).name === 'ContentTooLargeError') throw err
+    const name = (err as Error).name
+    if (NOT_FOUND.has(name)) throw new ContentNotFoundError(`${what}: ${(err as Error).message}`, { cause: err })
+    throw new ContentFetchError(`cannot read ${what}: ${(err as Error).message}`, { cause: err })
+  }
+}

@@ -1,0 +1,96 @@
+import { logger } from '@libp2p/logger'
+import { DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_FETCH_BYTES } from './constants.js'
+import type { ContentStore } from './content-store.js'
+import type { WasmExecutor } from '../executor/index.js'
+import type { MicroJobExecutor, MicroJobTask } from '../processor/executor.js'
+
+const log = logger('jobmesh:storage')
+
+export interface WasmMicroJobExecutorComponents {
+  store: Pick<ContentStore, 'fetch'>
+  executor: Pick<WasmExecutor, 'run'>
+}
+
+export interface WasmMicroJobExecutorInit {
+  /** Largest job code fetched (bytes, default 64 MiB). */
+  maxCodeBytes?: number
+  /** Largest MicroJob input (bytes, default 256 MiB). */
+  maxInputBytes?: number
+  /** Code modules cached by URI (default 16). */
+  codeCacheEntries?: number
+  /**
+   * Tests only: when it returns true for a task, the adapter returns a wrong output for it (the real output with
+   * its first byte flipped, or one byte when empty), as a cheating processor would.
+   */
+  cheat?(task: MicroJobTask): boolean
+}
+
+/** The block range `[start * blockSize, end * blockSize)` of a MicroJob as `{ offset, length }`. */
+export function microJobRange (task: Pick<MicroJobTask, 'start' | 'end'> & { spec: { blockSize: number } }): { offset: number, length: number } {
+  const offset = task.start * task.spec.blockSize
+  return { offset, length: (task.end - task.start) * task.spec.blockSize }
+}
+
+/**
+ * The processor's MicroJobExecutor over the WASM executor: fetches the job's code (cached by URI), reads the
+ * MicroJob's block range of the data (clamped to the data's size) and runs the module on it.
+ *
+ * @example
+ * ```ts
+ * const store = createContentStore({ helia: node.helia })
+ * const processor = createProcessor(components, {
+ *   executor: wasmMicroJobExecutor({ store, executor: createWasmExecutor() }),
+ *   storeOutput: async (bytes) => store.addOutput(bytes)
+ * })
+ * ```
+ */
+export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents, init: WasmMicroJobExecutorInit = {}): MicroJobExecutor {
+  const maxCodeBytes = init.maxCodeBytes ?? DEFAULT_MAX_CODE_BYTES
+  const maxInputBytes = init.maxInputBytes ?? DEFAULT_MAX_FETCH_BYTES
+  const cacheEntries = init.codeCacheEntries ?? DEFAULT_CODE_CACHE_ENTRIES
+  const code = new Map<string, Promise<Uint8Array>>()
+
+  const getCode = (uri: string, signal: AbortSignal): Promise<Uint8Array> => {
+    let hit = code.get(uri)
+    if (hit != null) {
+      // refresh its place in the LRU order
+      code.delete(uri)
+      code.set(uri, hit)
+      return hit
+    }
+    // not bound to this caller's signal: a shared fetch must not fail for the other callers
+    hit = components.store.fetch(uri, { maxBytes: maxCodeBytes })
+    code.set(uri, hit)
+    hit.catch(() => { if (code.get(uri) === hit) code.delete(uri) })
+    while (code.size > cacheEntries) code.delete(code.keys().next().value as string)
+    return raceAbort(hit, signal)
+  }
+
+  return {
+    async run (task, { signal }) {
+      signal.throwIfAborted()
+      const { offset, length } = microJobRange(task)
+      const [wasm, input] = await Promise.all([
+        getCode(task.spec.codeUri, signal),
+        components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, signal })
+      ])
+      const output = await components.executor.run(wasm, input, { signal })
+      if (init.cheat?.(task) === true) {
+        log('cheating on %s %d.%d', task.jobId, task.macroIndex, task.index)
+        const wrong = output.byteLength === 0 ? new Uint8Array(1) : output.slice()
+        wrong[0] ^= 0xff
+        return wrong
+      }
+      return output
+    }
+  }
+}
+
+function raceAbort<T> (promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => { reject(signal.reason) }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort) })
+  })
+}

@@ -1,0 +1,141 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createNode } from '../../src/node/index.js'
+import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
+import type { JobmeshNode } from '../../src/node/index.js'
+import type { AddressInfo } from 'node:net'
+
+function pattern (n: number): Uint8Array {
+  const out = new Uint8Array(n)
+  for (let i = 0; i < n; i++) out[i] = (i * 31 + (i >> 8)) & 0xff
+  return out
+}
+
+async function rejectsWithName (p: Promise<unknown>, name: string): Promise<void> {
+  await expect(p).rejects.toMatchObject({ name })
+}
+
+describe('content store: file://, http:// and bad URIs', () => {
+  let dir: string
+  let nodes: JobmeshNode[] = []
+
+  beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'jobmesh-storage-')) })
+  afterEach(async () => {
+    await Promise.all(nodes.map(async n => n.stop()))
+    nodes = []
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('reads byte ranges of a local file, clamped to its size', async () => {
+    const node = await createNode()
+    nodes.push(node)
+    const store = createContentStore({ helia: node.helia })
+    const data = pattern(10_000)
+    const path = join(dir, 'data.bin')
+    await writeFile(path, data)
+    const uri = pathToFileURL(path).href
+    expect(await store.fetch(uri)).toEqual(data)
+    expect(await store.fetch(uri, { offset: 1000, length: 2000 })).toEqual(data.subarray(1000, 3000))
+    expect(await store.fetch(uri, { offset: 9000, length: 4000 })).toEqual(data.subarray(9000))
+    expect((await store.fetch(uri, { offset: 20_000, length: 10 })).byteLength).toBe(0)
+    await rejectsWithName(store.fetch(uri, { maxBytes: 100 }), 'ContentTooLargeError')
+    await rejectsWithName(store.fetch(pathToFileURL(join(dir, 'missing')).href), 'ContentNotFoundError')
+    await rejectsWithName(store.fetch(uri, { offset: -1 }), 'InvalidRangeError')
+  })
+
+  it('rejects unsupported and malformed URIs', async () => {
+    const node = await createNode()
+    nodes.push(node)
+    const store = createContentStore({ helia: node.helia })
+    await rejectsWithName(store.fetch('ftp://example.org/x'), 'UnsupportedUriError')
+    await rejectsWithName(store.fetch('ipfs://not-a-cid'), 'UnsupportedUriError')
+    await rejectsWithName(store.fetch('nonsense'), 'UnsupportedUriError')
+    await rejectsWithName(store.fetch(''), 'UnsupportedUriError')
+  })
+
+  it('reads ranges over http with a Range header, and maps 404', async () => {
+    const node = await createNode()
+    nodes.push(node)
+    const store = createContentStore({ helia: node.helia })
+    const data = pattern(5000)
+    const ranges: string[] = []
+    const server = createServer((req, res) => {
+      if (req.url !== '/data') { res.statusCode = 404; res.end(); return }
+      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '')
+      ranges.push(req.headers.range ?? '')
+      if (m == null) { res.end(Buffer.from(data)); return }
+      const start = Number(m[1])
+      const end = m[2] === '' ? data.length - 1 : Math.min(Number(m[2]), data.length - 1)
+      res.statusCode = 206
+      res.setHeader('content-range', `bytes ${start}-${end}/${data.length}`)
+      res.end(Buffer.from(data.subarray(start, end + 1)))
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      expect(await store.fetch(`${base}/data`, { offset: 100, length: 50 })).toEqual(data.subarray(100, 150))
+      expect(ranges).toContain('bytes=100-149')
+      expect(await store.fetch(`${base}/data`)).toEqual(data)
+      await rejectsWithName(store.fetch(`${base}/missing`), 'ContentNotFoundError')
+      await rejectsWithName(store.fetch('http://127.0.0.1:1/nothing-listens'), 'ContentFetchError')
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => { resolve() }))
+    }
+  })
+})
+
+describe('content store: ipfs:// between two helia nodes', () => {
+  let nodes: JobmeshNode[] = []
+  afterEach(async () => {
+    await Promise.all(nodes.map(async n => n.stop()))
+    nodes = []
+  })
+
+  it('adds and pins on one node, range-reads on another over bitswap', async () => {
+    const a = await createNode()
+    const b = await createNode()
+    nodes.push(a, b)
+    await b.libp2p.dial(a.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const storeA = createContentStore({ helia: a.helia })
+    const storeB = createContentStore({ helia: b.helia }, { fetchTimeoutMs: 20_000 })
+    // 3 MiB: several UnixFS leaves, so a range read touches only some of them
+    const data = pattern(3 * 1024 * 1024)
+    const cid = await storeA.addBytes(data)
+    expect(await a.helia.pins.isPinned((await import('multiformats/cid')).CID.parse(cid))).toBe(true)
+
+    const offset = 1024 * 1024 + 17
+    const part = await storeB.fetch(`ipfs://${cid}`, { offset, length: 4096, signal: AbortSignal.timeout(20_000) })
+    expect(part).toEqual(data.subarray(offset, offset + 4096))
+    const tail = await storeB.fetch(`ipfs://${cid}`, { offset: data.length - 10, length: 100 })
+    expect(tail).toEqual(data.subarray(data.length - 10))
+    await rejectsWithName(storeB.fetch(`ipfs://${cid}`, { maxBytes: 1000 }), 'ContentTooLargeError')
+  })
+
+  it('stores small outputs as raw blocks whose CID follows from the output hash', async () => {
+    const a = await createNode()
+    nodes.push(a)
+    const store = createContentStore({ helia: a.helia })
+    const output = new TextEncoder().encode('hello output')
+    const cid = await store.addOutput(output)
+    const { createHash } = await import('node:crypto')
+    expect(cid).toBe(rawOutputCid('0x' + createHash('sha256').update(output).digest('hex')))
+    expect(await store.fetch(`ipfs://${cid}`)).toEqual(output)
+  })
+
+  it('fails with ContentTimeoutError when no peer has the content', async () => {
+    const a = await createNode()
+    nodes.push(a)
+    const store = createContentStore({ helia: a.helia })
+    const missing = rawOutputCid('0x' + '11'.repeat(32))
+    await rejectsWithName(store.fetch(`ipfs://${missing}`, { timeoutMs: 500 }), 'ContentTimeoutError')
+    const ctl = new AbortController()
+    const p = store.fetch(`ipfs://${missing}`, { signal: ctl.signal })
+    ctl.abort()
+    await rejectsWithName(p, 'AbortError')
+  })
+})

@@ -1,0 +1,74 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL, fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createWasmExecutor } from '../../src/executor/index.js'
+import { createContentStore, wasmMicroJobExecutor } from '../../src/storage/index.js'
+import type { WasmExecutor } from '../../src/executor/index.js'
+import type { MicroJobTask } from '../../src/processor/executor.js'
+import type { ContentStore } from '../../src/storage/index.js'
+
+const WASM = fileURLToPath(new URL('../../../../examples/build/wordcount.wasm', import.meta.url))
+
+function task (spec: Partial<MicroJobTask['spec']>, start: number, end: number, index = 0): MicroJobTask {
+  return {
+    jobId: '0x' + '01'.repeat(32),
+    spec: spec as MicroJobTask['spec'],
+    macroIndex: 0,
+    index,
+    microId: '0x' + '02'.repeat(32),
+    start,
+    end
+  }
+}
+
+describe('wasmMicroJobExecutor', () => {
+  let dir: string
+  let executor: WasmExecutor
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-adapter-'))
+    executor = createWasmExecutor({ concurrency: 1 })
+  })
+  afterEach(async () => {
+    await executor.stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('runs the job code on the MicroJob block range, caches code by URI and can cheat', async () => {
+    const code = await readFile(WASM)
+    const text = new TextEncoder().encode('alpha beta gamma alpha\n'.repeat(40)) // 920 bytes
+    const codePath = join(dir, 'wordcount.wasm')
+    const dataPath = join(dir, 'data.txt')
+    await writeFile(codePath, code)
+    await writeFile(dataPath, text)
+    let codeFetches = 0
+    const real = createContentStore({ helia: {} as never })
+    const store: Pick<ContentStore, 'fetch'> = {
+      fetch: async (uri, options) => {
+        if (uri.endsWith('.wasm')) codeFetches++
+        return real.fetch(uri, options)
+      }
+    }
+    const spec = { codeUri: pathToFileURL(codePath).href, dataUri: pathToFileURL(dataPath).href, blockSize: 100 }
+    const adapter = wasmMicroJobExecutor({ store, executor }, { cheat: t => t.index === 1 })
+    const signal = AbortSignal.timeout(30_000)
+
+    const out = await adapter.run(task(spec, 2, 5), { signal })
+    expect(out).toEqual(await executor.run(new Uint8Array(code), text.subarray(200, 500), { signal }))
+    // the last MicroJob's range is clamped to the data size
+    const last = await adapter.run(task(spec, 9, 12), { signal })
+    expect(last).toEqual(await executor.run(new Uint8Array(code), text.subarray(900), { signal }))
+    expect(codeFetches).toBe(1)
+
+    const wrong = await adapter.run(task(spec, 2, 5, 1), { signal })
+    expect(wrong).not.toEqual(out)
+    expect(wrong.byteLength).toBe(out.byteLength)
+  })
+
+  it('fails the MicroJob with the store error when the data is missing', async () => {
+    const adapter = wasmMicroJobExecutor({ store: createContentStore({ helia: {} as never }), executor })
+    const spec = { codeUri: pathToFileURL(join(dir, 'none.wasm')).href, dataUri: pathToFileURL(join(dir, 'none')).href, blockSize: 1 }
+    await expect(adapter.run(task(spec, 0, 1), { signal: AbortSignal.timeout(10_000) })).rejects.toMatchObject({ name: 'ContentNotFoundError' })
+  })
+})
