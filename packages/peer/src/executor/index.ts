@@ -19,6 +19,8 @@
 export { createWasmExecutor } from './executor.js'
 export type { WasmExecutor, WasmExecutorInit, RunOptions, PrepareOptions } from './executor.js'
 export { outputHash } from './hash.js'
+export { createWasmMicroJobRunner, blockRange } from './micro-job.js'
+export type { WasmMicroJob, WasmMicroJobComponents, WasmMicroJobRunner } from './micro-job.js'
 export {
   InvalidWasmError, ForbiddenImportError, MissingExportError, WasmTrapError, ExecutionTimeoutError,
   MemoryLimitError, InputTooLargeError, OutputTooLargeError, AbiViolationError, AbortedError, ExecutorStoppedError

@@ -7,7 +7,7 @@ import {
   encodeMandelbrotData, generateText, loadExampleWasm, mandelbrotPng, mandelbrotReference, mergeWordCounts
 } from '../../../../examples/src/index.js'
 import type { MandelbrotImage } from '../../../../examples/src/index.js'
-import { createWasmExecutor, outputHash } from '../../src/executor/index.js'
+import { blockRange, createWasmExecutor, createWasmMicroJobRunner, outputHash } from '../../src/executor/index.js'
 import type { WasmExecutor } from '../../src/executor/index.js'
 
 /** The bytes of blocks `[start, end)`: what a MicroJob gets as input. */
@@ -102,6 +102,28 @@ describe('example jobs in the executor', () => {
     for (const text of cases) {
       const bytes = new TextEncoder().encode(text)
       expect(await executor.run(wordcount, bytes)).toEqual(countWords(bytes))
+    }
+  })
+})
+
+describe('MicroJob runner', () => {
+  it('runs the blocks of a MicroJob loaded through its components', async () => {
+    const executor = createWasmExecutor({ concurrency: 1 })
+    try {
+      await generate()
+      const code = await loadExampleWasm('wordcount')
+      const blockSize = 1024
+      const text = generateText({ bytes: 8 * blockSize, blockSize, seed: 3 })
+      const runner = createWasmMicroJobRunner({
+        executor,
+        loadCode: async (uri) => { expect(uri).toBe('file:///wordcount.wasm'); return code },
+        loadData: async (_uri, { offset, length }) => text.subarray(offset, offset + length)
+      })
+      const spec = { codeUri: 'file:///wordcount.wasm', dataUri: 'file:///words.txt', blockSize }
+      const output = await runner.run({ spec, start: 2, end: 5 }, { signal: new AbortController().signal })
+      expect(output).toEqual(countWords(blockRange(text, blockSize, 2, 5)))
+    } finally {
+      await executor.stop()
     }
   })
 })
