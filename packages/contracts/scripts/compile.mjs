@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles packages/contracts/src/*.sol with solc-js (no network) and writes src/artifacts.generated.ts:
+// Compiles packages/contracts/src/**/*.sol with solc-js (no network) and writes src/artifacts.generated.ts:
 // one `as const` ABI and one bytecode string per contract defined in src/ (nodeRegistryAbi,
 // nodeRegistryBytecode, jobEscrowAbi, ...), so ethers and viem infer typed contracts.
 //
@@ -69,14 +69,20 @@ function resolveImport (importPath) {
   return undefined
 }
 
+/** NodeRegistry -> nodeRegistry, IJobEscrowHooks -> iJobEscrowHooks, QoS -> qos. */
 function camel (name) {
+  if (name.length <= 3) return name.toLowerCase()
   return name.charAt(0).toLowerCase() + name.slice(1)
 }
 
 const solc = require('solc')
 const settings = readFoundrySettings()
-const files = fs.readdirSync(srcDir).filter((f) => f.endsWith('.sol')).sort()
-if (files.length === 0) fail(`no .sol files in ${srcDir}`)
+// src/**/*.sol (libraries live in src/libraries/), keyed `src/<relative path>` as forge names them.
+const files = fs.readdirSync(srcDir, { recursive: true })
+  .map((f) => String(f).split(path.sep).join('/'))
+  .filter((f) => f.endsWith('.sol'))
+  .sort()
+if (files.length === 0) fail(`no .sol files under ${srcDir}`)
 
 const sources = {}
 for (const f of files) sources[`src/${f}`] = { content: fs.readFileSync(path.join(srcDir, f), 'utf8') }

@@ -29,3 +29,34 @@ export const DEFAULT_DEPLOY_TIMEOUT = 120_000
 
 /** Confirmations `deploy` waits for on each deployment transaction. */
 export const DEFAULT_CONFIRMATIONS = 1
+
+/** How long a single RPC probe (e.g. `eth_chainId`) may take, in ms. */
+export const DEFAULT_RPC_TIMEOUT = 10_000
+
+/**
+ * Default `NodeRegistry` parameters (constructor `Params`): 0.01 ether minimum stake, stake score saturating at
+ * 1 ether, 1 day exit cooldown, half the stake slashed on a rejected submission, at most 64 draw attempts per call.
+ */
+export const DEFAULT_REGISTRY_PARAMS = {
+  minStake: 10_000_000_000_000_000n,
+  stakeCap: 1_000_000_000_000_000_000n,
+  exitCooldown: 86_400,
+  slashBps: 5_000,
+  maxDrawAttempts: 64
+} as const
+
+/**
+ * Default `JobEscrow` parameters (constructor `Params`): processors get 80 % of the fee, verifiers 20 %; k <= 15;
+ * commit and reveal windows of 20 blocks each; 30 s task overhead; verification queue size = max(16, 1.0 * N);
+ * minimum fee 1 000 wei.
+ */
+export const DEFAULT_ESCROW_PARAMS = {
+  processorBps: 8_000,
+  maxVerifiers: 15,
+  commitWindow: 20,
+  revealWindow: 20,
+  overheadSeconds: 30,
+  alphaBps: 10_000,
+  queueMin: 16,
+  minFee: 1_000n
+} as const

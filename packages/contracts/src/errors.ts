@@ -5,43 +5,43 @@
 
 /** The anvil binary for this platform could not be found (is `@foundry-rs/anvil` installed?). */
 export class AnvilNotFoundError extends Error {
-  static readonly name = 'AnvilNotFoundError'
+  static override readonly name = 'AnvilNotFoundError'
   override name = 'AnvilNotFoundError'
 }
 
 /** anvil exited, or did not print its listening address, before the start timeout. */
 export class AnvilStartError extends Error {
-  static readonly name = 'AnvilStartError'
+  static override readonly name = 'AnvilStartError'
   override name = 'AnvilStartError'
 }
 
 /** The operation was aborted through its AbortSignal. */
 export class AbortError extends Error {
-  static readonly name = 'AbortError'
+  static override readonly name = 'AbortError'
   override name = 'AbortError'
   readonly code = 'ABORT_ERR'
 }
 
 /** The JSON-RPC endpoint did not answer (wrong URL, node down, timeout). */
 export class RpcUnreachableError extends Error {
-  static readonly name = 'RpcUnreachableError'
+  static override readonly name = 'RpcUnreachableError'
   override name = 'RpcUnreachableError'
 }
 
 /** A private key is required (e.g. `JOBMESH_PRIVATE_KEY`) and was missing or malformed. */
 export class MissingPrivateKeyError extends Error {
-  static readonly name = 'MissingPrivateKeyError'
+  static override readonly name = 'MissingPrivateKeyError'
   override name = 'MissingPrivateKeyError'
 }
 
 /** A deployment transaction reverted or produced no contract. */
 export class DeploymentFailedError extends Error {
-  static readonly name = 'DeploymentFailedError'
+  static override readonly name = 'DeploymentFailedError'
   override name = 'DeploymentFailedError'
 }
 
 /** The deployment belongs to another chain than the runner is connected to. */
 export class ChainMismatchError extends Error {
-  static readonly name = 'ChainMismatchError'
+  static override readonly name = 'ChainMismatchError'
   override name = 'ChainMismatchError'
 }

@@ -1,1 +1,47 @@
-export {}
+/**
+ * `@jobmesh/contracts`: the jobmesh settlement contracts (`NodeRegistry`, `JobEscrow`) for TypeScript.
+ *
+ * - **Artifacts**: `as const` ABIs and creation bytecode per contract (`nodeRegistryAbi`, `nodeRegistryBytecode`,
+ *   `jobEscrowAbi`, `jobEscrowBytecode`, and the libraries' ABIs for error decoding), compiled from `src/**\/*.sol`
+ *   by `scripts/compile.mjs` (solc-js, optimizer 200 runs, the settings of foundry.toml).
+ * - **Local chain**: {@link startAnvil} runs an anvil on a free port and stops it without leaving orphans.
+ * - **Deployment**: {@link deploy} deploys and wires both contracts; {@link connect} returns typed ethers contracts.
+ * - **Provider**: {@link createProvider} builds a `JsonRpcProvider` with the settings anvil needs.
+ *
+ * @example
+ * ```ts
+ * import { Wallet } from 'ethers'
+ * import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+ *
+ * const anvil = await startAnvil()
+ * const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+ * const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+ * const { nodeRegistry } = connect(deployment, new Wallet(anvil.accounts[1].privateKey, provider))
+ * await (await nodeRegistry.register('12D3KooW...', gpuModelId, 24, { value: 10n ** 16n })).wait()
+ * await anvil.stop()
+ * ```
+ * @packageDocumentation
+ */
+
+export * from './artifacts.generated.js'
+export { startAnvil, anvilBinaryPath, parseAnvilBanner } from './anvil.js'
+export type { Anvil, AnvilAccount, AnvilInit } from './anvil.js'
+export { deploy, connect, verifyDeployment, resolveDeployParams, serializeDeployment, parseDeployment } from './deploy.js'
+export type {
+  Deployment,
+  DeployInit,
+  DeployParams,
+  RegistryParams,
+  EscrowParams,
+  JobmeshContracts,
+  NodeRegistryContract,
+  JobEscrowContract
+} from './deploy.js'
+export { createProvider, probeChainId } from './provider.js'
+export type { ProviderInit } from './provider.js'
+export { decodeContractError } from './decode.js'
+export type { DecodedContractError } from './decode.js'
+export type { TypedContract, AbiParameter, AbiFunction, AbiValue, AbiArgs, AbiResult } from './types.js'
+export { JobStatus } from './status.js'
+export * from './errors.js'
+export * from './constants.js'

@@ -1,0 +1,250 @@
+import { Contract, ContractFactory, isError } from 'ethers'
+import { jobEscrowAbi, jobEscrowBytecode, nodeRegistryAbi, nodeRegistryBytecode } from './artifacts.generated.js'
+import {
+  DEFAULT_CONFIRMATIONS,
+  DEFAULT_DEPLOY_TIMEOUT,
+  DEFAULT_ESCROW_PARAMS,
+  DEFAULT_REGISTRY_PARAMS
+} from './constants.js'
+import { AbortError, ChainMismatchError, DeploymentFailedError, RpcUnreachableError } from './errors.js'
+import type { TypedContract } from './types.js'
+import type { ContractRunner, Provider, Signer, TransactionReceipt, TransactionResponse } from 'ethers'
+
+/** `NodeRegistry` constructor parameters (Solidity `NodeRegistry.Params`). */
+export interface RegistryParams {
+  /** Minimum stake to register and to stay eligible, in wei. */
+  minStake: bigint
+  /** Stake at which the stake score saturates, in wei. */
+  stakeCap: bigint
+  /** Seconds between `requestExit` and `withdraw`. */
+  exitCooldown: number
+  /** Share of the stake slashed on a rejected submission, in basis points. */
+  slashBps: number
+  /** Bound on rejection-sampling attempts per draw call. */
+  maxDrawAttempts: number
+}
+
+/** `JobEscrow` constructor parameters (Solidity `JobEscrow.Params`). */
+export interface EscrowParams {
+  /** Processors' share of the fee in basis points (the rest goes to verifiers). */
+  processorBps: number
+  /** Upper bound on a job's verifier count k. */
+  maxVerifiers: number
+  /** Commit window in blocks, from the block the k-th verifier is assigned. */
+  commitWindow: number
+  /** Reveal window in blocks, after the commit window. */
+  revealWindow: number
+  /** Fixed per-job overhead (seconds) in the task value estimate. */
+  overheadSeconds: number
+  /** Verification queue max size = max(queueMin, activeNodes * alphaBps / 10 000). */
+  alphaBps: number
+  queueMin: number
+  /** Minimum job fee in wei. */
+  minFee: bigint
+}
+
+/** All deployment parameters. */
+export interface DeployParams {
+  registry: RegistryParams
+  escrow: EscrowParams
+}
+
+/** Options of {@link deploy}: parameter overrides (merged over the defaults) and waiting behaviour. */
+export interface DeployInit {
+  registry?: Partial<RegistryParams>
+  escrow?: Partial<EscrowParams>
+  /** Confirmations to wait for on each transaction (default 1). */
+  confirmations?: number
+  /** Timeout per transaction in ms (default 120 000). */
+  timeout?: number
+  signal?: AbortSignal
+}
+
+/** Where the contracts live, and how they were set up. Serialise with {@link serializeDeployment}. */
+export interface Deployment {
+  chainId: number
+  /** Address of `NodeRegistry`. */
+  nodeRegistry: string
+  /** Address of `JobEscrow`. */
+  jobEscrow: string
+  /** Block of the first deployment transaction (scan events from here). */
+  blockNumber: number
+  /** The account that deployed (and wired) the contracts. */
+  deployer: string
+  params: DeployParams
+  /** Hashes of the three deployment transactions. */
+  transactions: { nodeRegistry: string, jobEscrow: string, setEscrow: string }
+}
+
+/** Typed `NodeRegistry` contract. */
+export type NodeRegistryContract = TypedContract<typeof nodeRegistryAbi>
+/** Typed `JobEscrow` contract. */
+export type JobEscrowContract = TypedContract<typeof jobEscrowAbi>
+
+/** The two contracts of a deployment, connected to a runner. */
+export interface JobmeshContracts {
+  nodeRegistry: NodeRegistryContract
+  jobEscrow: JobEscrowContract
+}
+
+/** The defaults merged with overrides. */
+export function resolveDeployParams (init: Pick<DeployInit, 'registry' | 'escrow'> = {}): DeployParams {
+  return {
+    registry: { ...DEFAULT_REGISTRY_PARAMS, ...init.registry },
+    escrow: { ...DEFAULT_ESCROW_PARAMS, ...init.escrow }
+  }
+}
+
+function abortable<T> (p: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
+  if (signal === undefined) return p
+  if (signal.aborted) return Promise.reject(new AbortError(`${what}: aborted`))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortError(`${what}: aborted`))
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
+      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e) }
+    )
+  })
+}
+
+function describe (err: unknown): string {
+  const e = err as { shortMessage?: string, message?: string }
+  return e.shortMessage ?? e.message ?? String(err)
+}
+
+function wrap (err: unknown, what: string): Error {
+  if ((err as Error)?.name === 'AbortError') return err as Error
+  if (isError(err, 'NETWORK_ERROR') || isError(err, 'SERVER_ERROR') ||
+      (err as { code?: string })?.code === 'ECONNREFUSED') {
+    return new RpcUnreachableError(`${what}: RPC endpoint unreachable: ${describe(err)}`, { cause: err })
+  }
+  return new DeploymentFailedError(`${what} failed: ${describe(err)}`, { cause: err })
+}
+
+async function mined (tx: TransactionResponse | null, what: string, init: DeployInit): Promise<TransactionReceipt> {
+  if (tx === null) throw new DeploymentFailedError(`${what}: no transaction was sent`)
+  const timeout = init.timeout ?? DEFAULT_DEPLOY_TIMEOUT
+  let receipt: TransactionReceipt | null
+  try {
+    receipt = await abortable(tx.wait(init.confirmations ?? DEFAULT_CONFIRMATIONS, timeout), init.signal, what)
+  } catch (err) {
+    throw wrap(err, what)
+  }
+  if (receipt === null || receipt.status !== 1) {
+    throw new DeploymentFailedError(`${what} reverted (tx ${tx.hash})`)
+  }
+  return receipt
+}
+
+async function chainIdOf (provider: Provider | null, signal?: AbortSignal): Promise<number> {
+  if (provider === null) throw new DeploymentFailedError('the signer has no provider')
+  try {
+    return Number((await abortable(provider.getNetwork(), signal, 'getNetwork')).chainId)
+  } catch (err) {
+    throw wrap(err, 'reading the chain id')
+  }
+}
+
+/**
+ * Deploys `NodeRegistry`, then `JobEscrow(registry)`, then wires them with `registry.setEscrow(escrow)` (the order
+ * of docs/contracts.md). Each transaction is awaited (with a timeout) and checked.
+ *
+ * @example
+ * ```ts
+ * const anvil = await startAnvil()
+ * const signer = new Wallet(anvil.accounts[0].privateKey, createProvider(anvil.rpcUrl, { chainId: anvil.chainId }))
+ * const deployment = await deploy(signer)
+ * const { jobEscrow } = connect(deployment, signer)
+ * ```
+ * @throws DeploymentFailedError (a reverted or unmined transaction), RpcUnreachableError, AbortError
+ */
+export async function deploy (signer: Signer, init: DeployInit = {}): Promise<Deployment> {
+  init.signal?.throwIfAborted()
+  const params = resolveDeployParams(init)
+  const chainId = await chainIdOf(signer.provider, init.signal)
+  let deployer: string
+  try {
+    deployer = await abortable(signer.getAddress(), init.signal, 'getAddress')
+  } catch (err) {
+    throw wrap(err, 'reading the deployer address')
+  }
+
+  const send = async (what: string, fn: () => Promise<TransactionResponse | null>): Promise<TransactionReceipt> => {
+    init.signal?.throwIfAborted()
+    let tx: TransactionResponse | null
+    try {
+      tx = await abortable(fn(), init.signal, what)
+    } catch (err) {
+      throw wrap(err, what)
+    }
+    return mined(tx, what, init)
+  }
+
+  const registryFactory = new ContractFactory(nodeRegistryAbi, nodeRegistryBytecode, signer)
+  const registryReceipt = await send('deploying NodeRegistry', async () =>
+    (await registryFactory.deploy(params.registry)).deploymentTransaction())
+  const nodeRegistry = registryReceipt.contractAddress
+  if (nodeRegistry == null) throw new DeploymentFailedError('deploying NodeRegistry: the receipt has no contract address')
+
+  const escrowFactory = new ContractFactory(jobEscrowAbi, jobEscrowBytecode, signer)
+  const escrowReceipt = await send('deploying JobEscrow', async () =>
+    (await escrowFactory.deploy(nodeRegistry, params.escrow)).deploymentTransaction())
+  const jobEscrow = escrowReceipt.contractAddress
+  if (jobEscrow == null) throw new DeploymentFailedError('deploying JobEscrow: the receipt has no contract address')
+
+  const registry = new Contract(nodeRegistry, nodeRegistryAbi, signer) as unknown as NodeRegistryContract
+  const wireReceipt = await send('NodeRegistry.setEscrow', () => registry.setEscrow(jobEscrow))
+
+  return {
+    chainId,
+    nodeRegistry,
+    jobEscrow,
+    blockNumber: registryReceipt.blockNumber,
+    deployer,
+    params,
+    transactions: { nodeRegistry: registryReceipt.hash, jobEscrow: escrowReceipt.hash, setEscrow: wireReceipt.hash }
+  }
+}
+
+/** Typed ethers contracts for a deployment; `runner` is a signer (to send) or a provider (read only). */
+export function connect (deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow'>, runner: ContractRunner): JobmeshContracts {
+  return {
+    nodeRegistry: new Contract(deployment.nodeRegistry, nodeRegistryAbi, runner) as unknown as NodeRegistryContract,
+    jobEscrow: new Contract(deployment.jobEscrow, jobEscrowAbi, runner) as unknown as JobEscrowContract
+  }
+}
+
+/**
+ * Checks that `provider` is on the deployment's chain and that both contracts have code there.
+ * @throws ChainMismatchError, DeploymentFailedError (no code), RpcUnreachableError
+ */
+export async function verifyDeployment (deployment: Deployment, provider: Provider, signal?: AbortSignal): Promise<void> {
+  const chainId = await chainIdOf(provider, signal)
+  if (chainId !== deployment.chainId) {
+    throw new ChainMismatchError(`the deployment is for chain ${deployment.chainId}, the provider is on chain ${chainId}`)
+  }
+  for (const [name, address] of [['NodeRegistry', deployment.nodeRegistry], ['JobEscrow', deployment.jobEscrow]] as const) {
+    let code: string
+    try {
+      code = await abortable(provider.getCode(address), signal, 'getCode')
+    } catch (err) {
+      throw wrap(err, `reading the code of ${name}`)
+    }
+    if (code === '0x') throw new DeploymentFailedError(`${name} has no code at ${address} on chain ${chainId}`)
+  }
+}
+
+/** JSON text of a deployment (bigints as decimal strings), as written to `deployments/<chainId>.json`. */
+export function serializeDeployment (deployment: Deployment): string {
+  return JSON.stringify(deployment, (_k, v: unknown) => typeof v === 'bigint' ? v.toString() : v, 2) + '\n'
+}
+
+/** Parses {@link serializeDeployment}'s output. */
+export function parseDeployment (json: string): Deployment {
+  const d = JSON.parse(json) as Deployment
+  d.params.registry.minStake = BigInt(d.params.registry.minStake)
+  d.params.registry.stakeCap = BigInt(d.params.registry.stakeCap)
+  d.params.escrow.minFee = BigInt(d.params.escrow.minFee)
+  return d
+}

@@ -1,0 +1,15 @@
+/**
+ * `JobEscrow.Status` as numbers (the contract returns them as `bigint`; compare with `Number(status)`).
+ * A rejected submission is not a status of its own: the job returns to `Open` (events `JobRejected`, `JobReopened`).
+ */
+export const JobStatus = {
+  None: 0,
+  Open: 1,
+  Submitted: 2,
+  Released: 3,
+  Refunded: 4,
+  Aborted: 5
+} as const
+
+/** One of the {@link JobStatus} values. */
+export type JobStatus = typeof JobStatus[keyof typeof JobStatus]
