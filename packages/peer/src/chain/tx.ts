@@ -1,0 +1,117 @@
+import { logger } from '@libp2p/logger'
+import { decodeLog } from './events.js'
+import { ChainRevertError, ChainTimeoutError } from './errors.js'
+import { pollUntil, withTimeout } from './wait.js'
+import { wrapChainError } from './wrap.js'
+import type { ChainEvent } from './events.js'
+import type { Provider, Signer, TransactionReceipt, TransactionRequest } from 'ethers'
+
+const log = logger('jobmesh:chain')
+
+/** A mined transaction. */
+export interface TxResult {
+  hash: string
+  blockNumber: number
+  gasUsed: bigint
+  /** The jobmesh events it emitted. */
+  events: ChainEvent[]
+  receipt: TransactionReceipt
+}
+
+export interface TxOptions {
+  signal?: AbortSignal
+  /** How long to wait for mining (ms). */
+  timeoutMs?: number
+}
+
+export interface TxSenderInit {
+  rpcTimeoutMs: number
+  txTimeoutMs: number
+  pollMs: number
+  gasMarginBps: number
+  confirmations: number
+}
+
+/**
+ * Sends transactions one at a time per signer with a locally kept nonce: estimate (a revert surfaces here, decoded),
+ * send with an explicit nonce and gas limit, then poll for the receipt. A failed send re-reads the nonce.
+ */
+export class TxSender {
+  private readonly provider: Provider
+  private readonly signer: Signer
+  private readonly init: TxSenderInit
+  private nonce: number | undefined
+  private queue: Promise<unknown> = Promise.resolve()
+  private address: Promise<string> | undefined
+
+  constructor (provider: Provider, signer: Signer, init: TxSenderInit) {
+    this.provider = provider
+    this.signer = signer
+    this.init = init
+  }
+
+  from (): Promise<string> {
+    this.address ??= this.signer.getAddress()
+    return this.address
+  }
+
+  async send (what: string, request: TransactionRequest, options: TxOptions = {}): Promise<TxResult> {
+    const from = await this.from()
+    const req: TransactionRequest = { ...request, from }
+    let gas: bigint
+    try {
+      gas = await withTimeout(this.provider.estimateGas(req), this.init.rpcTimeoutMs, `${what} (estimate)`, options.signal)
+    } catch (err) {
+      throw wrapChainError(err, what)
+    }
+    const gasLimit = gas * BigInt(this.init.gasMarginBps) / 10_000n
+    const hash = await this.serial(async () => {
+      try {
+        this.nonce ??= await withTimeout(this.provider.getTransactionCount(from, 'pending'), this.init.rpcTimeoutMs, `${what} (nonce)`, options.signal)
+        const tx = await withTimeout(this.signer.sendTransaction({ ...req, nonce: this.nonce, gasLimit }), this.init.rpcTimeoutMs, what, options.signal)
+        this.nonce++
+        return tx.hash
+      } catch (err) {
+        this.nonce = undefined
+        throw wrapChainError(err, what)
+      }
+    })
+    log('%s sent: %s', what, hash)
+    const timeoutMs = options.timeoutMs ?? this.init.txTimeoutMs
+    let receipt: TransactionReceipt
+    try {
+      receipt = await pollUntil(async () => {
+        const r = await withTimeout(this.provider.getTransactionReceipt(hash), this.init.rpcTimeoutMs, `${what} (receipt)`, options.signal)
+        if (r == null) return undefined
+        if (this.init.confirmations > 1) {
+          const head = await withTimeout(this.provider.getBlockNumber(), this.init.rpcTimeoutMs, `${what} (block number)`, options.signal)
+          if (head - r.blockNumber + 1 < this.init.confirmations) return undefined
+        }
+        return r
+      }, { pollMs: this.init.pollMs, timeoutMs, what: `${what} (tx ${hash}) mined`, signal: options.signal })
+    } catch (err) {
+      if ((err as Error).name === 'ChainTimeoutError') throw new ChainTimeoutError(`${what}: tx ${hash} not mined within ${timeoutMs} ms`, { cause: err })
+      throw wrapChainError(err, what)
+    }
+    if (receipt.status !== 1) throw await this.explainFailure(what, req, receipt, options.signal)
+    const events = receipt.logs.map(l => decodeLog(l)).filter((e): e is ChainEvent => e != null)
+    return { hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, events, receipt }
+  }
+
+  /** A mined but reverted transaction: replays it as a call on the block it was mined in to decode the error. */
+  private async explainFailure (what: string, req: TransactionRequest, receipt: TransactionReceipt, signal?: AbortSignal): Promise<Error> {
+    try {
+      await withTimeout(this.provider.call({ ...req, blockTag: receipt.blockNumber }), this.init.rpcTimeoutMs, `${what} (replay)`, signal)
+    } catch (err) {
+      const wrapped = wrapChainError(err, what)
+      if (wrapped.name === 'ChainRevertError') return wrapped
+    }
+    return new ChainRevertError(`${what} reverted in tx ${receipt.hash}`, 'UnknownRevert')
+  }
+
+  private serial<T> (fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn)
+    this.queue = run.catch(() => {})
+    return run
+  }
+}
