@@ -8,6 +8,7 @@ import { LeaseLostError, RoomClosedError } from './errors.js'
 import { TypedEvents } from './events.js'
 import { macroKey, macroScope, microKey } from './keys.js'
 import { LeaseRecord } from './pb/coord.js'
+import { peerToBytes } from './peer-bytes.js'
 import { DONE, LOCKED, OPEN, compareStates, countStates, fromWire, judge, toWire } from './queue.js'
 import { roomTopic } from './topics.js'
 import type { CoordMessage } from './codec.js'
@@ -124,6 +125,9 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private readonly jitter: number
   private readonly abort = new AbortController()
   private lastMacroRenew = 0
+  private readonly lockSeen = new Map<number, number>()
+  /** The peer that opened the current epoch, when known. */
+  private epochRoot: string | undefined
 
   constructor (components: RoomComponents, init: RoomInit) {
     super()
@@ -198,6 +202,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       macroLease: raw
     }
     this.lastMacroRenew = this.clock()
+    this.epochRoot = this.self
     this.ownersSeen.add(this.self)
     log('%s room %d: created epoch %d (%o)', this.self.slice(-6), this.macroIndex, lease.term, countStates(states))
     this.safeDispatch('ownership', this.state)
@@ -305,7 +310,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       return undefined
     }
     const c = countStates(this.state.states)
-    return { macroIndex: this.macroIndex, epoch: this.state.epoch, owner: new Uint8Array(0), open: c.open, done: c.done }
+    return { macroIndex: this.macroIndex, epoch: this.state.epoch, owner: peerToBytes(this.self) as Uint8Array<ArrayBuffer>, open: c.open, done: c.done }
   }
 
   // ---- owner side ----
@@ -430,21 +435,42 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       return
     }
     let changed = false
+    const now = this.clock()
     for (const [index, lock] of state.locks) {
       const key = microKey(this.macroIndex, index)
       if (this.components.progress.has(key)) {
         state.states[index] = DONE
         state.locks.delete(index)
         changed = true
-      } else if (lock.holder !== this.self && this.components.leases.isOpen(this.components.microLeases.get(key))) {
+      } else if (lock.holder !== this.self && this.lockExpired(index, key, now)) {
         state.states[index] = OPEN
         state.locks.delete(index)
         changed = true
       }
     }
+    for (const index of this.lockSeen.keys()) {
+      if (!state.locks.has(index)) this.lockSeen.delete(index)
+    }
     if (changed) {
       state.version++
     }
+  }
+
+  /**
+   * A lock is given up when its MicroJob lease in the CRDT has expired, or, when the lease never arrived, when
+   * the lock is older (as seen here) than a lease plus the skew allowance. A lease not yet synced is not "open".
+   */
+  private lockExpired (index: number, key: string, now: number): boolean {
+    const lease = this.components.microLeases.get(key)
+    if (lease != null) {
+      return this.components.leases.isOpen(lease, now)
+    }
+    const seen = this.lockSeen.get(index)
+    if (seen == null) {
+      this.lockSeen.set(index, now)
+      return false
+    }
+    return now - seen > this.components.leases.leaseMs + this.components.leases.skewMs
   }
 
   // ---- member side ----
@@ -669,6 +695,10 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         if (!fromBuffer) metrics.droppedStale++
         return
       case 'forged':
+        if (this.yieldsTo(next, from)) {
+          this.accept(next)
+          return
+        }
         if (!fromBuffer) metrics.droppedForged++
         log('%s room %d: forged snapshot from %s', this.self.slice(-6), this.macroIndex, from.slice(-6))
         return
@@ -683,8 +713,30 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     }
   }
 
+  /**
+   * Two peers that claimed the same MacroJob lease term concurrently (before the CRDT converged) both open the
+   * epoch. Both epoch-opening snapshots carry a signed lease of that term; the lower PeerId wins everywhere, and
+   * the other owner yields (its locks stay in the CRDT and are re-read by the winner's reconcile).
+   */
+  private yieldsTo (next: QueueState, from: string): boolean {
+    const cur = this.state
+    if (cur == null || next.epoch !== cur.epoch || next.macroLease == null || next.term !== 0) {
+      return false
+    }
+    if (this.epochValid(next, from) !== true || from !== next.owner) {
+      return false
+    }
+    const root = this.epochRoot ?? cur.owner
+    return from < root
+  }
+
   private accept (next: QueueState): void {
     const wasOwner = this.isOwner
+    if (this.state == null || next.epoch !== this.state.epoch) {
+      this.epochRoot = next.term === 0 ? next.owner : undefined
+    } else if (next.term === 0 && next.macroLease != null) {
+      this.epochRoot = next.owner
+    }
     this.state = next
     this.lastHeard = this.clock()
     this.components.metrics.snapshotsAccepted++

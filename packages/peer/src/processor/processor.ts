@@ -117,7 +117,7 @@ interface JobContext {
   progress: JobProgress
   rooms: Map<number, MacroRoom>
   /** macroIndex -> { open, at } from RoomAnnouncements. */
-  announced: Map<number, { open: number, at: number }>
+  announced: Map<number, { open: number, at: number, owner: string }>
   lastLocalResult: number
   finalized: boolean
   wake?(): void
@@ -278,7 +278,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
     if (ctx == null) return
     if (decoded.room != null) {
-      ctx.announced.set(decoded.room.macroIndex, { open: decoded.room.open, at: this.clock() })
+      ctx.announced.set(decoded.room.macroIndex, { open: decoded.room.open, at: this.clock(), owner: from })
       ctx.wake?.()
     }
     if (decoded.openMacro != null) {
@@ -439,13 +439,18 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     // 2. an open MacroJob lease
     const open: number[] = []
     for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
-      if (!macroDone(m) && ctx.macroLeases.isOpen(macroKey(m))) open.push(m)
+      const a = ctx.announced.get(m)
+      if (!macroDone(m) && ctx.macroLeases.isOpen(macroKey(m)) && (a == null || now - a.at >= ttl)) open.push(m)
     }
     if (open.length > 0) {
       const m = open[Math.floor(Math.random() * open.length)]
       try {
-        const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
         const room = this.room(ctx, m)
+        const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
+        const rival = ctx.announced.get(m)
+        if (rival != null && rival.owner !== this.self && rival.at >= now) {
+          return room // another peer opened this room while we settled: join it
+        }
         if (room.state == null || room.state.epoch < lease.term) room.create(lease)
         const a = room.announcement()
         if (a != null) this.publish(macroTopic(ctx.job.jobId), { room: a })
@@ -518,6 +523,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       jobId: ctx.job.jobId, spec: ctx.job.spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId,
       start: d.start, end: d.end
     }
+    log('%s runs %s term %d (room owner %s epoch %d term %d)', this.self.slice(-6), key, item.leaseTerm, room.state?.owner.slice(-6), room.state?.epoch, room.state?.term)
     const started = this.clock()
     this.safeDispatch('microjob:start', {
       jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm,

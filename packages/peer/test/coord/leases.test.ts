@@ -1,0 +1,88 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { leases, recordSigner, recordVerifier } from '../../src/coord/index.js'
+
+async function peer (clock: () => number) {
+  const key = await generateKeyPair('Ed25519')
+  const id = peerIdFromPrivateKey(key).toString()
+  const signer = recordSigner(key, id)
+  return { id, l: leases({ signer, verifier: recordVerifier(), clock }, { leaseMs: 1000, skewMs: 100, settleMs: 0 }) }
+}
+
+function sync (a: Y.Doc, b: Y.Doc): void {
+  Y.applyUpdate(b, Y.encodeStateAsUpdate(a, Y.encodeStateVector(b)))
+  Y.applyUpdate(a, Y.encodeStateAsUpdate(b, Y.encodeStateVector(a)))
+}
+
+describe('leases', () => {
+  it('open, take, held, expiry with skew, renew, release', async () => {
+    let now = 10_000
+    const a = await peer(() => now)
+    const b = await peer(() => now)
+    const doc = new Y.Doc()
+    const ta = a.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    const tb = b.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    expect(ta.isOpen('0.0')).toBe(true)
+    const lease = ta.take('0.0')
+    expect(lease).toEqual({ owner: a.id, term: 1, expiresAt: 11_000 })
+    expect(tb.get('0.0')).toEqual(lease)
+    expect(tb.isOpen('0.0')).toBe(false)
+    expect(() => tb.take('0.0')).toThrow(expect.objectContaining({ name: 'LeaseHeldError' }))
+    now = 11_050 // expired but inside the skew allowance
+    expect(tb.isOpen('0.0')).toBe(false)
+    now = 10_900
+    expect(ta.renew('0.0', 1)?.expiresAt).toBe(11_900)
+    expect(tb.renew('0.0', 1)).toBeUndefined()
+    now = 12_001 // 11 900 + 100 skew < now
+    expect(tb.isOpen('0.0')).toBe(true)
+    const taken = tb.take('0.0')
+    expect(taken.term).toBe(2)
+    expect(ta.holds('0.0', 1)).toBe(false)
+    tb.release('0.0', 2)
+    expect(ta.isOpen('0.0')).toBe(true)
+    expect(ta.get('0.0')?.term).toBe(2)
+  })
+
+  it('concurrent claims: every peer agrees on one winner after sync', async () => {
+    const now = 5_000
+    const a = await peer(() => now)
+    const b = await peer(() => now)
+    const da = new Y.Doc()
+    const db = new Y.Doc()
+    const ta = a.l.table(da.getMap('macro'), 'jobmesh/macro/0x01')
+    const tb = b.l.table(db.getMap('macro'), 'jobmesh/macro/0x01')
+    const la = ta.take('0')
+    const lb = tb.take('0')
+    expect(la.term).toBe(1)
+    expect(lb.term).toBe(1)
+    sync(da, db)
+    const winnerA = ta.get('0')?.owner
+    expect(winnerA).toBe(tb.get('0')?.owner)
+    expect(ta.holds('0', 1) !== tb.holds('0', 1)).toBe(true)
+    // claim() = take + settle + re-read: the loser throws LeaseLostError
+    const loser = winnerA === a.id ? tb : ta
+    const winner = winnerA === a.id ? ta : tb
+    await expect(winner.claim('1')).resolves.toMatchObject({ term: 1 })
+    expect(loser.holds('0', 1)).toBe(false)
+  })
+
+  it('a record with a bad signature is absent', async () => {
+    const now = 1_000
+    const a = await peer(() => now)
+    const doc = new Y.Doc()
+    const map = doc.getMap<Uint8Array>('micro')
+    const t = a.l.table(map, 'jobmesh/micro/0x01')
+    t.take('0.1')
+    const bytes = map.get('0.1')!.slice()
+    bytes[bytes.length - 1] ^= 0xff
+    map.set('0.1', bytes)
+    expect(t.get('0.1')).toBeUndefined()
+    expect(t.isOpen('0.1')).toBe(true)
+    // a record copied to another key (another domain) does not verify either
+    t.take('0.2')
+    map.set('0.3', map.get('0.2')!)
+    expect(t.get('0.3')).toBeUndefined()
+  })
+})
