@@ -1,1 +1,57 @@
-export {}
+/**
+ * @packageDocumentation
+ *
+ * `@jobmesh/dapp-sdk`: describe a job, upload its code and data, fund it in the escrow, announce it, follow its
+ * progress, wait for the escrow's release and download the verified outputs. One import also gives the protocol
+ * core (spec validation, ids, slicing, Merkle trees, pricing) re-exported from `@jobmesh/peer`.
+ *
+ * @example
+ * ```ts
+ * import { createJobClient } from '@jobmesh/dapp-sdk'
+ *
+ * const client = await createJobClient({
+ *   rpcUrl: 'http://127.0.0.1:8545',
+ *   signer: process.env.JOBMESH_PRIVATE_KEY,
+ *   deployment: JSON.parse(await readFile('deployments/31337.json', 'utf8')),
+ *   bootstrap: ['/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...']
+ * })
+ * const job = await client.submit({
+ *   code: 'build/mandelbrot.wasm',
+ *   data: 'data/tiles.bin',
+ *   blockSize: 64,
+ *   slicing: { macroJobs: 4, microJobsPerMacro: 16, blocksPerMicro: 1 },
+ *   price: 10n ** 16n
+ * }, { onProgress: ({ stage }) => console.log(stage) })
+ * for await (const { done, total } of client.progress(job.jobId)) console.log(`${done}/${total}`)
+ * await client.waitForRelease(job.jobId, { timeoutMs: 600_000 })
+ * const outputs = await client.results(job.jobId) // Uint8Array per MicroJob, sha256-checked
+ * await client.stop()
+ * ```
+ */
+
+export { createJobClient } from './client.js'
+export type { JobClient, JobClientInit } from './client.js'
+export type { SubmitInput } from './spec.js'
+export type { SubmitOptions, SubmitProgress, SubmitStage, SubmittedJob } from './submit.js'
+export type { ProgressOptions, ProgressUpdate } from './progress.js'
+export type { Release, WaitForReleaseOptions } from './release.js'
+export type { MicroJobOutput, ResultsOptions } from './results.js'
+export type { ContentInput } from './content.js'
+export type { DeploymentRef } from './chain/connection.js'
+export { createJobParams, labelId, statusName } from './chain/escrow.js'
+export type { CreateJobParams, EscrowJob, JobStatusName } from './chain/escrow.js'
+export * from './errors.js'
+export * from './constants.js'
+
+// the protocol core, so a DApp needs one import
+export {
+  parseJobSpec, encodeJobSpec, decodeJobSpec, microJobCount, computeJobId, computeMacroId, computeMicroId, sliceJob,
+  jobTree, resultTree, verifyProof, estimatedSeconds, taskValue, taskValueToNumber, validationIndex, verifierHash,
+  InvalidJobSpecError, JOB_SPEC_VERSION, ALLOWED_URI_SCHEMES
+} from '@jobmesh/peer'
+export type {
+  JobSpec, SlicingSpec, Requirements, Estimate, Slicing, MacroJobDescriptor, MicroJobDescriptor, ResultLeaf,
+  MerkleTree, SpecIssue
+} from '@jobmesh/peer'
+export { JobStatus } from '@jobmesh/contracts'
+export type { Deployment } from '@jobmesh/contracts'

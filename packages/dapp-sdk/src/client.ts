@@ -1,0 +1,238 @@
+import { createDocStore, createNode } from '@jobmesh/peer'
+import { logger } from '@libp2p/logger'
+import { race } from './abort.js'
+import { connectChain } from './chain/connection.js'
+import {
+  DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CONFIRMATIONS, DEFAULT_DOC_TIMEOUT_MS, DEFAULT_DOWNLOAD_CONCURRENCY,
+  DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
+  DEFAULT_TX_TIMEOUT_MS
+} from './constants.js'
+import { ClientStoppedError } from './errors.js'
+import { loadEscrowJob } from './job-info.js'
+import { createAnnouncer } from './network/announce.js'
+import { watchProgress } from './progress.js'
+import { waitForRelease } from './release.js'
+import { downloadResults } from './results.js'
+import { submitJob } from './submit.js'
+import type { DeploymentRef } from './chain/connection.js'
+import type { EscrowJob } from './chain/escrow.js'
+import type { ClientContext, KnownSpec } from './context.js'
+import type { ProgressOptions, ProgressUpdate } from './progress.js'
+import type { Release, WaitForReleaseOptions } from './release.js'
+import type { MicroJobOutput, ResultsOptions } from './results.js'
+import type { SubmitInput } from './spec.js'
+import type { SubmitOptions, SubmittedJob } from './submit.js'
+import type { DocStore, JobmeshNode } from '@jobmesh/peer'
+import type { Provider, Signer } from 'ethers'
+
+const log = logger('jobmesh:sdk')
+
+/** Options of {@link createJobClient}. */
+export interface JobClientInit {
+  /** JSON-RPC endpoint; or pass `provider`. */
+  rpcUrl?: string
+  /** An ethers provider; or pass `rpcUrl`. */
+  provider?: Provider
+  /** Pays for jobs and is their creator: an ethers Signer or a 0x private key. */
+  signer: Signer | string
+  /** Where the contracts live (a `Deployment` of `@jobmesh/contracts` fits). */
+  deployment: DeploymentRef
+  /** Multiaddrs (with `/p2p/<peerId>`) of jobmesh peers to connect to. */
+  bootstrap?: string[]
+  /** Where the client's node keeps its key, blocks and CRDT state; in memory without it. */
+  dataDir?: string
+  /** Listen addresses of the client's node (default loopback, OS-chosen ports). */
+  listen?: string[]
+  /** Per JSON-RPC call (ms). Default {@link DEFAULT_RPC_TIMEOUT_MS}. */
+  rpcTimeoutMs?: number
+  /** Mining of a transaction (ms). Default {@link DEFAULT_TX_TIMEOUT_MS}. */
+  txTimeoutMs?: number
+  /** Confirmations of transactions. Default {@link DEFAULT_CONFIRMATIONS}. */
+  confirmations?: number
+  /** Opening a job doc and catching up with peers (ms). Default {@link DEFAULT_DOC_TIMEOUT_MS}. */
+  docTimeoutMs?: number
+  /** Fetching one object by CID (ms). Default {@link DEFAULT_FETCH_TIMEOUT_MS}. */
+  fetchTimeoutMs?: number
+  /** `waitForRelease` poll interval (ms). Default {@link DEFAULT_POLL_INTERVAL_MS}. */
+  pollIntervalMs?: number
+  /** `waitForRelease` timeout (ms). Default {@link DEFAULT_RELEASE_TIMEOUT_MS}. */
+  releaseTimeoutMs?: number
+  /** Waiting for the first bootstrap connection (ms); the client starts anyway. Default {@link DEFAULT_BOOTSTRAP_TIMEOUT_MS}. */
+  bootstrapTimeoutMs?: number
+  /** Outputs fetched in parallel by `results`. Default {@link DEFAULT_DOWNLOAD_CONCURRENCY}. */
+  downloadConcurrency?: number
+  signal?: AbortSignal
+}
+
+/** A DApp's handle on jobmesh: its own small node (no processing) and the escrow. */
+export interface JobClient {
+  /** The client's address (the creator of its jobs). */
+  readonly address: string
+  /** The chain id it talks to. */
+  readonly chainId: number
+  /** The client's jobmesh node (helia holds the uploads). */
+  readonly node: JobmeshNode
+  readonly docs: DocStore
+  /**
+   * Validates the job, uploads code and data (bytes or files) to the client's IPFS node, stores the spec,
+   * computes the jobId and jobRoot, creates and funds the job in the escrow and announces it to the network.
+   * Progress stages: `uploading`, `creating`, `announcing`, `done`.
+   *
+   * @throws InvalidJobError (every bad field), UploadError, ContractRevertError, ChainError, AnnounceError, AbortError
+   */
+  submit(input: SubmitInput, options?: SubmitOptions): Promise<SubmittedJob>
+  /** `{ done, total }` from the job's CRDT doc on every change; ends when `done === total`. */
+  progress(jobId: string, options?: ProgressOptions): AsyncIterable<ProgressUpdate>
+  /**
+   * Polls the escrow until the job is Released.
+   *
+   * @throws ReleaseTimeoutError, JobRejectedError (rejected and past the deadline), JobRefundedError,
+   * JobAbortedError, DeadlinePassedError (never submitted, past the deadline), JobNotFoundError, ChainError, AbortError
+   */
+  waitForRelease(jobId: string, options?: WaitForReleaseOptions): Promise<Release>
+  /**
+   * Every MicroJob's output in MicroJob order, each checked against the sha256 of its result record, and the set
+   * against the escrow's resultRoot once results are submitted.
+   *
+   * @throws ResultNotFoundError, ResultHashMismatchError, ResultRootMismatchError, DownloadError, ChainError, AbortError
+   */
+  results(jobId: string, options?: ResultsOptions): Promise<MicroJobOutput[]>
+  /** Refunds the fee after the deadline if the job was never released. @throws ContractRevertError, ChainError */
+  refund(jobId: string, options?: { signal?: AbortSignal }): Promise<{ txHash: string, blockNumber: number }>
+  /** The escrow's record of the job. @throws JobNotFoundError, ChainError */
+  status(jobId: string, options?: { signal?: AbortSignal }): Promise<EscrowJob>
+  /** Stops the node and closes the provider it created. Idempotent. */
+  stop(): Promise<void>
+}
+
+async function waitForBootstrap (node: JobmeshNode, count: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  if (count === 0 || node.libp2p.getPeers().length > 0) return
+  let onConnect: (() => void) | undefined
+  try {
+    await race(new Promise<void>((resolve) => {
+      onConnect = resolve
+      node.libp2p.addEventListener('peer:connect', resolve, { once: true })
+    }), { signal, timeoutMs, what: 'bootstrap connection' })
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err
+    log('no bootstrap peer connected within %d ms; going on', timeoutMs)
+  } finally {
+    if (onConnect !== undefined) node.libp2p.removeEventListener('peer:connect', onConnect)
+  }
+}
+
+/**
+ * Creates a DApp client: connects to the chain (ChainError when the RPC is unreachable), starts a jobmesh node
+ * with a CRDT doc store (no processing) connected to `bootstrap`.
+ *
+ * @example
+ * ```ts
+ * const client = await createJobClient({ rpcUrl, signer: privateKey, deployment, bootstrap: ['/ip4/.../p2p/12D3...'] })
+ * const job = await client.submit({
+ *   code: 'mandelbrot.wasm', data: 'tiles.bin', blockSize: 1024,
+ *   slicing: { macroJobs: 4, microJobsPerMacro: 8, blocksPerMicro: 2 }, price: 10n ** 16n
+ * }, { onProgress: p => console.log(p.stage) })
+ * for await (const { done, total } of client.progress(job.jobId)) console.log(`${done}/${total}`)
+ * await client.waitForRelease(job.jobId)
+ * const outputs = await client.results(job.jobId)
+ * await client.stop()
+ * ```
+ */
+export async function createJobClient (init: JobClientInit): Promise<JobClient> {
+  const settings = {
+    rpcTimeoutMs: init.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
+    txTimeoutMs: init.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS,
+    confirmations: init.confirmations ?? DEFAULT_CONFIRMATIONS,
+    docTimeoutMs: init.docTimeoutMs ?? DEFAULT_DOC_TIMEOUT_MS,
+    fetchTimeoutMs: init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+    pollIntervalMs: init.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    releaseTimeoutMs: init.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
+    downloadConcurrency: init.downloadConcurrency ?? DEFAULT_DOWNLOAD_CONCURRENCY
+  }
+  const chain = await connectChain({
+    rpcUrl: init.rpcUrl,
+    provider: init.provider,
+    signer: init.signer,
+    deployment: init.deployment,
+    rpcTimeoutMs: settings.rpcTimeoutMs,
+    pollingIntervalMs: Math.min(settings.pollIntervalMs, 4_000),
+    signal: init.signal
+  })
+  let node: JobmeshNode | undefined
+  let docs: DocStore | undefined
+  try {
+    const bootstrap = init.bootstrap ?? []
+    node = await createNode({
+      dataDir: init.dataDir,
+      bootstrap,
+      ...(init.listen === undefined ? {} : { listen: init.listen })
+    })
+    docs = createDocStore(node)
+    await waitForBootstrap(node, bootstrap.length, init.bootstrapTimeoutMs ?? DEFAULT_BOOTSTRAP_TIMEOUT_MS, init.signal)
+  } catch (err) {
+    await docs?.stop().catch(() => {})
+    await node?.stop().catch(() => {})
+    chain.close()
+    throw err
+  }
+  const controller = new AbortController()
+  const ctx: ClientContext = {
+    node,
+    docs,
+    chain,
+    announcer: createAnnouncer(node, docs),
+    fromBlock: init.deployment.blockNumber ?? 0,
+    specs: new Map<string, KnownSpec>(),
+    settings,
+    stopped: controller.signal
+  }
+  let stopping: Promise<void> | undefined
+  const live = (): void => {
+    if (controller.signal.aborted) throw new ClientStoppedError('the job client was stopped')
+  }
+  return {
+    address: chain.address,
+    chainId: chain.chainId,
+    node,
+    docs,
+    async submit (input, options) {
+      live()
+      return submitJob(ctx, input, options)
+    },
+    progress (jobId, options) {
+      live()
+      return watchProgress(ctx, jobId, options)
+    },
+    async waitForRelease (jobId, options) {
+      live()
+      return waitForRelease(ctx, jobId, options)
+    },
+    async results (jobId, options) {
+      live()
+      return downloadResults(ctx, jobId, options)
+    },
+    async refund (jobId, options = {}) {
+      live()
+      const mined = await chain.escrow.refund(jobId, {
+        signal: options.signal, timeoutMs: settings.txTimeoutMs, confirmations: settings.confirmations
+      })
+      return { txHash: mined.txHash, blockNumber: mined.blockNumber }
+    },
+    async status (jobId, options = {}) {
+      live()
+      return loadEscrowJob(ctx, jobId, options.signal)
+    },
+    async stop () {
+      stopping ??= (async () => {
+        controller.abort(new ClientStoppedError('the job client was stopped'))
+        try {
+          await ctx.docs.stop()
+        } finally {
+          await ctx.node.stop()
+          chain.close()
+        }
+      })()
+      return stopping
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/** Defaults of `@jobmesh/dapp-sdk`; every one is applied as `init.x ?? DEFAULT_X`. */
+
+/** Verifiers per job when the submission names none (the protocol default k). */
+export const DEFAULT_VERIFIERS = 3
+
+/** Job deadline when the submission names none: now + this many ms (24 h). */
+export const DEFAULT_DEADLINE_MS = 24 * 60 * 60 * 1000
+
+/** Fixed per-job overhead of the task value estimate when the submission names none (seconds). */
+export const DEFAULT_OVERHEAD_SECONDS = 30
+
+/** Seconds per MicroJob of the estimate when the submission names none. */
+export const DEFAULT_SECONDS_PER_MICRO_JOB = 10
+
+/** How often `waitForRelease` polls the escrow (ms); about one Amoy block. */
+export const DEFAULT_POLL_INTERVAL_MS = 2_000
+
+/** How long `waitForRelease` waits before it throws ReleaseTimeoutError (ms). */
+export const DEFAULT_RELEASE_TIMEOUT_MS = 30 * 60 * 1000
+
+/** How long a single JSON-RPC call may take (ms). */
+export const DEFAULT_RPC_TIMEOUT_MS = 30_000
+
+/** How long `submit` waits for the createJob transaction to be mined (ms). */
+export const DEFAULT_TX_TIMEOUT_MS = 120_000
+
+/** Confirmations `submit` and `refund` wait for. */
+export const DEFAULT_CONFIRMATIONS = 1
+
+/** How long opening a CRDT doc (and catching up with peers) may take (ms). */
+export const DEFAULT_DOC_TIMEOUT_MS = 15_000
+
+/** How long fetching one output or input by CID may take (ms). */
+export const DEFAULT_FETCH_TIMEOUT_MS = 60_000
+
+/** How long `createJobClient` waits for the first bootstrap connection (ms); the client starts anyway after it. */
+export const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 10_000
+
+/** MicroJob outputs downloaded at the same time by `results`. */
+export const DEFAULT_DOWNLOAD_CONCURRENCY = 8
+
+/** Block confirmations the release status must have before `waitForRelease` resolves. */
+export const DEFAULT_RELEASE_CONFIRMATIONS = 0

@@ -1,0 +1,35 @@
+import type { ChainConnection } from './chain/connection.js'
+import type { Announcer } from './network/announce.js'
+import type { DocStore, JobSpec, JobmeshNode } from '@jobmesh/peer'
+
+/** Resolved timeouts and defaults of a client. */
+export interface ClientSettings {
+  rpcTimeoutMs: number
+  txTimeoutMs: number
+  confirmations: number
+  docTimeoutMs: number
+  fetchTimeoutMs: number
+  pollIntervalMs: number
+  releaseTimeoutMs: number
+  downloadConcurrency: number
+}
+
+/** A job spec the client knows (submitted here, or fetched by the spec CID from the chain). */
+export interface KnownSpec {
+  spec: JobSpec
+  specCid: string
+}
+
+/** What every client operation works with. */
+export interface ClientContext {
+  node: JobmeshNode
+  docs: DocStore
+  chain: ChainConnection
+  announcer: Announcer
+  /** Block the deployment started at (event scans start here). */
+  fromBlock: number
+  specs: Map<string, KnownSpec>
+  settings: ClientSettings
+  /** Aborts when the client stops. */
+  stopped: AbortSignal
+}

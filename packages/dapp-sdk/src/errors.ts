@@ -1,0 +1,151 @@
+/**
+ * Errors thrown by `@jobmesh/dapp-sdk`. One class per condition; branch on `err.name` (it survives bundling and
+ * realm boundaries, unlike `instanceof`), never on the message text.
+ */
+
+/** One bad field of a job submission, `path` dotted (e.g. `slicing.blocksPerMicro`). */
+export interface JobIssue {
+  path: string
+  message: string
+}
+
+/** The job described to `submit` is invalid; `issues` lists every bad field (spec validation and SDK checks). */
+export class InvalidJobError extends Error {
+  static override readonly name = 'InvalidJobError'
+  override readonly name = 'InvalidJobError'
+  readonly issues: JobIssue[]
+
+  constructor (issues: JobIssue[], options?: ErrorOptions) {
+    super(`invalid job: ${issues.map(i => `${i.path === '' ? '(root)' : i.path}: ${i.message}`).join('; ')}`, options)
+    this.issues = issues
+  }
+}
+
+/** A client option (`createJobClient`) is missing or malformed. */
+export class InvalidConfigError extends Error {
+  static override readonly name = 'InvalidConfigError'
+  override readonly name = 'InvalidConfigError'
+}
+
+/** A JSON-RPC / ethers call failed (unreachable node, bad response, timeout); `cause` holds the original error. */
+export class ChainError extends Error {
+  static override readonly name = 'ChainError'
+  override readonly name = 'ChainError'
+}
+
+/** A contract call reverted; `errorName` is the decoded custom error (e.g. `UnderfundedJob`), `args` its arguments. */
+export class ContractRevertError extends Error {
+  static override readonly name = 'ContractRevertError'
+  override readonly name = 'ContractRevertError'
+  readonly errorName: string
+  readonly args: readonly unknown[]
+
+  constructor (errorName: string, args: readonly unknown[], message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.errorName = errorName
+    this.args = args
+  }
+}
+
+/** Code or data could not be read or added to the client's IPFS node. */
+export class UploadError extends Error {
+  static override readonly name = 'UploadError'
+  override readonly name = 'UploadError'
+}
+
+/** The job could not be announced to the network. */
+export class AnnounceError extends Error {
+  static override readonly name = 'AnnounceError'
+  override readonly name = 'AnnounceError'
+}
+
+/** The escrow knows no job with this id. */
+export class JobNotFoundError extends Error {
+  static override readonly name = 'JobNotFoundError'
+  override readonly name = 'JobNotFoundError'
+}
+
+/** `waitForRelease` gave up before the escrow released the job. */
+export class ReleaseTimeoutError extends Error {
+  static override readonly name = 'ReleaseTimeoutError'
+  override readonly name = 'ReleaseTimeoutError'
+}
+
+/** Results were rejected by the verifiers and the deadline passed before new results were released. */
+export class JobRejectedError extends Error {
+  static override readonly name = 'JobRejectedError'
+  override readonly name = 'JobRejectedError'
+}
+
+/** The job was refunded (deadline passed without a release). */
+export class JobRefundedError extends Error {
+  static override readonly name = 'JobRefundedError'
+  override readonly name = 'JobRefundedError'
+}
+
+/** The job's verification was evicted from a full verification queue (`TaskAborted`); the fee went to the creator's credit. */
+export class JobAbortedError extends Error {
+  static override readonly name = 'JobAbortedError'
+  override readonly name = 'JobAbortedError'
+}
+
+/** A job's deadline passed without enough MicroJob results (`progress`) or with no release (`refund` is due). */
+export class DeadlinePassedError extends Error {
+  static override readonly name = 'DeadlinePassedError'
+  override readonly name = 'DeadlinePassedError'
+}
+
+/** A downloaded output does not hash to the sha256 its result record (or the on-chain resultRoot) claims. */
+export class ResultHashMismatchError extends Error {
+  static override readonly name = 'ResultHashMismatchError'
+  override readonly name = 'ResultHashMismatchError'
+  readonly macroIndex: number
+  readonly index: number
+  readonly expected: string
+  readonly actual: string
+
+  constructor (macroIndex: number, index: number, expected: string, actual: string) {
+    super(`output of MicroJob ${macroIndex}.${index} hashes to ${actual}, expected ${expected}`)
+    this.macroIndex = macroIndex
+    this.index = index
+    this.expected = expected
+    this.actual = actual
+  }
+}
+
+/** A MicroJob has no usable result yet (no result record, or no CID to fetch its output from). */
+export class ResultNotFoundError extends Error {
+  static override readonly name = 'ResultNotFoundError'
+  override readonly name = 'ResultNotFoundError'
+}
+
+/** The results in the job doc do not prove into the resultRoot the submitter put on chain. */
+export class ResultRootMismatchError extends Error {
+  static override readonly name = 'ResultRootMismatchError'
+  override readonly name = 'ResultRootMismatchError'
+}
+
+/** An output could not be fetched from the network. */
+export class DownloadError extends Error {
+  static override readonly name = 'DownloadError'
+  override readonly name = 'DownloadError'
+}
+
+/** A wait (network or chain) ran out of time. */
+export class TimeoutError extends Error {
+  static override readonly name = 'TimeoutError'
+  override readonly name = 'TimeoutError'
+}
+
+/** The operation was aborted through its AbortSignal. */
+export class AbortError extends Error {
+  static override readonly name = 'AbortError'
+  override readonly name = 'AbortError'
+  readonly code = 'ABORT_ERR'
+}
+
+/** The client was stopped. */
+export class ClientStoppedError extends Error {
+  static override readonly name = 'ClientStoppedError'
+  override readonly name = 'ClientStoppedError'
+}

@@ -1,0 +1,92 @@
+import { logger } from '@libp2p/logger'
+import { anySignal, pause } from './abort.js'
+import {
+  AbortError, DeadlinePassedError, JobAbortedError, JobNotFoundError, JobRefundedError, JobRejectedError,
+  ReleaseTimeoutError
+} from './errors.js'
+import type { ClientContext } from './context.js'
+import type { EscrowJob } from './chain/escrow.js'
+
+const log = logger('jobmesh:sdk')
+
+/** How a released job was released. */
+export interface Release {
+  status: 'Released'
+  /** Block of the `JobReleased` event (or the block the status was first seen in). */
+  blockNumber: number
+  resultRoot: string
+  payoutRoot: string
+}
+
+export interface WaitForReleaseOptions {
+  /** Between two status reads (ms); default the client's `pollIntervalMs`. */
+  pollIntervalMs?: number
+  /** Give up after this many ms with ReleaseTimeoutError; default the client's `releaseTimeoutMs`. */
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** Called with every status read. */
+  onStatus?(job: EscrowJob): void
+}
+
+/** Consecutive failed status reads tolerated before the RPC error is thrown. */
+const MAX_CONSECUTIVE_ERRORS = 5
+
+/**
+ * Polls the escrow until the job is Released (see {@link JobClient.waitForRelease}).
+ */
+export async function waitForRelease (ctx: ClientContext, jobId: string, options: WaitForReleaseOptions = {}): Promise<Release> {
+  const id = jobId.toLowerCase()
+  const interval = options.pollIntervalMs ?? ctx.settings.pollIntervalMs
+  const timeoutMs = options.timeoutMs ?? ctx.settings.releaseTimeoutMs
+  const timeout = AbortSignal.timeout(timeoutMs)
+  const signal = anySignal([options.signal, ctx.stopped, timeout])
+  let failures = 0
+  let lastError: unknown
+  while (true) {
+    try {
+      const job = await ctx.chain.escrow.job(id, { signal })
+      failures = 0
+      options.onStatus?.(job)
+      switch (job.status) {
+        case 'Released': {
+          const at = await ctx.chain.escrow.releasedAt(id, Math.max(ctx.fromBlock, job.submitBlock), { signal })
+            ?? await ctx.chain.escrow.blockNumber({ signal })
+          return { status: 'Released', blockNumber: at, resultRoot: job.resultRoot, payoutRoot: job.payoutRoot }
+        }
+        case 'Refunded':
+          throw new JobRefundedError(`job ${id} was refunded`)
+        case 'Aborted':
+          throw new JobAbortedError(`job ${id} was aborted (TaskAborted: evicted from a full verification queue); the fee is in the creator's escrow credit`)
+        case 'None':
+          throw new JobNotFoundError(`the escrow has no job ${id}`)
+        case 'Open': {
+          // submitResults needs block.timestamp <= deadline: past it, an open job can never be released
+          if (await ctx.chain.escrow.chainTime({ signal }) > job.deadline) {
+            if (job.rejections > 0) {
+              throw new JobRejectedError(`job ${id}: results were rejected ${job.rejections} time(s) and the deadline passed; refund it`)
+            }
+            throw new DeadlinePassedError(`job ${id} passed its deadline without results; refund it`)
+          }
+          break
+        }
+        case 'Submitted':
+          break
+      }
+    } catch (err) {
+      const name = (err as Error).name
+      if (timeout.aborted) throw new ReleaseTimeoutError(`job ${id} was not released within ${timeoutMs} ms`, { cause: lastError ?? err })
+      if (name === 'AbortError') throw err
+      if (name !== 'ChainError') throw err
+      failures++
+      lastError = err
+      log('status read %d of %s failed: %s', failures, id, (err as Error).message)
+      if (failures >= MAX_CONSECUTIVE_ERRORS) throw err
+    }
+    try {
+      await pause(interval, signal)
+    } catch (err) {
+      if (timeout.aborted) throw new ReleaseTimeoutError(`job ${id} was not released within ${timeoutMs} ms`, { cause: lastError })
+      throw new AbortError(`waiting for the release of ${id} aborted`, { cause: err })
+    }
+  }
+}

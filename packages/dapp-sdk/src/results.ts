@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto'
+import {
+  MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, recordVerifier, resultTable, resultTree, sliceJob
+} from '@jobmesh/peer'
+import { ZeroHash } from 'ethers'
+import { CID } from 'multiformats/cid'
+import { anySignal } from './abort.js'
+import { fetchContent, rawCidOfSha256 } from './content.js'
+import { DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError } from './errors.js'
+import { loadEscrowJob, loadSpec } from './job-info.js'
+import { openJobDoc } from './progress.js'
+import type { ClientContext } from './context.js'
+import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer'
+
+/** One MicroJob's verified output. */
+export interface MicroJobOutput {
+  macroIndex: number
+  index: number
+  microId: string
+  /** Block range `[start, end)` of the input it covers. */
+  start: number
+  end: number
+  /** sha256 of `bytes`, 0x hex. */
+  outputHash: string
+  /** Where it was fetched from. */
+  cid: string
+  /** The peer whose result counted. */
+  signer: string
+  bytes: Uint8Array
+}
+
+export interface ResultsOptions {
+  signal?: AbortSignal
+  /** Per-output fetch timeout (ms); default the client's `fetchTimeoutMs`. */
+  fetchTimeoutMs?: number
+  /** Called after each verified output (in completion order). */
+  onOutput?(output: MicroJobOutput, fetched: number, total: number): void
+}
+
+function hex (bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`
+}
+
+/**
+ * Downloads and verifies every MicroJob's output (see {@link JobClient.results}).
+ */
+export async function downloadResults (ctx: ClientContext, jobId: string, options: ResultsOptions = {}): Promise<MicroJobOutput[]> {
+  const id = jobId.toLowerCase()
+  const failed = new AbortController()
+  const signal = anySignal([options.signal, ctx.stopped, failed.signal])
+  const [job, known] = await Promise.all([loadEscrowJob(ctx, id, signal), loadSpec(ctx, id, signal)])
+  const { microJobs } = sliceJob(known.spec, id)
+  const doc = await openJobDoc(ctx, id, signal)
+  const verifier = recordVerifier()
+  const self = ctx.node.peerId.toString()
+  const signer = recordSigner(ctx.node.privateKey, self)
+  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), id)
+  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(id))
+
+  const picked = microJobs.map((d) => {
+    const r = results.counting(d.macroIndex, d.index, microLeases.get(microKey(d.macroIndex, d.index)))
+    if (r === undefined) throw new ResultNotFoundError(`MicroJob ${d.macroIndex}.${d.index} of ${id} has no result yet`)
+    return { d, r, outputHash: hex(r.outputHash) }
+  })
+
+  // the results the submitter committed to on chain must be these
+  if (job.resultRoot !== ZeroHash) {
+    const leaves: ResultLeaf[] = picked.map(({ d, outputHash }) => ({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash }))
+    const root = resultTree(leaves).root
+    if (root.toLowerCase() !== job.resultRoot.toLowerCase()) {
+      throw new ResultRootMismatchError(`the results in the job doc give resultRoot ${root}, the escrow holds ${job.resultRoot}`)
+    }
+  }
+
+  const out: MicroJobOutput[] = new Array(picked.length)
+  let next = 0
+  let fetched = 0
+  const fetchOne = async (d: MicroJobDescriptor, r: typeof picked[number]['r'], expected: string, slot: number): Promise<void> => {
+    let cid: CID
+    try {
+      cid = r.outputCid !== undefined && r.outputCid !== '' ? CID.parse(r.outputCid) : rawCidOfSha256(r.outputHash)
+    } catch (err) {
+      throw new DownloadError(`MicroJob ${d.macroIndex}.${d.index}: invalid output CID ${String(r.outputCid)}`, { cause: err })
+    }
+    const bytes = await fetchContent(ctx.node.helia, cid, {
+      signal: anySignal([signal], options.fetchTimeoutMs ?? ctx.settings.fetchTimeoutMs)
+    })
+    const actual = `0x${createHash('sha256').update(bytes).digest('hex')}`
+    if (actual !== expected) throw new ResultHashMismatchError(d.macroIndex, d.index, expected, actual)
+    const output: MicroJobOutput = {
+      macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end,
+      outputHash: actual, cid: cid.toString(), signer: r.signer, bytes
+    }
+    out[slot] = output
+    fetched++
+    options.onOutput?.(output, fetched, picked.length)
+  }
+  const worker = async (): Promise<void> => {
+    while (next < picked.length && !failed.signal.aborted) {
+      const slot = next++
+      const { d, r, outputHash } = picked[slot]
+      try {
+        await fetchOne(d, r, outputHash, slot)
+      } catch (err) {
+        failed.abort(err)
+        throw err
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(ctx.settings.downloadConcurrency, picked.length) }, worker))
+  return out
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto'
+import { stat } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { parseJobSpec } from '@jobmesh/peer'
+import { DEFAULT_DEADLINE_MS, DEFAULT_OVERHEAD_SECONDS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
+import { InvalidJobError, UploadError } from './errors.js'
+import type { ContentInput } from './content.js'
+import type { JobIssue } from './errors.js'
+import type { Estimate, JobSpec, Requirements, SlicingSpec } from '@jobmesh/peer'
+
+/** What a DApp describes to {@link JobClient.submit}. */
+export interface SubmitInput {
+  /** The job's WebAssembly module: bytes or a file path (uploaded to IPFS), or a URI (used as is). */
+  code: ContentInput
+  /** The job's input data: bytes or a file path (uploaded), or a URI (then `blockCount` is required). */
+  data: ContentInput
+  /** Bytes per data block. */
+  blockSize: number
+  /** Number of data blocks; default `ceil(dataSize / blockSize)`. Required when `data` is a URI. */
+  blockCount?: number
+  /** How the job is cut into MacroJobs and MicroJobs (must cover the blocks exactly, docs/protocol.md). */
+  slicing: SlicingSpec
+  /** The fee in wei, paid into the escrow (bigint or decimal string). */
+  price: bigint | string
+  /** Hardware peers need; default `{ minVramGb: 0 }` (the "Any" group). */
+  requirements?: Requirements
+  /** Time estimate for the task value; defaults {@link DEFAULT_OVERHEAD_SECONDS} and {@link DEFAULT_SECONDS_PER_MICRO_JOB}. */
+  estimate?: Partial<Estimate>
+  /** Verifiers k; default {@link DEFAULT_VERIFIERS}. */
+  verifiers?: number
+  /** Unix ms (or a Date) after which the job may be refunded; default now + {@link DEFAULT_DEADLINE_MS}. */
+  deadline?: number | Date
+  /** Seed of the MicroJob ids (uint256); default random. */
+  seed?: bigint | string
+  /** Nonce of the job id (uint256); default random. */
+  nonce?: bigint
+}
+
+/** Random uint256. */
+export function randomUint256 (): bigint {
+  return BigInt(`0x${randomBytes(32).toString('hex')}`)
+}
+
+/** Size of local content (bytes or a file), or undefined for a URI. */
+export async function localSize (input: ContentInput, what: string): Promise<number | undefined> {
+  if (input instanceof Uint8Array) return input.byteLength
+  if (typeof input !== 'string' || input.startsWith('ipfs://') || input.startsWith('https://')) return undefined
+  const path = input.startsWith('file://') ? fileURLToPath(input) : input
+  try {
+    const s = await stat(path)
+    if (!s.isFile()) throw new Error('not a file')
+    return s.size
+  } catch (err) {
+    throw new UploadError(`cannot read ${what} ${path}: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+/** The parts of a spec decided before the upload (seed and deadline fixed once, so both builds agree). */
+export interface SpecDraft {
+  input: SubmitInput
+  creator: string
+  seed: bigint | string
+  deadline: number
+  blockCount: number | undefined
+  issues: JobIssue[]
+}
+
+/** Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock). */
+export function draftSpec (input: SubmitInput, creator: string, dataSize: number | undefined, now: number): SpecDraft {
+  const issues: JobIssue[] = []
+  const deadline = input.deadline instanceof Date ? input.deadline.getTime() : (input.deadline ?? now + DEFAULT_DEADLINE_MS)
+  if (Number.isFinite(deadline) && deadline <= now) issues.push({ path: 'deadline', message: 'deadline is in the past' })
+  let blockCount = input.blockCount
+  const bs = input.blockSize
+  const validBs = Number.isSafeInteger(bs) && bs > 0
+  if (dataSize !== undefined && validBs) {
+    const fromData = Math.ceil(dataSize / bs)
+    if (dataSize === 0) issues.push({ path: 'data', message: 'data is empty' })
+    if (blockCount === undefined) blockCount = fromData
+    else if (blockCount !== fromData) {
+      issues.push({ path: 'blockCount', message: `data of ${dataSize} bytes has ${fromData} blocks of ${bs} bytes, not ${blockCount}` })
+    }
+  } else if (dataSize === undefined && blockCount === undefined) {
+    issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI' })
+  }
+  if (input.requirements !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
+    issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
+  }
+  return { input, creator, seed: input.seed ?? randomUint256(), deadline, blockCount, issues }
+}
+
+/**
+ * Builds and validates the JobSpec with `parseJobSpec`.
+ *
+ * @throws InvalidJobError listing every bad field (the validator's and the draft's issues)
+ */
+export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string): JobSpec {
+  const { input } = draft
+  const raw: Record<string, unknown> = {
+    creator: draft.creator,
+    codeUri,
+    dataUri,
+    blockSize: input.blockSize,
+    blockCount: draft.blockCount ?? 0,
+    slicing: input.slicing,
+    seed: draft.seed,
+    requirements: input.requirements ?? { minVramGb: 0 },
+    price: input.price,
+    estimate: {
+      overheadSeconds: input.estimate?.overheadSeconds ?? DEFAULT_OVERHEAD_SECONDS,
+      secondsPerMicroJob: input.estimate?.secondsPerMicroJob ?? DEFAULT_SECONDS_PER_MICRO_JOB
+    },
+    verifiers: input.verifiers ?? DEFAULT_VERIFIERS,
+    deadline: draft.deadline
+  }
+  let issues = [...draft.issues]
+  let spec: JobSpec | undefined
+  let cause: unknown
+  try {
+    spec = parseJobSpec(raw)
+  } catch (err) {
+    if ((err as Error).name !== 'InvalidJobSpecError') throw err
+    cause = err
+    const specIssues = (err as { issues: JobIssue[] }).issues
+    // a missing blockCount is reported once, by the draft
+    issues = [...issues, ...specIssues.filter(i => !(draft.blockCount === undefined && i.path === 'blockCount'))]
+  }
+  if (issues.length > 0 || spec === undefined) throw new InvalidJobError(issues, { cause })
+  return spec
+}

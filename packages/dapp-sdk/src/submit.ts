@@ -1,0 +1,110 @@
+import { computeJobId, encodeJobSpec, jobTree, sliceJob } from '@jobmesh/peer'
+import { logger } from '@libp2p/logger'
+import { createJobParams } from './chain/escrow.js'
+import { putRaw, resolveContent } from './content.js'
+import { ChainError } from './errors.js'
+import { buildSpec, draftSpec, localSize, randomUint256 } from './spec.js'
+import type { ClientContext } from './context.js'
+import type { ContentInput } from './content.js'
+import type { SubmitInput } from './spec.js'
+import type { JobSpec, MicroJobDescriptor } from '@jobmesh/peer'
+
+const log = logger('jobmesh:sdk')
+
+/** Stages of a submission, in order. */
+export type SubmitStage = 'uploading' | 'creating' | 'announcing' | 'done'
+
+/** A progress report of `submit`. */
+export interface SubmitProgress {
+  stage: SubmitStage
+  /** Set once known: after `creating` starts. */
+  jobId?: string
+  specCid?: string
+  txHash?: string
+}
+
+export interface SubmitOptions {
+  onProgress?(progress: SubmitProgress): void
+  signal?: AbortSignal
+}
+
+/** A created, funded and announced job. */
+export interface SubmittedJob {
+  jobId: string
+  /** CID of the canonical spec bytes (a raw block, pinned by the client). */
+  specCid: string
+  /** Hash of the `createJob` transaction. */
+  txHash: string
+  /** Block the job was created in. */
+  blockNumber: number
+  /** The MicroJobs, in global order (`macroIndex * microJobsPerMacro + index`). */
+  microJobs: MicroJobDescriptor[]
+  /** Merkle root over the MicroJob descriptors, as stored on chain. */
+  jobRoot: string
+  nonce: bigint
+  spec: JobSpec
+}
+
+function placeholder (input: ContentInput): string {
+  if (typeof input === 'object' && !(input instanceof Uint8Array)) return input.uri
+  if (typeof input === 'string' && (input.startsWith('ipfs://') || input.startsWith('https://'))) return input
+  return 'ipfs://pending-upload'
+}
+
+/**
+ * Validates, uploads, creates and announces a job (see {@link JobClient.submit}).
+ */
+export async function submitJob (ctx: ClientContext, input: SubmitInput, options: SubmitOptions = {}): Promise<SubmittedJob> {
+  const signal = options.signal
+  const report = (p: SubmitProgress): void => {
+    try {
+      options.onProgress?.(p)
+    } catch (err) {
+      log.error('onProgress threw: %e', err)
+    }
+  }
+  signal?.throwIfAborted()
+  const creator = ctx.chain.address
+  const dataSize = await localSize(input.data, 'data')
+  await localSize(input.code, 'code')
+  const draft = draftSpec(input, creator, dataSize, Date.now())
+  // validate everything before anything is uploaded or paid
+  buildSpec(draft, placeholder(input.code), placeholder(input.data))
+
+  report({ stage: 'uploading' })
+  const code = await resolveContent(ctx.node.helia, input.code, 'code', { signal })
+  const data = await resolveContent(ctx.node.helia, input.data, 'data', { signal })
+  const spec = buildSpec(draft, code.uri, data.uri)
+  const specCid = (await putRaw(ctx.node.helia, encodeJobSpec(spec), 'the job spec', { signal })).toString()
+
+  const nonce = input.nonce ?? randomUint256()
+  const jobId = computeJobId(spec.creator, specCid, nonce)
+  const slicing = sliceJob(spec, jobId)
+  const jobRoot = jobTree(slicing.microJobs).root
+
+  report({ stage: 'creating', jobId, specCid })
+  const created = await ctx.chain.escrow.createJob(createJobParams(spec, specCid, nonce, jobRoot), spec.price, {
+    signal,
+    timeoutMs: ctx.settings.txTimeoutMs,
+    confirmations: ctx.settings.confirmations
+  })
+  if (created.jobId !== jobId) {
+    throw new ChainError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
+  }
+  ctx.specs.set(jobId, { spec, specCid })
+  log('created %s in block %d (tx %s)', jobId, created.blockNumber, created.txHash)
+
+  report({ stage: 'announcing', jobId, specCid, txHash: created.txHash })
+  await ctx.announcer.announce(spec, jobId, specCid)
+  report({ stage: 'done', jobId, specCid, txHash: created.txHash })
+  return {
+    jobId,
+    specCid,
+    txHash: created.txHash,
+    blockNumber: created.blockNumber,
+    microJobs: slicing.microJobs,
+    jobRoot,
+    nonce,
+    spec
+  }
+}

@@ -1,0 +1,109 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { createDocStore, createNode } from '@jobmesh/peer'
+import { AbiCoder, Wallet, keccak256 } from 'ethers'
+import { createJobClient } from '../src/index.js'
+import type { JobClient, JobClientInit } from '../src/index.js'
+import type { Anvil, Deployment, DeployInit, JobmeshContracts } from '@jobmesh/contracts'
+import type { DocStore, JobmeshNode, MerkleTree, ResultLeaf } from '@jobmesh/peer'
+import type { JsonRpcProvider } from 'ethers'
+
+/** Everything a test started; `cleanup()` stops it all. */
+export interface Env {
+  anvil: Anvil
+  provider: JsonRpcProvider
+  deployment: Deployment
+  /** A network peer (not processing) with a doc store, the client's bootstrap peer. */
+  peer: JobmeshNode
+  peerDocs: DocStore
+  client: JobClient
+  dir: string
+  wallet(i: number): Wallet
+  contracts(i: number): JobmeshContracts
+}
+
+const cleanups: Array<() => Promise<void>> = []
+
+export async function cleanup (): Promise<void> {
+  for (const fn of cleanups.splice(0).reverse()) {
+    await fn().catch(() => {})
+  }
+}
+
+export async function setup (init: { deploy?: DeployInit, client?: Partial<JobClientInit> } = {}): Promise<Env> {
+  const dir = await mkdtemp(join(tmpdir(), 'jobmesh-sdk-'))
+  cleanups.push(async () => rm(dir, { recursive: true, force: true }))
+  const anvil = await startAnvil({ accounts: 4 })
+  cleanups.push(async () => anvil.stop())
+  const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
+  cleanups.push(async () => provider.destroy())
+  const wallet = (i: number): Wallet => new Wallet(anvil.accounts[i].privateKey, provider)
+  const deployment = await deploy(wallet(0), init.deploy)
+  const peer = await createNode({})
+  cleanups.push(async () => peer.stop())
+  const peerDocs = createDocStore(peer)
+  cleanups.push(async () => peerDocs.stop())
+  const addr = peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))
+  if (addr === undefined) throw new Error('the peer has no TCP address')
+  const client = await createJobClient({
+    rpcUrl: anvil.rpcUrl,
+    signer: anvil.accounts[1].privateKey,
+    deployment,
+    bootstrap: [addr.toString()],
+    dataDir: join(dir, 'client'),
+    pollIntervalMs: 50,
+    ...init.client
+  })
+  cleanups.push(async () => client.stop())
+  return { anvil, provider, deployment, peer, peerDocs, client, dir, wallet, contracts: (i) => connect(deployment, wallet(i)) }
+}
+
+/** A small valid submission: 8 blocks of 4 bytes, 2 MacroJobs x 2 MicroJobs x 2 blocks. */
+export function smallJob (): { code: Uint8Array, data: Uint8Array } {
+  const code = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00])
+  const data = new Uint8Array(32).map((_, i) => i)
+  return { code, data }
+}
+
+export const SLICING = { macroJobs: 2, microJobsPerMacro: 2, blocksPerMicro: 2 }
+
+async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
+  await (await p).wait()
+}
+
+/**
+ * Drives the escrow from Open to Released with the contracts directly: account 2 registers and submits the
+ * results, account 3 registers and is the (only, k = 1) verifier; it commits and reveals the right hash.
+ */
+export async function driveRelease (env: Env, jobId: string, tree: MerkleTree<ResultLeaf>, leaves: ResultLeaf[]): Promise<number> {
+  const gpu = keccak256(new TextEncoder().encode('any-gpu'))
+  const stake = env.deployment.params.registry.minStake
+  const sub = env.contracts(2)
+  const ver = env.contracts(3)
+  await mined(sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: stake }))
+  await mined(ver.nodeRegistry.register('peer-verifier', gpu, 8, { value: stake }))
+  await mined(sub.jobEscrow.submitResults(jobId, tree.root, keccak256('0x01'), ''))
+  await env.provider.send('evm_mine', [])
+  await env.provider.send('evm_mine', [])
+  await mined(sub.jobEscrow.selectVerifiers(jobId))
+  const job = await sub.jobEscrow.jobs(jobId)
+  const sampled: ResultLeaf[] = []
+  for (let m = 0; m < Number(job.macroJobs); m++) {
+    const idx = Number(await sub.jobEscrow.validationIndex(jobId, m))
+    const leaf = leaves.find(l => l.macroIndex === m && l.index === idx)
+    if (leaf === undefined) throw new Error(`no leaf ${m}.${idx}`)
+    sampled.push(leaf)
+  }
+  const coder = AbiCoder.defaultAbiCoder()
+  const verifierHash = keccak256(coder.encode(['bytes32[]'], [sampled.map(l => l.outputHash)]))
+  const salt = keccak256('0x02')
+  const verifier = await env.wallet(3).getAddress()
+  await mined(ver.jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bytes32', 'address'], [verifierHash, salt, verifier]))))
+  await mined(sub.jobEscrow.proveSample(jobId, sampled, sampled.map(l => tree.getProof(l))))
+  await mined(ver.jobEscrow.revealVerification(jobId, verifierHash, salt))
+  const receipt = await (await sub.jobEscrow.settle(jobId)).wait()
+  if (receipt == null) throw new Error('settle not mined')
+  return receipt.blockNumber
+}

@@ -1,0 +1,113 @@
+import { unixfs } from '@helia/unixfs'
+import { JobAnnouncement, INDEX_JOBS_MAP, indexDocName, recordVerifier, ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer'
+import { CID } from 'multiformats/cid'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createJobClient, jobTree, sliceJob } from '../src/index.js'
+import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import type { SubmitStage } from '../src/index.js'
+import type * as Y from 'yjs'
+
+afterEach(cleanup)
+
+async function cat (fs: ReturnType<typeof unixfs>, uri: string): Promise<Uint8Array> {
+  const parts: Uint8Array[] = []
+  for await (const p of fs.cat(CID.parse(uri.slice('ipfs://'.length)), { signal: AbortSignal.timeout(20_000) })) parts.push(p)
+  return new Uint8Array(Buffer.concat(parts))
+}
+
+async function waitForKey (map: Y.Map<Uint8Array>, key: string, signal: AbortSignal): Promise<Uint8Array> {
+  const found = map.get(key)
+  if (found !== undefined) return found
+  return new Promise((resolve, reject) => {
+    const observer = (): void => {
+      const v = map.get(key)
+      if (v !== undefined) { map.unobserve(observer); resolve(v) }
+    }
+    map.observe(observer)
+    signal.addEventListener('abort', () => { map.unobserve(observer); reject(signal.reason) }, { once: true })
+  })
+}
+
+describe('submit', () => {
+  it('uploads code and data, creates the job on chain and announces it', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const index = (await env.peerDocs.open(indexDocName(), { signal: AbortSignal.timeout(10_000) })).getMap<Uint8Array>(INDEX_JOBS_MAP)
+    const stages: SubmitStage[] = []
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 }, {
+      onProgress: (p) => stages.push(p.stage),
+      signal: AbortSignal.timeout(30_000)
+    })
+    expect(stages).toEqual(['uploading', 'creating', 'announcing', 'done'])
+    expect(job.microJobs).toHaveLength(4)
+    expect(job.spec.blockCount).toBe(8)
+
+    // another node fetches code and data by CID over bitswap
+    const fs = unixfs(env.peer.helia)
+    expect(await cat(fs, job.spec.codeUri)).toEqual(code)
+    expect(await cat(fs, job.spec.dataUri)).toEqual(data)
+
+    // on chain: event, status Open, jobRoot of the protocol core
+    const escrow = env.contracts(0).jobEscrow
+    const events = await escrow.queryFilter(escrow.filters.JobCreated(job.jobId))
+    expect(events).toHaveLength(1)
+    expect(events[0].transactionHash).toBe(job.txHash)
+    const onChain = await escrow.jobs(job.jobId)
+    expect(Number(onChain.status)).toBe(1)
+    expect(onChain.jobRoot).toBe(jobTree(sliceJob(job.spec, job.jobId).microJobs).root)
+    expect(onChain.creator).toBe(env.client.address)
+    expect((await env.client.status(job.jobId)).status).toBe('Open')
+
+    // the peer's index doc holds the signed announcement
+    const record = await waitForKey(index, job.jobId, AbortSignal.timeout(20_000))
+    const verified = recordVerifier().verify(record, ANNOUNCEMENT_DOMAIN)
+    expect(verified?.signer).toBe(env.client.node.peerId.toString())
+    const a = JobAnnouncement.decode(verified!.payload)
+    expect(a.specCid).toBe(job.specCid)
+    expect(a.microJobs).toBe(4)
+  })
+
+  it('lists every bad field of an invalid job', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const err = await env.client.submit({
+      code,
+      data,
+      blockSize: 4,
+      slicing: { macroJobs: 0, microJobsPerMacro: 2, blocksPerMicro: 2 },
+      price: 0n,
+      verifiers: 0,
+      requirements: { minVramGb: -1 },
+      estimate: { secondsPerMicroJob: 0 },
+      deadline: Date.now() - 1000
+    }).catch((e: unknown) => e as Error & { issues: Array<{ path: string }> })
+    expect(err.name).toBe('InvalidJobError')
+    const paths = err.issues.map(i => i.path).sort()
+    expect(paths).toEqual(expect.arrayContaining([
+      'deadline', 'estimate.secondsPerMicroJob', 'price', 'requirements.minVramGb', 'slicing.macroJobs', 'verifiers'
+    ]))
+    // nothing was created
+    expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
+  })
+
+  it('reports an underfunded job with the decoded custom error', async () => {
+    const env = await setup({ deploy: { escrow: { minFee: 10n ** 18n } } })
+    const { code, data } = smallJob()
+    const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 1000n, verifiers: 1 })
+      .catch((e: unknown) => e as Error & { errorName: string, args: unknown[] })
+    expect(err.name).toBe('ContractRevertError')
+    expect(err.errorName).toBe('UnderfundedJob')
+    expect(err.args).toEqual([1000n, 10n ** 18n])
+  })
+
+  it('fails with ChainError (and its cause) when the RPC endpoint is unreachable', async () => {
+    const err = await createJobClient({
+      rpcUrl: 'http://127.0.0.1:9',
+      signer: '0x' + '11'.repeat(32),
+      deployment: { jobEscrow: '0x' + '22'.repeat(20) },
+      rpcTimeoutMs: 2_000
+    }).catch((e: unknown) => e as Error)
+    expect(err.name).toBe('ChainError')
+    expect(err.cause).toBeInstanceOf(Error)
+  })
+})
