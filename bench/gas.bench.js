@@ -1,0 +1,239 @@
+#!/usr/bin/env node
+// Gas of the settlement operations against a NodeRegistry holding N real registered nodes.
+//
+//   node bench/gas.bench.js                       N = 10, 100, 1 000, 10 000, 100 000
+//   JOBMESH_GAS_NODES=10,1000 node bench/gas.bench.js
+//
+// Method (honest: every number is the gasUsed of a real transaction receipt on a real chain):
+// - A local anvil (--disable-block-gas-limit, --auto-impersonate) with the compiled contracts deployed by deploy().
+// - Nodes 0..N-2 are registered in bulk: each is its own address (impersonated, funded with anvil_setBalance)
+//   sending its own `register` transaction with its own stake; automine is paused while a chunk of a few thousand
+//   transactions goes into the pool, then one `evm_mine` packs them into a block. Nothing writes storage directly.
+//   After each bulk phase `activeNodes()` must equal the count, or the bench fails.
+// - Then, with automine back on, the N-th node registers (measured: `register`) and a whole job runs through
+//   createJob, submitResults, selectVerifiers (k = 3), commitVerification x3, revealVerification x3, proveSample,
+//   settle (Released) and claim. commit / reveal report the most expensive of the three (first committer pays the
+//   fresh slots). A second job with k = 1 measures one verifier draw (`selectVerifiers(k=1)`).
+// - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
+// Output: a table on stdout and bench/out/gas.json as [{ op, nodes, gas }].
+// Needs the built package (`npm run build`, or `npm run build -w @jobmesh/contracts`).
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
+import { AbiCoder, Interface, JsonRpcSigner, Wallet, id, keccak256, parseEther, toBeHex, zeroPadValue } from 'ethers'
+
+let contracts
+try {
+  contracts = await import('@jobmesh/contracts')
+} catch (err) {
+  process.stderr.write(`gas bench: cannot load @jobmesh/contracts (run \`npm run build\` first): ${err.message}\n`)
+  process.exit(1)
+}
+const { connect, createProvider, deploy, nodeRegistryAbi, startAnvil } = contracts
+
+const NODES = (process.env.JOBMESH_GAS_NODES ?? '10,100,1000,10000,100000').split(',').map(Number)
+const CHUNK = 2000
+const GPU = id('RTX4090')
+const STAKE = parseEther('0.01')
+const FEE = parseEther('1')
+const ZERO32 = '0x' + '00'.repeat(32)
+const abi = AbiCoder.defaultAbiCoder()
+const registryIface = new Interface(nodeRegistryAbi)
+const outDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'out')
+
+const nodeAddress = (i) => zeroPadValue(toBeHex((0xb1n << 144n) | BigInt(i)), 20)
+const sha256 = (s) => '0x' + createHash('sha256').update(s).digest('hex')
+const macroId = (seed, jobId, m) => keccak256(abi.encode(['uint256', 'bytes32', 'uint256'], [seed, jobId, m]))
+const microId = (seed, jobId, m, i) => keccak256(abi.encode(['uint256', 'bytes32', 'uint256'], [seed, macroId(seed, jobId, m), i]))
+
+const anvil = await startAnvil({
+  accounts: 2,
+  disableBlockGasLimit: true,
+  args: ['--auto-impersonate', '--order', 'fifo']
+})
+const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
+const results = []
+let rpcId = 0
+
+async function rpcBatch (calls) {
+  const res = await fetch(anvil.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(calls.map(([method, params]) => ({ jsonrpc: '2.0', id: ++rpcId, method, params }))),
+    signal: AbortSignal.timeout(120_000)
+  })
+  const out = await res.json()
+  for (const r of out) if (r.error != null) throw new Error(`${r.error.message} (${JSON.stringify(r.error.data ?? '')})`)
+  return out.map((r) => r.result)
+}
+
+async function gasOf (txPromise) {
+  const receipt = await (await txPromise).wait()
+  if (receipt?.status !== 1) throw new Error('measured transaction failed')
+  return receipt.gasUsed
+}
+
+/** A signer for any address (anvil --auto-impersonate signs eth_sendTransaction for it). */
+const impersonate = (address) => new JsonRpcSigner(provider, address)
+
+function record (op, nodes, gas) {
+  results.push({ op, nodes, gas: Number(gas) })
+}
+
+async function bulkRegister (deployment, from, to) {
+  const { nodeRegistry } = connect(deployment, provider)
+  await rpcBatch([['evm_setAutomine', [false]]])
+  for (let s = from; s < to; s += CHUNK) {
+    const end = Math.min(to, s + CHUNK)
+    const fund = []
+    const send = []
+    for (let i = s; i < end; i++) {
+      const from = nodeAddress(i)
+      fund.push(['anvil_setBalance', [from, toBeHex(parseEther('1'))]])
+      send.push(['eth_sendTransaction', [{
+        from,
+        to: deployment.nodeRegistry,
+        value: toBeHex(STAKE),
+        gas: toBeHex(3_000_000),
+        data: registryIface.encodeFunctionData('register', [`12D3KooW-bench-${i}`, GPU, 24])
+      }]])
+    }
+    await rpcBatch(fund)
+    await rpcBatch(send)
+    await rpcBatch([['evm_mine', []]])
+    if (end - from >= 10 * CHUNK && (end / CHUNK) % 10 === 0) process.stdout.write(`  registered ${end}\n`)
+  }
+  await rpcBatch([['evm_setAutomine', [true]]])
+  const active = await nodeRegistry.activeNodes()
+  if (active !== BigInt(to)) throw new Error(`bulk registration: ${active} active nodes, expected ${to}`)
+}
+
+/** Runs one job through settlement; returns the gas of each step. */
+async function runJob (deployment, creator, nonce, k, submitterIndex) {
+  const { jobEscrow } = connect(deployment, creator)
+  const seed = 4242n + BigInt(nonce)
+  const specCid = `bafy-bench-${nonce}`
+  const macroJobs = 4
+  const per = 8
+  const jobId = keccak256(abi.encode(['address', 'string', 'uint256'], [creator.address, specCid, nonce]))
+  const descriptors = []
+  const resultLeaves = []
+  for (let m = 0; m < macroJobs; m++) {
+    for (let i = 0; i < per; i++) {
+      const mid = microId(seed, jobId, m, i)
+      descriptors.push([mid, m, i, (m * per + i) * 10, (m * per + i + 1) * 10])
+      resultLeaves.push([mid, m, i, sha256(`out-${nonce}-${m}-${i}`)])
+    }
+  }
+  const jobTree = StandardMerkleTree.of(descriptors, ['bytes32', 'uint256', 'uint256', 'uint256', 'uint256'])
+  const resultTree = StandardMerkleTree.of(resultLeaves, ['bytes32', 'uint256', 'uint256', 'bytes32'])
+  const submitter = impersonate(nodeAddress(submitterIndex))
+  const pool = FEE * 8000n / 10000n
+  const payouts = [[submitter.address, pool / 2n], [nodeAddress(submitterIndex + 1), pool / 2n]]
+  const payoutTree = StandardMerkleTree.of(payouts, ['address', 'uint256'])
+  const gas = {}
+  const latest = await provider.getBlock('latest')
+
+  gas.createJob = await gasOf(jobEscrow.createJob({
+    specCid,
+    nonce,
+    jobRoot: jobTree.root,
+    seed,
+    macroJobs,
+    microJobsPerMacro: per,
+    minVramGb: 16,
+    gpuModel: ZERO32,
+    modelId: ZERO32,
+    identicalHardware: false,
+    k,
+    deadline: latest.timestamp + 86_400,
+    secondsPerMicroJob: 10
+  }, { value: FEE }))
+  const asSubmitter = connect(deployment, submitter).jobEscrow
+  gas.submitResults = await gasOf(asSubmitter.submitResults(jobId, resultTree.root, payoutTree.root, 'bafy-manifest'))
+  await provider.send('evm_mine', [])
+  gas.selectVerifiers = await gasOf(jobEscrow.selectVerifiers(jobId))
+
+  const job = await jobEscrow.jobs(jobId)
+  const verifiers = await jobEscrow.verifiersOf(jobId)
+  if (verifiers.length !== k) throw new Error(`${verifiers.length} verifiers drawn, expected ${k}`)
+  const sampled = []
+  for (let m = 0; m < macroJobs; m++) sampled.push(Number(await jobEscrow.validationIndex(jobId, m)))
+  const vh = keccak256(abi.encode(['bytes32[]'], [sampled.map((i, m) => sha256(`out-${nonce}-${m}-${i}`))]))
+  const salt = id('bench-salt')
+  const signers = verifiers.map((v) => impersonate(v.node))
+  gas.commit = 0n
+  for (const s of signers) {
+    const c = abi.encode(['bytes32', 'bytes32', 'address'], [vh, salt, s.address])
+    const g = await gasOf(connect(deployment, s).jobEscrow.commitVerification(jobId, keccak256(c)))
+    if (g > gas.commit) gas.commit = g
+  }
+  gas.reveal = 0n
+  for (const s of signers) {
+    const g = await gasOf(connect(deployment, s).jobEscrow.revealVerification(jobId, vh, salt))
+    if (g > gas.reveal) gas.reveal = g
+  }
+  const entries = [...resultTree.entries()]
+  const leaves = sampled.map((idx, m) => entries.find(([, l]) => l[1] === m && l[2] === idx))
+  gas.proveSample = await gasOf(asSubmitter.proveSample(
+    jobId,
+    leaves.map(([, l]) => ({ microId: l[0], macroIndex: l[1], index: l[2], outputHash: l[3] })),
+    leaves.map(([i]) => resultTree.getProof(i))
+  ))
+  gas.settle = await gasOf(jobEscrow.settle(jobId))
+  if (Number(await jobEscrow.statusOf(jobId)) !== 3) throw new Error(`job ${jobId} not Released (entropy ${job.sampleEntropy})`)
+  gas.claim = await gasOf(jobEscrow.claim(jobId, payouts[0][0], payouts[0][1], payoutTree.getProof(0)))
+  return gas
+}
+
+try {
+  const creator = new Wallet(anvil.accounts[0].privateKey, provider)
+  const deployment = await deploy(creator)
+  let registered = 0
+  let nonce = 0n
+  for (const n of NODES) {
+    if (n < registered + 1 || n < 4) throw new Error(`node counts must grow and be >= 4: ${NODES.join(', ')}`)
+    const started = Date.now()
+    await bulkRegister(deployment, registered, n - 1)
+    const bulkMs = Date.now() - started
+    // the N-th node registers with an ordinary transaction
+    const last = impersonate(nodeAddress(n - 1))
+    await provider.send('anvil_setBalance', [last.address, toBeHex(parseEther('1'))])
+    record('register', n, await gasOf(connect(deployment, last).nodeRegistry.register(`12D3KooW-bench-${n - 1}`, GPU, 24, { value: STAKE })))
+    registered = n
+
+    const gas = await runJob(deployment, creator, ++nonce, 3, 0)
+    for (const op of ['createJob', 'submitResults', 'selectVerifiers', 'commit', 'reveal', 'proveSample', 'settle', 'claim']) {
+      record(op, n, gas[op])
+    }
+    const one = await runJob(deployment, creator, ++nonce, 1, 2)
+    record('selectVerifiers(k=1)', n, one.selectVerifiers)
+    // derived, not a transaction: the cost of each further verifier, (k=3 draw - k=1 draw) / 2
+    record('draw per extra verifier', n, (gas.selectVerifiers - one.selectVerifiers) / 2n)
+    process.stdout.write(`N = ${n}: registered in ${(bulkMs / 1000).toFixed(1)} s, measured in ${((Date.now() - started - bulkMs) / 1000).toFixed(1)} s\n`)
+  }
+
+  // table: one row per op, one column per N
+  const ops = [...new Set(results.map((r) => r.op))]
+  const head = ['op'.padEnd(22), ...NODES.map((n) => `N=${n}`.padStart(11))].join('')
+  const lines = [head, '-'.repeat(head.length)]
+  for (const op of ops) {
+    lines.push([op.padEnd(22), ...NODES.map((n) => String(results.find((r) => r.op === op && r.nodes === n)?.gas ?? '-').padStart(11))].join(''))
+  }
+  process.stdout.write('\n' + lines.join('\n') + '\n')
+  const at = (op) => results.filter((r) => r.op === op).map((r) => r.gas)
+  process.stdout.write('\nDESIGN section 11 targets (max over N):\n' + [
+    ['one verifier draw, selectVerifiers(k=1)', Math.max(...at('selectVerifiers(k=1)')), 150_000],
+    ['createJob', Math.max(...at('createJob')), 200_000],
+    ['settle', Math.max(...at('settle')), 250_000]
+  ].map(([what, g, target]) => `  ${what}: ${g} (target < ${target}) ${g < target ? 'ok' : 'OVER'}`).join('\n') + '\n')
+
+  mkdirSync(outDir, { recursive: true })
+  writeFileSync(path.join(outDir, 'gas.json'), JSON.stringify(results, null, 2) + '\n')
+  process.stdout.write(`\nwrote ${path.relative(process.cwd(), path.join(outDir, 'gas.json'))}\n`)
+} finally {
+  provider.destroy()
+  await anvil.stop()
+}

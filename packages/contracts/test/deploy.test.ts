@@ -1,0 +1,129 @@
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Wallet } from 'ethers'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  connect,
+  createProvider,
+  deploy,
+  DEFAULT_ESCROW_PARAMS,
+  DEFAULT_REGISTRY_PARAMS,
+  parseDeployment,
+  probeChainId,
+  serializeDeployment,
+  startAnvil,
+  verifyDeployment
+} from '../src/index.js'
+import type { Anvil } from '../src/index.js'
+import type { JsonRpcProvider } from 'ethers'
+
+const pkgDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const script = path.join(pkgDir, 'scripts', 'deploy.mjs')
+const built = existsSync(path.join(pkgDir, 'dist', 'index.js'))
+
+/** A local port with nothing listening on it. */
+async function deadPort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+function runScript (env: Record<string, string>): Promise<{ code: number, stdout: string, stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err == null ? 0 : (typeof err.code === 'number' ? err.code : 1), stdout, stderr })
+    })
+  })
+}
+
+describe('deploy', () => {
+  let anvil: Anvil
+  let provider: JsonRpcProvider
+
+  beforeEach(async () => {
+    anvil = await startAnvil({ accounts: 2 })
+    provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
+  })
+
+  afterEach(async () => {
+    provider.destroy()
+    await anvil.stop()
+  })
+
+  it('deploys with the defaults, wires, verifies and round-trips through JSON', async () => {
+    const signer = new Wallet(anvil.accounts[0].privateKey, provider)
+    const d = await deploy(signer, { escrow: { commitWindow: 7 } })
+    expect(d.chainId).toBe(31337)
+    expect(d.deployer).toBe(signer.address)
+    expect(d.params.registry).toEqual(DEFAULT_REGISTRY_PARAMS)
+    expect(d.params.escrow).toEqual({ ...DEFAULT_ESCROW_PARAMS, commitWindow: 7 })
+    await verifyDeployment(d, provider)
+
+    const { nodeRegistry, jobEscrow } = connect(d, provider)
+    expect(await nodeRegistry.escrow()).toBe(d.jobEscrow)
+    const onChain = await jobEscrow.params()
+    expect(onChain.commitWindow).toBe(7n)
+    expect((await nodeRegistry.params()).minStake).toBe(DEFAULT_REGISTRY_PARAMS.minStake)
+
+    expect(parseDeployment(serializeDeployment(d))).toEqual(d)
+    await expect(verifyDeployment({ ...d, chainId: 80002 }, provider)).rejects.toMatchObject({ name: 'ChainMismatchError' })
+    await expect(verifyDeployment({ ...d, jobEscrow: signer.address }, provider)).rejects.toMatchObject({ name: 'DeploymentFailedError' })
+  })
+
+  it('reports a reverted deployment', async () => {
+    const signer = new Wallet(anvil.accounts[0].privateKey, provider)
+    // stakeCap = 0 makes the NodeRegistry constructor revert with InvalidParams
+    await expect(deploy(signer, { registry: { stakeCap: 0n } })).rejects.toMatchObject({ name: 'DeploymentFailedError' })
+  })
+
+  it('reports an unreachable endpoint', async () => {
+    const url = `http://127.0.0.1:${await deadPort()}`
+    await expect(probeChainId(url, { timeout: 5_000 })).rejects.toMatchObject({ name: 'RpcUnreachableError' })
+  })
+
+  it.skipIf(!built)('scripts/deploy.mjs writes deployments/<chainId>.json and explains bad setups', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'jobmesh-deploy-'))
+    try {
+      const ok = await runScript({
+        JOBMESH_RPC_URL: anvil.rpcUrl,
+        JOBMESH_PRIVATE_KEY: anvil.accounts[1].privateKey,
+        JOBMESH_DEPLOYMENTS_DIR: dir,
+        JOBMESH_DEPLOY_PARAMS: JSON.stringify({ registry: { minStake: '5' } })
+      })
+      expect(ok.stderr).toBe('')
+      expect(ok.code).toBe(0)
+      const d = parseDeployment(readFileSync(path.join(dir, '31337.json'), 'utf8'))
+      expect(d.deployer).toBe(anvil.accounts[1].address)
+      expect(d.params.registry.minStake).toBe(5n)
+      await verifyDeployment(d, provider)
+
+      const noKey = await runScript({ JOBMESH_RPC_URL: anvil.rpcUrl, JOBMESH_DEPLOYMENTS_DIR: dir })
+      expect(noKey.code).toBe(1)
+      expect(noKey.stderr).toMatch(/JOBMESH_PRIVATE_KEY is not set/)
+
+      const down = await runScript({
+        JOBMESH_RPC_URL: `http://127.0.0.1:${await deadPort()}`,
+        JOBMESH_PRIVATE_KEY: anvil.accounts[1].privateKey,
+        JOBMESH_DEPLOYMENTS_DIR: dir
+      })
+      expect(down.code).toBe(1)
+      expect(down.stderr).toMatch(/RpcUnreachableError/)
+
+      const broke = await runScript({
+        JOBMESH_RPC_URL: anvil.rpcUrl,
+        JOBMESH_PRIVATE_KEY: '0x' + '11'.repeat(32),
+        JOBMESH_DEPLOYMENTS_DIR: dir
+      })
+      expect(broke.code).toBe(1)
+      expect(broke.stderr).toMatch(/has no funds/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
