@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { resultTree } from '../src/index.js'
+import { SLICING, cleanup, driveRelease, setup, smallJob } from './helpers.js'
+import type { ResultLeaf } from '../src/index.js'
+
+afterEach(cleanup)
+
+describe('waitForRelease and refund', () => {
+  it('throws ReleaseTimeoutError while the job stays open', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 })
+    const err = await env.client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 300 }).catch((e: unknown) => e as Error)
+    expect(err.name).toBe('ReleaseTimeoutError')
+  })
+
+  it('resolves when the escrow releases the job', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 })
+    const seen: string[] = []
+    const waiting = env.client.waitForRelease(job.jobId, {
+      pollIntervalMs: 20,
+      timeoutMs: 60_000,
+      onStatus: (j) => { if (seen.at(-1) !== j.status) seen.push(j.status) }
+    })
+    const leaves: ResultLeaf[] = job.microJobs.map((d, g) => ({
+      microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`
+    }))
+    const settledIn = await driveRelease(env, job.jobId, resultTree(leaves), leaves)
+    const release = await waiting
+    expect(release.status).toBe('Released')
+    expect(release.blockNumber).toBe(settledIn)
+    expect(release.resultRoot).toBe(resultTree(leaves).root)
+    expect(seen[0]).toBe('Open')
+    expect(seen.at(-1)).toBe('Released')
+  })
+
+  it('refunds after the deadline, not before', async () => {
+    const env = await setup()
+    const job = await env.client.submit({
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1, deadline: Date.now() + 60_000
+    })
+    const early = await env.client.refund(job.jobId).catch((e: unknown) => e as Error & { errorName: string })
+    expect(early.name).toBe('ContractRevertError')
+    expect(early.errorName).toBe('DeadlineNotReached')
+
+    await env.provider.send('evm_increaseTime', [3600])
+    await env.provider.send('evm_mine', [])
+    // past the deadline with no results: waitForRelease gives up at once
+    const expired = await env.client.waitForRelease(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
+    expect(expired.name).toBe('DeadlinePassedError')
+
+    const before = await env.provider.getBalance(env.client.address)
+    const refund = await env.client.refund(job.jobId)
+    expect(refund.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect((await env.client.status(job.jobId)).status).toBe('Refunded')
+    expect(await env.provider.getBalance(env.client.address)).toBeGreaterThan(before)
+    const refunded = await env.client.waitForRelease(job.jobId).catch((e: unknown) => e as Error)
+    expect(refunded.name).toBe('JobRefundedError')
+  })
+})

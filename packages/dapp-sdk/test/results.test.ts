@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto'
+import { RESULTS_MAP, jobDocName, recordSigner, recordVerifier, resultKey, resultTable } from '@jobmesh/peer'
+import { CID } from 'multiformats/cid'
+import * as raw from 'multiformats/codecs/raw'
+import { sha256 } from 'multiformats/hashes/sha2'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import type { ProgressUpdate } from '../src/index.js'
+import type * as Y from 'yjs'
+
+afterEach(cleanup)
+
+const digest = (b: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(b).digest())
+
+/** Resolves once `map[key]` holds exactly `value`. */
+async function seen (map: Y.Map<Uint8Array>, key: string, value: Uint8Array, signal: AbortSignal): Promise<void> {
+  const ok = (): boolean => Buffer.from(map.get(key) ?? new Uint8Array()).equals(value)
+  if (ok()) return
+  await new Promise<void>((resolve, reject) => {
+    const observer = (): void => { if (ok()) { map.unobserve(observer); resolve() } }
+    map.observe(observer)
+    signal.addEventListener('abort', () => { map.unobserve(observer); reject(signal.reason) }, { once: true })
+  })
+}
+
+describe('progress and results', () => {
+  it('follows progress, downloads verified outputs in order and detects a tampered output', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 })
+
+    // the network peer plays the processors: outputs in its blockstore, signed results in the job doc
+    const doc = await env.peerDocs.open(jobDocName(job.jobId), { signal: AbortSignal.timeout(10_000) })
+    const signer = recordSigner(env.peer.privateKey, env.peer.peerId.toString())
+    const results = resultTable({ signer, verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId)
+
+    const updates: ProgressUpdate[] = []
+    const progress = (async () => {
+      for await (const u of env.client.progress(job.jobId, { timeoutMs: 30_000 })) updates.push(u)
+    })()
+
+    const outputs = job.microJobs.map(d => new TextEncoder().encode(`output of ${d.macroIndex}.${d.index}`))
+    for (const [g, d] of job.microJobs.entries()) {
+      const bytes = outputs[g]
+      await env.peer.helia.blockstore.put(CID.createV1(raw.code, await sha256.digest(bytes)), bytes)
+      results.write(d.macroIndex, d.index, { term: 1, outputHash: digest(bytes), size: bytes.length })
+    }
+    await progress
+    expect(updates.at(-1)).toEqual({ done: 4, total: 4 })
+    expect(updates.map(u => u.done)).toEqual([...updates.map(u => u.done)].sort((a, b) => a - b))
+
+    const got = await env.client.results(job.jobId, { signal: AbortSignal.timeout(30_000) })
+    expect(got.map(o => new TextDecoder().decode(o.bytes))).toEqual(outputs.map(o => new TextDecoder().decode(o)))
+    expect(got.map(o => `${o.macroIndex}.${o.index}`)).toEqual(['0.0', '0.1', '1.0', '1.1'])
+
+    // a result claims a hash its output does not have
+    const d = job.microJobs[2]
+    const cid = CID.createV1(raw.code, await sha256.digest(outputs[2]))
+    results.write(d.macroIndex, d.index, { term: 2, outputHash: digest(new TextEncoder().encode('forged')), size: 6, outputCid: cid.toString() })
+    const key = resultKey(d.macroIndex, d.index, env.peer.peerId.toString())
+    const clientMap = env.client.docs.get(jobDocName(job.jobId))!.getMap<Uint8Array>(RESULTS_MAP)
+    await seen(clientMap, key, doc.getMap<Uint8Array>(RESULTS_MAP).get(key)!, AbortSignal.timeout(20_000))
+    const err = await env.client.results(job.jobId).catch((e: unknown) => e as Error & { macroIndex: number, index: number })
+    expect(err.name).toBe('ResultHashMismatchError')
+    expect([err.macroIndex, err.index]).toEqual([1, 0])
+  })
+})
