@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises'
+import { InvalidArgumentError } from 'commander'
+import { parseEther } from 'ethers'
+import { InvalidConfigError } from '../errors.js'
+import type { DeploymentRef } from '../chain/connection.js'
+
+/** Commander parser of a positive integer flag. */
+export function positiveInt (value: string): number {
+  const n = Number(value)
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer')
+  return n
+}
+
+/** Commander parser of a non-negative integer flag. */
+export function nonNegativeInt (value: string): number {
+  const n = Number(value)
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a non-negative integer')
+  return n
+}
+
+/** Commander parser of an amount in ether (decimal), to wei. */
+export function ether (value: string): bigint {
+  try {
+    const wei = parseEther(value)
+    if (wei <= 0n) throw new Error('not positive')
+    return wei
+  } catch {
+    throw new InvalidArgumentError('expected a positive amount in ether, e.g. 0.01')
+  }
+}
+
+/** Commander parser of a 32-byte hex job id. */
+export function jobIdArg (value: string): string {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new InvalidArgumentError('expected a job id: 0x and 64 hex digits')
+  return value.toLowerCase()
+}
+
+/** Collects a repeatable flag. */
+export function collect (value: string, previous: string[] = []): string[] {
+  return [...previous, value]
+}
+
+/** Reads a 0x private key from a file (whitespace trimmed). */
+export async function readKeyFile (path: string): Promise<string> {
+  let text: string
+  try {
+    text = (await readFile(path, 'utf8')).trim()
+  } catch (err) {
+    throw new InvalidConfigError(`cannot read the key file ${path}: ${(err as Error).message}`, { cause: err })
+  }
+  const key = text.startsWith('0x') ? text : `0x${text}`
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new InvalidConfigError(`the key file ${path} does not hold a 32-byte hex private key`)
+  return key
+}
+
+/** Reads a deployment JSON file (as `@jobmesh/contracts` writes it). */
+export async function readDeployment (path: string): Promise<DeploymentRef> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'))
+  } catch (err) {
+    throw new InvalidConfigError(`cannot read the deployment ${path}: ${(err as Error).message}`, { cause: err })
+  }
+  const d = parsed as Partial<DeploymentRef>
+  if (typeof d?.jobEscrow !== 'string') throw new InvalidConfigError(`the deployment ${path} has no jobEscrow address`)
+  return {
+    jobEscrow: d.jobEscrow,
+    ...(typeof d.chainId === 'number' ? { chainId: d.chainId } : {}),
+    ...(typeof d.blockNumber === 'number' ? { blockNumber: d.blockNumber } : {})
+  }
+}

@@ -1,0 +1,65 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { serializeDeployment } from '@jobmesh/contracts'
+import { afterEach, describe, expect, it } from 'vitest'
+import { run } from '../src/cli/program.js'
+import { cleanup, setup, smallJob } from './helpers.js'
+import type { CliIo } from '../src/cli/io.js'
+
+afterEach(cleanup)
+
+function capture (): CliIo & { stdout: string[], stderr: string[] } {
+  const stdout: string[] = []
+  const stderr: string[] = []
+  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l) }
+}
+
+describe('jobmesh-dapp', () => {
+  it('exits with 2 and a clear message on bad flags', async () => {
+    const io = capture()
+    expect(await run(['submit', '--code', 'a.wasm', '--data', 'd.bin', '--macro-jobs', 'two', '--micro-per-macro', '1',
+      '--blocks-per-micro', '1', '--block-size', '4', '--price', '0.1', '--deployment', 'd.json'], io)).toBe(2)
+    expect(io.stderr.join('\n')).toMatch(/--macro-jobs.*positive integer/)
+
+    const io2 = capture()
+    expect(await run(['status', 'not-a-job-id', '--deployment', 'd.json'], io2)).toBe(2)
+    expect(io2.stderr.join('\n')).toMatch(/job id/)
+
+    const io3 = capture()
+    expect(await run(['results', '0x' + '1'.repeat(64), '--deployment', 'd.json'], io3)).toBe(2)
+    expect(io3.stderr.join('\n')).toMatch(/--out/)
+
+    expect(await run(['frobnicate'], capture())).toBe(2)
+  })
+
+  it('submits a job from files and shows its status', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const files = {
+      code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json')
+    }
+    await writeFile(files.code, code)
+    await writeFile(files.data, data)
+    await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
+    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
+    const io = capture()
+    const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--no-follow', ...connect], io)
+    expect(io.stderr.join('\n')).not.toMatch(/Error/)
+    expect(code0).toBe(0)
+    const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
+    expect(jobId).toBeDefined()
+
+    const io2 = capture()
+    expect(await run(['status', jobId!, ...connect], io2)).toBe(0)
+    expect(io2.stdout).toContain('status: Open')
+    expect(io2.stdout).toContain('microJobs: 4')
+
+    // an invalid job is a usage error listing the fields
+    const io3 = capture()
+    expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '3', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--no-follow', ...connect], io3)).toBe(2)
+    expect(io3.stderr.join('\n')).toMatch(/slicing/)
+  })
+})
