@@ -49,7 +49,7 @@ describe('processor failover', () => {
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
     const job = spec(1, 48)
-    let killed: (typeof peers)[number] | undefined
+    let killed: (typeof peers)[number] | undefined = undefined
     let done = 0
     const failovers: string[] = []
     for (const p of peers) {

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  CoordMessage, RESULTS_MAP, fromWire, jobDocName, jobsTopic, roomTopic, toWire
+} from '../../src/coord/index.js'
+import { createDocStore } from '../../src/crdt/index.js'
+import { createNode } from '../../src/node/index.js'
+import { testExecutor } from '../../src/processor/index.js'
+import { sliceJob } from '../../src/protocol/index.js'
+import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
+import type { QueueState } from '../../src/coord/index.js'
+import type { TestPeer } from './helpers.js'
+
+let peers: TestPeer[] = []
+const extra: Array<{ stop(): Promise<void> }> = []
+
+afterEach(async () => {
+  await stopPeers(peers)
+  peers = []
+  for (const e of extra.splice(0)) await e.stop().catch(() => {})
+})
+
+describe('forged and malformed input', () => {
+  it('is ignored, counted, and the job still completes', async () => {
+    peers = await startPeers(3, { executor: testExecutor({ workMs: 60 }), maxBatch: 2 })
+    const attacker = await createNode()
+    const attackerDocs = createDocStore(attacker, { compactIntervalMs: 0 })
+    extra.push({ stop: async () => { await attackerDocs.stop(); await attacker.stop() } })
+    for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const job = spec(1, 40)
+    const topic = roomTopic(job.jobId, sliceJob(job.spec, job.jobId).macroJobs[0].macroId)
+    let latest: QueueState | undefined
+    attacker.pubsub.subscribe(topic)
+    attacker.pubsub.addEventListener('message', (evt) => {
+      if (evt.detail.topic !== topic) return
+      try {
+        const s = CoordMessage.decode(evt.detail.data).snapshot
+        if (s != null) {
+          const st = fromWire(s, 40, 0)
+          if (latest == null || st.term > latest.term || (st.term === latest.term && st.version > latest.version)) latest = st
+        }
+      } catch {}
+    })
+    let done = 0
+    for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
+    const complete = Promise.all(peers.map(async p => new Promise<void>(resolve => {
+      p.processor.addEventListener('job:complete', () => { resolve() })
+    })))
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    const doc = await attackerDocs.open(jobDocName(job.jobId))
+    await waitFor(() => latest != null && latest.term >= 2 && done >= 4, 20_000, 'the room to run')
+    const me = attacker.peerId.toString()
+    const cur = latest!
+    const publish = async (data: Uint8Array) => { await attacker.pubsub.publish(topic, data) }
+    // 1. a snapshot claiming a new epoch with a MacroJob lease signed by someone else (the honest holder)
+    await waitFor(() => doc.getMap<Uint8Array>('macro').get('0') != null, 10_000, 'the macro lease to sync')
+    const honestLease = doc.getMap<Uint8Array>('macro').get('0')!
+    await publish(CoordMessage.encode({ snapshot: toWire({ ...cur, epoch: cur.epoch + 1, term: 0, version: 0, owner: me, prevOwner: me, macroLease: honestLease }) }))
+    // 2. a snapshot with an old term
+    await publish(CoordMessage.encode({ snapshot: toWire({ ...cur, term: 0, version: 0 }) }))
+    // 3. an oversized message
+    await publish(new Uint8Array(70 * 1024))
+    // 4. an undecodable message
+    await publish(Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02]))
+    // 5. a result record with a bad signature, written into the shared job doc under an honest peer's slot
+    const honest = doc.getMap<Uint8Array>(RESULTS_MAP)
+    await waitFor(() => honest.size > 0, 10_000, 'a result to copy')
+    const [key, value] = [...honest.entries()][0]
+    const bad = value.slice()
+    bad[bad.length - 40] ^= 0xff
+    const [micro] = key.split('/')
+    const victimKey = `0.39/${key.split('/')[1]}`
+    expect(micro).not.toBe('0.39')
+    honest.set(victimKey, bad)
+    await complete
+    const sum = (f: (m: TestPeer['processor']['metrics']) => number) => peers.reduce((n, p) => n + f(p.processor.metrics), 0)
+    expect(sum(m => m.droppedForged)).toBeGreaterThanOrEqual(1)
+    expect(sum(m => m.droppedStale)).toBeGreaterThanOrEqual(1)
+    expect(sum(m => m.droppedOversized)).toBeGreaterThanOrEqual(1)
+    expect(sum(m => m.droppedMalformed)).toBeGreaterThanOrEqual(1)
+    expect(sum(m => m.invalidRecords)).toBeGreaterThanOrEqual(1)
+    // the attacker never owned the queue, and every MicroJob has a valid result
+    for (const p of peers) expect(p.processor.ownersSeen().get(`${job.jobId}/0`)?.has(me)).toBe(false)
+  })
+})
