@@ -2,7 +2,10 @@ import * as Y from 'yjs'
 import { DocNotFoundError, SyncProtocolError } from './errors.js'
 import { FrameType } from './sync-frames.js'
 import type { FrameStream } from './frame-stream.js'
+import { logger } from '@libp2p/logger'
 import type { AbortOptions } from '@libp2p/interface'
+
+const log = logger('jobmesh:crdt:sync')
 
 /** What one sync exchange moved. */
 export interface SyncResult {
@@ -29,6 +32,7 @@ function decodeStateVector (sv: Uint8Array): void {
  * @throws DocNotFoundError when the remote does not have the doc open
  */
 export async function initiateSync (frames: FrameStream, name: string, doc: Y.Doc, push: boolean, apply: ApplyDiff, options?: AbortOptions): Promise<SyncResult> {
+  const start = Date.now()
   await frames.write({ type: FrameType.REQUEST, push, name, stateVector: Y.encodeStateVector(doc) }, options)
   const first = await frames.read()
   if (first.type === FrameType.NOT_OPEN) {
@@ -46,9 +50,11 @@ export async function initiateSync (frames: FrameStream, name: string, doc: Y.Do
     diff.set(first.chunk)
     diff.set(rest, first.chunk.length)
   }
+  const received = Date.now()
   if (!apply(diff)) {
     throw new SyncProtocolError('remote diff was not a valid Yjs update')
   }
+  log('%s: %d diff bytes in %d ms, applied in %d ms', name, diff.length, received - start, Date.now() - received)
   let sent = 0
   if (push) {
     const sv = await frames.read()
@@ -67,8 +73,11 @@ export async function initiateSync (frames: FrameStream, name: string, doc: Y.Do
 /** The responder side, after the REQUEST was read and the doc found. */
 export async function answerSync (frames: FrameStream, doc: Y.Doc, stateVector: Uint8Array, push: boolean, apply: ApplyDiff, options?: AbortOptions): Promise<SyncResult> {
   decodeStateVector(stateVector)
+  const start = Date.now()
   const diff = Y.encodeStateAsUpdate(doc, stateVector)
+  const encoded = Date.now()
   await frames.writeDiff(diff, options)
+  log('answer: %d diff bytes encoded in %d ms, written in %d ms', diff.length, encoded - start, Date.now() - encoded)
   let received = 0
   if (push) {
     await frames.write({ type: FrameType.STATE_VECTOR, stateVector: Y.encodeStateVector(doc) }, options)
