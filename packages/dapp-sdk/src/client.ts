@@ -110,8 +110,8 @@ async function waitForBootstrap (node: JobmeshNode, count: number, timeoutMs: nu
   let onConnect: (() => void) | undefined
   try {
     await race(new Promise<void>((resolve) => {
-      onConnect = resolve
-      node.libp2p.addEventListener('peer:connect', resolve, { once: true })
+      onConnect = () => { resolve() }
+      node.libp2p.addEventListener('peer:connect', onConnect, { once: true })
     }), { signal, timeoutMs, what: 'bootstrap connection' })
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err

@@ -8,6 +8,7 @@ import { anySignal } from './abort.js'
 import { fetchContent, rawCidOfSha256 } from './content.js'
 import { DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError } from './errors.js'
 import { loadEscrowJob, loadSpec } from './job-info.js'
+import { loadManifest } from './manifest.js'
 import { openJobDoc } from './progress.js'
 import type { ClientContext } from './context.js'
 import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer'
@@ -37,6 +38,15 @@ export interface ResultsOptions {
   onOutput?(output: MicroJobOutput, fetched: number, total: number): void
 }
 
+/** The output a MicroJob should have, and where to fetch it. */
+interface Picked {
+  d: MicroJobDescriptor
+  /** 0x sha256, lower case. */
+  outputHash: string
+  outputCid?: string
+  signer: string
+}
+
 function hex (bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes).toString('hex')}`
 }
@@ -57,14 +67,18 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
   const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), id)
   const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(id))
 
-  const picked = microJobs.map((d) => {
-    const r = results.counting(d.macroIndex, d.index, microLeases.get(microKey(d.macroIndex, d.index)))
-    if (r === undefined) throw new ResultNotFoundError(`MicroJob ${d.macroIndex}.${d.index} of ${id} has no result yet`)
-    return { d, r, outputHash: hex(r.outputHash) }
-  })
+  // the submitter's manifest (checked against the escrow's resultRoot) when there is one, else the job doc
+  const manifest = job.resultRoot !== ZeroHash ? await loadManifest(ctx, id, job.resultRoot, microJobs, signal) : undefined
+  const picked: Picked[] = manifest !== undefined
+    ? manifest.microJobs.map((e, g) => ({ d: microJobs[g], outputHash: e.outputHash.toLowerCase(), outputCid: e.outputCid, signer: e.signer }))
+    : microJobs.map((d) => {
+      const r = results.counting(d.macroIndex, d.index, microLeases.get(microKey(d.macroIndex, d.index)))
+      if (r === undefined) throw new ResultNotFoundError(`MicroJob ${d.macroIndex}.${d.index} of ${id} has no result yet`)
+      return { d, outputHash: hex(r.outputHash), outputCid: r.outputCid, signer: r.signer }
+    })
 
   // the results the submitter committed to on chain must be these
-  if (job.resultRoot !== ZeroHash) {
+  if (manifest === undefined && job.resultRoot !== ZeroHash) {
     const leaves: ResultLeaf[] = picked.map(({ d, outputHash }) => ({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash }))
     const root = resultTree(leaves).root
     if (root.toLowerCase() !== job.resultRoot.toLowerCase()) {
@@ -75,12 +89,14 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
   const out: MicroJobOutput[] = new Array(picked.length)
   let next = 0
   let fetched = 0
-  const fetchOne = async (d: MicroJobDescriptor, r: typeof picked[number]['r'], expected: string, slot: number): Promise<void> => {
+  const fetchOne = async ({ d, outputHash: expected, outputCid, signer }: Picked, slot: number): Promise<void> => {
     let cid: CID
     try {
-      cid = r.outputCid !== undefined && r.outputCid !== '' ? CID.parse(r.outputCid) : rawCidOfSha256(r.outputHash)
+      cid = outputCid !== undefined && outputCid !== ''
+        ? CID.parse(outputCid.replace(/^ipfs:\/\//, ''))
+        : rawCidOfSha256(Buffer.from(expected.slice(2), 'hex'))
     } catch (err) {
-      throw new DownloadError(`MicroJob ${d.macroIndex}.${d.index}: invalid output CID ${String(r.outputCid)}`, { cause: err })
+      throw new DownloadError(`MicroJob ${d.macroIndex}.${d.index}: invalid output CID ${String(outputCid)}`, { cause: err })
     }
     const bytes = await fetchContent(ctx.node.helia, cid, {
       signal: anySignal([signal], options.fetchTimeoutMs ?? ctx.settings.fetchTimeoutMs)
@@ -89,7 +105,7 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
     if (actual !== expected) throw new ResultHashMismatchError(d.macroIndex, d.index, expected, actual)
     const output: MicroJobOutput = {
       macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end,
-      outputHash: actual, cid: cid.toString(), signer: r.signer, bytes
+      outputHash: actual, cid: cid.toString(), signer, bytes
     }
     out[slot] = output
     fetched++
@@ -98,9 +114,8 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
   const worker = async (): Promise<void> => {
     while (next < picked.length && !failed.signal.aborted) {
       const slot = next++
-      const { d, r, outputHash } = picked[slot]
       try {
-        await fetchOne(d, r, outputHash, slot)
+        await fetchOne(picked[slot], slot)
       } catch (err) {
         failed.abort(err)
         throw err

@@ -11,3 +11,5 @@ export {
 } from '../../peer/src/coord/index.js'
 export { createProcessor, testExecutor, ANNOUNCEMENT_DOMAIN } from '../../peer/src/processor/index.js'
 export type { MicroJobExecutor } from '../../peer/src/processor/index.js'
+export { decodeManifest, encodeManifest, manifestTrees } from '../../peer/src/settlement/index.js'
+export type { Manifest } from '../../peer/src/settlement/index.js'

@@ -107,8 +107,8 @@ export interface Escrow {
   status(jobId: string, options?: CallOptions): Promise<JobStatusName>
   createJob(params: CreateJobParams, fee: bigint, options: TxOptions): Promise<Mined & { jobId: string }>
   refund(jobId: string, options: TxOptions): Promise<Mined>
-  /** The manifest CID of the latest `ResultsSubmitted` of the job at or after `fromBlock`, if any. */
-  manifestCid(jobId: string, fromBlock: number, options?: CallOptions): Promise<string | undefined>
+  /** The manifest CID of the latest `ResultsSubmitted` of the job with this resultRoot (scanned from `fromBlock`), if any. */
+  manifestCid(jobId: string, resultRoot: string, fromBlock: number, options?: CallOptions): Promise<string | undefined>
   /** The spec CID and block of the job's `JobCreated` event (scanned from `fromBlock`). */
   created(jobId: string, fromBlock: number, options?: CallOptions): Promise<{ specCid: string, blockNumber: number } | undefined>
   /** The block of the job's `JobReleased` event at or after `fromBlock`, if any. */
@@ -201,13 +201,15 @@ export function createEscrow (init: EscrowInit): Escrow {
       await call('JobEscrow.refund', async () => contract.refund.estimateGas(jobId), options)
       return mine('JobEscrow.refund', async () => contract.refund(jobId), options)
     },
-    async manifestCid (jobId, fromBlock, options) {
+    async manifestCid (jobId, resultRoot, fromBlock, options) {
       const events = await call('ResultsSubmitted events', async () =>
         contract.queryFilter(contract.filters.ResultsSubmitted(jobId), fromBlock), options)
-      const last = events.at(-1)
-      if (last === undefined || !('args' in last)) return undefined
-      const cid = String(last.args.manifestCid)
-      return cid === '' ? undefined : cid
+      for (const e of [...events].reverse()) {
+        if (!('args' in e) || String(e.args.resultRoot).toLowerCase() !== resultRoot.toLowerCase()) continue
+        const cid = String(e.args.manifestCid)
+        return cid === '' ? undefined : cid
+      }
+      return undefined
     },
     async created (jobId, fromBlock, options) {
       const events = await call('JobCreated events', async () =>
