@@ -1,0 +1,28 @@
+/** Defaults of settlement; applied as `init.x ?? DEFAULT_X`. */
+
+/** Poll interval of every settlement wait (job state, blocks), in ms. */
+export const DEFAULT_SETTLEMENT_POLL_MS = 1_000
+
+/** How long one phase may take before it fails with a timeout: verifiers drawn, commit phase, reveal window (ms). */
+export const DEFAULT_PHASE_TIMEOUT_MS = 30 * 60_000
+
+/** How long a manifest or spec fetch may take (ms). */
+export const DEFAULT_FETCH_TIMEOUT_MS = 60_000
+
+/** Largest manifest accepted (bytes). */
+export const DEFAULT_MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+
+/** Map of signed peer profiles in the `jobmesh/index` doc (key = PeerId). */
+export const PEERS_MAP = 'peers'
+
+/** Signing domain of peer profiles (each key signs under `<domain>/<peerId>`). */
+export const PROFILE_DOMAIN = 'jobmesh/peer-profile'
+
+/** Map of finalization records in a job doc (key = the finalizer's PeerId). */
+export const FINAL_MAP = 'final'
+
+/** Signing domain prefix of finalization records: `jobmesh/final/<jobId>/<peerId>`. */
+export const FINAL_DOMAIN = 'jobmesh/final'
+
+/** Manifest format version. */
+export const MANIFEST_VERSION = 1

@@ -1,0 +1,43 @@
+/** Errors of settlement. One class per condition; branch on `err.name`. */
+
+/** Not every MicroJob of the job has a counting result yet. */
+export class JobIncompleteError extends Error {
+  static override readonly name = 'JobIncompleteError'
+  override name = 'JobIncompleteError'
+}
+
+/** No result signer of the job has a payable address (no peer profile, no registration). */
+export class NoPayeesError extends Error {
+  static override readonly name = 'NoPayeesError'
+  override name = 'NoPayeesError'
+}
+
+/** The job's spec could not be found or does not match the job on chain. */
+export class SpecUnavailableError extends Error {
+  static override readonly name = 'SpecUnavailableError'
+  override name = 'SpecUnavailableError'
+}
+
+/** The manifest is malformed or does not match the roots on chain. */
+export class InvalidManifestError extends Error {
+  static override readonly name = 'InvalidManifestError'
+  override name = 'InvalidManifestError'
+}
+
+/** The contract's validation index differs from the protocol core's (a protocol mismatch: never verify blindly). */
+export class ValidationIndexMismatchError extends Error {
+  static override readonly name = 'ValidationIndexMismatchError'
+  override name = 'ValidationIndexMismatchError'
+}
+
+/** The job is not in the status the step needs (e.g. claiming before Released). */
+export class WrongJobStatusError extends Error {
+  static override readonly name = 'WrongJobStatusError'
+  override name = 'WrongJobStatusError'
+}
+
+/** A peer profile is malformed. */
+export class InvalidProfileError extends Error {
+  static override readonly name = 'InvalidProfileError'
+  override name = 'InvalidProfileError'
+}

@@ -1,0 +1,145 @@
+import { logger } from '@libp2p/logger'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { MANIFEST_VERSION } from './constants.js'
+import { JobIncompleteError, NoPayeesError } from './errors.js'
+import { loadSpecFromChain, finalMap } from './lookup.js'
+import { encodeManifest } from './manifest.js'
+import { computePayouts } from './payouts.js'
+import { readProfile } from './profile.js'
+import { MICRO_MAP, RESULTS_MAP } from '../coord/constants.js'
+import { microKey, microScope } from '../coord/keys.js'
+import { leases } from '../coord/leases.js'
+import { resultTable } from '../coord/results.js'
+import { recordSigner, recordVerifier } from '../coord/signing.js'
+import { jobDocName } from '../crdt/names.js'
+import { payoutTree, resultTree, sliceJob } from '../protocol/index.js'
+import { rawOutputCid } from '../storage/index.js'
+import type { FinalRecord } from './lookup.js'
+import type { Manifest, ManifestEntry } from './manifest.js'
+import type { SettlementComponents } from './types.js'
+import type { JobSpec } from '../protocol/index.js'
+
+const log = logger('jobmesh:settlement')
+
+export interface FinalizeOptions {
+  signal?: AbortSignal
+  /** The job's spec; default: `components.loadSpec`, else `ipfs://<specCid>` of its JobCreated event. */
+  spec?: JobSpec
+}
+
+export interface FinalizeResult {
+  /** `submitted`: this call submitted; `already`: the job was past Open (someone else submitted, or it ended). */
+  outcome: 'submitted' | 'already'
+  /** The on-chain status seen before submitting (`Open` when this call submitted). */
+  status: string
+  manifest?: Manifest
+  manifestCid?: string
+  txHash?: string
+  blockNumber?: number
+}
+
+function hex (bytes: Uint8Array): string {
+  return '0x' + Buffer.from(bytes).toString('hex')
+}
+
+/** Builds the manifest of a completed job from its doc. @throws JobIncompleteError, NoPayeesError */
+export async function buildManifest (components: Pick<SettlementComponents, 'docs' | 'chain' | 'privateKey'>, jobId: string,
+  spec: JobSpec, options: { signal?: AbortSignal } = {}): Promise<Manifest> {
+  const id = jobId.toLowerCase()
+  const doc = await components.docs.open(jobDocName(id), options)
+  const self = peerIdFromPrivateKey(components.privateKey).toString()
+  const signer = recordSigner(components.privateKey, self)
+  const verifier = recordVerifier()
+  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), id)
+  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(id))
+  const { microJobs } = sliceJob(spec, id)
+
+  const entries: ManifestEntry[] = []
+  const blocksBySigner = new Map<string, number>()
+  const missing: string[] = []
+  for (const d of microJobs) {
+    const key = microKey(d.macroIndex, d.index)
+    const r = results.counting(d.macroIndex, d.index, microLeases.get(key))
+    if (r == null) {
+      missing.push(key)
+      continue
+    }
+    const outputHash = hex(r.outputHash)
+    entries.push({
+      microId: d.microId, macroIndex: d.macroIndex, index: d.index, start: d.start, end: d.end, outputHash,
+      outputCid: r.outputCid ?? rawOutputCid(outputHash), size: r.size, signer: r.signer
+    })
+    blocksBySigner.set(r.signer, (blocksBySigner.get(r.signer) ?? 0) + d.end - d.start)
+  }
+  if (missing.length > 0) {
+    throw new JobIncompleteError(`${missing.length} MicroJobs of ${id} have no result (first: ${missing.slice(0, 5).join(', ')})`)
+  }
+
+  const work: Array<{ payee: string, blocks: number }> = []
+  for (const [peerId, blocks] of blocksBySigner) {
+    const payee = (await readProfile(components, peerId, options))?.address ?? await components.chain.peerAddress(peerId, options)
+    if (payee == null) {
+      log('no payout address for %s (%d blocks): its share goes to the other processors', peerId, blocks)
+      continue
+    }
+    work.push({ payee, blocks })
+  }
+  const pool = await components.chain.processorPool(id, options)
+  const payouts = computePayouts(work, pool)
+  if (payouts.length === 0) throw new NoPayeesError(`no processor of ${id} has a payout address`)
+  const blocksByPayee = new Map<string, number>()
+  for (const w of work) blocksByPayee.set(w.payee.toLowerCase(), (blocksByPayee.get(w.payee.toLowerCase()) ?? 0) + w.blocks)
+
+  return {
+    version: MANIFEST_VERSION,
+    jobId: id,
+    resultRoot: resultTree(entries).root,
+    payoutRoot: payoutTree(payouts).root,
+    microJobs: entries,
+    payouts: payouts.map(p => ({ payee: p.payee, amount: p.amount.toString(), blocks: blocksByPayee.get(p.payee.toLowerCase()) ?? 0 }))
+  }
+}
+
+/**
+ * Finalizes a completed job (DESIGN 8): builds the result tree, the payout tree and the manifest, adds the manifest
+ * to IPFS, calls `submitResults`, and writes a signed `final` record in the job doc. Idempotent: a job that is no
+ * longer Open on chain is left alone (`outcome: 'already'`).
+ *
+ * @throws JobIncompleteError, NoPayeesError, SpecUnavailableError, ChainRevertError, RpcUnreachableError, ...
+ */
+export async function finalizeJob (components: SettlementComponents, jobId: string, options: FinalizeOptions = {}): Promise<FinalizeResult> {
+  const id = jobId.toLowerCase()
+  const signal = options.signal
+  const status = await components.chain.jobStatus(id, { signal })
+  if (status !== 'Open') {
+    log('job %s is %s: nothing to finalize', id, status)
+    return { outcome: 'already', status }
+  }
+  const spec = options.spec ?? (components.loadSpec != null
+    ? await components.loadSpec(id, { signal })
+    : await loadSpecFromChain(components, id, { signal }))
+  const manifest = await buildManifest(components, id, spec, { signal })
+  const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
+  let tx
+  try {
+    tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, payoutRoot: manifest.payoutRoot, manifestCid }, { signal })
+  } catch (err) {
+    if ((err as { errorName?: string }).errorName === 'WrongStatus') {
+      return { outcome: 'already', status: await components.chain.jobStatus(id, { signal }), manifest, manifestCid }
+    }
+    throw err
+  }
+  log('submitted %s: manifest %s, block %d', id, manifestCid, tx.blockNumber)
+  const record: FinalRecord = {
+    manifestCid,
+    resultRoot: manifest.resultRoot,
+    payoutRoot: manifest.payoutRoot,
+    submitter: await components.chain.address(),
+    txHash: tx.hash,
+    blockNumber: tx.blockNumber
+  }
+  const doc = await components.docs.open(jobDocName(id), { signal })
+  const self = peerIdFromPrivateKey(components.privateKey).toString()
+  await finalMap(doc, id).set(self, new TextEncoder().encode(JSON.stringify(record)), components.privateKey)
+  return { outcome: 'submitted', status, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber }
+}

@@ -1,0 +1,42 @@
+/**
+ * @packageDocumentation
+ *
+ * Settlement, the peer side of DESIGN 8 (docs/settlement.md): finalize a completed job (result tree, payout tree,
+ * manifest on IPFS, `submitResults`, a signed `final` record in the job doc), serve as a drawn verifier (re-run the
+ * sampled MicroJobs, commit, reveal), prove the sample and settle, and claim payouts and credits.
+ *
+ * @example
+ * ```ts
+ * await publishProfile({ docs, privateKey: node.privateKey }, { address, gpuModel: 'RTX 4090', vramGb: 24 })
+ * const settlement = createSettlement({ docs, chain, store, privateKey: node.privateKey, executor })
+ * await settlement.start()
+ * // processor: onJobComplete: async (jobId) => { await settlement.onJobComplete(jobId) }
+ * ```
+ */
+export { createSettlement } from './service.js'
+export type { Settlement, SettlementInit, SettlementEvents } from './service.js'
+export { finalizeJob, buildManifest } from './finalize.js'
+export type { FinalizeOptions, FinalizeResult } from './finalize.js'
+export { verifyJob, commitment } from './verify.js'
+export type { VerifyResult } from './verify.js'
+export { drawVerifiers, proveAndSettle } from './settle.js'
+export type { SettleResult } from './settle.js'
+export { claimPayouts } from './claim.js'
+export type { ClaimResult } from './claim.js'
+export { computePayouts } from './payouts.js'
+export type { PayeeWork } from './payouts.js'
+export { encodeManifest, decodeManifest, manifestTrees, resultLeaves, payoutLeaves } from './manifest.js'
+export type { Manifest, ManifestEntry, ManifestPayout } from './manifest.js'
+export { publishProfile, readProfile, encodeProfile, decodeProfile } from './profile.js'
+export type { PeerProfile } from './profile.js'
+export { loadManifest, loadSpecFromChain, readFinalRecords } from './lookup.js'
+export type { FinalRecord } from './lookup.js'
+export type { SettlementComponents, SettlementDocs, SettlementOptions, SpecLoader } from './types.js'
+export {
+  JobIncompleteError, NoPayeesError, SpecUnavailableError, InvalidManifestError, ValidationIndexMismatchError,
+  WrongJobStatusError, InvalidProfileError
+} from './errors.js'
+export {
+  DEFAULT_SETTLEMENT_POLL_MS, DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, PEERS_MAP,
+  PROFILE_DOMAIN, FINAL_MAP, FINAL_DOMAIN, MANIFEST_VERSION
+} from './constants.js'

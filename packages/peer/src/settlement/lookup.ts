@@ -1,0 +1,88 @@
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, FINAL_DOMAIN, FINAL_MAP } from './constants.js'
+import { InvalidManifestError, SpecUnavailableError } from './errors.js'
+import { decodeManifest } from './manifest.js'
+import { signedMap, ownerIsKey } from '../crdt/signed-map.js'
+import { jobDocName } from '../crdt/names.js'
+import { decodeJobSpec } from '../protocol/index.js'
+import type { Manifest } from './manifest.js'
+import type { SettlementComponents } from './types.js'
+import type { ChainClient } from '../chain/index.js'
+import type { SignedMap } from '../crdt/signed-map.js'
+import type { JobSpec } from '../protocol/index.js'
+import type * as Y from 'yjs'
+
+/** A finalization record in a job doc's `final` map (key = the finalizer's PeerId). */
+export interface FinalRecord {
+  manifestCid: string
+  resultRoot: string
+  payoutRoot: string
+  /** Wallet of the submitter. */
+  submitter: string
+  txHash: string
+  blockNumber: number
+}
+
+export function finalMap (doc: Y.Doc, jobId: string): SignedMap {
+  return signedMap(doc.getMap(FINAL_MAP), { domain: `${FINAL_DOMAIN}/${jobId.toLowerCase()}`, owner: ownerIsKey })
+}
+
+/** Every verified final record of a job. */
+export async function readFinalRecords (components: Pick<SettlementComponents, 'docs'>, jobId: string,
+  options: { signal?: AbortSignal } = {}): Promise<Array<FinalRecord & { signer: string }>> {
+  const doc = await components.docs.open(jobDocName(jobId.toLowerCase()), options)
+  const out: Array<FinalRecord & { signer: string }> = []
+  for (const [, entry] of finalMap(doc, jobId).entries()) {
+    try {
+      out.push({ ...(JSON.parse(new TextDecoder().decode(entry.payload)) as FinalRecord), signer: entry.signer })
+    } catch {
+      // malformed: absent
+    }
+  }
+  return out
+}
+
+/** The spec of a job: `ipfs://<specCid>` of its `JobCreated` event (content-addressed, so authentic). */
+export async function loadSpecFromChain (components: { chain: ChainClient, store: SettlementComponents['store'] }, jobId: string,
+  options: { signal?: AbortSignal } = {}): Promise<JobSpec> {
+  const events = await components.chain.findEvents({ names: ['JobCreated'], topic1: jobId }, options)
+  const specCid = events[0]?.args.specCid
+  if (typeof specCid !== 'string') throw new SpecUnavailableError(`no JobCreated event for ${jobId}`)
+  try {
+    const bytes = await components.store.fetch(`ipfs://${specCid}`, { signal: options.signal, timeoutMs: DEFAULT_FETCH_TIMEOUT_MS })
+    return decodeJobSpec(bytes)
+  } catch (err) {
+    throw new SpecUnavailableError(`cannot load the spec ${specCid} of ${jobId}: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+/**
+ * The manifest of a job's current submission (the one whose `resultRoot` is on chain): from a `final` record in
+ * the job doc, else from the job's `ResultsSubmitted` events.
+ *
+ * @throws InvalidManifestError
+ */
+export async function loadManifest (components: Pick<SettlementComponents, 'docs' | 'chain' | 'store'>, jobId: string,
+  resultRoot: string, options: { signal?: AbortSignal } = {}): Promise<{ manifest: Manifest, manifestCid: string }> {
+  const cids = new Set<string>()
+  for (const r of await readFinalRecords(components, jobId, options)) {
+    if (r.resultRoot.toLowerCase() === resultRoot.toLowerCase()) cids.add(r.manifestCid)
+  }
+  if (cids.size === 0) {
+    const events = await components.chain.findEvents({ names: ['ResultsSubmitted'], topic1: jobId }, options)
+    for (const e of events.reverse()) {
+      if (String(e.args.resultRoot).toLowerCase() === resultRoot.toLowerCase()) cids.add(String(e.args.manifestCid))
+    }
+  }
+  for (const cid of cids) {
+    try {
+      const bytes = await components.store.fetch(`ipfs://${cid}`, { signal: options.signal, maxBytes: DEFAULT_MAX_MANIFEST_BYTES, timeoutMs: DEFAULT_FETCH_TIMEOUT_MS })
+      const manifest = decodeManifest(bytes)
+      if (manifest.jobId.toLowerCase() === jobId.toLowerCase() && manifest.resultRoot.toLowerCase() === resultRoot.toLowerCase()) {
+        return { manifest, manifestCid: cid }
+      }
+    } catch (err) {
+      if (options.signal?.aborted === true) throw err
+    }
+  }
+  throw new InvalidManifestError(`no manifest found for ${jobId} with result root ${resultRoot}`)
+}

@@ -1,0 +1,58 @@
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { getAddress } from 'ethers'
+import { INDEX_DOC } from '../crdt/constants.js'
+import { ownerIsKey, signedMap } from '../crdt/signed-map.js'
+import { PEERS_MAP, PROFILE_DOMAIN } from './constants.js'
+import { InvalidProfileError } from './errors.js'
+import type { SettlementDocs } from './types.js'
+import type { SignedMap } from '../crdt/signed-map.js'
+import type { PrivateKey } from '@libp2p/interface'
+
+/** A peer's signed profile in `jobmesh/index` map `peers`, key = its PeerId, signed by that peer. */
+export interface PeerProfile {
+  /** The wallet address that receives the peer's payouts (EIP-55). */
+  address: string
+  gpuModel: string
+  vramGb: number
+}
+
+function peersMap (doc: { getMap: (name: string) => unknown }): SignedMap {
+  return signedMap(doc.getMap(PEERS_MAP) as never, { domain: PROFILE_DOMAIN, owner: ownerIsKey })
+}
+
+/** Canonical payload bytes of a profile (JSON, fixed key order). */
+export function encodeProfile (profile: PeerProfile): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ address: getAddress(profile.address), gpuModel: profile.gpuModel, vramGb: profile.vramGb }))
+}
+
+/** @throws InvalidProfileError */
+export function decodeProfile (bytes: Uint8Array): PeerProfile {
+  try {
+    const p = JSON.parse(new TextDecoder().decode(bytes)) as Partial<PeerProfile>
+    if (typeof p.address !== 'string' || typeof p.gpuModel !== 'string' || typeof p.vramGb !== 'number') throw new Error('missing fields')
+    return { address: getAddress(p.address), gpuModel: p.gpuModel, vramGb: p.vramGb }
+  } catch (err) {
+    throw new InvalidProfileError(`malformed peer profile: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+/** Writes (or replaces) this peer's signed profile in `jobmesh/index`. */
+export async function publishProfile (components: { docs: SettlementDocs, privateKey: PrivateKey }, profile: PeerProfile,
+  options: { signal?: AbortSignal } = {}): Promise<void> {
+  const doc = await components.docs.open(INDEX_DOC, options)
+  const peerId = peerIdFromPrivateKey(components.privateKey).toString()
+  await peersMap(doc).set(peerId, encodeProfile(profile), components.privateKey)
+}
+
+/** The verified profile of `peerId`, or undefined (absent, forged or malformed). */
+export async function readProfile (components: { docs: SettlementDocs }, peerId: string,
+  options: { signal?: AbortSignal } = {}): Promise<PeerProfile | undefined> {
+  const doc = await components.docs.open(INDEX_DOC, options)
+  const payload = peersMap(doc).get(peerId)
+  if (payload == null) return undefined
+  try {
+    return decodeProfile(payload)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,94 @@
+import { logger } from '@libp2p/logger'
+import { loadManifest } from './lookup.js'
+import { manifestTrees } from './manifest.js'
+import { commitPhaseOver, settleOpen, waitForJob } from './phases.js'
+import { InvalidManifestError } from './errors.js'
+import type { Manifest } from './manifest.js'
+import type { SettlementComponents, SettlementOptions } from './types.js'
+import type { SampleLeaf } from '../chain/index.js'
+
+const log = logger('jobmesh:settlement')
+
+export interface SettleResult {
+  jobId: string
+  /** Status after settling: `Released`, `Open` (rejected, reopened), `Submitted` (round restarted: nobody revealed). */
+  status: string
+  released: boolean
+  rejected: boolean
+}
+
+function revertName (err: unknown): string | undefined {
+  return (err as { errorName?: string }).errorName
+}
+
+/** Calls `selectVerifiers` from block submitBlock + 2 on, until all k verifiers are assigned (waits in the queue). */
+export async function drawVerifiers (components: Pick<SettlementComponents, 'chain'>, jobId: string, options: SettlementOptions = {}): Promise<void> {
+  const { chain } = components
+  const id = jobId.toLowerCase()
+  for (;;) {
+    let job = await waitForJob(chain, id, 'entropy block', (j, head) => j.assigned === j.k || head >= j.submitBlock + 2, options)
+    if (job.status !== 'Submitted' || job.assigned === job.k) return
+    try {
+      await chain.selectVerifiers(id, options)
+    } catch (err) {
+      // TooEarly: the entropy block was re-anchored meanwhile; WrongStatus: settled by someone else
+      if (revertName(err) !== 'TooEarly' && revertName(err) !== 'WrongStatus') throw err
+    }
+    job = await chain.job(id, options)
+    if (job.status !== 'Submitted' || job.assigned === job.k) return
+    if (job.entropySet) {
+      // the rest are drawn from the verification queue as nodes become free
+      await waitForJob(chain, id, 'verifiers from the queue', j => j.assigned === j.k, options)
+      return
+    }
+  }
+}
+
+/**
+ * Proves the sampled results against resultRoot once the commit phase is over, then settles once all verifiers
+ * revealed or the reveal window passed. Any peer with the manifest may call it; every step is idempotent.
+ *
+ * @throws InvalidManifestError, ChainRevertError, ChainTimeoutError, ...
+ */
+export async function proveAndSettle (components: Pick<SettlementComponents, 'chain' | 'docs' | 'store'>, jobId: string,
+  options: SettlementOptions & { manifest?: Manifest } = {}): Promise<SettleResult> {
+  const { chain } = components
+  const id = jobId.toLowerCase()
+  const signal = options.signal
+  let job = await waitForJob(chain, id, 'commit phase', commitPhaseOver, options)
+  if (job.status === 'Submitted' && !job.proven) {
+    const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
+      ? options.manifest
+      : (await loadManifest(components, id, job.resultRoot, { signal })).manifest
+    const { results } = manifestTrees(manifest)
+    const leaves: SampleLeaf[] = []
+    const proofs: string[][] = []
+    for (let m = 0; m < job.macroJobs; m++) {
+      const idx = await chain.validationIndex(id, m, { signal })
+      const pos = m * job.microJobsPerMacro + idx
+      const e = manifest.microJobs[pos]
+      if (e == null || e.macroIndex !== m || e.index !== idx) throw new InvalidManifestError(`manifest of ${id} has no MicroJob ${m}.${idx} at ${pos}`)
+      leaves.push({ microId: e.microId, macroIndex: m, index: idx, outputHash: e.outputHash })
+      proofs.push(results.getProof(pos))
+    }
+    try {
+      await chain.proveSample(id, leaves, proofs, { signal })
+      log('proved the sample of %s', id)
+    } catch (err) {
+      if (revertName(err) !== 'AlreadyProven' && revertName(err) !== 'WrongStatus') throw err
+    }
+  }
+  job = await waitForJob(chain, id, 'reveal window', settleOpen, options)
+  if (job.status === 'Submitted') {
+    try {
+      const tx = await chain.settle(id, { signal })
+      const outcome = tx.events.find(e => e.name === 'JobReleased' || e.name === 'JobRejected' || e.name === 'VerificationRestarted')
+      log('settled %s: %s', id, outcome?.name ?? 'already settled')
+    } catch (err) {
+      if (revertName(err) !== 'WrongStatus') throw err
+    }
+  }
+  // whoever settled: Released, or Open again after a rejection (a restarted round stays Submitted)
+  const status = await chain.jobStatus(id, { signal })
+  return { jobId: id, status, released: status === 'Released', rejected: status === 'Open' }
+}

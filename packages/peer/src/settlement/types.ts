@@ -1,0 +1,34 @@
+import type { ChainClient } from '../chain/index.js'
+import type { JobSpec } from '../protocol/index.js'
+import type { MicroJobExecutor } from '../processor/executor.js'
+import type { ContentStore } from '../storage/index.js'
+import type { PrivateKey } from '@libp2p/interface'
+import type * as Y from 'yjs'
+
+/** The doc store as settlement uses it (`createDocStore(node)` fits). */
+export interface SettlementDocs {
+  open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc>
+}
+
+/** Finds a job's spec; the default reads `ipfs://<specCid>` of the job's `JobCreated` event. */
+export type SpecLoader = (jobId: string, options: { signal?: AbortSignal }) => Promise<JobSpec>
+
+/** What the settlement steps use. Each step takes only the parts it needs. */
+export interface SettlementComponents {
+  docs: SettlementDocs
+  chain: ChainClient
+  store: Pick<ContentStore, 'addBytes' | 'fetch'>
+  /** The peer's libp2p key: signs the `final` record and the profile. */
+  privateKey: PrivateKey
+  /** Re-runs sampled MicroJobs (verifiers): the WASM adapter. */
+  executor?: MicroJobExecutor
+  loadSpec?: SpecLoader
+}
+
+export interface SettlementOptions {
+  signal?: AbortSignal
+  /** Poll interval (ms), default 1 000. */
+  pollMs?: number
+  /** Timeout of each wait (ms), default 30 min. */
+  phaseTimeoutMs?: number
+}

@@ -1,0 +1,177 @@
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { Wallet } from 'ethers'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { createChainClient, pollUntil } from '../../src/chain/index.js'
+import { RESULTS_MAP } from '../../src/coord/constants.js'
+import { resultTable } from '../../src/coord/results.js'
+import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
+import { jobDocName } from '../../src/crdt/names.js'
+import { createWasmExecutor } from '../../src/executor/index.js'
+import { createNode } from '../../src/node/index.js'
+import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob } from '../../src/protocol/index.js'
+import { computePayouts, createSettlement, publishProfile } from '../../src/settlement/index.js'
+import { createContentStore, wasmMicroJobExecutor } from '../../src/storage/index.js'
+import type { ChainClient } from '../../src/chain/index.js'
+import type { WasmExecutor } from '../../src/executor/index.js'
+import type { JobmeshNode } from '../../src/node/index.js'
+import type { Settlement, SettlementDocs } from '../../src/settlement/index.js'
+import type { Anvil, Deployment } from '@jobmesh/contracts'
+import type { Ed25519PrivateKey } from '@libp2p/interface'
+
+const WASM = fileURLToPath(new URL('../../../../examples/build/wordcount.wasm', import.meta.url))
+const STAKE = 10n ** 17n
+const FEE = 10n ** 15n
+
+interface Peer { chain: ChainClient, key: Ed25519PrivateKey, settlement?: Settlement }
+
+function nextEvent<T> (target: EventTarget, type: string, timeoutMs: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { reject(new Error(`no ${type} event within ${timeoutMs} ms`)) }, timeoutMs)
+    target.addEventListener(type, (evt) => { clearTimeout(timer); resolve((evt as CustomEvent<T>).detail) }, { once: true })
+  })
+}
+
+describe('settlement end to end on anvil', () => {
+  let anvil: Anvil
+  let deployment: Deployment
+  let node: JobmeshNode
+  let executor: WasmExecutor
+  let peers: Peer[]
+
+  beforeEach(async () => {
+    anvil = await startAnvil({ accounts: 6, blockTime: 0.1 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider), { escrow: { commitWindow: 10, revealWindow: 10 } })
+    provider.destroy()
+    node = await createNode()
+    executor = createWasmExecutor({ concurrency: 1 })
+    peers = []
+  })
+  afterEach(async () => {
+    await Promise.all(peers.map(async p => p.settlement?.stop()))
+    for (const p of peers) p.chain.provider.destroy()
+    await executor.stop()
+    await node.stop()
+    await anvil.stop()
+  })
+
+  async function run (cheat: boolean): Promise<{ jobId: string, submitter: Peer, processor: Peer, verifiers: Peer[], settled: { released: boolean, rejected: boolean, status: string } }> {
+    const store = createContentStore({ helia: node.helia })
+    const docsMap = new Map<string, Y.Doc>()
+    const docs: SettlementDocs = {
+      open: async (name) => {
+        let d = docsMap.get(name)
+        if (d == null) { d = new Y.Doc(); docsMap.set(name, d) }
+        return d
+      }
+    }
+    const client = (i: number): ChainClient => createChainClient({
+      provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
+      signer: new Wallet(anvil.accounts[i].privateKey),
+      deployment
+    }, { pollMs: 50 })
+
+    // five peers: 1 submits (and processes MacroJob 0), 2 processes MacroJob 1, 2..5 may be drawn as verifiers
+    for (let i = 1; i <= 5; i++) {
+      const peer: Peer = { chain: client(i), key: await generateKeyPair('Ed25519') }
+      peers.push(peer)
+      await peer.chain.ensureRegistered({ peerId: peerIdFromPrivateKey(peer.key).toString(), gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+    }
+    const [submitter, processor] = peers
+    for (const p of [submitter, processor]) {
+      await publishProfile({ docs, privateKey: p.key }, { address: await p.chain.address(), gpuModel: 'cpu', vramGb: 1 })
+    }
+
+    // the job: word count over 1 200 bytes, 2 MacroJobs x 3 MicroJobs x 2 blocks of 100 bytes
+    const creator = client(0)
+    peers.push({ chain: creator, key: await generateKeyPair('Ed25519') })
+    const codeCid = await store.addBytes(new Uint8Array(await readFile(WASM)))
+    const dataCid = await store.addBytes(new TextEncoder().encode('the quick brown fox jumps over the lazy dog '.repeat(28).slice(0, 1200)))
+    const head = await creator.provider.getBlock('latest')
+    const deadlineSec = Number(head?.timestamp ?? 0) + 86_400
+    const spec = parseJobSpec({
+      creator: await creator.address(), codeUri: `ipfs://${codeCid}`, dataUri: `ipfs://${dataCid}`, blockSize: 100, blockCount: 12,
+      slicing: { macroJobs: 2, microJobsPerMacro: 3, blocksPerMicro: 2 }, seed: 42n, price: FEE,
+      estimate: { overheadSeconds: 1, secondsPerMicroJob: 1 }, verifiers: 3, deadline: deadlineSec * 1000
+    })
+    const specCid = await store.addBytes(encodeJobSpec(spec))
+    const jobId = computeJobId(spec.creator, specCid, 1n)
+    const slicing = sliceJob(spec, jobId)
+    const created = await creator.createJob({
+      specCid, nonce: 1n, jobRoot: jobTree(slicing.microJobs).root, seed: spec.seed, macroJobs: 2, microJobsPerMacro: 3,
+      minVramGb: 0, k: 3, deadline: deadlineSec, secondsPerMicroJob: 1
+    }, FEE)
+    expect(created.jobId).toBe(jobId)
+
+    // results, produced directly with the executor; the submitter cheats on all of its MicroJobs when asked to
+    const honest = wasmMicroJobExecutor({ store, executor })
+    const doc = await docs.open(jobDocName(jobId))
+    for (const d of slicing.microJobs) {
+      const p = d.macroIndex === 0 ? submitter : processor
+      const adapter = p === submitter && cheat ? wasmMicroJobExecutor({ store, executor }, { cheat: () => true }) : honest
+      const output = await adapter.run({ jobId, spec, ...d }, { signal: AbortSignal.timeout(30_000) })
+      const { createHash } = await import('node:crypto')
+      const table = resultTable({ signer: recordSigner(p.key, peerIdFromPrivateKey(p.key).toString()), verifier: recordVerifier() },
+        doc.getMap<Uint8Array>(RESULTS_MAP), jobId)
+      table.write(d.macroIndex, d.index, {
+        term: 1, outputHash: new Uint8Array(createHash('sha256').update(output).digest()), size: output.length, outputCid: await store.addOutput(output)
+      })
+    }
+
+    const fromBlock = await creator.blockNumber()
+    for (const p of peers.slice(0, 5)) {
+      p.settlement = createSettlement({ docs, chain: p.chain, store, privateKey: p.key, executor: honest }, { pollMs: 50, phaseTimeoutMs: 60_000, fromBlock })
+      await p.settlement.start()
+    }
+    const settledP = nextEvent<{ released: boolean, rejected: boolean, status: string }>(submitter.settlement as Settlement, 'settled', 90_000)
+    const finalized = await submitter.settlement?.onJobComplete(jobId)
+    expect(finalized?.outcome).toBe('submitted')
+    // a second finalization (another peer) is a no-op
+    expect((await processor.settlement?.onJobComplete(jobId))?.outcome).toBe('already')
+    const settled = await settledP
+    const drawn = (await submitter.chain.findEvents({ names: ['VerifierAssigned'], topic1: jobId })).map(e => e.args.verifier)
+    const verifiers: Peer[] = []
+    for (const p of peers.slice(1, 5)) if (drawn.includes(await p.chain.address())) verifiers.push(p)
+    expect(verifiers).toHaveLength(3)
+    return { jobId, submitter, processor, verifiers, settled }
+  }
+
+  it('finalizes, draws verifiers, commits, reveals, proves, settles -> Released, and pays the claims', async () => {
+    const { jobId, submitter, processor, verifiers, settled } = await run(false)
+    expect(settled.released).toBe(true)
+    expect(await submitter.chain.jobStatus(jobId)).toBe('Released')
+
+    // both processors claimed their leaf (the submitter right after settling, the other on JobReleased)
+    const pool = await submitter.chain.processorPool(jobId)
+    const expected = computePayouts([
+      { payee: await submitter.chain.address(), blocks: 6 }, { payee: await processor.chain.address(), blocks: 6 }
+    ], pool)
+    expect(expected.reduce((s, l) => s + l.amount, 0n)).toBe(pool)
+    await pollUntil(async () => (await submitter.chain.job(jobId)).processorPaid === pool ? true : undefined,
+      { pollMs: 50, timeoutMs: 60_000, what: 'all payouts claimed' })
+    const claims = await submitter.chain.findEvents({ names: ['PaymentClaimed'], topic1: jobId })
+    expect(claims.map(e => e.args.amount).sort()).toEqual(expected.map(l => l.amount).sort())
+    // verifiers were paid into credits and withdrew them
+    const paid = await submitter.chain.findEvents({ names: ['VerifierPaid'], topic1: jobId })
+    expect(paid.length).toBeGreaterThan(0)
+    for (const v of verifiers) {
+      await pollUntil(async () => (await v.chain.credits()) === 0n ? true : undefined, { pollMs: 50, timeoutMs: 60_000, what: 'credit withdrawn' })
+    }
+  })
+
+  it('rejects a cheating submitter and slashes its stake', async () => {
+    const { jobId, submitter, settled } = await run(true)
+    expect(settled.rejected).toBe(true)
+    const job = await submitter.chain.job(jobId)
+    expect(job.status).toBe('Open')
+    expect(job.rejections).toBe(1)
+    expect((await submitter.chain.nodeInfo()).stake).toBeLessThan(STAKE)
+    const rejected = await submitter.chain.findEvents({ names: ['JobRejected'], topic1: jobId })
+    expect(rejected).toHaveLength(1)
+  })
+})
