@@ -7,7 +7,7 @@ export const DEFAULT_SETTLEMENT_POLL_MS = 1_000
 export const DEFAULT_PHASE_TIMEOUT_MS = 30 * 60_000
 
 /** How long a manifest or spec fetch may take (ms). */
-export const DEFAULT_FETCH_TIMEOUT_MS = 60_000
+export const DEFAULT_MANIFEST_FETCH_TIMEOUT_MS = 60_000
 
 /** Largest manifest accepted (bytes). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 64 * 1024 * 1024

@@ -1,4 +1,4 @@
-import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, FINAL_DOMAIN, FINAL_MAP } from './constants.js'
+import { DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, FINAL_DOMAIN, FINAL_MAP } from './constants.js'
 import { InvalidManifestError, SpecUnavailableError } from './errors.js'
 import { decodeManifest } from './manifest.js'
 import { signedMap, ownerIsKey } from '../crdt/signed-map.js'
@@ -48,7 +48,7 @@ export async function loadSpecFromChain (components: { chain: ChainClient, store
   const specCid = events[0]?.args.specCid
   if (typeof specCid !== 'string') throw new SpecUnavailableError(`no JobCreated event for ${jobId}`)
   try {
-    const bytes = await components.store.fetch(`ipfs://${specCid}`, { signal: options.signal, timeoutMs: DEFAULT_FETCH_TIMEOUT_MS })
+    const bytes = await components.store.fetch(`ipfs://${specCid}`, { signal: options.signal, timeoutMs: DEFAULT_MANIFEST_FETCH_TIMEOUT_MS })
     return decodeJobSpec(bytes)
   } catch (err) {
     throw new SpecUnavailableError(`cannot load the spec ${specCid} of ${jobId}: ${(err as Error).message}`, { cause: err })
@@ -75,7 +75,7 @@ export async function loadManifest (components: Pick<SettlementComponents, 'docs
   }
   for (const cid of cids) {
     try {
-      const bytes = await components.store.fetch(`ipfs://${cid}`, { signal: options.signal, maxBytes: DEFAULT_MAX_MANIFEST_BYTES, timeoutMs: DEFAULT_FETCH_TIMEOUT_MS })
+      const bytes = await components.store.fetch(`ipfs://${cid}`, { signal: options.signal, maxBytes: DEFAULT_MAX_MANIFEST_BYTES, timeoutMs: DEFAULT_MANIFEST_FETCH_TIMEOUT_MS })
       const manifest = decodeManifest(bytes)
       if (manifest.jobId.toLowerCase() === jobId.toLowerCase() && manifest.resultRoot.toLowerCase() === resultRoot.toLowerCase()) {
         return { manifest, manifestCid: cid }

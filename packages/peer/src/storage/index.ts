@@ -22,8 +22,10 @@ export { parseContentUri } from './uri.js'
 export type { ContentUri, ByteRange } from './uri.js'
 export {
   UnsupportedUriError, ContentNotFoundError, ContentTooLargeError, ContentTimeoutError, ContentFetchError,
-  InvalidRangeError, AbortError
+  InvalidRangeError
 } from './errors.js'
+// AbortError (name 'AbortError') is thrown too; its class is the chain client's twin and is not re-exported here
+// so the package root has one AbortError export.
 export {
   DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_CODE_BYTES, DEFAULT_CODE_CACHE_ENTRIES,
   DEFAULT_RAW_BLOCK_MAX_BYTES, SUPPORTED_SCHEMES
