@@ -22,8 +22,12 @@ export type { RecordSigner, RecordVerifier, VerifiedRecord } from './signing.js'
 export { createMetrics } from './metrics.js'
 export type { CoordMetrics } from './metrics.js'
 export { TypedEvents } from './events.js'
-export { jobsTopic, macroTopic, roomTopic, jobDocName } from './topics.js'
+export { jobsTopic, macroTopic, roomTopic } from './topics.js'
 export { microKey, macroKey, resultKey, resultSlot, macroScope, microScope, resultScope } from './keys.js'
 export { peerToBytes, bytesToPeer } from './peer-bytes.js'
-export * from './constants.js'
+export {
+  DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SKEW_MS, DEFAULT_SETTLE_MS, DEFAULT_HEARTBEAT_MS,
+  DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS,
+  RESULT_SLOT_CHARS, JOBS_TOPIC, MACRO_MAP, MICRO_MAP, RESULTS_MAP, INDEX_JOBS_MAP
+} from './constants.js'
 export * from './errors.js'

@@ -376,7 +376,6 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     state.prevOwner = this.self
     state.owner = to
     state.pending = state.pending.filter(p => p !== to && p !== this.self)
-    state.macroLease = undefined
     this.components.metrics.handoffs++
     this.ownersSeen.add(to)
   }
@@ -625,7 +624,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private epochValid (next: QueueState, from: string): boolean | undefined {
     if (next.macroLease != null) {
       const record = this.components.verifier.verify(next.macroLease, this.macroDomain)
-      if (record == null || record.signer !== from) {
+      if (record == null || (next.term === 0 && record.signer !== from)) {
         return false
       }
       try {
@@ -720,22 +719,33 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
    */
   private yieldsTo (next: QueueState, from: string): boolean {
     const cur = this.state
-    if (cur == null || next.epoch !== cur.epoch || next.macroLease == null || next.term !== 0) {
+    if (cur == null || next.epoch !== cur.epoch || next.macroLease == null) {
       return false
     }
-    if (this.epochValid(next, from) !== true || from !== next.owner) {
+    if (from !== next.owner && from !== next.prevOwner) {
       return false
     }
-    const root = this.epochRoot ?? cur.owner
-    return from < root
+    const rivalRoot = this.leaseSigner(next.macroLease, next.epoch)
+    const root = this.epochRoot ?? (cur.macroLease != null ? this.leaseSigner(cur.macroLease, cur.epoch) : undefined)
+    return rivalRoot != null && root != null && rivalRoot < root
+  }
+
+  private leaseSigner (bytes: Uint8Array, epoch: number): string | undefined {
+    const record = this.components.verifier.verify(bytes, this.macroDomain)
+    if (record == null) return undefined
+    try {
+      return LeaseRecord.decode(record.payload).term === epoch ? record.signer : undefined
+    } catch {
+      return undefined
+    }
   }
 
   private accept (next: QueueState): void {
     const wasOwner = this.isOwner
-    if (this.state == null || next.epoch !== this.state.epoch) {
-      this.epochRoot = next.term === 0 ? next.owner : undefined
-    } else if (next.term === 0 && next.macroLease != null) {
-      this.epochRoot = next.owner
+    if (next.macroLease != null) {
+      this.epochRoot = this.leaseSigner(next.macroLease, next.epoch) ?? this.epochRoot
+    } else if (this.state == null || next.epoch !== this.state.epoch) {
+      this.epochRoot = undefined
     }
     this.state = next
     this.lastHeard = this.clock()

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  CoordMessage, RESULTS_MAP, fromWire, jobDocName, jobsTopic, roomTopic, toWire
+  CoordMessage, RESULTS_MAP, fromWire, jobsTopic, roomTopic, toWire
 } from '../../src/coord/index.js'
-import { createDocStore } from '../../src/crdt/index.js'
+import { createDocStore, jobDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { testExecutor } from '../../src/processor/index.js'
 import { sliceJob } from '../../src/protocol/index.js'
@@ -40,7 +40,8 @@ describe('forged and malformed input', () => {
           const st = fromWire(s, 40, 0)
           if (latest == null || st.term > latest.term || (st.term === latest.term && st.version > latest.version)) latest = st
         }
-      } catch {}
+      } catch { // not a snapshot
+      }
     })
     let done = 0
     for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
