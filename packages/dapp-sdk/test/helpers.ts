@@ -75,9 +75,11 @@ async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
 
 /**
  * Drives the escrow from Open to Released with the contracts directly: account 2 registers and submits the
- * results, account 3 registers and is the (only, k = 1) verifier; it commits and reveals the right hash.
+ * results, account 3 registers and is the (only, k = 1) verifier; it commits and reveals the right hash (a wrong
+ * one with `honest: false`: the results are rejected and the job is Open again).
  */
-export async function driveRelease (env: Env, jobId: string, tree: MerkleTree<ResultLeaf>, leaves: ResultLeaf[]): Promise<number> {
+export async function driveRelease (env: Env, jobId: string, tree: MerkleTree<ResultLeaf>, leaves: ResultLeaf[],
+  options: { honest?: boolean } = {}): Promise<number> {
   const gpu = keccak256(new TextEncoder().encode('any-gpu'))
   const stake = env.deployment.params.registry.minStake
   const sub = env.contracts(2)
@@ -97,7 +99,9 @@ export async function driveRelease (env: Env, jobId: string, tree: MerkleTree<Re
     sampled.push(leaf)
   }
   const coder = AbiCoder.defaultAbiCoder()
-  const verifierHash = keccak256(coder.encode(['bytes32[]'], [sampled.map(l => l.outputHash)]))
+  const verifierHash = options.honest === false
+    ? keccak256('0x0bad')
+    : keccak256(coder.encode(['bytes32[]'], [sampled.map(l => l.outputHash)]))
   const salt = keccak256('0x02')
   const verifier = await env.wallet(3).getAddress()
   await mined(ver.jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bytes32', 'address'], [verifierHash, salt, verifier]))))

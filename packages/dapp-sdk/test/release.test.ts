@@ -34,6 +34,23 @@ describe('waitForRelease and refund', () => {
     expect(seen.at(-1)).toBe('Released')
   })
 
+  it('throws JobRejectedError when rejected results leave the job open past its deadline', async () => {
+    const env = await setup()
+    const job = await env.client.submit({
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1, deadline: Date.now() + 600_000
+    })
+    const leaves: ResultLeaf[] = job.microJobs.map((d, g) => ({
+      microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`
+    }))
+    await driveRelease(env, job.jobId, resultTree(leaves), leaves, { honest: false })
+    const reopened = await env.client.status(job.jobId)
+    expect([reopened.status, reopened.rejections]).toEqual(['Open', 1])
+    await env.provider.send('evm_increaseTime', [3600])
+    await env.provider.send('evm_mine', [])
+    const err = await env.client.waitForRelease(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
+    expect(err.name).toBe('JobRejectedError')
+  })
+
   it('refunds after the deadline, not before', async () => {
     const env = await setup()
     const job = await env.client.submit({
