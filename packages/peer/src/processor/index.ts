@@ -17,7 +17,7 @@
  */
 export { createProcessor } from './processor.js'
 export type {
-  Processor, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
+  Processor, KnownJobSummary, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
 } from './processor.js'
 export { testExecutor } from './executor.js'
 export type { MicroJobExecutor, MicroJobTask } from './executor.js'

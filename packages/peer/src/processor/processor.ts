@@ -94,6 +94,19 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
   announceJob(spec: JobSpec, jobId: string, specCid: string): Promise<void>
   /** Every owner seen per `jobId/macroIndex` (observability, tests). */
   ownersSeen(): Map<string, Set<string>>
+  /** The jobs this peer knows of (from announcements), for status displays. */
+  knownJobs(): KnownJobSummary[]
+  /** The job this peer is working on now, if any. */
+  currentJob(): string | undefined
+}
+
+/** A job as `jobmesh status` lists it. */
+export interface KnownJobSummary {
+  jobId: string
+  microJobs: number
+  /** Task value (wei per estimated second). */
+  value: number
+  state: 'open' | 'working' | 'complete'
 }
 
 interface KnownJob {
@@ -154,6 +167,22 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.leases = createLeases({ signer: this.signer, verifier: this.verifier, clock: this.clock, metrics: this.metrics }, init.leases)
     this.maxBytes = init.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
     this.onMessage = (evt) => { this.handle(evt.detail) }
+  }
+
+  knownJobs (): KnownJobSummary[] {
+    return [...this.jobs.values()].map(j => ({
+      jobId: j.jobId,
+      microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,
+      value: Number(j.value),
+      state: this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : 'open'
+    }))
+  }
+
+  currentJob (): string | undefined {
+    for (const [jobId] of this.contexts) {
+      if (!this.completed.has(jobId)) return jobId
+    }
+    return undefined
   }
 
   ownersSeen (): Map<string, Set<string>> {

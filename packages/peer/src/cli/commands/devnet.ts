@@ -1,0 +1,63 @@
+import { resolve } from 'node:path'
+import { startDevnet } from '../../devnet/index.js'
+import { positiveInteger, positiveNumber } from '../options.js'
+import { table } from '../output.js'
+import { untilSignal } from '../signals.js'
+import type { Devnet } from '../../devnet/index.js'
+import type { Command } from 'commander'
+
+export interface DevnetOptions {
+  peers: number
+  chainId?: number
+  blockTime?: number
+  dir?: string
+  stake: string
+}
+
+/** `jobmesh devnet`: a local chain, the contracts and N peers, until Ctrl-C. */
+export function devnetCommand (program: Command): void {
+  program.command('devnet')
+    .description('run a whole network on this machine: anvil, the contracts, and N registered peers (until Ctrl-C)')
+    .option('-n, --peers <n>', 'number of peers', positiveInteger, 4)
+    .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
+    .option('--block-time <s>', 'seconds per block (default: a block per transaction; Amoy: 2)', positiveNumber)
+    .option('--dir <dir>', 'where peers keep their data (default: a new temp dir)')
+    .option('--stake <eth>', 'stake each peer registers with', '1')
+    .action(async (opts: DevnetOptions) => {
+      process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
+      const devnet = await startDevnet({
+        peers: opts.peers,
+        chainId: opts.chainId,
+        blockTime: opts.blockTime,
+        dir: opts.dir == null ? undefined : resolve(opts.dir),
+        stake: opts.stake,
+        onProgress: stage => { process.stdout.write(`  ${stage}\n`) }
+      })
+      process.stdout.write(describe(devnet))
+      await untilSignal()
+      process.stdout.write('stopping devnet...\n')
+      await devnet.stop()
+      process.stdout.write('stopped\n')
+    })
+}
+
+function describe (devnet: Devnet): string {
+  const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dataDir])
+  return [
+    '',
+    `chain       ${devnet.anvil.rpcUrl} (chain id ${devnet.anvil.chainId})`,
+    `contracts   NodeRegistry ${devnet.deployment.nodeRegistry}, JobEscrow ${devnet.deployment.jobEscrow}`,
+    `deployment  ${devnet.deploymentFile}`,
+    `bootstrap   ${devnet.bootstrap[0] ?? ''}`,
+    `dapp key    ${devnet.dapp.privateKey} (${devnet.dapp.address}, funded)`,
+    '',
+    table(['peer', 'peer id', 'wallet', 'data dir'], rows),
+    'connect another peer:',
+    `  jobmesh start --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file <file>`,
+    'status of a peer:',
+    `  jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
+    '',
+    'running (Ctrl-C to stop)',
+    ''
+  ].join('\n')
+}

@@ -1,0 +1,125 @@
+import { mkdir, readFile } from 'node:fs/promises'
+import { Option } from 'commander'
+import { parseEther } from 'ethers'
+import { createPeer } from '../../peer.js'
+import { startControlServer } from '../control.js'
+import { UsageError } from '../errors.js'
+import { untilSignal } from '../signals.js'
+import { collectMultiaddr, positiveNumber, resolveDataDir } from '../options.js'
+import type { PeerChainInit, PeerInit } from '../../peer.js'
+import { parseDeployment } from '@jobmesh/contracts'
+import type { Deployment } from '@jobmesh/contracts'
+import type { Command } from 'commander'
+
+export interface StartOptions {
+  dataDir?: string
+  listen?: string[]
+  bootstrap?: string[]
+  gpuModel?: string
+  vram: number
+  mdns?: boolean
+  process: boolean
+  rpc?: string
+  keyFile?: string
+  deployment?: string
+  stake: string
+  cheat?: number
+  exitWithParent?: boolean
+}
+
+/** `jobmesh start`: runs a peer until SIGINT/SIGTERM. */
+export function startCommand (program: Command): void {
+  program.command('start')
+    .description('start a peer: join the network, process and verify jobs, earn fees (runs until Ctrl-C)')
+    .option('-d, --data-dir <dir>', 'where identity, CRDT and blocks live (env JOBMESH_DATA_DIR, default ~/.jobmesh)')
+    .option('-l, --listen <multiaddr>', 'listen address, repeatable (default /ip4/0.0.0.0/tcp/0 and .../ws)', collectMultiaddr)
+    .option('-b, --bootstrap <multiaddr>', 'peer to join through, with /p2p/<peerId>; repeatable', collectMultiaddr)
+    .option('--gpu-model <name>', 'GPU model this node offers (omit for CPU-only: "Any" jobs)')
+    .option('--vram <GB>', 'VRAM in GB', positiveNumber, 0)
+    .option('--mdns', 'also discover peers on the LAN with mDNS')
+    .option('--no-process', 'do not process jobs (relay, store and sync only)')
+    .option('--rpc <url>', 'JSON-RPC URL of the chain (env JOBMESH_RPC_URL); enables settlement')
+    .option('--key-file <file>', 'file holding the wallet private key (hex) (env JOBMESH_PRIVATE_KEY instead)')
+    .option('--deployment <file>', 'deployments/<chainId>.json with the contract addresses')
+    .option('--stake <eth>', 'stake to register with on first start', '0.1')
+    .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
+    .addOption(new Option('--cheat <n>', 'testing only: return wrong output for every n-th MicroJob').argParser(positiveNumber).hideHelp())
+    .action(async (opts: StartOptions) => {
+      const init = await peerInit(opts)
+      process.stdout.write('starting jobmesh peer...\n')
+      const peer = await createPeer(init)
+      const control = await startControlServer(init.dataDir ?? '', () => peer.status()).catch(async err => {
+        await peer.stop()
+        throw err
+      })
+      const s = peer.status()
+      process.stdout.write(`peer id   ${s.peerId}\n`)
+      for (const a of s.addresses) {
+        process.stdout.write(`listening ${a}\n`)
+      }
+      if (s.chain != null) {
+        process.stdout.write(`wallet    ${s.chain.address} (registered)\n`)
+      }
+      process.stdout.write('ready (Ctrl-C to stop)\n')
+      await untilSignal(opts.exitWithParent === true)
+      process.stdout.write('stopping...\n')
+      await control.close()
+      await peer.stop()
+      process.stdout.write('stopped\n')
+    })
+}
+
+async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
+  const dataDir = resolveDataDir(opts.dataDir)
+  await mkdir(dataDir, { recursive: true })
+  const cheatEvery = opts.cheat
+  return {
+    dataDir,
+    listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0', '/ip4/0.0.0.0/tcp/0/ws'],
+    bootstrap: opts.bootstrap ?? [],
+    mdns: opts.mdns === true,
+    gpuModel: opts.gpuModel,
+    vramGb: opts.vram,
+    process: opts.process,
+    cheat: cheatEvery == null || cheatEvery < 1 ? undefined : task => (task.macroIndex + task.index) % cheatEvery === 0,
+    chain: await chainInit(opts)
+  }
+}
+
+async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined> {
+  const rpcUrl = opts.rpc ?? process.env.JOBMESH_RPC_URL
+  if (rpcUrl == null) {
+    if (opts.keyFile != null || opts.deployment != null) {
+      throw new UsageError('--key-file and --deployment need --rpc (or JOBMESH_RPC_URL)')
+    }
+    return undefined
+  }
+  if (opts.deployment == null) {
+    throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
+  }
+  const privateKey = opts.keyFile != null ? (await readText(opts.keyFile, 'key file')).trim() : process.env.JOBMESH_PRIVATE_KEY
+  if (privateKey == null || !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) {
+    throw new UsageError('a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
+  }
+  let stake: bigint
+  try {
+    stake = parseEther(opts.stake)
+  } catch {
+    throw new UsageError(`--stake: "${opts.stake}" is not an amount of ETH`)
+  }
+  let deployment: Deployment
+  try {
+    deployment = parseDeployment(await readText(opts.deployment, 'deployment file'))
+  } catch (err) {
+    throw new UsageError(`${opts.deployment} is not a jobmesh deployment file: ${(err as Error).message}`)
+  }
+  return { rpcUrl, privateKey: privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`, deployment, stake }
+}
+
+async function readText (file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8')
+  } catch (err) {
+    throw new UsageError(`cannot read ${what} ${file}: ${(err as Error).message}`)
+  }
+}

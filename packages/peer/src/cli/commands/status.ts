@@ -1,0 +1,25 @@
+import { join } from 'node:path'
+import { CONTROL_SOCKET } from '../constants.js'
+import { fetchStatus } from '../control.js'
+import { resolveDataDir } from '../options.js'
+import { formatStatus } from '../status-view.js'
+import type { PeerStatus } from '../../peer.js'
+import type { Command } from 'commander'
+
+export interface StatusOptions {
+  dataDir?: string
+  json?: boolean
+}
+
+/** `jobmesh status`: asks the peer running on the data dir for its peers, known jobs and own work. */
+export function statusCommand (program: Command): void {
+  program.command('status')
+    .description('show the running peer\'s connections, the jobs it knows and its own work')
+    .option('-d, --data-dir <dir>', 'data dir of the running peer (env JOBMESH_DATA_DIR, default ~/.jobmesh)')
+    .option('--json', 'print JSON')
+    .action(async (opts: StatusOptions) => {
+      const dataDir = resolveDataDir(opts.dataDir)
+      const status = await fetchStatus(join(dataDir, CONTROL_SOCKET)) as PeerStatus
+      process.stdout.write(opts.json === true ? JSON.stringify(status, null, 2) + '\n' : formatStatus(status))
+    })
+}

@@ -1,0 +1,17 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+
+/** Exit code for bad flags and arguments (as most Unix tools do). */
+export const EXIT_USAGE = 2
+
+/** Exit code for a runtime failure. */
+export const EXIT_FAILURE = 1
+
+/** Data dir when neither `--data-dir` nor `JOBMESH_DATA_DIR` is given. */
+export const DEFAULT_DATA_DIR = join(homedir(), '.jobmesh')
+
+/** Name of the control socket a running peer serves inside its data dir (`jobmesh status` reads it). */
+export const CONTROL_SOCKET = 'control.sock'
+
+/** How long `jobmesh status` waits for the running peer to answer, in ms. */
+export const DEFAULT_STATUS_TIMEOUT_MS = 5_000

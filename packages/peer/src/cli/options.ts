@@ -1,0 +1,36 @@
+import { InvalidArgumentError } from 'commander'
+import { multiaddr } from '@multiformats/multiaddr'
+import { DEFAULT_DATA_DIR } from './constants.js'
+
+/** Parses a positive number (`--vram 24`). */
+export function positiveNumber (value: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError(`expected a number >= 0, got "${value}"`)
+  }
+  return n
+}
+
+/** Collects a repeatable multiaddr option, checking each one parses. */
+export function collectMultiaddr (value: string, previous: string[] = []): string[] {
+  try {
+    multiaddr(value)
+  } catch {
+    throw new InvalidArgumentError(`"${value}" is not a multiaddr (example: /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...)`)
+  }
+  return [...previous, value]
+}
+
+/** The data dir from the flag, the environment, or the default. */
+export function resolveDataDir (flag: string | undefined): string {
+  return flag ?? process.env.JOBMESH_DATA_DIR ?? DEFAULT_DATA_DIR
+}
+
+/** Parses a whole number >= 1 (`--peers 4`). */
+export function positiveInteger (value: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) {
+    throw new InvalidArgumentError(`expected a whole number >= 1, got "${value}"`)
+  }
+  return n
+}

@@ -1,0 +1,60 @@
+import { Command, CommanderError } from 'commander'
+import { EXIT_FAILURE, EXIT_USAGE } from './constants.js'
+import { devnetCommand } from './commands/devnet.js'
+import { idCommand } from './commands/id.js'
+import { startCommand } from './commands/start.js'
+import { statusCommand } from './commands/status.js'
+
+/** Builds the `jobmesh` command line. */
+export function createProgram (): Command {
+  const program = new Command('jobmesh')
+    .description('jobmesh: a peer-to-peer job network (libp2p + Yjs + helia + an escrow contract)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: s => process.stdout.write(s),
+      writeErr: s => process.stderr.write(s)
+    })
+  startCommand(program)
+  idCommand(program)
+  statusCommand(program)
+  devnetCommand(program)
+  for (const cmd of program.commands) {
+    cmd.exitOverride().showHelpAfterError('(run with --help for usage)')
+  }
+  return program
+}
+
+/**
+ * Runs the CLI and returns the process exit code: 0 on success, 2 for bad flags or arguments, 1 for a failure.
+ * Errors are printed as one clear line (`error: ...`), with the cause where it helps.
+ */
+export async function run (argv: string[]): Promise<number> {
+  const program = createProgram()
+  try {
+    await program.parseAsync(argv)
+    return 0
+  } catch (err) {
+    return exitCodeFor(err)
+  }
+}
+
+function exitCodeFor (err: unknown): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+      return 0
+    }
+    return EXIT_USAGE
+  }
+  const e = err as Error
+  if (e?.name === 'UsageError' || e?.name === 'InvalidMultiaddrError') {
+    process.stderr.write(`error: ${e.message}\n(run with --help for usage)\n`)
+    return EXIT_USAGE
+  }
+  process.stderr.write(`error: ${e?.message ?? String(err)}\n`)
+  const cause = (e as { cause?: Error })?.cause
+  if (cause?.message != null) {
+    process.stderr.write(`  cause: ${cause.message}\n`)
+  }
+  return EXIT_FAILURE
+}

@@ -1,0 +1,31 @@
+import { short, table } from './output.js'
+import type { PeerStatus } from '../peer.js'
+
+/** Formats a running peer's status for people. */
+export function formatStatus (s: PeerStatus): string {
+  const out: string[] = []
+  out.push(`peer      ${s.peerId}`)
+  out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
+  out.push(`uptime    ${Math.round(s.uptimeMs / 1000)} s`)
+  for (const a of s.addresses) {
+    out.push(`listen    ${a}`)
+  }
+  if (s.chain != null) {
+    out.push(`wallet    ${s.chain.address} (${s.chain.registered ? 'registered' : 'not registered'})`)
+  }
+  out.push('')
+  out.push(`connected peers: ${s.peers.length}`)
+  if (s.peers.length > 0) {
+    out.push(table(['peer', 'address'], s.peers.map(p => [p.peerId, p.addresses[0] ?? ''])).trimEnd())
+  }
+  out.push('')
+  out.push(`jobs known: ${s.jobs.length}`)
+  if (s.jobs.length > 0) {
+    out.push(table(['job', 'MicroJobs', 'value', 'state'],
+      s.jobs.map(j => [short(j.jobId, 10), j.microJobs, j.value.toPrecision(4), j.state])).trimEnd())
+  }
+  out.push('')
+  out.push(`own work: ${s.work.microJobsDone} MicroJobs done, ${s.work.microJobsFailed} failed, ` +
+    `${s.work.ownerships} queue ownerships` + (s.work.currentJob != null ? `, working on ${short(s.work.currentJob, 10)}` : ''))
+  return out.join('\n') + '\n'
+}

@@ -1,0 +1,14 @@
+/** Peers a devnet runs when not told. */
+export const DEFAULT_DEVNET_PEERS = 4
+
+/** Stake each devnet peer registers with, in ETH. */
+export const DEFAULT_DEVNET_STAKE = '1'
+
+/** How long a peer process may take to print "ready", in ms. */
+export const DEFAULT_PEER_START_TIMEOUT_MS = 60_000
+
+/** How long a peer process may take to exit after SIGTERM before it is killed, in ms. */
+export const DEFAULT_PEER_STOP_TIMEOUT_MS = 15_000
+
+/** Anvil account 0 deploys the contracts and is the DApp's wallet; peers use accounts 1..N. */
+export const DAPP_ACCOUNT = 0

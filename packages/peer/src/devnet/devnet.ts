@@ -1,0 +1,154 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { logger } from '@libp2p/logger'
+import { createProvider, deploy, serializeDeployment, startAnvil } from '@jobmesh/contracts'
+import { Wallet } from 'ethers'
+import { DAPP_ACCOUNT, DEFAULT_DEVNET_PEERS, DEFAULT_DEVNET_STAKE } from './constants.js'
+import { TooManyPeersError } from './errors.js'
+import { spawnPeer } from './peer-process.js'
+import type { PeerProcess } from './peer-process.js'
+import type { Anvil, AnvilAccount, DeployInit, Deployment } from '@jobmesh/contracts'
+
+const log = logger('jobmesh:devnet')
+
+export interface DevnetPeerOptions {
+  gpuModel?: string
+  vramGb?: number
+  /** Testing only: this peer returns wrong output for every n-th MicroJob. */
+  cheatEvery?: number
+}
+
+export interface DevnetInit {
+  /** Number of peers (default 4). */
+  peers?: number
+  /** Chain id (default anvil's 31337; 80002 behaves like Polygon Amoy). */
+  chainId?: number
+  /** Seconds per block; omitted = a block per transaction. */
+  blockTime?: number
+  /** Where peers keep their data dirs, keys and the deployment file (default: a new temp dir). */
+  dir?: string
+  /** Stake per peer in ETH (default 1). */
+  stake?: string
+  /** Per-peer options, by index. */
+  peer?: (index: number) => DevnetPeerOptions
+  /** Contract parameter overrides (e.g. short commit/reveal windows). */
+  contracts?: Omit<DeployInit, 'signal'>
+  /** Reports progress: "chain", "contracts", "peer 1/4", ... */
+  onProgress?: (stage: string) => void
+  signal?: AbortSignal
+}
+
+/** A running local network: anvil, the contracts and N `jobmesh start` processes. */
+export interface Devnet {
+  readonly dir: string
+  readonly anvil: Anvil
+  readonly deployment: Deployment
+  readonly deploymentFile: string
+  readonly peers: PeerProcess[]
+  /** Multiaddrs to bootstrap from (the first peer's). */
+  readonly bootstrap: string[]
+  /** A funded account for the DApp (anvil account 0, the deployer). */
+  readonly dapp: AnvilAccount
+  /** Wallet account of peer `i`. */
+  peerAccount(i: number): AnvilAccount
+  /** Starts one more peer (e.g. to replace a killed one). */
+  addPeer(options?: DevnetPeerOptions): Promise<PeerProcess>
+  /** Stops every peer, then the chain. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts a whole jobmesh network on this machine: an anvil chain, the contracts, and `peers` real `jobmesh start`
+ * processes on loopback, each with its own funded wallet, registered on chain, the first one the bootstrap of the rest.
+ */
+export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
+  const count = init.peers ?? DEFAULT_DEVNET_PEERS
+  const progress = init.onProgress ?? (() => {})
+  const dir = init.dir ?? await mkdtemp(join(tmpdir(), 'jobmesh-devnet-'))
+  await mkdir(dir, { recursive: true })
+  progress('chain')
+  const anvil = await startAnvil({ chainId: init.chainId, blockTime: init.blockTime, accounts: Math.max(10, count + 4), signal: init.signal })
+  const peers: PeerProcess[] = []
+  const stop = async (): Promise<void> => {
+    await Promise.allSettled(peers.map(async p => { await p.stop() }))
+    await anvil.stop()
+  }
+  try {
+    if (count + 1 > anvil.accounts.length) {
+      throw new TooManyPeersError(`${count} peers need ${count + 1} funded accounts, the chain has ${anvil.accounts.length}`)
+    }
+    progress('contracts')
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    const deployer = new Wallet(anvil.accounts[DAPP_ACCOUNT].privateKey, provider)
+    const deployment = await deploy(deployer, { ...init.contracts, signal: init.signal })
+    provider.destroy()
+    const deploymentFile = join(dir, `deployment-${deployment.chainId}.json`)
+    await writeFile(deploymentFile, serializeDeployment(deployment))
+    const bootstrap: string[] = []
+    const addPeer = async (options: DevnetPeerOptions = {}): Promise<PeerProcess> => {
+      const index = peers.length
+      const account = anvil.accounts[index + 1]
+      if (account == null) {
+        throw new TooManyPeersError(`no funded account left for peer ${index}`)
+      }
+      const peer = await startPeer({ dir, index, account, bootstrap, rpcUrl: anvil.rpcUrl, deploymentFile, stake: init.stake, options, signal: init.signal })
+      peers.push(peer)
+      if (bootstrap.length === 0) {
+        bootstrap.push(...peer.addresses.filter(a => !a.includes('/ws')).map(a => `${a}/p2p/${peer.peerId}`))
+      }
+      return peer
+    }
+    for (let i = 0; i < count; i++) {
+      progress(`peer ${i + 1}/${count}`)
+      await addPeer(init.peer?.(i))
+    }
+    log('devnet up: %d peers, chain %d at %s', count, anvil.chainId, anvil.rpcUrl)
+    return {
+      dir,
+      anvil,
+      deployment,
+      deploymentFile,
+      peers,
+      bootstrap,
+      dapp: anvil.accounts[DAPP_ACCOUNT],
+      peerAccount: i => anvil.accounts[i + 1],
+      addPeer,
+      stop
+    }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}
+
+interface StartPeerInit {
+  dir: string
+  index: number
+  account: AnvilAccount
+  bootstrap: string[]
+  rpcUrl: string
+  deploymentFile: string
+  stake?: string
+  options: DevnetPeerOptions
+  signal?: AbortSignal
+}
+
+async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
+  const dataDir = join(init.dir, `peer-${init.index}`)
+  await mkdir(dataDir, { recursive: true })
+  const keyFile = join(dataDir, 'wallet.key')
+  await writeFile(keyFile, init.account.privateKey + '\n', { mode: 0o600 })
+  const args = [
+    '--listen', '/ip4/127.0.0.1/tcp/0',
+    '--rpc', init.rpcUrl,
+    '--key-file', keyFile,
+    '--deployment', init.deploymentFile,
+    '--stake', init.stake ?? DEFAULT_DEVNET_STAKE,
+    '--vram', String(init.options.vramGb ?? 16)
+  ]
+  for (const b of init.bootstrap) args.push('--bootstrap', b)
+  if (init.options.gpuModel != null) args.push('--gpu-model', init.options.gpuModel)
+  if (init.options.cheatEvery != null) args.push('--cheat', String(init.options.cheatEvery))
+  return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, signal: init.signal })
+}

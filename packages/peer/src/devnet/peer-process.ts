@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { logger } from '@libp2p/logger'
+import { DEFAULT_PEER_START_TIMEOUT_MS, DEFAULT_PEER_STOP_TIMEOUT_MS } from './constants.js'
+import { DevnetPeerError } from './errors.js'
+import type { ChildProcess } from 'node:child_process'
+
+const log = logger('jobmesh:devnet')
+
+/** The `jobmesh` CLI entry of the built package (the same path from `src/devnet` and `dist/devnet`). */
+export const CLI_BIN = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url))
+
+/** A `jobmesh start` child process. */
+export interface PeerProcess {
+  readonly name: string
+  readonly peerId: string
+  readonly addresses: string[]
+  readonly dataDir: string
+  readonly child: ChildProcess
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<number | null>
+  /** Lines the process printed (stdout and stderr), newest last. */
+  readonly output: string[]
+  /** SIGTERM, then SIGKILL after a timeout; resolves when it has exited. */
+  stop(): Promise<void>
+  /** Sends a signal without waiting (SIGKILL for fault tests). */
+  kill(signal: NodeJS.Signals): void
+}
+
+export interface SpawnPeerInit {
+  name: string
+  dataDir: string
+  args: string[]
+  env?: NodeJS.ProcessEnv
+  startTimeoutMs?: number
+  signal?: AbortSignal
+}
+
+/**
+ * Starts `jobmesh start <args> --exit-with-parent` and resolves once it printed "ready" with its PeerId and listen
+ * addresses. Standard input is a pipe from this process, so the child stops when this process dies, even by SIGKILL.
+ */
+export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
+  const child = spawn(process.execPath, [CLI_BIN, 'start', '--data-dir', init.dataDir, ...init.args, '--exit-with-parent'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...init.env }
+  })
+  const output: string[] = []
+  let peerId = ''
+  const addresses: string[] = []
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  const ready = new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! })
+    lines.on('line', line => {
+      output.push(line)
+      log('%s: %s', init.name, line)
+      const [key, value] = line.split(/\s+/, 2)
+      if (key === 'peer' && line.startsWith('peer id')) peerId = line.split(/\s+/)[2]
+      else if (key === 'listening') addresses.push(value)
+      else if (line.startsWith('ready')) resolve()
+    })
+    createInterface({ input: child.stderr! }).on('line', line => { output.push(line) })
+    void exited.then(code => { reject(new DevnetPeerError(`${init.name} exited with ${code} before it was ready:\n${output.slice(-10).join('\n')}`)) })
+  })
+  const timeoutMs = init.startTimeoutMs ?? DEFAULT_PEER_START_TIMEOUT_MS
+  const timeout = AbortSignal.timeout(timeoutMs)
+  const signal = init.signal == null ? timeout : AbortSignal.any([timeout, init.signal])
+  try {
+    await raceAbort(ready, signal, () => new DevnetPeerError(`${init.name} did not start within ${timeoutMs} ms:\n${output.slice(-10).join('\n')}`))
+  } catch (err) {
+    child.kill('SIGKILL')
+    await exited
+    throw err
+  }
+  return {
+    name: init.name,
+    peerId,
+    addresses,
+    dataDir: init.dataDir,
+    child,
+    exited,
+    output,
+    kill: signal => { child.kill(signal) },
+    stop: async () => { await stopChild(child, exited) }
+  }
+}
+
+async function stopChild (child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode != null || child.signalCode != null) {
+    return
+  }
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => { child.kill('SIGKILL') }, DEFAULT_PEER_STOP_TIMEOUT_MS)
+  try {
+    await exited
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function raceAbort<T> (promise: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
+  if (signal.aborted) throw error()
+  return await new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => { reject(error()) }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort) })
+  })
+}

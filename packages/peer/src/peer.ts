@@ -1,0 +1,160 @@
+import { logger } from '@libp2p/logger'
+import { Wallet } from 'ethers'
+import { createChainClient } from './chain/index.js'
+import { createDocStore } from './crdt/index.js'
+import { createWasmExecutor } from './executor/index.js'
+import { createNode } from './node/index.js'
+import { createProcessor } from './processor/index.js'
+import { createSettlement, publishProfile } from './settlement/index.js'
+import { createContentStore, wasmMicroJobExecutor } from './storage/index.js'
+import { peerStatus } from './peer-status.js'
+import type { ChainClient } from './chain/index.js'
+import type { DocStore } from './crdt/index.js'
+import type { WasmExecutor } from './executor/index.js'
+import type { JobmeshNode, NodeInit } from './node/index.js'
+import type { MicroJobExecutor, MicroJobTask, Processor, ProcessorInit } from './processor/index.js'
+import type { Settlement, SettlementInit } from './settlement/index.js'
+import type { ContentStore } from './storage/index.js'
+import type { PeerStatus, WorkCounters } from './peer-status.js'
+import type { Deployment } from '@jobmesh/contracts'
+
+export type { PeerStatus } from './peer-status.js'
+
+const log = logger('jobmesh:peer')
+
+/** The chain side of a peer: where the contracts are and whose wallet signs. */
+export interface PeerChainInit {
+  rpcUrl: string
+  /** 0x-prefixed private key of the peer's wallet (payouts go to its address). */
+  privateKey: string
+  deployment: Deployment
+  /** Stake (wei) the node keeps registered; registering on first start. */
+  stake: bigint
+  settlement?: SettlementInit
+}
+
+export interface PeerInit extends NodeInit {
+  /** GPU model name, or undefined for none ("Any" jobs only). */
+  gpuModel?: string
+  /** VRAM in GB. Default 0. */
+  vramGb?: number
+  /** Process jobs (default true). False: a peer that only relays, stores and syncs. */
+  process?: boolean
+  /** Replace the WebAssembly executor (tests). */
+  executor?: MicroJobExecutor
+  /** Tests only: return a wrong output for the MicroJobs this selects, as a cheating peer would. */
+  cheat?: (task: MicroJobTask) => boolean
+  processor?: Omit<ProcessorInit, 'executor' | 'storeOutput' | 'onJobComplete' | 'hardware'>
+  /** Chain settlement; without it the peer processes but does not finalize, verify or claim. */
+  chain?: PeerChainInit
+}
+
+/** A running jobmesh peer: node, CRDT, storage, executor, processor and (with a chain) settlement. */
+export interface Peer {
+  node: JobmeshNode
+  docs: DocStore
+  store: ContentStore
+  processor?: Processor
+  chain?: ChainClient
+  settlement?: Settlement
+  /** What `jobmesh status` shows. */
+  status(): PeerStatus
+  /** Stops everything in reverse order; flushes the CRDT. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts a jobmesh peer (what `jobmesh start` runs): the libp2p + helia node persisted under `dataDir`, the CRDT
+ * doc store, the content store, the WebAssembly executor, the processor loop and, when `chain` is given, the
+ * registration, finalization, verification and claims of DESIGN section 8.
+ */
+export async function createPeer (init: PeerInit = {}): Promise<Peer> {
+  const startedAt = Date.now()
+  const node = await createNode(init)
+  const stack: Array<() => Promise<void>> = [async () => { await node.stop() }]
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stack.reverse()) {
+      await stop().catch(err => { log.error('stop failed: %e', err) })
+    }
+  }
+  try {
+    const docs = createDocStore(node)
+    stack.push(async () => { await docs.stop() })
+    const store = createContentStore(node)
+    let wasm: WasmExecutor | undefined
+    let executor = init.executor
+    if (executor == null) {
+      wasm = createWasmExecutor()
+      stack.push(async () => { await wasm?.stop() })
+      executor = wasmMicroJobExecutor({ store, executor: wasm }, { cheat: init.cheat })
+    }
+    const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
+    const chain = await startChain(init, { node, docs, store, executor }, stack)
+    let processor: Processor | undefined
+    if (init.process !== false) {
+      processor = createProcessor({ ...node, docs }, {
+        ...init.processor,
+        executor,
+        storeOutput: async bytes => await store.addOutput(bytes),
+        onJobComplete: chain?.settlement == null
+          ? undefined
+          : async jobId => { await chain.settlement.onJobComplete(jobId) },
+        hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0 }
+      })
+      countWork(processor, work)
+      await processor.start()
+      const p = processor
+      stack.push(async () => { await p.stop() })
+    }
+    return {
+      node,
+      docs,
+      store,
+      processor,
+      chain: chain?.client,
+      settlement: chain?.settlement,
+      status: () => peerStatus({ node, processor, work, startedAt, init, chainAddress: chain?.address }),
+      stop: stopAll
+    }
+  } catch (err) {
+    await stopAll()
+    throw err
+  }
+}
+
+interface ChainParts {
+  client: ChainClient
+  settlement: Settlement
+  address: string
+}
+
+async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor },
+  stack: Array<() => Promise<void>>): Promise<ChainParts | undefined> {
+  if (init.chain == null) {
+    return undefined
+  }
+  const signer = new Wallet(init.chain.privateKey)
+  const client = createChainClient({ rpcUrl: init.chain.rpcUrl, signer, deployment: init.chain.deployment })
+  const address = await client.address()
+  const gpuModel = init.gpuModel ?? 'Any'
+  const vramGb = init.vramGb ?? 0
+  await client.ensureRegistered({ peerId: parts.node.peerId.toString(), gpuModel, vramGb, stake: init.chain.stake })
+  await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb })
+  const settlement = createSettlement({
+    docs: parts.docs,
+    chain: client,
+    store: parts.store,
+    privateKey: parts.node.privateKey,
+    executor: parts.executor
+  }, init.chain.settlement)
+  await settlement.start()
+  stack.push(async () => { await settlement.stop() })
+  log('registered %s as %s', parts.node.peerId, address)
+  return { client, settlement, address }
+}
+
+function countWork (processor: Processor, work: WorkCounters): void {
+  processor.addEventListener('microjob:done', () => { work.microJobsDone++ })
+  processor.addEventListener('microjob:error', () => { work.microJobsFailed++ })
+  processor.addEventListener('ownership', () => { work.ownerships++ })
+}
