@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * `npm run demo`: the whole network on this machine. Starts a devnet (anvil, the contracts, N registered
+ * `jobmesh start` processes), submits the Mandelbrot job through the SDK, shows its progress, waits for the
+ * escrow release, prints what each peer earned and writes the PNG. Ctrl-C stops everything.
+ */
+import './polyfill.js'
+import { writeFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { SingleBar } from 'cli-progress'
+import { createJobClient } from '@jobmesh/dapp-sdk'
+import { startDevnet } from '@jobmesh/peer'
+import { formatEther, parseEther } from 'ethers'
+import { submitMandelbrot, mandelbrotResultPng } from './mandelbrot-job.js'
+import { readPayouts } from './payouts.js'
+import type { MandelbrotImage } from './mandelbrot-data.js'
+import type { Devnet } from '@jobmesh/peer'
+
+const USAGE = `usage: npm run demo -- [--peers N] [--chain-id ID] [--block-time S] [--out FILE]
+
+  --peers N        peers to run (default 4)
+  --chain-id ID    chain id (default 31337; 80002 looks like Polygon Amoy)
+  --block-time S   seconds per block (default: a block per transaction; Amoy: 2)
+  --out FILE       where to write the PNG (default ./mandelbrot.png)
+`
+
+const IMAGE: MandelbrotImage = { width: 768, height: 512, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 200 }
+
+async function main (): Promise<number> {
+  const args = parseCommandLine()
+  if (args == null) return 2
+  const controller = new AbortController()
+  const onSignal = (): void => {
+    process.stdout.write('\nstopping...\n')
+    controller.abort()
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  const t0 = Date.now()
+  const elapsed = (): string => `${((Date.now() - t0) / 1000).toFixed(1)} s`
+  let devnet: Devnet | undefined
+  try {
+    process.stdout.write(`starting a devnet with ${args.peers} peers\n`)
+    devnet = await startDevnet({
+      peers: args.peers,
+      chainId: args.chainId,
+      blockTime: args.blockTime,
+      contracts: { escrow: { commitWindow: 8, revealWindow: 8 } },
+      onProgress: stage => { process.stdout.write(`  ${stage.padEnd(12)} ${elapsed()}\n`) },
+      signal: controller.signal
+    })
+    process.stdout.write(`chain ${devnet.anvil.rpcUrl} (id ${devnet.anvil.chainId}), bootstrap ${devnet.bootstrap[0]}\n`)
+    const client = await createJobClient({
+      rpcUrl: devnet.anvil.rpcUrl,
+      signer: devnet.dapp.privateKey,
+      deployment: devnet.deployment,
+      bootstrap: devnet.bootstrap
+    })
+    try {
+      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 4, microJobsPerMacro: 8, price: parseEther('1') }, {
+        signal: controller.signal,
+        onProgress: p => { process.stdout.write(`  ${p.stage.padEnd(12)} ${elapsed()}\n`) }
+      })
+      process.stdout.write(`job ${job.jobId} created in block ${job.blockNumber}: ${job.microJobs.length} MicroJobs, fee 1 ETH\n`)
+      const bar = new SingleBar({ format: '  processing [{bar}] {value}/{total} MicroJobs {duration}s', hideCursor: true })
+      bar.start(job.microJobs.length, 0)
+      for await (const { done } of client.progress(job.jobId, { signal: controller.signal })) {
+        bar.update(done)
+      }
+      bar.stop()
+      process.stdout.write(`all MicroJobs done at ${elapsed()}; verifiers are checking a sample on chain\n`)
+      const release = await client.waitForRelease(job.jobId, { signal: controller.signal })
+      process.stdout.write(`escrow released in block ${release.blockNumber} at ${elapsed()}\n`)
+      const outputs = await client.results(job.jobId, { signal: controller.signal })
+      const png = mandelbrotResultPng(outputs)
+      await writeFile(args.out, png)
+      const payouts = await readPayouts({ rpcUrl: devnet.anvil.rpcUrl, deployment: devnet.deployment, jobId: job.jobId, signal: controller.signal })
+      process.stdout.write('\n' + payoutTable(devnet, payouts) + '\n')
+      process.stdout.write(`${outputs.length} outputs verified against their hashes; image: ${args.out}\n`)
+      process.stdout.write(`done in ${elapsed()}\n`)
+      return 0
+    } finally {
+      await client.stop()
+    }
+  } catch (err) {
+    if (controller.signal.aborted) return 130
+    const e = err as Error
+    process.stderr.write(`demo failed: ${e.name}: ${e.message}\n`)
+    for (const p of devnet?.peers ?? []) {
+      process.stderr.write(`--- ${p.name} (last lines)\n${p.output.slice(-8).join('\n')}\n`)
+    }
+    return 1
+  } finally {
+    await devnet?.stop()
+  }
+}
+
+function payoutTable (devnet: Devnet, payouts: Array<{ address: string, processor: bigint, verifier: bigint }>): string {
+  const rows = devnet.peers.map((p, i) => {
+    const wallet = devnet.peerAccount(i).address
+    const paid = payouts.find(x => x.address.toLowerCase() === wallet.toLowerCase())
+    return [p.name, wallet, eth(paid?.processor), eth(paid?.verifier)]
+  })
+  const headers = ['peer', 'wallet', 'processing (ETH)', 'verifying (ETH)']
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map(r => r[i].length)))
+  const line = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i])).join('  ')
+  return [line(headers), line(widths.map(w => '-'.repeat(w))), ...rows.map(line)].join('\n')
+}
+
+function eth (wei: bigint | undefined): string {
+  return wei == null || wei === 0n ? '-' : formatEther(wei)
+}
+
+interface DemoArgs { peers: number, chainId?: number, blockTime?: number, out: string }
+
+function parseCommandLine (): DemoArgs | undefined {
+  try {
+    const { values } = parseArgs({
+      options: {
+        peers: { type: 'string', default: '4' },
+        'chain-id': { type: 'string' },
+        'block-time': { type: 'string' },
+        out: { type: 'string', default: 'mandelbrot.png' },
+        help: { type: 'boolean', short: 'h' }
+      }
+    })
+    if (values.help === true) {
+      process.stdout.write(USAGE)
+      process.exit(0)
+    }
+    const peers = Number(values.peers)
+    const chainId = values['chain-id'] == null ? undefined : Number(values['chain-id'])
+    const blockTime = values['block-time'] == null ? undefined : Number(values['block-time'])
+    if (!Number.isInteger(peers) || peers < 2 || peers > 12) throw new Error('--peers must be a whole number from 2 to 12')
+    if (chainId != null && (!Number.isInteger(chainId) || chainId < 1)) throw new Error('--chain-id must be a positive whole number')
+    if (blockTime != null && !(blockTime > 0)) throw new Error('--block-time must be a number of seconds > 0')
+    return { peers, chainId, blockTime, out: resolve(values.out ?? 'mandelbrot.png') }
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n${USAGE}`)
+    return undefined
+  }
+}
+
+process.exitCode = await main()

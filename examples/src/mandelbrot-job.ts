@@ -1,0 +1,45 @@
+import { MANDELBROT_BLOCK_SIZE, encodeMandelbrotData } from './mandelbrot-data.js'
+import { mandelbrotPng } from './mandelbrot-png.js'
+import { loadExampleWasm } from './paths.js'
+import type { MandelbrotImage } from './mandelbrot-data.js'
+import type { JobClient, MicroJobOutput, SubmitOptions, SubmittedJob } from '@jobmesh/dapp-sdk'
+
+/** A Mandelbrot job: the image and how it is cut. Rows per MicroJob = rows / (macroJobs * microJobsPerMacro). */
+export interface MandelbrotJobInit {
+  image: MandelbrotImage
+  macroJobs: number
+  microJobsPerMacro: number
+  /** Fee in wei. */
+  price: bigint
+  /** Verifiers k (default the SDK's). */
+  verifiers?: number
+}
+
+/**
+ * Submits a Mandelbrot job through the SDK: one 64-byte block per image row, one MicroJob per band of
+ * `height / (macroJobs * microJobsPerMacro)` rows.
+ */
+export async function submitMandelbrot (client: JobClient, init: MandelbrotJobInit, options: SubmitOptions = {}): Promise<SubmittedJob> {
+  const microJobs = init.macroJobs * init.microJobsPerMacro
+  if (init.image.height % microJobs !== 0) {
+    throw new RangeError(`height ${init.image.height} is not a multiple of ${microJobs} MicroJobs`)
+  }
+  return await client.submit({
+    code: await loadExampleWasm('mandelbrot'),
+    data: encodeMandelbrotData(init.image, 1),
+    blockSize: MANDELBROT_BLOCK_SIZE,
+    slicing: {
+      macroJobs: init.macroJobs,
+      microJobsPerMacro: init.microJobsPerMacro,
+      blocksPerMicro: init.image.height / microJobs
+    },
+    price: init.price,
+    verifiers: init.verifiers,
+    estimate: { secondsPerMicroJob: 1 }
+  }, options)
+}
+
+/** Stitches the verified outputs (in MicroJob order) into a PNG. */
+export function mandelbrotResultPng (outputs: MicroJobOutput[]): Uint8Array {
+  return mandelbrotPng(outputs.map(o => o.bytes))
+}
