@@ -51,7 +51,18 @@ export async function race<T> (promise: Promise<T>, options: RaceOptions): Promi
  * synchronisation.
  */
 export async function pause (ms: number, signal?: AbortSignal): Promise<void> {
-  return race(new Promise<void>((resolve) => { setTimeout(resolve, ms).unref?.() }), { signal, what: 'wait' })
+  signal?.throwIfAborted()
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(new AbortError('wait aborted', { cause: signal?.reason }))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
 }
 
 /** A signal that aborts when any of `signals` does, or after `timeoutMs`. */
