@@ -51,7 +51,7 @@ const microId = (seed, jobId, m, i) => keccak256(abi.encode(['uint256', 'bytes32
 const anvil = await startAnvil({
   accounts: 2,
   disableBlockGasLimit: true,
-  args: ['--auto-impersonate', '--order', 'fifo']
+  args: ['--auto-impersonate', '--order', 'fifo', '--prune-history']
 })
 const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
 const results = []
