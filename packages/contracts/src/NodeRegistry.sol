@@ -290,37 +290,66 @@ contract NodeRegistry is ReentrancyGuard {
                 --attempts;
                 uint256 rnd = _rand(r.entropy, r.jobId, counter++);
                 uint256 g = _groupCounts.find(rnd % ct) + 1;
-                if (_trees[g].total() != 0) treeId = g;
+                if (_trees[g].free() != 0) treeId = g;
             }
             chosenModel = groupModels[treeId - 1];
         }
-        SumTree.Tree storage t = _trees[treeId];
-        address[] storage owners = _slotOwner[treeId];
         uint256 got;
-        while (got < r.need && attempts != 0) {
+        (got, counter) = _drawFrom(r, _trees[treeId], _slotOwner[treeId], attempts, counter, drawn);
+        return (_trim(drawn, got), counter, chosenModel);
+    }
+
+    /// @dev The rejection loop of draw() over tree `t`. Busy nodes keep their weight in the trees, so a draw only
+    ///      reads them; a busy node (drawn earlier, or by this call) is rejected like the submitter, a node with too
+    ///      little VRAM or a lost model coin. `idle` = weight of idle eligible nodes not yet ruled out; the loop
+    ///      stops when it is 0 (nothing drawable left) or after `attempts`.
+    function _drawFrom(
+        DrawRequest calldata r,
+        SumTree.Tree storage t,
+        address[] storage owners,
+        uint256 attempts,
+        uint32 counter,
+        address[] memory drawn
+    ) internal returns (uint256 got, uint32) {
+        uint256 total = t.total();
+        uint256 idle = total - t.held;
+        bool excludedSeen;
+        while (got < r.need && attempts != 0 && idle != 0) {
             --attempts;
-            uint256 total = t.total();
-            if (total == 0) break;
             uint256 rnd = _rand(r.entropy, r.jobId, counter++);
-            address a = owners[t.find(rnd % total)];
-            if (a == r.exclude) continue;
-            Node storage n = _nodes[a];
-            if (n.vramGb < r.minVram) continue;
-            if (r.modelId != bytes32(0) && n.lastModel != r.modelId) {
-                // accept a non-matching node with probability 1/2 (multiplier M = 1 vs 2)
-                if (uint256(keccak256(abi.encode(rnd))) & 1 == 0) continue;
+            uint256 s = t.find(rnd % total);
+            address a = owners[s];
+            if (a == r.exclude) {
+                // the submitter: rejected; once seen (idle), its weight no longer counts as drawable
+                if (!excludedSeen && _nodes[a].flags & F_BUSY == 0) idle -= t.get(s);
+                excludedSeen = true;
+                continue;
             }
-            _markBusy(n);
+            if (!_accept(r, _nodes[a], rnd)) continue;
+            s = t.get(s); // the node's weight
+            idle -= s;
+            _markBusy(_nodes[a], s);
             drawn[got++] = a;
         }
-        return (_trim(drawn, got), counter, chosenModel);
+        return (got, counter);
+    }
+
+    /// @dev One attempt's acceptance of a node drawn from the tree (it is selectable, see _selectable).
+    function _accept(DrawRequest calldata r, Node storage n, uint256 rnd) internal view returns (bool) {
+        if (n.flags & F_BUSY != 0) return false;
+        if (n.vramGb < r.minVram) return false;
+        if (r.modelId != bytes32(0) && n.lastModel != r.modelId) {
+            // accept a non-matching node with probability 1/2 (multiplier M = 1 vs 2)
+            return uint256(keccak256(abi.encode(rnd))) & 1 == 1;
+        }
+        return true;
     }
 
     /// @notice Marks an eligible node busy for a queued verification; false if it is not eligible.
     function assign(address node) external onlyEscrow returns (bool) {
         Node storage n = _nodes[node];
         if (!_eligible(n)) return false;
-        _markBusy(n);
+        _markBusy(n, _trees[0].get(n.slot));
         return true;
     }
 
@@ -332,6 +361,7 @@ contract NodeRegistry is ReentrancyGuard {
         returns (bool available)
     {
         Node storage n = _nodes[node];
+        bool wasBusy = n.flags & F_BUSY != 0;
         n.flags &= ~F_BUSY;
         if (modelId != bytes32(0)) n.lastModel = modelId;
         if (record) {
@@ -343,7 +373,7 @@ contract NodeRegistry is ReentrancyGuard {
                 emit NodeKickedOut(node, QoS.score(w));
             }
         }
-        _sync(node);
+        _syncNode(n, wasBusy);
         available = _eligible(n);
     }
 
@@ -449,13 +479,15 @@ contract NodeRegistry is ReentrancyGuard {
         return (maxO - QoS.timeouts(_nodes[node].qos)) * SCALE / maxO;
     }
 
+    /// @notice Sum of the weights of eligible (idle) nodes.
     function totalWeight() external view returns (uint256) {
-        return _trees[0].total();
+        return _trees[0].free();
     }
 
+    /// @notice Sum of the weights of eligible (idle) nodes of a GPU group.
     function groupWeight(bytes32 gpuModel) external view returns (uint256) {
         uint16 g = groupOf[gpuModel];
-        return g == 0 ? 0 : _trees[g].total();
+        return g == 0 ? 0 : _trees[g].free();
     }
 
     /// @notice Member nodes (registered, not paused/exiting/kicked) of a GPU group.
@@ -489,8 +521,16 @@ contract NodeRegistry is ReentrancyGuard {
             && n.stake >= params.minStake && n.stake != 0;
     }
 
+    /// @dev Selectable = eligible except for the busy flag: the nodes whose W is in the trees.
+    function _selectable(Node storage n) internal view returns (bool) {
+        uint8 f = n.flags;
+        return f & (F_REGISTERED | F_PAUSED | F_EXITING | F_KICKED) == F_REGISTERED && n.stake >= params.minStake
+            && n.stake != 0;
+    }
+
+    /// @dev The node's W if it is eligible (idle), else 0.
     function _treeWeight(Node storage n) internal view returns (uint256) {
-        if (n.flags & F_KNOWN == 0) return 0;
+        if (n.flags & (F_KNOWN | F_BUSY) != F_KNOWN) return 0;
         return _trees[0].get(n.slot);
     }
 
@@ -498,15 +538,25 @@ contract NodeRegistry is ReentrancyGuard {
         return uint256(keccak256(abi.encode(entropy, jobId, i)));
     }
 
-    function _markBusy(Node storage n) internal {
+    /// @dev Marks an eligible node busy. Its weight `w` stays in the trees (draws reject busy nodes) and is held
+    ///      aside in the trees' busy total, so `free()` is the idle weight.
+    function _markBusy(Node storage n, uint256 w) internal {
         n.flags |= F_BUSY;
-        _trees[0].update(n.slot, 0);
-        _trees[n.group].update(n.groupSlot, 0);
+        if (w != 0) {
+            _trees[0].hold(w);
+            _trees[n.group].hold(w);
+        }
     }
 
-    /// @dev Brings group membership count and tree weights in line with the node's state.
     function _sync(address a) internal {
         Node storage n = _nodes[a];
+        _syncNode(n, n.flags & F_BUSY != 0);
+    }
+
+    /// @dev Brings group membership count, tree weights and held (busy) weight in line with the node's state.
+    ///      Invariant: a tree's held weight = the sum of the leaves of busy nodes. `heldBefore`: whether the node's
+    ///      current leaf is counted in the held weight (it was busy before this state change).
+    function _syncNode(Node storage n, bool heldBefore) internal {
         uint8 f = n.flags;
         bool member = f & (F_REGISTERED | F_PAUSED | F_EXITING | F_KICKED) == F_REGISTERED;
         bool counted = f & F_COUNTED != 0;
@@ -522,10 +572,22 @@ contract NodeRegistry is ReentrancyGuard {
                 --activeNodes;
             }
         }
-        uint256 w = _eligible(n) ? selectionWeight(n.stake, QoS.score(n.qos)) : 0;
-        if (_trees[0].get(n.slot) != w) {
-            _trees[0].update(n.slot, w);
-            _trees[n.group].update(n.groupSlot, w);
+        uint256 w = _selectable(n) ? selectionWeight(n.stake, QoS.score(n.qos)) : 0;
+        SumTree.Tree storage t0 = _trees[0];
+        SumTree.Tree storage tg = _trees[n.group];
+        uint256 old = t0.get(n.slot);
+        if (old != w) {
+            t0.update(n.slot, w);
+            tg.update(n.groupSlot, w);
+        }
+        uint256 hOld = heldBefore ? old : 0;
+        uint256 hNew = n.flags & F_BUSY != 0 ? w : 0;
+        if (hNew > hOld) {
+            t0.hold(hNew - hOld);
+            tg.hold(hNew - hOld);
+        } else if (hOld > hNew) {
+            t0.unhold(hOld - hNew);
+            tg.unhold(hOld - hNew);
         }
     }
 

@@ -19,6 +19,7 @@ library SumTree {
     struct Tree {
         uint32 size; // leaves allocated (slots 0..size-1)
         uint8 levels; // number of levels; capacity = 4**levels
+        uint64 held; // part of the total set aside by the owner (e.g. weight of busy leaves); see free()
         mapping(uint256 => uint256) words; // key = (level << 32) | index
     }
 
@@ -82,6 +83,23 @@ library SumTree {
         uint256 levels = t.levels;
         if (levels == 0) return 0;
         return _sumWord(t.words[(levels - 1) << 32]);
+    }
+
+    /// @notice The total minus the held weight.
+    function free(Tree storage t) internal view returns (uint256) {
+        return total(t) - t.held;
+    }
+
+    /// @notice Sets `w` of the total aside (held stays in the header word, next to size and levels, so it is warm
+    ///         whenever the tree is read and never a zero-to-nonzero write once the tree has a leaf).
+    function hold(Tree storage t, uint256 w) internal {
+        uint256 h = uint256(t.held) + w;
+        if (h > MASK) revert SumTreeWeightTooLarge();
+        t.held = uint64(h);
+    }
+
+    function unhold(Tree storage t, uint256 w) internal {
+        t.held = uint64(uint256(t.held) - w); // checked: underflow impossible if the owner holds what it unholds
     }
 
     /// @notice The slot whose prefix sum is the first to exceed `r` (r < total()).
