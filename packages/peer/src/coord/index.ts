@@ -6,7 +6,7 @@
  * drop metrics. See docs/coordination.md for the record schemas and the rules.
  */
 export { leases } from './leases.js'
-export type { Lease, Leases, LeasesComponents, LeasesInit, LeaseTable, ClaimOptions } from './leases.js'
+export type { Lease, Leases, LeasesComponents, LeasesInit, LeaseTable, LeaseTableOptions, ClaimOptions } from './leases.js'
 export { resultTable, countingResult } from './results.js'
 export type { Result, ResultTable, ResultsComponents } from './results.js'
 export { JobProgress } from './progress.js'

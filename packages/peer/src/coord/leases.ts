@@ -64,6 +64,14 @@ export interface LeaseTable {
   takeMany(keys: string[]): Map<string, Lease>
 }
 
+export interface LeaseTableOptions {
+  /**
+   * Called by `claim` right after the lease is written: should resolve once the connected peers have the write
+   * and this doc has theirs (the doc store's `confirm`). The settle window then only covers what it misses.
+   */
+  confirm?(options: AbortOptions): Promise<unknown>
+}
+
 export interface Leases {
   readonly leaseMs: number
   readonly renewMs: number
@@ -71,7 +79,7 @@ export interface Leases {
   readonly settleMs: number
   now(): number
   isOpen(lease: Lease | undefined, now?: number): boolean
-  table(map: Y.Map<Uint8Array>, scope: string): LeaseTable
+  table(map: Y.Map<Uint8Array>, scope: string, options?: LeaseTableOptions): LeaseTable
 }
 
 async function delay (ms: number, signal?: AbortSignal): Promise<void> {
@@ -110,7 +118,7 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
   const isOpen = (lease: Lease | undefined, now = clock()): boolean =>
     lease == null || lease.expiresAt === 0 || now > lease.expiresAt + skewMs
 
-  const table = (map: Y.Map<Uint8Array>, scope: string): LeaseTable => {
+  const table = (map: Y.Map<Uint8Array>, scope: string, tableOptions: LeaseTableOptions = {}): LeaseTable => {
     const domain = (key: string): string => `${scope}/${key}`
     const get = (key: string): Lease | undefined => {
       const value = map.get(key)
@@ -176,7 +184,12 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
       async claim (key, options = {}) {
         const written = write(key, nextTerm(key, options), clock() + leaseMs)
         log('claimed %s term %d, settling', domain(key), written.term)
-        await delay(settleMs, options.signal)
+        // the exchange makes concurrent claims visible on both sides without relying on gossip timing; the settle
+        // window covers peers the exchange could not reach
+        const confirm = tableOptions.confirm?.({ signal: options.signal })
+          .catch((err: Error) => { log('confirm of %s failed: %s', domain(key), err.message) })
+        await Promise.all([delay(settleMs, options.signal), confirm])
+        options.signal?.throwIfAborted()
         if (!holds(key, written.term)) {
           const now = get(key)
           log('lost %s term %d to %s', domain(key), written.term, now?.owner)

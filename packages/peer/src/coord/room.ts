@@ -272,6 +272,22 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   }
 
   /**
+   * Reports a locked item this peer will not run (its CRDT lease went to another peer): the owner re-reads it.
+   */
+  lost (index: number): void {
+    const state = this.state
+    if (state == null || !this.isOwner) {
+      return
+    }
+    const lease = this.components.microLeases.get(microKey(this.macroIndex, index))
+    if (state.states[index] === LOCKED && lease != null && lease.owner !== this.self) {
+      state.locks.set(index, { holder: lease.owner, leaseTerm: lease.term })
+      state.version++
+      this.scheduleFlush()
+    }
+  }
+
+  /**
    * Leaves the room. A graceful close hands ownership to the first pending requester (or reports finished
    * items); `{ abrupt: true }` just stops (what a crash looks like to the others).
    */
@@ -349,9 +365,31 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     members.add(this.self)
     const fair = Math.max(1, Math.floor(counts.open / (members.size * 2)))
     const n = Math.min(want, this.maxBatch, fair, counts.open)
+    // the CRDT decides over the in-memory queue: an item with a result is done, an item whose MicroJob lease
+    // another peer holds (a rival queue of the same MacroJob, or a lock this queue never heard of) is its lock
     const indices: number[] = []
+    const now = this.clock()
+    let changed = false
     for (let i = 0; i < state.states.length && indices.length < n; i++) {
-      if (state.states[i] === OPEN) indices.push(i)
+      if (state.states[i] !== OPEN) continue
+      const key = microKey(this.macroIndex, i)
+      if (this.components.progress.has(key)) {
+        state.states[i] = DONE
+        changed = true
+        continue
+      }
+      const lease = this.components.microLeases.get(key)
+      if (lease != null && lease.owner !== this.self && !this.components.leases.isOpen(lease, now)) {
+        state.states[i] = LOCKED
+        state.locks.set(i, { holder: lease.owner, leaseTerm: lease.term })
+        changed = true
+        continue
+      }
+      indices.push(i)
+    }
+    if (indices.length === 0) {
+      if (changed) state.version++
+      return []
     }
     const leases = this.components.microLeases.takeMany(indices.map(i => microKey(this.macroIndex, i)))
     const items: LockedItem[] = []
@@ -445,6 +483,13 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         state.states[index] = OPEN
         state.locks.delete(index)
         changed = true
+      } else if (lock.holder === this.self) {
+        // our lock lost to a rival's lease: follow the lease (and reopen the item when that lease expires)
+        const lease = this.components.microLeases.get(key)
+        if (lease != null && lease.owner !== this.self) {
+          state.locks.set(index, { holder: lease.owner, leaseTerm: lease.term })
+          changed = true
+        }
       }
     }
     for (const index of this.lockSeen.keys()) {

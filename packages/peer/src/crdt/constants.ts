@@ -40,3 +40,9 @@ export const DEFAULT_COMPACT_INTERVAL_MS = 60_000
 
 /** Version byte in front of every Yjs update published on a doc topic. */
 export const GOSSIP_UPDATE_VERSION = 1
+
+/** Timeout of each exchange of `DocStore.confirm` (ms): short, a lease settle waits for it. */
+export const DEFAULT_CONFIRM_TIMEOUT_MS = 2_000
+
+/** Least time between two pulls from one peer for an update's missing dependencies (ms). */
+export const DEFAULT_PENDING_PULL_INTERVAL_MS = 250

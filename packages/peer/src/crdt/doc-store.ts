@@ -2,8 +2,9 @@ import { logger } from '@libp2p/logger'
 import { peerIdFromString } from '@libp2p/peer-id'
 import * as Y from 'yjs'
 import {
-  DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, DEFAULT_MAX_SYNC_BYTES, DEFAULT_MAX_UPDATE_BYTES,
-  DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_SYNC_CONCURRENCY, DEFAULT_SYNC_TIMEOUT_MS, GOSSIP_UPDATE_VERSION, SYNC_PROTOCOL
+  DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_MAX_SYNC_BYTES,
+  DEFAULT_MAX_UPDATE_BYTES, DEFAULT_PENDING_PULL_INTERVAL_MS, DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_SYNC_CONCURRENCY,
+  DEFAULT_SYNC_TIMEOUT_MS, GOSSIP_UPDATE_VERSION, SYNC_PROTOCOL
 } from './constants.js'
 import { DocNotFoundError, DocNotOpenError, DocStoreStoppedError } from './errors.js'
 import { FrameStream } from './frame-stream.js'
@@ -52,6 +53,10 @@ export interface DocStoreInit {
   compactEvery?: number
   /** Default {@link DEFAULT_COMPACT_INTERVAL_MS}; 0 disables the timer. */
   compactIntervalMs?: number
+  /** Default timeout of each exchange of `confirm`. Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
+  confirmTimeoutMs?: number
+  /** Least time between two pulls from one peer for missing dependencies. Default {@link DEFAULT_PENDING_PULL_INTERVAL_MS}. */
+  pendingPullIntervalMs?: number
 }
 
 export interface OpenOptions extends AbortOptions {
@@ -62,6 +67,15 @@ export interface OpenOptions extends AbortOptions {
 export interface SyncOptions extends AbortOptions {
   /** Also send our diff (default true). A pull only receives. */
   push?: boolean
+  /** Never join an exchange that is already running: wait for it, then run a new one (default false). */
+  fresh?: boolean
+  /** Timeout of this exchange (default: the store's `syncTimeoutMs`). */
+  timeoutMs?: number
+}
+
+export interface ConfirmOptions extends AbortOptions {
+  /** Timeout of each exchange. Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
+  timeoutMs?: number
 }
 
 /** Yjs docs shared over gossipsub, caught up over `/jobmesh/sync/1.0.0`, persisted in the datastore. */
@@ -83,6 +97,13 @@ export interface DocStore {
    * @throws DocNotOpenError if the doc is not open here; DocNotFoundError if it is not open there
    */
   sync(name: string, peer: PeerId | string, options?: SyncOptions): Promise<SyncResult>
+  /**
+   * A fresh exchange (both ways) with every connected peer that has the doc open, in parallel. When it resolves,
+   * every such peer has everything this doc had at the call, and this doc has everything they had when they
+   * answered: a write followed by `confirm` cannot be missed by a connected peer (leases use it to settle).
+   * Failures and timeouts are skipped (best effort). Resolves with the number of peers exchanged with.
+   */
+  confirm(name: string, options?: ConfirmOptions): Promise<number>
   /** Waits until every update made so far is persisted and published. */
   flush(name?: string): Promise<void>
   /** Merges a doc's stored updates into one snapshot now. */
@@ -107,6 +128,10 @@ interface OpenDoc {
   dirtySinceCompaction: boolean
   /** Peers a full exchange (both directions) completed with on their current connection. */
   synced: Set<string>
+  /** Exchanges this peer is answering, per initiating peer. */
+  serving: Map<string, Promise<void>>
+  /** Last pull per peer started because a gossiped update left the doc with missing dependencies. */
+  pendingPulls: Map<string, number>
   onUpdate(update: Uint8Array, origin: unknown): void
 }
 
@@ -125,6 +150,8 @@ class DefaultDocStore implements DocStore {
   private readonly maxSyncBytes: number
   private readonly syncConcurrency: number
   private readonly compactEvery: number
+  private readonly confirmTimeoutMs: number
+  private readonly pendingPullIntervalMs: number
   private stopped = false
 
   constructor (components: DocStoreComponents, init: DocStoreInit) {
@@ -135,6 +162,8 @@ class DefaultDocStore implements DocStore {
     this.maxSyncBytes = init.maxSyncBytes ?? DEFAULT_MAX_SYNC_BYTES
     this.syncConcurrency = init.syncConcurrency ?? DEFAULT_SYNC_CONCURRENCY
     this.compactEvery = init.compactEvery ?? DEFAULT_COMPACT_EVERY
+    this.confirmTimeoutMs = init.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS
+    this.pendingPullIntervalMs = init.pendingPullIntervalMs ?? DEFAULT_PENDING_PULL_INTERVAL_MS
     const interval = init.compactIntervalMs ?? DEFAULT_COMPACT_INTERVAL_MS
     this.onMessage = this.onMessage.bind(this)
     this.onSubscriptionChange = this.onSubscriptionChange.bind(this)
@@ -200,6 +229,8 @@ class DefaultDocStore implements DocStore {
       chain: Promise.resolve(),
       dirtySinceCompaction: false,
       synced: new Set(),
+      pendingPulls: new Map(),
+      serving: new Map(),
       onUpdate: (update, origin) => { this.onDocUpdate(entry, update, origin) }
     }
     doc.on('update', entry.onUpdate)
@@ -254,7 +285,7 @@ class DefaultDocStore implements DocStore {
     // one exchange per (doc, peer) at a time: a pull joins a running exchange; a push waits for a running pull
     const key = `${name}\n${peerId.toString()}`
     const running = this.inflight.get(key)
-    if (running != null && (!push || running.push)) {
+    if (running != null && options.fresh !== true && (!push || running.push)) {
       return running.result
     }
     const previous = running?.result.catch(() => {})
@@ -268,10 +299,22 @@ class DefaultDocStore implements DocStore {
     return result
   }
 
-  private async runSync (entry: OpenDoc, peerId: PeerId, push: boolean, options: AbortOptions): Promise<SyncResult> {
+  async confirm (name: string, options: ConfirmOptions = {}): Promise<number> {
+    this.assertRunning()
+    if (!this.docs.has(name)) {
+      throw new DocNotOpenError(`${name} is not open`)
+    }
+    const timeoutMs = options.timeoutMs ?? this.confirmTimeoutMs
+    const results = await Promise.allSettled(this.components.libp2p.getPeers().map(async peer =>
+      this.sync(name, peer, { push: true, fresh: true, timeoutMs, signal: options.signal })))
+    options.signal?.throwIfAborted()
+    return results.filter(r => r.status === 'fulfilled').length
+  }
+
+  private async runSync (entry: OpenDoc, peerId: PeerId, push: boolean, options: SyncOptions): Promise<SyncResult> {
     const signal = AbortSignal.any([
       this.shutdown.signal,
-      AbortSignal.timeout(this.syncTimeoutMs),
+      AbortSignal.timeout(options.timeoutMs ?? this.syncTimeoutMs),
       ...(options.signal != null ? [options.signal] : [])
     ])
     let frames: FrameStream | undefined
@@ -319,18 +362,11 @@ class DefaultDocStore implements DocStore {
         return
       }
       const from = connection.remotePeer.toString()
-      const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
-        entry.pushSource = from
-        try {
-          return this.applyRemote(entry, update, ORIGIN_SYNC_PUSH)
-        } finally {
-          entry.pushSource = undefined
-        }
-      }, { signal })
-      this.metrics.syncServed++
-      if (request.push) entry.synced.add(from)
-      this.metrics.syncBytesIn += result.received
-      this.metrics.syncBytesOut += result.sent
+      const answering = this.answer(entry, frames, request, from, signal)
+      const done = answering.then(() => {}, () => {})
+      entry.serving.set(from, done)
+      void done.finally(() => { if (entry.serving.get(from) === done) entry.serving.delete(from) })
+      await answering
     } catch (err) {
       this.metrics.syncFailed++
       log('serving sync to %p failed: %e', connection.remotePeer, err)
@@ -338,6 +374,22 @@ class DefaultDocStore implements DocStore {
     } finally {
       signal.removeEventListener('abort', onAbort)
     }
+  }
+
+  private async answer (entry: OpenDoc, frames: FrameStream, request: { stateVector: Uint8Array, push: boolean },
+    from: string, signal: AbortSignal): Promise<void> {
+    const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
+      entry.pushSource = from
+      try {
+        return this.applyRemote(entry, update, ORIGIN_SYNC_PUSH)
+      } finally {
+        entry.pushSource = undefined
+      }
+    }, { signal })
+    this.metrics.syncServed++
+    if (request.push) entry.synced.add(from)
+    this.metrics.syncBytesIn += result.received
+    this.metrics.syncBytesOut += result.sent
   }
 
   /**
@@ -381,7 +433,28 @@ class DefaultDocStore implements DocStore {
       this.metrics.updatesRejected++
       return
     }
-    this.applyRemote(entry, update, ORIGIN_GOSSIP)
+    if (this.applyRemote(entry, update, ORIGIN_GOSSIP) && msg.type === 'signed') {
+      this.pullIfPending(entry, msg.from)
+    }
+  }
+
+  /**
+   * Gossip is not replayed: an update published before we subscribed (or before its publisher saw our
+   * subscription) never arrives, and Yjs then holds every later update that depends on it as pending. When that
+   * happens, pull a diff from the peer that published the update (at most once per interval per peer).
+   */
+  private pullIfPending (entry: OpenDoc, from: PeerId): void {
+    const store = entry.doc.store
+    if (store.pendingStructs == null && store.pendingDs == null) return
+    const peer = from.toString()
+    const now = Date.now()
+    if (now - (entry.pendingPulls.get(peer) ?? -Infinity) < this.pendingPullIntervalMs) return
+    entry.pendingPulls.set(peer, now)
+    this.metrics.pendingPulls++
+    log('%s has missing dependencies after an update from %p: pulling', entry.name, from)
+    this.sync(entry.name, from, { push: false }).catch(err => {
+      log('pull of %s from %p failed: %e', entry.name, from, err)
+    })
   }
 
   private onSubscriptionChange (evt: CustomEvent<SubscriptionChangeData>): void {
@@ -392,13 +465,27 @@ class DefaultDocStore implements DocStore {
       const entry = this.docs.get(name)
       // a full exchange on this connection already happened (typically the newcomer's own catch-up)
       if (entry == null || entry.synced.has(peerId.toString())) continue
-      // pull what the newcomer (or a reconnected peer) has; it pulls from us on its side
-      this.sync(name, peerId, { push: false }).catch(err => {
+      this.exchangeWithSubscriber(entry, peerId).catch(err => {
         if ((err as Error).name !== DocNotFoundError.name) {
-          log('pull of %s from %p failed: %e', name, peerId, err)
+          log('exchange of %s with %p failed: %e', name, peerId, err)
         }
       })
     }
+  }
+
+  /**
+   * A peer subscribed to an open doc's topic (a newcomer, or a peer that reconnected): gossip is not replayed, so
+   * what each side wrote before seeing the other's subscription must be exchanged. First a pull (what the peer
+   * has); then, unless the peer's own catch-up with us completed meanwhile (it usually runs right after its
+   * subscription and carries all of our state), a push of our diff. The push is deferred because a newcomer still
+   * catching up has an empty state vector: pushing at once would send it the whole doc a second time.
+   */
+  private async exchangeWithSubscriber (entry: OpenDoc, peerId: PeerId): Promise<void> {
+    const peer = peerId.toString()
+    await this.sync(entry.name, peerId, { push: false })
+    await entry.serving.get(peer)
+    if (entry.synced.has(peer) || this.docs.get(entry.name) !== entry) return
+    await this.sync(entry.name, peerId, { push: true })
   }
 
   private onPeerDisconnect (evt: CustomEvent<PeerId>): void {

@@ -26,7 +26,7 @@
  * ```
  */
 export { createDocStore, ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_PULL, ORIGIN_SYNC_PUSH } from './doc-store.js'
-export type { DocStore, DocStoreComponents, DocStoreInit, OpenOptions, SyncOptions } from './doc-store.js'
+export type { DocStore, DocStoreComponents, DocStoreInit, OpenOptions, SyncOptions, ConfirmOptions } from './doc-store.js'
 export type { SyncResult } from './sync.js'
 export type { DocStoreMetrics } from './metrics.js'
 export { signedMap, anyOwner, ownerIsKey, ownerIsKeySuffix } from './signed-map.js'
@@ -40,5 +40,6 @@ export {
 export {
   SYNC_PROTOCOL, DOC_TOPIC_PREFIX, DATASTORE_PREFIX, INDEX_DOC, JOB_DOC_PREFIX, DEFAULT_MAX_UPDATE_BYTES,
   DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_MAX_SYNC_BYTES, DEFAULT_SYNC_TIMEOUT_MS, DEFAULT_SYNC_CONCURRENCY,
-  DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, GOSSIP_UPDATE_VERSION
+  DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, GOSSIP_UPDATE_VERSION, DEFAULT_CONFIRM_TIMEOUT_MS,
+  DEFAULT_PENDING_PULL_INTERVAL_MS
 } from './constants.js'

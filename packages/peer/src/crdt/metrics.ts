@@ -22,6 +22,8 @@ export interface DocStoreMetrics {
   /** Updates written to the datastore, and compactions done. */
   updatesPersisted: number
   compactions: number
+  /** Pulls started because a gossiped update left a doc with missing dependencies. */
+  pendingPulls: number
 }
 
 export function createMetrics (): DocStoreMetrics {
@@ -37,6 +39,7 @@ export function createMetrics (): DocStoreMetrics {
     syncBytesIn: 0,
     syncBytesOut: 0,
     updatesPersisted: 0,
-    compactions: 0
+    compactions: 0,
+    pendingPulls: 0
   }
 }

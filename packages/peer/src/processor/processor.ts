@@ -29,7 +29,7 @@ import type { CoordMetrics } from '../coord/metrics.js'
 import type { LockedItem, RoomPubSub, RoomPubSubMessage } from '../coord/room.js'
 import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
 import type { JobSpec, PeerState, Slicing } from '../protocol/index.js'
-import type { PeerId, PrivateKey } from '@libp2p/interface'
+import type { AbortOptions, PeerId, PrivateKey } from '@libp2p/interface'
 import type * as Y from 'yjs'
 
 const log = logger('jobmesh:processor')
@@ -38,8 +38,11 @@ export interface ProcessorComponents {
   peerId: PeerId
   privateKey: PrivateKey
   pubsub: RoomPubSub
-  /** The CRDT doc store (`createDocStore`). */
-  docs: { open(name: string): Promise<Y.Doc> }
+  /**
+   * The CRDT doc store (`createDocStore`). With `confirm`, a MacroJob lease claim exchanges state with every
+   * connected peer before it re-reads (concurrent claims cannot both win); without it only the settle window does.
+   */
+  docs: { open(name: string): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<unknown> }
   clock?: () => number
 }
 
@@ -363,7 +366,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private async context (job: KnownJob): Promise<JobContext> {
     let ctx = this.contexts.get(job.jobId)
     if (ctx != null) return ctx
-    const doc = await this.components.docs.open(jobDocName(job.jobId))
+    const docName = jobDocName(job.jobId)
+    const doc = await this.components.docs.open(docName)
+    const docs = this.components.docs
+    const confirm = docs.confirm == null ? undefined : async (options: AbortOptions) => docs.confirm?.(docName, options)
     const slicing = sliceJob(job.spec, job.jobId)
     const components = { signer: this.signer, verifier: this.verifier, metrics: this.metrics }
     const progress = new JobProgress(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId, slicing.microJobs.length)
@@ -371,7 +377,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       job,
       doc,
       slicing,
-      macroLeases: this.leases.table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.jobId)),
+      macroLeases: this.leases.table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.jobId), { confirm }),
       microLeases: this.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.jobId)),
       results: resultTable(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId),
       progress,
@@ -472,7 +478,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       if (!macroDone(m) && ctx.macroLeases.isOpen(macroKey(m)) && (a == null || now - a.at >= ttl)) open.push(m)
     }
     if (open.length > 0) {
-      const m = open[Math.floor(Math.random() * open.length)]
+      // every peer walks the open MacroJobs in its own order, so peers that start together go for different ones
+      const m = open.map(m => ({ m, rank: this.rank(ctx.job.jobId, m) })).sort((a, b) => a.rank.compare(b.rank))[0].m
       try {
         const room = this.room(ctx, m)
         const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
@@ -494,6 +501,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.publish(macroTopic(ctx.job.jobId), { openMacro: { nonce: BigInt(now) } })
     await this.waitFor(ctx, signal, this.init.discoveryMs ?? DEFAULT_DISCOVERY_MS)
     return undefined
+  }
+
+  /** This peer's preference for a MacroJob: sha256(peerId, jobId, macroIndex). */
+  private rank (jobId: string, macroIndex: number): Buffer {
+    return createHash('sha256').update(`${this.self}/${jobId}/${macroIndex}`).digest()
   }
 
   private async waitFor (ctx: JobContext, signal: AbortSignal, ms: number): Promise<void> {
@@ -546,6 +558,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const key = microKey(item.macroIndex, item.index)
     if (ctx.progress.has(key)) {
       room.done(item.index)
+      return
+    }
+    // the CRDT lease decides: a rival queue (same MacroJob, concurrent epoch) may have taken the item meanwhile
+    if (!ctx.microLeases.holds(key, item.leaseTerm)) {
+      log('%s skips %s: lease term %d no longer held', this.self.slice(-6), key, item.leaseTerm)
+      room.lost(item.index)
       return
     }
     const task: MicroJobTask = {
