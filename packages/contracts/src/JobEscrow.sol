@@ -112,6 +112,8 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
 
     NodeRegistry public immutable registry;
     Params public params;
+    uint32 internal immutable _commitWindow; // = params.commitWindow, without an SLOAD
+    uint32 internal immutable _revealWindow; // = params.revealWindow; revealDeadline = commitDeadline + this
 
     mapping(bytes32 => Job) internal _jobs;
     mapping(bytes32 => mapping(uint256 => Verifier)) internal _verifiers;
@@ -206,6 +208,8 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
                 || p.revealWindow == 0) revert InvalidParams();
         registry = registry_;
         params = p;
+        _commitWindow = p.commitWindow;
+        _revealWindow = p.revealWindow;
     }
 
     /// @notice Accepts slashed stake from the registry only.
@@ -270,38 +274,41 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
         uint256 k = j.k;
         uint256 assigned = j.assigned;
         if (assigned == k) return;
-        if (!j.entropySet) {
+        bytes32 entropy = j.sampleEntropy; // 0 until this round's first draw (entropySet in the view)
+        uint32 counter0; // position in the entropy stream: 0 on a round's first draw (fresh entropy)
+        if (entropy == bytes32(0)) {
             uint256 sb = j.submitBlock;
             if (block.number <= sb + 1) revert TooEarly(sb + 2);
-            bytes32 e = blockhash(sb + 1);
-            if (e == bytes32(0)) {
+            entropy = blockhash(sb + 1);
+            if (entropy == bytes32(0)) {
                 // older than 256 blocks: re-anchor the entropy on this block
                 j.submitBlock = uint40(block.number);
                 emit EntropyReanchored(jobId, block.number);
                 return;
             }
-            j.sampleEntropy = e;
-            j.entropySet = true;
-            emit SampleEntropySet(jobId, e);
+            j.sampleEntropy = entropy;
+            emit SampleEntropySet(jobId, entropy);
+            // a job enters the queue only after a draw of the current round, so it is not queued now
+        } else {
+            counter0 = j.drawCounter;
+            if (_queue.contains(jobId)) _queue.remove(jobId);
         }
-        bool queued = _queue.contains(jobId);
-        if (queued) _queue.remove(jobId);
-        bytes32 model = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
+        bool identical = j.identical;
+        bytes32 model = identical && j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
         (address[] memory drawn, uint32 counter, bytes32 chosen) = registry.draw(
             NodeRegistry.DrawRequest({
-                entropy: j.sampleEntropy,
+                entropy: entropy,
                 jobId: jobId,
-                counter: j.drawCounter,
+                counter: counter0,
                 need: uint8(k - assigned),
                 minVram: j.minVramGb,
                 gpuModel: model,
                 modelId: j.modelId,
-                identical: j.identical,
+                identical: identical,
                 exclude: j.submitter
             })
         );
-        j.drawCounter = counter;
-        if (j.identical && j.chosenModel == bytes32(0) && chosen != bytes32(0) && drawn.length != 0) {
+        if (identical && chosen != bytes32(0) && drawn.length != 0 && j.chosenModel == bytes32(0)) {
             j.chosenModel = chosen;
         }
         for (uint256 i; i < drawn.length; ++i) {
@@ -312,8 +319,13 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
             ++assigned;
         }
         j.assigned = uint8(assigned);
-        if (assigned == k) _startCommit(jobId, j);
-        else _enqueue(jobId, j);
+        if (assigned == k) {
+            _startCommit(jobId, j);
+        } else {
+            // the stream position is only needed to continue an incomplete draw
+            if (counter != counter0) j.drawCounter = counter;
+            _enqueue(jobId, j);
+        }
     }
 
     /// @notice A drawn verifier commits keccak256(abi.encode(verifierHash, salt, msg.sender)).
@@ -342,7 +354,7 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
         if (!v.committed) revert NotCommitted();
         if (v.revealed) revert AlreadyRevealed();
         if (!_commitPhaseOver(j)) revert RevealNotOpen();
-        if (block.number > j.revealDeadline) revert RevealWindowClosed();
+        if (block.number > _revealDeadline(j)) revert RevealWindowClosed();
         if (keccak256(abi.encode(verifierHash, salt, msg.sender)) != _hashes[jobId][i]) revert RevealMismatch();
         uint8 order = j.reveals;
         v.revealed = true;
@@ -386,7 +398,8 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
         uint256 k = j.k;
         if (j.assigned != k) revert VerifiersIncomplete();
         uint256 reveals = j.reveals;
-        if (!(reveals == k && j.proven) && block.number <= j.revealDeadline) revert SettleTooEarly(j.revealDeadline);
+        uint256 rd = _revealDeadline(j);
+        if (!(reveals == k && j.proven) && block.number <= rd) revert SettleTooEarly(rd);
 
         address[] memory freed = new address[](k);
         uint256 nFreed;
@@ -487,8 +500,12 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
 
     // ---------------------------------------------------------------- views
 
-    function jobs(bytes32 jobId) external view returns (Job memory) {
-        return _jobs[jobId];
+    /// @dev entropySet and revealDeadline are derived (sampleEntropy != 0; commitDeadline + revealWindow), not
+    ///      stored: that saves a write and a fresh slot per verification round.
+    function jobs(bytes32 jobId) external view returns (Job memory j) {
+        j = _jobs[jobId];
+        j.entropySet = j.sampleEntropy != bytes32(0);
+        if (j.commitDeadline != 0) j.revealDeadline = uint40(j.commitDeadline + _revealWindow);
     }
 
     function statusOf(bytes32 jobId) external view returns (Status) {
@@ -572,6 +589,12 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
         return l.outputHash;
     }
 
+    /// @dev Last block of the reveal window (0 before the commit phase starts).
+    function _revealDeadline(Job storage j) internal view returns (uint256) {
+        uint256 cd = j.commitDeadline;
+        return cd == 0 ? 0 : cd + _revealWindow;
+    }
+
     function _commitPhaseOver(Job storage j) internal view returns (bool) {
         return j.assigned == j.k && (j.commits == j.k || block.number > j.commitDeadline);
     }
@@ -592,11 +615,9 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
     }
 
     function _startCommit(bytes32 jobId, Job storage j) internal {
-        uint256 cd = block.number + params.commitWindow;
-        uint256 rd = cd + params.revealWindow;
+        uint256 cd = block.number + _commitWindow;
         j.commitDeadline = uint40(cd);
-        j.revealDeadline = uint40(rd);
-        emit VerifiersSelected(jobId, cd, rd);
+        emit VerifiersSelected(jobId, cd, cd + _revealWindow);
     }
 
     function _resetRound(Job storage j) internal {
@@ -604,12 +625,10 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
         j.commits = 0;
         j.reveals = 0;
         j.proven = false;
-        j.entropySet = false;
         j.claimedHash = bytes32(0);
         j.sampleEntropy = bytes32(0);
         j.chosenModel = bytes32(0);
         j.commitDeadline = 0;
-        j.revealDeadline = 0;
     }
 
     /// @dev Pays `pool` to revealed verifiers (matching `h` when `matching`, else differing from `h`) weighted by

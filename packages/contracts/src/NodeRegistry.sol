@@ -82,6 +82,10 @@ contract NodeRegistry is ReentrancyGuard {
 
     Params public params;
     address public immutable deployer;
+    // params fields read on hot paths, as immutables (params never changes)
+    uint96 internal immutable _minStake;
+    uint96 internal immutable _stakeCap;
+    uint16 internal immutable _maxDrawAttempts;
     address public escrow;
 
     mapping(address => Node) internal _nodes;
@@ -89,7 +93,7 @@ contract NodeRegistry is ReentrancyGuard {
 
     /// @dev tree 0 = all nodes; tree g = GPU group g (1-based)
     mapping(uint256 => SumTree.Tree) internal _trees;
-    mapping(uint256 => address[]) internal _slotOwner; // per tree: leaf -> node
+    mapping(uint256 => mapping(uint256 => address)) internal _slotOwner; // per tree: leaf -> node (size: tree size)
     SumTree.Tree internal _groupCounts; // leaf g-1 = number of member nodes of group g
     mapping(bytes32 => uint16) public groupOf; // gpuModel -> group id
     bytes32[] public groupModels; // group id - 1 -> gpuModel
@@ -145,6 +149,9 @@ contract NodeRegistry is ReentrancyGuard {
         if (p.stakeCap == 0 || p.slashBps > BPS || p.maxDrawAttempts == 0) revert InvalidParams();
         params = p;
         deployer = msg.sender;
+        _minStake = p.minStake;
+        _stakeCap = p.stakeCap;
+        _maxDrawAttempts = p.maxDrawAttempts;
     }
 
     /// @notice One-time wiring of the JobEscrow (by the deployer).
@@ -180,13 +187,16 @@ contract NodeRegistry is ReentrancyGuard {
             _groupCounts.push(0);
         }
         if (n.flags & F_KNOWN == 0) {
-            n.slot = uint32(_trees[0].push(0));
-            _slotOwner[0].push(msg.sender);
-            n.groupSlot = uint32(_trees[g].push(0));
-            _slotOwner[g].push(msg.sender);
+            uint256 s0 = _trees[0].push(0);
+            n.slot = uint32(s0);
+            _slotOwner[0][s0] = msg.sender;
+            uint256 sg = _trees[g].push(0);
+            n.groupSlot = uint32(sg);
+            _slotOwner[g][sg] = msg.sender;
         } else if (n.group != g) {
-            n.groupSlot = uint32(_trees[g].push(0));
-            _slotOwner[g].push(msg.sender);
+            uint256 sg = _trees[g].push(0);
+            n.groupSlot = uint32(sg);
+            _slotOwner[g][sg] = msg.sender;
         }
         n.group = g;
         n.stake = uint96(msg.value);
@@ -276,7 +286,7 @@ contract NodeRegistry is ReentrancyGuard {
     {
         counter = r.counter;
         drawn = new address[](r.need);
-        uint256 attempts = params.maxDrawAttempts;
+        uint256 attempts = _maxDrawAttempts;
         uint256 treeId;
         if (r.gpuModel != bytes32(0)) {
             treeId = groupOf[r.gpuModel];
@@ -306,7 +316,7 @@ contract NodeRegistry is ReentrancyGuard {
     function _drawFrom(
         DrawRequest calldata r,
         SumTree.Tree storage t,
-        address[] storage owners,
+        mapping(uint256 => address) storage owners,
         uint256 attempts,
         uint32 counter,
         address[] memory drawn
@@ -400,7 +410,7 @@ contract NodeRegistry is ReentrancyGuard {
 
     /// @notice Selection weight from stake and QoS score, exactly as the TypeScript core computes it.
     function selectionWeight(uint256 stake, uint256 score) public view returns (uint256) {
-        uint256 cap = params.stakeCap;
+        uint256 cap = _stakeCap;
         uint256 s = (stake < cap ? stake : cap) * SCALE / cap;
         uint256 q = (score < QoS.MAX_TASK_SCORE ? score : QoS.MAX_TASK_SCORE) * SCALE / QoS.MAX_TASK_SCORE;
         if (s + q == 0) return 0;
@@ -505,7 +515,7 @@ contract NodeRegistry is ReentrancyGuard {
     }
 
     function slotsLength() external view returns (uint256) {
-        return _slotOwner[0].length;
+        return _trees[0].size;
     }
 
     // ---------------------------------------------------------------- internals
@@ -518,13 +528,13 @@ contract NodeRegistry is ReentrancyGuard {
     function _eligible(Node storage n) internal view returns (bool) {
         uint8 f = n.flags;
         return f & (F_REGISTERED | F_PAUSED | F_EXITING | F_KICKED | F_BUSY) == F_REGISTERED
-            && n.stake >= params.minStake && n.stake != 0;
+            && n.stake >= _minStake && n.stake != 0;
     }
 
     /// @dev Selectable = eligible except for the busy flag: the nodes whose W is in the trees.
     function _selectable(Node storage n) internal view returns (bool) {
         uint8 f = n.flags;
-        return f & (F_REGISTERED | F_PAUSED | F_EXITING | F_KICKED) == F_REGISTERED && n.stake >= params.minStake
+        return f & (F_REGISTERED | F_PAUSED | F_EXITING | F_KICKED) == F_REGISTERED && n.stake >= _minStake
             && n.stake != 0;
     }
 

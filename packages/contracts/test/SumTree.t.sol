@@ -69,10 +69,10 @@ contract SumTreeTest is Test {
     }
 
     function test_growsLevels() public {
-        for (uint256 i; i < 17; ++i) h.push(1);
-        assertEq(h.levels(), 3); // 4^2 = 16 < 17 <= 64
-        assertEq(h.total(), 17);
-        for (uint256 r; r < 17; ++r) assertEq(h.find(r), r);
+        for (uint256 i; i < 65; ++i) h.push(1);
+        assertEq(h.levels(), 3); // 8^2 = 64 < 65 <= 512
+        assertEq(h.total(), 65);
+        for (uint256 r; r < 65; ++r) assertEq(h.find(r), r);
     }
 
     function test_updateAndRemove() public {
@@ -93,13 +93,38 @@ contract SumTreeTest is Test {
 
     function test_weightTooLargeReverts() public {
         h.push(1);
+        h.update(0, SumTree.MAX_LEAF);
         vm.expectRevert(SumTree.SumTreeWeightTooLarge.selector);
-        h.update(0, uint256(type(uint64).max) + 1);
+        h.update(0, SumTree.MAX_LEAF + 1);
+        vm.expectRevert(SumTree.SumTreeWeightTooLarge.selector);
+        h.push(SumTree.MAX_LEAF + 1);
+    }
+
+    /// 40 000 leaves at MAX_LEAF: the five 8-ary 32-bit levels do not overflow, the tree grows into the 4-ary
+    /// 64-bit levels (6 levels: 32 768 < 40 000 <= 131 072) and search and updates stay exact across the boundary.
+    function test_maxLeavesAcrossWideLevels() public {
+        uint256 m = SumTree.MAX_LEAF;
+        uint256 n = 40_000;
+        for (uint256 i; i < n; ++i) h.push(m);
+        assertEq(h.levels(), 6);
+        assertEq(h.total(), n * m);
+        uint256[6] memory probe = [uint256(0), 4095, 4096, 32_767, 32_768, n - 1];
+        for (uint256 x; x < probe.length; ++x) {
+            assertEq(h.find(probe[x] * m), probe[x]);
+            assertEq(h.find(probe[x] * m + m - 1), probe[x]);
+        }
+        h.update(32_768, 0);
+        assertEq(h.total(), (n - 1) * m);
+        assertEq(h.find(32_768 * m), 32_769);
+        assertEq(h.find(32_768 * m - 1), 32_767);
+        h.update(32_768, 7);
+        assertEq(h.find(32_768 * m + 6), 32_768);
+        assertEq(h.find(32_768 * m + 7), 32_769);
     }
 
     /// Fuzz: the tree matches a naive array model for totals, weights and prefix-sum search.
     function testFuzz_matchesNaiveModel(uint256 seed, uint8 nPush, uint8 nUpd) public {
-        uint256 n = bound(nPush, 1, 80);
+        uint256 n = bound(nPush, 1, 200);
         uint256[] memory model = new uint256[](n);
         for (uint256 i; i < n; ++i) {
             uint256 w = uint256(keccak256(abi.encode(seed, i))) % 1000;
@@ -110,7 +135,7 @@ contract SumTreeTest is Test {
         for (uint256 x; x < u; ++x) {
             uint256 rnd = uint256(keccak256(abi.encode(seed, "u", x)));
             uint256 s = rnd % n;
-            uint256 w = (rnd >> 128) % 3 == 0 ? 0 : (rnd >> 64) % 5000;
+            uint256 w = (rnd >> 128) % 3 == 0 ? 0 : (rnd >> 64) % (SumTree.MAX_LEAF + 1);
             model[s] = w;
             h.update(s, w);
         }

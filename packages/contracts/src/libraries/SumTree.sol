@@ -2,24 +2,34 @@
 pragma solidity ^0.8.24;
 
 /// @title SumTree
-/// @notice A growable 4-ary sum tree in storage for O(log4 N) weighted draws and weight updates.
-/// @dev Each storage word holds four 64-bit lanes. Level 0 word `j` holds the weights of leaves 4j..4j+3;
-///      level l word `j` holds the sums of the level-(l-1) words 4j..4j+3. The single word at the top level holds
-///      the four sums of the whole tree. A leaf update writes one word per level; a draw reads one word per level.
-///      Capacity grows by adding a level on top (the old top becomes lane 0 of the new top), never by rebuilding.
-///      Leaf weights must fit 64 bits and the total must stay below 2^64 (node weights are <= 5e5, see NodeRegistry).
+/// @notice A growable sum tree in storage for O(log N) weighted draws and weight updates, packed to keep the number
+///         of levels (storage words read per draw, written per update) small.
+/// @dev Levels 0..4 are 8-ary with eight 32-bit lanes per word; levels 5 and up are 4-ary with four 64-bit lanes.
+///      Leaf weights are at most MAX_LEAF = 2^19 - 1, so a level-4 lane (the sum of 8^4 = 4 096 leaves) stays below
+///      2^31 and 32 bits suffice up to there; 64-bit lanes above hold any realistic total.
+///      Level l word j holds the sums of the subtrees below it; the word index of leaf `slot` at level l is
+///      slot >> sb(l+1) and its lane (slot >> sb(l)) & (lanes(l) - 1), with sb(l) = 3l for l <= 5, 2l + 5 above
+///      (a lane at level l spans 2^sb(l) leaves). Capacity: 8^levels up to 5 levels (32 768 leaves), then x4 per level
+///      (6 levels: 131 072, 7: 524 288). The single word at the top level holds the sums of the whole tree.
+///      A leaf update writes one word per level; a draw reads one word per level. Capacity grows by adding a level on
+///      top (the old top's total becomes lane 0 of the new top), never by rebuilding.
+///      `held` is a part of the total the owner sets aside (NodeRegistry: the weight of busy nodes, which stay in the
+///      tree); it lives in the header word with size and levels, so it is warm whenever the tree is read.
 library SumTree {
     error SumTreeWeightTooLarge();
     error SumTreeOutOfRange();
     error SumTreeEmpty();
 
-    uint256 private constant LANE = 64;
-    uint256 private constant MASK = type(uint64).max;
+    /// @notice Largest leaf weight (NodeRegistry weights are <= 5e5; group member counts are far smaller).
+    uint256 internal constant MAX_LEAF = (1 << 19) - 1;
+    uint256 private constant NARROW_LEVELS = 5; // levels 0..4: 8 x 32-bit lanes
+    uint256 private constant MASK32 = type(uint32).max;
+    uint256 private constant MASK64 = type(uint64).max;
 
     struct Tree {
         uint32 size; // leaves allocated (slots 0..size-1)
-        uint8 levels; // number of levels; capacity = 4**levels
-        uint64 held; // part of the total set aside by the owner (e.g. weight of busy leaves); see free()
+        uint8 levels; // number of levels
+        uint64 held; // part of the total set aside by the owner; see free()
         mapping(uint256 => uint256) words; // key = (level << 32) | index
     }
 
@@ -27,23 +37,25 @@ library SumTree {
     function push(Tree storage t, uint256 weight) internal returns (uint256 slot) {
         slot = t.size;
         uint256 levels = t.levels;
-        if (levels == 0 || slot >= (uint256(1) << (2 * levels))) {
+        if (levels == 0 || slot >> _sb(levels) != 0) {
             // grow: new top word whose lane 0 is the old top's total
-            uint256 oldTotal = levels == 0 ? 0 : _sumWord(t.words[(levels - 1) << 32]);
-            t.words[levels << 32] = oldTotal;
+            t.words[levels << 32] = levels == 0 ? 0 : _sumWord(t.words[(levels - 1) << 32], levels - 1);
             unchecked {
                 ++levels;
             }
             t.levels = uint8(levels);
         }
         t.size = uint32(slot + 1);
-        if (weight != 0) _add(t, slot, weight, false, levels);
+        if (weight != 0) {
+            if (weight > MAX_LEAF) revert SumTreeWeightTooLarge();
+            _add(t, slot, weight, false, levels);
+        }
     }
 
     /// @notice Sets the weight of `slot` (must exist).
     function update(Tree storage t, uint256 slot, uint256 weight) internal {
         if (slot >= t.size) revert SumTreeOutOfRange();
-        if (weight > MASK) revert SumTreeWeightTooLarge();
+        if (weight > MAX_LEAF) revert SumTreeWeightTooLarge();
         uint256 old = get(t, slot);
         if (weight == old) return;
         if (weight > old) _add(t, slot, weight - old, false, t.levels);
@@ -51,21 +63,27 @@ library SumTree {
     }
 
     function _add(Tree storage t, uint256 slot, uint256 delta, bool sub, uint256 levels) private {
-        if (delta > MASK) revert SumTreeWeightTooLarge();
         for (uint256 l; l < levels; ) {
-            uint256 idx = slot >> (2 * (l + 1));
-            uint256 shift = ((slot >> (2 * l)) & 3) * LANE;
-            uint256 key = (l << 32) | idx;
+            uint256 key = (l << 32) | (slot >> _sb(l + 1));
             uint256 w = t.words[key];
-            uint256 lane = (w >> shift) & MASK;
+            uint256 mask;
+            uint256 shift;
+            if (l < NARROW_LEVELS) {
+                mask = MASK32;
+                shift = ((slot >> (3 * l)) & 7) << 5;
+            } else {
+                mask = MASK64;
+                shift = ((slot >> (2 * l + 5)) & 3) << 6;
+            }
+            uint256 lane = (w >> shift) & mask;
             uint256 nl;
             if (sub) {
                 nl = lane - delta; // checked: underflow impossible if invariants hold
             } else {
                 nl = lane + delta;
-                if (nl > MASK) revert SumTreeWeightTooLarge();
+                if (nl > mask) revert SumTreeWeightTooLarge();
             }
-            t.words[key] = (w & ~(MASK << shift)) | (nl << shift);
+            t.words[key] = (w & ~(mask << shift)) | (nl << shift);
             unchecked {
                 ++l;
             }
@@ -75,14 +93,14 @@ library SumTree {
     /// @notice The weight of `slot`.
     function get(Tree storage t, uint256 slot) internal view returns (uint256) {
         if (slot >= t.size) return 0;
-        return (t.words[slot >> 2] >> ((slot & 3) * LANE)) & MASK;
+        return (t.words[slot >> 3] >> ((slot & 7) << 5)) & MASK32;
     }
 
     /// @notice Sum of all weights.
     function total(Tree storage t) internal view returns (uint256) {
         uint256 levels = t.levels;
         if (levels == 0) return 0;
-        return _sumWord(t.words[(levels - 1) << 32]);
+        return _sumWord(t.words[(levels - 1) << 32], levels - 1);
     }
 
     /// @notice The total minus the held weight.
@@ -90,16 +108,16 @@ library SumTree {
         return total(t) - t.held;
     }
 
-    /// @notice Sets `w` of the total aside (held stays in the header word, next to size and levels, so it is warm
-    ///         whenever the tree is read and never a zero-to-nonzero write once the tree has a leaf).
+    /// @notice Sets `w` of the total aside.
     function hold(Tree storage t, uint256 w) internal {
         uint256 h = uint256(t.held) + w;
-        if (h > MASK) revert SumTreeWeightTooLarge();
+        if (h > MASK64) revert SumTreeWeightTooLarge();
         t.held = uint64(h);
     }
 
+    /// @notice Gives back `w` of the held weight.
     function unhold(Tree storage t, uint256 w) internal {
-        t.held = uint64(uint256(t.held) - w); // checked: underflow impossible if the owner holds what it unholds
+        t.held = uint64(uint256(t.held) - w); // checked: the owner only gives back what it held
     }
 
     /// @notice The slot whose prefix sum is the first to exceed `r` (r < total()).
@@ -113,23 +131,45 @@ library SumTree {
             }
             uint256 w = t.words[(l << 32) | idx];
             uint256 lane;
-            for (; lane < 4; ) {
-                uint256 v = (w >> (lane * LANE)) & MASK;
-                if (r < v) break;
-                unchecked {
-                    r -= v;
-                    ++lane;
+            if (l < NARROW_LEVELS) {
+                for (; lane < 8; ) {
+                    uint256 v = (w >> (lane << 5)) & MASK32;
+                    if (r < v) break;
+                    unchecked {
+                        r -= v;
+                        ++lane;
+                    }
                 }
+                if (lane == 8) revert SumTreeOutOfRange();
+                idx = (idx << 3) | lane;
+            } else {
+                for (; lane < 4; ) {
+                    uint256 v = (w >> (lane << 6)) & MASK64;
+                    if (r < v) break;
+                    unchecked {
+                        r -= v;
+                        ++lane;
+                    }
+                }
+                if (lane == 4) revert SumTreeOutOfRange();
+                idx = (idx << 2) | lane;
             }
-            if (lane == 4) revert SumTreeOutOfRange();
-            idx = idx * 4 + lane;
         }
         slot = idx;
     }
 
-    function _sumWord(uint256 w) private pure returns (uint256) {
+    /// @dev sb(l): log2 of the number of leaves a lane at level l spans.
+    function _sb(uint256 l) private pure returns (uint256) {
+        return l <= NARROW_LEVELS ? 3 * l : 2 * l + 5;
+    }
+
+    function _sumWord(uint256 w, uint256 level) private pure returns (uint256 s) {
         unchecked {
-            return (w & MASK) + ((w >> 64) & MASK) + ((w >> 128) & MASK) + (w >> 192);
+            if (level < NARROW_LEVELS) {
+                for (uint256 i; i < 8; ++i) s += (w >> (i << 5)) & MASK32;
+            } else {
+                s = (w & MASK64) + ((w >> 64) & MASK64) + ((w >> 128) & MASK64) + (w >> 192);
+            }
         }
     }
 }
