@@ -502,10 +502,11 @@ contract JobEscrow is ReentrancyGuard, IJobEscrowHooks {
 
     /// @dev entropySet and revealDeadline are derived (sampleEntropy != 0; commitDeadline + revealWindow), not
     ///      stored: that saves a write and a fresh slot per verification round.
-    function jobs(bytes32 jobId) external view returns (Job memory j) {
-        j = _jobs[jobId];
+    function jobs(bytes32 jobId) external view returns (Job memory) {
+        Job memory j = _jobs[jobId];
         j.entropySet = j.sampleEntropy != bytes32(0);
         if (j.commitDeadline != 0) j.revealDeadline = uint40(j.commitDeadline + _revealWindow);
+        return j;
     }
 
     function statusOf(bytes32 jobId) external view returns (Status) {
