@@ -134,6 +134,19 @@ contract InvariantsTest is Fixture {
         }
     }
 
+    /// the trees' idle weight is the sum of the eligible nodes' weights (busy nodes stay in the trees, held aside)
+    function invariant_idleWeightMatchesNodes() public view {
+        uint256 sum;
+        for (uint256 i; i < 6; ++i) {
+            address a = nodeAddr(i);
+            uint256 w = registry.weightOf(a);
+            if (!registry.isEligible(a)) assertEq(w, 0, "ineligible node with weight");
+            sum += w;
+        }
+        assertEq(registry.totalWeight(), sum, "total != sum of eligible weights");
+        assertEq(registry.groupWeight(GPU_A), sum, "group total != sum of eligible weights");
+    }
+
     /// only registered nodes are ever drawn; the outsider never is
     function invariant_onlyRegisteredDrawn() public view {
         uint256 n = h.everDrawnLength();

@@ -258,6 +258,69 @@ contract NodeRegistryTest is Test {
         assertEq(d.length, 0);
     }
 
+    /// Busy nodes keep their weight in the trees (a draw only reads them) but are rejected; the views count only
+    /// idle eligible weight, and the held (busy) weight follows slashes, pauses and releases of busy nodes.
+    function test_busyNodesStayInTreeButAreRejected() public {
+        address a = reg1(1, GPU_A, 16, 2 ether);
+        address b = reg1(2, GPU_A, 16, 4 ether);
+        address c = reg1(3, GPU_B, 16, 6 ether);
+        uint256 wa = reg.weightOf(a);
+        uint256 wb = reg.weightOf(b);
+        uint256 wc = reg.weightOf(c);
+        assertTrue(reg.assign(a));
+        assertTrue(reg.assign(c));
+        assertEq(reg.weightOf(a), 0);
+        assertEq(reg.totalWeight(), wb);
+        assertEq(reg.groupWeight(GPU_A), wb);
+        assertEq(reg.groupWeight(GPU_B), 0);
+        // many draws of one verifier: only b is ever accepted
+        for (uint256 i; i < 20; ++i) {
+            (address[] memory d,,) = reg.draw(req(keccak256(abi.encode(i)), 1, 0, bytes32(0), bytes32(0), false, address(0)));
+            assertEq(d.length, 1);
+            assertEq(d[0], b);
+            reg.release(b, 0, 0, false, bytes32(0));
+        }
+        // a group with only busy weight yields nothing, at once
+        (address[] memory none, uint32 ctr,) =
+            reg.draw(req(keccak256("g"), 1, 0, GPU_B, bytes32(0), false, address(0)));
+        assertEq(none.length, 0);
+        assertEq(uint256(ctr), 0);
+        // state changes of busy nodes: slash a (stake 2 -> 1 ether), pause c, then release both
+        reg.slash(a);
+        vm.prank(c);
+        reg.pause();
+        assertEq(reg.totalWeight(), wb);
+        assertTrue(reg.release(a, 1000, 0, true, bytes32(0)));
+        assertFalse(reg.release(c, 1000, 0, true, bytes32(0)));
+        uint256 wa2 = reg.weightOf(a);
+        assertTrue(wa2 < wa && wa2 > 0);
+        assertEq(reg.weightOf(c), 0);
+        assertEq(reg.totalWeight(), wa2 + wb);
+        assertEq(reg.groupWeight(GPU_A), wa2 + wb);
+        assertEq(reg.groupWeight(GPU_B), 0);
+        vm.prank(c);
+        reg.resume();
+        assertEq(reg.weightOf(c), wc);
+        assertEq(reg.totalWeight(), wa2 + wb + wc);
+    }
+
+    /// When only the submitter (and busy nodes) are left, the draw stops as soon as it has seen the submitter
+    /// instead of spending all maxDrawAttempts attempts.
+    function test_drawStopsWhenOnlySubmitterLeft() public {
+        address sub = reg1(1, GPU_A, 16, 2 ether);
+        for (uint256 i = 2; i < 6; ++i) reg1(i, GPU_A, 16, 2 ether);
+        (address[] memory d, uint32 ctr,) =
+            reg.draw(req(keccak256("e"), 8, 0, bytes32(0), bytes32(0), false, sub));
+        assertEq(d.length, 4);
+        for (uint256 i; i < 4; ++i) assertTrue(d[i] != sub);
+        assertFalse(reg.nodeInfo(sub).busy);
+        assertLe(uint256(ctr), 63, "spent all attempts");
+        (d, ctr,) = reg.draw(req(keccak256("e2"), 1, 0, bytes32(0), bytes32(0), false, sub));
+        assertEq(d.length, 0);
+        // busy nodes are rejected until the first draw of the submitter; then no idle weight is left
+        assertLe(uint256(ctr), 63, "spent all attempts");
+    }
+
     function test_drawRespectsVramAndExclude() public {
         address small = reg1(1, GPU_A, 8, 10 ether);
         address sub = reg1(2, GPU_A, 80, 10 ether);
