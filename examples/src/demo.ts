@@ -21,7 +21,7 @@ const USAGE = `usage: npm run demo -- [--peers N] [--chain-id ID] [--block-time 
 
   --peers N        peers to run (default 4)
   --chain-id ID    chain id (default 31337; 80002 looks like Polygon Amoy)
-  --block-time S   seconds per block (default: a block per transaction; Amoy: 2)
+  --block-time S   seconds per block (default 1; Polygon Amoy: 2)
   --out FILE       where to write the PNG (default ./mandelbrot.png)
 `
 

@@ -5,6 +5,9 @@ export async function untilSignal (exitWithParent = false): Promise<string> {
       process.off('SIGINT', done)
       process.off('SIGTERM', done)
       process.stdin.off('end', onEnd)
+      if (exitWithParent) {
+        process.stdin.destroy()
+      }
       resolve(reason)
     }
     const onEnd = (): void => { done('parent gone') }

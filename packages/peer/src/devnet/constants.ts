@@ -12,3 +12,10 @@ export const DEFAULT_PEER_STOP_TIMEOUT_MS = 15_000
 
 /** Anvil account 0 deploys the contracts and is the DApp's wallet; peers use accounts 1..N. */
 export const DAPP_ACCOUNT = 0
+
+/**
+ * Seconds per block of the devnet chain. Not automine: settlement waits for blocks that come after a submission
+ * (the verifier draw's entropy, commit and reveal windows), and with automine no block comes until someone sends a
+ * transaction. One second keeps the demo quick and still exercises real block times (Amoy: `--block-time 2`).
+ */
+export const DEFAULT_DEVNET_BLOCK_TIME = 1

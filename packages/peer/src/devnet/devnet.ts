@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { logger } from '@libp2p/logger'
 import { createProvider, deploy, serializeDeployment, startAnvil } from '@jobmesh/contracts'
 import { Wallet } from 'ethers'
-import { DAPP_ACCOUNT, DEFAULT_DEVNET_PEERS, DEFAULT_DEVNET_STAKE } from './constants.js'
+import { DAPP_ACCOUNT, DEFAULT_DEVNET_BLOCK_TIME, DEFAULT_DEVNET_PEERS, DEFAULT_DEVNET_STAKE } from './constants.js'
 import { TooManyPeersError } from './errors.js'
 import { spawnPeer } from './peer-process.js'
 import type { PeerProcess } from './peer-process.js'
@@ -24,7 +24,7 @@ export interface DevnetInit {
   peers?: number
   /** Chain id (default anvil's 31337; 80002 behaves like Polygon Amoy). */
   chainId?: number
-  /** Seconds per block; omitted = a block per transaction. */
+  /** Seconds per block (default {@link DEFAULT_DEVNET_BLOCK_TIME}). */
   blockTime?: number
   /** Where peers keep their data dirs, keys and the deployment file (default: a new temp dir). */
   dir?: string
@@ -68,7 +68,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   const dir = init.dir ?? await mkdtemp(join(tmpdir(), 'jobmesh-devnet-'))
   await mkdir(dir, { recursive: true })
   progress('chain')
-  const anvil = await startAnvil({ chainId: init.chainId, blockTime: init.blockTime, accounts: Math.max(10, count + 4), signal: init.signal })
+  const anvil = await startAnvil({ chainId: init.chainId, blockTime: init.blockTime ?? DEFAULT_DEVNET_BLOCK_TIME, accounts: Math.max(10, count + 4), signal: init.signal })
   const peers: PeerProcess[] = []
   const stop = async (): Promise<void> => {
     await Promise.allSettled(peers.map(async p => { await p.stop() }))
@@ -95,7 +95,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
       const peer = await startPeer({ dir, index, account, bootstrap, rpcUrl: anvil.rpcUrl, deploymentFile, stake: init.stake, options, signal: init.signal })
       peers.push(peer)
       if (bootstrap.length === 0) {
-        bootstrap.push(...peer.addresses.filter(a => !a.includes('/ws')).map(a => `${a}/p2p/${peer.peerId}`))
+        bootstrap.push(...peer.addresses.filter(a => !a.includes('/ws')).map(a => a.includes('/p2p/') ? a : `${a}/p2p/${peer.peerId}`))
       }
       return peer
     }

@@ -20,7 +20,7 @@ export function devnetCommand (program: Command): void {
     .description('run a whole network on this machine: anvil, the contracts, and N registered peers (until Ctrl-C)')
     .option('-n, --peers <n>', 'number of peers', positiveInteger, 4)
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
-    .option('--block-time <s>', 'seconds per block (default: a block per transaction; Amoy: 2)', positiveNumber)
+    .option('--block-time <s>', 'seconds per block (default 1; Polygon Amoy: 2)', positiveNumber)
     .option('--dir <dir>', 'where peers keep their data (default: a new temp dir)')
     .option('--stake <eth>', 'stake each peer registers with', '1')
     .action(async (opts: DevnetOptions) => {
