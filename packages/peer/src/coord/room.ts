@@ -360,6 +360,13 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     if (counts.open === 0) {
       return []
     }
+    // a later epoch exists in the CRDT (a failover claimed the MacroJob): this queue is dead, lock nothing more
+    const macroLease = this.components.macroLeases.get(this.macroKey)
+    if (macroLease != null && macroLease.term > state.epoch) {
+      log('%s room %d: epoch %d superseded by lease term %d, not locking', this.self.slice(-6), this.macroIndex,
+        state.epoch, macroLease.term)
+      return []
+    }
     const members = new Set<string>(state.pending)
     for (const l of state.locks.values()) members.add(l.holder)
     members.add(this.self)

@@ -1,7 +1,8 @@
 import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { docTopic, indexDocName, jobDocName } from '../../src/crdt/index.js'
+import { ORIGIN_GOSSIP, docTopic, indexDocName, jobDocName } from '../../src/crdt/index.js'
 import { connect, Harness, waitFor } from './helpers.js'
+import type { Peer } from './helpers.js'
 
 const h = new Harness()
 afterEach(async () => { await h.cleanup() })
@@ -105,5 +106,48 @@ describe('doc store', () => {
     doc = await a.docs.open(NAME)
     expect(doc.getMap('jobs').size).toBe(10)
     expect(Y.encodeStateVector(doc)).toEqual(before)
+  })
+})
+
+describe('doc store: missed gossip', () => {
+  async function pair (): Promise<{ a: Y.Doc, b: Y.Doc, name: string, peers: Peer[] }> {
+    const peers = await Promise.all([h.start(), h.start()])
+    await connect(peers[0], peers[1])
+    const name = jobDocName('0x' + 'cd'.repeat(32))
+    const a = await peers[0].docs.open(name)
+    const b = await peers[1].docs.open(name)
+    await waitFor(() => peers.every(p => p.node.pubsub.getSubscribers(docTopic(name)).length === 1), 10_000, 'doc topic subscribers')
+    return { a, b, name, peers }
+  }
+
+  it('an update that depends on a lost one makes the receiver pull the missing part from the publisher', async () => {
+    const { a, b, peers } = await pair()
+    // a third writer's two updates: the first reaches only a (as if its gossip was lost), the second is gossiped
+    const writer = new Y.Doc()
+    writer.getMap('micro').set('0.0', 'first')
+    const first = Y.encodeStateAsUpdate(writer)
+    const sv = Y.encodeStateVector(writer)
+    writer.getMap('micro').set('0.1', 'second')
+    const second = Y.encodeStateAsUpdate(writer, sv)
+    Y.applyUpdate(a, first, ORIGIN_GOSSIP) // persisted, not re-published
+    Y.applyUpdate(a, second) // a local origin: published
+    await waitFor(() => b.getMap('micro').get('0.0') === 'first' && b.getMap('micro').get('0.1') === 'second', 10_000, 'the missing update')
+    expect(peers[1].docs.metrics.pendingPulls).toBeGreaterThanOrEqual(1)
+    expect(b.store.pendingStructs).toBeNull()
+  })
+
+  it('confirm() exchanges writes nobody gossiped with every connected peer: theirs are here when it resolves', async () => {
+    const { a, b, name, peers } = await pair()
+    const unpublished = (doc: Y.Doc, key: string, value: string): void => {
+      const d = new Y.Doc()
+      d.getMap('macro').set(key, value)
+      Y.applyUpdate(doc, Y.encodeStateAsUpdate(d), ORIGIN_GOSSIP) // persisted, not published
+    }
+    unpublished(a, '0', 'lease of a')
+    unpublished(b, '1', 'lease of b')
+    const n = await peers[0].docs.confirm(name, { signal: AbortSignal.timeout(10_000) })
+    expect(n).toBe(1)
+    expect(a.getMap('macro').get('1')).toBe('lease of b')
+    await waitFor(() => b.getMap('macro').get('0') === 'lease of a', 10_000, 'our write on the other side')
   })
 })

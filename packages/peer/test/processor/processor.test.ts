@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
+import { testExecutor } from '../../src/processor/index.js'
 import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { TestPeer } from './helpers.js'
 
@@ -14,7 +15,11 @@ afterEach(async () => {
 describe('processor', () => {
   it('5 peers process a job of 64 MicroJobs, each exactly once, ownership moving', async () => {
     const completions: string[] = []
-    peers = await startPeers(5, { onJobComplete: (jobId) => { completions.push(jobId) } })
+    // 20 ms of work per MicroJob: long enough that a room's queue is still open when the fifth peer joins it
+    // (with no-op work an owner can drain its 16 items before anyone asks, and ownership never moves)
+    // production heartbeat and owner timeout: this test is about the start race, and the helpers' 1 s owner timeout
+    // declares a live owner dead on a starved 2-core machine (a failover is not the happy path)
+    peers = await startPeers(5, { executor: testExecutor({ workMs: 20 }), heartbeatMs: 1_000, ownerTimeoutMs: 3_000, onJobComplete: (jobId) => { completions.push(jobId) } })
     const runs = new Map<string, number>()
     for (const p of peers) {
       p.processor.addEventListener('microjob:done', (evt) => {
@@ -46,7 +51,7 @@ describe('processor', () => {
 
 describe('processor failover', () => {
   it('the queue owner is stopped abruptly mid-job: another peer takes over, no MicroJob lost', async () => {
-    peers = await startPeers(4, { executor: (await import('../../src/processor/index.js')).testExecutor({ workMs: 20 }), maxBatch: 2 })
+    peers = await startPeers(4, { executor: testExecutor({ workMs: 20 }), maxBatch: 2 })
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
     const job = spec(1, 48)

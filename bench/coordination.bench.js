@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// Coordination bench (DESIGN 11: >= 1 000 no-op MicroJobs/s across 8 peers, claim-to-start p50 < 5 ms,
+// makespan <= 1.15 x ideal). Real libp2p nodes on loopback TCP in one process, real Yjs docs, the real processor
+// loop with production defaults (leases, heartbeat, settle window, batch sizes); only the executor is a stand-in.
+//
+//   npm run build && node bench/coordination.bench.js
+//
+// Runs:
+// - throughput: a job of no-op MicroJobs with 2, 4 and 8 peers; MicroJobs/s from the first start to the last
+//   done, and claim-to-start latency (the processor's `microjob:start.claimToStartMs`) p50 / p99.
+// - makespan: MicroJobs of 50 ms (timer) work; makespan = announce to last done; ideal = total work / peers.
+// Also counts MicroJobs run more than once (must be 0). Writes bench/out/coordination.json.
+if (typeof Promise.withResolvers !== 'function') {
+  Promise.withResolvers = function () {
+    let resolve, reject
+    const promise = new Promise((res, rej) => { resolve = res; reject = rej })
+    return { promise, resolve, reject }
+  }
+}
+
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import {
+  computeJobId, createDocStore, createNode, createProcessor, jobsTopic, parseJobSpec, testExecutor
+} from '../packages/peer/dist/index.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+// stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure
+process.on('uncaughtException', (err) => {
+  if (err?.code === 'ECONNRESET' || err?.code === 'ECONNREFUSED' || err?.code === 'EPIPE') return
+  throw err
+})
+const TIMEOUT_MS = 180_000
+
+function jobSpec (macroJobs, microJobsPerMacro) {
+  const spec = parseJobSpec({
+    version: 1,
+    creator: '0x00000000000000000000000000000000000000a1',
+    codeUri: 'ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+    dataUri: 'https://example.org/data.bin',
+    blockSize: 16,
+    blockCount: macroJobs * microJobsPerMacro,
+    slicing: { macroJobs, microJobsPerMacro, blocksPerMicro: 1 },
+    seed: String(Math.floor(Math.random() * 1e9)),
+    requirements: { minVramGb: 1 },
+    price: '10000000000000000000',
+    estimate: { overheadSeconds: 30, secondsPerMicroJob: 1 },
+    verifiers: 3,
+    deadline: 1_900_000_000_000
+  })
+  const specCid = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'
+  return { spec, specCid, jobId: computeJobId(spec.creator, specCid, BigInt(Math.floor(Math.random() * 1e9))) }
+}
+
+async function until (cond, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+async function startPeers (n, executor) {
+  const peers = []
+  for (let i = 0; i < n; i++) {
+    const node = await createNode()
+    const docs = createDocStore(node)
+    const processor = createProcessor({ ...node, docs }, { executor, hardware: { gpuModel: 'cpu', vramGb: 8 } })
+    peers.push({ node, docs, processor })
+  }
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      await peers[i].node.libp2p.dial(peers[j].node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    }
+  }
+  await Promise.all(peers.map(async p => p.processor.start()))
+  await until(() => peers.every(p => p.node.pubsub.getSubscribers(jobsTopic()).length >= n - 1), 10_000, 'the /jobs mesh')
+  return peers
+}
+
+async function stopPeers (peers) {
+  await Promise.all(peers.map(async p => {
+    await p.processor.stop().catch(() => {})
+    await p.docs.stop().catch(() => {})
+    await p.node.stop().catch(() => {})
+  }))
+}
+
+function percentile (sorted, p) {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
+}
+
+/** Runs one job on `peers` fresh peers; returns the measurements. */
+async function runJob ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
+  const peers = await startPeers(n, testExecutor({ workMs }))
+  const total = macroJobs * microJobsPerMacro
+  const runs = new Map()
+  const claimToStart = []
+  let firstStart = Infinity
+  let lastDone = 0
+  for (const p of peers) {
+    p.processor.addEventListener('microjob:start', (evt) => {
+      firstStart = Math.min(firstStart, performance.now())
+      claimToStart.push(evt.detail.claimToStartMs)
+    })
+    p.processor.addEventListener('microjob:done', (evt) => {
+      lastDone = performance.now()
+      const key = `${evt.detail.macroIndex}.${evt.detail.index}`
+      runs.set(key, (runs.get(key) ?? 0) + 1)
+    })
+  }
+  const job = jobSpec(macroJobs, microJobsPerMacro)
+  const complete = Promise.all(peers.map(p => new Promise(resolve => {
+    p.processor.addEventListener('job:complete', () => { resolve() })
+  })))
+  const announced = performance.now()
+  try {
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await Promise.race([complete, new Promise((resolve, reject) => setTimeout(() => { reject(new Error('job timed out')) }, TIMEOUT_MS).unref())])
+    await until(() => runs.size === total, 10_000, 'every MicroJob done')
+  } finally {
+    await stopPeers(peers)
+  }
+  claimToStart.sort((a, b) => a - b)
+  const executions = [...runs.values()].reduce((a, b) => a + b, 0)
+  const handoffs = peers.reduce((a, p) => a + p.processor.metrics.handoffs, 0)
+  const activeMs = lastDone - firstStart
+  return {
+    peers: n,
+    macroJobs,
+    microJobs: total,
+    workMs,
+    executions,
+    duplicates: executions - runs.size,
+    handoffs,
+    startupMs: Math.round(firstStart - announced),
+    activeMs: Math.round(activeMs),
+    makespanMs: Math.round(lastDone - announced),
+    perSecond: Math.round(total / (activeMs / 1000)),
+    claimToStartP50: percentile(claimToStart, 0.5),
+    claimToStartP99: percentile(claimToStart, 0.99)
+  }
+}
+
+const throughput = []
+for (const [peers, microJobs] of [[2, 1_000], [4, 2_000], [8, 2_000]]) {
+  const macroJobs = Math.max(1, peers / 2)
+  throughput.push(await runJob({ peers, macroJobs, microJobsPerMacro: microJobs / macroJobs, workMs: 0 }))
+  const r = throughput[throughput.length - 1]
+  process.stdout.write(`no-op ${r.peers} peers: ${r.perSecond} MicroJobs/s, claim-to-start p50 ${r.claimToStartP50} ms p99 ${r.claimToStartP99} ms, duplicates ${r.duplicates}\n`)
+}
+
+const makespan = []
+for (const [peers, microJobs] of [[4, 320], [8, 640]]) {
+  const workMs = 50
+  const macroJobs = Math.max(1, peers / 2)
+  const r = await runJob({ peers, macroJobs, microJobsPerMacro: microJobs / macroJobs, workMs })
+  const idealMs = microJobs * workMs / peers
+  makespan.push({ ...r, idealMs, ratio: Number((r.makespanMs / idealMs).toFixed(3)), activeRatio: Number((r.activeMs / idealMs).toFixed(3)) })
+  process.stdout.write(`50 ms work ${peers} peers: makespan ${r.makespanMs} ms, ideal ${idealMs} ms\n`)
+}
+
+const rows = [
+  ['run', 'peers', 'MicroJobs', 'MacroJobs', 'MicroJobs/s', 'claim->start p50 / p99 (ms)', 'startup (ms)', 'makespan / ideal', 'dup'],
+  ...throughput.map(r => ['no-op', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs, '', r.duplicates]),
+  ...makespan.map(r => ['50 ms', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs,
+    `${r.makespanMs} / ${r.idealMs} = ${r.ratio} (active ${r.activeRatio})`, r.duplicates])
+]
+const widths = rows[0].map((_, c) => Math.max(...rows.map(r => String(r[c]).length)))
+process.stdout.write('\n' + rows.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n') + '\n')
+
+mkdirSync(join(here, 'out'), { recursive: true })
+writeFileSync(join(here, 'out', 'coordination.json'), JSON.stringify({
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  loadavg: loadavg(),
+  targets: { perSecond8Peers: 1000, claimToStartP50Ms: 5, makespanRatio: 1.15 },
+  throughput,
+  makespan
+}, null, 2) + '\n')
+process.stdout.write('wrote bench/out/coordination.json\n')
