@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { PNG } from 'pngjs'
+import { parseEther } from 'ethers'
+import { connect, createProvider, JobStatus } from '@jobmesh/contracts'
+import {
+  encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, readPayouts, submitMandelbrot, MANDELBROT_TILE_HEADER
+} from '../../examples/src/index.js'
+import { startNetwork } from './helpers.js'
+import type { Network } from './helpers.js'
+import type { MandelbrotImage } from '../../examples/src/index.js'
+
+const IMAGE: MandelbrotImage = { width: 96, height: 64, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
+
+describe('end to end: a Mandelbrot job on a devnet of 4 jobmesh processes', () => {
+  let net: Network | undefined
+
+  afterEach(async () => {
+    await net?.stop()
+    net = undefined
+  })
+
+  it('is processed, verified on chain, released, paid out, and its PNG matches the reference', async () => {
+    net = await startNetwork({ peers: 4 })
+    const { client, devnet } = net
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1') })
+    expect(job.microJobs).toHaveLength(8)
+
+    let last = 0
+    for await (const p of client.progress(job.jobId)) last = p.done
+    expect(last).toBe(8)
+
+    const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })
+    expect(release.status).toBe('Released')
+
+    // results: every hash checked by the SDK; the stitched image equals a local rendering of the same data
+    const outputs = await client.results(job.jobId)
+    expect(outputs.map(o => o.index + o.macroIndex * 4)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+    const png = PNG.sync.read(Buffer.from(mandelbrotResultPng(outputs)))
+    expect([png.width, png.height]).toEqual([IMAGE.width, IMAGE.height])
+    const reference = mandelbrotReference(encodeMandelbrotData(IMAGE, 1)).subarray(MANDELBROT_TILE_HEADER)
+    const gray = new Uint8Array(IMAGE.width * IMAGE.height)
+    for (let i = 0; i < gray.length; i++) gray[i] = png.data[i * 4]
+    expect(Buffer.from(gray).equals(Buffer.from(reference))).toBe(true)
+
+    // payouts: the peers claim the whole processor pool; verifiers were paid; only devnet peers were paid
+    const payouts = await readPayouts({ rpcUrl: devnet.anvil.rpcUrl, deployment: devnet.deployment, jobId: job.jobId, timeoutMs: 60_000 })
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    try {
+      const { jobEscrow } = connect(devnet.deployment, provider)
+      expect(Number(await jobEscrow.statusOf(job.jobId))).toBe(JobStatus.Released)
+      const pool = BigInt(await jobEscrow.processorPool(job.jobId))
+      expect(payouts.reduce((a, p) => a + p.processor, 0n)).toBe(pool)
+      expect(payouts.some(p => p.verifier > 0n)).toBe(true)
+    } finally {
+      provider.destroy()
+    }
+    const wallets = new Set(devnet.peers.map((_, i) => devnet.peerAccount(i).address.toLowerCase()))
+    for (const p of payouts) expect(wallets.has(p.address.toLowerCase())).toBe(true)
+  }, 240_000)
+})
