@@ -154,7 +154,11 @@ export function judge (current: QueueState | undefined, next: QueueState, from: 
     return from === current.owner && next.owner === current.owner ? 'accept' : 'forged'
   }
   if (next.term === current.term + 1) {
-    return from === current.owner && next.prevOwner === from ? 'accept' : 'forged'
+    if (from === current.owner && next.prevOwner === from) {
+      return 'accept'
+    }
+    // the new owner's own snapshot overtook the handoff from the current owner (different senders, no ordering)
+    return from === next.owner && next.prevOwner === current.owner ? 'future' : 'forged'
   }
   return from === next.prevOwner || from === next.owner ? 'future' : 'forged'
 }

@@ -10,6 +10,7 @@ import { macroKey, macroScope, microKey } from './keys.js'
 import { LeaseRecord } from './pb/coord.js'
 import { peerToBytes } from './peer-bytes.js'
 import { DONE, LOCKED, OPEN, compareStates, countStates, fromWire, judge, toWire } from './queue.js'
+import { stallMeter } from './stall.js'
 import { roomTopic } from './topics.js'
 import type { CoordMessage } from './codec.js'
 import type { Lease, LeaseTable, Leases } from './leases.js'
@@ -17,6 +18,7 @@ import type { CoordMetrics } from './metrics.js'
 import type { JobProgress } from './progress.js'
 import type { QueueState } from './queue.js'
 import type { RecordVerifier } from './signing.js'
+import type { StallMeter } from './stall.js'
 import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:room')
@@ -50,6 +52,11 @@ export interface RoomComponents {
   progress: JobProgress
   metrics: CoordMetrics
   clock?: () => number
+  /**
+   * When a message from `peer` about this job (any of its topics: rooms, `/macro`, the job doc's CRDT updates)
+   * was last received. The owner is alive while it sends anything, not only snapshots.
+   */
+  lastSeen?(peer: string): number | undefined
 }
 
 export interface RoomInit {
@@ -128,6 +135,12 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private readonly lockSeen = new Map<number, number>()
   /** The peer that opened the current epoch, when known. */
   private epochRoot: string | undefined
+  private readonly tickMs: number
+  private readonly stall: StallMeter
+  /** When the owner was first found silent for ownerTimeout; a failover needs the next tick to agree. */
+  private suspectedAt: number | undefined
+  /** The MacroJob lease record last seen in the CRDT (a change by the owner, or a new term, is a sign of life). */
+  private leaseSeen: string | undefined
 
   constructor (components: RoomComponents, init: RoomInit) {
     super()
@@ -145,6 +158,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.macroDomain = `${macroScope(init.jobId)}/${this.macroKey}`
     this.lastHeard = this.clock()
     this.jitter = Math.floor(Math.random() * Math.max(1, this.heartbeatMs / 2))
+    this.tickMs = Math.max(10, Math.floor(this.heartbeatMs / 2))
+    this.stall = stallMeter(this.tickMs)
     this.onMessage = (evt) => { this.handle(evt.detail) }
     this.onDone = (evt) => { this.crdtDone(evt.detail.key) }
   }
@@ -163,7 +178,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.components.pubsub.addEventListener('message', this.onMessage)
     this.components.progress.addEventListener('microjob:done', this.onDone)
     this.lastHeard = this.clock()
-    this.timer = setInterval(() => { this.tick() }, Math.max(10, Math.floor(this.heartbeatMs / 2)))
+    this.timer = setInterval(() => { this.tick() }, this.tickMs)
     this.checkComplete()
   }
 
@@ -335,6 +350,12 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private serve (): void {
     const state = this.state
     if (state == null || !this.isOwner || this.closed) {
+      return
+    }
+    if (this.supersededBy() != null) {
+      // a failover claimed a later epoch: this queue stops at once (no locks, no handoff, no heartbeat); the
+      // new epoch's first snapshot makes this peer a member of it
+      this.satisfy([])
       return
     }
     if (this.wanting != null) {
@@ -592,10 +613,16 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       return
     }
     const now = this.clock()
+    // time this process could not run (a starved event loop) is not silence of the owner: nothing could be read
+    const stalled = this.stall.observe(now)
+    if (stalled > 0) {
+      this.lastHeard = Math.min(now, this.lastHeard + stalled)
+    }
     this.renewMacroLease(now)
     if (this.completed) {
       return
     }
+    this.watchMacroLease(now)
     if (this.isOwner) {
       this.reconcile()
       if (now - this.lastPublish >= this.heartbeatMs) {
@@ -610,9 +637,59 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     } else if (this.wanting == null && this.doneOutbox.length > 0) {
       this.sendRequest(0)
     }
-    if (now - this.lastHeard > this.ownerTimeoutMs + this.jitter && !this.failingOver) {
-      void this.failover()
+    if (this.failingOver) {
+      return
     }
+    const owner = this.state?.owner
+    const seen = owner == null ? undefined : this.components.lastSeen?.(owner)
+    const heard = Math.max(this.lastHeard, seen ?? 0)
+    if (now - heard <= this.ownerTimeoutMs + this.jitter) {
+      this.suspectedAt = undefined
+      return
+    }
+    // silent: decide on the next tick, so that messages a busy loop held back are read (and stalls measured) first
+    if (this.suspectedAt == null) {
+      this.suspectedAt = now
+      return
+    }
+    this.suspectedAt = undefined
+    void this.failover()
+  }
+
+  /**
+   * The MacroJob lease in the CRDT: a renewal by the current owner, or a later term (a failover elsewhere is
+   * opening the next epoch), counts as hearing from the queue.
+   */
+  private watchMacroLease (now: number): void {
+    const lease = this.components.macroLeases.get(this.macroKey)
+    if (lease == null) {
+      return
+    }
+    const seen = `${lease.owner}/${lease.term}/${lease.expiresAt}`
+    if (seen === this.leaseSeen) {
+      return
+    }
+    const first = this.leaseSeen == null
+    this.leaseSeen = seen
+    if (first || lease.owner === this.self || this.components.leases.isOpen(lease, now)) {
+      return
+    }
+    if (lease.owner === this.state?.owner || lease.term > (this.state?.epoch ?? 0)) {
+      this.lastHeard = now
+    }
+  }
+
+  /** The live MacroJob lease of a later epoch held by another peer, if the CRDT shows one. */
+  private supersededBy (): Lease | undefined {
+    const state = this.state
+    if (state == null) {
+      return undefined
+    }
+    const lease = this.components.macroLeases.get(this.macroKey)
+    if (lease == null || lease.term <= state.epoch || lease.owner === this.self || this.components.leases.isOpen(lease)) {
+      return undefined
+    }
+    return lease
   }
 
   private renewMacroLease (now: number): void {
@@ -705,6 +782,10 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     if (from === this.self) {
       return
     }
+    if (from === this.state?.owner) {
+      // anything the owner sends (even a stale or reordered snapshot, or a request) shows it is alive
+      this.lastHeard = this.clock()
+    }
     let decoded: CoordMessage
     try {
       decoded = decodeMessage(msg.data, this.maxBytes)
@@ -755,6 +836,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         return
       case 'future':
         if (!fromBuffer) {
+          // a later turn of the chain: the queue is being served, this peer only missed a handoff
+          this.lastHeard = this.clock()
           this.future.push({ state: next, from, at: this.clock() })
           if (this.future.length > DEFAULT_MAX_BUFFERED_SNAPSHOTS) this.future.shift()
         }
