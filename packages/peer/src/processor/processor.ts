@@ -158,6 +158,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private indexMap: Y.Map<Uint8Array> | undefined
   private wakeIdle: (() => void) | undefined
   private readonly owners = new Map<string, Set<string>>()
+  /** PeerId -> when a signed gossip message from it was last received. */
+  private readonly seen = new Map<string, number>()
 
   constructor (components: ProcessorComponents, init: ProcessorInit) {
     super()
@@ -280,6 +282,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   private handle (msg: RoomPubSubMessage): void {
+    // any signed gossip from a peer (rooms, /macro, CRDT updates, /jobs) shows it is alive: rooms ask before a failover
+    if (msg.type === 'signed' && msg.from != null) this.seen.set(msg.from.toString(), this.clock())
     const topic = msg.topic
     const isJobs = topic === jobsTopic()
     const ctx = isJobs ? undefined : [...this.contexts.values()].find(c => macroTopic(c.job.jobId) === topic)
@@ -426,7 +430,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       microLeases: ctx.microLeases,
       progress: ctx.progress,
       metrics: this.metrics,
-      clock: this.clock
+      clock: this.clock,
+      lastSeen: (peer) => this.seen.get(peer)
     }, {
       jobId: ctx.job.jobId,
       macroIndex,
