@@ -99,6 +99,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         onJobComplete: chain?.settlement == null
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
+        rounds: chain?.settlement,
         hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0 }
       })
       countWork(processor, work)

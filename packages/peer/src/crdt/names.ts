@@ -13,6 +13,14 @@ export function jobDocName (jobId: string): string {
   return `${JOB_DOC_PREFIX}${jobId.toLowerCase()}`
 }
 
+/**
+ * The doc name of a job's processing round (round = rejections on chain): `jobmesh/job/<jobId>` for round 0 (the
+ * {@link jobDocName}), `jobmesh/job/<jobId>/r<round>` after `round` rejections.
+ */
+export function roundDocName (jobId: string, round: number): string {
+  return round === 0 ? jobDocName(jobId) : `${jobDocName(jobId)}/r${round}`
+}
+
 /** The jobId of a job doc name, or undefined for other names. */
 export function jobIdOfDoc (name: string): string | undefined {
   return name.startsWith(JOB_DOC_PREFIX) ? name.slice(JOB_DOC_PREFIX.length) : undefined

@@ -19,6 +19,8 @@ export { createProcessor } from './processor.js'
 export type {
   Processor, KnownJobSummary, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
 } from './processor.js'
+export { roundKey, announcedRound, excludingVerifier } from './rounds.js'
+export type { RoundOracle } from './rounds.js'
 export { testExecutor } from './executor.js'
 export type { MicroJobExecutor, MicroJobTask } from './executor.js'
 export { ProcessorStoppedError, InvalidAnnouncementError } from './errors.js'

@@ -15,14 +15,17 @@ import { JobProgress } from '../coord/progress.js'
 import { resultTable } from '../coord/results.js'
 import { MacroRoom } from '../coord/room.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
-import { jobDocName, jobsTopic, macroTopic } from '../coord/topics.js'
+import { jobsTopic, macroTopic } from '../coord/topics.js'
 import { chooseJob, decodeJobSpec, encodeJobSpec, estimatedSeconds, sliceJob, taskValue } from '../protocol/index.js'
 import {
   ANNOUNCEMENT_DOMAIN, DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_COMPLETION_WINDOW_MS, DEFAULT_DISCOVERY_MS,
   DEFAULT_IDLE_MS, DEFAULT_WANT
 } from './constants.js'
 import { InvalidAnnouncementError } from './errors.js'
+import { announcedRound, excludingVerifier, roundKey } from './rounds.js'
+import { roundDocName } from '../crdt/names.js'
 import type { MicroJobExecutor, MicroJobTask } from './executor.js'
+import type { RoundOracle } from './rounds.js'
 import type { CoordMessage } from '../coord/codec.js'
 import type { LeaseTable, Leases, LeasesInit } from '../coord/leases.js'
 import type { CoordMetrics } from '../coord/metrics.js'
@@ -65,6 +68,8 @@ export interface ProcessorInit {
   maxMessageBytes?: number
   /** Publish "MicroJob complete" on /jobs for every MicroJob. Default true. */
   announceComplete?: boolean
+  /** Rounds after a rejection: whose results do not count (slashed submitters). Default: nobody is excluded. */
+  rounds?: RoundOracle
 }
 
 export interface MicroJobStartDetail {
@@ -121,6 +126,9 @@ interface KnownJob {
   gpuModel?: string
   modelId?: string
   signer: string
+  /** Processing round (rejections on chain) and its key for topics and signing domains (processor/rounds.ts). */
+  round: number
+  key: string
 }
 
 interface JobContext {
@@ -264,14 +272,16 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       const a = JobAnnouncement.decode(verified.payload)
       const jobId = bytesToHex(a.jobId)
       const known = this.jobs.get(jobId)
-      if (known != null) return known
-      if (a.spec == null) return undefined
-      const spec = decodeJobSpec(a.spec)
+      const round = announcedRound(a)
+      if (known != null && round <= known.round) return known
+      if (a.spec == null && known == null) return undefined
+      const spec = a.spec != null ? decodeJobSpec(a.spec) : (known as KnownJob).spec
       const job: KnownJob = {
         jobId, specCid: a.specCid, spec, value: specValue(spec), minVramGb: a.minVramGb, gpuModel: a.gpuModel,
-        modelId: a.modelId, signer: verified.signer
+        modelId: a.modelId, signer: verified.signer, round, key: roundKey(jobId, round)
       }
       this.jobs.set(jobId, job)
+      if (known != null) this.retireRound(jobId)
       this.wakeIdle?.()
       return job
     } catch (err) {
@@ -286,7 +296,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     if (msg.type === 'signed' && msg.from != null) this.seen.set(msg.from.toString(), this.clock())
     const topic = msg.topic
     const isJobs = topic === jobsTopic()
-    const ctx = isJobs ? undefined : [...this.contexts.values()].find(c => macroTopic(c.job.jobId) === topic)
+    const ctx = isJobs ? undefined : [...this.contexts.values()].find(c => macroTopic(c.job.key) === topic)
     if (!isJobs && ctx == null) return
     if (msg.type !== 'signed' || msg.from == null) {
       this.metrics.droppedForged++
@@ -367,23 +377,34 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.wakeIdle = undefined
   }
 
-  private async context (job: KnownJob): Promise<JobContext> {
+  private async context (latest: KnownJob): Promise<JobContext | undefined> {
+    const job = this.jobs.get(latest.jobId) ?? latest // the round may have moved on since the job was chosen
     let ctx = this.contexts.get(job.jobId)
     if (ctx != null) return ctx
-    const docName = jobDocName(job.jobId)
+    // rounds (processor/rounds.ts): the round's doc; results of slashed submitters do not count
+    const excluded = job.round > 0 ? await this.init.rounds?.excluded(job.jobId, job.round) : undefined
+    if (excluded?.has(this.self) === true) {
+      log('%s was slashed for %s: it does not process round %d', this.self, job.jobId, job.round)
+      this.completed.add(job.jobId)
+      return undefined
+    }
+    ctx = this.contexts.get(job.jobId)
+    if (ctx != null || this.jobs.get(job.jobId) !== job) return ctx
+    const docName = roundDocName(job.jobId, job.round)
     const doc = await this.components.docs.open(docName)
     const docs = this.components.docs
     const confirm = docs.confirm == null ? undefined : async (options: AbortOptions) => docs.confirm?.(docName, options)
     const slicing = sliceJob(job.spec, job.jobId)
-    const components = { signer: this.signer, verifier: this.verifier, metrics: this.metrics }
-    const progress = new JobProgress(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId, slicing.microJobs.length)
+    const verifier = excluded == null ? this.verifier : excludingVerifier(this.verifier, excluded)
+    const components = { signer: this.signer, verifier, metrics: this.metrics }
+    const progress = new JobProgress(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length)
     ctx = {
       job,
       doc,
       slicing,
-      macroLeases: this.leases.table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.jobId), { confirm }),
-      microLeases: this.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.jobId)),
-      results: resultTable(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId),
+      macroLeases: this.leases.table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.key), { confirm }),
+      microLeases: this.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key)),
+      results: resultTable(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.key),
       progress,
       rooms: new Map(),
       announced: new Map(),
@@ -394,7 +415,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     progress.addEventListener('complete', (evt) => { void this.jobComplete(c, evt.detail.local) })
     progress.addEventListener('microjob:done', () => { c.wake?.() })
     this.contexts.set(job.jobId, ctx)
-    this.components.pubsub.subscribe(macroTopic(job.jobId))
+    this.components.pubsub.subscribe(macroTopic(job.key))
     if (progress.complete) void this.jobComplete(ctx, false)
     return ctx
   }
@@ -433,7 +454,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       clock: this.clock,
       lastSeen: (peer) => this.seen.get(peer)
     }, {
-      jobId: ctx.job.jobId,
+      jobId: ctx.job.key,
       macroIndex,
       macroId: macro.macroId,
       size: macro.microIds.length,
@@ -494,7 +515,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         }
         if (room.state == null || room.state.epoch < lease.term) room.create(lease)
         const a = room.announcement()
-        if (a != null) this.publish(macroTopic(ctx.job.jobId), { room: a })
+        if (a != null) this.publish(macroTopic(ctx.job.key), { room: a })
         return room
       } catch (err) {
         if (signal.aborted) throw err
@@ -503,7 +524,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       }
     }
     // 3. ask rooms to announce themselves
-    this.publish(macroTopic(ctx.job.jobId), { openMacro: { nonce: BigInt(now) } })
+    this.publish(macroTopic(ctx.job.key), { openMacro: { nonce: BigInt(now) } })
     await this.waitFor(ctx, signal, this.init.discoveryMs ?? DEFAULT_DISCOVERY_MS)
     return undefined
   }
@@ -524,8 +545,23 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     ctx.wake = undefined
   }
 
+  /** A later round of the job was announced: leave the earlier round's rooms and doc context (processor/rounds.ts). */
+  private retireRound (jobId: string): void {
+    this.completed.delete(jobId)
+    const ctx = this.contexts.get(jobId)
+    if (ctx == null) return
+    this.contexts.delete(jobId)
+    ctx.finalized = true
+    for (const room of ctx.rooms.values()) room.close()
+    ctx.progress.stop()
+    ctx.wake?.()
+    this.components.pubsub.unsubscribe(macroTopic(ctx.job.key))
+    log('job %s: round %d retired', jobId, ctx.job.round)
+  }
+
   private async workOn (job: KnownJob, signal: AbortSignal): Promise<void> {
     const ctx = await this.context(job)
+    if (ctx == null) return
     let readyAt = this.clock()
     let idleRounds = 0
     while (!signal.aborted && !ctx.finalized) {

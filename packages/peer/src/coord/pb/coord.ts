@@ -373,6 +373,7 @@ export interface JobAnnouncement {
   status: number
   microJobs: number
   spec?: Uint8Array<ArrayBuffer>
+  round?: number
 }
 
 export namespace JobAnnouncement {
@@ -430,6 +431,11 @@ export namespace JobAnnouncement {
           w.bytes(obj.spec)
         }
 
+        if (obj.round != null) {
+          w.uint32(80)
+          w.uint32(obj.round)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -483,6 +489,10 @@ export namespace JobAnnouncement {
             }
             case 9: {
               obj.spec = reader.bytes()
+              break
+            }
+            case 10: {
+              obj.round = reader.uint32()
               break
             }
             default: {
@@ -563,6 +573,13 @@ export namespace JobAnnouncement {
               }
               break
             }
+            case 10: {
+              yield {
+                field: `${prefix}.round`,
+                value: reader.uint32()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -620,6 +637,11 @@ export namespace JobAnnouncement {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface JobAnnouncementRoundFieldEvent {
+    field: '$.round'
+    value: number
+  }
+
   export function encode (obj: Partial<JobAnnouncement>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, JobAnnouncement.codec())
   }
@@ -628,7 +650,7 @@ export namespace JobAnnouncement {
     return decodeMessage(buf, JobAnnouncement.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobAnnouncement>): Generator<JobAnnouncementJobIdFieldEvent | JobAnnouncementSpecCidFieldEvent | JobAnnouncementMinVramGbFieldEvent | JobAnnouncementGpuModelFieldEvent | JobAnnouncementModelIdFieldEvent | JobAnnouncementValueFieldEvent | JobAnnouncementStatusFieldEvent | JobAnnouncementMicroJobsFieldEvent | JobAnnouncementSpecFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<JobAnnouncement>): Generator<JobAnnouncementJobIdFieldEvent | JobAnnouncementSpecCidFieldEvent | JobAnnouncementMinVramGbFieldEvent | JobAnnouncementGpuModelFieldEvent | JobAnnouncementModelIdFieldEvent | JobAnnouncementValueFieldEvent | JobAnnouncementStatusFieldEvent | JobAnnouncementMicroJobsFieldEvent | JobAnnouncementSpecFieldEvent | JobAnnouncementRoundFieldEvent> {
     return streamMessage(buf, JobAnnouncement.codec(), opts)
   }
 }
