@@ -17,6 +17,8 @@ export interface DevnetPeerOptions {
   vramGb?: number
   /** Testing only: this peer returns wrong output for every n-th MicroJob. */
   cheatEvery?: number
+  /** Process jobs (default true); false runs `jobmesh start --no-process`: a peer that verifies but does not process. */
+  process?: boolean
 }
 
 export interface DevnetInit {
@@ -150,5 +152,6 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
   for (const b of init.bootstrap) args.push('--bootstrap', b)
   if (init.options.gpuModel != null) args.push('--gpu-model', init.options.gpuModel)
   if (init.options.cheatEvery != null) args.push('--cheat', String(init.options.cheatEvery))
+  if (init.options.process === false) args.push('--no-process')
   return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, signal: init.signal })
 }

@@ -31,7 +31,7 @@ export async function claimPayouts (components: Pick<SettlementComponents, 'chai
   const me = getAddress(await chain.address())
   const manifest = options.manifest?.payoutRoot.toLowerCase() === job.payoutRoot.toLowerCase()
     ? options.manifest
-    : (await loadManifest(components, id, job.resultRoot, { signal })).manifest
+    : (await loadManifest(components, id, job.resultRoot, { signal, round: job.rejections })).manifest
   const { payouts } = manifestTrees(manifest)
   let claimed = 0n
   for (const [i, leaf] of payoutLeaves(manifest).entries()) {

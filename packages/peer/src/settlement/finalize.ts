@@ -6,12 +6,14 @@ import { loadSpecFromChain, finalMap } from './lookup.js'
 import { encodeManifest } from './manifest.js'
 import { computePayouts } from './payouts.js'
 import { readProfile } from './profile.js'
+import { roundSignerFilter } from './rounds.js'
 import { MICRO_MAP, RESULTS_MAP } from '../coord/constants.js'
 import { microKey, microScope } from '../coord/keys.js'
 import { leases } from '../coord/leases.js'
-import { resultTable } from '../coord/results.js'
+import { countingResult, resultTable } from '../coord/results.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
-import { jobDocName } from '../crdt/names.js'
+import { roundDocName } from '../crdt/names.js'
+import { roundKey } from '../processor/rounds.js'
 import { payoutTree, resultTree, sliceJob } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { FinalRecord } from './lookup.js'
@@ -28,6 +30,8 @@ export interface FinalizeOptions {
 }
 
 export interface FinalizeResult {
+  /** The processing round (the job's rejections on chain) this finalization read. */
+  round?: number
   /** `submitted`: this call submitted; `already`: the job was past Open (someone else submitted, or it ended). */
   outcome: 'submitted' | 'already'
   /** The on-chain status seen before submitting (`Open` when this call submitted). */
@@ -42,24 +46,34 @@ function hex (bytes: Uint8Array): string {
   return '0x' + Buffer.from(bytes).toString('hex')
 }
 
-/** Builds the manifest of a completed job from its doc. @throws JobIncompleteError, NoPayeesError */
+/**
+ * Builds the manifest of a completed round of a job from the round's doc (`round` default 0). In a round > 0 the
+ * results of submitters slashed for this job in earlier rounds are refused (`roundSignerFilter`).
+ *
+ * @throws JobIncompleteError, NoPayeesError
+ */
 export async function buildManifest (components: Pick<SettlementComponents, 'docs' | 'chain' | 'privateKey'>, jobId: string,
-  spec: JobSpec, options: { signal?: AbortSignal } = {}): Promise<Manifest> {
+  spec: JobSpec, options: { signal?: AbortSignal, round?: number } = {}): Promise<Manifest> {
   const id = jobId.toLowerCase()
-  const doc = await components.docs.open(jobDocName(id), options)
+  const round = options.round ?? 0
+  const doc = await components.docs.open(roundDocName(id, round), { signal: options.signal })
   const self = peerIdFromPrivateKey(components.privateKey).toString()
   const signer = recordSigner(components.privateKey, self)
   const verifier = recordVerifier()
-  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), id)
-  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(id))
+  const scope = roundKey(id, round)
+  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
+  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(scope))
   const { microJobs } = sliceJob(spec, id)
+  const trusted = await roundSignerFilter(components, id, round, { signal: options.signal })
 
   const entries: ManifestEntry[] = []
   const blocksBySigner = new Map<string, number>()
   const missing: string[] = []
   for (const d of microJobs) {
     const key = microKey(d.macroIndex, d.index)
-    const r = results.counting(d.macroIndex, d.index, microLeases.get(key))
+    const candidates = []
+    for (const c of results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) candidates.push(c)
+    const r = countingResult(candidates, microLeases.get(key))
     if (r == null) {
       missing.push(key)
       continue
@@ -72,7 +86,7 @@ export async function buildManifest (components: Pick<SettlementComponents, 'doc
     blocksBySigner.set(r.signer, (blocksBySigner.get(r.signer) ?? 0) + d.end - d.start)
   }
   if (missing.length > 0) {
-    throw new JobIncompleteError(`${missing.length} MicroJobs of ${id} have no result (first: ${missing.slice(0, 5).join(', ')})`)
+    throw new JobIncompleteError(`${missing.length} MicroJobs of ${id} round ${round} have no trusted result (first: ${missing.slice(0, 5).join(', ')})`)
   }
 
   const work: Array<{ payee: string, blocks: number }> = []
@@ -110,26 +124,27 @@ export async function buildManifest (components: Pick<SettlementComponents, 'doc
 export async function finalizeJob (components: SettlementComponents, jobId: string, options: FinalizeOptions = {}): Promise<FinalizeResult> {
   const id = jobId.toLowerCase()
   const signal = options.signal
-  const status = await components.chain.jobStatus(id, { signal })
+  const job = await components.chain.job(id, { signal })
+  const { status, rejections: round } = job
   if (status !== 'Open') {
     log('job %s is %s: nothing to finalize', id, status)
-    return { outcome: 'already', status }
+    return { outcome: 'already', status, round }
   }
   const spec = options.spec ?? (components.loadSpec != null
     ? await components.loadSpec(id, { signal })
     : await loadSpecFromChain(components, id, { signal }))
-  const manifest = await buildManifest(components, id, spec, { signal })
+  const manifest = await buildManifest(components, id, spec, { signal, round })
   const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
   let tx
   try {
     tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, payoutRoot: manifest.payoutRoot, manifestCid }, { signal })
   } catch (err) {
     if ((err as { errorName?: string }).errorName === 'WrongStatus') {
-      return { outcome: 'already', status: await components.chain.jobStatus(id, { signal }), manifest, manifestCid }
+      return { outcome: 'already', status: await components.chain.jobStatus(id, { signal }), round, manifest, manifestCid }
     }
     throw err
   }
-  log('submitted %s: manifest %s, block %d', id, manifestCid, tx.blockNumber)
+  log('submitted %s round %d: manifest %s, block %d', id, round, manifestCid, tx.blockNumber)
   const record: FinalRecord = {
     manifestCid,
     resultRoot: manifest.resultRoot,
@@ -138,8 +153,8 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     txHash: tx.hash,
     blockNumber: tx.blockNumber
   }
-  const doc = await components.docs.open(jobDocName(id), { signal })
+  const doc = await components.docs.open(roundDocName(id, round), { signal })
   const self = peerIdFromPrivateKey(components.privateKey).toString()
-  await finalMap(doc, id).set(self, new TextEncoder().encode(JSON.stringify(record)), components.privateKey)
-  return { outcome: 'submitted', status, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber }
+  await finalMap(doc, id, round).set(self, new TextEncoder().encode(JSON.stringify(record)), components.privateKey)
+  return { outcome: 'submitted', status, round, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber }
 }

@@ -2,7 +2,8 @@ import { DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, FINAL_DO
 import { InvalidManifestError, SpecUnavailableError } from './errors.js'
 import { decodeManifest } from './manifest.js'
 import { signedMap, ownerIsKey } from '../crdt/signed-map.js'
-import { jobDocName } from '../crdt/names.js'
+import { roundDocName } from '../crdt/names.js'
+import { roundKey } from '../processor/rounds.js'
 import { decodeJobSpec } from '../protocol/index.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents } from './types.js'
@@ -22,16 +23,18 @@ export interface FinalRecord {
   blockNumber: number
 }
 
-export function finalMap (doc: Y.Doc, jobId: string): SignedMap {
-  return signedMap(doc.getMap(FINAL_MAP), { domain: `${FINAL_DOMAIN}/${jobId.toLowerCase()}`, owner: ownerIsKey })
+/** The `final` map of a round's doc; records are signed under `jobmesh/final/<roundKey>/<peerId>`. */
+export function finalMap (doc: Y.Doc, jobId: string, round = 0): SignedMap {
+  return signedMap(doc.getMap(FINAL_MAP), { domain: `${FINAL_DOMAIN}/${roundKey(jobId.toLowerCase(), round)}`, owner: ownerIsKey })
 }
 
-/** Every verified final record of a job. */
+/** Every verified final record of a job's round (default round 0). */
 export async function readFinalRecords (components: Pick<SettlementComponents, 'docs'>, jobId: string,
-  options: { signal?: AbortSignal } = {}): Promise<Array<FinalRecord & { signer: string }>> {
-  const doc = await components.docs.open(jobDocName(jobId.toLowerCase()), options)
+  options: { signal?: AbortSignal, round?: number } = {}): Promise<Array<FinalRecord & { signer: string }>> {
+  const round = options.round ?? 0
+  const doc = await components.docs.open(roundDocName(jobId.toLowerCase(), round), { signal: options.signal })
   const out: Array<FinalRecord & { signer: string }> = []
-  for (const [, entry] of finalMap(doc, jobId).entries()) {
+  for (const [, entry] of finalMap(doc, jobId, round).entries()) {
     try {
       out.push({ ...(JSON.parse(new TextDecoder().decode(entry.payload)) as FinalRecord), signer: entry.signer })
     } catch {
@@ -57,12 +60,12 @@ export async function loadSpecFromChain (components: { chain: ChainClient, store
 
 /**
  * The manifest of a job's current submission (the one whose `resultRoot` is on chain): from a `final` record in
- * the job doc, else from the job's `ResultsSubmitted` events.
+ * the round's doc (`round` = the job's rejections on chain, default 0), else from the job's `ResultsSubmitted` events.
  *
  * @throws InvalidManifestError
  */
 export async function loadManifest (components: Pick<SettlementComponents, 'docs' | 'chain' | 'store'>, jobId: string,
-  resultRoot: string, options: { signal?: AbortSignal } = {}): Promise<{ manifest: Manifest, manifestCid: string }> {
+  resultRoot: string, options: { signal?: AbortSignal, round?: number } = {}): Promise<{ manifest: Manifest, manifestCid: string }> {
   const cids = new Set<string>()
   for (const r of await readFinalRecords(components, jobId, options)) {
     if (r.resultRoot.toLowerCase() === resultRoot.toLowerCase()) cids.add(r.manifestCid)

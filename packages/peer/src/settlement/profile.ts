@@ -56,3 +56,17 @@ export async function readProfile (components: { docs: SettlementDocs }, peerId:
     return undefined
   }
 }
+
+/** Every verified profile in `jobmesh/index` (PeerId -> profile); malformed ones are left out. */
+export async function readProfiles (components: { docs: SettlementDocs }, options: { signal?: AbortSignal } = {}): Promise<Map<string, PeerProfile>> {
+  const doc = await components.docs.open(INDEX_DOC, options)
+  const out = new Map<string, PeerProfile>()
+  for (const [peerId, entry] of peersMap(doc).entries()) {
+    try {
+      out.set(peerId, decodeProfile(entry.payload))
+    } catch {
+      // malformed: absent
+    }
+  }
+  return out
+}

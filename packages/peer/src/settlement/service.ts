@@ -3,11 +3,14 @@ import { claimPayouts } from './claim.js'
 import { finalizeJob } from './finalize.js'
 import { drawVerifiers, proveAndSettle } from './settle.js'
 import { verifyJob } from './verify.js'
+import { indexedRounds, reannounceRound, slashedPeerIds } from './rounds.js'
 import type { ClaimResult } from './claim.js'
 import type { FinalizeResult } from './finalize.js'
 import type { SettleResult } from './settle.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
 import type { VerifyResult } from './verify.js'
+import type { RoundOracle } from '../processor/rounds.js'
+import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:settlement')
 
@@ -23,12 +26,20 @@ export interface SettlementEvents {
   verified: VerifyResult
   settled: SettleResult
   claimed: ClaimResult & { jobId: string }
+  /** This peer re-announced a rejected job for its next round. */
+  reannounced: { jobId: string, round: number }
   error: { jobId?: string, step: string, error: Error }
 }
 
-/** The peer's settlement service: finalizes completed jobs, serves as verifier when drawn, settles and claims. */
-export interface Settlement extends EventTarget {
-  /** Starts the watchers: `VerifierAssigned` for this node (verifier duty) and `JobReleased` (claims). */
+/**
+ * The peer's settlement service: finalizes completed jobs, serves as verifier when drawn, settles and claims, and
+ * re-announces rejected jobs for their next round. It is the processor's {@link RoundOracle}.
+ */
+export interface Settlement extends EventTarget, RoundOracle {
+  /**
+   * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims) and `JobRejected`
+   * (re-announce the job for its next round); also re-announces announced jobs whose round on chain is ahead.
+   */
   start(): Promise<void>
   /** Aborts every watcher and running step, and waits for them. */
   stop(): Promise<void>
@@ -77,12 +88,21 @@ export function createSettlement (components: SettlementComponents, init: Settle
     }
   }
 
-  const watch = (names: string[], topic2: string | undefined, onEvent: (jobId: string) => void, fromBlock: number): void => {
+  const watch = (names: string[], topic2: string | undefined, onEvent: (jobId: string, blockNumber: number) => void, fromBlock: number): void => {
     track(undefined, `watch ${names.join(',')}`, async () => {
       for await (const e of components.chain.watchEvents({ names, topic2, fromBlock, signal: controller.signal, pollMs: init.pollMs })) {
-        onEvent(String(e.args.jobId).toLowerCase())
+        onEvent(String(e.args.jobId).toLowerCase(), e.blockNumber)
       }
     })
+  }
+
+  /** Re-announces the job for its round on chain when it is Open again after a rejection (docs/settlement.md). */
+  const nextRound = async (jobId: string): Promise<void> => {
+    const job = await components.chain.job(jobId, { signal: controller.signal })
+    if (job.status !== 'Open' || job.rejections === 0) return
+    if (await reannounceRound(components, jobId, job.rejections, { signal: controller.signal })) {
+      emit('reannounced', { jobId, round: job.rejections })
+    }
   }
 
   return Object.assign(events, {
@@ -91,20 +111,30 @@ export function createSettlement (components: SettlementComponents, init: Settle
       const fromBlock = init.fromBlock ?? await components.chain.blockNumber({ signal: controller.signal })
       const executor = components.executor
       if (executor != null) {
-        watch(['VerifierAssigned'], me, (jobId) => {
-          if (verifying.has(jobId)) return
-          verifying.add(jobId)
+        watch(['VerifierAssigned'], me, (jobId, block) => {
+          // one task per assignment: a later round of the same job (after a rejection) is a new assignment
+          const task = `${jobId}@${block}`
+          if (verifying.has(task)) return
+          verifying.add(task)
           track(jobId, 'verify', async () => {
             try {
               const result = await verifyJob({ ...components, executor }, jobId, options())
               emit('verified', result)
               if (result.revealed) await settleAndClaim(jobId)
             } finally {
-              verifying.delete(jobId)
+              verifying.delete(task)
             }
           })
         }, fromBlock)
       }
+      watch(['JobRejected'], undefined, (jobId) => { track(jobId, 'next round', async () => { await nextRound(jobId) }) }, fromBlock)
+      track(undefined, 'rounds', async () => {
+        // jobs rejected while this peer was away: the index still announces an earlier round
+        for (const [jobId, round] of await indexedRounds(components, { signal: controller.signal })) {
+          const job = await components.chain.job(jobId, { signal: controller.signal })
+          if (job.status === 'Open' && job.rejections > round) await nextRound(jobId)
+        }
+      })
       if (init.autoClaim !== false) {
         watch(['JobReleased'], undefined, (jobId) => {
           track(jobId, 'claim', async () => {
@@ -117,6 +147,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
     async stop (): Promise<void> {
       controller.abort()
       await Promise.allSettled([...tasks])
+    },
+    async excluded (jobId: string, round: number, options: AbortOptions = {}): Promise<ReadonlySet<string>> {
+      return slashedPeerIds(components, jobId.toLowerCase(), round, { signal: options.signal ?? controller.signal })
     },
     async onJobComplete (jobId: string): Promise<FinalizeResult> {
       const result = await finalizeJob(components, jobId, { signal: controller.signal })

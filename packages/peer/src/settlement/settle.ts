@@ -59,7 +59,7 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
   if (job.status === 'Submitted' && !job.proven) {
     const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
       ? options.manifest
-      : (await loadManifest(components, id, job.resultRoot, { signal })).manifest
+      : (await loadManifest(components, id, job.resultRoot, { signal, round: job.rejections })).manifest
     const { results } = manifestTrees(manifest)
     const leaves: SampleLeaf[] = []
     const proofs: string[][] = []

@@ -1,0 +1,121 @@
+import { logger } from '@libp2p/logger'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { getAddress } from 'ethers'
+import { INDEX_DOC, INDEX_JOBS_MAP } from '../coord/constants.js'
+import { JobAnnouncement } from '../coord/pb/coord.js'
+import { recordSigner, recordVerifier } from '../coord/signing.js'
+import { ANNOUNCEMENT_DOMAIN } from '../processor/constants.js'
+import { announcedRound } from '../processor/rounds.js'
+import { readFinalRecords } from './lookup.js'
+import { readProfiles } from './profile.js'
+import type { SettlementComponents } from './types.js'
+
+const log = logger('jobmesh:settlement')
+
+/**
+ * Rounds (docs/settlement.md): after `settle` rejects a job's results the job is Open again with `rejections + 1`;
+ * round r = rejections is processed in its own doc (`roundDocName`), announced with `round = r`, and the results of
+ * the submitters slashed in earlier rounds do not count.
+ */
+
+/** A submitter slashed for a job: the round whose results were rejected, and its wallet. */
+export interface SlashedSubmitter {
+  round: number
+  address: string
+}
+
+/** The job's slashed submitters in round order (one per `JobRejected` event of the job). */
+export async function slashedSubmitters (components: Pick<SettlementComponents, 'chain'>, jobId: string,
+  options: { signal?: AbortSignal } = {}): Promise<SlashedSubmitter[]> {
+  const events = await components.chain.findEvents({ names: ['JobRejected'], topic1: jobId.toLowerCase() }, options)
+  return events.map((e, round) => ({ round, address: getAddress(String(e.args.submitter)) }))
+}
+
+/**
+ * PeerIds whose results must not count in `round` of the job: every peer whose profile names the wallet of a
+ * submitter slashed in an earlier round, and the finalizer (signer of the `final` record) of each rejected round.
+ */
+export async function slashedPeerIds (components: Pick<SettlementComponents, 'chain' | 'docs'>, jobId: string, round: number,
+  options: { signal?: AbortSignal } = {}): Promise<Set<string>> {
+  const slashed = (await slashedSubmitters(components, jobId, options)).filter(s => s.round < round)
+  const out = new Set<string>()
+  if (slashed.length === 0) return out
+  const addresses = new Set(slashed.map(s => s.address))
+  for (const [peerId, profile] of await readProfiles(components, options)) {
+    if (addresses.has(getAddress(profile.address))) out.add(peerId)
+  }
+  for (const s of slashed) {
+    for (const r of await readFinalRecords(components, jobId, { ...options, round: s.round })) {
+      if (getAddress(r.submitter) === s.address) out.add(r.signer)
+    }
+  }
+  return out
+}
+
+/**
+ * Decides per result signer whether it may count in a round: not a slashed PeerId, and its payout wallet (profile,
+ * else the registry's `peerIdOwner`) is not a slashed submitter's. Lookups are cached per signer.
+ */
+export async function roundSignerFilter (components: Pick<SettlementComponents, 'chain' | 'docs'>, jobId: string, round: number,
+  options: { signal?: AbortSignal } = {}): Promise<(signer: string) => Promise<boolean>> {
+  if (round === 0) return async () => true
+  const slashed = new Set((await slashedSubmitters(components, jobId, options)).filter(s => s.round < round).map(s => s.address))
+  const peers = await slashedPeerIds(components, jobId, round, options)
+  const profiles = await readProfiles(components, options)
+  const cache = new Map<string, boolean>()
+  return async (signer) => {
+    const hit = cache.get(signer)
+    if (hit != null) return hit
+    let ok = !peers.has(signer)
+    if (ok) {
+      const address = profiles.get(signer)?.address ?? await components.chain.peerAddress(signer, options)
+      ok = address == null || !slashed.has(getAddress(address))
+    }
+    cache.set(signer, ok)
+    return ok
+  }
+}
+
+/**
+ * Re-announces a job for `round` in `jobmesh/index`: the current announcement with `round` set, signed by this
+ * peer. Processors that see it leave the earlier round and work on this one. Idempotent: does nothing (false) when
+ * the index already announces this round or a later one, or holds no valid announcement of the job.
+ */
+export async function reannounceRound (components: Pick<SettlementComponents, 'docs' | 'privateKey'>, jobId: string, round: number,
+  options: { signal?: AbortSignal } = {}): Promise<boolean> {
+  const id = jobId.toLowerCase()
+  const doc = await components.docs.open(INDEX_DOC, options)
+  const jobs = doc.getMap<Uint8Array>(INDEX_JOBS_MAP)
+  const current = jobs.get(id)
+  const verified = current instanceof Uint8Array ? recordVerifier().verify(current, ANNOUNCEMENT_DOMAIN) : undefined
+  if (verified == null) return false
+  let announcement: JobAnnouncement
+  try {
+    announcement = JobAnnouncement.decode(verified.payload)
+  } catch {
+    return false
+  }
+  if (announcedRound(announcement) >= round) return false
+  const self = peerIdFromPrivateKey(components.privateKey).toString()
+  const payload = JobAnnouncement.encode({ ...announcement, round })
+  jobs.set(id, recordSigner(components.privateKey, self).sign(ANNOUNCEMENT_DOMAIN, payload))
+  log('re-announced %s for round %d', id, round)
+  return true
+}
+
+/** The round announced for a job in `jobmesh/index` (undefined: not announced). */
+export async function indexedRounds (components: Pick<SettlementComponents, 'docs'>, options: { signal?: AbortSignal } = {}): Promise<Map<string, number>> {
+  const doc = await components.docs.open(INDEX_DOC, options)
+  const out = new Map<string, number>()
+  const verifier = recordVerifier()
+  for (const [key, value] of doc.getMap<Uint8Array>(INDEX_JOBS_MAP).entries()) {
+    const v = value instanceof Uint8Array ? verifier.verify(value, ANNOUNCEMENT_DOMAIN) : undefined
+    if (v == null) continue
+    try {
+      out.set(key, announcedRound(JobAnnouncement.decode(v.payload)))
+    } catch {
+      // malformed: absent
+    }
+  }
+  return out
+}
