@@ -1,8 +1,10 @@
-import { JobProgress, RESULTS_MAP, jobDocName, recordVerifier } from '@jobmesh/peer'
+import { JobProgress, RESULTS_MAP, excludingVerifier, readProfiles, recordVerifier, roundDocName, roundKey } from '@jobmesh/peer'
+import { getAddress } from 'ethers'
 import { anySignal } from './abort.js'
 import { AbortError, DeadlinePassedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
+import type { RecordVerifier } from '@jobmesh/peer'
 import type * as Y from 'yjs'
 
 /** How many MicroJobs of a job have a result. */
@@ -10,6 +12,11 @@ export interface ProgressUpdate {
   /** MicroJobs with at least one valid (signed, owner-checked) result. */
   done: number
   total: number
+  /**
+   * The processing round counted when it is not the first: the job's rejections on chain when the iteration
+   * started (docs/settlement.md). Absent in round 0.
+   */
+  round?: number
 }
 
 export interface ProgressOptions {
@@ -18,14 +25,30 @@ export interface ProgressOptions {
   timeoutMs?: number
 }
 
-/** Opens a job doc with the client's doc timeout. */
-export async function openJobDoc (ctx: ClientContext, jobId: string, signal?: AbortSignal): Promise<Y.Doc> {
-  return ctx.docs.open(jobDocName(jobId.toLowerCase()), { signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs) })
+/** Opens the doc of a job's round (default 0) with the client's doc timeout. */
+export async function openJobDoc (ctx: ClientContext, jobId: string, signal?: AbortSignal, round = 0): Promise<Y.Doc> {
+  return ctx.docs.open(roundDocName(jobId.toLowerCase(), round), { signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs) })
 }
 
 /**
- * Yields `{ done, total }` now and on every MicroJob that gets its first valid result; returns after the update
- * with `done === total`.
+ * A record verifier for a round's doc: in a round > 0, records signed by a peer whose profile names the wallet of a
+ * submitter slashed for this job count as absent (as on the peers, processor/rounds.ts).
+ */
+export async function roundVerifier (ctx: ClientContext, jobId: string, round: number, signal?: AbortSignal): Promise<RecordVerifier> {
+  const verifier = recordVerifier()
+  if (round === 0) return verifier
+  const slashed = new Set((await ctx.chain.escrow.rejectedSubmitters(jobId, ctx.fromBlock, { signal })).slice(0, round).map(a => getAddress(a)))
+  const excluded = new Set<string>()
+  for (const [peerId, profile] of await readProfiles(ctx, { signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs) })) {
+    if (slashed.has(getAddress(profile.address))) excluded.add(peerId)
+  }
+  return excludingVerifier(verifier, excluded)
+}
+
+/**
+ * Yields `{ done, total }` (plus `round` after a rejection) now and on every MicroJob that gets its first valid result; returns after the
+ * update with `done === total`. It counts the job's current round (its rejections on chain when called): after a
+ * rejection, call it again to follow the next round.
  *
  * @throws JobNotFoundError, ChainError, DeadlinePassedError, TimeoutError, AbortError
  */
@@ -33,8 +56,10 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const id = jobId.toLowerCase()
   const job = await loadEscrowJob(ctx, id, options.signal)
   const total = job.macroJobs * job.microJobsPerMacro
-  const doc = await openJobDoc(ctx, id, options.signal)
-  const tracker = new JobProgress({ verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), id, total)
+  const round = job.rejections
+  const doc = await openJobDoc(ctx, id, options.signal, round)
+  const verifier = await roundVerifier(ctx, id, round, options.signal)
+  const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total)
   const byDeadline = options.timeoutMs === undefined
   const waitMs = options.timeoutMs ?? Math.max(0, job.deadline * 1000 - Date.now())
   const signal = anySignal([options.signal, ctx.stopped])
@@ -50,7 +75,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
       const done = Math.min(tracker.done.size, total)
       if (done !== reported) {
         reported = done
-        yield { done, total }
+        yield round === 0 ? { done, total } : { done, total, round }
         if (done >= total) return
       }
       if (signal.aborted) throw new AbortError(`progress of ${id} aborted`, { cause: signal.reason })

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import {
-  MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, recordVerifier, resultTable, resultTree, sliceJob
+  MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, resultTable, resultTree, roundKey, sliceJob
 } from '@jobmesh/peer'
 import { ZeroHash } from 'ethers'
 import { CID } from 'multiformats/cid'
@@ -9,7 +9,7 @@ import { fetchContent, rawCidOfSha256 } from './content.js'
 import { DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError } from './errors.js'
 import { loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
-import { openJobDoc } from './progress.js'
+import { openJobDoc, roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
 import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer'
 
@@ -60,12 +60,15 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
   const signal = anySignal([options.signal, ctx.stopped, failed.signal])
   const [job, known] = await Promise.all([loadEscrowJob(ctx, id, signal), loadSpec(ctx, id, signal)])
   const { microJobs } = sliceJob(known.spec, id)
-  const doc = await openJobDoc(ctx, id, signal)
-  const verifier = recordVerifier()
+  // the current round (rejections on chain): its doc, its signing scope, without the slashed submitters' results
+  const round = job.rejections
+  const doc = await openJobDoc(ctx, id, signal, round)
+  const verifier = await roundVerifier(ctx, id, round, signal)
   const self = ctx.node.peerId.toString()
   const signer = recordSigner(ctx.node.privateKey, self)
-  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), id)
-  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(id))
+  const scope = roundKey(id, round)
+  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
+  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(scope))
 
   // the submitter's manifest (checked against the escrow's resultRoot) when there is one, else the job doc
   const manifest = job.resultRoot !== ZeroHash ? await loadManifest(ctx, id, job.resultRoot, microJobs, signal) : undefined

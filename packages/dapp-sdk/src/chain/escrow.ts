@@ -113,6 +113,8 @@ export interface Escrow {
   created(jobId: string, fromBlock: number, options?: CallOptions): Promise<{ specCid: string, blockNumber: number } | undefined>
   /** The block of the job's `JobReleased` event at or after `fromBlock`, if any. */
   releasedAt(jobId: string, fromBlock: number, options?: CallOptions): Promise<number | undefined>
+  /** Wallets of the job's slashed submitters in round order (one per `JobRejected` event from `fromBlock`). */
+  rejectedSubmitters(jobId: string, fromBlock: number, options?: CallOptions): Promise<string[]>
   /** Unix seconds of the latest block (the clock the escrow's deadline is compared with). */
   chainTime(options?: CallOptions): Promise<number>
   blockNumber(options?: CallOptions): Promise<number>
@@ -222,6 +224,11 @@ export function createEscrow (init: EscrowInit): Escrow {
       const events = await call('JobReleased events', async () =>
         contract.queryFilter(contract.filters.JobReleased(jobId), fromBlock), options)
       return events.at(-1)?.blockNumber
+    },
+    async rejectedSubmitters (jobId, fromBlock, options) {
+      const events = await call('JobRejected events', async () =>
+        contract.queryFilter(contract.filters.JobRejected(jobId), fromBlock), options)
+      return events.flatMap(e => 'args' in e ? [String(e.args.submitter)] : [])
     },
     async chainTime (options) {
       const block = await call('eth_getBlockByNumber', async () => init.provider.getBlock('latest'), options)
