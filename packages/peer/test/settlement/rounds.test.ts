@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { Wallet } from 'ethers'
+import { afterEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { INDEX_JOBS_MAP, RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
+import { JobAnnouncement } from '../../src/coord/pb/coord.js'
+import { resultTable } from '../../src/coord/results.js'
+import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
+import { INDEX_DOC } from '../../src/crdt/constants.js'
+import { jobDocName, roundDocName } from '../../src/crdt/names.js'
+import { ANNOUNCEMENT_DOMAIN, excludingVerifier, roundKey } from '../../src/processor/index.js'
+import { sliceJob } from '../../src/protocol/index.js'
+import { buildManifest, publishProfile, reannounceRound, slashedPeerIds } from '../../src/settlement/index.js'
+import { spec, startPeers, stopPeers, waitFor, waitForMesh } from '../processor/helpers.js'
+import type { ChainClient, ChainEvent } from '../../src/chain/index.js'
+import type { SettlementDocs } from '../../src/settlement/index.js'
+import type { TestPeer } from '../processor/helpers.js'
+import type { PrivateKey } from '@libp2p/interface'
+
+function memoryDocs (): SettlementDocs & { docs: Map<string, Y.Doc> } {
+  const docs = new Map<string, Y.Doc>()
+  return {
+    docs,
+    open: async (name) => {
+      let d = docs.get(name)
+      if (d == null) { d = new Y.Doc(); docs.set(name, d) }
+      return d
+    }
+  }
+}
+
+/** A chain that knows one rejection of `jobId` (submitter `slashed`) and the registry owner of no PeerId. */
+function rejectedChain (jobId: string, slashed: string): ChainClient {
+  const event: ChainEvent = { name: 'JobRejected', args: { jobId, submitter: slashed, slashed: 1n }, address: '0x', blockNumber: 5, transactionHash: '0x', logIndex: 0 }
+  return {
+    findEvents: async (filter: { names: string[] }) => filter.names.includes('JobRejected') ? [event] : [],
+    peerAddress: async () => undefined,
+    processorPool: async () => 8_000n
+  } as unknown as ChainClient
+}
+
+function sha (text: string): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(text).digest())
+}
+
+function announce (key: PrivateKey, jobId: string, round?: number): Uint8Array {
+  const job = spec(1, 2)
+  const payload = JobAnnouncement.encode({
+    jobId: new Uint8Array(Buffer.from(jobId.slice(2), 'hex')), specCid: job.specCid, minVramGb: 0, value: 1, status: 0, microJobs: 2, round
+  })
+  return recordSigner(key, peerIdFromPrivateKey(key).toString()).sign(ANNOUNCEMENT_DOMAIN, payload)
+}
+
+describe('rounds: names, exclusion, re-announcement, finalization', () => {
+  it('round 0 keeps the job doc and the jobId scope; round r gets its own doc and scope', () => {
+    const id = '0x' + 'ab'.repeat(32)
+    expect(roundDocName(id, 0)).toBe(jobDocName(id))
+    expect(roundDocName(id, 2)).toBe(`${jobDocName(id)}/r2`)
+    expect(roundKey(id, 0)).toBe(id)
+    expect(roundKey(id, 1)).toBe(`${id}/r1`)
+  })
+
+  it('an excluding verifier treats records of excluded signers as absent', async () => {
+    const [a, b] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519')])
+    const [ida, idb] = [a, b].map(k => peerIdFromPrivateKey(k).toString())
+    const v = excludingVerifier(recordVerifier(), new Set([ida]))
+    expect(v.verify(recordSigner(a, ida).sign('d', new Uint8Array([1])), 'd')).toBeUndefined()
+    expect(v.verify(recordSigner(b, idb).sign('d', new Uint8Array([1])), 'd')?.signer).toBe(idb)
+  })
+
+  it('re-announces a job for a later round once, keeping the announcement, signed by the re-announcer', async () => {
+    const { open } = memoryDocs()
+    const [creator, peer] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519')])
+    const id = '0x' + 'cd'.repeat(32)
+    const index = await open(INDEX_DOC)
+    index.getMap<Uint8Array>(INDEX_JOBS_MAP).set(id, announce(creator, id))
+    expect(await reannounceRound({ docs: { open }, privateKey: peer }, id, 0)).toBe(false)
+    expect(await reannounceRound({ docs: { open }, privateKey: peer }, id, 1)).toBe(true)
+    expect(await reannounceRound({ docs: { open }, privateKey: peer }, id, 1)).toBe(false)
+    const v = recordVerifier().verify(index.getMap<Uint8Array>(INDEX_JOBS_MAP).get(id) as Uint8Array, ANNOUNCEMENT_DOMAIN)
+    expect(v?.signer).toBe(peerIdFromPrivateKey(peer).toString())
+    const a = JobAnnouncement.decode(v?.payload as Uint8Array)
+    expect(a.round).toBe(1)
+    expect(a.microJobs).toBe(2)
+    // no announcement of the job: nothing to re-announce
+    expect(await reannounceRound({ docs: { open }, privateKey: peer }, '0x' + 'ef'.repeat(32), 1)).toBe(false)
+  })
+
+  it('the finalizer of round 1 reads the round doc and refuses the slashed submitter\'s results', async () => {
+    const docs = memoryDocs()
+    const [cheater, honest, finalizer] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519'), generateKeyPair('Ed25519')])
+    const cheaterWallet = Wallet.createRandom().address
+    const honestWallet = Wallet.createRandom().address
+    await publishProfile({ docs, privateKey: cheater }, { address: cheaterWallet, gpuModel: 'cpu', vramGb: 1 })
+    await publishProfile({ docs, privateKey: honest }, { address: honestWallet, gpuModel: 'cpu', vramGb: 1 })
+    const job = spec(1, 2)
+    const chain = rejectedChain(job.jobId, cheaterWallet)
+    const components = { docs, chain, privateKey: finalizer }
+    expect(await slashedPeerIds(components, job.jobId, 1)).toEqual(new Set([peerIdFromPrivateKey(cheater).toString()]))
+    expect((await slashedPeerIds(components, job.jobId, 0)).size).toBe(0)
+
+    const write = (doc: Y.Doc, key: PrivateKey, scope: string, index: number, text: string): void => {
+      resultTable({ signer: recordSigner(key, peerIdFromPrivateKey(key).toString()), verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
+        .write(0, index, { term: 1, outputHash: sha(text), size: text.length })
+    }
+    const r1 = await docs.open(roundDocName(job.jobId, 1))
+    // the cheater's result has a higher term than nothing else: without the exclusion it would count for MicroJob 0
+    write(r1, cheater, roundKey(job.jobId, 1), 0, 'wrong')
+    write(r1, cheater, roundKey(job.jobId, 1), 1, 'wrong')
+    // a round-0 record copied into the round-1 doc does not verify (the signing domain binds the round)
+    write(r1, honest, job.jobId, 1, 'copied')
+    await expect(buildManifest(components, job.jobId, job.spec, { round: 1 })).rejects.toThrow(/2 MicroJobs/)
+    write(r1, honest, roundKey(job.jobId, 1), 0, 'right-0')
+    write(r1, honest, roundKey(job.jobId, 1), 1, 'right-1')
+    const manifest = await buildManifest(components, job.jobId, job.spec, { round: 1 })
+    expect(manifest.microJobs.map(e => e.signer)).toEqual([peerIdFromPrivateKey(honest).toString(), peerIdFromPrivateKey(honest).toString()])
+    expect(manifest.microJobs[0].outputHash).toBe('0x' + Buffer.from(sha('right-0')).toString('hex'))
+    expect(manifest.payouts.map(p => p.payee)).toEqual([honestWallet])
+    // round 0 (its own doc) is untouched by the round-1 results
+    await expect(buildManifest(components, job.jobId, job.spec, { round: 0 })).rejects.toThrow(/JobIncomplete|no trusted result/)
+  })
+})
+
+describe('rounds: processors follow a re-announced job', () => {
+  let peers: TestPeer[] = []
+  afterEach(async () => {
+    await stopPeers(peers)
+    peers = []
+  })
+
+  it('processes round 1 in its own doc; the excluded peer does not take part', async () => {
+    let excluded = ''
+    peers = await startPeers(3, { rounds: { excluded: async (_jobId, round) => new Set(round > 0 ? [excluded] : []) } })
+    excluded = peers[0].id
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const job = spec(2, 4)
+    const total = sliceJob(job.spec, job.jobId).microJobs.length
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === total), 20_000, 'round 0 done')
+
+    const round1: string[] = []
+    for (const p of peers) {
+      p.processor.addEventListener('microjob:done', () => { round1.push(p.id) })
+    }
+    expect(await reannounceRound({ docs: peers[1].docs, privateKey: peers[1].node.privateKey }, job.jobId, 1)).toBe(true)
+    const name = roundDocName(job.jobId, 1)
+    const doneInRound1 = (p: TestPeer): number => {
+      const doc = p.docs.get(name)
+      if (doc == null) return 0
+      return resultTable({ signer: recordSigner(p.node.privateKey, p.id), verifier: recordVerifier() },
+        doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, 1)).doneKeys().size
+    }
+    await waitFor(() => peers.slice(1).every(p => doneInRound1(p) === total), 20_000, 'round 1 done')
+    expect(round1.length).toBeGreaterThanOrEqual(total)
+    expect(round1.includes(peers[0].id)).toBe(false)
+    // round 0's results stay where they were
+    expect(peers[1].docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size).toBe(total)
+    expect(peers[1].processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('complete')
+  }, 60_000)
+})
