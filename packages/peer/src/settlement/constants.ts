@@ -26,3 +26,9 @@ export const FINAL_DOMAIN = 'jobmesh/final'
 
 /** Manifest format version. */
 export const MANIFEST_VERSION = 1
+
+/** How long the finalizer waits for one MicroJob output from the network before it regenerates it (ms). */
+export const DEFAULT_OUTPUT_FETCH_TIMEOUT_MS = 10_000
+
+/** Outputs the finalizer fetches (or regenerates) at once. */
+export const DEFAULT_OUTPUT_CONCURRENCY = 8

@@ -41,3 +41,41 @@ export class InvalidProfileError extends Error {
   static override readonly name = 'InvalidProfileError'
   override name = 'InvalidProfileError'
 }
+
+/**
+ * A MicroJob output listed in the manifest could not be fetched and could not be regenerated (no executor, or the
+ * executor failed): the finalizer does not submit a root it cannot back.
+ */
+export class OutputUnavailableError extends Error {
+  static override readonly name = 'OutputUnavailableError'
+  override name = 'OutputUnavailableError'
+  readonly macroIndex: number
+  readonly index: number
+
+  constructor (macroIndex: number, index: number, message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.macroIndex = macroIndex
+    this.index = index
+  }
+}
+
+/**
+ * Re-running a MicroJob whose output was unavailable gave a different sha256 than its result record: the recorded
+ * result is not trustworthy, so the finalizer does not submit it.
+ */
+export class OutputMismatchError extends Error {
+  static override readonly name = 'OutputMismatchError'
+  override name = 'OutputMismatchError'
+  readonly macroIndex: number
+  readonly index: number
+  readonly expected: string
+  readonly actual: string
+
+  constructor (macroIndex: number, index: number, expected: string, actual: string) {
+    super(`MicroJob ${macroIndex}.${index}: re-running it gives output ${actual}, its result record claims ${expected}`)
+    this.macroIndex = macroIndex
+    this.index = index
+    this.expected = expected
+    this.actual = actual
+  }
+}

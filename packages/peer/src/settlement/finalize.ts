@@ -1,5 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { ensureOutputs } from './availability.js'
 import { MANIFEST_VERSION } from './constants.js'
 import { JobIncompleteError, NoPayeesError } from './errors.js'
 import { loadSpecFromChain, finalMap } from './lookup.js'
@@ -27,6 +28,10 @@ export interface FinalizeOptions {
   signal?: AbortSignal
   /** The job's spec; default: `components.loadSpec`, else `ipfs://<specCid>` of its JobCreated event. */
   spec?: JobSpec
+  /** How long one output may take to arrive before it is regenerated (ms), default 10 000. */
+  outputFetchTimeoutMs?: number
+  /** Outputs fetched or regenerated at once, default 8. */
+  outputConcurrency?: number
 }
 
 export interface FinalizeResult {
@@ -115,11 +120,12 @@ export async function buildManifest (components: Pick<SettlementComponents, 'doc
 }
 
 /**
- * Finalizes a completed job (DESIGN 8): builds the result tree, the payout tree and the manifest, adds the manifest
- * to IPFS, calls `submitResults`, and writes a signed `final` record in the job doc. Idempotent: a job that is no
- * longer Open on chain is left alone (`outcome: 'already'`).
+ * Finalizes a completed job (DESIGN 8): builds the result tree, the payout tree and the manifest, makes sure this
+ * node holds every output of the manifest (`ensureOutputs`: fetched, else regenerated with the executor, sha256
+ * checked, pinned), adds the manifest to IPFS, calls `submitResults`, and writes a signed `final` record in the job
+ * doc. Idempotent: a job that is no longer Open on chain is left alone (`outcome: 'already'`).
  *
- * @throws JobIncompleteError, NoPayeesError, SpecUnavailableError, ChainRevertError, RpcUnreachableError, ...
+ * @throws JobIncompleteError, NoPayeesError, OutputMismatchError, OutputUnavailableError, SpecUnavailableError, ChainRevertError, RpcUnreachableError, ...
  */
 export async function finalizeJob (components: SettlementComponents, jobId: string, options: FinalizeOptions = {}): Promise<FinalizeResult> {
   const id = jobId.toLowerCase()
@@ -133,7 +139,12 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   const spec = options.spec ?? (components.loadSpec != null
     ? await components.loadSpec(id, { signal })
     : await loadSpecFromChain(components, id, { signal }))
-  const manifest = await buildManifest(components, id, spec, { signal, round })
+  const built = await buildManifest(components, id, spec, { signal, round })
+  // availability: this node holds (pinned) every output it submits, fetched or regenerated, before the root goes on chain
+  const held = await ensureOutputs(components, id, spec, built.microJobs, {
+    signal, fetchTimeoutMs: options.outputFetchTimeoutMs, concurrency: options.outputConcurrency
+  })
+  const manifest: Manifest = { ...built, microJobs: held.entries }
   const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
   let tx
   try {

@@ -17,6 +17,8 @@ export { createSettlement } from './service.js'
 export type { Settlement, SettlementInit, SettlementEvents } from './service.js'
 export { finalizeJob, buildManifest } from './finalize.js'
 export type { FinalizeOptions, FinalizeResult } from './finalize.js'
+export { ensureOutputs } from './availability.js'
+export type { EnsureOutputsOptions, EnsureOutputsResult } from './availability.js'
 export { verifyJob, commitment } from './verify.js'
 export type { VerifyResult } from './verify.js'
 export { drawVerifiers, proveAndSettle } from './settle.js'
@@ -36,9 +38,9 @@ export type { FinalRecord } from './lookup.js'
 export type { SettlementComponents, SettlementDocs, SettlementOptions, SpecLoader } from './types.js'
 export {
   JobIncompleteError, NoPayeesError, SpecUnavailableError, InvalidManifestError, ValidationIndexMismatchError,
-  WrongJobStatusError, InvalidProfileError
+  WrongJobStatusError, InvalidProfileError, OutputUnavailableError, OutputMismatchError
 } from './errors.js'
 export {
   DEFAULT_SETTLEMENT_POLL_MS, DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, PEERS_MAP,
-  PROFILE_DOMAIN, FINAL_MAP, FINAL_DOMAIN, MANIFEST_VERSION
+  PROFILE_DOMAIN, FINAL_MAP, FINAL_DOMAIN, MANIFEST_VERSION, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS, DEFAULT_OUTPUT_CONCURRENCY
 } from './constants.js'

@@ -152,7 +152,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
       return slashedPeerIds(components, jobId.toLowerCase(), round, { signal: options.signal ?? controller.signal })
     },
     async onJobComplete (jobId: string): Promise<FinalizeResult> {
-      const result = await finalizeJob(components, jobId, { signal: controller.signal })
+      const result = await finalizeJob(components, jobId, { signal: controller.signal, outputFetchTimeoutMs: init.outputFetchTimeoutMs })
       emit('finalized', { jobId, ...result })
       if (result.outcome === 'submitted') {
         track(jobId, 'settle', async () => {

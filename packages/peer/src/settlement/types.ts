@@ -17,10 +17,10 @@ export type SpecLoader = (jobId: string, options: { signal?: AbortSignal }) => P
 export interface SettlementComponents {
   docs: SettlementDocs
   chain: ChainClient
-  store: Pick<ContentStore, 'addBytes' | 'fetch'>
+  store: Pick<ContentStore, 'addBytes' | 'addOutput' | 'fetch'>
   /** The peer's libp2p key: signs the `final` record and the profile. */
   privateKey: PrivateKey
-  /** Re-runs sampled MicroJobs (verifiers): the WASM adapter. */
+  /** Re-runs sampled MicroJobs (verifiers) and regenerates unavailable outputs (finalizer): the WASM adapter. */
   executor?: MicroJobExecutor
   loadSpec?: SpecLoader
 }
@@ -31,4 +31,6 @@ export interface SettlementOptions {
   pollMs?: number
   /** Timeout of each wait (ms), default 30 min. */
   phaseTimeoutMs?: number
+  /** Finalizer: how long one output may take to arrive before it is regenerated (ms), default 10 000. */
+  outputFetchTimeoutMs?: number
 }

@@ -1,0 +1,116 @@
+import { logger } from '@libp2p/logger'
+import { DEFAULT_OUTPUT_CONCURRENCY, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS } from './constants.js'
+import { OutputMismatchError, OutputUnavailableError } from './errors.js'
+import { outputHash } from '../executor/index.js'
+import type { ManifestEntry } from './manifest.js'
+import type { SettlementComponents } from './types.js'
+import type { JobSpec } from '../protocol/index.js'
+
+const log = logger('jobmesh:settlement:availability')
+
+export interface EnsureOutputsOptions {
+  signal?: AbortSignal
+  /** How long one output may take to arrive from the network before it is regenerated (ms), default 10 000. */
+  fetchTimeoutMs?: number
+  /** Outputs handled at once, default 8. */
+  concurrency?: number
+}
+
+export interface EnsureOutputsResult {
+  /** The entries, each naming the CID this node now holds (pinned) for its output. */
+  entries: ManifestEntry[]
+  /** Outputs found locally or fetched from peers. */
+  fetched: number
+  /** Outputs nobody served in time, re-run with the executor (same sha256). */
+  regenerated: number
+}
+
+/**
+ * Makes this node hold every output of a manifest (docs/settlement.md, Availability): each output is fetched by its
+ * CID (locally, else over bitswap, within `fetchTimeoutMs`), its sha256 checked against the entry, and stored and
+ * pinned with `addOutput`. An output nobody serves in time (its processor died) is regenerated: job code is
+ * deterministic WebAssembly, so the MicroJob is re-run with the executor and its output must hash to the recorded
+ * `outputHash`. Idempotent: outputs already held are read locally and pinned again (a no-op).
+ *
+ * @throws OutputMismatchError (a regenerated output differs: the recorded result is not trustworthy),
+ * OutputUnavailableError (not fetched and not regenerated), AbortError
+ */
+export async function ensureOutputs (components: Pick<SettlementComponents, 'store' | 'executor'>, jobId: string, spec: JobSpec,
+  entries: readonly ManifestEntry[], options: EnsureOutputsOptions = {}): Promise<EnsureOutputsResult> {
+  const { store, executor } = components
+  // the first failure stops the other workers: the finalization fails anyway
+  const failed = new AbortController()
+  const signal = options.signal == null ? failed.signal : AbortSignal.any([options.signal, failed.signal])
+  const timeoutMs = options.fetchTimeoutMs ?? DEFAULT_OUTPUT_FETCH_TIMEOUT_MS
+  const out: ManifestEntry[] = new Array(entries.length)
+  let fetched = 0
+  let regenerated = 0
+
+  const fetchOutput = async (e: ManifestEntry): Promise<Uint8Array | undefined> => {
+    try {
+      const bytes = await store.fetch(`ipfs://${e.outputCid}`, { timeoutMs, signal })
+      const actual = outputHash(bytes)
+      if (actual === e.outputHash.toLowerCase()) return bytes
+      log('output of %s %d.%d at %s hashes to %s, not %s', jobId, e.macroIndex, e.index, e.outputCid, actual, e.outputHash)
+    } catch (err) {
+      if (signal.aborted) throw err
+      log('output of %s %d.%d (%s) not fetched: %s', jobId, e.macroIndex, e.index, e.outputCid, (err as Error).message)
+    }
+    return undefined
+  }
+
+  const regenerate = async (e: ManifestEntry): Promise<Uint8Array> => {
+    if (executor == null) {
+      throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and this node has no executor to regenerate it`)
+    }
+    let bytes: Uint8Array
+    try {
+      bytes = await executor.run({
+        jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end
+      }, { signal })
+    } catch (err) {
+      if (signal.aborted) throw err
+      throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and re-running it failed: ${(err as Error).message}`, { cause: err })
+    }
+    const actual = outputHash(bytes)
+    if (actual !== e.outputHash.toLowerCase()) {
+      const err = new OutputMismatchError(e.macroIndex, e.index, e.outputHash.toLowerCase(), actual)
+      log.error('%s of %s (signer %s): not submitting a result that cannot be backed', err.message, jobId, e.signer)
+      throw err
+    }
+    return bytes
+  }
+
+  const handle = async (e: ManifestEntry, slot: number): Promise<void> => {
+    let bytes = await fetchOutput(e)
+    if (bytes != null) {
+      fetched++
+    } else {
+      bytes = await regenerate(e)
+      regenerated++
+      log('regenerated output of %s %d.%d (%d bytes)', jobId, e.macroIndex, e.index, bytes.byteLength)
+    }
+    const cid = await store.addOutput(bytes, { signal })
+    if (cid !== e.outputCid) log('output of %s %d.%d held as %s (recorded %s)', jobId, e.macroIndex, e.index, cid, e.outputCid)
+    out[slot] = { ...e, outputCid: cid, size: bytes.byteLength }
+  }
+
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < entries.length && !failed.signal.aborted) {
+      const slot = next++
+      try {
+        await handle(entries[slot], slot)
+      } catch (err) {
+        if (!failed.signal.aborted) failed.abort(err)
+        return
+      }
+    }
+  }
+  const workers = Math.max(1, Math.min(options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY, entries.length))
+  await Promise.all(Array.from({ length: workers }, worker))
+  if (failed.signal.aborted) throw failed.signal.reason
+  options.signal?.throwIfAborted()
+  log('%s: %d outputs held (%d fetched, %d regenerated)', jobId, entries.length, fetched, regenerated)
+  return { entries: out, fetched, regenerated }
+}
