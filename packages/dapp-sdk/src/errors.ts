@@ -125,6 +125,25 @@ export class ResultRootMismatchError extends Error {
   override readonly name = 'ResultRootMismatchError'
 }
 
+/**
+ * No peer served a MicroJob's output within the per-output fetch timeout (`results`): nobody online holds it.
+ * `macroIndex`, `index` and `cid` name the output.
+ */
+export class ResultUnavailableError extends Error {
+  static override readonly name = 'ResultUnavailableError'
+  override readonly name = 'ResultUnavailableError'
+  readonly macroIndex: number
+  readonly index: number
+  readonly cid: string
+
+  constructor (macroIndex: number, index: number, cid: string, timeoutMs: number, options?: ErrorOptions) {
+    super(`output of MicroJob ${macroIndex}.${index} (${cid}) could not be fetched within ${timeoutMs} ms`, options)
+    this.macroIndex = macroIndex
+    this.index = index
+    this.cid = cid
+  }
+}
+
 /** An output could not be fetched from the network. */
 export class DownloadError extends Error {
   static override readonly name = 'DownloadError'

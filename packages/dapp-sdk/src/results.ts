@@ -6,7 +6,9 @@ import { ZeroHash } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
 import { fetchContent, rawCidOfSha256 } from './content.js'
-import { DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError } from './errors.js'
+import {
+  AbortError, DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError, ResultUnavailableError, TimeoutError
+} from './errors.js'
 import { loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
 import { openJobDoc, roundVerifier } from './progress.js'
@@ -32,8 +34,13 @@ export interface MicroJobOutput {
 
 export interface ResultsOptions {
   signal?: AbortSignal
-  /** Per-output fetch timeout (ms); default the client's `fetchTimeoutMs`. */
+  /**
+   * Per-output fetch timeout (ms); default the client's `fetchTimeoutMs`. An output no peer serves within it fails
+   * the call with `ResultUnavailableError`.
+   */
   fetchTimeoutMs?: number
+  /** Timeout of the whole call (ms): `TimeoutError` after it. Default none (every step has its own timeout). */
+  timeoutMs?: number
   /** Called after each verified output (in completion order). */
   onOutput?(output: MicroJobOutput, fetched: number, total: number): void
 }
@@ -57,7 +64,20 @@ function hex (bytes: Uint8Array): string {
 export async function downloadResults (ctx: ClientContext, jobId: string, options: ResultsOptions = {}): Promise<MicroJobOutput[]> {
   const id = jobId.toLowerCase()
   const failed = new AbortController()
-  const signal = anySignal([options.signal, ctx.stopped, failed.signal])
+  const overall = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
+  const signal = anySignal([options.signal, ctx.stopped, failed.signal, overall])
+  try {
+    return await download(ctx, id, signal, failed, options)
+  } catch (err) {
+    if (overall?.aborted === true && options.signal?.aborted !== true && !ctx.stopped.aborted) {
+      throw new TimeoutError(`results of ${id} not complete within ${String(options.timeoutMs)} ms`, { cause: err })
+    }
+    throw err
+  }
+}
+
+async function download (ctx: ClientContext, id: string, signal: AbortSignal, failed: AbortController,
+  options: ResultsOptions): Promise<MicroJobOutput[]> {
   const [job, known] = await Promise.all([loadEscrowJob(ctx, id, signal), loadSpec(ctx, id, signal)])
   const { microJobs } = sliceJob(known.spec, id)
   // the current round (rejections on chain): its doc, its signing scope, without the slashed submitters' results
@@ -101,9 +121,18 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
     } catch (err) {
       throw new DownloadError(`MicroJob ${d.macroIndex}.${d.index}: invalid output CID ${String(outputCid)}`, { cause: err })
     }
-    const bytes = await fetchContent(ctx.node.helia, cid, {
-      signal: anySignal([signal], options.fetchTimeoutMs ?? ctx.settings.fetchTimeoutMs)
-    })
+    const timeoutMs = options.fetchTimeoutMs ?? ctx.settings.fetchTimeoutMs
+    const timeout = AbortSignal.timeout(timeoutMs)
+    let bytes: Uint8Array
+    try {
+      bytes = await fetchContent(ctx.node.helia, cid, { signal: anySignal([signal, timeout]) })
+    } catch (err) {
+      // the per-output timeout, not the caller: nobody online serves this output
+      if (timeout.aborted && !signal.aborted && (err as Error).name === AbortError.name) {
+        throw new ResultUnavailableError(d.macroIndex, d.index, cid.toString(), timeoutMs, { cause: err })
+      }
+      throw err
+    }
     const actual = `0x${createHash('sha256').update(bytes).digest('hex')}`
     if (actual !== expected) throw new ResultHashMismatchError(d.macroIndex, d.index, expected, actual)
     const output: MicroJobOutput = {
