@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CID } from 'multiformats/cid'
+import { outputHash } from '../../src/executor/index.js'
+import { createNode } from '../../src/node/index.js'
+import { testExecutor } from '../../src/processor/executor.js'
+import { parseJobSpec, sliceJob } from '../../src/protocol/index.js'
+import { ensureOutputs } from '../../src/settlement/index.js'
+import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
+import type { JobmeshNode } from '../../src/node/index.js'
+import type { MicroJobExecutor } from '../../src/processor/executor.js'
+import type { JobSpec } from '../../src/protocol/index.js'
+import type { ManifestEntry } from '../../src/settlement/index.js'
+import type { ContentStore } from '../../src/storage/index.js'
+
+const JOB_ID = '0x' + '42'.repeat(32)
+
+describe('finalizer availability: ensureOutputs', () => {
+  let node: JobmeshNode
+  let store: ContentStore
+  let spec: JobSpec
+  const executor = testExecutor()
+
+  beforeAll(async () => {
+    node = await createNode()
+    store = createContentStore({ helia: node.helia })
+    spec = parseJobSpec({
+      creator: '0x' + '11'.repeat(20), codeUri: 'ipfs://bafkqaaa', dataUri: 'ipfs://bafkqaaa', blockSize: 10, blockCount: 8,
+      slicing: { macroJobs: 2, microJobsPerMacro: 2, blocksPerMicro: 2 }, seed: 7n, price: 1000n,
+      estimate: { overheadSeconds: 1, secondsPerMicroJob: 1 }, verifiers: 1, deadline: Date.now() + 3_600_000
+    })
+  })
+  afterAll(async () => { await node.stop() })
+
+  /** Manifest entries of the job's MicroJobs with the test executor's outputs; `stored` ones are in the blockstore. */
+  async function entries (stored: (i: number) => boolean, jobId = JOB_ID): Promise<ManifestEntry[]> {
+    const out: ManifestEntry[] = []
+    for (const [i, d] of sliceJob(spec, jobId).microJobs.entries()) {
+      const bytes = await executor.run({ jobId, spec, ...d }, { signal: AbortSignal.timeout(5_000) })
+      const hash = outputHash(bytes)
+      if (stored(i)) await store.addOutput(bytes)
+      out.push({ ...d, outputHash: hash, outputCid: rawOutputCid(hash), size: bytes.byteLength, signer: 'peer' })
+    }
+    return out
+  }
+
+  it('fetches the outputs present, regenerates the missing ones with the executor, pins all; idempotent', async () => {
+    const list = await entries(i => i % 2 === 0)
+    expect(await node.helia.blockstore.has(CID.parse(list[1].outputCid))).toBe(false)
+    const held = await ensureOutputs({ store, executor }, JOB_ID, spec, list, { fetchTimeoutMs: 300 })
+    expect([held.fetched, held.regenerated]).toEqual([2, 2])
+    expect(held.entries).toEqual(list)
+    for (const e of list) expect(await node.helia.pins.isPinned(CID.parse(e.outputCid))).toBe(true)
+    // again: everything is local now
+    const again = await ensureOutputs({ store, executor }, JOB_ID, spec, list, { fetchTimeoutMs: 300 })
+    expect([again.fetched, again.regenerated]).toEqual([4, 0])
+  })
+
+  it('fails with OutputMismatchError when a regenerated output differs from the recorded hash', async () => {
+    const other = '0x' + '43'.repeat(32)
+    const list = await entries(() => false, other)
+    const wrong: MicroJobExecutor = {
+      async run (task, options) {
+        const bytes = await executor.run(task, options)
+        if (task.index === 1) bytes[0] ^= 0xff
+        return bytes
+      }
+    }
+    await expect(ensureOutputs({ store, executor: wrong }, other, spec, list, { fetchTimeoutMs: 200 }))
+      .rejects.toMatchObject({ name: 'OutputMismatchError', index: 1 })
+  })
+
+  it('fails with OutputUnavailableError when an output is missing and there is no executor', async () => {
+    const missing = { ...(await entries(() => true))[0], outputHash: '0x' + 'ab'.repeat(32), outputCid: rawOutputCid('0x' + 'ab'.repeat(32)) }
+    await expect(ensureOutputs({ store }, JOB_ID, spec, [missing], { fetchTimeoutMs: 200 }))
+      .rejects.toMatchObject({ name: 'OutputUnavailableError', macroIndex: 0, index: 0 })
+  })
+})
