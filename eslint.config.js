@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'bench/out/**', 'examples/assembly/**', 'examples/build/**',
+    ignores: ['**/dist/**', '.jobmesh/**', 'coverage/**', '**/node_modules/**', 'bench/out/**', 'examples/assembly/**', 'examples/build/**',
       'packages/contracts/out/**', 'packages/contracts/cache/**', 'packages/*/src/**/*.generated.ts',
       'packages/peer/src/**/pb/*.ts']
   },

@@ -12,11 +12,21 @@ export default defineConfig({
     }
   },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ['default']
+    projects: [
+      {
+        // package tests: in-process libp2p/helia/Yjs, anvil; files run in parallel
+        extends: true,
+        test: { name: 'packages', include: ['packages/*/test/**/*.test.ts'], sequence: { groupOrder: 0 } }
+      },
+      {
+        // end-to-end: each file runs a devnet of real jobmesh processes; one file at a time, after the package tests
+        extends: true,
+        test: { name: 'e2e', include: ['test/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } }
+      }
+    ]
   }
 })

@@ -37,6 +37,9 @@ export async function startNetwork (init: DevnetInit = {}): Promise<Network> {
     devnet,
     client,
     stop: async () => {
+      if (process.env.JOBMESH_E2E_LOGS != null) {
+        for (const p of devnet.peers) process.stderr.write(`---- ${p.name}\n${p.output.slice(-60).join('\n')}\n`)
+      }
       await client.stop().catch(() => {})
       await devnet.stop()
       await rm(dir, { recursive: true, force: true })
