@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { logger } from '@libp2p/logger'
 import { DEFAULT_OUTPUT_CONCURRENCY, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS } from './constants.js'
 import { OutputMismatchError, OutputUnavailableError } from './errors.js'
@@ -41,6 +42,8 @@ export async function ensureOutputs (components: Pick<SettlementComponents, 'sto
   // the first failure stops the other workers: the finalization fails anyway
   const failed = new AbortController()
   const signal = options.signal == null ? failed.signal : AbortSignal.any([options.signal, failed.signal])
+  // every concurrent fetch and re-run listens on it
+  setMaxListeners(Infinity, signal)
   const timeoutMs = options.fetchTimeoutMs ?? DEFAULT_OUTPUT_FETCH_TIMEOUT_MS
   const out: ManifestEntry[] = new Array(entries.length)
   let fetched = 0

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseEther } from 'ethers'
+import { CLI_BIN } from '@jobmesh/peer'
+import { submitMandelbrot } from '../../examples/src/index.js'
+import { startNetwork } from './helpers.js'
+import type { Network } from './helpers.js'
+import type { PeerStatus } from '@jobmesh/peer'
+
+const run = promisify(execFile)
+
+/** Asks a running `jobmesh start` for its status through the real CLI. */
+async function status (dataDir: string): Promise<PeerStatus> {
+  const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: 10_000 })
+  return JSON.parse(stdout) as PeerStatus
+}
+
+/** Polls a condition every 200 ms until it holds or the deadline passes. */
+async function until (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
+}
+
+describe('faults with real jobmesh processes', () => {
+  let net: Network | undefined
+
+  afterEach(async () => {
+    await net?.stop()
+    net = undefined
+  })
+
+  it('three peers, two bootstrapped from the first; one killed with SIGKILL mid-job; the others finish and the job is released', async () => {
+    net = await startNetwork({ peers: 3 })
+    const { client, devnet } = net
+    // k = 2: with the submitter excluded, the survivor and the dead peer are the only verifiers left to draw.
+    // heavy enough MicroJobs that the job is far from done when the victim has finished its first one
+    const image = { width: 256, height: 192, x0: -0.75, y0: 0.15, x1: -0.7, y1: 0.1, maxIter: 40_000 }
+    const job = await submitMandelbrot(client, { image, macroJobs: 6, microJobsPerMacro: 8, price: parseEther('1'), verifiers: 2 })
+    const victim = devnet.peers[1]
+    const victimPeerId = (await status(victim.dataDir)).peerId
+    await until('the victim to finish a MicroJob', async () => (await status(victim.dataDir)).work.microJobsDone >= 1, 60_000)
+    victim.kill('SIGKILL')
+    await victim.exited
+    expect(victim.child.signalCode).toBe('SIGKILL')
+
+    let done = 0
+    for await (const p of client.progress(job.jobId, { timeoutMs: 120_000 })) done = p.done
+    expect(done).toBe(48)
+    const survivors = await Promise.all([devnet.peers[0], devnet.peers[2]].map(async p => await status(p.dataDir)))
+    for (const s of survivors) {
+      expect(s.jobs.find(j => j.jobId === job.jobId)?.state).toBe('complete')
+    }
+    expect(survivors.reduce((a, s) => a + s.work.microJobsDone, 0)).toBeGreaterThan(0)
+
+    const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 150_000 })
+    expect(release.status).toBe('Released')
+    // every output, the dead peer's too, is served (the finalizer holds them all); each sha256 is checked by the SDK
+    // against the manifest the escrow's resultRoot proves. Bounded: a missing output fails fast, it never hangs.
+    const outputs = await client.results(job.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 60_000 })
+    expect(outputs).toHaveLength(48)
+    expect(outputs.map(o => o.macroIndex * 8 + o.index)).toEqual(Array.from({ length: 48 }, (_, i) => i))
+    for (const o of outputs) expect(o.bytes.byteLength).toBeGreaterThan(0)
+    // the killed peer's results count: their outputs lived only in its blockstore until the finalizer recovered them
+    expect(outputs.some(o => o.signer === victimPeerId)).toBe(true)
+  }, 300_000)
+})
