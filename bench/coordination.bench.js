@@ -127,6 +127,7 @@ async function runJob ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   claimToStart.sort((a, b) => a - b)
   const executions = [...runs.values()].reduce((a, b) => a + b, 0)
   const handoffs = peers.reduce((a, p) => a + p.processor.metrics.handoffs, 0)
+  const failovers = peers.reduce((a, p) => a + p.processor.metrics.failovers, 0)
   const activeMs = lastDone - firstStart
   return {
     peers: n,
@@ -136,6 +137,7 @@ async function runJob ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
     executions,
     duplicates: executions - runs.size,
     handoffs,
+    failovers,
     startupMs: Math.round(firstStart - announced),
     activeMs: Math.round(activeMs),
     makespanMs: Math.round(lastDone - announced),
@@ -145,29 +147,35 @@ async function runJob ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   }
 }
 
+// COORD_BENCH_ONLY=no-op:8,50ms:8 runs a subset (default: every run)
+const only = process.env.COORD_BENCH_ONLY?.split(',')
+const wanted = (kind, peers) => only == null || only.includes(`${kind}:${peers}`)
+
 const throughput = []
 for (const [peers, microJobs] of [[2, 1_000], [4, 2_000], [8, 2_000]]) {
+  if (!wanted('no-op', peers)) continue
   const macroJobs = Math.max(1, peers / 2)
   throughput.push(await runJob({ peers, macroJobs, microJobsPerMacro: microJobs / macroJobs, workMs: 0 }))
   const r = throughput[throughput.length - 1]
-  process.stdout.write(`no-op ${r.peers} peers: ${r.perSecond} MicroJobs/s, claim-to-start p50 ${r.claimToStartP50} ms p99 ${r.claimToStartP99} ms, duplicates ${r.duplicates}\n`)
+  process.stdout.write(`no-op ${r.peers} peers: ${r.perSecond} MicroJobs/s, claim-to-start p50 ${r.claimToStartP50} ms p99 ${r.claimToStartP99} ms, duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
 }
 
 const makespan = []
 for (const [peers, microJobs] of [[4, 320], [8, 640]]) {
+  if (!wanted('50ms', peers)) continue
   const workMs = 50
   const macroJobs = Math.max(1, peers / 2)
   const r = await runJob({ peers, macroJobs, microJobsPerMacro: microJobs / macroJobs, workMs })
   const idealMs = microJobs * workMs / peers
   makespan.push({ ...r, idealMs, ratio: Number((r.makespanMs / idealMs).toFixed(3)), activeRatio: Number((r.activeMs / idealMs).toFixed(3)) })
-  process.stdout.write(`50 ms work ${peers} peers: makespan ${r.makespanMs} ms, ideal ${idealMs} ms\n`)
+  process.stdout.write(`50 ms work ${peers} peers: makespan ${r.makespanMs} ms, ideal ${idealMs} ms, duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
 }
 
 const rows = [
-  ['run', 'peers', 'MicroJobs', 'MacroJobs', 'MicroJobs/s', 'claim->start p50 / p99 (ms)', 'startup (ms)', 'makespan / ideal', 'dup'],
-  ...throughput.map(r => ['no-op', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs, '', r.duplicates]),
+  ['run', 'peers', 'MicroJobs', 'MacroJobs', 'MicroJobs/s', 'claim->start p50 / p99 (ms)', 'startup (ms)', 'makespan / ideal', 'dup', 'failovers'],
+  ...throughput.map(r => ['no-op', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs, '', r.duplicates, r.failovers]),
   ...makespan.map(r => ['50 ms', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs,
-    `${r.makespanMs} / ${r.idealMs} = ${r.ratio} (active ${r.activeRatio})`, r.duplicates])
+    `${r.makespanMs} / ${r.idealMs} = ${r.ratio} (active ${r.activeRatio})`, r.duplicates, r.failovers])
 ]
 const widths = rows[0].map((_, c) => Math.max(...rows.map(r => String(r[c]).length)))
 process.stdout.write('\n' + rows.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n') + '\n')

@@ -22,6 +22,8 @@ export interface JobProgressComponents {
 export class JobProgress extends TypedEvents<JobProgressEvents> {
   readonly done = new Set<string>()
   readonly total: number
+  /** macroIndex -> MicroJobs of that MacroJob with a valid result. */
+  private readonly perMacro = new Map<number, number>()
   private readonly map: Y.Map<Uint8Array>
   private readonly scope: string
   private readonly components: JobProgressComponents
@@ -59,6 +61,11 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
     return this.done.has(key)
   }
 
+  /** How many MicroJobs of MacroJob `macroIndex` have a valid result. */
+  doneIn (macroIndex: number): number {
+    return this.perMacro.get(macroIndex) ?? 0
+  }
+
   stop (): void {
     this.map.unobserve(this.observer)
   }
@@ -81,6 +88,8 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
       return undefined
     }
     this.done.add(parsed.micro)
+    const m = Number(parsed.micro.slice(0, parsed.micro.indexOf('.')))
+    this.perMacro.set(m, (this.perMacro.get(m) ?? 0) + 1)
     return parsed.micro
   }
 }

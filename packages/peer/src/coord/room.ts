@@ -591,7 +591,10 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     if (this.completed) {
       return
     }
+    // the per-MacroJob count is a cheap filter; the exact check runs only when it could pass (a signed result
+    // under an out-of-range key would count, but not match an index of this MacroJob)
     const byCrdt = (): boolean => {
+      if (this.components.progress.doneIn(this.macroIndex) < this.size) return false
       for (let i = 0; i < this.size; i++) {
         if (!this.components.progress.has(microKey(this.macroIndex, i))) return false
       }

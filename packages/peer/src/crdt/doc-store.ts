@@ -463,8 +463,7 @@ class DefaultDocStore implements DocStore {
       const name = docNameOfTopic(topic)
       if (!subscribe || name == null) continue
       const entry = this.docs.get(name)
-      // a full exchange on this connection already happened (typically the newcomer's own catch-up)
-      if (entry == null || entry.synced.has(peerId.toString())) continue
+      if (entry == null) continue
       this.exchangeWithSubscriber(entry, peerId).catch(err => {
         if ((err as Error).name !== DocNotFoundError.name) {
           log('exchange of %s with %p failed: %e', name, peerId, err)
@@ -479,13 +478,17 @@ class DefaultDocStore implements DocStore {
    * has); then, unless the peer's own catch-up with us completed meanwhile (it usually runs right after its
    * subscription and carries all of our state), a push of our diff. The push is deferred because a newcomer still
    * catching up has an empty state vector: pushing at once would send it the whole doc a second time.
+   * Even after a completed exchange the push runs (a fresh one, small: state vectors and what changed): what we
+   * wrote between that exchange and gossipsub learning of this subscription was published to nobody.
    */
   private async exchangeWithSubscriber (entry: OpenDoc, peerId: PeerId): Promise<void> {
     const peer = peerId.toString()
-    await this.sync(entry.name, peerId, { push: false })
+    if (!entry.synced.has(peer)) {
+      await this.sync(entry.name, peerId, { push: false })
+    }
     await entry.serving.get(peer)
-    if (entry.synced.has(peer) || this.docs.get(entry.name) !== entry) return
-    await this.sync(entry.name, peerId, { push: true })
+    if (this.docs.get(entry.name) !== entry) return
+    await this.sync(entry.name, peerId, { push: true, fresh: true })
   }
 
   private onPeerDisconnect (evt: CustomEvent<PeerId>): void {
