@@ -140,7 +140,7 @@ describe('settlement end to end on anvil', () => {
       await p.settlement.start()
     }
     // a round in which nobody revealed in time restarts (status stays Submitted): wait for the final outcome
-    const settledP = nextEvent<{ released: boolean, rejected: boolean, status: string }>(submitter.settlement as Settlement, 'settled', 90_000,
+    const settledP = nextEvent<{ released: boolean, rejected: boolean, status: string }>(submitter.settlement as Settlement, 'settled', 150_000,
       s => s.status !== 'Submitted')
     const finalized = await submitter.settlement?.onJobComplete(jobId)
     expect(finalized?.outcome).toBe('submitted')
@@ -175,7 +175,7 @@ describe('settlement end to end on anvil', () => {
     for (const v of verifiers) {
       await pollUntil(async () => (await v.chain.credits()) === 0n ? true : undefined, { pollMs: 50, timeoutMs: 60_000, what: 'credit withdrawn' })
     }
-  })
+  }, 180_000)
 
   it('rejects a cheating submitter and slashes its stake', async () => {
     const { jobId, submitter, settled } = await run(true)
@@ -186,5 +186,5 @@ describe('settlement end to end on anvil', () => {
     expect((await submitter.chain.nodeInfo()).stake).toBeLessThan(STAKE)
     const rejected = await submitter.chain.findEvents({ names: ['JobRejected'], topic1: jobId })
     expect(rejected).toHaveLength(1)
-  })
+  }, 180_000)
 })
