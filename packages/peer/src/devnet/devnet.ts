@@ -73,7 +73,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   const anvil = await startAnvil({ chainId: init.chainId, blockTime: init.blockTime ?? DEFAULT_DEVNET_BLOCK_TIME, accounts: Math.max(10, count + 4), signal: init.signal })
   const peers: PeerProcess[] = []
   const stop = async (): Promise<void> => {
-    await Promise.allSettled(peers.map(async p => { await p.stop() }))
+    await Promise.allSettled(peers.filter(p => p != null).map(async p => { await p.stop() }))
     await anvil.stop()
   }
   try {
@@ -81,29 +81,35 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
       throw new TooManyPeersError(`${count} peers need ${count + 1} funded accounts, the chain has ${anvil.accounts.length}`)
     }
     progress('contracts')
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 100 })
     const deployer = new Wallet(anvil.accounts[DAPP_ACCOUNT].privateKey, provider)
     const deployment = await deploy(deployer, { ...init.contracts, signal: init.signal })
     provider.destroy()
     const deploymentFile = join(dir, `deployment-${deployment.chainId}.json`)
     await writeFile(deploymentFile, serializeDeployment(deployment))
     const bootstrap: string[] = []
+    let nextIndex = 0
     const addPeer = async (options: DevnetPeerOptions = {}): Promise<PeerProcess> => {
-      const index = peers.length
+      const index = nextIndex++
       const account = anvil.accounts[index + 1]
       if (account == null) {
         throw new TooManyPeersError(`no funded account left for peer ${index}`)
       }
       const peer = await startPeer({ dir, index, account, bootstrap, rpcUrl: anvil.rpcUrl, deploymentFile, stake: init.stake, options, signal: init.signal })
-      peers.push(peer)
+      peers[index] = peer
       if (bootstrap.length === 0) {
         bootstrap.push(...peer.addresses.filter(a => !a.includes('/ws')).map(a => a.includes('/p2p/') ? a : `${a}/p2p/${peer.peerId}`))
       }
       return peer
     }
-    for (let i = 0; i < count; i++) {
-      progress(`peer ${i + 1}/${count}`)
-      await addPeer(init.peer?.(i))
+    // the first peer is everyone's bootstrap; the others start side by side
+    progress(`peer 1/${count}`)
+    await addPeer(init.peer?.(0))
+    progress(`peers 2-${count}/${count}`)
+    const started = await Promise.allSettled(Array.from({ length: count - 1 }, async (_, i) => await addPeer(init.peer?.(i + 1))))
+    const failed = started.find(r => r.status === 'rejected')
+    if (failed != null) {
+      throw failed.reason
     }
     log('devnet up: %d peers, chain %d at %s', count, anvil.chainId, anvil.rpcUrl)
     return {
