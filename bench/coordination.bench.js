@@ -70,9 +70,12 @@ async function startPeers (n, executor) {
     const processor = createProcessor({ ...node, docs }, { executor, hardware: { gpuModel: 'cpu', vramGb: 8 } })
     peers.push({ node, docs, processor })
   }
+  // libp2p refuses more than 5 inbound connections per second from one host (inboundConnectionThreshold), and a
+  // refused loopback dial can hang: orient the mesh so no node receives more than n / 2 dials
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      await peers[i].node.libp2p.dial(peers[j].node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+      const [from, to] = j - i <= n / 2 ? [i, j] : [j, i]
+      await peers[from].node.libp2p.dial(peers[to].node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
     }
   }
   await Promise.all(peers.map(async p => p.processor.start()))
