@@ -41,3 +41,9 @@ export const DEFAULT_GOSSIP_DLAZY = 4
  * a jobmesh node has nothing else to do before it knows a peer, so it dials almost at once.
  */
 export const DEFAULT_BOOTSTRAP_DELAY_MS = 10
+
+/**
+ * Inbound connections per second accepted from one host. libp2p's default (5) suits the public internet; a LAN or a
+ * laptop runs many jobmesh peers behind one address (a devnet, a rack), whose dials would otherwise be refused.
+ */
+export const DEFAULT_INBOUND_CONNECTION_THRESHOLD = 64
