@@ -29,24 +29,6 @@ const FEE = 10n ** 15n
 
 interface Peer { chain: ChainClient, key: Ed25519PrivateKey, settlement?: Settlement }
 
-/** The first `type` event whose detail satisfies `accept`, within `timeoutMs`. */
-function nextEvent<T> (target: EventTarget, type: string, timeoutMs: number, accept: (detail: T) => boolean = () => true): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onEvent = (evt: Event): void => {
-      const detail = (evt as CustomEvent<T>).detail
-      if (!accept(detail)) return
-      clearTimeout(timer)
-      target.removeEventListener(type, onEvent)
-      resolve(detail)
-    }
-    const timer = setTimeout(() => {
-      target.removeEventListener(type, onEvent)
-      reject(new Error(`no ${type} event within ${timeoutMs} ms`))
-    }, timeoutMs)
-    target.addEventListener(type, onEvent)
-  })
-}
-
 describe('settlement end to end on anvil', () => {
   let anvil: Anvil
   let deployment: Deployment
@@ -71,7 +53,7 @@ describe('settlement end to end on anvil', () => {
     await anvil.stop()
   })
 
-  async function run (cheat: boolean): Promise<{ jobId: string, submitter: Peer, processor: Peer, verifiers: Peer[], settled: { released: boolean, rejected: boolean, status: string } }> {
+  async function run (cheat: boolean): Promise<{ jobId: string, submitter: Peer, processor: Peer, verifiers: Peer[], settled: { released: boolean, rejected: boolean } }> {
     const store = createContentStore({ helia: node.helia })
     const docsMap = new Map<string, Y.Doc>()
     const docs: SettlementDocs = {
@@ -139,18 +121,21 @@ describe('settlement end to end on anvil', () => {
       p.settlement = createSettlement({ docs, chain: p.chain, store, privateKey: p.key, executor: honest }, { pollMs: 50, phaseTimeoutMs: 60_000, fromBlock })
       await p.settlement.start()
     }
-    // a round in which nobody revealed in time restarts (status stays Submitted): wait for the final outcome
-    const settledP = nextEvent<{ released: boolean, rejected: boolean, status: string }>(submitter.settlement as Settlement, 'settled', 150_000,
-      s => s.status !== 'Submitted')
     const finalized = await submitter.settlement?.onJobComplete(jobId)
     expect(finalized?.outcome).toBe('submitted')
     // a second finalization (another peer) is a no-op
     expect((await processor.settlement?.onJobComplete(jobId))?.outcome).toBe('already')
-    const settled = await settledP
+    // the outcome is read from the chain: a round in which nobody revealed in time restarts, and after a rejection the
+    // peers move on to the next round, so the peers' own 'settled' events are not a stable signal for the test
+    const outcome = await pollUntil(async () => {
+      const events = await submitter.chain.findEvents({ names: ['JobReleased', 'JobRejected'], topic1: jobId })
+      return events[0]?.name
+    }, { pollMs: 100, timeoutMs: 150_000, what: 'JobReleased or JobRejected' })
+    const settled = { released: outcome === 'JobReleased', rejected: outcome === 'JobRejected' }
     const drawn = (await submitter.chain.findEvents({ names: ['VerifierAssigned'], topic1: jobId })).map(e => e.args.verifier)
     const verifiers: Peer[] = []
     for (const p of peers.slice(1, 5)) if (drawn.includes(await p.chain.address())) verifiers.push(p)
-    expect(verifiers).toHaveLength(3)
+    expect(verifiers.length).toBeGreaterThanOrEqual(3)
     return { jobId, submitter, processor, verifiers, settled }
   }
 
@@ -179,7 +164,7 @@ describe('settlement end to end on anvil', () => {
 
   it('rejects a cheating submitter and slashes its stake', async () => {
     const { jobId, submitter, settled } = await run(true)
-    expect(settled).toMatchObject({ rejected: true })
+    expect(settled.rejected).toBe(true)
     const job = await submitter.chain.job(jobId)
     expect(job.status).toBe('Open')
     expect(job.rejections).toBe(1)
