@@ -9,6 +9,10 @@
 // - throughput: a job of no-op MicroJobs with 2, 4 and 8 peers; MicroJobs/s from the first start to the last
 //   done, and claim-to-start latency (the processor's `microjob:start.claimToStartMs`) p50 / p99.
 // - makespan: MicroJobs of 50 ms (timer) work; makespan = announce to last done; ideal = total work / peers.
+// - failover: 4 peers, one MacroJob of 50 ms MicroJobs; once a quarter is done, the peer that just received the
+//   queue is stopped abruptly (`processor.stop({ abrupt: true })` + libp2p stop: no snapshot, no handoff, like
+//   kill -9). Measures kill -> first MicroJob of that MacroJob locked after the kill and started by another peer
+//   (target ownerTimeout 3 s + 1 s) and MicroJobs lost (no result on the survivors, must be 0).
 // Also counts MicroJobs run more than once (must be 0). Writes bench/out/coordination.json.
 if (typeof Promise.withResolvers !== 'function') {
   Promise.withResolvers = function () {
@@ -150,6 +154,78 @@ async function runJob ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   }
 }
 
+/** Kills the queue owner of a 4-peer, one-MacroJob job of 50 ms MicroJobs; times the queue moving on. */
+async function runFailover ({ peers: n, microJobs, workMs }) {
+  const peers = await startPeers(n, testExecutor({ workMs }))
+  const runs = new Map()
+  const job = jobSpec(1, microJobs)
+  const contextOf = (p) => p.processor.contexts.get(job.jobId)
+  let victim
+  let crash
+  let resumedAt
+  let failoverOwnershipAt
+  const { promise: resumed, resolve: resume } = Promise.withResolvers()
+  for (const p of peers) {
+    p.processor.addEventListener('microjob:done', (evt) => {
+      const key = `${evt.detail.macroIndex}.${evt.detail.index}`
+      runs.set(key, (runs.get(key) ?? 0) + 1)
+    })
+    p.processor.addEventListener('microjob:start', (evt) => {
+      if (victim == null || p === victim.peer || resumedAt != null || evt.detail.macroIndex !== 0) return
+      // a MicroJob locked after the kill (items of batches locked earlier do not show the queue moving on)
+      const now = performance.now()
+      if (now - evt.detail.claimToStartMs < victim.killedAt) return
+      resumedAt = now
+      resume()
+    })
+    p.processor.addEventListener('ownership', (evt) => {
+      if (victim != null && p !== victim.peer && failoverOwnershipAt == null && evt.detail.epoch > victim.epoch) {
+        failoverOwnershipAt = performance.now()
+      }
+      // the victim: whoever receives the queue once a quarter is done, with work left; it dies holding the queue
+      if (victim != null || runs.size < microJobs / 4) return
+      const state = contextOf(p)?.rooms.get(evt.detail.macroIndex)?.state
+      if (state == null || state.owner !== p.node.libp2p.peerId.toString()) return
+      victim = { peer: p, epoch: evt.detail.epoch, doneAtKill: runs.size, killedAt: performance.now() }
+      crash = (async () => {
+        await p.processor.stop({ abrupt: true })
+        await p.node.libp2p.stop()
+      })()
+    })
+  }
+  const completes = new Map(peers.map(p => [p, new Promise(resolve => { p.processor.addEventListener('job:complete', () => { resolve() }) })]))
+  const timeout = (what) => new Promise((resolve, reject) => setTimeout(() => { reject(new Error(`${what} timed out`)) }, TIMEOUT_MS).unref())
+  try {
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await Promise.race([until(() => victim != null, TIMEOUT_MS, 'a queue owner to kill'), completes.get(peers[0])])
+    if (victim == null) throw new Error('the job finished before a queue owner could be killed')
+    await crash
+    const survivors = peers.filter(p => p !== victim.peer)
+    await Promise.race([resumed, timeout('the queue moving on')])
+    await Promise.race([Promise.all(survivors.map(p => completes.get(p))), timeout('the job')])
+    // lost = MicroJobs without a result on a survivor, once every survivor's doc has settled
+    const resultsOf = (p) => new Set([...contextOf(p).doc.getMap('results').keys()].map(k => k.split('/')[0]))
+    await until(() => survivors.every(p => resultsOf(p).size === microJobs), 10_000, 'every result synced').catch(() => {})
+    const lost = microJobs - Math.min(...survivors.map(p => resultsOf(p).size))
+    const executions = [...runs.values()].reduce((a, b) => a + b, 0)
+    return {
+      peers: n,
+      microJobs,
+      workMs,
+      ownerTimeoutMs: 3_000,
+      targetMs: 4_000,
+      killToNextStartMs: Math.round(resumedAt - victim.killedAt),
+      killToFailoverOwnershipMs: failoverOwnershipAt == null ? null : Math.round(failoverOwnershipAt - victim.killedAt),
+      doneBeforeKill: victim.doneAtKill,
+      lost,
+      duplicates: executions - runs.size,
+      failovers: survivors.reduce((a, p) => a + p.processor.metrics.failovers, 0)
+    }
+  } finally {
+    await stopPeers(peers)
+  }
+}
+
 // COORD_BENCH_ONLY=no-op:8,50ms:8 runs a subset (default: every run)
 const only = process.env.COORD_BENCH_ONLY?.split(',')
 const wanted = (kind, peers) => only == null || only.includes(`${kind}:${peers}`)
@@ -174,11 +250,19 @@ for (const [peers, microJobs] of [[4, 320], [8, 640]]) {
   process.stdout.write(`50 ms work ${peers} peers: makespan ${r.makespanMs} ms, ideal ${idealMs} ms, duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
 }
 
+const failover = []
+if (wanted('failover', 4)) {
+  const r = await runFailover({ peers: 4, microJobs: 160, workMs: 50 })
+  failover.push(r)
+  process.stdout.write(`failover 4 peers: kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}, duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
+}
+
 const rows = [
   ['run', 'peers', 'MicroJobs', 'MacroJobs', 'MicroJobs/s', 'claim->start p50 / p99 (ms)', 'startup (ms)', 'makespan / ideal', 'dup', 'failovers'],
   ...throughput.map(r => ['no-op', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs, '', r.duplicates, r.failovers]),
   ...makespan.map(r => ['50 ms', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs,
-    `${r.makespanMs} / ${r.idealMs} = ${r.ratio} (active ${r.activeRatio})`, r.duplicates, r.failovers])
+    `${r.makespanMs} / ${r.idealMs} = ${r.ratio} (active ${r.activeRatio})`, r.duplicates, r.failovers]),
+  ...failover.map(r => ['failover', r.peers, r.microJobs, 1, '', '', '', `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), lost ${r.lost}`, r.duplicates, r.failovers])
 ]
 const widths = rows[0].map((_, c) => Math.max(...rows.map(r => String(r[c]).length)))
 process.stdout.write('\n' + rows.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n') + '\n')
@@ -189,8 +273,9 @@ writeFileSync(join(here, 'out', 'coordination.json'), JSON.stringify({
   node: process.version,
   cpus: cpus().length,
   loadavg: loadavg(),
-  targets: { perSecond8Peers: 1000, claimToStartP50Ms: 5, makespanRatio: 1.15 },
+  targets: { perSecond8Peers: 1000, claimToStartP50Ms: 5, makespanRatio: 1.15, failoverMs: 4000, failoverLost: 0 },
   throughput,
-  makespan
+  makespan,
+  failover
 }, null, 2) + '\n')
 process.stdout.write('wrote bench/out/coordination.json\n')
