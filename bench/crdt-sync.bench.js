@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // CRDT catch-up bench (DESIGN 11: a new peer catches up on a 100 000-MicroJob job in < 2 s; < 300 bytes of doc
 // per MicroJob). Builds a job doc shaped like the coordination layer's: per MicroJob a signed lease in `micro`
-// (claimed, then released after completion: one overwrite) and a signed result in `results` under
-// `<m>.<i>/<signer slot>`, written by 8 peers (8 Yjs clients). Then a fresh peer connects over loopback TCP and
-// opens the doc: the time until `open` resolves is the catch-up over the real `/jobmesh/sync/1.0.0` protocol.
+// (claimed), then the signed result in `results` under `<m>.<i>/<signer slot>` written in the same Yjs transaction
+// that deletes the lease (a result decides: done), by 8 peers (8 Yjs clients). Then a fresh peer connects over
+// loopback TCP and opens the doc: the time until `open` resolves is the catch-up over the real
+// `/jobmesh/sync/1.0.0` protocol.
 //
-//   npm run build && node bench/crdt-sync.bench.js [sizes...]     (default 10000 100000)
+//   npm run build && node bench/crdt-sync.bench.js [--shape=delete|keep|release] [sizes...]  (default 10000 100000)
+//
+// --shape models earlier layouts for comparison: `keep` = the lease stays after the result (expires unread),
+// `release` = the lease is rewritten with expiresAt 0 after the result (a second signed record).
 //
 // Writes bench/out/crdt-sync.json.
 if (typeof Promise.withResolvers !== 'function') {
@@ -28,6 +32,8 @@ import { createDocStore, jobDocName } from '../packages/peer/dist/crdt/index.js'
 import { encodeSignedRecord, recordSigningMessage } from '../packages/peer/dist/protocol/index.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
+const SHAPE = process.argv.find(a => a.startsWith('--shape='))?.slice('--shape='.length) ?? 'delete'
+if (!['delete', 'keep', 'release'].includes(SHAPE)) throw new Error(`unknown --shape=${SHAPE}`)
 const sizes = process.argv.slice(2).map(Number).filter(n => n > 0)
 const SIZES = sizes.length > 0 ? sizes : [10_000, 100_000]
 const WRITERS = 8
@@ -63,8 +69,13 @@ async function buildJobUpdate (n, jobId) {
     const rkey = `${key}/${w.slot}`
     // each write is its own transaction, as on a real peer
     w.doc.transact(() => { micro.set(key, envelope(w, `jobmesh/micro/${jobId}/${key}`, leaseRecord(1, now + 15_000))) })
-    w.doc.transact(() => { results.set(rkey, envelope(w, `jobmesh/result/${jobId}/${rkey}`, resultRecord(1, randomBytes(32), 4096 + k % 1000))) })
-    w.doc.transact(() => { micro.set(key, envelope(w, `jobmesh/micro/${jobId}/${key}`, leaseRecord(1, 0))) })
+    w.doc.transact(() => {
+      results.set(rkey, envelope(w, `jobmesh/result/${jobId}/${rkey}`, resultRecord(1, randomBytes(32), 4096 + k % 1000)))
+      if (SHAPE === 'delete') micro.delete(key)
+    })
+    if (SHAPE === 'release') {
+      w.doc.transact(() => { micro.set(key, envelope(w, `jobmesh/micro/${jobId}/${key}`, leaseRecord(1, 0))) })
+    }
   }
   return Y.mergeUpdates(writers.map(w => Y.encodeStateAsUpdate(w.doc)))
 }
@@ -92,8 +103,9 @@ async function run (n) {
     const catchUpMs = performance.now() - t
     const got = docB.getMap('micro').size
     const gotResults = docB.getMap('results').size
-    if (got !== n || gotResults !== n) throw new Error(`caught up ${got}/${gotResults} of ${n}`)
+    if (got !== (SHAPE === 'delete' ? 0 : n) || gotResults !== n) throw new Error(`caught up ${got}/${gotResults} of ${n}`)
     return {
+      shape: SHAPE,
       microJobs: n,
       docBytes: state.length,
       bytesPerMicroJob: +(state.length / n).toFixed(1),
@@ -113,7 +125,7 @@ const results = []
 for (const n of SIZES) {
   const r = await run(n)
   results.push(r)
-  process.stdout.write(`crdt-sync  ${String(n).padStart(7)} MicroJobs  catch-up ${String(r.catchUpMs).padStart(6)} ms  ` +
+  process.stdout.write(`crdt-sync ${SHAPE.padEnd(7)} ${String(n).padStart(7)} MicroJobs  catch-up ${String(r.catchUpMs).padStart(6)} ms  ` +
     `${r.bytesPerMicroJob} B/MicroJob  doc ${(r.docBytes / 1e6).toFixed(2)} MB   (targets: < 2000 ms at 100000, < 300 B)\n`)
 }
 const out = join(here, 'out')

@@ -60,6 +60,11 @@ export interface LeaseTable {
   renew(key: string, term: number): Lease | undefined
   /** Releases a lease this peer holds (expiresAt 0, same term). */
   release(key: string, term: number): void
+  /**
+   * Deletes this peer's lease of `term` (expired or not), when a result now decides the item: call it in the
+   * transaction that writes the result, so no peer sees the item without both a lease and a result.
+   */
+  drop(key: string, term: number): void
   /** Writes several leases in one transaction (one CRDT update). */
   takeMany(keys: string[]): Map<string, Lease>
 }
@@ -206,6 +211,12 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
       release (key, term) {
         if (holds(key, term)) {
           write(key, term, 0)
+        }
+      },
+      drop (key, term) {
+        const lease = get(key)
+        if (lease != null && lease.owner === self && lease.term === term) {
+          map.delete(key)
         }
       }
     }

@@ -66,7 +66,7 @@ export interface ProcessorInit {
   discoveryMs?: number
   idleMs?: number
   maxMessageBytes?: number
-  /** Publish "MicroJob complete" on /jobs for every MicroJob. Default true. */
+  /** Publish "MicroJobs complete" on /jobs, one notice per queue turn listing its MicroJobs. Default true. */
   announceComplete?: boolean
   /** Rounds after a rejection: whose results do not count (slashed submitters). Default: nobody is excluded. */
   rounds?: RoundOracle
@@ -116,6 +116,9 @@ export interface KnownJobSummary {
   value: number
   state: 'open' | 'working' | 'complete'
 }
+
+/** A MicroJob this peer finished in the current queue turn (listed in the turn's complete notice). */
+interface Finished { index: number, term: number, outputHash: Uint8Array<ArrayBuffer> }
 
 interface KnownJob {
   jobId: string
@@ -585,16 +588,28 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         continue
       }
       idleRounds = 0
-      for (const item of items) {
-        if (signal.aborted) return
-        await this.runItem(ctx, room, item, readyAt, lockedAt, signal)
-        readyAt = this.clock()
+      const finished: Finished[] = []
+      try {
+        for (const item of items) {
+          if (signal.aborted) return
+          const f = await this.runItem(ctx, room, item, readyAt, lockedAt, signal)
+          if (f != null) finished.push(f)
+          readyAt = this.clock()
+        }
+      } finally {
+        if (!signal.aborted) this.announceCompleted(ctx, room.macroIndex, finished)
       }
     }
   }
 
+  /** DESIGN 7 step 5: one "MicroJobs complete" notice on /jobs per queue turn, listing what this peer finished. */
+  private announceCompleted (ctx: JobContext, macroIndex: number, finished: Finished[]): void {
+    if (finished.length === 0 || this.init.announceComplete === false) return
+    this.publish(jobsTopic(), { completed: { jobId: hexToBytes(ctx.job.jobId), macroIndex, items: finished } })
+  }
+
   private async runItem (ctx: JobContext, room: MacroRoom, item: LockedItem, readyAt: number, lockedAt: number,
-    signal: AbortSignal): Promise<void> {
+    signal: AbortSignal): Promise<Finished | undefined> {
     const d = ctx.slicing.microJobs[item.macroIndex * ctx.job.spec.slicing.microJobsPerMacro + item.index]
     const key = microKey(item.macroIndex, item.index)
     if (ctx.progress.has(key)) {
@@ -626,14 +641,15 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         outputCid = undefined
       }
       ctx.lastLocalResult = this.clock()
-      ctx.results.write(d.macroIndex, d.index, { term: item.leaseTerm, outputHash, size: output.length, outputCid })
+      // the result decides from now on (every reader treats "result present" as done): the lease goes in the same
+      // update, which saves its signed record in the doc (DESIGN 11: < 300 bytes per MicroJob)
+      ctx.doc.transact(() => {
+        ctx.results.write(d.macroIndex, d.index, { term: item.leaseTerm, outputHash, size: output.length, outputCid })
+        ctx.microLeases.drop(key, item.leaseTerm)
+      })
       room.done(d.index)
-      if (this.init.announceComplete !== false) {
-        this.publish(jobsTopic(), {
-          complete: { jobId: hexToBytes(task.jobId), macroIndex: d.macroIndex, index: d.index, term: item.leaseTerm, outputHash }
-        })
-      }
       this.safeDispatch('microjob:done', { jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash })
+      return { index: d.index, term: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer> }
     } catch (err) {
       if (signal.aborted) return
       log.error('MicroJob %s failed: %e', key, err)

@@ -17,6 +17,23 @@ function sync (a: Y.Doc, b: Y.Doc): void {
 }
 
 describe('leases', () => {
+  it('drop deletes only the own lease of that term (a result decides the item)', async () => {
+    let now = 10_000
+    const a = await peer(() => now)
+    const b = await peer(() => now)
+    const doc = new Y.Doc()
+    const ta = a.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    const tb = b.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    ta.take('0.0')
+    tb.drop('0.0', 1) // not b's lease
+    ta.drop('0.0', 2) // not the held term
+    expect(tb.get('0.0')?.owner).toBe(a.id)
+    now = 20_000 // expired: still a's lease of term 1, still dropped
+    ta.drop('0.0', 1)
+    expect(doc.getMap('micro').has('0.0')).toBe(false)
+    expect(tb.isOpen('0.0')).toBe(true)
+  })
+
   it('open, take, held, expiry with skew, renew, release', async () => {
     let now = 10_000
     const a = await peer(() => now)

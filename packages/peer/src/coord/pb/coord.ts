@@ -836,6 +836,312 @@ export namespace MicroJobComplete {
   }
 }
 
+export interface MicroJobsComplete {
+  jobId: Uint8Array<ArrayBuffer>
+  macroIndex: number
+  items: MicroJobsComplete.Item[]
+}
+
+export namespace MicroJobsComplete {
+  export interface Item {
+    index: number
+    term: number
+    outputHash: Uint8Array<ArrayBuffer>
+  }
+
+  export namespace Item {
+    let _codec: Codec<Item, Partial<Item>>
+
+    export const codec = (): Codec<Item, Partial<Item>> => {
+      if (_codec == null) {
+        _codec = message<Item, Partial<Item>>((obj, w, opts = {}) => {
+          if (opts.lengthDelimited !== false) {
+            w.fork()
+          }
+
+          if ((obj.index != null && obj.index !== 0)) {
+            w.uint32(8)
+            w.uint32(obj.index)
+          }
+
+          if ((obj.term != null && obj.term !== 0)) {
+            w.uint32(16)
+            w.uint32(obj.term)
+          }
+
+          if ((obj.outputHash != null && obj.outputHash.byteLength > 0)) {
+            w.uint32(26)
+            w.bytes(obj.outputHash)
+          }
+
+          if (opts.lengthDelimited !== false) {
+            w.ldelim()
+          }
+        }, (reader, length, opts = {}) => {
+          const obj: any = {
+            index: 0,
+            term: 0,
+            outputHash: uint8ArrayAlloc(0)
+          }
+
+          const end = length == null ? reader.len : reader.pos + length
+
+          while (reader.pos < end) {
+            const tag = reader.uint32()
+
+            switch (tag >>> 3) {
+              case 1: {
+                obj.index = reader.uint32()
+                break
+              }
+              case 2: {
+                obj.term = reader.uint32()
+                break
+              }
+              case 3: {
+                obj.outputHash = reader.bytes()
+                break
+              }
+              default: {
+                reader.skipType(tag & 7)
+                break
+              }
+            }
+          }
+
+          return obj
+        }, function * (reader, length, prefix, opts = {}) {
+          const end = length == null ? reader.len : reader.pos + length
+
+          while (reader.pos < end) {
+            const tag = reader.uint32()
+
+            switch (tag >>> 3) {
+              case 1: {
+                yield {
+                  field: `${prefix}.index`,
+                  value: reader.uint32()
+                }
+                break
+              }
+              case 2: {
+                yield {
+                  field: `${prefix}.term`,
+                  value: reader.uint32()
+                }
+                break
+              }
+              case 3: {
+                yield {
+                  field: `${prefix}.outputHash`,
+                  value: reader.bytes()
+                }
+                break
+              }
+              default: {
+                reader.skipType(tag & 7)
+                break
+              }
+            }
+          }
+        })
+      }
+
+      return _codec
+    }
+
+    export interface ItemIndexFieldEvent {
+      field: '$.index'
+      value: number
+    }
+
+    export interface ItemTermFieldEvent {
+      field: '$.term'
+      value: number
+    }
+
+    export interface ItemOutputHashFieldEvent {
+      field: '$.outputHash'
+      value: Uint8Array<ArrayBuffer>
+    }
+
+    export function encode (obj: Partial<Item>): Uint8Array<ArrayBuffer> {
+      return encodeMessage(obj, Item.codec())
+    }
+
+    export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Item>): Item {
+      return decodeMessage(buf, Item.codec(), opts)
+    }
+
+    export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Item>): Generator<ItemIndexFieldEvent | ItemTermFieldEvent | ItemOutputHashFieldEvent> {
+      return streamMessage(buf, Item.codec(), opts)
+    }
+  }
+
+  let _codec: Codec<MicroJobsComplete, Partial<MicroJobsComplete>>
+
+  export const codec = (): Codec<MicroJobsComplete, Partial<MicroJobsComplete>> => {
+    if (_codec == null) {
+      _codec = message<MicroJobsComplete, Partial<MicroJobsComplete>>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.jobId != null && obj.jobId.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.jobId)
+        }
+
+        if ((obj.macroIndex != null && obj.macroIndex !== 0)) {
+          w.uint32(16)
+          w.uint32(obj.macroIndex)
+        }
+
+        if (obj.items != null && obj.items.length > 0) {
+          for (const value of obj.items) {
+            w.uint32(26)
+            MicroJobsComplete.Item.codec().encode(value, w)
+          }
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          jobId: uint8ArrayAlloc(0),
+          macroIndex: 0,
+          items: []
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.jobId = reader.bytes()
+              break
+            }
+            case 2: {
+              obj.macroIndex = reader.uint32()
+              break
+            }
+            case 3: {
+              if (opts.limits?.items != null && obj.items.length === opts.limits.items) {
+                throw new MaxLengthError('Decode error - repeated field "items" had too many elements')
+              }
+
+              obj.items.push(MicroJobsComplete.Item.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.items$
+              }))
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          items: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.jobId`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.macroIndex`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 3: {
+              if (opts.limits?.items != null && obj.items === opts.limits.items) {
+                throw new MaxLengthError('Streaming decode error - repeated field "items" had too many elements')
+              }
+
+              for (const evt of MicroJobsComplete.Item.codec().stream(reader, reader.uint32(), `${prefix}.items[]`, {
+                limits: opts.limits?.items$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.items
+                }
+              }
+
+              obj.items++
+
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface MicroJobsCompleteJobIdFieldEvent {
+    field: '$.jobId'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface MicroJobsCompleteMacroIndexFieldEvent {
+    field: '$.macroIndex'
+    value: number
+  }
+
+  export interface MicroJobsCompleteItemsIndexFieldEvent {
+    field: '$.items[].index'
+    value: number
+    index: number
+  }
+
+  export interface MicroJobsCompleteItemsTermFieldEvent {
+    field: '$.items[].term'
+    value: number
+    index: number
+  }
+
+  export interface MicroJobsCompleteItemsOutputHashFieldEvent {
+    field: '$.items[].outputHash'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
+  export function encode (obj: Partial<MicroJobsComplete>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, MicroJobsComplete.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<MicroJobsComplete>): MicroJobsComplete {
+    return decodeMessage(buf, MicroJobsComplete.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<MicroJobsComplete>): Generator<MicroJobsCompleteJobIdFieldEvent | MicroJobsCompleteMacroIndexFieldEvent | MicroJobsCompleteItemsIndexFieldEvent | MicroJobsCompleteItemsTermFieldEvent | MicroJobsCompleteItemsOutputHashFieldEvent> {
+    return streamMessage(buf, MicroJobsComplete.codec(), opts)
+  }
+}
+
 export interface OpenMacroRequest {
   nonce: bigint
 }
@@ -1750,6 +2056,7 @@ export interface CoordMessage {
   room?: RoomAnnouncement
   request?: QueueRequest
   snapshot?: QueueSnapshot
+  completed?: MicroJobsComplete
 }
 
 export namespace CoordMessage {
@@ -1795,6 +2102,11 @@ export namespace CoordMessage {
         if (obj.snapshot != null) {
           w.uint32(58)
           QueueSnapshot.codec().encode(obj.snapshot, w)
+        }
+
+        if (obj.completed != null) {
+          w.uint32(66)
+          MicroJobsComplete.codec().encode(obj.completed, w)
         }
 
         if (opts.lengthDelimited !== false) {
@@ -1846,6 +2158,12 @@ export namespace CoordMessage {
             case 7: {
               obj.snapshot = QueueSnapshot.codec().decode(reader, reader.uint32(), {
                 limits: opts.limits?.snapshot
+              })
+              break
+            }
+            case 8: {
+              obj.completed = MicroJobsComplete.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.completed
               })
               break
             }
@@ -1909,6 +2227,13 @@ export namespace CoordMessage {
             case 7: {
               yield * QueueSnapshot.codec().stream(reader, reader.uint32(), `${prefix}.snapshot`, {
                 limits: opts.limits?.snapshot
+              })
+
+              break
+            }
+            case 8: {
+              yield * MicroJobsComplete.codec().stream(reader, reader.uint32(), `${prefix}.completed`, {
+                limits: opts.limits?.completed
               })
 
               break
@@ -2070,6 +2395,34 @@ export namespace CoordMessage {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface CoordMessageCompletedJobIdFieldEvent {
+    field: '$.completed.jobId'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface CoordMessageCompletedMacroIndexFieldEvent {
+    field: '$.completed.macroIndex'
+    value: number
+  }
+
+  export interface CoordMessageCompletedItemsIndexFieldEvent {
+    field: '$.completed.items[].index'
+    value: number
+    index: number
+  }
+
+  export interface CoordMessageCompletedItemsTermFieldEvent {
+    field: '$.completed.items[].term'
+    value: number
+    index: number
+  }
+
+  export interface CoordMessageCompletedItemsOutputHashFieldEvent {
+    field: '$.completed.items[].outputHash'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
   export function encode (obj: Partial<CoordMessage>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, CoordMessage.codec())
   }
@@ -2078,7 +2431,7 @@ export namespace CoordMessage {
     return decodeMessage(buf, CoordMessage.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CoordMessage>): Generator<CoordMessageOpenJobsNonceFieldEvent | CoordMessageAnnouncementFieldEvent | CoordMessageCompleteJobIdFieldEvent | CoordMessageCompleteMacroIndexFieldEvent | CoordMessageCompleteIndexFieldEvent | CoordMessageCompleteTermFieldEvent | CoordMessageCompleteOutputHashFieldEvent | CoordMessageOpenMacroNonceFieldEvent | CoordMessageRoomMacroIndexFieldEvent | CoordMessageRoomEpochFieldEvent | CoordMessageRoomOwnerFieldEvent | CoordMessageRoomOpenFieldEvent | CoordMessageRoomDoneFieldEvent | CoordMessageRequestMacroIndexFieldEvent | CoordMessageRequestDoneFieldEvent | CoordMessageRequestWantFieldEvent | CoordMessageSnapshotMacroIndexFieldEvent | CoordMessageSnapshotEpochFieldEvent | CoordMessageSnapshotTermFieldEvent | CoordMessageSnapshotOwnerFieldEvent | CoordMessageSnapshotPrevOwnerFieldEvent | CoordMessageSnapshotVersionFieldEvent | CoordMessageSnapshotStatesFieldEvent | CoordMessageSnapshotLocksIndexFieldEvent | CoordMessageSnapshotLocksHolderFieldEvent | CoordMessageSnapshotLocksLeaseTermFieldEvent | CoordMessageSnapshotPendingFieldEvent | CoordMessageSnapshotMacroLeaseFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CoordMessage>): Generator<CoordMessageOpenJobsNonceFieldEvent | CoordMessageAnnouncementFieldEvent | CoordMessageCompleteJobIdFieldEvent | CoordMessageCompleteMacroIndexFieldEvent | CoordMessageCompleteIndexFieldEvent | CoordMessageCompleteTermFieldEvent | CoordMessageCompleteOutputHashFieldEvent | CoordMessageOpenMacroNonceFieldEvent | CoordMessageRoomMacroIndexFieldEvent | CoordMessageRoomEpochFieldEvent | CoordMessageRoomOwnerFieldEvent | CoordMessageRoomOpenFieldEvent | CoordMessageRoomDoneFieldEvent | CoordMessageRequestMacroIndexFieldEvent | CoordMessageRequestDoneFieldEvent | CoordMessageRequestWantFieldEvent | CoordMessageSnapshotMacroIndexFieldEvent | CoordMessageSnapshotEpochFieldEvent | CoordMessageSnapshotTermFieldEvent | CoordMessageSnapshotOwnerFieldEvent | CoordMessageSnapshotPrevOwnerFieldEvent | CoordMessageSnapshotVersionFieldEvent | CoordMessageSnapshotStatesFieldEvent | CoordMessageSnapshotLocksIndexFieldEvent | CoordMessageSnapshotLocksHolderFieldEvent | CoordMessageSnapshotLocksLeaseTermFieldEvent | CoordMessageSnapshotPendingFieldEvent | CoordMessageSnapshotMacroLeaseFieldEvent | CoordMessageCompletedJobIdFieldEvent | CoordMessageCompletedMacroIndexFieldEvent | CoordMessageCompletedItemsIndexFieldEvent | CoordMessageCompletedItemsTermFieldEvent | CoordMessageCompletedItemsOutputHashFieldEvent> {
     return streamMessage(buf, CoordMessage.codec(), opts)
   }
 }
