@@ -5,11 +5,12 @@ const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/sr
 
 export default defineConfig({
   resolve: {
-    alias: {
-      '@jobmesh/contracts': src('contracts'),
-      '@jobmesh/peer': src('peer'),
-      '@jobmesh/dapp-sdk': src('dapp-sdk')
-    }
+    // exact package names only, so subpaths such as @jobmesh/peer/polyfill resolve through the package exports
+    alias: [
+      { find: /^@jobmesh\/contracts$/, replacement: src('contracts') },
+      { find: /^@jobmesh\/peer$/, replacement: src('peer') },
+      { find: /^@jobmesh\/dapp-sdk$/, replacement: src('dapp-sdk') }
+    ]
   },
   test: {
     setupFiles: ['test/setup.ts'],

@@ -4,7 +4,7 @@
  * `jobmesh start` processes), submits the Mandelbrot job through the SDK, shows its progress, waits for the
  * escrow release, prints what each peer earned and writes the PNG. Ctrl-C stops everything.
  */
-import './polyfill.js'
+import '@jobmesh/peer/polyfill'
 import { writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'

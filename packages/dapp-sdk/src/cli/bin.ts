@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import './polyfill.js'
+import '@jobmesh/peer/polyfill'
 
 const { run } = await import('./program.js')
 process.exitCode = await run(process.argv.slice(2))

@@ -1,5 +1,5 @@
-// Node 20 lacks Promise.withResolvers, which libp2p 3 and helia 7 use. Entry points polyfill it before
-// anything else loads; library modules never do.
+// Node 20 lacks Promise.withResolvers, which libp2p 3 and helia 7 use. Entry points (the jobmesh and jobmesh-dapp CLIs,
+// the demo, the test setup) load this first, as `@jobmesh/peer/polyfill`; library modules never polyfill.
 if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
   Object.defineProperty(Promise, 'withResolvers', {
     configurable: true,
