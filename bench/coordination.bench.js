@@ -1,34 +1,39 @@
 #!/usr/bin/env node
-// Coordination bench (DESIGN 11: >= 1 000 no-op MicroJobs/s across 8 peers, claim-to-start p50 < 5 ms,
-// makespan <= 1.15 x ideal). Real libp2p nodes on loopback TCP in one process, real Yjs docs, the real processor
-// loop with production defaults (leases, heartbeat, settle window, batch sizes); only the executor is a stand-in.
+// Coordination bench (DESIGN 11 and issue #10: >= 1 000 no-op MicroJobs/s across 8 peers, claim-to-start p50 < 5 ms,
+// makespan <= 1.15 x ideal at 8 peers and <= 1.3 at 16, cpuMsPerMicroJob <= 1 at 8 peers, failover <= ownerTimeout +
+// 1 s). Real libp2p nodes on loopback TCP, real Yjs docs, the real processor loop with production defaults (leases,
+// heartbeat, settle window, batch sizes); only the executor is a stand-in (no-op, or a 50 ms timer standing for
+// remote compute).
 //
 //   npm run build && node bench/coordination.bench.js
+//   COORD_BENCH_ONLY=proc:8,proc:16 COORD_BENCH_RUNS=3 node bench/coordination.bench.js   (a subset, fewer runs)
 //
-// Runs:
-// - throughput: a job of no-op MicroJobs with 2, 4 and 8 peers; MicroJobs/s from the first start to the last
-//   done, and claim-to-start latency (the processor's `microjob:start.claimToStartMs`) p50 / p99.
-// - makespan: MicroJobs of 50 ms (timer) work; makespan = announce to last done; ideal = total work / peers.
-// - failover: 4 peers, one MacroJob of 50 ms MicroJobs; once a quarter is done, the peer that just received the
-//   queue is stopped abruptly (`processor.stop({ abrupt: true })` + libp2p stop: no snapshot, no handoff, like
-//   kill -9). Measures kill -> first MicroJob of that MacroJob locked after the kill and started by another peer
-//   (target ownerTimeout 3 s + 1 s) and MicroJobs lost (no result on the survivors, must be 0).
-// Also counts MicroJobs run more than once (must be 0). Writes bench/out/coordination.json.
-if (typeof Promise.withResolvers !== 'function') {
-  Promise.withResolvers = function () {
-    let resolve, reject
-    const promise = new Promise((res, rej) => { resolve = res; reject = rej })
-    return { promise, resolve, reject }
-  }
-}
-
+// Rows (each run COORD_BENCH_RUNS times, default 5; the table shows the median and the worst run):
+// - no-op:2/4/8   in one process, a job of no-op MicroJobs; perSecond = MicroJobs / (last done - first start).
+// - 50ms:4/8      in one process, 50 ms (timer) MicroJobs; makespan = announce -> last done; ideal = work / peers.
+// - proc:4/8/16   each peer its own OS process (bench/coordination-peer.js: createNode + createDocStore +
+//                 createProcessor, as `jobmesh start`), 50 ms MicroJobs, 80 per peer (ideal makespan 4 s).
+// - failover:4    in one process; 4 peers, one MacroJob of 50 ms MicroJobs; once a quarter is done, the peer that just
+//                 received the queue is stopped abruptly (`processor.stop({ abrupt: true })` + libp2p stop: no
+//                 snapshot, no handoff, like kill -9). kill -> first MicroJob of that MacroJob locked after the kill
+//                 and started by another peer (target ownerTimeout 3 s + 1 s), MicroJobs lost (must be 0).
+// Per row: peers, processes, microJobs, workMs, makespanMs, idealMs, ratio, perSecond, duplicates (MicroJobs run more
+// than once), failovers, cpuMsPerMicroJob (user + system CPU of all peers / MicroJobs; in one process: the whole
+// process), messagesPerMicroJob (gossip messages published by all peers / MicroJobs), deliveriesPerMicroJob (gossip
+// messages received by all peers / MicroJobs), signatureVerificationsPerMicroJob (gossipsub StrictSign checks of
+// received messages + record signature checks, all peers / MicroJobs), bytesPerMicroJob (gossip bytes published),
+// and per message kind. Counters come from the code paths (`createTrafficCounters`, given to the doc store and the
+// processor). Writes bench/out/coordination.json.
+import '@jobmesh/peer/polyfill'
+import { fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
-  computeJobId, createDocStore, createNode, createProcessor, jobsTopic, parseJobSpec, testExecutor
-} from '../packages/peer/dist/index.js'
+  computeJobId, createDocStore, createNode, createProcessor, createTrafficCounters, jobsTopic, parseJobSpec,
+  testExecutor
+} from '@jobmesh/peer'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure
@@ -36,10 +41,14 @@ process.on('uncaughtException', (err) => {
   if (err?.code === 'ECONNRESET' || err?.code === 'ECONNREFUSED' || err?.code === 'EPIPE') return
   throw err
 })
+const warnings = []
+process.on('warning', (w) => { warnings.push(`${w.name}: ${w.message}`) })
 const TIMEOUT_MS = 180_000
+const RUNS = Number(process.env.COORD_BENCH_RUNS ?? '5')
+const now = () => performance.timeOrigin + performance.now()
 
-function jobSpec (macroJobs, microJobsPerMacro) {
-  const spec = parseJobSpec({
+function jobInput (macroJobs, microJobsPerMacro) {
+  const input = {
     version: 1,
     creator: '0x00000000000000000000000000000000000000a1',
     codeUri: 'ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
@@ -53,9 +62,10 @@ function jobSpec (macroJobs, microJobsPerMacro) {
     estimate: { overheadSeconds: 30, secondsPerMicroJob: 1 },
     verifiers: 3,
     deadline: 1_900_000_000_000
-  })
+  }
+  const spec = parseJobSpec(input)
   const specCid = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'
-  return { spec, specCid, jobId: computeJobId(spec.creator, specCid, BigInt(Math.floor(Math.random() * 1e9))) }
+  return { input, spec, specCid, jobId: computeJobId(spec.creator, specCid, BigInt(Math.floor(Math.random() * 1e9))) }
 }
 
 async function until (cond, timeoutMs, what) {
@@ -66,20 +76,31 @@ async function until (cond, timeoutMs, what) {
   }
 }
 
-async function startPeers (n, executor) {
-  const peers = []
-  for (let i = 0; i < n; i++) {
-    const node = await createNode()
-    const docs = createDocStore(node)
-    const processor = createProcessor({ ...node, docs }, { executor, hardware: { gpuModel: 'cpu', vramGb: 8 } })
-    peers.push({ node, docs, processor })
-  }
-  // libp2p refuses more than 5 inbound connections per second from one host (inboundConnectionThreshold), and a
-  // refused loopback dial can hang: orient the mesh so no node receives more than n / 2 dials
+/** libp2p refuses bursts of inbound connections from one host: orient the mesh so no node receives more than n / 2. */
+function dialPlan (n) {
+  const plan = Array.from({ length: n }, () => [])
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       const [from, to] = j - i <= n / 2 ? [i, j] : [j, i]
-      await peers[from].node.libp2p.dial(peers[to].node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+      plan[from].push(to)
+    }
+  }
+  return plan
+}
+
+async function startPeers (n, executor) {
+  const peers = []
+  for (let i = 0; i < n; i++) {
+    const counters = createTrafficCounters()
+    const node = await createNode()
+    const docs = createDocStore({ ...node, counters })
+    const processor = createProcessor({ ...node, docs, counters }, { executor, hardware: { gpuModel: 'cpu', vramGb: 8 } })
+    peers.push({ node, docs, processor, counters })
+  }
+  const plan = dialPlan(n)
+  for (let i = 0; i < n; i++) {
+    for (const j of plan[i]) {
+      await peers[i].node.libp2p.dial(peers[j].node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
     }
   }
   await Promise.all(peers.map(async p => p.processor.start()))
@@ -100,8 +121,53 @@ function percentile (sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
 }
 
-/** Runs one job on `peers` fresh peers; returns the measurements. */
-async function runJob ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
+const round3 = (x) => Number(x.toFixed(3))
+
+/** The issue's fields from what a run observed. */
+function fields ({ peers, processes, microJobs, workMs, announced, firstStart, lastDone, runs, failovers, handoffs, cpuMs, counters, claimToStart }) {
+  const executions = [...runs.values()].reduce((a, b) => a + b, 0)
+  const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
+  const kinds = {}
+  for (const c of counters) {
+    for (const [kind, k] of Object.entries(c.kinds)) {
+      const t = kinds[kind] ?? (kinds[kind] = { sent: 0, received: 0, bytesSent: 0 })
+      t.sent += k.sent
+      t.received += k.received
+      t.bytesSent += k.bytesSent
+    }
+  }
+  const makespanMs = Math.round(lastDone - announced)
+  const idealMs = workMs > 0 ? microJobs * workMs / peers : null
+  claimToStart.sort((a, b) => a - b)
+  return {
+    peers,
+    processes,
+    microJobs,
+    workMs,
+    makespanMs,
+    idealMs,
+    ratio: idealMs == null ? null : round3(makespanMs / idealMs),
+    perSecond: Math.round(microJobs / ((lastDone - firstStart) / 1000)),
+    duplicates: executions - runs.size,
+    failovers,
+    handoffs,
+    cpuMsPerMicroJob: round3(cpuMs / microJobs),
+    messagesPerMicroJob: round3(sum(c => c.messagesSent) / microJobs),
+    deliveriesPerMicroJob: round3(sum(c => c.messagesReceived) / microJobs),
+    signatureVerificationsPerMicroJob: round3(sum(c => c.messageVerifications + c.recordVerifications) / microJobs),
+    messageVerificationsPerMicroJob: round3(sum(c => c.messageVerifications) / microJobs),
+    recordVerificationsPerMicroJob: round3(sum(c => c.recordVerifications) / microJobs),
+    recordSignaturesPerMicroJob: round3(sum(c => c.recordSignatures) / microJobs),
+    bytesPerMicroJob: Math.round(sum(c => c.bytesSent) / microJobs),
+    startupMs: Math.round(firstStart - announced),
+    claimToStartP50: percentile(claimToStart, 0.5),
+    claimToStartP99: percentile(claimToStart, 0.99),
+    kinds
+  }
+}
+
+/** Runs one job on `peers` fresh in-process peers. */
+async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   const peers = await startPeers(n, testExecutor({ workMs }))
   const total = macroJobs * microJobsPerMacro
   const runs = new Map()
@@ -110,55 +176,152 @@ async function runJob ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   let lastDone = 0
   for (const p of peers) {
     p.processor.addEventListener('microjob:start', (evt) => {
-      firstStart = Math.min(firstStart, performance.now())
+      firstStart = Math.min(firstStart, now())
       claimToStart.push(evt.detail.claimToStartMs)
     })
     p.processor.addEventListener('microjob:done', (evt) => {
-      lastDone = performance.now()
+      lastDone = now()
       const key = `${evt.detail.macroIndex}.${evt.detail.index}`
       runs.set(key, (runs.get(key) ?? 0) + 1)
     })
   }
-  const job = jobSpec(macroJobs, microJobsPerMacro)
+  const job = jobInput(macroJobs, microJobsPerMacro)
   const complete = Promise.all(peers.map(p => new Promise(resolve => {
     p.processor.addEventListener('job:complete', () => { resolve() })
   })))
-  const announced = performance.now()
+  const cpu = process.cpuUsage()
+  const announced = now()
+  let cpuMs
   try {
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await Promise.race([complete, new Promise((resolve, reject) => setTimeout(() => { reject(new Error('job timed out')) }, TIMEOUT_MS).unref())])
     await until(() => runs.size === total, 10_000, 'every MicroJob done')
+    const used = process.cpuUsage(cpu)
+    cpuMs = (used.user + used.system) / 1000
   } finally {
     await stopPeers(peers)
   }
-  claimToStart.sort((a, b) => a - b)
-  const executions = [...runs.values()].reduce((a, b) => a + b, 0)
-  const handoffs = peers.reduce((a, p) => a + p.processor.metrics.handoffs, 0)
-  const failovers = peers.reduce((a, p) => a + p.processor.metrics.failovers, 0)
-  const activeMs = lastDone - firstStart
-  return {
+  return fields({
     peers: n,
-    macroJobs,
+    processes: false,
     microJobs: total,
     workMs,
-    executions,
-    duplicates: executions - runs.size,
-    handoffs,
-    failovers,
-    startupMs: Math.round(firstStart - announced),
-    activeMs: Math.round(activeMs),
-    makespanMs: Math.round(lastDone - announced),
-    perSecond: Math.round(total / (activeMs / 1000)),
-    claimToStartP50: percentile(claimToStart, 0.5),
-    claimToStartP99: percentile(claimToStart, 0.99)
+    announced,
+    firstStart,
+    lastDone,
+    runs,
+    failovers: peers.reduce((a, p) => a + p.processor.metrics.failovers, 0),
+    handoffs: peers.reduce((a, p) => a + p.processor.metrics.handoffs, 0),
+    cpuMs,
+    counters: peers.map(p => p.counters),
+    claimToStart
+  })
+}
+
+/** A peer process of the multi-process rows, with a promise per awaited message type. */
+function startChild (workMs, onEvent) {
+  const child = fork(join(here, 'coordination-peer.js'), [], {
+    env: { ...process.env, COORD_PEER_WORK_MS: String(workMs) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+  const waiters = new Map()
+  const exited = new Promise(resolve => { child.once('exit', resolve) })
+  child.on('message', (msg) => {
+    if (msg.type === 'error') {
+      process.stderr.write(`peer process ${child.pid}: ${msg.message}\n`)
+    } else if (msg.type === 'warning') {
+      warnings.push(`peer process ${child.pid}: ${msg.message}`)
+    }
+    const w = waiters.get(msg.type)
+    if (w != null) {
+      waiters.delete(msg.type)
+      w.resolve(msg)
+    }
+    onEvent(msg)
+  })
+  const next = (type, timeoutMs = 60_000) => {
+    const { promise, resolve, reject } = Promise.withResolvers()
+    const timer = setTimeout(() => { reject(new Error(`peer process ${child.pid}: no ${type} within ${timeoutMs} ms`)) }, timeoutMs)
+    waiters.set(type, { resolve: (m) => { clearTimeout(timer); resolve(m) } })
+    return promise
+  }
+  return { child, next, exited }
+}
+
+/** Runs one job on `n` peers, each its own OS process. */
+async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
+  const total = macroJobs * microJobsPerMacro
+  const runs = new Map()
+  const claimToStart = []
+  let firstStart = Infinity
+  let lastDone = 0
+  let completes = 0
+  const onEvent = (msg) => {
+    if (msg.type === 'start') {
+      firstStart = Math.min(firstStart, msg.at)
+      claimToStart.push(msg.claimToStartMs)
+    } else if (msg.type === 'done') {
+      lastDone = Math.max(lastDone, msg.at)
+      runs.set(msg.key, (runs.get(msg.key) ?? 0) + 1)
+    } else if (msg.type === 'complete') {
+      completes++
+    }
+  }
+  const children = Array.from({ length: n }, () => startChild(workMs, onEvent))
+  try {
+    const ready = await Promise.all(children.map(c => c.next('ready')))
+    const plan = dialPlan(n)
+    await Promise.all(children.map(async (c, i) => {
+      const dialed = c.next('dialed')
+      c.child.send({ type: 'dial', addrs: plan[i].map(j => `${ready[j].addr}`) })
+      await dialed
+    }))
+    await Promise.all(children.map(async c => {
+      const meshed = c.next('meshed')
+      c.child.send({ type: 'mesh', peers: n })
+      await meshed
+    }))
+    const job = jobInput(macroJobs, microJobsPerMacro)
+    const announced = now()
+    children[0].child.send({ type: 'announce', job: { spec: job.input, jobId: job.jobId, specCid: job.specCid } })
+    await until(() => completes === n, TIMEOUT_MS, 'job:complete on every peer')
+    await until(() => runs.size === total, 10_000, 'every MicroJob done')
+    const reports = await Promise.all(children.map(async c => {
+      const report = c.next('report')
+      c.child.send({ type: 'report' })
+      return await report
+    }))
+    return fields({
+      peers: n,
+      processes: true,
+      microJobs: total,
+      workMs,
+      announced,
+      firstStart,
+      lastDone,
+      runs,
+      failovers: reports.reduce((a, r) => a + r.metrics.failovers, 0),
+      handoffs: reports.reduce((a, r) => a + r.metrics.handoffs, 0),
+      cpuMs: reports.reduce((a, r) => a + (r.cpu.user + r.cpu.system) / 1000, 0),
+      counters: reports.map(r => r.counters),
+      claimToStart
+    })
+  } finally {
+    await Promise.all(children.map(async c => {
+      if (c.child.exitCode != null || c.child.signalCode != null) return
+      c.child.send({ type: 'stop' }, () => {})
+      const timer = setTimeout(() => { c.child.kill('SIGKILL') }, 10_000)
+      await c.exited
+      clearTimeout(timer)
+    }))
   }
 }
 
-/** Kills the queue owner of a 4-peer, one-MacroJob job of 50 ms MicroJobs; times the queue moving on. */
+/** Kills the queue owner of a one-MacroJob job of 50 ms MicroJobs; times the queue moving on. */
 async function runFailover ({ peers: n, microJobs, workMs }) {
   const peers = await startPeers(n, testExecutor({ workMs }))
   const runs = new Map()
-  const job = jobSpec(1, microJobs)
+  const job = jobInput(1, microJobs)
   const contextOf = (p) => p.processor.contexts.get(job.jobId)
   let victim
   let crash
@@ -173,20 +336,20 @@ async function runFailover ({ peers: n, microJobs, workMs }) {
     p.processor.addEventListener('microjob:start', (evt) => {
       if (victim == null || p === victim.peer || resumedAt != null || evt.detail.macroIndex !== 0) return
       // a MicroJob locked after the kill (items of batches locked earlier do not show the queue moving on)
-      const now = performance.now()
-      if (now - evt.detail.claimToStartMs < victim.killedAt) return
-      resumedAt = now
+      const t = now()
+      if (t - evt.detail.claimToStartMs < victim.killedAt) return
+      resumedAt = t
       resume()
     })
     p.processor.addEventListener('ownership', (evt) => {
       if (victim != null && p !== victim.peer && failoverOwnershipAt == null && evt.detail.epoch > victim.epoch) {
-        failoverOwnershipAt = performance.now()
+        failoverOwnershipAt = now()
       }
       // the victim: whoever receives the queue once a quarter is done, with work left; it dies holding the queue
       if (victim != null || runs.size < microJobs / 4) return
       const state = contextOf(p)?.rooms.get(evt.detail.macroIndex)?.state
       if (state == null || state.owner !== p.node.libp2p.peerId.toString()) return
-      victim = { peer: p, epoch: evt.detail.epoch, doneAtKill: runs.size, killedAt: performance.now() }
+      victim = { peer: p, epoch: evt.detail.epoch, doneAtKill: runs.size, killedAt: now() }
       crash = (async () => {
         await p.processor.stop({ abrupt: true })
         await p.node.libp2p.stop()
@@ -210,6 +373,7 @@ async function runFailover ({ peers: n, microJobs, workMs }) {
     const executions = [...runs.values()].reduce((a, b) => a + b, 0)
     return {
       peers: n,
+      processes: false,
       microJobs,
       workMs,
       ownerTimeoutMs: 3_000,
@@ -226,56 +390,93 @@ async function runFailover ({ peers: n, microJobs, workMs }) {
   }
 }
 
-// COORD_BENCH_ONLY=no-op:8,50ms:8 runs a subset (default: every run)
+// which way is worse for each field (everything else: higher is worse)
+const LOWER_IS_WORSE = new Set(['perSecond'])
+
+function summarize (results) {
+  const median = {}
+  const worst = {}
+  for (const [key, value] of Object.entries(results[0])) {
+    if (typeof value !== 'number') {
+      median[key] = value
+      worst[key] = value
+      continue
+    }
+    const values = results.map(r => r[key]).filter(v => typeof v === 'number').sort((a, b) => a - b)
+    median[key] = values[Math.floor((values.length - 1) / 2)]
+    worst[key] = LOWER_IS_WORSE.has(key) ? values[0] : values[values.length - 1]
+  }
+  return { median, worst }
+}
+
+// COORD_BENCH_ONLY=no-op:8,proc:16 runs a subset (default: every row)
 const only = process.env.COORD_BENCH_ONLY?.split(',')
-const wanted = (kind, peers) => only == null || only.includes(`${kind}:${peers}`)
+const ROWS = [
+  { name: 'no-op:2', run: () => runInProcess({ peers: 2, macroJobs: 1, microJobsPerMacro: 1_000, workMs: 0 }) },
+  { name: 'no-op:4', run: () => runInProcess({ peers: 4, macroJobs: 2, microJobsPerMacro: 1_000, workMs: 0 }) },
+  { name: 'no-op:8', run: () => runInProcess({ peers: 8, macroJobs: 4, microJobsPerMacro: 500, workMs: 0 }) },
+  { name: '50ms:4', run: () => runInProcess({ peers: 4, macroJobs: 2, microJobsPerMacro: 160, workMs: 50 }) },
+  { name: '50ms:8', run: () => runInProcess({ peers: 8, macroJobs: 4, microJobsPerMacro: 160, workMs: 50 }) },
+  // each peer a process: 80 MicroJobs of 50 ms per peer = an ideal makespan of 4 s; peers / 2 MacroJobs
+  { name: 'proc:4', run: () => runProcesses({ peers: 4, macroJobs: 2, microJobsPerMacro: 160, workMs: 50 }) },
+  { name: 'proc:8', run: () => runProcesses({ peers: 8, macroJobs: 4, microJobsPerMacro: 160, workMs: 50 }) },
+  { name: 'proc:16', run: () => runProcesses({ peers: 16, macroJobs: 8, microJobsPerMacro: 160, workMs: 50 }) },
+  { name: 'failover:4', run: () => runFailover({ peers: 4, microJobs: 160, workMs: 50 }) }
+].filter(r => only == null || only.includes(r.name))
 
-const throughput = []
-for (const [peers, microJobs] of [[2, 1_000], [4, 2_000], [8, 2_000]]) {
-  if (!wanted('no-op', peers)) continue
-  const macroJobs = Math.max(1, peers / 2)
-  throughput.push(await runJob({ peers, macroJobs, microJobsPerMacro: microJobs / macroJobs, workMs: 0 }))
-  const r = throughput[throughput.length - 1]
-  process.stdout.write(`no-op ${r.peers} peers: ${r.perSecond} MicroJobs/s, claim-to-start p50 ${r.claimToStartP50} ms p99 ${r.claimToStartP99} ms, duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
+const rows = []
+for (const row of ROWS) {
+  const results = []
+  for (let i = 0; i < RUNS; i++) {
+    const load = loadavg()
+    const r = await row.run()
+    results.push(r)
+    const line = row.name.startsWith('failover')
+      ? `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}`
+      : `makespan ${r.makespanMs} ms${r.idealMs == null ? '' : ` (ideal ${r.idealMs}, ratio ${r.ratio})`}, ${r.perSecond} MicroJobs/s, ` +
+        `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
+        `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob`
+    process.stdout.write(`${row.name} run ${i + 1}/${RUNS} (load ${load.map(l => l.toFixed(2)).join(' ')}): ${line}, ` +
+      `duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
+  }
+  rows.push({ name: row.name, runs: results, ...summarize(results) })
 }
 
-const makespan = []
-for (const [peers, microJobs] of [[4, 320], [8, 640]]) {
-  if (!wanted('50ms', peers)) continue
-  const workMs = 50
-  const macroJobs = Math.max(1, peers / 2)
-  const r = await runJob({ peers, macroJobs, microJobsPerMacro: microJobs / macroJobs, workMs })
-  const idealMs = microJobs * workMs / peers
-  makespan.push({ ...r, idealMs, ratio: Number((r.makespanMs / idealMs).toFixed(3)), activeRatio: Number((r.activeMs / idealMs).toFixed(3)) })
-  process.stdout.write(`50 ms work ${peers} peers: makespan ${r.makespanMs} ms, ideal ${idealMs} ms, duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
+const COLUMNS = ['peers', 'processes', 'microJobs', 'workMs', 'makespanMs', 'idealMs', 'ratio', 'perSecond', 'duplicates',
+  'failovers', 'cpuMsPerMicroJob', 'messagesPerMicroJob', 'signatureVerificationsPerMicroJob']
+const table = [['row', 'of', ...COLUMNS]]
+for (const r of rows) {
+  if (r.name.startsWith('failover')) {
+    for (const which of ['median', 'worst']) {
+      const s = r[which]
+      table.push([r.name, which, s.peers, s.processes, s.microJobs, s.workMs, `kill->next start ${s.killToNextStartMs}`, s.targetMs, '', '', s.duplicates, s.failovers, `lost ${s.lost}`, '', ''])
+    }
+    continue
+  }
+  for (const which of ['median', 'worst']) table.push([r.name, which, ...COLUMNS.map(c => r[which][c] ?? '')])
 }
-
-const failover = []
-if (wanted('failover', 4)) {
-  const r = await runFailover({ peers: 4, microJobs: 160, workMs: 50 })
-  failover.push(r)
-  process.stdout.write(`failover 4 peers: kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}, duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
-}
-
-const rows = [
-  ['run', 'peers', 'MicroJobs', 'MacroJobs', 'MicroJobs/s', 'claim->start p50 / p99 (ms)', 'startup (ms)', 'makespan / ideal', 'dup', 'failovers'],
-  ...throughput.map(r => ['no-op', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs, '', r.duplicates, r.failovers]),
-  ...makespan.map(r => ['50 ms', r.peers, r.microJobs, r.macroJobs, r.perSecond, `${r.claimToStartP50} / ${r.claimToStartP99}`, r.startupMs,
-    `${r.makespanMs} / ${r.idealMs} = ${r.ratio} (active ${r.activeRatio})`, r.duplicates, r.failovers]),
-  ...failover.map(r => ['failover', r.peers, r.microJobs, 1, '', '', '', `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), lost ${r.lost}`, r.duplicates, r.failovers])
-]
-const widths = rows[0].map((_, c) => Math.max(...rows.map(r => String(r[c]).length)))
-process.stdout.write('\n' + rows.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n') + '\n')
+const widths = table[0].map((_, c) => Math.max(...table.map(r => String(r[c]).length)))
+const load = loadavg()
+process.stdout.write('\n' + table.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n') + '\n')
+process.stdout.write(`load average ${load.map(l => l.toFixed(2)).join(' ')} on ${cpus().length} cores; warnings: ${warnings.length === 0 ? 'none' : warnings.join('; ')}\n`)
 
 mkdirSync(join(here, 'out'), { recursive: true })
 writeFileSync(join(here, 'out', 'coordination.json'), JSON.stringify({
   date: new Date().toISOString(),
   node: process.version,
   cpus: cpus().length,
-  loadavg: loadavg(),
-  targets: { perSecond8Peers: 1000, claimToStartP50Ms: 5, makespanRatio: 1.15, failoverMs: 4000, failoverLost: 0 },
-  throughput,
-  makespan,
-  failover
+  loadavg: load,
+  runsPerRow: RUNS,
+  warnings,
+  targets: {
+    perSecond8Peers: 1000,
+    claimToStartP50Ms: 5,
+    ratio8Processes: 1.15,
+    ratio16Processes: 1.3,
+    cpuMsPerMicroJob8: 1,
+    failoverMs: 4000,
+    failoverLost: 0
+  },
+  rows
 }, null, 2) + '\n')
 process.stdout.write('wrote bench/out/coordination.json\n')

@@ -27,3 +27,11 @@ export function decodeMessage (bytes: Uint8Array, maxBytes = DEFAULT_MAX_MESSAGE
     throw new MalformedMessageError(`undecodable message: ${(err as Error).message}`)
   }
 }
+
+/** The kind of a coordination message (its first set field), for traffic counters. */
+export function messageKind (msg: Partial<CoordMessage>): string {
+  for (const [field, value] of Object.entries(msg)) {
+    if (value != null) return field
+  }
+  return 'empty'
+}

@@ -1,5 +1,6 @@
 import { logger } from '@libp2p/logger'
-import { decodeMessage, encodeMessage } from './codec.js'
+import { decodeMessage, encodeMessage, messageKind } from './codec.js'
+import { countReceived, countSent } from '../protocol/counters.js'
 import {
   DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS, DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_OWNER_TIMEOUT_MS
@@ -19,6 +20,7 @@ import type { JobProgress } from './progress.js'
 import type { QueueState } from './queue.js'
 import type { RecordVerifier } from './signing.js'
 import type { StallMeter } from './stall.js'
+import type { TrafficCounters } from '../protocol/counters.js'
 import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:room')
@@ -57,6 +59,8 @@ export interface RoomComponents {
    * was last received. The owner is alive while it sends anything, not only snapshots.
    */
   lastSeen?(peer: string): number | undefined
+  /** Counts the room's messages (benches, profiles). */
+  counters?: TrafficCounters
 }
 
 export interface RoomInit {
@@ -744,6 +748,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       log.error('cannot encode: %e', err)
       return
     }
+    countSent(this.components.counters, messageKind(msg), bytes.byteLength)
     this.components.pubsub.publish(this.topic, bytes).catch((err: Error) => {
       log('publish on %s failed: %s', this.topic, err.message)
     })
@@ -793,10 +798,12 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     try {
       decoded = decodeMessage(msg.data, this.maxBytes)
     } catch (err) {
+      countReceived(this.components.counters, 'malformed', msg.data.byteLength, true)
       if ((err as Error).name === 'MessageTooLargeError') metrics.droppedOversized++
       else metrics.droppedMalformed++
       return
     }
+    countReceived(this.components.counters, messageKind(decoded), msg.data.byteLength, true)
     if (decoded.request != null) {
       if (decoded.request.macroIndex !== this.macroIndex) {
         metrics.droppedMalformed++

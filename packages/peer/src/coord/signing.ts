@@ -1,6 +1,7 @@
 import {
   decodeSignedRecord, encodeSignedRecord, recordSigningMessage, verifySignedRecord
 } from '../protocol/index.js'
+import type { TrafficCounters } from '../protocol/index.js'
 import type { PrivateKey } from '@libp2p/interface'
 
 /** A verified record: who signed it and what. */
@@ -25,10 +26,11 @@ export interface RecordVerifier {
  * A signer for the protocol's record envelope (`encodeSignedRecord`). Ed25519 libp2p keys sign synchronously on
  * Node, which lets a queue owner write a batch of leases in one Yjs transaction.
  */
-export function recordSigner (privateKey: PrivateKey, peerId: string): RecordSigner {
+export function recordSigner (privateKey: PrivateKey, peerId: string, counters?: TrafficCounters): RecordSigner {
   return {
     peerId,
     sign (domain, payload) {
+      if (counters != null) counters.recordSignatures++
       const signature = privateKey.sign(recordSigningMessage(domain, payload))
       if (!(signature instanceof Uint8Array)) {
         throw new TypeError('record keys must sign synchronously (Ed25519)')
@@ -42,7 +44,7 @@ export function recordSigner (privateKey: PrivateKey, peerId: string): RecordSig
  * A verifier with a cache keyed by the bytes object (Yjs hands back the same Uint8Array for an unchanged value,
  * so re-reading a map costs no signature checks).
  */
-export function recordVerifier (): RecordVerifier {
+export function recordVerifier (counters?: TrafficCounters): RecordVerifier {
   const cache = new WeakMap<Uint8Array, Map<string, VerifiedRecord | null>>()
   return {
     verify (envelope, domain) {
@@ -54,6 +56,7 @@ export function recordVerifier (): RecordVerifier {
       let result: VerifiedRecord | null = null
       try {
         const record = decodeSignedRecord(envelope)
+        if (counters != null) counters.recordVerifications++
         if (verifySignedRecord(record, domain)) {
           result = { signer: record.signer, payload: record.payload }
         }

@@ -13,6 +13,8 @@ import { assertDocName, docNameOfTopic, docTopic } from './names.js'
 import { DocPersistence } from './persistence.js'
 import { answerSync, initiateSync } from './sync.js'
 import { FrameType } from './sync-frames.js'
+import { countReceived, countSent } from '../protocol/counters.js'
+import type { TrafficCounters } from '../protocol/counters.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { SyncResult } from './sync.js'
 import type { GossipSub, Message, SubscriptionChangeData } from '@libp2p/gossipsub'
@@ -36,6 +38,8 @@ export interface DocStoreComponents {
   datastore: Datastore
   pubsub: Pick<GossipSub, 'subscribe' | 'unsubscribe' | 'publish' | 'getSubscribers' | 'addEventListener' | 'removeEventListener'>
   libp2p: Pick<Libp2p, 'handle' | 'unhandle' | 'dialProtocol' | 'getPeers' | 'addEventListener' | 'removeEventListener'>
+  /** Counts published and received updates (benches, profiles). */
+  counters?: TrafficCounters
 }
 
 export interface DocStoreInit {
@@ -421,6 +425,7 @@ class DefaultDocStore implements DocStore {
     const entry = this.docs.get(name)
     if (entry == null) return
     const data = msg.data
+    countReceived(this.components.counters, 'doc', data.length, msg.type === 'signed')
     if (data.length < 2 || data[0] !== GOSSIP_UPDATE_VERSION) {
       this.metrics.updatesRejected++
       return
@@ -538,6 +543,7 @@ class DefaultDocStore implements DocStore {
       try {
         await this.components.pubsub.publish(entry.topic, data)
         this.metrics.updatesPublished++
+        countSent(this.components.counters, 'doc', data.length)
       } catch (err) {
         log('publish on %s failed: %e', entry.topic, err)
       }

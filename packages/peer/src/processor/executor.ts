@@ -28,8 +28,10 @@ export function testExecutor (init: { workMs?: number } = {}): MicroJobExecutor 
       signal.throwIfAborted()
       if (init.workMs != null && init.workMs > 0) {
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, init.workMs)
-          signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason) }, { once: true })
+          const onAbort = (): void => { clearTimeout(timer); reject(signal.reason) }
+          // the signal outlives this MicroJob (it is the processor's): remove the listener when the work ends
+          const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, init.workMs)
+          signal.addEventListener('abort', onAbort, { once: true })
         })
       }
       return new Uint8Array(createHash('sha256')

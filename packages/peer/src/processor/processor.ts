@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { CID } from 'multiformats/cid'
 import * as Digest from 'multiformats/hashes/digest'
-import { decodeMessage, encodeMessage } from '../coord/codec.js'
+import { decodeMessage, encodeMessage, messageKind } from '../coord/codec.js'
 import {
   DEFAULT_MAX_MESSAGE_BYTES, INDEX_DOC, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP, RESULTS_MAP
 } from '../coord/constants.js'
@@ -16,7 +16,7 @@ import { resultTable } from '../coord/results.js'
 import { MacroRoom } from '../coord/room.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
 import { jobsTopic, macroTopic } from '../coord/topics.js'
-import { chooseJob, decodeJobSpec, encodeJobSpec, estimatedSeconds, sliceJob, taskValue } from '../protocol/index.js'
+import { chooseJob, countReceived, countSent, decodeJobSpec, encodeJobSpec, estimatedSeconds, sliceJob, taskValue } from '../protocol/index.js'
 import {
   ANNOUNCEMENT_DOMAIN, DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_COMPLETION_WINDOW_MS, DEFAULT_DISCOVERY_MS,
   DEFAULT_IDLE_MS, DEFAULT_WANT
@@ -31,7 +31,7 @@ import type { LeaseTable, Leases, LeasesInit } from '../coord/leases.js'
 import type { CoordMetrics } from '../coord/metrics.js'
 import type { LockedItem, RoomPubSub, RoomPubSubMessage } from '../coord/room.js'
 import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
-import type { JobSpec, PeerState, Slicing } from '../protocol/index.js'
+import type { JobSpec, PeerState, Slicing, TrafficCounters } from '../protocol/index.js'
 import type { AbortOptions, PeerId, PrivateKey } from '@libp2p/interface'
 import type * as Y from 'yjs'
 
@@ -47,6 +47,8 @@ export interface ProcessorComponents {
    */
   docs: { open(name: string): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<unknown> }
   clock?: () => number
+  /** Counts messages, record signatures and verifications (benches, profiles); pass the same one to the doc store. */
+  counters?: TrafficCounters
 }
 
 export interface ProcessorInit {
@@ -178,8 +180,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.init = init
     this.clock = components.clock ?? Date.now
     this.self = components.peerId.toString()
-    this.signer = recordSigner(components.privateKey, this.self)
-    this.verifier = recordVerifier()
+    this.signer = recordSigner(components.privateKey, this.self, components.counters)
+    this.verifier = recordVerifier(components.counters)
     this.leases = createLeases({ signer: this.signer, verifier: this.verifier, clock: this.clock, metrics: this.metrics }, init.leases)
     this.maxBytes = init.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
     this.onMessage = (evt) => { this.handle(evt.detail) }
@@ -311,10 +313,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     try {
       decoded = decodeMessage(msg.data, this.maxBytes)
     } catch (err) {
+      countReceived(this.components.counters, 'malformed', msg.data.byteLength, true)
       if ((err as Error).name === 'MessageTooLargeError') this.metrics.droppedOversized++
       else this.metrics.droppedMalformed++
       return
     }
+    countReceived(this.components.counters, messageKind(decoded), msg.data.byteLength, true)
     if (isJobs) {
       if (decoded.announcement != null) this.learn(decoded.announcement)
       if (decoded.openJobs != null) {
@@ -341,6 +345,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private publish (topic: string, msg: Partial<CoordMessage>): void {
     try {
       const bytes = encodeMessage(msg, this.maxBytes)
+      countSent(this.components.counters, messageKind(msg), bytes.byteLength)
       this.components.pubsub.publish(topic, bytes).catch((err: Error) => { log('publish on %s: %s', topic, err.message) })
     } catch (err) {
       log.error('cannot encode: %e', err)
@@ -455,7 +460,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       progress: ctx.progress,
       metrics: this.metrics,
       clock: this.clock,
-      lastSeen: (peer) => this.seen.get(peer)
+      lastSeen: (peer) => this.seen.get(peer),
+      counters: this.components.counters
     }, {
       jobId: ctx.job.key,
       macroIndex,
@@ -541,7 +547,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     if (signal.aborted) return
     await new Promise<void>(resolve => {
       const timer = setTimeout(done, ms)
-      function done (): void { clearTimeout(timer); resolve() }
+      function done (): void {
+        clearTimeout(timer)
+        // the loop's signal lives as long as the processor: a listener left behind per wait is a leak
+        signal.removeEventListener('abort', done)
+        resolve()
+      }
       ctx.wake = done
       signal.addEventListener('abort', done, { once: true })
     })

@@ -1,16 +1,18 @@
 import { createDocStore } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { createProcessor, testExecutor } from '../../src/processor/index.js'
-import { computeJobId, parseJobSpec } from '../../src/protocol/index.js'
+import { computeJobId, createTrafficCounters, parseJobSpec } from '../../src/protocol/index.js'
 import type { DocStore } from '../../src/crdt/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { Processor, ProcessorInit } from '../../src/processor/index.js'
-import type { JobSpec } from '../../src/protocol/index.js'
+import type { JobSpec, TrafficCounters } from '../../src/protocol/index.js'
 
 export interface TestPeer {
   node: JobmeshNode
   docs: DocStore
   processor: Processor
+  /** Traffic counters given to the doc store and the processor. */
+  counters: TrafficCounters
   id: string
   stopped: boolean
 }
@@ -40,8 +42,9 @@ export async function startPeers (n: number, init: Partial<ProcessorInit> = {}):
   const peers: TestPeer[] = []
   for (let i = 0; i < n; i++) {
     const node = await createNode()
-    const docs = createDocStore(node, { compactIntervalMs: 0 })
-    const processor = createProcessor({ ...node, docs }, {
+    const counters = createTrafficCounters()
+    const docs = createDocStore({ ...node, counters }, { compactIntervalMs: 0 })
+    const processor = createProcessor({ ...node, docs, counters }, {
       executor: testExecutor(),
       hardware: { gpuModel: 'cpu', vramGb: 8 },
       heartbeatMs: 300,
@@ -49,7 +52,7 @@ export async function startPeers (n: number, init: Partial<ProcessorInit> = {}):
       leases: { leaseMs: 3_000, renewMs: 1_000, skewMs: 200, settleMs: 50 },
       ...init
     })
-    peers.push({ node, docs, processor, id: node.peerId.toString(), stopped: false })
+    peers.push({ node, docs, processor, counters, id: node.peerId.toString(), stopped: false })
   }
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { testExecutor } from '../../src/processor/index.js'
@@ -20,6 +20,11 @@ describe('processor', () => {
     // production heartbeat and owner timeout: this test is about the start race, and the helpers' 1 s owner timeout
     // declares a live owner dead on a starved 2-core machine (a failover is not the happy path)
     peers = await startPeers(5, { executor: testExecutor({ workMs: 20 }), heartbeatMs: 1_000, ownerTimeoutMs: 3_000, onJobComplete: (jobId) => { completions.push(jobId) } })
+    // the loop's waits and the executor once left an abort listener each on the processor's signal
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => { if (w.name === 'MaxListenersExceededWarning') warnings.push(w.message) }
+    process.on('warning', onWarning)
+    onTestFinished(() => { process.off('warning', onWarning) })
     const runs = new Map<string, number>()
     for (const p of peers) {
       p.processor.addEventListener('microjob:done', (evt) => {
@@ -35,6 +40,7 @@ describe('processor', () => {
     }))
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await Promise.all(complete)
+    expect(warnings).toEqual([])
     expect(runs.size).toBe(64)
     expect([...runs.values()].every(n => n === 1)).toBe(true)
     expect(completions.length).toBeGreaterThanOrEqual(1)
@@ -46,5 +52,14 @@ describe('processor', () => {
     expect(owners.size).toBeGreaterThan(1)
     const handoffs = peers.reduce((n, p) => n + p.processor.metrics.handoffs, 0)
     expect(handoffs).toBeGreaterThan(0)
+    // the traffic counters see the real paths: every peer verified other peers' results and received room and doc traffic
+    for (const p of peers) {
+      expect(p.counters.recordVerifications).toBeGreaterThan(0)
+      expect(p.counters.recordSignatures).toBeGreaterThan(0)
+      expect(p.counters.kinds.doc?.received).toBeGreaterThan(0)
+      expect(p.counters.messageVerifications).toBe(p.counters.messagesReceived)
+    }
+    const snapshots = peers.reduce((n, p) => n + (p.counters.kinds.snapshot?.sent ?? 0), 0)
+    expect(snapshots).toBe(peers.reduce((n, p) => n + p.processor.metrics.snapshotsSent, 0))
   })
 })

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// One peer of the multi-process coordination bench, in its own OS process: the same peer code as `jobmesh start`
+// (createNode + createDocStore + createProcessor with production defaults), with a timer executor standing for
+// remote compute and traffic counters on the doc store and the processor. Started by coordination.bench.js with an
+// IPC channel; not useful on its own.
+//
+// Parent -> child: { type: 'dial', addrs }, { type: 'mesh', peers }, { type: 'announce', job }, { type: 'report' },
+//                  { type: 'stop' }
+// Child -> parent: { type: 'ready', peerId, addr }, { type: 'dialed' }, { type: 'meshed' }, { type: 'start' | 'done',
+//                  key, at, claimToStartMs }, { type: 'ownership', macroIndex, epoch, at }, { type: 'complete', at },
+//                  { type: 'report', counters, metrics, cpu }, { type: 'error', message }
+// Times are wall-clock ms (performance.timeOrigin + performance.now()), comparable across processes on one machine.
+import '@jobmesh/peer/polyfill'
+import {
+  createDocStore, createNode, createProcessor, createTrafficCounters, jobsTopic, parseJobSpec, testExecutor
+} from '@jobmesh/peer'
+import { multiaddr } from '@multiformats/multiaddr'
+
+const workMs = Number(process.env.COORD_PEER_WORK_MS ?? '0')
+const now = () => performance.timeOrigin + performance.now()
+const send = (msg) => { process.send?.(msg) }
+
+process.on('uncaughtException', (err) => {
+  // a dial in flight while the mesh shuts down can fail after its caller gave up: not a peer failure
+  if (err?.code === 'ECONNRESET' || err?.code === 'ECONNREFUSED' || err?.code === 'EPIPE') return
+  send({ type: 'error', message: String(err?.stack ?? err) })
+  process.exit(1)
+})
+
+process.on('warning', (w) => { send({ type: 'warning', message: `${w.name}: ${w.message}` }) })
+
+const counters = createTrafficCounters()
+const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+const docs = createDocStore({ ...node, counters })
+const processor = createProcessor({ ...node, docs, counters }, {
+  executor: testExecutor({ workMs }),
+  hardware: { gpuModel: 'cpu', vramGb: 8 }
+})
+let cpuAtStart = process.cpuUsage()
+
+processor.addEventListener('microjob:start', (evt) => {
+  send({ type: 'start', key: `${evt.detail.macroIndex}.${evt.detail.index}`, at: now(), claimToStartMs: evt.detail.claimToStartMs })
+})
+processor.addEventListener('microjob:done', (evt) => {
+  send({ type: 'done', key: `${evt.detail.macroIndex}.${evt.detail.index}`, at: now() })
+})
+processor.addEventListener('ownership', (evt) => {
+  send({ type: 'ownership', macroIndex: evt.detail.macroIndex, epoch: evt.detail.epoch, term: evt.detail.term, at: now() })
+})
+processor.addEventListener('job:complete', () => { send({ type: 'complete', at: now() }) })
+
+async function until (cond, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+async function stop () {
+  await processor.stop().catch(() => {})
+  await docs.stop().catch(() => {})
+  await node.stop().catch(() => {})
+  process.exit(0)
+}
+
+process.on('message', (msg) => {
+  void (async () => {
+    switch (msg.type) {
+      case 'dial':
+        for (const addr of msg.addrs) {
+          await node.libp2p.dial(multiaddr(addr), { signal: AbortSignal.timeout(10_000) })
+        }
+        send({ type: 'dialed' })
+        return
+      case 'mesh':
+        await processor.start()
+        await until(() => node.pubsub.getSubscribers(jobsTopic()).length >= msg.peers - 1, 30_000, 'the /jobs mesh')
+        // CPU from here on is the job's (startup and dialling are not coordination)
+        cpuAtStart = process.cpuUsage()
+        send({ type: 'meshed' })
+        return
+      case 'announce': {
+        const spec = parseJobSpec(msg.job.spec)
+        await processor.announceJob(spec, msg.job.jobId, msg.job.specCid)
+        return
+      }
+      case 'report':
+        send({ type: 'report', counters, metrics: processor.metrics, docMetrics: docs.metrics, cpu: process.cpuUsage(cpuAtStart) })
+        return
+      case 'stop':
+        await stop()
+    }
+  })().catch((err) => {
+    send({ type: 'error', message: String(err?.stack ?? err) })
+  })
+})
+
+send({ type: 'ready', peerId: node.peerId.toString(), addr: node.libp2p.getMultiaddrs()[0].toString() })
