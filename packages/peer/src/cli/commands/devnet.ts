@@ -1,5 +1,4 @@
 import { resolve } from 'node:path'
-import { startDevnet } from '../../devnet/index.js'
 import { positiveInteger, positiveNumber } from '../options.js'
 import { table } from '../output.js'
 import { untilSignal } from '../signals.js'
@@ -25,6 +24,7 @@ export function devnetCommand (program: Command): void {
     .option('--stake <eth>', 'stake each peer registers with', '1')
     .action(async (opts: DevnetOptions) => {
       process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
+      const { startDevnet } = await import('../../devnet/index.js')
       const devnet = await startDevnet({
         peers: opts.peers,
         chainId: opts.chainId,

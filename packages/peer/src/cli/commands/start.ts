@@ -1,13 +1,10 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { Option } from 'commander'
-import { parseEther } from 'ethers'
-import { createPeer } from '../../peer.js'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
 import { collectMultiaddr, positiveNumber, resolveDataDir } from '../options.js'
 import type { PeerChainInit, PeerInit } from '../../peer.js'
-import { parseDeployment } from '@jobmesh/contracts'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
 
@@ -47,6 +44,8 @@ export function startCommand (program: Command): void {
     .action(async (opts: StartOptions) => {
       const init = await peerInit(opts)
       process.stdout.write('starting jobmesh peer...\n')
+      // loaded here, not at the top: every other command (status above all) starts without libp2p, helia and ethers
+      const { createPeer } = await import('../../peer.js')
       const peer = await createPeer(init)
       const control = await startControlServer(init.dataDir ?? '', () => peer.status()).catch(async err => {
         await peer.stop()
@@ -101,6 +100,8 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
   if (privateKey == null || !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) {
     throw new UsageError('a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
   }
+  const { parseEther } = await import('ethers')
+  const { parseDeployment } = await import('@jobmesh/contracts')
   let stake: bigint
   try {
     stake = parseEther(opts.stake)
