@@ -21,6 +21,22 @@ export class InvalidJobError extends Error {
   }
 }
 
+/**
+ * The job's code is not a WebAssembly module the executor can run (does not compile, imports something other than
+ * `env.abort`, or lacks the `memory` / `alloc` / `process` exports). `reason` is the executor's error name
+ * (`InvalidWasmError`, `ForbiddenImportError`, `MissingExportError`). Nothing was uploaded or paid.
+ */
+export class InvalidCodeError extends Error {
+  static override readonly name = 'InvalidCodeError'
+  override readonly name = 'InvalidCodeError'
+  readonly reason: string
+
+  constructor (reason: string, message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.reason = reason
+  }
+}
+
 /** A client option (`createJobClient`) is missing or malformed. */
 export class InvalidConfigError extends Error {
   static override readonly name = 'InvalidConfigError'

@@ -41,6 +41,7 @@ export type { DeploymentRef } from './chain/connection.js'
 export { createJobParams, labelId, statusName } from './chain/escrow.js'
 export type { CreateJobParams, EscrowJob, JobStatusName } from './chain/escrow.js'
 export * from './errors.js'
+export { checkCode } from './code-check.js'
 export * from './constants.js'
 
 // the protocol core, so a DApp needs one import

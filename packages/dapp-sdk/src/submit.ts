@@ -1,6 +1,7 @@
 import { computeJobId, encodeJobSpec, jobTree, sliceJob } from '@jobmesh/peer'
 import { logger } from '@libp2p/logger'
 import { createJobParams } from './chain/escrow.js'
+import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
 import { ChainError } from './errors.js'
 import { buildSpec, draftSpec, localSize, randomUint256 } from './spec.js'
@@ -70,6 +71,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const draft = draftSpec(input, creator, dataSize, Date.now())
   // validate everything before anything is uploaded or paid
   buildSpec(draft, placeholder(input.code), placeholder(input.data))
+  await checkCode(input.code)
 
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.node.helia, input.code, 'code', { signal })

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
 import { createDocStore, createNode } from '@jobmesh/peer'
 import { AbiCoder, Wallet, keccak256 } from 'ethers'
+import { echoModule } from '../../peer/test/executor/wasm-builder.js'
 import { createJobClient } from '../src/index.js'
 import type { JobClient, JobClientInit } from '../src/index.js'
 import type { Anvil, Deployment, DeployInit, JobmeshContracts } from '@jobmesh/contracts'
@@ -62,7 +63,8 @@ export async function setup (init: { deploy?: DeployInit, client?: Partial<JobCl
 
 /** A small valid submission: 8 blocks of 4 bytes, 2 MacroJobs x 2 MicroJobs x 2 blocks. */
 export function smallJob (): { code: Uint8Array, data: Uint8Array } {
-  const code = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00])
+  // the smallest module with the executor's ABI (submit refuses code without it)
+  const code = echoModule
   const data = new Uint8Array(32).map((_, i) => i)
   return { code, data }
 }

@@ -90,6 +90,27 @@ describe('submit', () => {
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 
+  it('refuses code that is not WebAssembly or lacks the ABI before any upload or transaction', async () => {
+    const env = await setup()
+    const { data } = smallJob()
+    const address = env.client.address
+    const balance = await env.provider.getBalance(address)
+    const nonce = await env.provider.getTransactionCount(address)
+    const notWasm = new TextEncoder().encode('#!/bin/sh\necho not a job\n')
+    const noAbi = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]) // an empty module: no exports
+    for (const [code, reason] of [[notWasm, 'InvalidWasmError'], [noAbi, 'MissingExportError']] as const) {
+      const stages: string[] = []
+      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 },
+        { onProgress: (p) => stages.push(p.stage) }).catch((e: unknown) => e as Error & { reason: string })
+      expect(err.name).toBe('InvalidCodeError')
+      expect(err.reason).toBe(reason)
+      expect(stages).toEqual([])
+    }
+    expect(await env.provider.getBalance(address)).toBe(balance)
+    expect(await env.provider.getTransactionCount(address)).toBe(nonce)
+    expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
+  })
+
   it('reports an underfunded job with the decoded custom error', async () => {
     const env = await setup({ deploy: { escrow: { minFee: 10n ** 18n } } })
     const { code, data } = smallJob()

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { SingleBar } from 'cli-progress'
 import { Command, CommanderError, Option } from 'commander'
 import { formatEther } from 'ethers'
+import { checkCode } from '../code-check.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { processIo } from './io.js'
 import { ether, jobIdArg, nonNegativeInt, positiveInt } from './options.js'
@@ -16,7 +17,7 @@ export const EXIT_OK = 0
 export const EXIT_FAILED = 1
 export const EXIT_USAGE = 2
 
-const USAGE_ERRORS = new Set(['InvalidJobError', 'InvalidConfigError'])
+const USAGE_ERRORS = new Set(['InvalidJobError', 'InvalidConfigError', 'InvalidCodeError'])
 
 interface SubmitFlags extends ConnectFlags {
   code: string
@@ -85,6 +86,7 @@ function program (io: CliIo): Command {
     .option('--gpu-model <name>', 'required GPU model (default: any)')
     .option('--no-follow', 'exit after the job is announced'))
     .action(async (flags: SubmitFlags) => {
+      await checkCode(flags.code)
       await withClient(flags, async (client) => {
         const job = await client.submit({
           code: flags.code,

@@ -1,10 +1,11 @@
 import { logger } from '@libp2p/logger'
-import { ForbiddenImportError, InvalidWasmError, MemoryLimitError, MissingExportError } from './errors.js'
+import { InvalidWasmError, MemoryLimitError } from './errors.js'
 import { sha256Hex } from './hash.js'
+import { checkJobModule } from './job-code.js'
 import { capMemory, readMemoryLimits } from './wasm-binary.js'
 import { WASM_MAX_PAGES, WASM_PAGE_BYTES } from './constants.js'
 import { wasm } from './wasm-api.js'
-import type { WasmExternKind, WasmModule } from './wasm-api.js'
+import type { WasmModule } from './wasm-api.js'
 
 const log = logger('jobmesh:executor:cache')
 
@@ -25,13 +26,6 @@ export interface ModuleCache {
   clear(): void
 }
 
-const ALLOWED_IMPORTS = new Set(['env.abort'])
-const REQUIRED_EXPORTS: Array<[string, WasmExternKind]> = [
-  ['memory', 'memory'],
-  ['alloc', 'function'],
-  ['process', 'function']
-]
-
 /**
  * Checks a module statically and compiles it, with its memory capped one page above the limit so that a
  * module growing past the limit is seen growing past it (and refused any further).
@@ -49,18 +43,7 @@ async function prepare (code: Uint8Array, hash: string, maxMemoryBytes: number):
   } catch (err) {
     throw new InvalidWasmError(`Module does not compile: ${(err as Error).message}`)
   }
-  for (const imp of wasm.Module.imports(module)) {
-    const name = `${imp.module}.${imp.name}`
-    if (!ALLOWED_IMPORTS.has(name) || imp.kind !== 'function') {
-      throw new ForbiddenImportError(`Module imports ${imp.kind} ${name}; only function env.abort is allowed`)
-    }
-  }
-  const exports = new Map(wasm.Module.exports(module).map(e => [e.name, e.kind]))
-  for (const [name, kind] of REQUIRED_EXPORTS) {
-    if (exports.get(name) !== kind) {
-      throw new MissingExportError(`Module does not export ${kind} ${name}`)
-    }
-  }
+  checkJobModule(module)
   log('compiled %s (%d bytes)', hash, code.length)
   return { hash, module }
 }

@@ -1,0 +1,54 @@
+import { ForbiddenImportError, InvalidWasmError, MissingExportError } from './errors.js'
+import { wasm } from './wasm-api.js'
+import type { WasmExternKind, WasmModule } from './wasm-api.js'
+
+/** The only import a job module may have (a function). */
+export const ALLOWED_IMPORTS: ReadonlySet<string> = new Set(['env.abort'])
+
+/** The exports the ABI needs (docs/executor.md). */
+export const REQUIRED_EXPORTS: ReadonlyArray<readonly [string, WasmExternKind]> = [
+  ['memory', 'memory'],
+  ['alloc', 'function'],
+  ['process', 'function']
+]
+
+/**
+ * Checks a compiled module against the job ABI: it imports nothing but the function `env.abort` and exports
+ * `memory`, `alloc` and `process`.
+ *
+ * @throws ForbiddenImportError, MissingExportError
+ */
+export function checkJobModule (module: WasmModule): void {
+  for (const imp of wasm.Module.imports(module)) {
+    const name = `${imp.module}.${imp.name}`
+    if (!ALLOWED_IMPORTS.has(name) || imp.kind !== 'function') {
+      throw new ForbiddenImportError(`Module imports ${imp.kind} ${name}; only function env.abort is allowed`)
+    }
+  }
+  const exports = new Map(wasm.Module.exports(module).map(e => [e.name, e.kind]))
+  for (const [name, kind] of REQUIRED_EXPORTS) {
+    if (exports.get(name) !== kind) {
+      throw new MissingExportError(`Module does not export ${kind} ${name}`)
+    }
+  }
+}
+
+/**
+ * The check a job's code must pass before anything is paid for it: it is WebAssembly that compiles and it fits
+ * the ABI ({@link checkJobModule}). The SDK's `submit` and `jobmesh-dapp submit` run it; the executor runs the
+ * same check (plus its memory limit) before every first run of a module.
+ *
+ * @throws InvalidWasmError (not WebAssembly, or does not compile), ForbiddenImportError, MissingExportError
+ */
+export async function validateJobCode (code: Uint8Array): Promise<void> {
+  if (code.length < 8 || code[0] !== 0x00 || code[1] !== 0x61 || code[2] !== 0x73 || code[3] !== 0x6d) {
+    throw new InvalidWasmError('Not a WebAssembly module (bad magic number)')
+  }
+  let module: WasmModule
+  try {
+    module = await wasm.compile(code)
+  } catch (err) {
+    throw new InvalidWasmError(`Module does not compile: ${(err as Error).message}`)
+  }
+  checkJobModule(module)
+}

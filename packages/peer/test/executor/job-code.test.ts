@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest'
+import { validateJobCode } from '../../src/executor/index.js'
+import { abiModule, buildModule, echoModule, fixedAlloc, i32 } from './wasm-builder.js'
+
+describe('validateJobCode', () => {
+  it('accepts a module with the ABI and only env.abort imported', async () => {
+    await expect(validateJobCode(echoModule)).resolves.toBeUndefined()
+    await expect(validateJobCode(abiModule([...i32(0)], { min: 2 }, [{ module: 'env', name: 'abort', params: 4, results: 0 }])))
+      .resolves.toBeUndefined()
+  })
+
+  it('refuses bytes that are not WebAssembly or do not compile', async () => {
+    await expect(validateJobCode(new TextEncoder().encode('#!/bin/sh\necho hello\n'))).rejects.toMatchObject({ name: 'InvalidWasmError' })
+    await expect(validateJobCode(new Uint8Array(0))).rejects.toMatchObject({ name: 'InvalidWasmError' })
+    await expect(validateJobCode(Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01])))
+      .rejects.toMatchObject({ name: 'InvalidWasmError' })
+  })
+
+  it('refuses a module without the ABI exports or with other imports', async () => {
+    await expect(validateJobCode(buildModule({ memory: { min: 1, export: 'memory' }, funcs: [fixedAlloc] })))
+      .rejects.toMatchObject({ name: 'MissingExportError' })
+    await expect(validateJobCode(buildModule({ memory: { min: 1 }, funcs: [fixedAlloc, { params: 2, results: 1, export: 'process', body: i32(4) }] })))
+      .rejects.toMatchObject({ name: 'MissingExportError' })
+    await expect(validateJobCode(abiModule([...i32(4)], { min: 2 }, [{ module: 'wasi_snapshot_preview1', name: 'fd_write', params: 4, results: 1 }])))
+      .rejects.toMatchObject({ name: 'ForbiddenImportError' })
+  })
+})
