@@ -37,6 +37,25 @@ export class InvalidCodeError extends Error {
   }
 }
 
+/**
+ * The peers gave the job up: its MicroJobs failed on several peers (poison isolation: code that is not
+ * WebAssembly, traps, or runs past its time limit). `attempts`, `peers` and `reasons` are what the job's CRDT shows.
+ */
+export class JobFailedError extends Error {
+  static override readonly name = 'JobFailedError'
+  override readonly name = 'JobFailedError'
+  readonly attempts: number
+  readonly peers: number
+  readonly reasons: string[]
+
+  constructor (message: string, failed: { attempts: number, peers: number, reasons: string[] }, options?: ErrorOptions) {
+    super(message, options)
+    this.attempts = failed.attempts
+    this.peers = failed.peers
+    this.reasons = failed.reasons
+  }
+}
+
 /** A client option (`createJobClient`) is missing or malformed. */
 export class InvalidConfigError extends Error {
   static override readonly name = 'InvalidConfigError'

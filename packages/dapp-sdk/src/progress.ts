@@ -1,7 +1,7 @@
-import { JobProgress, RESULTS_MAP, excludingVerifier, readProfiles, recordVerifier, roundDocName, roundKey } from '@jobmesh/peer'
+import { FAILURES_MAP, JobFailures, JobProgress, RESULTS_MAP, excludingVerifier, readProfiles, recordVerifier, roundDocName, roundKey } from '@jobmesh/peer'
 import { getAddress } from 'ethers'
 import { anySignal } from './abort.js'
-import { AbortError, DeadlinePassedError, TimeoutError } from './errors.js'
+import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
 import type { RecordVerifier } from '@jobmesh/peer'
@@ -17,6 +17,12 @@ export interface ProgressUpdate {
    * started (docs/settlement.md). Absent in round 0.
    */
   round?: number
+  /**
+   * Set when the job failed (poison isolation, docs/coordination.md): its MicroJobs failed on several peers and
+   * the peers gave it up. `reasons` are the executor's error names (e.g. `InvalidWasmError`, `WasmTrapError`,
+   * `ExecutionTimeoutError`). The iteration then ends with `JobFailedError`.
+   */
+  failed?: { attempts: number, peers: number, reasons: string[] }
 }
 
 export interface ProgressOptions {
@@ -60,6 +66,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const doc = await openJobDoc(ctx, id, options.signal, round)
   const verifier = await roundVerifier(ctx, id, round, options.signal)
   const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total)
+  const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round))
   const byDeadline = options.timeoutMs === undefined
   const waitMs = options.timeoutMs ?? Math.max(0, job.deadline * 1000 - Date.now())
   const signal = anySignal([options.signal, ctx.stopped])
@@ -68,11 +75,18 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const timer = setTimeout(onDone, waitMs)
   signal.addEventListener('abort', onDone)
   tracker.addEventListener('microjob:done', onDone)
+  failures.addEventListener('failed', onDone)
   const started = Date.now()
   try {
     let reported = -1
     while (true) {
       const done = Math.min(tracker.done.size, total)
+      const f = failures.summary()
+      if (f.failed && done < total) {
+        const failed = { attempts: f.attempts, peers: f.peers, reasons: f.reasons }
+        yield round === 0 ? { done, total, failed } : { done, total, round, failed }
+        throw new JobFailedError(`job ${id} failed: ${f.attempts} failed MicroJob attempts on ${f.peers} peers (${f.reasons.join(', ')})`, failed)
+      }
       if (done !== reported) {
         reported = done
         yield round === 0 ? { done, total } : { done, total, round }
@@ -90,6 +104,8 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
     clearTimeout(timer)
     signal.removeEventListener('abort', onDone)
     tracker.removeEventListener('microjob:done', onDone)
+    failures.removeEventListener('failed', onDone)
     tracker.stop()
+    failures.stop()
   }
 }

@@ -19,6 +19,13 @@ export const DEFAULT_MAX_BUFFERED_SNAPSHOTS = 16
 /** Length of the signer slot in a `results` key. */
 export const RESULT_SLOT_CHARS = 8
 
+/** Failed MicroJob attempts (whole job, all peers) after which a job is given up (poison isolation). */
+export const DEFAULT_MAX_FAILURES = 3
+/** Distinct peers whose failures are needed before a job is given up (one faulty peer cannot fail a job). */
+export const DEFAULT_FAILURE_PEERS = 2
+/** A peer gives up a job locally after this many of its own failed attempts, whatever the others say. */
+export const DEFAULT_LOCAL_MAX_FAILURES = 3
+
 /** Topic of open-job requests, job announcements and MicroJob-complete notices. */
 export const JOBS_TOPIC = '/jobmesh/1/jobs'
 
@@ -27,6 +34,7 @@ export const MACRO_MAP = 'macro'
 export const MICRO_MAP = 'micro'
 export const RESULTS_MAP = 'results'
 export const FINAL_MAP = 'final'
+export const FAILURES_MAP = 'failures'
 /** Index doc and its job map. */
 export const INDEX_DOC = 'jobmesh/index'
 export const INDEX_JOBS_MAP = 'jobs'

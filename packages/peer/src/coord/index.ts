@@ -11,23 +11,26 @@ export { resultTable, countingResult } from './results.js'
 export type { Result, ResultTable, ResultsComponents } from './results.js'
 export { JobProgress } from './progress.js'
 export type { JobProgressEvents, JobProgressComponents } from './progress.js'
+export { JobFailures } from './failures.js'
+export type { Failure, FailureSummary, JobFailuresComponents, JobFailuresEvents, JobFailuresInit } from './failures.js'
 export { MacroRoom } from './room.js'
 export type { RoomComponents, RoomInit, RoomEvents, RoomPubSub, RoomPubSubMessage, LockedItem } from './room.js'
 export { OPEN, LOCKED, DONE, judge, compareStates, packStates, unpackStates, toWire, fromWire, countStates } from './queue.js'
 export type { QueueState, QueueLock, Verdict } from './queue.js'
 export { encodeMessage, decodeMessage } from './codec.js'
-export { CoordMessage, LeaseRecord, ResultRecord, JobAnnouncement, QueueSnapshot, QueueRequest, RoomAnnouncement } from './pb/coord.js'
+export { CoordMessage, LeaseRecord, ResultRecord, FailureRecord, JobAnnouncement, QueueSnapshot, QueueRequest, RoomAnnouncement } from './pb/coord.js'
 export { recordSigner, recordVerifier } from './signing.js'
 export type { RecordSigner, RecordVerifier, VerifiedRecord } from './signing.js'
 export { createMetrics } from './metrics.js'
 export type { CoordMetrics } from './metrics.js'
 export { TypedEvents } from './events.js'
 export { jobsTopic, macroTopic, roomTopic } from './topics.js'
-export { microKey, macroKey, resultKey, resultSlot, macroScope, microScope, resultScope } from './keys.js'
+export { microKey, macroKey, resultKey, resultSlot, macroScope, microScope, resultScope, failureScope } from './keys.js'
 export { peerToBytes, bytesToPeer } from './peer-bytes.js'
 export {
   DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SKEW_MS, DEFAULT_SETTLE_MS, DEFAULT_HEARTBEAT_MS,
   DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS,
-  RESULT_SLOT_CHARS, JOBS_TOPIC, MACRO_MAP, MICRO_MAP, RESULTS_MAP, INDEX_JOBS_MAP
+  RESULT_SLOT_CHARS, JOBS_TOPIC, MACRO_MAP, MICRO_MAP, RESULTS_MAP, INDEX_JOBS_MAP, FAILURES_MAP,
+  DEFAULT_MAX_FAILURES, DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES
 } from './constants.js'
 export * from './errors.js'

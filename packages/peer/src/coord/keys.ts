@@ -33,6 +33,10 @@ export function resultScope (jobId: string): string {
   return `jobmesh/result/${jobId}`
 }
 
+export function failureScope (jobId: string): string {
+  return `jobmesh/failure/${jobId}`
+}
+
 /** Parses a `results` key into its MicroJob key and slot. */
 export function parseResultKey (key: string): { micro: string, slot: string } | undefined {
   const slash = key.indexOf('/')

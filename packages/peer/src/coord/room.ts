@@ -137,6 +137,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private readonly abort = new AbortController()
   private lastMacroRenew = 0
   private readonly lockSeen = new Map<number, number>()
+  /** Items marked done without a result in the CRDT, and since when (reconcile re-opens them after a lease). */
+  private readonly doneSeen = new Map<number, number>()
   /** The peer that opened the current epoch, when known. */
   private epochRoot: string | undefined
   private readonly tickMs: number
@@ -497,7 +499,13 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     }
   }
 
-  /** Owner, on heartbeat: re-syncs locks with the CRDT (results in -> done; expired lease -> open). */
+  /**
+   * Owner, on heartbeat: re-syncs the queue with the CRDT, whatever happened meanwhile (lost snapshots, skipped or
+   * failed items, a flood, overwritten records): a result makes an item done; a live lease of another peer makes it
+   * that peer's lock; a lock whose lease expired or was released (this peer's own included) re-opens it; an item
+   * marked done whose result has not appeared within a lease (plus skew) re-opens too. No item of an open MacroJob
+   * stays unrun.
+   */
   private reconcile (): void {
     const state = this.state
     if (state == null) {
@@ -511,17 +519,42 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         state.states[index] = DONE
         state.locks.delete(index)
         changed = true
-      } else if (lock.holder !== this.self && this.lockExpired(index, key, now)) {
+        continue
+      }
+      const lease = this.components.microLeases.get(key)
+      if (lease != null && (lease.owner !== lock.holder || lease.term !== lock.leaseTerm) && !this.components.leases.isOpen(lease, now)) {
+        // the lease moved (a rival queue, a failover): follow it, and re-open the item when that lease expires
+        state.locks.set(index, { holder: lease.owner, leaseTerm: lease.term })
+        changed = true
+      } else if (this.lockExpired(index, key, now)) {
         state.states[index] = OPEN
         state.locks.delete(index)
         changed = true
-      } else if (lock.holder === this.self) {
-        // our lock lost to a rival's lease: follow the lease (and reopen the item when that lease expires)
-        const lease = this.components.microLeases.get(key)
-        if (lease != null && lease.owner !== this.self) {
-          state.locks.set(index, { holder: lease.owner, leaseTerm: lease.term })
-          changed = true
-        }
+      }
+    }
+    for (let index = 0; index < state.states.length; index++) {
+      const s = state.states[index]
+      if (s === OPEN || (s === LOCKED && state.locks.has(index))) continue
+      const key = microKey(this.macroIndex, index)
+      if (this.components.progress.has(key)) {
+        if (s !== DONE) { state.states[index] = DONE; changed = true }
+        this.doneSeen.delete(index)
+        continue
+      }
+      if (s === LOCKED) {
+        // locked without a known holder: treat like a lock whose lease never arrived
+        state.locks.set(index, { holder: this.components.microLeases.get(key)?.owner ?? this.self, leaseTerm: this.components.microLeases.get(key)?.term ?? 0 })
+        changed = true
+        continue
+      }
+      const seen = this.doneSeen.get(index)
+      if (seen == null) {
+        this.doneSeen.set(index, now)
+      } else if (now - seen > this.components.leases.leaseMs + this.components.leases.skewMs) {
+        this.doneSeen.delete(index)
+        state.states[index] = OPEN
+        changed = true
+        log('%s room %d: item %d was marked done but has no result: re-opened', this.self.slice(-6), this.macroIndex, index)
       }
     }
     for (const index of this.lockSeen.keys()) {
@@ -604,8 +637,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       }
       return true
     }
-    const byQueue = this.state != null && countStates(this.state.states).done === this.size
-    if (byQueue || byCrdt()) {
+    // only the CRDT completes a room: an item the queue marks done without a result is re-opened by reconcile
+    if (byCrdt()) {
       this.completed = true
       if (this.isOwner) {
         this.publishState()

@@ -10,3 +10,9 @@ export const DEFAULT_ANNOUNCEMENT_TTL_MS = 3_000
 export const DEFAULT_COMPLETION_WINDOW_MS = 1_000
 /** Signing domain of job announcements. */
 export const ANNOUNCEMENT_DOMAIN = 'jobmesh/job-announcement'
+/** Least wall-clock limit of one MicroJob run (ms), whatever the job's estimate says. */
+export const DEFAULT_MIN_RUN_TIMEOUT_MS = 5_000
+/** Most wall-clock time of one MicroJob run (ms): the executor's own default limit. */
+export const DEFAULT_MAX_RUN_TIMEOUT_MS = 30_000
+/** A MicroJob may run this many times longer than the job's `estimate.secondsPerMicroJob`. */
+export const RUN_TIMEOUT_FACTOR = 10

@@ -15,7 +15,8 @@ export interface MicroJobTask {
 
 /** Runs MicroJobs. The WASM executor implements this; tests use {@link testExecutor}. */
 export interface MicroJobExecutor {
-  run(task: MicroJobTask, options: { signal: AbortSignal }): Promise<Uint8Array>
+  /** `timeoutMs`: the wall-clock limit of this run (the processor derives it from the job's estimate). */
+  run(task: MicroJobTask, options: { signal: AbortSignal, timeoutMs?: number }): Promise<Uint8Array>
 }
 
 /**

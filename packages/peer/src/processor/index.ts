@@ -23,6 +23,7 @@ export { roundKey, announcedRound, excludingVerifier } from './rounds.js'
 export type { RoundOracle } from './rounds.js'
 export { testExecutor } from './executor.js'
 export type { MicroJobExecutor, MicroJobTask } from './executor.js'
+export { runTimeoutMs } from './poison.js'
 export { ProcessorStoppedError, InvalidAnnouncementError } from './errors.js'
 export {
   DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_WANT, DEFAULT_ANNOUNCEMENT_TTL_MS, ANNOUNCEMENT_DOMAIN

@@ -4,8 +4,10 @@ import { CID } from 'multiformats/cid'
 import * as Digest from 'multiformats/hashes/digest'
 import { decodeMessage, encodeMessage, messageKind } from '../coord/codec.js'
 import {
-  DEFAULT_MAX_MESSAGE_BYTES, INDEX_DOC, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP, RESULTS_MAP
+  DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_MESSAGE_BYTES, FAILURES_MAP, INDEX_DOC, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP,
+  RESULTS_MAP
 } from '../coord/constants.js'
+import { JobFailures } from '../coord/failures.js'
 import { TypedEvents } from '../coord/events.js'
 import { macroKey, macroScope, microKey, microScope } from '../coord/keys.js'
 import { leases as createLeases } from '../coord/leases.js'
@@ -22,12 +24,14 @@ import {
   DEFAULT_IDLE_MS, DEFAULT_WANT
 } from './constants.js'
 import { InvalidAnnouncementError } from './errors.js'
+import { healthyFirst, runTimeoutMs } from './poison.js'
 import { announcedRound, excludingVerifier, roundKey } from './rounds.js'
 import { roundDocName } from '../crdt/names.js'
 import type { MicroJobExecutor, MicroJobTask } from './executor.js'
 import type { RoundOracle } from './rounds.js'
 import type { CoordMessage } from '../coord/codec.js'
 import type { LeaseTable, Leases, LeasesInit } from '../coord/leases.js'
+import type { JobFailuresInit } from '../coord/failures.js'
 import type { CoordMetrics } from '../coord/metrics.js'
 import type { LockedItem, RoomPubSub, RoomPubSubMessage } from '../coord/room.js'
 import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
@@ -72,6 +76,10 @@ export interface ProcessorInit {
   announceComplete?: boolean
   /** Rounds after a rejection: whose results do not count (slashed submitters). Default: nobody is excluded. */
   rounds?: RoundOracle
+  /** Poison isolation: failed attempts after which a job is given up (coord/failures.ts). */
+  failures?: JobFailuresInit
+  /** This peer gives a job up after this many of its own failed attempts. Default {@link DEFAULT_LOCAL_MAX_FAILURES}. */
+  localMaxFailures?: number
 }
 
 export interface MicroJobStartDetail {
@@ -92,6 +100,8 @@ export interface ProcessorEvents {
   /** This peer became owner of a MacroJob queue. */
   ownership: { jobId: string, macroIndex: number, epoch: number, term: number }
   'job:complete': { jobId: string, finalizer: boolean }
+  /** The job reached the failure bound (its MicroJobs fail everywhere): this peer gave it up. */
+  'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[] }
 }
 
 export interface Processor extends TypedEvents<ProcessorEvents> {
@@ -116,7 +126,7 @@ export interface KnownJobSummary {
   microJobs: number
   /** Task value (wei per estimated second). */
   value: number
-  state: 'open' | 'working' | 'complete'
+  state: 'open' | 'working' | 'complete' | 'failed'
 }
 
 /** A MicroJob this peer finished in the current queue turn (listed in the turn's complete notice). */
@@ -144,6 +154,7 @@ interface JobContext {
   microLeases: LeaseTable
   results: ReturnType<typeof resultTable>
   progress: JobProgress
+  failures: JobFailures
   rooms: Map<number, MacroRoom>
   /** macroIndex -> { open, at } from RoomAnnouncements. */
   announced: Map<number, { open: number, at: number, owner: string }>
@@ -163,6 +174,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly leases: Leases
   private readonly jobs = new Map<string, KnownJob>()
   private readonly completed = new Set<string>()
+  /** Jobs given up (poison isolation): failed in the CRDT, or too many failures of this peer. */
+  private readonly failed = new Set<string>()
+  /** jobId -> when a MicroJob of it last failed here (such jobs come last in the job choice). */
+  private readonly failedAt = new Map<string, number>()
+  /** jobId -> failed attempts of this peer. */
+  private readonly localFailures = new Map<string, number>()
   private readonly contexts = new Map<string, JobContext>()
   private readonly onMessage: (evt: CustomEvent<RoomPubSubMessage>) => void
   private readonly maxBytes: number
@@ -192,7 +209,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       jobId: j.jobId,
       microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,
       value: Number(j.value),
-      state: this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : 'open'
+      state: this.failed.has(j.jobId) ? 'failed' : this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : 'open'
     }))
   }
 
@@ -232,6 +249,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     for (const ctx of this.contexts.values()) {
       for (const room of ctx.rooms.values()) room.close(options)
       ctx.progress.stop()
+      ctx.failures.stop()
       ctx.wake?.()
     }
     this.components.pubsub.removeEventListener('message', this.onMessage)
@@ -361,7 +379,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       const candidates = [...this.jobs.values()]
         .filter(j => !this.completed.has(j.jobId))
         .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
-      const choice = chooseJob(candidates, hardware)
+      let choice: (typeof candidates)[number] | undefined
+      for (const group of healthyFirst(candidates, this.failedAt)) {
+        choice = chooseJob(group, hardware)
+        if (choice != null) break
+      }
       if (choice == null) {
         await this.idle(signal)
         continue
@@ -406,6 +428,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const verifier = excluded == null ? this.verifier : excludingVerifier(this.verifier, excluded)
     const components = { signer: this.signer, verifier, metrics: this.metrics }
     const progress = new JobProgress(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length)
+    const failures = new JobFailures(components, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, this.init.failures)
     ctx = {
       job,
       doc,
@@ -414,6 +437,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       microLeases: this.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key)),
       results: resultTable(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.key),
       progress,
+      failures,
       rooms: new Map(),
       announced: new Map(),
       lastLocalResult: 0,
@@ -422,10 +446,28 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const c = ctx
     progress.addEventListener('complete', (evt) => { void this.jobComplete(c, evt.detail.local) })
     progress.addEventListener('microjob:done', () => { c.wake?.() })
+    failures.addEventListener('failed', (evt) => { this.giveUp(c, evt.detail) })
     this.contexts.set(job.jobId, ctx)
     this.components.pubsub.subscribe(macroTopic(job.key))
     if (progress.complete) void this.jobComplete(ctx, false)
+    else if (failures.failed) this.giveUp(ctx, failures.summary())
     return ctx
+  }
+
+  /**
+   * Poison isolation: the job's MicroJobs fail everywhere (or too often here). This peer leaves its rooms and never
+   * chooses it again; the failures stay in the CRDT for every other reader (the SDK reports the job failed).
+   */
+  private giveUp (ctx: JobContext, detail: { attempts: number, peers: number, reasons: string[] }): void {
+    if (ctx.finalized) return
+    ctx.finalized = true
+    const jobId = ctx.job.jobId
+    this.completed.add(jobId)
+    this.failed.add(jobId)
+    log('job %s given up: %d failed attempts by %d peers (%s)', jobId, detail.attempts, detail.peers, detail.reasons.join(', '))
+    for (const room of ctx.rooms.values()) room.close()
+    ctx.wake?.()
+    this.safeDispatch('job:failed', { jobId, ...detail })
   }
 
   private async jobComplete (ctx: JobContext, local: boolean): Promise<void> {
@@ -562,12 +604,14 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   /** A later round of the job was announced: leave the earlier round's rooms and doc context (processor/rounds.ts). */
   private retireRound (jobId: string): void {
     this.completed.delete(jobId)
+    this.failed.delete(jobId)
     const ctx = this.contexts.get(jobId)
     if (ctx == null) return
     this.contexts.delete(jobId)
     ctx.finalized = true
     for (const room of ctx.rooms.values()) room.close()
     ctx.progress.stop()
+    ctx.failures.stop()
     ctx.wake?.()
     this.components.pubsub.unsubscribe(macroTopic(ctx.job.key))
     log('job %s: round %d retired', jobId, ctx.job.round)
@@ -600,16 +644,43 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       }
       idleRounds = 0
       const finished: Finished[] = []
+      let failed = false
       try {
-        for (const item of items) {
+        for (const [n, item] of items.entries()) {
           if (signal.aborted) return
           const f = await this.runItem(ctx, room, item, readyAt, lockedAt, signal)
+          if (f === 'failed') {
+            // poison isolation: hand the rest of the batch back at once (the owner re-opens released leases) and
+            // go back to the job choice, where this job now comes after every healthy one
+            for (const rest of items.slice(n + 1)) ctx.microLeases.release(microKey(rest.macroIndex, rest.index), rest.leaseTerm)
+            failed = true
+            break
+          }
           if (f != null) finished.push(f)
           readyAt = this.clock()
         }
       } finally {
         if (!signal.aborted) this.announceCompleted(ctx, room.macroIndex, finished)
       }
+      if (failed) return
+    }
+  }
+
+  /** A MicroJob failed here: recorded in the CRDT (it counts against the job), and the job goes to the back. */
+  private itemFailed (ctx: JobContext, item: LockedItem, err: Error): void {
+    const jobId = ctx.job.jobId
+    this.failedAt.set(jobId, this.clock())
+    const local = (this.localFailures.get(jobId) ?? 0) + 1
+    this.localFailures.set(jobId, local)
+    try {
+      ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name)
+    } catch (e) {
+      log.error('cannot record the failure of %s %d.%d: %e', jobId, item.macroIndex, item.index, e)
+    }
+    if (ctx.failures.failed) {
+      this.giveUp(ctx, ctx.failures.summary())
+    } else if (local >= (this.init.localMaxFailures ?? DEFAULT_LOCAL_MAX_FAILURES)) {
+      this.giveUp(ctx, { ...ctx.failures.summary(), attempts: local, peers: 1 })
     }
   }
 
@@ -620,7 +691,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   private async runItem (ctx: JobContext, room: MacroRoom, item: LockedItem, readyAt: number, lockedAt: number,
-    signal: AbortSignal): Promise<Finished | undefined> {
+    signal: AbortSignal): Promise<Finished | 'failed' | undefined> {
     const d = ctx.slicing.microJobs[item.macroIndex * ctx.job.spec.slicing.microJobsPerMacro + item.index]
     const key = microKey(item.macroIndex, item.index)
     if (ctx.progress.has(key)) {
@@ -645,7 +716,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     })
     const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, this.leases.renewMs)
     try {
-      const output = await this.init.executor.run(task, { signal })
+      const output = await this.init.executor.run(task, { signal, timeoutMs: runTimeoutMs(ctx.job.spec) })
       const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
       let outputCid = await this.init.storeOutput?.(output)
       if (outputCid != null && outputCid === CID.createV1(0x55, Digest.create(0x12, outputHash)).toString()) {
@@ -666,6 +737,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       log.error('MicroJob %s failed: %e', key, err)
       ctx.microLeases.release(key, item.leaseTerm)
       this.safeDispatch('microjob:error', { jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, error: err as Error })
+      this.itemFailed(ctx, item, err as Error)
+      return 'failed'
     } finally {
       clearInterval(renew)
     }

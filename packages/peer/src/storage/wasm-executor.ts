@@ -67,14 +67,14 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
   }
 
   return {
-    async run (task, { signal }) {
+    async run (task, { signal, timeoutMs }) {
       signal.throwIfAborted()
       const { offset, length } = microJobRange(task)
       const [wasm, input] = await Promise.all([
         getCode(task.spec.codeUri, signal),
         components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, signal })
       ])
-      const output = await components.executor.run(wasm, input, { signal })
+      const output = await components.executor.run(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
       if (init.cheat?.(task) === true) {
         log('cheating on %s %d.%d', task.jobId, task.macroIndex, task.index)
         const wrong = output.byteLength === 0 ? new Uint8Array(1) : output.slice()

@@ -274,6 +274,141 @@ export namespace ResultRecord {
   }
 }
 
+export interface FailureRecord {
+  term: number
+  attempts: number
+  reason: string
+}
+
+export namespace FailureRecord {
+  let _codec: Codec<FailureRecord, Partial<FailureRecord>>
+
+  export const codec = (): Codec<FailureRecord, Partial<FailureRecord>> => {
+    if (_codec == null) {
+      _codec = message<FailureRecord, Partial<FailureRecord>>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.term != null && obj.term !== 0)) {
+          w.uint32(8)
+          w.uint32(obj.term)
+        }
+
+        if ((obj.attempts != null && obj.attempts !== 0)) {
+          w.uint32(16)
+          w.uint32(obj.attempts)
+        }
+
+        if ((obj.reason != null && obj.reason !== '')) {
+          w.uint32(26)
+          w.string(obj.reason)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          term: 0,
+          attempts: 0,
+          reason: ''
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.term = reader.uint32()
+              break
+            }
+            case 2: {
+              obj.attempts = reader.uint32()
+              break
+            }
+            case 3: {
+              obj.reason = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.term`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.attempts`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.reason`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface FailureRecordTermFieldEvent {
+    field: '$.term'
+    value: number
+  }
+
+  export interface FailureRecordAttemptsFieldEvent {
+    field: '$.attempts'
+    value: number
+  }
+
+  export interface FailureRecordReasonFieldEvent {
+    field: '$.reason'
+    value: string
+  }
+
+  export function encode (obj: Partial<FailureRecord>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, FailureRecord.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FailureRecord>): FailureRecord {
+    return decodeMessage(buf, FailureRecord.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FailureRecord>): Generator<FailureRecordTermFieldEvent | FailureRecordAttemptsFieldEvent | FailureRecordReasonFieldEvent> {
+    return streamMessage(buf, FailureRecord.codec(), opts)
+  }
+}
+
 export interface OpenJobsRequest {
   nonce: bigint
 }

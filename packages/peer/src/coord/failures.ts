@@ -1,0 +1,146 @@
+import { DEFAULT_FAILURE_PEERS, DEFAULT_MAX_FAILURES } from './constants.js'
+import { TypedEvents } from './events.js'
+import { failureScope, microKey, parseResultKey, resultKey, resultSlot } from './keys.js'
+import { FailureRecord } from './pb/coord.js'
+import type { CoordMetrics } from './metrics.js'
+import type { RecordSigner, RecordVerifier } from './signing.js'
+import type * as Y from 'yjs'
+
+/** A verified failure record. */
+export interface Failure {
+  signer: string
+  /** MicroJob key `m.i`. */
+  micro: string
+  term: number
+  attempts: number
+  reason: string
+}
+
+export interface JobFailuresComponents {
+  signer?: RecordSigner
+  verifier: RecordVerifier
+  metrics?: CoordMetrics
+}
+
+export interface JobFailuresInit {
+  /** Failed attempts (all MicroJobs, all peers) after which the job is given up. Default {@link DEFAULT_MAX_FAILURES}. */
+  maxFailures?: number
+  /** Distinct peers that must have failed before the job is given up. Default {@link DEFAULT_FAILURE_PEERS}. */
+  failurePeers?: number
+}
+
+export interface JobFailuresEvents {
+  /** The job reached the failure bound: peers give it up. */
+  failed: { attempts: number, peers: number, reasons: string[] }
+}
+
+/** A summary of a job's failures as the CRDT shows them. */
+export interface FailureSummary {
+  attempts: number
+  peers: number
+  /** Distinct executor error names. */
+  reasons: string[]
+  failed: boolean
+}
+
+/**
+ * The failed attempts of a job's MicroJobs (map `failures`, one signed record per MicroJob and peer, in the peer's
+ * own slot like results). A MicroJob that fails on every attempt counts against its job: once the job has
+ * `maxFailures` failed attempts from at least `failurePeers` peers it is failed (a state every reader computes the
+ * same way from the CRDT; the SDK's progress reports it) and processors give it up.
+ */
+export class JobFailures extends TypedEvents<JobFailuresEvents> {
+  private readonly map: Y.Map<Uint8Array>
+  private readonly scope: string
+  private readonly components: JobFailuresComponents
+  private readonly maxFailures: number
+  private readonly failurePeers: number
+  private readonly valid = new Map<string, Failure>()
+  private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
+  private reported = false
+
+  constructor (components: JobFailuresComponents, map: Y.Map<Uint8Array>, jobId: string, init: JobFailuresInit = {}) {
+    super()
+    this.components = components
+    this.map = map
+    this.scope = failureScope(jobId)
+    this.maxFailures = init.maxFailures ?? DEFAULT_MAX_FAILURES
+    this.failurePeers = init.failurePeers ?? DEFAULT_FAILURE_PEERS
+    for (const key of map.keys()) this.check(key)
+    this.observer = (event) => {
+      for (const key of event.keysChanged) this.check(key)
+      this.report()
+    }
+    map.observe(this.observer)
+  }
+
+  get failed (): boolean {
+    return this.summary().failed
+  }
+
+  summary (): FailureSummary {
+    let attempts = 0
+    const peers = new Set<string>()
+    const reasons = new Set<string>()
+    for (const f of this.valid.values()) {
+      attempts += f.attempts
+      peers.add(f.signer)
+      reasons.add(f.reason)
+    }
+    return {
+      attempts,
+      peers: peers.size,
+      reasons: [...reasons].sort(),
+      failed: attempts >= this.maxFailures && peers.size >= this.failurePeers
+    }
+  }
+
+  /** This peer's failed attempts at a MicroJob so far. */
+  attemptsOf (macroIndex: number, index: number, peerId: string): number {
+    return this.valid.get(resultKey(macroIndex, index, peerId))?.attempts ?? 0
+  }
+
+  /**
+   * Records a failed attempt of this peer (attempts = its previous attempts at this MicroJob + 1).
+   *
+   * @throws TypeError without a signer
+   */
+  record (macroIndex: number, index: number, term: number, reason: string): void {
+    const signer = this.components.signer
+    if (signer == null) throw new TypeError('a read-only failure tracker cannot record')
+    const micro = microKey(macroIndex, index)
+    const attempts = this.attemptsOf(macroIndex, index, signer.peerId) + 1
+    const payload = FailureRecord.encode({ term, attempts, reason: reason.slice(0, 64) })
+    this.map.set(resultKey(macroIndex, index, signer.peerId), signer.sign(`${this.scope}/${micro}`, payload))
+  }
+
+  stop (): void {
+    this.map.unobserve(this.observer)
+  }
+
+  private report (): void {
+    if (this.reported) return
+    const s = this.summary()
+    if (!s.failed) return
+    this.reported = true
+    this.safeDispatch('failed', { attempts: s.attempts, peers: s.peers, reasons: s.reasons })
+  }
+
+  private check (key: string): void {
+    this.valid.delete(key)
+    const parsed = parseResultKey(key)
+    const value = this.map.get(key)
+    if (parsed == null || !(value instanceof Uint8Array)) return
+    const record = this.components.verifier.verify(value, `${this.scope}/${parsed.micro}`)
+    if (record == null || resultSlot(record.signer) !== parsed.slot) {
+      if (this.components.metrics != null) this.components.metrics.invalidRecords++
+      return
+    }
+    try {
+      const f = FailureRecord.decode(record.payload)
+      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.max(1, f.attempts), reason: f.reason })
+    } catch {
+      if (this.components.metrics != null) this.components.metrics.invalidRecords++
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { FAILURES_MAP, JobFailures, RESULTS_MAP, jobsTopic, recordVerifier } from '../../src/coord/index.js'
+import { jobDocName } from '../../src/crdt/index.js'
+import { WasmTrapError } from '../../src/executor/index.js'
+import { runTimeoutMs, testExecutor } from '../../src/processor/index.js'
+import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
+import type { TestPeer } from './helpers.js'
+import type { MicroJobExecutor } from '../../src/processor/index.js'
+
+let peers: TestPeer[] = []
+
+afterEach(async () => {
+  await stopPeers(peers)
+  peers = []
+})
+
+describe('poison isolation', () => {
+  it('a job whose MicroJobs fail everywhere ends failed, and the processors go on with the healthy job', async () => {
+    const poison = spec(2, 4)
+    const honest = spec(2, 4)
+    const healthy = testExecutor({ workMs: 5 })
+    const executor: MicroJobExecutor = {
+      async run (task, options) {
+        if (task.jobId === poison.jobId) throw new WasmTrapError('unreachable')
+        return healthy.run(task, options)
+      }
+    }
+    peers = await startPeers(3, { executor })
+    const failedEvents = new Map<string, string[]>()
+    const attempts: string[] = []
+    for (const p of peers) {
+      p.processor.addEventListener('job:failed', (evt) => {
+        failedEvents.set(p.id, evt.detail.reasons)
+      })
+      p.processor.addEventListener('microjob:error', (evt) => { attempts.push(`${evt.detail.jobId}/${evt.detail.macroIndex}.${evt.detail.index}`) })
+    }
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    // the poison job is announced first and is worth more: every peer goes for it first
+    poison.spec.price = honest.spec.price * 10n
+    const complete = peers.map(p => new Promise<void>(resolve => {
+      p.processor.addEventListener('job:complete', (evt) => { if (evt.detail.jobId === honest.jobId) resolve() })
+    }))
+    await peers[0].processor.announceJob(poison.spec, poison.jobId, poison.specCid)
+    await peers[1].processor.announceJob(honest.spec, honest.jobId, honest.specCid)
+    await Promise.all(complete)
+    await waitFor(() => failedEvents.size === peers.length, 20_000, 'every peer gave the poison job up')
+    expect([...failedEvents.values()].every(r => r.includes('WasmTrapError'))).toBe(true)
+    // bounded: a handful of attempts, not one per MicroJob per peer forever
+    expect(attempts.filter(a => a.startsWith(poison.jobId)).length).toBeLessThanOrEqual(3 * peers.length)
+    for (const p of peers) {
+      expect(p.processor.knownJobs().find(j => j.jobId === poison.jobId)?.state).toBe('failed')
+      expect(p.processor.knownJobs().find(j => j.jobId === honest.jobId)?.state).toBe('complete')
+      // any reader (the SDK does the same) sees the failed state in the CRDT
+      const doc = p.docs.get(jobDocName(poison.jobId))
+      expect(doc).toBeDefined()
+      await waitFor(() => new JobFailures({ verifier: recordVerifier() }, doc!.getMap(FAILURES_MAP), poison.jobId).failed, 10_000, 'failed state synced')
+      expect(doc!.getMap(RESULTS_MAP).size).toBe(0)
+    }
+  })
+
+  it('bounds a run by the job estimate', () => {
+    expect(runTimeoutMs({ estimate: { overheadSeconds: 0, secondsPerMicroJob: 0.01 } })).toBe(5_000)
+    expect(runTimeoutMs({ estimate: { overheadSeconds: 0, secondsPerMicroJob: 1 } })).toBe(10_000)
+    expect(runTimeoutMs({ estimate: { overheadSeconds: 0, secondsPerMicroJob: 3600 } })).toBe(30_000)
+  })
+})
