@@ -4,7 +4,7 @@ import { race } from './abort.js'
 import { connectChain } from './chain/connection.js'
 import {
   DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CONFIRMATIONS, DEFAULT_DOC_TIMEOUT_MS, DEFAULT_DOWNLOAD_CONCURRENCY,
-  DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
+  DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_INPUT_REPLICAS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
   DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
 import { ClientStoppedError } from './errors.js'
@@ -61,6 +61,10 @@ export interface JobClientInit {
   bootstrapTimeoutMs?: number
   /** Outputs fetched in parallel by `results`. Default {@link DEFAULT_DOWNLOAD_CONCURRENCY}. */
   downloadConcurrency?: number
+  /** Peers that must confirm they hold a job's spec, code and data before `submit` returns. Default {@link DEFAULT_INPUT_REPLICAS}. */
+  inputReplicas?: number
+  /** How long `submit` waits for them (ms). Default {@link DEFAULT_REPLICATION_TIMEOUT_MS}. */
+  replicationTimeoutMs?: number
   signal?: AbortSignal
 }
 
@@ -75,8 +79,10 @@ export interface JobClient {
   readonly docs: DocStore
   /**
    * Validates the job, uploads code and data (bytes or files) to the client's IPFS node, stores the spec,
-   * computes the jobId and jobRoot, creates and funds the job in the escrow and announces it to the network.
-   * Progress stages: `uploading`, `creating`, `announcing`, `done`.
+   * computes the jobId and jobRoot, creates and funds the job in the escrow, announces it to the network and has
+   * peers hold (fetch and pin) its spec, code and data, so the client may go offline once it returns.
+   * Progress stages: `uploading`, `creating` (the jobId is known; the funding transaction is not sent yet),
+   * `announcing`, `replicating`, `done`.
    *
    * @throws InvalidJobError (every bad field), UploadError, ContractRevertError, ChainError, AnnounceError, AbortError
    */
@@ -147,7 +153,9 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     fetchTimeoutMs: init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     pollIntervalMs: init.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     releaseTimeoutMs: init.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
-    downloadConcurrency: init.downloadConcurrency ?? DEFAULT_DOWNLOAD_CONCURRENCY
+    downloadConcurrency: init.downloadConcurrency ?? DEFAULT_DOWNLOAD_CONCURRENCY,
+    inputReplicas: init.inputReplicas ?? DEFAULT_INPUT_REPLICAS,
+    replicationTimeoutMs: init.replicationTimeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS
   }
   const chain = await connectChain({
     rpcUrl: init.rpcUrl,

@@ -41,3 +41,7 @@ export const DEFAULT_DOWNLOAD_CONCURRENCY = 8
 
 /** Block confirmations the release status must have before `waitForRelease` resolves. */
 export const DEFAULT_RELEASE_CONFIRMATIONS = 0
+/** Peers that must confirm they hold a job's inputs before `submit` returns. */
+export const DEFAULT_INPUT_REPLICAS = 1
+/** How long `submit` waits for peers to hold the inputs (ms). */
+export const DEFAULT_REPLICATION_TIMEOUT_MS = 60_000

@@ -12,6 +12,8 @@ export interface ClientSettings {
   pollIntervalMs: number
   releaseTimeoutMs: number
   downloadConcurrency: number
+  inputReplicas: number
+  replicationTimeoutMs: number
 }
 
 /** A job spec the client knows (submitted here, or fetched by the spec CID from the chain). */

@@ -1,4 +1,4 @@
-import { computeJobId, encodeJobSpec, jobTree, sliceJob } from '@jobmesh/peer'
+import { computeJobId, encodeJobSpec, jobTree, replicate, sliceJob } from '@jobmesh/peer'
 import { logger } from '@libp2p/logger'
 import { createJobParams } from './chain/escrow.js'
 import { checkCode } from './code-check.js'
@@ -13,12 +13,12 @@ import type { JobSpec, MicroJobDescriptor } from '@jobmesh/peer'
 const log = logger('jobmesh:sdk')
 
 /** Stages of a submission, in order. */
-export type SubmitStage = 'uploading' | 'creating' | 'announcing' | 'done'
+export type SubmitStage = 'uploading' | 'creating' | 'announcing' | 'replicating' | 'done'
 
 /** A progress report of `submit`. */
 export interface SubmitProgress {
   stage: SubmitStage
-  /** Set once known: after `creating` starts. */
+  /** Set once known: from `creating` on, before the funding transaction is sent. */
   jobId?: string
   specCid?: string
   txHash?: string
@@ -44,6 +44,11 @@ export interface SubmittedJob {
   jobRoot: string
   nonce: bigint
   spec: JobSpec
+  /**
+   * PeerIds of the peers that confirmed they hold the spec, code and data (fetched and pinned). Once one does, the
+   * client may go offline; empty means only this client holds them.
+   */
+  holders: string[]
 }
 
 function placeholder (input: ContentInput): string {
@@ -98,6 +103,13 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
 
   report({ stage: 'announcing', jobId, specCid, txHash: created.txHash })
   await ctx.announcer.announce(spec, jobId, specCid)
+  // availability: peers fetch and pin the inputs, so the job does not depend on this client staying online
+  report({ stage: 'replicating', jobId, specCid, txHash: created.txHash })
+  const want = ctx.settings.inputReplicas
+  const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
+    enough: held => held.length >= want, timeoutMs: ctx.settings.replicationTimeoutMs, signal
+  })
+  if (holders.length < want) log('%s: inputs held by %d peers (wanted %d)', jobId, holders.length, want)
   report({ stage: 'done', jobId, specCid, txHash: created.txHash })
   return {
     jobId,
@@ -107,6 +119,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     microJobs: slicing.microJobs,
     jobRoot,
     nonce,
-    spec
+    spec,
+    holders
   }
 }

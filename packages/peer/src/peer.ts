@@ -5,8 +5,9 @@ import { createDocStore } from './crdt/index.js'
 import { createWasmExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
+import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { createSettlement, publishProfile } from './settlement/index.js'
-import { createContentStore, wasmMicroJobExecutor } from './storage/index.js'
+import { createContentStore, pinJobContent, wasmMicroJobExecutor } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
 import type { ChainClient } from './chain/index.js'
 import type { DocStore } from './crdt/index.js'
@@ -47,6 +48,8 @@ export interface PeerInit extends NodeInit {
   processor?: Omit<ProcessorInit, 'executor' | 'storeOutput' | 'onJobComplete' | 'hardware'>
   /** Chain settlement; without it the peer processes but does not finalize, verify or claim. */
   chain?: PeerChainInit
+  /** Peers besides its producer that must hold each output before this peer submits a job. Default 3. */
+  outputReplicas?: number
 }
 
 /** A running jobmesh peer: node, CRDT, storage, executor, processor and (with a chain) settlement. */
@@ -90,12 +93,15 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }
     const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
     const chain = await startChain(init, { node, docs, store, executor }, stack)
+    const replication = await startReplicationServer({ libp2p: node.libp2p, store, chain: chain?.client })
+    stack.push(async () => { await replication.stop() })
     let processor: Processor | undefined
     if (init.process !== false) {
       processor = createProcessor({ ...node, docs }, {
         ...init.processor,
         executor,
         storeOutput: async bytes => await store.addOutput(bytes),
+        prepareJob: async (job, options) => { await pinJobContent(store, job, options) },
         onJobComplete: chain?.settlement == null
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
@@ -141,12 +147,15 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   const vramGb = init.vramGb ?? 0
   await client.ensureRegistered({ peerId: parts.node.peerId.toString(), gpuModel, vramGb, stake: init.chain.stake })
   await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb })
+  const self = parts.node.peerId.toString()
   const settlement = createSettlement({
     docs: parts.docs,
     chain: client,
     store: parts.store,
     privateKey: parts.node.privateKey,
-    executor: parts.executor
+    executor: parts.executor,
+    replicate: async (jobId, manifestCid, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
+      jobId, manifestCid, producers, { replicas: init.outputReplicas, signal: options.signal })
   }, init.chain.settlement)
   await settlement.start()
   stack.push(async () => { await settlement.stop() })

@@ -59,6 +59,11 @@ export interface ProcessorInit {
   executor: MicroJobExecutor
   /** Where output bytes go; returns a CID string. Default: nowhere (only the hash is recorded). */
   storeOutput?(bytes: Uint8Array): Promise<string | undefined>
+  /**
+   * Called before this peer first works on a job (each round): the peer fetches and pins the job's spec, code and
+   * data here (`pinJobContent`), so the job survives its DApp going offline. A failure skips the job for now.
+   */
+  prepareJob?(job: { jobId: string, specCid: string, spec: JobSpec }, options: AbortOptions): Promise<void>
   /** Called once on the peer whose result completed the job (finalization is idempotent). */
   onJobComplete?(jobId: string): void | Promise<void>
   /** This peer's hardware for job choice. Default: `{ gpuModel: 'Any', vramGb: 0 }` (runs only "Any" jobs with no VRAM need). */
@@ -180,6 +185,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly failedAt = new Map<string, number>()
   /** jobId -> failed attempts of this peer. */
   private readonly localFailures = new Map<string, number>()
+  /** Spec CIDs whose content this peer holds (`prepareJob` succeeded). */
+  private readonly prepared = new Set<string>()
   private readonly contexts = new Map<string, JobContext>()
   private readonly onMessage: (evt: CustomEvent<RoomPubSubMessage>) => void
   private readonly maxBytes: number
@@ -618,6 +625,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   private async workOn (job: KnownJob, signal: AbortSignal): Promise<void> {
+    if (this.init.prepareJob != null && !this.prepared.has(job.specCid)) {
+      await this.init.prepareJob({ jobId: job.jobId, specCid: job.specCid, spec: job.spec }, { signal })
+      this.prepared.add(job.specCid)
+    }
     const ctx = await this.context(job)
     if (ctx == null) return
     let readyAt = this.clock()

@@ -31,12 +31,12 @@ export interface EnsureOutputsResult {
  * CID (locally, else over bitswap, within `fetchTimeoutMs`), its sha256 checked against the entry, and stored and
  * pinned with `addOutput`. An output nobody serves in time (its processor died) is regenerated: job code is
  * deterministic WebAssembly, so the MicroJob is re-run with the executor and its output must hash to the recorded
- * `outputHash`. Idempotent: outputs already held are read locally and pinned again (a no-op).
+ * `outputHash` (without an executor or a spec, a missing output fails). Idempotent: outputs already held are read locally and pinned again (a no-op).
  *
  * @throws OutputMismatchError (a regenerated output differs: the recorded result is not trustworthy),
  * OutputUnavailableError (not fetched and not regenerated), AbortError
  */
-export async function ensureOutputs (components: Pick<SettlementComponents, 'store' | 'executor'>, jobId: string, spec: JobSpec,
+export async function ensureOutputs (components: { store: Pick<SettlementComponents['store'], 'fetch' | 'addOutput'>, executor?: SettlementComponents['executor'] }, jobId: string, spec: JobSpec | undefined,
   entries: readonly ManifestEntry[], options: EnsureOutputsOptions = {}): Promise<EnsureOutputsResult> {
   const { store, executor } = components
   // the first failure stops the other workers: the finalization fails anyway
@@ -63,8 +63,8 @@ export async function ensureOutputs (components: Pick<SettlementComponents, 'sto
   }
 
   const regenerate = async (e: ManifestEntry): Promise<Uint8Array> => {
-    if (executor == null) {
-      throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and this node has no executor to regenerate it`)
+    if (executor == null || spec == null) {
+      throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and this node cannot regenerate it`)
     }
     let bytes: Uint8Array
     try {

@@ -146,6 +146,8 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   })
   const manifest: Manifest = { ...built, microJobs: held.entries }
   const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
+  // availability: r other peers hold the manifest (every payee can claim) and each output besides its producer
+  await components.replicate?.(id, manifestCid, manifest.microJobs.map(e => e.signer), { signal })
   let tx
   try {
     tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, payoutRoot: manifest.payoutRoot, manifestCid }, { signal })

@@ -23,6 +23,11 @@ export interface SettlementComponents {
   /** Re-runs sampled MicroJobs (verifiers) and regenerates unavailable outputs (finalizer): the WASM adapter. */
   executor?: MicroJobExecutor
   loadSpec?: SpecLoader
+  /**
+   * Has other peers hold the manifest and the outputs before `submitResults` (`replicateOutputs`); `producers` are
+   * the signers of the manifest's results. Without it only this node holds them.
+   */
+  replicate?(jobId: string, manifestCid: string, producers: string[], options: { signal?: AbortSignal }): Promise<unknown>
 }
 
 export interface SettlementOptions {

@@ -65,6 +65,19 @@ export interface ContentStore {
    * hash), larger as a UnixFS file; pinned. Returns the CID string.
    */
   addOutput(bytes: Uint8Array, options?: AddOptions): Promise<string>
+  /**
+   * Fetches every block of the content at an `ipfs://` URI (from this node, else over bitswap) and pins it, so this
+   * node keeps and serves it. Returns false for other schemes (nothing to pin).
+   *
+   * @throws UnsupportedUriError, ContentTimeoutError (not all blocks arrived within `timeoutMs`), AbortError
+   */
+  pin(uri: string, options?: PinOptions): Promise<boolean>
+}
+
+export interface PinOptions {
+  /** Overrides the store's fetch timeout (ms) for the whole DAG. */
+  timeoutMs?: number
+  signal?: AbortSignal
 }
 
 /** The CID (v1, raw codec) a small output gets from `addOutput`, derived from its sha256 (32-byte hex). */
@@ -137,6 +150,21 @@ export function createContentStore (components: ContentStoreComponents, init: Co
       await pin(components.helia.pins, cid, options.signal)
       log('added file %s as %c', path, cid)
       return cid.toString()
+    },
+    async pin (uri, options = {}) {
+      const parsed = parseContentUri(uri)
+      if (parsed.scheme !== 'ipfs') return false
+      const timed = timedSignal(options.signal, options.timeoutMs ?? fetchTimeoutMs)
+      try {
+        await pin(components.helia.pins, parsed.cid, timed.signal)
+      } catch (err) {
+        if (timed.signal.aborted) throw timed.reason(`pinning ${uri}`)
+        throw err
+      } finally {
+        timed.clear()
+      }
+      log('pinned %c', parsed.cid)
+      return true
     },
     async addOutput (bytes, options = {}) {
       if (bytes.byteLength > rawMax) return addBytes(bytes, options)

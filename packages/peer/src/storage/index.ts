@@ -15,7 +15,9 @@
  * ```
  */
 export { createContentStore, rawOutputCid } from './content-store.js'
-export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptions, AddOptions } from './content-store.js'
+export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptions, AddOptions, PinOptions } from './content-store.js'
+export { pinJobContent } from './job-content.js'
+export type { JobContent, PinJobContentOptions } from './job-content.js'
 export { wasmMicroJobExecutor, microJobRange } from './wasm-executor.js'
 export type { WasmMicroJobExecutorComponents, WasmMicroJobExecutorInit } from './wasm-executor.js'
 export { parseContentUri } from './uri.js'

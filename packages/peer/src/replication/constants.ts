@@ -1,0 +1,25 @@
+/** Defaults of replication (docs/settlement.md, Availability); applied as `init.x ?? DEFAULT_X`. */
+
+/** The libp2p protocol a peer asks others to hold a job's inputs or outputs with. */
+export const REPLICATION_PROTOCOL = '/jobmesh/replicate/1.0.0'
+
+/** Peers besides its producer that must hold each output before a job is submitted. */
+export const DEFAULT_OUTPUT_REPLICAS = 3
+
+/** Peers that must confirm they hold a job's spec, code and data before `submit` returns. */
+export const DEFAULT_INPUT_REPLICAS = 1
+
+/** How long one replication round (ask, fetch, pin, answer) may take (ms). */
+export const DEFAULT_REPLICATION_TIMEOUT_MS = 120_000
+
+/** Largest request or answer on the replication protocol (bytes). */
+export const MAX_REPLICATION_MESSAGE_BYTES = 4096
+
+/** Largest spec a replica fetches (bytes). */
+export const MAX_SPEC_BYTES = 1024 * 1024
+
+/** Largest manifest a replica fetches (bytes). */
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+
+/** Requests one peer serves at once. */
+export const MAX_INBOUND_REPLICATION_STREAMS = 8

@@ -1,0 +1,18 @@
+/**
+ * @packageDocumentation
+ *
+ * Replication (docs/settlement.md, Availability): a peer asks others to hold a job's inputs (the DApp's client,
+ * right after `submit`) or its outputs and manifest (the finalizer, before `submitResults`) over
+ * `/jobmesh/replicate/1.0.0`; they fetch, check and pin, then answer.
+ */
+export { askReplica, replicate } from './client.js'
+export type { ReplicateOptions, ReplicationClientComponents } from './client.js'
+export { startReplicationServer } from './server.js'
+export type { ReplicationServer, ReplicationServerComponents, ReplicationServerInit } from './server.js'
+export type { ReplicationAnswer, ReplicationRequest } from './wire.js'
+export { NotEnoughReplicasError, ReplicaRefusedError, ReplicationProtocolError } from './errors.js'
+export {
+  DEFAULT_INPUT_REPLICAS, DEFAULT_OUTPUT_REPLICAS, DEFAULT_REPLICATION_TIMEOUT_MS, REPLICATION_PROTOCOL
+} from './constants.js'
+export { replicateOutputs } from './outputs.js'
+export type { ReplicateOutputsOptions, ReplicateOutputsResult } from './outputs.js'

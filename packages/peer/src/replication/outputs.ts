@@ -1,0 +1,47 @@
+import { logger } from '@libp2p/logger'
+import { replicate } from './client.js'
+import { DEFAULT_OUTPUT_REPLICAS } from './constants.js'
+import type { ReplicationClientComponents } from './client.js'
+
+const log = logger('jobmesh:replication')
+
+export interface ReplicateOutputsOptions {
+  /** Peers besides its producer that must hold each output, default 3. */
+  replicas?: number
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+export interface ReplicateOutputsResult {
+  /** Peers that confirmed they hold the manifest and every output. */
+  held: string[]
+  /** The fewest holders any output has, its producer not counted (this peer counted). */
+  minReplicas: number
+}
+
+/** Holders of an output besides its producer, this peer included. */
+function holders (self: string, held: readonly string[], producer: string): number {
+  return [self, ...held].filter(p => p !== producer).length
+}
+
+/**
+ * The finalizer's step before `submitResults` (docs/settlement.md, Availability): asks connected peers to hold the
+ * manifest and every output until each output is held by `replicas` peers besides its producer (this peer counts:
+ * it holds them all), or every peer answered, or the time is up. A network too small for `replicas` gets as many
+ * as it has (logged); the job is submitted anyway, this peer holding everything.
+ */
+export async function replicateOutputs (components: ReplicationClientComponents & { self: string }, jobId: string,
+  manifestCid: string, producers: readonly string[], options: ReplicateOptions = {}): Promise<ReplicateOutputsResult> {
+  const want = options.replicas ?? DEFAULT_OUTPUT_REPLICAS
+  const distinct = [...new Set(producers)]
+  const enough = (held: readonly string[]): boolean => distinct.every(p => holders(components.self, held, p) >= want)
+  const held = await replicate(components, { kind: 'outputs', jobId, manifestCid }, {
+    enough, exclude: new Set([components.self]), timeoutMs: options.timeoutMs, signal: options.signal
+  })
+  const minReplicas = distinct.length === 0 ? 0 : Math.min(...distinct.map(p => holders(components.self, held, p)))
+  if (minReplicas < want) log('%s: outputs held by %d peers besides their producer (wanted %d): the network is smaller', jobId, minReplicas, want)
+  else log('%s: outputs held by >= %d peers besides their producer', jobId, minReplicas)
+  return { held, minReplicas }
+}
+
+type ReplicateOptions = ReplicateOutputsOptions
