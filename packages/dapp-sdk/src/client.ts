@@ -9,6 +9,7 @@ import {
 } from './constants.js'
 import { ClientStoppedError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
+import { activeNodes, listJobs } from './jobs.js'
 import { createAnnouncer } from './network/announce.js'
 import { watchProgress } from './progress.js'
 import { waitForRelease } from './release.js'
@@ -17,6 +18,7 @@ import { submitJob } from './submit.js'
 import type { DeploymentRef } from './chain/connection.js'
 import type { EscrowJob } from './chain/escrow.js'
 import type { ClientContext, KnownSpec } from './context.js'
+import type { ListedJob } from './jobs.js'
 import type { ProgressOptions, ProgressUpdate } from './progress.js'
 import type { Release, WaitForReleaseOptions } from './release.js'
 import type { MicroJobOutput, ResultsOptions } from './results.js'
@@ -105,6 +107,10 @@ export interface JobClient {
   results(jobId: string, options?: ResultsOptions): Promise<MicroJobOutput[]>
   /** Refunds the fee after the deadline if the job was never released. @throws ContractRevertError, ChainError */
   refund(jobId: string, options?: { signal?: AbortSignal }): Promise<{ txHash: string, blockNumber: number }>
+  /** Jobs of this wallet (or `creator`), oldest first, from `JobCreated` events. @throws ChainError */
+  list(options?: { creator?: string, signal?: AbortSignal }): Promise<ListedJob[]>
+  /** Active nodes in the registry: a job with k verifiers needs k + 1 (its submitter cannot verify). @throws ChainError */
+  activeNodes(options?: { signal?: AbortSignal }): Promise<number>
   /** The escrow's record of the job. @throws JobNotFoundError, ChainError */
   status(jobId: string, options?: { signal?: AbortSignal }): Promise<EscrowJob>
   /** Stops the node and closes the provider it created. Idempotent. */
@@ -225,6 +231,14 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
         signal: options.signal, timeoutMs: settings.txTimeoutMs, confirmations: settings.confirmations
       })
       return { txHash: mined.txHash, blockNumber: mined.blockNumber }
+    },
+    async list (options) {
+      live()
+      return await listJobs(ctx, options)
+    },
+    async activeNodes (options) {
+      live()
+      return await activeNodes(ctx, options)
     },
     async status (jobId, options = {}) {
       live()

@@ -45,7 +45,7 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--no-follow', ...connect], io)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--detach', ...connect], io)
     expect(io.stderr.join('\n')).not.toMatch(/Error/)
     expect(code0).toBe(0)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
@@ -59,7 +59,7 @@ describe('jobmesh-dapp', () => {
     // an invalid job is a usage error listing the fields
     const io3 = capture()
     expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '3', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--no-follow', ...connect], io3)).toBe(2)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--detach', ...connect], io3)).toBe(2)
     expect(io3.stderr.join('\n')).toMatch(/slicing/)
   })
 

@@ -38,7 +38,7 @@ describe('submit', () => {
       onProgress: (p) => stages.push(p.stage),
       signal: AbortSignal.timeout(30_000)
     })
-    expect(stages).toEqual(['uploading', 'creating', 'announcing', 'done'])
+    expect(stages).toEqual(['uploading', 'creating', 'announcing', 'replicating', 'done'])
     expect(job.microJobs).toHaveLength(4)
     expect(job.spec.blockCount).toBe(8)
 

@@ -1,45 +1,56 @@
+import { Option } from 'commander'
 import { createJobClient } from '../client.js'
 import { InvalidConfigError } from '../errors.js'
-import { collect, readDeployment, readKeyFile } from './options.js'
-import type { JobClient } from '../client.js'
+import { bootstrapList, readDeployment, readKeyFile } from './options.js'
+import type { JobClient, JobClientInit } from '../client.js'
 import type { Command } from 'commander'
 
 /** Flags every command that talks to the chain and the network shares. */
 export interface ConnectFlags {
   rpc: string
   keyFile?: string
+  privateKey?: string
   deployment: string
   bootstrap?: string[]
   dataDir?: string
+  json?: boolean
 }
 
 export const DEFAULT_CLI_RPC_URL = 'http://127.0.0.1:8545'
 
-/** Adds the connection flags to a command. */
+/**
+ * Adds the connection flags to a command. Each one also reads the variable `jobmesh devnet` prints
+ * (`JOBMESH_RPC_URL`, `JOBMESH_DEPLOYMENT`, `JOBMESH_BOOTSTRAP`, `JOBMESH_PRIVATE_KEY`); a flag wins over its variable.
+ */
 export function withConnectFlags (cmd: Command): Command {
   return cmd
-    .option('--rpc <url>', 'JSON-RPC endpoint (env JOBMESH_RPC_URL)', process.env.JOBMESH_RPC_URL ?? DEFAULT_CLI_RPC_URL)
-    .option('--key-file <file>', 'file holding the 0x private key that pays (env JOBMESH_PRIVATE_KEY instead)')
-    .requiredOption('--deployment <file>', 'deployment JSON of the jobmesh contracts')
-    .option('--bootstrap <multiaddr>', 'jobmesh peer to connect to (repeatable)', collect)
+    .addOption(new Option('--rpc <url>', 'JSON-RPC endpoint').env('JOBMESH_RPC_URL').default(DEFAULT_CLI_RPC_URL))
+    .option('--key-file <file>', 'file holding the 0x private key that pays (or JOBMESH_PRIVATE_KEY)')
+    .addOption(new Option('--private-key <hex>', 'the 0x private key; prefer the variable or --key-file').env('JOBMESH_PRIVATE_KEY').hideHelp())
+    .addOption(new Option('--deployment <file>', 'deployment JSON of the jobmesh contracts').env('JOBMESH_DEPLOYMENT').makeOptionMandatory())
+    .addOption(new Option('--bootstrap <multiaddr>', 'jobmesh peer to connect to; repeatable (variable: comma-separated)')
+      .env('JOBMESH_BOOTSTRAP').argParser(bootstrapList))
     .option('--data-dir <dir>', 'where the client node keeps its key, blocks and CRDT state (default: in memory)')
+    .option('--json', 'print one JSON document on stdout instead of text')
 }
 
 /** A job client from the connection flags. */
-export async function clientFrom (flags: ConnectFlags): Promise<JobClient> {
+export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientInit> = {}): Promise<JobClient> {
   let key: string
   if (flags.keyFile !== undefined) {
     key = await readKeyFile(flags.keyFile)
-  } else if (process.env.JOBMESH_PRIVATE_KEY !== undefined && process.env.JOBMESH_PRIVATE_KEY !== '') {
-    key = process.env.JOBMESH_PRIVATE_KEY
+  } else if (flags.privateKey !== undefined && flags.privateKey !== '') {
+    key = flags.privateKey.startsWith('0x') ? flags.privateKey : `0x${flags.privateKey}`
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new InvalidConfigError('JOBMESH_PRIVATE_KEY is not a 32-byte hex private key')
   } else {
-    throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY')
+    throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY (jobmesh devnet prints one)')
   }
   return createJobClient({
     rpcUrl: flags.rpc,
     signer: key,
     deployment: await readDeployment(flags.deployment),
     bootstrap: flags.bootstrap ?? [],
-    dataDir: flags.dataDir
+    dataDir: flags.dataDir,
+    ...extra
   })
 }

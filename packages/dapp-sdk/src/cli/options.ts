@@ -35,9 +35,13 @@ export function jobIdArg (value: string): string {
   return value.toLowerCase()
 }
 
-/** Collects a repeatable flag. */
-export function collect (value: string, previous: string[] = []): string[] {
-  return [...previous, value]
+/** Collects a repeatable multiaddr flag; a comma- or space-separated list (the JOBMESH_BOOTSTRAP variable) too. */
+export function bootstrapList (value: string, previous: string[] = []): string[] {
+  const addrs = value.split(/[\s,]+/).filter(a => a !== '')
+  for (const a of addrs) {
+    if (!a.startsWith('/')) throw new InvalidArgumentError(`expected a multiaddr such as /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW..., got ${a}`)
+  }
+  return [...previous, ...addrs]
 }
 
 /** Reads a 0x private key from a file (whitespace trimmed). */

@@ -11,14 +11,17 @@ export function positiveNumber (value: string): number {
   return n
 }
 
-/** Collects a repeatable multiaddr option, checking each one parses. */
+/** Collects a repeatable multiaddr option (a comma- or space-separated list too: JOBMESH_BOOTSTRAP), checking each one parses. */
 export function collectMultiaddr (value: string, previous: string[] = []): string[] {
-  try {
-    multiaddr(value)
-  } catch {
-    throw new InvalidArgumentError(`"${value}" is not a multiaddr (example: /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...)`)
+  const addrs = value.split(/[\s,]+/).filter(a => a !== '')
+  for (const a of addrs) {
+    try {
+      multiaddr(a)
+    } catch {
+      throw new InvalidArgumentError(`"${a}" is not a multiaddr (example: /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...)`)
+    }
   }
-  return [...previous, value]
+  return [...previous, ...addrs]
 }
 
 /** The data dir from the flag, the environment, or the default. */

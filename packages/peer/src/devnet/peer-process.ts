@@ -12,6 +12,9 @@ const log = logger('jobmesh:devnet')
 /** The `jobmesh` CLI entry of the built package (the same path from `src/devnet` and `dist/devnet`). */
 export const CLI_BIN = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url))
 
+/** The variables `jobmesh devnet` prints for DApps, which both CLIs read. */
+export const CONNECT_VARIABLES = ['JOBMESH_RPC_URL', 'JOBMESH_DEPLOYMENT', 'JOBMESH_BOOTSTRAP', 'JOBMESH_PRIVATE_KEY'] as const
+
 /** A `jobmesh start` child process. */
 export interface PeerProcess {
   readonly name: string
@@ -43,9 +46,13 @@ export interface SpawnPeerInit {
  * addresses. Standard input is a pipe from this process, so the child stops when this process dies, even by SIGKILL.
  */
 export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
+  // the devnet passes every setting as a flag: variables a user exported for the DApp (jobmesh devnet prints them)
+  // must not reach its peers (the first peer has no bootstrap, and each has its own wallet)
+  const env: NodeJS.ProcessEnv = { ...process.env, ...init.env }
+  for (const name of CONNECT_VARIABLES) if (init.env?.[name] === undefined) delete env[name]
   const child = spawn(process.execPath, [CLI_BIN, 'start', '--data-dir', init.dataDir, ...init.args, '--exit-with-parent'], {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...init.env }
+    env
   })
   const output: string[] = []
   let peerId = ''

@@ -32,3 +32,12 @@ export const DEFAULT_OUTPUT_FETCH_TIMEOUT_MS = 10_000
 
 /** Outputs the finalizer fetches (or regenerates) at once. */
 export const DEFAULT_OUTPUT_CONCURRENCY = 8
+
+/** First pause of the finalizer before it retries a failed finalization (ms); doubled after each failure. */
+export const DEFAULT_FINALIZE_RETRY_MS = 1_000
+
+/** Longest pause between two finalization attempts (ms). */
+export const DEFAULT_FINALIZE_MAX_RETRY_MS = 30_000
+
+/** Bound of all finalization attempts of one job (ms): after it the finalizer gives up (logged, `error` event). */
+export const DEFAULT_FINALIZE_TIMEOUT_MS = 10 * 60_000

@@ -1,6 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { claimPayouts } from './claim.js'
 import { finalizeJob } from './finalize.js'
+import { withRetry } from './retry.js'
 import { drawVerifiers, proveAndSettle } from './settle.js'
 import { verifyJob } from './verify.js'
 import { indexedRounds, reannounceRound, slashedPeerIds } from './rounds.js'
@@ -19,6 +20,10 @@ export interface SettlementInit extends Omit<SettlementOptions, 'signal'> {
   fromBlock?: number
   /** Claim payouts and credits of Released jobs automatically. Default true. */
   autoClaim?: boolean
+  /** Bound of all finalization attempts of one job (ms), default 10 min; attempts back off from 1 s to 30 s. */
+  finalizeTimeoutMs?: number
+  /** First pause before a finalization is retried (ms), default 1 000. */
+  finalizeRetryMs?: number
 }
 
 export interface SettlementEvents {
@@ -152,7 +157,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
       return slashedPeerIds(components, jobId.toLowerCase(), round, { signal: options.signal ?? controller.signal })
     },
     async onJobComplete (jobId: string): Promise<FinalizeResult> {
-      const result = await finalizeJob(components, jobId, { signal: controller.signal, outputFetchTimeoutMs: init.outputFetchTimeoutMs })
+      const result = await withRetry(async () => await finalizeJob(components, jobId, { signal: controller.signal, outputFetchTimeoutMs: init.outputFetchTimeoutMs }), {
+        signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `finalization of ${jobId}`
+      })
       emit('finalized', { jobId, ...result })
       if (result.outcome === 'submitted') {
         track(jobId, 'settle', async () => {

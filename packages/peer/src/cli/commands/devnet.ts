@@ -41,6 +41,16 @@ export function devnetCommand (program: Command): void {
     })
 }
 
+/** `export JOBMESH_...=...` lines: the variables both CLIs read (commander's Option.env). */
+export function exportLines (devnet: Pick<Devnet, 'anvil' | 'deploymentFile' | 'bootstrap' | 'dapp'>): string[] {
+  return [
+    `export JOBMESH_RPC_URL=${devnet.anvil.rpcUrl}`,
+    `export JOBMESH_DEPLOYMENT=${devnet.deploymentFile}`,
+    `export JOBMESH_BOOTSTRAP=${devnet.bootstrap.join(',')}`,
+    `export JOBMESH_PRIVATE_KEY=${devnet.dapp.privateKey}`
+  ]
+}
+
 function describe (devnet: Devnet): string {
   const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dataDir])
   return [
@@ -49,11 +59,18 @@ function describe (devnet: Devnet): string {
     `contracts   NodeRegistry ${devnet.deployment.nodeRegistry}, JobEscrow ${devnet.deployment.jobEscrow}`,
     `deployment  ${devnet.deploymentFile}`,
     `bootstrap   ${devnet.bootstrap[0] ?? ''}`,
-    `dapp key    ${devnet.dapp.privateKey} (${devnet.dapp.address}, funded)`,
+    `dapp key    ${devnet.dapp.privateKey} (${devnet.dapp.address}, funded, used by no peer)`,
+    '',
+    'for the DApp CLI and SDK (paste into another shell):',
+    ...exportLines(devnet),
+    'then, e.g. (data: node examples/dist/generate-data.js examples/data):',
+    '  npx jobmesh-dapp submit --code examples/build/mandelbrot.wasm --data examples/data/mandelbrot.bin \\',
+    '    --macro-jobs 4 --micro-per-macro 8 --blocks-per-micro 24 --block-size 64 --price 0.01',
     '',
     table(['peer', 'peer id', 'wallet', 'data dir'], rows),
     'connect another peer:',
     `  jobmesh start --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file <file>`,
+    '  (with the variables above exported: jobmesh start --data-dir <dir> --key-file <file>)',
     'status of a peer:',
     `  jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
     '',

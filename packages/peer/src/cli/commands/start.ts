@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectMultiaddr, positiveNumber, resolveDataDir } from '../options.js'
+import { collectMultiaddr, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
 import type { PeerChainInit, PeerInit } from '../../peer.js'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
@@ -19,6 +19,8 @@ export interface StartOptions {
   rpc?: string
   keyFile?: string
   deployment?: string
+  privateKey?: string
+  replicas: number
   stake: string
   cheat?: number
   exitWithParent?: boolean
@@ -30,14 +32,17 @@ export function startCommand (program: Command): void {
     .description('start a peer: join the network, process and verify jobs, earn fees (runs until Ctrl-C)')
     .option('-d, --data-dir <dir>', 'where identity, CRDT and blocks live (env JOBMESH_DATA_DIR, default ~/.jobmesh)')
     .option('-l, --listen <multiaddr>', 'listen address, repeatable (default /ip4/0.0.0.0/tcp/0 and .../ws)', collectMultiaddr)
-    .option('-b, --bootstrap <multiaddr>', 'peer to join through, with /p2p/<peerId>; repeatable', collectMultiaddr)
+    .addOption(new Option('-b, --bootstrap <multiaddr>', 'peer to join through, with /p2p/<peerId>; repeatable (variable: comma-separated)')
+      .env('JOBMESH_BOOTSTRAP').argParser(collectMultiaddr))
     .option('--gpu-model <name>', 'GPU model this node offers (omit for CPU-only: "Any" jobs)')
     .option('--vram <GB>', 'VRAM in GB', positiveNumber, 0)
     .option('--mdns', 'also discover peers on the LAN with mDNS')
     .option('--no-process', 'do not process jobs (relay, store and sync only)')
-    .option('--rpc <url>', 'JSON-RPC URL of the chain (env JOBMESH_RPC_URL); enables settlement')
-    .option('--key-file <file>', 'file holding the wallet private key (hex) (env JOBMESH_PRIVATE_KEY instead)')
-    .option('--deployment <file>', 'deployments/<chainId>.json with the contract addresses')
+    .addOption(new Option('--rpc <url>', 'JSON-RPC URL of the chain; enables settlement').env('JOBMESH_RPC_URL'))
+    .option('--key-file <file>', 'file holding the wallet private key (hex) (or JOBMESH_PRIVATE_KEY)')
+    .addOption(new Option('--private-key <hex>', 'the wallet key; prefer the variable or --key-file').env('JOBMESH_PRIVATE_KEY').hideHelp())
+    .addOption(new Option('--deployment <file>', 'deployments/<chainId>.json with the contract addresses').env('JOBMESH_DEPLOYMENT'))
+    .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--stake <eth>', 'stake to register with on first start', '0.1')
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
     .addOption(new Option('--cheat <n>', 'testing only: return wrong output for every n-th MicroJob').argParser(positiveNumber).hideHelp())
@@ -76,6 +81,7 @@ async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: stri
     dataDir,
     listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0', '/ip4/0.0.0.0/tcp/0/ws'],
     bootstrap: opts.bootstrap ?? [],
+    outputReplicas: opts.replicas,
     mdns: opts.mdns === true,
     gpuModel: opts.gpuModel,
     vramGb: opts.vram,
@@ -86,17 +92,17 @@ async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: stri
 }
 
 async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined> {
-  const rpcUrl = opts.rpc ?? process.env.JOBMESH_RPC_URL
+  const rpcUrl = opts.rpc === '' ? undefined : opts.rpc
   if (rpcUrl == null) {
     if (opts.keyFile != null || opts.deployment != null) {
       throw new UsageError('--key-file and --deployment need --rpc (or JOBMESH_RPC_URL)')
     }
     return undefined
   }
-  if (opts.deployment == null) {
+  if (opts.deployment == null || opts.deployment === '') {
     throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
   }
-  const privateKey = opts.keyFile != null ? (await readText(opts.keyFile, 'key file')).trim() : process.env.JOBMESH_PRIVATE_KEY
+  const privateKey = opts.keyFile != null ? (await readText(opts.keyFile, 'key file')).trim() : opts.privateKey
   if (privateKey == null || !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) {
     throw new UsageError('a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
   }

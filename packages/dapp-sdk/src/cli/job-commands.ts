@@ -1,0 +1,120 @@
+import { resolve } from 'node:path'
+import { Option } from 'commander'
+import { formatEther } from 'ethers'
+import { clientFrom, withConnectFlags } from './client-options.js'
+import { followRelease, writeResults } from './follow.js'
+import { onInterruptExit } from './interrupt.js'
+import { jobIdArg, positiveInt } from './options.js'
+import type { ConnectFlags } from './client-options.js'
+import type { CliIo } from './io.js'
+import type { JobClient } from '../client.js'
+import type { EscrowJob } from '../chain/escrow.js'
+import type { Command } from 'commander'
+
+async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>): Promise<T> {
+  const off = onInterruptExit(io)
+  try {
+    const client = await clientFrom(flags)
+    try {
+      return await fn(client)
+    } finally {
+      await client.stop()
+    }
+  } finally {
+    off()
+  }
+}
+
+function jsonJob (j: EscrowJob): Record<string, unknown> {
+  return { ...j, fee: j.fee.toString() }
+}
+
+function printJob (io: CliIo, j: EscrowJob): void {
+  io.out(`status: ${j.status}`)
+  io.out(`creator: ${j.creator}`)
+  io.out(`fee: ${formatEther(j.fee)} ETH`)
+  io.out(`deadline: ${new Date(j.deadline * 1000).toISOString()}`)
+  io.out(`microJobs: ${j.macroJobs * j.microJobsPerMacro}`)
+  io.out(`rejections: ${j.rejections}`)
+  io.out(`resultRoot: ${j.resultRoot}`)
+}
+
+/** `status`, `wait`, `results`, `list`, `refund`. */
+export function jobCommands (root: Command, io: CliIo): void {
+  withConnectFlags(root.command('status')
+    .description('show the escrow status of a job')
+    .argument('<jobId>', 'job id', jobIdArg))
+    .action(async (jobId: string, flags: ConnectFlags) => {
+      await withClient(flags, io, async (client) => {
+        const j = await client.status(jobId)
+        if (flags.json === true) io.out(JSON.stringify(jsonJob(j)))
+        else printJob(io, j)
+      })
+    })
+
+  withConnectFlags(root.command('wait')
+    .description('wait until the escrow releases the job, showing its status')
+    .argument('<jobId>', 'job id', jobIdArg)
+    .option('--timeout <s>', 'give up after this many seconds (default 1800)', positiveInt)
+    .addOption(new Option('--poll <ms>', 'poll interval in ms (default 2000)').argParser(positiveInt)))
+    .action(async (jobId: string, flags: ConnectFlags & { timeout?: number, poll?: number }) => {
+      await withClient(flags, io, async (client) => {
+        const r = await followRelease(client, jobId, io, {
+          quiet: flags.json === true,
+          ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
+          ...(flags.poll === undefined ? {} : { pollIntervalMs: flags.poll })
+        })
+        if (flags.json === true) io.out(JSON.stringify({ jobId, ...r }))
+        else io.out(`released in block ${r.blockNumber}`)
+      })
+    })
+
+  withConnectFlags(root.command('results')
+    .description('download and verify every MicroJob output into a directory')
+    .argument('<jobId>', 'job id', jobIdArg)
+    .requiredOption('--out <dir>', 'directory for the outputs (<macro>.<index>.bin)')
+    .option('--timeout <s>', 'give up after this many seconds (default 300)', positiveInt)
+    .option('--fetch-timeout <s>', 'give up on one output nobody serves after this many seconds (default 60)', positiveInt))
+    .action(async (jobId: string, flags: ConnectFlags & { out: string, timeout?: number, fetchTimeout?: number }) => {
+      await withClient(flags, io, async (client) => {
+        const out = resolve(flags.out)
+        const outputs = await writeResults(client, jobId, out, io, {
+          quiet: flags.json === true,
+          timeoutMs: (flags.timeout ?? 300) * 1000,
+          ...(flags.fetchTimeout === undefined ? {} : { fetchTimeoutMs: flags.fetchTimeout * 1000 })
+        })
+        if (flags.json === true) {
+          io.out(JSON.stringify({ jobId, out, outputs: outputs.map(o => ({ macroIndex: o.macroIndex, index: o.index, cid: o.cid, outputHash: o.outputHash, signer: o.signer, size: o.bytes.byteLength })) }))
+        } else {
+          io.out(`${outputs.length} outputs verified and written to ${out}`)
+        }
+      })
+    })
+
+  withConnectFlags(root.command('list')
+    .description('the jobs this wallet created, with their escrow status'))
+    .action(async (flags: ConnectFlags) => {
+      await withClient(flags, io, async (client) => {
+        const jobs = await client.list()
+        if (flags.json === true) {
+          io.out(JSON.stringify(jobs.map(j => ({ ...jsonJob(j), specCid: j.specCid, createdBlock: j.createdBlock }))))
+          return
+        }
+        if (jobs.length === 0) io.out(`no jobs created by ${client.address}`)
+        for (const j of jobs) {
+          io.out(`${j.jobId}  ${j.status.padEnd(9)}  ${formatEther(j.fee)} ETH  ${j.macroJobs * j.microJobsPerMacro} MicroJobs  deadline ${new Date(j.deadline * 1000).toISOString()}`)
+        }
+      })
+    })
+
+  withConnectFlags(root.command('refund')
+    .description('take the fee back from the escrow after the deadline of a job that was not released')
+    .argument('<jobId>', 'job id', jobIdArg))
+    .action(async (jobId: string, flags: ConnectFlags) => {
+      await withClient(flags, io, async (client) => {
+        const r = await client.refund(jobId)
+        if (flags.json === true) io.out(JSON.stringify({ jobId, ...r }))
+        else io.out(`refunded in block ${r.blockNumber} (tx ${r.txHash})`)
+      })
+    })
+}

@@ -1,0 +1,142 @@
+import { resolve } from 'node:path'
+import { checkCode } from '../code-check.js'
+import { DEFAULT_VERIFIERS } from '../constants.js'
+import { clientFrom, withConnectFlags } from './client-options.js'
+import { followProgress, followRelease, writeResults } from './follow.js'
+import { onSubmitInterrupt } from './interrupt.js'
+import { ether, nonNegativeInt, positiveInt } from './options.js'
+import type { ConnectFlags } from './client-options.js'
+import type { SubmitState } from './interrupt.js'
+import type { CliIo } from './io.js'
+import type { JobClient } from '../client.js'
+import type { SubmitInput } from '../spec.js'
+import type { Command } from 'commander'
+
+interface SubmitFlags extends ConnectFlags {
+  code: string
+  data: string
+  macroJobs: number
+  microPerMacro: number
+  blocksPerMicro: number
+  blockSize: number
+  price: bigint
+  verifiers?: number
+  deadlineMinutes?: number
+  minVram?: number
+  gpuModel?: string
+  detach?: boolean
+  out?: string
+  timeout?: number
+}
+
+function submitInput (flags: SubmitFlags): SubmitInput {
+  return {
+    code: flags.code,
+    data: flags.data,
+    blockSize: flags.blockSize,
+    slicing: { macroJobs: flags.macroJobs, microJobsPerMacro: flags.microPerMacro, blocksPerMicro: flags.blocksPerMicro },
+    price: flags.price,
+    ...(flags.verifiers === undefined ? {} : { verifiers: flags.verifiers }),
+    ...(flags.deadlineMinutes === undefined ? {} : { deadline: Date.now() + flags.deadlineMinutes * 60_000 }),
+    ...(flags.minVram === undefined && flags.gpuModel === undefined
+      ? {}
+      : { requirements: { minVramGb: flags.minVram ?? 0, ...(flags.gpuModel === undefined ? {} : { gpuModel: flags.gpuModel }) } })
+  }
+}
+
+/** Warns when the registry has fewer than k + 1 active nodes: such a job can never be released. */
+async function warnSmallNetwork (client: JobClient, k: number, io: CliIo, signal: AbortSignal): Promise<void> {
+  const active = await client.activeNodes({ signal })
+  if (active < k + 1) {
+    io.err(`warning: ${active} nodes are registered, a job with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
+      'it will not be released unless more nodes join; lower --verifiers or start more peers')
+  }
+}
+
+async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitState, signal: AbortSignal): Promise<void> {
+  const json = flags.json === true
+  const client = await clientFrom(flags, { signal })
+  state.client = client
+  try {
+    await warnSmallNetwork(client, flags.verifiers ?? DEFAULT_VERIFIERS, io, signal)
+    const job = await client.submit(submitInput(flags), {
+      signal,
+      onProgress: ({ stage, jobId }) => {
+        if (stage === 'creating' && jobId !== undefined) {
+          state.jobId = jobId
+          state.phase = 'creating'
+          // before the funding transaction: a Ctrl-C from here on can name the job
+          if (json) io.err(`jobId: ${jobId}`)
+          else io.out(`jobId: ${jobId}`)
+        }
+        if (stage === 'announcing') state.phase = 'funded'
+        if (stage !== 'done' && !json) io.err(`${stage}...`)
+      }
+    })
+    const summary: Record<string, unknown> = {
+      jobId: job.jobId, specCid: job.specCid, txHash: job.txHash, blockNumber: job.blockNumber, microJobs: job.microJobs.length, holders: job.holders
+    }
+    if (!json) {
+      io.out(`specCid: ${job.specCid}`)
+      io.out(`tx: ${job.txHash}`)
+      io.out(`microJobs: ${job.microJobs.length}`)
+      io.out(`inputs held by: ${job.holders.length} peers`)
+    }
+    if (job.holders.length === 0) {
+      io.err('warning: no peer confirmed it holds the job\'s code and data yet; keep this process running until peers pick the job up')
+    }
+    if (flags.detach === true) {
+      if (json) io.out(JSON.stringify({ ...summary, detached: true }))
+      else io.out(`detached: follow the job with jobmesh-dapp wait ${job.jobId}, then jobmesh-dapp results ${job.jobId} --out <dir>`)
+      return
+    }
+    const timeoutMs = (flags.timeout ?? 1800) * 1000
+    const progress = await followProgress(client, job.jobId, io, { quiet: json, timeoutMs, signal })
+    if (!json) io.out(`done: ${progress.done}/${progress.total} MicroJobs`)
+    const release = await followRelease(client, job.jobId, io, { quiet: json, timeoutMs, signal })
+    if (!json) io.out(`released in block ${release.blockNumber}`)
+    const out = resolve(flags.out ?? `jobmesh-results-${job.jobId.slice(2, 10)}`)
+    const outputs = await writeResults(client, job.jobId, out, io, { quiet: json, timeoutMs: Math.min(timeoutMs, 600_000), signal })
+    if (json) io.out(JSON.stringify({ ...summary, status: 'Released', releaseBlock: release.blockNumber, outputs: outputs.length, out }))
+    else io.out(`${outputs.length} outputs verified and written to ${out}`)
+  } finally {
+    // after Ctrl-C the handler still asks the chain whether the job is funded, then ends the process
+    if (state.interrupted !== true) await client.stop()
+  }
+}
+
+/** `jobmesh-dapp submit`: the whole way by default (progress, release, results), or `--detach` after funding. */
+export function submitCommand (root: Command, io: CliIo): void {
+  withConnectFlags(root.command('submit')
+    .description('upload code and data, create and fund the job, announce it; then follow it to the release and write its results (--detach: exit once peers hold the inputs)')
+    .requiredOption('--code <file>', 'WebAssembly module of the job')
+    .requiredOption('--data <file>', 'input data')
+    .requiredOption('--macro-jobs <n>', 'MacroJobs', positiveInt)
+    .requiredOption('--micro-per-macro <m>', 'MicroJobs per MacroJob', positiveInt)
+    .requiredOption('--blocks-per-micro <b>', 'data blocks per MicroJob', positiveInt)
+    .requiredOption('--block-size <bytes>', 'bytes per data block', positiveInt)
+    .requiredOption('--price <eth>', 'fee paid into the escrow, in ether', ether)
+    .option('--verifiers <k>', `verifiers (default ${DEFAULT_VERIFIERS})`, positiveInt)
+    .option('--deadline-minutes <min>', 'minutes until the job may be refunded (default 1440)', positiveInt)
+    .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
+    .option('--gpu-model <name>', 'required GPU model (default: any)')
+    .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by peers')
+    .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
+    .option('--timeout <s>', 'give up following after this many seconds (default 1800)', positiveInt))
+    .action(async (flags: SubmitFlags) => {
+      const state: SubmitState = { phase: 'preparing' }
+      const controller = new AbortController()
+      const off = onSubmitInterrupt(io, state, () => { controller.abort() })
+      try {
+        // code that is not a jobmesh WebAssembly module fails here, before the client connects
+        await checkCode(flags.code)
+        await submitAndFollow(flags, io, state, controller.signal)
+      } catch (err) {
+        // the aborted steps fail; the interrupt handler prints the line that matters and exits
+        if (state.interrupted === true) await new Promise<never>(() => {})
+        throw err
+      } finally {
+        off()
+      }
+    })
+}

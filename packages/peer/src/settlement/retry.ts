@@ -1,0 +1,48 @@
+import { logger } from '@libp2p/logger'
+import { DEFAULT_FINALIZE_MAX_RETRY_MS, DEFAULT_FINALIZE_RETRY_MS, DEFAULT_FINALIZE_TIMEOUT_MS } from './constants.js'
+
+const log = logger('jobmesh:settlement')
+
+/** Failures no retry can fix: the job's recorded results cannot be backed, or nobody can be paid. */
+const PERMANENT = new Set(['OutputMismatchError', 'NoPayeesError', 'ValidationIndexMismatchError', 'InvalidManifestError'])
+
+export interface RetryOptions {
+  signal?: AbortSignal
+  /** First pause (ms), doubled after each failure up to `maxDelayMs`. */
+  delayMs?: number
+  maxDelayMs?: number
+  /** Bound of all attempts (ms): the last error is thrown once the next attempt would start after it. */
+  totalMs?: number
+  what?: string
+}
+
+/**
+ * Runs `fn` until it succeeds, with exponential backoff and a bounded total time (the finalizer's loop: a spec,
+ * output or RPC endpoint that is away now may be back in a minute). Permanent failures (`OutputMismatchError`,
+ * `NoPayeesError`, ...) and aborts are thrown at once.
+ */
+export async function withRetry<T> (fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const deadline = Date.now() + (options.totalMs ?? DEFAULT_FINALIZE_TIMEOUT_MS)
+  const maxDelay = options.maxDelayMs ?? DEFAULT_FINALIZE_MAX_RETRY_MS
+  let delay = options.delayMs ?? DEFAULT_FINALIZE_RETRY_MS
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn()
+    } catch (err) {
+      const e = err as Error
+      if (options.signal?.aborted === true || e.name === 'AbortError' || PERMANENT.has(e.name) || Date.now() + delay > deadline) throw err
+      log('%s failed (attempt %d), retrying in %d ms: %s: %s', options.what ?? 'step', attempt, delay, e.name, e.message)
+      await sleep(delay, options.signal)
+      delay = Math.min(delay * 2, maxDelay)
+    }
+  }
+}
+
+async function sleep (ms: number, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted()
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => { clearTimeout(timer); reject(signal?.reason) }
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto'
+import { CID } from 'multiformats/cid'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createNode } from '../../src/node/index.js'
+import { computeJobId, encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
+import { askReplica, replicate, replicateOutputs, startReplicationServer } from '../../src/replication/index.js'
+import { decodeRequest } from '../../src/replication/wire.js'
+import { MANIFEST_VERSION } from '../../src/settlement/constants.js'
+import { encodeManifest } from '../../src/settlement/manifest.js'
+import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
+import type { JobmeshNode } from '../../src/node/index.js'
+import type { ReplicationServer } from '../../src/replication/index.js'
+import type { ContentStore } from '../../src/storage/index.js'
+
+interface Holder { node: JobmeshNode, store: ContentStore, server?: ReplicationServer }
+
+const nodes: Holder[] = []
+
+async function holder (serve: boolean): Promise<Holder> {
+  const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+  const store = createContentStore({ helia: node.helia }, { fetchTimeoutMs: 5_000 })
+  const h: Holder = { node, store, server: serve ? await startReplicationServer({ libp2p: node.libp2p, store }) : undefined }
+  nodes.push(h)
+  return h
+}
+
+async function connect (a: Holder, b: Holder): Promise<void> {
+  await a.node.libp2p.dial(b.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+}
+
+function bytes (n: number, seed: number): Uint8Array {
+  return Uint8Array.from({ length: n }, (_, i) => (i * 13 + seed) & 0xff)
+}
+
+async function isPinned (h: Holder, uri: string): Promise<boolean> {
+  return await h.node.helia.pins.isPinned(CID.parse(uri.slice('ipfs://'.length)))
+}
+
+/** A DApp-side holder with a job's code, data and spec: what `submit` uploads. */
+async function uploadJob (dapp: Holder): Promise<{ jobId: string, specCid: string, nonce: bigint, codeUri: string, dataUri: string }> {
+  const codeUri = `ipfs://${await dapp.store.addBytes(bytes(3000, 1))}`
+  const dataUri = `ipfs://${await dapp.store.addBytes(bytes(300_000, 2))}`
+  const spec = parseJobSpec({
+    version: 1, creator: '0x00000000000000000000000000000000000000a1', codeUri, dataUri, blockSize: 1000, blockCount: 300,
+    slicing: { macroJobs: 3, microJobsPerMacro: 10, blocksPerMicro: 10 }, seed: '7', requirements: { minVramGb: 0 },
+    price: '1000000000000000', estimate: { overheadSeconds: 1, secondsPerMicroJob: 1 }, verifiers: 1, deadline: 1_900_000_000_000
+  })
+  const specCid = await dapp.store.addOutput(encodeJobSpec(spec))
+  const nonce = 42n
+  return { jobId: computeJobId(spec.creator, specCid, nonce).toLowerCase(), specCid, nonce, codeUri, dataUri }
+}
+
+afterEach(async () => {
+  for (const h of nodes.splice(0)) {
+    await h.server?.stop()
+    await h.node.stop()
+  }
+})
+
+describe('replication', () => {
+  it('peers fetch and pin a job\'s spec, code and data on request; they serve them after the uploader is gone', async () => {
+    const [dapp, b, c] = [await holder(false), await holder(true), await holder(true)]
+    await connect(b, c)
+    await connect(dapp, b)
+    await connect(dapp, c)
+    const job = await uploadJob(dapp)
+    const held = await replicate({ libp2p: dapp.node.libp2p }, { kind: 'inputs', jobId: job.jobId, specCid: job.specCid, nonce: job.nonce.toString() }, {
+      enough: h => h.length >= 2, timeoutMs: 30_000
+    })
+    expect(held.sort()).toEqual([b.node.peerId.toString(), c.node.peerId.toString()].sort())
+    await dapp.node.stop()
+    nodes.splice(nodes.indexOf(dapp), 1)
+    for (const h of [b, c]) {
+      for (const uri of [job.codeUri, job.dataUri, `ipfs://${job.specCid}`]) expect(await isPinned(h, uri)).toBe(true)
+      // read locally: nobody else has it any more
+      expect((await h.store.fetch(job.dataUri, { timeoutMs: 2_000 })).byteLength).toBe(300_000)
+    }
+  })
+
+  it('refuses a spec that does not give the jobId, and a malformed request', async () => {
+    const [dapp, b] = [await holder(false), await holder(true)]
+    await connect(dapp, b)
+    const job = await uploadJob(dapp)
+    await expect(askReplica({ libp2p: dapp.node.libp2p }, b.node.peerId, { kind: 'inputs', jobId: job.jobId, specCid: job.specCid, nonce: '43' }, {
+      signal: AbortSignal.timeout(20_000)
+    })).rejects.toMatchObject({ name: 'ReplicaRefusedError' })
+    expect(await isPinned(b, job.dataUri)).toBe(false)
+    expect(() => decodeRequest(new TextEncoder().encode('{"kind":"inputs","jobId":"0x12"}'))).toThrow(expect.objectContaining({ name: 'ReplicationProtocolError' }))
+    expect(() => decodeRequest(new Uint8Array(5000))).toThrow(expect.objectContaining({ name: 'ReplicationProtocolError' }))
+  })
+
+  it('the finalizer has r peers besides each producer hold the manifest and every output', async () => {
+    const [fin, b, c, d] = [await holder(true), await holder(true), await holder(true), await holder(true)]
+    for (const h of [b, c, d]) await connect(fin, h)
+    const jobId = '0x' + 'cd'.repeat(32)
+    const outputs = [bytes(500, 3), bytes(700, 4), bytes(900, 5)]
+    const signers = [b.node.peerId.toString(), c.node.peerId.toString(), fin.node.peerId.toString()]
+    const microJobs = []
+    for (const [i, o] of outputs.entries()) {
+      const outputHash = '0x' + createHash('sha256').update(o).digest('hex')
+      expect(await fin.store.addOutput(o)).toBe(rawOutputCid(outputHash))
+      microJobs.push({ microId: '0x' + String(i).repeat(64), macroIndex: 0, index: i, start: i, end: i + 1, outputHash, outputCid: rawOutputCid(outputHash), size: o.byteLength, signer: signers[i] })
+    }
+    const manifestCid = await fin.store.addBytes(encodeManifest({
+      version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), payoutRoot: '0x' + '22'.repeat(32), microJobs, payouts: []
+    }))
+    // r = 3 besides the producer: with 4 peers, every one must hold everything
+    const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, signers, { replicas: 3, timeoutMs: 30_000 })
+    expect(r.held.sort()).toEqual([b, c, d].map(h => h.node.peerId.toString()).sort())
+    expect(r.minReplicas).toBe(3)
+    await fin.server?.stop()
+    await fin.node.stop()
+    nodes.splice(nodes.indexOf(fin), 1)
+    for (const h of [b, c, d]) {
+      expect(await isPinned(h, `ipfs://${manifestCid}`)).toBe(true)
+      for (const e of microJobs) expect(await isPinned(h, `ipfs://${e.outputCid}`)).toBe(true)
+    }
+  })
+
+  it('a network smaller than r gets what it has; an output that does not hash right is not held', async () => {
+    const [fin, b] = [await holder(true), await holder(true)]
+    await connect(fin, b)
+    const jobId = '0x' + 'ef'.repeat(32)
+    const o = bytes(100, 9)
+    const cid = await fin.store.addOutput(o)
+    const entry = { microId: '0x' + '0'.repeat(64), macroIndex: 0, index: 0, start: 0, end: 1, outputHash: '0x' + '00'.repeat(32), outputCid: cid, size: 100, signer: fin.node.peerId.toString() }
+    const manifestCid = await fin.store.addBytes(encodeManifest({
+      version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), payoutRoot: '0x' + '22'.repeat(32), microJobs: [entry], payouts: []
+    }))
+    const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, timeoutMs: 30_000 })
+    // b refused: the bytes at the CID do not hash to the recorded outputHash
+    expect(r.held).toEqual([])
+    expect(r.minReplicas).toBe(0)
+  })
+})

@@ -1,0 +1,119 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDevnet } from '@jobmesh/peer'
+import { connect, createProvider } from '@jobmesh/contracts'
+import { encodeMandelbrotData, exampleWasmPath } from '../../examples/src/index.js'
+import { runCli, startCli } from './cli.js'
+import type { Devnet } from '@jobmesh/peer'
+
+// 12 MicroJobs of 4 rows: small, so the job settles fast; every peer gets a share
+const IMAGE = { width: 96, height: 48, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
+const JOB_FLAGS = ['--macro-jobs', '3', '--micro-per-macro', '4', '--blocks-per-micro', '4', '--block-size', '64', '--price', '0.5']
+
+describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh processes', () => {
+  let devnet: Devnet
+  let dir: string
+  let env: Record<string, string>
+  let job: string[]
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-e2e-detach-'))
+    devnet = await startDevnet({ dir: join(dir, 'net'), peers: 4, contracts: { escrow: { commitWindow: 6, revealWindow: 6 } } })
+    const data = join(dir, 'mandelbrot.bin')
+    await writeFile(data, encodeMandelbrotData(IMAGE, 1))
+    // what `jobmesh devnet` prints, with every peer as a bootstrap (one of them is killed below)
+    env = {
+      JOBMESH_RPC_URL: devnet.anvil.rpcUrl,
+      JOBMESH_DEPLOYMENT: devnet.deploymentFile,
+      JOBMESH_BOOTSTRAP: devnet.peers.map(p => p.addresses.find(a => !a.includes('/ws')) ?? '').map((a, i) => a.includes('/p2p/') ? a : `${a}/p2p/${devnet.peers[i].peerId}`).join(','),
+      JOBMESH_PRIVATE_KEY: devnet.dapp.privateKey
+    }
+    job = ['--code', exampleWasmPath('mandelbrot'), '--data', data, ...JOB_FLAGS]
+  }, 120_000)
+
+  afterAll(async () => {
+    await devnet?.stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('a detached submit exits; the job settles; a fresh client gets every output, also after a producer is killed for good', async () => {
+    const submitted = await runCli(['submit', ...job, '--detach', '--json'], env, 120_000)
+    expect(submitted.stderr.join('\n')).not.toMatch(/Error/)
+    expect(submitted.code).toBe(0)
+    const summary = JSON.parse(submitted.stdout.at(-1) ?? '{}') as { jobId: string, holders: string[], detached: boolean }
+    expect(summary.detached).toBe(true)
+    expect(summary.holders.length).toBeGreaterThanOrEqual(1)
+    const jobId = summary.jobId
+    // the jobId was shown before the funding transaction was sent
+    expect(submitted.stderr[0]).toBe(`jobId: ${jobId}`)
+
+    // the submitting process is gone: its helia was the only holder of code and data at upload time
+    const waited = await runCli(['wait', jobId, '--timeout', '240', '--poll', '500', '--json'], env, 260_000)
+    expect(waited.stderr.join('\n')).not.toMatch(/Error/)
+    expect(waited.code).toBe(0)
+    expect(JSON.parse(waited.stdout.at(-1) ?? '{}')).toMatchObject({ jobId, status: 'Released' })
+
+    // a fresh client (own data dir, no state of the submitter) gets every output, each checked against the chain
+    const fetchAll = async (name: string): Promise<{ signers: string[], files: Map<string, Buffer> }> => {
+      const out = join(dir, name)
+      const r = await runCli(['results', jobId, '--out', out, '--data-dir', join(dir, `${name}-client`), '--timeout', '90', '--fetch-timeout', '30', '--json'], env, 120_000)
+      expect(r.stderr.join('\n')).not.toMatch(/Error/)
+      expect(r.code).toBe(0)
+      const doc = JSON.parse(r.stdout.at(-1) ?? '{}') as { outputs: Array<{ signer: string }> }
+      const files = new Map<string, Buffer>()
+      for (const f of await readdir(out)) files.set(f, await readFile(join(out, f)))
+      return { signers: doc.outputs.map(o => o.signer), files }
+    }
+    const first = await fetchAll('results-1')
+    expect(first.files.size).toBe(12)
+
+    // the peer that produced the most outputs dies for good: the replicas serve its outputs
+    const counts = new Map<string, number>()
+    for (const s of first.signers) counts.set(s, (counts.get(s) ?? 0) + 1)
+    const [top] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]
+    const victim = devnet.peers.find(p => p.peerId === top)
+    expect(victim).toBeDefined()
+    victim!.kill('SIGKILL')
+    await victim!.exited
+    const second = await fetchAll('results-2')
+    expect([...second.files.keys()].sort()).toEqual([...first.files.keys()].sort())
+    for (const [name, bytes] of first.files) expect(second.files.get(name)?.equals(bytes)).toBe(true)
+  }, 420_000)
+
+  it('Ctrl-C during submit exits within 2 s and says whether the job was funded; too few nodes for k + 1 is a warning', async () => {
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    const { jobEscrow } = connect(devnet.deployment, provider)
+    try {
+      // SIGINT when the given line appears; k = 4 needs 5 registered nodes, the devnet has 4
+      for (const [at, k] of [[/^uploading\.\.\./, '4'], [/^creating\.\.\./, '2'], [/^announcing\.\.\./, '2'], [/^inputs held by/, '2']] as const) {
+        const p = startCli(['submit', ...job, '--verifiers', k], env)
+        await p.line(at, 60_000)
+        const sent = Date.now()
+        p.child.kill('SIGINT')
+        const code = await p.exited
+        const tookMs = Date.now() - sent
+        const said = p.stderr.find(l => l.startsWith('interrupted')) ?? ''
+        expect(code, `${at}: ${p.stderr.join('\n')}`).toBe(130)
+        expect(tookMs, `${at}: exit took ${tookMs} ms`).toBeLessThan(2_000)
+        if (k === '4') expect(p.stderr.some(l => l.startsWith('warning: 4 nodes are registered, a job with 4 verifiers needs 5'))).toBe(true)
+        const jobId = /0x[0-9a-f]{64}/.exec(said)?.[0]
+        if (at.source.startsWith('^uploading')) {
+          // interrupted before the funding transaction: nothing was created (or, if the upload was already over, the
+          // line names the job and says funded or not, checked below)
+          expect(said).toMatch(/^interrupted: (no job was created, nothing was paid|job 0x[0-9a-f]{64} is (not )?funded)/)
+        } else if (at.source.startsWith('^creating')) {
+          expect(said).toMatch(/^interrupted: job 0x[0-9a-f]{64} is (not )?funded/)
+        } else {
+          expect(said).toMatch(/^interrupted: job 0x[0-9a-f]{64} is funded and goes on without this process/)
+        }
+        // what it says is true
+        if (jobId !== undefined && /^interrupted: job 0x[0-9a-f]{64} is funded/.test(said)) expect(Number(await jobEscrow.statusOf(jobId)), `${at}: ${said}`).not.toBe(0)
+        if (/^interrupted: no job was created/.test(said)) expect(p.stdout.some(l => l.startsWith('jobId:'))).toBe(false)
+      }
+    } finally {
+      provider.destroy()
+    }
+  }, 180_000)
+})
