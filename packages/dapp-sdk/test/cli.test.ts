@@ -48,6 +48,8 @@ describe('jobmesh-dapp', () => {
       '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--detach', ...connect], io)
     expect(io.stderr.join('\n')).not.toMatch(/Error/)
     expect(code0).toBe(0)
+    // no node is registered: a job with k = 1 can never be released, and submit says so
+    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, a job with 1 verifiers needs 2/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
 
@@ -55,6 +57,31 @@ describe('jobmesh-dapp', () => {
     expect(await run(['status', jobId!, ...connect], io2)).toBe(0)
     expect(io2.stdout).toContain('status: Open')
     expect(io2.stdout).toContain('microJobs: 4')
+
+    // the variables `jobmesh devnet` prints stand in for the flags; --json everywhere
+    const saved = { ...process.env }
+    Object.assign(process.env, {
+      JOBMESH_RPC_URL: env.anvil.rpcUrl, JOBMESH_DEPLOYMENT: files.deployment, JOBMESH_PRIVATE_KEY: env.anvil.accounts[2].privateKey
+    })
+    try {
+      const io4 = capture()
+      expect(await run(['status', jobId!, '--json'], io4)).toBe(0)
+      expect(JSON.parse(io4.stdout.join(''))).toMatchObject({ jobId, status: 'Open', k: 1 })
+      const io5 = capture()
+      expect(await run(['list', '--json'], io5)).toBe(0)
+      const listed = JSON.parse(io5.stdout.join('')) as Array<{ jobId: string, status: string, creator: string }>
+      expect(listed.map(j => j.jobId)).toContain(jobId)
+      expect(listed.every(j => j.creator.toLowerCase() === env.anvil.accounts[2].address.toLowerCase())).toBe(true)
+      // before the deadline a refund is refused with the decoded error
+      const io6 = capture()
+      expect(await run(['refund', jobId!], io6)).toBe(1)
+      expect(io6.stderr.join('\n')).toMatch(/ContractRevertError: .*DeadlineNotReached/)
+    } finally {
+      for (const k of ['JOBMESH_RPC_URL', 'JOBMESH_DEPLOYMENT', 'JOBMESH_PRIVATE_KEY']) {
+        if (saved[k] === undefined) delete process.env[k]
+        else process.env[k] = saved[k]
+      }
+    }
 
     // an invalid job is a usage error listing the fields
     const io3 = capture()
