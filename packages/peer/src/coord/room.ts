@@ -681,7 +681,11 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       return
     }
     const owner = this.state?.owner
-    const seen = owner == null ? undefined : this.components.lastSeen?.(owner)
+    // other gossip from the owner's PeerId counts only while its MacroJob lease is live: a process restarted under
+    // the same PeerId gossips, but it lost the queue and never renews the lease, so it must not hold the room
+    const lease = this.components.macroLeases.get(this.macroKey)
+    const ownerLeaseLive = lease != null && lease.owner === owner && !this.components.leases.isOpen(lease, now)
+    const seen = owner == null || !ownerLeaseLive ? undefined : this.components.lastSeen?.(owner)
     const heard = Math.max(this.lastHeard, seen ?? 0)
     if (now - heard <= this.ownerTimeoutMs + this.jitter) {
       this.suspectedAt = undefined

@@ -51,9 +51,8 @@ describe('processor failover', () => {
         })()
       })
     }
-    const complete = new Map(peers.map(p => [p, new Promise<void>(resolve => {
-      p.processor.addEventListener('job:complete', () => { resolve() })
-    })]))
+    const completed = new Set<TestPeer>()
+    for (const p of peers) p.processor.addEventListener('job:complete', () => { completed.add(p) })
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await waitFor(() => victim != null, 30_000, 'a peer to receive the queue after a quarter of the job')
     await crash
@@ -90,5 +89,45 @@ describe('processor failover', () => {
     expect(counted).toBe(48)
     await killed.docs.stop().catch(() => {})
     await killed.node.stop().catch(() => {})
+  })
+
+  it('an owner restarted under the same PeerId (it gossips, but lost the queue) does not hold the room hostage', async () => {
+    peers = await startPeers(3, { executor: testExecutor({ workMs: 20 }), maxBatch: 2 })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const job = spec(1, 36)
+    let done = 0
+    let victim: TestPeer | undefined
+    let crash: Promise<void> | undefined
+    for (const p of peers) {
+      p.processor.addEventListener('microjob:done', () => { done++ })
+      p.processor.addEventListener('ownership', () => {
+        if (victim != null || done < 8) return
+        const state = context(p, job.jobId)?.rooms.get(0)?.state
+        if (state == null || state.owner !== p.id || countStates(state.states).open === 0) return
+        victim = p
+        p.stopped = true
+        // the processor dies (its queue with it); the node stays up and keeps publishing signed gossip under the
+        // same PeerId, as the restarted process does
+        crash = p.processor.stop({ abrupt: true })
+      })
+    }
+    const completed = new Set<TestPeer>()
+    for (const p of peers) p.processor.addEventListener('job:complete', () => { completed.add(p) })
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => victim != null, 30_000, 'a peer to receive the queue')
+    await crash
+    const chatter = setInterval(() => {
+      victim!.node.pubsub.publish(jobsTopic(), new TextEncoder().encode('alive')).catch(() => {})
+    }, 100)
+    try {
+      const survivors = peers.filter(p => p !== victim)
+      await waitFor(() => survivors.every(p => completed.has(p)), 30_000, 'the survivors to complete the job')
+      expect(survivors.reduce((n, p) => n + p.processor.metrics.failovers, 0)).toBeGreaterThanOrEqual(1)
+    } finally {
+      clearInterval(chatter)
+      await victim!.docs.stop().catch(() => {})
+      await victim!.node.stop().catch(() => {})
+    }
   })
 })
