@@ -104,7 +104,7 @@ describe('jobmesh-dapp', () => {
     for (const [code, pattern] of [[files.text, /bad magic number/], [files.noAbi, /does not export/]] as const) {
       const io = capture()
       expect(await run(['submit', '--code', code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--no-follow',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--detach',
         '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment], io)).toBe(2)
       expect(io.stderr).toHaveLength(1)
       expect(io.stderr[0]).toMatch(/^InvalidCodeError: /)

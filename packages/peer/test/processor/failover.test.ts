@@ -51,8 +51,9 @@ describe('processor failover', () => {
         })()
       })
     }
-    const completed = new Set<TestPeer>()
-    for (const p of peers) p.processor.addEventListener('job:complete', () => { completed.add(p) })
+    const complete = new Map(peers.map(p => [p, new Promise<void>(resolve => {
+      p.processor.addEventListener('job:complete', () => { resolve() })
+    })]))
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await waitFor(() => victim != null, 30_000, 'a peer to receive the queue after a quarter of the job')
     await crash
