@@ -24,6 +24,12 @@ export default tseslint.config(
     rules: { 'no-console': 'error' }
   },
   {
+    // the dashboard: plain ES modules served to the browser
+    files: ['packages/peer/dashboard/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { '@typescript-eslint/explicit-function-return-type': 'off' }
+  },
+  {
     files: ['**/test/**/*.ts', 'bench/**', 'examples/**', '**/scripts/**', '**/*.config.*'],
     rules: { '@typescript-eslint/explicit-function-return-type': 'off' }
   }

@@ -17,12 +17,13 @@ import { readPayouts } from './payouts.js'
 import type { MandelbrotImage } from './mandelbrot-data.js'
 import type { Devnet } from '@jobmesh/peer'
 
-const USAGE = `usage: npm run demo -- [--peers N] [--chain-id ID] [--block-time S] [--out FILE]
+const USAGE = `usage: npm run demo -- [--peers N] [--chain-id ID] [--block-time S] [--out FILE] [--dashboard]
 
   --peers N        peers to run (default 4)
   --chain-id ID    chain id (default 31337; 80002 looks like Polygon Amoy)
   --block-time S   seconds per block (default 1; Polygon Amoy: 2)
   --out FILE       where to write the PNG (default ./mandelbrot.png)
+  --dashboard      keep the network running after the job (Ctrl-C to stop) so you can look at the dashboard
 `
 
 const IMAGE: MandelbrotImage = { width: 768, height: 512, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 200 }
@@ -47,10 +48,12 @@ async function main (): Promise<number> {
       chainId: args.chainId,
       blockTime: args.blockTime,
       contracts: { escrow: { commitWindow: 8, revealWindow: 8 } },
+      http: true,
       onProgress: stage => { process.stdout.write(`  ${stage.padEnd(12)} ${elapsed()}\n`) },
       signal: controller.signal
     })
     process.stdout.write(`chain ${devnet.anvil.rpcUrl} (id ${devnet.anvil.chainId}), bootstrap ${devnet.bootstrap[0]}\n`)
+    if (devnet.peers[0]?.dashboardUrl != null) process.stdout.write(`dashboard ${devnet.peers[0].dashboardUrl} (open it in a browser)\n`)
     const client = await createJobClient({
       rpcUrl: devnet.anvil.rpcUrl,
       signer: devnet.dapp.privateKey,
@@ -79,6 +82,13 @@ async function main (): Promise<number> {
       process.stdout.write('\n' + payoutTable(devnet, payouts) + '\n')
       process.stdout.write(`${outputs.length} outputs verified against their hashes; image: ${args.out}\n`)
       process.stdout.write(`done in ${elapsed()}\n`)
+      if (args.dashboard) {
+        process.stdout.write(`\nthe network keeps running: dashboard ${devnet.peers[0]?.dashboardUrl ?? '-'} (Ctrl-C to stop)\n`)
+        await new Promise<void>(resolve => {
+          if (controller.signal.aborted) resolve()
+          controller.signal.addEventListener('abort', () => { resolve() }, { once: true })
+        })
+      }
       return 0
     } finally {
       await client.stop()
@@ -112,7 +122,7 @@ function eth (wei: bigint | undefined): string {
   return wei == null || wei === 0n ? '-' : formatEther(wei)
 }
 
-interface DemoArgs { peers: number, chainId?: number, blockTime?: number, out: string }
+interface DemoArgs { peers: number, chainId?: number, blockTime?: number, out: string, dashboard: boolean }
 
 function parseCommandLine (): DemoArgs | undefined {
   try {
@@ -122,6 +132,7 @@ function parseCommandLine (): DemoArgs | undefined {
         'chain-id': { type: 'string' },
         'block-time': { type: 'string' },
         out: { type: 'string', default: 'mandelbrot.png' },
+        dashboard: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' }
       }
     })
@@ -135,7 +146,7 @@ function parseCommandLine (): DemoArgs | undefined {
     if (!Number.isInteger(peers) || peers < 2 || peers > 12) throw new Error('--peers must be a whole number from 2 to 12')
     if (chainId != null && (!Number.isInteger(chainId) || chainId < 1)) throw new Error('--chain-id must be a positive whole number')
     if (blockTime != null && !(blockTime > 0)) throw new Error('--block-time must be a number of seconds > 0')
-    return { peers, chainId, blockTime, out: resolve(values.out ?? 'mandelbrot.png') }
+    return { peers, chainId, blockTime, out: resolve(values.out ?? 'mandelbrot.png'), dashboard: values.dashboard === true }
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n${USAGE}`)
     return undefined

@@ -8,6 +8,7 @@ import {
   DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
 import { ClientStoppedError } from './errors.js'
+import { describeJobStory } from './describe.js'
 import { loadEscrowJob } from './job-info.js'
 import { activeNodes, listJobs } from './jobs.js'
 import { createAnnouncer } from './network/announce.js'
@@ -19,12 +20,13 @@ import type { DeploymentRef } from './chain/connection.js'
 import type { EscrowJob } from './chain/escrow.js'
 import type { ClientContext, KnownSpec } from './context.js'
 import type { ListedJob } from './jobs.js'
+import type { DescribeOptions } from './describe.js'
 import type { ProgressOptions, ProgressUpdate } from './progress.js'
 import type { Release, WaitForReleaseOptions } from './release.js'
 import type { MicroJobOutput, ResultsOptions } from './results.js'
 import type { SubmitInput } from './spec.js'
 import type { SubmitOptions, SubmittedJob } from './submit.js'
-import type { DocStore, JobmeshNode } from '@jobmesh/peer'
+import type { DocStore, JobStory, JobmeshNode } from '@jobmesh/peer'
 import type { Provider, Signer } from 'ethers'
 
 const log = logger('jobmesh:sdk')
@@ -113,6 +115,11 @@ export interface JobClient {
   activeNodes(options?: { signal?: AbortSignal }): Promise<number>
   /** The escrow's record of the job. @throws JobNotFoundError, ChainError */
   status(jobId: string, options?: { signal?: AbortSignal }): Promise<EscrowJob>
+  /**
+   * The job's story: created, announced, how many peers match its requirements and why the others do not (VRAM,
+   * GPU model, paused), progress, finalizer, verifiers and their phase, and in plain words what it waits for now.
+   */
+  describe(jobId: string, options?: DescribeOptions): Promise<JobStory>
   /** Stops the node and closes the provider it created. Idempotent. */
   stop(): Promise<void>
 }
@@ -194,6 +201,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     node,
     docs,
     chain,
+    deployment: init.deployment,
     announcer: createAnnouncer(node, docs),
     fromBlock: init.deployment.blockNumber ?? 0,
     specs: new Map<string, KnownSpec>(),
@@ -243,6 +251,10 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     async status (jobId, options = {}) {
       live()
       return loadEscrowJob(ctx, jobId, options.signal)
+    },
+    async describe (jobId, options) {
+      live()
+      return describeJobStory(ctx, jobId, options)
     },
     async stop () {
       stopping ??= (async () => {

@@ -1,4 +1,4 @@
-import type { ChainConnection } from './chain/connection.js'
+import type { ChainConnection, DeploymentRef } from './chain/connection.js'
 import type { Announcer } from './network/announce.js'
 import type { DocStore, JobSpec, JobmeshNode } from '@jobmesh/peer'
 
@@ -27,6 +27,7 @@ export interface ClientContext {
   node: JobmeshNode
   docs: DocStore
   chain: ChainConnection
+  deployment: DeploymentRef
   announcer: Announcer
   /** Block the deployment started at (event scans start here). */
   fromBlock: number

@@ -38,6 +38,7 @@ export type { ProgressOptions, ProgressUpdate } from './progress.js'
 export type { Release, WaitForReleaseOptions } from './release.js'
 export type { MicroJobOutput, ResultsOptions } from './results.js'
 export type { ContentInput } from './content.js'
+export type { DescribeOptions } from './describe.js'
 export type { DeploymentRef } from './chain/connection.js'
 export { createJobParams, labelId, statusName } from './chain/escrow.js'
 export type { CreateJobParams, EscrowJob, JobStatusName } from './chain/escrow.js'
@@ -53,7 +54,7 @@ export {
 } from '@jobmesh/peer'
 export type {
   JobSpec, SlicingSpec, Requirements, Estimate, Slicing, MacroJobDescriptor, MicroJobDescriptor, ResultLeaf,
-  MerkleTree, SpecIssue
+  MerkleTree, SpecIssue, JobStory, PeerMatch, MismatchReason
 } from '@jobmesh/peer'
 export { JobStatus } from '@jobmesh/contracts'
 export type { Deployment } from '@jobmesh/contracts'

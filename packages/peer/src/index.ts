@@ -12,6 +12,8 @@
  * - `executor/`: the WebAssembly executor (`createWasmExecutor`).
  * - `storage/`: ipfs/https/file content with block-range reads, outputs into helia.
  * - `chain/`: the NodeRegistry/JobEscrow client; `settlement/`: finalization, verification, claims.
+ * - `observe/`: typed peer events, Prometheus metrics, the network view and job stories (`describeJob`).
+ * - `http/`: the peer's HTTP listener: dashboard, live state (SSE), `/metrics`.
  * - `createPeer(init)`: all of the above composed into one running peer (what `jobmesh start` runs).
  */
 export * from './protocol/index.js'
@@ -24,6 +26,8 @@ export * from './storage/index.js'
 export * from './chain/index.js'
 export * from './settlement/index.js'
 export * from './replication/index.js'
+export * from './observe/index.js'
+export * from './http/index.js'
 export { createPeer } from './peer.js'
 export type { Peer, PeerInit, PeerChainInit, PeerStatus } from './peer.js'
 export * from './devnet/index.js'

@@ -17,7 +17,8 @@ export interface PeerStatus {
   peers: Array<{ peerId: string, addresses: string[] }>
   jobs: Array<{ jobId: string, microJobs: number, value: number, state: string }>
   work: WorkCounters & { currentJob?: string }
-  chain?: { address: string, registered: boolean }
+  /** The wallet; balance, stake, score and earnings (wei, decimal strings) only in `Peer.report()`. */
+  chain?: { address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, paused?: boolean }
 }
 
 export interface PeerStatusInput {
@@ -38,9 +39,22 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     uptimeMs: Date.now() - input.startedAt,
     gpuModel: input.init.gpuModel,
     vramGb: input.init.vramGb ?? 0,
-    peers: node.libp2p.getConnections().map(c => ({ peerId: c.remotePeer.toString(), addresses: [c.remoteAddr.toString()] })),
+    peers: connectedPeers(node),
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },
     chain: input.chainAddress == null ? undefined : { address: input.chainAddress, registered: true }
   }
+}
+
+/** Each connected peer once, with the remote address of every connection to it. */
+function connectedPeers (node: JobmeshNode): PeerStatus['peers'] {
+  const byPeer = new Map<string, string[]>()
+  for (const c of node.libp2p.getConnections()) {
+    const id = c.remotePeer.toString()
+    const addrs = byPeer.get(id) ?? []
+    const addr = c.remoteAddr.toString()
+    if (!addrs.includes(addr)) addrs.push(addr)
+    byPeer.set(id, addrs)
+  }
+  return [...byPeer].map(([peerId, addresses]) => ({ peerId, addresses }))
 }

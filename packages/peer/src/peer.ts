@@ -9,6 +9,8 @@ import { replicateOutputs, startReplicationServer } from './replication/index.js
 import { createSettlement, publishProfile } from './settlement/index.js'
 import { createContentStore, pinJobContent, wasmMicroJobExecutor } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
+import { metricsFor, startObservability } from './peer-observe.js'
+import { EventLog, describeJob, earningsCursor, readAccount } from './observe/index.js'
 import type { ChainClient } from './chain/index.js'
 import type { DocStore } from './crdt/index.js'
 import type { WasmExecutor } from './executor/index.js'
@@ -17,6 +19,8 @@ import type { MicroJobExecutor, MicroJobTask, Processor, ProcessorInit } from '.
 import type { Settlement, SettlementInit } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
+import type { HttpAddress, HttpServer } from './http/index.js'
+import type { AccountView, DescribeOptions, JobStory } from './observe/index.js'
 import type { Deployment } from '@jobmesh/contracts'
 
 export type { PeerStatus } from './peer-status.js'
@@ -50,6 +54,8 @@ export interface PeerInit extends NodeInit {
   chain?: PeerChainInit
   /** Peers besides its producer that must hold each output before this peer submits a job. Default 3. */
   outputReplicas?: number
+  /** Serve the dashboard, its live state and `/metrics` here (`jobmesh start --http`). Default: no listener. */
+  http?: HttpAddress
 }
 
 /** A running jobmesh peer: node, CRDT, storage, executor, processor and (with a chain) settlement. */
@@ -60,8 +66,18 @@ export interface Peer {
   processor?: Processor
   chain?: ChainClient
   settlement?: Settlement
-  /** What `jobmesh status` shows. */
+  /** Notable events (finalizations, verifications, claims, errors, ...), typed, with the recent ones kept. */
+  events: EventLog
+  /** The HTTP listener (dashboard, `/metrics`) when `init.http` was given. */
+  http?: HttpServer
+  /** What `jobmesh status` shows (no network). */
   status(): PeerStatus
+  /** The status plus this peer's wallet from the chain: balance, stake, QoS score, earnings. */
+  report(options?: { signal?: AbortSignal }): Promise<PeerStatus>
+  /** This peer's wallet on the chain; undefined without a chain. */
+  account(options?: { signal?: AbortSignal }): Promise<AccountView | undefined>
+  /** A job's story: who can take it and what it is waiting for now. */
+  describe(jobId: string, options?: DescribeOptions): Promise<JobStory>
   /** Stops everything in reverse order; flushes the CRDT. */
   stop(): Promise<void>
 }
@@ -73,7 +89,8 @@ export interface Peer {
  */
 export async function createPeer (init: PeerInit = {}): Promise<Peer> {
   const startedAt = Date.now()
-  const node = await createNode(init)
+  const { registry, metrics } = metricsFor(init.http)
+  const node = await createNode({ ...init, metrics: init.metrics ?? metrics })
   const stack: Array<() => Promise<void>> = [async () => { await node.stop() }]
   const stopAll = async (): Promise<void> => {
     for (const stop of stack.reverse()) {
@@ -113,6 +130,13 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       const p = processor
       stack.push(async () => { await p.stop() })
     }
+    const events = new EventLog()
+    const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address },
+      { http: init.http, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
+    const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
+    const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
+      chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })
+    const status = (): PeerStatus => peerStatus({ node, processor, work, startedAt, init, chainAddress: chain?.address })
     return {
       node,
       docs,
@@ -120,7 +144,17 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       processor,
       chain: chain?.client,
       settlement: chain?.settlement,
-      status: () => peerStatus({ node, processor, work, startedAt, init, chainAddress: chain?.address }),
+      events,
+      http,
+      status,
+      account,
+      async report (options) {
+        const s = status()
+        const a = await account(options)
+        if (a != null && s.chain != null) s.chain = { ...s.chain, ...accountStatus(a) }
+        return s
+      },
+      describe: async (jobId, options) => describeJob({ docs, chain: chain?.client, privateKey: node.privateKey, peerId: node.peerId.toString() }, jobId, options),
       stop: stopAll
     }
   } catch (err) {
@@ -161,6 +195,18 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
   return { client, settlement, address }
+}
+
+function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
+  return {
+    address: a.address,
+    registered: a.registered,
+    balanceWei: a.balanceWei.toString(),
+    stakeWei: a.stakeWei.toString(),
+    earnedWei: a.earnedWei.toString(),
+    score: a.score.toString(),
+    paused: a.paused
+  }
 }
 
 function countWork (processor: Processor, work: WorkCounters): void {

@@ -11,7 +11,8 @@ import type { JobClient } from '../client.js'
 import type { EscrowJob } from '../chain/escrow.js'
 import type { Command } from 'commander'
 
-async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>): Promise<T> {
+/** Runs `fn` with a client from the connection flags; Ctrl-C exits with 130; the client is stopped after. */
+export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>): Promise<T> {
   const off = onInterruptExit(io)
   try {
     const client = await clientFrom(flags)

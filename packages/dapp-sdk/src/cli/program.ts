@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander'
+import { describeCommand } from './describe-command.js'
 import { jobCommands } from './job-commands.js'
 import { processIo } from './io.js'
 import { submitCommand } from './submit-command.js'
@@ -20,6 +21,7 @@ function program (io: CliIo): Command {
     .showHelpAfterError('(run with --help for usage)')
   submitCommand(root, io)
   jobCommands(root, io)
+  describeCommand(root, io)
   return root
 }
 

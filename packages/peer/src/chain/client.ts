@@ -162,7 +162,7 @@ export interface ChainClient {
   /** Registers this node on first start (idempotent); adds stake when below `stake`. */
   ensureRegistered(input: RegisterInput, options?: TxOptions): Promise<RegisterResult>
   /** `NodeRegistry.nodeInfo` of `address` (default: this signer). */
-  nodeInfo(address?: string, options?: CallOptions): Promise<{ registered: boolean, stake: bigint, eligible: boolean, busy: boolean, score: bigint, peerIdHash: string }>
+  nodeInfo(address?: string, options?: CallOptions): Promise<{ registered: boolean, stake: bigint, eligible: boolean, busy: boolean, score: bigint, peerIdHash: string, paused: boolean, exiting: boolean, kickedOut: boolean }>
   /** The address a PeerId was registered with, or undefined. */
   peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
   createJob(input: CreateJobInput, fee: bigint, options?: TxOptions): Promise<TxResult & { jobId: string }>
@@ -299,7 +299,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
   const nodeInfo: ChainClient['nodeInfo'] = async (addr, options) => {
     const a = addr ?? await address()
     const v = await read(`nodeInfo(${a})`, () => nodeRegistry.nodeInfo(a), options)
-    return { registered: v.registered, stake: v.stake, eligible: v.eligible, busy: v.busy, score: v.score, peerIdHash: v.peerIdHash }
+    return { registered: v.registered, stake: v.stake, eligible: v.eligible, busy: v.busy, score: v.score, peerIdHash: v.peerIdHash, paused: v.paused, exiting: v.exiting, kickedOut: v.kickedOut }
   }
 
   return {

@@ -24,8 +24,12 @@ export async function startControlServer (dataDir: string, status: StatusProvide
       res.writeHead(404).end()
       return
     }
-    res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify(status(), (_k, v: unknown) => typeof v === 'bigint' ? v.toString() : v))
+    Promise.resolve().then(status).then(value => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(value, (_k, v: unknown) => typeof v === 'bigint' ? v.toString() : v))
+    }, (err: Error) => {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.name}: ${err.message}`)
+    })
   })
   try {
     await listen(server, path)

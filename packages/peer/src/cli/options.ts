@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from 'commander'
 import { multiaddr } from '@multiformats/multiaddr'
 import { DEFAULT_DATA_DIR } from './constants.js'
+import { parseHttpAddress } from '../http/index.js'
+import type { HttpAddress } from '../http/index.js'
 
 /** Parses a positive number (`--vram 24`). */
 export function positiveNumber (value: string): number {
@@ -36,4 +38,13 @@ export function positiveInteger (value: string): number {
     throw new InvalidArgumentError(`expected a whole number >= 1, got "${value}"`)
   }
   return n
+}
+
+/** Parses `--http 127.0.0.1:8080` (or a bare port, on loopback). */
+export function httpAddress (value: string): HttpAddress {
+  try {
+    return parseHttpAddress(value)
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message)
+  }
 }

@@ -1,3 +1,4 @@
+import { formatEther } from 'ethers'
 import { short, table } from './output.js'
 import type { PeerStatus } from '../peer.js'
 
@@ -11,7 +12,12 @@ export function formatStatus (s: PeerStatus): string {
     out.push(`listen    ${a}`)
   }
   if (s.chain != null) {
-    out.push(`wallet    ${s.chain.address} (${s.chain.registered ? 'registered' : 'not registered'})`)
+    const c = s.chain
+    out.push(`wallet    ${c.address} (${c.registered ? 'registered' : 'not registered'}${c.paused === true ? ', paused' : ''})`)
+    if (c.balanceWei != null) out.push(`balance   ${eth(c.balanceWei)}`)
+    if (c.stakeWei != null) out.push(`stake     ${eth(c.stakeWei)}`)
+    if (c.earnedWei != null) out.push(`earned    ${eth(c.earnedWei)} (payouts claimed and verifier fees)`)
+    if (c.score != null) out.push(`QoS score ${c.score}`)
   }
   out.push('')
   out.push(`connected peers: ${s.peers.length}`)
@@ -28,4 +34,8 @@ export function formatStatus (s: PeerStatus): string {
   out.push(`own work: ${s.work.microJobsDone} MicroJobs done, ${s.work.microJobsFailed} failed, ` +
     `${s.work.ownerships} queue ownerships` + (s.work.currentJob != null ? `, working on ${short(s.work.currentJob, 10)}` : ''))
   return out.join('\n') + '\n'
+}
+
+function eth (wei: string): string {
+  return `${formatEther(BigInt(wei))} ETH`
 }

@@ -19,6 +19,8 @@ export interface DevnetPeerOptions {
   cheatEvery?: number
   /** Process jobs (default true); false runs `jobmesh start --no-process`: a peer that verifies but does not process. */
   process?: boolean
+  /** Serve the dashboard and `/metrics` on 127.0.0.1 (a free port); default: the devnet's `http`. */
+  http?: boolean
 }
 
 export interface DevnetInit {
@@ -36,6 +38,8 @@ export interface DevnetInit {
   peer?: (index: number) => DevnetPeerOptions
   /** Contract parameter overrides (e.g. short commit/reveal windows). */
   contracts?: Omit<DeployInit, 'signal'>
+  /** Every peer serves the dashboard and `/metrics` on 127.0.0.1 (free ports). Default false. */
+  http?: boolean
   /** Reports progress: "chain", "contracts", "peer 1/4", ... */
   onProgress?: (stage: string) => void
   signal?: AbortSignal
@@ -95,7 +99,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
       if (account == null) {
         throw new TooManyPeersError(`no funded account left for peer ${index}`)
       }
-      const peer = await startPeer({ dir, index, account, bootstrap, rpcUrl: anvil.rpcUrl, deploymentFile, stake: init.stake, options, signal: init.signal })
+      const peer = await startPeer({ dir, index, account, bootstrap, rpcUrl: anvil.rpcUrl, deploymentFile, stake: init.stake, options: { http: init.http, ...options }, signal: init.signal })
       peers[index] = peer
       if (bootstrap.length === 0) {
         bootstrap.push(...peer.addresses.filter(a => !a.includes('/ws')).map(a => a.includes('/p2p/') ? a : `${a}/p2p/${peer.peerId}`))
@@ -159,5 +163,6 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
   if (init.options.gpuModel != null) args.push('--gpu-model', init.options.gpuModel)
   if (init.options.cheatEvery != null) args.push('--cheat', String(init.options.cheatEvery))
   if (init.options.process === false) args.push('--no-process')
+  if (init.options.http === true) args.push('--http', '127.0.0.1:0')
   return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, signal: init.signal })
 }

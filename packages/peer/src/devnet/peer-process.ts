@@ -21,6 +21,8 @@ export interface PeerProcess {
   readonly peerId: string
   readonly addresses: string[]
   readonly dataDir: string
+  /** The dashboard's URL when the peer runs with `--http`. */
+  readonly dashboardUrl?: string
   readonly child: ChildProcess
   /** Resolves when the process has exited. */
   readonly exited: Promise<number | null>
@@ -57,6 +59,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
   const output: string[] = []
   let peerId = ''
   const addresses: string[] = []
+  let dashboardUrl: string | undefined
   const exited = once(child, 'exit').then(([code]) => code as number | null)
   const ready = new Promise<void>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! })
@@ -66,6 +69,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
       const [key, value] = line.split(/\s+/, 2)
       if (key === 'peer' && line.startsWith('peer id')) peerId = line.split(/\s+/)[2]
       else if (key === 'listening') addresses.push(value)
+      else if (key === 'dashboard') dashboardUrl = value
       else if (line.startsWith('ready')) resolve()
     })
     createInterface({ input: child.stderr! }).on('line', line => { output.push(line) })
@@ -86,6 +90,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
     peerId,
     addresses,
     dataDir: init.dataDir,
+    dashboardUrl,
     child,
     exited,
     output,

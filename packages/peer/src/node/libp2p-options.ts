@@ -26,6 +26,7 @@ export interface Libp2pOptionsInit {
   mdns: boolean
   dhtClientMode: boolean
   gossipsub?: Partial<GossipsubOpts>
+  metrics?: Libp2pOptions['metrics']
 }
 
 /**
@@ -44,6 +45,7 @@ export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServi
   return {
     privateKey: init.privateKey,
     datastore: init.datastore,
+    ...(init.metrics == null ? {} : { metrics: init.metrics }),
     addresses: { listen: init.listen },
     transports: [tcp(), webSockets()],
     connectionEncrypters: [noise()],

@@ -13,6 +13,7 @@ import type { HeliaWithLibp2p } from '@helia/libp2p'
 import type { GossipSub, GossipsubOpts } from '@libp2p/gossipsub'
 import type { Ed25519PrivateKey, Libp2p, PeerId } from '@libp2p/interface'
 import type { Datastore } from 'interface-datastore'
+import type { Libp2pOptions } from 'libp2p'
 
 const log = logger('jobmesh:node')
 
@@ -31,6 +32,8 @@ export interface NodeInit {
   dhtClientMode?: boolean
   /** Gossipsub overrides (tests, benches). */
   gossipsub?: Partial<GossipsubOpts>
+  /** libp2p's metrics component (e.g. `prometheusMetrics({ registry })`); none by default. */
+  metrics?: Libp2pOptions['metrics']
 }
 
 export interface JobmeshNode {
@@ -72,7 +75,8 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
       bootstrap,
       mdns: init.mdns ?? false,
       dhtClientMode: init.dhtClientMode ?? false,
-      gossipsub: init.gossipsub
+      gossipsub: init.gossipsub,
+      metrics: init.metrics
     })))
     await helia.start()
     const libp2p = helia.libp2p

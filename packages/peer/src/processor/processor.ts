@@ -104,6 +104,8 @@ export interface ProcessorEvents {
   'microjob:error': { jobId: string, macroIndex: number, index: number, error: Error }
   /** This peer became owner of a MacroJob queue. */
   ownership: { jobId: string, macroIndex: number, epoch: number, term: number }
+  /** The queue owner of a MacroJob room this peer is in, from every accepted snapshot and own ownership (observability). */
+  'room:owner': { jobId: string, macroIndex: number, owner: string, epoch: number, term: number }
   'job:complete': { jobId: string, finalizer: boolean }
   /** The job reached the failure bound (its MicroJobs fail everywhere): this peer gave it up. */
   'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[] }
@@ -524,9 +526,13 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const key = `${ctx.job.jobId}/${macroIndex}`
     const owners = this.owners.get(key) ?? new Set<string>()
     this.owners.set(key, owners)
-    room.addEventListener('snapshot', (evt) => { owners.add(evt.detail.owner) })
+    room.addEventListener('snapshot', (evt) => {
+      owners.add(evt.detail.owner)
+      this.safeDispatch('room:owner', { jobId: ctx.job.jobId, macroIndex, owner: evt.detail.owner, epoch: evt.detail.epoch, term: evt.detail.term })
+    })
     room.addEventListener('ownership', (evt) => {
       owners.add(this.self)
+      this.safeDispatch('room:owner', { jobId: ctx.job.jobId, macroIndex, owner: this.self, epoch: evt.detail.epoch, term: evt.detail.term })
       this.safeDispatch('ownership', { jobId: ctx.job.jobId, macroIndex, epoch: evt.detail.epoch, term: evt.detail.term })
     })
     room.addEventListener('complete', () => { ctx.wake?.() })

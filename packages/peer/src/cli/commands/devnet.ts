@@ -11,6 +11,7 @@ export interface DevnetOptions {
   blockTime?: number
   dir?: string
   stake: string
+  http: boolean
 }
 
 /** `jobmesh devnet`: a local chain, the contracts and N peers, until Ctrl-C. */
@@ -22,6 +23,7 @@ export function devnetCommand (program: Command): void {
     .option('--block-time <s>', 'seconds per block (default 1; Polygon Amoy: 2)', positiveNumber)
     .option('--dir <dir>', 'where peers keep their data (default: a new temp dir)')
     .option('--stake <eth>', 'stake each peer registers with', '1')
+    .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
       process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
       const { startDevnet } = await import('../../devnet/index.js')
@@ -31,6 +33,7 @@ export function devnetCommand (program: Command): void {
         blockTime: opts.blockTime,
         dir: opts.dir == null ? undefined : resolve(opts.dir),
         stake: opts.stake,
+        http: opts.http,
         onProgress: stage => { process.stdout.write(`  ${stage}\n`) }
       })
       process.stdout.write(describe(devnet))
@@ -52,7 +55,7 @@ export function exportLines (devnet: Pick<Devnet, 'anvil' | 'deploymentFile' | '
 }
 
 function describe (devnet: Devnet): string {
-  const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dataDir])
+  const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dashboardUrl ?? '-', p.dataDir])
   return [
     '',
     `chain       ${devnet.anvil.rpcUrl} (chain id ${devnet.anvil.chainId})`,
@@ -67,7 +70,8 @@ function describe (devnet: Devnet): string {
     '  npx jobmesh-dapp submit --code examples/build/mandelbrot.wasm --data examples/data/mandelbrot.bin \\',
     '    --macro-jobs 4 --micro-per-macro 8 --blocks-per-micro 24 --block-size 64 --price 0.01',
     '',
-    table(['peer', 'peer id', 'wallet', 'data dir'], rows),
+    table(['peer', 'peer id', 'wallet', 'dashboard', 'data dir'], rows),
+    ...(devnet.peers[0]?.dashboardUrl != null ? [`dashboard   ${devnet.peers[0].dashboardUrl} (open it in a browser; /metrics for Prometheus)`, ''] : []),
     'connect another peer:',
     `  jobmesh start --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file <file>`,
     '  (with the variables above exported: jobmesh start --data-dir <dir> --key-file <file>)',

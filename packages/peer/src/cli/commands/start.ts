@@ -3,7 +3,9 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectMultiaddr, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
+import { collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
+import { printPeerEvents } from '../operator-lines.js'
+import type { HttpAddress } from '../../http/index.js'
 import type { PeerChainInit, PeerInit } from '../../peer.js'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
@@ -24,6 +26,7 @@ export interface StartOptions {
   stake: string
   cheat?: number
   exitWithParent?: boolean
+  http?: HttpAddress
 }
 
 /** `jobmesh start`: runs a peer until SIGINT/SIGTERM. */
@@ -44,6 +47,7 @@ export function startCommand (program: Command): void {
     .addOption(new Option('--deployment <file>', 'deployments/<chainId>.json with the contract addresses').env('JOBMESH_DEPLOYMENT'))
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--stake <eth>', 'stake to register with on first start', '0.1')
+    .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
     .addOption(new Option('--cheat <n>', 'testing only: return wrong output for every n-th MicroJob').argParser(positiveNumber).hideHelp())
     .action(async (opts: StartOptions) => {
@@ -52,7 +56,8 @@ export function startCommand (program: Command): void {
       // loaded here, not at the top: every other command (status above all) starts without libp2p, helia and ethers
       const { createPeer } = await import('../../peer.js')
       const peer = await createPeer(init)
-      const control = await startControlServer(init.dataDir ?? '', () => peer.status()).catch(async err => {
+      const stopLines = printPeerEvents(peer.events)
+      const control = await startControlServer(init.dataDir ?? '', async () => await peer.report({ signal: AbortSignal.timeout(4_000) }).catch(() => peer.status())).catch(async err => {
         await peer.stop()
         throw err
       })
@@ -64,9 +69,14 @@ export function startCommand (program: Command): void {
       if (s.chain != null) {
         process.stdout.write(`wallet    ${s.chain.address} (registered)\n`)
       }
+      if (peer.http != null) {
+        process.stdout.write(`dashboard ${peer.http.url}\n`)
+        process.stdout.write(`metrics   ${peer.http.url}metrics\n`)
+      }
       process.stdout.write('ready (Ctrl-C to stop)\n')
       await untilSignal(opts.exitWithParent === true)
       process.stdout.write('stopping...\n')
+      stopLines()
       await control.close()
       await peer.stop()
       process.stdout.write('stopped\n')
@@ -87,7 +97,8 @@ async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: stri
     vramGb: opts.vram,
     process: opts.process,
     cheat: cheatEvery == null || cheatEvery < 1 ? undefined : task => (task.macroIndex + task.index) % cheatEvery === 0,
-    chain: await chainInit(opts)
+    chain: await chainInit(opts),
+    http: opts.http
   }
 }
 

@@ -1,0 +1,42 @@
+import { jobIdArg } from './options.js'
+import { withConnectFlags } from './client-options.js'
+import { withClient } from './job-commands.js'
+import type { ConnectFlags } from './client-options.js'
+import type { CliIo } from './io.js'
+import type { JobStory } from '@jobmesh/peer'
+import type { Command } from 'commander'
+
+const REASONS: Record<string, string> = {
+  vram: 'too little VRAM',
+  'gpu-model': 'other GPU model',
+  paused: 'paused',
+  'not-registered': 'not registered'
+}
+
+/** A job's story for people. */
+export function formatStory (story: JobStory): string[] {
+  const out = [`job ${story.jobId}`, `phase: ${story.phase}`, `waiting for: ${story.waitingFor}`, '', 'story:']
+  for (const line of story.lines) out.push(`  ${line}`)
+  if (story.matching.byPeer.length > 0) {
+    out.push('', 'peers:')
+    for (const p of story.matching.byPeer) {
+      const why = p.reasons.length === 0 ? 'can take it' : p.reasons.map(r => REASONS[r] ?? r).join(', ')
+      out.push(`  ${p.peerId}  ${p.gpuModel} / ${p.vramGb} GB  ${why}`)
+    }
+  }
+  return out
+}
+
+/** `jobmesh-dapp describe <jobId>`: the job's story and what it is waiting for. */
+export function describeCommand (root: Command, io: CliIo): void {
+  withConnectFlags(root.command('describe')
+    .description('tell a job\'s story: who can take it (and why others cannot), progress, verifiers, what it waits for now')
+    .argument('<jobId>', 'job id', jobIdArg))
+    .action(async (jobId: string, flags: ConnectFlags) => {
+      await withClient(flags, io, async (client) => {
+        const story = await client.describe(jobId)
+        if (flags.json === true) io.out(JSON.stringify(story))
+        else for (const line of formatStory(story)) io.out(line)
+      })
+    })
+}

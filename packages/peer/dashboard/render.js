@@ -1,0 +1,126 @@
+// Rendering of the dashboard's state. Every value from the network is set as text, never as HTML.
+
+/** Creates an element: h('td', { class: 'mono' }, 'text', child). */
+export function h (tag, attrs = {}, ...children) {
+  const el = document.createElement(tag)
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v == null || v === false) continue
+    if (k === 'style') el.style.cssText = v
+    else el.setAttribute(k, v === true ? '' : String(v))
+  }
+  for (const c of children.flat()) {
+    if (c == null || c === false) continue
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)))
+  }
+  return el
+}
+
+/** `12D3Ko…x9Yz` */
+export function short (id, keep = 6) {
+  if (id == null) return '-'
+  return id.length <= keep * 2 + 1 ? id : `${id.slice(0, keep)}…${id.slice(-4)}`
+}
+
+/** Wei (decimal string) as ETH with up to 4 decimals. */
+export function eth (wei) {
+  if (wei == null) return '-'
+  const v = BigInt(wei)
+  const whole = v / 10n ** 18n
+  const frac = (v % 10n ** 18n) * 10000n / 10n ** 18n
+  return `${whole}${frac > 0n ? '.' + frac.toString().padStart(4, '0').replace(/0+$/, '') : ''} ETH`
+}
+
+function pct (done, total) {
+  return total > 0 ? Math.floor(done * 100 / total) : 0
+}
+
+function bar (done, total) {
+  const p = pct(done, total)
+  return h('div', { class: `bar${p >= 100 ? ' done' : ''}`, role: 'progressbar', 'aria-valuenow': p, 'aria-valuemax': 100 },
+    h('i', { style: `width:${p}%` }))
+}
+
+/** The "this peer" card. */
+export function renderSelf (dl, s) {
+  const a = s.self.account
+  const rows = [
+    ['peer', h('span', { class: 'mono', title: s.self.peerId }, short(s.self.peerId))],
+    ['hardware', `${s.self.gpuModel ?? 'any GPU'} · ${s.self.vramGb} GB VRAM`],
+    ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : 'no chain'],
+    ['balance', a ? eth(a.balanceWei) : '-'],
+    ['stake', a ? eth(a.stakeWei) + (a.paused ? ' (paused)' : '') : '-'],
+    ['QoS score', a ? a.score : '-'],
+    ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} jobs)` : '-']
+  ]
+  dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
+}
+
+/** The peers table. */
+export function renderPeers (section, s) {
+  const rows = s.peers.map(p => h('tr', { 'data-peer': p.peerId },
+    h('td', { class: 'mono', title: p.peerId }, short(p.peerId)),
+    h('td', {}, h('span', { class: `dot${p.connected ? ' on' : ''}` }), p.connected ? 'connected' : 'known'),
+    h('td', {}, p.profile ? `${p.profile.gpuModel} · ${p.profile.vramGb} GB` : 'client'),
+    h('td', {}, p.stakeWei != null ? eth(p.stakeWei) + (p.paused ? ' (paused)' : '') : '-'),
+    h('td', {}, p.score ?? '-'),
+    h('td', { class: 'mono', title: p.profile?.address ?? '' }, p.profile ? short(p.profile.address, 8) : '-')))
+  section.querySelector('tbody').replaceChildren(...rows)
+  section.querySelector('.count').textContent = `(${s.peers.length})`
+  section.querySelector('.empty').classList.toggle('hidden', s.peers.length > 0)
+}
+
+function verification (v) {
+  if (v == null) return h('p', { class: 'muted' }, 'chain state not read yet')
+  const left = (b) => b == null ? '' : b >= v.headBlock ? ` (in ${b - v.headBlock} blocks)` : ' (passed)'
+  const rows = [
+    ['escrow', v.status + (v.round > 0 ? `, round ${v.round}` : '')],
+    ['fee', eth(v.feeWei)],
+    ['verifiers drawn', `${v.assigned}/${v.k}`],
+    ['committed', `${v.commits}/${v.k}`],
+    ['revealed', `${v.reveals}/${v.k}`],
+    ['commit deadline', v.commitDeadline != null ? `block ${v.commitDeadline}${left(v.commitDeadline)}` : '-'],
+    ['reveal deadline', v.revealDeadline != null ? `block ${v.revealDeadline}${left(v.revealDeadline)}` : '-'],
+    ['submitter', v.submitter ? h('span', { class: 'mono', title: v.submitter }, short(v.submitter, 8)) : '-']
+  ]
+  return h('dl', {}, rows.flatMap(([k, val]) => [h('dt', {}, k), h('dd', { 'data-field': k }, val)]))
+}
+
+/** One job: overall and per-MacroJob progress, queue owners and their moves, verification phase, story. */
+export function renderJob (job, previousOwners) {
+  const p = job.progress
+  const percent = pct(p.done, p.total)
+  const macros = p.macros.map(m => {
+    const key = `${job.jobId}/${m.macroIndex}`
+    const moved = previousOwners.has(key) && previousOwners.get(key) !== m.owner
+    previousOwners.set(key, m.owner)
+    return h('div', { class: `macro${moved ? ' moved' : ''}`, 'data-macro': m.macroIndex },
+      h('span', {}, `MacroJob ${m.macroIndex}`),
+      bar(m.done, m.size),
+      h('span', {}, `${m.done}/${m.size}`),
+      h('span', { class: 'owner mono', 'data-owner': m.owner ?? '', title: m.owner ?? 'no owner yet' },
+        m.owner ? `owner ${short(m.owner)}` : 'no owner', m.moves > 1 ? ` ↻${m.moves - 1}` : ''))
+  })
+  const moves = p.moves.slice(-12).reverse().map(mv => h('li', {},
+    `${new Date(mv.at).toLocaleTimeString()} MacroJob ${mv.macroIndex}: ${mv.from ? short(mv.from) + ' → ' : ''}${short(mv.to)}`))
+  return h('article', { class: 'job', 'data-job': job.jobId, 'data-phase': job.story.phase },
+    h('div', { class: 'job-head' },
+      h('strong', { class: 'mono', title: job.jobId }, short(job.jobId, 10)),
+      h('span', { class: `phase ${job.story.phase}` }, job.story.phase),
+      h('span', { class: 'muted' }, `needs ${job.requirements.minVramGb} GB VRAM${job.requirements.gpuModel ? ', ' + job.requirements.gpuModel : ''}`),
+      h('span', { class: 'pct', 'data-field': 'percent' }, `${percent} %`)),
+    h('p', { class: 'waiting' }, h('b', {}, 'waiting for: '), job.story.waitingFor),
+    bar(p.done, p.total),
+    h('div', { class: 'job-body' },
+      h('div', {},
+        h('p', { class: 'muted' }, `${p.done} of ${p.total} MicroJobs · ${job.story.matching}`),
+        macros,
+        moves.length > 0 ? h('details', {}, h('summary', {}, 'queue ownership moves'), h('ol', { class: 'moves' }, moves)) : null),
+      h('div', { class: 'verif' }, h('h3', { style: 'font-size:.95rem;margin:.2rem 0 .4rem' }, 'Verification'), verification(job.verification),
+        h('details', {}, h('summary', {}, 'story'), h('ol', { class: 'story' }, job.story.lines.map(l => h('li', {}, l)))))))
+}
+
+/** The recent events list, newest first. */
+export function renderEvents (ol, events) {
+  ol.replaceChildren(...events.slice().reverse().map(e => h('li', { class: e.level, 'data-kind': e.kind },
+    h('time', {}, new Date(e.at).toLocaleTimeString()), e.text)))
+}

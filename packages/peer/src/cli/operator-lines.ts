@@ -1,0 +1,23 @@
+import type { EventLog, PeerEvent } from '../observe/index.js'
+
+/** Event kinds an operator sees on stdout (errors always go to stderr). */
+const PRINTED = new Set<PeerEvent['kind']>(['finalized', 'verified', 'settled', 'claimed', 'reannounced', 'job:complete'])
+
+/** `HH:MM:SS` in UTC. */
+function clock (at: number): string {
+  return new Date(at).toISOString().slice(11, 19)
+}
+
+/**
+ * Prints the peer's notable events for its operator: finalizations, verifications, settlements and claims on
+ * stdout, errors on stderr (visible without DEBUG). Returns a function that stops printing.
+ */
+export function printPeerEvents (events: EventLog, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): () => void {
+  const onEvent = (evt: CustomEvent<PeerEvent>): void => {
+    const e = evt.detail
+    if (e.level === 'error') err.write(`${clock(e.at)} error ${e.text}\n`)
+    else if (PRINTED.has(e.kind)) out.write(`${clock(e.at)} ${e.text}\n`)
+  }
+  events.addEventListener('event', onEvent)
+  return () => { events.removeEventListener('event', onEvent) }
+}

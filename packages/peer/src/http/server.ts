@@ -1,0 +1,138 @@
+import { createServer } from 'node:http'
+import { logger } from '@libp2p/logger'
+import { dashboardAssets } from './assets.js'
+import { httpUrl } from './address.js'
+import { DEFAULT_PUSH_DEBOUNCE_MS, DEFAULT_PUSH_INTERVAL_MS } from './constants.js'
+import { SseClients } from './sse.js'
+import type { HttpAddress } from './address.js'
+import type { NetworkObserver } from '../observe/network-observer.js'
+import type { JobStory } from '../observe/story.js'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Registry } from 'prom-client'
+
+const log = logger('jobmesh:http')
+
+export interface HttpServerComponents {
+  observer: NetworkObserver
+  /** Prometheus registry served on `/metrics`. */
+  registry: Registry
+  describe(jobId: string, options: { signal: AbortSignal }): Promise<JobStory>
+}
+
+export interface HttpServerInit extends HttpAddress {
+  pushDebounceMs?: number
+  pushIntervalMs?: number
+}
+
+/** The peer's HTTP listener: the dashboard, its live state (SSE), job stories and `/metrics`. */
+export interface HttpServer {
+  /** `http://host:port/` */
+  readonly url: string
+  close(): Promise<void>
+}
+
+const JOB_ID = /^\/api\/jobs\/(0x[0-9a-fA-F]{64})\/describe$/
+
+function json (value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => typeof v === 'bigint' ? v.toString() : v)
+}
+
+/**
+ * Starts the HTTP listener of a peer (`jobmesh start --http 127.0.0.1:<port>`):
+ * `/` the dashboard, `/events` its state as Server-Sent Events, `/api/state`, `/api/jobs/<jobId>/describe`,
+ * `/metrics` (Prometheus text).
+ */
+export async function startHttpServer (components: HttpServerComponents, init: HttpServerInit): Promise<HttpServer> {
+  const { observer, registry } = components
+  const assets = dashboardAssets()
+  const sse = new SseClients()
+  const controller = new AbortController()
+  let pending: ReturnType<typeof setTimeout> | undefined
+  const push = (): void => {
+    pending = undefined
+    if (sse.size > 0) sse.send('state', json(observer.state()))
+  }
+  const onChange = (): void => {
+    if (sse.size > 0 && pending == null) pending = setTimeout(push, init.pushDebounceMs ?? DEFAULT_PUSH_DEBOUNCE_MS)
+  }
+  observer.addEventListener('change', onChange)
+  const beat = setInterval(() => {
+    if (sse.size === 0) return
+    void observer.refreshChain().catch(() => {})
+    push()
+  }, init.pushIntervalMs ?? DEFAULT_PUSH_INTERVAL_MS)
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (req.method !== 'GET') {
+      res.writeHead(405, { allow: 'GET' }).end()
+      return
+    }
+    const path = url.pathname
+    if (path === '/metrics') {
+      const body = await registry.metrics()
+      res.writeHead(200, { 'content-type': registry.contentType }).end(body)
+      return
+    }
+    if (path === '/events') {
+      sse.add(res)
+      sse.sendTo(res, 'state', json(observer.state()))
+      void observer.refreshChain().catch(() => {})
+      return
+    }
+    if (path === '/api/state') {
+      await observer.refreshChain()
+      res.writeHead(200, { 'content-type': 'application/json' }).end(json(observer.state()))
+      return
+    }
+    const job = JOB_ID.exec(path)
+    if (job != null) {
+      const story = await components.describe(job[1], { signal: controller.signal })
+      res.writeHead(200, { 'content-type': 'application/json' }).end(json(story))
+      return
+    }
+    const file = await assets(path === '/' ? 'index.html' : path.slice(1))
+    if (file == null) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
+      return
+    }
+    res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-cache' }).end(file.body)
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      log.error('%s %s failed: %e', req.method, req.url, err)
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
+      res.end(`${err.name}: ${err.message}\n`)
+    })
+  })
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(init.port, init.host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  } catch (err) {
+    clearInterval(beat)
+    observer.removeEventListener('change', onChange)
+    throw err
+  }
+  const port = (server.address() as AddressInfo).port
+  const url = httpUrl(init.host, port)
+  log('listening on %s', url)
+  return {
+    url,
+    async close () {
+      controller.abort()
+      clearInterval(beat)
+      if (pending != null) clearTimeout(pending)
+      observer.removeEventListener('change', onChange)
+      sse.closeAll()
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => { resolve() }))
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import { formatEther } from 'ethers'
+import type { EventLog } from './event-log.js'
+import type { Processor, ProcessorEvents } from '../processor/index.js'
+import type { Settlement, SettlementEvents } from '../settlement/index.js'
+import type { Libp2p, PeerId } from '@libp2p/interface'
+
+export interface EventSources {
+  libp2p?: Pick<Libp2p, 'addEventListener' | 'removeEventListener'>
+  processor?: Pick<Processor, 'addEventListener' | 'removeEventListener'>
+  settlement?: Pick<Settlement, 'addEventListener' | 'removeEventListener'>
+}
+
+/** `0x1234ab…cdef`: short enough for a line, long enough to tell jobs apart. */
+export function shortId (id: string): string {
+  return id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id
+}
+
+type Detach = () => void
+
+/**
+ * Turns the processor's, the settlement's and libp2p's events into {@link PeerEvent}s on `log`. Returns a function
+ * that removes every listener.
+ */
+export function attachPeerEvents (sources: EventSources, log: EventLog): Detach {
+  const detach: Detach[] = []
+  const { libp2p, processor, settlement } = sources
+  if (libp2p != null) {
+    const onConnect = (evt: CustomEvent<PeerId>): void => {
+      log.push({ kind: 'peer:connect', level: 'info', text: `connected to ${shortId(evt.detail.toString())}` })
+    }
+    const onDisconnect = (evt: CustomEvent<PeerId>): void => {
+      log.push({ kind: 'peer:disconnect', level: 'info', text: `disconnected from ${shortId(evt.detail.toString())}` })
+    }
+    libp2p.addEventListener('peer:connect', onConnect)
+    libp2p.addEventListener('peer:disconnect', onDisconnect)
+    detach.push(() => {
+      libp2p.removeEventListener('peer:connect', onConnect)
+      libp2p.removeEventListener('peer:disconnect', onDisconnect)
+    })
+  }
+  if (processor != null) {
+    const on = <K extends keyof ProcessorEvents & string>(type: K, fn: (d: ProcessorEvents[K]) => void): void => {
+      const listener = (evt: CustomEvent<ProcessorEvents[K]>): void => { fn(evt.detail) }
+      processor.addEventListener(type, listener)
+      detach.push(() => { processor.removeEventListener(type, listener) })
+    }
+    on('ownership', d => {
+      log.push({ kind: 'ownership', level: 'info', jobId: d.jobId, text: `queue owner of MacroJob ${d.macroIndex} of job ${shortId(d.jobId)} (term ${d.term})` })
+    })
+    on('job:complete', d => {
+      log.push({ kind: 'job:complete', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)}: every MicroJob done` + (d.finalizer ? ', finalizing' : '') })
+    })
+    on('microjob:error', d => {
+      log.push({ kind: 'microjob:error', level: 'error', jobId: d.jobId, text: `MicroJob ${d.macroIndex}.${d.index} of job ${shortId(d.jobId)} failed: ${d.error.message}` })
+    })
+  }
+  if (settlement != null) {
+    const on = <K extends keyof SettlementEvents & string>(type: K, fn: (d: SettlementEvents[K]) => void): void => {
+      const listener = (evt: Event): void => { fn((evt as CustomEvent<SettlementEvents[K]>).detail) }
+      settlement.addEventListener(type, listener)
+      detach.push(() => { settlement.removeEventListener(type, listener) })
+    }
+    on('finalized', d => {
+      if (d.outcome !== 'submitted') return
+      log.push({ kind: 'finalized', level: 'info', jobId: d.jobId, text: `finalized job ${shortId(d.jobId)}: results submitted in block ${d.blockNumber ?? '?'}` + (d.round != null && d.round > 0 ? ` (round ${d.round})` : '') })
+    })
+    on('verified', d => {
+      log.push({ kind: 'verified', level: 'info', jobId: d.jobId, text: `verified job ${shortId(d.jobId)} as a drawn verifier: re-ran ${d.indexes.length} sampled MicroJobs, ` + (d.revealed ? 'revealed' : 'could not reveal (the job moved on)') })
+    })
+    on('settled', d => {
+      const what = d.released ? 'released: processors and verifiers can claim' : d.rejected ? 'rejected: the submitter is slashed, the job reopens' : `still ${d.status}`
+      log.push({ kind: 'settled', level: 'info', jobId: d.jobId, text: `settled job ${shortId(d.jobId)}: ${what}` })
+    })
+    on('claimed', d => {
+      const total = d.claimed + d.withdrawn
+      log.push({ kind: 'claimed', level: 'info', jobId: d.jobId, amountWei: total.toString(), text: `claimed ${formatEther(total)} ETH for job ${shortId(d.jobId)} (payout ${formatEther(d.claimed)}, credits ${formatEther(d.withdrawn)})` })
+    })
+    on('reannounced', d => {
+      log.push({ kind: 'reannounced', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)} re-announced for round ${d.round}` })
+    })
+    on('error', d => {
+      log.push({ kind: 'error', level: 'error', jobId: d.jobId, text: `${d.step}${d.jobId != null ? ` of job ${shortId(d.jobId)}` : ''} failed: ${d.error.name}: ${d.error.message}` })
+    })
+  }
+  return () => { for (const d of detach) d() }
+}

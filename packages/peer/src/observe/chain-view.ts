@@ -1,0 +1,125 @@
+import { getAddress } from 'ethers'
+import { withTimeout } from '../chain/index.js'
+import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
+import type { ChainClient, EscrowJobState } from '../chain/index.js'
+
+/** A wallet as the dashboard and `jobmesh status` show it (amounts in wei). */
+export interface AccountView {
+  address: string
+  balanceWei: bigint
+  registered: boolean
+  stakeWei: bigint
+  /** QoS score on the registry (window score). */
+  score: bigint
+  eligible: boolean
+  paused: boolean
+  busy: boolean
+  /** Processor payments claimed plus verifier fees paid to this address, over the deployment's history. */
+  earnedWei: bigint
+  /** Jobs this address was paid for. */
+  paidJobs: number
+}
+
+/** The chain side of a job: its status, round and verification phase (block numbers). */
+export interface VerificationView {
+  jobId: string
+  status: string
+  headBlock: number
+  /** Processing round = rejections so far. */
+  round: number
+  k: number
+  assigned: number
+  commits: number
+  reveals: number
+  submitter?: string
+  submitBlock?: number
+  commitDeadline?: number
+  revealDeadline?: number
+  /** Unix seconds. */
+  deadline: number
+  feeWei: bigint
+  verifiers: Array<{ address: string, committed: boolean, revealed: boolean }>
+}
+
+const ZERO = '0x0000000000000000000000000000000000000000'
+
+/** Sums an address's `PaymentClaimed` and `VerifierPaid` events, scanning only blocks it has not seen yet. */
+export interface EarningsCursor {
+  read(options?: { signal?: AbortSignal }): Promise<{ earnedWei: bigint, paidJobs: number }>
+}
+
+export function earningsCursor (chain: ChainClient, address: string): EarningsCursor {
+  const a = getAddress(address)
+  let next: number | undefined
+  let earnedWei = 0n
+  const jobs = new Set<string>()
+  let running: Promise<unknown> = Promise.resolve()
+  return {
+    async read (options = {}) {
+      const step = running.then(async () => {
+        const head = await chain.blockNumber(options)
+        if (next != null && head < next) return
+        const paid = await chain.findEvents({ names: ['PaymentClaimed', 'VerifierPaid'], topic2: a, fromBlock: next, toBlock: head }, options)
+        for (const e of paid) {
+          earnedWei += BigInt(e.args.amount as bigint)
+          jobs.add(String(e.args.jobId))
+        }
+        next = head + 1
+      })
+      running = step.catch(() => {})
+      await step
+      return { earnedWei, paidJobs: jobs.size }
+    }
+  }
+}
+
+/** Reads a wallet's balance, registration, stake, score and earnings. */
+export async function readAccount (chain: ChainClient, address: string, options: { signal?: AbortSignal, earnings?: EarningsCursor } = {}): Promise<AccountView> {
+  const a = getAddress(address)
+  const earnings = options.earnings ?? earningsCursor(chain, a)
+  const [balanceWei, info, { earnedWei, paidJobs }] = await Promise.all([
+    withTimeout(chain.provider.getBalance(a), DEFAULT_DESCRIBE_TIMEOUT_MS, 'eth_getBalance', options.signal),
+    chain.nodeInfo(a, options),
+    earnings.read(options)
+  ])
+  return {
+    address: a,
+    balanceWei,
+    registered: info.registered,
+    stakeWei: info.stake,
+    score: info.score,
+    eligible: info.eligible,
+    paused: info.paused,
+    busy: info.busy,
+    earnedWei,
+    paidJobs
+  }
+}
+
+/** Reads a job's escrow state, its verifiers and the head block. */
+export async function readVerification (chain: ChainClient, jobId: string, options: { signal?: AbortSignal } = {}): Promise<VerificationView> {
+  const [job, headBlock] = await Promise.all([chain.job(jobId, options), chain.blockNumber(options)])
+  const verifiers = job.status === 'None' ? [] : await chain.verifiers(jobId, options)
+  return verificationFrom(job, headBlock, verifiers)
+}
+
+function verificationFrom (job: EscrowJobState, headBlock: number, verifiers: Array<{ node: string, committed: boolean, revealed: boolean }>): VerificationView {
+  const submitted = job.submitter !== ZERO && job.submitBlock > 0
+  return {
+    jobId: job.jobId,
+    status: job.status,
+    headBlock,
+    round: job.rejections,
+    k: job.k,
+    assigned: job.assigned,
+    commits: job.commits,
+    reveals: job.reveals,
+    submitter: submitted ? job.submitter : undefined,
+    submitBlock: submitted ? job.submitBlock : undefined,
+    commitDeadline: job.commitDeadline > 0 ? job.commitDeadline : undefined,
+    revealDeadline: job.revealDeadline > 0 ? job.revealDeadline : undefined,
+    deadline: job.deadline,
+    feeWei: job.fee,
+    verifiers: verifiers.filter(v => v.node !== ZERO).map(v => ({ address: v.node, committed: v.committed, revealed: v.revealed }))
+  }
+}

@@ -1,0 +1,84 @@
+import { readProfiles } from '../settlement/profile.js'
+import { readFinalRecords } from '../settlement/lookup.js'
+import { readAnnouncedJobs } from './announced-jobs.js'
+import { readVerification } from './chain-view.js'
+import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
+import { JobView } from './job-view.js'
+import { explainJob } from './story.js'
+import type { JobViewComponents } from './job-view.js'
+import type { JobFacts, JobStory, PeerFacts } from './story.js'
+import type { ChainClient } from '../chain/index.js'
+import type { DocStore } from '../crdt/index.js'
+
+export interface DescribeComponents extends JobViewComponents {
+  docs: Pick<DocStore, 'open'>
+  /** Without a chain, the story has no escrow status, verifiers or registry state. */
+  chain?: ChainClient
+}
+
+export interface DescribeOptions {
+  signal?: AbortSignal
+  /** Per read (doc open, chain call), in ms. Default {@link DEFAULT_DESCRIBE_TIMEOUT_MS}. */
+  timeoutMs?: number
+}
+
+/** Everything a node can find out about a job, gathered from the CRDT (announcement, profiles, progress) and the chain. */
+export async function gatherJobFacts (components: DescribeComponents, jobId: string, options: DescribeOptions = {}): Promise<JobFacts> {
+  const id = jobId.toLowerCase()
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS
+  const signal = (): AbortSignal => options.signal == null ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
+  const notes: string[] = []
+  const { chain } = components
+  const [announced, profiles, verification] = await Promise.all([
+    readAnnouncedJobs(components.docs, { signal: signal() }).then(m => m.get(id)),
+    readProfiles(components, { signal: signal() }),
+    chain == null
+      ? undefined
+      : readVerification(chain, id, { signal: signal() }).catch((err: Error) => {
+        notes.push(`the chain could not be read (${err.name}: ${err.message})`)
+        return undefined
+      })
+  ])
+  const peers: PeerFacts[] = await Promise.all([...profiles].map(async ([peerId, p]) => {
+    const facts: PeerFacts = { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address }
+    if (chain == null) return facts
+    try {
+      const info = await chain.nodeInfo(p.address, { signal: signal() })
+      return { ...facts, registered: info.registered, paused: info.paused || info.exiting || info.kickedOut, eligible: info.eligible }
+    } catch {
+      return facts
+    }
+  }))
+  const facts: JobFacts = { jobId: id, peers, chain: verification, notes }
+  if (announced != null) {
+    facts.announced = {
+      round: announced.round,
+      requirements: announced.requirements,
+      macroJobs: announced.macroJobs,
+      microJobsPerMacro: announced.microJobsPerMacro,
+      announcer: announced.announcer
+    }
+    const view = new JobView(announced)
+    try {
+      await view.open(components, { signal: signal() })
+      const v = view.view()
+      facts.progress = { done: v.done, total: v.total, macros: v.macros }
+      const finals = await readFinalRecords(components, id, { signal: signal(), round: announced.round })
+      facts.finalizer = finals[0]?.signer
+    } catch (err) {
+      notes.push(`the job's doc could not be read (${(err as Error).message})`)
+    } finally {
+      view.stop()
+    }
+  }
+  return facts
+}
+
+/**
+ * Tells a job's story (`jobmesh-dapp describe`, the SDK's `describe`, the dashboard): created, announced, how many
+ * peers match its requirements and why the others do not, progress, finalizer, verifiers and their phase, and what it
+ * is waiting for now.
+ */
+export async function describeJob (components: DescribeComponents, jobId: string, options: DescribeOptions = {}): Promise<JobStory> {
+  return explainJob(await gatherJobFacts(components, jobId, options))
+}

@@ -1,0 +1,26 @@
+/**
+ * @packageDocumentation
+ *
+ * Seeing the network: a peer's typed event stream (operator lines, the dashboard's recent events), its Prometheus
+ * metrics, the live view of jobs (per-MacroJob progress, queue owners), peers, stake and earnings, and job stories
+ * (`describe`: who can take a job, and what it is waiting for now).
+ */
+export { EventLog } from './event-log.js'
+export type { PeerEvent, PeerEventKind, EventLogEvents } from './event-log.js'
+export { attachPeerEvents, shortId } from './attach-events.js'
+export type { EventSources } from './attach-events.js'
+export { registerPeerMetrics, METRIC_NAMES } from './metrics.js'
+export type { MetricsSources } from './metrics.js'
+export { readAnnouncedJobs, decodeAnnouncedJob } from './announced-jobs.js'
+export type { AnnouncedJob } from './announced-jobs.js'
+export { JobView } from './job-view.js'
+export type { JobProgressView, MacroView, OwnerMove } from './job-view.js'
+export { readAccount, readVerification, earningsCursor } from './chain-view.js'
+export type { AccountView, VerificationView, EarningsCursor } from './chain-view.js'
+export { explainJob, matchPeers } from './story.js'
+export type { JobFacts, JobStory, PeerFacts, PeerMatch, MismatchReason, JobRequirementFacts } from './story.js'
+export { describeJob, gatherJobFacts } from './describe.js'
+export type { DescribeComponents, DescribeOptions } from './describe.js'
+export { NetworkObserver } from './network-observer.js'
+export type { NetworkState, PeerCard, JobCard, NetworkObserverComponents, NetworkObserverInit } from './network-observer.js'
+export * from './constants.js'

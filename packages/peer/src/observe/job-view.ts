@@ -1,0 +1,112 @@
+import { MACRO_MAP, RESULTS_MAP } from '../coord/constants.js'
+import { TypedEvents } from '../coord/events.js'
+import { macroKey, macroScope } from '../coord/keys.js'
+import { leases } from '../coord/leases.js'
+import { JobProgress } from '../coord/progress.js'
+import { recordSigner, recordVerifier } from '../coord/signing.js'
+import { roundDocName } from '../crdt/names.js'
+import type { AnnouncedJob } from './announced-jobs.js'
+import type { LeaseTable } from '../coord/leases.js'
+import type { PrivateKey } from '@libp2p/interface'
+import type * as Y from 'yjs'
+
+/** Owner changes of a MacroJob queue kept per job (for the dashboard's "ownership moving"). */
+const MAX_MOVES = 50
+
+export interface MacroView {
+  macroIndex: number
+  size: number
+  done: number
+  /** Current queue owner (PeerId) as last seen in the room, else the MacroJob lease holder. */
+  owner?: string
+  /** Owner changes seen. */
+  moves: number
+}
+
+export interface OwnerMove {
+  at: number
+  macroIndex: number
+  from?: string
+  to: string
+}
+
+export interface JobProgressView {
+  jobId: string
+  round: number
+  done: number
+  total: number
+  macros: MacroView[]
+  moves: OwnerMove[]
+}
+
+export interface JobViewComponents {
+  docs: { open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc> }
+  privateKey: PrivateKey
+  peerId: string
+}
+
+export interface JobViewEvents {
+  /** Progress or owners changed. */
+  change: { jobId: string }
+}
+
+/**
+ * A job's live progress and queue owners from its round's CRDT doc: per-MacroJob done counts (signed results), the
+ * MacroJob lease holders, and the owners the processor reports from its rooms.
+ */
+export class JobView extends TypedEvents<JobViewEvents> {
+  readonly job: AnnouncedJob
+  private progress: JobProgress | undefined
+  private macroLeases: LeaseTable | undefined
+  private macroMap: Y.Map<Uint8Array> | undefined
+  private readonly owners = new Map<number, { owner: string, moves: number }>()
+  private readonly moves: OwnerMove[] = []
+  private readonly onMacro = (): void => { this.safeDispatch('change', { jobId: this.job.jobId }) }
+
+  constructor (job: AnnouncedJob) {
+    super()
+    this.job = job
+  }
+
+  /** Opens the round's doc (catching up from peers) and starts tracking it. */
+  async open (components: JobViewComponents, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const doc = await components.docs.open(roundDocName(this.job.jobId, this.job.round), options)
+    const verifier = recordVerifier()
+    this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total)
+    this.progress.addEventListener('microjob:done', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
+    const table = leases({ signer: recordSigner(components.privateKey, components.peerId), verifier })
+    this.macroMap = doc.getMap<Uint8Array>(MACRO_MAP)
+    this.macroLeases = table.table(this.macroMap, macroScope(this.job.key))
+    this.macroMap.observe(this.onMacro)
+  }
+
+  /** A queue owner seen in a room (the processor's `room:owner`). */
+  ownerSeen (macroIndex: number, owner: string, at = Date.now()): void {
+    const known = this.owners.get(macroIndex)
+    if (known?.owner === owner) return
+    this.owners.set(macroIndex, { owner, moves: (known?.moves ?? 0) + 1 })
+    this.moves.push({ at, macroIndex, from: known?.owner, to: owner })
+    if (this.moves.length > MAX_MOVES) this.moves.shift()
+    this.safeDispatch('change', { jobId: this.job.jobId })
+  }
+
+  get done (): number {
+    return Math.min(this.progress?.done.size ?? 0, this.job.total)
+  }
+
+  view (): JobProgressView {
+    const macros: MacroView[] = []
+    for (let m = 0; m < this.job.macroJobs; m++) {
+      const seen = this.owners.get(m)
+      const done = this.progress?.doneIn(m) ?? 0
+      const lease = this.macroLeases?.get(macroKey(m))
+      macros.push({ macroIndex: m, size: this.job.microJobsPerMacro, done, owner: seen?.owner ?? lease?.owner, moves: seen?.moves ?? 0 })
+    }
+    return { jobId: this.job.jobId, round: this.job.round, done: this.done, total: this.job.total, macros, moves: [...this.moves] }
+  }
+
+  stop (): void {
+    this.progress?.stop()
+    this.macroMap?.unobserve(this.onMacro)
+  }
+}

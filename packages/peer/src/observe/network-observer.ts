@@ -1,0 +1,277 @@
+import { logger } from '@libp2p/logger'
+import { INDEX_DOC } from '../coord/constants.js'
+import { TypedEvents } from '../coord/events.js'
+import { readProfiles } from '../settlement/profile.js'
+import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
+import { earningsCursor, readAccount, readVerification } from './chain-view.js'
+import { DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
+import { JobView } from './job-view.js'
+import { explainJob } from './story.js'
+import type { AnnouncedJob } from './announced-jobs.js'
+import type { AccountView, EarningsCursor, VerificationView } from './chain-view.js'
+import type { EventLog, PeerEvent } from './event-log.js'
+import type { JobProgressView } from './job-view.js'
+import type { JobStory } from './story.js'
+import type { ChainClient } from '../chain/index.js'
+import type { DocStore } from '../crdt/index.js'
+import type { JobmeshNode } from '../node/index.js'
+import type { Processor } from '../processor/index.js'
+import type { PeerProfile } from '../settlement/profile.js'
+
+const log = logger('jobmesh:observe')
+
+export interface NetworkObserverComponents {
+  node: Pick<JobmeshNode, 'libp2p' | 'peerId' | 'privateKey'>
+  docs: Pick<DocStore, 'open'>
+  events: EventLog
+  processor?: Pick<Processor, 'addEventListener' | 'removeEventListener'>
+  chain?: ChainClient
+  /** This peer's wallet. */
+  address?: string
+}
+
+export interface NetworkObserverInit {
+  /** Default {@link DEFAULT_CHAIN_REFRESH_MS}. */
+  chainRefreshMs?: number
+  /** This peer's hardware, for the "this peer" card. */
+  gpuModel?: string
+  vramGb?: number
+}
+
+export interface PeerCard {
+  peerId: string
+  connected: boolean
+  /** First remote address when connected. */
+  remoteAddr?: string
+  profile?: PeerProfile
+  /** From the registry. */
+  stakeWei?: string
+  score?: string
+  eligible?: boolean
+  paused?: boolean
+}
+
+export interface JobCard {
+  jobId: string
+  round: number
+  requirements: AnnouncedJob['requirements']
+  progress: JobProgressView
+  verification?: Omit<VerificationView, 'feeWei'> & { feeWei: string }
+  story: Pick<JobStory, 'phase' | 'waitingFor' | 'lines'> & { matching: string }
+}
+
+/** What the dashboard shows (JSON-safe: wei amounts are decimal strings). */
+export interface NetworkState {
+  at: number
+  self: {
+    peerId: string
+    addresses: string[]
+    gpuModel?: string
+    vramGb: number
+    account?: Omit<AccountView, 'balanceWei' | 'stakeWei' | 'score' | 'earnedWei'> & { balanceWei: string, stakeWei: string, score: string, earnedWei: string }
+  }
+  peers: PeerCard[]
+  jobs: JobCard[]
+  events: PeerEvent[]
+  headBlock?: number
+  chainError?: string
+}
+
+export interface NetworkObserverEvents {
+  /** The state changed (progress, owners, peers, chain values, events). */
+  change: { at: number }
+}
+
+/**
+ * Follows what a peer sees of the network for the dashboard: announced jobs (live progress and queue owners from
+ * their CRDT docs), known and connected peers, and from the chain its wallet, the peers' stake and QoS score, and
+ * each job's verification phase (refreshed in the background, at most every `chainRefreshMs`).
+ */
+export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
+  private readonly components: NetworkObserverComponents
+  private readonly init: NetworkObserverInit
+  private readonly views = new Map<string, JobView>()
+  private readonly verification = new Map<string, VerificationView>()
+  private readonly registry = new Map<string, { stake: bigint, score: bigint, eligible: boolean, paused: boolean }>()
+  private profiles = new Map<string, PeerProfile>()
+  private account: AccountView | undefined
+  private earnings: EarningsCursor | undefined
+  private headBlock: number | undefined
+  private chainError: string | undefined
+  private refreshing: Promise<void> | undefined
+  private lastRefresh = 0
+  private readonly controller = new AbortController()
+  private readonly detach: Array<() => void> = []
+
+  constructor (components: NetworkObserverComponents, init: NetworkObserverInit = {}) {
+    super()
+    this.components = components
+    this.init = init
+    if (components.chain != null && components.address != null) this.earnings = earningsCursor(components.chain, components.address)
+  }
+
+  async start (): Promise<void> {
+    const { components } = this
+    const changed = (): void => { this.safeDispatch('change', { at: Date.now() }) }
+    const index = await components.docs.open(INDEX_DOC, { signal: this.controller.signal })
+    const jobs = announcementsMap(index)
+    const learn = (record: Uint8Array | undefined): void => {
+      if (record == null) return
+      const job = decodeAnnouncedJob(record)
+      if (job == null) return
+      const known = this.views.get(job.jobId)
+      if (known != null && known.job.round >= job.round) return
+      known?.stop()
+      const view = new JobView(job)
+      this.views.set(job.jobId, view)
+      view.addEventListener('change', changed)
+      view.open({ docs: components.docs, privateKey: components.node.privateKey, peerId: components.node.peerId.toString() }, { signal: this.controller.signal })
+        .then(changed, (err: Error) => { if (!this.controller.signal.aborted) log('cannot follow job %s: %e', job.jobId, err) })
+    }
+    for (const [, value] of jobs) learn(value)
+    const onJobs = (event: { keysChanged: Set<string> }): void => {
+      for (const key of event.keysChanged) learn(jobs.get(key))
+      changed()
+    }
+    jobs.observe(onJobs)
+    this.detach.push(() => { jobs.unobserve(onJobs) })
+    const onProfiles = (): void => {
+      readProfiles({ docs: components.docs }).then(p => { this.profiles = p; changed() }, () => {})
+    }
+    onProfiles()
+    index.on('update', onProfiles)
+    this.detach.push(() => { index.off('update', onProfiles) })
+    if (components.processor != null) {
+      const processor = components.processor
+      const onOwner = (evt: CustomEvent<{ jobId: string, macroIndex: number, owner: string }>): void => {
+        this.views.get(evt.detail.jobId)?.ownerSeen(evt.detail.macroIndex, evt.detail.owner)
+      }
+      processor.addEventListener('room:owner', onOwner)
+      this.detach.push(() => { processor.removeEventListener('room:owner', onOwner) })
+    }
+    const libp2p = components.node.libp2p
+    libp2p.addEventListener('peer:connect', changed)
+    libp2p.addEventListener('peer:disconnect', changed)
+    this.detach.push(() => {
+      libp2p.removeEventListener('peer:connect', changed)
+      libp2p.removeEventListener('peer:disconnect', changed)
+    })
+    const onEvent = (): void => { changed() }
+    components.events.addEventListener('event', onEvent)
+    this.detach.push(() => { components.events.removeEventListener('event', onEvent) })
+  }
+
+  stop (): void {
+    this.controller.abort()
+    for (const d of this.detach) d()
+    for (const v of this.views.values()) v.stop()
+  }
+
+  /** MicroJobs done / total per followed job (for the metrics). */
+  jobCounts (): Array<{ jobId: string, done: number, total: number }> {
+    return [...this.views.values()].map(v => ({ jobId: v.job.jobId, done: v.done, total: v.job.total }))
+  }
+
+  /** Starts a background chain refresh unless one ran within `chainRefreshMs`; resolves when it is done. */
+  async refreshChain (): Promise<void> {
+    const chain = this.components.chain
+    if (chain == null) return
+    if (this.refreshing != null) return await this.refreshing
+    if (Date.now() - this.lastRefresh < (this.init.chainRefreshMs ?? DEFAULT_CHAIN_REFRESH_MS)) return
+    this.refreshing = this.readChain(chain).finally(() => {
+      this.lastRefresh = Date.now()
+      this.refreshing = undefined
+      this.safeDispatch('change', { at: Date.now() })
+    })
+    return await this.refreshing
+  }
+
+  private async readChain (chain: ChainClient): Promise<void> {
+    const signal = this.controller.signal
+    try {
+      this.headBlock = await chain.blockNumber({ signal })
+      if (this.components.address != null) {
+        this.account = await readAccount(chain, this.components.address, { signal, earnings: this.earnings })
+      }
+      await Promise.all([...this.profiles].map(async ([peerId, p]) => {
+        const info = await chain.nodeInfo(p.address, { signal })
+        this.registry.set(peerId, { stake: info.stake, score: info.score, eligible: info.eligible, paused: info.paused })
+      }))
+      await Promise.all([...this.views.keys()].map(async jobId => {
+        const known = this.verification.get(jobId)
+        if (known != null && ['Released', 'Refunded', 'Aborted'].includes(known.status)) return
+        this.verification.set(jobId, await readVerification(chain, jobId, { signal }))
+      }))
+      this.chainError = undefined
+    } catch (err) {
+      if (signal.aborted) return
+      this.chainError = `${(err as Error).name}: ${(err as Error).message}`
+      log('chain refresh failed: %e', err)
+    }
+  }
+
+  /** The current state (cheap; chain values are the last refreshed ones). */
+  state (): NetworkState {
+    const { node } = this.components
+    const self = node.peerId.toString()
+    const connected = new Map<string, string>()
+    for (const c of node.libp2p.getConnections()) {
+      const id = c.remotePeer.toString()
+      if (!connected.has(id)) connected.set(id, c.remoteAddr.toString())
+    }
+    const ids = new Set([...this.profiles.keys(), ...connected.keys()])
+    ids.delete(self)
+    const peers: PeerCard[] = [...ids].sort().map(peerId => {
+      const reg = this.registry.get(peerId)
+      return {
+        peerId,
+        connected: connected.has(peerId),
+        remoteAddr: connected.get(peerId),
+        profile: this.profiles.get(peerId),
+        stakeWei: reg?.stake.toString(),
+        score: reg?.score.toString(),
+        eligible: reg?.eligible,
+        paused: reg?.paused
+      }
+    })
+    const peerFacts = [...this.profiles].map(([peerId, p]) => {
+      const reg = this.registry.get(peerId)
+      return { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address, paused: reg?.paused }
+    })
+    const jobs: JobCard[] = [...this.views.values()].map(v => {
+      const progress = v.view()
+      const verification = this.verification.get(v.job.jobId)
+      const story = explainJob({
+        jobId: v.job.jobId,
+        announced: { round: v.job.round, requirements: v.job.requirements, macroJobs: v.job.macroJobs, microJobsPerMacro: v.job.microJobsPerMacro, announcer: v.job.announcer },
+        progress,
+        peers: peerFacts,
+        chain: verification
+      })
+      return {
+        jobId: v.job.jobId,
+        round: v.job.round,
+        requirements: v.job.requirements,
+        progress,
+        verification: verification == null ? undefined : { ...verification, feeWei: verification.feeWei.toString() },
+        story: { phase: story.phase, waitingFor: story.waitingFor, lines: story.lines, matching: story.matching.summary }
+      }
+    })
+    const a = this.account
+    return {
+      at: Date.now(),
+      self: {
+        peerId: self,
+        addresses: node.libp2p.getMultiaddrs().map(String),
+        gpuModel: this.init.gpuModel,
+        vramGb: this.init.vramGb ?? 0,
+        account: a == null ? undefined : { ...a, balanceWei: a.balanceWei.toString(), stakeWei: a.stakeWei.toString(), score: a.score.toString(), earnedWei: a.earnedWei.toString() }
+      },
+      peers,
+      jobs,
+      events: this.components.events.recent().slice(-60),
+      headBlock: this.headBlock,
+      chainError: this.chainError
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import { formatEther } from 'ethers'
+import { shortId } from './attach-events.js'
+import type { VerificationView } from './chain-view.js'
+
+/** A peer as `describe` weighs it against a job's requirements (from its signed profile and the registry). */
+export interface PeerFacts {
+  peerId: string
+  gpuModel: string
+  vramGb: number
+  address?: string
+  /** From the registry, when a chain is known. */
+  registered?: boolean
+  paused?: boolean
+  eligible?: boolean
+}
+
+/** What a job needs (its announcement). */
+export interface JobRequirementFacts {
+  minVramGb: number
+  gpuModel?: string
+  modelId?: string
+}
+
+/** Everything `describe` knows about a job; each part may be missing. */
+export interface JobFacts {
+  jobId: string
+  /** From the job's signed announcement in `jobmesh/index`. */
+  announced?: { round: number, requirements: JobRequirementFacts, macroJobs: number, microJobsPerMacro: number, announcer: string }
+  /** From the round's CRDT doc. */
+  progress?: { done: number, total: number, macros: Array<{ macroIndex: number, done: number, size: number, owner?: string }> }
+  /** Signed peer profiles. */
+  peers: PeerFacts[]
+  /** From the escrow. */
+  chain?: VerificationView
+  /** Signer (PeerId) of the round's final record. */
+  finalizer?: string
+  /** Parts that could not be read (chain unreachable, doc timeout), in plain words. */
+  notes?: string[]
+  /** Unix ms (default: now). */
+  now?: number
+}
+
+export type MismatchReason = 'vram' | 'gpu-model' | 'paused' | 'not-registered'
+
+export interface PeerMatch {
+  peerId: string
+  vramGb: number
+  gpuModel: string
+  /** Empty when the peer can take the job. */
+  reasons: MismatchReason[]
+}
+
+/** The job's story, in plain words. */
+export interface JobStory {
+  jobId: string
+  /** One word: unknown, open, processing, processed, submitted, verifying, settling, released, refunded, aborted. */
+  phase: string
+  matching: { peers: number, matching: number, byPeer: PeerMatch[], summary: string }
+  /** What happened, oldest first. */
+  lines: string[]
+  /** What the job is waiting for now. */
+  waitingFor: string
+}
+
+/** Which of `peers` can take a job with `req`, and why the others cannot. */
+export function matchPeers (req: JobRequirementFacts, peers: PeerFacts[]): JobStory['matching'] {
+  const byPeer: PeerMatch[] = peers.map(p => {
+    const reasons: MismatchReason[] = []
+    if (p.vramGb < req.minVramGb) reasons.push('vram')
+    if (req.gpuModel != null && req.gpuModel !== p.gpuModel) reasons.push('gpu-model')
+    if (p.registered === false) reasons.push('not-registered')
+    else if (p.paused === true) reasons.push('paused')
+    return { peerId: p.peerId, vramGb: p.vramGb, gpuModel: p.gpuModel, reasons }
+  })
+  const matching = byPeer.filter(p => p.reasons.length === 0).length
+  const parts: string[] = []
+  const count = (r: MismatchReason): PeerMatch[] => byPeer.filter(p => p.reasons.includes(r))
+  const vram = count('vram')
+  if (vram.length > 0) {
+    parts.push(`${vram.length} ${plural(vram.length, 'has', 'have')} too little VRAM (${vramList(vram)}; the job needs ${req.minVramGb} GB)`)
+  }
+  const model = count('gpu-model')
+  if (model.length > 0) {
+    parts.push(`${model.length} ${plural(model.length, 'has', 'have')} another GPU model (${[...new Set(model.map(p => p.gpuModel))].join(', ')}; the job needs ${req.gpuModel ?? 'any'})`)
+  }
+  const paused = count('paused')
+  if (paused.length > 0) parts.push(`${paused.length} ${plural(paused.length, 'is', 'are')} paused or not eligible on the registry`)
+  const unregistered = count('not-registered')
+  if (unregistered.length > 0) parts.push(`${unregistered.length} ${plural(unregistered.length, 'is', 'are')} not registered`)
+  const needs = `${req.minVramGb} GB VRAM` + (req.gpuModel != null ? `, GPU ${req.gpuModel}` : '')
+  const summary = peers.length === 0
+    ? 'no peer profile is known yet'
+    : `${matching} of ${peers.length} ${plural(peers.length, 'peer', 'peers')} ${plural(matching, 'matches', 'match')} (needs ${needs})` +
+      (parts.length > 0 ? `: ${parts.join('; ')}` : '')
+  return { peers: peers.length, matching, byPeer, summary }
+}
+
+/** Tells a job's story from its facts: what happened, who can take it, what it is waiting for now. */
+export function explainJob (facts: JobFacts): JobStory {
+  const lines: string[] = []
+  const { chain, announced, progress } = facts
+  const req = announced?.requirements ?? { minVramGb: 0 }
+  const matching = matchPeers(req, facts.peers)
+  if (chain != null && chain.status !== 'None') {
+    lines.push(`created on chain: fee ${formatEther(chain.feeWei)} ETH, ${chain.k} verifiers, deadline ${new Date(chain.deadline * 1000).toISOString()}`)
+  }
+  if (announced != null) {
+    lines.push(`announced by ${shortId(announced.announcer)}: ${announced.macroJobs} MacroJobs x ${announced.microJobsPerMacro} MicroJobs` +
+      (announced.round > 0 ? `, round ${announced.round}` : ''))
+  }
+  lines.push(`peers: ${matching.summary}`)
+  if (progress != null) {
+    const owners = new Set(progress.macros.map(m => m.owner).filter(o => o != null))
+    lines.push(`progress: ${progress.done} of ${progress.total} MicroJobs done` + (owners.size > 0 ? `, queues owned by ${owners.size} ${plural(owners.size, 'peer', 'peers')}` : ''))
+  }
+  if (facts.finalizer != null) lines.push(`finalized by ${shortId(facts.finalizer)}`)
+  if (chain?.submitter != null) lines.push(`results submitted by ${chain.submitter} in block ${chain.submitBlock ?? '?'}`)
+  if (chain != null && chain.k > 0 && (chain.assigned > 0 || chain.status === 'Submitted')) {
+    lines.push(`verifiers drawn ${chain.assigned}/${chain.k}, committed ${chain.commits}, revealed ${chain.reveals}` +
+      (chain.commitDeadline != null ? `; commit by block ${chain.commitDeadline}, reveal by block ${chain.revealDeadline ?? '?'} (now ${chain.headBlock})` : ''))
+  }
+  if (chain != null && chain.round > 0) lines.push(`rejected ${chain.round} ${plural(chain.round, 'time', 'times')}: now in round ${chain.round}`)
+  for (const note of facts.notes ?? []) lines.push(`note: ${note}`)
+  const { phase, waitingFor } = waiting(facts, matching)
+  return { jobId: facts.jobId, phase, matching, lines, waitingFor }
+}
+
+function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: string, waitingFor: string } {
+  const { chain, announced, progress } = facts
+  if ((chain == null || chain.status === 'None') && announced == null) {
+    return { phase: 'unknown', waitingFor: 'nothing known: the job is neither on chain nor announced to the peers this node sees' }
+  }
+  const status = chain?.status
+  if (status === 'Released') return { phase: 'released', waitingFor: 'nothing: the escrow released the fee; outputs can be downloaded' }
+  if (status === 'Refunded') return { phase: 'refunded', waitingFor: 'nothing: the fee was refunded to the creator' }
+  if (status === 'Aborted') return { phase: 'aborted', waitingFor: 'nothing: the job was aborted (no verifiers could be drawn)' }
+  if (status === 'Submitted' && chain != null) return verification(chain)
+  if (chain != null && status === 'Open' && (facts.now ?? Date.now()) > chain.deadline * 1000) {
+    return { phase: 'open', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
+  }
+  if (announced == null) return { phase: 'open', waitingFor: 'an announcement: the job is on chain but no peer has seen it announced' }
+  const done = progress?.done ?? 0
+  const total = progress?.total ?? announced.macroJobs * announced.microJobsPerMacro
+  if (done >= total) return { phase: 'processed', waitingFor: 'the finalizer to submit results on chain (every MicroJob is done)' }
+  if (done === 0 && matching.matching === 0) {
+    return { phase: 'open', waitingFor: `a peer that can take it: ${matching.summary}` }
+  }
+  const who = matching.peers === 0 ? '' : `; ${matching.matching} ${plural(matching.matching, 'peer', 'peers')} can work on it`
+  if (done === 0) return { phase: 'open', waitingFor: `a peer to start it (0 of ${total} MicroJobs done${who})` }
+  return { phase: 'processing', waitingFor: `${total - done} more MicroJobs (${done} of ${total} done${who})` }
+}
+
+function verification (chain: VerificationView): { phase: string, waitingFor: string } {
+  const head = chain.headBlock
+  if (chain.assigned < chain.k) {
+    return { phase: 'verifying', waitingFor: `verifiers to be drawn: ${chain.assigned} of ${chain.k} so far; the rest wait in the verification queue for idle eligible nodes` }
+  }
+  if (chain.commitDeadline != null && head <= chain.commitDeadline && chain.commits < chain.k) {
+    return { phase: 'verifying', waitingFor: `verifiers to commit: ${chain.commits} of ${chain.k}, until block ${chain.commitDeadline} (${chain.commitDeadline - head} blocks left)` }
+  }
+  if (chain.revealDeadline != null && head <= chain.revealDeadline && chain.reveals < chain.commits) {
+    return { phase: 'verifying', waitingFor: `verifiers to reveal: ${chain.reveals} of ${chain.commits}, until block ${chain.revealDeadline} (${chain.revealDeadline - head} blocks left)` }
+  }
+  return { phase: 'settling', waitingFor: 'settlement: the sample proof and the settle transaction (any peer sends them)' }
+}
+
+function vramList (peers: PeerMatch[]): string {
+  const counts = new Map<number, number>()
+  for (const p of peers) counts.set(p.vramGb, (counts.get(p.vramGb) ?? 0) + 1)
+  return [...counts].sort((a, b) => b[0] - a[0]).map(([gb, n]) => n === 1 ? `${gb} GB` : `${n} x ${gb} GB`).join(', ')
+}
+
+function plural (n: number, one: string, many: string): string {
+  return n === 1 ? one : many
+}

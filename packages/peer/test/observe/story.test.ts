@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { explainJob, matchPeers } from '../../src/observe/index.js'
+import type { JobFacts, VerificationView } from '../../src/observe/index.js'
+
+const peers = [
+  { peerId: '12D3KooWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', gpuModel: 'RTX 4090', vramGb: 24 },
+  { peerId: '12D3KooWBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', gpuModel: 'RTX 4090', vramGb: 16 },
+  { peerId: '12D3KooWCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC', gpuModel: 'A100', vramGb: 80, paused: true }
+]
+
+const jobId = '0x' + 'ab'.repeat(32)
+
+function chain (over: Partial<VerificationView>): VerificationView {
+  return {
+    jobId, status: 'Open', headBlock: 100, round: 0, k: 3, assigned: 0, commits: 0, reveals: 0,
+    deadline: 2_000_000_000, feeWei: 10n ** 18n, verifiers: [], ...over
+  }
+}
+
+function facts (over: Partial<JobFacts>): JobFacts {
+  return {
+    jobId,
+    announced: { round: 0, requirements: { minVramGb: 20 }, macroJobs: 2, microJobsPerMacro: 4, announcer: peers[0].peerId },
+    peers,
+    ...over
+  }
+}
+
+describe('job stories', () => {
+  it('names why each peer cannot take a job: VRAM, GPU model, paused', () => {
+    const m = matchPeers({ minVramGb: 20, gpuModel: 'RTX 4090' }, peers)
+    expect(m.matching).toBe(1)
+    expect(m.byPeer.map(p => p.reasons)).toEqual([[], ['vram'], ['gpu-model', 'paused']])
+    expect(m.summary).toBe('1 of 3 peers matches (needs 20 GB VRAM, GPU RTX 4090): 1 has too little VRAM (16 GB; the job needs 20 GB); ' +
+      '1 has another GPU model (A100; the job needs RTX 4090); 1 is paused or not eligible on the registry')
+  })
+
+  it('a job no peer has the VRAM for waits for one, saying how many peers there are and their VRAM', () => {
+    const story = explainJob(facts({
+      announced: { round: 0, requirements: { minVramGb: 96 }, macroJobs: 1, microJobsPerMacro: 2, announcer: peers[0].peerId },
+      peers: peers.map(p => ({ ...p, paused: false })),
+      chain: chain({})
+    }))
+    expect(story.phase).toBe('open')
+    expect(story.matching.matching).toBe(0)
+    expect(story.waitingFor).toBe('a peer that can take it: 0 of 3 peers match (needs 96 GB VRAM): 3 have too little VRAM (80 GB, 24 GB, 16 GB; the job needs 96 GB)')
+  })
+
+  it('follows a job through processing, verification and release', () => {
+    const processing = explainJob(facts({ progress: { done: 3, total: 8, macros: [] }, chain: chain({}) }))
+    expect(processing.phase).toBe('processing')
+    expect(processing.waitingFor).toBe('5 more MicroJobs (3 of 8 done; 1 peer can work on it)')
+    expect(explainJob(facts({ progress: { done: 8, total: 8, macros: [] }, chain: chain({}) })).waitingFor).toContain('finalizer')
+    const drawing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 1, submitter: '0x' + '11'.repeat(20), submitBlock: 90 }) }))
+    expect(drawing.waitingFor).toContain('verifiers to be drawn: 1 of 3')
+    const committing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, commits: 1, commitDeadline: 106, revealDeadline: 112 }) }))
+    expect(committing.waitingFor).toBe('verifiers to commit: 1 of 3, until block 106 (6 blocks left)')
+    expect(committing.lines.some(l => l.includes('verifiers drawn 3/3') && l.includes('commit by block 106'))).toBe(true)
+    const revealing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, commits: 3, reveals: 2, commitDeadline: 99, revealDeadline: 104 }) }))
+    expect(revealing.waitingFor).toBe('verifiers to reveal: 2 of 3, until block 104 (4 blocks left)')
+    const released = explainJob(facts({ chain: chain({ status: 'Released' }), finalizer: peers[1].peerId }))
+    expect(released.phase).toBe('released')
+    expect(released.lines).toContain('finalized by 12D3KooW…BBBB')
+  })
+
+  it('says when nothing is known and when the deadline has passed', () => {
+    expect(explainJob({ jobId, peers: [] }).phase).toBe('unknown')
+    const late = explainJob(facts({ chain: chain({ deadline: 1_000 }), now: 2_000_000 }))
+    expect(late.waitingFor).toContain('deadline has passed')
+  })
+})

@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import parsePrometheusTextFormat from 'parse-prometheus-text-format'
+import { chromium } from 'playwright-core'
+import { parseEther } from 'ethers'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CLI_BIN, METRIC_NAMES } from '@jobmesh/peer'
+import { encodeMandelbrotData, loadExampleWasm, MANDELBROT_BLOCK_SIZE, submitMandelbrot } from '../../examples/src/index.js'
+import { startNetwork } from './helpers.js'
+import type { Browser } from 'playwright-core'
+import type { Network } from './helpers.js'
+import type { MandelbrotImage } from '../../examples/src/index.js'
+
+const run = promisify(execFile)
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const DAPP_CLI = fileURLToPath(new URL('../../packages/dapp-sdk/dist/cli/bin.js', import.meta.url))
+const IMAGE: MandelbrotImage = { width: 64, height: 64, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 48 }
+
+interface Family { name: string, type: string, metrics: Array<{ value: string, labels?: Record<string, string> }> }
+
+async function metricsOf (url: string): Promise<Family[]> {
+  const res = await fetch(url + 'metrics', { signal: AbortSignal.timeout(10_000) })
+  expect(res.headers.get('content-type')).toContain('text/plain')
+  return parsePrometheusTextFormat(await res.text()) as Family[]
+}
+
+function value (families: Family[], name: string, labels: Record<string, string> = {}): number {
+  const m = families.find(f => f.name === name)?.metrics.find(x => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v))
+  return m == null ? Number.NaN : Number(m.value)
+}
+
+/** Polls `check` every 250 ms until it holds; fails after `timeoutMs`. */
+async function until (check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!await check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 250))
+  }
+}
+
+describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobmesh processes', () => {
+  let net: Network | undefined
+  let browser: Browser | undefined
+
+  afterEach(async () => {
+    await browser?.close()
+    browser = undefined
+    await net?.stop()
+    net = undefined
+  })
+
+  it('a browser watches a job to its release; metrics count its MicroJobs; describe explains an impossible job', async () => {
+    net = await startNetwork({ peers: 3, http: true })
+    const { client, devnet } = net
+    const peerIds = new Set(devnet.peers.map(p => p.peerId))
+    const url = devnet.peers[0].dashboardUrl
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+    const shots = await mkdtemp(join(tmpdir(), 'jobmesh-dashboard-'))
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] })
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } })
+    await page.goto(url ?? '')
+    await page.waitForSelector('#live.on', { timeout: 10_000 })
+    // the other two devnet peers, from their signed profiles, with stake from the registry
+    await page.waitForFunction((ids) => ids.every(id => document.querySelector(`#peers tr[data-peer="${id}"]`)?.textContent?.includes('1 ETH') === true),
+      devnet.peers.slice(1).map(p => p.peerId), { timeout: 30_000 })
+
+    // 2 verifiers: with 3 peers, the two that did not submit the results
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })
+    const card = `[data-job="${job.jobId}"]`
+    await page.waitForSelector(`${card} [data-field="percent"]:text-is("100 %")`, { timeout: 120_000 })
+    const owners = await page.$$eval(`${card} .owner`, els => els.map(e => (e as HTMLElement).dataset.owner ?? ''))
+    expect(owners).toHaveLength(2)
+    for (const o of owners) expect(peerIds.has(o)).toBe(true)
+    await page.waitForSelector(`${card}[data-phase="released"]`, { timeout: 150_000 }).catch(async (err: Error) => {
+      await page.screenshot({ path: join(shots, 'not-released.png'), fullPage: true })
+      throw new Error(`${err.message}; the page: ${join(shots, 'not-released.png')}`)
+    })
+    expect(await page.textContent(`${card} [data-field="verifiers drawn"]`)).toMatch(/^[1-9]\d*\/[1-9]\d*$/)
+    const screenshot = join(shots, 'dashboard.png')
+    await page.screenshot({ path: screenshot, fullPage: true })
+    expect((await stat(screenshot)).size).toBeGreaterThan(10_000)
+
+    // /metrics: Prometheus text; every peer sees the job's 8 MicroJobs done; together they ran at least all 8
+    const families = await Promise.all(devnet.peers.map(async p => await metricsOf(p.dashboardUrl ?? '')))
+    for (const f of families) expect(value(f, METRIC_NAMES.jobMicroJobsDone, { job: job.jobId })).toBe(8)
+    expect(value(families[0], METRIC_NAMES.jobMicroJobs, { job: job.jobId })).toBe(8)
+    const ran = families.reduce((n, f) => n + value(f, METRIC_NAMES.microJobsDone), 0)
+    expect(ran).toBeGreaterThanOrEqual(8)
+    expect(families[0].some(f => f.name.startsWith('libp2p_'))).toBe(true)
+    expect(families.reduce((n, f) => n + value(f, METRIC_NAMES.finalizations), 0)).toBe(1)
+    // operator lines without DEBUG: the finalizer says so, and every processor claims its payout
+    expect(devnet.peers.some(p => p.output.some(l => l.includes(`finalized job ${job.jobId.slice(0, 8)}`)))).toBe(true)
+    await until(async () => (await Promise.all(devnet.peers.map(async p => value(await metricsOf(p.dashboardUrl ?? ''), METRIC_NAMES.claimsWei))))
+      .reduce((a, b) => a + b, 0) > 0, 60_000, 'a claim')
+    expect(devnet.peers.some(p => p.output.some(l => / claimed [0-9.]+ ETH for job /.test(l)))).toBe(true)
+
+    // jobmesh status: each peer once, stake, balance and earnings in ETH
+    const status = (await run(process.execPath, [CLI_BIN, 'status', '--data-dir', devnet.peers[0].dataDir], { timeout: 30_000 })).stdout
+    expect(status).toMatch(/^stake {5}1\.0 ETH$/m)
+    expect(status).toMatch(/^balance {3}[0-9.]+ ETH$/m)
+    expect(status).toMatch(/^earned {4}[0-9.]+ ETH/m)
+    for (const p of devnet.peers.slice(1)) expect(status.split(p.peerId).length - 1).toBe(1)
+
+    // describe: a job whose minVramGb no peer meets (the devnet peers have 16 GB)
+    const big = await client.submit({
+      code: await loadExampleWasm('mandelbrot'),
+      data: encodeMandelbrotData(IMAGE, 1),
+      blockSize: MANDELBROT_BLOCK_SIZE,
+      slicing: { macroJobs: 1, microJobsPerMacro: 2, blocksPerMicro: IMAGE.height / 2 },
+      price: parseEther('0.1'),
+      requirements: { minVramGb: 48 },
+      estimate: { secondsPerMicroJob: 1 }
+    })
+    const story = await client.describe(big.jobId)
+    expect(story.phase).toBe('open')
+    expect(story.matching).toMatchObject({ peers: 3, matching: 0 })
+    expect(story.waitingFor).toBe('a peer that can take it: 0 of 3 peers match (needs 48 GB VRAM): 3 have too little VRAM (3 x 16 GB; the job needs 48 GB)')
+    const cli = await run(process.execPath, [DAPP_CLI, 'describe', big.jobId, '--rpc', devnet.anvil.rpcUrl, '--deployment', devnet.deploymentFile,
+      '--bootstrap', devnet.bootstrap[0]], { timeout: 60_000, env: { ...process.env, JOBMESH_PRIVATE_KEY: devnet.dapp.privateKey } })
+    expect(cli.stdout).toContain('waiting for: a peer that can take it: 0 of 3 peers match')
+    expect(cli.stdout.match(/Any \/ 16 GB {2}too little VRAM/g)?.length).toBe(3)
+    // the dashboard tells the same story
+    await page.waitForSelector(`[data-job="${big.jobId}"] .waiting:has-text("0 of 3 peers match")`, { timeout: 30_000 })
+  }, 360_000)
+})
