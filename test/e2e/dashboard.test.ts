@@ -104,7 +104,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     expect(status).toMatch(/^stake {5}1\.0 ETH$/m)
     expect(status).toMatch(/^balance {3}[0-9.]+ ETH$/m)
     expect(status).toMatch(/^earned {4}[0-9.]+ ETH/m)
-    for (const p of devnet.peers.slice(1)) expect(status.split(p.peerId).length - 1).toBe(1)
+    for (const p of devnet.peers.slice(1)) expect(status.match(new RegExp(`^${p.peerId} `, 'gm'))?.length).toBe(1)
 
     // describe: a job whose minVramGb no peer meets (the devnet peers have 16 GB)
     const big = await client.submit({

@@ -50,7 +50,7 @@ export function renderSelf (dl, s) {
     ['balance', a ? eth(a.balanceWei) : '-'],
     ['stake', a ? eth(a.stakeWei) + (a.paused ? ' (paused)' : '') : '-'],
     ['QoS score', a ? a.score : '-'],
-    ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} jobs)` : '-']
+    ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-']
   ]
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
 }

@@ -10,6 +10,13 @@ export interface EventSources {
   settlement?: Pick<Settlement, 'addEventListener' | 'removeEventListener'>
 }
 
+/** Wei as ETH with at most 6 decimals (`0.066667`), for lines people read. */
+export function ethText (wei: bigint): string {
+  const [whole, frac = ''] = formatEther(wei).split('.')
+  const cut = frac.slice(0, 6).replace(/0+$/, '')
+  return cut === '' ? whole : `${whole}.${cut}`
+}
+
 /** `0x1234ab…cdef`: short enough for a line, long enough to tell jobs apart. */
 export function shortId (id: string): string {
   return id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id
@@ -73,7 +80,7 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     })
     on('claimed', d => {
       const total = d.claimed + d.withdrawn
-      log.push({ kind: 'claimed', level: 'info', jobId: d.jobId, amountWei: total.toString(), text: `claimed ${formatEther(total)} ETH for job ${shortId(d.jobId)} (payout ${formatEther(d.claimed)}, credits ${formatEther(d.withdrawn)})` })
+      log.push({ kind: 'claimed', level: 'info', jobId: d.jobId, amountWei: total.toString(), text: `claimed ${ethText(total)} ETH for job ${shortId(d.jobId)} (payout ${ethText(d.claimed)}, credits ${ethText(d.withdrawn)})` })
     })
     on('reannounced', d => {
       log.push({ kind: 'reannounced', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)} re-announced for round ${d.round}` })
