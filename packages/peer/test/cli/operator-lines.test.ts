@@ -1,0 +1,45 @@
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { printPeerEvents } from '../../src/cli/operator-lines.js'
+import { EventLog, attachPeerEvents } from '../../src/observe/index.js'
+
+function sink (): { stream: PassThrough, text: () => string } {
+  const stream = new PassThrough()
+  const chunks: string[] = []
+  stream.on('data', (c: Buffer) => chunks.push(c.toString()))
+  return { stream, text: () => chunks.join('') }
+}
+
+describe('operator lines', () => {
+  it('prints finalizations, verifications, settlements and claims on stdout and errors on stderr, keeping recent events', () => {
+    const log = new EventLog(3)
+    const settlement = new EventTarget()
+    const detach = attachPeerEvents({ settlement }, log)
+    const out = sink()
+    const err = sink()
+    const stop = printPeerEvents(log, out.stream, err.stream)
+    const jobId = '0x' + '12'.repeat(32)
+    const emit = (type: string, detail: unknown): void => { settlement.dispatchEvent(new CustomEvent(type, { detail })) }
+    emit('finalized', { jobId, outcome: 'submitted', status: 'Open', blockNumber: 42 })
+    emit('finalized', { jobId, outcome: 'already', status: 'Submitted' })
+    emit('verified', { jobId, indexes: [1, 3], outputHashes: [], verifierHash: '0x', revealed: true })
+    emit('settled', { jobId, status: 'Released', released: true, rejected: false })
+    emit('claimed', { jobId, claimed: 2n * 10n ** 17n, withdrawn: 10n ** 18n / 15n })
+    emit('error', { jobId, step: 'claim', error: Object.assign(new Error('execution reverted'), { name: 'ChainRevertError' }) })
+    const lines = out.text().trim().split('\n').map(l => l.slice(9))
+    expect(lines).toEqual([
+      'finalized job 0x121212…1212: results submitted in block 42',
+      'verified job 0x121212…1212 as a drawn verifier: re-ran 2 sampled MicroJobs, revealed',
+      'settled job 0x121212…1212: released: processors and verifiers can claim',
+      'claimed 0.266666 ETH for job 0x121212…1212 (payout 0.2, credits 0.066666)'
+    ])
+    expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error claim of job 0x121212…1212 failed: ChainRevertError: execution reverted\n$/)
+    expect(log.recent().map(e => e.kind)).toEqual(['settled', 'claimed', 'error'])
+    expect(log.recent().map(e => e.seq)).toEqual([3, 4, 5])
+    stop()
+    detach()
+    emit('settled', { jobId, status: 'Released', released: true, rejected: false })
+    expect(log.recent()).toHaveLength(3)
+    expect(out.text().trim().split('\n')).toHaveLength(4)
+  })
+})
