@@ -39,6 +39,9 @@ export interface VerificationView {
   deadline: number
   feeWei: bigint
   verifiers: Array<{ address: string, committed: boolean, revealed: boolean }>
+  /** Waiting in the escrow's verification queue (not enough idle eligible verifiers yet), and the queue's size. */
+  queued?: boolean
+  queueSize?: number
 }
 
 const ZERO = '0x0000000000000000000000000000000000000000'
@@ -100,7 +103,17 @@ export async function readAccount (chain: ChainClient, address: string, options:
 export async function readVerification (chain: ChainClient, jobId: string, options: { signal?: AbortSignal } = {}): Promise<VerificationView> {
   const [job, headBlock] = await Promise.all([chain.job(jobId, options), chain.blockNumber(options)])
   const verifiers = job.status === 'None' ? [] : await chain.verifiers(jobId, options)
-  return verificationFrom(job, headBlock, verifiers)
+  const view = verificationFrom(job, headBlock, verifiers)
+  if (job.status === 'Submitted' && job.assigned < job.k) {
+    const escrow = chain.contracts.jobEscrow
+    const [queued, size] = await Promise.all([
+      withTimeout(escrow.isQueued(jobId) as Promise<boolean>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.isQueued', options.signal),
+      withTimeout(escrow.queueSize() as Promise<bigint>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.queueSize', options.signal)
+    ])
+    view.queued = queued
+    view.queueSize = Number(size)
+  }
+  return view
 }
 
 function verificationFrom (job: EscrowJobState, headBlock: number, verifiers: Array<{ node: string, committed: boolean, revealed: boolean }>): VerificationView {

@@ -153,7 +153,10 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
 function verification (chain: VerificationView): { phase: string, waitingFor: string } {
   const head = chain.headBlock
   if (chain.assigned < chain.k) {
-    return { phase: 'verifying', waitingFor: `verifiers to be drawn: ${chain.assigned} of ${chain.k} so far; the rest wait in the verification queue for idle eligible nodes` }
+    const queue = chain.queued === true
+      ? `; the job waits in the verification queue (${chain.queueSize ?? '?'} ${plural(chain.queueSize ?? 2, 'job', 'jobs')} queued) until enough eligible nodes are idle`
+      : '; the rest are drawn as eligible nodes become idle'
+    return { phase: 'verifying', waitingFor: `verifiers to be drawn: ${chain.assigned} of ${chain.k} so far${queue}` }
   }
   if (chain.commitDeadline != null && head <= chain.commitDeadline && chain.commits < chain.k) {
     return { phase: 'verifying', waitingFor: `verifiers to commit: ${chain.commits} of ${chain.k}, until block ${chain.commitDeadline} (${chain.commitDeadline - head} blocks left)` }
