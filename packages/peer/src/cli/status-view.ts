@@ -1,4 +1,3 @@
-import { formatEther } from 'ethers'
 import { short, table } from './output.js'
 import type { PeerStatus } from '../peer.js'
 
@@ -36,6 +35,10 @@ export function formatStatus (s: PeerStatus): string {
   return out.join('\n') + '\n'
 }
 
+/** Wei (decimal string) as ETH, `1.0 ETH`, `0.3666 ETH` (plain BigInt math: `status` loads no chain library). */
 function eth (wei: string): string {
-  return `${formatEther(BigInt(wei))} ETH`
+  const v = BigInt(wei)
+  const unit = 10n ** 18n
+  const frac = (v % unit).toString().padStart(18, '0').replace(/0+$/, '')
+  return `${v / unit}.${frac === '' ? '0' : frac} ETH`
 }
