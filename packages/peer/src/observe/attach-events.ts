@@ -57,6 +57,9 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     on('job:complete', d => {
       log.push({ kind: 'job:complete', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)}: every MicroJob done` + (d.finalizer ? ', finalizing' : '') })
     })
+    on('job:failed', d => {
+      log.push({ kind: 'job:failed', level: 'error', jobId: d.jobId, text: `gave job ${shortId(d.jobId)} up: its MicroJobs failed ${d.attempts} times on ${d.peers} ${d.peers === 1 ? 'peer' : 'peers'} (${d.reasons.slice(0, 3).join('; ')})` })
+    })
     on('microjob:error', d => {
       log.push({ kind: 'microjob:error', level: 'error', jobId: d.jobId, text: `MicroJob ${d.macroIndex}.${d.index} of job ${shortId(d.jobId)} failed: ${d.error.message}` })
     })
