@@ -19,6 +19,8 @@ export interface PeerStatus {
   work: WorkCounters & { currentJob?: string }
   /** The wallet; balance, stake, score and earnings (wei, decimal strings) only in `Peer.report()`. */
   chain?: { address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, paused?: boolean }
+  /** Jobs this peer is finalizing now (journaled: resumed after a restart). */
+  finalizing?: string[]
 }
 
 export interface PeerStatusInput {
@@ -28,6 +30,7 @@ export interface PeerStatusInput {
   startedAt: number
   init: { gpuModel?: string, vramGb?: number }
   chainAddress?: string
+  finalizing?: string[]
 }
 
 /** Reads the peer's current state (cheap: no network). */
@@ -42,7 +45,8 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     peers: connectedPeers(node),
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },
-    chain: input.chainAddress == null ? undefined : { address: input.chainAddress, registered: true }
+    chain: input.chainAddress == null ? undefined : { address: input.chainAddress, registered: true },
+    ...(input.finalizing == null ? {} : { finalizing: input.finalizing })
   }
 }
 

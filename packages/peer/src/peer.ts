@@ -6,7 +6,7 @@ import { createWasmExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
-import { createSettlement, publishProfile } from './settlement/index.js'
+import { createSettlement, datastoreJournal, publishProfile } from './settlement/index.js'
 import { createContentStore, pinJobContent, wasmMicroJobExecutor } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
 import { metricsFor, startObservability } from './peer-observe.js'
@@ -136,7 +136,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
       chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })
-    const status = (): PeerStatus => peerStatus({ node, processor, work, startedAt, init, chainAddress: chain?.address })
+    const status = (): PeerStatus => peerStatus({ node, processor, work, startedAt, init, chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
     return {
       node,
       docs,
@@ -188,6 +188,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
     store: parts.store,
     privateKey: parts.node.privateKey,
     executor: parts.executor,
+    journal: datastoreJournal(parts.node.datastore),
     replicate: async (jobId, manifestCid, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
       jobId, manifestCid, producers, { replicas: init.outputReplicas, signal: options.signal })
   }, init.chain.settlement)

@@ -60,6 +60,11 @@ export interface Devnet {
   peerAccount(i: number): AnvilAccount
   /** Starts one more peer (e.g. to replace a killed one). */
   addPeer(options?: DevnetPeerOptions): Promise<PeerProcess>
+  /**
+   * Starts peer `i` again on its data dir (same PeerId, wallet and options) after it stopped or was killed; it
+   * replaces `peers[i]`.
+   */
+  restartPeer(i: number): Promise<PeerProcess>
   /** Stops every peer, then the chain. */
   stop(): Promise<void>
 }
@@ -93,12 +98,14 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
     await writeFile(deploymentFile, serializeDeployment(deployment))
     const bootstrap: string[] = []
     let nextIndex = 0
+    const optionsOf: DevnetPeerOptions[] = []
     const addPeer = async (options: DevnetPeerOptions = {}): Promise<PeerProcess> => {
       const index = nextIndex++
       const account = anvil.accounts[index + 1]
       if (account == null) {
         throw new TooManyPeersError(`no funded account left for peer ${index}`)
       }
+      optionsOf[index] = options
       const peer = await startPeer({ dir, index, account, bootstrap, rpcUrl: anvil.rpcUrl, deploymentFile, stake: init.stake, options: { http: init.http, ...options }, signal: init.signal })
       peers[index] = peer
       if (bootstrap.length === 0) {
@@ -126,6 +133,20 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
       dapp: anvil.accounts[DAPP_ACCOUNT],
       peerAccount: i => anvil.accounts[i + 1],
       addPeer,
+      restartPeer: async (i) => {
+        const old = peers[i]
+        if (old == null) throw new TooManyPeersError(`no peer ${i}`)
+        await old.stop()
+        // it comes back on new ports: it joins through the peers that are running
+        const running = peers.filter((p, j) => j !== i && p != null && p.child.exitCode == null && p.child.signalCode == null)
+        const through = running.flatMap(p => p.addresses.filter(a => !a.includes('/ws')).map(a => a.includes('/p2p/') ? a : `${a}/p2p/${p.peerId}`))
+        const peer = await startPeer({
+          dir, index: i, account: anvil.accounts[i + 1], bootstrap: through, rpcUrl: anvil.rpcUrl,
+          deploymentFile, stake: init.stake, options: { http: init.http, ...optionsOf[i] }, signal: init.signal
+        })
+        peers[i] = peer
+        return peer
+      },
       stop
     }
   } catch (err) {

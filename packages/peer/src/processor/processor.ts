@@ -632,7 +632,13 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   private async workOn (job: KnownJob, signal: AbortSignal): Promise<void> {
     if (this.init.prepareJob != null && !this.prepared.has(job.specCid)) {
-      await this.init.prepareJob({ jobId: job.jobId, specCid: job.specCid, spec: job.spec }, { signal })
+      try {
+        await this.init.prepareJob({ jobId: job.jobId, specCid: job.specCid, spec: job.spec }, { signal })
+      } catch (err) {
+        // its inputs are not to be had now: other jobs first (poison isolation's order)
+        this.failedAt.set(job.jobId, this.clock())
+        throw err
+      }
       this.prepared.add(job.specCid)
     }
     const ctx = await this.context(job)

@@ -14,6 +14,10 @@
  * ```
  */
 export { createSettlement } from './service.js'
+export { datastoreJournal } from './journal.js'
+export type { DutyJournal } from './journal.js'
+export { withRetry } from './retry.js'
+export type { RetryOptions } from './retry.js'
 export type { Settlement, SettlementInit, SettlementEvents } from './service.js'
 export { finalizeJob, buildManifest } from './finalize.js'
 export type { FinalizeOptions, FinalizeResult } from './finalize.js'

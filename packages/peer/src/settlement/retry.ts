@@ -4,7 +4,7 @@ import { DEFAULT_FINALIZE_MAX_RETRY_MS, DEFAULT_FINALIZE_RETRY_MS, DEFAULT_FINAL
 const log = logger('jobmesh:settlement')
 
 /** Failures no retry can fix: the job's recorded results cannot be backed, or nobody can be paid. */
-const PERMANENT = new Set(['OutputMismatchError', 'NoPayeesError', 'ValidationIndexMismatchError', 'InvalidManifestError'])
+const PERMANENT = new Set(['OutputMismatchError', 'NoPayeesError', 'ValidationIndexMismatchError', 'WrongJobStatusError'])
 
 export interface RetryOptions {
   signal?: AbortSignal
@@ -14,6 +14,11 @@ export interface RetryOptions {
   /** Bound of all attempts (ms): the last error is thrown once the next attempt would start after it. */
   totalMs?: number
   what?: string
+}
+
+/** True for a failure retrying cannot fix. */
+export function isPermanent (err: Error): boolean {
+  return PERMANENT.has(err.name)
 }
 
 /**
@@ -38,7 +43,8 @@ export async function withRetry<T> (fn: () => Promise<T>, options: RetryOptions 
   }
 }
 
-async function sleep (ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`; rejects with the signal's reason when it is aborted. */
+export async function sleep (ms: number, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted()
   await new Promise<void>((resolve, reject) => {
     const onAbort = (): void => { clearTimeout(timer); reject(signal?.reason) }

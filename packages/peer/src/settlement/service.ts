@@ -1,7 +1,8 @@
 import { logger } from '@libp2p/logger'
 import { claimPayouts } from './claim.js'
 import { finalizeJob } from './finalize.js'
-import { withRetry } from './retry.js'
+import { isPermanent, sleep, withRetry } from './retry.js'
+import { CURSOR_SAVE_MS } from './constants.js'
 import { drawVerifiers, proveAndSettle } from './settle.js'
 import { verifyJob } from './verify.js'
 import { indexedRounds, reannounceRound, slashedPeerIds } from './rounds.js'
@@ -53,6 +54,8 @@ export interface Settlement extends EventTarget, RoundOracle {
    * the background. Resolves after the finalization.
    */
   onJobComplete(jobId: string): Promise<FinalizeResult>
+  /** Jobs this peer is finalizing now (`jobmesh status`). */
+  finalizing(): string[]
 }
 
 /**
@@ -85,6 +88,57 @@ export function createSettlement (components: SettlementComponents, init: Settle
     void p.finally(() => tasks.delete(p))
   }
 
+  const journal = components.journal
+  /** jobIds this peer is finalizing now (status, tests). */
+  const finalizing = new Set<string>()
+
+  /**
+   * Finalizes with retries, then draws, proves, settles and claims in the background. The duty is journaled first,
+   * so a peer that restarts before the submission resumes it (docs/settlement.md, Restarts).
+   */
+  const finalize = async (jobId: string): Promise<FinalizeResult> => {
+    const key = `finalize/${jobId.toLowerCase()}`
+    finalizing.add(jobId)
+    try {
+      await journal?.put(key, JSON.stringify({ at: Date.now() }))
+      let result: FinalizeResult
+      try {
+        result = await withRetry(async () => await finalizeJob(components, jobId, { signal: controller.signal, outputFetchTimeoutMs: init.outputFetchTimeoutMs }), {
+          signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `finalization of ${jobId}`
+        })
+      } catch (err) {
+        // a failure no retry fixes is not resumed either; a timeout or a stop is (the next start tries again)
+        if (isPermanent(err as Error)) await journal?.delete(key).catch(() => {})
+        throw err
+      }
+      await journal?.delete(key)
+      emit('finalized', { jobId, ...result })
+      if (result.outcome === 'submitted') {
+        track(jobId, 'settle', async () => {
+          await drawVerifiers(components, jobId, options())
+          await settleAndClaim(jobId)
+        })
+      }
+      return result
+    } finally {
+      finalizing.delete(jobId)
+    }
+  }
+
+  /** Saves, every {@link CURSOR_SAVE_MS}, the head seen one period earlier: the watchers are past it by then. */
+  const keepCursor = (): void => {
+    if (journal == null) return
+    track(undefined, 'cursor', async () => {
+      let previous: number | undefined
+      while (!controller.signal.aborted) {
+        const head = await components.chain.blockNumber({ signal: controller.signal })
+        if (previous != null) await journal.put('cursor', String(previous))
+        previous = head
+        await sleep(CURSOR_SAVE_MS, controller.signal)
+      }
+    })
+  }
+
   const settleAndClaim = async (jobId: string): Promise<void> => {
     const settled = await proveAndSettle(components, jobId, options())
     emit('settled', settled)
@@ -113,24 +167,49 @@ export function createSettlement (components: SettlementComponents, init: Settle
   return Object.assign(events, {
     async start (): Promise<void> {
       const me = await components.chain.address()
-      const fromBlock = init.fromBlock ?? await components.chain.blockNumber({ signal: controller.signal })
+      const head = await components.chain.blockNumber({ signal: controller.signal })
+      // after a restart the watchers go on from where they were (assignments, releases and rejections of the
+      // time away are seen again; every handler is idempotent)
+      const saved = Number(await journal?.get('cursor') ?? NaN)
+      const fromBlock = init.fromBlock ?? (Number.isSafeInteger(saved) && saved < head ? saved : head)
+      keepCursor()
+      for (const { key } of await journal?.list('finalize/') ?? []) {
+        const jobId = key.slice('finalize/'.length)
+        log('resuming the finalization of %s', jobId)
+        track(jobId, 'finalize', async () => { await finalize(jobId) })
+      }
       const executor = components.executor
       if (executor != null) {
-        watch(['VerifierAssigned'], me, (jobId, block) => {
+        const verify = (task: string): void => {
           // one task per assignment: a later round of the same job (after a rejection) is a new assignment
-          const task = `${jobId}@${block}`
           if (verifying.has(task)) return
           verifying.add(task)
+          const jobId = task.split('@')[0]
           track(jobId, 'verify', async () => {
             try {
-              const result = await verifyJob({ ...components, executor }, jobId, options())
-              emit('verified', result)
-              if (result.revealed) await settleAndClaim(jobId)
+              // journaled until done: a verifier that restarts between commit and reveal comes back to reveal
+              await journal?.put(`verify/${task}`, '{}')
+              // an assignment seen again after a restart: only a submission still under verification needs us
+              if ((await components.chain.jobStatus(jobId, { signal: controller.signal })) === 'Submitted') {
+                const result = await verifyJob({ ...components, executor }, jobId, options())
+                emit('verified', result)
+                if (result.revealed) await settleAndClaim(jobId)
+              }
+              await journal?.delete(`verify/${task}`)
+            } catch (err) {
+              // a stop keeps the duty for the next start; a failure ends it (the chain times the verifier out)
+              if (!controller.signal.aborted) await journal?.delete(`verify/${task}`).catch(() => {})
+              throw err
             } finally {
               verifying.delete(task)
             }
           })
-        }, fromBlock)
+        }
+        for (const { key } of await journal?.list('verify/') ?? []) {
+          log('resuming verification duty %s', key)
+          verify(key.slice('verify/'.length))
+        }
+        watch(['VerifierAssigned'], me, (jobId, block) => { verify(`${jobId}@${block}`) }, fromBlock)
       }
       watch(['JobRejected'], undefined, (jobId) => { track(jobId, 'next round', async () => { await nextRound(jobId) }) }, fromBlock)
       track(undefined, 'rounds', async () => {
@@ -143,7 +222,10 @@ export function createSettlement (components: SettlementComponents, init: Settle
       if (init.autoClaim !== false) {
         watch(['JobReleased'], undefined, (jobId) => {
           track(jobId, 'claim', async () => {
-            const r = await claimPayouts(components, jobId, options())
+            // a manifest not fetched yet or an RPC hiccup is retried, like a finalization
+            const r = await withRetry(async () => await claimPayouts(components, jobId, options()), {
+              signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `claim of ${jobId}`
+            })
             if (r.claimed > 0n || r.withdrawn > 0n) emit('claimed', { jobId, ...r })
           })
         }, fromBlock)
@@ -157,17 +239,10 @@ export function createSettlement (components: SettlementComponents, init: Settle
       return slashedPeerIds(components, jobId.toLowerCase(), round, { signal: options.signal ?? controller.signal })
     },
     async onJobComplete (jobId: string): Promise<FinalizeResult> {
-      const result = await withRetry(async () => await finalizeJob(components, jobId, { signal: controller.signal, outputFetchTimeoutMs: init.outputFetchTimeoutMs }), {
-        signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `finalization of ${jobId}`
-      })
-      emit('finalized', { jobId, ...result })
-      if (result.outcome === 'submitted') {
-        track(jobId, 'settle', async () => {
-          await drawVerifiers(components, jobId, options())
-          await settleAndClaim(jobId)
-        })
-      }
-      return result
+      return await finalize(jobId)
+    },
+    finalizing (): string[] {
+      return [...finalizing]
     }
   })
 }

@@ -2,6 +2,7 @@ import type { ChainClient } from '../chain/index.js'
 import type { JobSpec } from '../protocol/index.js'
 import type { MicroJobExecutor } from '../processor/executor.js'
 import type { ContentStore } from '../storage/index.js'
+import type { DutyJournal } from './journal.js'
 import type { PrivateKey } from '@libp2p/interface'
 import type * as Y from 'yjs'
 
@@ -27,6 +28,8 @@ export interface SettlementComponents {
    * Has other peers hold the manifest and the outputs before `submitResults` (`replicateOutputs`); `producers` are
    * the signers of the manifest's results. Without it only this node holds them.
    */
+  /** Where duties that must survive a restart are kept (`datastoreJournal(node.datastore)`); none: in memory only. */
+  journal?: DutyJournal
   replicate?(jobId: string, manifestCid: string, producers: string[], options: { signal?: AbortSignal }): Promise<unknown>
 }
 

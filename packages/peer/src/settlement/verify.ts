@@ -66,12 +66,31 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     outputHashes.push(outputHash(output))
   }
   const vHash = verifierHash(outputHashes)
-  const salt = hexlify(randomBytes(32))
-  await chain.commit(id, commitment(vHash, salt, me), { signal })
-  log('committed on %s (indexes %s)', id, indexes.join(','))
+  // the salt is journaled before the commit: a verifier that restarts between commit and reveal reveals with it
+  const saltKey = `salt/${id}@${job.submitBlock}`
+  let salt = await components.journal?.get(saltKey)
+  if (salt == null) {
+    salt = hexlify(randomBytes(32))
+    await components.journal?.put(saltKey, salt)
+  }
+  try {
+    await chain.commit(id, commitment(vHash, salt, me), { signal })
+    log('committed on %s (indexes %s)', id, indexes.join(','))
+  } catch (err) {
+    if ((err as { errorName?: string }).errorName !== 'AlreadyCommitted') throw err
+    log('already committed on %s (before a restart): revealing with the journaled salt', id)
+  }
   job = await waitForJob(chain, id, 'reveal phase', commitPhaseOver, options)
-  if (job.status !== 'Submitted') return { jobId: id, indexes, outputHashes, verifierHash: vHash, revealed: false }
-  await chain.reveal(id, vHash, salt, { signal })
-  log('revealed on %s: %s', id, vHash)
+  if (job.status !== 'Submitted') {
+    await components.journal?.delete(saltKey)
+    return { jobId: id, indexes, outputHashes, verifierHash: vHash, revealed: false }
+  }
+  try {
+    await chain.reveal(id, vHash, salt, { signal })
+    log('revealed on %s: %s', id, vHash)
+  } catch (err) {
+    if ((err as { errorName?: string }).errorName !== 'AlreadyRevealed') throw err
+  }
+  await components.journal?.delete(saltKey)
   return { jobId: id, indexes, outputHashes, verifierHash: vHash, revealed: true }
 }
