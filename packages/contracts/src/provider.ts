@@ -29,6 +29,19 @@ export function createProvider (rpcUrl: string, init: ProviderInit = {}): JsonRp
  * Asks the endpoint for its chain id, with a timeout; throws {@link RpcUnreachableError} when it does not answer.
  * Uses plain `fetch` so a dead endpoint does not leave ethers retrying in the background.
  */
+/** Says why an endpoint did not answer: refused, unknown host, or silent (`fetch` hides the cause one level down). */
+function unreachable (rpcUrl: string, err: Error, timeout: number): string {
+  const cause = err.cause as { code?: string, message?: string } | undefined
+  const code = cause?.code
+  const at = URL.canParse(rpcUrl) ? new URL(rpcUrl).host : rpcUrl
+  // fetch never dials the ports of its block list (1, 9, 25, ...)
+  if (cause?.message === 'bad port') return `connection refused at ${at} (fetch does not connect to this port)`
+  if (code === 'ECONNREFUSED') return `connection refused at ${at} (is the chain running? jobmesh devnet prints JOBMESH_RPC_URL)`
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `unknown host in ${rpcUrl}`
+  if (err.name === 'TimeoutError') return `RPC endpoint ${rpcUrl} did not answer eth_chainId within ${timeout} ms`
+  return `RPC endpoint ${rpcUrl} failed: ${err.message}${code == null ? '' : ` (${code})`}`
+}
+
 export async function probeChainId (rpcUrl: string, init: { timeout?: number, signal?: AbortSignal } = {}): Promise<number> {
   init.signal?.throwIfAborted()
   const timeout = init.timeout ?? DEFAULT_RPC_TIMEOUT
@@ -46,7 +59,7 @@ export async function probeChainId (rpcUrl: string, init: { timeout?: number, si
     body = await res.json() as typeof body
   } catch (err) {
     if (init.signal?.aborted === true) throw new AbortError('aborted while probing the RPC endpoint')
-    throw new RpcUnreachableError(`RPC endpoint ${rpcUrl} did not answer eth_chainId within ${timeout} ms: ${(err as Error).message}`, { cause: err })
+    throw new RpcUnreachableError(unreachable(rpcUrl, err as Error, timeout), { cause: err })
   }
   if (typeof body.result !== 'string') {
     throw new RpcUnreachableError(`RPC endpoint ${rpcUrl} answered eth_chainId with an error: ${body.error?.message ?? JSON.stringify(body)}`)

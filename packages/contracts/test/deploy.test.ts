@@ -83,8 +83,13 @@ describe('deploy', () => {
   })
 
   it('reports an unreachable endpoint', async () => {
-    const url = `http://127.0.0.1:${await deadPort()}`
-    await expect(probeChainId(url, { timeout: 5_000 })).rejects.toMatchObject({ name: 'RpcUnreachableError' })
+    const port = await deadPort()
+    const url = `http://127.0.0.1:${port}`
+    // one line that says what happened, not a timeout
+    await expect(probeChainId(url, { timeout: 5_000 })).rejects.toMatchObject({
+      name: 'RpcUnreachableError', message: `connection refused at 127.0.0.1:${port} (is the chain running? jobmesh devnet prints JOBMESH_RPC_URL)`
+    })
+    await expect(probeChainId('http://127.0.0.1:1', { timeout: 5_000 })).rejects.toMatchObject({ message: /^connection refused at 127\.0\.0\.1:1 / })
   })
 
   it.skipIf(!built)('scripts/deploy.mjs writes deployments/<chainId>.json and explains bad setups', async () => {

@@ -1,6 +1,7 @@
 import { logger } from '@libp2p/logger'
-import { Wallet } from 'ethers'
-import { createChainClient } from './chain/index.js'
+import { createProvider } from '@jobmesh/contracts'
+import { Wallet, formatEther } from 'ethers'
+import { InsufficientFundsError, createChainClient } from './chain/index.js'
 import { createDocStore } from './crdt/index.js'
 import { createWasmExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
@@ -179,7 +180,11 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   const address = await client.address()
   const gpuModel = init.gpuModel ?? 'Any'
   const vramGb = init.vramGb ?? 0
-  await client.ensureRegistered({ peerId: parts.node.peerId.toString(), gpuModel, vramGb, stake: init.chain.stake })
+  try {
+    await client.ensureRegistered({ peerId: parts.node.peerId.toString(), gpuModel, vramGb, stake: init.chain.stake })
+  } catch (err) {
+    throw await explainFunds(init.chain, address, err as Error)
+  }
   await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb })
   const self = parts.node.peerId.toString()
   const settlement = createSettlement({
@@ -207,6 +212,20 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
     earnedWei: a.earnedWei.toString(),
     score: a.score.toString(),
     paused: a.paused
+  }
+}
+
+/** A registration that failed for want of ETH says so in one line, instead of the node's hex dump. */
+async function explainFunds (chain: PeerChainInit, address: string, err: Error): Promise<Error> {
+  const provider = createProvider(chain.rpcUrl, { chainId: chain.deployment.chainId })
+  try {
+    const balance = await provider.getBalance(address)
+    if (balance > chain.stake) return err
+    return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(chain.stake)} stake + gas`, { cause: err })
+  } catch {
+    return err
+  } finally {
+    provider.destroy()
   }
 }
 

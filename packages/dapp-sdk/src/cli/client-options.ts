@@ -34,8 +34,11 @@ export function withConnectFlags (cmd: Command): Command {
     .option('--json', 'print one JSON document on stdout instead of text')
 }
 
-/** A job client from the connection flags. */
-export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientInit> = {}): Promise<JobClient> {
+/**
+ * A job client from the connection flags. `warn` gets one line when none of the bootstrap peers answered (the
+ * client starts anyway: the chain works, the network does not).
+ */
+export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientInit> = {}, warn?: (line: string) => void): Promise<JobClient> {
   let key: string
   if (flags.keyFile !== undefined) {
     key = await readKeyFile(flags.keyFile)
@@ -45,12 +48,17 @@ export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientI
   } else {
     throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY (jobmesh devnet prints one)')
   }
-  return createJobClient({
+  const bootstrap = flags.bootstrap ?? []
+  const client = await createJobClient({
     rpcUrl: flags.rpc,
     signer: key,
     deployment: await readDeployment(flags.deployment),
-    bootstrap: flags.bootstrap ?? [],
+    bootstrap,
     dataDir: flags.dataDir,
     ...extra
   })
+  if (bootstrap.length > 0 && client.node.libp2p.getPeers().length === 0) {
+    warn?.(`warning: no bootstrap peer answered (${bootstrap.join(', ')}): is the network running? jobmesh devnet prints JOBMESH_BOOTSTRAP`)
+  }
+  return client
 }

@@ -15,7 +15,7 @@ import type { Command } from 'commander'
 export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>): Promise<T> {
   const off = onInterruptExit(io)
   try {
-    const client = await clientFrom(flags)
+    const client = await clientFrom(flags, {}, io.err)
     try {
       return await fn(client)
     } finally {
@@ -60,6 +60,11 @@ export function jobCommands (root: Command, io: CliIo): void {
     .addOption(new Option('--poll <ms>', 'poll interval in ms (default 2000)').argParser(positiveInt)))
     .action(async (jobId: string, flags: ConnectFlags & { timeout?: number, poll?: number }) => {
       await withClient(flags, io, async (client) => {
+        const job = await client.status(jobId)
+        const active = await client.activeNodes()
+        if (job.status === 'Open' && active < job.k + 1) {
+          io.err(`warning: ${active} nodes are registered, job ${jobId} has ${job.k} verifiers and needs ${job.k + 1} (its submitter cannot verify it): it will not be released unless more nodes join`)
+        }
         const r = await followRelease(client, jobId, io, {
           quiet: flags.json === true,
           ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),

@@ -55,7 +55,7 @@ async function warnSmallNetwork (client: JobClient, k: number, io: CliIo, signal
 
 async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitState, signal: AbortSignal): Promise<void> {
   const json = flags.json === true
-  const client = await clientFrom(flags, { signal })
+  const client = await clientFrom(flags, { signal }, io.err)
   state.client = client
   try {
     await warnSmallNetwork(client, flags.verifiers ?? DEFAULT_VERIFIERS, io, signal)

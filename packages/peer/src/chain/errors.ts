@@ -55,3 +55,9 @@ export class AbortError extends Error {
   override name = 'AbortError'
   readonly code = 'ABORT_ERR'
 }
+
+/** The wallet cannot pay what it must (stake and gas). */
+export class InsufficientFundsError extends Error {
+  static override readonly name = 'InsufficientFundsError'
+  override name = 'InsufficientFundsError'
+}

@@ -28,7 +28,8 @@ export { labelId } from './labels.js'
 export { wrapChainError } from './wrap.js'
 export { delay, pollUntil, withTimeout } from './wait.js'
 export {
-  ChainRevertError, RpcUnreachableError, ChainTimeoutError, ChainRequestError, NoSignerError, NoProviderError, AbortError
+  ChainRevertError, RpcUnreachableError, ChainTimeoutError, ChainRequestError, NoSignerError, NoProviderError, AbortError,
+  InsufficientFundsError
 } from './errors.js'
 export {
   DEFAULT_RPC_TIMEOUT_MS, DEFAULT_TX_TIMEOUT_MS, DEFAULT_POLL_MS, DEFAULT_LOG_BLOCK_RANGE, DEFAULT_GAS_MARGIN_BPS,

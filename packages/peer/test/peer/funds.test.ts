@@ -1,0 +1,31 @@
+import { deploy, startAnvil, createProvider } from '@jobmesh/contracts'
+import { Wallet, parseEther } from 'ethers'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createPeer } from '../../src/peer.js'
+import type { Anvil } from '@jobmesh/contracts'
+
+let anvil: Anvil | undefined
+
+afterEach(async () => {
+  await anvil?.stop()
+  anvil = undefined
+})
+
+describe('a peer whose wallet has no ETH', () => {
+  it('fails to start with one line naming the wallet, its balance and what it needs', async () => {
+    anvil = await startAnvil({ accounts: 2 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+    provider.destroy()
+    const empty = Wallet.createRandom()
+    const failed = createPeer({
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      process: false,
+      chain: { rpcUrl: anvil.rpcUrl, privateKey: empty.privateKey, deployment, stake: parseEther('0.1') }
+    })
+    await expect(failed).rejects.toMatchObject({
+      name: 'InsufficientFundsError',
+      message: `wallet ${empty.address} has 0.0 ETH, needs 0.1 stake + gas`
+    })
+  })
+})
