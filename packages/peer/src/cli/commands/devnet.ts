@@ -68,7 +68,7 @@ function describe (devnet: Devnet): string {
     ...exportLines(devnet),
     'then, e.g. (data: node examples/dist/generate-data.js examples/data):',
     '  npx jobmesh-dapp submit --code examples/build/mandelbrot.wasm --data examples/data/mandelbrot.bin \\',
-    '    --macro-jobs 4 --micro-per-macro 8 --blocks-per-micro 24 --block-size 64 --price 0.01',
+    '    --macro-jobs 4 --micro-per-macro 8 --blocks-per-micro 3 --block-size 64 --price 0.01',
     '',
     table(['peer', 'peer id', 'wallet', 'dashboard', 'data dir'], rows),
     ...(devnet.peers[0]?.dashboardUrl != null ? [`dashboard   ${devnet.peers[0].dashboardUrl} (open it in a browser; /metrics for Prometheus)`, ''] : []),
