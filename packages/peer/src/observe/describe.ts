@@ -62,7 +62,7 @@ export async function gatherJobFacts (components: DescribeComponents, jobId: str
     try {
       await view.open(components, { signal: signal() })
       const v = view.view()
-      facts.progress = { done: v.done, total: v.total, macros: v.macros }
+      facts.progress = { done: v.done, total: v.total, macros: v.macros, failures: v.failures }
       const finals = await readFinalRecords(components, id, { signal: signal(), round: announced.round })
       facts.finalizer = finals[0]?.signer
     } catch (err) {

@@ -1,4 +1,5 @@
-import { MACRO_MAP, RESULTS_MAP } from '../coord/constants.js'
+import { FAILURES_MAP, MACRO_MAP, RESULTS_MAP } from '../coord/constants.js'
+import { JobFailures } from '../coord/failures.js'
 import { TypedEvents } from '../coord/events.js'
 import { macroKey, macroScope } from '../coord/keys.js'
 import { leases } from '../coord/leases.js'
@@ -6,6 +7,7 @@ import { JobProgress } from '../coord/progress.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
 import { roundDocName } from '../crdt/names.js'
 import type { AnnouncedJob } from './announced-jobs.js'
+import type { FailureSummary } from '../coord/failures.js'
 import type { LeaseTable } from '../coord/leases.js'
 import type { PrivateKey } from '@libp2p/interface'
 import type * as Y from 'yjs'
@@ -37,6 +39,8 @@ export interface JobProgressView {
   total: number
   macros: MacroView[]
   moves: OwnerMove[]
+  /** Failed MicroJob attempts recorded in the doc (poison isolation); `failed`: the peers gave the job up. */
+  failures?: FailureSummary
 }
 
 export interface JobViewComponents {
@@ -57,6 +61,7 @@ export interface JobViewEvents {
 export class JobView extends TypedEvents<JobViewEvents> {
   readonly job: AnnouncedJob
   private progress: JobProgress | undefined
+  private failures: JobFailures | undefined
   private macroLeases: LeaseTable | undefined
   private macroMap: Y.Map<Uint8Array> | undefined
   private readonly owners = new Map<number, { owner: string, moves: number }>()
@@ -74,6 +79,8 @@ export class JobView extends TypedEvents<JobViewEvents> {
     const verifier = recordVerifier()
     this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total)
     this.progress.addEventListener('microjob:done', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
+    this.failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), this.job.key)
+    this.failures.addEventListener('failed', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
     const table = leases({ signer: recordSigner(components.privateKey, components.peerId), verifier })
     this.macroMap = doc.getMap<Uint8Array>(MACRO_MAP)
     this.macroLeases = table.table(this.macroMap, macroScope(this.job.key))
@@ -102,11 +109,12 @@ export class JobView extends TypedEvents<JobViewEvents> {
       const lease = this.macroLeases?.get(macroKey(m))
       macros.push({ macroIndex: m, size: this.job.microJobsPerMacro, done, owner: seen?.owner ?? lease?.owner, moves: seen?.moves ?? 0 })
     }
-    return { jobId: this.job.jobId, round: this.job.round, done: this.done, total: this.job.total, macros, moves: [...this.moves] }
+    return { jobId: this.job.jobId, round: this.job.round, done: this.done, total: this.job.total, macros, moves: [...this.moves], failures: this.failures?.summary() }
   }
 
   stop (): void {
     this.progress?.stop()
+    this.failures?.stop()
     this.macroMap?.unobserve(this.onMacro)
   }
 }

@@ -30,7 +30,8 @@ export const METRIC_NAMES = {
   verifications: 'jobmesh_verifications_total',
   settlements: 'jobmesh_settlements_total',
   claimsWei: 'jobmesh_claims_wei_total',
-  chainErrors: 'jobmesh_chain_errors_total'
+  chainErrors: 'jobmesh_chain_errors_total',
+  jobsGivenUp: 'jobmesh_jobs_given_up_total'
 } as const
 
 /** A counter that mirrors a monotonic number kept elsewhere (read when Prometheus scrapes). */
@@ -67,13 +68,17 @@ export function registerPeerMetrics (registry: Registry, sources: MetricsSources
   const claims = new Counter({ name: METRIC_NAMES.claimsWei, help: 'Payouts and credits this peer claimed, in wei', registers: [registry] })
   const chainErrors = new Counter({ name: METRIC_NAMES.chainErrors, help: 'Failed settlement steps (chain calls, transactions), by step', labelNames: ['step'], registers: [registry] })
   if (processor != null) {
+    const givenUp = new Counter({ name: METRIC_NAMES.jobsGivenUp, help: 'Jobs this peer gave up because their MicroJobs fail everywhere (poison isolation)', registers: [registry] })
     const onDone = (): void => { done.inc() }
     const onFailed = (): void => { failed.inc() }
+    const onGivenUp = (): void => { givenUp.inc() }
     processor.addEventListener('microjob:done', onDone)
     processor.addEventListener('microjob:error', onFailed)
+    processor.addEventListener('job:failed', onGivenUp)
     detach.push(() => {
       processor.removeEventListener('microjob:done', onDone)
       processor.removeEventListener('microjob:error', onFailed)
+      processor.removeEventListener('job:failed', onGivenUp)
     })
     const m = processor.metrics
     mirror(registry, METRIC_NAMES.handoffs, 'MicroJob queue handoffs between owners', [], () => [[{}, m.handoffs]])

@@ -27,7 +27,13 @@ export interface JobFacts {
   /** From the job's signed announcement in `jobmesh/index`. */
   announced?: { round: number, requirements: JobRequirementFacts, macroJobs: number, microJobsPerMacro: number, announcer: string }
   /** From the round's CRDT doc. */
-  progress?: { done: number, total: number, macros: Array<{ macroIndex: number, done: number, size: number, owner?: string }> }
+  progress?: {
+    done: number
+    total: number
+    macros: Array<{ macroIndex: number, done: number, size: number, owner?: string }>
+    /** Failed attempts recorded in the doc; `failed`: the peers gave the job up. */
+    failures?: { attempts: number, peers: number, reasons: string[], failed: boolean }
+  }
   /** Signed peer profiles. */
   peers: PeerFacts[]
   /** From the escrow. */
@@ -53,7 +59,7 @@ export interface PeerMatch {
 /** The job's story, in plain words. */
 export interface JobStory {
   jobId: string
-  /** One word: unknown, open, processing, processed, submitted, verifying, settling, released, refunded, aborted. */
+  /** One word: unknown, open, processing, processed, failed, verifying, settling, released, refunded, aborted. */
   phase: string
   matching: { peers: number, matching: number, byPeer: PeerMatch[], summary: string }
   /** What happened, oldest first. */
@@ -113,6 +119,11 @@ export function explainJob (facts: JobFacts): JobStory {
     const owners = new Set(progress.macros.map(m => m.owner).filter(o => o != null))
     lines.push(`progress: ${progress.done} of ${progress.total} MicroJobs done` + (owners.size > 0 ? `, queues owned by ${owners.size} ${plural(owners.size, 'peer', 'peers')}` : ''))
   }
+  const failures = progress?.failures
+  if (failures != null && failures.attempts > 0) {
+    lines.push(`${failures.attempts} failed MicroJob ${plural(failures.attempts, 'attempt', 'attempts')} on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')}` +
+      (failures.reasons.length > 0 ? ` (${failures.reasons.join(', ')})` : '') + (failures.failed ? ': the peers gave the job up' : ''))
+  }
   if (facts.finalizer != null) lines.push(`finalized by ${shortId(facts.finalizer)}`)
   if (chain?.submitter != null) lines.push(`results submitted by ${chain.submitter} in block ${chain.submitBlock ?? '?'}`)
   if (chain != null && chain.k > 0 && (chain.assigned > 0 || chain.status === 'Submitted')) {
@@ -137,6 +148,10 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   if (status === 'Submitted' && chain != null) return verification(chain)
   if (chain != null && status === 'Open' && (facts.now ?? Date.now()) > chain.deadline * 1000) {
     return { phase: 'open', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
+  }
+  const failures = progress?.failures
+  if (failures?.failed === true) {
+    return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failures.reasons.join(', ') || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
   }
   if (announced == null) return { phase: 'open', waitingFor: 'an announcement: the job is on chain but no peer has seen it announced' }
   const done = progress?.done ?? 0

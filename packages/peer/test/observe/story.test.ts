@@ -65,6 +65,16 @@ describe('job stories', () => {
     expect(released.lines).toContain('finalized by 12D3KooW…BBBB')
   })
 
+  it('says when the peers gave a job up because its MicroJobs fail everywhere', () => {
+    const failures = { attempts: 6, peers: 2, reasons: ['WasmTrapError'], failed: false }
+    const failing = explainJob(facts({ progress: { done: 1, total: 8, macros: [], failures }, chain: chain({}) }))
+    expect(failing.phase).toBe('processing')
+    expect(failing.lines).toContain('6 failed MicroJob attempts on 2 peers (WasmTrapError)')
+    const failed = explainJob(facts({ progress: { done: 1, total: 8, macros: [], failures: { ...failures, failed: true } }, chain: chain({}) }))
+    expect(failed.phase).toBe('failed')
+    expect(failed.waitingFor).toBe('nothing: its MicroJobs failed 6 times on 2 peers (WasmTrapError) and the peers gave it up; the creator can refund after the deadline')
+  })
+
   it('says when nothing is known and when the deadline has passed', () => {
     expect(explainJob({ jobId, peers: [] }).phase).toBe('unknown')
     const late = explainJob(facts({ chain: chain({ deadline: 1_000 }), now: 2_000_000 }))
