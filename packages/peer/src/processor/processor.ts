@@ -14,6 +14,7 @@ import { leases as createLeases } from '../coord/leases.js'
 import { createMetrics } from '../coord/metrics.js'
 import { JobAnnouncement } from '../coord/pb/coord.js'
 import { JobProgress } from '../coord/progress.js'
+import { countStates } from '../coord/queue.js'
 import { resultTable } from '../coord/results.js'
 import { MacroRoom } from '../coord/room.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
@@ -26,6 +27,7 @@ import {
 import { InvalidAnnouncementError } from './errors.js'
 import { healthyFirst, runTimeoutMs } from './poison.js'
 import { ResultBatch } from './result-batch.js'
+import { chooseRoom, macroRank } from './room-choice.js'
 import { announcedRound, excludingVerifier, roundKey } from './rounds.js'
 import { roundDocName } from '../crdt/names.js'
 import type { MicroJobExecutor, MicroJobTask } from './executor.js'
@@ -565,32 +567,26 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   /** Picks a MacroJob room with open items: an announced room, else claims an open MacroJob lease. */
   private async findRoom (ctx: JobContext, signal: AbortSignal): Promise<MacroRoom | undefined> {
     const now = this.clock()
-    const ttl = DEFAULT_ANNOUNCEMENT_TTL_MS
-    const macroDone = (m: number): boolean => ctx.rooms.get(m)?.isComplete === true ||
-      ctx.slicing.macroJobs[m].microIds.every((_, i) => ctx.progress.has(microKey(m, i)))
-    // 1. rooms this peer is in, or that were announced, with open items
-    const joinable: number[] = []
-    for (const [m, a] of ctx.announced) {
-      if (a.open > 0 && now - a.at < ttl && !macroDone(m)) joinable.push(m)
-    }
+    const rooms = new Map<number, { hasOpen: boolean, complete: boolean }>()
     for (const [m, room] of ctx.rooms) {
-      const s = room.state
-      if (s != null && !room.isComplete && s.states.some(x => x === 0) && !joinable.includes(m)) joinable.push(m)
+      rooms.set(m, { hasOpen: room.state != null && countStates(room.state.states).open > 0, complete: room.isComplete })
     }
-    if (joinable.length > 0) {
-      const m = joinable[Math.floor(Math.random() * joinable.length)]
-      ctx.announced.delete(m)
-      return this.room(ctx, m)
+    const choice = chooseRoom({
+      now,
+      macroJobs: ctx.slicing.macroJobs.length,
+      ttlMs: DEFAULT_ANNOUNCEMENT_TTL_MS,
+      announced: ctx.announced,
+      rooms,
+      macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || this.macroDone(ctx, m),
+      macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)),
+      rank: (m) => macroRank(this.self, ctx.job.jobId, m)
+    })
+    if (choice.kind === 'join') {
+      ctx.announced.delete(choice.macroIndex)
+      return this.room(ctx, choice.macroIndex)
     }
-    // 2. an open MacroJob lease
-    const open: number[] = []
-    for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
-      const a = ctx.announced.get(m)
-      if (!macroDone(m) && ctx.macroLeases.isOpen(macroKey(m)) && (a == null || now - a.at >= ttl)) open.push(m)
-    }
-    if (open.length > 0) {
-      // every peer walks the open MacroJobs in its own order, so peers that start together go for different ones
-      const m = open.map(m => ({ m, rank: this.rank(ctx.job.jobId, m) })).sort((a, b) => a.rank.compare(b.rank))[0].m
+    if (choice.kind === 'claim') {
+      const m = choice.macroIndex
       try {
         const room = this.room(ctx, m)
         const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
@@ -608,15 +604,20 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         return undefined
       }
     }
-    // 3. ask rooms to announce themselves
+    // ask rooms to announce themselves
     this.publish(macroTopic(ctx.job.key), { openMacro: { nonce: BigInt(now) } })
     await this.waitFor(ctx, signal, this.init.discoveryMs ?? DEFAULT_DISCOVERY_MS)
     return undefined
   }
 
-  /** This peer's preference for a MacroJob: sha256(peerId, jobId, macroIndex). */
-  private rank (jobId: string, macroIndex: number): Buffer {
-    return createHash('sha256').update(`${this.self}/${jobId}/${macroIndex}`).digest()
+  /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */
+  private macroDone (ctx: JobContext, m: number): boolean {
+    const size = ctx.slicing.macroJobs[m].microIds.length
+    if (ctx.progress.doneIn(m) < size) return false
+    for (let i = 0; i < size; i++) {
+      if (!ctx.progress.has(microKey(m, i))) return false
+    }
+    return true
   }
 
   private async waitFor (ctx: JobContext, signal: AbortSignal, ms: number): Promise<void> {
