@@ -220,8 +220,11 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
 
 /** A peer process of the multi-process rows, with a promise per awaited message type. */
 function startChild (workMs, onEvent) {
+  // COORD_BENCH_CPU_PROF=<dir>: every peer process writes a V8 CPU profile there (node --cpu-prof)
+  const prof = process.env.COORD_BENCH_CPU_PROF
   const child = fork(join(here, 'coordination-peer.js'), [], {
     env: { ...process.env, COORD_PEER_WORK_MS: String(workMs) },
+    execArgv: prof == null ? [] : ['--cpu-prof', '--cpu-prof-dir', prof],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
   const waiters = new Map()
@@ -267,7 +270,11 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       completes++
     }
   }
-  const children = Array.from({ length: n }, () => startChild(workMs, onEvent))
+  const children = Array.from({ length: n }, (_, i) => startChild(workMs, (msg) => {
+    onEvent(msg)
+    if (msg.type === 'start' || msg.type === 'done' || msg.type === 'ownership') timeline.push({ peer: i, ...msg })
+  }))
+  const timeline = []
   try {
     const ready = await Promise.all(children.map(c => c.next('ready')))
     const plan = dialPlan(n)
@@ -291,6 +298,13 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       c.child.send({ type: 'report' })
       return await report
     }))
+    if (process.env.COORD_BENCH_TIMELINE != null) {
+      // per peer: what it ran and when; per room: who owned the queue when (times from the announcement)
+      mkdirSync(join(here, 'out'), { recursive: true })
+      writeFileSync(join(here, 'out', `coordination-timeline-${n}.json`), JSON.stringify({
+        peers: n, workMs, announced, events: timeline.map(e => ({ ...e, at: Math.round(e.at - announced) }))
+      }) + '\n')
+    }
     return fields({
       peers: n,
       processes: true,

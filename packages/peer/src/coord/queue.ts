@@ -175,3 +175,14 @@ export function countStates (states: Uint8Array): { open: number, locked: number
   }
   return { open, locked, done }
 }
+
+/**
+ * The owner's fair batch (DESIGN 7): at most `want` and `maxBatch`, and at most half of an even split of the open
+ * items over the members seen (pending requesters, lock holders, the owner), at least 1 while anything is open: big
+ * batches early, single items at the tail, so the last items spread over the peers instead of waiting in one batch.
+ */
+export function fairBatch (open: number, members: number, want: number, maxBatch: number): number {
+  if (open <= 0) return 0
+  const fair = Math.max(1, Math.floor(open / (Math.max(1, members) * 2)))
+  return Math.max(1, Math.min(want, maxBatch, fair, open))
+}

@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
-import { decodeMessage, encodeMessage, messageKind } from './codec.js'
-import { countReceived, countSent } from '../protocol/counters.js'
+import { encodeMessage, messageKind } from './codec.js'
+import { countSent } from '../protocol/counters.js'
 import {
   DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS, DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_OWNER_TIMEOUT_MS
@@ -10,8 +10,9 @@ import { TypedEvents } from './events.js'
 import { macroKey, macroScope, microKey } from './keys.js'
 import { LeaseRecord } from './pb/coord.js'
 import { peerToBytes } from './peer-bytes.js'
-import { DONE, LOCKED, OPEN, compareStates, countStates, fromWire, judge, toWire } from './queue.js'
-import { stallMeter } from './stall.js'
+import { DONE, LOCKED, OPEN, compareStates, countStates, fairBatch, judge, toWire } from './queue.js'
+import { OwnerSilence } from './owner-silence.js'
+import { readRoomMessage } from './room-inbox.js'
 import { roomTopic } from './topics.js'
 import type { CoordMessage } from './codec.js'
 import type { Lease, LeaseTable, Leases } from './leases.js'
@@ -19,11 +20,13 @@ import type { CoordMetrics } from './metrics.js'
 import type { JobProgress } from './progress.js'
 import type { QueueState } from './queue.js'
 import type { RecordVerifier } from './signing.js'
-import type { StallMeter } from './stall.js'
+import type { RoomPubSubMessage } from './room-inbox.js'
 import type { TrafficCounters } from '../protocol/counters.js'
 import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:room')
+
+export type { RoomPubSubMessage }
 
 /** The slice of gossipsub a room needs. */
 export interface RoomPubSub {
@@ -32,14 +35,6 @@ export interface RoomPubSub {
   publish(topic: string, data?: Uint8Array): Promise<unknown>
   addEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
   removeEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
-}
-
-/** A gossipsub message as rooms read it (StrictSign: `from` is set and verified by gossipsub). */
-export interface RoomPubSubMessage {
-  type: 'signed' | 'unsigned'
-  topic: string
-  data: Uint8Array
-  from?: { toString(): string }
 }
 
 export interface RoomComponents {
@@ -125,7 +120,6 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private readonly future: Array<{ state: QueueState, from: string, at: number }> = []
   private wanting: Wanting | undefined
   private doneOutbox: number[] = []
-  private lastHeard: number
   private lastRequest = 0
   private lastPublish = 0
   private timer: ReturnType<typeof setInterval> | undefined
@@ -133,7 +127,6 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private failingOver = false
   private closed = false
   private completed = false
-  private readonly jitter: number
   private readonly abort = new AbortController()
   private lastMacroRenew = 0
   private readonly lockSeen = new Map<number, number>()
@@ -142,11 +135,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   /** The peer that opened the current epoch, when known. */
   private epochRoot: string | undefined
   private readonly tickMs: number
-  private readonly stall: StallMeter
-  /** When the owner was first found silent for ownerTimeout; a failover needs the next tick to agree. */
-  private suspectedAt: number | undefined
-  /** The MacroJob lease record last seen in the CRDT (a change by the owner, or a new term, is a sign of life). */
-  private leaseSeen: string | undefined
+  /** The failover role: when the queue was last heard from, and whether its silence is real. */
+  private readonly silence: OwnerSilence
 
   constructor (components: RoomComponents, init: RoomInit) {
     super()
@@ -162,10 +152,13 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.maxBytes = init.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
     this.macroKey = macroKey(init.macroIndex)
     this.macroDomain = `${macroScope(init.jobId)}/${this.macroKey}`
-    this.lastHeard = this.clock()
-    this.jitter = Math.floor(Math.random() * Math.max(1, this.heartbeatMs / 2))
     this.tickMs = Math.max(10, Math.floor(this.heartbeatMs / 2))
-    this.stall = stallMeter(this.tickMs)
+    this.silence = new OwnerSilence({
+      ownerTimeoutMs: this.ownerTimeoutMs,
+      jitterMs: Math.floor(Math.random() * Math.max(1, this.heartbeatMs / 2)),
+      tickMs: this.tickMs,
+      now: this.clock()
+    })
     this.onMessage = (evt) => { this.handle(evt.detail) }
     this.onDone = (evt) => { this.crdtDone(evt.detail.key) }
   }
@@ -183,7 +176,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.components.pubsub.subscribe(this.topic)
     this.components.pubsub.addEventListener('message', this.onMessage)
     this.components.progress.addEventListener('microjob:done', this.onDone)
-    this.lastHeard = this.clock()
+    this.silence.heard(this.clock())
     this.timer = setInterval(() => { this.tick() }, this.tickMs)
     this.checkComplete()
   }
@@ -276,7 +269,11 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     return promise
   }
 
-  /** Reports an item this peer finished (its result is in the CRDT). */
+  /**
+   * Reports an item this peer finished (its result is in the CRDT). The owner marks it without publishing: a done
+   * item changes nothing a member acts on (members read results from the CRDT), so it rides on the next handoff or
+   * heartbeat instead of costing a snapshot per MicroJob.
+   */
   done (index: number): void {
     const state = this.state
     if (state != null && this.isOwner) {
@@ -284,7 +281,6 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         state.states[index] = DONE
         state.locks.delete(index)
         state.version++
-        this.scheduleFlush()
       }
     } else {
       this.doneOutbox.push(index)
@@ -397,8 +393,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     const members = new Set<string>(state.pending)
     for (const l of state.locks.values()) members.add(l.holder)
     members.add(this.self)
-    const fair = Math.max(1, Math.floor(counts.open / (members.size * 2)))
-    const n = Math.min(want, this.maxBatch, fair, counts.open)
+    const n = fairBatch(counts.open, members.size, want, this.maxBatch)
     // the CRDT decides over the in-memory queue: an item with a result is done, an item whose MicroJob lease
     // another peer holds (a rival queue of the same MacroJob, or a lock this queue never heard of) is its lock
     const indices: number[] = []
@@ -616,10 +611,10 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     const index = Number(key.slice(dot + 1))
     const state = this.state
     if (state != null && this.isOwner && state.states[index] !== DONE) {
+      // published with the next handoff or heartbeat (see done)
       state.states[index] = DONE
       state.locks.delete(index)
       state.version++
-      this.scheduleFlush()
     }
     this.checkComplete()
   }
@@ -654,15 +649,17 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     }
     const now = this.clock()
     // time this process could not run (a starved event loop) is not silence of the owner: nothing could be read
-    const stalled = this.stall.observe(now)
-    if (stalled > 0) {
-      this.lastHeard = Math.min(now, this.lastHeard + stalled)
-    }
+    this.silence.tick(now)
     this.renewMacroLease(now)
     if (this.completed) {
       return
     }
-    this.watchMacroLease(now)
+    this.silence.watchLease(now, this.components.macroLeases.get(this.macroKey), {
+      self: this.self,
+      owner: this.state?.owner,
+      epoch: this.state?.epoch ?? 0,
+      isOpen: (lease) => this.components.leases.isOpen(lease, now)
+    })
     if (this.isOwner) {
       this.reconcile()
       if (now - this.lastPublish >= this.heartbeatMs) {
@@ -686,40 +683,9 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     const lease = this.components.macroLeases.get(this.macroKey)
     const ownerLeaseLive = lease != null && lease.owner === owner && !this.components.leases.isOpen(lease, now)
     const seen = owner == null || !ownerLeaseLive ? undefined : this.components.lastSeen?.(owner)
-    const heard = Math.max(this.lastHeard, seen ?? 0)
-    if (now - heard <= this.ownerTimeoutMs + this.jitter) {
-      this.suspectedAt = undefined
-      return
-    }
-    // silent: decide on the next tick, so that messages a busy loop held back are read (and stalls measured) first
-    if (this.suspectedAt == null) {
-      this.suspectedAt = now
-      return
-    }
-    this.suspectedAt = undefined
-    void this.failover()
-  }
-
-  /**
-   * The MacroJob lease in the CRDT: a renewal by the current owner, or a later term (a failover elsewhere is
-   * opening the next epoch), counts as hearing from the queue.
-   */
-  private watchMacroLease (now: number): void {
-    const lease = this.components.macroLeases.get(this.macroKey)
-    if (lease == null) {
-      return
-    }
-    const seen = `${lease.owner}/${lease.term}/${lease.expiresAt}`
-    if (seen === this.leaseSeen) {
-      return
-    }
-    const first = this.leaseSeen == null
-    this.leaseSeen = seen
-    if (first || lease.owner === this.self || this.components.leases.isOpen(lease, now)) {
-      return
-    }
-    if (lease.owner === this.state?.owner || lease.term > (this.state?.epoch ?? 0)) {
-      this.lastHeard = now
+    // silent: the failover waits for the next tick, so that messages a busy loop held back are read first
+    if (this.silence.decide(now, seen) === 'failover') {
+      void this.failover()
     }
   }
 
@@ -770,7 +736,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         log.error('failover: %e', err)
       }
     } finally {
-      this.lastHeard = this.clock()
+      this.silence.heard(this.clock())
       this.failingOver = false
     }
   }
@@ -815,60 +781,42 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   }
 
   private handle (msg: RoomPubSubMessage): void {
-    if (msg.topic !== this.topic || this.closed) {
+    if (this.closed) {
       return
+    }
+    const entry = readRoomMessage(msg, {
+      topic: this.topic, self: this.self, macroIndex: this.macroIndex, size: this.size, maxBytes: this.maxBytes,
+      counters: this.components.counters
+    })
+    if (entry.kind === 'ignore') {
+      return
+    }
+    if (entry.from != null && entry.from === this.state?.owner) {
+      // anything the owner sends (even a stale or reordered snapshot, or a request) shows it is alive
+      this.silence.heard(this.clock())
     }
     const metrics = this.components.metrics
-    if (msg.type !== 'signed' || msg.from == null) {
-      metrics.droppedForged++
-      return
-    }
-    const from = msg.from.toString()
-    if (from === this.self) {
-      return
-    }
-    if (from === this.state?.owner) {
-      // anything the owner sends (even a stale or reordered snapshot, or a request) shows it is alive
-      this.lastHeard = this.clock()
-    }
-    let decoded: CoordMessage
-    try {
-      decoded = decodeMessage(msg.data, this.maxBytes)
-    } catch (err) {
-      countReceived(this.components.counters, 'malformed', msg.data.byteLength, true)
-      if ((err as Error).name === 'MessageTooLargeError') metrics.droppedOversized++
-      else metrics.droppedMalformed++
-      return
-    }
-    countReceived(this.components.counters, messageKind(decoded), msg.data.byteLength, true)
-    if (decoded.request != null) {
-      if (decoded.request.macroIndex !== this.macroIndex) {
-        metrics.droppedMalformed++
+    switch (entry.kind) {
+      case 'drop':
+        if (entry.reason === 'forged') metrics.droppedForged++
+        else if (entry.reason === 'oversized') metrics.droppedOversized++
+        else metrics.droppedMalformed++
         return
-      }
-      this.onRequest(from, decoded.request)
-      return
+      case 'request':
+        this.onRequest(entry.from, entry.request)
+        return
+      case 'snapshot':
+        this.consider(entry.state, entry.from, false)
     }
-    if (decoded.snapshot == null) {
-      metrics.droppedMalformed++
-      return
-    }
-    let next: QueueState
-    try {
-      next = fromWire(decoded.snapshot, this.size, this.macroIndex)
-    } catch {
-      metrics.droppedMalformed++
-      return
-    }
-    this.consider(next, from, false)
   }
+
 
   private consider (next: QueueState, from: string, fromBuffer: boolean): void {
     const metrics = this.components.metrics
     const verdict = judge(this.state, next, from, (n, f) => this.epochValid(n, f))
     switch (verdict) {
       case 'heartbeat':
-        this.lastHeard = this.clock()
+        this.silence.heard(this.clock())
         return
       case 'stale':
         if (!fromBuffer) metrics.droppedStale++
@@ -884,7 +832,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       case 'future':
         if (!fromBuffer) {
           // a later turn of the chain: the queue is being served, this peer only missed a handoff
-          this.lastHeard = this.clock()
+          this.silence.heard(this.clock())
           this.future.push({ state: next, from, at: this.clock() })
           if (this.future.length > DEFAULT_MAX_BUFFERED_SNAPSHOTS) this.future.shift()
         }
@@ -930,7 +878,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       this.epochRoot = undefined
     }
     this.state = next
-    this.lastHeard = this.clock()
+    this.silence.heard(this.clock())
     this.components.metrics.snapshotsAccepted++
     this.ownersSeen.add(next.owner)
     this.safeDispatch('snapshot', next)

@@ -16,3 +16,9 @@ export const DEFAULT_MIN_RUN_TIMEOUT_MS = 5_000
 export const DEFAULT_MAX_RUN_TIMEOUT_MS = 30_000
 /** A MicroJob may run this many times longer than the job's `estimate.secondsPerMicroJob`. */
 export const RUN_TIMEOUT_FACTOR = 10
+/**
+ * Finished MicroJobs of a queue turn are written together: at the end of the turn, or once the oldest unwritten
+ * result is this old (ms). One CRDT update (one gossip message, verified once per peer) per turn instead of one per
+ * MicroJob; well under the lease renew interval, so an unwritten result's lease never runs out.
+ */
+export const DEFAULT_RESULT_FLUSH_MS = 1_000

@@ -14,6 +14,7 @@ import { leases as createLeases } from '../coord/leases.js'
 import { createMetrics } from '../coord/metrics.js'
 import { JobAnnouncement } from '../coord/pb/coord.js'
 import { JobProgress } from '../coord/progress.js'
+import { countStates } from '../coord/queue.js'
 import { resultTable } from '../coord/results.js'
 import { MacroRoom } from '../coord/room.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
@@ -21,13 +22,16 @@ import { jobsTopic, macroTopic } from '../coord/topics.js'
 import { chooseJob, countReceived, countSent, decodeJobSpec, encodeJobSpec, estimatedSeconds, sliceJob, taskValue } from '../protocol/index.js'
 import {
   ANNOUNCEMENT_DOMAIN, DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_COMPLETION_WINDOW_MS, DEFAULT_DISCOVERY_MS,
-  DEFAULT_IDLE_MS, DEFAULT_WANT
+  DEFAULT_IDLE_MS, DEFAULT_RESULT_FLUSH_MS, DEFAULT_WANT
 } from './constants.js'
 import { InvalidAnnouncementError } from './errors.js'
 import { healthyFirst, runTimeoutMs } from './poison.js'
+import { ResultBatch } from './result-batch.js'
+import { chooseRoom, macroRank } from './room-choice.js'
 import { announcedRound, excludingVerifier, roundKey } from './rounds.js'
 import { roundDocName } from '../crdt/names.js'
 import type { MicroJobExecutor, MicroJobTask } from './executor.js'
+import type { FinishedMicroJob } from './result-batch.js'
 import type { RoundOracle } from './rounds.js'
 import type { CoordMessage } from '../coord/codec.js'
 import type { LeaseTable, Leases, LeasesInit } from '../coord/leases.js'
@@ -77,8 +81,10 @@ export interface ProcessorInit {
   discoveryMs?: number
   idleMs?: number
   maxMessageBytes?: number
-  /** Publish "MicroJobs complete" on /jobs, one notice per queue turn listing its MicroJobs. Default true. */
+  /** Publish "MicroJobs complete" on the job's topic, one notice per queue turn listing its MicroJobs. Default true. */
   announceComplete?: boolean
+  /** Longest time a finished MicroJob's result waits to be written with the rest of its turn (ms). Default {@link DEFAULT_RESULT_FLUSH_MS}. */
+  resultFlushMs?: number
   /** Rounds after a rejection: whose results do not count (slashed submitters). Default: nobody is excluded. */
   rounds?: RoundOracle
   /** Poison isolation: failed attempts after which a job is given up (coord/failures.ts). */
@@ -166,6 +172,8 @@ interface JobContext {
   /** macroIndex -> { open, at } from RoomAnnouncements. */
   announced: Map<number, { open: number, at: number, owner: string }>
   lastLocalResult: number
+  /** This peer's finished MicroJobs not yet written (result-batch.ts). */
+  batch: ResultBatch
   finalized: boolean
   wake?(): void
 }
@@ -193,6 +201,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly onMessage: (evt: CustomEvent<RoomPubSubMessage>) => void
   private readonly maxBytes: number
   private controller = new AbortController()
+  /** Stopped like a crash: results not yet written are dropped, not written. */
+  private abrupt = false
   private loop: Promise<void> | undefined
   private indexMap: Y.Map<Uint8Array> | undefined
   private wakeIdle: (() => void) | undefined
@@ -253,6 +263,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   async stop (options: { abrupt?: boolean } = {}): Promise<void> {
+    this.abrupt = options.abrupt === true
     this.controller.abort()
     this.wakeIdle?.()
     for (const ctx of this.contexts.values()) {
@@ -263,6 +274,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
     this.components.pubsub.removeEventListener('message', this.onMessage)
     await this.loop
+    // finished work is written on a graceful stop; a crash (abrupt) loses it and the leases run out
+    for (const ctx of this.contexts.values()) {
+      if (this.abrupt) ctx.batch.discard()
+      else ctx.batch.flush()
+    }
   }
 
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
@@ -438,15 +454,22 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const components = { signer: this.signer, verifier, metrics: this.metrics }
     const progress = new JobProgress(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length)
     const failures = new JobFailures(components, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, this.init.failures)
+    const microLeases = this.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key))
+    const results = resultTable(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.key)
+    const batch = new ResultBatch({ transact: (fn) => { doc.transact(fn) }, results, microLeases }, {
+      flushMs: this.init.resultFlushMs ?? DEFAULT_RESULT_FLUSH_MS,
+      onWritten: (written) => { if (ctx != null) this.resultsWritten(ctx, written) }
+    })
     ctx = {
       job,
       doc,
       slicing,
       macroLeases: this.leases.table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.key), { confirm }),
-      microLeases: this.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key)),
-      results: resultTable(components, doc.getMap<Uint8Array>(RESULTS_MAP), job.key),
+      microLeases,
+      results,
       progress,
       failures,
+      batch,
       rooms: new Map(),
       announced: new Map(),
       lastLocalResult: 0,
@@ -544,32 +567,26 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   /** Picks a MacroJob room with open items: an announced room, else claims an open MacroJob lease. */
   private async findRoom (ctx: JobContext, signal: AbortSignal): Promise<MacroRoom | undefined> {
     const now = this.clock()
-    const ttl = DEFAULT_ANNOUNCEMENT_TTL_MS
-    const macroDone = (m: number): boolean => ctx.rooms.get(m)?.isComplete === true ||
-      ctx.slicing.macroJobs[m].microIds.every((_, i) => ctx.progress.has(microKey(m, i)))
-    // 1. rooms this peer is in, or that were announced, with open items
-    const joinable: number[] = []
-    for (const [m, a] of ctx.announced) {
-      if (a.open > 0 && now - a.at < ttl && !macroDone(m)) joinable.push(m)
-    }
+    const rooms = new Map<number, { hasOpen: boolean, complete: boolean }>()
     for (const [m, room] of ctx.rooms) {
-      const s = room.state
-      if (s != null && !room.isComplete && s.states.some(x => x === 0) && !joinable.includes(m)) joinable.push(m)
+      rooms.set(m, { hasOpen: room.state != null && countStates(room.state.states).open > 0, complete: room.isComplete })
     }
-    if (joinable.length > 0) {
-      const m = joinable[Math.floor(Math.random() * joinable.length)]
-      ctx.announced.delete(m)
-      return this.room(ctx, m)
+    const choice = chooseRoom({
+      now,
+      macroJobs: ctx.slicing.macroJobs.length,
+      ttlMs: DEFAULT_ANNOUNCEMENT_TTL_MS,
+      announced: ctx.announced,
+      rooms,
+      macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || this.macroDone(ctx, m),
+      macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)),
+      rank: (m) => macroRank(this.self, ctx.job.jobId, m)
+    })
+    if (choice.kind === 'join') {
+      ctx.announced.delete(choice.macroIndex)
+      return this.room(ctx, choice.macroIndex)
     }
-    // 2. an open MacroJob lease
-    const open: number[] = []
-    for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
-      const a = ctx.announced.get(m)
-      if (!macroDone(m) && ctx.macroLeases.isOpen(macroKey(m)) && (a == null || now - a.at >= ttl)) open.push(m)
-    }
-    if (open.length > 0) {
-      // every peer walks the open MacroJobs in its own order, so peers that start together go for different ones
-      const m = open.map(m => ({ m, rank: this.rank(ctx.job.jobId, m) })).sort((a, b) => a.rank.compare(b.rank))[0].m
+    if (choice.kind === 'claim') {
+      const m = choice.macroIndex
       try {
         const room = this.room(ctx, m)
         const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
@@ -587,15 +604,20 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         return undefined
       }
     }
-    // 3. ask rooms to announce themselves
+    // ask rooms to announce themselves
     this.publish(macroTopic(ctx.job.key), { openMacro: { nonce: BigInt(now) } })
     await this.waitFor(ctx, signal, this.init.discoveryMs ?? DEFAULT_DISCOVERY_MS)
     return undefined
   }
 
-  /** This peer's preference for a MacroJob: sha256(peerId, jobId, macroIndex). */
-  private rank (jobId: string, macroIndex: number): Buffer {
-    return createHash('sha256').update(`${this.self}/${jobId}/${macroIndex}`).digest()
+  /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */
+  private macroDone (ctx: JobContext, m: number): boolean {
+    const size = ctx.slicing.macroJobs[m].microIds.length
+    if (ctx.progress.doneIn(m) < size) return false
+    for (let i = 0; i < size; i++) {
+      if (!ctx.progress.has(microKey(m, i))) return false
+    }
+    return true
   }
 
   private async waitFor (ctx: JobContext, signal: AbortSignal, ms: number): Promise<void> {
@@ -622,6 +644,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     if (ctx == null) return
     this.contexts.delete(jobId)
     ctx.finalized = true
+    ctx.batch.flush()
     for (const room of ctx.rooms.values()) room.close()
     ctx.progress.stop()
     ctx.failures.stop()
@@ -666,7 +689,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         continue
       }
       idleRounds = 0
-      const finished: Finished[] = []
       let failed = false
       try {
         for (const [n, item] of items.entries()) {
@@ -679,11 +701,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
             failed = true
             break
           }
-          if (f != null) finished.push(f)
           readyAt = this.clock()
         }
       } finally {
-        if (!signal.aborted) this.announceCompleted(ctx, room.macroIndex, finished)
+        // the turn's results go into the job doc together: one CRDT update per turn (or per resultFlushMs when its
+        // MicroJobs are long), not one per MicroJob
+        if (!signal.aborted) ctx.batch.flush()
       }
       if (failed) return
     }
@@ -707,14 +730,32 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
   }
 
-  /** DESIGN 7 step 5: one "MicroJobs complete" notice on /jobs per queue turn, listing what this peer finished. */
+  /** Results are in the job doc: the rooms and listeners learn of them, and the job's peers get one notice. */
+  private resultsWritten (ctx: JobContext, written: FinishedMicroJob[]): void {
+    ctx.lastLocalResult = this.clock()
+    const byMacro = new Map<number, Finished[]>()
+    for (const f of written) {
+      ctx.rooms.get(f.macroIndex)?.done(f.index)
+      const list = byMacro.get(f.macroIndex) ?? []
+      list.push({ index: f.index, term: f.leaseTerm, outputHash: f.outputHash })
+      byMacro.set(f.macroIndex, list)
+      this.safeDispatch('microjob:done', { jobId: ctx.job.jobId, macroIndex: f.macroIndex, index: f.index, leaseTerm: f.leaseTerm, outputHash: f.outputHash })
+    }
+    for (const [macroIndex, finished] of byMacro) this.announceCompleted(ctx, macroIndex, finished)
+  }
+
+  /**
+   * DESIGN 7 step 5: one "MicroJobs complete" notice per result write (a queue turn), listing what
+   * this peer finished, on the job's topic: only the job's peers get it (on /jobs every peer of the network would
+   * receive and verify every notice of every job).
+   */
   private announceCompleted (ctx: JobContext, macroIndex: number, finished: Finished[]): void {
     if (finished.length === 0 || this.init.announceComplete === false) return
-    this.publish(jobsTopic(), { completed: { jobId: hexToBytes(ctx.job.jobId), macroIndex, items: finished } })
+    this.publish(macroTopic(ctx.job.key), { completed: { jobId: hexToBytes(ctx.job.jobId), macroIndex, items: finished } })
   }
 
   private async runItem (ctx: JobContext, room: MacroRoom, item: LockedItem, readyAt: number, lockedAt: number,
-    signal: AbortSignal): Promise<Finished | 'failed' | undefined> {
+    signal: AbortSignal): Promise<'failed' | undefined> {
     const d = ctx.slicing.microJobs[item.macroIndex * ctx.job.spec.slicing.microJobsPerMacro + item.index]
     const key = microKey(item.macroIndex, item.index)
     if (ctx.progress.has(key)) {
@@ -745,16 +786,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       if (outputCid != null && outputCid === CID.createV1(0x55, Digest.create(0x12, outputHash)).toString()) {
         outputCid = undefined
       }
-      ctx.lastLocalResult = this.clock()
       // the result decides from now on (every reader treats "result present" as done): the lease goes in the same
-      // update, which saves its signed record in the doc (DESIGN 11: < 300 bytes per MicroJob)
-      ctx.doc.transact(() => {
-        ctx.results.write(d.macroIndex, d.index, { term: item.leaseTerm, outputHash, size: output.length, outputCid })
-        ctx.microLeases.drop(key, item.leaseTerm)
-      })
-      room.done(d.index)
-      this.safeDispatch('microjob:done', { jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash })
-      return { index: d.index, term: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer> }
+      // update, which saves its signed record in the doc (DESIGN 11: < 300 bytes per MicroJob); the turn's results
+      // share that update (result-batch.ts)
+      ctx.batch.add({ macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer>, size: output.length, outputCid })
     } catch (err) {
       if (signal.aborted) return
       log.error('MicroJob %s failed: %e', key, err)

@@ -1,0 +1,92 @@
+import { logger } from '@libp2p/logger'
+import { microKey } from '../coord/keys.js'
+import type { LeaseTable } from '../coord/leases.js'
+import type { ResultTable } from '../coord/results.js'
+
+const log = logger('jobmesh:processor:results')
+
+/** A MicroJob this peer finished, waiting to be written. */
+export interface FinishedMicroJob {
+  macroIndex: number
+  index: number
+  /** The MicroJob lease term it ran under (the result's fencing token). */
+  leaseTerm: number
+  outputHash: Uint8Array<ArrayBuffer>
+  size: number
+  outputCid?: string
+}
+
+export interface ResultBatchComponents {
+  /** Runs `fn` in one Yjs transaction of the job doc (one CRDT update, one gossip message). */
+  transact(fn: () => void): void
+  results: Pick<ResultTable, 'write'>
+  microLeases: Pick<LeaseTable, 'drop'>
+}
+
+export interface ResultBatchInit {
+  /** Longest time a finished MicroJob waits to be written (ms). */
+  flushMs: number
+  /** Called after a flush with what it wrote (report to the room, events). */
+  onWritten(written: FinishedMicroJob[]): void
+}
+
+/**
+ * The results of one queue turn, written together: each MicroJob's signed ResultRecord and the deletion of its
+ * lease go into one transaction with the others' (docs/coordination.md, "A result ends the lease"). Written at the
+ * end of the turn ({@link ResultBatch.flush}) or `flushMs` after the oldest unwritten one, whichever comes first.
+ */
+export class ResultBatch {
+  private readonly components: ResultBatchComponents
+  private readonly init: ResultBatchInit
+  private pending: FinishedMicroJob[] = []
+  private timer: ReturnType<typeof setTimeout> | undefined
+
+  constructor (components: ResultBatchComponents, init: ResultBatchInit) {
+    this.components = components
+    this.init = init
+  }
+
+  /** Unwritten results. */
+  get size (): number {
+    return this.pending.length
+  }
+
+  /** Adds a finished MicroJob; starts the flush timer for the first one. */
+  add (finished: FinishedMicroJob): void {
+    this.pending.push(finished)
+    if (this.timer == null) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined
+        this.flush()
+      }, this.init.flushMs)
+    }
+  }
+
+  /** Writes every unwritten result in one transaction. */
+  flush (): FinishedMicroJob[] {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const written = this.pending
+    if (written.length === 0) {
+      return written
+    }
+    this.pending = []
+    const { results, microLeases } = this.components
+    this.components.transact(() => {
+      for (const f of written) {
+        results.write(f.macroIndex, f.index, { term: f.leaseTerm, outputHash: f.outputHash, size: f.size, outputCid: f.outputCid })
+        microLeases.drop(microKey(f.macroIndex, f.index), f.leaseTerm)
+      }
+    })
+    log('wrote %d results', written.length)
+    this.init.onWritten(written)
+    return written
+  }
+
+  /** Drops unwritten results without writing them (a crash: their leases run out and others redo them). */
+  discard (): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    this.pending = []
+  }
+}

@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { ResultBatch } from '../../src/processor/result-batch.js'
+import type { FinishedMicroJob } from '../../src/processor/result-batch.js'
+
+function finished (index: number): FinishedMicroJob {
+  return { macroIndex: 0, index, leaseTerm: 3, outputHash: new Uint8Array(32).fill(index), size: 4 }
+}
+
+/** A batch over recording fakes: what each transaction wrote and dropped. */
+function harness (flushMs = 1_000): { batch: ResultBatch, transactions: string[][], reported: number[][] } {
+  const transactions: string[][] = []
+  const reported: number[][] = []
+  let current: string[] | undefined
+  const batch = new ResultBatch({
+    transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
+    results: { write: (m, i, r) => { if (current == null) throw new Error('write outside a transaction'); current.push(`result ${m}.${i} term ${r.term}`) } },
+    microLeases: { drop: (key, term) => { if (current == null) throw new Error('drop outside a transaction'); current.push(`drop ${key} term ${term}`) } }
+  }, { flushMs, onWritten: (written) => { reported.push(written.map(f => f.index)) } })
+  return { batch, transactions, reported }
+}
+
+describe('ResultBatch', () => {
+  beforeEach(() => { vi.useFakeTimers() })
+  afterEach(() => { vi.useRealTimers() })
+
+  it('writes a turn\'s results and drops their leases in one transaction at the end of the turn', () => {
+    const { batch, transactions, reported } = harness()
+    batch.add(finished(0))
+    batch.add(finished(1))
+    expect(transactions).toEqual([])
+    expect(batch.flush().map(f => f.index)).toEqual([0, 1])
+    expect(transactions).toEqual([['result 0.0 term 3', 'drop 0.0 term 3', 'result 0.1 term 3', 'drop 0.1 term 3']])
+    expect(reported).toEqual([[0, 1]])
+    expect(batch.size).toBe(0)
+    // nothing left: a second flush writes nothing and reports nothing
+    batch.flush()
+    expect(transactions).toHaveLength(1)
+    expect(reported).toHaveLength(1)
+  })
+
+  it('writes by itself once the oldest unwritten result is flushMs old (a long MicroJob after short ones)', () => {
+    const { batch, transactions, reported } = harness(1_000)
+    batch.add(finished(0))
+    vi.advanceTimersByTime(600)
+    batch.add(finished(1))
+    expect(transactions).toEqual([])
+    vi.advanceTimersByTime(400)
+    expect(reported).toEqual([[0, 1]])
+    // the next result starts a new window
+    batch.add(finished(2))
+    vi.advanceTimersByTime(999)
+    expect(reported).toHaveLength(1)
+    vi.advanceTimersByTime(1)
+    expect(reported).toEqual([[0, 1], [2]])
+    expect(transactions).toHaveLength(2)
+  })
+
+  it('an explicit flush cancels the timer (no empty or second write)', () => {
+    const { batch, transactions } = harness(1_000)
+    batch.add(finished(0))
+    batch.flush()
+    vi.advanceTimersByTime(5_000)
+    expect(transactions).toHaveLength(1)
+  })
+
+  it('discard (a crash) writes nothing: the leases stay and run out, so others redo the MicroJobs', () => {
+    const { batch, transactions, reported } = harness(1_000)
+    batch.add(finished(0))
+    batch.discard()
+    vi.advanceTimersByTime(5_000)
+    batch.flush()
+    expect(transactions).toEqual([])
+    expect(reported).toEqual([])
+  })
+})

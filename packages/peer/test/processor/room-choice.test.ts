@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import { chooseRoom, macroRank } from '../../src/processor/room-choice.js'
+import type { AnnouncedRoom, RoomChoiceView } from '../../src/processor/room-choice.js'
+
+/** A view of a job with `macroJobs` MacroJobs at time `now`, nothing announced, no room joined, every lease open. */
+function view (overrides: Partial<RoomChoiceView> = {}): RoomChoiceView {
+  return {
+    now: 10_000,
+    macroJobs: 4,
+    ttlMs: 3_000,
+    announced: new Map(),
+    rooms: new Map(),
+    macroDone: () => false,
+    macroLeaseOpen: () => true,
+    rank: (m) => macroRank('peer-a', '0xjob', m),
+    random: () => 0,
+    ...overrides
+  }
+}
+
+const announced = (entries: Array<[number, AnnouncedRoom]>): Map<number, AnnouncedRoom> => new Map(entries)
+
+describe('chooseRoom', () => {
+  it('joins a room announced within the ttl with open items', () => {
+    expect(chooseRoom(view({ announced: announced([[2, { open: 5, at: 8_000, owner: 'b' }]]) }))).toEqual({ kind: 'join', macroIndex: 2 })
+  })
+
+  it('ignores announcements older than the ttl, with nothing open, or of a finished MacroJob', () => {
+    const a = announced([[0, { open: 5, at: 6_999, owner: 'b' }], [1, { open: 0, at: 9_000, owner: 'b' }], [2, { open: 3, at: 9_000, owner: 'c' }]])
+    const choice = chooseRoom(view({ announced: a, macroDone: (m) => m === 2, macroLeaseOpen: () => false }))
+    expect(choice).toEqual({ kind: 'discover' })
+  })
+
+  it('joins a room this peer is in while its queue shows open items, not a completed one', () => {
+    const rooms = new Map([[1, { hasOpen: true, complete: false }], [3, { hasOpen: true, complete: true }]])
+    expect(chooseRoom(view({ rooms, macroLeaseOpen: () => false }))).toEqual({ kind: 'join', macroIndex: 1 })
+  })
+
+  it('spreads members over the joinable rooms at random', () => {
+    const a = announced([[0, { open: 5, at: 9_000, owner: 'b' }], [3, { open: 5, at: 9_000, owner: 'c' }]])
+    expect(chooseRoom(view({ announced: a, random: () => 0 }))).toEqual({ kind: 'join', macroIndex: 0 })
+    expect(chooseRoom(view({ announced: a, random: () => 0.99 }))).toEqual({ kind: 'join', macroIndex: 3 })
+  })
+
+  it('claims the open MacroJob first in this peer\'s own hash order; peers differ', () => {
+    const choices = new Set<number>()
+    for (const peer of ['peer-a', 'peer-b', 'peer-c', 'peer-d', 'peer-e', 'peer-f']) {
+      const choice = chooseRoom(view({ rank: (m) => macroRank(peer, '0xjob', m) }))
+      expect(choice.kind).toBe('claim')
+      if (choice.kind !== 'claim') continue
+      // the lowest rank among the four
+      const ranks = [0, 1, 2, 3].map(m => Buffer.from(macroRank(peer, '0xjob', m)))
+      const lowest = ranks.indexOf([...ranks].sort(Buffer.compare)[0])
+      expect(choice.macroIndex).toBe(lowest)
+      choices.add(choice.macroIndex)
+    }
+    expect(choices.size).toBeGreaterThan(1)
+  })
+
+  it('does not claim a held lease, a finished MacroJob, or one whose room was announced within the ttl', () => {
+    const v = view({
+      macroLeaseOpen: (m) => m !== 0,
+      macroDone: (m) => m === 1,
+      announced: announced([[2, { open: 0, at: 9_500, owner: 'b' }]]),
+      rank: (m) => new Uint8Array([m])
+    })
+    expect(chooseRoom(v)).toEqual({ kind: 'claim', macroIndex: 3 })
+    // once the announcement is older than the ttl (the fake clock moves on), MacroJob 2 is claimable again
+    expect(chooseRoom({ ...v, now: 12_500 })).toEqual({ kind: 'claim', macroIndex: 2 })
+  })
+
+  it('asks for announcements when nothing is known to be open', () => {
+    expect(chooseRoom(view({ macroLeaseOpen: () => false }))).toEqual({ kind: 'discover' })
+  })
+})
