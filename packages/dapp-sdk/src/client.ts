@@ -1,4 +1,4 @@
-import { createDocStore, createNode } from '@jobmesh/peer'
+import { coordGuards, createDocStore, createNode } from '@jobmesh/peer'
 import { logger } from '@libp2p/logger'
 import { race } from './abort.js'
 import { connectChain } from './chain/connection.js'
@@ -188,7 +188,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
       bootstrap,
       ...(init.listen === undefined ? {} : { listen: init.listen })
     })
-    docs = createDocStore(node)
+    docs = createDocStore(node, { guards: coordGuards() })
     await waitForBootstrap(node, bootstrap.length, init.bootstrapTimeoutMs ?? DEFAULT_BOOTSTRAP_TIMEOUT_MS, init.signal)
   } catch (err) {
     await docs?.stop().catch(() => {})

@@ -1,5 +1,6 @@
 import type { JobmeshNode } from './node/index.js'
 import type { Processor } from './processor/index.js'
+import type { DocStoreMetrics } from './crdt/index.js'
 
 export interface WorkCounters {
   microJobsDone: number
@@ -21,10 +22,23 @@ export interface PeerStatus {
   chain?: { address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, paused?: boolean }
   /** Jobs this peer is finalizing now (journaled: resumed after a restart). */
   finalizing?: string[]
+  /** Hostile traffic this peer refused (docs/crdt.md, Gossip validation): doc topics, then coordination topics. */
+  refused?: {
+    gossipRejected: number
+    gossipUnauthorized: number
+    gossipOversized: number
+    gossipMalformed: number
+    gossipRateLimited: number
+    guardViolations: number
+    syncRefused: number
+    coordRejected: number
+    coordRateLimited: number
+  }
 }
 
 export interface PeerStatusInput {
   node: JobmeshNode
+  docs?: { metrics: DocStoreMetrics }
   processor?: Processor
   work: WorkCounters
   startedAt: number
@@ -46,7 +60,20 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },
     chain: input.chainAddress == null ? undefined : { address: input.chainAddress, registered: true },
-    ...(input.finalizing == null ? {} : { finalizing: input.finalizing })
+    ...(input.finalizing == null ? {} : { finalizing: input.finalizing }),
+    refused: input.docs == null
+      ? undefined
+      : {
+          gossipRejected: input.docs.metrics.gossipRejected,
+          gossipUnauthorized: input.docs.metrics.gossipUnauthorized,
+          gossipOversized: input.docs.metrics.gossipOversized,
+          gossipMalformed: input.docs.metrics.gossipMalformed,
+          gossipRateLimited: input.docs.metrics.gossipRateLimited,
+          guardViolations: input.docs.metrics.guardViolations,
+          syncRefused: input.docs.metrics.syncRefused,
+          coordRejected: processor?.metrics.rejected ?? 0,
+          coordRateLimited: processor?.metrics.rateLimited ?? 0
+        }
   }
 }
 

@@ -2,7 +2,8 @@ import { logger } from '@libp2p/logger'
 import { createProvider } from '@jobmesh/contracts'
 import { Wallet, formatEther } from 'ethers'
 import { InsufficientFundsError, createChainClient } from './chain/index.js'
-import { createDocStore } from './crdt/index.js'
+import { coordGuards, createAdmission } from './coord/index.js'
+import { INDEX_DOC, createDocStore } from './crdt/index.js'
 import { createWasmExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
@@ -99,7 +100,14 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }
   }
   try {
-    const docs = createDocStore(node)
+    // a chain: only registered nodes (and a job's creator) may write job docs; every doc's records are guarded
+    const client = init.chain == null
+      ? undefined
+      : createChainClient({ rpcUrl: init.chain.rpcUrl, signer: new Wallet(init.chain.privateKey), deployment: init.chain.deployment })
+    const admission = client == null
+      ? undefined
+      : createAdmission({ isRegistered: async peerId => (await client.peerAddress(peerId)) != null, index: () => docs.get(INDEX_DOC) })
+    const docs = createDocStore(node, { guards: coordGuards(), admit: admission?.admit })
     stack.push(async () => { await docs.stop() })
     const store = createContentStore(node)
     let wasm: WasmExecutor | undefined
@@ -110,7 +118,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       executor = wasmMicroJobExecutor({ store, executor: wasm }, { cheat: init.cheat })
     }
     const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
-    const chain = await startChain(init, { node, docs, store, executor }, stack)
+    const chain = await startChain(init, { node, docs, store, executor, client }, stack)
     const replication = await startReplicationServer({ libp2p: node.libp2p, store, chain: chain?.client })
     stack.push(async () => { await replication.stop() })
     let processor: Processor | undefined
@@ -137,7 +145,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
       chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })
-    const status = (): PeerStatus => peerStatus({ node, processor, work, startedAt, init, chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
+    const status = (): PeerStatus => peerStatus({ node, docs, processor, work, startedAt, init, chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
     return {
       node,
       docs,
@@ -170,13 +178,12 @@ interface ChainParts {
   address: string
 }
 
-async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor },
+async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor, client?: ChainClient },
   stack: Array<() => Promise<void>>): Promise<ChainParts | undefined> {
-  if (init.chain == null) {
+  const client = parts.client
+  if (init.chain == null || client == null) {
     return undefined
   }
-  const signer = new Wallet(init.chain.privateKey)
-  const client = createChainClient({ rpcUrl: init.chain.rpcUrl, signer, deployment: init.chain.deployment })
   const address = await client.address()
   const gpuModel = init.gpuModel ?? 'Any'
   const vramGb = init.vramGb ?? 0

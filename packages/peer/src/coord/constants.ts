@@ -26,6 +26,12 @@ export const DEFAULT_FAILURE_PEERS = 2
 /** A peer gives up a job locally after this many of its own failed attempts, whatever the others say. */
 export const DEFAULT_LOCAL_MAX_FAILURES = 3
 
+/** A peer found not registered is asked about again after this long (ms). */
+export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000
+/** Per-peer rate of coordination messages on each topic (token bucket): messages per second and burst. */
+export const DEFAULT_COORD_RATE_PER_SECOND = 100
+export const DEFAULT_COORD_BURST = 200
+
 /** Topic of open-job requests, job announcements and MicroJob-complete notices. */
 export const JOBS_TOPIC = '/jobmesh/1/jobs'
 

@@ -13,6 +13,11 @@ export { JobProgress } from './progress.js'
 export type { JobProgressEvents, JobProgressComponents } from './progress.js'
 export { JobFailures } from './failures.js'
 export type { Failure, FailureSummary, JobFailuresComponents, JobFailuresEvents, JobFailuresInit } from './failures.js'
+export { createAdmission } from './admission.js'
+export type { Admission, AdmissionComponents, AdmissionInit } from './admission.js'
+export { coordGuards } from './doc-guard.js'
+export { guardCoordTopic, judgeCoordMessage } from './topic-guard.js'
+export type { CoordTopicGuardInit } from './topic-guard.js'
 export { MacroRoom } from './room.js'
 export type { RoomComponents, RoomInit, RoomEvents, RoomPubSub, RoomPubSubMessage, LockedItem } from './room.js'
 export { OPEN, LOCKED, DONE, judge, compareStates, packStates, unpackStates, toWire, fromWire, countStates } from './queue.js'
@@ -31,6 +36,7 @@ export {
   DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SKEW_MS, DEFAULT_SETTLE_MS, DEFAULT_HEARTBEAT_MS,
   DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS,
   RESULT_SLOT_CHARS, JOBS_TOPIC, MACRO_MAP, MICRO_MAP, RESULTS_MAP, INDEX_JOBS_MAP, FAILURES_MAP,
-  DEFAULT_MAX_FAILURES, DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES
+  DEFAULT_MAX_FAILURES, DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_ADMISSION_NEGATIVE_TTL_MS,
+  DEFAULT_COORD_RATE_PER_SECOND, DEFAULT_COORD_BURST
 } from './constants.js'
 export * from './errors.js'

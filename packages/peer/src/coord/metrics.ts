@@ -15,6 +15,10 @@ export interface CoordMetrics {
   requestsSent: number
   handoffs: number
   failovers: number
+  /** Messages the topic validators rejected (not forwarded; the sender's score falls). */
+  rejected: number
+  /** Messages dropped because their sender was over its rate. */
+  rateLimited: number
 }
 
 export function createMetrics (): CoordMetrics {
@@ -28,6 +32,8 @@ export function createMetrics (): CoordMetrics {
     snapshotsAccepted: 0,
     requestsSent: 0,
     handoffs: 0,
-    failovers: 0
+    failovers: 0,
+    rejected: 0,
+    rateLimited: 0
   }
 }

@@ -13,6 +13,7 @@ import { peerToBytes } from './peer-bytes.js'
 import { DONE, LOCKED, OPEN, compareStates, countStates, fairBatch, judge, toWire } from './queue.js'
 import { OwnerSilence } from './owner-silence.js'
 import { readRoomMessage } from './room-inbox.js'
+import { guardCoordTopic } from './topic-guard.js'
 import { roomTopic } from './topics.js'
 import type { CoordMessage } from './codec.js'
 import type { Lease, LeaseTable, Leases } from './leases.js'
@@ -22,6 +23,7 @@ import type { QueueState } from './queue.js'
 import type { RecordVerifier } from './signing.js'
 import type { RoomPubSubMessage } from './room-inbox.js'
 import type { TrafficCounters } from '../protocol/counters.js'
+import type { GuardedPubSub } from '../crdt/gossip-guard.js'
 import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:room')
@@ -29,7 +31,7 @@ const log = logger('jobmesh:room')
 export type { RoomPubSubMessage }
 
 /** The slice of gossipsub a room needs. */
-export interface RoomPubSub {
+export interface RoomPubSub extends Partial<GuardedPubSub> {
   subscribe(topic: string): void
   unsubscribe(topic: string): void
   publish(topic: string, data?: Uint8Array): Promise<unknown>
@@ -132,6 +134,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private readonly lockSeen = new Map<number, number>()
   /** Items marked done without a result in the CRDT, and since when (reconcile re-opens them after a lease). */
   private readonly doneSeen = new Map<number, number>()
+  private unguard: () => void = () => {}
   /** The peer that opened the current epoch, when known. */
   private epochRoot: string | undefined
   private readonly tickMs: number
@@ -173,6 +176,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
 
   /** Subscribes to the room topic and starts the timers. */
   start (): void {
+    this.unguard = guardCoordTopic(this.components.pubsub, this.topic, { maxMessageBytes: this.maxBytes, metrics: this.components.metrics })
     this.components.pubsub.subscribe(this.topic)
     this.components.pubsub.addEventListener('message', this.onMessage)
     this.components.progress.addEventListener('microjob:done', this.onDone)
@@ -333,6 +337,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.components.pubsub.removeEventListener('message', this.onMessage)
     this.components.progress.removeEventListener('microjob:done', this.onDone)
     this.components.pubsub.unsubscribe(this.topic)
+    this.unguard()
     this.wanting?.reject(new RoomClosedError('room closed'))
     this.wanting = undefined
   }

@@ -46,3 +46,11 @@ export const DEFAULT_CONFIRM_TIMEOUT_MS = 2_000
 
 /** Least time between two pulls from one peer for an update's missing dependencies (ms). */
 export const DEFAULT_PENDING_PULL_INTERVAL_MS = 250
+
+/**
+ * Gossip messages per second a peer may publish on one doc topic on average (token bucket), and the burst. Honest
+ * peers publish at most one merged update per event-loop tick per doc; beyond the rate messages are dropped, and a
+ * peer that stays a whole burst beyond it is rejected (its score falls).
+ */
+export const DEFAULT_GOSSIP_RATE_PER_SECOND = 200
+export const DEFAULT_GOSSIP_BURST = 400

@@ -3,20 +3,24 @@ import { peerIdFromString } from '@libp2p/peer-id'
 import * as Y from 'yjs'
 import {
   DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_MAX_SYNC_BYTES,
-  DEFAULT_MAX_UPDATE_BYTES, DEFAULT_PENDING_PULL_INTERVAL_MS, DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_SYNC_CONCURRENCY,
-  DEFAULT_SYNC_TIMEOUT_MS, GOSSIP_UPDATE_VERSION, SYNC_PROTOCOL
+  DEFAULT_GOSSIP_BURST, DEFAULT_GOSSIP_RATE_PER_SECOND, DEFAULT_MAX_UPDATE_BYTES, DEFAULT_PENDING_PULL_INTERVAL_MS,
+  DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_SYNC_CONCURRENCY, DEFAULT_SYNC_TIMEOUT_MS, GOSSIP_UPDATE_VERSION, SYNC_PROTOCOL
 } from './constants.js'
-import { DocNotFoundError, DocNotOpenError, DocStoreStoppedError } from './errors.js'
+import { DocNotFoundError, DocNotOpenError, DocStoreStoppedError, PeerNotAdmittedError } from './errors.js'
 import { FrameStream } from './frame-stream.js'
+import { TopicValidatorResult, guardTopic, rateLimiter } from './gossip-guard.js'
 import { createMetrics } from './metrics.js'
 import { assertDocName, docNameOfTopic, docTopic } from './names.js'
 import { DocPersistence } from './persistence.js'
 import { answerSync, initiateSync } from './sync.js'
 import { FrameType } from './sync-frames.js'
+import { applyGuarded, heal } from './update-guard.js'
 import { countReceived, countSent } from '../protocol/counters.js'
 import type { TrafficCounters } from '../protocol/counters.js'
+import type { GuardedPubSub, RateLimitInit, RateLimiter } from './gossip-guard.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { SyncResult } from './sync.js'
+import type { DocGuards } from './update-guard.js'
 import type { GossipSub, Message, SubscriptionChangeData } from '@libp2p/gossipsub'
 import type { AbortOptions, Connection, Libp2p, PeerId, Stream } from '@libp2p/interface'
 import type { Datastore } from 'interface-datastore'
@@ -36,7 +40,8 @@ export const ORIGIN_SYNC_PUSH = Symbol('jobmesh:crdt:sync-push')
 export interface DocStoreComponents {
   peerId: PeerId
   datastore: Datastore
-  pubsub: Pick<GossipSub, 'subscribe' | 'unsubscribe' | 'publish' | 'getSubscribers' | 'addEventListener' | 'removeEventListener'>
+  pubsub: Pick<GossipSub, 'subscribe' | 'unsubscribe' | 'publish' | 'getSubscribers' | 'addEventListener' | 'removeEventListener'> &
+  Partial<GuardedPubSub>
   libp2p: Pick<Libp2p, 'handle' | 'unhandle' | 'dialProtocol' | 'getPeers' | 'addEventListener' | 'removeEventListener'>
   /** Counts published and received updates (benches, profiles). */
   counters?: TrafficCounters
@@ -61,6 +66,15 @@ export interface DocStoreInit {
   confirmTimeoutMs?: number
   /** Least time between two pulls from one peer for missing dependencies. Default {@link DEFAULT_PENDING_PULL_INTERVAL_MS}. */
   pendingPullIntervalMs?: number
+  /**
+   * Which peers may write (gossip) and sync a doc. A gossiped update from a peer not admitted is rejected before it
+   * is applied or forwarded; sync exchanges with it are refused both ways. Default: every peer.
+   */
+  admit?(peerId: string, docName: string): boolean | Promise<boolean>
+  /** Who may change which keys of a doc (docs/crdt.md, Ownership). Default: no guard. */
+  guards?: DocGuards
+  /** Per-peer rate of gossip messages on each doc topic. Default {@link DEFAULT_GOSSIP_RATE_PER_SECOND} / {@link DEFAULT_GOSSIP_BURST}. */
+  gossipRate?: RateLimitInit
 }
 
 export interface OpenOptions extends AbortOptions {
@@ -136,8 +150,14 @@ interface OpenDoc {
   serving: Map<string, Promise<void>>
   /** Last pull per peer started because a gossiped update left the doc with missing dependencies. */
   pendingPulls: Map<string, number>
+  rate: RateLimiter
+  /** Set when the doc topic has a gossipsub validator (it applies the updates; 'message' events are only counted). */
+  unguard?: () => void
   onUpdate(update: Uint8Array, origin: unknown): void
 }
+
+/** How a remote update went: applied, applied with forbidden changes (undone), or refused by Yjs. */
+type ApplyResult = 'applied' | 'forbidden' | 'failed'
 
 class DefaultDocStore implements DocStore {
   readonly metrics = createMetrics()
@@ -156,10 +176,12 @@ class DefaultDocStore implements DocStore {
   private readonly compactEvery: number
   private readonly confirmTimeoutMs: number
   private readonly pendingPullIntervalMs: number
+  private readonly init: DocStoreInit
   private stopped = false
 
   constructor (components: DocStoreComponents, init: DocStoreInit) {
     this.components = components
+    this.init = init
     this.maxUpdateBytes = init.maxUpdateBytes ?? DEFAULT_MAX_UPDATE_BYTES
     this.syncTimeoutMs = init.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS
     this.syncChunkBytes = init.syncChunkBytes ?? DEFAULT_SYNC_CHUNK_BYTES
@@ -235,10 +257,16 @@ class DefaultDocStore implements DocStore {
       synced: new Set(),
       pendingPulls: new Map(),
       serving: new Map(),
+      rate: rateLimiter(this.init.gossipRate ?? { ratePerSecond: DEFAULT_GOSSIP_RATE_PER_SECOND, burst: DEFAULT_GOSSIP_BURST }),
       onUpdate: (update, origin) => { this.onDocUpdate(entry, update, origin) }
     }
     doc.on('update', entry.onUpdate)
     this.docs.set(name, entry)
+    const pubsub = this.components.pubsub
+    if (pubsub.topicValidators != null) {
+      entry.unguard = guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score }, entry.topic,
+        async msg => this.validateGossip(entry, msg))
+    }
     this.components.pubsub.subscribe(entry.topic)
     log('opened %s (%d stored bytes)', name, stored?.length ?? 0)
     return doc
@@ -285,6 +313,10 @@ class DefaultDocStore implements DocStore {
       throw new DocNotOpenError(`${name} is not open`)
     }
     const peerId = typeof peer === 'string' ? peerIdFromString(peer) : peer
+    if (!(await this.admitted(peerId.toString(), name))) {
+      this.metrics.syncRefused++
+      throw new PeerNotAdmittedError(`${peerId.toString()} may not sync ${name}`)
+    }
     const push = options.push ?? true
     // one exchange per (doc, peer) at a time: a pull joins a running exchange; a push waits for a running pull
     const key = `${name}\n${peerId.toString()}`
@@ -329,7 +361,7 @@ class DefaultDocStore implements DocStore {
       frames = new FrameStream(stream, { chunkBytes: this.syncChunkBytes, maxDiffBytes: this.maxSyncBytes })
       signal.throwIfAborted()
       const result = await initiateSync(frames, entry.name, entry.doc, push,
-        update => this.applyRemote(entry, update, ORIGIN_SYNC_PULL), { signal })
+        update => this.applyRemote(entry, update, ORIGIN_SYNC_PULL) !== 'failed', { signal })
       this.metrics.syncCompleted++
       if (push) entry.synced.add(peerId.toString())
       this.metrics.syncBytesIn += result.received
@@ -366,7 +398,9 @@ class DefaultDocStore implements DocStore {
         return
       }
       const from = connection.remotePeer.toString()
-      const answering = this.answer(entry, frames, request, from, signal)
+      // a peer not admitted may read the doc (a DApp following a job), never write it: its pushed diff is dropped
+      const admitted = await this.admitted(from, request.name)
+      const answering = this.answer(entry, frames, request, from, signal, admitted)
       const done = answering.then(() => {}, () => {})
       entry.serving.set(from, done)
       void done.finally(() => { if (entry.serving.get(from) === done) entry.serving.delete(from) })
@@ -381,17 +415,22 @@ class DefaultDocStore implements DocStore {
   }
 
   private async answer (entry: OpenDoc, frames: FrameStream, request: { stateVector: Uint8Array, push: boolean },
-    from: string, signal: AbortSignal): Promise<void> {
+    from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
     const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
+      if (!admitted) {
+        this.metrics.syncRefused++
+        log('dropped a diff of %d bytes pushed by %s, not admitted to %s', update.length, from, entry.name)
+        return true
+      }
       entry.pushSource = from
       try {
-        return this.applyRemote(entry, update, ORIGIN_SYNC_PUSH)
+        return this.applyRemote(entry, update, ORIGIN_SYNC_PUSH) !== 'failed'
       } finally {
         entry.pushSource = undefined
       }
     }, { signal })
     this.metrics.syncServed++
-    if (request.push) entry.synced.add(from)
+    if (request.push && admitted) entry.synced.add(from)
     this.metrics.syncBytesIn += result.received
     this.metrics.syncBytesOut += result.sent
   }
@@ -401,21 +440,87 @@ class DefaultDocStore implements DocStore {
    * applied with the store's update listener detached and persisted as received: Yjs then does not re-encode what
    * it integrated (for a 100 000-MicroJob catch-up that re-encoding is about a third of the apply time).
    */
-  private applyRemote (entry: OpenDoc, update: Uint8Array, origin: symbol): boolean {
-    const rebroadcast = origin === ORIGIN_SYNC_PUSH
-    if (!rebroadcast) entry.doc.off('update', entry.onUpdate)
+  private applyRemote (entry: OpenDoc, update: Uint8Array, origin: symbol): ApplyResult {
+    const guard = this.init.guards?.(entry.name)
+    entry.doc.off('update', entry.onUpdate)
+    let attached = false
     try {
-      Y.applyUpdate(entry.doc, update, origin)
+      const forbidden = guard == null ? [] : applyGuarded(entry.doc, update, origin, guard)
+      if (guard == null) Y.applyUpdate(entry.doc, update, origin)
       this.metrics.updatesApplied++
-      if (!rebroadcast) this.onDocUpdate(entry, update, origin)
-      return true
+      entry.doc.on('update', entry.onUpdate)
+      attached = true
+      if (forbidden.length === 0) {
+        // persisted as received; a pushed diff is also re-broadcast
+        this.onDocUpdate(entry, update, origin)
+        return 'applied'
+      }
+      // never re-broadcast an update with forbidden changes; undo them with a local write every peer receives
+      this.onDocUpdate(entry, update, ORIGIN_SYNC_PULL)
+      heal(entry.doc, forbidden)
+      this.metrics.guardViolations += forbidden.length
+      log('undid %d forbidden changes of %s (%s)', forbidden.length, entry.name,
+        forbidden.slice(0, 4).map(c => `${c.action} ${c.map}/${c.key}`).join(', '))
+      return 'forbidden'
     } catch (err) {
       this.metrics.updatesRejected++
       log('rejected an update for %s: %e', entry.name, err)
-      return false
+      return 'failed'
     } finally {
-      if (!rebroadcast) entry.doc.on('update', entry.onUpdate)
+      if (!attached) entry.doc.on('update', entry.onUpdate)
     }
+  }
+
+  private async admitted (peer: string, name: string): Promise<boolean> {
+    if (this.init.admit == null || peer === this.components.peerId.toString()) return true
+    try {
+      return await this.init.admit(peer, name)
+    } catch (err) {
+      log('admission of %s to %s failed: %e', peer, name, err)
+      return false
+    }
+  }
+
+  /**
+   * The gossipsub validator of a doc topic: runs before a message is delivered or forwarded. Cheap checks first
+   * (rate, size, framing, Yjs decoding), then admission of the sender, then the update is applied through the doc's
+   * guard. Anything invalid is rejected: not applied, not forwarded, and the sender's peer score falls.
+   */
+  private async validateGossip (entry: OpenDoc, msg: Message): Promise<TopicValidatorResult> {
+    const reject = (counter?: 'gossipOversized' | 'gossipMalformed' | 'gossipUnauthorized'): TopicValidatorResult => {
+      this.metrics.gossipRejected++
+      if (counter != null) this.metrics[counter]++
+      return TopicValidatorResult.Reject
+    }
+    const data = msg.data
+    countReceived(this.components.counters, 'doc', data.length, msg.type === 'signed')
+    if (msg.type !== 'signed') return reject('gossipMalformed')
+    const from = msg.from.toString()
+    const rate = entry.rate.take(from)
+    if (rate !== 'ok') {
+      this.metrics.gossipRateLimited++
+      return rate === 'abusive' ? reject() : TopicValidatorResult.Ignore
+    }
+    if (data.length > this.maxUpdateBytes + 1) return reject('gossipOversized')
+    if (data.length < 2 || data[0] !== GOSSIP_UPDATE_VERSION) {
+      this.metrics.updatesRejected++
+      return reject('gossipMalformed')
+    }
+    const update = data.subarray(1)
+    try {
+      // parse fully before touching the doc, so garbage never reaches the store
+      Y.decodeUpdate(update)
+    } catch {
+      this.metrics.updatesRejected++
+      return reject('gossipMalformed')
+    }
+    if (!(await this.admitted(from, entry.name))) return reject('gossipUnauthorized')
+    if (this.docs.get(entry.name) !== entry) return TopicValidatorResult.Ignore
+    const result = this.applyRemote(entry, update, ORIGIN_GOSSIP)
+    if (result === 'failed') return reject('gossipMalformed')
+    if (result === 'forbidden') return reject()
+    this.pullIfPending(entry, msg.from)
+    return TopicValidatorResult.Accept
   }
 
   private onMessage (evt: CustomEvent<Message>): void {
@@ -423,7 +528,8 @@ class DefaultDocStore implements DocStore {
     const name = docNameOfTopic(msg.topic)
     if (name == null) return
     const entry = this.docs.get(name)
-    if (entry == null) return
+    // with a topic validator the update was checked and applied before gossipsub delivered it
+    if (entry == null || entry.unguard != null) return
     const data = msg.data
     countReceived(this.components.counters, 'doc', data.length, msg.type === 'signed')
     if (data.length < 2 || data[0] !== GOSSIP_UPDATE_VERSION) {
@@ -438,7 +544,7 @@ class DefaultDocStore implements DocStore {
       this.metrics.updatesRejected++
       return
     }
-    if (this.applyRemote(entry, update, ORIGIN_GOSSIP) && msg.type === 'signed') {
+    if (this.applyRemote(entry, update, ORIGIN_GOSSIP) === 'applied' && msg.type === 'signed') {
       this.pullIfPending(entry, msg.from)
     }
   }
@@ -603,6 +709,7 @@ class DefaultDocStore implements DocStore {
       await this.compactNow(entry)
     }
     entry.doc.off('update', entry.onUpdate)
+    entry.unguard?.()
     this.docs.delete(name)
     try {
       this.components.pubsub.unsubscribe(entry.topic)

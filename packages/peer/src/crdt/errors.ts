@@ -27,3 +27,9 @@ export class DocStoreStoppedError extends Error {
   static override readonly name = 'DocStoreStoppedError'
   override name = 'DocStoreStoppedError'
 }
+
+/** The other peer may not read or write this doc (not a registered node, not the job's creator). */
+export class PeerNotAdmittedError extends Error {
+  static override readonly name = 'PeerNotAdmittedError'
+  override name = 'PeerNotAdmittedError'
+}

@@ -35,11 +35,15 @@ export { indexDocName, jobDocName, roundDocName, jobIdOfDoc, docTopic, docNameOf
 export { FrameType, encodeFrame, decodeFrame } from './sync-frames.js'
 export type { Frame } from './sync-frames.js'
 export {
-  DocNotOpenError, DocNotFoundError, SyncProtocolError, InvalidDocNameError, DocStoreStoppedError
+  DocNotOpenError, DocNotFoundError, SyncProtocolError, InvalidDocNameError, DocStoreStoppedError, PeerNotAdmittedError
 } from './errors.js'
 export {
   SYNC_PROTOCOL, DOC_TOPIC_PREFIX, DATASTORE_PREFIX, INDEX_DOC, JOB_DOC_PREFIX, DEFAULT_MAX_UPDATE_BYTES,
   DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_MAX_SYNC_BYTES, DEFAULT_SYNC_TIMEOUT_MS, DEFAULT_SYNC_CONCURRENCY,
   DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, GOSSIP_UPDATE_VERSION, DEFAULT_CONFIRM_TIMEOUT_MS,
-  DEFAULT_PENDING_PULL_INTERVAL_MS
+  DEFAULT_PENDING_PULL_INTERVAL_MS, DEFAULT_GOSSIP_RATE_PER_SECOND, DEFAULT_GOSSIP_BURST
 } from './constants.js'
+export { applyGuarded, heal, ORIGIN_HEAL } from './update-guard.js'
+export type { DocGuard, DocGuards, KeyChange } from './update-guard.js'
+export { guardTopic, rateLimiter, INVALID_ONLY_TOPIC_SCORE, TopicValidatorResult } from './gossip-guard.js'
+export type { GuardedPubSub, RateLimiter, RateLimitInit, RateVerdict } from './gossip-guard.js'

@@ -24,6 +24,18 @@ export interface DocStoreMetrics {
   compactions: number
   /** Pulls started because a gossiped update left a doc with missing dependencies. */
   pendingPulls: number
+  /** Gossip messages on doc topics rejected by the topic validator (not forwarded; the sender's score falls). */
+  gossipRejected: number
+  /** ... of which: larger than the largest update, not a framed Yjs update, from a peer not admitted to the doc. */
+  gossipOversized: number
+  gossipMalformed: number
+  gossipUnauthorized: number
+  /** Gossip messages dropped (ignored, not penalized) because their sender was over its rate. */
+  gossipRateLimited: number
+  /** Remote changes (gossip or sync) the doc's guard forbade and this store undid (docs/crdt.md, Ownership). */
+  guardViolations: number
+  /** Sync exchanges refused because the other peer is not admitted to the doc. */
+  syncRefused: number
 }
 
 export function createMetrics (): DocStoreMetrics {
@@ -40,6 +52,13 @@ export function createMetrics (): DocStoreMetrics {
     syncBytesOut: 0,
     updatesPersisted: 0,
     compactions: 0,
-    pendingPulls: 0
+    pendingPulls: 0,
+    gossipRejected: 0,
+    gossipOversized: 0,
+    gossipMalformed: 0,
+    gossipUnauthorized: 0,
+    gossipRateLimited: 0,
+    guardViolations: 0,
+    syncRefused: 0
   }
 }

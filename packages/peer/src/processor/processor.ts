@@ -18,6 +18,7 @@ import { countStates } from '../coord/queue.js'
 import { resultTable } from '../coord/results.js'
 import { MacroRoom } from '../coord/room.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
+import { guardCoordTopic } from '../coord/topic-guard.js'
 import { jobsTopic, macroTopic } from '../coord/topics.js'
 import { chooseJob, countReceived, countSent, decodeJobSpec, encodeJobSpec, estimatedSeconds, sliceJob, taskValue } from '../protocol/index.js'
 import {
@@ -197,6 +198,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly localFailures = new Map<string, number>()
   /** Spec CIDs whose content this peer holds (`prepareJob` succeeded). */
   private readonly prepared = new Set<string>()
+  /** Topic -> removes its gossipsub validator. */
+  private readonly unguards = new Map<string, () => void>()
   private readonly contexts = new Map<string, JobContext>()
   private readonly onMessage: (evt: CustomEvent<RoomPubSubMessage>) => void
   private readonly maxBytes: number
@@ -245,6 +248,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   async start (): Promise<void> {
     this.controller = new AbortController()
+    this.unguards.set(jobsTopic(), guardCoordTopic(this.components.pubsub, jobsTopic(), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(jobsTopic())
     this.components.pubsub.addEventListener('message', this.onMessage)
     const index = await this.components.docs.open(INDEX_DOC)
@@ -273,6 +277,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       ctx.wake?.()
     }
     this.components.pubsub.removeEventListener('message', this.onMessage)
+    for (const unguard of this.unguards.values()) unguard()
+    this.unguards.clear()
     await this.loop
     // finished work is written on a graceful stop; a crash (abrupt) loses it and the leases run out
     for (const ctx of this.contexts.values()) {
@@ -480,6 +486,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     progress.addEventListener('microjob:done', () => { c.wake?.() })
     failures.addEventListener('failed', (evt) => { this.giveUp(c, evt.detail) })
     this.contexts.set(job.jobId, ctx)
+    this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(macroTopic(job.key))
     if (progress.complete) void this.jobComplete(ctx, false)
     else if (failures.failed) this.giveUp(ctx, failures.summary())
@@ -650,6 +657,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     ctx.failures.stop()
     ctx.wake?.()
     this.components.pubsub.unsubscribe(macroTopic(ctx.job.key))
+    this.unguards.get(macroTopic(ctx.job.key))?.()
+    this.unguards.delete(macroTopic(ctx.job.key))
     log('job %s: round %d retired', jobId, ctx.job.round)
   }
 

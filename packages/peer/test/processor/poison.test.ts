@@ -1,5 +1,8 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, describe, expect, it } from 'vitest'
-import { FAILURES_MAP, JobFailures, RESULTS_MAP, jobsTopic, recordVerifier } from '../../src/coord/index.js'
+import * as Y from 'yjs'
+import { FAILURES_MAP, JobFailures, RESULTS_MAP, jobsTopic, recordSigner, recordVerifier } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs, testExecutor } from '../../src/processor/index.js'
@@ -57,6 +60,30 @@ describe('poison isolation', () => {
       await waitFor(() => new JobFailures({ verifier: recordVerifier() }, doc!.getMap(FAILURES_MAP), poison.jobId).failed, 10_000, 'failed state synced')
       expect(doc!.getMap(RESULTS_MAP).size).toBe(0)
     }
+  })
+
+  it('JobFailures: a job fails after the bounded attempts from at least two peers; a peer only writes its own slot', async () => {
+    const doc = new Y.Doc()
+    const job = '0x' + '11'.repeat(32)
+    const mk = async (): Promise<JobFailures> => {
+      const key = await generateKeyPair('Ed25519')
+      return new JobFailures({ signer: recordSigner(key, peerIdFromPrivateKey(key).toString()), verifier: recordVerifier() }, doc.getMap(FAILURES_MAP), job)
+    }
+    const [a, b] = [await mk(), await mk()]
+    const reader = new JobFailures({ verifier: recordVerifier() }, doc.getMap(FAILURES_MAP), job)
+    let failedEvents = 0
+    reader.addEventListener('failed', () => { failedEvents++ })
+    a.record(0, 0, 1, 'WasmTrapError')
+    a.record(0, 0, 2, 'WasmTrapError')
+    a.record(0, 1, 3, 'WasmTrapError')
+    // three attempts, one peer: one broken peer cannot fail a job
+    expect(reader.summary()).toMatchObject({ attempts: 3, peers: 1, failed: false })
+    b.record(0, 0, 4, 'ExecutionTimeoutError')
+    expect(reader.summary()).toEqual({ attempts: 4, peers: 2, reasons: ['ExecutionTimeoutError', 'WasmTrapError'], failed: true })
+    expect(failedEvents).toBe(1)
+    // junk or a record in someone else's slot does not count
+    doc.getMap(FAILURES_MAP).set('0.2/zzzzzzzz', new Uint8Array([1, 2, 3]))
+    expect(reader.summary().attempts).toBe(4)
   })
 
   it('bounds a run by the job estimate', () => {

@@ -1,0 +1,51 @@
+import { TopicValidatorResult, guardTopic, rateLimiter } from '../crdt/gossip-guard.js'
+import { decodeMessage } from './codec.js'
+import { DEFAULT_COORD_BURST, DEFAULT_COORD_RATE_PER_SECOND } from './constants.js'
+import type { CoordMetrics } from './metrics.js'
+import type { GuardedPubSub, RateLimitInit } from '../crdt/gossip-guard.js'
+import type { Message } from '@libp2p/gossipsub'
+
+export interface CoordTopicGuardInit {
+  maxMessageBytes: number
+  metrics: CoordMetrics
+  rate?: RateLimitInit
+}
+
+/** The verdict of one coordination message (exported for unit tests): size, signature policy, protobuf. */
+export function judgeCoordMessage (msg: Pick<Message, 'type' | 'data'>, init: Pick<CoordTopicGuardInit, 'maxMessageBytes' | 'metrics'>): TopicValidatorResult {
+  if (msg.type !== 'signed') {
+    init.metrics.droppedForged++
+    return TopicValidatorResult.Reject
+  }
+  try {
+    decodeMessage(msg.data, init.maxMessageBytes)
+    return TopicValidatorResult.Accept
+  } catch (err) {
+    if ((err as Error).name === 'MessageTooLargeError') init.metrics.droppedOversized++
+    else init.metrics.droppedMalformed++
+    return TopicValidatorResult.Reject
+  }
+}
+
+/**
+ * Validates a coordination topic (`/jobs`, `/macro`, a room) before gossipsub delivers or forwards a message:
+ * oversized, unsigned or undecodable messages are rejected (never forwarded, and the sender's score falls); a peer
+ * over its rate is ignored, and rejected once it stays a whole burst beyond it. Returns the function that removes
+ * the validator. Without validator support (a bare pubsub) it does nothing.
+ */
+export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, init: CoordTopicGuardInit): () => void {
+  if (pubsub.topicValidators == null) return () => {}
+  const rate = rateLimiter(init.rate ?? { ratePerSecond: DEFAULT_COORD_RATE_PER_SECOND, burst: DEFAULT_COORD_BURST })
+  return guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score }, topic, (msg) => {
+    let verdict: TopicValidatorResult
+    const r = msg.type === 'signed' ? rate.take(msg.from.toString()) : 'ok'
+    if (r !== 'ok') {
+      init.metrics.rateLimited++
+      verdict = r === 'abusive' ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore
+    } else {
+      verdict = judgeCoordMessage(msg, init)
+    }
+    if (verdict === TopicValidatorResult.Reject) init.metrics.rejected++
+    return verdict
+  })
+}

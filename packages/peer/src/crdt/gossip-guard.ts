@@ -1,0 +1,91 @@
+import { TopicValidatorResult } from '@libp2p/gossipsub'
+import type { Message, TopicValidatorFn } from '@libp2p/gossipsub'
+import type { PeerId } from '@libp2p/interface'
+
+/** What a topic guard needs from gossipsub: its validators and (optionally) its peer score parameters. */
+export interface GuardedPubSub {
+  topicValidators: Map<string, TopicValidatorFn>
+  score?: { params: { topics: Record<string, unknown> } }
+}
+
+/** Per-peer token bucket: `ratePerSecond` messages on average, bursts of `burst`. */
+export interface RateLimitInit {
+  ratePerSecond: number
+  burst: number
+}
+
+/** `ok`: within the rate; `over`: above it (drop); `abusive`: far above it, a whole burst beyond (penalize). */
+export type RateVerdict = 'ok' | 'over' | 'abusive'
+
+export interface RateLimiter {
+  take(peer: string, now?: number): RateVerdict
+}
+
+/** A token bucket per peer. A peer that keeps sending while its bucket is empty goes negative down to `-burst`: abusive. */
+export function rateLimiter (init: RateLimitInit): RateLimiter {
+  const buckets = new Map<string, { tokens: number, at: number }>()
+  return {
+    take (peer, now = Date.now()) {
+      let b = buckets.get(peer)
+      if (b == null) {
+        if (buckets.size > 10_000) buckets.clear()
+        b = { tokens: init.burst, at: now }
+        buckets.set(peer, b)
+      }
+      b.tokens = Math.min(init.burst, b.tokens + (now - b.at) * init.ratePerSecond / 1000)
+      b.at = now
+      if (b.tokens >= 1) {
+        b.tokens -= 1
+        return 'ok'
+      }
+      b.tokens = Math.max(-init.burst, b.tokens - 1)
+      return b.tokens <= -init.burst ? 'abusive' : 'over'
+    }
+  }
+}
+
+/**
+ * Topic score parameters that only count invalid messages: every message a validator rejects costs the sender
+ * `-invalidWeight x (rejected so far)^2` (decaying), so a few rejections take it below gossipsub's graylist threshold
+ * (-80 by default: its messages are ignored, it is pruned from the mesh and gets no gossip). Mesh delivery
+ * penalties stay off: a quiet honest peer is not penalized.
+ */
+export const INVALID_ONLY_TOPIC_SCORE = {
+  topicWeight: 1,
+  timeInMeshWeight: 0,
+  timeInMeshQuantum: 1_000,
+  timeInMeshCap: 1,
+  firstMessageDeliveriesWeight: 0,
+  firstMessageDeliveriesDecay: 0.5,
+  firstMessageDeliveriesCap: 1,
+  meshMessageDeliveriesWeight: 0,
+  meshMessageDeliveriesDecay: 0.5,
+  meshMessageDeliveriesCap: 1,
+  meshMessageDeliveriesThreshold: 1,
+  meshMessageDeliveriesWindow: 10,
+  meshMessageDeliveriesActivation: 5_000,
+  meshFailurePenaltyWeight: 0,
+  meshFailurePenaltyDecay: 0.5,
+  invalidMessageDeliveriesWeight: -100,
+  invalidMessageDeliveriesDecay: 0.9
+}
+
+export type TopicVerdict = TopicValidatorResult
+
+/**
+ * Installs `validate` as the gossipsub validator of `topic` (it runs before a message is delivered or forwarded;
+ * `Reject` drops it, never forwards it and counts against the sender's score) and scores the topic so that
+ * rejections matter. Returns the function that removes the validator (the score parameters stay: gossipsub keeps
+ * per-topic peer stats that refer to them).
+ */
+export function guardTopic (pubsub: GuardedPubSub, topic: string,
+  validate: (msg: Message, propagationSource: PeerId) => TopicVerdict | Promise<TopicVerdict>): () => void {
+  pubsub.topicValidators.set(topic, async (source, msg) => validate(msg, source))
+  const topics = pubsub.score?.params.topics
+  if (topics != null && topics[topic] == null) topics[topic] = { ...INVALID_ONLY_TOPIC_SCORE }
+  return () => {
+    pubsub.topicValidators.delete(topic)
+  }
+}
+
+export { TopicValidatorResult }

@@ -1,0 +1,187 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import * as Y from 'yjs'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  MICRO_MAP, RESULTS_MAP, coordGuards, encodeMessage, judgeCoordMessage, leases, createMetrics, recordSigner,
+  recordVerifier, resultKey, resultTable
+} from '../../src/coord/index.js'
+import { TopicValidatorResult, applyGuarded, docTopic, heal, jobDocName, rateLimiter } from '../../src/crdt/index.js'
+import { connect, Harness, waitFor } from './helpers.js'
+import type { RecordSigner } from '../../src/coord/index.js'
+
+const JOB = '0x' + 'cd'.repeat(32)
+const DOC = jobDocName(JOB)
+
+async function signer (): Promise<RecordSigner> {
+  const key = await generateKeyPair('Ed25519')
+  return recordSigner(key, peerIdFromPrivateKey(key).toString())
+}
+
+/** A job doc where `holder` took MicroJob 0.0, wrote its result and dropped the lease, and holds 0.1. */
+function honestDoc (holder: RecordSigner): Y.Doc {
+  const doc = new Y.Doc()
+  const c = { signer: holder, verifier: recordVerifier() }
+  const micro = leases(c).table(doc.getMap(MICRO_MAP), `jobmesh/micro/${JOB}`)
+  micro.takeMany(['0.0', '0.1'])
+  doc.transact(() => {
+    resultTable(c, doc.getMap(RESULTS_MAP), JOB).write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(1), size: 3 })
+    micro.drop('0.0', 1)
+  })
+  return doc
+}
+
+/** Applies what `edit` does to a copy of `doc` to `doc` through the guard; returns the forbidden changes. */
+function attack (doc: Y.Doc, edit: (copy: Y.Doc) => void): ReturnType<typeof applyGuarded> {
+  const copy = new Y.Doc()
+  Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc))
+  const before = Y.encodeStateVector(copy)
+  edit(copy)
+  const guard = coordGuards()(DOC)
+  if (guard == null) throw new Error('job docs are guarded')
+  const forbidden = applyGuarded(doc, Y.encodeStateAsUpdate(copy, before), Symbol('remote'), guard)
+  heal(doc, forbidden)
+  return forbidden
+}
+
+describe('CRDT ownership guard (coordGuards + applyGuarded)', () => {
+  it('undoes overwrites and deletions of records signed by another peer', async () => {
+    const victim = await signer()
+    const doc = honestDoc(victim)
+    const key = resultKey(0, 0, victim.peerId)
+    const result = doc.getMap<Uint8Array>(RESULTS_MAP).get(key)
+    const lease = doc.getMap<Uint8Array>(MICRO_MAP).get('0.1')
+    expect(result).toBeInstanceOf(Uint8Array)
+
+    // junk over a result, a deleted result, a live lease deleted without a result, a result forged under the victim's slot
+    const mallory = await signer()
+    const forged = mallory.sign(`jobmesh/result/${JOB}/0.0`, new Uint8Array([8, 1]))
+    for (const edit of [
+      (d: Y.Doc) => { d.getMap(RESULTS_MAP).set(key, new Uint8Array([1, 2, 3])) },
+      (d: Y.Doc) => { d.getMap(RESULTS_MAP).delete(key) },
+      (d: Y.Doc) => { d.getMap(MICRO_MAP).delete('0.1') },
+      (d: Y.Doc) => { d.getMap(RESULTS_MAP).set(key, forged) }
+    ]) {
+      expect(attack(doc, edit)).toHaveLength(1)
+      expect(doc.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(result)
+      expect(doc.getMap<Uint8Array>(MICRO_MAP).get('0.1')).toEqual(lease)
+    }
+  })
+
+  it('allows what honest peers do: new records, a lease taken over, a lease dropped with its result', async () => {
+    const a = await signer()
+    const b = await signer()
+    const doc = honestDoc(a)
+    // b takes over 0.1 (a later term) and finishes it: result + drop in one transaction
+    expect(attack(doc, d => {
+      const c = { signer: b, verifier: recordVerifier() }
+      const micro = leases(c, { leaseMs: 1 }).table(d.getMap(MICRO_MAP), `jobmesh/micro/${JOB}`)
+      micro.takeMany(['0.1'])
+    })).toEqual([])
+    expect(attack(doc, d => {
+      const c = { signer: b, verifier: recordVerifier() }
+      const micro = leases(c).table(d.getMap(MICRO_MAP), `jobmesh/micro/${JOB}`)
+      const term = micro.get('0.1')?.term ?? 0
+      d.transact(() => {
+        resultTable(c, d.getMap(RESULTS_MAP), JOB).write(0, 1, { term, outputHash: new Uint8Array(32), size: 1 })
+        micro.drop('0.1', term)
+      })
+    })).toEqual([])
+    expect(doc.getMap(MICRO_MAP).has('0.1')).toBe(false)
+    expect(doc.getMap(RESULTS_MAP).has(resultKey(0, 1, b.peerId))).toBe(true)
+  })
+})
+
+describe('gossip validation of doc topics', () => {
+  const h = new Harness()
+  afterEach(async () => { await h.cleanup() })
+
+  it('rejects updates of a peer that is not admitted, and drops its pushed diffs; admitted peers are guarded', async () => {
+    const members = new Set<string>()
+    const admit = (peer: string): boolean => members.has(peer)
+    const guarded = await Promise.all([0, 1].map(async () => h.start({ docs: { admit, guards: coordGuards() } })))
+    for (const p of guarded) members.add(p.node.peerId.toString())
+    const x = await h.start()
+    const [ga, gb] = guarded
+    await connect(ga, gb)
+    await connect(x, ga)
+    await connect(x, gb)
+    const da = await ga.docs.open(DOC)
+    const db = await gb.docs.open(DOC)
+    const dx = await x.docs.open(DOC)
+    const holder = recordSigner(ga.node.privateKey, ga.node.peerId.toString())
+    const c = { signer: holder, verifier: recordVerifier() }
+    resultTable(c, da.getMap(RESULTS_MAP), JOB).write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(9), size: 1 })
+    const key = resultKey(0, 0, holder.peerId)
+    await waitFor(() => db.getMap(RESULTS_MAP).has(key) && dx.getMap(RESULTS_MAP).has(key), 10_000, 'result everywhere')
+    const good = da.getMap<Uint8Array>(RESULTS_MAP).get(key)
+    const subscribed = (p: typeof x, others: Array<typeof x>): boolean => others.every(o => p.node.pubsub.getSubscribers(docTopic(DOC)).some(s => s.equals(o.node.peerId)))
+    await waitFor(() => subscribed(x, [ga, gb]), 10_000, 'x knows the subscribers')
+
+    // x (not admitted) overwrites the result and deletes it, on gossip; then pushes a diff over sync
+    dx.getMap(RESULTS_MAP).set(key, new Uint8Array([6, 6, 6]))
+    await x.docs.flush(DOC)
+    dx.getMap(RESULTS_MAP).delete(key)
+    await waitFor(() => ga.docs.metrics.gossipUnauthorized >= 2 && gb.docs.metrics.gossipUnauthorized >= 2, 10_000, 'rejected gossip')
+    await x.docs.sync(DOC, ga.node.peerId, { push: true, fresh: true })
+    expect(ga.docs.metrics.syncRefused).toBeGreaterThan(0)
+    expect(ga.docs.metrics.gossipRejected).toBeGreaterThanOrEqual(2)
+    expect(ga.docs.metrics.guardViolations).toBe(0) // never applied, so nothing to undo
+    expect(da.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(good)
+    expect(db.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(good)
+    // x may still read: its pull got the doc
+    await expect(x.docs.sync(DOC, gb.node.peerId, { push: false })).resolves.toBeDefined()
+  })
+
+  it('an admitted peer that overwrites another peer\'s record is rejected and every guarded peer undoes it', async () => {
+    const [a, b, m] = await Promise.all([0, 1, 2].map(async (i) => h.start({ docs: i < 2 ? { guards: coordGuards() } : {} })))
+    await connect(a, b)
+    await connect(m, a)
+    await connect(m, b)
+    const [da, db, dm] = await Promise.all([a, b, m].map(async p => p.docs.open(DOC)))
+    const holder = recordSigner(a.node.privateKey, a.node.peerId.toString())
+    resultTable({ signer: holder, verifier: recordVerifier() }, da.getMap(RESULTS_MAP), JOB).write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(9), size: 1 })
+    const key = resultKey(0, 0, holder.peerId)
+    await waitFor(() => db.getMap(RESULTS_MAP).has(key) && dm.getMap(RESULTS_MAP).has(key), 10_000, 'result everywhere')
+    const good = da.getMap<Uint8Array>(RESULTS_MAP).get(key)
+    await waitFor(() => [a, b].every(o => m.node.pubsub.getSubscribers(docTopic(DOC)).some(s => s.equals(o.node.peerId))), 10_000, 'm knows the subscribers')
+    // the first junk can reach a or b over a sync exchange still running from the start (undone, not gossip); once
+    // those are over it can only travel by gossip, where it is rejected: a few rounds at most
+    const rejected = (): number => a.docs.metrics.gossipRejected + b.docs.metrics.gossipRejected
+    for (let round = 0; round < 5 && rejected() === 0; round++) {
+      const violations = a.docs.metrics.guardViolations + b.docs.metrics.guardViolations
+      dm.getMap(RESULTS_MAP).set(key, new Uint8Array([6, 6, 6, round]))
+      await waitFor(() => a.docs.metrics.guardViolations + b.docs.metrics.guardViolations > violations, 10_000, 'violation seen')
+      await waitFor(() => (dm.getMap<Uint8Array>(RESULTS_MAP).get(key) as Uint8Array).length === good?.length, 10_000, 'healed at the attacker too')
+    }
+    expect(da.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(good)
+    expect(db.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(good)
+    expect(a.docs.metrics.gossipRejected + b.docs.metrics.gossipRejected).toBeGreaterThanOrEqual(1)
+  })
+})
+
+describe('rate limits and coordination message validation', () => {
+  it('a token bucket per peer: ok within the burst, over beyond it, abusive a whole burst beyond', () => {
+    const rate = rateLimiter({ ratePerSecond: 10, burst: 5 })
+    const t = 1_000
+    expect(Array.from({ length: 5 }, () => rate.take('p', t))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok'])
+    expect(rate.take('p', t)).toBe('over')
+    expect(rate.take('q', t)).toBe('ok')
+    for (let i = 0; i < 3; i++) rate.take('p', t)
+    expect(rate.take('p', t)).toBe('abusive')
+    expect(rate.take('p', t + 2_000)).toBe('ok') // refilled
+  })
+
+  it('rejects oversized, unsigned and undecodable coordination messages', () => {
+    const metrics = createMetrics()
+    const init = { maxMessageBytes: 64, metrics }
+    const ok = encodeMessage({ openJobs: { nonce: 1n } }, 64)
+    expect(judgeCoordMessage({ type: 'signed', data: ok } as never, init)).toBe(TopicValidatorResult.Accept)
+    expect(judgeCoordMessage({ type: 'signed', data: new Uint8Array(100).fill(0x0a) } as never, init)).toBe(TopicValidatorResult.Reject)
+    expect(judgeCoordMessage({ type: 'signed', data: new Uint8Array([0xff, 0xff, 0xff]) } as never, init)).toBe(TopicValidatorResult.Reject)
+    expect(judgeCoordMessage({ type: 'unsigned', data: ok } as never, init)).toBe(TopicValidatorResult.Reject)
+    expect(metrics.droppedOversized).toBe(1)
+    expect(metrics.droppedMalformed).toBe(1)
+    expect(metrics.droppedForged).toBe(1)
+  })
+})
