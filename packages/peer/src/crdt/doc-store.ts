@@ -659,7 +659,10 @@ class DefaultDocStore implements DocStore {
     const targets = this.components.pubsub.getSubscribers(entry.topic).filter(p => p.toString() !== pushSource)
     log('update of %d bytes on %s goes over sync to %d peers', update.length, entry.name, targets.length)
     for (const peer of targets) {
-      this.sync(entry.name, peer, { push: true }).catch(err => {
+      // fresh: an exchange already running with that peer computed its diff before this update existed; joining it
+      // would push nothing of this update (the peer then lacked it until some later exchange: a whole MacroJob's
+      // results missing for about a lease, the 8-peer no-op stall of issue #10)
+      this.sync(entry.name, peer, { push: true, fresh: true }).catch(err => {
         log('push of %s to %p failed: %e', entry.name, peer, err)
       })
     }
