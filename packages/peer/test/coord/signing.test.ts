@@ -1,0 +1,67 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { describe, expect, it } from 'vitest'
+import { recordSigner, recordVerifier } from '../../src/coord/index.js'
+import { createTrafficCounters, decodeSignedRecord, encodeSignedRecord, verifySignedRecord } from '../../src/protocol/index.js'
+
+async function signer (): Promise<ReturnType<typeof recordSigner>> {
+  const key = await generateKeyPair('Ed25519')
+  return recordSigner(key, peerIdFromPrivateKey(key).toString())
+}
+
+describe('recordVerifier (signer keys imported once)', () => {
+  it('accepts exactly what verifySignedRecord accepts: the domain, the payload and the signer bind', async () => {
+    const alice = await signer()
+    const bob = await signer()
+    const payload = new TextEncoder().encode('term 3')
+    const good = alice.sign('jobmesh/micro/j/0.1', payload)
+    const decoded = decodeSignedRecord(good)
+    const cases: Array<{ bytes: Uint8Array, domain: string }> = [
+      { bytes: good, domain: 'jobmesh/micro/j/0.1' },
+      // another key of the same map: a record copied elsewhere does not verify
+      { bytes: good, domain: 'jobmesh/micro/j/0.2' },
+      // payload changed after signing
+      { bytes: encodeSignedRecord({ ...decoded, payload: new TextEncoder().encode('term 4') }), domain: 'jobmesh/micro/j/0.1' },
+      // claims bob as signer with alice's signature
+      { bytes: encodeSignedRecord({ ...decoded, signer: bob.peerId }), domain: 'jobmesh/micro/j/0.1' },
+      // a truncated signature
+      { bytes: encodeSignedRecord({ ...decoded, signature: decoded.signature.slice(1) }), domain: 'jobmesh/micro/j/0.1' },
+      // a domain the protocol refuses (empty)
+      { bytes: good, domain: '' }
+    ]
+    const verifier = recordVerifier()
+    const verdicts = cases.map(c => verifier.verify(c.bytes, c.domain) != null)
+    expect(verdicts).toEqual([true, false, false, false, false, false])
+    expect(verdicts).toEqual(cases.map(c => {
+      try {
+        return verifySignedRecord(decodeSignedRecord(c.bytes), c.domain)
+      } catch {
+        return false
+      }
+    }))
+    expect(verifier.verify(good, 'jobmesh/micro/j/0.1')).toEqual({ signer: alice.peerId, payload })
+  })
+
+  it('refuses a signer that is not an Ed25519 PeerId, and garbage', async () => {
+    const secp = await generateKeyPair('secp256k1')
+    const secpId = peerIdFromPrivateKey(secp).toString()
+    const payload = new Uint8Array([1, 2, 3])
+    const signature = await secp.sign(new Uint8Array([9]))
+    const verifier = recordVerifier()
+    expect(verifier.verify(encodeSignedRecord({ payload, signer: secpId, signature }), 'jobmesh/x')).toBeUndefined()
+    expect(verifier.verify(new Uint8Array([0xff, 1, 2]), 'jobmesh/x')).toBeUndefined()
+  })
+
+  it('checks each record bytes object once per domain (the cache), counting each check', async () => {
+    const alice = await signer()
+    const counters = createTrafficCounters()
+    const verifier = recordVerifier(counters)
+    const a = alice.sign('jobmesh/result/j/0.1', new Uint8Array([1]))
+    const b = alice.sign('jobmesh/result/j/0.2', new Uint8Array([2]))
+    for (let i = 0; i < 3; i++) {
+      expect(verifier.verify(a, 'jobmesh/result/j/0.1')?.signer).toBe(alice.peerId)
+      expect(verifier.verify(b, 'jobmesh/result/j/0.2')?.signer).toBe(alice.peerId)
+    }
+    expect(counters.recordVerifications).toBe(2)
+  })
+})
