@@ -58,6 +58,11 @@ export interface RoomComponents {
   lastSeen?(peer: string): number | undefined
   /** Counts the room's messages (benches, profiles). */
   counters?: TrafficCounters
+  /**
+   * Runs `lock` (which writes the MicroJob leases of a batch this peer locks for itself) in one CRDT transaction
+   * together with this peer's unwritten results: one update per queue turn instead of two. Default: `lock` alone.
+   */
+  lockWith?(lock: () => void): void
 }
 
 export interface RoomInit {
@@ -425,7 +430,11 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       if (changed) state.version++
       return []
     }
-    const leases = this.components.microLeases.takeMany(indices.map(i => microKey(this.macroIndex, i)))
+    const keys = indices.map(i => microKey(this.macroIndex, i))
+    let leases = new Map<string, Lease>()
+    const lock = (): void => { leases = this.components.microLeases.takeMany(keys) }
+    if (this.components.lockWith != null) this.components.lockWith(lock)
+    else lock()
     const items: LockedItem[] = []
     for (const i of indices) {
       const lease = leases.get(microKey(this.macroIndex, i))

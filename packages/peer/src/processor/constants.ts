@@ -3,7 +3,7 @@ export const DEFAULT_DISCOVERY_MS = 150
 /** How long an idle processor waits before looking for work again (ms). */
 export const DEFAULT_IDLE_MS = 500
 /** MicroJobs a processor asks for per queue turn (the owner caps it to a fair share). */
-export const DEFAULT_WANT = 8
+export const DEFAULT_WANT = 16
 /** A room announcement is trusted for this long (ms). */
 export const DEFAULT_ANNOUNCEMENT_TTL_MS = 3_000
 /** Completion counts as ours if our last result was written this recently (ms). */

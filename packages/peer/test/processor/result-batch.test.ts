@@ -7,7 +7,7 @@ function finished (index: number): FinishedMicroJob {
 }
 
 /** A batch over recording fakes: what each transaction wrote and dropped. */
-function harness (flushMs = 1_000): { batch: ResultBatch, transactions: string[][], reported: number[][] } {
+function harness (flushMs = 1_000): { batch: ResultBatch, transactions: string[][], reported: number[][], lease(key: string): void } {
   const transactions: string[][] = []
   const reported: number[][] = []
   let current: string[] | undefined
@@ -16,7 +16,8 @@ function harness (flushMs = 1_000): { batch: ResultBatch, transactions: string[]
     results: { write: (m, i, r) => { if (current == null) throw new Error('write outside a transaction'); current.push(`result ${m}.${i} term ${r.term}`) } },
     microLeases: { drop: (key, term) => { if (current == null) throw new Error('drop outside a transaction'); current.push(`drop ${key} term ${term}`) } }
   }, { flushMs, onWritten: (written) => { reported.push(written.map(f => f.index)) } })
-  return { batch, transactions, reported }
+  const lease = (key: string): void => { if (current == null) throw new Error('lease outside a transaction'); current.push(`lease ${key}`) }
+  return { batch, transactions, reported, lease }
 }
 
 describe('ResultBatch', () => {
@@ -35,6 +36,19 @@ describe('ResultBatch', () => {
     // nothing left: a second flush writes nothing and reports nothing
     batch.flush()
     expect(transactions).toHaveLength(1)
+    expect(reported).toHaveLength(1)
+  })
+
+  it('writes the next batch\'s leases in the same transaction as the finished results (one CRDT update per turn)', () => {
+    const { batch, transactions, reported, lease } = harness()
+    batch.add(finished(0))
+    batch.add(finished(1))
+    batch.flush(() => { lease('0.2'); lease('0.3') })
+    expect(transactions).toEqual([['result 0.0 term 3', 'drop 0.0 term 3', 'result 0.1 term 3', 'drop 0.1 term 3', 'lease 0.2', 'lease 0.3']])
+    expect(reported).toEqual([[0, 1]])
+    // nothing unwritten: the leases still go in, in a transaction of their own, and nothing is reported
+    batch.flush(() => { lease('0.4') })
+    expect(transactions).toEqual([transactions[0], ['lease 0.4']])
     expect(reported).toHaveLength(1)
   })
 

@@ -1,0 +1,74 @@
+import { JobAnnouncement } from '../coord/pb/coord.js'
+import { decodeJobSpec, encodeJobSpec, estimatedSeconds, taskValue } from '../protocol/index.js'
+import { ANNOUNCEMENT_DOMAIN } from './constants.js'
+import { InvalidAnnouncementError } from './errors.js'
+import { announcedRound, roundKey } from './rounds.js'
+import type { KnownJob } from './job-context.js'
+import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
+import type { JobSpec } from '../protocol/index.js'
+
+/** Task value of a job (wei per estimated second), as announcements carry it and the job choice ranks it. */
+export function specValue (spec: JobSpec): bigint {
+  return taskValue(spec.price, estimatedSeconds(spec.estimate, spec.slicing.macroJobs * spec.slicing.microJobsPerMacro))
+}
+
+export function hexToBytes (hex: string): Uint8Array<ArrayBuffer> {
+  const h = hex.startsWith('0x') ? hex.slice(2) : hex
+  return new Uint8Array(Buffer.from(h, 'hex'))
+}
+
+export function bytesToHex (bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`
+}
+
+/** A signed JobAnnouncement record of `spec` (round 0); throws InvalidAnnouncementError when it cannot be encoded. */
+export function signAnnouncement (signer: RecordSigner, spec: JobSpec, jobId: string, specCid: string): Uint8Array {
+  let payload: Uint8Array
+  try {
+    payload = JobAnnouncement.encode({
+      jobId: hexToBytes(jobId),
+      specCid,
+      minVramGb: spec.requirements.minVramGb,
+      gpuModel: spec.requirements.gpuModel,
+      modelId: spec.requirements.modelId,
+      value: Number(specValue(spec)),
+      status: 0,
+      microJobs: spec.slicing.macroJobs * spec.slicing.microJobsPerMacro,
+      spec: encodeJobSpec(spec) as Uint8Array<ArrayBuffer>
+    })
+  } catch (err) {
+    throw new InvalidAnnouncementError(`cannot announce ${jobId}: ${(err as Error).message}`)
+  }
+  return signer.sign(ANNOUNCEMENT_DOMAIN, payload)
+}
+
+/** What an announcement record tells a peer that knows `known(jobId)` already. */
+export type AnnouncementVerdict =
+  | { kind: 'forged' }
+  | { kind: 'malformed', error: Error }
+  /** Nothing new: an earlier or the same round, or no spec for a job this peer does not know. */
+  | { kind: 'known', job?: KnownJob }
+  /** A job this peer did not know, or a later round of one it knew (`previous`). */
+  | { kind: 'new', job: KnownJob, previous?: KnownJob }
+
+/** Verifies and decodes a JobAnnouncement record (signature under its domain, protobuf, job spec). */
+export function readAnnouncement (record: Uint8Array, verifier: RecordVerifier, known: (jobId: string) => KnownJob | undefined): AnnouncementVerdict {
+  const verified = verifier.verify(record, ANNOUNCEMENT_DOMAIN)
+  if (verified == null) return { kind: 'forged' }
+  try {
+    const a = JobAnnouncement.decode(verified.payload)
+    const jobId = bytesToHex(a.jobId)
+    const previous = known(jobId)
+    const round = announcedRound(a)
+    if (previous != null && round <= previous.round) return { kind: 'known', job: previous }
+    if (a.spec == null && previous == null) return { kind: 'known' }
+    const spec = a.spec != null ? decodeJobSpec(a.spec) : (previous as KnownJob).spec
+    const job: KnownJob = {
+      jobId, specCid: a.specCid, spec, value: specValue(spec), minVramGb: a.minVramGb, gpuModel: a.gpuModel,
+      modelId: a.modelId, signer: verified.signer, round, key: roundKey(jobId, round)
+    }
+    return { kind: 'new', job, previous }
+  } catch (err) {
+    return { kind: 'malformed', error: err as Error }
+  }
+}

@@ -1,0 +1,107 @@
+import { FAILURES_MAP, MACRO_MAP, MICRO_MAP, RESULTS_MAP } from '../coord/constants.js'
+import { JobFailures } from '../coord/failures.js'
+import { macroScope, microScope } from '../coord/keys.js'
+import { JobProgress } from '../coord/progress.js'
+import { resultTable } from '../coord/results.js'
+import { roundDocName } from '../crdt/names.js'
+import { sliceJob } from '../protocol/index.js'
+import { DEFAULT_RESULT_FLUSH_MS } from './constants.js'
+import { ResultBatch } from './result-batch.js'
+import type { FinishedMicroJob } from './result-batch.js'
+import type { JobFailuresInit } from '../coord/failures.js'
+import type { LeaseTable, Leases } from '../coord/leases.js'
+import type { CoordMetrics } from '../coord/metrics.js'
+import type { MacroRoom } from '../coord/room.js'
+import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
+import type { JobSpec, Slicing } from '../protocol/index.js'
+import type { AbortOptions } from '@libp2p/interface'
+import type * as Y from 'yjs'
+
+/** A job this peer learned of from a signed announcement. */
+export interface KnownJob {
+  jobId: string
+  specCid: string
+  spec: JobSpec
+  value: bigint
+  minVramGb: number
+  gpuModel?: string
+  modelId?: string
+  signer: string
+  /** Processing round (rejections on chain) and its key for topics and signing domains (processor/rounds.ts). */
+  round: number
+  key: string
+}
+
+/** What this peer holds of one job (one round) it works on: its doc, tables, rooms and unwritten results. */
+export interface JobContext {
+  job: KnownJob
+  doc: Y.Doc
+  slicing: Slicing
+  macroLeases: LeaseTable
+  microLeases: LeaseTable
+  results: ReturnType<typeof resultTable>
+  progress: JobProgress
+  failures: JobFailures
+  rooms: Map<number, MacroRoom>
+  /** macroIndex -> { open, at, owner } from RoomAnnouncements. */
+  announced: Map<number, { open: number, at: number, owner: string }>
+  lastLocalResult: number
+  /** This peer's finished MicroJobs not yet written (result-batch.ts). */
+  batch: ResultBatch
+  finalized: boolean
+  wake?(): void
+}
+
+export interface JobContextComponents {
+  docs: { open(name: string): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<unknown> }
+  signer: RecordSigner
+  /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
+  verifier: RecordVerifier
+  leases: Leases
+  metrics: CoordMetrics
+}
+
+export interface JobContextInit {
+  resultFlushMs?: number
+  failures?: JobFailuresInit
+  /** Results were written to the doc (result-batch.ts). */
+  onWritten(ctx: JobContext, written: FinishedMicroJob[]): void
+}
+
+/**
+ * Opens the job doc of `job`'s round and builds what the processor works with: the signed lease tables (the
+ * MacroJob claim confirms with every connected peer when the doc store can), results, progress, failures and the
+ * result batch.
+ */
+export async function openJobContext (components: JobContextComponents, job: KnownJob, init: JobContextInit): Promise<JobContext> {
+  const docName = roundDocName(job.jobId, job.round)
+  const doc = await components.docs.open(docName)
+  const docs = components.docs
+  const confirm = docs.confirm == null ? undefined : async (options: AbortOptions) => docs.confirm?.(docName, options)
+  const slicing = sliceJob(job.spec, job.jobId)
+  const records = { signer: components.signer, verifier: components.verifier, metrics: components.metrics }
+  const progress = new JobProgress(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length)
+  const failures = new JobFailures(records, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, init.failures)
+  const microLeases = components.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key))
+  const results = resultTable(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key)
+  const batch = new ResultBatch({ transact: (fn) => { doc.transact(fn) }, results, microLeases }, {
+    flushMs: init.resultFlushMs ?? DEFAULT_RESULT_FLUSH_MS,
+    onWritten: (written) => { init.onWritten(ctx, written) }
+  })
+  const ctx: JobContext = {
+    job,
+    doc,
+    slicing,
+    macroLeases: components.leases.table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.key), { confirm }),
+    microLeases,
+    results,
+    progress,
+    failures,
+    batch,
+    rooms: new Map(),
+    announced: new Map(),
+    lastLocalResult: 0,
+    finalized: false
+  }
+  return ctx
+}

@@ -1,0 +1,176 @@
+import { logger } from '@libp2p/logger'
+import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS } from './constants.js'
+import { chooseRoom, macroRank } from './room-choice.js'
+import { macroKey, microKey } from '../coord/keys.js'
+import { countStates } from '../coord/queue.js'
+import { MacroRoom } from '../coord/room.js'
+import { macroTopic } from '../coord/topics.js'
+import type { JobContext } from './job-context.js'
+import type { ProcessorEvents } from './types.js'
+import type { CoordMessage } from '../coord/codec.js'
+import type { Leases } from '../coord/leases.js'
+import type { CoordMetrics } from '../coord/metrics.js'
+import type { RoomPubSub } from '../coord/room.js'
+import type { RecordVerifier } from '../coord/signing.js'
+import type { TrafficCounters } from '../protocol/index.js'
+
+const log = logger('jobmesh:processor:rooms')
+
+/** What joining and finding rooms needs of the processor. */
+export interface RoomsHost {
+  readonly pubsub: RoomPubSub
+  /** This peer's PeerId string. */
+  readonly self: string
+  readonly leases: Leases
+  readonly verifier: RecordVerifier
+  readonly metrics: CoordMetrics
+  readonly counters?: TrafficCounters
+  readonly heartbeatMs?: number
+  readonly ownerTimeoutMs?: number
+  readonly maxBatch?: number
+  readonly maxBytes: number
+  readonly discoveryMs?: number
+  readonly idleMs?: number
+  /** Every owner seen per `jobId/macroIndex`. */
+  readonly owners: Map<string, Set<string>>
+  clock(): number
+  /** When a signed gossip message from `peer` was last received. */
+  lastSeen(peer: string): number | undefined
+  publish(topic: string, msg: Partial<CoordMessage>): void
+  dispatch<K extends 'room:owner' | 'ownership'>(type: K, detail: ProcessorEvents[K]): void
+}
+
+/** The room of MacroJob `macroIndex` (joined and started on first use), its owners reported as events. */
+export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number): MacroRoom {
+  let room = ctx.rooms.get(macroIndex)
+  if (room != null) return room
+  const macro = ctx.slicing.macroJobs[macroIndex]
+  room = new MacroRoom({
+    pubsub: host.pubsub,
+    peerId: host.self,
+    leases: host.leases,
+    verifier: host.verifier,
+    macroLeases: ctx.macroLeases,
+    microLeases: ctx.microLeases,
+    progress: ctx.progress,
+    metrics: host.metrics,
+    clock: host.clock,
+    lastSeen: (peer) => host.lastSeen(peer),
+    counters: host.counters,
+    lockWith: (lock) => { ctx.batch.flush(lock) }
+  }, {
+    jobId: ctx.job.key,
+    macroIndex,
+    macroId: macro.macroId,
+    size: macro.microIds.length,
+    heartbeatMs: host.heartbeatMs,
+    ownerTimeoutMs: host.ownerTimeoutMs,
+    maxBatch: host.maxBatch,
+    maxMessageBytes: host.maxBytes
+  })
+  const key = `${ctx.job.jobId}/${macroIndex}`
+  const owners = host.owners.get(key) ?? new Set<string>()
+  host.owners.set(key, owners)
+  room.addEventListener('snapshot', (evt) => {
+    owners.add(evt.detail.owner)
+    host.dispatch('room:owner', { jobId: ctx.job.jobId, macroIndex, owner: evt.detail.owner, epoch: evt.detail.epoch, term: evt.detail.term })
+  })
+  room.addEventListener('ownership', (evt) => {
+    owners.add(host.self)
+    host.dispatch('room:owner', { jobId: ctx.job.jobId, macroIndex, owner: host.self, epoch: evt.detail.epoch, term: evt.detail.term })
+    host.dispatch('ownership', { jobId: ctx.job.jobId, macroIndex, epoch: evt.detail.epoch, term: evt.detail.term })
+  })
+  room.addEventListener('complete', () => { ctx.wake?.() })
+  ctx.rooms.set(macroIndex, room)
+  room.start()
+  return room
+}
+
+/** Picks a MacroJob room with open items: an announced room, else claims an open MacroJob lease. */
+export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
+  const now = host.clock()
+  const rooms = new Map<number, { hasOpen: boolean, complete: boolean }>()
+  for (const [m, room] of ctx.rooms) {
+    rooms.set(m, { hasOpen: room.state != null && countStates(room.state.states).open > 0, complete: room.isComplete })
+  }
+  const choice = chooseRoom({
+    now,
+    macroJobs: ctx.slicing.macroJobs.length,
+    ttlMs: DEFAULT_ANNOUNCEMENT_TTL_MS,
+    announced: ctx.announced,
+    rooms,
+    macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || macroDone(ctx, m),
+    macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)),
+    rank: (m) => macroRank(host.self, ctx.job.jobId, m)
+  })
+  if (choice.kind === 'join') {
+    ctx.announced.delete(choice.macroIndex)
+    return joinRoom(host, ctx, choice.macroIndex)
+  }
+  if (choice.kind === 'claim') {
+    const m = choice.macroIndex
+    try {
+      const room = joinRoom(host, ctx, m)
+      const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
+      const rival = ctx.announced.get(m)
+      if (rival != null && rival.owner !== host.self && rival.at >= now) {
+        return room // another peer opened this room while we settled: join it
+      }
+      if (room.state == null || room.state.epoch < lease.term) room.create(lease)
+      const a = room.announcement()
+      if (a != null) host.publish(macroTopic(ctx.job.key), { room: a })
+      return room
+    } catch (err) {
+      if (signal.aborted) throw err
+      log('claim of MacroJob %d failed: %s', m, (err as Error).message)
+      return undefined
+    }
+  }
+  // ask rooms to announce themselves; an answer wakes the wait, so asking less often while nothing is open (the
+  // job's tail) costs no latency, only fewer messages to every peer of the job
+  host.publish(macroTopic(ctx.job.key), { openMacro: { nonce: BigInt(now) } })
+  const discoveryMs = host.discoveryMs ?? DEFAULT_DISCOVERY_MS
+  await waitFor(ctx, signal, Math.max(discoveryMs, Math.min(discoveryMs * 2 ** Math.min(idleRounds, 4), host.idleMs ?? DEFAULT_IDLE_MS)))
+  return undefined
+}
+
+/** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */
+function macroDone (ctx: JobContext, m: number): boolean {
+  const size = ctx.slicing.macroJobs[m].microIds.length
+  if (ctx.progress.doneIn(m) < size) return false
+  for (let i = 0; i < size; i++) {
+    if (!ctx.progress.has(microKey(m, i))) return false
+  }
+  return true
+}
+
+/** Waits `ms`, or until the job context is woken (a room announced, a result or a completed room). */
+export async function waitFor (ctx: JobContext, signal: AbortSignal, ms: number): Promise<void> {
+  if (signal.aborted) return
+  await new Promise<void>(resolve => {
+    const timer = setTimeout(done, ms)
+    function done (): void {
+      clearTimeout(timer)
+      // the loop's signal lives as long as the processor: a listener left behind per wait is a leak
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    ctx.wake = done
+    signal.addEventListener('abort', done, { once: true })
+  })
+  ctx.wake = undefined
+}
+
+/** A message on the job's `/macro` topic: a room announcement (remembered, wakes the loop) or a request for them. */
+export function onMacroMessage (host: RoomsHost, ctx: JobContext, msg: CoordMessage, from: string): void {
+  if (msg.room != null) {
+    ctx.announced.set(msg.room.macroIndex, { open: msg.room.open, at: host.clock(), owner: from })
+    ctx.wake?.()
+  }
+  if (msg.openMacro != null) {
+    for (const room of ctx.rooms.values()) {
+      const a = room.announcement()
+      if (a != null && a.open > 0) host.publish(macroTopic(ctx.job.key), { room: a })
+    }
+  }
+}

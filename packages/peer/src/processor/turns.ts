@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto'
+import { logger } from '@libp2p/logger'
+import { CID } from 'multiformats/cid'
+import * as Digest from 'multiformats/hashes/digest'
+import { microKey } from '../coord/keys.js'
+import { macroTopic } from '../coord/topics.js'
+import { hexToBytes } from './announcements.js'
+import { DEFAULT_IDLE_MS, DEFAULT_WANT } from './constants.js'
+import { runTimeoutMs } from './poison.js'
+import type { MicroJobExecutor, MicroJobTask } from './executor.js'
+import type { JobContext } from './job-context.js'
+import type { FinishedMicroJob } from './result-batch.js'
+import type { ProcessorEvents } from './types.js'
+import type { CoordMessage } from '../coord/codec.js'
+import type { LockedItem, MacroRoom } from '../coord/room.js'
+
+const log = logger('jobmesh:processor:turns')
+
+/** What the turn loop needs of its processor. */
+export interface TurnHost {
+  /** This peer's PeerId string. */
+  readonly self: string
+  readonly executor: MicroJobExecutor
+  storeOutput?(bytes: Uint8Array): Promise<string | undefined>
+  /** MicroJobs asked for per turn. Default {@link DEFAULT_WANT}. */
+  readonly want?: number
+  readonly idleMs?: number
+  /** A running MicroJob's lease is renewed this often (ms). */
+  readonly renewMs: number
+  clock(): number
+  /** A room of the job with open items (joined, or claimed), or undefined after waiting for announcements. */
+  findRoom(ctx: JobContext, signal: AbortSignal, idleRounds: number): Promise<MacroRoom | undefined>
+  /** Waits `ms`, or less when the job context is woken (a room announced, a result arrived). */
+  waitFor(ctx: JobContext, signal: AbortSignal, ms: number): Promise<void>
+  /** A MicroJob failed here (poison isolation). */
+  itemFailed(ctx: JobContext, item: LockedItem, err: Error): void
+  /** Publish a `completed` notice per result write (ProcessorInit.announceComplete). */
+  readonly announceComplete: boolean
+  publish(topic: string, msg: Partial<CoordMessage>): void
+  dispatch<K extends 'microjob:start' | 'microjob:error' | 'microjob:done'>(type: K, detail: ProcessorEvents[K]): void
+}
+
+/** A MicroJob this peer finished, as its complete notice lists it. */
+interface Finished { index: number, term: number, outputHash: Uint8Array<ArrayBuffer> }
+
+/**
+ * Results are in the job doc: the rooms and listeners learn of them, and (with `announceComplete`) the job's peers
+ * get one "MicroJobs complete" notice per MacroJob on the job's topic (DESIGN 7 step 5).
+ */
+export function reportWritten (host: TurnHost, ctx: JobContext, written: FinishedMicroJob[]): void {
+  ctx.lastLocalResult = host.clock()
+  const byMacro = new Map<number, Finished[]>()
+  for (const f of written) {
+    ctx.rooms.get(f.macroIndex)?.done(f.index)
+    const list = byMacro.get(f.macroIndex) ?? []
+    list.push({ index: f.index, term: f.leaseTerm, outputHash: f.outputHash })
+    byMacro.set(f.macroIndex, list)
+    host.dispatch('microjob:done', { jobId: ctx.job.jobId, macroIndex: f.macroIndex, index: f.index, leaseTerm: f.leaseTerm, outputHash: f.outputHash })
+  }
+  if (!host.announceComplete) return
+  for (const [macroIndex, items] of byMacro) {
+    host.publish(macroTopic(ctx.job.key), { completed: { jobId: hexToBytes(ctx.job.jobId), macroIndex, items } })
+  }
+}
+
+/** A queue turn asked of a room: the batch it locks for this peer, and when. */
+interface Turn {
+  room: MacroRoom
+  locked: Promise<{ items: LockedItem[], lockedAt: number }>
+}
+
+/** Asks the room for the next queue turn (a batch locked for this peer); a rejection is read by whoever awaits it. */
+function askTurn (host: TurnHost, room: MacroRoom, signal: AbortSignal): Turn {
+  const locked = room.next(host.want ?? DEFAULT_WANT, { signal }).then(items => ({ items, lockedAt: host.clock() }))
+  locked.catch(() => {})
+  return { room, locked }
+}
+
+/**
+ * The processor's work on one job (DESIGN 7): find a room, take a turn of MicroJobs, run them, write their results;
+ * returns when the job is finished or given up here, or nothing was open for a while (the caller looks at other jobs).
+ */
+export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSignal): Promise<void> {
+  let readyAt = host.clock()
+  let idleRounds = 0
+  // the next turn, asked for while the last MicroJob of this one runs: no idle gap waiting for the queue, and the
+  // lock writes this turn's results with the next turn's leases (one CRDT update per turn)
+  let ahead: Turn | undefined
+  while (!signal.aborted && !ctx.finalized) {
+    let turn = ahead
+    ahead = undefined
+    if (turn == null) {
+      const room = await host.findRoom(ctx, signal, idleRounds)
+      if (room == null) {
+        idleRounds++
+        if (idleRounds > 20) return // nothing open here for a while: look at other jobs
+        continue
+      }
+      turn = askTurn(host, room, signal)
+    }
+    const room = turn.room
+    let items: LockedItem[]
+    let lockedAt: number
+    try {
+      ({ items, lockedAt } = await turn.locked)
+    } catch (err) {
+      if (signal.aborted || (err as Error).name === 'RoomClosedError') continue
+      throw err
+    }
+    if (items.length === 0) {
+      // nothing more here for now: what is finished is written at once, not after the flush window
+      ctx.batch.flush()
+      idleRounds++
+      await host.waitFor(ctx, signal, Math.min(50 * idleRounds, host.idleMs ?? DEFAULT_IDLE_MS))
+      continue
+    }
+    idleRounds = 0
+    let failed = false
+    try {
+      for (const [n, item] of items.entries()) {
+        if (signal.aborted) return
+        if (n === items.length - 1 && !ctx.finalized) ahead = askTurn(host, room, signal)
+        const f = await runItem(host, ctx, room, item, readyAt, lockedAt, signal)
+        if (f === 'failed') {
+          // poison isolation: hand the rest of the batch back at once (the owner re-opens released leases) and
+          // go back to the job choice, where this job now comes after every healthy one
+          for (const rest of items.slice(n + 1)) ctx.microLeases.release(microKey(rest.macroIndex, rest.index), rest.leaseTerm)
+          ahead?.locked.then(({ items: next }) => {
+            for (const i of next) ctx.microLeases.release(microKey(i.macroIndex, i.index), i.leaseTerm)
+          }, () => {})
+          ahead = undefined
+          failed = true
+          break
+        }
+        readyAt = host.clock()
+      }
+    } finally {
+      // the turn's results go into the job doc together: with the next turn's leases when this peer locks them,
+      // at once when no next turn was asked for, or resultFlushMs after the oldest when the queue is slow to come
+      if (!signal.aborted && ahead == null) ctx.batch.flush()
+    }
+    if (failed) return
+    // a turn of quick MicroJobs runs in microtasks only: yield to the event loop between turns, so that the doc
+    // store publishes this turn's update (not one update for a whole MacroJob, too big for gossip) and rooms,
+    // timers and other peers' gossip are served
+    await new Promise<void>(resolve => { setImmediate(resolve) })
+  }
+}
+
+async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: LockedItem, readyAt: number, lockedAt: number,
+  signal: AbortSignal): Promise<'failed' | undefined> {
+  const d = ctx.slicing.microJobs[item.macroIndex * ctx.job.spec.slicing.microJobsPerMacro + item.index]
+  const key = microKey(item.macroIndex, item.index)
+  if (ctx.progress.has(key)) {
+    room.done(item.index)
+    return
+  }
+  // the CRDT lease decides: a rival queue (same MacroJob, concurrent epoch) may have taken the item meanwhile
+  if (!ctx.microLeases.holds(key, item.leaseTerm)) {
+    log('%s skips %s: lease term %d no longer held', host.self.slice(-6), key, item.leaseTerm)
+    room.lost(item.index)
+    return
+  }
+  const task: MicroJobTask = {
+    jobId: ctx.job.jobId, spec: ctx.job.spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId,
+    start: d.start, end: d.end
+  }
+  log('%s runs %s term %d (room owner %s epoch %d term %d)', host.self.slice(-6), key, item.leaseTerm, room.state?.owner.slice(-6), room.state?.epoch, room.state?.term)
+  const started = host.clock()
+  host.dispatch('microjob:start', {
+    jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm,
+    waitMs: started - readyAt, claimToStartMs: started - lockedAt
+  })
+  const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, host.renewMs)
+  try {
+    const output = await host.executor.run(task, { signal, timeoutMs: runTimeoutMs(ctx.job.spec) })
+    const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
+    let outputCid = await host.storeOutput?.(output)
+    if (outputCid != null && outputCid === CID.createV1(0x55, Digest.create(0x12, outputHash)).toString()) {
+      outputCid = undefined
+    }
+    // the result decides from now on (every reader treats "result present" as done): the lease goes in the same
+    // update, which saves its signed record in the doc (DESIGN 11: < 300 bytes per MicroJob); the turn's results
+    // share that update (result-batch.ts)
+    ctx.batch.add({ macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer>, size: output.length, outputCid })
+  } catch (err) {
+    if (signal.aborted) return
+    log.error('MicroJob %s failed: %e', key, err)
+    ctx.microLeases.release(key, item.leaseTerm)
+    host.dispatch('microjob:error', { jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, error: err as Error })
+    host.itemFailed(ctx, item, err as Error)
+    return 'failed'
+  } finally {
+    clearInterval(renew)
+  }
+}

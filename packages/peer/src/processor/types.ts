@@ -1,0 +1,110 @@
+import type { MicroJobExecutor } from './executor.js'
+import type { RoundOracle } from './rounds.js'
+import type { TypedEvents } from '../coord/events.js'
+import type { JobFailuresInit } from '../coord/failures.js'
+import type { LeasesInit } from '../coord/leases.js'
+import type { CoordMetrics } from '../coord/metrics.js'
+import type { RoomPubSub } from '../coord/room.js'
+import type { JobSpec, PeerState, TrafficCounters } from '../protocol/index.js'
+import type { AbortOptions, PeerId, PrivateKey } from '@libp2p/interface'
+import type * as Y from 'yjs'
+
+export interface ProcessorComponents {
+  peerId: PeerId
+  privateKey: PrivateKey
+  pubsub: RoomPubSub
+  /**
+   * The CRDT doc store (`createDocStore`). With `confirm`, a MacroJob lease claim exchanges state with every
+   * connected peer before it re-reads (concurrent claims cannot both win); without it only the settle window does.
+   */
+  docs: { open(name: string): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<unknown> }
+  clock?: () => number
+  /** Counts messages, record signatures and verifications (benches, profiles); pass the same one to the doc store. */
+  counters?: TrafficCounters
+}
+
+export interface ProcessorInit {
+  executor: MicroJobExecutor
+  /** Where output bytes go; returns a CID string. Default: nowhere (only the hash is recorded). */
+  storeOutput?(bytes: Uint8Array): Promise<string | undefined>
+  /**
+   * Called before this peer first works on a job (each round): the peer fetches and pins the job's spec, code and
+   * data here (`pinJobContent`), so the job survives its DApp going offline. A failure skips the job for now.
+   */
+  prepareJob?(job: { jobId: string, specCid: string, spec: JobSpec }, options: AbortOptions): Promise<void>
+  /** Called once on the peer whose result completed the job (finalization is idempotent). */
+  onJobComplete?(jobId: string): void | Promise<void>
+  /** This peer's hardware for job choice. Default: `{ gpuModel: 'Any', vramGb: 0 }` (runs only "Any" jobs with no VRAM need). */
+  hardware?: PeerState
+  leases?: LeasesInit
+  heartbeatMs?: number
+  ownerTimeoutMs?: number
+  maxBatch?: number
+  /** MicroJobs asked for per queue turn. Default {@link DEFAULT_WANT}. */
+  want?: number
+  discoveryMs?: number
+  idleMs?: number
+  maxMessageBytes?: number
+  /**
+   * Publish "MicroJobs complete" on the job's topic, one notice per result write listing its MicroJobs. Default
+   * false: the results' CRDT update already tells every peer of the job, signed; nothing reads the notice.
+   */
+  announceComplete?: boolean
+  /** Longest time a finished MicroJob's result waits to be written with the rest of its turn (ms). Default {@link DEFAULT_RESULT_FLUSH_MS}. */
+  resultFlushMs?: number
+  /** Rounds after a rejection: whose results do not count (slashed submitters). Default: nobody is excluded. */
+  rounds?: RoundOracle
+  /** Poison isolation: failed attempts after which a job is given up (coord/failures.ts). */
+  failures?: JobFailuresInit
+  /** This peer gives a job up after this many of its own failed attempts. Default {@link DEFAULT_LOCAL_MAX_FAILURES}. */
+  localMaxFailures?: number
+}
+
+export interface MicroJobStartDetail {
+  jobId: string
+  macroIndex: number
+  index: number
+  leaseTerm: number
+  /** ms from this peer being ready for work (previous MicroJob done, or queue request) to this start. */
+  waitMs: number
+  /** ms from the lock (lease written) to this start. */
+  claimToStartMs: number
+}
+
+export interface ProcessorEvents {
+  'microjob:start': MicroJobStartDetail
+  'microjob:done': { jobId: string, macroIndex: number, index: number, leaseTerm: number, outputHash: Uint8Array }
+  'microjob:error': { jobId: string, macroIndex: number, index: number, error: Error }
+  /** This peer became owner of a MacroJob queue. */
+  ownership: { jobId: string, macroIndex: number, epoch: number, term: number }
+  /** The queue owner of a MacroJob room this peer is in, from every accepted snapshot and own ownership (observability). */
+  'room:owner': { jobId: string, macroIndex: number, owner: string, epoch: number, term: number }
+  'job:complete': { jobId: string, finalizer: boolean }
+  /** The job reached the failure bound (its MicroJobs fail everywhere): this peer gave it up. */
+  'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[] }
+}
+
+export interface Processor extends TypedEvents<ProcessorEvents> {
+  readonly metrics: CoordMetrics
+  /** Starts the loop. */
+  start(): Promise<void>
+  /** Stops the loop and leaves every room (`abrupt`: no handoff, like a crash). */
+  stop(options?: { abrupt?: boolean }): Promise<void>
+  /** Writes a signed JobAnnouncement to `jobmesh/index` and publishes it on /jobs. */
+  announceJob(spec: JobSpec, jobId: string, specCid: string): Promise<void>
+  /** Every owner seen per `jobId/macroIndex` (observability, tests). */
+  ownersSeen(): Map<string, Set<string>>
+  /** The jobs this peer knows of (from announcements), for status displays. */
+  knownJobs(): KnownJobSummary[]
+  /** The job this peer is working on now, if any. */
+  currentJob(): string | undefined
+}
+
+/** A job as `jobmesh status` lists it. */
+export interface KnownJobSummary {
+  jobId: string
+  microJobs: number
+  /** Task value (wei per estimated second). */
+  value: number
+  state: 'open' | 'working' | 'complete' | 'failed'
+}

@@ -1,0 +1,76 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { describe, expect, it } from 'vitest'
+import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
+import { readAnnouncement, signAnnouncement } from '../../src/processor/announcements.js'
+import { giveUp, jobComplete } from '../../src/processor/job-end.js'
+import { spec } from './helpers.js'
+import type { JobContext, KnownJob } from '../../src/processor/job-context.js'
+import type { JobEndHost } from '../../src/processor/job-end.js'
+
+function endHarness (now: number, lastLocalResult: number) {
+  const events: Array<{ type: string, detail: unknown }> = []
+  const finalized: string[] = []
+  const closed: number[] = []
+  const host: JobEndHost = {
+    completed: new Set(),
+    failed: new Set(),
+    clock: () => now,
+    onJobComplete: (jobId) => { finalized.push(jobId) },
+    dispatch: (type, detail) => { events.push({ type, detail }) }
+  }
+  const ctx = {
+    job: { jobId: '0xjob' },
+    finalized: false,
+    lastLocalResult,
+    rooms: new Map([[0, { close: () => { closed.push(0) } }], [1, { close: () => { closed.push(1) } }]])
+  } as unknown as JobContext
+  return { host, ctx, events, finalized, closed }
+}
+
+describe('ending a job here (job-end.ts)', () => {
+  it('a peer that wrote a result within the completion window finalizes; once only; its rooms close', async () => {
+    const h = endHarness(10_000, 9_500)
+    await jobComplete(h.host, h.ctx, false)
+    await jobComplete(h.host, h.ctx, true)
+    expect(h.events).toEqual([{ type: 'job:complete', detail: { jobId: '0xjob', finalizer: true } }])
+    expect(h.finalized).toEqual(['0xjob'])
+    expect(h.closed).toEqual([0, 1])
+    expect(h.host.completed.has('0xjob')).toBe(true)
+  })
+
+  it('a peer whose last result is older than the window only watches the job complete', async () => {
+    const h = endHarness(10_000, 8_000)
+    await jobComplete(h.host, h.ctx, false)
+    expect(h.events).toEqual([{ type: 'job:complete', detail: { jobId: '0xjob', finalizer: false } }])
+    expect(h.finalized).toEqual([])
+  })
+
+  it('giving a job up marks it failed and completed, closes its rooms, and completion no longer finalizes it', async () => {
+    const h = endHarness(10_000, 9_900)
+    giveUp(h.host, h.ctx, { attempts: 3, peers: 2, reasons: ['TrapError'] })
+    await jobComplete(h.host, h.ctx, true)
+    expect(h.events).toEqual([{ type: 'job:failed', detail: { jobId: '0xjob', attempts: 3, peers: 2, reasons: ['TrapError'] } }])
+    expect(h.host.failed.has('0xjob')).toBe(true)
+    expect(h.finalized).toEqual([])
+  })
+})
+
+describe('job announcements (announcements.ts)', () => {
+  it('reads a signed announcement as a new job, the same again as known, a forged one as forged', async () => {
+    const key = await generateKeyPair('Ed25519')
+    const signer = recordSigner(key, peerIdFromPrivateKey(key).toString())
+    const { spec: s, jobId, specCid } = spec(2, 4)
+    const record = signAnnouncement(signer, s, jobId, specCid)
+    const verifier = recordVerifier()
+    const first = readAnnouncement(record, verifier, () => undefined)
+    expect(first.kind).toBe('new')
+    const job = (first as { job: KnownJob }).job
+    expect(job).toMatchObject({ jobId: jobId.toLowerCase(), specCid, round: 0, signer: signer.peerId })
+    expect(job.spec.slicing).toEqual(s.slicing)
+    expect(readAnnouncement(record, verifier, () => job)).toEqual({ kind: 'known', job })
+    const forged = record.slice()
+    forged[forged.length - 1] ^= 1
+    expect(readAnnouncement(forged, verifier, () => undefined)).toEqual({ kind: 'forged' })
+  })
+})

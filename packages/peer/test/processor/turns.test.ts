@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest'
+import { ResultBatch } from '../../src/processor/result-batch.js'
+import { runTurns } from '../../src/processor/turns.js'
+import type { LockedItem, MacroRoom } from '../../src/coord/room.js'
+import type { MicroJobExecutor } from '../../src/processor/executor.js'
+import type { JobContext } from '../../src/processor/job-context.js'
+import type { TurnHost } from '../../src/processor/turns.js'
+
+const item = (index: number): LockedItem => ({ macroIndex: 0, index, leaseTerm: 1 })
+
+/**
+ * The turn loop over fakes: a room whose turns the test hands out, an executor whose MicroJobs the test ends, a
+ * result batch over a recording transaction. Records the order of events.
+ */
+function harness () {
+  const events: string[] = []
+  const turns: Array<PromiseWithResolvers<LockedItem[]>> = []
+  const running = new Map<number, PromiseWithResolvers<void>>()
+  const released: number[] = []
+  const transactions: string[][] = []
+  let current: string[] | undefined
+  const room = {
+    state: undefined,
+    async next () {
+      const turn = Promise.withResolvers<LockedItem[]>()
+      events.push('next')
+      turns.push(turn)
+      return await turn.promise
+    },
+    done () {},
+    lost () {}
+  } as unknown as MacroRoom
+  const executor: MicroJobExecutor = {
+    async run (task) {
+      const run = Promise.withResolvers<void>()
+      running.set(task.index, run)
+      events.push(`start ${task.index}`)
+      await run.promise
+      running.delete(task.index)
+      events.push(`end ${task.index}`)
+      if (task.index === 99) throw new Error('trap')
+      return new Uint8Array([task.index])
+    }
+  }
+  const ctx = {
+    finalized: false,
+    job: { jobId: '0xjob', key: '0xjob', spec: { slicing: { microJobsPerMacro: 100 }, estimate: { secondsPerMicroJob: 1 } } },
+    slicing: { microJobs: Array.from({ length: 100 }, (_, i) => ({ macroIndex: 0, index: i, microId: `m${i}`, start: i, end: i + 1 })) },
+    progress: { has: () => false },
+    microLeases: { holds: () => true, renew: () => {}, release: (key: string) => { released.push(Number(key.split('.')[1])) } },
+    rooms: new Map()
+  } as unknown as JobContext
+  ctx.batch = new ResultBatch({
+    transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
+    results: { write: (_m, i) => { current?.push(`result ${i}`) } },
+    microLeases: { drop: () => {} }
+  }, { flushMs: 60_000, onWritten: () => {} })
+  let rooms = 0
+  const failed: number[] = []
+  const host: TurnHost = {
+    self: 'peer-a',
+    executor,
+    renewMs: 60_000,
+    announceComplete: false,
+    clock: () => 0,
+    findRoom: async () => rooms++ === 0 ? room : undefined,
+    waitFor: async () => {},
+    itemFailed: (_ctx, i) => { failed.push(i.index) },
+    publish: () => {},
+    dispatch: () => {}
+  }
+  /** Lets the loop run until it waits on the test again. */
+  const settle = async (): Promise<void> => { for (let i = 0; i < 10; i++) await new Promise(resolve => setImmediate(resolve)) }
+  /** What a room's lock does with `lockWith`: this peer's unwritten results go with the new leases. */
+  const lock = (indices: number[]): void => { ctx.batch.flush(() => { current?.push(`leases ${indices.join(',')}`) }) }
+  return { events, turns, running, released, transactions, ctx, host, settle, lock, failed }
+}
+
+describe('runTurns (the processor\'s turn loop)', () => {
+  it('asks for the next turn while the last MicroJob of this one runs, and writes this turn\'s results with the next lock', async () => {
+    const h = harness()
+    const done = runTurns(h.host, h.ctx, new AbortController().signal)
+    await h.settle()
+    expect(h.events).toEqual(['next'])
+    h.turns[0].resolve([item(0), item(1)])
+    await h.settle()
+    h.running.get(0)?.resolve()
+    await h.settle()
+    // the next turn is asked for as the second (last) MicroJob starts, not after it ends
+    expect(h.events).toEqual(['next', 'start 0', 'end 0', 'next', 'start 1'])
+    h.running.get(1)?.resolve()
+    await h.settle()
+    // the turn ended with a next turn asked for: its results wait for that lock (no update of their own)
+    expect(h.transactions).toEqual([])
+    expect(h.ctx.batch.size).toBe(2)
+    // the room locks the next batch: results and leases in one transaction
+    h.lock([2])
+    h.turns[1].resolve([item(2)])
+    await h.settle()
+    expect(h.transactions).toEqual([['result 0', 'result 1', 'leases 2']])
+    h.running.get(2)?.resolve()
+    await h.settle()
+    // nothing open any more: what is finished is written at once
+    h.turns[2].resolve([])
+    await h.settle()
+    expect(h.transactions).toEqual([['result 0', 'result 1', 'leases 2'], ['result 2']])
+    await done
+  })
+
+  it('a failed MicroJob hands back the rest of its batch and the batch asked for ahead', async () => {
+    const h = harness()
+    const done = runTurns(h.host, h.ctx, new AbortController().signal)
+    await h.settle()
+    h.turns[0].resolve([item(5), item(99)])
+    await h.settle()
+    h.running.get(5)?.resolve()
+    await h.settle()
+    // 99 (the last) is running and the next turn was asked for; it traps
+    expect(h.events.slice(-2)).toEqual(['next', 'start 99'])
+    h.running.get(99)?.reject(new Error('trap'))
+    await h.settle()
+    expect(h.failed).toEqual([99])
+    // the turn asked ahead comes back with two MicroJobs: both go back at once, none runs
+    h.turns[1].resolve([item(7), item(8)])
+    await done
+    await h.settle()
+    expect(h.released).toEqual([99, 7, 8])
+    expect(h.events.filter(e => e.startsWith('start'))).toEqual(['start 5', 'start 99'])
+  })
+})
