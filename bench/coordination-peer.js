@@ -14,6 +14,7 @@ import '@jobmesh/peer/polyfill'
 import {
   createDocStore, createNode, createProcessor, createTrafficCounters, jobsTopic, parseJobSpec, testExecutor
 } from '@jobmesh/peer'
+import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
 
 const workMs = Number(process.env.COORD_PEER_WORK_MS ?? '0')
@@ -37,6 +38,8 @@ const processor = createProcessor({ ...node, docs, counters }, {
   hardware: { gpuModel: 'cpu', vramGb: 8 }
 })
 let cpuAtStart = process.cpuUsage()
+/** The addresses this peer dials (the bench's dial plan). */
+let planned = []
 
 processor.addEventListener('microjob:start', (evt) => {
   send({ type: 'start', key: `${evt.detail.macroIndex}.${evt.detail.index}`, at: now(), claimToStartMs: evt.detail.claimToStartMs })
@@ -68,18 +71,32 @@ process.on('message', (msg) => {
   void (async () => {
     switch (msg.type) {
       case 'dial':
+        planned = msg.addrs
         for (const addr of msg.addrs) {
           await node.libp2p.dial(multiaddr(addr), { signal: AbortSignal.timeout(10_000) })
         }
         send({ type: 'dialed' })
         return
-      case 'mesh':
+      case 'mesh': {
         await processor.start()
-        await until(() => node.pubsub.getSubscribers(jobsTopic()).length >= msg.peers - 1, 30_000, 'the /jobs mesh')
+        // a connection refused or dropped under load (libp2p limits inbound dials per host) is dialled again
+        const redial = setInterval(() => {
+          for (const addr of planned) {
+            const ma = multiaddr(addr)
+            if (node.libp2p.getConnections(ma.getPeerId() == null ? undefined : peerIdFromString(ma.getPeerId())).length > 0) continue
+            node.libp2p.dial(ma, { signal: AbortSignal.timeout(10_000) }).catch(() => {})
+          }
+        }, 5_000)
+        try {
+          await until(() => node.pubsub.getSubscribers(jobsTopic()).length >= msg.peers - 1, 90_000, 'the /jobs mesh')
+        } finally {
+          clearInterval(redial)
+        }
         // CPU from here on is the job's (startup and dialling are not coordination)
         cpuAtStart = process.cpuUsage()
         send({ type: 'meshed' })
         return
+      }
       case 'announce': {
         const spec = parseJobSpec(msg.job.spec)
         await processor.announceJob(spec, msg.job.jobId, msg.job.specCid)

@@ -284,7 +284,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       await dialed
     }))
     await Promise.all(children.map(async c => {
-      const meshed = c.next('meshed')
+      const meshed = c.next('meshed', 120_000)
       c.child.send({ type: 'mesh', peers: n })
       await meshed
     }))
