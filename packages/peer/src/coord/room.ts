@@ -8,99 +8,29 @@ import {
 import { LeaseLostError, RoomClosedError } from './errors.js'
 import { TypedEvents } from './events.js'
 import { macroKey, macroScope, microKey } from './keys.js'
-import { LeaseRecord } from './pb/coord.js'
 import { peerToBytes } from './peer-bytes.js'
-import { DONE, LOCKED, OPEN, compareStates, countStates, fairBatch, judge, toWire } from './queue.js'
+import { DONE, LOCKED, countStates, judge, toWire } from './queue.js'
 import { OwnerSilence } from './owner-silence.js'
+import { FutureSnapshots, epochValid, leaseSigner, yieldsTo } from './room-member.js'
+import { applyRequest, handoff, ownerMemory, pickBatch, rebuildQueue, reconcile } from './room-owner.js'
+import { TurnWaiter } from './room-waiter.js'
+import { claimNextEpoch, ownerGossipAt, supersedingLease } from './room-failover.js'
 import { readRoomMessage } from './room-inbox.js'
 import { guardCoordTopic } from './topic-guard.js'
 import { roomTopic } from './topics.js'
 import type { CoordMessage } from './codec.js'
-import type { Lease, LeaseTable, Leases } from './leases.js'
-import type { CoordMetrics } from './metrics.js'
-import type { JobProgress } from './progress.js'
+import type { Lease } from './leases.js'
 import type { QueueState } from './queue.js'
-import type { RecordVerifier } from './signing.js'
 import type { RoomPubSubMessage } from './room-inbox.js'
-import type { TrafficCounters } from '../protocol/counters.js'
-import type { GuardedPubSub } from '../crdt/gossip-guard.js'
+import type { EpochCheck } from './room-member.js'
+import type { QueueView } from './room-owner.js'
+import type { LockedItem, RoomComponents, RoomEvents, RoomInit } from './room-types.js'
 import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:room')
 
 export type { RoomPubSubMessage }
-
-/** The slice of gossipsub a room needs. */
-export interface RoomPubSub extends Partial<GuardedPubSub> {
-  subscribe(topic: string): void
-  unsubscribe(topic: string): void
-  publish(topic: string, data?: Uint8Array): Promise<unknown>
-  addEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
-  removeEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
-}
-
-export interface RoomComponents {
-  pubsub: RoomPubSub
-  /** This peer's PeerId string. */
-  peerId: string
-  leases: Leases
-  verifier: RecordVerifier
-  /** Leases of the job's `macro` and `micro` maps. */
-  macroLeases: LeaseTable
-  microLeases: LeaseTable
-  progress: JobProgress
-  metrics: CoordMetrics
-  clock?: () => number
-  /**
-   * When a message from `peer` about this job (any of its topics: rooms, `/macro`, the job doc's CRDT updates)
-   * was last received. The owner is alive while it sends anything, not only snapshots.
-   */
-  lastSeen?(peer: string): number | undefined
-  /** Counts the room's messages (benches, profiles). */
-  counters?: TrafficCounters
-  /**
-   * Runs `lock` (which writes the MicroJob leases of a batch this peer locks for itself) in one CRDT transaction
-   * together with this peer's unwritten results: one update per queue turn instead of two. Default: `lock` alone.
-   */
-  lockWith?(lock: () => void): void
-}
-
-export interface RoomInit {
-  jobId: string
-  macroIndex: number
-  macroId: string
-  /** MicroJobs in this MacroJob. */
-  size: number
-  heartbeatMs?: number
-  ownerTimeoutMs?: number
-  maxBatch?: number
-  maxMessageBytes?: number
-}
-
-/** An item handed to this peer: run it and report it with {@link MacroRoom.done}. */
-export interface LockedItem {
-  macroIndex: number
-  index: number
-  /** MicroJob lease term (fencing token for the result). */
-  leaseTerm: number
-}
-
-export interface RoomEvents {
-  /** This peer became queue owner (`detail` = the new state). */
-  ownership: QueueState
-  /** A snapshot was accepted (any owner). */
-  snapshot: QueueState
-  /** Every item is done. */
-  complete: { macroIndex: number }
-  /** This peer took the queue over through the MacroJob lease. */
-  failover: { epoch: number }
-}
-
-interface Wanting {
-  want: number
-  resolve(items: LockedItem[]): void
-  reject(err: Error): void
-}
+export type { LockedItem, RoomComponents, RoomEvents, RoomInit, RoomPubSub } from './room-types.js'
 
 /**
  * The room of one MacroJob (DESIGN 7): the in-memory MicroJob queue, handed from owner to requester over
@@ -124,8 +54,11 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private readonly macroDomain: string
   private readonly onMessage: (evt: CustomEvent<RoomPubSubMessage>) => void
   private readonly onDone: (evt: CustomEvent<{ key: string }>) => void
-  private readonly future: Array<{ state: QueueState, from: string, at: number }> = []
-  private wanting: Wanting | undefined
+  private readonly future = new FutureSnapshots(DEFAULT_MAX_BUFFERED_SNAPSHOTS)
+  /** Checks of the MacroJob lease behind a snapshot's epoch (room-member.ts). */
+  private readonly epochCheck: EpochCheck
+  /** The caller of `next` waiting for a turn. */
+  private readonly waiter = new TurnWaiter()
   private doneOutbox: number[] = []
   private lastRequest = 0
   private lastPublish = 0
@@ -136,9 +69,9 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   private completed = false
   private readonly abort = new AbortController()
   private lastMacroRenew = 0
-  private readonly lockSeen = new Map<number, number>()
-  /** Items marked done without a result in the CRDT, and since when (reconcile re-opens them after a lease). */
-  private readonly doneSeen = new Map<number, number>()
+  /** The owner's reads of the CRDT (room-owner.ts) and what it remembers between heartbeats. */
+  private readonly view: QueueView
+  private readonly memory = ownerMemory()
   private unguard: () => void = () => {}
   /** The peer that opened the current epoch, when known. */
   private epochRoot: string | undefined
@@ -167,6 +100,17 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       tickMs: this.tickMs,
       now: this.clock()
     })
+    this.epochCheck = {
+      verifier: components.verifier,
+      domain: this.macroDomain,
+      crdtLease: () => components.macroLeases.get(this.macroKey)
+    }
+    this.view = {
+      hasResult: (i) => components.progress.has(microKey(init.macroIndex, i)),
+      lease: (i) => components.microLeases.get(microKey(init.macroIndex, i)),
+      isOpen: (lease, now) => components.leases.isOpen(lease, now),
+      graceMs: components.leases.leaseMs + components.leases.skewMs
+    }
     this.onMessage = (evt) => { this.handle(evt.detail) }
     this.onDone = (evt) => { this.crdtDone(evt.detail.key) }
   }
@@ -196,20 +140,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
    * holder, the rest are open.
    */
   create (lease: Lease): void {
-    const states = new Uint8Array(this.size)
-    const locks = new Map<number, { holder: string, leaseTerm: number }>()
-    for (let i = 0; i < this.size; i++) {
-      const key = microKey(this.macroIndex, i)
-      if (this.components.progress.has(key)) {
-        states[i] = DONE
-        continue
-      }
-      const l = this.components.microLeases.get(key)
-      if (l != null && !this.components.leases.isOpen(l)) {
-        states[i] = LOCKED
-        locks.set(i, { holder: l.owner, leaseTerm: l.term })
-      }
-    }
+    const { states, locks } = rebuildQueue(this.size, this.view, this.clock())
     const macroLease = this.components.macroLeases.get(this.macroKey)
     const raw = macroLease?.term === lease.term ? this.rawMacroLease() : undefined
     this.state = {
@@ -240,32 +171,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     if (this.closed) {
       throw new RoomClosedError('room closed')
     }
-    if (this.wanting != null) {
-      throw new Error('next() is already waiting')
-    }
-    options.signal?.throwIfAborted()
-    let resolve!: (items: LockedItem[]) => void
-    let reject!: (err: Error) => void
-    const promise = new Promise<LockedItem[]>((res, rej) => { resolve = res; reject = rej })
-    const onAbort = (): void => {
-      if (this.wanting?.resolve === wanting.resolve) {
-        this.wanting = undefined
-      }
-      reject(options.signal?.reason)
-    }
-    const wanting: Wanting = {
-      want: Math.max(1, want),
-      resolve: (items) => {
-        options.signal?.removeEventListener('abort', onAbort)
-        resolve(items)
-      },
-      reject: (err) => {
-        options.signal?.removeEventListener('abort', onAbort)
-        reject(err)
-      }
-    }
-    options.signal?.addEventListener('abort', onAbort, { once: true })
-    this.wanting = wanting
+    const promise = this.waiter.wait(want, options)
     if (this.completed) {
       this.satisfy([])
     } else if (this.isOwner) {
@@ -343,8 +249,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.components.progress.removeEventListener('microjob:done', this.onDone)
     this.components.pubsub.unsubscribe(this.topic)
     this.unguard()
-    this.wanting?.reject(new RoomClosedError('room closed'))
-    this.wanting = undefined
+    this.waiter.reject(new RoomClosedError('room closed'))
   }
 
   /** A RoomAnnouncement of this queue, when this peer owns it. */
@@ -370,12 +275,12 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       this.satisfy([])
       return
     }
-    if (this.wanting != null) {
-      const items = this.lockBatch(this.wanting.want)
-      this.satisfy(items)
+    const want = this.waiter.want
+    if (want != null) {
+      this.satisfy(this.lockBatch(want))
     }
     const next = state.pending.find(p => p !== this.self)
-    if (next != null && this.wanting == null) {
+    if (next != null && this.waiter.want == null) {
       this.handoff(next)
     } else {
       state.pending = state.pending.filter(p => p !== this.self)
@@ -389,8 +294,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     if (state == null) {
       return []
     }
-    const counts = countStates(state.states)
-    if (counts.open === 0) {
+    if (countStates(state.states).open === 0) {
       return []
     }
     // a later epoch exists in the CRDT (a failover claimed the MacroJob): this queue is dead, lock nothing more
@@ -400,32 +304,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         state.epoch, macroLease.term)
       return []
     }
-    const members = new Set<string>(state.pending)
-    for (const l of state.locks.values()) members.add(l.holder)
-    members.add(this.self)
-    const n = fairBatch(counts.open, members.size, want, this.maxBatch)
-    // the CRDT decides over the in-memory queue: an item with a result is done, an item whose MicroJob lease
-    // another peer holds (a rival queue of the same MacroJob, or a lock this queue never heard of) is its lock
-    const indices: number[] = []
-    const now = this.clock()
-    let changed = false
-    for (let i = 0; i < state.states.length && indices.length < n; i++) {
-      if (state.states[i] !== OPEN) continue
-      const key = microKey(this.macroIndex, i)
-      if (this.components.progress.has(key)) {
-        state.states[i] = DONE
-        changed = true
-        continue
-      }
-      const lease = this.components.microLeases.get(key)
-      if (lease != null && lease.owner !== this.self && !this.components.leases.isOpen(lease, now)) {
-        state.states[i] = LOCKED
-        state.locks.set(i, { holder: lease.owner, leaseTerm: lease.term })
-        changed = true
-        continue
-      }
-      indices.push(i)
-    }
+    const { indices, changed } = pickBatch(state, this.view, this.self, want, this.maxBatch, this.clock())
     if (indices.length === 0) {
       if (changed) state.version++
       return []
@@ -448,15 +327,10 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   }
 
   private handoff (to: string): void {
-    const state = this.state
-    if (state == null) {
+    if (this.state == null) {
       return
     }
-    state.term++
-    state.version++
-    state.prevOwner = this.self
-    state.owner = to
-    state.pending = state.pending.filter(p => p !== to && p !== this.self)
+    handoff(this.state, this.self, to)
     this.components.metrics.handoffs++
     this.ownersSeen.add(to)
   }
@@ -486,118 +360,30 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
 
   private onRequest (from: string, req: NonNullable<CoordMessage['request']>): void {
     const state = this.state
-    if (state == null || !this.isOwner) {
-      return
-    }
-    let changed = false
-    for (const index of req.done) {
-      const lock = state.locks.get(index)
-      if (index < this.size && state.states[index] === LOCKED && lock?.holder === from) {
-        state.states[index] = DONE
-        state.locks.delete(index)
-        changed = true
-      }
-    }
-    if (req.want > 0 && from !== this.self && !state.pending.includes(from)) {
-      state.pending.push(from)
-      changed = true
-    }
-    if (changed) {
-      state.version++
+    if (state != null && this.isOwner && applyRequest(state, this.self, from, { done: req.done.filter(i => i < this.size), want: req.want })) {
       this.scheduleFlush()
     }
   }
 
-  /**
-   * Owner, on heartbeat: re-syncs the queue with the CRDT, whatever happened meanwhile (lost snapshots, skipped or
-   * failed items, a flood, overwritten records): a result makes an item done; a live lease of another peer makes it
-   * that peer's lock; a lock whose lease expired or was released (this peer's own included) re-opens it; an item
-   * marked done whose result has not appeared within a lease (plus skew) re-opens too. No item of an open MacroJob
-   * stays unrun.
-   */
+  /** Owner, on heartbeat: the queue re-synced with the CRDT (room-owner.ts `reconcile`). */
   private reconcile (): void {
-    const state = this.state
-    if (state == null) {
+    if (this.state == null) {
       return
     }
-    let changed = false
-    const now = this.clock()
-    for (const [index, lock] of state.locks) {
-      const key = microKey(this.macroIndex, index)
-      if (this.components.progress.has(key)) {
-        state.states[index] = DONE
-        state.locks.delete(index)
-        changed = true
-        continue
-      }
-      const lease = this.components.microLeases.get(key)
-      if (lease != null && (lease.owner !== lock.holder || lease.term !== lock.leaseTerm) && !this.components.leases.isOpen(lease, now)) {
-        // the lease moved (a rival queue, a failover): follow it, and re-open the item when that lease expires
-        state.locks.set(index, { holder: lease.owner, leaseTerm: lease.term })
-        changed = true
-      } else if (this.lockExpired(index, key, now)) {
-        state.states[index] = OPEN
-        state.locks.delete(index)
-        changed = true
-      }
+    const { reopened } = reconcile(this.state, this.view, this.self, this.clock(), this.memory)
+    for (const index of reopened) {
+      log('%s room %d: item %d was marked done but has no result: re-opened', this.self.slice(-6), this.macroIndex, index)
     }
-    for (let index = 0; index < state.states.length; index++) {
-      const s = state.states[index]
-      if (s === OPEN || (s === LOCKED && state.locks.has(index))) continue
-      const key = microKey(this.macroIndex, index)
-      if (this.components.progress.has(key)) {
-        if (s !== DONE) { state.states[index] = DONE; changed = true }
-        this.doneSeen.delete(index)
-        continue
-      }
-      if (s === LOCKED) {
-        // locked without a known holder: treat like a lock whose lease never arrived
-        state.locks.set(index, { holder: this.components.microLeases.get(key)?.owner ?? this.self, leaseTerm: this.components.microLeases.get(key)?.term ?? 0 })
-        changed = true
-        continue
-      }
-      const seen = this.doneSeen.get(index)
-      if (seen == null) {
-        this.doneSeen.set(index, now)
-      } else if (now - seen > this.components.leases.leaseMs + this.components.leases.skewMs) {
-        this.doneSeen.delete(index)
-        state.states[index] = OPEN
-        changed = true
-        log('%s room %d: item %d was marked done but has no result: re-opened', this.self.slice(-6), this.macroIndex, index)
-      }
-    }
-    for (const index of this.lockSeen.keys()) {
-      if (!state.locks.has(index)) this.lockSeen.delete(index)
-    }
-    if (changed) {
-      state.version++
-    }
-  }
-
-  /**
-   * A lock is given up when its MicroJob lease in the CRDT has expired, or, when the lease never arrived, when
-   * the lock is older (as seen here) than a lease plus the skew allowance. A lease not yet synced is not "open".
-   */
-  private lockExpired (index: number, key: string, now: number): boolean {
-    const lease = this.components.microLeases.get(key)
-    if (lease != null) {
-      return this.components.leases.isOpen(lease, now)
-    }
-    const seen = this.lockSeen.get(index)
-    if (seen == null) {
-      this.lockSeen.set(index, now)
-      return false
-    }
-    return now - seen > this.components.leases.leaseMs + this.components.leases.skewMs
   }
 
   // ---- member side ----
 
   private request (): void {
-    if (this.wanting == null || this.isOwner || this.closed) {
+    const want = this.waiter.want
+    if (want == null || this.isOwner || this.closed) {
       return
     }
-    this.sendRequest(this.wanting.want)
+    this.sendRequest(want)
   }
 
   private sendRequest (want: number): void {
@@ -609,12 +395,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   }
 
   private satisfy (items: LockedItem[]): void {
-    const w = this.wanting
-    if (w == null) {
-      return
-    }
-    this.wanting = undefined
-    w.resolve(items)
+    this.waiter.satisfy(items)
   }
 
   private crdtDone (key: string): void {
@@ -683,20 +464,16 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       return
     }
     this.drainFuture(true)
-    if (this.wanting != null && !this.state?.pending.includes(this.self) && now - this.lastRequest >= this.heartbeatMs / 2) {
+    if (this.waiter.want != null && !this.state?.pending.includes(this.self) && now - this.lastRequest >= this.heartbeatMs / 2) {
       this.request()
-    } else if (this.wanting == null && this.doneOutbox.length > 0) {
+    } else if (this.waiter.want == null && this.doneOutbox.length > 0) {
       this.sendRequest(0)
     }
     if (this.failingOver) {
       return
     }
-    const owner = this.state?.owner
-    // other gossip from the owner's PeerId counts only while its MacroJob lease is live: a process restarted under
-    // the same PeerId gossips, but it lost the queue and never renews the lease, so it must not hold the room
-    const lease = this.components.macroLeases.get(this.macroKey)
-    const ownerLeaseLive = lease != null && lease.owner === owner && !this.components.leases.isOpen(lease, now)
-    const seen = owner == null || !ownerLeaseLive ? undefined : this.components.lastSeen?.(owner)
+    const seen = ownerGossipAt(this.state?.owner, this.components.macroLeases.get(this.macroKey),
+      (lease) => this.components.leases.isOpen(lease, now), this.components.lastSeen)
     // silent: the failover waits for the next tick, so that messages a busy loop held back are read first
     if (this.silence.decide(now, seen) === 'failover') {
       void this.failover()
@@ -705,15 +482,9 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
 
   /** The live MacroJob lease of a later epoch held by another peer, if the CRDT shows one. */
   private supersededBy (): Lease | undefined {
-    const state = this.state
-    if (state == null) {
-      return undefined
-    }
-    const lease = this.components.macroLeases.get(this.macroKey)
-    if (lease == null || lease.term <= state.epoch || lease.owner === this.self || this.components.leases.isOpen(lease)) {
-      return undefined
-    }
-    return lease
+    return this.state == null
+      ? undefined
+      : supersedingLease(this.components.macroLeases.get(this.macroKey), this.state.epoch, this.self, (lease) => this.components.leases.isOpen(lease))
   }
 
   private renewMacroLease (now: number): void {
@@ -734,11 +505,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.failingOver = true
     const seenEpoch = this.state?.epoch ?? 0
     try {
-      const crdt = this.components.macroLeases.get(this.macroKey)
-      const minTerm = Math.max(seenEpoch, crdt?.term ?? 0) + 1
-      log('%s room %d: owner %s silent, claiming epoch %d', this.self.slice(-6), this.macroIndex,
-        this.state?.owner.slice(-6), minTerm)
-      const lease = await this.components.macroLeases.claim(this.macroKey, { force: true, minTerm, signal: this.abort.signal })
+      log('%s room %d: owner %s silent, claiming the next epoch', this.self.slice(-6), this.macroIndex, this.state?.owner.slice(-6))
+      const lease = await claimNextEpoch(this.components.macroLeases, this.macroKey, seenEpoch, this.abort.signal)
       if (this.closed || (this.state != null && this.state.epoch >= lease.term && this.state.owner !== this.self)) {
         return
       }
@@ -775,25 +543,6 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     return this.components.macroLeases.raw(this.macroKey)
   }
 
-  private epochValid (next: QueueState, from: string): boolean | undefined {
-    if (next.macroLease != null) {
-      const record = this.components.verifier.verify(next.macroLease, this.macroDomain)
-      if (record == null || (next.term === 0 && record.signer !== from)) {
-        return false
-      }
-      try {
-        return LeaseRecord.decode(record.payload).term === next.epoch
-      } catch {
-        return false
-      }
-    }
-    const lease = this.components.macroLeases.get(this.macroKey)
-    if (lease == null || lease.term < next.epoch) {
-      return undefined
-    }
-    return true
-  }
-
   private handle (msg: RoomPubSubMessage): void {
     if (this.closed) {
       return
@@ -827,7 +576,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
 
   private consider (next: QueueState, from: string, fromBuffer: boolean): void {
     const metrics = this.components.metrics
-    const verdict = judge(this.state, next, from, (n, f) => this.epochValid(n, f))
+    const verdict = judge(this.state, next, from, (n, f) => epochValid(this.epochCheck, n, f))
     switch (verdict) {
       case 'heartbeat':
         this.silence.heard(this.clock())
@@ -836,7 +585,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         if (!fromBuffer) metrics.droppedStale++
         return
       case 'forged':
-        if (this.yieldsTo(next, from)) {
+        if (yieldsTo(this.epochCheck, this.state, this.epochRoot, next, from)) {
           this.accept(next)
           return
         }
@@ -847,8 +596,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         if (!fromBuffer) {
           // a later turn of the chain: the queue is being served, this peer only missed a handoff
           this.silence.heard(this.clock())
-          this.future.push({ state: next, from, at: this.clock() })
-          if (this.future.length > DEFAULT_MAX_BUFFERED_SNAPSHOTS) this.future.shift()
+          this.future.add(next, from, this.clock())
         }
         return
       case 'accept':
@@ -856,38 +604,10 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     }
   }
 
-  /**
-   * Two peers that claimed the same MacroJob lease term concurrently (before the CRDT converged) both open the
-   * epoch. Both epoch-opening snapshots carry a signed lease of that term; the lower PeerId wins everywhere, and
-   * the other owner yields (its locks stay in the CRDT and are re-read by the winner's reconcile).
-   */
-  private yieldsTo (next: QueueState, from: string): boolean {
-    const cur = this.state
-    if (cur == null || next.epoch !== cur.epoch || next.macroLease == null) {
-      return false
-    }
-    if (from !== next.owner && from !== next.prevOwner) {
-      return false
-    }
-    const rivalRoot = this.leaseSigner(next.macroLease, next.epoch)
-    const root = this.epochRoot ?? (cur.macroLease != null ? this.leaseSigner(cur.macroLease, cur.epoch) : undefined)
-    return rivalRoot != null && root != null && rivalRoot < root
-  }
-
-  private leaseSigner (bytes: Uint8Array, epoch: number): string | undefined {
-    const record = this.components.verifier.verify(bytes, this.macroDomain)
-    if (record == null) return undefined
-    try {
-      return LeaseRecord.decode(record.payload).term === epoch ? record.signer : undefined
-    } catch {
-      return undefined
-    }
-  }
-
   private accept (next: QueueState): void {
     const wasOwner = this.isOwner
     if (next.macroLease != null) {
-      this.epochRoot = this.leaseSigner(next.macroLease, next.epoch) ?? this.epochRoot
+      this.epochRoot = leaseSigner(this.epochCheck, next.macroLease, next.epoch) ?? this.epochRoot
     } else if (this.state == null || next.epoch !== this.state.epoch) {
       this.epochRoot = undefined
     }
@@ -914,7 +634,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       return
     }
     this.checkComplete()
-    if (this.wanting != null) {
+    if (this.waiter.want != null) {
       if (countStates(state.states).open === 0) {
         this.satisfy([])
       } else if (!state.pending.includes(this.self) && this.clock() - this.lastRequest >= this.heartbeatMs / 4) {
@@ -923,37 +643,10 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     }
   }
 
-  /** Applies buffered snapshots that now continue the chain; after a heartbeat without the gap filling, takes the newest consistent one. */
+  /** Applies a buffered snapshot that now continues the chain; after a heartbeat without the gap filling, the newest. */
   private drainFuture (timedOut: boolean): void {
-    if (this.future.length === 0) {
-      return
-    }
-    this.future.sort((a, b) => compareStates(a.state, b.state))
-    let progressed = true
-    while (progressed && this.future.length > 0) {
-      progressed = false
-      for (let i = 0; i < this.future.length; i++) {
-        const f = this.future[i]
-        const cur = this.state
-        if (cur != null && compareStates(f.state, cur) <= 0) {
-          this.future.splice(i, 1)
-          progressed = true
-          break
-        }
-        const verdict = judge(cur, f.state, f.from, (n, from) => this.epochValid(n, from))
-        if (verdict === 'accept') {
-          this.future.splice(i, 1)
-          this.accept(f.state)
-          return
-        }
-      }
-    }
-    if (timedOut && this.future.length > 0) {
-      const newest = this.future[this.future.length - 1]
-      if (this.clock() - newest.at >= this.heartbeatMs) {
-        this.future.length = 0
-        this.accept(newest.state)
-      }
-    }
+    const next = this.future.next(this.state, (n, from) => judge(this.state, n, from, (m, f) => epochValid(this.epochCheck, m, f)),
+      this.clock(), timedOut ? this.heartbeatMs : undefined)
+    if (next != null) this.accept(next)
   }
 }

@@ -1,0 +1,106 @@
+import { LeaseRecord } from './pb/coord.js'
+import { compareStates } from './queue.js'
+import type { Lease } from './leases.js'
+import type { QueueState, Verdict } from './queue.js'
+import type { RecordVerifier } from './signing.js'
+
+/** How a member checks the MacroJob lease behind a snapshot's epoch. */
+export interface EpochCheck {
+  verifier: RecordVerifier
+  /** Signing domain of this MacroJob's lease. */
+  domain: string
+  /** The MacroJob lease in this peer's CRDT. */
+  crdtLease(): Lease | undefined
+}
+
+/** The signer of a signed MacroJob lease record of term `epoch`, or undefined when it does not verify. */
+export function leaseSigner (check: EpochCheck, bytes: Uint8Array, epoch: number): string | undefined {
+  const record = check.verifier.verify(bytes, check.domain)
+  if (record == null) return undefined
+  try {
+    return LeaseRecord.decode(record.payload).term === epoch ? record.signer : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether a snapshot of a new epoch stands on a MacroJob lease of that term: the lease it embeds verifies with that
+ * term (signed by its sender when it opens the epoch, term 0), or the CRDT already shows that term. `undefined`:
+ * not known yet (the lease has not synced).
+ */
+export function epochValid (check: EpochCheck, next: QueueState, from: string): boolean | undefined {
+  if (next.macroLease != null) {
+    const signer = leaseSigner(check, next.macroLease, next.epoch)
+    if (signer == null) return false
+    return next.term !== 0 || signer === from
+  }
+  const lease = check.crdtLease()
+  if (lease == null || lease.term < next.epoch) return undefined
+  return true
+}
+
+/**
+ * Two peers that claimed the same MacroJob lease term concurrently (before the CRDT converged) both open the epoch.
+ * Both epoch-opening snapshots carry a signed lease of that term; the lower PeerId wins everywhere, so a member
+ * yields to `next` when its epoch's root signs lower than the root of the epoch it follows (`root`, when known).
+ */
+export function yieldsTo (check: EpochCheck, cur: QueueState | undefined, root: string | undefined, next: QueueState, from: string): boolean {
+  if (cur == null || next.epoch !== cur.epoch || next.macroLease == null) return false
+  if (from !== next.owner && from !== next.prevOwner) return false
+  const rivalRoot = leaseSigner(check, next.macroLease, next.epoch)
+  const ownRoot = root ?? (cur.macroLease != null ? leaseSigner(check, cur.macroLease, cur.epoch) : undefined)
+  return rivalRoot != null && ownRoot != null && rivalRoot < ownRoot
+}
+
+/**
+ * Snapshots of a later turn than this peer has seen (a gap in the chain: it missed a handoff), kept until the gap
+ * fills, at most `max` (the oldest go first).
+ */
+export class FutureSnapshots {
+  private readonly items: Array<{ state: QueueState, from: string, at: number }> = []
+  private readonly max: number
+
+  constructor (max: number) {
+    this.max = max
+  }
+
+  get size (): number {
+    return this.items.length
+  }
+
+  add (state: QueueState, from: string, at: number): void {
+    this.items.push({ state, from, at })
+    if (this.items.length > this.max) this.items.shift()
+  }
+
+  /**
+   * The buffered snapshot that now continues the chain from `current` (`judge` accepts it), dropping the ones it
+   * makes stale; with `timeoutMs`, when none does and the newest has waited that long, the newest (the buffer is
+   * then emptied). Undefined: nothing to apply yet.
+   */
+  next (current: QueueState | undefined, judge: (state: QueueState, from: string) => Verdict, now: number, timeoutMs?: number): QueueState | undefined {
+    if (this.items.length === 0) return undefined
+    this.items.sort((a, b) => compareStates(a.state, b.state))
+    for (let i = 0; i < this.items.length;) {
+      const f = this.items[i]
+      if (current != null && compareStates(f.state, current) <= 0) {
+        this.items.splice(i, 1)
+        continue
+      }
+      if (judge(f.state, f.from) === 'accept') {
+        this.items.splice(i, 1)
+        return f.state
+      }
+      i++
+    }
+    if (timeoutMs != null && this.items.length > 0) {
+      const newest = this.items[this.items.length - 1]
+      if (now - newest.at >= timeoutMs) {
+        this.items.length = 0
+        return newest.state
+      }
+    }
+    return undefined
+  }
+}

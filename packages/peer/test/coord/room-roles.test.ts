@@ -1,0 +1,248 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { leases } from '../../src/coord/leases.js'
+import { LeaseRecord } from '../../src/coord/pb/coord.js'
+import { DONE, LOCKED, OPEN, judge } from '../../src/coord/queue.js'
+import { FutureSnapshots, epochValid, yieldsTo } from '../../src/coord/room-member.js'
+import { applyRequest, handoff, ownerMemory, pickBatch, rebuildQueue, reconcile } from '../../src/coord/room-owner.js'
+import { TurnWaiter } from '../../src/coord/room-waiter.js'
+import { claimNextEpoch, ownerGossipAt, supersedingLease } from '../../src/coord/room-failover.js'
+import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
+import type { Lease } from '../../src/coord/leases.js'
+import type { QueueState } from '../../src/coord/queue.js'
+import type { EpochCheck } from '../../src/coord/room-member.js'
+import type { QueueView } from '../../src/coord/room-owner.js'
+
+const LEASE_MS = 15_000
+const GRACE_MS = 17_000
+
+/** A CRDT view over plain maps: results by index, leases by index; a lease is open after expiresAt (no skew here). */
+function crdt (): QueueView & { results: Set<number>, leases: Map<number, Lease> } {
+  const results = new Set<number>()
+  const leases = new Map<number, Lease>()
+  return {
+    results,
+    leases,
+    hasResult: (i) => results.has(i),
+    lease: (i) => leases.get(i),
+    isOpen: (lease, now) => lease.expiresAt === 0 || now > lease.expiresAt,
+    graceMs: GRACE_MS
+  }
+}
+
+const lease = (owner: string, term: number, expiresAt: number): Lease => ({ owner, term, expiresAt }) as Lease
+
+function queue (size: number, overrides: Partial<QueueState> = {}): QueueState {
+  return {
+    macroIndex: 0, epoch: 1, term: 0, owner: 'a', prevOwner: 'a', version: 0,
+    states: new Uint8Array(size), locks: new Map(), pending: [], ...overrides
+  }
+}
+
+describe('room owner role (room-owner.ts)', () => {
+  it('locks a fair share of open items, the CRDT deciding: a result is done, another peer\'s live lease is its lock', () => {
+    const view = crdt()
+    view.results.add(0)
+    view.leases.set(1, lease('b', 2, 50_000))
+    view.leases.set(2, lease('c', 1, 500)) // expired: open again
+    const state = queue(40, { pending: ['b', 'c'] })
+    const { indices, changed } = pickBatch(state, view, 'a', 16, 16, 1_000)
+    // 40 open, 3 members (a and the two pending): 40 / 6 = 6
+    expect(indices).toEqual([2, 3, 4, 5, 6, 7])
+    expect(changed).toBe(true)
+    expect(state.states[0]).toBe(DONE)
+    expect(state.states[1]).toBe(LOCKED)
+    expect(state.locks.get(1)).toEqual({ holder: 'b', leaseTerm: 2 })
+  })
+
+  it('hands off: term + 1, the requester owns, the old owner is its previous owner and nobody pending twice', () => {
+    const state = queue(4, { pending: ['b', 'c'] })
+    handoff(state, 'a', 'b')
+    expect(state).toMatchObject({ term: 1, version: 1, owner: 'b', prevOwner: 'a', pending: ['c'] })
+  })
+
+  it('a member\'s request marks only its own locks done and puts it in the pending list once', () => {
+    const state = queue(4)
+    state.states[1] = LOCKED
+    state.locks.set(1, { holder: 'b', leaseTerm: 1 })
+    state.states[2] = LOCKED
+    state.locks.set(2, { holder: 'c', leaseTerm: 1 })
+    expect(applyRequest(state, 'a', 'b', { done: [1, 2, 9], want: 8 })).toBe(true)
+    expect([...state.states]).toEqual([OPEN, DONE, LOCKED, OPEN])
+    expect(state.pending).toEqual(['b'])
+    expect(applyRequest(state, 'a', 'b', { done: [], want: 8 })).toBe(false)
+    expect(applyRequest(state, 'a', 'a', { done: [], want: 8 })).toBe(false)
+  })
+
+  it('failover rebuild: results done, live leases locked by their holders, expired ones open', () => {
+    const view = crdt()
+    view.results.add(3)
+    view.leases.set(0, lease('b', 4, 20_000))
+    view.leases.set(1, lease('c', 2, 9_000))
+    const { states, locks } = rebuildQueue(4, view, 10_000)
+    expect([...states]).toEqual([LOCKED, OPEN, OPEN, DONE])
+    expect([...locks]).toEqual([[0, { holder: 'b', leaseTerm: 4 }]])
+  })
+
+  it('reconcile on a fake clock: a lock follows a moved lease, re-opens when its lease expires or never arrives within a lease + skew, a done mark without a result re-opens after that too', () => {
+    const view = crdt()
+    const memory = ownerMemory()
+    const state = queue(4)
+    for (const i of [0, 1, 2]) {
+      state.states[i] = LOCKED
+      state.locks.set(i, { holder: 'b', leaseTerm: 1 })
+    }
+    state.states[3] = DONE // reported done by a member, its result not synced
+    view.leases.set(0, lease('c', 2, 30_000)) // a rival took item 0
+    view.leases.set(1, lease('b', 1, LEASE_MS)) // item 1's lease, expires at 15 s
+    // item 2: no lease synced yet
+    let t = 1_000
+    expect(reconcile(state, view, 'a', t, memory).changed).toBe(true)
+    expect(state.locks.get(0)).toEqual({ holder: 'c', leaseTerm: 2 })
+    expect([...state.states]).toEqual([LOCKED, LOCKED, LOCKED, DONE])
+    t = 16_000 // item 1's lease ran out
+    reconcile(state, view, 'a', t, memory)
+    expect([...state.states]).toEqual([LOCKED, OPEN, LOCKED, DONE])
+    t = 1_000 + GRACE_MS + 1 // the lease of item 2 never came, and item 3's result neither
+    const { reopened } = reconcile(state, view, 'a', t, memory)
+    expect([...state.states]).toEqual([LOCKED, OPEN, OPEN, OPEN])
+    expect(reopened).toEqual([3])
+    // a result arrives for item 0: done, whoever held it
+    view.results.add(0)
+    reconcile(state, view, 'a', t + 1, memory)
+    expect(state.states[0]).toBe(DONE)
+    expect(state.locks.size).toBe(0)
+  })
+})
+
+describe('room member role (room-member.ts)', () => {
+  async function epochSigner (): Promise<{ peer: string, sign(term: number): Uint8Array }> {
+    const key = await generateKeyPair('Ed25519')
+    const peer = peerIdFromPrivateKey(key).toString()
+    const signer = recordSigner(key, peer)
+    return { peer, sign: (term) => signer.sign('jobmesh/macro/job/0', LeaseRecord.encode({ term, expiresAt: 99n })) }
+  }
+
+  it('a new epoch stands on a signed MacroJob lease of that term, from its opener, or on the CRDT', async () => {
+    const a = await epochSigner()
+    const b = await epochSigner()
+    const inCrdt: { lease?: Lease } = {}
+    const check: EpochCheck = { verifier: recordVerifier(), domain: 'jobmesh/macro/job/0', crdtLease: () => inCrdt.lease }
+    const next = queue(4, { epoch: 3, owner: a.peer, prevOwner: a.peer, macroLease: a.sign(3) })
+    expect(epochValid(check, next, a.peer)).toBe(true)
+    expect(epochValid(check, { ...next, macroLease: a.sign(2) }, a.peer)).toBe(false) // another term
+    expect(epochValid(check, next, b.peer)).toBe(false) // term 0 must come from the lease's signer
+    expect(epochValid(check, { ...next, macroLease: undefined }, a.peer)).toBeUndefined() // not synced yet
+    inCrdt.lease = lease(a.peer, 3, 99)
+    expect(epochValid(check, { ...next, macroLease: undefined }, a.peer)).toBe(true)
+  })
+
+  it('of two owners of one epoch (concurrent claims) the lower PeerId wins everywhere', async () => {
+    const [x, y] = [await epochSigner(), await epochSigner()].sort((p, q) => p.peer < q.peer ? -1 : 1)
+    const check: EpochCheck = { verifier: recordVerifier(), domain: 'jobmesh/macro/job/0', crdtLease: () => undefined }
+    const fromY = queue(4, { epoch: 5, owner: y.peer, prevOwner: y.peer, macroLease: y.sign(5) })
+    const fromX = queue(4, { epoch: 5, owner: x.peer, prevOwner: x.peer, macroLease: x.sign(5) })
+    expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(true)
+    expect(yieldsTo(check, fromX, x.peer, fromY, y.peer)).toBe(false)
+  })
+
+  it('buffers snapshots after a gap until the gap fills, then after a heartbeat takes the newest', () => {
+    const future = new FutureSnapshots(16)
+    const at = (term: number): QueueState => queue(4, { term, owner: `p${term}`, prevOwner: `p${term - 1}` })
+    const current = at(1)
+    const judgeFrom = (cur: QueueState) => (s: QueueState, from: string) => judge(cur, s, from, () => true)
+    // handoff snapshots, each published by the owner handing off (its prevOwner)
+    future.add(at(3), 'p2', 1_000)
+    future.add(at(4), 'p3', 1_100)
+    // term 2 is missing: nothing continues the chain yet
+    expect(future.next(current, judgeFrom(current), 1_200)).toBeUndefined()
+    // the gap fills (term 2 accepted by the room): term 3 continues it
+    const two = at(2)
+    expect(future.next(two, judgeFrom(two), 1_300)?.term).toBe(3)
+    expect(future.size).toBe(1)
+    // no continuation of term 1 for a heartbeat: the newest is taken and the buffer emptied
+    const other = new FutureSnapshots(16)
+    other.add(at(4), 'p3', 1_000)
+    other.add(at(6), 'p5', 1_500)
+    expect(other.next(current, judgeFrom(current), 2_000, 1_000)).toBeUndefined()
+    expect(other.next(current, judgeFrom(current), 2_500, 1_000)?.term).toBe(6)
+    expect(other.size).toBe(0)
+  })
+})
+
+describe('a room member\'s wait for its turn (room-waiter.ts)', () => {
+  /** A signal that counts its abort listeners. */
+  function countingSignal (): { signal: AbortSignal, controller: AbortController, listeners(): number } {
+    const controller = new AbortController()
+    let n = 0
+    const add = controller.signal.addEventListener.bind(controller.signal)
+    const remove = controller.signal.removeEventListener.bind(controller.signal)
+    controller.signal.addEventListener = ((...args: Parameters<typeof add>) => { n++; add(...args) }) as typeof add
+    controller.signal.removeEventListener = ((...args: Parameters<typeof remove>) => { n--; remove(...args) }) as typeof remove
+    return { signal: controller.signal, controller, listeners: () => n }
+  }
+
+  it('leaves no abort listener behind, however a wait ends (the signal outlives every turn)', async () => {
+    const waiter = new TurnWaiter()
+    const s = countingSignal()
+    for (let i = 0; i < 20; i++) {
+      const turn = waiter.wait(16, { signal: s.signal })
+      expect(waiter.want).toBe(16)
+      if (i % 2 === 0) waiter.satisfy([{ macroIndex: 0, index: i, leaseTerm: 1 }])
+      else waiter.reject(new Error('room closed'))
+      await turn.catch(() => {})
+    }
+    expect(s.listeners()).toBe(0)
+    expect(waiter.want).toBeUndefined()
+  })
+
+  it('one wait at a time; an abort ends it with the signal\'s reason and frees the slot', async () => {
+    const waiter = new TurnWaiter()
+    const s = countingSignal()
+    const turn = waiter.wait(0, { signal: s.signal })
+    expect(waiter.want).toBe(1) // at least one
+    expect(() => waiter.wait(4)).toThrow('already waiting')
+    s.controller.abort(new Error('stopped'))
+    await expect(turn).rejects.toThrow('stopped')
+    expect(waiter.want).toBeUndefined()
+    waiter.satisfy([]) // nobody waits: nothing happens
+  })
+})
+
+describe('room failover role (room-failover.ts)', () => {
+  const open = (now: number) => (l: Lease): boolean => l.expiresAt === 0 || now > l.expiresAt
+
+  it('the owner\'s other gossip counts only while its MacroJob lease is live', () => {
+    const seen = (): number => 4_000
+    expect(ownerGossipAt('a', lease('a', 2, 10_000), open(5_000), seen)).toBe(4_000)
+    expect(ownerGossipAt('a', lease('a', 2, 10_000), open(11_000), seen)).toBeUndefined() // lapsed: a restarted PeerId
+    expect(ownerGossipAt('a', lease('b', 3, 10_000), open(5_000), seen)).toBeUndefined() // another peer's epoch
+    expect(ownerGossipAt(undefined, lease('a', 2, 10_000), open(5_000), seen)).toBeUndefined()
+  })
+
+  it('a queue is superseded by a live lease of a later epoch held by another peer', () => {
+    expect(supersedingLease(lease('b', 4, 10_000), 3, 'a', open(5_000))?.owner).toBe('b')
+    expect(supersedingLease(lease('b', 3, 10_000), 3, 'a', open(5_000))).toBeUndefined()
+    expect(supersedingLease(lease('a', 4, 10_000), 3, 'a', open(5_000))).toBeUndefined()
+    expect(supersedingLease(lease('b', 4, 10_000), 3, 'a', open(12_000))).toBeUndefined()
+  })
+
+  it('claims the epoch above both the one seen and the CRDT\'s, over the silent owner\'s live lease', async () => {
+    const now = 10_000
+    const key = await generateKeyPair('Ed25519')
+    const owner = await generateKeyPair('Ed25519')
+    const id = peerIdFromPrivateKey(key).toString()
+    const ownerId = peerIdFromPrivateKey(owner).toString()
+    const config = { leaseMs: 15_000, skewMs: 2_000, settleMs: 0 }
+    const doc = new Y.Doc()
+    const mine = leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => now }, config).table(doc.getMap('macro'), 'jobmesh/macro/j')
+    const theirs = leases({ signer: recordSigner(owner, ownerId), verifier: recordVerifier(), clock: () => now }, config).table(doc.getMap('macro'), 'jobmesh/macro/j')
+    theirs.take('0', { minTerm: 2 })
+    const won = await claimNextEpoch(mine, '0', 5, new AbortController().signal)
+    expect(won).toMatchObject({ owner: id, term: 6 })
+    const next = await claimNextEpoch(theirs, '0', 1, new AbortController().signal)
+    expect(next.term).toBe(7) // the CRDT's term 6 is above the epoch it saw
+  })
+})
