@@ -36,6 +36,14 @@ interface Attacker {
 async function vandalize (attacker: Attacker, jobId: string, rounds: number, peers: string[]): Promise<void> {
   const name = jobDocName(jobId)
   const doc = await attacker.docs.open(name, { signal: AbortSignal.timeout(20_000) })
+  // its updates travel by gossip only to peers it knows subscribe to the doc's topic: under load that exchange can
+  // outlast the job, and the peers would then only ever see its pushes over sync (refused, but not on gossip)
+  const deadline = Date.now() + 20_000
+  const knows = (): boolean => peers.every(p => attacker.node.pubsub.getSubscribers(docTopic(name)).some(s => s.toString() === p))
+  while (!knows()) {
+    if (Date.now() > deadline) throw new Error(`the attacker never saw ${peers.length} subscribers of ${name}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
   for (let r = 0; r < rounds; r++) {
     for (const mapName of [MICRO_MAP, MACRO_MAP, RESULTS_MAP]) {
       const map = doc.getMap<Uint8Array>(mapName)
