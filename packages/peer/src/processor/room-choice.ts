@@ -16,8 +16,11 @@ export interface RoomChoiceView {
   /** How long an announcement is trusted (ms). */
   ttlMs: number
   announced: ReadonlyMap<number, AnnouncedRoom>
-  /** Rooms this peer is in: whether its copy of the queue shows an open item, and whether the room completed. */
-  rooms: ReadonlyMap<number, { hasOpen: boolean, complete: boolean }>
+  /**
+   * Rooms this peer is in: whether its copy of the queue shows an open item, whether the room completed, and whether
+   * this peer owns its queue.
+   */
+  rooms: ReadonlyMap<number, { hasOpen: boolean, complete: boolean, owned?: boolean }>
   /** Every MicroJob of the MacroJob has a result. */
   macroDone(macroIndex: number): boolean
   /** Nobody holds the MacroJob lease. */
@@ -49,12 +52,17 @@ function compareBytes (a: Uint8Array, b: Uint8Array): number {
 }
 
 /**
- * Where a processor looks for work in a job (DESIGN 7): 1. a room with open items, announced within `ttlMs` or one
- * this peer is in (a random one: members spread over the served rooms); 2. an open MacroJob lease whose room was not
- * announced recently, in this peer's own hash order; 3. otherwise discovery.
+ * Where a processor looks for work in a job (DESIGN 7): 0. a room whose queue this peer owns with open items (only
+ * its owner serves it until a member asks, and a peer that took a queue over while it worked elsewhere would
+ * otherwise hold those items unserved); 1. a room with open items, announced within `ttlMs` or one this peer is in
+ * (a random one: members spread over the served rooms); 2. an open MacroJob lease whose room was not announced
+ * recently, in this peer's own hash order; 3. otherwise discovery.
  */
 export function chooseRoom (view: RoomChoiceView): RoomChoice {
   const random = view.random ?? Math.random
+  for (const [m, room] of view.rooms) {
+    if (room.owned === true && room.hasOpen && !room.complete) return { kind: 'join', macroIndex: m }
+  }
   const joinable: number[] = []
   for (const [m, a] of view.announced) {
     if (a.open > 0 && view.now - a.at < view.ttlMs && !view.macroDone(m)) joinable.push(m)

@@ -89,9 +89,9 @@ export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number):
 /** Picks a MacroJob room with open items: an announced room, else claims an open MacroJob lease. */
 export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
   const now = host.clock()
-  const rooms = new Map<number, { hasOpen: boolean, complete: boolean }>()
+  const rooms = new Map<number, { hasOpen: boolean, complete: boolean, owned: boolean }>()
   for (const [m, room] of ctx.rooms) {
-    rooms.set(m, { hasOpen: room.state != null && countStates(room.state.states).open > 0, complete: room.isComplete })
+    rooms.set(m, { hasOpen: room.state != null && countStates(room.state.states).open > 0, complete: room.isComplete, owned: room.isOwner })
   }
   const choice = chooseRoom({
     now,

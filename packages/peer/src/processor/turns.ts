@@ -3,6 +3,7 @@ import { logger } from '@libp2p/logger'
 import { CID } from 'multiformats/cid'
 import * as Digest from 'multiformats/hashes/digest'
 import { microKey } from '../coord/keys.js'
+import { countStates } from '../coord/queue.js'
 import { macroTopic } from '../coord/topics.js'
 import { hexToBytes } from './announcements.js'
 import { DEFAULT_IDLE_MS, DEFAULT_WANT } from './constants.js'
@@ -69,6 +70,17 @@ interface Turn {
   locked: Promise<{ items: LockedItem[], lockedAt: number }>
 }
 
+/**
+ * This peer owns the queue of another room with open items (it took it over, or was handed it, while it worked
+ * here): the next turn is chosen afresh (the room choice puts that room first) instead of asked of this room ahead.
+ */
+function ownsOtherOpenRoom (ctx: JobContext, room: MacroRoom): boolean {
+  for (const other of ctx.rooms.values()) {
+    if (other !== room && other.isOwner && !other.isComplete && other.state != null && countStates(other.state.states).open > 0) return true
+  }
+  return false
+}
+
 /** Asks the room for the next queue turn (a batch locked for this peer); a rejection is read by whoever awaits it. */
 function askTurn (host: TurnHost, room: MacroRoom, signal: AbortSignal): Turn {
   const locked = room.next(host.want ?? DEFAULT_WANT, { signal }).then(items => ({ items, lockedAt: host.clock() }))
@@ -119,7 +131,7 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
     try {
       for (const [n, item] of items.entries()) {
         if (signal.aborted) return
-        if (n === items.length - 1 && !ctx.finalized) ahead = askTurn(host, room, signal)
+        if (n === items.length - 1 && !ctx.finalized && !ownsOtherOpenRoom(ctx, room)) ahead = askTurn(host, room, signal)
         const f = await runItem(host, ctx, room, item, readyAt, lockedAt, signal)
         if (f === 'failed') {
           // poison isolation: hand the rest of the batch back at once (the owner re-opens released leases) and

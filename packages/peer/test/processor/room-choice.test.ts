@@ -31,6 +31,13 @@ describe('chooseRoom', () => {
     expect(choice).toEqual({ kind: 'discover' })
   })
 
+  it('goes first to a room whose queue it owns with open items (nobody else serves it until someone asks)', () => {
+    const rooms = new Map([[1, { hasOpen: true, complete: false }], [2, { hasOpen: true, complete: false, owned: true }], [3, { hasOpen: true, complete: true, owned: true }]])
+    for (const random of [() => 0, () => 0.99]) {
+      expect(chooseRoom(view({ rooms, random, announced: announced([[0, { open: 9, at: 9_000, owner: 'b' }]]) }))).toEqual({ kind: 'join', macroIndex: 2 })
+    }
+  })
+
   it('joins a room this peer is in while its queue shows open items, not a completed one', () => {
     const rooms = new Map([[1, { hasOpen: true, complete: false }], [3, { hasOpen: true, complete: true }]])
     expect(chooseRoom(view({ rooms, macroLeaseOpen: () => false }))).toEqual({ kind: 'join', macroIndex: 1 })

@@ -48,7 +48,7 @@ function harness () {
     slicing: { microJobs: Array.from({ length: 100 }, (_, i) => ({ macroIndex: 0, index: i, microId: `m${i}`, start: i, end: i + 1 })) },
     progress: { has: () => false },
     microLeases: { holds: () => true, renew: () => {}, release: (key: string) => { released.push(Number(key.split('.')[1])) } },
-    rooms: new Map()
+    rooms: new Map<number, unknown>()
   } as unknown as JobContext
   ctx.batch = new ResultBatch({
     transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
@@ -126,5 +126,23 @@ describe('runTurns (the processor\'s turn loop)', () => {
     await h.settle()
     expect(h.released).toEqual([99, 7, 8])
     expect(h.events.filter(e => e.startsWith('start'))).toEqual(['start 5', 'start 99'])
+  })
+
+  it('does not ask ahead while it owns another room with open items: the next turn is chosen afresh', async () => {
+    const h = harness()
+    // this peer took over the queue of MacroJob 1 (a failover) while it works in MacroJob 0
+    h.ctx.rooms.set(1, { isOwner: true, isComplete: false, state: { states: new Uint8Array([0, 0, 2]) } } as unknown as MacroRoom)
+    const done = runTurns(h.host, h.ctx, new AbortController().signal)
+    await h.settle()
+    h.turns[0].resolve([item(0), item(1)])
+    await h.settle()
+    h.running.get(0)?.resolve()
+    await h.settle()
+    h.running.get(1)?.resolve()
+    await h.settle()
+    // one ask only (the first turn), and the turn's results written at its end
+    expect(h.events).toEqual(['next', 'start 0', 'end 0', 'start 1', 'end 1'])
+    expect(h.transactions).toEqual([['result 0', 'result 1']])
+    await done
   })
 })
