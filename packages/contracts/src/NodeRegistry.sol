@@ -11,7 +11,11 @@ import {IJobEscrowHooks} from "./interfaces/IJobEscrowHooks.sol";
 ///         kick-out and slashing. Keeps every eligible node's selection weight W in a sum tree over all nodes and in
 ///         one sum tree per GPU-model group, so a weighted verifier draw and a weight update cost O(log N) gas.
 /// @dev Eligible = registered, not paused, not exiting, not kicked out, idle (not drawn), stake >= minStake.
-///      W = S*Q/(S+Q) with S = min(stake, stakeCap)*SCALE/stakeCap and Q = min(score, 2000)*SCALE/2000.
+///      W = S*Q/(SCALE+Q) with S = min(stake, stakeCap)*SCALE/stakeCap and Q = min(score, 2000)*SCALE/2000: linear in
+///      the stake (below the cap), so splitting one stake over several nodes gives no more weight in total, and
+///      saturating in the QoS score as the seed's harmonic shape does.
+///      Stake is locked by the escrow while the node's submission is pending (withdraw waits for it); a node kicked
+///      out for its QoS is banned for good, by address and by PeerId.
 ///      The job-dependent model multiplier M (2 when the node's last model is the job's model, else 1) is applied by
 ///      rejection in draw(): a matching node is always accepted, another with probability 1/2.
 contract NodeRegistry is ReentrancyGuard {
@@ -33,7 +37,6 @@ contract NodeRegistry is ReentrancyGuard {
         uint96 minStake; // minimum stake to register / to be eligible (wei)
         uint96 stakeCap; // stake at which the stake score S saturates (wei)
         uint32 exitCooldown; // seconds between requestExit and withdraw
-        uint16 slashBps; // share of the stake slashed on a rejected submission
         uint16 maxDrawAttempts; // bound on rejection-sampling attempts per draw call
     }
 
@@ -90,7 +93,11 @@ contract NodeRegistry is ReentrancyGuard {
 
     mapping(address => Node) internal _nodes;
     mapping(bytes32 => address) public peerIdOwner;
-
+    /// @notice Stake locked by the escrow (submission bonds).
+    mapping(address => uint256) public lockedStake;
+    /// @notice Kicked-out addresses and PeerId hashes (keccak256 of the PeerId string): never registered again.
+    mapping(address => bool) public bannedAddress;
+    mapping(bytes32 => bool) public bannedPeerId;
     /// @dev tree 0 = all nodes; tree g = GPU group g (1-based)
     mapping(uint256 => SumTree.Tree) internal _trees;
     mapping(uint256 => mapping(uint256 => address)) internal _slotOwner; // per tree: leaf -> node (size: tree size)
@@ -113,6 +120,7 @@ contract NodeRegistry is ReentrancyGuard {
     event StakeWithdrawn(address indexed node, uint256 amount);
     event NodeSlashed(address indexed node, uint256 amount, uint256 stakeLeft);
     event NodeKickedOut(address indexed node, uint256 score);
+    event StakeLocked(address indexed node, uint256 amount, uint256 locked);
     event TaskScoreRecorded(address indexed node, uint256 taskScore, uint256 windowScore);
 
     // ---------------------------------------------------------------- errors
@@ -137,6 +145,9 @@ contract NodeRegistry is ReentrancyGuard {
     error CooldownNotOver(uint256 exitAt);
     error NodeIsBusy();
     error NodeIsKickedOut();
+    error Banned();
+    error InsufficientFreeStake(uint256 free, uint256 needed);
+    error StakeIsLocked(uint256 locked);
     error TooManyGroups();
     error TransferFailed();
 
@@ -146,7 +157,7 @@ contract NodeRegistry is ReentrancyGuard {
     }
 
     constructor(Params memory p) {
-        if (p.stakeCap == 0 || p.slashBps > BPS || p.maxDrawAttempts == 0) revert InvalidParams();
+        if (p.stakeCap == 0 || p.maxDrawAttempts == 0) revert InvalidParams();
         params = p;
         deployer = msg.sender;
         _minStake = p.minStake;
@@ -175,6 +186,7 @@ contract NodeRegistry is ReentrancyGuard {
         if (gpuModel == bytes32(0)) revert InvalidGpuModel();
         if (vramGb == 0) revert ZeroVram();
         bytes32 ph = keccak256(bytes(peerId));
+        if (bannedAddress[msg.sender] || bannedPeerId[ph]) revert Banned();
         if (peerIdOwner[ph] != address(0)) revert PeerIdTaken(ph);
         peerIdOwner[ph] = msg.sender;
 
@@ -263,6 +275,7 @@ contract NodeRegistry is ReentrancyGuard {
         if (n.flags & F_EXITING == 0) revert ExitNotRequested();
         if (block.timestamp < n.exitAt) revert CooldownNotOver(n.exitAt);
         if (n.flags & F_BUSY != 0) revert NodeIsBusy();
+        if (lockedStake[msg.sender] != 0) revert StakeIsLocked(lockedStake[msg.sender]);
         uint256 amount = n.stake;
         n.stake = 0;
         n.flags = F_KNOWN; // keeps tree slots for a later re-registration
@@ -380,6 +393,8 @@ contract NodeRegistry is ReentrancyGuard {
             emit TaskScoreRecorded(node, taskScore, QoS.score(w));
             if (kick && n.flags & F_KICKED == 0) {
                 n.flags |= F_KICKED;
+                bannedAddress[node] = true;
+                bannedPeerId[n.peerIdHash] = true;
                 emit NodeKickedOut(node, QoS.score(w));
             }
         }
@@ -387,23 +402,45 @@ contract NodeRegistry is ReentrancyGuard {
         available = _eligible(n);
     }
 
-    /// @notice Notes a results submission (sets the node's last model).
-    function noteSubmission(address node, bytes32 modelId) external onlyEscrow {
-        if (modelId != bytes32(0) && _nodes[node].lastModel != modelId) {
-            _nodes[node].lastModel = modelId;
+    /// @notice Locks `amount` of a submitter's stake (its bond) until unlock(); notes its last model. The node must be
+    ///         active, hold at least minStake and have `amount` of stake not locked yet.
+    function lock(address node, uint256 amount, bytes32 modelId) external onlyEscrow {
+        Node storage n = _nodes[node];
+        uint8 f = n.flags;
+        if (f & F_REGISTERED == 0 || f & (F_EXITING | F_KICKED) != 0) revert NotRegistered(node);
+        uint256 stake = n.stake;
+        if (stake < _minStake) revert InsufficientStake(stake, _minStake);
+        uint256 locked = lockedStake[node];
+        uint256 free = stake > locked ? stake - locked : 0;
+        if (free < amount) revert InsufficientFreeStake(free, amount);
+        lockedStake[node] = locked + amount;
+        if (modelId != bytes32(0) && n.lastModel != modelId) n.lastModel = modelId;
+        emit StakeLocked(node, amount, locked + amount);
+    }
+
+    /// @notice Gives back up to `amount` of locked stake.
+    function unlock(address node, uint256 amount) external onlyEscrow {
+        uint256 locked = lockedStake[node];
+        uint256 nl = locked > amount ? locked - amount : 0;
+        if (nl != locked) {
+            lockedStake[node] = nl;
+            emit StakeLocked(node, 0, nl);
         }
     }
 
-    /// @notice Slashes slashBps of the node's stake and sends it to the escrow. Returns the amount.
-    function slash(address node) external onlyEscrow nonReentrant returns (uint256 amount) {
+    /// @notice Slashes up to `amount` of the node's stake and sends it to the escrow. Returns the amount taken.
+    function slash(address node, uint256 amount) external onlyEscrow nonReentrant returns (uint256) {
         Node storage n = _nodes[node];
-        amount = uint256(n.stake) * params.slashBps / BPS;
+        uint256 stake = n.stake;
+        if (amount > stake) amount = stake;
         if (amount == 0) return 0;
-        n.stake -= uint96(amount);
+        n.stake = uint96(stake - amount);
+        if (lockedStake[node] > stake - amount) lockedStake[node] = stake - amount;
         emit NodeSlashed(node, amount, n.stake);
         _sync(node);
         (bool ok,) = escrow.call{value: amount}("");
         if (!ok) revert TransferFailed();
+        return amount;
     }
 
     // ---------------------------------------------------------------- views
@@ -413,8 +450,7 @@ contract NodeRegistry is ReentrancyGuard {
         uint256 cap = _stakeCap;
         uint256 s = (stake < cap ? stake : cap) * SCALE / cap;
         uint256 q = (score < QoS.MAX_TASK_SCORE ? score : QoS.MAX_TASK_SCORE) * SCALE / QoS.MAX_TASK_SCORE;
-        if (s + q == 0) return 0;
-        return s * q / (s + q);
+        return s * q / (SCALE + q);
     }
 
     function nodeInfo(address node) external view returns (NodeView memory v) {

@@ -32,10 +32,10 @@ abstract contract GasSelectBase is Fixture {
         for (uint256 i; i < n; ++i) {
             registerNode(i, i % 2 == 0 ? GPU_A : GPU_B, 24, 1 ether + (i % 7) * 1 ether);
         }
-        jobId = createJob(jobParams(1, 1, 3), 1 ether);
-        submit(jobId, nodeAddr(0), bytes32("r"), bytes32("p"));
-        jobId1 = createJob(jobParams(1, 1, 1), 1 ether);
-        submit(jobId1, nodeAddr(1), bytes32("r"), bytes32("p"));
+        jobId = createJob(jobParams(1, 1, 3), 0.1 ether);
+        submit(jobId, nodeAddr(0), bytes32("r"));
+        jobId1 = createJob(jobParams(1, 1, 1), 0.1 ether);
+        submit(jobId1, nodeAddr(1), bytes32("r"));
         vm.roll(block.number + 2);
     }
 

@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {Fixture} from "./utils/Fixture.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
 import {JobEscrow} from "../src/JobEscrow.sol";
-import {Encoding} from "../src/libraries/Encoding.sol";
+import {JobEscrowBase} from "../src/escrow/JobEscrowBase.sol";
 
 /// Drives random job lifecycles; keeps ghost accounting of every wei in and out of the escrow.
 contract EscrowHandler is Fixture {
@@ -28,7 +28,7 @@ contract EscrowHandler is Fixture {
 
     function create(uint256 fee) external {
         fee = bound(fee, 1 ether, 50 ether);
-        JobEscrow.CreateJobParams memory p = jobParams(1, 1, 3);
+        JobEscrowBase.CreateJobParams memory p = jobParams(1, 2, 3);
         p.deadline = uint40(block.timestamp + 1 hours);
         bytes32 id = createJob(p, fee);
         ids.push(id);
@@ -40,47 +40,58 @@ contract EscrowHandler is Fixture {
         return ids.length == 0 ? bytes32(0) : ids[i % ids.length];
     }
 
-    function runLifecycle(uint256 i, bool honest) external {
+    /// @dev mode 0: honest (released), 1: the submitter faked an output (rejected), 2: all verifiers silent
+    function runLifecycle(uint256 i, uint8 mode) external {
         bytes32 id = pick(i);
-        if (id == bytes32(0) || escrow.statusOf(id) != JobEscrow.Status.Open) return;
+        if (id == bytes32(0) || escrow.statusOf(id) != JobEscrowBase.Status.Open) return;
         if (block.timestamp > escrow.jobs(id).deadline) return;
         address sub = nodeAddr(i % 6);
-        if (!registry.isActive(sub)) return;
-        bytes32 out = keccak256(abi.encode("out", id));
-        bytes32 resultRoot = Encoding.resultLeaf(Encoding.microId(12345, id, 0, 0), 0, 0, out);
-        bytes32 payoutRoot = Encoding.payoutLeaf(payee, feeOf[id] * 8000 / 10000);
-        submit(id, sub, resultRoot, payoutRoot);
+        if (!registry.isActive(sub) || registry.nodeInfo(sub).stake < 1 ether + 2 * feeOf[id] + registry.lockedStake(sub)) return;
+        Results memory truth = buildResults(id, 1, 2, "honest", one(payee));
+        Results memory sent = truth;
+        if (mode % 3 == 1) {
+            sent = copyResults(truth);
+            sent.outputs[0] = keccak256("fake");
+            sent.outputs[1] = keccak256("fake");
+            _rebuild(id, 2, sent);
+        }
+        submit(id, sub, sent.root);
         vm.roll(block.number + 2);
         escrow.selectVerifiers(id);
-        JobEscrow.Verifier[] memory vs = escrow.verifiersOf(id);
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
         if (vs.length < 3) return;
         for (uint256 x; x < vs.length; ++x) everDrawn.push(vs[x].node);
-        bytes32 vh = honest ? keccak256(abi.encode(_one(out))) : keccak256("lie");
-        commitAll(id, same(vh, 3));
-        JobEscrow.ResultLeaf[] memory leaves = new JobEscrow.ResultLeaf[](1);
-        leaves[0] = JobEscrow.ResultLeaf(Encoding.microId(12345, id, 0, 0), 0, 0, out);
-        escrow.proveSample(id, leaves, new bytes32[][](1));
-        revealAll(id, same(vh, 3));
+        Results memory silent;
+        Results[] memory v = mode % 3 == 2 ? views3(silent, silent, silent) : views3(truth, truth, truth);
+        commitViews(id, v, noBlame(3));
+        vm.roll(block.number + 1);
+        prove(id, sent);
+        revealViews(id, sent, v, noBlame(3));
+        JobEscrowBase.Job memory j = escrow.jobs(id);
+        if (j.reveals < 3) vm.roll(j.revealDeadline + 1);
         uint256 b0 = address(escrow).balance;
         escrow.settle(id);
         if (address(escrow).balance > b0) slashesIn += address(escrow).balance - b0;
+        if (escrow.statusOf(id) == JobEscrowBase.Status.Released) released[id] = truth;
     }
+
+    mapping(bytes32 => Results) internal released;
 
     function claimAll(uint256 i) external {
         bytes32 id = pick(i);
-        if (id == bytes32(0) || escrow.statusOf(id) != JobEscrow.Status.Released) return;
-        uint256 amt = feeOf[id] * 8000 / 10000;
-        if (escrow.claimed(id, Encoding.payoutLeaf(payee, amt))) return;
-        escrow.claim(id, payee, amt, new bytes32[](0));
-        paidOut[id] += amt;
-        outflows += amt;
+        if (id == bytes32(0) || escrow.statusOf(id) != JobEscrowBase.Status.Released) return;
+        if (escrow.isClaimed(id, 0)) return;
+        uint256 b0 = address(escrow).balance;
+        claimAll(id, released[id], 2);
+        paidOut[id] += b0 - address(escrow).balance;
+        outflows += b0 - address(escrow).balance;
     }
 
     function refundOne(uint256 i) external {
         bytes32 id = pick(i);
         if (id == bytes32(0)) return;
-        JobEscrow.Status s = escrow.statusOf(id);
-        if (s != JobEscrow.Status.Open && s != JobEscrow.Status.Submitted) return;
+        JobEscrowBase.Status s = escrow.statusOf(id);
+        if (s != JobEscrowBase.Status.Open) return;
         vm.warp(block.timestamp + 2 hours);
         escrow.refund(id);
         paidOut[id] += feeOf[id];
@@ -88,7 +99,7 @@ contract EscrowHandler is Fixture {
     }
 
     function withdrawCredits(uint256 i) external {
-        address a = i % 7 == 6 ? creator : nodeAddr(i % 6);
+        address a = i % 8 == 7 ? treasury : i % 8 == 6 ? creator : nodeAddr(i % 6);
         uint256 c = escrow.credits(a);
         if (c == 0) return;
         vm.prank(a);
@@ -104,10 +115,6 @@ contract EscrowHandler is Fixture {
         return everDrawn.length;
     }
 
-    function _one(bytes32 x) internal pure returns (bytes32[] memory a) {
-        a = new bytes32[](1);
-        a[0] = x;
-    }
 }
 
 contract InvariantsTest is Fixture {
@@ -116,7 +123,7 @@ contract InvariantsTest is Fixture {
     function setUp() public {
         deploy();
         h = new EscrowHandler(registry, escrow);
-        for (uint256 i; i < 6; ++i) registerNode(i, GPU_A, 24, 5 ether);
+        for (uint256 i; i < 6; ++i) registerNode(i, GPU_A, 24, 200 ether);
         targetContract(address(h));
     }
 

@@ -24,7 +24,7 @@ contract NodeRegistryTest is Test {
         vm.warp(1_700_000_000);
         reg = new NodeRegistry(
             NodeRegistry.Params({
-                minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, slashBps: 5000, maxDrawAttempts: 64
+                minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64
             })
         );
         reg.setEscrow(address(this));
@@ -63,18 +63,16 @@ contract NodeRegistryTest is Test {
 
     function test_constructorRejectsBadParams() public {
         vm.expectRevert(NodeRegistry.InvalidParams.selector);
-        new NodeRegistry(NodeRegistry.Params({minStake: 1, stakeCap: 0, exitCooldown: 0, slashBps: 0, maxDrawAttempts: 1}));
+        new NodeRegistry(NodeRegistry.Params({minStake: 1, stakeCap: 0, exitCooldown: 0, maxDrawAttempts: 1}));
         vm.expectRevert(NodeRegistry.InvalidParams.selector);
-        new NodeRegistry(
-            NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, slashBps: 10001, maxDrawAttempts: 1})
-        );
+        new NodeRegistry(NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 0}));
     }
 
     function test_setEscrowErrors() public {
         vm.expectRevert(NodeRegistry.EscrowAlreadySet.selector);
         reg.setEscrow(address(1));
         NodeRegistry r2 = new NodeRegistry(
-            NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, slashBps: 0, maxDrawAttempts: 1})
+            NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 1})
         );
         vm.prank(address(0xBEEF));
         vm.expectRevert(NodeRegistry.OnlyDeployer.selector);
@@ -128,14 +126,14 @@ contract NodeRegistryTest is Test {
     }
 
     function test_selectionWeightFormula() public view {
-        // S = min(stake, cap)*1e6/cap, Q = min(score,2000)*1e6/2000, W = S*Q/(S+Q)
+        // S = min(stake, cap)*1e6/cap, Q = min(score,2000)*1e6/2000, W = S*Q/(1e6+Q)
         assertEq(reg.selectionWeight(10 ether, 2000), 500000);
         assertEq(reg.selectionWeight(20 ether, 5000), 500000);
         assertEq(reg.selectionWeight(0, 0), 0);
         assertEq(reg.selectionWeight(0, 1000), 0);
         uint256 s = 1 ether * 1e6 / 10 ether; // 100000
         uint256 q = 1000 * 1e6 / 2000; // 500000
-        assertEq(reg.selectionWeight(1 ether, 1000), s * q / (s + q));
+        assertEq(reg.selectionWeight(1 ether, 1000), s * q / (1e6 + q));
     }
 
     // ------------------------------------------------ stake, pause, resume, exit
@@ -237,9 +235,11 @@ contract NodeRegistryTest is Test {
         vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
         reg.release(a, 0, 0, true, bytes32(0));
         vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
-        reg.slash(a);
+        reg.slash(a, 1);
         vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
-        reg.noteSubmission(a, MODEL_X);
+        reg.lock(a, 1, MODEL_X);
+        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        reg.unlock(a, 1);
         vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
         reg.draw(req(bytes32(uint256(1)), 1, 0, bytes32(0), bytes32(0), false, address(0)));
         vm.stopPrank();
@@ -286,7 +286,7 @@ contract NodeRegistryTest is Test {
         assertEq(none.length, 0);
         assertEq(uint256(ctr), 0);
         // state changes of busy nodes: slash a (stake 2 -> 1 ether), pause c, then release both
-        reg.slash(a);
+        reg.slash(a, 1 ether);
         vm.prank(c);
         reg.pause();
         assertEq(reg.totalWeight(), wb);
@@ -375,11 +375,12 @@ contract NodeRegistryTest is Test {
     function test_slash() public {
         address a = reg1(1, GPU_A, 8, 2 ether);
         uint256 b0 = address(this).balance;
-        uint256 amt = reg.slash(a);
+        uint256 amt = reg.slash(a, 1 ether);
         assertEq(amt, 1 ether);
         assertEq(address(this).balance - b0, 1 ether);
         assertEq(reg.nodeInfo(a).stake, 1 ether);
-        reg.slash(a); // now 0.5 ether < minStake -> out of selection
+        reg.slash(a, 0.5 ether); // now 0.5 ether < minStake -> out of selection
+        assertEq(reg.slash(a, 5 ether), 0.5 ether); // never more than the stake
         assertEq(reg.weightOf(a), 0);
         assertFalse(reg.isEligible(a));
     }
@@ -408,7 +409,7 @@ contract NodeRegistryTest is Test {
         uint256 wb = reg.weightOf(b);
         uint256 wc = reg.weightOf(c);
         // c has MODEL_X as last model -> M = 2
-        reg.noteSubmission(c, MODEL_X);
+        reg.lock(c, 0, MODEL_X);
         uint256 n = 3000;
         uint256[3] memory hits;
         for (uint256 i; i < n; ++i) {

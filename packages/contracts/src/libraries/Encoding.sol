@@ -2,8 +2,8 @@
 pragma solidity ^0.8.24;
 
 /// @title Encoding
-/// @notice The agreed protocol encodings of docs/protocol.md (ids, Merkle leaves, validation sample, verifier hash,
-///         commitment). Off-chain code must produce the same values.
+/// @notice The agreed protocol encodings of docs/protocol.md (ids, Merkle leaves, validation sample, verifier digest,
+///         commitments). Off-chain code must produce the same values.
 library Encoding {
     function jobId(address creator, string memory specCid, uint256 nonce) internal pure returns (bytes32) {
         return keccak256(abi.encode(creator, specCid, nonce));
@@ -26,18 +26,37 @@ library Encoding {
         return keccak256(bytes.concat(keccak256(abi.encode(micro, macroIndex, index, start, end))));
     }
 
-    function resultLeaf(bytes32 micro, uint256 macroIndex, uint256 index, bytes32 outputHash)
+    /// @notice Result-tree leaf: the MicroJob, the sha256 of its output and the wallet paid for it.
+    function resultLeaf(bytes32 micro, uint256 macroIndex, uint256 index, bytes32 outputHash, address payee)
         internal
         pure
         returns (bytes32)
     {
-        return keccak256(bytes.concat(keccak256(abi.encode(micro, macroIndex, index, outputHash))));
+        return keccak256(bytes.concat(keccak256(abi.encode(micro, macroIndex, index, outputHash, payee))));
     }
 
-    function payoutLeaf(address payee, uint256 amount) internal pure returns (bytes32) {
-        return keccak256(bytes.concat(keccak256(abi.encode(payee, amount))));
+    /// @notice Depth of the positional result tree of `n` leaves: ceil(log2 n).
+    function treeDepth(uint256 n) internal pure returns (uint256 d) {
+        while ((uint256(1) << d) < n) ++d;
     }
 
+    /// @notice Whether `leaf` sits at position `pos` of the positional tree with `root` (parent = keccak256(left ++
+    ///         right), unused positions are bytes32(0)); the proof must have exactly `depth` siblings.
+    function verifyAt(bytes32[] calldata proof, bytes32 root, bytes32 leaf, uint256 pos, uint256 depth)
+        internal
+        pure
+        returns (bool)
+    {
+        if (proof.length != depth || pos >> depth != 0) return false;
+        bytes32 h = leaf;
+        for (uint256 l; l < depth; ++l) {
+            bytes32 s = proof[l];
+            h = (pos >> l) & 1 == 0 ? keccak256(abi.encodePacked(h, s)) : keccak256(abi.encodePacked(s, h));
+        }
+        return h == root;
+    }
+
+    /// @notice Start of MacroJob m's validation window (its `samples` consecutive MicroJobs, modulo the count).
     function validationIndex(uint256 seed, uint256 m, bytes32 sampleEntropy, uint256 microJobsPerMacro)
         internal
         pure
@@ -46,11 +65,26 @@ library Encoding {
         return uint256(keccak256(abi.encode(seed, m, sampleEntropy))) % microJobsPerMacro;
     }
 
-    function verifierHash(bytes32[] memory outputHashes) internal pure returns (bytes32) {
-        return keccak256(abi.encode(outputHashes));
+    /// @notice The submitter's commitment to its results (bound to the round and the sender).
+    function resultCommitment(bytes32 job, uint256 round, bytes32 resultRoot, string memory manifestCid, address sender)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(job, round, resultRoot, manifestCid, sender));
     }
 
-    function commitment(bytes32 vHash, bytes32 salt, address sender) internal pure returns (bytes32) {
-        return keccak256(abi.encode(vHash, salt, sender));
+    /// @notice A verifier's digest of the sample: keccak256(abi.encode(expected leaf hashes)).
+    function verifierHash(bytes32[] memory leafHashes) internal pure returns (bytes32) {
+        return keccak256(abi.encode(leafHashes));
+    }
+
+    /// @notice A verifier's commitment: its digest, whether it blames the processor, a salt, its address.
+    function commitment(bytes32 vHash, bool processorBlame, bytes32 salt, address sender)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(vHash, processorBlame, salt, sender));
     }
 }

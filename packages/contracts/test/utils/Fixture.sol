@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {Test} from "./Test.sol";
 import {NodeRegistry} from "../../src/NodeRegistry.sol";
 import {JobEscrow} from "../../src/JobEscrow.sol";
+import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 import {Encoding} from "../../src/libraries/Encoding.sol";
 
 /// @notice Shared deployment and lifecycle helpers.
@@ -16,28 +17,29 @@ abstract contract Fixture is Test {
     bytes32 internal constant MODEL_X = keccak256("llama-3-8b");
 
     address internal creator = address(0xC0FFEE);
+    address internal treasury = address(0x7EA5);
     uint256 internal nonceCounter;
 
     function registryParams() internal pure virtual returns (NodeRegistry.Params memory) {
-        return NodeRegistry.Params({
-            minStake: 1 ether,
-            stakeCap: 10 ether,
-            exitCooldown: 1 days,
-            slashBps: 5000,
-            maxDrawAttempts: 64
-        });
+        return NodeRegistry.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64});
     }
 
-    function escrowParams() internal pure virtual returns (JobEscrow.Params memory) {
-        return JobEscrow.Params({
-            processorBps: 8000,
-            maxVerifiers: 15,
+    function escrowParams() internal pure virtual returns (JobEscrowBase.Params memory) {
+        return JobEscrowBase.Params({
+            maxVerifiers: 7,
+            maxSampleLeaves: 64,
             commitWindow: 20,
             revealWindow: 20,
+            secondsPerBlock: 2,
             overheadSeconds: 30,
             alphaBps: 10000,
             queueMin: 16,
-            minFee: 1000
+            maxDeadline: 30 days,
+            claimWindow: 7 days,
+            bondBps: 20000,
+            drawPenaltyBps: 2500,
+            minFee: 1000,
+            treasury: address(0x7EA5)
         });
     }
 
@@ -69,7 +71,7 @@ abstract contract Fixture is Test {
         for (uint256 i = from; i < from + n; ++i) registerNode(i, gpu, vram, stake);
     }
 
-    function jobParams(uint32 macroJobs, uint32 per, uint8 k) internal returns (JobEscrow.CreateJobParams memory p) {
+    function jobParams(uint32 macroJobs, uint32 per, uint8 k) internal returns (JobEscrowBase.CreateJobParams memory p) {
         p.specCid = "bafy-spec";
         p.nonce = ++nonceCounter;
         p.jobRoot = keccak256("jobRoot");
@@ -78,24 +80,27 @@ abstract contract Fixture is Test {
         p.microJobsPerMacro = per;
         p.minVramGb = 8;
         p.k = k;
+        p.samples = 1;
         p.deadline = uint40(block.timestamp + 1 days);
         p.secondsPerMicroJob = 10;
     }
 
-    function createJob(JobEscrow.CreateJobParams memory p, uint256 fee) internal returns (bytes32 id) {
+    function createJob(JobEscrowBase.CreateJobParams memory p, uint256 fee) internal returns (bytes32 id) {
         vm.prank(creator);
         id = escrow.createJob{value: fee}(p);
     }
 
-    // ------------------------------------------------ result tree (all micro jobs, per = 1 or 2; power-of-two leaves)
+    // ------------------------------------------------ positional result tree
 
     struct Results {
-        bytes32[] leaves; // tree leaves in order m*per + i
+        bytes32[] leaves; // tree leaves by position m*per + i, zero-padded to a power of two
         bytes32[] outputs;
+        address[] payees;
         bytes32 root;
     }
 
-    function buildResults(bytes32 jobId, uint256 seed, uint256 macroJobs, uint256 per, bytes32 salt)
+    /// @dev Outputs derived from `salt`; the payee of every MicroJob is `payees[pos % payees.length]`.
+    function buildResults(bytes32 jobId, uint256 macroJobs, uint256 per, bytes32 salt, address[] memory payees)
         internal
         pure
         returns (Results memory r)
@@ -105,26 +110,30 @@ abstract contract Fixture is Test {
         while (size < n) size <<= 1;
         r.leaves = new bytes32[](size);
         r.outputs = new bytes32[](n);
-        for (uint256 m; m < macroJobs; ++m) {
-            for (uint256 i; i < per; ++i) {
-                bytes32 out = keccak256(abi.encode("output", m, i, salt));
-                r.outputs[m * per + i] = out;
-                r.leaves[m * per + i] = Encoding.resultLeaf(Encoding.microId(seed, jobId, m, i), m, i, out);
-            }
+        r.payees = new address[](n);
+        for (uint256 pos; pos < n; ++pos) {
+            r.outputs[pos] = keccak256(abi.encode("output", pos, salt));
+            r.payees[pos] = payees[pos % payees.length];
         }
-        for (uint256 x = n; x < size; ++x) r.leaves[x] = keccak256(abi.encode("pad", x));
-        r.root = merkleRoot(r.leaves);
+        r.root = _rebuild(jobId, per, r);
     }
 
-    function hashPair(bytes32 a, bytes32 b) internal pure returns (bytes32) {
-        return a < b ? keccak256(abi.encode(a, b)) : keccak256(abi.encode(b, a));
+    /// @dev Recomputes leaves and root after outputs or payees were changed.
+    function _rebuild(bytes32 jobId, uint256 per, Results memory r) internal pure returns (bytes32) {
+        for (uint256 pos; pos < r.outputs.length; ++pos) {
+            uint256 m = pos / per;
+            uint256 i = pos % per;
+            r.leaves[pos] = Encoding.resultLeaf(Encoding.microId(12345, jobId, m, i), m, i, r.outputs[pos], r.payees[pos]);
+        }
+        r.root = merkleRoot(r.leaves);
+        return r.root;
     }
 
     function merkleRoot(bytes32[] memory leaves) internal pure returns (bytes32) {
         bytes32[] memory level = leaves;
         while (level.length > 1) {
             bytes32[] memory next = new bytes32[](level.length / 2);
-            for (uint256 i; i < next.length; ++i) next[i] = hashPair(level[2 * i], level[2 * i + 1]);
+            for (uint256 i; i < next.length; ++i) next[i] = keccak256(abi.encodePacked(level[2 * i], level[2 * i + 1]));
             level = next;
         }
         return level[0];
@@ -138,40 +147,65 @@ abstract contract Fixture is Test {
         for (uint256 d; d < depth; ++d) {
             proof[d] = level[idx ^ 1];
             bytes32[] memory next = new bytes32[](level.length / 2);
-            for (uint256 i; i < next.length; ++i) next[i] = hashPair(level[2 * i], level[2 * i + 1]);
+            for (uint256 i; i < next.length; ++i) next[i] = keccak256(abi.encodePacked(level[2 * i], level[2 * i + 1]));
             level = next;
             idx >>= 1;
         }
     }
 
-    function sample(bytes32 jobId, Results memory r, uint256 macroJobs, uint256 per)
+    function leafAt(bytes32 jobId, Results memory r, uint256 per, uint256 pos)
+        internal
+        pure
+        returns (JobEscrowBase.ResultLeaf memory)
+    {
+        uint256 m = pos / per;
+        uint256 i = pos % per;
+        return JobEscrowBase.ResultLeaf({
+            microId: Encoding.microId(12345, jobId, m, i), macroIndex: m, index: i, outputHash: r.outputs[pos],
+            payee: r.payees[pos]
+        });
+    }
+
+    /// @dev Sample positions (global MicroJob positions) of the job's current round.
+    function samplePositions(bytes32 jobId) internal view returns (uint256[] memory pos) {
+        JobEscrowBase.Job memory j = escrow.jobs(jobId);
+        uint256 s = j.samples;
+        pos = new uint256[](uint256(j.macroJobs) * s);
+        for (uint256 x; x < pos.length; ++x) {
+            uint256 m = x / s;
+            uint256 idx = (Encoding.validationIndex(j.seed, m, j.sampleEntropy, j.microJobsPerMacro) + x % s)
+                % j.microJobsPerMacro;
+            pos[x] = m * j.microJobsPerMacro + idx;
+        }
+    }
+
+    /// @dev The sample leaves, proofs and leaf hashes of `r` (what proveSample takes / what a verifier expects).
+    function sample(bytes32 jobId, Results memory r)
         internal
         view
-        returns (JobEscrow.ResultLeaf[] memory leaves, bytes32[][] memory proofs, bytes32 vHash)
+        returns (JobEscrowBase.ResultLeaf[] memory leaves, bytes32[][] memory proofs, bytes32[] memory hashes)
     {
-        JobEscrow.Job memory j = escrow.jobs(jobId);
-        leaves = new JobEscrow.ResultLeaf[](macroJobs);
-        proofs = new bytes32[][](macroJobs);
-        bytes32[] memory outs = new bytes32[](macroJobs);
-        for (uint256 m; m < macroJobs; ++m) {
-            uint256 idx = Encoding.validationIndex(j.seed, m, j.sampleEntropy, per);
-            leaves[m] = JobEscrow.ResultLeaf({
-                microId: Encoding.microId(j.seed, jobId, m, idx),
-                macroIndex: m,
-                index: idx,
-                outputHash: r.outputs[m * per + idx]
-            });
-            proofs[m] = merkleProof(r.leaves, m * per + idx);
-            outs[m] = r.outputs[m * per + idx];
+        uint256 per = escrow.jobs(jobId).microJobsPerMacro;
+        uint256[] memory pos = samplePositions(jobId);
+        leaves = new JobEscrowBase.ResultLeaf[](pos.length);
+        proofs = new bytes32[][](pos.length);
+        hashes = new bytes32[](pos.length);
+        for (uint256 x; x < pos.length; ++x) {
+            leaves[x] = leafAt(jobId, r, per, pos[x]);
+            proofs[x] = merkleProof(r.leaves, pos[x]);
+            hashes[x] = r.leaves[pos[x]];
         }
-        vHash = Encoding.verifierHash(outs);
     }
 
     // ------------------------------------------------ lifecycle helpers
 
-    function submit(bytes32 jobId, address node, bytes32 resultRoot, bytes32 payoutRoot) internal {
+    function submit(bytes32 jobId, address node, bytes32 resultRoot) internal {
+        uint256 round = escrow.jobs(jobId).rejections;
         vm.prank(node);
-        escrow.submitResults(jobId, resultRoot, payoutRoot, "bafy-manifest");
+        escrow.commitResults(jobId, Encoding.resultCommitment(jobId, round, resultRoot, "bafy-manifest", node));
+        vm.roll(block.number + 1);
+        vm.prank(node);
+        escrow.submitResults(jobId, resultRoot, "bafy-manifest");
     }
 
     function select(bytes32 jobId) internal {
@@ -179,25 +213,113 @@ abstract contract Fixture is Test {
         escrow.selectVerifiers(jobId);
     }
 
-    function commitAll(bytes32 jobId, bytes32[] memory hashes) internal {
-        JobEscrow.Verifier[] memory vs = escrow.verifiersOf(jobId);
+    function prove(bytes32 jobId, Results memory r) internal {
+        (JobEscrowBase.ResultLeaf[] memory leaves, bytes32[][] memory proofs,) = sample(jobId, r);
+        escrow.proveSample(jobId, leaves, proofs);
+    }
+
+    /// @dev Verifier i commits to the sample hashes of `views[i]` (its own view of the truth) with `blame[i]`.
+    function commitViews(bytes32 jobId, Results[] memory views, bool[] memory blame) internal {
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(jobId);
         for (uint256 i; i < vs.length; ++i) {
+            if (views[i].leaves.length == 0) continue; // silent
+            (,, bytes32[] memory h) = sample(jobId, views[i]);
             vm.prank(vs[i].node);
-            escrow.commitVerification(jobId, Encoding.commitment(hashes[i], bytes32(i + 1), vs[i].node));
+            escrow.commitVerification(
+                jobId, Encoding.commitment(Encoding.verifierHash(h), blame[i], bytes32(i + 1), vs[i].node)
+            );
         }
     }
 
-    function revealAll(bytes32 jobId, bytes32[] memory hashes) internal {
-        JobEscrow.Verifier[] memory vs = escrow.verifiersOf(jobId);
+    function revealViews(bytes32 jobId, Results memory submitted, Results[] memory views, bool[] memory blame)
+        internal
+    {
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(jobId);
+        (JobEscrowBase.ResultLeaf[] memory leaves,, bytes32[] memory proven) = sample(jobId, submitted);
         for (uint256 i; i < vs.length; ++i) {
+            if (views[i].leaves.length == 0) continue;
+            (,, bytes32[] memory h) = sample(jobId, views[i]);
+            JobEscrowBase.ResultLeaf memory bad;
+            for (uint256 p; p < h.length; ++p) {
+                if (h[p] != proven[p]) {
+                    bad = leaves[p];
+                    break;
+                }
+            }
             vm.prank(vs[i].node);
-            escrow.revealVerification(jobId, hashes[i], bytes32(i + 1));
+            escrow.revealVerification(
+                jobId,
+                JobEscrowBase.Reveal({
+                    salt: bytes32(i + 1), processorBlame: blame[i], expected: h, proven: proven, badLeaf: bad
+                })
+            );
         }
     }
 
-    function same(bytes32 h, uint256 n) internal pure returns (bytes32[] memory a) {
-        a = new bytes32[](n);
-        for (uint256 i; i < n; ++i) a[i] = h;
+    /// @dev A whole verification round: k verifiers with the given views, sample proven from `submitted`, settle.
+    function verifyRound(bytes32 jobId, Results memory submitted, Results[] memory views, bool[] memory blame)
+        internal
+    {
+        select(jobId);
+        commitViews(jobId, views, blame);
+        JobEscrowBase.Job memory j0 = escrow.jobs(jobId);
+        vm.roll(j0.commits < j0.k ? j0.commitDeadline + 1 : block.number + 1);
+        prove(jobId, submitted);
+        revealViews(jobId, submitted, views, blame);
+        JobEscrowBase.Job memory j = escrow.jobs(jobId);
+        if (j.reveals < j.k) vm.roll(j.revealDeadline + 1);
+        escrow.settle(jobId);
+    }
+
+    function views3(Results memory a, Results memory b, Results memory c) internal pure returns (Results[] memory v) {
+        v = new Results[](3);
+        v[0] = a;
+        v[1] = b;
+        v[2] = c;
+    }
+
+    function noBlame(uint256 n) internal pure returns (bool[] memory) {
+        return new bool[](n);
+    }
+
+    function allBlame(uint256 n) internal pure returns (bool[] memory b) {
+        b = new bool[](n);
+        for (uint256 i; i < n; ++i) b[i] = true;
+    }
+
+    function one(address a) internal pure returns (address[] memory x) {
+        x = new address[](1);
+        x[0] = a;
+    }
+
+    function two(address a, address b) internal pure returns (address[] memory x) {
+        x = new address[](2);
+        x[0] = a;
+        x[1] = b;
+    }
+
+    function copyResults(Results memory r) internal pure returns (Results memory c) {
+        c.leaves = new bytes32[](r.leaves.length);
+        c.outputs = new bytes32[](r.outputs.length);
+        c.payees = new address[](r.payees.length);
+        for (uint256 i; i < r.leaves.length; ++i) c.leaves[i] = r.leaves[i];
+        for (uint256 i; i < r.outputs.length; ++i) {
+            c.outputs[i] = r.outputs[i];
+            c.payees[i] = r.payees[i];
+        }
+        c.root = r.root;
+    }
+
+    /// @dev Claims every leaf of `r` (one transaction).
+    function claimAll(bytes32 jobId, Results memory r, uint256 per) internal {
+        uint256 n = r.outputs.length;
+        JobEscrowBase.ResultLeaf[] memory leaves = new JobEscrowBase.ResultLeaf[](n);
+        bytes32[][] memory proofs = new bytes32[][](n);
+        for (uint256 pos; pos < n; ++pos) {
+            leaves[pos] = leafAt(jobId, r, per, pos);
+            proofs[pos] = merkleProof(r.leaves, pos);
+        }
+        escrow.claim(jobId, leaves, proofs);
     }
 
     function _itoa(uint256 v) internal pure returns (string memory) {
