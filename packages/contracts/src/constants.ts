@@ -35,28 +35,35 @@ export const DEFAULT_RPC_TIMEOUT = 10_000
 
 /**
  * Default `NodeRegistry` parameters (constructor `Params`): 0.01 ether minimum stake, stake score saturating at
- * 1 ether, 1 day exit cooldown, half the stake slashed on a rejected submission, at most 64 draw attempts per call.
+ * 1 ether, 1 day exit cooldown, at most 64 draw attempts per call.
  */
 export const DEFAULT_REGISTRY_PARAMS = {
   minStake: 10_000_000_000_000_000n,
   stakeCap: 1_000_000_000_000_000_000n,
   exitCooldown: 86_400,
-  slashBps: 5_000,
   maxDrawAttempts: 64
 } as const
 
 /**
- * Default `JobEscrow` parameters (constructor `Params`): processors get 80 % of the fee, verifiers 20 %; k <= 15;
- * commit and reveal windows of 20 blocks each; 30 s task overhead; verification queue size = max(16, 1.0 * N);
- * minimum fee 1 000 wei.
+ * Default `JobEscrow` parameters (constructor `Params`, docs/contracts.md): k <= 7; at most 64 sampled leaves per
+ * round; commit and reveal windows of 20 blocks each, the commit window plus the sample's re-run time at 2 s per
+ * block; 30 s task overhead; verification queue size = max(16, 1.0 * N); deadlines within 30 days; 7 days to claim;
+ * bond and culprit slash 2 x the fee; a missed draw window costs a quarter of the bond; each verifier share >= 1 000
+ * wei; treasury = the deployer (zero address).
  */
 export const DEFAULT_ESCROW_PARAMS = {
-  processorBps: 8_000,
-  maxVerifiers: 15,
+  maxVerifiers: 7,
+  maxSampleLeaves: 64,
   commitWindow: 20,
   revealWindow: 20,
+  secondsPerBlock: 2,
   overheadSeconds: 30,
   alphaBps: 10_000,
   queueMin: 16,
-  minFee: 1_000n
+  maxDeadline: 2_592_000,
+  claimWindow: 604_800,
+  bondBps: 20_000,
+  drawPenaltyBps: 2_500,
+  minFee: 1_000n,
+  treasury: '0x0000000000000000000000000000000000000000'
 } as const

@@ -18,29 +18,39 @@ export interface RegistryParams {
   stakeCap: bigint
   /** Seconds between `requestExit` and `withdraw`. */
   exitCooldown: number
-  /** Share of the stake slashed on a rejected submission, in basis points. */
-  slashBps: number
   /** Bound on rejection-sampling attempts per draw call. */
   maxDrawAttempts: number
 }
 
-/** `JobEscrow` constructor parameters (Solidity `JobEscrow.Params`). */
+/** `JobEscrow` constructor parameters (Solidity `JobEscrowBase.Params`, docs/contracts.md). */
 export interface EscrowParams {
-  /** Processors' share of the fee in basis points (the rest goes to verifiers). */
-  processorBps: number
   /** Upper bound on a job's verifier count k. */
   maxVerifiers: number
-  /** Commit window in blocks, from the block the k-th verifier is assigned. */
+  /** Upper bound on macroJobs * samples (leaves proven per verification round). */
+  maxSampleLeaves: number
+  /** Commit window in blocks, from the block the k-th verifier is assigned, plus the sample's re-run time. */
   commitWindow: number
   /** Reveal window in blocks, after the commit window. */
   revealWindow: number
+  /** Block time used to turn the sample's re-run seconds into commit-window blocks. */
+  secondsPerBlock: number
   /** Fixed per-job overhead (seconds) in the task value estimate. */
   overheadSeconds: number
   /** Verification queue max size = max(queueMin, activeNodes * alphaBps / 10 000). */
   alphaBps: number
   queueMin: number
-  /** Minimum job fee in wei. */
+  /** Latest deadline, in seconds from creation. */
+  maxDeadline: number
+  /** Seconds after the release during which processors claim; then `sweep` sends the rest to the treasury. */
+  claimWindow: number
+  /** Submitter bond and culprit slash, basis points of the fee. */
+  bondBps: number
+  /** Share of the bond slashed when the draw window is missed, basis points. */
+  drawPenaltyBps: number
+  /** Minimum fee per verifier share, in wei. */
   minFee: bigint
+  /** Receives swept and forfeited funds; the zero address means the deployer. */
+  treasury: string
 }
 
 /** All deployment parameters. */

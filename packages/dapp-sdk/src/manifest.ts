@@ -1,4 +1,4 @@
-import { decodeManifest, manifestTrees } from '@jobmesh/peer'
+import { decodeManifest, manifestTree } from '@jobmesh/peer'
 import { logger } from '@libp2p/logger'
 import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
@@ -11,7 +11,7 @@ const log = logger('jobmesh:sdk')
 
 /**
  * The manifest the submitter put on chain with `submitResults` for this resultRoot, checked: its leaves give its
- * roots, its resultRoot is the escrow's, and it lists exactly the job's MicroJobs in order. `undefined` when the
+ * root, its resultRoot is the escrow's, and it lists exactly the job's MicroJobs in order. `undefined` when the
  * chain names no manifest or it cannot be fetched (the job doc is used instead).
  *
  * @throws ResultRootMismatchError when a fetched manifest does not match the chain or the slicing
@@ -30,7 +30,7 @@ export async function loadManifest (ctx: ClientContext, jobId: string, resultRoo
     return undefined
   }
   try {
-    manifestTrees(manifest)
+    manifestTree(manifest)
   } catch (err) {
     throw new ResultRootMismatchError(`manifest ${cidText} of ${jobId}: ${(err as Error).message}`, { cause: err })
   }

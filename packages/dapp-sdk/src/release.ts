@@ -15,7 +15,6 @@ export interface Release {
   /** Block of the `JobReleased` event (or the block the status was first seen in). */
   blockNumber: number
   resultRoot: string
-  payoutRoot: string
 }
 
 export interface WaitForReleaseOptions {
@@ -51,7 +50,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
         case 'Released': {
           const at = await ctx.chain.escrow.releasedAt(id, Math.max(ctx.fromBlock, job.submitBlock), { signal })
             ?? await ctx.chain.escrow.blockNumber({ signal })
-          return { status: 'Released', blockNumber: at, resultRoot: job.resultRoot, payoutRoot: job.payoutRoot }
+          return { status: 'Released', blockNumber: at, resultRoot: job.resultRoot }
         }
         case 'Refunded':
           throw new JobRefundedError(`job ${id} was refunded`)

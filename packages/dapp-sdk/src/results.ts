@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import {
-  MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, resultTable, resultTree, roundKey, sliceJob
+  MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, payeeResolver, recordSigner, resultTable, resultTree, roundKey, sliceJob
 } from '@jobmesh/peer'
 import { ZeroHash } from 'ethers'
 import { CID } from 'multiformats/cid'
@@ -102,7 +102,12 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
 
   // the results the submitter committed to on chain must be these
   if (manifest === undefined && job.resultRoot !== ZeroHash) {
-    const leaves: ResultLeaf[] = picked.map(({ d, outputHash }) => ({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash }))
+    // each leaf pays the signer's wallet, by the rule the finalizer and the verifiers use (payeeOf)
+    const payee = payeeResolver({ docs: ctx.docs, chain: ctx.chain.escrow }, { signal })
+    const leaves: ResultLeaf[] = []
+    for (const { d, outputHash, signer } of picked) {
+      leaves.push({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash, payee: await payee(signer) })
+    }
     const root = resultTree(leaves).root
     if (root.toLowerCase() !== job.resultRoot.toLowerCase()) {
       throw new ResultRootMismatchError(`the results in the job doc give resultRoot ${root}, the escrow holds ${job.resultRoot}`)

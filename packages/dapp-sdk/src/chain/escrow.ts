@@ -29,12 +29,13 @@ export interface EscrowJob {
   jobRoot: string
   /** ZeroHash until results are submitted. */
   resultRoot: string
-  payoutRoot: string
   /** How often submitted results were rejected (the job went back to Open each time). */
   rejections: number
   /** Block of the current submission, 0 without one. */
   submitBlock: number
   k: number
+  /** MicroJobs sampled per MacroJob by each verification round (the verification level). */
+  samples: number
   macroJobs: number
   microJobsPerMacro: number
 }
@@ -52,6 +53,7 @@ export interface CreateJobParams {
   modelId: string
   identicalHardware: boolean
   k: number
+  samples: number
   deadline: number
   secondsPerMicroJob: number
 }
@@ -62,7 +64,7 @@ export function labelId (name: string | undefined): string {
 }
 
 /** The `createJob` arguments of a spec. */
-export function createJobParams (spec: JobSpec, specCid: string, nonce: bigint, jobRoot: string): CreateJobParams {
+export function createJobParams (spec: JobSpec, specCid: string, nonce: bigint, jobRoot: string, samples = 1): CreateJobParams {
   return {
     specCid,
     nonce,
@@ -75,6 +77,7 @@ export function createJobParams (spec: JobSpec, specCid: string, nonce: bigint, 
     modelId: labelId(spec.requirements.modelId),
     identicalHardware: false,
     k: spec.verifiers,
+    samples,
     deadline: Math.ceil(spec.deadline / 1000),
     secondsPerMicroJob: Math.max(1, Math.ceil(spec.estimate.secondsPerMicroJob))
   }
@@ -113,8 +116,10 @@ export interface Escrow {
   created(jobId: string, fromBlock: number, options?: CallOptions): Promise<{ specCid: string, blockNumber: number } | undefined>
   /** The block of the job's `JobReleased` event at or after `fromBlock`, if any. */
   releasedAt(jobId: string, fromBlock: number, options?: CallOptions): Promise<number | undefined>
-  /** Wallets of the job's slashed submitters in round order (one per `JobRejected` event from `fromBlock`). */
+  /** Wallets of the job's slashed culprits in round order (one per `JobRejected` event from `fromBlock`). */
   rejectedSubmitters(jobId: string, fromBlock: number, options?: CallOptions): Promise<string[]>
+  /** The address that registered a PeerId in the NodeRegistry, or undefined. */
+  peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
   /** Unix seconds of the latest block (the clock the escrow's deadline is compared with). */
   chainTime(options?: CallOptions): Promise<number>
   blockNumber(options?: CallOptions): Promise<number>
@@ -158,6 +163,7 @@ export function createEscrow (init: EscrowInit): Escrow {
     return { txHash: tx.hash, blockNumber: receipt.blockNumber, receipt }
   }
 
+  let registry: Promise<ReturnType<typeof connect>['nodeRegistry']> | undefined
   const job = async (jobId: string, options?: CallOptions): Promise<EscrowJob> => {
     const j = await call(`JobEscrow.jobs(${jobId})`, async () => contract.jobs(jobId), options)
     return {
@@ -168,10 +174,10 @@ export function createEscrow (init: EscrowInit): Escrow {
       deadline: Number(j.deadline),
       jobRoot: j.jobRoot,
       resultRoot: j.resultRoot,
-      payoutRoot: j.payoutRoot,
       rejections: Number(j.rejections),
       submitBlock: Number(j.submitBlock),
       k: Number(j.k),
+      samples: Number(j.samples),
       macroJobs: Number(j.macroJobs),
       microJobsPerMacro: Number(j.microJobsPerMacro)
     }
@@ -228,7 +234,15 @@ export function createEscrow (init: EscrowInit): Escrow {
     async rejectedSubmitters (jobId, fromBlock, options) {
       const events = await call('JobRejected events', async () =>
         contract.queryFilter(contract.filters.JobRejected(jobId), fromBlock), options)
-      return events.flatMap(e => 'args' in e ? [String(e.args.submitter)] : [])
+      return events.flatMap(e => 'args' in e ? [String(e.args.culprit)] : [])
+    },
+    async peerAddress (peerId, options) {
+      registry ??= call('JobEscrow.registry', async () => String(await contract.registry()), options)
+        .then(address => connect({ jobEscrow: init.address, nodeRegistry: address }, init.runner).nodeRegistry)
+      registry.catch(() => { registry = undefined })
+      const reg = await registry
+      const owner = await call('NodeRegistry.peerIdOwner', async () => reg.peerIdOwner(keccakText(peerId)), options)
+      return /^0x0{40}$/i.test(owner) ? undefined : owner
     },
     async chainTime (options) {
       const block = await call('eth_getBlockByNumber', async () => init.provider.getBlock('latest'), options)

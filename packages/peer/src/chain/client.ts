@@ -70,6 +70,8 @@ export interface CreateJobInput {
   modelId?: string
   identicalHardware?: boolean
   k: number
+  /** MicroJobs sampled per MacroJob (the verification level), default 1. */
+  samples?: number
   /** Unix seconds. */
   deadline: number
   secondsPerMicroJob: number
@@ -81,6 +83,8 @@ export interface EscrowJobState {
   status: JobStatusName
   creator: string
   k: number
+  /** MicroJobs sampled per MacroJob. */
+  samples: number
   assigned: number
   commits: number
   reveals: number
@@ -99,8 +103,9 @@ export interface EscrowJobState {
   commitDeadline: number
   revealDeadline: number
   processorPaid: bigint
+  /** Unix seconds of the release, 0 before. */
+  releasedAt: number
   resultRoot: string
-  payoutRoot: string
   sampleEntropy: string
   claimedHash: string
 }
@@ -111,14 +116,30 @@ export interface VerifierState {
   revealOrder: number
   committed: boolean
   revealed: boolean
+  /** 0: the sample matched; else 1 + the first sample position it found wrong. */
+  badPos: number
+  processorBlame: boolean
 }
 
-/** `ResultLeaf` of `proveSample`. */
+/** `ResultLeaf` of `proveSample`, `claim` and a reveal. */
 export interface SampleLeaf {
   microId: string
   macroIndex: number
   index: number
   outputHash: string
+  payee: string
+}
+
+/** `JobEscrow.Reveal`: a verifier's vote. */
+export interface RevealInput {
+  salt: string
+  processorBlame: boolean
+  /** The leaf hashes this verifier expects, in sample order. */
+  expected: string[]
+  /** The proven leaf hashes (from `SampleProven`), in sample order. */
+  proven: string[]
+  /** The proven leaf at the first position where `expected` differs (any leaf when none differs). */
+  badLeaf: SampleLeaf
 }
 
 export interface RegisterInput {
@@ -166,18 +187,25 @@ export interface ChainClient {
   /** The address a PeerId was registered with, or undefined. */
   peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
   createJob(input: CreateJobInput, fee: bigint, options?: TxOptions): Promise<TxResult & { jobId: string }>
-  submitResults(jobId: string, input: { resultRoot: string, payoutRoot: string, manifestCid: string }, options?: TxOptions): Promise<TxResult>
+  /** First half of a submission: `keccak256(abi.encode(jobId, round, resultRoot, manifestCid, sender))`. */
+  commitResults(jobId: string, commitment: string, options?: TxOptions): Promise<TxResult>
+  /** Second half (a later block): reveals the committed results. */
+  submitResults(jobId: string, input: { resultRoot: string, manifestCid: string }, options?: TxOptions): Promise<TxResult>
   selectVerifiers(jobId: string, options?: TxOptions): Promise<TxResult>
   commit(jobId: string, commitment: string, options?: TxOptions): Promise<TxResult>
-  reveal(jobId: string, verifierHash: string, salt: string, options?: TxOptions): Promise<TxResult>
+  reveal(jobId: string, input: RevealInput, options?: TxOptions): Promise<TxResult>
   proveSample(jobId: string, leaves: SampleLeaf[], proofs: string[][], options?: TxOptions): Promise<TxResult>
   settle(jobId: string, options?: TxOptions): Promise<TxResult>
-  claim(jobId: string, payee: string, amount: bigint, proof: string[], options?: TxOptions): Promise<TxResult>
+  /** Claims result leaves (each pays its payee) with their positional proofs. */
+  claim(jobId: string, leaves: SampleLeaf[], proofs: string[][], options?: TxOptions): Promise<TxResult>
+  sweep(jobId: string, options?: TxOptions): Promise<TxResult>
   refund(jobId: string, options?: TxOptions): Promise<TxResult>
   withdrawCredit(options?: TxOptions): Promise<TxResult>
   credits(address?: string, options?: CallOptions): Promise<bigint>
-  /** Whether the payout leaf `(payee, amount)` of a job was claimed. */
-  isClaimed(jobId: string, leafHash: string, options?: CallOptions): Promise<boolean>
+  /** Whether the result leaf at a global MicroJob position was claimed. */
+  isClaimed(jobId: string, position: number, options?: CallOptions): Promise<boolean>
+  /** One verifier's share of the job's fee. */
+  verifierShare(jobId: string, options?: CallOptions): Promise<bigint>
   jobStatus(jobId: string, options?: CallOptions): Promise<JobStatusName>
   job(jobId: string, options?: CallOptions): Promise<EscrowJobState>
   verifiers(jobId: string, options?: CallOptions): Promise<VerifierState[]>
@@ -190,6 +218,10 @@ export interface ChainClient {
    * errors are retried at the poll interval; ends when `signal` aborts.
    */
   watchEvents(options: WatchOptions): AsyncGenerator<ChainEvent, void, undefined>
+}
+
+function leafTuple (l: SampleLeaf): [string, number, number, string, string] {
+  return [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
 }
 
 /**
@@ -272,6 +304,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
       status: JOB_STATUS_NAMES[Number(j.status)] ?? 'None',
       creator: j.creator,
       k: Number(j.k),
+      samples: Number(j.samples),
       assigned: Number(j.assigned),
       commits: Number(j.commits),
       reveals: Number(j.reveals),
@@ -289,8 +322,8 @@ export function createChainClient (components: ChainClientComponents, init: Chai
       commitDeadline: Number(j.commitDeadline),
       revealDeadline: Number(j.revealDeadline),
       processorPaid: j.processorPaid,
+      releasedAt: Number(j.releasedAt),
       resultRoot: j.resultRoot,
-      payoutRoot: j.payoutRoot,
       sampleEntropy: j.sampleEntropy,
       claimedHash: j.claimedHash
     }
@@ -346,6 +379,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
         modelId: labelId(input.modelId),
         identicalHardware: input.identicalHardware ?? false,
         k: input.k,
+        samples: input.samples ?? 1,
         deadline: input.deadline,
         secondsPerMicroJob: input.secondsPerMicroJob
       }
@@ -353,23 +387,26 @@ export function createChainClient (components: ChainClientComponents, init: Chai
       const created = tx.events.find(e => e.name === 'JobCreated')
       return { ...tx, jobId: String(created?.args.jobId ?? ZeroHash) }
     },
+    commitResults: async (jobId, commitment, options) => escrowTx('JobEscrow.commitResults', 'commitResults', [jobId, commitment], options),
     submitResults: async (jobId, input, options) =>
-      escrowTx('JobEscrow.submitResults', 'submitResults', [jobId, input.resultRoot, input.payoutRoot, input.manifestCid], options),
+      escrowTx('JobEscrow.submitResults', 'submitResults', [jobId, input.resultRoot, input.manifestCid], options),
     selectVerifiers: async (jobId, options) => escrowTx('JobEscrow.selectVerifiers', 'selectVerifiers', [jobId], options),
     commit: async (jobId, commitment, options) => escrowTx('JobEscrow.commitVerification', 'commitVerification', [jobId, commitment], options),
-    reveal: async (jobId, verifierHash, salt, options) =>
-      escrowTx('JobEscrow.revealVerification', 'revealVerification', [jobId, verifierHash, salt], options),
+    reveal: async (jobId, r, options) =>
+      escrowTx('JobEscrow.revealVerification', 'revealVerification', [jobId, [r.salt, r.processorBlame, r.expected, r.proven, leafTuple(r.badLeaf)]], options),
     proveSample: async (jobId, leaves, proofs, options) =>
-      escrowTx('JobEscrow.proveSample', 'proveSample', [jobId, leaves.map(l => [l.microId, l.macroIndex, l.index, l.outputHash]), proofs], options),
+      escrowTx('JobEscrow.proveSample', 'proveSample', [jobId, leaves.map(leafTuple), proofs], options),
     settle: async (jobId, options) => escrowTx('JobEscrow.settle', 'settle', [jobId], options),
-    claim: async (jobId, payee, amount, proof, options) => escrowTx('JobEscrow.claim', 'claim', [jobId, payee, amount, proof], options),
+    claim: async (jobId, leaves, proofs, options) => escrowTx('JobEscrow.claim', 'claim', [jobId, leaves.map(leafTuple), proofs], options),
+    sweep: async (jobId, options) => escrowTx('JobEscrow.sweep', 'sweep', [jobId], options),
     refund: async (jobId, options) => escrowTx('JobEscrow.refund', 'refund', [jobId], options),
     withdrawCredit: async (options) => escrowTx('JobEscrow.withdrawCredit', 'withdrawCredit', [], options),
     async credits (addr, options) {
       const a = addr ?? await address()
       return read('credits', () => jobEscrow.credits(a), options)
     },
-    isClaimed: async (jobId, leafHash, options) => read('claimed', () => jobEscrow.claimed(jobId, leafHash), options),
+    isClaimed: async (jobId, position, options) => read('isClaimed', () => jobEscrow.isClaimed(jobId, position), options),
+    verifierShare: async (jobId, options) => read('verifierShare', () => jobEscrow.verifierShare(jobId), options),
     async jobStatus (jobId, options) {
       const s = await read(`statusOf(${jobId})`, () => jobEscrow.statusOf(jobId), options)
       return JOB_STATUS_NAMES[Number(s)] ?? 'None'
@@ -377,7 +414,10 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     job,
     async verifiers (jobId, options) {
       const vs = await read('verifiersOf', () => jobEscrow.verifiersOf(jobId), options)
-      return vs.map(v => ({ node: v.node, commitOrder: Number(v.commitOrder), revealOrder: Number(v.revealOrder), committed: v.committed, revealed: v.revealed }))
+      return vs.map(v => ({
+        node: v.node, commitOrder: Number(v.commitOrder), revealOrder: Number(v.revealOrder), committed: v.committed, revealed: v.revealed,
+        badPos: Number(v.badPos), processorBlame: v.processorBlame
+      }))
     },
     validationIndex: async (jobId, m, options) => Number(await read('validationIndex', () => jobEscrow.validationIndex(jobId, m), options)),
     processorPool: async (jobId, options) => read('processorPool', () => jobEscrow.processorPool(jobId), options),

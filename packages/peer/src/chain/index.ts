@@ -19,7 +19,7 @@
 export { createChainClient } from './client.js'
 export type {
   ChainClient, ChainClientComponents, ChainClientInit, CallOptions, WaitOptions, CreateJobInput, EscrowJobState,
-  VerifierState, SampleLeaf, RegisterInput, RegisterResult, WatchOptions, JobStatusName
+  VerifierState, SampleLeaf, RevealInput, RegisterInput, RegisterResult, WatchOptions, JobStatusName
 } from './client.js'
 export type { TxOptions, TxResult } from './tx.js'
 export type { ChainEvent, EventFilter } from './events.js'

@@ -2,7 +2,7 @@
 export const DEFAULT_DEVNET_PEERS = 4
 
 /** Stake each devnet peer registers with, in ETH. */
-export const DEFAULT_DEVNET_STAKE = '1'
+export const DEFAULT_DEVNET_STAKE = '10'
 
 /** How long a peer process may take to print "ready", in ms. */
 export const DEFAULT_PEER_START_TIMEOUT_MS = 60_000

@@ -6,8 +6,8 @@
  *
  * - JobSpec: `parseJobSpec` (validation of external input), `encodeJobSpec` / `decodeJobSpec` (canonical bytes).
  * - Ids and slicing: `computeJobId`, `computeMacroId`, `computeMicroId`, `sliceJob`.
- * - Validation sample: `validationIndex`, `verifierHash`.
- * - Merkle trees (OpenZeppelin compatible): `jobTree`, `resultTree`, `payoutTree`, `verifyProof`.
+ * - Validation sample: `validationIndex`, `samplePositions`, `verifierHash`.
+ * - Merkle trees: `jobTree` (OpenZeppelin compatible), `resultTree` (positional), `verifyProof`, `verifyPositionalProof`.
  * - Pricing: `estimatedSeconds`, `taskValue` (wei per second, fixed point), `taskValueToNumber`.
  * - Selection: `seedWeight`, `contractWeight`, `createPrng`, `weightedChoice`, `drawDistinct`.
  * - QoS: `roundScore`, `taskScore`, `windowedScore`, `shouldKickOut`, `qosRatio`, `vramScore`, `timeoutScore`.
@@ -33,14 +33,14 @@ export { encodeJobSpec, decodeJobSpec } from './job-spec-codec.js'
 export { computeJobId, computeMacroId, computeMicroId } from './ids.js'
 export { sliceJob } from './slicing.js'
 export type { Slicing, MacroJobDescriptor, MicroJobDescriptor } from './slicing.js'
-export { validationIndex, verifierHash } from './validation.js'
+export { validationIndex, samplePositions, verifierHash } from './validation.js'
 export { createMerkleTree, verifyProof } from './merkle.js'
 export type { MerkleTree } from './merkle.js'
-export {
-  JOB_LEAF_TYPES, RESULT_LEAF_TYPES, PAYOUT_LEAF_TYPES, jobLeafHash, resultLeafHash, payoutLeafHash
-} from './merkle-leaves.js'
-export type { ResultLeaf, PayoutLeaf } from './merkle-leaves.js'
-export { jobTree, resultTree, payoutTree } from './merkle-trees.js'
+export { JOB_LEAF_TYPES, RESULT_LEAF_TYPES, jobLeafHash, resultLeafHash } from './merkle-leaves.js'
+export type { ResultLeaf } from './merkle-leaves.js'
+export { jobTree, resultTree } from './merkle-trees.js'
+export { createPositionalTree, verifyPositionalProof, positionalDepth } from './positional-tree.js'
+export type { PositionalTree } from './positional-tree.js'
 export { estimatedSeconds, taskValue, taskValueToNumber } from './pricing.js'
 export { seedWeight, contractWeight } from './weight.js'
 export type { WeightInput, NetworkMaxima, WeightCaps } from './weight.js'

@@ -1,7 +1,9 @@
 import { createMerkleTree } from './merkle.js'
-import { jobLeafHashBytes, payoutLeafHashBytes, resultLeafHashBytes } from './merkle-leaves.js'
+import { jobLeafHashBytes, resultLeafHashBytes } from './merkle-leaves.js'
+import { createPositionalTree } from './positional-tree.js'
 import type { MerkleTree } from './merkle.js'
-import type { PayoutLeaf, ResultLeaf } from './merkle-leaves.js'
+import type { ResultLeaf } from './merkle-leaves.js'
+import type { PositionalTree } from './positional-tree.js'
 import type { MicroJobDescriptor } from './slicing.js'
 
 /** The job tree over MicroJob descriptors; its root is the `jobRoot` stored on chain at job creation. */
@@ -9,12 +11,12 @@ export function jobTree (microJobs: readonly MicroJobDescriptor[]): MerkleTree<M
   return createMerkleTree(microJobs, jobLeafHashBytes)
 }
 
-/** The result tree over `(microId, macroIndex, index, outputHash)`; its root is `resultRoot`. */
-export function resultTree (results: readonly ResultLeaf[]): MerkleTree<ResultLeaf> {
-  return createMerkleTree(results, resultLeafHashBytes)
-}
-
-/** The payout tree over `(payee, amount)`; its root is `payoutRoot`, payees `claim` with its proofs. */
-export function payoutTree (payouts: readonly PayoutLeaf[]): MerkleTree<PayoutLeaf> {
-  return createMerkleTree(payouts, payoutLeafHashBytes)
+/**
+ * The result tree over `(microId, macroIndex, index, outputHash, payee)`, one leaf per MicroJob at its global
+ * position `macroIndex * microJobsPerMacro + index` (pass the leaves in that order, all of them); its root is
+ * `resultRoot`. Positional, so a root holds exactly one leaf per MicroJob: nobody can add a second, self-paying leaf
+ * for a MicroJob and claim it (docs/settlement.md).
+ */
+export function resultTree (results: readonly ResultLeaf[]): PositionalTree<ResultLeaf> {
+  return createPositionalTree(results, resultLeafHashBytes)
 }

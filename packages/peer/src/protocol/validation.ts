@@ -20,8 +20,22 @@ export function validationIndex (seed: bigint, macroIndex: number, sampleEntropy
   return Number(bytesToBigInt(keccak256Bytes(buf)) % BigInt(microJobsPerMacro))
 }
 
-/** `keccak256(abi.encode(bytes32[] outputHashes))`: the sampled MicroJobs' output hashes in MacroJob order. */
-export function verifierHash (outputHashes: string[]): string {
-  const hashes = outputHashes.map((h, i) => assertBytes32(h, `outputHashes[${i}]`))
+/**
+ * The sample's global MicroJob positions, in sample order: for each MacroJob m, `samples` consecutive MicroJobs
+ * from `validationIndex(seed, m, entropy, P)` (modulo P), at `m * P + index`.
+ */
+export function samplePositions (seed: bigint, macroJobs: number, microJobsPerMacro: number, samples: number, sampleEntropy: string): number[] {
+  if (!Number.isSafeInteger(samples) || samples < 1 || samples > microJobsPerMacro) throw new InvalidArgumentError('samples must be in 1..microJobsPerMacro')
+  const out: number[] = []
+  for (let m = 0; m < macroJobs; m++) {
+    const start = validationIndex(seed, m, sampleEntropy, microJobsPerMacro)
+    for (let t = 0; t < samples; t++) out.push(m * microJobsPerMacro + (start + t) % microJobsPerMacro)
+  }
+  return out
+}
+
+/** `keccak256(abi.encode(bytes32[] leafHashes))`: a verifier's digest of the result leaves it expects, in sample order. */
+export function verifierHash (leafHashes: string[]): string {
+  const hashes = leafHashes.map((h, i) => assertBytes32(h, `leafHashes[${i}]`))
   return keccak256(coder.encode(['bytes32[]'], [hashes]))
 }

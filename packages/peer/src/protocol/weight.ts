@@ -22,19 +22,19 @@ export interface WeightCaps {
 
 /**
  * The seed's exact form (floats): `S = stake / maxStake`, `Q = score / maxScore` (both over the network maxima),
- * `W = M * S * Q / (S + Q)`, 0 when `S + Q = 0`.
+ * `W = M * S * Q / (1 + Q)`: linear in the stake (splitting a stake gains nothing), saturating in the score.
  */
 export function seedWeight (node: WeightInput, maxima: NetworkMaxima): number {
   const S = maxima.maxStake > 0n ? Number(node.stake) / Number(maxima.maxStake) : 0
   const Q = maxima.maxScore > 0 ? node.score / maxima.maxScore : 0
-  if (S + Q === 0) return 0
-  return (node.sameModel ? 2 : 1) * S * Q / (S + Q)
+  return (node.sameModel ? 2 : 1) * S * Q / (1 + Q)
 }
 
 /**
  * The contract's cap-normalised integer form: `S = min(stake, STAKE_CAP) * SCALE / STAKE_CAP`,
- * `Q = min(score, MAX_SCORE) * SCALE / MAX_SCORE`, `W = M * S * Q / (S + Q)` (integer division, left to right),
- * 0 when `S + Q = 0`. `SCALE = 1_000_000`.
+ * `Q = min(score, MAX_SCORE) * SCALE / MAX_SCORE`, `W = M * S * Q / (SCALE + Q)` (integer division, left to right),
+ * `SCALE = 1_000_000`. Linear in the stake below the cap, so one stake split over several nodes weighs no more in
+ * total (NodeRegistry.selectionWeight).
  */
 export function contractWeight (node: WeightInput, caps: WeightCaps = {}): bigint {
   const stakeCap = caps.stakeCap ?? DEFAULT_STAKE_CAP
@@ -43,6 +43,5 @@ export function contractWeight (node: WeightInput, caps: WeightCaps = {}): bigin
   const score = BigInt(Math.max(0, Math.floor(node.score)))
   const S = (stake < stakeCap ? stake : stakeCap) * WEIGHT_SCALE / stakeCap
   const Q = (score < maxScore ? score : maxScore) * WEIGHT_SCALE / maxScore
-  if (S + Q === 0n) return 0n
-  return (node.sameModel ? 2n : 1n) * S * Q / (S + Q)
+  return (node.sameModel ? 2n : 1n) * S * Q / (WEIGHT_SCALE + Q)
 }

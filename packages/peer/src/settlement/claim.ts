@@ -2,9 +2,10 @@ import { logger } from '@libp2p/logger'
 import { getAddress } from 'ethers'
 import { WrongJobStatusError } from './errors.js'
 import { loadManifest } from './lookup.js'
-import { manifestTrees, payoutLeaves } from './manifest.js'
+import { manifestTree } from './manifest.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents } from './types.js'
+import type { SampleLeaf } from '../chain/index.js'
 
 const log = logger('jobmesh:settlement')
 
@@ -15,9 +16,13 @@ export interface ClaimResult {
   withdrawn: bigint
 }
 
+/** Leaves claimed per transaction. */
+const CLAIM_BATCH = 64
+
 /**
- * Claims this node's payout leaf of a Released job (Merkle proof against payoutRoot) and withdraws its credits
- * (verifiers are paid into `credits`). Idempotent: claimed leaves and empty credits are skipped.
+ * Claims this node's result leaves of a Released job (each pays its payee `processorPool / MicroJobs`, positional
+ * proofs against resultRoot) and withdraws its credits (verifiers are paid into `credits`). Idempotent: claimed
+ * leaves and empty credits are skipped.
  *
  * @throws WrongJobStatusError (job not Released), InvalidManifestError, ChainRevertError, ...
  */
@@ -29,18 +34,28 @@ export async function claimPayouts (components: Pick<SettlementComponents, 'chai
   const job = await chain.job(id, { signal })
   if (job.status !== 'Released') throw new WrongJobStatusError(`job ${id} is ${job.status}, not Released`)
   const me = getAddress(await chain.address())
-  const manifest = options.manifest?.payoutRoot.toLowerCase() === job.payoutRoot.toLowerCase()
+  const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
     ? options.manifest
     : (await loadManifest(components, id, job.resultRoot, { signal, round: job.rejections })).manifest
-  const { payouts } = manifestTrees(manifest)
+  const tree = manifestTree(manifest)
+  const mine: number[] = []
+  for (const [pos, e] of manifest.microJobs.entries()) {
+    if (getAddress(e.payee) !== me) continue
+    if (await chain.isClaimed(id, pos, { signal })) continue
+    mine.push(pos)
+  }
+  const each = await chain.processorPool(id, { signal }) / BigInt(manifest.microJobs.length)
   let claimed = 0n
-  for (const [i, leaf] of payoutLeaves(manifest).entries()) {
-    if (getAddress(leaf.payee) !== me) continue
-    if (await chain.isClaimed(id, payouts.leafHash(leaf), { signal })) continue
+  for (let i = 0; i < mine.length; i += CLAIM_BATCH) {
+    const batch = mine.slice(i, i + CLAIM_BATCH)
+    const leaves: SampleLeaf[] = batch.map(pos => {
+      const e = manifest.microJobs[pos]
+      return { microId: e.microId, macroIndex: e.macroIndex, index: e.index, outputHash: e.outputHash, payee: e.payee }
+    })
     try {
-      await chain.claim(id, leaf.payee, leaf.amount, payouts.getProof(i), { signal })
-      claimed += leaf.amount
-      log('claimed %s wei of %s', leaf.amount, id)
+      await chain.claim(id, leaves, batch.map(pos => tree.getProof(pos)), { signal })
+      claimed += each * BigInt(batch.length)
+      log('claimed %d leaves (%s wei) of %s', batch.length, each * BigInt(batch.length), id)
     } catch (err) {
       if ((err as { errorName?: string }).errorName !== 'AlreadyClaimed') throw err
     }

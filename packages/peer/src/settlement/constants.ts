@@ -25,7 +25,7 @@ export const FINAL_MAP = 'final'
 export const FINAL_DOMAIN = 'jobmesh/final'
 
 /** Manifest format version. */
-export const MANIFEST_VERSION = 1
+export const MANIFEST_VERSION = 2
 
 /** How long the finalizer waits for one MicroJob output from the network before it regenerates it (ms). */
 export const DEFAULT_OUTPUT_FETCH_TIMEOUT_MS = 10_000
@@ -44,3 +44,6 @@ export const DEFAULT_FINALIZE_TIMEOUT_MS = 10 * 60_000
 
 /** How often the settlement watchers' progress (a block they are past) is saved for a restart (ms). */
 export const CURSOR_SAVE_MS = 15_000
+
+/** How long a verifier waits for the round's signed results of its sample to sync before it judges (ms). */
+export const DEFAULT_RECORDS_WAIT_MS = 60_000

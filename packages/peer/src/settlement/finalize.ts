@@ -1,21 +1,16 @@
 import { logger } from '@libp2p/logger'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { AbiCoder, ZeroAddress, keccak256 } from 'ethers'
 import { ensureOutputs } from './availability.js'
 import { MANIFEST_VERSION } from './constants.js'
 import { JobIncompleteError, NoPayeesError } from './errors.js'
 import { loadSpecFromChain, finalMap } from './lookup.js'
 import { encodeManifest } from './manifest.js'
-import { computePayouts } from './payouts.js'
-import { readProfile } from './profile.js'
-import { roundSignerFilter } from './rounds.js'
-import { MICRO_MAP, RESULTS_MAP } from '../coord/constants.js'
-import { microKey, microScope } from '../coord/keys.js'
-import { leases } from '../coord/leases.js'
-import { countingResult, resultTable } from '../coord/results.js'
-import { recordSigner, recordVerifier } from '../coord/signing.js'
+import { payeeResolver } from './payees.js'
+import { roundRecords } from './sample.js'
+import { microKey } from '../coord/keys.js'
 import { roundDocName } from '../crdt/names.js'
-import { roundKey } from '../processor/rounds.js'
-import { payoutTree, resultTree, sliceJob } from '../protocol/index.js'
+import { resultTree, sliceJob } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { FinalRecord } from './lookup.js'
 import type { Manifest, ManifestEntry } from './manifest.js'
@@ -32,6 +27,8 @@ export interface FinalizeOptions {
   outputFetchTimeoutMs?: number
   /** Outputs fetched or regenerated at once, default 8. */
   outputConcurrency?: number
+  /** Poll interval while waiting for the block after the results commitment (ms). */
+  pollMs?: number
 }
 
 export interface FinalizeResult {
@@ -52,8 +49,9 @@ function hex (bytes: Uint8Array): string {
 }
 
 /**
- * Builds the manifest of a completed round of a job from the round's doc (`round` default 0). In a round > 0 the
- * results of submitters slashed for this job in earlier rounds are refused (`roundSignerFilter`).
+ * Builds the manifest of a completed round of a job from the round's doc (`round` default 0): per MicroJob the
+ * counting result and its payee (the signer's wallet, `payeeOf`). In a round > 0 the results of the culprits
+ * slashed for this job in earlier rounds are refused (`roundSignerFilter`).
  *
  * @throws JobIncompleteError, NoPayeesError
  */
@@ -61,69 +59,49 @@ export async function buildManifest (components: Pick<SettlementComponents, 'doc
   spec: JobSpec, options: { signal?: AbortSignal, round?: number } = {}): Promise<Manifest> {
   const id = jobId.toLowerCase()
   const round = options.round ?? 0
-  const doc = await components.docs.open(roundDocName(id, round), { signal: options.signal })
-  const self = peerIdFromPrivateKey(components.privateKey).toString()
-  const signer = recordSigner(components.privateKey, self)
-  const verifier = recordVerifier()
-  const scope = roundKey(id, round)
-  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
-  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(scope))
+  const records = await roundRecords(components, id, round, options)
   const { microJobs } = sliceJob(spec, id)
-  const trusted = await roundSignerFilter(components, id, round, { signal: options.signal })
 
   const entries: ManifestEntry[] = []
-  const blocksBySigner = new Map<string, number>()
+  const payee = payeeResolver(components, options)
   const missing: string[] = []
   for (const d of microJobs) {
-    const key = microKey(d.macroIndex, d.index)
-    const candidates = []
-    for (const c of results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) candidates.push(c)
-    const r = countingResult(candidates, microLeases.get(key))
+    const r = (await records.of(d)).counting
     if (r == null) {
-      missing.push(key)
+      missing.push(microKey(d.macroIndex, d.index))
       continue
     }
     const outputHash = hex(r.outputHash)
     entries.push({
       microId: d.microId, macroIndex: d.macroIndex, index: d.index, start: d.start, end: d.end, outputHash,
-      outputCid: r.outputCid ?? rawOutputCid(outputHash), size: r.size, signer: r.signer
+      outputCid: r.outputCid ?? rawOutputCid(outputHash), size: r.size, signer: r.signer, payee: await payee(r.signer)
     })
-    blocksBySigner.set(r.signer, (blocksBySigner.get(r.signer) ?? 0) + d.end - d.start)
   }
   if (missing.length > 0) {
     throw new JobIncompleteError(`${missing.length} MicroJobs of ${id} round ${round} have no trusted result (first: ${missing.slice(0, 5).join(', ')})`)
   }
 
-  const work: Array<{ payee: string, blocks: number }> = []
-  for (const [peerId, blocks] of blocksBySigner) {
-    const payee = (await readProfile(components, peerId, options))?.address ?? await components.chain.peerAddress(peerId, options)
-    if (payee == null) {
-      log('no payout address for %s (%d blocks): its share goes to the other processors', peerId, blocks)
-      continue
-    }
-    work.push({ payee, blocks })
+  if (entries.length > 0 && entries.every(e => e.payee === ZeroAddress)) {
+    throw new NoPayeesError(`no processor of ${id} has a payout address`)
   }
-  const pool = await components.chain.processorPool(id, options)
-  const payouts = computePayouts(work, pool)
-  if (payouts.length === 0) throw new NoPayeesError(`no processor of ${id} has a payout address`)
-  const blocksByPayee = new Map<string, number>()
-  for (const w of work) blocksByPayee.set(w.payee.toLowerCase(), (blocksByPayee.get(w.payee.toLowerCase()) ?? 0) + w.blocks)
-
   return {
     version: MANIFEST_VERSION,
     jobId: id,
     resultRoot: resultTree(entries).root,
-    payoutRoot: payoutTree(payouts).root,
-    microJobs: entries,
-    payouts: payouts.map(p => ({ payee: p.payee, amount: p.amount.toString(), blocks: blocksByPayee.get(p.payee.toLowerCase()) ?? 0 }))
+    microJobs: entries
   }
 }
 
+/** The `commitResults` commitment: `keccak256(abi.encode(jobId, round, resultRoot, manifestCid, sender))`. */
+export function resultCommitment (jobId: string, round: number, resultRoot: string, manifestCid: string, sender: string): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode(['bytes32', 'uint256', 'bytes32', 'string', 'address'], [jobId, round, resultRoot, manifestCid, sender]))
+}
+
 /**
- * Finalizes a completed job (DESIGN 8): builds the result tree, the payout tree and the manifest, makes sure this
- * node holds every output of the manifest (`ensureOutputs`: fetched, else regenerated with the executor, sha256
- * checked, pinned), adds the manifest to IPFS, calls `submitResults`, and writes a signed `final` record in the job
- * doc. Idempotent: a job that is no longer Open on chain is left alone (`outcome: 'already'`).
+ * Finalizes a completed job (DESIGN 8): builds the result tree (one leaf per MicroJob with its payee) and the
+ * manifest, makes sure this node holds every output of the manifest (`ensureOutputs`: fetched, else regenerated with
+ * the executor, sha256 checked, pinned), adds the manifest to IPFS, commits to the results (`commitResults`), submits
+ * them from a later block (`submitResults`), and writes a signed `final` record in the job doc. Idempotent: a job that is no longer Open on chain is left alone (`outcome: 'already'`).
  *
  * @throws JobIncompleteError, NoPayeesError, OutputMismatchError, OutputUnavailableError, SpecUnavailableError, ChainRevertError, RpcUnreachableError, ...
  */
@@ -150,7 +128,11 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   await components.replicate?.(id, manifestCid, manifest.microJobs.map(e => e.signer), { signal })
   let tx
   try {
-    tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, payoutRoot: manifest.payoutRoot, manifestCid }, { signal })
+    const me = await components.chain.address()
+    const committed = await components.chain.commitResults(id, resultCommitment(id, round, manifest.resultRoot, manifestCid, me), { signal })
+    // the reveal must come from a later block than the commitment
+    await components.chain.waitForBlock(committed.blockNumber + 1, { signal, ...(options.pollMs == null ? {} : { pollMs: options.pollMs }) })
+    tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, manifestCid }, { signal })
   } catch (err) {
     if ((err as { errorName?: string }).errorName === 'WrongStatus') {
       return { outcome: 'already', status: await components.chain.jobStatus(id, { signal }), round, manifest, manifestCid }
@@ -161,7 +143,6 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   const record: FinalRecord = {
     manifestCid,
     resultRoot: manifest.resultRoot,
-    payoutRoot: manifest.payoutRoot,
     submitter: await components.chain.address(),
     txHash: tx.hash,
     blockNumber: tx.blockNumber

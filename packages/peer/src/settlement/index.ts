@@ -1,9 +1,10 @@
 /**
  * @packageDocumentation
  *
- * Settlement, the peer side of DESIGN 8 (docs/settlement.md): finalize a completed job (result tree, payout tree,
- * manifest on IPFS, `submitResults`, a signed `final` record in the job doc), serve as a drawn verifier (re-run the
- * sampled MicroJobs, commit, reveal), prove the sample and settle, and claim payouts and credits.
+ * Settlement, the peer side of DESIGN 8 (docs/settlement.md): finalize a completed job (result tree with a payee per
+ * MicroJob, manifest on IPFS, `commitResults` + `submitResults`, a signed `final` record in the job doc), prove the
+ * sample, serve as a drawn verifier (re-run the sample, judge the proven leaves, commit, reveal), settle, and claim
+ * result leaves and credits.
  *
  * @example
  * ```ts
@@ -19,7 +20,7 @@ export type { DutyJournal } from './journal.js'
 export { withRetry } from './retry.js'
 export type { RetryOptions } from './retry.js'
 export type { Settlement, SettlementInit, SettlementEvents } from './service.js'
-export { finalizeJob, buildManifest } from './finalize.js'
+export { finalizeJob, buildManifest, resultCommitment } from './finalize.js'
 export type { FinalizeOptions, FinalizeResult } from './finalize.js'
 export { ensureOutputs } from './availability.js'
 export type { EnsureOutputsOptions, EnsureOutputsResult } from './availability.js'
@@ -29,10 +30,12 @@ export { drawVerifiers, proveAndSettle } from './settle.js'
 export type { SettleResult } from './settle.js'
 export { claimPayouts } from './claim.js'
 export type { ClaimResult } from './claim.js'
-export { computePayouts } from './payouts.js'
-export type { PayeeWork } from './payouts.js'
-export { encodeManifest, decodeManifest, manifestTrees, resultLeaves, payoutLeaves } from './manifest.js'
-export type { Manifest, ManifestEntry, ManifestPayout } from './manifest.js'
+export { payeeOf, payeeResolver } from './payees.js'
+export type { PayeeComponents } from './payees.js'
+export { judgeSample, provenLeaves, roundRecords } from './sample.js'
+export type { SampleJudgement, RoundRecords } from './sample.js'
+export { encodeManifest, decodeManifest, manifestTree, resultLeaves } from './manifest.js'
+export type { Manifest, ManifestEntry } from './manifest.js'
 export { publishProfile, readProfile, readProfiles, encodeProfile, decodeProfile } from './profile.js'
 export type { PeerProfile } from './profile.js'
 export { loadManifest, loadSpecFromChain, readFinalRecords } from './lookup.js'
@@ -46,5 +49,6 @@ export {
 } from './errors.js'
 export {
   DEFAULT_SETTLEMENT_POLL_MS, DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, PEERS_MAP,
-  PROFILE_DOMAIN, FINAL_MAP, FINAL_DOMAIN, MANIFEST_VERSION, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS, DEFAULT_OUTPUT_CONCURRENCY
+  PROFILE_DOMAIN, FINAL_MAP, FINAL_DOMAIN, MANIFEST_VERSION, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS, DEFAULT_OUTPUT_CONCURRENCY,
+  DEFAULT_RECORDS_WAIT_MS
 } from './constants.js'

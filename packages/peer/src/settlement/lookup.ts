@@ -16,7 +16,6 @@ import type * as Y from 'yjs'
 export interface FinalRecord {
   manifestCid: string
   resultRoot: string
-  payoutRoot: string
   /** Wallet of the submitter. */
   submitter: string
   txHash: string

@@ -1,7 +1,7 @@
 import { MANIFEST_VERSION } from './constants.js'
 import { InvalidManifestError } from './errors.js'
-import { payoutTree, resultTree } from '../protocol/index.js'
-import type { MerkleTree, PayoutLeaf, ResultLeaf } from '../protocol/index.js'
+import { resultTree } from '../protocol/index.js'
+import type { PositionalTree, ResultLeaf } from '../protocol/index.js'
 
 /** One MicroJob's counting result in a manifest. */
 export interface ManifestEntry {
@@ -19,14 +19,8 @@ export interface ManifestEntry {
   size: number
   /** PeerId of the processor whose result counts. */
   signer: string
-}
-
-/** A payout leaf in a manifest: amount as a decimal string. */
-export interface ManifestPayout {
+  /** Wallet paid for this MicroJob (the signer's payout address; the zero address when it has none). */
   payee: string
-  amount: string
-  /** Blocks this payee processed. */
-  blocks: number
 }
 
 /** The manifest JSON (added to IPFS; its CID goes on chain with `submitResults`). */
@@ -34,34 +28,26 @@ export interface Manifest {
   version: number
   jobId: string
   resultRoot: string
-  payoutRoot: string
   /** Every MicroJob in global order (`macroIndex * microJobsPerMacro + index`). */
   microJobs: ManifestEntry[]
-  payouts: ManifestPayout[]
 }
 
 export function resultLeaves (manifest: Pick<Manifest, 'microJobs'>): ResultLeaf[] {
-  return manifest.microJobs.map(e => ({ microId: e.microId, macroIndex: e.macroIndex, index: e.index, outputHash: e.outputHash }))
+  return manifest.microJobs.map(e => ({ microId: e.microId, macroIndex: e.macroIndex, index: e.index, outputHash: e.outputHash, payee: e.payee }))
 }
 
-export function payoutLeaves (manifest: Pick<Manifest, 'payouts'>): PayoutLeaf[] {
-  return manifest.payouts.map(p => ({ payee: p.payee, amount: BigInt(p.amount) }))
-}
-
-/** The result and payout trees of a manifest, checked against its roots. @throws InvalidManifestError */
-export function manifestTrees (manifest: Manifest): { results: MerkleTree<ResultLeaf>, payouts: MerkleTree<PayoutLeaf> } {
-  let results: MerkleTree<ResultLeaf>
-  let payouts: MerkleTree<PayoutLeaf>
+/** The positional result tree of a manifest, checked against its root. @throws InvalidManifestError */
+export function manifestTree (manifest: Manifest): PositionalTree<ResultLeaf> {
+  let results: PositionalTree<ResultLeaf>
   try {
     results = resultTree(resultLeaves(manifest))
-    payouts = payoutTree(payoutLeaves(manifest))
   } catch (err) {
     throw new InvalidManifestError(`manifest of ${manifest.jobId} has bad leaves: ${(err as Error).message}`, { cause: err })
   }
-  if (results.root !== manifest.resultRoot.toLowerCase() || payouts.root !== manifest.payoutRoot.toLowerCase()) {
-    throw new InvalidManifestError(`manifest of ${manifest.jobId}: its leaves do not give its roots`)
+  if (results.root !== manifest.resultRoot.toLowerCase()) {
+    throw new InvalidManifestError(`manifest of ${manifest.jobId}: its leaves do not give its root`)
   }
-  return { results, payouts }
+  return results
 }
 
 export function encodeManifest (manifest: Manifest): Uint8Array {
@@ -77,7 +63,7 @@ export function decodeManifest (bytes: Uint8Array): Manifest {
     throw new InvalidManifestError('manifest is not JSON', { cause: err })
   }
   if (m == null || m.version !== MANIFEST_VERSION || typeof m.jobId !== 'string' || !Array.isArray(m.microJobs) ||
-      !Array.isArray(m.payouts) || typeof m.resultRoot !== 'string' || typeof m.payoutRoot !== 'string') {
+      typeof m.resultRoot !== 'string') {
     throw new InvalidManifestError(`unsupported or malformed manifest (version ${String(m?.version)})`)
   }
   return m

@@ -17,12 +17,12 @@ export async function waitForJob (chain: ChainClient, jobId: string, what: strin
   })
 }
 
-/** All k verifiers assigned and (all committed or the commit window over): reveals and `proveSample` are open. */
+/** All k verifiers assigned and (all committed or the commit window over): reveals are open once the sample is proven. */
 export function commitPhaseOver (j: EscrowJobState, head: number): boolean {
   return j.assigned === j.k && (j.commits === j.k || head > j.commitDeadline)
 }
 
-/** `settle` is possible: all revealed and the sample proven, or the reveal window is over. */
+/** `settle` is possible: all revealed (a reveal needs the proven sample), or the reveal window is over. */
 export function settleOpen (j: EscrowJobState, head: number): boolean {
-  return j.assigned === j.k && ((j.reveals === j.k && j.proven) || head > j.revealDeadline)
+  return j.assigned === j.k && (j.reveals === j.k || head > j.revealDeadline)
 }

@@ -28,7 +28,7 @@ export interface SlashedSubmitter {
 export async function slashedSubmitters (components: Pick<SettlementComponents, 'chain'>, jobId: string,
   options: { signal?: AbortSignal } = {}): Promise<SlashedSubmitter[]> {
   const events = await components.chain.findEvents({ names: ['JobRejected'], topic1: jobId.toLowerCase() }, options)
-  return events.map((e, round) => ({ round, address: getAddress(String(e.args.submitter)) }))
+  return events.map((e, round) => ({ round, address: getAddress(String(e.args.culprit)) }))
 }
 
 /**

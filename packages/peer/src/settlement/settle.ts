@@ -1,7 +1,8 @@
 import { logger } from '@libp2p/logger'
 import { loadManifest } from './lookup.js'
-import { manifestTrees } from './manifest.js'
-import { commitPhaseOver, settleOpen, waitForJob } from './phases.js'
+import { manifestTree } from './manifest.js'
+import { settleOpen, waitForJob } from './phases.js'
+import { samplePositions } from '../protocol/index.js'
 import { InvalidManifestError } from './errors.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
@@ -45,8 +46,9 @@ export async function drawVerifiers (components: Pick<SettlementComponents, 'cha
 }
 
 /**
- * Proves the sampled results against resultRoot once the commit phase is over, then settles once all verifiers
- * revealed or the reveal window passed. Any peer with the manifest may call it; every step is idempotent.
+ * Proves the sample against resultRoot as soon as the entropy is set (so verifiers can judge the proven leaves),
+ * then settles once all verifiers revealed or the reveal window passed. Any peer with the manifest may call it;
+ * every step is idempotent.
  *
  * @throws InvalidManifestError, ChainRevertError, ChainTimeoutError, ...
  */
@@ -55,21 +57,19 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
   const { chain } = components
   const id = jobId.toLowerCase()
   const signal = options.signal
-  let job = await waitForJob(chain, id, 'commit phase', commitPhaseOver, options)
+  let job = await waitForJob(chain, id, 'sample entropy', j => j.entropySet, options)
   if (job.status === 'Submitted' && !job.proven) {
     const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
       ? options.manifest
       : (await loadManifest(components, id, job.resultRoot, { signal, round: job.rejections })).manifest
-    const { results } = manifestTrees(manifest)
+    const tree = manifestTree(manifest)
     const leaves: SampleLeaf[] = []
     const proofs: string[][] = []
-    for (let m = 0; m < job.macroJobs; m++) {
-      const idx = await chain.validationIndex(id, m, { signal })
-      const pos = m * job.microJobsPerMacro + idx
+    for (const pos of samplePositions(job.seed, job.macroJobs, job.microJobsPerMacro, job.samples, job.sampleEntropy)) {
       const e = manifest.microJobs[pos]
-      if (e == null || e.macroIndex !== m || e.index !== idx) throw new InvalidManifestError(`manifest of ${id} has no MicroJob ${m}.${idx} at ${pos}`)
-      leaves.push({ microId: e.microId, macroIndex: m, index: idx, outputHash: e.outputHash })
-      proofs.push(results.getProof(pos))
+      if (e == null || e.macroIndex * job.microJobsPerMacro + e.index !== pos) throw new InvalidManifestError(`manifest of ${id} has no MicroJob at ${pos}`)
+      leaves.push({ microId: e.microId, macroIndex: e.macroIndex, index: e.index, outputHash: e.outputHash, payee: e.payee })
+      proofs.push(tree.getProof(pos))
     }
     try {
       await chain.proveSample(id, leaves, proofs, { signal })
@@ -82,7 +82,7 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
   if (job.status === 'Submitted') {
     try {
       const tx = await chain.settle(id, { signal })
-      const outcome = tx.events.find(e => e.name === 'JobReleased' || e.name === 'JobRejected' || e.name === 'VerificationRestarted')
+      const outcome = tx.events.find(e => e.name === 'JobReleased' || e.name === 'JobRejected' || e.name === 'VerificationRestarted' || e.name === 'JobReopened')
       log('settled %s: %s', id, outcome?.name ?? 'already settled')
     } catch (err) {
       if (revertName(err) !== 'WrongStatus') throw err

@@ -1,34 +1,46 @@
 import { logger } from '@libp2p/logger'
-import { AbiCoder, hexlify, keccak256, randomBytes } from 'ethers'
+import { AbiCoder, ZeroAddress, ZeroHash, hexlify, keccak256, randomBytes } from 'ethers'
 import { ValidationIndexMismatchError, SpecUnavailableError, WrongJobStatusError } from './errors.js'
+import { DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS } from './constants.js'
 import { loadSpecFromChain } from './lookup.js'
 import { commitPhaseOver, waitForJob } from './phases.js'
+import { judgeSample, provenLeaves, roundRecords } from './sample.js'
+import { pollUntil } from '../chain/index.js'
 import { outputHash } from '../executor/index.js'
-import { sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
+import { resultLeafHash, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
+import type { SampleLeaf } from '../chain/index.js'
 import type { MicroJobExecutor } from '../processor/executor.js'
 
 const log = logger('jobmesh:settlement')
 
 export interface VerifyResult {
   jobId: string
-  /** The sampled MicroJob index of each MacroJob. */
-  indexes: number[]
+  /** The sampled MicroJobs' global positions, in sample order. */
+  positions: number[]
+  /** This verifier's re-run output hashes, in sample order. */
   outputHashes: string[]
-  verifierHash: string
-  /** False when the job left Submitted before this verifier could reveal. */
+  /** The leaf hashes it expected. */
+  expected: string[]
+  /** Its vote: -1 the sample matched, else the first sample position it found wrong. */
+  firstBad: number
+  processorBlame: boolean
+  /** False when the job left Submitted (or the sample was never proven) before this verifier could reveal. */
   revealed: boolean
 }
 
-/** `keccak256(abi.encode(verifierHash, salt, sender))`, the commitment `commitVerification` takes. */
-export function commitment (vHash: string, salt: string, sender: string): string {
-  return keccak256(AbiCoder.defaultAbiCoder().encode(['bytes32', 'bytes32', 'address'], [vHash, salt, sender]))
+/** `keccak256(abi.encode(verifierHash, processorBlame, salt, sender))`, the commitment `commitVerification` takes. */
+export function commitment (vHash: string, processorBlame: boolean, salt: string, sender: string): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode(['bytes32', 'bool', 'bytes32', 'address'], [vHash, processorBlame, salt, sender]))
 }
 
+const NO_LEAF: SampleLeaf = { microId: ZeroHash, macroIndex: 0, index: 0, outputHash: ZeroHash, payee: ZeroAddress }
+
 /**
- * One verification task (DESIGN 8), for a job this node was drawn for: waits for the sample entropy, reads each
- * MacroJob's validation index from the contract and checks it against the protocol core, re-runs those MicroJobs,
- * commits `keccak(verifierHash, salt, sender)`, waits until the reveal opens, reveals.
+ * One verification task (docs/settlement.md), for a job this node was drawn for: waits for the sample entropy and
+ * the proven sample (`SampleProven`), re-runs the sampled MicroJobs, judges each proven leaf against its own re-run
+ * and the round's signed results (`judgeSample`), commits `keccak(verifierHash(expected), blame, salt, sender)`,
+ * waits until the reveal opens, reveals its expected and the proven leaf hashes.
  *
  * @throws ValidationIndexMismatchError, SpecUnavailableError, WrongJobStatusError, ChainRevertError, ...
  */
@@ -46,51 +58,77 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   if (spec.slicing.macroJobs !== job.macroJobs || spec.slicing.microJobsPerMacro !== job.microJobsPerMacro || spec.seed !== job.seed) {
     throw new SpecUnavailableError(`the spec of ${id} does not match the job on chain`)
   }
-  const { microJobs } = sliceJob(spec, id)
   const P = job.microJobsPerMacro
-  const indexes: number[] = []
-  for (let m = 0; m < job.macroJobs; m++) {
-    const onChain = await chain.validationIndex(id, m, { signal })
-    const local = validationIndex(job.seed, m, job.sampleEntropy, P)
-    if (onChain !== local) {
-      throw new ValidationIndexMismatchError(`validation index of ${id} MacroJob ${m}: contract ${onChain}, protocol core ${local}`)
-    }
-    indexes.push(local)
-  }
+  const onChain = await chain.validationIndex(id, 0, { signal })
+  const local = validationIndex(job.seed, 0, job.sampleEntropy, P)
+  if (onChain !== local) throw new ValidationIndexMismatchError(`validation index of ${id} MacroJob 0: contract ${onChain}, protocol core ${local}`)
+  const positions = samplePositions(job.seed, job.macroJobs, P, job.samples, job.sampleEntropy)
+  const { microJobs } = sliceJob(spec, id)
   const outputHashes: string[] = []
-  for (let m = 0; m < indexes.length; m++) {
-    const d = microJobs[m * P + indexes[m]]
+  for (const pos of positions) {
+    const d = microJobs[pos]
     const output = await components.executor.run({
       jobId: id, spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end
     }, { signal: signal ?? new AbortController().signal })
     outputHashes.push(outputHash(output))
   }
-  const vHash = verifierHash(outputHashes)
-  // the salt is journaled before the commit: a verifier that restarts between commit and reveal reveals with it
-  const saltKey = `salt/${id}@${job.submitBlock}`
-  let salt = await components.journal?.get(saltKey)
-  if (salt == null) {
-    salt = hexlify(randomBytes(32))
-    await components.journal?.put(saltKey, salt)
+  // the proven leaves (anyone proves them once the entropy is set): what this verifier judges
+  // commit before the window closes even when nobody proved the sample (then the submitter is at fault)
+  job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + 2 > j.commitDeadline), options)
+  if (job.status !== 'Submitted') return { jobId: id, positions, outputHashes, expected: [], firstBad: -1, processorBlame: false, revealed: false }
+  const proven = job.proven ? await provenLeaves(components, id, job.submitBlock, { signal }) : undefined
+  // the vote and its salt are journaled before the commit: a verifier that restarts between commit and reveal
+  // reveals exactly what it committed
+  const voteKey = `salt/${id}@${job.submitBlock}`
+  const journaled = await components.journal?.get(voteKey)
+  let vote: { salt: string, expected: string[], processorBlame: boolean, firstBad: number }
+  if (journaled != null && journaled.startsWith('{')) {
+    vote = JSON.parse(journaled) as typeof vote
+  } else {
+    const records = await roundRecords(components, id, job.rejections, { signal })
+    // the round's doc may still be syncing: wait (bounded, and never past the commit window) until every sampled
+    // MicroJob shows a signed result
+    try {
+      await pollUntil(async () => {
+        if (job.commitDeadline !== 0 && (await chain.blockNumber({ signal })) + 2 > job.commitDeadline) return true
+        for (const pos of positions) if ((await records.of(microJobs[pos])).all.length === 0) return undefined
+        return true
+      }, { pollMs: options.pollMs ?? DEFAULT_SETTLEMENT_POLL_MS, timeoutMs: DEFAULT_RECORDS_WAIT_MS, what: `signed results of ${id}`, signal })
+    } catch (err) {
+      if (signal?.aborted === true) throw err
+      log('judging %s without a signed result for some sampled MicroJobs', id)
+    }
+    const judged = await judgeSample(components, records, positions.map((pos, i) => ({
+      descriptor: microJobs[pos], outputHash: outputHashes[i], proven: proven?.[i]
+    })), { signal })
+    vote = { salt: hexlify(randomBytes(32)), expected: judged.expected, processorBlame: judged.processorBlame, firstBad: judged.firstBad }
+    await components.journal?.put(voteKey, JSON.stringify(vote))
   }
   try {
-    await chain.commit(id, commitment(vHash, salt, me), { signal })
-    log('committed on %s (indexes %s)', id, indexes.join(','))
+    await chain.commit(id, commitment(verifierHash(vote.expected), vote.processorBlame, vote.salt, me), { signal })
+    log('committed on %s (positions %s, first bad %d)', id, positions.join(','), vote.firstBad)
   } catch (err) {
     if ((err as { errorName?: string }).errorName !== 'AlreadyCommitted') throw err
-    log('already committed on %s (before a restart): revealing with the journaled salt', id)
+    log('already committed on %s (before a restart): revealing the journaled vote', id)
   }
-  job = await waitForJob(chain, id, 'reveal phase', commitPhaseOver, options)
-  if (job.status !== 'Submitted') {
-    await components.journal?.delete(saltKey)
-    return { jobId: id, indexes, outputHashes, verifierHash: vHash, revealed: false }
+  job = await waitForJob(chain, id, 'reveal phase', (j, head) => commitPhaseOver(j, head) && j.proven, options)
+  const result = { jobId: id, positions, outputHashes, expected: vote.expected, firstBad: vote.firstBad, processorBlame: vote.processorBlame }
+  if (job.status !== 'Submitted' || proven == null) {
+    await components.journal?.delete(voteKey)
+    return { ...result, revealed: false }
   }
   try {
-    await chain.reveal(id, vHash, salt, { signal })
-    log('revealed on %s: %s', id, vHash)
+    await chain.reveal(id, {
+      salt: vote.salt,
+      processorBlame: vote.processorBlame,
+      expected: vote.expected,
+      proven: proven.map(l => resultLeafHash(l)),
+      badLeaf: vote.firstBad === -1 ? NO_LEAF : proven[vote.firstBad]
+    }, { signal })
+    log('revealed on %s: %s', id, vote.firstBad === -1 ? 'match' : `wrong leaf at sample position ${vote.firstBad}`)
   } catch (err) {
     if ((err as { errorName?: string }).errorName !== 'AlreadyRevealed') throw err
   }
-  await components.journal?.delete(saltKey)
-  return { jobId: id, indexes, outputHashes, verifierHash: vHash, revealed: true }
+  await components.journal?.delete(voteKey)
+  return { ...result, revealed: true }
 }

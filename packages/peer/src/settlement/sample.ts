@@ -1,0 +1,109 @@
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { getAddress } from 'ethers'
+import { payeeResolver } from './payees.js'
+import { roundSignerFilter } from './rounds.js'
+import { MICRO_MAP, RESULTS_MAP } from '../coord/constants.js'
+import { microKey, microScope } from '../coord/keys.js'
+import { leases } from '../coord/leases.js'
+import { countingResult, resultTable } from '../coord/results.js'
+import { recordSigner, recordVerifier } from '../coord/signing.js'
+import { roundDocName } from '../crdt/names.js'
+import { roundKey } from '../processor/rounds.js'
+import { resultLeafHash } from '../protocol/index.js'
+import type { SettlementComponents } from './types.js'
+import type { SampleLeaf } from '../chain/index.js'
+import type { Result } from '../coord/results.js'
+import type { MicroJobDescriptor } from '../protocol/index.js'
+
+function hex (bytes: Uint8Array): string {
+  return '0x' + Buffer.from(bytes).toString('hex')
+}
+
+/** The trusted signed results of some MicroJobs of a round, as a verifier reads them from the round's doc. */
+export interface RoundRecords {
+  /** Trusted results of a MicroJob (every signer), and the one that counts. */
+  of(d: Pick<MicroJobDescriptor, 'macroIndex' | 'index'>): Promise<{ all: Result[], counting: Result | undefined }>
+}
+
+/** Reads the round's doc (`roundDocName`) with the round's signer filter (culprits of earlier rounds refused). */
+export async function roundRecords (components: Pick<SettlementComponents, 'docs' | 'chain' | 'privateKey'>, jobId: string, round: number,
+  options: { signal?: AbortSignal } = {}): Promise<RoundRecords> {
+  const id = jobId.toLowerCase()
+  const doc = await components.docs.open(roundDocName(id, round), { signal: options.signal })
+  const self = peerIdFromPrivateKey(components.privateKey).toString()
+  const signer = recordSigner(components.privateKey, self)
+  const verifier = recordVerifier()
+  const scope = roundKey(id, round)
+  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
+  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(scope))
+  const trusted = await roundSignerFilter(components, id, round, options)
+  return {
+    async of (d) {
+      const all: Result[] = []
+      for (const c of results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) all.push(c)
+      return { all, counting: countingResult(all, microLeases.get(microKey(d.macroIndex, d.index))) }
+    }
+  }
+}
+
+/** A verifier's judgement of the proven sample. */
+export interface SampleJudgement {
+  /** The leaf hash it expects at each sample position. */
+  expected: string[]
+  /** Whether, at the first position that differs, the leaf's payee signed the leaf's (wrong) output. */
+  processorBlame: boolean
+  /** First sample position whose expected leaf differs from the proven one, -1 when none. */
+  firstBad: number
+}
+
+/**
+ * Judges the sample (docs/settlement.md, Verification): the expected leaf of each sampled MicroJob has the output
+ * hash of this verifier's own re-run, and as payee the proven leaf's payee when a trusted result with that correct
+ * output is signed by a PeerId paying that wallet (`payeeOf`); otherwise the payee of the counting result (the
+ * zero address without any). So a leaf whose output is wrong, or which pays anyone who did not sign a correct
+ * result, differs. Blame goes to the processor when the proven leaf's payee signed the proven (wrong) output.
+ */
+export async function judgeSample (components: Pick<SettlementComponents, 'docs' | 'chain'>, records: RoundRecords,
+  sample: Array<{ descriptor: MicroJobDescriptor, outputHash: string, proven: SampleLeaf | undefined }>,
+  options: { signal?: AbortSignal } = {}): Promise<SampleJudgement> {
+  const payee = payeeResolver(components, options)
+  const expected: string[] = []
+  let firstBad = -1
+  let processorBlame = false
+  for (const [pos, s] of sample.entries()) {
+    const d = s.descriptor
+    const { all, counting } = await records.of(d)
+    const rerun = s.outputHash.toLowerCase()
+    let expectedPayee: string | undefined
+    const proven = s.proven
+    if (proven != null) {
+      for (const r of all) {
+        if (hex(r.outputHash) === rerun && await payee(r.signer) === getAddress(proven.payee)) expectedPayee = getAddress(proven.payee)
+      }
+    }
+    expectedPayee ??= counting == null ? '0x0000000000000000000000000000000000000000' : await payee(counting.signer)
+    const leaf = { microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: rerun, payee: expectedPayee }
+    const h = resultLeafHash(leaf)
+    expected.push(h)
+    if (firstBad === -1 && proven != null && resultLeafHash(proven) !== h) {
+      firstBad = pos
+      const wrongOutput = proven.outputHash.toLowerCase() !== rerun
+      if (wrongOutput) {
+        for (const r of all) {
+          if (hex(r.outputHash) === proven.outputHash.toLowerCase() && await payee(r.signer) === getAddress(proven.payee)) processorBlame = true
+        }
+      }
+    }
+  }
+  return { expected, processorBlame, firstBad }
+}
+
+/** The leaves of the job's latest `SampleProven` event at or after `fromBlock` (the current round's proof). */
+export async function provenLeaves (components: Pick<SettlementComponents, 'chain'>, jobId: string, fromBlock: number,
+  options: { signal?: AbortSignal } = {}): Promise<SampleLeaf[] | undefined> {
+  const events = await components.chain.findEvents({ names: ['SampleProven'], topic1: jobId.toLowerCase(), fromBlock }, options)
+  const last = events.at(-1)
+  if (last == null) return undefined
+  const leaves = last.args.leaves as unknown as Array<readonly [string, bigint, bigint, string, string]>
+  return leaves.map(l => ({ microId: String(l[0]), macroIndex: Number(l[1]), index: Number(l[2]), outputHash: String(l[3]), payee: getAddress(String(l[4])) }))
+}
