@@ -19,14 +19,17 @@ export interface PayoutsInit {
 }
 
 /**
- * Reads a released job's payouts from the escrow's events: `PaymentClaimed` (processors, by blocks processed) and
- * `VerifierPaid` (verifiers, by reveal order). Waits (bounded) for the peers to claim the processor pool.
+ * Reads a released job's payouts from the escrow's events: `PaymentClaimed` (processors, one share per MicroJob
+ * leaf) and `VerifierPaid` (verifiers, one share each). Waits (bounded) for the peers to claim the processor pool.
  */
 export async function readPayouts (init: PayoutsInit): Promise<Payout[]> {
   const provider = createProvider(init.rpcUrl, { chainId: init.deployment.chainId })
   try {
     const { jobEscrow } = connect(init.deployment, provider)
-    const pool = BigInt(await jobEscrow.processorPool(init.jobId))
+    // every MicroJob's leaf pays pool / MicroJobs; the rounding dust is swept to the treasury after the claim window
+    const job = await jobEscrow.jobs(init.jobId)
+    const leaves = BigInt(job.macroJobs) * BigInt(job.microJobsPerMacro)
+    const pool = BigInt(await jobEscrow.processorPool(init.jobId)) / leaves * leaves
     const deadline = Date.now() + (init.timeoutMs ?? 30_000)
     let payouts = await collect(jobEscrow, init)
     while (sum(payouts) < pool && Date.now() < deadline) {
@@ -55,8 +58,8 @@ async function collect (escrow: Escrow, init: PayoutsInit): Promise<Payout[]> {
     return p
   }
   for (const log of await escrow.queryFilter(escrow.filters.PaymentClaimed(init.jobId), from)) {
-    const args = (log as unknown as { args: [string, string, bigint] }).args
-    entry(args[1]).processor += BigInt(args[2])
+    const args = (log as unknown as { args: [string, string, bigint, bigint] }).args
+    entry(args[1]).processor += BigInt(args[3])
   }
   for (const log of await escrow.queryFilter(escrow.filters.VerifierPaid(init.jobId), from)) {
     const args = (log as unknown as { args: [string, string, bigint] }).args

@@ -33,10 +33,11 @@ describe('faults with real jobmesh processes', () => {
     net = undefined
   })
 
-  it('three peers, two bootstrapped from the first; one killed with SIGKILL mid-job; the others finish and the job is released', async () => {
-    net = await startNetwork({ peers: 3 })
+  it('four peers, three bootstrapped from the first; one killed with SIGKILL mid-job; the others finish and the job is released', async () => {
+    net = await startNetwork({ peers: 4 })
     const { client, devnet } = net
-    // k = 2: with the submitter excluded, the survivor and the dead peer are the only verifiers left to draw.
+    // k = 2 and the quorum counts k: a round that drew the dead peer has no majority; the dead peer, silent for the
+    // whole task, is paused by the registry and the restarted round draws the two live non-submitters.
     // heavy enough MicroJobs that the job is far from done when the victim has finished its first one
     const image = { width: 256, height: 192, x0: -0.75, y0: 0.15, x1: -0.7, y1: 0.1, maxIter: 40_000 }
     const job = await submitMandelbrot(client, { image, macroJobs: 6, microJobsPerMacro: 8, price: parseEther('1'), verifiers: 2 })
@@ -50,7 +51,7 @@ describe('faults with real jobmesh processes', () => {
     let done = 0
     for await (const p of client.progress(job.jobId, { timeoutMs: 120_000 })) done = p.done
     expect(done).toBe(48)
-    const survivors = await Promise.all([devnet.peers[0], devnet.peers[2]].map(async p => await status(p.dataDir)))
+    const survivors = await Promise.all([devnet.peers[0], devnet.peers[2], devnet.peers[3]].map(async p => await status(p.dataDir)))
     for (const s of survivors) {
       expect(s.jobs.find(j => j.jobId === job.jobId)?.state).toBe('complete')
     }

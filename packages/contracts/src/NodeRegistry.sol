@@ -377,7 +377,8 @@ contract NodeRegistry is ReentrancyGuard {
     }
 
     /// @notice Ends a node's verification task: records its task score (when `record`), updates its last model,
-    ///         puts it back into selection if still eligible. Returns whether it is eligible (available) now.
+    ///         puts it back into selection if still eligible (a node silent for the whole task is paused). Returns
+    ///         whether it is eligible (available) now.
     function release(address node, uint256 taskScore, uint256 timedOutRounds, bool record, bytes32 modelId)
         external
         onlyEscrow
@@ -387,6 +388,12 @@ contract NodeRegistry is ReentrancyGuard {
         bool wasBusy = n.flags & F_BUSY != 0;
         n.flags &= ~F_BUSY;
         if (modelId != bytes32(0)) n.lastModel = modelId;
+        if (record && timedOutRounds >= 2 && n.flags & F_PAUSED == 0) {
+            // silent for the whole task (not even a commitment): most likely offline; out of selection until it
+            // resumes, so a restarted round does not draw it again
+            n.flags |= F_PAUSED;
+            emit NodePaused(node);
+        }
         if (record) {
             (uint256 w, bool kick) = QoS.record(n.qos, taskScore, timedOutRounds);
             n.qos = w;

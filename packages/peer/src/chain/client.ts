@@ -180,7 +180,7 @@ export interface ChainClient {
   blockNumber(options?: CallOptions): Promise<number>
   /** Polls until the chain reaches block `n` (returns the head). */
   waitForBlock(n: number, options?: WaitOptions): Promise<number>
-  /** Registers this node on first start (idempotent); adds stake when below `stake`. */
+  /** Registers this node on first start (idempotent); resumes it when paused; adds stake when below `stake`. */
   ensureRegistered(input: RegisterInput, options?: TxOptions): Promise<RegisterResult>
   /** `NodeRegistry.nodeInfo` of `address` (default: this signer). */
   nodeInfo(address?: string, options?: CallOptions): Promise<{ registered: boolean, stake: bigint, eligible: boolean, busy: boolean, score: bigint, peerIdHash: string, paused: boolean, exiting: boolean, kickedOut: boolean }>
@@ -356,6 +356,11 @@ export function createChainClient (components: ChainClientComponents, init: Chai
       }
       const expected = keccakText(input.peerId)
       if (info.peerIdHash !== expected) log('address %s is registered with another PeerId', await address())
+      if (info.paused) {
+        // paused by the registry after a verification it missed entirely (offline): back into selection
+        await registryTx('NodeRegistry.resume', 'resume', [], options)
+        log('resumed %s', await address())
+      }
       if (info.stake >= input.stake) return { registered: false, stakeAdded: 0n, stake: info.stake }
       const add = input.stake - info.stake
       await registryTx('NodeRegistry.addStake', 'addStake', [], options, add)

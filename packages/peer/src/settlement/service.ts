@@ -115,8 +115,11 @@ export function createSettlement (components: SettlementComponents, init: Settle
       emit('finalized', { jobId, ...result })
       if (result.outcome === 'submitted') {
         track(jobId, 'settle', async () => {
-          await drawVerifiers(components, jobId, options())
-          await settleAndClaim(jobId)
+          // a round without a quorum restarts (still Submitted): draw again, until released or rejected
+          for (;;) {
+            await drawVerifiers(components, jobId, options())
+            if ((await settleAndClaim(jobId)).status !== 'Submitted') return
+          }
         })
       }
       return result
@@ -139,12 +142,13 @@ export function createSettlement (components: SettlementComponents, init: Settle
     })
   }
 
-  const settleAndClaim = async (jobId: string): Promise<void> => {
+  const settleAndClaim = async (jobId: string): Promise<SettleResult> => {
     const settled = await proveAndSettle(components, jobId, options())
     emit('settled', settled)
     if (settled.released && init.autoClaim !== false) {
       emit('claimed', { jobId, ...await claimPayouts(components, jobId, options()) })
     }
+    return settled
   }
 
   const watch = (names: string[], topic2: string | undefined, onEvent: (jobId: string, blockNumber: number) => void, fromBlock: number): void => {

@@ -72,15 +72,17 @@ describe('chain client against anvil', () => {
     const state = await chain.job(created.jobId)
     expect(state.fee).toBe(10_000n)
     expect(state.macroJobs).toBe(2)
-    expect(await chain.processorPool(created.jobId)).toBe(8_000n)
+    // k = 1 verifier re-running 1 of 3 MicroJobs per MacroJob: the fee buys 3 + 1 runs per MacroJob
+    expect(await chain.processorPool(created.jobId)).toBe(7_500n)
 
     // the same job again: JobExists; too small a fee: UnderfundedJob; settle of an Open job: WrongStatus
     await expect(chain.createJob(jobInput(1n, deadline), 10_000n)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'JobExists' })
     await expect(chain.createJob(jobInput(2n, deadline), 1n)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'UnderfundedJob' })
     await expect(chain.settle(created.jobId)).rejects.toMatchObject({ errorName: 'WrongStatus' })
-    // submitResults by an unregistered node
-    await expect(chain.submitResults(created.jobId, { resultRoot: keccakText('r'), payoutRoot: keccakText('p'), manifestCid: 'x' }))
-      .rejects.toMatchObject({ errorName: 'NotActiveNode' })
+    // a results commitment by an unregistered node; a submission without a commitment
+    await expect(chain.commitResults(created.jobId, keccakText('c'))).rejects.toMatchObject({ errorName: 'NotActiveNode' })
+    await expect(chain.submitResults(created.jobId, { resultRoot: keccakText('r'), manifestCid: 'x' }))
+      .rejects.toMatchObject({ errorName: 'NoResultCommit' })
 
     // a second job, refunded after its deadline
     const short = await chain.createJob(jobInput(3n, deadline), 10_000n)

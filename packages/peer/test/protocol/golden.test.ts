@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
-  computeJobId, createPrng, encodeJobSpec, jobTree, parseJobSpec, payoutTree, resultTree, sliceJob, validationIndex,
+  computeJobId, createPrng, encodeJobSpec, jobTree, parseJobSpec, resultLeafHash, resultTree, sliceJob, validationIndex,
   verifierHash
 } from '../../src/protocol/index.js'
 
@@ -27,7 +27,7 @@ describe('golden vectors', () => {
 
       it('jobRoot and resultRoot', () => {
         expect(jobTree(slicing.microJobs).root).toBe(v.jobRoot)
-        const results = slicing.microJobs.map((d, g) => ({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: v.outputHashes[g] }))
+        const results = slicing.microJobs.map((d, g) => ({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: v.outputHashes[g], payee: v.payees[g] }))
         expect(resultTree(results).root).toBe(v.resultRoot)
       })
 
@@ -35,15 +35,11 @@ describe('golden vectors', () => {
         const P = spec.slicing.microJobsPerMacro
         const indices = slicing.macroJobs.map(m => validationIndex(spec.seed, m.index, v.sampleEntropy, P))
         expect(indices).toEqual(v.validationIndices)
-        expect(verifierHash(indices.map((i, m) => v.outputHashes[m * P + i]))).toBe(v.verifierHash)
+        const leaf = (g: number): string => resultLeafHash({ ...slicing.microJobs[g], outputHash: v.outputHashes[g], payee: v.payees[g] })
+        expect(verifierHash(indices.map((i, m) => leaf(m * P + i)))).toBe(v.verifierHash)
       })
     })
   }
-
-  it('payout root', () => {
-    const leaves = golden.payouts.leaves.map(([payee, amount]: [string, string]) => ({ payee, amount: BigInt(amount) }))
-    expect(payoutTree(leaves).root).toBe(golden.payouts.root)
-  })
 
   it('PRNG outputs', () => {
     const prng = createPrng(BigInt(golden.prng.seed))

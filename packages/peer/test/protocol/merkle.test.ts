@@ -1,18 +1,15 @@
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
 import { describe, expect, it } from 'vitest'
 import {
-  JOB_LEAF_TYPES, PAYOUT_LEAF_TYPES, RESULT_LEAF_TYPES, jobLeafHash, jobTree, payoutLeafHash, payoutTree, resultTree,
-  sliceJob, verifyProof
+  JOB_LEAF_TYPES, jobLeafHash, jobTree, positionalDepth, resultLeafHash, resultTree, sliceJob, verifyPositionalProof, verifyProof
 } from '../../src/protocol/index.js'
 
 const JOB_ID = '0x' + '33'.repeat(32)
 const micro = sliceJob({ seed: 5n, blockCount: 23, slicing: { macroJobs: 3, microJobsPerMacro: 4, blocksPerMicro: 2 } }, JOB_ID).microJobs
-const results = micro.map((d, g) => ({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: '0x' + g.toString(16).padStart(64, '0') }))
-const payouts = [
-  { payee: '0x00000000000000000000000000000000000000a1', amount: 10n ** 18n },
-  { payee: '0x00000000000000000000000000000000000000B2', amount: 1n },
-  { payee: '0x00000000000000000000000000000000000000c3', amount: 0n }
-]
+const PAYEES = ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000B2']
+const results = micro.map((d, g) => ({
+  microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: '0x' + g.toString(16).padStart(64, '0'), payee: PAYEES[g % 2]
+}))
 
 describe('Merkle trees', () => {
   it('roots and proofs equal OpenZeppelin StandardMerkleTree', () => {
@@ -20,11 +17,21 @@ describe('Merkle trees', () => {
     const tree = jobTree(micro)
     expect(tree.root).toBe(oz.root)
     for (let i = 0; i < micro.length; i++) expect(tree.getProof(i)).toEqual(oz.getProof(i))
-    const ozResults = StandardMerkleTree.of(results.map(r => [r.microId, r.macroIndex, r.index, r.outputHash]), [...RESULT_LEAF_TYPES])
-    expect(resultTree(results).root).toBe(ozResults.root)
-    const ozPayouts = StandardMerkleTree.of(payouts.map(p => [p.payee, p.amount]), [...PAYOUT_LEAF_TYPES])
-    expect(payoutTree(payouts).root).toBe(ozPayouts.root)
-    expect(payoutLeafHash(payouts[1])).toBe(ozPayouts.leafHash([payouts[1].payee, payouts[1].amount]))
+  })
+
+  it('the result tree is positional: each leaf proves at its own position only, with depth ceil(log2 n) siblings', () => {
+    const tree = resultTree(results)
+    expect(tree.depth).toBe(positionalDepth(12)).toBe(4)
+    for (let g = 0; g < results.length; g++) {
+      const proof = tree.getProof(g)
+      expect(proof).toHaveLength(4)
+      expect(verifyPositionalProof(tree.root, resultLeafHash(results[g]), g, 4, proof)).toBe(true)
+      expect(verifyPositionalProof(tree.root, resultLeafHash(results[g]), g ^ 1, 4, proof)).toBe(false)
+    }
+    // the same outputs paying another wallet give another root
+    const stolen = resultTree(results.map(r => ({ ...r, payee: PAYEES[0] })))
+    expect(stolen.root).not.toBe(tree.root)
+    expect(resultTree([results[0]]).root).toBe(resultLeafHash(results[0]))
   })
 
   it('a single-leaf tree has the leaf hash as root and an empty proof', () => {
@@ -35,11 +42,13 @@ describe('Merkle trees', () => {
   })
 
   it('proofs by index and by value verify', () => {
-    const tree = resultTree(results)
-    for (let i = 0; i < results.length; i++) {
-      expect(verifyProof(tree.root, tree.leafHash(results[i]), tree.getProof(i))).toBe(true)
-      expect(tree.verify(results[i], tree.getProof(results[i]))).toBe(true)
+    const tree = jobTree(micro)
+    for (let i = 0; i < micro.length; i++) {
+      expect(verifyProof(tree.root, tree.leafHash(micro[i]), tree.getProof(i))).toBe(true)
+      expect(tree.verify(micro[i], tree.getProof(micro[i]))).toBe(true)
     }
+    const results2 = resultTree(results)
+    for (let i = 0; i < results.length; i++) expect(results2.verify(i, results2.getProof(i))).toBe(true)
   })
 
   it('a tampered leaf, proof or root fails', () => {
@@ -59,10 +68,12 @@ describe('Merkle trees', () => {
 
   it('gives typed errors for an empty tree and unknown leaves', () => {
     expect(() => jobTree([])).toThrow(expect.objectContaining({ name: 'EmptyTreeError' }))
-    const tree = payoutTree(payouts)
-    expect(() => tree.getProof(3)).toThrow(expect.objectContaining({ name: 'LeafNotFoundError' }))
-    expect(() => tree.getProof({ payee: payouts[0].payee, amount: 2n })).toThrow(expect.objectContaining({ name: 'LeafNotFoundError' }))
-    expect(() => payoutTree([{ payee: '0x12', amount: 1n }])).toThrow(expect.objectContaining({ name: 'InvalidArgumentError' }))
+    expect(() => resultTree([])).toThrow(expect.objectContaining({ name: 'EmptyTreeError' }))
+    const tree = resultTree(results)
+    expect(() => tree.getProof(12)).toThrow(expect.objectContaining({ name: 'LeafNotFoundError' }))
+    const jt = jobTree(micro)
+    expect(() => jt.getProof({ ...micro[0], end: 99 })).toThrow(expect.objectContaining({ name: 'LeafNotFoundError' }))
+    expect(() => resultTree([{ ...results[0], payee: '0x12' }])).toThrow(expect.objectContaining({ name: 'InvalidArgumentError' }))
   })
 
   it('builds a 100 000-leaf job tree', () => {

@@ -33,7 +33,7 @@ function memoryDocs (): SettlementDocs & { docs: Map<string, Y.Doc> } {
 
 /** A chain that knows one rejection of `jobId` (submitter `slashed`) and the registry owner of no PeerId. */
 function rejectedChain (jobId: string, slashed: string): ChainClient {
-  const event: ChainEvent = { name: 'JobRejected', args: { jobId, submitter: slashed, slashed: 1n }, address: '0x', blockNumber: 5, transactionHash: '0x', logIndex: 0 }
+  const event: ChainEvent = { name: 'JobRejected', args: { jobId, culprit: slashed, slashed: 1n, submitter: slashed, position: 0n }, address: '0x', blockNumber: 5, transactionHash: '0x', logIndex: 0 }
   return {
     findEvents: async (filter: { names: string[] }) => filter.names.includes('JobRejected') ? [event] : [],
     peerAddress: async () => undefined,
@@ -117,7 +117,7 @@ describe('rounds: names, exclusion, re-announcement, finalization', () => {
     const manifest = await buildManifest(components, job.jobId, job.spec, { round: 1 })
     expect(manifest.microJobs.map(e => e.signer)).toEqual([peerIdFromPrivateKey(honest).toString(), peerIdFromPrivateKey(honest).toString()])
     expect(manifest.microJobs[0].outputHash).toBe('0x' + Buffer.from(sha('right-0')).toString('hex'))
-    expect(manifest.payouts.map(p => p.payee)).toEqual([honestWallet])
+    expect(manifest.microJobs.map(e => e.payee)).toEqual([honestWallet, honestWallet])
     // round 0 (its own doc) is untouched by the round-1 results
     await expect(buildManifest(components, job.jobId, job.spec, { round: 0 })).rejects.toThrow(/JobIncomplete|no trusted result/)
   })
