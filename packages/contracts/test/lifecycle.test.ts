@@ -1,11 +1,12 @@
-// End-to-end settlement on a real anvil chain: deploy, register nodes, create a job with a real jobRoot, submit,
-// draw verifiers, commit/reveal, prove the sample, settle (Released, then claims), and a second job walked to a
-// rejection (slash, reopen). Plus the bad-input paths, with the custom errors decoded.
-// The protocol encodings (ids, leaves, sample, verifier hash) are built here with the OpenZeppelin merkle-tree
-// library straight from docs/protocol.md (the peer's protocol core lives upstream of this package).
+// End-to-end settlement on a real anvil chain: deploy, register nodes, create a job with a real jobRoot, commit and
+// submit results, draw verifiers, prove the sample, commit/reveal, settle (Released, then per-leaf claims), and a
+// second job walked to a rejection (the culprit slashed a fee-sized bond, job reopened). Plus the bad-input paths,
+// with the custom errors decoded. The protocol encodings (ids, leaves, positional result tree, sample, verifier
+// digest) are built here with ethers straight from docs/protocol.md (the peer's protocol core lives upstream of this
+// package); the job tree with the OpenZeppelin merkle-tree library.
 import { createHash } from 'node:crypto'
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
-import { AbiCoder, Wallet, id as keccakUtf8, keccak256, parseEther } from 'ethers'
+import { AbiCoder, Wallet, concat, id as keccakUtf8, keccak256, parseEther } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connect, createProvider, decodeContractError, deploy, JobStatus, startAnvil } from '../src/index.js'
 import type { Anvil, Deployment, JobmeshContracts } from '../src/index.js'
@@ -14,8 +15,9 @@ import type { ContractTransactionResponse, JsonRpcProvider, TransactionReceipt }
 const abi = AbiCoder.defaultAbiCoder()
 const GPU = keccakUtf8('RTX4090')
 const MIN_STAKE = parseEther('1')
-const FEE = parseEther('1')
+const FEE = parseEther('0.1')
 const MIN_FEE = 1000n
+const ZERO32 = '0x' + '00'.repeat(32)
 
 const macroId = (seed: bigint, jobId: string, m: number): string =>
   keccak256(abi.encode(['uint256', 'bytes32', 'uint256'], [seed, jobId, m]))
@@ -25,12 +27,37 @@ const jobIdOf = (creator: string, specCid: string, nonce: bigint): string =>
   keccak256(abi.encode(['address', 'string', 'uint256'], [creator, specCid, nonce]))
 const validationIndex = (seed: bigint, m: number, entropy: string, per: number): number =>
   Number(BigInt(keccak256(abi.encode(['uint256', 'uint256', 'bytes32'], [seed, m, entropy]))) % BigInt(per))
-const verifierHashOf = (hashes: string[]): string => keccak256(abi.encode(['bytes32[]'], [hashes]))
-const commitmentOf = (vh: string, salt: string, sender: string): string =>
-  keccak256(abi.encode(['bytes32', 'bytes32', 'address'], [vh, salt, sender]))
+const digestOf = (hashes: string[]): string => keccak256(abi.encode(['bytes32[]'], [hashes]))
+const commitmentOf = (digest: string, blame: boolean, salt: string, sender: string): string =>
+  keccak256(abi.encode(['bytes32', 'bool', 'bytes32', 'address'], [digest, blame, salt, sender]))
+const resultCommitmentOf = (jobId: string, round: number, root: string, cid: string, sender: string): string =>
+  keccak256(abi.encode(['bytes32', 'uint256', 'bytes32', 'string', 'address'], [jobId, round, root, cid, sender]))
 const sha256 = (s: string): string => '0x' + createHash('sha256').update(s).digest('hex')
 
-/** A job's slicing, its job tree, and a result tree built from `output(m, i)`. */
+type Leaf = [string, number, number, string, string] // microId, macroIndex, index, outputHash, payee
+
+const leafHash = (l: Leaf): string =>
+  keccak256(keccak256(abi.encode(['bytes32', 'uint256', 'uint256', 'bytes32', 'address'], l)))
+
+/** The positional result tree: leaves at their positions, zero-padded to a power of two, parent = keccak(l ++ r). */
+function positionalTree (leaves: Leaf[]): { root: string, proof: (pos: number) => string[] } {
+  const levels: string[][] = [leaves.map(leafHash)]
+  let size = 1
+  while (size < leaves.length) size *= 2
+  while (levels[0].length < size) levels[0].push(ZERO32)
+  while (levels[levels.length - 1].length > 1) {
+    const below = levels[levels.length - 1]
+    const next: string[] = []
+    for (let i = 0; i < below.length; i += 2) next.push(keccak256(concat([below[i], below[i + 1]])))
+    levels.push(next)
+  }
+  return {
+    root: levels[levels.length - 1][0],
+    proof: (pos) => levels.slice(0, -1).map((level, l) => level[(pos >> l) ^ 1])
+  }
+}
+
+/** A job's slicing, its job tree, and a result tree built from `output(m, i)` and `payee(m, i)`. */
 function buildJob (creator: string, specCid: string, nonce: bigint, seed: bigint, macroJobs: number, per: number) {
   const jobId = jobIdOf(creator, specCid, nonce)
   const descriptors: Array<[string, number, number, number, number]> = []
@@ -41,13 +68,15 @@ function buildJob (creator: string, specCid: string, nonce: bigint, seed: bigint
     }
   }
   const jobTree = StandardMerkleTree.of(descriptors, ['bytes32', 'uint256', 'uint256', 'uint256', 'uint256'])
-  const results = (output: (m: number, i: number) => string) => {
-    const leaves: Array<[string, number, number, string]> =
-      descriptors.map(([mid, m, i]) => [mid, m, i, sha256(output(m, i))])
-    return StandardMerkleTree.of(leaves, ['bytes32', 'uint256', 'uint256', 'bytes32'])
+  const results = (output: (m: number, i: number) => string, payee: (m: number, i: number) => string) => {
+    const leaves: Leaf[] = descriptors.map(([mid, m, i]) => [mid, m, i, sha256(output(m, i)), payee(m, i)])
+    return { leaves, ...positionalTree(leaves) }
   }
   return { jobId, jobTree, results, seed, macroJobs, per, specCid, nonce }
 }
+
+const asStruct = (l: Leaf): { microId: string, macroIndex: number, index: number, outputHash: string, payee: string } =>
+  ({ microId: l[0], macroIndex: l[1], index: l[2], outputHash: l[3], payee: l[4] })
 
 /** Sends a transaction and waits for a successful receipt. */
 async function ok (tx: Promise<ContractTransactionResponse>): Promise<TransactionReceipt> {
@@ -116,37 +145,47 @@ describe('settlement lifecycle on anvil', () => {
     expect(info.stake).toBe(MIN_STAKE)
   })
 
-  it('walks a job to Released and pays processors and verifiers', async () => {
+  const params = async (job: ReturnType<typeof buildJob>, extra: { gpuModel?: string, minVramGb?: number } = {}) => ({
+    specCid: job.specCid,
+    nonce: job.nonce,
+    jobRoot: job.jobTree.root,
+    seed: job.seed,
+    macroJobs: job.macroJobs,
+    microJobsPerMacro: job.per,
+    minVramGb: extra.minVramGb ?? 0,
+    gpuModel: extra.gpuModel ?? ZERO32,
+    modelId: ZERO32,
+    identicalHardware: false,
+    k: 3,
+    samples: 1,
+    deadline: await deadline(),
+    secondsPerMicroJob: 1
+  })
+
+  /** commitResults, a block, submitResults. */
+  async function submit (w: Wallet, jobId: string, root: string, cid: string): Promise<TransactionReceipt> {
+    const round = Number((await as(w).jobEscrow.jobs(jobId)).rejections)
+    await ok(as(w).jobEscrow.commitResults(jobId, resultCommitmentOf(jobId, round, root, cid, w.address)))
+    return ok(as(w).jobEscrow.submitResults(jobId, root, cid))
+  }
+
+  it('walks a job to Released and pays each result leaf and the verifiers', async () => {
     const job = buildJob(creator.address, 'bafy-spec-released', 1n, 0xC0FFEEn, 2, 3)
     const { jobEscrow } = as(creator)
-    const created = await ok(jobEscrow.createJob({
-      specCid: job.specCid,
-      nonce: job.nonce,
-      jobRoot: job.jobTree.root,
-      seed: job.seed,
-      macroJobs: job.macroJobs,
-      microJobsPerMacro: job.per,
-      minVramGb: 16,
-      gpuModel: '0x' + '00'.repeat(32),
-      modelId: '0x' + '00'.repeat(32),
-      identicalHardware: false,
-      k: 3,
-      deadline: await deadline(),
-      secondsPerMicroJob: 10
-    }, { value: FEE }))
+    const created = await ok(jobEscrow.createJob(await params(job, { minVramGb: 16 }), { value: FEE }))
     expect(eventNames(jobEscrow, created)).toContain('JobCreated')
     expect(await jobEscrow.computeJobId(creator.address, job.specCid, job.nonce)).toBe(job.jobId)
     expect(Number(await jobEscrow.statusOf(job.jobId))).toBe(JobStatus.Open)
-    expect((await jobEscrow.jobs(job.jobId)).jobRoot).toBe(job.jobTree.root)
 
-    // the submitter's results and the processors' payout tree
+    // results: each MicroJob's leaf names the wallet paid for it (processors nodes[0] and nodes[1])
     const submitter = nodes[0]
-    const resultTree = job.results((m, i) => `out-${m}-${i}`)
-    const pool = await jobEscrow.processorPool(job.jobId)
-    const payouts: Array<[string, bigint]> = [[submitter.address, pool / 2n], [nodes[1].address, pool / 4n]]
-    const payoutTree = StandardMerkleTree.of(payouts, ['address', 'uint256'])
-    const submitted = await ok(as(submitter).jobEscrow.submitResults(job.jobId, resultTree.root, payoutTree.root, 'bafy-manifest'))
+    const payee = (m: number): string => m === 0 ? nodes[0].address : nodes[1].address
+    const results = job.results((m, i) => `out-${m}-${i}`, payee)
+    // a submission without its commitment in an earlier block is refused
+    await reverts(as(submitter).jobEscrow.submitResults(job.jobId, results.root, 'bafy-manifest'), 'NoResultCommit')
+    const submitted = await submit(submitter, job.jobId, results.root, 'bafy-manifest')
     expect(eventNames(jobEscrow, submitted)).toContain('ResultsSubmitted')
+    expect(await as(creator).nodeRegistry.lockedStake(submitter.address)).toBe(2n * FEE)
 
     // entropy = hash of the block after the submission: not there yet
     await reverts(jobEscrow.selectVerifiers(job.jobId), 'TooEarly')
@@ -155,131 +194,107 @@ describe('settlement lifecycle on anvil', () => {
     expect(eventNames(jobEscrow, selected)).toContain('VerifiersSelected')
     const entropy = (await provider.getBlock(submitted.blockNumber + 1))!.hash!
     expect((await jobEscrow.jobs(job.jobId)).sampleEntropy).toBe(entropy)
-
     const verifiers = (await jobEscrow.verifiersOf(job.jobId)).map((v) => nodes.find((w) => w.address === v.node)!)
     expect(verifiers).toHaveLength(3)
-    expect(new Set(verifiers.map((v) => v.address)).size).toBe(3)
     expect(verifiers.map((v) => v.address)).not.toContain(submitter.address)
 
-    // the sampled MicroJob of each MacroJob, re-run by the verifiers
-    const sampled = Array.from({ length: job.macroJobs }, (_, m) => validationIndex(job.seed, m, entropy, job.per))
-    for (const [m, idx] of sampled.entries()) expect(await jobEscrow.validationIndex(job.jobId, m)).toBe(BigInt(idx))
-    const vh = verifierHashOf(sampled.map((i, m) => sha256(`out-${m}-${i}`)))
+    // the sample: one MicroJob per MacroJob; anyone proves the submitted leaves at their positions
+    const positions = Array.from({ length: job.macroJobs }, (_, m) => m * job.per + validationIndex(job.seed, m, entropy, job.per))
+    const sampled = positions.map(pos => results.leaves[pos])
+    await ok(jobEscrow.proveSample(job.jobId, sampled.map(asStruct), positions.map(pos => results.proof(pos))))
+    const proven = sampled.map(leafHash)
+
+    // the verifiers re-ran them: they expect the same leaves
     const salts = verifiers.map((_, n) => keccakUtf8(`salt-${n}`))
-
     for (const [n, v] of verifiers.entries()) {
-      await ok(as(v).jobEscrow.commitVerification(job.jobId, commitmentOf(vh, salts[n], v.address)))
+      await ok(as(v).jobEscrow.commitVerification(job.jobId, commitmentOf(digestOf(proven), false, salts[n], v.address)))
     }
-    await reverts(as(verifiers[0]).jobEscrow.commitVerification(job.jobId, commitmentOf(vh, salts[0], verifiers[0].address)), 'AlreadyCommitted')
-    // a reveal that does not match the commitment
-    await reverts(as(verifiers[0]).jobEscrow.revealVerification(job.jobId, vh, keccakUtf8('wrong salt')), 'RevealMismatch')
-    for (const [n, v] of verifiers.entries()) {
-      await ok(as(v).jobEscrow.revealVerification(job.jobId, vh, salts[n]))
-    }
-
-    // the submitter proves its claimed outputs of the sampled MicroJobs against resultRoot
-    const entries = [...resultTree.entries()]
-    const sampleLeaves = sampled.map((idx, m) => entries.find(([, l]) => Number(l[1]) === m && Number(l[2]) === idx)!)
-    await ok(as(submitter).jobEscrow.proveSample(
-      job.jobId,
-      sampleLeaves.map(([, l]) => ({ microId: l[0], macroIndex: l[1], index: l[2], outputHash: l[3] })),
-      sampleLeaves.map(([i]) => resultTree.getProof(i))
-    ))
+    await reverts(as(verifiers[0]).jobEscrow.commitVerification(job.jobId, ZERO32), 'AlreadyCommitted')
+    const reveal = (n: number, salt: string): [string, boolean, string[], string[], ReturnType<typeof asStruct>] =>
+      [salt, false, proven, proven, asStruct(sampled[0])]
+    await reverts(as(verifiers[0]).jobEscrow.revealVerification(job.jobId, reveal(0, keccakUtf8('wrong salt'))), 'RevealMismatch')
+    for (const [n, v] of verifiers.entries()) await ok(as(v).jobEscrow.revealVerification(job.jobId, reveal(n, salts[n])))
 
     const settled = await ok(jobEscrow.settle(job.jobId))
     expect(eventNames(jobEscrow, settled)).toContain('JobReleased')
     expect(Number(await jobEscrow.statusOf(job.jobId))).toBe(JobStatus.Released)
     await ok(jobEscrow.settle(job.jobId)) // idempotent
 
-    // processors claim with proofs; anyone may send the claim, the payee gets the funds
-    for (const [i, [payee, amount]] of payoutTree.entries()) {
-      const before = await provider.getBalance(payee)
-      await ok(jobEscrow.claim(job.jobId, payee, amount, payoutTree.getProof(i)))
-      expect(await provider.getBalance(payee) - before).toBe(amount)
-    }
-    await reverts(jobEscrow.claim(job.jobId, payouts[0][0], payouts[0][1], payoutTree.getProof(0)), 'AlreadyClaimed')
-    await reverts(jobEscrow.claim(job.jobId, outsider.address, 1n, payoutTree.getProof(0)), 'InvalidProof')
+    // anyone sends the claims; each leaf pays its payee pool / 6
+    const each = (await jobEscrow.processorPool(job.jobId)) / 6n
+    const before = await provider.getBalance(nodes[1].address)
+    await ok(as(outsider).jobEscrow.claim(job.jobId, results.leaves.slice(3).map(asStruct), [3, 4, 5].map(pos => results.proof(pos))))
+    expect(await provider.getBalance(nodes[1].address) - before).toBe(3n * each)
+    await reverts(jobEscrow.claim(job.jobId, [asStruct(results.leaves[3])], [results.proof(3)]), 'AlreadyClaimed')
+    // a leaf paying someone else is not in the tree
+    await reverts(jobEscrow.claim(job.jobId, [asStruct([...results.leaves[0].slice(0, 4), outsider.address] as Leaf)], [results.proof(0)]), 'InvalidProof')
+    expect(await jobEscrow.isClaimed(job.jobId, 3)).toBe(true)
+    expect(await jobEscrow.isClaimed(job.jobId, 0)).toBe(false)
 
-    // verifiers were paid into credits, and are free again
+    // verifiers were paid one share each into credits, and are free again
+    const share = await jobEscrow.verifierShare(job.jobId)
     for (const v of verifiers) {
-      expect(await jobEscrow.credits(v.address)).toBeGreaterThan(0n)
+      expect(await jobEscrow.credits(v.address)).toBe(share)
       expect(await as(v).nodeRegistry.isEligible(v.address)).toBe(true)
     }
     await ok(as(verifiers[0]).jobEscrow.withdrawCredit())
     expect(await jobEscrow.credits(verifiers[0].address)).toBe(0n)
+    expect(await as(creator).nodeRegistry.lockedStake(submitter.address)).toBe(0n)
 
     // wrong state: no second submission on a released job
-    await reverts(as(nodes[1]).jobEscrow.submitResults(job.jobId, resultTree.root, payoutTree.root, 'x'), 'WrongStatus')
+    await reverts(as(nodes[1]).jobEscrow.commitResults(job.jobId, keccakUtf8('c')), 'WrongStatus')
   })
 
-  it('rejects a submission whose sample does not match the verifiers, slashes and reopens', async () => {
+  it('rejects a submission whose sample does not match the verifiers, slashes the culprit and reopens', async () => {
     const job = buildJob(creator.address, 'bafy-spec-rejected', 2n, 777n, 3, 2)
     const { jobEscrow, nodeRegistry } = as(creator)
-    await ok(jobEscrow.createJob({
-      specCid: job.specCid,
-      nonce: job.nonce,
-      jobRoot: job.jobTree.root,
-      seed: job.seed,
-      macroJobs: job.macroJobs,
-      microJobsPerMacro: job.per,
-      minVramGb: 0,
-      gpuModel: GPU,
-      modelId: '0x' + '00'.repeat(32),
-      identicalHardware: false,
-      k: 3,
-      deadline: await deadline(),
-      secondsPerMicroJob: 5
-    }, { value: FEE }))
+    await ok(jobEscrow.createJob(await params(job, { gpuModel: GPU }), { value: FEE }))
 
-    // a cheating submitter: every output is wrong
+    // a cheating submitter: every output is wrong, every leaf pays itself
     const cheater = nodes[5]
-    const badTree = job.results((m, i) => `garbage-${m}-${i}`)
-    const payoutTree = StandardMerkleTree.of([[cheater.address, 1n]], ['address', 'uint256'])
-    const submitted = await ok(as(cheater).jobEscrow.submitResults(job.jobId, badTree.root, payoutTree.root, 'bafy-bad'))
+    const bad = job.results((m, i) => `garbage-${m}-${i}`, () => cheater.address)
+    const submitted = await submit(cheater, job.jobId, bad.root, 'bafy-bad')
     await mine()
     await ok(jobEscrow.selectVerifiers(job.jobId))
     const entropy = (await provider.getBlock(submitted.blockNumber + 1))!.hash!
     const verifiers = (await jobEscrow.verifiersOf(job.jobId)).map((v) => nodes.find((w) => w.address === v.node)!)
     expect(verifiers.map((v) => v.address)).not.toContain(cheater.address)
 
-    const sampled = Array.from({ length: job.macroJobs }, (_, m) => validationIndex(job.seed, m, entropy, job.per))
-    const honest = verifierHashOf(sampled.map((i, m) => sha256(`out-${m}-${i}`)))
+    const positions = Array.from({ length: job.macroJobs }, (_, m) => m * job.per + validationIndex(job.seed, m, entropy, job.per))
+    const honest = job.results((m, i) => `out-${m}-${i}`, () => nodes[0].address)
+    const expected = positions.map(pos => leafHash(honest.leaves[pos]))
     const salt = keccakUtf8('s')
-    for (const v of verifiers) await ok(as(v).jobEscrow.commitVerification(job.jobId, commitmentOf(honest, salt, v.address)))
-    // the sample can only be proven once the commit phase is over; a wrong-length sample is refused
+    for (const v of verifiers) await ok(as(v).jobEscrow.commitVerification(job.jobId, commitmentOf(digestOf(expected), false, salt, v.address)))
     await reverts(as(cheater).jobEscrow.proveSample(job.jobId, [], []), 'WrongSampleLength')
-    for (const v of verifiers) await ok(as(v).jobEscrow.revealVerification(job.jobId, honest, salt))
-
-    const entries = [...badTree.entries()]
-    const leaves = sampled.map((idx, m) => entries.find(([, l]) => Number(l[1]) === m && Number(l[2]) === idx)!)
-    await ok(as(cheater).jobEscrow.proveSample(
-      job.jobId,
-      leaves.map(([, l]) => ({ microId: l[0], macroIndex: l[1], index: l[2], outputHash: l[3] })),
-      leaves.map(([i]) => badTree.getProof(i))
-    ))
-    expect((await jobEscrow.jobs(job.jobId)).claimedHash).not.toBe(honest)
+    const sampled = positions.map(pos => bad.leaves[pos])
+    await ok(as(cheater).jobEscrow.proveSample(job.jobId, sampled.map(asStruct), positions.map(pos => bad.proof(pos))))
+    const proven = sampled.map(leafHash)
+    for (const v of verifiers) {
+      await ok(as(v).jobEscrow.revealVerification(job.jobId, [salt, false, expected, proven, asStruct(sampled[0])]))
+    }
 
     const stakeBefore = (await nodeRegistry.nodeInfo(cheater.address)).stake
+    const creditsBefore = await Promise.all(verifiers.map(async v => jobEscrow.credits(v.address)))
     const settled = await ok(jobEscrow.settle(job.jobId))
     const names = eventNames(jobEscrow, settled)
     expect(names).toContain('JobRejected')
     expect(names).toContain('JobReopened')
-    const slashed = settled.logs.map((l) => jobEscrow.interface.parseLog(l)).find((e) => e?.name === 'JobRejected')!.args.slashed as bigint
-    expect(slashed).toBe(stakeBefore / 2n)
-    expect((await nodeRegistry.nodeInfo(cheater.address)).stake).toBe(stakeBefore - slashed)
+    const rejected = settled.logs.map((l) => jobEscrow.interface.parseLog(l)).find((e) => e?.name === 'JobRejected')!
+    expect(rejected.args.culprit).toBe(cheater.address)
+    expect(rejected.args.slashed).toBe(2n * FEE) // the bond: 2 x the fee, not a share of the stake
+    expect((await nodeRegistry.nodeInfo(cheater.address)).stake).toBe(stakeBefore - 2n * FEE)
 
-    // reopened: Open again, submission cleared, anyone registered can submit anew
+    // reopened: Open again, submission cleared
     const after = await jobEscrow.jobs(job.jobId)
     expect(Number(after.status)).toBe(JobStatus.Open)
     expect(after.rejections).toBe(1n)
     expect(after.submitter).toBe('0x' + '00'.repeat(20))
-    // the dissenting verifiers share the slashed stake
-    for (const v of verifiers) expect(await jobEscrow.credits(v.address)).toBeGreaterThan(0n)
-    // wrong state: nothing to claim on a job that is not Released
-    await reverts(jobEscrow.claim(job.jobId, cheater.address, 1n, payoutTree.getProof(0)), 'WrongStatus')
+    // the verifiers that found the fault get one share each, paid from the slash (the rest to the treasury)
+    const share = await jobEscrow.verifierShare(job.jobId)
+    for (const [n, v] of verifiers.entries()) expect(await jobEscrow.credits(v.address) - creditsBefore[n]).toBe(share)
+    await reverts(jobEscrow.claim(job.jobId, [], []), 'WrongStatus')
 
-    const goodTree = job.results((m, i) => `out-${m}-${i}`)
-    await ok(as(nodes[0]).jobEscrow.submitResults(job.jobId, goodTree.root, payoutTree.root, 'bafy-good'))
+    await submit(nodes[0], job.jobId, honest.root, 'bafy-good')
     expect(Number(await jobEscrow.statusOf(job.jobId))).toBe(JobStatus.Submitted)
   })
 
@@ -298,10 +313,11 @@ describe('settlement lifecycle on anvil', () => {
       modelId: '0x' + '00'.repeat(32),
       identicalHardware: false,
       k: 3,
+      samples: 1,
       deadline: await deadline(),
       secondsPerMicroJob: 1
     }
-    // underfunded job: the contract's own interface decodes it too
+    // underfunded job (each verifier's share >= MIN_FEE: fee >= MIN_FEE * (1 + 3) / 1): the contract's own interface decodes it too
     try {
       await jobEscrow.createJob(params, { value: MIN_FEE - 1n })
       expect.unreachable()
@@ -309,15 +325,15 @@ describe('settlement lifecycle on anvil', () => {
       const data = decodeContractError(err)!.data
       const parsed = jobEscrow.interface.parseError(data)
       expect(parsed?.name).toBe('UnderfundedJob')
-      expect(parsed?.args.toArray()).toEqual([MIN_FEE - 1n, MIN_FEE])
+      expect(parsed?.args.toArray()).toEqual([MIN_FEE - 1n, 4n * MIN_FEE])
     }
-    expect(await reverts(jobEscrow.createJob({ ...params, k: 99 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([99n, 15n])
+    expect(await reverts(jobEscrow.createJob({ ...params, k: 99 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([99n, 7n])
 
     await ok(jobEscrow.createJob(params, { value: FEE }))
     await reverts(jobEscrow.createJob(params, { value: FEE }), 'JobExists')
     // unregistered submitter
     const root = keccakUtf8('r')
-    expect(await reverts(as(outsider).jobEscrow.submitResults(job.jobId, root, root, 'm'), 'NotActiveNode')).toEqual([outsider.address])
+    expect(await reverts(as(outsider).jobEscrow.commitResults(job.jobId, root), 'NotActiveNode')).toEqual([outsider.address])
     // wrong state: verifiers cannot be drawn for an Open job; unknown jobs are refused
     await reverts(jobEscrow.selectVerifiers(job.jobId), 'WrongStatus')
     await reverts(jobEscrow.settle(keccakUtf8('no such job')), 'UnknownJob')

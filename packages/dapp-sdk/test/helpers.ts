@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
-import { createDocStore, createNode } from '@jobmesh/peer'
+import { createDocStore, createNode, resultCommitment, resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer'
 import { AbiCoder, Wallet, keccak256 } from 'ethers'
 import { echoModule } from '../../peer/test/executor/wasm-builder.js'
 import { createJobClient } from '../src/index.js'
 import type { JobClient, JobClientInit } from '../src/index.js'
 import type { Anvil, Deployment, DeployInit, JobmeshContracts } from '@jobmesh/contracts'
-import type { DocStore, JobmeshNode, MerkleTree, ResultLeaf } from '@jobmesh/peer'
+import type { DocStore, JobmeshNode, PositionalTree, ResultLeaf } from '@jobmesh/peer'
 import type { JsonRpcProvider } from 'ethers'
 
 /** Everything a test started; `cleanup()` stops it all. */
@@ -76,11 +76,11 @@ async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
 }
 
 /**
- * Drives the escrow from Open to Released with the contracts directly: account 2 registers and submits the
- * results, account 3 registers and is the (only, k = 1) verifier; it commits and reveals the right hash (a wrong
- * one with `honest: false`: the results are rejected and the job is Open again).
+ * Drives the escrow from Open to Released with the contracts directly: account 2 registers, commits and submits the
+ * results, account 3 registers and is the (only, k = 1) verifier; it commits and reveals the expected leaf hashes
+ * (wrong ones with `honest: false`: the results are rejected and the job is Open again).
  */
-export async function driveRelease (env: Env, jobId: string, tree: MerkleTree<ResultLeaf>, leaves: ResultLeaf[],
+export async function driveRelease (env: Env, jobId: string, tree: PositionalTree<ResultLeaf>, leaves: ResultLeaf[],
   options: { honest?: boolean } = {}): Promise<number> {
   const gpu = keccak256(new TextEncoder().encode('any-gpu'))
   const stake = env.deployment.params.registry.minStake
@@ -88,27 +88,25 @@ export async function driveRelease (env: Env, jobId: string, tree: MerkleTree<Re
   const ver = env.contracts(3)
   await mined(sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: stake }))
   await mined(ver.nodeRegistry.register('peer-verifier', gpu, 8, { value: stake }))
-  await mined(sub.jobEscrow.submitResults(jobId, tree.root, keccak256('0x01'), ''))
+  const submitter = await env.wallet(2).getAddress()
+  const round = Number((await sub.jobEscrow.jobs(jobId)).rejections)
+  await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, round, tree.root, '', submitter)))
+  await mined(sub.jobEscrow.submitResults(jobId, tree.root, ''))
   await env.provider.send('evm_mine', [])
   await env.provider.send('evm_mine', [])
   await mined(sub.jobEscrow.selectVerifiers(jobId))
   const job = await sub.jobEscrow.jobs(jobId)
-  const sampled: ResultLeaf[] = []
-  for (let m = 0; m < Number(job.macroJobs); m++) {
-    const idx = Number(await sub.jobEscrow.validationIndex(jobId, m))
-    const leaf = leaves.find(l => l.macroIndex === m && l.index === idx)
-    if (leaf === undefined) throw new Error(`no leaf ${m}.${idx}`)
-    sampled.push(leaf)
-  }
-  const coder = AbiCoder.defaultAbiCoder()
-  const verifierHash = options.honest === false
-    ? keccak256('0x0bad')
-    : keccak256(coder.encode(['bytes32[]'], [sampled.map(l => l.outputHash)]))
+  const positions = samplePositions(job.seed, Number(job.macroJobs), Number(job.microJobsPerMacro), Number(job.samples), job.sampleEntropy)
+  const sampled = positions.map(pos => leaves[pos])
+  const proven = sampled.map(l => resultLeafHash(l))
+  const expected = options.honest === false ? proven.map(() => keccak256('0x0bad')) : proven
   const salt = keccak256('0x02')
   const verifier = await env.wallet(3).getAddress()
-  await mined(ver.jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bytes32', 'address'], [verifierHash, salt, verifier]))))
-  await mined(sub.jobEscrow.proveSample(jobId, sampled, sampled.map(l => tree.getProof(l))))
-  await mined(ver.jobEscrow.revealVerification(jobId, verifierHash, salt))
+  const coder = AbiCoder.defaultAbiCoder()
+  await mined(ver.jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bool', 'bytes32', 'address'], [verifierHash(expected), false, salt, verifier]))))
+  const tuple = (l: ResultLeaf): [string, number, number, string, string] => [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
+  await mined(sub.jobEscrow.proveSample(jobId, sampled.map(tuple), positions.map(pos => tree.getProof(pos))))
+  await mined(ver.jobEscrow.revealVerification(jobId, [salt, false, expected, proven, tuple(sampled[0])]))
   const receipt = await (await sub.jobEscrow.settle(jobId)).wait()
   if (receipt == null) throw new Error('settle not mined')
   return receipt.blockNumber

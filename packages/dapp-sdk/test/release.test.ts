@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { resultTree } from '../src/index.js'
 import { SLICING, cleanup, driveRelease, setup, smallJob } from './helpers.js'
+
+const PAYEE = '0x00000000000000000000000000000000000000a1'
 import type { ResultLeaf } from '../src/index.js'
 
 afterEach(cleanup)
@@ -23,7 +25,7 @@ describe('waitForRelease and refund', () => {
       onStatus: (j) => { if (seen.at(-1) !== j.status) seen.push(j.status) }
     })
     const leaves: ResultLeaf[] = job.microJobs.map((d, g) => ({
-      microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`
+      microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`, payee: PAYEE
     }))
     const settledIn = await driveRelease(env, job.jobId, resultTree(leaves), leaves)
     const release = await waiting
@@ -40,7 +42,7 @@ describe('waitForRelease and refund', () => {
       ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1, deadline: Date.now() + 600_000
     })
     const leaves: ResultLeaf[] = job.microJobs.map((d, g) => ({
-      microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`
+      microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`, payee: PAYEE
     }))
     await driveRelease(env, job.jobId, resultTree(leaves), leaves, { honest: false })
     const reopened = await env.client.status(job.jobId)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import {
-  RESULTS_MAP, encodeManifest, jobDocName, payoutTree, recordSigner, recordVerifier, resultKey, resultTable, resultTree
+  RESULTS_MAP, encodeManifest, jobDocName, resultCommitment, recordSigner, recordVerifier, resultKey, resultTable, resultTree
 } from '@jobmesh/peer'
 import { keccak256 } from 'ethers'
 import { CID } from 'multiformats/cid'
@@ -67,25 +67,24 @@ describe('progress and results', () => {
     expect([err.macroIndex, err.index]).toEqual([1, 0])
 
     // once results are on chain, the submitter's manifest (checked against resultRoot) names the outputs
+    const payee = await env.wallet(2).getAddress()
     const entries = await Promise.all(job.microJobs.map(async (m, g) => ({
       microId: m.microId, macroIndex: m.macroIndex, index: m.index, start: m.start, end: m.end,
       outputHash: `0x${Buffer.from(digest(outputs[g])).toString('hex')}`,
       outputCid: CID.createV1(raw.code, await sha256.digest(outputs[g])).toString(),
       size: outputs[g].length,
-      signer: env.peer.peerId.toString()
+      signer: env.peer.peerId.toString(),
+      payee
     })))
-    const payee = await env.wallet(2).getAddress()
     const resultRoot = resultTree(entries).root
-    const payoutRoot = payoutTree([{ payee, amount: 1000n }]).root
-    const manifest = encodeManifest({
-      version: 1, jobId: job.jobId, resultRoot, payoutRoot, microJobs: entries, payouts: [{ payee, amount: '1000', blocks: 8 }]
-    })
+    const manifest = encodeManifest({ version: 2, jobId: job.jobId, resultRoot, microJobs: entries })
     const manifestCid = CID.createV1(raw.code, await sha256.digest(manifest))
     await env.peer.helia.blockstore.put(manifestCid, manifest)
     const sub = env.contracts(2)
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     await (await sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: env.deployment.params.registry.minStake })).wait()
-    await (await sub.jobEscrow.submitResults(job.jobId, resultRoot, payoutRoot, manifestCid.toString())).wait()
+    await (await sub.jobEscrow.commitResults(job.jobId, resultCommitment(job.jobId, 0, resultRoot, manifestCid.toString(), payee))).wait()
+    await (await sub.jobEscrow.submitResults(job.jobId, resultRoot, manifestCid.toString())).wait()
     const verified = await env.client.results(job.jobId, { signal: AbortSignal.timeout(30_000) })
     expect(verified.map(o => new TextDecoder().decode(o.bytes))).toEqual(outputs.map(o => new TextDecoder().decode(o)))
   })

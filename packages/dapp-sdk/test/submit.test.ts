@@ -118,7 +118,8 @@ describe('submit', () => {
       .catch((e: unknown) => e as Error & { errorName: string, args: unknown[] })
     expect(err.name).toBe('ContractRevertError')
     expect(err.errorName).toBe('UnderfundedJob')
-    expect(err.args).toEqual([1000n, 10n ** 18n])
+    // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 3 x minFee
+    expect(err.args).toEqual([1000n, 3n * 10n ** 18n])
   })
 
   it('fails with ChainError (and its cause) when the RPC endpoint is unreachable', async () => {
