@@ -11,9 +11,9 @@
 //   transactions goes into the pool, then one `evm_mine` packs them into a block. Nothing writes storage directly.
 //   After each bulk phase `activeNodes()` must equal the count, or the bench fails.
 // - Then, with automine back on, the N-th node registers (measured: `register`) and a whole job runs through
-//   createJob, submitResults, selectVerifiers (k = 3), commitVerification x3, revealVerification x3, proveSample,
-//   settle (Released) and claim. commit / reveal report the most expensive of the three (first committer pays the
-//   fresh slots). A second job with k = 1 measures one verifier draw (`selectVerifiers(k=1)`).
+//   createJob, commitResults, submitResults, selectVerifiers (k = 3), proveSample, commitVerification x3,
+//   revealVerification x3, settle (Released), claim of one result leaf and of a processor's 15 other leaves.
+//   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 1 measures one verifier draw (`selectVerifiers(k=1)`).
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
 // Output: a table on stdout and bench/out/gas.json as [{ op, nodes, gas }].
 // Needs the built package (`npm run build`, or `npm run build -w @jobmesh/contracts`).
@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
-import { AbiCoder, Interface, JsonRpcSigner, Wallet, id, keccak256, parseEther, toBeHex, zeroPadValue } from 'ethers'
+import { AbiCoder, Interface, JsonRpcSigner, Wallet, concat, id, keccak256, parseEther, toBeHex, zeroPadValue } from 'ethers'
 
 let contracts
 try {
@@ -37,7 +37,7 @@ const NODES = (process.env.JOBMESH_GAS_NODES ?? '10,100,1000,10000,100000').spli
 const CHUNK = 2000
 const GPU = id('RTX4090')
 const STAKE = parseEther('0.01')
-const FEE = parseEther('1')
+const FEE = parseEther('0.001') // the submitter's bond is 2 x the fee: within the 0.01 ether stake
 const ZERO32 = '0x' + '00'.repeat(32)
 const abi = AbiCoder.defaultAbiCoder()
 const registryIface = new Interface(nodeRegistryAbi)
@@ -110,6 +110,25 @@ async function bulkRegister (deployment, from, to) {
   if (active !== BigInt(to)) throw new Error(`bulk registration: ${active} active nodes, expected ${to}`)
 }
 
+const leafHash = (l) => keccak256(keccak256(abi.encode(['bytes32', 'uint256', 'uint256', 'bytes32', 'address'], l)))
+
+/** The positional result tree (docs/protocol.md): root and the proof of a position. */
+function positionalTree (leaves) {
+  const levels = [leaves.map(leafHash)]
+  let size = 1
+  while (size < leaves.length) size *= 2
+  while (levels[0].length < size) levels[0].push(ZERO32)
+  while (levels.at(-1).length > 1) {
+    const below = levels.at(-1)
+    const next = []
+    for (let i = 0; i < below.length; i += 2) next.push(keccak256(concat([below[i], below[i + 1]])))
+    levels.push(next)
+  }
+  return { root: levels.at(-1)[0], proof: (pos) => levels.slice(0, -1).map((level, l) => level[(pos >> l) ^ 1]) }
+}
+
+const asLeaf = (l) => ({ microId: l[0], macroIndex: l[1], index: l[2], outputHash: l[3], payee: l[4] })
+
 /** Runs one job through settlement; returns the gas of each step. */
 async function runJob (deployment, creator, nonce, k, submitterIndex) {
   const { jobEscrow } = connect(deployment, creator)
@@ -118,21 +137,19 @@ async function runJob (deployment, creator, nonce, k, submitterIndex) {
   const macroJobs = 4
   const per = 8
   const jobId = keccak256(abi.encode(['address', 'string', 'uint256'], [creator.address, specCid, nonce]))
+  const submitter = impersonate(nodeAddress(submitterIndex))
   const descriptors = []
   const resultLeaves = []
   for (let m = 0; m < macroJobs; m++) {
     for (let i = 0; i < per; i++) {
       const mid = microId(seed, jobId, m, i)
       descriptors.push([mid, m, i, (m * per + i) * 10, (m * per + i + 1) * 10])
-      resultLeaves.push([mid, m, i, sha256(`out-${nonce}-${m}-${i}`)])
+      // two processors: the submitter and the next node
+      resultLeaves.push([mid, m, i, sha256(`out-${nonce}-${m}-${i}`), i % 2 === 0 ? submitter.address : nodeAddress(submitterIndex + 1)])
     }
   }
   const jobTree = StandardMerkleTree.of(descriptors, ['bytes32', 'uint256', 'uint256', 'uint256', 'uint256'])
-  const resultTree = StandardMerkleTree.of(resultLeaves, ['bytes32', 'uint256', 'uint256', 'bytes32'])
-  const submitter = impersonate(nodeAddress(submitterIndex))
-  const pool = FEE * 8000n / 10000n
-  const payouts = [[submitter.address, pool / 2n], [nodeAddress(submitterIndex + 1), pool / 2n]]
-  const payoutTree = StandardMerkleTree.of(payouts, ['address', 'uint256'])
+  const resultTree = positionalTree(resultLeaves)
   const gas = {}
   const latest = await provider.getBlock('latest')
 
@@ -148,43 +165,45 @@ async function runJob (deployment, creator, nonce, k, submitterIndex) {
     modelId: ZERO32,
     identicalHardware: false,
     k,
+    samples: 1,
     deadline: latest.timestamp + 86_400,
     secondsPerMicroJob: 10
   }, { value: FEE }))
   const asSubmitter = connect(deployment, submitter).jobEscrow
-  gas.submitResults = await gasOf(asSubmitter.submitResults(jobId, resultTree.root, payoutTree.root, 'bafy-manifest'))
+  const commitment = keccak256(abi.encode(['bytes32', 'uint256', 'bytes32', 'string', 'address'], [jobId, 0, resultTree.root, 'bafy-manifest', submitter.address]))
+  gas.commitResults = await gasOf(asSubmitter.commitResults(jobId, commitment))
+  gas.submitResults = await gasOf(asSubmitter.submitResults(jobId, resultTree.root, 'bafy-manifest'))
   await provider.send('evm_mine', [])
   gas.selectVerifiers = await gasOf(jobEscrow.selectVerifiers(jobId))
 
   const job = await jobEscrow.jobs(jobId)
   const verifiers = await jobEscrow.verifiersOf(jobId)
   if (verifiers.length !== k) throw new Error(`${verifiers.length} verifiers drawn, expected ${k}`)
-  const sampled = []
-  for (let m = 0; m < macroJobs; m++) sampled.push(Number(await jobEscrow.validationIndex(jobId, m)))
-  const vh = keccak256(abi.encode(['bytes32[]'], [sampled.map((i, m) => sha256(`out-${nonce}-${m}-${i}`))]))
+  const positions = []
+  for (let m = 0; m < macroJobs; m++) positions.push(m * per + Number(await jobEscrow.validationIndex(jobId, m)))
+  const sampled = positions.map((pos) => resultLeaves[pos])
+  gas.proveSample = await gasOf(asSubmitter.proveSample(jobId, sampled.map(asLeaf), positions.map((pos) => resultTree.proof(pos))))
+  const proven = sampled.map(leafHash)
+  const digest = keccak256(abi.encode(['bytes32[]'], [proven]))
   const salt = id('bench-salt')
   const signers = verifiers.map((v) => impersonate(v.node))
   gas.commit = 0n
   for (const s of signers) {
-    const c = abi.encode(['bytes32', 'bytes32', 'address'], [vh, salt, s.address])
+    const c = abi.encode(['bytes32', 'bool', 'bytes32', 'address'], [digest, false, salt, s.address])
     const g = await gasOf(connect(deployment, s).jobEscrow.commitVerification(jobId, keccak256(c)))
     if (g > gas.commit) gas.commit = g
   }
   gas.reveal = 0n
   for (const s of signers) {
-    const g = await gasOf(connect(deployment, s).jobEscrow.revealVerification(jobId, vh, salt))
+    const g = await gasOf(connect(deployment, s).jobEscrow.revealVerification(jobId, [salt, false, proven, proven, asLeaf(sampled[0])]))
     if (g > gas.reveal) gas.reveal = g
   }
-  const entries = [...resultTree.entries()]
-  const leaves = sampled.map((idx, m) => entries.find(([, l]) => l[1] === m && l[2] === idx))
-  gas.proveSample = await gasOf(asSubmitter.proveSample(
-    jobId,
-    leaves.map(([, l]) => ({ microId: l[0], macroIndex: l[1], index: l[2], outputHash: l[3] })),
-    leaves.map(([i]) => resultTree.getProof(i))
-  ))
   gas.settle = await gasOf(jobEscrow.settle(jobId))
   if (Number(await jobEscrow.statusOf(jobId)) !== 3) throw new Error(`job ${jobId} not Released (entropy ${job.sampleEntropy})`)
-  gas.claim = await gasOf(jobEscrow.claim(jobId, payouts[0][0], payouts[0][1], payoutTree.getProof(0)))
+  gas.claim = await gasOf(jobEscrow.claim(jobId, [asLeaf(resultLeaves[0])], [resultTree.proof(0)]))
+  // a processor's 16 leaves in one transaction
+  const mine = resultLeaves.map((l, pos) => [l, pos]).filter(([l, pos]) => pos !== 0 && l[4] === submitter.address)
+  gas['claim (15 leaves)'] = await gasOf(jobEscrow.claim(jobId, mine.map(([l]) => asLeaf(l)), mine.map(([, pos]) => resultTree.proof(pos))))
   return gas
 }
 
@@ -205,7 +224,7 @@ try {
     registered = n
 
     const gas = await runJob(deployment, creator, ++nonce, 3, 0)
-    for (const op of ['createJob', 'submitResults', 'selectVerifiers', 'commit', 'reveal', 'proveSample', 'settle', 'claim']) {
+    for (const op of ['createJob', 'commitResults', 'submitResults', 'selectVerifiers', 'proveSample', 'commit', 'reveal', 'settle', 'claim', 'claim (15 leaves)']) {
       record(op, n, gas[op])
     }
     const one = await runJob(deployment, creator, ++nonce, 1, 2)
