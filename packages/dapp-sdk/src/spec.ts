@@ -4,8 +4,10 @@ import { fileURLToPath } from 'node:url'
 import { parseJobSpec } from '@jobmesh/peer'
 import { DEFAULT_DEADLINE_MS, DEFAULT_OVERHEAD_SECONDS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
+import { verificationIssue } from './verification.js'
 import type { ContentInput } from './content.js'
 import type { JobIssue } from './errors.js'
+import type { VerificationLevel } from './verification.js'
 import type { Estimate, JobSpec, Requirements, SlicingSpec } from '@jobmesh/peer'
 
 /** What a DApp describes to {@link JobClient.submit}. */
@@ -20,7 +22,11 @@ export interface SubmitInput {
   blockCount?: number
   /** How the job is cut into MacroJobs and MicroJobs (must cover the blocks exactly, docs/protocol.md). */
   slicing: SlicingSpec
-  /** The fee in wei, paid into the escrow (bigint or decimal string). */
+  /**
+   * The fee in wei, paid into the escrow (bigint or decimal string). It pays every MicroJob run and every verifier
+   * re-run alike: processors share `price * P / (P + k * samples)`; {@link priceFor} gives the price for a wanted
+   * processor pay at a verification level.
+   */
   price: bigint | string
   /** Hardware peers need; default `{ minVramGb: 0 }` (the "Any" group). */
   requirements?: Requirements
@@ -28,6 +34,12 @@ export interface SubmitInput {
   estimate?: Partial<Estimate>
   /** Verifiers k; default {@link DEFAULT_VERIFIERS}. */
   verifiers?: number
+  /**
+   * Verification level: the share of each MacroJob's MicroJobs every verification round re-runs (a fraction in
+   * (0, 1], rounded up to whole MicroJobs), or `'full'`. Default: one MicroJob per MacroJob. What `results()`
+   * guarantees at each level: docs/sdk.md.
+   */
+  verification?: VerificationLevel
   /** Unix ms (or a Date) after which the job may be refunded; default now + {@link DEFAULT_DEADLINE_MS}. */
   deadline?: number | Date
   /** Seed of the MicroJob ids (uint256); default random. */
@@ -83,6 +95,8 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   } else if (dataSize === undefined && blockCount === undefined) {
     issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI' })
   }
+  const verification = verificationIssue(input.verification, input.slicing)
+  if (verification !== undefined) issues.push({ path: 'verification', message: verification })
   if (input.requirements !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
     issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
   }

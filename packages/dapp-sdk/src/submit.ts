@@ -1,6 +1,7 @@
 import { computeJobId, encodeJobSpec, jobTree, replicate, sliceJob } from '@jobmesh/peer'
 import { logger } from '@libp2p/logger'
 import { createJobParams } from './chain/escrow.js'
+import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
 import { ChainError } from './errors.js'
@@ -49,6 +50,8 @@ export interface SubmittedJob {
    * client may go offline; empty means only this client holds them.
    */
   holders: string[]
+  /** MicroJobs of each MacroJob every verification round re-runs (the verification level). */
+  samples: number
 }
 
 function placeholder (input: ContentInput): string {
@@ -90,7 +93,8 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const jobRoot = jobTree(slicing.microJobs).root
 
   report({ stage: 'creating', jobId, specCid })
-  const created = await ctx.chain.escrow.createJob(createJobParams(spec, specCid, nonce, jobRoot), spec.price, {
+  const samples = samplesFor(input.verification, spec.slicing.microJobsPerMacro)
+  const created = await ctx.chain.escrow.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, {
     signal,
     timeoutMs: ctx.settings.txTimeoutMs,
     confirmations: ctx.settings.confirmations
@@ -120,6 +124,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     jobRoot,
     nonce,
     spec,
-    holders
+    holders,
+    samples
   }
 }
