@@ -5,7 +5,7 @@ import { connect, createProvider, JobStatus } from '@jobmesh/contracts'
 import {
   encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, submitMandelbrot, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
-import { startNetwork } from './helpers.js'
+import { CHEATING_PEER, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 
@@ -32,7 +32,7 @@ describe('end to end: a cheating processor is rejected and slashed, honest peers
 
   it('round 0 by the cheater is rejected, round 1 by honest peers is released with the reference outputs', async () => {
     // peer 0 cheats on every MicroJob and is the only processor; peers 1-3 only verify (k = 3, the submitter excluded)
-    net = await startNetwork({ peers: 4, peer: i => i === 0 ? { cheatEvery: 1 } : { process: false } })
+    net = await startNetwork({ peers: 4, peer: i => i === 0 ? { entry: { path: CHEATING_PEER, args: ['all'] } } : { process: false } })
     const { client, devnet } = net
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
     try {
@@ -46,7 +46,7 @@ describe('end to end: a cheating processor is rejected and slashed, honest peers
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
         return events.length > 0 ? events[0] : undefined
       }, 90_000)
-      expect('args' in rejected && String(rejected.args.submitter).toLowerCase()).toBe(cheater.toLowerCase())
+      expect('args' in rejected && String(rejected.args.culprit).toLowerCase()).toBe(cheater.toLowerCase())
       const status = await client.status(job.jobId)
       expect(status.rejections).toBe(1)
       const info = await nodeRegistry.nodeInfo(cheater)

@@ -1,10 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createJobClient } from '@jobmesh/dapp-sdk'
 import { startDevnet } from '@jobmesh/peer'
 import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { Devnet, DevnetInit } from '@jobmesh/peer'
+
+/** The test peer that returns wrong outputs (`entry` of a devnet peer; modes in the file). */
+export const CHEATING_PEER = fileURLToPath(new URL('./peers/cheating-peer.mjs', import.meta.url))
 
 /** A devnet and a DApp client connected to it, stopped together. */
 export interface Network {

@@ -17,7 +17,7 @@ import type { ChainClient } from './chain/index.js'
 import type { DocStore } from './crdt/index.js'
 import type { WasmExecutor } from './executor/index.js'
 import type { JobmeshNode, NodeInit } from './node/index.js'
-import type { MicroJobExecutor, MicroJobTask, Processor, ProcessorInit } from './processor/index.js'
+import type { MicroJobExecutor, Processor, ProcessorInit } from './processor/index.js'
 import type { Settlement, SettlementInit } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
@@ -47,10 +47,11 @@ export interface PeerInit extends NodeInit {
   vramGb?: number
   /** Process jobs (default true). False: a peer that only relays, stores and syncs. */
   process?: boolean
-  /** Replace the WebAssembly executor (tests). */
-  executor?: MicroJobExecutor
-  /** Tests only: return a wrong output for the MicroJobs this selects, as a cheating peer would. */
-  cheat?: (task: MicroJobTask) => boolean
+  /**
+   * The MicroJob executor, or a factory of it given the peer's content store and WebAssembly executor (the peer
+   * stops the latter); default: the WASM adapter over them.
+   */
+  executor?: MicroJobExecutor | ((parts: { store: ContentStore, wasm: WasmExecutor }) => MicroJobExecutor)
   processor?: Omit<ProcessorInit, 'executor' | 'storeOutput' | 'onJobComplete' | 'hardware'>
   /** Chain settlement; without it the peer processes but does not finalize, verify or claim. */
   chain?: PeerChainInit
@@ -110,12 +111,13 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const docs = createDocStore(node, { guards: coordGuards(), admit: admission?.admit })
     stack.push(async () => { await docs.stop() })
     const store = createContentStore(node)
-    let wasm: WasmExecutor | undefined
-    let executor = init.executor
-    if (executor == null) {
-      wasm = createWasmExecutor()
-      stack.push(async () => { await wasm?.stop() })
-      executor = wasmMicroJobExecutor({ store, executor: wasm }, { cheat: init.cheat })
+    let executor: MicroJobExecutor
+    if (init.executor != null && typeof init.executor !== 'function') {
+      executor = init.executor
+    } else {
+      const wasm = createWasmExecutor()
+      stack.push(async () => { await wasm.stop() })
+      executor = init.executor != null ? init.executor({ store, wasm }) : wasmMicroJobExecutor({ store, executor: wasm })
     }
     const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
     const chain = await startChain(init, { node, docs, store, executor, client }, stack)

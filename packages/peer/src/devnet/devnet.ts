@@ -15,8 +15,11 @@ const log = logger('jobmesh:devnet')
 export interface DevnetPeerOptions {
   gpuModel?: string
   vramGb?: number
-  /** Testing only: this peer returns wrong output for every n-th MicroJob. */
-  cheatEvery?: number
+  /**
+   * A program to run instead of the `jobmesh` CLI (e.g. a test peer built around `startCommand`), with arguments
+   * before `start`; it must behave as `jobmesh start` does.
+   */
+  entry?: { path: string, args?: string[] }
   /** Process jobs (default true); false runs `jobmesh start --no-process`: a peer that verifies but does not process. */
   process?: boolean
   /** Serve the dashboard and `/metrics` on 127.0.0.1 (a free port); default: the devnet's `http`. */
@@ -182,8 +185,7 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
   ]
   for (const b of init.bootstrap) args.push('--bootstrap', b)
   if (init.options.gpuModel != null) args.push('--gpu-model', init.options.gpuModel)
-  if (init.options.cheatEvery != null) args.push('--cheat', String(init.options.cheatEvery))
   if (init.options.process === false) args.push('--no-process')
   if (init.options.http === true) args.push('--http', '127.0.0.1:0')
-  return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, signal: init.signal })
+  return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, entry: init.options.entry, signal: init.signal })
 }

@@ -38,6 +38,8 @@ export interface SpawnPeerInit {
   name: string
   dataDir: string
   args: string[]
+  /** A program to run instead of the CLI, and its arguments before `start`. */
+  entry?: { path: string, args?: string[] }
   env?: NodeJS.ProcessEnv
   startTimeoutMs?: number
   signal?: AbortSignal
@@ -52,7 +54,8 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
   // must not reach its peers (the first peer has no bootstrap, and each has its own wallet)
   const env: NodeJS.ProcessEnv = { ...process.env, ...init.env }
   for (const name of CONNECT_VARIABLES) if (init.env?.[name] === undefined) delete env[name]
-  const child = spawn(process.execPath, [CLI_BIN, 'start', '--data-dir', init.dataDir, ...init.args, '--exit-with-parent'], {
+  const program = init.entry == null ? [CLI_BIN] : [init.entry.path, ...init.entry.args ?? []]
+  const child = spawn(process.execPath, [...program, 'start', '--data-dir', init.dataDir, ...init.args, '--exit-with-parent'], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env
   })

@@ -24,13 +24,15 @@ export interface StartOptions {
   privateKey?: string
   replicas: number
   stake: string
-  cheat?: number
   exitWithParent?: boolean
   http?: HttpAddress
 }
 
+/** What a program built around `jobmesh start` may set beyond its options (a test peer's executor). */
+export type StartOverrides = Pick<PeerInit, 'executor'>
+
 /** `jobmesh start`: runs a peer until SIGINT/SIGTERM. */
-export function startCommand (program: Command): void {
+export function startCommand (program: Command, overrides: StartOverrides = {}): void {
   program.command('start')
     .description('start a peer: join the network, process and verify jobs, earn fees (runs until Ctrl-C)')
     .option('-d, --data-dir <dir>', 'where identity, CRDT and blocks live (env JOBMESH_DATA_DIR, default ~/.jobmesh)')
@@ -49,9 +51,8 @@ export function startCommand (program: Command): void {
     .option('--stake <eth>', 'stake to register with on first start', '0.1')
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
-    .addOption(new Option('--cheat <n>', 'testing only: return wrong output for every n-th MicroJob').argParser(positiveNumber).hideHelp())
     .action(async (opts: StartOptions) => {
-      const init = await peerInit(opts)
+      const init = { ...await peerInit(opts), ...overrides }
       process.stdout.write('starting jobmesh peer...\n')
       // loaded here, not at the top: every other command (status above all) starts without libp2p, helia and ethers
       const { createPeer } = await import('../../peer.js')
@@ -86,7 +87,6 @@ export function startCommand (program: Command): void {
 async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
   await mkdir(dataDir, { recursive: true })
-  const cheatEvery = opts.cheat
   return {
     dataDir,
     listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0', '/ip4/0.0.0.0/tcp/0/ws'],
@@ -96,7 +96,6 @@ async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: stri
     gpuModel: opts.gpuModel,
     vramGb: opts.vram,
     process: opts.process,
-    cheat: cheatEvery == null || cheatEvery < 1 ? undefined : task => (task.macroIndex + task.index) % cheatEvery === 0,
     chain: await chainInit(opts),
     http: opts.http
   }

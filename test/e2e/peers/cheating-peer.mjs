@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// A jobmesh peer that returns wrong outputs, for the end-to-end tests of cheating (test code only: the shipped CLI
+// and createPeer have no cheat mode). It is `jobmesh start` with an executor that flips the first byte of the
+// outputs it selects. Usage (the devnet runs it through its `entry` peer option):
+//   node cheating-peer.mjs <mode> start <jobmesh start options>
+// <mode>: `all` (every MicroJob it runs), `first` (only the first MicroJob it runs, re-runs included),
+// `every:<n>` (MicroJobs with (macroIndex + index) % n === 0).
+import '../../../packages/peer/dist/cli/polyfill.js'
+/* eslint-disable @typescript-eslint/explicit-function-return-type -- plain JS has no return type annotations */
+import { Command } from 'commander'
+import { wasmMicroJobExecutor } from '@jobmesh/peer'
+import { startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
+
+const [mode, ...rest] = process.argv.slice(2)
+let ran = 0
+const selects = (task) => {
+  if (mode === 'all') return true
+  if (mode === 'first') return ran++ === 0
+  const every = /^every:(\d+)$/.exec(mode ?? '')
+  if (every != null) return (task.macroIndex + task.index) % Number(every[1]) === 0
+  throw new Error(`cheating-peer: unknown mode ${mode}`)
+}
+
+const cheating = (honest) => ({
+  async run (task, options) {
+    const output = await honest.run(task, options)
+    if (!selects(task)) return output
+    const wrong = output.byteLength === 0 ? new Uint8Array(1) : output.slice()
+    wrong[0] ^= 0xff
+    process.stdout.write(`cheated on ${task.jobId} ${task.macroIndex}.${task.index}\n`)
+    return wrong
+  }
+})
+
+const program = new Command('cheating-peer').exitOverride()
+startCommand(program, { executor: ({ store, wasm }) => cheating(wasmMicroJobExecutor({ store, executor: wasm })) })
+try {
+  await program.parseAsync(rest, { from: 'user' })
+} catch (err) {
+  process.stderr.write(`error: ${err.message}\n`)
+  process.exitCode = 1
+}
