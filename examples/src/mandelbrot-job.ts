@@ -2,7 +2,7 @@ import { MANDELBROT_BLOCK_SIZE, encodeMandelbrotData } from './mandelbrot-data.j
 import { mandelbrotPng } from './mandelbrot-png.js'
 import { loadExampleWasm } from './paths.js'
 import type { MandelbrotImage } from './mandelbrot-data.js'
-import type { JobClient, MicroJobOutput, SubmitOptions, SubmittedJob } from '@jobmesh/dapp-sdk'
+import type { JobClient, MicroJobOutput, SubmitOptions, SubmittedJob, VerificationLevel } from '@jobmesh/dapp-sdk'
 
 /** A Mandelbrot job: the image and how it is cut. Rows per MicroJob = rows / (macroJobs * microJobsPerMacro). */
 export interface MandelbrotJobInit {
@@ -13,6 +13,8 @@ export interface MandelbrotJobInit {
   price: bigint
   /** Verifiers k (default the SDK's). */
   verifiers?: number
+  /** Verification level (default the SDK's: one MicroJob per MacroJob). */
+  verification?: VerificationLevel
 }
 
 /**
@@ -35,6 +37,7 @@ export async function submitMandelbrot (client: JobClient, init: MandelbrotJobIn
     },
     price: init.price,
     verifiers: init.verifiers,
+    verification: init.verification,
     estimate: { secondsPerMicroJob: 1 }
   }, options)
 }
