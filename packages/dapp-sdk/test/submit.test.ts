@@ -29,6 +29,15 @@ async function waitForKey (map: Y.Map<Uint8Array>, key: string, signal: AbortSig
 }
 
 describe('submit', () => {
+  it('eight concurrent submits on one client all succeed (one nonce sequence)', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const jobs = await Promise.all(Array.from({ length: 8 }, async () =>
+      env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 }, { signal: AbortSignal.timeout(60_000) })))
+    expect(new Set(jobs.map(j => j.jobId)).size).toBe(8)
+    for (const j of jobs) expect((await env.client.status(j.jobId)).status).toBe('Open')
+  })
+
   it('uploads code and data, creates the job on chain and announces it', async () => {
     const env = await setup()
     const { code, data } = smallJob()

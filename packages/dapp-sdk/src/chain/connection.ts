@@ -1,5 +1,5 @@
 import { probeChainId } from '@jobmesh/contracts'
-import { FetchRequest, JsonRpcProvider, Network, Wallet } from 'ethers'
+import { FetchRequest, JsonRpcProvider, Network, NonceManager, Wallet } from 'ethers'
 import { race } from '../abort.js'
 import { ChainError, InvalidConfigError } from '../errors.js'
 import { createEscrow } from './escrow.js'
@@ -99,7 +99,17 @@ export async function connectChain (init: ChainInit): Promise<ChainConnection> {
     } catch (err) {
       throw wrapChainError(err, 'reading the signer address')
     }
-    const escrow = createEscrow({ address: init.deployment.jobEscrow, runner: signer, provider, rpcTimeoutMs: init.rpcTimeoutMs })
+    // one nonce sequence per client: concurrent submits get consecutive nonces instead of racing for the same one
+    const nonces = signer instanceof NonceManager ? signer : new NonceManager(signer)
+    signer = nonces
+    const escrow = createEscrow({
+      address: init.deployment.jobEscrow,
+      runner: signer,
+      provider,
+      rpcTimeoutMs: init.rpcTimeoutMs,
+      // a send that failed may not have used its nonce: re-read it from the chain
+      onSendError: () => { nonces.reset() }
+    })
     return { provider, signer, address, chainId, escrow, close }
   } catch (err) {
     close()

@@ -132,6 +132,8 @@ export interface EscrowInit {
   provider: Provider
   /** Per-call timeout (ms). */
   rpcTimeoutMs: number
+  /** Called when sending a transaction failed (the signer's local nonce may be ahead). */
+  onSendError?: () => void
 }
 
 /** Connects to the escrow of a deployment. */
@@ -150,7 +152,13 @@ export function createEscrow (init: EscrowInit): Escrow {
     }
   }
   const mine = async (what: string, send: () => Promise<{ hash: string, wait(c: number, t: number): Promise<TransactionReceipt | null> }>, options: TxOptions): Promise<Mined> => {
-    const tx = await call(what, send, options)
+    let tx
+    try {
+      tx = await call(what, send, options)
+    } catch (err) {
+      init.onSendError?.()
+      throw err
+    }
     let receipt: TransactionReceipt | null
     try {
       receipt = await race(tx.wait(options.confirmations, options.timeoutMs), { signal: options.signal, what: `${what} (tx ${tx.hash})` })
