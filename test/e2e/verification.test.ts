@@ -77,3 +77,68 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
     }
   }, 300_000)
 })
+
+/** Smallest and largest counts of Binomial(n, p) outside which lies at most `alpha` on each side. */
+function binomialBounds (n: number, p: number, alpha: number): [number, number] {
+  const pmf: number[] = []
+  let c = 1
+  for (let x = 0; x <= n; x++) {
+    pmf.push(c * p ** x * (1 - p) ** (n - x))
+    c = c * (n - x) / (x + 1)
+  }
+  let lo = 0
+  for (let acc = pmf[0]; acc <= alpha && lo < n; acc += pmf[++lo]);
+  let hi = n
+  for (let acc = pmf[n]; acc <= alpha && hi > 0; acc += pmf[--hi]);
+  return [lo, hi]
+}
+
+describe('end to end: the default verification level detects fakes at the designed rate', () => {
+  let net: Network | undefined
+
+  afterEach(async () => {
+    await net?.stop()
+    net = undefined
+  })
+
+  it('over 20 jobs each with one faked MicroJob, detections agree with 1/P (binomial bound), each one slashes the faker', async () => {
+    net = await startNetwork({ peers: 4, peer: i => i === 0 ? { entry: { path: CHEATING_PEER, args: ['first-per-job'] } } : {} })
+    const { client, devnet } = net
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    try {
+      const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
+      const faker = devnet.peerAccount(0).address
+      const stake0 = BigInt((await nodeRegistry.nodeInfo(faker)).stake)
+      const price = parseEther('0.1')
+      const P = 4
+      // 20 jobs of 2 x 4 MicroJobs, one verifier each, the default level: one MicroJob per MacroJob per round
+      const jobs = await Promise.all(Array.from({ length: 20 }, async () =>
+        submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 1 })))
+      for (const j of jobs) expect(j.samples).toBe(1)
+      const releases = await Promise.all(jobs.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 400_000 })))
+      for (const r of releases) expect(r.status).toBe('Released')
+
+      // the fakes the faker made (it prints each), and the rounds that caught them
+      const faked = new Set(devnet.peers[0].output.filter(l => l.startsWith('cheated on ')).map(l => l.split(' ')[2].toLowerCase()))
+      let detected = 0
+      for (const j of jobs) {
+        const rejections = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(j.jobId))
+        for (const e of rejections) {
+          expect('args' in e && String(e.args.culprit).toLowerCase()).toBe(faker.toLowerCase())
+          expect(faked.has(j.jobId.toLowerCase())).toBe(true)
+        }
+        if (rejections.length > 0) detected++
+      }
+      // each fake MicroJob is seen by one round with probability 1/P (one sample per MacroJob); one round per job
+      const [lo, hi] = binomialBounds(faked.size, 1 / P, 1e-4)
+      console.info(`default level: ${detected} of ${faked.size} faked jobs detected (designed 1/${P}; bounds ${lo}..${hi})`)
+      expect(faked.size).toBeGreaterThanOrEqual(10)
+      expect(detected).toBeGreaterThanOrEqual(lo)
+      expect(detected).toBeLessThanOrEqual(hi)
+      // each detection slashed the faker one bond (2 x the fee)
+      expect(BigInt((await nodeRegistry.nodeInfo(faker)).stake)).toBe(stake0 - BigInt(detected) * 2n * price)
+    } finally {
+      provider.destroy()
+    }
+  }, 480_000)
+})

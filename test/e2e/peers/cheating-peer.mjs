@@ -4,7 +4,8 @@
 // outputs it selects. Usage (the devnet runs it through its `entry` peer option):
 //   node cheating-peer.mjs <mode> start <jobmesh start options>
 // <mode>: `all` (every MicroJob it runs), `first` (only the first MicroJob it runs, re-runs included),
-// `every:<n>` (MicroJobs with (macroIndex + index) % n === 0).
+// `first-per-job` (the first MicroJob it runs of each job), `every:<n>` (MicroJobs with (macroIndex + index) % n === 0).
+// It prints `cheated on <jobId> <macroIndex>.<index>` for each wrong output.
 import '../../../packages/peer/dist/cli/polyfill.js'
 /* eslint-disable @typescript-eslint/explicit-function-return-type -- plain JS has no return type annotations */
 import { Command } from 'commander'
@@ -13,9 +14,15 @@ import { startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
 
 const [mode, ...rest] = process.argv.slice(2)
 let ran = 0
+const jobs = new Set()
 const selects = (task) => {
   if (mode === 'all') return true
   if (mode === 'first') return ran++ === 0
+  if (mode === 'first-per-job') {
+    if (jobs.has(task.jobId)) return false
+    jobs.add(task.jobId)
+    return true
+  }
   const every = /^every:(\d+)$/.exec(mode ?? '')
   if (every != null) return (task.macroIndex + task.index) % Number(every[1]) === 0
   throw new Error(`cheating-peer: unknown mode ${mode}`)
