@@ -1,13 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { PNG } from 'pngjs'
-import { parseEther } from 'ethers'
+import { Wallet, id, parseEther } from 'ethers'
 import { connect, createProvider } from '@jobmesh/contracts'
+import { createWasmExecutor, outputHash, resultCommitment, resultTree, samplePositions } from '@jobmesh/peer'
 import {
-  encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, submitMandelbrot, MANDELBROT_TILE_HEADER
+  encodeMandelbrotData, loadExampleWasm, mandelbrotReference, mandelbrotResultPng, readPayouts, submitMandelbrot,
+  MANDELBROT_BLOCK_SIZE, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
 import { CHEATING_PEER, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
+import type { ResultLeaf } from '@jobmesh/peer'
 
 const IMAGE: MandelbrotImage = { width: 64, height: 32, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
 
@@ -141,4 +144,73 @@ describe('end to end: the default verification level detects fakes at the design
       provider.destroy()
     }
   }, 480_000)
+})
+
+describe('end to end: a node that did no work submits first with a self-paying payout', () => {
+  let net: Network | undefined
+
+  afterEach(async () => {
+    await net?.stop()
+    net = undefined
+  })
+
+  it('gets nothing, is slashed, and the processors are paid', async () => {
+    net = await startNetwork({ peers: 4 })
+    const { client, devnet } = net
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    const wasm = createWasmExecutor({ concurrency: 1 })
+    try {
+      // the thief: a registered node that runs no peer and processes nothing
+      const thief = new Wallet(devnet.anvil.accounts[8].privateKey, provider)
+      const asThief = connect(devnet.deployment, thief)
+      await (await asThief.nodeRegistry.register('12D3KooW-thief', id('Any'), 16, { value: parseEther('10') })).wait()
+      const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
+      const stake0 = BigInt((await nodeRegistry.nodeInfo(thief.address)).stake)
+      const balance0 = await provider.getBalance(thief.address)
+
+      // the honest outputs are public (anyone can compute them from the job's code and data): the thief computes
+      // them ahead, then submits them first with itself as the payee of every MicroJob
+      const image = { ...IMAGE, height: 8 }
+      const data = encodeMandelbrotData(image, 1)
+      const code = await loadExampleWasm('mandelbrot')
+      const job = await submitMandelbrot(client, { image, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1') })
+      const leaves: ResultLeaf[] = []
+      for (const d of job.microJobs) {
+        const input = data.subarray(d.start * MANDELBROT_BLOCK_SIZE, d.end * MANDELBROT_BLOCK_SIZE)
+        const output = await wasm.run(code, input, { signal: AbortSignal.timeout(30_000) })
+        leaves.push({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: outputHash(output), payee: thief.address })
+      }
+      const tree = resultTree(leaves)
+      await (await asThief.jobEscrow.commitResults(job.jobId, resultCommitment(job.jobId, 0, tree.root, '', thief.address))).wait()
+      await (await asThief.jobEscrow.submitResults(job.jobId, tree.root, '')).wait()
+      // the thief draws and proves its own sample at once
+      await until('the entropy block', async () => (await provider.getBlockNumber()) >= (await jobEscrow.jobs(job.jobId)).submitBlock + 2n ? true : undefined, 30_000)
+      await (await asThief.jobEscrow.selectVerifiers(job.jobId)).wait()
+      const state = await jobEscrow.jobs(job.jobId)
+      const positions = samplePositions(state.seed, 2, 4, 1, state.sampleEntropy)
+      const tuple = (l: ResultLeaf): [string, number, number, string, string] => [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
+      await (await asThief.jobEscrow.proveSample(job.jobId, positions.map(p => tuple(leaves[p])), positions.map(p => tree.getProof(p)))).wait()
+
+      // the verifiers see leaves paying a wallet that signed no result: rejected, the thief (the submitter) slashed
+      const rejected = await until('the JobRejected event', async () => {
+        const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
+        return events.length > 0 ? events[0] : undefined
+      }, 120_000)
+      expect('args' in rejected && String(rejected.args.culprit)).toBe(thief.address)
+      expect(BigInt((await nodeRegistry.nodeInfo(thief.address)).stake)).toBe(stake0 - 2n * parseEther('1'))
+
+      // the peers submit their own results next: released, the processors claim every leaf, the thief nothing
+      expect((await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })).status).toBe('Released')
+      const payouts = await readPayouts({ rpcUrl: devnet.anvil.rpcUrl, deployment: devnet.deployment, jobId: job.jobId, timeoutMs: 60_000 })
+      const pool = BigInt(await jobEscrow.processorPool(job.jobId))
+      expect(payouts.reduce((a, p) => a + p.processor, 0n)).toBe(pool / 8n * 8n)
+      const wallets = new Set(devnet.peers.map((_, i) => devnet.peerAccount(i).address.toLowerCase()))
+      for (const p of payouts) expect(wallets.has(p.address.toLowerCase())).toBe(true)
+      expect(payouts.some(p => p.address.toLowerCase() === thief.address.toLowerCase())).toBe(false)
+      expect(await provider.getBalance(thief.address)).toBeLessThan(balance0)
+    } finally {
+      await wasm.stop()
+      provider.destroy()
+    }
+  }, 300_000)
 })
