@@ -75,10 +75,10 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
       log.push({ kind: 'finalized', level: 'info', jobId: d.jobId, text: `finalized job ${shortId(d.jobId)}: results submitted in block ${d.blockNumber ?? '?'}` + (d.round != null && d.round > 0 ? ` (round ${d.round})` : '') })
     })
     on('verified', d => {
-      log.push({ kind: 'verified', level: 'info', jobId: d.jobId, text: `verified job ${shortId(d.jobId)} as a drawn verifier: re-ran ${d.indexes.length} sampled MicroJobs, ` + (d.revealed ? 'revealed' : 'could not reveal (the job moved on)') })
+      log.push({ kind: 'verified', level: 'info', jobId: d.jobId, text: `verified job ${shortId(d.jobId)} as a drawn verifier: re-ran ${d.positions.length} sampled MicroJobs, ` + (d.revealed ? 'revealed' : 'could not reveal (the job moved on)') })
     })
     on('settled', d => {
-      const what = d.released ? 'released: processors and verifiers can claim' : d.rejected ? 'rejected: the submitter is slashed, the job reopens' : `still ${d.status}`
+      const what = d.released ? 'released: processors and verifiers can claim' : d.rejected ? 'rejected: the culprit is slashed, the job reopens' : `still ${d.status}`
       log.push({ kind: 'settled', level: 'info', jobId: d.jobId, text: `settled job ${shortId(d.jobId)}: ${what}` })
     })
     on('claimed', d => {
