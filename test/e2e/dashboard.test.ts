@@ -66,7 +66,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     await page.goto(url ?? '')
     await page.waitForSelector('#live.on', { timeout: 10_000 })
     // the other two devnet peers, from their signed profiles, with stake from the registry
-    await page.waitForFunction((ids) => ids.every(id => document.querySelector(`#peers tr[data-peer="${id}"]`)?.textContent?.includes('1 ETH') === true),
+    await page.waitForFunction((ids) => ids.every(id => document.querySelector(`#peers tr[data-peer="${id}"]`)?.textContent?.includes('10 ETH') === true),
       devnet.peers.slice(1).map(p => p.peerId), { timeout: 30_000 })
 
     // 2 verifiers: with 3 peers, the two that did not submit the results
@@ -101,7 +101,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
 
     // jobmesh status: each peer once, stake, balance and earnings in ETH
     const status = (await run(process.execPath, [CLI_BIN, 'status', '--data-dir', devnet.peers[0].dataDir], { timeout: 30_000 })).stdout
-    expect(status).toMatch(/^stake {5}1\.0 ETH$/m)
+    expect(status).toMatch(/^stake {5}10\.0 ETH$/m)
     expect(status).toMatch(/^balance {3}[0-9.]+ ETH$/m)
     expect(status).toMatch(/^earned {4}[0-9.]+ ETH/m)
     for (const p of devnet.peers.slice(1)) expect(status.match(new RegExp(`^${p.peerId} `, 'gm'))?.length).toBe(1)
