@@ -22,7 +22,7 @@ describe('operator lines', () => {
     const emit = (type: string, detail: unknown): void => { settlement.dispatchEvent(new CustomEvent(type, { detail })) }
     emit('finalized', { jobId, outcome: 'submitted', status: 'Open', blockNumber: 42 })
     emit('finalized', { jobId, outcome: 'already', status: 'Submitted' })
-    emit('verified', { jobId, indexes: [1, 3], outputHashes: [], verifierHash: '0x', revealed: true })
+    emit('verified', { jobId, positions: [1, 3], outputHashes: [], expected: [], firstBad: -1, processorBlame: false, revealed: true })
     emit('settled', { jobId, status: 'Released', released: true, rejected: false })
     emit('claimed', { jobId, claimed: 2n * 10n ** 17n, withdrawn: 10n ** 18n / 15n })
     emit('error', { jobId, step: 'claim', error: Object.assign(new Error('execution reverted'), { name: 'ChainRevertError' }) })
