@@ -42,7 +42,7 @@ contract JobEscrow is JobEscrowBase, IJobEscrowHooks {
         if (bytes(p.specCid).length == 0) revert EmptySpecCid();
         if (p.jobRoot == bytes32(0)) revert EmptyRoot();
         if (p.macroJobs == 0 || p.microJobsPerMacro == 0) revert InvalidSlicing();
-        if (p.k == 0 || p.k > pr.maxVerifiers) revert InvalidVerifierCount(p.k, pr.maxVerifiers);
+        if (p.k < MIN_VERIFIERS || p.k > pr.maxVerifiers) revert InvalidVerifierCount(p.k, MIN_VERIFIERS, pr.maxVerifiers);
         uint256 leaves = uint256(p.samples) * p.macroJobs;
         if (p.samples == 0 || p.samples > p.microJobsPerMacro || leaves > pr.maxSampleLeaves) {
             revert InvalidSamples(p.samples, p.microJobsPerMacro);

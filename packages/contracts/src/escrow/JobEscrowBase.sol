@@ -22,6 +22,10 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     uint256 public constant BPS = 10_000;
     /// @notice Extra commit-window blocks for re-running the sample are capped at this.
     uint256 public constant MAX_RERUN_BLOCKS = 7_200;
+    /// @notice Fewest verifiers a job may ask for. With one verifier its word alone would decide: a lone wrong
+    ///         re-run (or a lie) would slash an honest processor, and without that slash cheating would pay
+    ///         (docs/settlement.md, "Why k >= 2"). With two, a rejection needs both; a split vote restarts the round.
+    uint256 public constant MIN_VERIFIERS = 2;
 
     enum Status {
         None,
@@ -200,7 +204,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error EmptySpecCid();
     error EmptyRoot();
     error InvalidSlicing();
-    error InvalidVerifierCount(uint256 k, uint256 max);
+    error InvalidVerifierCount(uint256 k, uint256 min, uint256 max);
     error InvalidSamples(uint256 samples, uint256 max);
     error InvalidDeadline();
     error JobExists(bytes32 jobId);
