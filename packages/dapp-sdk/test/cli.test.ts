@@ -45,11 +45,11 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--detach', ...connect], io)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', ...connect], io)
     expect(io.stderr.join('\n')).not.toMatch(/Error/)
     expect(code0).toBe(0)
-    // no node is registered: a job with k = 1 can never be released, and submit says so
-    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, a job with 1 verifiers needs 2/)
+    // no node is registered: a job with k = 2 can never be released, and submit says so
+    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, a job with 2 verifiers needs 3/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
 
@@ -66,7 +66,7 @@ describe('jobmesh-dapp', () => {
     try {
       const io4 = capture()
       expect(await run(['status', jobId!, '--json'], io4)).toBe(0)
-      expect(JSON.parse(io4.stdout.join(''))).toMatchObject({ jobId, status: 'Open', k: 1 })
+      expect(JSON.parse(io4.stdout.join(''))).toMatchObject({ jobId, status: 'Open', k: 2 })
       const io5 = capture()
       expect(await run(['list', '--json'], io5)).toBe(0)
       const listed = JSON.parse(io5.stdout.join('')) as Array<{ jobId: string, status: string, creator: string }>
@@ -104,7 +104,7 @@ describe('jobmesh-dapp', () => {
     for (const [code, pattern] of [[files.text, /bad magic number/], [files.noAbi, /does not export/]] as const) {
       const io = capture()
       expect(await run(['submit', '--code', code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '1', '--detach',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach',
         '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment], io)).toBe(2)
       expect(io.stderr).toHaveLength(1)
       expect(io.stderr[0]).toMatch(/^InvalidCodeError: /)

@@ -36,7 +36,7 @@ export async function cleanup (): Promise<void> {
 export async function setup (init: { deploy?: DeployInit, client?: Partial<JobClientInit> } = {}): Promise<Env> {
   const dir = await mkdtemp(join(tmpdir(), 'jobmesh-sdk-'))
   cleanups.push(async () => rm(dir, { recursive: true, force: true }))
-  const anvil = await startAnvil({ accounts: 4 })
+  const anvil = await startAnvil({ accounts: 5 })
   cleanups.push(async () => anvil.stop())
   const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
   cleanups.push(async () => provider.destroy())
@@ -77,17 +77,18 @@ async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
 
 /**
  * Drives the escrow from Open to Released with the contracts directly: account 2 registers, commits and submits the
- * results, account 3 registers and is the (only, k = 1) verifier; it commits and reveals the expected leaf hashes
- * (wrong ones with `honest: false`: the results are rejected and the job is Open again).
+ * results, accounts 3 and 4 register and are the two verifiers (k = 2, the fewest a job may have); both commit and
+ * reveal the expected leaf hashes (wrong ones with `honest: false`: the results are rejected and the job is Open
+ * again).
  */
 export async function driveRelease (env: Env, jobId: string, tree: PositionalTree<ResultLeaf>, leaves: ResultLeaf[],
   options: { honest?: boolean } = {}): Promise<number> {
   const gpu = keccak256(new TextEncoder().encode('any-gpu'))
   const stake = env.deployment.params.registry.minStake
   const sub = env.contracts(2)
-  const ver = env.contracts(3)
+  const vers = [3, 4]
   await mined(sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: stake }))
-  await mined(ver.nodeRegistry.register('peer-verifier', gpu, 8, { value: stake }))
+  for (const v of vers) await mined(env.contracts(v).nodeRegistry.register(`peer-verifier-${v}`, gpu, 8, { value: stake }))
   const submitter = await env.wallet(2).getAddress()
   const round = Number((await sub.jobEscrow.jobs(jobId)).rejections)
   await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, round, tree.root, '', submitter)))
@@ -101,12 +102,14 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const proven = sampled.map(l => resultLeafHash(l))
   const expected = options.honest === false ? proven.map(() => keccak256('0x0bad')) : proven
   const salt = keccak256('0x02')
-  const verifier = await env.wallet(3).getAddress()
   const coder = AbiCoder.defaultAbiCoder()
-  await mined(ver.jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bool', 'bytes32', 'address'], [verifierHash(expected), false, salt, verifier]))))
+  for (const v of vers) {
+    const verifier = await env.wallet(v).getAddress()
+    await mined(env.contracts(v).jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bool', 'bytes32', 'address'], [verifierHash(expected), false, salt, verifier]))))
+  }
   const tuple = (l: ResultLeaf): [string, number, number, string, string] => [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
   await mined(sub.jobEscrow.proveSample(jobId, sampled.map(tuple), positions.map(pos => tree.getProof(pos))))
-  await mined(ver.jobEscrow.revealVerification(jobId, [salt, false, expected, proven, tuple(sampled[0])]))
+  for (const v of vers) await mined(env.contracts(v).jobEscrow.revealVerification(jobId, [salt, false, expected, proven, tuple(sampled[0])]))
   const receipt = await (await sub.jobEscrow.settle(jobId)).wait()
   if (receipt == null) throw new Error('settle not mined')
   return receipt.blockNumber

@@ -10,14 +10,14 @@ afterEach(cleanup)
 describe('waitForRelease and refund', () => {
   it('throws ReleaseTimeoutError while the job stays open', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
     const err = await env.client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 300 }).catch((e: unknown) => e as Error)
     expect(err.name).toBe('ReleaseTimeoutError')
   })
 
   it('resolves when the escrow releases the job', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
     const seen: string[] = []
     const waiting = env.client.waitForRelease(job.jobId, {
       pollIntervalMs: 20,
@@ -39,7 +39,7 @@ describe('waitForRelease and refund', () => {
   it('throws JobRejectedError when rejected results leave the job open past its deadline', async () => {
     const env = await setup()
     const job = await env.client.submit({
-      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1, deadline: Date.now() + 600_000
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadline: Date.now() + 600_000
     })
     const leaves: ResultLeaf[] = job.microJobs.map((d, g) => ({
       microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`, payee: PAYEE
@@ -56,7 +56,7 @@ describe('waitForRelease and refund', () => {
   it('refunds after the deadline, not before', async () => {
     const env = await setup()
     const job = await env.client.submit({
-      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1, deadline: Date.now() + 60_000
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadline: Date.now() + 60_000
     })
     const early = await env.client.refund(job.jobId).catch((e: unknown) => e as Error & { errorName: string })
     expect(early.name).toBe('ContractRevertError')

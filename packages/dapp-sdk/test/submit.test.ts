@@ -33,7 +33,7 @@ describe('submit', () => {
     const env = await setup()
     const { code, data } = smallJob()
     const jobs = await Promise.all(Array.from({ length: 8 }, async () =>
-      env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 }, { signal: AbortSignal.timeout(60_000) })))
+      env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }, { signal: AbortSignal.timeout(60_000) })))
     expect(new Set(jobs.map(j => j.jobId)).size).toBe(8)
     for (const j of jobs) expect((await env.client.status(j.jobId)).status).toBe('Open')
   })
@@ -43,7 +43,7 @@ describe('submit', () => {
     const { code, data } = smallJob()
     const index = (await env.peerDocs.open(indexDocName(), { signal: AbortSignal.timeout(10_000) })).getMap<Uint8Array>(INDEX_JOBS_MAP)
     const stages: SubmitStage[] = []
-    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 }, {
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }, {
       onProgress: (p) => stages.push(p.stage),
       signal: AbortSignal.timeout(30_000)
     })
@@ -109,7 +109,7 @@ describe('submit', () => {
     const noAbi = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]) // an empty module: no exports
     for (const [code, reason] of [[notWasm, 'InvalidWasmError'], [noAbi, 'MissingExportError']] as const) {
       const stages: string[] = []
-      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 1 },
+      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 },
         { onProgress: (p) => stages.push(p.stage) }).catch((e: unknown) => e as Error & { reason: string })
       expect(err.name).toBe('InvalidCodeError')
       expect(err.reason).toBe(reason)
@@ -123,12 +123,12 @@ describe('submit', () => {
   it('reports an underfunded job with the decoded custom error', async () => {
     const env = await setup({ deploy: { escrow: { minFee: 10n ** 18n } } })
     const { code, data } = smallJob()
-    const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 1000n, verifiers: 1 })
+    const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 1000n, verifiers: 2 })
       .catch((e: unknown) => e as Error & { errorName: string, args: unknown[] })
     expect(err.name).toBe('ContractRevertError')
     expect(err.errorName).toBe('UnderfundedJob')
-    // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 3 x minFee
-    expect(err.args).toEqual([1000n, 3n * 10n ** 18n])
+    // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 4 x minFee
+    expect(err.args).toEqual([1000n, 4n * 10n ** 18n])
   })
 
   it('fails with ChainError (and its cause) when the RPC endpoint is unreachable', async () => {

@@ -116,7 +116,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .requiredOption('--blocks-per-micro <b>', 'data blocks per MicroJob', positiveInt)
     .requiredOption('--block-size <bytes>', 'bytes per data block', positiveInt)
     .requiredOption('--price <eth>', 'fee paid into the escrow, in ether', ether)
-    .option('--verifiers <k>', `verifiers (default ${DEFAULT_VERIFIERS})`, positiveInt)
+    .option('--verifiers <k>', `verifiers who re-run a sample, at least 2 (default ${DEFAULT_VERIFIERS})`, positiveInt)
     .option('--deadline-minutes <min>', 'minutes until the job may be refunded (default 1440)', positiveInt)
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')

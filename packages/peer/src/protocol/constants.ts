@@ -8,6 +8,8 @@ export const JOB_SPEC_VERSION = 1
 
 /** Verifiers per job when the spec does not say. */
 export const DEFAULT_VERIFIERS = 3
+/** Fewest verifiers a job may have (the escrow's MIN_VERIFIERS): one verifier's word alone never decides a slash. */
+export const MIN_VERIFIERS = 2
 
 /** URI schemes a JobSpec may use for `codeUri` and `dataUri`. */
 export const ALLOWED_URI_SCHEMES = ['ipfs:', 'https:', 'file:'] as const

@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers'
 import { z } from 'zod'
-import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION } from './constants.js'
+import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MIN_VERIFIERS } from './constants.js'
 import { InvalidJobSpecError } from './errors.js'
 import type { SpecIssue } from './errors.js'
 
@@ -100,7 +100,7 @@ const schema = z.strictObject({
     overheadSeconds: z.number().nonnegative().finite(),
     secondsPerMicroJob: z.number().positive().finite()
   }),
-  verifiers: z.int().min(1, 'k (verifiers) must be at least 1').default(DEFAULT_VERIFIERS),
+  verifiers: z.int().min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: one verifier alone would decide who is slashed`).default(DEFAULT_VERIFIERS),
   deadline: positiveInt
 })
 
