@@ -47,3 +47,7 @@ export const CURSOR_SAVE_MS = 15_000
 
 /** How long a verifier waits for the round's signed results of its sample to sync before it judges (ms). */
 export const DEFAULT_RECORDS_WAIT_MS = 60_000
+/** While evidence is missing, a verifier exchanges the round's doc with its peers at most this often (ms). */
+export const EVIDENCE_PULL_INTERVAL_MS = 5_000
+/** A verifier stops waiting for evidence this many blocks before the commit window closes, so its commit lands. */
+export const COMMIT_MARGIN_BLOCKS = 5

@@ -98,6 +98,36 @@ export async function judgeSample (components: Pick<SettlementComponents, 'docs'
   return { expected, processorBlame, firstBad }
 }
 
+/**
+ * Whether this verifier holds the signed results its judgement of each sampled leaf rests on: for a leaf whose
+ * output matches its re-run, a result with that output signed by a PeerId paying the leaf's payee; for a wrong
+ * output, a result with that output (whose signer decides the blame); without a proof, any result. A verifier
+ * that judged without them would reject an honest leaf (its payee unproven) or blame the submitter for a
+ * processor's fake: it waits for them, bounded (`verifyJob`).
+ */
+export async function evidenceComplete (components: Pick<SettlementComponents, 'docs' | 'chain'>, records: RoundRecords,
+  sample: Array<{ descriptor: MicroJobDescriptor, outputHash: string, proven: SampleLeaf | undefined }>,
+  options: { signal?: AbortSignal } = {}): Promise<boolean> {
+  const payee = payeeResolver(components, options)
+  for (const s of sample) {
+    const { all } = await records.of(s.descriptor)
+    const proven = s.proven
+    if (proven == null) {
+      if (all.length === 0) return false
+      continue
+    }
+    const output = proven.outputHash.toLowerCase()
+    const rightOutput = output === s.outputHash.toLowerCase()
+    let found = false
+    for (const r of all) {
+      if (hex(r.outputHash) !== output) continue
+      if (!rightOutput || await payee(r.signer) === getAddress(proven.payee)) found = true
+    }
+    if (!found) return false
+  }
+  return true
+}
+
 /** The leaves of the job's latest `SampleProven` event at or after `fromBlock` (the current round's proof). */
 export async function provenLeaves (components: Pick<SettlementComponents, 'chain'>, jobId: string, fromBlock: number,
   options: { signal?: AbortSignal } = {}): Promise<SampleLeaf[] | undefined> {

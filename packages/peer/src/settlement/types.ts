@@ -9,6 +9,8 @@ import type * as Y from 'yjs'
 /** The doc store as settlement uses it (`createDocStore(node)` fits). */
 export interface SettlementDocs {
   open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc>
+  /** Exchanges the doc with every connected peer (DocStore.confirm): a verifier pulls the evidence it lacks. */
+  confirm?(name: string, options?: { timeoutMs?: number, signal?: AbortSignal }): Promise<number>
 }
 
 /** Finds a job's spec; the default reads `ipfs://<specCid>` of the job's `JobCreated` event. */

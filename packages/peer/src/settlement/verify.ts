@@ -1,11 +1,12 @@
 import { logger } from '@libp2p/logger'
 import { AbiCoder, ZeroAddress, ZeroHash, hexlify, keccak256, randomBytes } from 'ethers'
 import { ValidationIndexMismatchError, SpecUnavailableError, WrongJobStatusError } from './errors.js'
-import { DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS } from './constants.js'
+import { COMMIT_MARGIN_BLOCKS, DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS, EVIDENCE_PULL_INTERVAL_MS } from './constants.js'
 import { loadSpecFromChain } from './lookup.js'
 import { commitPhaseOver, waitForJob } from './phases.js'
-import { judgeSample, provenLeaves, roundRecords } from './sample.js'
+import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
 import { pollUntil } from '../chain/index.js'
+import { roundDocName } from '../crdt/names.js'
 import { outputHash } from '../executor/index.js'
 import { resultLeafHash, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
@@ -86,21 +87,25 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     vote = JSON.parse(journaled) as typeof vote
   } else {
     const records = await roundRecords(components, id, job.rejections, { signal })
-    // the round's doc may still be syncing: wait (bounded, and never past the commit window) until every sampled
-    // MicroJob shows a signed result
+    const sample = positions.map((pos, i) => ({ descriptor: microJobs[pos], outputHash: outputHashes[i], proven: proven?.[i] }))
+    // the round's doc may still be syncing: wait (bounded, and never into the last blocks of the commit window) for
+    // the signed results the judgement rests on, pulling the doc from the connected peers meanwhile
+    let pulledAt = 0
     try {
       await pollUntil(async () => {
-        if (job.commitDeadline !== 0 && (await chain.blockNumber({ signal })) + 2 > job.commitDeadline) return true
-        for (const pos of positions) if ((await records.of(microJobs[pos])).all.length === 0) return undefined
-        return true
+        if (job.commitDeadline !== 0 && (await chain.blockNumber({ signal })) + COMMIT_MARGIN_BLOCKS > job.commitDeadline) return true
+        if (await evidenceComplete(components, records, sample, { signal })) return true
+        if (components.docs.confirm != null && Date.now() - pulledAt >= EVIDENCE_PULL_INTERVAL_MS) {
+          pulledAt = Date.now()
+          await components.docs.confirm(roundDocName(id, job.rejections), { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal }).catch(() => 0)
+        }
+        return undefined
       }, { pollMs: options.pollMs ?? DEFAULT_SETTLEMENT_POLL_MS, timeoutMs: DEFAULT_RECORDS_WAIT_MS, what: `signed results of ${id}`, signal })
     } catch (err) {
       if (signal?.aborted === true) throw err
-      log('judging %s without a signed result for some sampled MicroJobs', id)
+      log('judging %s without every signed result its sample rests on', id)
     }
-    const judged = await judgeSample(components, records, positions.map((pos, i) => ({
-      descriptor: microJobs[pos], outputHash: outputHashes[i], proven: proven?.[i]
-    })), { signal })
+    const judged = await judgeSample(components, records, sample, { signal })
     vote = { salt: hexlify(randomBytes(32)), expected: judged.expected, processorBlame: judged.processorBlame, firstBad: judged.firstBad }
     await components.journal?.put(voteKey, JSON.stringify(vote))
   }
