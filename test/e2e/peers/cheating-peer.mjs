@@ -4,19 +4,37 @@
 // outputs it selects. Usage (the devnet runs it through its `entry` peer option):
 //   node cheating-peer.mjs <mode> start <jobmesh start options>
 // <mode>: `all` (every MicroJob it runs), `first` (only the first MicroJob it runs, re-runs included),
-// `first-per-job` (the first MicroJob it runs of each job), `every:<n>` (MicroJobs with (macroIndex + index) % n === 0).
+// `first-per-job` (the first MicroJob it runs of each job), `first-processed-per-job` (the first MicroJob of each job
+// it runs as a processor, i.e. while the job is Open on chain: its verification re-runs stay honest),
+// `every:<n>` (MicroJobs with (macroIndex + index) % n === 0).
 // It prints `cheated on <jobId> <macroIndex>.<index>` for each wrong output.
 import '../../../packages/peer/dist/cli/polyfill.js'
 /* eslint-disable @typescript-eslint/explicit-function-return-type -- plain JS has no return type annotations */
 import { Command } from 'commander'
+import { readFile } from 'node:fs/promises'
 import { wasmMicroJobExecutor } from '@jobmesh/peer'
+import { connect, createProvider } from '@jobmesh/contracts'
 import { startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
 
 const [mode, ...rest] = process.argv.slice(2)
 let ran = 0
 const jobs = new Set()
-const selects = (task) => {
+const flag = (name) => rest[rest.indexOf(name) + 1]
+let escrow
+const isOpen = async (jobId) => {
+  if (escrow == null) {
+    const deployment = JSON.parse(await readFile(flag('--deployment'), 'utf8'))
+    escrow = connect(deployment, createProvider(flag('--rpc'), { chainId: deployment.chainId })).jobEscrow
+  }
+  return Number(await escrow.statusOf(jobId)) === 1
+}
+const selects = async (task) => {
   if (mode === 'all') return true
+  if (mode === 'first-processed-per-job') {
+    if (jobs.has(task.jobId) || !(await isOpen(task.jobId))) return false
+    jobs.add(task.jobId)
+    return true
+  }
   if (mode === 'first') return ran++ === 0
   if (mode === 'first-per-job') {
     if (jobs.has(task.jobId)) return false
@@ -31,7 +49,7 @@ const selects = (task) => {
 const cheating = (honest) => ({
   async run (task, options) {
     const output = await honest.run(task, options)
-    if (!selects(task)) return output
+    if (!(await selects(task))) return output
     const wrong = output.byteLength === 0 ? new Uint8Array(1) : output.slice()
     wrong[0] ^= 0xff
     process.stdout.write(`cheated on ${task.jobId} ${task.macroIndex}.${task.index}\n`)
