@@ -51,3 +51,6 @@ export const DEFAULT_RECORDS_WAIT_MS = 60_000
 export const EVIDENCE_PULL_INTERVAL_MS = 5_000
 /** A verifier stops waiting for evidence this many blocks before the commit window closes, so its commit lands. */
 export const COMMIT_MARGIN_BLOCKS = 5
+
+/** While a job waits in the verification queue, its submitter calls `selectVerifiers` again this often (blocks). */
+export const REDRAW_BLOCKS = 10

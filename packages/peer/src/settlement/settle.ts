@@ -4,6 +4,7 @@ import { manifestTree } from './manifest.js'
 import { settleOpen, waitForJob } from './phases.js'
 import { samplePositions } from '../protocol/index.js'
 import { InvalidManifestError } from './errors.js'
+import { REDRAW_BLOCKS } from './constants.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
 import type { SampleLeaf } from '../chain/index.js'
@@ -22,14 +23,21 @@ function revertName (err: unknown): string | undefined {
   return (err as { errorName?: string }).errorName
 }
 
-/** Calls `selectVerifiers` from block submitBlock + 2 on, until all k verifiers are assigned (waits in the queue). */
+/**
+ * Calls `selectVerifiers` from block submitBlock + 2 on, until all k verifiers are assigned. Missing verifiers wait
+ * in the escrow's verification queue, served when a node frees up; a node that was already idle when the job was
+ * queued triggers nothing, so the draw is tried again every {@link REDRAW_BLOCKS} blocks while the job waits.
+ */
 export async function drawVerifiers (components: Pick<SettlementComponents, 'chain'>, jobId: string, options: SettlementOptions = {}): Promise<void> {
   const { chain } = components
   const id = jobId.toLowerCase()
+  let triedAt = -Infinity
   for (;;) {
-    let job = await waitForJob(chain, id, 'entropy block', (j, head) => j.assigned === j.k || head >= j.submitBlock + 2, options)
+    let job = await waitForJob(chain, id, 'entropy block', (j, head) => j.assigned === j.k ||
+      (j.entropySet ? head >= triedAt + REDRAW_BLOCKS : head >= j.submitBlock + 2), options)
     if (job.status !== 'Submitted' || job.assigned === job.k) return
     try {
+      triedAt = await chain.blockNumber({ signal: options.signal })
       await chain.selectVerifiers(id, options)
     } catch (err) {
       // TooEarly: the entropy block was re-anchored meanwhile; WrongStatus: settled by someone else
@@ -37,11 +45,7 @@ export async function drawVerifiers (components: Pick<SettlementComponents, 'cha
     }
     job = await chain.job(id, options)
     if (job.status !== 'Submitted' || job.assigned === job.k) return
-    if (job.entropySet) {
-      // the rest are drawn from the verification queue as nodes become free
-      await waitForJob(chain, id, 'verifiers from the queue', j => j.assigned === j.k, options)
-      return
-    }
+    if (job.entropySet) log('%s waits in the verification queue for %d of %d verifiers', id, job.k - job.assigned, job.k)
   }
 }
 
