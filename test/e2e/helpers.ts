@@ -60,3 +60,29 @@ export async function progressAtLeast (client: JobClient, jobId: string, done: n
   }
   return seen
 }
+
+/**
+ * A job's story for a failing test: its escrow events in order, the job's state, and what each peer logged about it
+ * (peer output carries `DEBUG=jobmesh:*` lines when the test runs with DEBUG set).
+ */
+export async function jobHistory (devnet: Devnet, jobId: string): Promise<string> {
+  const { connect, createProvider } = await import('@jobmesh/contracts')
+  const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+  try {
+    const { jobEscrow } = connect(devnet.deployment, provider)
+    const json = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => typeof x === 'bigint' ? x.toString() : x)
+    const lines = [`job ${jobId} at block ${await provider.getBlockNumber()}`]
+    for (const e of await jobEscrow.queryFilter('*' as never, 0)) {
+      if ('args' in e && String(e.args[0]).toLowerCase() === jobId.toLowerCase()) lines.push(`  ${e.blockNumber} ${e.eventName} ${json(e.args.toArray().slice(1))}`)
+    }
+    lines.push(`  state ${json((await jobEscrow.jobs(jobId)).toArray())}`)
+    const needle = jobId.slice(2, 14).toLowerCase()
+    for (const [i, p] of devnet.peers.entries()) {
+      lines.push(`  peer ${i} ${devnet.peerAccount(i).address} ${p.peerId}`)
+      for (const l of p.output) if (l.toLowerCase().includes(needle)) lines.push(`    ${l.slice(0, 300)}`)
+    }
+    return lines.join('\n')
+  } finally {
+    provider.destroy()
+  }
+}

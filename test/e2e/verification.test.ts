@@ -7,7 +7,7 @@ import {
   encodeMandelbrotData, loadExampleWasm, mandelbrotReference, mandelbrotResultPng, readPayouts, submitMandelbrot,
   MANDELBROT_BLOCK_SIZE, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, startNetwork } from './helpers.js'
+import { CHEATING_PEER, jobHistory, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { ResultLeaf } from '@jobmesh/peer'
@@ -116,12 +116,18 @@ describe('end to end: the default verification level detects fakes at the design
       const stake0 = BigInt((await nodeRegistry.nodeInfo(faker)).stake)
       const price = parseEther('0.1')
       const P = 4
-      // 20 jobs of 2 x 4 MicroJobs, two verifiers each, the default level: one MicroJob per MacroJob per round
-      const jobs = await Promise.all(Array.from({ length: 20 }, async () =>
-        submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 2 })))
-      for (const j of jobs) expect(j.samples).toBe(1)
-      const releases = await Promise.all(jobs.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 400_000 })))
-      for (const r of releases) expect(r.status).toBe('Released')
+      // 20 jobs of 2 x 4 MicroJobs, two verifiers each, the default level: one MicroJob per MacroJob per round; in two
+      // waves of 10, so the verification queue (16 jobs on a 4-node network) never evicts one
+      const jobs: Array<Awaited<ReturnType<typeof submitMandelbrot>>> = []
+      for (let wave = 0; wave < 2; wave++) {
+        const some = await Promise.all(Array.from({ length: 10 }, async () =>
+          submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 2 })))
+        for (const j of some) expect(j.samples).toBe(1)
+        const releases = await Promise.all(some.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 300_000 })
+          .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, j.jobId)}`, { cause: err }) })))
+        for (const r of releases) expect(r.status).toBe('Released')
+        jobs.push(...some)
+      }
 
       // the fakes the faker made (it prints each), and the rounds that caught them
       const faked = new Set(devnet.peers[0].output.filter(l => l.startsWith('cheated on ')).map(l => l.split(' ')[2].toLowerCase()))
