@@ -115,11 +115,8 @@ contract JobEscrow is JobEscrowBase, IJobEscrowHooks {
     function selectVerifiers(bytes32 jobId) external {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
-        uint256 k = j.k;
-        uint256 assigned = j.assigned;
-        if (assigned == k) return;
+        if (j.assigned == j.k) return;
         bytes32 entropy = j.sampleEntropy;
-        uint32 counter0;
         if (entropy == bytes32(0)) {
             uint256 sb = j.submitBlock;
             if (block.number <= sb + 1) revert TooEarly(sb + 2);
@@ -133,40 +130,10 @@ contract JobEscrow is JobEscrowBase, IJobEscrowHooks {
             }
             j.sampleEntropy = entropy;
             emit SampleEntropySet(jobId, entropy);
-        } else {
-            counter0 = j.drawCounter;
-            if (_queue.contains(jobId)) _queue.remove(jobId);
+        } else if (_queue.contains(jobId)) {
+            _queue.remove(jobId);
         }
-        bool identical = j.identical;
-        bytes32 model = identical && j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
-        (address[] memory drawn, uint32 counter, bytes32 chosen) = registry.draw(
-            NodeRegistry.DrawRequest({
-                entropy: entropy,
-                jobId: jobId,
-                counter: counter0,
-                need: uint8(k - assigned),
-                minVram: j.minVramGb,
-                gpuModel: model,
-                modelId: j.modelId,
-                identical: identical,
-                exclude: j.submitter
-            })
-        );
-        if (identical && chosen != bytes32(0) && drawn.length != 0 && j.chosenModel == bytes32(0)) {
-            j.chosenModel = chosen;
-        }
-        for (uint256 i; i < drawn.length; ++i) {
-            _verifiers[jobId][assigned] = _newVerifier(drawn[i]);
-            emit VerifierAssigned(jobId, drawn[i], assigned);
-            ++assigned;
-        }
-        j.assigned = uint8(assigned);
-        if (assigned == k) {
-            _startCommit(jobId, j);
-        } else {
-            if (counter != counter0) j.drawCounter = counter;
-            _enqueue(jobId, j);
-        }
+        if (!_drawVerifiers(jobId, j)) _enqueue(jobId, j);
     }
 
     /// @notice A drawn verifier commits Encoding.commitment(verifierHash(expected leaf hashes), processorBlame, salt,

@@ -226,22 +226,51 @@ contract JobEscrowTest is Fixture {
 
     // ------------------------------------------------ queue
 
+    /// All k or none: a job that finds too few eligible idle nodes waits holding none of them (partial holds
+    /// deadlocked a 4-node network with 10 jobs: every node held by a job waiting for another); the node that
+    /// completes the set draws all k at once.
     function test_queueWhenNotEnoughNodesThenDispatchOnRegister() public {
         JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 3);
         p.minVramGb = 48;
         bytes32 id = createJob(p, FEE);
-        registerNode(50, GPU_B, 80, 2 ether);
+        address n50 = registerNode(50, GPU_B, 80, 2 ether);
         submit(id, sub, bytes32("r"));
         select(id);
-        assertEq(escrow.verifiersOf(id).length, 1);
+        assertEq(escrow.verifiersOf(id).length, 0);
         assertTrue(escrow.isQueued(id));
+        assertTrue(!registry.nodeInfo(n50).busy, "a waiting job holds no node");
         registerNode(51, GPU_B, 80, 2 ether);
-        assertEq(escrow.verifiersOf(id).length, 2);
+        assertEq(escrow.verifiersOf(id).length, 0);
         registerNode(52, GPU_A, 8, 2 ether);
-        assertEq(escrow.verifiersOf(id).length, 2);
+        assertEq(escrow.verifiersOf(id).length, 0);
         registerNode(53, GPU_A, 48, 2 ether);
         assertEq(escrow.verifiersOf(id).length, 3);
         assertFalse(escrow.isQueued(id));
+        assertTrue(registry.nodeInfo(n50).busy);
+    }
+
+    /// Two jobs wait for two verifiers each with three eligible nodes: the draws never split the nodes between
+    /// them (which would leave both waiting forever); one job gets its two, the other waits with the third idle.
+    function test_waitingJobsNeverSplitTheIdleNodes() public {
+        // only these three have the 64 GB the jobs need
+        address a = registerNode(60, GPU_B, 80, 2 ether);
+        address b = registerNode(61, GPU_B, 80, 2 ether);
+        address c = registerNode(62, GPU_B, 80, 2 ether);
+        JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 2);
+        p.minVramGb = 64;
+        bytes32 j1 = createJob(p, FEE);
+        p.nonce += 1;
+        bytes32 j2 = createJob(p, FEE);
+        submit(j1, sub, bytes32("r1"));
+        submit(j2, sub, bytes32("r2"));
+        vm.roll(block.number + 2);
+        escrow.selectVerifiers(j1);
+        escrow.selectVerifiers(j2);
+        assertEq(escrow.verifiersOf(j1).length, 2);
+        assertEq(escrow.verifiersOf(j2).length, 0);
+        assertTrue(escrow.isQueued(j2));
+        uint256 busy = (registry.nodeInfo(a).busy ? 1 : 0) + (registry.nodeInfo(b).busy ? 1 : 0) + (registry.nodeInfo(c).busy ? 1 : 0);
+        assertEq(busy, 2, "the third node stays idle");
     }
 
     function test_queueEvictsLowestValueAndRefunds() public {

@@ -565,8 +565,8 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         for (uint256 i; i < n; ++i) _dispatch(freed[i]);
     }
 
-    /// @dev Gives an available node the best waiting task it may serve (own GPU group and "Any" groups with
-    ///      minVram <= its VRAM), skipping tasks it submitted or already verifies.
+    /// @dev A node became available: the best waiting task it may serve (own GPU group and "Any" groups with
+    ///      minVram <= its VRAM, not a task it submitted or verifies) draws all its verifiers again.
     function _dispatch(address node) internal {
         if (_queue.size() == 0) return;
         (bytes32 model, uint32 vram) = registry.nodeHardware(node);
@@ -585,21 +585,48 @@ abstract contract JobEscrowBase is ReentrancyGuard {
             bestPrio = pr;
         }
         if (best == bytes32(0)) return;
-        if (!registry.assign(node)) return;
         Job storage j = _jobs[best];
-        uint256 idx = j.assigned;
-        _verifiers[best][idx] = _newVerifier(node);
-        j.assigned = uint8(idx + 1);
-        emit VerifierAssigned(best, node, idx);
         _queue.remove(best);
-        if (idx + 1 == j.k) {
-            _startCommit(best, j);
-        } else {
-            if (j.identical && j.chosenModel == bytes32(0)) j.chosenModel = model;
-            bytes32 qm = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
-            if (_queue.canPush(j.minVramGb, qm)) _queue.push(best, _taskValue(j), j.minVramGb, qm);
-            else _abort(best, j);
+        if (_drawVerifiers(best, j)) return;
+        bytes32 qm = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
+        if (_queue.canPush(j.minVramGb, qm)) _queue.push(best, _taskValue(j), j.minVramGb, qm);
+        else _abort(best, j);
+    }
+
+    /// @dev Draws all of the job's missing verifiers or none: a partial draw is released at once, so a waiting job
+    ///      holds no node (jobs that each held some of the few idle nodes while waiting for more deadlocked a small
+    ///      network: every node busy, no job complete). Returns true when all k are assigned (commit phase started).
+    function _drawVerifiers(bytes32 jobId, Job storage j) internal returns (bool) {
+        uint256 assigned = j.assigned;
+        uint256 need = uint256(j.k) - assigned;
+        bool identical = j.identical;
+        (address[] memory drawn, uint32 counter, bytes32 chosen) = registry.draw(
+            NodeRegistry.DrawRequest({
+                entropy: j.sampleEntropy,
+                jobId: jobId,
+                counter: j.drawCounter,
+                need: uint8(need),
+                minVram: j.minVramGb,
+                gpuModel: identical && j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel,
+                modelId: j.modelId,
+                identical: identical,
+                exclude: j.submitter
+            })
+        );
+        j.drawCounter = counter;
+        if (drawn.length < need) {
+            for (uint256 i; i < drawn.length; ++i) registry.release(drawn[i], 0, 0, false, bytes32(0));
+            return false;
         }
+        if (identical && chosen != bytes32(0) && j.chosenModel == bytes32(0)) j.chosenModel = chosen;
+        for (uint256 i; i < need; ++i) {
+            _verifiers[jobId][assigned] = _newVerifier(drawn[i]);
+            emit VerifierAssigned(jobId, drawn[i], assigned);
+            ++assigned;
+        }
+        j.assigned = uint8(assigned);
+        _startCommit(jobId, j);
+        return true;
     }
 
     function _send(address to, uint256 amount) internal {
