@@ -69,7 +69,7 @@ export async function jobHistory (devnet: Devnet, jobId: string): Promise<string
   const { connect, createProvider } = await import('@jobmesh/contracts')
   const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
   try {
-    const { jobEscrow } = connect(devnet.deployment, provider)
+    const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
     const json = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => typeof x === 'bigint' ? x.toString() : x)
     const lines = [`job ${jobId} at block ${await provider.getBlockNumber()}`]
     for (const e of await jobEscrow.queryFilter('*' as never, 0)) {
@@ -78,8 +78,10 @@ export async function jobHistory (devnet: Devnet, jobId: string): Promise<string
     lines.push(`  state ${json((await jobEscrow.jobs(jobId)).toArray())}`)
     const needle = jobId.slice(2, 14).toLowerCase()
     for (const [i, p] of devnet.peers.entries()) {
-      lines.push(`  peer ${i} ${devnet.peerAccount(i).address} ${p.peerId}`)
+      const info = await nodeRegistry.nodeInfo(devnet.peerAccount(i).address)
+      lines.push(`  peer ${i} ${devnet.peerAccount(i).address} ${p.peerId} eligible ${String(info.eligible)} busy ${String(info.busy)} paused ${String(info.paused)} kicked ${String(info.kickedOut)} stake ${String(info.stake)}`)
       for (const l of p.output) if (l.toLowerCase().includes(needle)) lines.push(`    ${l.slice(0, 300)}`)
+      for (const l of p.output.filter(l => /error|failed/i.test(l)).slice(-10)) lines.push(`    ! ${l.slice(0, 300)}`)
     }
     return lines.join('\n')
   } finally {
