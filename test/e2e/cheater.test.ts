@@ -5,22 +5,11 @@ import { connect, createProvider, JobStatus } from '@jobmesh/contracts'
 import {
   encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, submitMandelbrot, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, startNetwork } from './helpers.js'
+import { CHEATING_PEER, startNetwork, until } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 
 const IMAGE: MandelbrotImage = { width: 96, height: 64, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
-
-/** Polls a condition every 250 ms until it holds; fails with `what` after `timeoutMs`. */
-async function until<T> (what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
-}
 
 describe('end to end: a cheating processor is rejected and slashed, honest peers reprocess the job', () => {
   let net: Network | undefined

@@ -7,22 +7,12 @@ import {
   encodeMandelbrotData, loadExampleWasm, mandelbrotReference, mandelbrotResultPng, readPayouts, submitMandelbrot,
   MANDELBROT_BLOCK_SIZE, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, jobHistory, startNetwork } from './helpers.js'
+import { CHEATING_PEER, jobHistory, startNetwork, until } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { ResultLeaf } from '@jobmesh/peer'
 
 const IMAGE: MandelbrotImage = { width: 64, height: 32, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
-
-async function until<T> (what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
-}
 
 describe('end to end: full verification catches one faked MicroJob and slashes its processor', () => {
   let net: Network | undefined
