@@ -22,8 +22,8 @@ export async function startNetwork (init: DevnetInit = {}): Promise<Network> {
   const dir = await mkdtemp(join(tmpdir(), 'jobmesh-e2e-'))
   const devnet = await startDevnet({
     dir,
-    contracts: { escrow: { commitWindow: 6, revealWindow: 6 } },
-    ...init
+    ...init,
+    contracts: { ...init.contracts, escrow: { commitWindow: 6, revealWindow: 6, ...init.contracts?.escrow } }
   })
   let client: JobClient
   try {
