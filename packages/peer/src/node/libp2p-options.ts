@@ -2,7 +2,7 @@ import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@chainsafe/libp2p-yamux'
 import { bootstrap } from '@libp2p/bootstrap'
 import { gossipsub } from '@libp2p/gossipsub'
-import { identify } from '@libp2p/identify'
+import { identify, identifyPush } from '@libp2p/identify'
 import { kadDHT, passthroughMapper } from '@libp2p/kad-dht'
 import { mdns } from '@libp2p/mdns'
 import { ping } from '@libp2p/ping'
@@ -54,6 +54,9 @@ export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServi
     peerDiscovery,
     services: {
       identify: identify(),
+      // protocols registered after a connection opened (helia's bitswap starts after libp2p, and a restarted node
+      // redials its kept-alive peers at once) must reach the other side, or its topologies never see this node
+      identifyPush: identifyPush(),
       ping: ping(),
       dht: kadDHT({
         protocol: DHT_PROTOCOL,

@@ -77,4 +77,19 @@ describe('node', () => {
     await writeFile(join(d, IDENTITY_FILE), 'garbage')
     await expect(createNode({ dataDir: d })).rejects.toHaveProperty('name', 'InvalidIdentityError')
   })
+
+  it('a protocol registered after a connection opened reaches the other side (identify push): a restarted node that redials at once is not lost to bitswap', async () => {
+    const a = await start({})
+    const b = await start({})
+    const late = '/jobmesh/test-late/1.0.0'
+    const seen: string[] = []
+    await a.libp2p.register(late, { onConnect: (peerId) => { seen.push(peerId.toString()) } })
+    await b.libp2p.dial(a.libp2p.getMultiaddrs()[0])
+    await expect.poll(async () => (await a.libp2p.peerStore.get(b.peerId)).protocols.includes('/ipfs/bitswap/1.2.0')).toBe(true)
+    expect(seen).toEqual([])
+    // like helia's bitswap on a node whose first connections were dialled before it registered its handler
+    await b.libp2p.handle(late, async (stream) => { await stream.close() })
+    await expect.poll(() => seen, { timeout: 10_000 }).toEqual([b.peerId.toString()])
+  })
 })
+
