@@ -19,6 +19,11 @@ export interface ReplicateOptions {
   enough(held: readonly string[]): boolean
   /** Peers not to ask (PeerId strings). */
   exclude?: ReadonlySet<string>
+  /**
+   * Called for a peer that speaks the protocol but did not confirm: it answered no, or had not answered when the
+   * call ended without `enough` (peers that do not speak the protocol, such as DApp clients, are not reported).
+   */
+  onFailed?(peer: string, reason: string): void
   /** Bound of the whole call (ms), default 120 000. */
   timeoutMs?: number
   signal?: AbortSignal
@@ -66,6 +71,8 @@ export async function replicate (components: ReplicationClientComponents, reques
   const signal = options.signal == null ? timeout : AbortSignal.any([options.signal, timeout])
   const peers = components.libp2p.getPeers().filter(p => options.exclude?.has(p.toString()) !== true)
   if (options.enough(held) || peers.length === 0) return held
+  const waiting = new Set(peers.map(String))
+  let satisfied = false
   await new Promise<void>((resolve) => {
     let pending = peers.length
     const finish = (): void => { signal.removeEventListener('abort', finishNow); resolve() }
@@ -75,14 +82,21 @@ export async function replicate (components: ReplicationClientComponents, reques
       askReplica(components, peer, request, { signal }).then(() => {
         held.push(peer.toString())
         log('%p holds %s of %s', peer, request.kind, request.jobId)
-        if (options.enough(held)) finish()
+        if (options.enough(held)) {
+          satisfied = true
+          finish()
+        }
       }, (err: Error) => {
         log('%p: %s of %s not held: %s', peer, request.kind, request.jobId, err.message)
+        if (err.name === 'ReplicaRefusedError' && !satisfied) options.onFailed?.(peer.toString(), err.message)
       }).finally(() => {
+        waiting.delete(peer.toString())
         if (--pending === 0) finish()
       })
     }
   })
   options.signal?.throwIfAborted()
+  // the time is up: peers still busy fetching count as not holding
+  if (!satisfied) for (const p of waiting) options.onFailed?.(p, 'no answer in time')
   return [...held]
 }

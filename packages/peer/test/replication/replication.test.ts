@@ -117,7 +117,23 @@ describe('replication', () => {
     }
   })
 
-  it('a network smaller than r gets what it has; an output that does not hash right is not held', async () => {
+  it('a network smaller than r gets what it has: peers that do not speak the protocol are not counted', async () => {
+    const [fin, b, client] = [await holder(true), await holder(true), await holder(false)]
+    await connect(fin, b)
+    await connect(fin, client)
+    const jobId = '0x' + 'ef'.repeat(32)
+    const o = bytes(100, 9)
+    const cid = await fin.store.addOutput(o)
+    const entry = { microId: '0x' + '0'.repeat(64), macroIndex: 0, index: 0, start: 0, end: 1, outputHash: '0x' + createHash('sha256').update(o).digest('hex'), outputCid: cid, size: 100, signer: fin.node.peerId.toString() }
+    const manifestCid = await fin.store.addBytes(encodeManifest({
+      version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), payoutRoot: '0x' + '22'.repeat(32), microJobs: [entry], payouts: []
+    }))
+    const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, timeoutMs: 30_000 })
+    expect(r.held).toEqual([b.node.peerId.toString()])
+    expect(r.minReplicas).toBe(1)
+  })
+
+  it('a connected peer that cannot hold the outputs (here: bytes that do not hash right) stops the submission: NotEnoughReplicasError', async () => {
     const [fin, b] = [await holder(true), await holder(true)]
     await connect(fin, b)
     const jobId = '0x' + 'ef'.repeat(32)
@@ -127,9 +143,8 @@ describe('replication', () => {
     const manifestCid = await fin.store.addBytes(encodeManifest({
       version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), payoutRoot: '0x' + '22'.repeat(32), microJobs: [entry], payouts: []
     }))
-    const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, timeoutMs: 30_000 })
-    // b refused: the bytes at the CID do not hash to the recorded outputHash
-    expect(r.held).toEqual([])
-    expect(r.minReplicas).toBe(0)
+    const failed = replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, timeoutMs: 30_000 })
+    await expect(failed).rejects.toMatchObject({ name: 'NotEnoughReplicasError', held: [] })
+    await expect(failed).rejects.toThrow(b.node.peerId.toString())
   })
 })
