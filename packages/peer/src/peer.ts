@@ -137,6 +137,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0 }
       })
       countWork(processor, work)
+      const settlement = chain?.settlement
+      // completed by another peer's result: its finalizer may never submit (takeover.ts)
+      if (settlement != null) processor.addEventListener('job:complete', (evt) => { if (!evt.detail.finalizer) settlement.onJobCompletedElsewhere(evt.detail.jobId) })
       await processor.start()
       const p = processor
       stack.push(async () => { await p.stop() })
@@ -205,7 +208,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
     journal: datastoreJournal(parts.node.datastore),
     replicate: async (jobId, manifestCid, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
       jobId, manifestCid, producers, { replicas: init.outputReplicas, signal: options.signal })
-  }, init.chain.settlement)
+  }, { livePeers: () => parts.node.libp2p.getPeers().map(String), ...init.chain.settlement })
   await settlement.start()
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)

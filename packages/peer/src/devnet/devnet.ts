@@ -24,6 +24,8 @@ export interface DevnetPeerOptions {
   process?: boolean
   /** Serve the dashboard and `/metrics` on 127.0.0.1 (a free port); default: the devnet's `http`. */
   http?: boolean
+  /** `--takeover-grace`: seconds before this peer takes over a job completed elsewhere and not submitted. */
+  takeoverGraceSeconds?: number
 }
 
 export interface DevnetInit {
@@ -187,5 +189,6 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
   if (init.options.gpuModel != null) args.push('--gpu-model', init.options.gpuModel)
   if (init.options.process === false) args.push('--no-process')
   if (init.options.http === true) args.push('--http', '127.0.0.1:0')
+  if (init.options.takeoverGraceSeconds != null) args.push('--takeover-grace', String(init.options.takeoverGraceSeconds))
   return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, entry: init.options.entry, signal: init.signal })
 }

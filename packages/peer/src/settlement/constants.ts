@@ -54,3 +54,12 @@ export const COMMIT_MARGIN_BLOCKS = 5
 
 /** While a job waits in the verification queue, its submitter calls `selectVerifiers` again this often (blocks). */
 export const REDRAW_BLOCKS = 10
+
+/**
+ * How long after a job completed a peer that did not finalize it waits for the finalizer's submission before the
+ * first other peer of the job takes over (ms): longer than a healthy finalization (outputs, replication, one tx).
+ */
+export const DEFAULT_TAKEOVER_GRACE_MS = 120_000
+
+/** Pause between the turns of the next takeover candidates when the one before did not submit (ms). */
+export const DEFAULT_TAKEOVER_STEP_MS = 60_000

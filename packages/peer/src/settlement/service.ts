@@ -6,6 +6,7 @@ import { CURSOR_SAVE_MS } from './constants.js'
 import { drawVerifiers, proveAndSettle } from './settle.js'
 import { verifyJob } from './verify.js'
 import { indexedRounds, reannounceRound, slashedPeerIds } from './rounds.js'
+import { createTakeover } from './takeover.js'
 import type { ClaimResult } from './claim.js'
 import type { FinalizeResult } from './finalize.js'
 import type { SettleResult } from './settle.js'
@@ -25,6 +26,12 @@ export interface SettlementInit extends Omit<SettlementOptions, 'signal'> {
   finalizeTimeoutMs?: number
   /** First pause before a finalization is retried (ms), default 1 000. */
   finalizeRetryMs?: number
+  /** A job completed elsewhere and still not submitted after this long is taken over (ms), default 120 000 (`takeover.ts`). */
+  takeoverGraceMs?: number
+  /** Pause between the turns of the next takeover candidates (ms), default 60 000. */
+  takeoverStepMs?: number
+  /** PeerIds this node is connected to (takeover liveness); without it only the grace time and order count. */
+  livePeers?(): string[]
 }
 
 export interface SettlementEvents {
@@ -56,6 +63,11 @@ export interface Settlement extends EventTarget, RoundOracle {
   onJobComplete(jobId: string): Promise<FinalizeResult>
   /** Jobs this peer is finalizing now (`jobmesh status`). */
   finalizing(): string[]
+  /**
+   * The processor's hook on a job completed by another peer's result: if it is still not submitted after the
+   * grace time, the live peers of the job take over its finalization one at a time (`takeover.ts`).
+   */
+  onJobCompletedElsewhere(jobId: string): void
 }
 
 /**
@@ -127,6 +139,14 @@ export function createSettlement (components: SettlementComponents, init: Settle
       finalizing.delete(jobId)
     }
   }
+
+  const takeover = createTakeover({
+    docs: components.docs,
+    privateKey: components.privateKey,
+    chain: components.chain,
+    livePeers: () => init.livePeers?.() ?? [],
+    finalize: async (jobId) => { if (!finalizing.has(jobId)) await finalize(jobId) }
+  }, { graceMs: init.takeoverGraceMs, stepMs: init.takeoverStepMs })
 
   /** Saves, every {@link CURSOR_SAVE_MS}, the head seen one period earlier: the watchers are past it by then. */
   const keepCursor = (): void => {
@@ -237,7 +257,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
     },
     async stop (): Promise<void> {
       controller.abort()
-      await Promise.allSettled([...tasks])
+      await Promise.allSettled([...tasks, takeover.stop()])
     },
     async excluded (jobId: string, round: number, options: AbortOptions = {}): Promise<ReadonlySet<string>> {
       return slashedPeerIds(components, jobId.toLowerCase(), round, { signal: options.signal ?? controller.signal })
@@ -247,6 +267,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
     },
     finalizing (): string[] {
       return [...finalizing]
+    },
+    onJobCompletedElsewhere (jobId: string): void {
+      takeover.watch(jobId)
     }
   })
 }

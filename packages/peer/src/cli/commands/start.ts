@@ -23,6 +23,7 @@ export interface StartOptions {
   deployment?: string
   privateKey?: string
   replicas: number
+  takeoverGrace: number
   stake: string
   exitWithParent?: boolean
   http?: HttpAddress
@@ -47,6 +48,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--key-file <file>', 'file holding the wallet private key (hex) (or JOBMESH_PRIVATE_KEY)')
     .addOption(new Option('--private-key <hex>', 'the wallet key; prefer the variable or --key-file').env('JOBMESH_PRIVATE_KEY').hideHelp())
     .addOption(new Option('--deployment <file>', 'deployments/<chainId>.json with the contract addresses').env('JOBMESH_DEPLOYMENT'))
+    .option('--takeover-grace <s>', 'finalize a job completed by another peer that is still not submitted after this many seconds', positiveInteger, 120)
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--stake <eth>', 'stake to register with on first start', '0.1')
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
@@ -130,7 +132,10 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
   } catch (err) {
     throw new UsageError(`${opts.deployment} is not a jobmesh deployment file: ${(err as Error).message}`)
   }
-  return { rpcUrl, privateKey: privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`, deployment, stake }
+  return {
+    rpcUrl, privateKey: privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`, deployment, stake,
+    settlement: { takeoverGraceMs: opts.takeoverGrace * 1000 }
+  }
 }
 
 async function readText (file: string, what: string): Promise<string> {
