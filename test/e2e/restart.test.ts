@@ -6,9 +6,10 @@ import { parseEther } from 'ethers'
 import { connect, createProvider } from '@jobmesh/contracts'
 import { createJobClient } from '@jobmesh/dapp-sdk'
 import { startDevnet } from '@jobmesh/peer'
-import { submitMandelbrot } from '../../examples/src/index.js'
+import { fetchStatus } from '../../packages/peer/src/cli/control.js'
+import { readPayouts, submitMandelbrot } from '../../examples/src/index.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
-import type { Devnet } from '@jobmesh/peer'
+import type { Devnet, PeerStatus } from '@jobmesh/peer'
 
 const IMAGE = { width: 96, height: 48, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
 
@@ -23,7 +24,15 @@ async function poll<T> (what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-describe('restarts: a verifier that dies mid-duty resumes it (4 jobmesh processes)', () => {
+async function status (dataDir: string): Promise<PeerStatus | undefined> {
+  try {
+    return await fetchStatus(join(dataDir, 'control.sock'), 2_000) as PeerStatus
+  } catch {
+    return undefined
+  }
+}
+
+describe('restarts: a peer that dies mid-duty resumes it, or another takes over (4 jobmesh processes)', () => {
   let devnet: Devnet
   let dir: string
   let client: JobClient
@@ -32,8 +41,11 @@ describe('restarts: a verifier that dies mid-duty resumes it (4 jobmesh processe
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-e2e-restart-'))
-    // a reveal window long enough for a verifier process to restart in it on a loaded machine
-    devnet = await startDevnet({ dir: join(dir, 'net'), peers: 4, contracts: { escrow: { commitWindow: 10, revealWindow: 25 } } })
+    // a reveal window long enough for a verifier process to restart in it on a loaded machine; a finalizer
+    // restarted within 60 s submits itself, one gone for good is replaced after 60 s
+    devnet = await startDevnet({
+      dir: join(dir, 'net'), peers: 4, contracts: { escrow: { commitWindow: 10, revealWindow: 25 } }, peer: () => ({ takeoverGraceSeconds: 60 })
+    })
     client = await createJobClient({
       rpcUrl: devnet.anvil.rpcUrl, signer: devnet.dapp.privateKey, deployment: devnet.deployment,
       bootstrap: devnet.peers.map(p => p.addresses.find(a => !a.includes('/ws')) ?? '').map((a, i) => a.includes('/p2p/') ? a : `${a}/p2p/${devnet.peers[i].peerId}`)
@@ -53,6 +65,69 @@ describe('restarts: a verifier that dies mid-duty resumes it (4 jobmesh processe
   })
 
   const walletOf = (i: number): string => devnet.peerAccount(i).address.toLowerCase()
+
+  /**
+   * The peers whose results completed the job show it as being finalized (one, or a few that finished their last
+   * MicroJobs together): kills each there, until every other peer shows the job complete (a peer decides whether it
+   * finalizes when it sees the job complete, so no other peer starts a finalization after that). Returns their indexes.
+   */
+  async function killFinalizers (jobId: string): Promise<number[]> {
+    const victims: number[] = []
+    await poll('every peer to see the job complete, its finalizers killed', async () => {
+      const live = devnet.peers.flatMap((p, i) => victims.includes(i) || p.child.exitCode != null || p.child.signalCode != null ? [] : [i])
+      const states = await Promise.all(live.map(async i => await status(devnet.peers[i].dataDir)))
+      const finalizing = live.filter((_, j) => states[j]?.finalizing?.includes(jobId) === true)
+      for (const i of finalizing) devnet.peers[i].kill('SIGKILL')
+      victims.push(...finalizing)
+      const decided = states.every((s, j) => finalizing.includes(live[j]) || s?.jobs.some(x => x.jobId === jobId && x.state === 'complete') === true)
+      return victims.length > 0 && decided ? true : undefined
+    }, 120_000)
+    for (const i of victims) await devnet.peers[i].exited
+    return victims
+  }
+
+  it('the finalizer killed after the last MicroJob, restarted: it submits, serves its manifest, every payee claims', async () => {
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })
+    const victims = await killFinalizers(job.jobId)
+    for (const i of victims) await devnet.peers[i].exited
+    // killed before a submission reached the chain
+    expect(Number(await escrow.statusOf(job.jobId))).toBe(1) // Open
+    for (const i of victims) await devnet.restartPeer(i)
+
+    const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 180_000 })
+    expect(release.status).toBe('Released')
+    const submitted = await escrow.queryFilter(escrow.filters.ResultsSubmitted(job.jobId))
+    expect(submitted).toHaveLength(1)
+    expect(victims.map(walletOf)).toContain(String((submitted[0] as unknown as { args: { submitter: string } }).args.submitter).toLowerCase())
+    // every payee could load the manifest and claim: every leaf (pool / 12 per MicroJob) is paid out
+    const pool = BigInt(await escrow.processorPool(job.jobId))
+    const payouts = await readPayouts({ rpcUrl: devnet.anvil.rpcUrl, deployment: devnet.deployment, jobId: job.jobId, timeoutMs: 90_000 })
+    expect(payouts.reduce((a, p) => a + p.processor, 0n)).toBe(pool / 12n * 12n)
+    const outputs = await client.results(job.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 60_000 })
+    expect(outputs).toHaveLength(12)
+  }, 420_000)
+
+  it('the finalizer killed for good after the last MicroJob: another peer of the job takes over after the grace time, the job is released', async () => {
+    // one MicroJob: its processor is the job's only finalizer, the three others see the job complete and wait
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 1, microJobsPerMacro: 1, price: parseEther('1'), verifiers: 2 })
+    const victims = await killFinalizers(job.jobId)
+    expect(victims.length).toBeLessThan(devnet.peers.length)
+    expect(Number(await escrow.statusOf(job.jobId))).toBe(1) // Open
+    const submitter = await poll('another peer to submit', async () => {
+      const events = await escrow.queryFilter(escrow.filters.ResultsSubmitted(job.jobId))
+      const first = events[0] as unknown as { args: { submitter: string } } | undefined
+      return first === undefined ? undefined : String(first.args.submitter).toLowerCase()
+    }, 180_000)
+    expect(victims.map(walletOf)).not.toContain(submitter)
+    // the victims come back only so that a verifier drawn among them can do its part (their journaled
+    // finalization finds the job submitted and stops)
+    for (const i of victims) await devnet.restartPeer(i)
+    const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 180_000 })
+    expect(release.status).toBe('Released')
+    expect(await escrow.queryFilter(escrow.filters.ResultsSubmitted(job.jobId))).toHaveLength(1)
+    const outputs = await client.results(job.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 60_000 })
+    expect(outputs).toHaveLength(1)
+  }, 420_000)
 
   it('a verifier killed between its commit and its reveal, restarted: it reveals with its journaled salt', async () => {
     const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })
