@@ -82,9 +82,9 @@ process.on('message', (msg) => {
         // a connection refused or dropped under load (libp2p limits inbound dials per host) is dialled again
         const redial = setInterval(() => {
           for (const addr of planned) {
-            const ma = multiaddr(addr)
-            if (node.libp2p.getConnections(ma.getPeerId() == null ? undefined : peerIdFromString(ma.getPeerId())).length > 0) continue
-            node.libp2p.dial(ma, { signal: AbortSignal.timeout(10_000) }).catch(() => {})
+            const id = addr.split('/p2p/')[1]
+            if (id != null && node.libp2p.getConnections(peerIdFromString(id)).length > 0) continue
+            node.libp2p.dial(multiaddr(addr), { signal: AbortSignal.timeout(10_000) }).catch(() => {})
           }
         }, 5_000)
         try {
