@@ -276,7 +276,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   }))
   const timeline = []
   try {
-    const ready = await Promise.all(children.map(c => c.next('ready')))
+    const ready = await Promise.all(children.map(c => c.next('ready', 240_000)))
     const plan = dialPlan(n)
     await Promise.all(children.map(async (c, i) => {
       const dialed = c.next('dialed')
