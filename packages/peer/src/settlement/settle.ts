@@ -89,7 +89,8 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
       const outcome = tx.events.find(e => e.name === 'JobReleased' || e.name === 'JobRejected' || e.name === 'VerificationRestarted' || e.name === 'JobReopened')
       log('settled %s: %s', id, outcome?.name ?? 'already settled')
     } catch (err) {
-      if (revertName(err) !== 'WrongStatus') throw err
+      // VerifiersIncomplete: the round restarted meanwhile (settled by someone else); the caller draws again
+      if (revertName(err) !== 'WrongStatus' && revertName(err) !== 'VerifiersIncomplete') throw err
     }
   }
   // whoever settled: Released, or Open again after a rejection (a restarted round stays Submitted)
