@@ -108,6 +108,11 @@ export interface EscrowJobState {
   resultRoot: string
   sampleEntropy: string
   claimedHash: string
+  /** Hardware the job needs: its verification-queue group is (minVramGb, chosenModel or else gpuModel). */
+  minVramGb: number
+  gpuModel: string
+  /** The GPU model an `identical` job's first verifier fixed (bytes32(0) before). */
+  chosenModel: string
 }
 
 export interface VerifierState {
@@ -325,7 +330,10 @@ export function createChainClient (components: ChainClientComponents, init: Chai
       releasedAt: Number(j.releasedAt),
       resultRoot: j.resultRoot,
       sampleEntropy: j.sampleEntropy,
-      claimedHash: j.claimedHash
+      claimedHash: j.claimedHash,
+      minVramGb: Number(j.minVramGb),
+      gpuModel: j.gpuModel,
+      chosenModel: j.chosenModel
     }
   }
 

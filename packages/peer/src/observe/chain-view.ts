@@ -1,6 +1,8 @@
 import { getAddress } from 'ethers'
 import { withTimeout } from '../chain/index.js'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
+import { rankQueued } from './queue-position.js'
+import type { QueuedVerification, QueuePosition } from './queue-position.js'
 import type { ChainClient, EscrowJobState } from '../chain/index.js'
 
 /** A wallet as the dashboard and `jobmesh status` show it (amounts in wei). */
@@ -42,6 +44,8 @@ export interface VerificationView {
   /** Waiting in the escrow's verification queue (not enough idle eligible verifiers yet), and the queue's size. */
   queued?: boolean
   queueSize?: number
+  /** Its place in the queue while `queued` (higher task value first, then earlier queued first). */
+  queuePosition?: QueuePosition
 }
 
 const ZERO = '0x0000000000000000000000000000000000000000'
@@ -100,7 +104,8 @@ export async function readAccount (chain: ChainClient, address: string, options:
 }
 
 /** Reads a job's escrow state, its verifiers and the head block. */
-export async function readVerification (chain: ChainClient, jobId: string, options: { signal?: AbortSignal } = {}): Promise<VerificationView> {
+export async function readVerification (chain: ChainClient, jobId: string,
+  options: { signal?: AbortSignal, queue?: VerificationQueueCursor } = {}): Promise<VerificationView> {
   const [job, headBlock] = await Promise.all([chain.job(jobId, options), chain.blockNumber(options)])
   const verifiers = job.status === 'None' ? [] : await chain.verifiers(jobId, options)
   const view = verificationFrom(job, headBlock, verifiers)
@@ -112,8 +117,62 @@ export async function readVerification (chain: ChainClient, jobId: string, optio
     ])
     view.queued = queued
     view.queueSize = Number(size)
+    if (queued) {
+      const queue = options.queue ?? verificationQueueCursor(chain)
+      view.queuePosition = rankQueued(await queue.read({ signal: options.signal }), jobId)
+    }
   }
   return view
+}
+
+/**
+ * The tasks waiting in the escrow's verification queue, read incrementally: each `read` scans the
+ * `VerificationQueued` events of the blocks it has not seen yet (the last event of a job gives its order), asks
+ * `isQueued` which known jobs still wait (TaskAborted, refunds and successful draws drop out; a job queued again
+ * emits a new event) and reads each one's queue group from `jobs(jobId)`.
+ */
+export interface VerificationQueueCursor {
+  read(options?: { signal?: AbortSignal }): Promise<QueuedVerification[]>
+}
+
+export function verificationQueueCursor (chain: ChainClient): VerificationQueueCursor {
+  let next: number | undefined
+  const known = new Map<string, { value: bigint, blockNumber: number, logIndex: number, group?: string }>()
+  let running: Promise<unknown> = Promise.resolve()
+  const escrow = chain.contracts.jobEscrow
+  return {
+    async read (options = {}) {
+      const step = running.then(async () => {
+        const head = await chain.blockNumber(options)
+        if (next == null || head >= next) {
+          const events = await chain.findEvents({ names: ['VerificationQueued'], fromBlock: next, toBlock: head }, options)
+          for (const e of events) {
+            known.set(String(e.args.jobId).toLowerCase(), { value: BigInt(e.args.taskValue as bigint), blockNumber: e.blockNumber, logIndex: e.logIndex })
+          }
+          next = head + 1
+        }
+        await Promise.all([...known].map(async ([jobId, seen]) => {
+          const queued = await withTimeout(escrow.isQueued(jobId) as Promise<boolean>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.isQueued', options.signal)
+          if (!queued) {
+            known.delete(jobId)
+            return
+          }
+          // the group is fixed while the job waits, except an identical job's chosen model: read it each time
+          const job = await chain.job(jobId, options)
+          const model = /^0x0*$/.test(job.chosenModel) ? job.gpuModel : job.chosenModel
+          seen.group = `${job.minVramGb}:${model.toLowerCase()}`
+        }))
+        return [...known].map(([jobId, t]) => ({ jobId, value: t.value, blockNumber: t.blockNumber, logIndex: t.logIndex, group: t.group ?? '' }))
+      })
+      running = step.catch(() => {})
+      return await step
+    }
+  }
+}
+
+/** The tasks waiting in the escrow's verification queue now (a one-off {@link verificationQueueCursor} read). */
+export async function readVerificationQueue (chain: ChainClient, options: { signal?: AbortSignal } = {}): Promise<QueuedVerification[]> {
+  return verificationQueueCursor(chain).read(options)
 }
 
 function verificationFrom (job: EscrowJobState, headBlock: number, verifiers: Array<{ node: string, committed: boolean, revealed: boolean }>): VerificationView {

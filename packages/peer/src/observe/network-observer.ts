@@ -3,12 +3,12 @@ import { INDEX_DOC } from '../coord/constants.js'
 import { TypedEvents } from '../coord/events.js'
 import { readProfiles } from '../settlement/profile.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
-import { earningsCursor, readAccount, readVerification } from './chain-view.js'
+import { earningsCursor, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
 import { DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
 import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
 import type { AnnouncedJob } from './announced-jobs.js'
-import type { AccountView, EarningsCursor, VerificationView } from './chain-view.js'
+import type { AccountView, EarningsCursor, VerificationQueueCursor, VerificationView } from './chain-view.js'
 import type { EventLog, PeerEvent } from './event-log.js'
 import type { JobProgressView } from './job-view.js'
 import type { JobStory } from './story.js'
@@ -96,6 +96,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   private profiles = new Map<string, PeerProfile>()
   private account: AccountView | undefined
   private earnings: EarningsCursor | undefined
+  /** One incremental reader of the verification queue for every job card (queue positions). */
+  private queue: VerificationQueueCursor | undefined
   private headBlock: number | undefined
   private chainError: string | undefined
   private refreshing: Promise<void> | undefined
@@ -108,6 +110,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     this.components = components
     this.init = init
     if (components.chain != null && components.address != null) this.earnings = earningsCursor(components.chain, components.address)
+    if (components.chain != null) this.queue = verificationQueueCursor(components.chain)
   }
 
   async start (): Promise<void> {
@@ -200,7 +203,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       await Promise.all([...this.views.keys()].map(async jobId => {
         const known = this.verification.get(jobId)
         if (known != null && ['Released', 'Refunded', 'Aborted'].includes(known.status)) return
-        this.verification.set(jobId, await readVerification(chain, jobId, { signal }))
+        this.verification.set(jobId, await readVerification(chain, jobId, { signal, queue: this.queue }))
       }))
       this.chainError = undefined
     } catch (err) {

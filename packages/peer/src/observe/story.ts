@@ -168,6 +168,15 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
 function verification (chain: VerificationView): { phase: string, waitingFor: string } {
   const head = chain.headBlock
   if (chain.assigned < chain.k) {
+    const need = chain.k - chain.assigned
+    const at = chain.queuePosition
+    if (chain.queued === true && at != null) {
+      const group = at.groupOf < at.of ? `; ${at.groupPosition} of ${at.groupOf} among the jobs needing the same VRAM and GPU model` : ''
+      return {
+        phase: 'verifying',
+        waitingFor: `${need} ${plural(need, 'verifier', 'verifiers')} in the verification queue: position ${at.position} of ${at.of} (higher-value tasks first)${group}; all are drawn at once when enough eligible nodes are idle`
+      }
+    }
     const queue = chain.queued === true
       ? `; the job waits in the verification queue (${chain.queueSize ?? '?'} ${plural(chain.queueSize ?? 2, 'job', 'jobs')} queued) until enough eligible nodes are idle`
       : '; the rest are drawn as eligible nodes become idle'

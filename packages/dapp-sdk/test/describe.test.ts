@@ -1,0 +1,64 @@
+import { createChainClient, rankQueued, resultCommitment, verificationQueueCursor } from '@jobmesh/peer'
+import { keccak256 } from 'ethers'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import type { Env } from './helpers.js'
+
+afterEach(cleanup)
+
+async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
+  await (await p).wait()
+}
+
+/** Account 2 submits (arbitrary) results and asks for verifiers; with too few idle eligible nodes the job is queued. */
+async function submitAndQueue (env: Env, jobId: string): Promise<void> {
+  const sub = env.contracts(2)
+  const submitter = await env.wallet(2).getAddress()
+  const root = keccak256('0x01')
+  await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, 0, root, '', submitter)))
+  await mined(sub.jobEscrow.submitResults(jobId, root, ''))
+  await env.provider.send('evm_mine', [])
+  await env.provider.send('evm_mine', [])
+  await mined(sub.jobEscrow.selectVerifiers(jobId))
+  expect(await sub.jobEscrow.isQueued(jobId)).toBe(true)
+}
+
+describe('describe on a job waiting in the verification queue', () => {
+  it('says how many verifiers it waits for and its position among the queued jobs, higher-value tasks first', async () => {
+    const env = await setup()
+    // three 8 GB nodes: the submitter (never its own verifier) and two possible verifiers
+    const gpu = keccak256(new TextEncoder().encode('any-gpu'))
+    const stake = env.deployment.params.registry.minStake
+    // the submitter stakes enough for the bonds of three jobs
+    for (const i of [2, 3, 4]) await mined(env.contracts(i).nodeRegistry.register(`peer-${i}`, gpu, 8, { value: i === 2 ? 10n ** 18n + stake : stake }))
+    const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 2 }
+    // no node has 48 GB: both wait in the (48 GB, any model) group; the dearer one first
+    const cheap48 = await env.client.submit({ ...base, price: 10n ** 15n, requirements: { minVramGb: 48 } })
+    const dear48 = await env.client.submit({ ...base, price: 3n * 10n ** 15n, requirements: { minVramGb: 48 } })
+    // 3 verifiers wanted, 2 eligible nodes idle: it waits in the (0 GB, any model) group
+    const wide = await env.client.submit({ ...base, price: 2n * 10n ** 15n, verifiers: 3 })
+    for (const job of [cheap48, dear48, wide]) await submitAndQueue(env, job.jobId)
+
+    const stories = await Promise.all([dear48, wide, cheap48].map(async j => env.client.describe(j.jobId)))
+    expect(stories.map(s => s.phase)).toEqual(['verifying', 'verifying', 'verifying'])
+    expect(stories[0].waitingFor).toBe('2 verifiers in the verification queue: position 1 of 3 (higher-value tasks first); 1 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+    expect(stories[1].waitingFor).toBe('3 verifiers in the verification queue: position 2 of 3 (higher-value tasks first); 1 of 1 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+    expect(stories[2].waitingFor).toBe('2 verifiers in the verification queue: position 3 of 3 (higher-value tasks first); 2 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+
+    // a long-lived reader (the dashboard's) sees the same queue, scanning only new blocks on later reads
+    const cursor = verificationQueueCursor(createChainClient({ provider: env.provider, deployment: env.deployment }))
+    const before = await cursor.read()
+    expect([dear48, wide, cheap48].map(j => rankQueued(before, j.jobId)?.position)).toEqual([1, 2, 3])
+
+    // the first in the queue leaves it (refunded once its deadline passed): the others move up
+    await env.provider.send('evm_increaseTime', [7 * 24 * 3600])
+    await env.provider.send('evm_mine', [])
+    await env.client.refund(dear48.jobId)
+    expect(await env.contracts(1).jobEscrow.isQueued(dear48.jobId)).toBe(false)
+    const later = await cursor.read()
+    expect(later.map(t => t.jobId).sort()).toEqual([wide.jobId, cheap48.jobId].map(id => id.toLowerCase()).sort())
+    expect(rankQueued(later, wide.jobId)?.position).toBe(1)
+    const after = await env.client.describe(cheap48.jobId)
+    expect(after.waitingFor).toBe('2 verifiers in the verification queue: position 2 of 2 (higher-value tasks first); 1 of 1 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+  })
+})
