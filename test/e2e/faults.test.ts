@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { parseEther } from 'ethers'
 import { CLI_BIN } from '@jobmesh/peer'
 import { submitMandelbrot } from '../../examples/src/index.js'
-import { startNetwork } from './helpers.js'
+import { jobHistory, startNetwork, until } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { PeerStatus } from '@jobmesh/peer'
 
@@ -14,15 +14,6 @@ const run = promisify(execFile)
 async function status (dataDir: string): Promise<PeerStatus> {
   const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: 10_000 })
   return JSON.parse(stdout) as PeerStatus
-}
-
-/** Polls a condition every 200 ms until it holds or the deadline passes. */
-async function until (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
-  }
 }
 
 describe('faults with real jobmesh processes', () => {
@@ -43,7 +34,7 @@ describe('faults with real jobmesh processes', () => {
     const job = await submitMandelbrot(client, { image, macroJobs: 6, microJobsPerMacro: 8, price: parseEther('1'), verifiers: 2 })
     const victim = devnet.peers[1]
     const victimPeerId = (await status(victim.dataDir)).peerId
-    await until('the victim to finish a MicroJob', async () => (await status(victim.dataDir)).work.microJobsDone >= 1, 60_000)
+    await until('the victim to finish a MicroJob', async () => (await status(victim.dataDir)).work.microJobsDone >= 1 ? true : undefined, 60_000)
     victim.kill('SIGKILL')
     await victim.exited
     expect(victim.child.signalCode).toBe('SIGKILL')
@@ -58,6 +49,7 @@ describe('faults with real jobmesh processes', () => {
     expect(survivors.reduce((a, s) => a + s.work.microJobsDone, 0)).toBeGreaterThan(0)
 
     const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 150_000 })
+      .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
     expect(release.status).toBe('Released')
     // every output, the dead peer's too, is served (the finalizer holds them all); each sha256 is checked by the SDK
     // against the manifest the escrow's resultRoot proves. Bounded: a missing output fails fast, it never hangs.
