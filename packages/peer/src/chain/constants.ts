@@ -20,3 +20,9 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 300_000
 
 /** Status names of `JobEscrow.Status`, by number. */
 export const JOB_STATUS_NAMES = ['None', 'Open', 'Submitted', 'Released', 'Refunded', 'Aborted'] as const
+
+/** Sends of one transaction that ran out of gas before the error is thrown (each with twice the last gas limit). */
+export const OUT_OF_GAS_ATTEMPTS = 2
+
+/** A reverted transaction that used at least this share (%) of its gas limit and replays cleanly ran out of gas. */
+export const OUT_OF_GAS_USED_PERCENT = 95n

@@ -7,7 +7,10 @@
 export class ChainRevertError extends Error {
   static override readonly name = 'ChainRevertError'
   override name = 'ChainRevertError'
-  /** The custom error's name, `Error` (require string), `Panic`, or `UnknownRevert` when it could not be decoded. */
+  /**
+   * The custom error's name, `Error` (require string), `Panic`, `OutOfGas` (it used its whole gas limit twice), or
+   * `UnknownRevert` when it could not be decoded.
+   */
   readonly errorName: string
   /** The decoded error arguments, in order. */
   readonly errorArgs: readonly unknown[]

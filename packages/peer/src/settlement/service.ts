@@ -127,11 +127,14 @@ export function createSettlement (components: SettlementComponents, init: Settle
       emit('finalized', { jobId, ...result })
       if (result.outcome === 'submitted') {
         track(jobId, 'settle', async () => {
-          // a round without a quorum restarts (still Submitted): draw again, until released or rejected
-          for (;;) {
-            await drawVerifiers(components, jobId, options())
-            if ((await settleAndClaim(jobId)).status !== 'Submitted') return
-          }
+          // a round without a quorum restarts (still Submitted): draw again, until released or rejected; a failed
+          // step (RPC away, a reverted draw) is retried, every step being idempotent
+          await withRetry(async () => {
+            for (;;) {
+              await drawVerifiers(components, jobId, options())
+              if ((await settleAndClaim(jobId)).status !== 'Submitted') return
+            }
+          }, { signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `settlement of ${jobId}` })
         })
       }
       return result

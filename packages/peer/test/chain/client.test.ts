@@ -100,6 +100,32 @@ describe('chain client against anvil', () => {
     expect(all[0].args.amount).toBe(10_000n)
   })
 
+  it('sends a transaction that ran out of gas once more with twice the gas (its estimate met a state that changed); twice: OutOfGas, nothing changed', async () => {
+    // the estimate sees a cheaper state than the one the transaction is mined in: here it is simply too low
+    const stale = (account: number, calls: number): ChainClient => {
+      const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+      const estimateGas = provider.estimateGas.bind(provider)
+      let n = 0
+      provider.estimateGas = async (tx) => (n++ < calls ? 40_000n : await estimateGas(tx))
+      const c = createChainClient({ provider, signer: new Wallet(anvil.accounts[account].privateKey), deployment }, { pollMs: 50 })
+      clients.push(c)
+      return c
+    }
+    const input = { peerId: '12D3KooWpeer2', gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n }
+    const once = stale(2, 1)
+    const before = await once.provider.getTransactionCount(await once.address())
+    expect((await once.ensureRegistered(input)).registered).toBe(true)
+    // two transactions: the one that ran out of gas (it changed nothing) and the one sent again
+    expect(await once.provider.getTransactionCount(await once.address())).toBe(before + 2)
+    expect((await once.nodeInfo()).stake).toBe(10n ** 16n)
+
+    // a registration needs more than twice the stale estimate
+    const always = stale(3, Infinity)
+    await expect(always.ensureRegistered({ ...input, peerId: '12D3KooWpeer3' }))
+      .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'OutOfGas' })
+    expect((await always.nodeInfo()).registered).toBe(false)
+  })
+
   it('reports an unreachable RPC endpoint with a typed error', async () => {
     const provider = createProvider('http://127.0.0.1:9', { chainId: 31337 })
     const chain = createChainClient({ provider, signer: new Wallet(anvil.accounts[1].privateKey), deployment }, { rpcTimeoutMs: 5_000 })
