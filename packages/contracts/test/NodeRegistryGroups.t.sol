@@ -248,4 +248,66 @@ contract NodeRegistryGroupsTest is Test {
         assertEq(reg.totalWeight(), total, "totalWeight");
         for (uint256 g; g < 3; ++g) assertEq(reg.groupWeight(gpus[g]), per[g], "groupWeight");
     }
+
+    /// Fuzz: a random sequence of state changes (pause, resume, assign, release with a score, slash, add stake,
+    /// exit, draws of random jobs) keeps every index exact: each (model, tier) group's weight, each tier's total, each
+    /// model's total and the grand total are the sums of the idle eligible nodes' weights.
+    /// forge-config: default.fuzz.runs = 64
+    function testFuzz_opsKeepGroupIndexesExact(uint256 seed) public {
+        address[] memory all = _population(seed);
+        for (uint256 step; step < 30; ++step) {
+            uint256 h = uint256(keccak256(abi.encode(seed, "op", step)));
+            address a = all[(h >> 8) % all.length];
+            uint256 op = h % 8;
+            NodeRegistry.NodeView memory v = reg.nodeInfo(a);
+            if (op == 0 && v.registered && !v.paused && !v.exiting) {
+                vm.prank(a);
+                reg.pause();
+            } else if (op == 1 && v.paused && !v.exiting) {
+                vm.prank(a);
+                reg.resume();
+            } else if (op == 2) {
+                reg.assign(a);
+            } else if (op == 3 && v.busy) {
+                reg.release(a, (h >> 16) % 2001, (h >> 32) % 2, true, bytes32(0));
+            } else if (op == 4) {
+                reg.slash(a, ((h >> 16) % 4) * 0.5 ether);
+            } else if (op == 5 && v.registered) {
+                vm.deal(a, 1 ether);
+                vm.prank(a);
+                reg.addStake{value: 1 ether}();
+            } else if (op == 6 && v.registered && !v.exiting) {
+                vm.prank(a);
+                reg.requestExit();
+            } else if (op == 7) {
+                (address[] memory d,,) = reg.draw(
+                    req(bytes32(h), uint8(1 + (h >> 16) % 4), uint32((h >> 24) % 90), bytes32(0), bytes32(0), false, a)
+                );
+                if ((h >> 40) & 1 == 1) releaseAll(d);
+            }
+            _checkGroups(all);
+        }
+    }
+
+    function _checkGroups(address[] memory all) internal view {
+        bytes32[3] memory gpus = [GPU_A, GPU_B, GPU_C];
+        uint256[16][3] memory sums;
+        for (uint256 i; i < all.length; ++i) {
+            NodeRegistry.NodeView memory v = reg.nodeInfo(all[i]);
+            (uint256 t,) = reg.vramTier(v.vramGb);
+            for (uint256 g; g < 3; ++g) if (v.gpuModel == gpus[g]) sums[g][t] += v.weight;
+        }
+        uint256 total;
+        for (uint256 t; t < 16; ++t) {
+            uint256 tierSum;
+            for (uint256 g; g < 3; ++g) {
+                assertEq(reg.tierWeight(gpus[g], t), sums[g][t], "group weight");
+                tierSum += sums[g][t];
+            }
+            assertEq(reg.tierWeight(bytes32(0), t), tierSum, "tier weight");
+            total += tierSum;
+        }
+        assertEq(reg.totalWeight(), total, "total weight");
+        _checkSums(all);
+    }
 }
