@@ -10,9 +10,9 @@ import {IJobEscrowHooks} from "./interfaces/IJobEscrowHooks.sol";
 /// @title NodeRegistry
 /// @notice Registry of jobmesh nodes: stake, hardware (GPU model, VRAM), QoS, pause/resume, exit with a cooldown,
 ///         kick-out and slashing. Nodes are graded into groups by (GPU model, VRAM tier); each group keeps the
-///         selection weight W of its eligible nodes in a sum tree, and two small indexes over the groups (free weight
-///         per tier, per model and tier) let a draw look only at the groups a job may use. A draw finds an idle
-///         eligible node whenever one exists, and a draw or a weight update costs O(log N) gas (docs/contracts.md).
+///         selection weight W of its eligible nodes in a sum tree, and each tier a sum tree over the models' groups,
+///         so a draw looks only at the groups a job may use. A draw finds an idle eligible node whenever one exists,
+///         and a draw or a weight update costs O(log N) gas (docs/contracts.md).
 /// @dev Eligible = registered, not paused, not exiting, not kicked out, idle (not drawn), stake >= minStake; only
 ///      eligible nodes have weight in the trees (a drawn node leaves them until it is released).
 ///      VRAM tiers: TIER_COUNT fixed sizes (TIERS_GB); a node's tier is the largest size <= its VRAM, and a node
@@ -308,7 +308,8 @@ contract NodeRegistry is ReentrancyGuard {
 
     // ---------------------------------------------------------------- escrow API
 
-    /// @dev The submitter's weight, taken out of the draw without touching the trees (see _findEx): its group and
+    /// @dev The submitter's weight, taken out of the draw without touching the trees (the finds count its leaf W
+    ///      less: SumTree.findExcluding, GroupTree.find): its group and
     ///      leaf, and its W when it is idle in a tier the job may use (else 0).
     struct Exclusion {
         uint256 group;
