@@ -3,6 +3,7 @@
 //
 //   node bench/gas.bench.js                       N = 10, 100, 1 000, 10 000, 100 000
 //   JOBMESH_GAS_NODES=10,1000 node bench/gas.bench.js
+//   JOBMESH_GAS_GROUP_NODES=1000 node bench/gas.bench.js   (the groups row; '' skips it; default 100 000)
 //
 // Method (honest: every number is the gasUsed of a real transaction receipt on a real chain):
 // - A local anvil (--disable-block-gas-limit, --auto-impersonate) with the compiled contracts deployed by deploy().
@@ -15,6 +16,10 @@
 //   revealVerification x3, settle (Released), claim of one result leaf and of a processor's 15 other leaves.
 //   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 2 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=2)`) and, halved, one verifier's draw.
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
+// - Groups row: a fresh deployment with N = JOBMESH_GAS_GROUP_NODES nodes spread over 8 GPU models x 6 VRAM sizes
+//   (8 12 16 24 48 80 GB: 48 groups), registered the same way; a k = 2 job of any model needing 24 GB (the draw
+//   looks at 3 tiers x 8 models) and a k = 2 job requiring one model and 48 GB; each draw's gas halved = per
+//   verifier ('draw per verifier, groups any model' / '..., groups one model').
 // Output: a table on stdout and bench/out/gas.json as [{ op, nodes, gas }].
 // Needs the built package (`npm run build`, or `npm run build -w @jobmesh/contracts`).
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -34,6 +39,12 @@ try {
 const { connect, createProvider, deploy, nodeRegistryAbi, startAnvil } = contracts
 
 const NODES = (process.env.JOBMESH_GAS_NODES ?? '10,100,1000,10000,100000').split(',').map(Number)
+const GROUP_NODES = Number(process.env.JOBMESH_GAS_GROUP_NODES ?? '100000')
+const GROUP_GPUS = Array.from({ length: 8 }, (_, m) => id(`bench-gpu-${m}`))
+const GROUP_VRAM = [8, 12, 16, 24, 48, 80]
+/** Hardware of node i: one GPU model (or, for the groups row, 8 models x 6 VRAM sizes). */
+const oneGroup = () => [GPU, 24]
+const spread = (i) => [GROUP_GPUS[i % 8], GROUP_VRAM[Math.floor(i / 8) % 6]]
 const CHUNK = 2000
 const GPU = id('RTX4090')
 const STAKE = parseEther('0.01')
@@ -82,7 +93,7 @@ function record (op, nodes, gas) {
   results.push({ op, nodes, gas: Number(gas) })
 }
 
-async function bulkRegister (deployment, from, to) {
+async function bulkRegister (deployment, from, to, hardware = oneGroup) {
   const { nodeRegistry } = connect(deployment, provider)
   await rpcBatch([['evm_setAutomine', [false]]])
   for (let s = from; s < to; s += CHUNK) {
@@ -97,7 +108,7 @@ async function bulkRegister (deployment, from, to) {
         to: deployment.nodeRegistry,
         value: toBeHex(STAKE),
         gas: toBeHex(3_000_000),
-        data: registryIface.encodeFunctionData('register', [`12D3KooW-bench-${i}`, GPU, 24])
+        data: registryIface.encodeFunctionData('register', [`12D3KooW-bench-${i}`, ...hardware(i)])
       }]])
     }
     await rpcBatch(fund)
@@ -130,7 +141,7 @@ function positionalTree (leaves) {
 const asLeaf = (l) => ({ microId: l[0], macroIndex: l[1], index: l[2], outputHash: l[3], payee: l[4] })
 
 /** Runs one job through settlement; returns the gas of each step. */
-async function runJob (deployment, creator, nonce, k, submitterIndex) {
+async function runJob (deployment, creator, nonce, k, submitterIndex, needs = { minVramGb: 16, gpuModel: ZERO32 }) {
   const { jobEscrow } = connect(deployment, creator)
   const seed = 4242n + BigInt(nonce)
   const specCid = `bafy-bench-${nonce}`
@@ -160,8 +171,8 @@ async function runJob (deployment, creator, nonce, k, submitterIndex) {
     seed,
     macroJobs,
     microJobsPerMacro: per,
-    minVramGb: 16,
-    gpuModel: ZERO32,
+    minVramGb: needs.minVramGb,
+    gpuModel: needs.gpuModel,
     modelId: ZERO32,
     identicalHardware: false,
     k,
@@ -235,17 +246,34 @@ try {
     process.stdout.write(`N = ${n}: registered in ${(bulkMs / 1000).toFixed(1)} s, measured in ${((Date.now() - started - bulkMs) / 1000).toFixed(1)} s\n`)
   }
 
+  if (GROUP_NODES > 0) {
+    // the groups row: a fresh registry with the nodes spread over 8 GPU models x 6 VRAM sizes
+    const started = Date.now()
+    const grouped = await deploy(creator)
+    await bulkRegister(grouped, 0, GROUP_NODES, spread)
+    const bulkMs = Date.now() - started
+    const any = await runJob(grouped, creator, ++nonce, 2, 0, { minVramGb: 24, gpuModel: ZERO32 })
+    record('draw per verifier, groups any model', GROUP_NODES, any.selectVerifiers / 2n)
+    const one = await runJob(grouped, creator, ++nonce, 2, 2, { minVramGb: 48, gpuModel: GROUP_GPUS[3] })
+    record('draw per verifier, groups one model', GROUP_NODES, one.selectVerifiers / 2n)
+    process.stdout.write(`groups, N = ${GROUP_NODES}: registered in ${(bulkMs / 1000).toFixed(1)} s, measured in ${((Date.now() - started - bulkMs) / 1000).toFixed(1)} s\n`)
+  }
+
   // table: one row per op, one column per N
   const ops = [...new Set(results.map((r) => r.op))]
-  const head = ['op'.padEnd(24), ...NODES.map((n) => `N=${n}`.padStart(11))].join('')
+  const columns = [...new Set([...NODES, ...(GROUP_NODES > 0 ? [GROUP_NODES] : [])])].sort((a, b) => a - b)
+  const head = ['op'.padEnd(38), ...columns.map((n) => `N=${n}`.padStart(11))].join('')
   const lines = [head, '-'.repeat(head.length)]
   for (const op of ops) {
-    lines.push([op.padEnd(24), ...NODES.map((n) => String(results.find((r) => r.op === op && r.nodes === n)?.gas ?? '-').padStart(11))].join(''))
+    lines.push([op.padEnd(38), ...columns.map((n) => String(results.find((r) => r.op === op && r.nodes === n)?.gas ?? '-').padStart(11))].join(''))
   }
   process.stdout.write('\n' + lines.join('\n') + '\n')
   const at = (op) => results.filter((r) => r.op === op).map((r) => r.gas)
   process.stdout.write('\nDESIGN section 11 targets (max over N):\n' + [
     ['a verifier draw, selectVerifiers(k=2) / 2', Math.max(...at('draw per verifier (k=2)')), 150_000],
+    ...(GROUP_NODES > 0
+      ? [['a verifier draw with VRAM/model groups', Math.max(...at('draw per verifier, groups any model'), ...at('draw per verifier, groups one model')), 150_000]]
+      : []),
     ['createJob', Math.max(...at('createJob')), 200_000],
     ['settle', Math.max(...at('settle')), 250_000]
   ].map(([what, g, target]) => `  ${what}: ${g} (target < ${target}) ${g < target ? 'ok' : 'OVER'}`).join('\n') + '\n')

@@ -3,21 +3,28 @@ pragma solidity ^0.8.24;
 
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {SumTree} from "./libraries/SumTree.sol";
+import {GroupTree} from "./libraries/GroupTree.sol";
 import {QoS} from "./libraries/QoS.sol";
 import {IJobEscrowHooks} from "./interfaces/IJobEscrowHooks.sol";
 
 /// @title NodeRegistry
 /// @notice Registry of jobmesh nodes: stake, hardware (GPU model, VRAM), QoS, pause/resume, exit with a cooldown,
-///         kick-out and slashing. Keeps every eligible node's selection weight W in a sum tree over all nodes and in
-///         one sum tree per GPU-model group, so a weighted verifier draw and a weight update cost O(log N) gas.
-/// @dev Eligible = registered, not paused, not exiting, not kicked out, idle (not drawn), stake >= minStake.
+///         kick-out and slashing. Nodes are graded into groups by (GPU model, VRAM tier); each group keeps the
+///         selection weight W of its eligible nodes in a sum tree, and each tier a sum tree over the models' groups,
+///         so a draw looks only at the groups a job may use. A draw finds an idle eligible node whenever one exists,
+///         and a draw or a weight update costs O(log N) gas (docs/contracts.md).
+/// @dev Eligible = registered, not paused, not exiting, not kicked out, idle (not drawn), stake >= minStake; only
+///      eligible nodes have weight in the trees (a drawn node leaves them until it is released).
+///      VRAM tiers: TIER_COUNT fixed sizes (TIERS_GB); a node's tier is the largest size <= its VRAM, and a node
+///      serves a job iff its tier's size >= the job's minimum VRAM (its grade, not its exact VRAM, counts).
 ///      W = S*Q/(SCALE+Q) with S = min(stake, stakeCap)*SCALE/stakeCap and Q = min(score, 2000)*SCALE/2000: linear in
 ///      the stake (below the cap), so splitting one stake over several nodes gives no more weight in total, and
 ///      saturating in the QoS score as the seed's harmonic shape does.
 ///      Stake is locked by the escrow while the node's submission is pending (withdraw waits for it); a node kicked
 ///      out for its QoS is banned for good, by address and by PeerId.
 ///      The job-dependent model multiplier M (2 when the node's last model is the job's model, else 1) is applied by
-///      rejection in draw(): a matching node is always accepted, another with probability 1/2.
+///      a coin in draw(): a matching node is always accepted, another with probability 1/2, and the last of
+///      maxDrawAttempts attempts for one verifier accepts whatever it drew.
 contract NodeRegistry is ReentrancyGuard {
     using SumTree for SumTree.Tree;
 
@@ -31,21 +38,27 @@ contract NodeRegistry is ReentrancyGuard {
     uint8 internal constant F_KICKED = 8;
     uint8 internal constant F_BUSY = 16;
     uint8 internal constant F_COUNTED = 32; // counted as a member of its GPU group
-    uint8 internal constant F_KNOWN = 64; // has tree slots from an earlier registration
+    uint8 internal constant F_KNOWN = 64; // has a tree slot from an earlier registration
+
+    /// @notice Number of VRAM tiers.
+    uint256 public constant TIER_COUNT = 16;
+    /// @dev Tier sizes in GB, 16 bits each, ascending: 1 4 6 8 10 12 16 20 24 32 40 48 64 80 96 128.
+    uint256 internal constant TIERS_GB = 0x0080_0060_0050_0040_0030_0028_0020_0018_0014_0010_000c_000a_0008_0006_0004_0001;
+    uint256 internal constant MASK85 = (1 << 85) - 1;
 
     struct Params {
         uint96 minStake; // minimum stake to register / to be eligible (wei)
         uint96 stakeCap; // stake at which the stake score S saturates (wei)
         uint32 exitCooldown; // seconds between requestExit and withdraw
-        uint16 maxDrawAttempts; // bound on rejection-sampling attempts per draw call
+        uint16 maxDrawAttempts; // bound on model-multiplier attempts per verifier (the last one accepts)
     }
 
     struct Node {
         uint96 stake;
         uint32 vramGb;
-        uint32 slot; // leaf in the global tree
-        uint32 groupSlot; // leaf in the group tree
-        uint16 group; // 1-based GPU-model group id
+        uint32 slot; // leaf in its group's tree
+        uint16 group; // 1-based GPU-model id
+        uint8 tier; // VRAM tier index
         uint8 flags;
         uint40 exitAt; // unix seconds when withdraw becomes possible
         bytes32 gpuModel;
@@ -98,12 +111,19 @@ contract NodeRegistry is ReentrancyGuard {
     /// @notice Kicked-out addresses and PeerId hashes (keccak256 of the PeerId string): never registered again.
     mapping(address => bool) public bannedAddress;
     mapping(bytes32 => bool) public bannedPeerId;
-    /// @dev tree 0 = all nodes; tree g = GPU group g (1-based)
+    /// @dev node groups, key (model id << 8) | tier: each group's tree of its nodes' W, and leaf -> node
     mapping(uint256 => SumTree.Tree) internal _trees;
-    mapping(uint256 => mapping(uint256 => address)) internal _slotOwner; // per tree: leaf -> node (size: tree size)
-    SumTree.Tree internal _groupCounts; // leaf g-1 = number of member nodes of group g
-    mapping(bytes32 => uint16) public groupOf; // gpuModel -> group id
-    bytes32[] public groupModels; // group id - 1 -> gpuModel
+    mapping(uint256 => mapping(uint256 => address)) internal _slotOwner;
+    /// @dev per tier: a GroupTree over the models, leaf g-1 = free weight of group (g, tier)
+    mapping(uint256 => mapping(uint256 => uint256)) internal _tierTrees;
+    /// @dev bits 0..15: tiers that ever had a node; bits 16 + 4t..: levels of tier t's GroupTree
+    uint256 internal _tierMeta;
+    /// @dev per model: bits of the tiers it ever had a node in
+    mapping(uint256 => uint256) internal _modelTierBits;
+    mapping(uint256 => uint256) internal _memberCount; // model id -> member nodes (registered, not paused/exiting/kicked)
+    uint256 internal _knownNodes; // addresses that ever registered
+    mapping(bytes32 => uint16) public groupOf; // gpuModel -> model id
+    bytes32[] public groupModels; // model id - 1 -> gpuModel
 
     uint256 public activeNodes; // registered, not paused/exiting/kicked
     uint32 public maxVramGb;
@@ -196,21 +216,20 @@ contract NodeRegistry is ReentrancyGuard {
             groupModels.push(gpuModel);
             g = uint16(groupModels.length);
             groupOf[gpuModel] = g;
-            _groupCounts.push(0);
         }
-        if (n.flags & F_KNOWN == 0) {
-            uint256 s0 = _trees[0].push(0);
-            n.slot = uint32(s0);
-            _slotOwner[0][s0] = msg.sender;
-            uint256 sg = _trees[g].push(0);
-            n.groupSlot = uint32(sg);
-            _slotOwner[g][sg] = msg.sender;
-        } else if (n.group != g) {
-            uint256 sg = _trees[g].push(0);
-            n.groupSlot = uint32(sg);
-            _slotOwner[g][sg] = msg.sender;
+        uint8 tier = uint8(_tierOf(vramGb));
+        if (n.flags & F_KNOWN == 0) ++_knownNodes;
+        if (n.flags & F_KNOWN == 0 || n.group != g || n.tier != tier) {
+            // a new group: a new leaf (the old one, if any, is 0 since the node withdrew)
+            uint256 key = _groupKey(g, tier);
+            uint256 s = _trees[key].push(0);
+            n.slot = uint32(s);
+            _slotOwner[key][s] = msg.sender;
         }
         n.group = g;
+        n.tier = tier;
+        if (_tierMeta & (1 << tier) == 0) _tierMeta |= 1 << tier;
+        if (_modelTierBits[g] & (1 << tier) == 0) _modelTierBits[g] |= 1 << tier;
         n.stake = uint96(msg.value);
         n.vramGb = vramGb;
         n.flags = F_REGISTERED | F_KNOWN;
@@ -289,7 +308,20 @@ contract NodeRegistry is ReentrancyGuard {
 
     // ---------------------------------------------------------------- escrow API
 
-    /// @notice Draws up to r.need distinct verifiers by weight (see contract notes) and marks them busy.
+    /// @dev The submitter's weight, taken out of the draw without touching the trees (the finds count its leaf W
+    ///      less: SumTree.findExcluding, GroupTree.find): its group and
+    ///      leaf, and its W when it is idle in a tier the job may use (else 0).
+    struct Exclusion {
+        uint256 group;
+        uint256 tier;
+        uint256 slot;
+        uint256 w;
+    }
+
+    /// @notice Draws up to r.need distinct verifiers by weight (see contract notes) and marks them busy. Looks only
+    ///         at the groups the job may use: the required model's tiers >= minVram, or every model's; finds as
+    ///         many idle eligible nodes as exist, up to r.need (for identical hardware without a required model:
+    ///         within the model of the first one drawn).
     /// @return drawn the drawn nodes; counter the next entropy-stream position; chosenModel the GPU model all
     ///         verifiers share (for identical-hardware or model-bound jobs; 0 otherwise).
     function draw(DrawRequest calldata r)
@@ -299,80 +331,117 @@ contract NodeRegistry is ReentrancyGuard {
     {
         counter = r.counter;
         drawn = new address[](r.need);
-        uint256 attempts = _maxDrawAttempts;
-        uint256 treeId;
+        uint256 minTier = _minTier(r.minVram);
+        uint256 m;
         if (r.gpuModel != bytes32(0)) {
-            treeId = groupOf[r.gpuModel];
+            m = groupOf[r.gpuModel];
             chosenModel = r.gpuModel;
-            if (treeId == 0) return (_trim(drawn, 0), counter, chosenModel);
-        } else if (r.identical) {
-            // pick a GPU group with probability proportional to its member count
-            uint256 ct = _groupCounts.total();
-            while (treeId == 0) {
-                if (ct == 0 || attempts == 0) return (_trim(drawn, 0), counter, bytes32(0));
-                --attempts;
-                uint256 rnd = _rand(r.entropy, r.jobId, counter++);
-                uint256 g = _groupCounts.find(rnd % ct) + 1;
-                if (_trees[g].free() != 0) treeId = g;
-            }
-            chosenModel = groupModels[treeId - 1];
+            if (m == 0) return (_trim(drawn, 0), counter, chosenModel);
+        }
+        if (minTier == TIER_COUNT) return (_trim(drawn, 0), counter, chosenModel);
+        Exclusion memory ex;
+        Node storage sub = _nodes[r.exclude];
+        if (r.exclude != address(0) && sub.flags & F_KNOWN != 0 && sub.tier >= minTier) {
+            ex = Exclusion(sub.group, sub.tier, sub.slot, _trees[_groupKey(sub.group, sub.tier)].leaf(sub.slot));
         }
         uint256 got;
-        (got, counter) = _drawFrom(r, _trees[treeId], _slotOwner[treeId], attempts, counter, drawn);
+        while (got < r.need) {
+            address a;
+            (a, counter) = _drawOne(r, minTier, m, ex, counter);
+            if (a == address(0)) break;
+            drawn[got++] = a;
+            Node storage n = _nodes[a];
+            n.flags |= F_BUSY;
+            _syncNode(n); // out of the trees until released
+            if (m == 0 && r.identical) {
+                m = n.group;
+                chosenModel = groupModels[m - 1];
+            }
+        }
         return (_trim(drawn, got), counter, chosenModel);
     }
 
-    /// @dev The rejection loop of draw() over tree `t`. Busy nodes keep their weight in the trees, so a draw only
-    ///      reads them; a busy node (drawn earlier, or by this call) is rejected like the submitter, a node with too
-    ///      little VRAM or a lost model coin. `idle` = weight of idle eligible nodes not yet ruled out; the loop
-    ///      stops when it is 0 (nothing drawable left) or after `attempts`.
-    function _drawFrom(
-        DrawRequest calldata r,
-        SumTree.Tree storage t,
-        mapping(uint256 => address) storage owners,
-        uint256 attempts,
-        uint32 counter,
-        address[] memory drawn
-    ) internal returns (uint256 got, uint32) {
-        uint256 total = t.total();
-        uint256 idle = total - t.held;
-        bool excludedSeen;
-        while (got < r.need && attempts != 0 && idle != 0) {
-            --attempts;
-            uint256 rnd = _rand(r.entropy, r.jobId, counter++);
-            uint256 s = t.find(rnd % total);
-            address a = owners[s];
-            if (a == r.exclude) {
-                // the submitter: rejected; once seen (idle), its weight no longer counts as drawable
-                if (!excludedSeen && _nodes[a].flags & F_BUSY == 0) idle -= t.get(s);
-                excludedSeen = true;
-                continue;
-            }
-            if (!_accept(r, _nodes[a], rnd)) continue;
-            s = t.get(s); // the node's weight
-            idle -= s;
-            _markBusy(_nodes[a], s);
-            drawn[got++] = a;
+    /// @dev One verifier: a weighted pick among the eligible groups' free weight (minus the submitter's), then the
+    ///      model coin; at most maxDrawAttempts picks, the last one accepted. address(0) iff no free weight is left.
+    function _drawOne(DrawRequest calldata r, uint256 minTier, uint256 m, Exclusion memory ex, uint32 counter)
+        internal
+        view
+        returns (address a, uint32 next)
+    {
+        next = counter;
+        for (uint256 attempt = 1;; ++attempt) {
+            uint256 rnd = _rand(r.entropy, r.jobId, next);
+            a = _pick(rnd, minTier, m, ex);
+            if (a == address(0)) return (a, next); // nothing left: the stream position is not used
+            ++next;
+            if (r.modelId == bytes32(0) || attempt >= _maxDrawAttempts) return (a, next);
+            // multiplier M: a node whose last model is the job's is always accepted, another with probability 1/2
+            if (_nodes[a].lastModel == r.modelId || uint256(keccak256(abi.encode(rnd))) & 1 == 1) return (a, next);
         }
-        return (got, counter);
     }
 
-    /// @dev One attempt's acceptance of a node drawn from the tree (it is selectable, see _selectable).
-    function _accept(DrawRequest calldata r, Node storage n, uint256 rnd) internal view returns (bool) {
-        if (n.flags & F_BUSY != 0) return false;
-        if (n.vramGb < r.minVram) return false;
-        if (r.modelId != bytes32(0) && n.lastModel != r.modelId) {
-            // accept a non-matching node with probability 1/2 (multiplier M = 1 vs 2)
-            return uint256(keccak256(abi.encode(rnd))) & 1 == 1;
+    /// @dev A node with probability W / (free weight of the eligible groups, minus the submitter's): a tier by its
+    ///      free weight (of model m, or of all models), a model in the tier (when m == 0), a node in the group. Each
+    ///      level uses its own 85 bits of `rnd`.
+    function _pick(uint256 rnd, uint256 minTier, uint256 m, Exclusion memory ex) internal view returns (address) {
+        uint256 exTier = ex.w != 0 && (m == 0 || m == ex.group) ? ex.tier : TIER_COUNT;
+        uint256 t = _pickTier(minTier, m, exTier, ex.w, rnd & MASK85);
+        if (t == TIER_COUNT) return address(0);
+        uint256 d = t == exTier ? ex.w : 0;
+        if (m == 0) m = _pickModel(t, d, ex.group, (rnd >> 85) & MASK85);
+        return _pickNode(m, t, m == ex.group ? d : 0, ex.slot, rnd >> 170);
+    }
+
+    /// @dev A model in tier t by its group's free weight (model exGroup counted d less). Returns the model id.
+    function _pickModel(uint256 t, uint256 d, uint256 exGroup, uint256 x) internal view returns (uint256) {
+        uint256 lv = _levels(_tierMeta, t);
+        mapping(uint256 => uint256) storage tt = _tierTrees[t];
+        return GroupTree.find(tt, lv, x % (GroupTree.total(tt, lv) - d), d == 0 ? 0 : exGroup - 1, d) + 1;
+    }
+
+    /// @dev A node of group (g, t) by its W (leaf exSlot counted d less).
+    function _pickNode(uint256 g, uint256 t, uint256 d, uint256 exSlot, uint256 y) internal view returns (address) {
+        uint256 key = _groupKey(g, t);
+        SumTree.Tree storage gt = _trees[key];
+        return _slotOwner[key][gt.findExcluding(y % (gt.total() - d), exSlot, d)];
+    }
+
+    /// @dev A tier >= minTier by its free weight: of all models (a GroupTree total per tier in use) or of model m
+    ///      (its leaf in each tier it was ever in); tier exTier counts exW less. O(TIER_COUNT) reads at most.
+    ///      TIER_COUNT when no free weight is left.
+    function _pickTier(uint256 minTier, uint256 m, uint256 exTier, uint256 exW, uint256 x)
+        internal
+        view
+        returns (uint256 t)
+    {
+        uint256 meta = _tierMeta;
+        uint256 bits = (m == 0 ? meta : _modelTierBits[m]) & 0xffff;
+        bits = bits >> minTier << minTier;
+        if (bits == 0) return TIER_COUNT;
+        uint256[16] memory w;
+        uint256 sum;
+        for (t = minTier; t < TIER_COUNT; ++t) {
+            if (bits >> t & 1 == 0) continue;
+            uint256 v = m == 0 ? GroupTree.total(_tierTrees[t], _levels(meta, t)) : GroupTree.get(_tierTrees[t], m - 1);
+            if (t == exTier) v -= exW;
+            w[t] = v;
+            sum += v;
         }
-        return true;
+        if (sum == 0) return TIER_COUNT;
+        x %= sum;
+        for (t = minTier;; ++t) {
+            uint256 v = w[t];
+            if (x < v) return t;
+            x -= v;
+        }
     }
 
     /// @notice Marks an eligible node busy for a queued verification; false if it is not eligible.
     function assign(address node) external onlyEscrow returns (bool) {
         Node storage n = _nodes[node];
         if (!_eligible(n)) return false;
-        _markBusy(n, _trees[0].get(n.slot));
+        n.flags |= F_BUSY;
+        _syncNode(n);
         return true;
     }
 
@@ -385,7 +454,6 @@ contract NodeRegistry is ReentrancyGuard {
         returns (bool available)
     {
         Node storage n = _nodes[node];
-        bool wasBusy = n.flags & F_BUSY != 0;
         n.flags &= ~F_BUSY;
         if (modelId != bytes32(0)) n.lastModel = modelId;
         if (record && timedOutRounds >= 2 && n.flags & F_PAUSED == 0) {
@@ -405,7 +473,7 @@ contract NodeRegistry is ReentrancyGuard {
                 emit NodeKickedOut(node, QoS.score(w));
             }
         }
-        _syncNode(n, wasBusy);
+        _syncNode(n);
         available = _eligible(n);
     }
 
@@ -533,24 +601,47 @@ contract NodeRegistry is ReentrancyGuard {
     }
 
     /// @notice Sum of the weights of eligible (idle) nodes.
-    function totalWeight() external view returns (uint256) {
-        return _trees[0].free();
+    function totalWeight() external view returns (uint256 sum) {
+        uint256 meta = _tierMeta;
+        for (uint256 t; t < TIER_COUNT; ++t) sum += GroupTree.total(_tierTrees[t], _levels(meta, t));
     }
 
-    /// @notice Sum of the weights of eligible (idle) nodes of a GPU group.
-    function groupWeight(bytes32 gpuModel) external view returns (uint256) {
+    /// @notice Sum of the weights of eligible (idle) nodes of a GPU model (all its tiers).
+    function groupWeight(bytes32 gpuModel) external view returns (uint256 sum) {
         uint16 g = groupOf[gpuModel];
-        return g == 0 ? 0 : _trees[g].free();
+        if (g == 0) return 0;
+        for (uint256 t; t < TIER_COUNT; ++t) sum += GroupTree.get(_tierTrees[t], g - 1);
+    }
+
+    /// @notice Sum of the weights of eligible (idle) nodes in VRAM tier `tier` of a GPU model (0: of all models).
+    function tierWeight(bytes32 gpuModel, uint256 tier) external view returns (uint256) {
+        if (tier >= TIER_COUNT) return 0;
+        if (gpuModel == bytes32(0)) return GroupTree.total(_tierTrees[tier], _levels(_tierMeta, tier));
+        uint16 g = groupOf[gpuModel];
+        return g == 0 ? 0 : GroupTree.get(_tierTrees[tier], g - 1);
+    }
+
+    /// @notice The VRAM tier of `vramGb`: its index and size (the largest tier size <= vramGb).
+    function vramTier(uint32 vramGb) external pure returns (uint256 tier, uint32 gradeGb) {
+        tier = _tierOf(vramGb);
+        gradeGb = uint32(_tierGb(tier));
+    }
+
+    /// @notice The node's GPU model and VRAM grade (its tier's size): it serves jobs with minVram <= gradeGb.
+    function nodeGrade(address node) external view returns (bytes32 gpuModel, uint32 gradeGb) {
+        Node storage n = _nodes[node];
+        if (n.flags & F_KNOWN == 0) return (bytes32(0), 0);
+        return (n.gpuModel, uint32(_tierGb(n.tier)));
     }
 
     /// @notice Member nodes (registered, not paused/exiting/kicked) of a GPU group.
     function groupCount(bytes32 gpuModel) external view returns (uint256) {
         uint16 g = groupOf[gpuModel];
-        return g == 0 ? 0 : _groupCounts.get(g - 1);
+        return g == 0 ? 0 : _memberCount[g];
     }
 
     function groupCountTotal() external view returns (uint256) {
-        return _groupCounts.total();
+        return activeNodes;
     }
 
     function groupsLength() external view returns (uint256) {
@@ -558,7 +649,7 @@ contract NodeRegistry is ReentrancyGuard {
     }
 
     function slotsLength() external view returns (uint256) {
-        return _trees[0].size;
+        return _knownNodes;
     }
 
     // ---------------------------------------------------------------- internals
@@ -574,74 +665,74 @@ contract NodeRegistry is ReentrancyGuard {
             && n.stake >= _minStake && n.stake != 0;
     }
 
-    /// @dev Selectable = eligible except for the busy flag: the nodes whose W is in the trees.
-    function _selectable(Node storage n) internal view returns (bool) {
-        uint8 f = n.flags;
-        return f & (F_REGISTERED | F_PAUSED | F_EXITING | F_KICKED) == F_REGISTERED && n.stake >= _minStake
-            && n.stake != 0;
-    }
-
-    /// @dev The node's W if it is eligible (idle), else 0.
+    /// @dev The node's W if it is eligible (idle), else 0: its leaf.
     function _treeWeight(Node storage n) internal view returns (uint256) {
-        if (n.flags & (F_KNOWN | F_BUSY) != F_KNOWN) return 0;
-        return _trees[0].get(n.slot);
+        if (n.flags & F_KNOWN == 0) return 0;
+        return _trees[_groupKey(n.group, n.tier)].get(n.slot);
     }
 
     function _rand(bytes32 entropy, bytes32 jobId, uint256 i) internal pure returns (uint256) {
         return uint256(keccak256(abi.encode(entropy, jobId, i)));
     }
 
-    /// @dev Marks an eligible node busy. Its weight `w` stays in the trees (draws reject busy nodes) and is held
-    ///      aside in the trees' busy total, so `free()` is the idle weight.
-    function _markBusy(Node storage n, uint256 w) internal {
-        n.flags |= F_BUSY;
-        if (w != 0) {
-            _trees[0].hold(w);
-            _trees[n.group].hold(w);
-        }
-    }
-
     function _sync(address a) internal {
-        Node storage n = _nodes[a];
-        _syncNode(n, n.flags & F_BUSY != 0);
+        _syncNode(_nodes[a]);
     }
 
-    /// @dev Brings group membership count, tree weights and held (busy) weight in line with the node's state.
-    ///      Invariant: a tree's held weight = the sum of the leaves of busy nodes. `heldBefore`: whether the node's
-    ///      current leaf is counted in the held weight (it was busy before this state change).
-    function _syncNode(Node storage n, bool heldBefore) internal {
+    /// @dev Brings the member count and the node's leaf in line with its state: W when eligible (idle), else 0;
+    ///      a change of the leaf is carried to the group's leaf in its tier's GroupTree (O(log G)), so each tier's
+    ///      tree stays the sum of its groups' trees.
+    function _syncNode(Node storage n) internal {
         uint8 f = n.flags;
+        uint256 g = n.group;
         bool member = f & (F_REGISTERED | F_PAUSED | F_EXITING | F_KICKED) == F_REGISTERED;
-        bool counted = f & F_COUNTED != 0;
-        if (member != counted) {
-            uint256 c = _groupCounts.get(n.group - 1);
+        if (member != (f & F_COUNTED != 0)) {
             if (member) {
-                _groupCounts.update(n.group - 1, c + 1);
+                ++_memberCount[g];
                 n.flags = f | F_COUNTED;
                 ++activeNodes;
             } else {
-                _groupCounts.update(n.group - 1, c - 1);
+                --_memberCount[g];
                 n.flags = f & ~F_COUNTED;
                 --activeNodes;
             }
         }
-        uint256 w = _selectable(n) ? selectionWeight(n.stake, QoS.score(n.qos)) : 0;
-        SumTree.Tree storage t0 = _trees[0];
-        SumTree.Tree storage tg = _trees[n.group];
-        uint256 old = t0.get(n.slot);
-        if (old != w) {
-            t0.update(n.slot, w);
-            tg.update(n.groupSlot, w);
-        }
-        uint256 hOld = heldBefore ? old : 0;
-        uint256 hNew = n.flags & F_BUSY != 0 ? w : 0;
-        if (hNew > hOld) {
-            t0.hold(hNew - hOld);
-            tg.hold(hNew - hOld);
-        } else if (hOld > hNew) {
-            t0.unhold(hOld - hNew);
-            tg.unhold(hOld - hNew);
-        }
+        uint256 w = _eligible(n) ? selectionWeight(n.stake, QoS.score(n.qos)) : 0;
+        uint256 t = n.tier;
+        SumTree.Tree storage gt = _trees[_groupKey(g, t)];
+        uint256 old = gt.get(n.slot);
+        if (old == w) return;
+        gt.update(n.slot, w);
+        bool sub = w < old;
+        uint256 d = sub ? old - w : w - old;
+        uint256 meta = _tierMeta;
+        uint256 lv = _levels(meta, t);
+        uint256 nlv = GroupTree.add(_tierTrees[t], lv, g - 1, d, sub);
+        if (nlv != lv) _tierMeta = (meta & ~(uint256(15) << (16 + 4 * t))) | (nlv << (16 + 4 * t));
+    }
+
+    function _groupKey(uint256 g, uint256 tier) internal pure returns (uint256) {
+        return (g << 8) | tier;
+    }
+
+    /// @dev Size in GB of tier `t`.
+    function _tierGb(uint256 t) internal pure returns (uint256) {
+        return (TIERS_GB >> (t << 4)) & 0xffff;
+    }
+
+    /// @dev The largest tier whose size is <= vramGb (tier 0 for anything below the second size).
+    function _tierOf(uint256 vramGb) internal pure returns (uint256 t) {
+        while (t + 1 < TIER_COUNT && _tierGb(t + 1) <= vramGb) ++t;
+    }
+
+    /// @dev The first tier whose size is >= minVram (TIER_COUNT if none).
+    function _minTier(uint256 minVram) internal pure returns (uint256 t) {
+        while (t < TIER_COUNT && _tierGb(t) < minVram) ++t;
+    }
+
+    /// @dev Levels of tier t's GroupTree, from the packed meta word.
+    function _levels(uint256 meta, uint256 t) internal pure returns (uint256) {
+        return (meta >> (16 + 4 * t)) & 15;
     }
 
     function _notifyAvailable(address a) internal {

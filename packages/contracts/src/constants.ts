@@ -35,7 +35,7 @@ export const DEFAULT_RPC_TIMEOUT = 10_000
 
 /**
  * Default `NodeRegistry` parameters (constructor `Params`): 0.01 ether minimum stake, stake score saturating at
- * 1 ether, 1 day exit cooldown, at most 64 draw attempts per call.
+ * 1 ether, 1 day exit cooldown, at most 64 picks per verifier for the model multiplier's coin.
  */
 export const DEFAULT_REGISTRY_PARAMS = {
   minStake: 10_000_000_000_000_000n,

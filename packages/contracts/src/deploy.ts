@@ -18,7 +18,7 @@ export interface RegistryParams {
   stakeCap: bigint
   /** Seconds between `requestExit` and `withdraw`. */
   exitCooldown: number
-  /** Bound on rejection-sampling attempts per draw call. */
+  /** Bound on picks per verifier for the model multiplier's coin (the last pick is accepted). */
   maxDrawAttempts: number
 }
 

@@ -20,8 +20,8 @@ abstract contract GasSelectBase is Fixture {
     function nodes() internal pure virtual returns (uint256);
 
     /// @dev Target (DESIGN 11): < 150 000 gas per verifier drawn, flat in N. Measured cold (forge, solc 0.8.37,
-    ///      optimizer 200), k = 3: ~68k per verifier at N = 100, ~70k at 1 000, ~72k at 10 000, ~77k at 100 000;
-    ///      k = 2 as a transaction, per verifier: see the log. See docs/contracts.md (gas) for the table.
+    ///      optimizer 200), k = 3: ~100k per verifier at N = 1 000, ~116k at 100 000 (two groups of 50 000: the
+    ///      deepest group trees); k = 2 as a transaction, per verifier: see the log. See docs/contracts.md (gas).
     function budget() internal pure virtual returns (uint256) {
         return 150_000;
     }

@@ -141,7 +141,7 @@ contract InvariantsTest is Fixture {
         }
     }
 
-    /// the trees' idle weight is the sum of the eligible nodes' weights (busy nodes stay in the trees, held aside)
+    /// the trees' idle weight is the sum of the eligible nodes' weights (busy nodes are out of the trees)
     function invariant_idleWeightMatchesNodes() public view {
         uint256 sum;
         for (uint256 i; i < 6; ++i) {

@@ -566,10 +566,10 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     }
 
     /// @dev A node became available: the best waiting task it may serve (own GPU group and "Any" groups with
-    ///      minVram <= its VRAM, not a task it submitted or verifies) draws all its verifiers again.
+    ///      minVram <= its VRAM grade, not a task it submitted or verifies) draws all its verifiers again.
     function _dispatch(address node) internal {
         if (_queue.size() == 0) return;
-        (bytes32 model, uint32 vram) = registry.nodeHardware(node);
+        (bytes32 model, uint32 vram) = registry.nodeGrade(node);
         bytes32[] memory tops = _queue.candidates(model, vram);
         bytes32 best;
         uint256 bestPrio;

@@ -96,6 +96,11 @@ library SumTree {
         return (t.words[slot >> 3] >> ((slot & 7) << 5)) & MASK32;
     }
 
+    /// @notice The weight of `slot`, which the caller knows to exist (no read of the header).
+    function leaf(Tree storage t, uint256 slot) internal view returns (uint256) {
+        return (t.words[slot >> 3] >> ((slot & 7) << 5)) & MASK32;
+    }
+
     /// @notice Sum of all weights.
     function total(Tree storage t) internal view returns (uint256) {
         uint256 levels = t.levels;
@@ -122,6 +127,12 @@ library SumTree {
 
     /// @notice The slot whose prefix sum is the first to exceed `r` (r < total()).
     function find(Tree storage t, uint256 r) internal view returns (uint256 slot) {
+        return findExcluding(t, r, 0, 0);
+    }
+
+    /// @notice find() as if the weight of slot `ex` were `d` less (r < total() - d), in one pass: on the path to
+    ///         `ex`, the lane holding it counts d less. With d = ex's weight, `ex` is never returned.
+    function findExcluding(Tree storage t, uint256 r, uint256 ex, uint256 d) internal view returns (uint256 slot) {
         uint256 levels = t.levels;
         if (levels == 0) revert SumTreeEmpty();
         uint256 idx;
@@ -131,9 +142,12 @@ library SumTree {
             }
             uint256 w = t.words[(l << 32) | idx];
             uint256 lane;
+            // the lane on the path to ex (none when d == 0 or off the path)
+            uint256 exLane = d != 0 && idx == ex >> _sb(l + 1) ? (ex >> _sb(l)) & (l < NARROW_LEVELS ? 7 : 3) : 8;
             if (l < NARROW_LEVELS) {
                 for (; lane < 8; ) {
                     uint256 v = (w >> (lane << 5)) & MASK32;
+                    if (lane == exLane) v -= d;
                     if (r < v) break;
                     unchecked {
                         r -= v;
@@ -145,6 +159,7 @@ library SumTree {
             } else {
                 for (; lane < 4; ) {
                     uint256 v = (w >> (lane << 6)) & MASK64;
+                    if (lane == exLane) v -= d;
                     if (r < v) break;
                     unchecked {
                         r -= v;
