@@ -234,8 +234,20 @@ contract JobEscrow is JobEscrowBase, IJobEscrowHooks {
         return Encoding.validationIndex(j.seed, m, j.sampleEntropy, j.microJobsPerMacro);
     }
 
+    /// @notice The job's task value (wei per second), by which the verification queue orders jobs.
     function taskValue(bytes32 jobId) external view returns (uint256) {
         return _taskValue(_jobs[jobId]);
+    }
+
+    /// @notice The network's pricing parameters (set at deployment): estimated ms = overheadMs + microJobs * msPerMicroJob.
+    function pricing() external view returns (uint32 overheadMs, uint32 msPerMicroJob) {
+        return (_params.overheadMs, _params.msPerMicroJob);
+    }
+
+    /// @notice The task value (wei per second) a job of `microJobs` MicroJobs paying `fee` wei would have.
+    function quoteTaskValue(uint256 fee, uint256 microJobs) external view returns (uint256) {
+        if (microJobs == 0) revert InvalidParams();
+        return _valueOf(fee, microJobs);
     }
 
     /// @notice fee * microJobsPerMacro / (microJobsPerMacro + k * samples): the processors' part.

@@ -47,7 +47,7 @@ export const DEFAULT_REGISTRY_PARAMS = {
 /**
  * Default `JobEscrow` parameters (constructor `Params`, docs/contracts.md): k <= 7; at most 64 sampled leaves per
  * round; commit and reveal windows of 20 blocks each, the commit window plus the sample's re-run time at 2 s per
- * block; 30 s task overhead; verification queue size = max(16, 1.0 * N); deadlines within 30 days; 7 days to claim;
+ * block; task value from a 30 s overhead and 1 s per MicroJob (network constants, in ms); verification queue size = max(16, 1.0 * N); deadlines within 30 days; 7 days to claim;
  * bond and culprit slash 2 x the fee; a missed draw window costs a quarter of the bond; each verifier share >= 1 000
  * wei; treasury = the deployer (zero address).
  */
@@ -57,7 +57,8 @@ export const DEFAULT_ESCROW_PARAMS = {
   commitWindow: 20,
   revealWindow: 20,
   secondsPerBlock: 2,
-  overheadSeconds: 30,
+  overheadMs: 30_000,
+  msPerMicroJob: 1_000,
   alphaBps: 10_000,
   queueMin: 16,
   maxDeadline: 2_592_000,

@@ -34,8 +34,13 @@ export interface EscrowParams {
   revealWindow: number
   /** Block time used to turn the sample's re-run seconds into commit-window blocks. */
   secondsPerBlock: number
-  /** Fixed per-job overhead (seconds) in the task value estimate. */
-  overheadSeconds: number
+  /**
+   * Task value: the fixed per-job overhead (download, preparation, waiting for verification, upload), in ms. A job's
+   * estimated time is `overheadMs + microJobs * msPerMicroJob` (network constants, never the creator's estimate).
+   */
+  overheadMs: number
+  /** Task value: the network's time of one MicroJob, in ms (> 0). */
+  msPerMicroJob: number
   /** Verification queue max size = max(queueMin, activeNodes * alphaBps / 10 000). */
   alphaBps: number
   queueMin: number

@@ -6,10 +6,10 @@ export const DEFAULT_VERIFIERS = 3
 /** Job deadline when the submission names none: now + this many ms (24 h). */
 export const DEFAULT_DEADLINE_MS = 24 * 60 * 60 * 1000
 
-/** Fixed per-job overhead of the task value estimate when the submission names none (seconds). */
-export const DEFAULT_OVERHEAD_SECONDS = 30
-
-/** Seconds per MicroJob of the estimate when the submission names none. */
+/**
+ * Run-time hint when the submission names none: seconds one MicroJob runs (bounds a run, sizes the verifiers'
+ * commit window; the task value uses the network's constants instead).
+ */
 export const DEFAULT_SECONDS_PER_MICRO_JOB = 10
 
 /** How often `waitForRelease` polls the escrow (ms); about one Amoy block. */

@@ -51,11 +51,11 @@ export * from './constants.js'
 // the protocol core, so a DApp needs one import
 export {
   parseJobSpec, encodeJobSpec, decodeJobSpec, microJobCount, computeJobId, computeMacroId, computeMicroId, sliceJob,
-  jobTree, resultTree, verifyProof, estimatedSeconds, taskValue, taskValueToNumber, validationIndex, verifierHash,
+  jobTree, resultTree, verifyProof, taskValue, taskValueToNumber, DEFAULT_PRICING, validationIndex, verifierHash,
   InvalidJobSpecError, JOB_SPEC_VERSION, ALLOWED_URI_SCHEMES
 } from '@jobmesh/peer'
 export type {
-  JobSpec, SlicingSpec, Requirements, Estimate, Slicing, MacroJobDescriptor, MicroJobDescriptor, ResultLeaf,
+  JobSpec, SlicingSpec, Requirements, Estimate, PricingParams, Slicing, MacroJobDescriptor, MicroJobDescriptor, ResultLeaf,
   MerkleTree, SpecIssue, JobStory, PeerMatch, MismatchReason
 } from '@jobmesh/peer'
 export { JobStatus } from '@jobmesh/contracts'

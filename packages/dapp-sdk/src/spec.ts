@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { parseJobSpec } from '@jobmesh/peer'
-import { DEFAULT_DEADLINE_MS, DEFAULT_OVERHEAD_SECONDS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
+import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
 import { verificationIssue } from './verification.js'
 import type { ContentInput } from './content.js'
@@ -30,7 +30,10 @@ export interface SubmitInput {
   price: bigint | string
   /** Hardware peers need; default `{ minVramGb: 0 }` (the "Any" group). */
   requirements?: Requirements
-  /** Time estimate for the task value; defaults {@link DEFAULT_OVERHEAD_SECONDS} and {@link DEFAULT_SECONDS_PER_MICRO_JOB}. */
+  /**
+   * Run-time hint: seconds one MicroJob runs (default {@link DEFAULT_SECONDS_PER_MICRO_JOB}). It bounds each run and
+   * sizes the verifiers' commit window; it does not change the task value (network constants, `taskValue`).
+   */
   estimate?: Partial<Estimate>
   /** Verifiers k; default {@link DEFAULT_VERIFIERS}. */
   verifiers?: number
@@ -121,7 +124,6 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string): 
     requirements: input.requirements ?? { minVramGb: 0 },
     price: input.price,
     estimate: {
-      overheadSeconds: input.estimate?.overheadSeconds ?? DEFAULT_OVERHEAD_SECONDS,
       secondsPerMicroJob: input.estimate?.secondsPerMicroJob ?? DEFAULT_SECONDS_PER_MICRO_JOB
     },
     verifiers: input.verifiers ?? DEFAULT_VERIFIERS,

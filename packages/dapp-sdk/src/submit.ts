@@ -1,4 +1,4 @@
-import { computeJobId, encodeJobSpec, jobTree, replicate, sliceJob } from '@jobmesh/peer'
+import { computeJobId, encodeJobSpec, jobTree, microJobCount, replicate, sliceJob, taskValue } from '@jobmesh/peer'
 import { logger } from '@libp2p/logger'
 import { createJobParams } from './chain/escrow.js'
 import { samplesFor } from './verification.js'
@@ -52,6 +52,11 @@ export interface SubmittedJob {
   holders: string[]
   /** MicroJobs of each MacroJob every verification round re-runs (the verification level). */
   samples: number
+  /**
+   * The job's task value in wei per second: `price * 1000 / (overheadMs + microJobs * msPerMicroJob)` from the
+   * network's pricing parameters (`taskValue`); the escrow computed the same integer.
+   */
+  taskValue: bigint
 }
 
 function placeholder (input: ContentInput): string {
@@ -93,6 +98,8 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const jobRoot = jobTree(slicing.microJobs).root
 
   report({ stage: 'creating', jobId, specCid })
+  const pricing = await ctx.chain.escrow.pricing({ signal })
+  const value = taskValue(spec.price, microJobCount(spec), pricing)
   const samples = samplesFor(input.verification, spec.slicing.microJobsPerMacro)
   const created = await ctx.chain.escrow.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, {
     signal,
@@ -102,11 +109,14 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   if (created.jobId !== jobId) {
     throw new ChainError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
   }
+  if (created.taskValue !== value) {
+    throw new ChainError(`the escrow values job ${jobId} at ${created.taskValue} wei/s, the protocol core at ${value}`)
+  }
   ctx.specs.set(jobId, { spec, specCid })
   log('created %s in block %d (tx %s)', jobId, created.blockNumber, created.txHash)
 
   report({ stage: 'announcing', jobId, specCid, txHash: created.txHash })
-  await ctx.announcer.announce(spec, jobId, specCid)
+  await ctx.announcer.announce(spec, jobId, specCid, pricing)
   // availability: peers fetch and pin the inputs, so the job does not depend on this client staying online
   report({ stage: 'replicating', jobId, specCid, txHash: created.txHash })
   const want = ctx.settings.inputReplicas
@@ -125,6 +135,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     nonce,
     spec,
     holders,
-    samples
+    samples,
+    taskValue: value
   }
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
+import { DEFAULT_PRICING, taskValue, taskValueToNumber } from '../src/index.js'
 import { cleanup, setup, smallJob } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
 
@@ -48,6 +49,8 @@ describe('jobmesh-dapp', () => {
       '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', ...connect], io)
     expect(io.stderr.join('\n')).not.toMatch(/Error/)
     expect(code0).toBe(0)
+    // the task value from the network's pricing (deployment defaults): 0.001 ETH over 4 MicroJobs
+    expect(io.stdout).toContain(`task value: ${taskValue(10n ** 15n, 4, DEFAULT_PRICING)} wei/s (${taskValueToNumber(taskValue(10n ** 15n, 4, DEFAULT_PRICING))} per second)`)
     // no node is registered: a job with k = 2 can never be released, and submit says so
     expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, a job with 2 verifiers needs 3/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]

@@ -2,7 +2,7 @@ import { unixfs } from '@helia/unixfs'
 import { JobAnnouncement, INDEX_JOBS_MAP, indexDocName, recordVerifier, ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createJobClient, jobTree, sliceJob } from '../src/index.js'
+import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
 import { SLICING, cleanup, setup, smallJob } from './helpers.js'
 import type { SubmitStage } from '../src/index.js'
 import type * as Y from 'yjs'
@@ -66,6 +66,10 @@ describe('submit', () => {
     expect(onChain.jobRoot).toBe(jobTree(sliceJob(job.spec, job.jobId).microJobs).root)
     expect(onChain.creator).toBe(env.client.address)
     expect((await env.client.status(job.jobId)).status).toBe('Open')
+    // one task value: the protocol core's from the network's pricing = the escrow's
+    expect(job.taskValue).toBe(taskValue(10n ** 15n, 4, DEFAULT_PRICING))
+    expect(await escrow.taskValue(job.jobId)).toBe(job.taskValue)
+    expect(events[0].args.taskValue).toBe(job.taskValue)
 
     // the peer's index doc holds the signed announcement
     const record = await waitForKey(index, job.jobId, AbortSignal.timeout(20_000))
@@ -74,6 +78,19 @@ describe('submit', () => {
     const a = JobAnnouncement.decode(verified!.payload)
     expect(a.specCid).toBe(job.specCid)
     expect(a.microJobs).toBe(4)
+    expect(a.value).toBe(Number(job.taskValue))
+  })
+
+  it('values a job by the deployed escrow\'s pricing parameters, not by the creator\'s run-time hint', async () => {
+    const pricing = { overheadMs: 5_000, msPerMicroJob: 250 }
+    const env = await setup({ deploy: { escrow: pricing } })
+    const { code, data } = smallJob()
+    const price = 10n ** 15n + 7n
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price, verifiers: 2, estimate: { secondsPerMicroJob: 600 } },
+      { signal: AbortSignal.timeout(30_000) })
+    expect(job.taskValue).toBe(price * 1000n / (5_000n + 4n * 250n))
+    expect(job.taskValue).toBe(taskValue(price, 4, pricing))
+    expect(await env.contracts(0).jobEscrow.taskValue(job.jobId)).toBe(job.taskValue)
   })
 
   it('lists every bad field of an invalid job', async () => {

@@ -20,6 +20,7 @@ import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { MicroJobExecutor, Processor, ProcessorInit } from './processor/index.js'
 import type { Settlement, SettlementInit } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
+import type { PricingParams } from './protocol/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
 import type { HttpAddress, HttpServer } from './http/index.js'
 import type { AccountView, DescribeOptions, JobStory } from './observe/index.js'
@@ -134,6 +135,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
         rounds: chain?.settlement,
+        pricing: chain?.pricing ?? init.processor?.pricing,
         hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0 }
       })
       countWork(processor, work)
@@ -181,6 +183,8 @@ interface ChainParts {
   client: ChainClient
   settlement: Settlement
   address: string
+  /** The escrow's pricing parameters: the processor's task values use the network's, not the defaults. */
+  pricing: PricingParams
 }
 
 async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor, client?: ChainClient },
@@ -190,6 +194,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
     return undefined
   }
   const address = await client.address()
+  const pricing = await client.pricing()
   const gpuModel = init.gpuModel ?? 'Any'
   const vramGb = init.vramGb ?? 0
   try {
@@ -212,7 +217,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   await settlement.start()
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
-  return { client, settlement, address }
+  return { client, settlement, address, pricing }
 }
 
 function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {

@@ -42,7 +42,8 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         uint32 commitWindow; // blocks, from the block the k-th verifier is assigned, plus the sample's re-run time
         uint32 revealWindow; // blocks, after the commit window
         uint32 secondsPerBlock; // to scale the commit window to the sample's estimated re-run time
-        uint32 overheadSeconds; // fixed per-job overhead in the task value estimate
+        uint32 overheadMs; // task value: fixed per-job overhead (download, preparation, verification wait, upload), ms
+        uint32 msPerMicroJob; // task value: network time of one MicroJob, ms (> 0)
         uint32 alphaBps; // verification queue max size = max(queueMin, activeNodes * alphaBps / 10000)
         uint32 queueMin;
         uint32 maxDeadline; // seconds from creation
@@ -67,7 +68,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         uint8 k; // verifiers
         uint8 samples; // MicroJobs sampled per MacroJob (the verification level; = microJobsPerMacro is full)
         uint40 deadline; // unix seconds
-        uint32 secondsPerMicroJob;
+        uint32 secondsPerMicroJob; // the creator's run-time hint: sizes the commit window only, not the task value
     }
 
     struct Job {
@@ -249,7 +250,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
 
     constructor(NodeRegistry registry_, Params memory p) {
         if (address(registry_) == address(0) || p.maxVerifiers == 0 || p.commitWindow == 0 || p.revealWindow == 0
-                || p.maxSampleLeaves == 0 || p.secondsPerBlock == 0 || p.maxDeadline == 0 || p.drawPenaltyBps > BPS
+                || p.maxSampleLeaves == 0 || p.secondsPerBlock == 0 || p.msPerMicroJob == 0 || p.maxDeadline == 0 || p.drawPenaltyBps > BPS
                 || p.treasury == address(0)) {
             revert InvalidParams();
         }
@@ -365,11 +366,16 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         return uint256(j.fee) * _params.bondBps / BPS;
     }
 
-    /// @dev value = fee / (overheadSeconds + microJobCount * secondsPerMicroJob), wei per second.
     function _taskValue(Job storage j) internal view returns (uint256) {
-        uint256 est = uint256(_params.overheadSeconds)
-            + uint256(j.macroJobs) * uint256(j.microJobsPerMacro) * uint256(j.secondsPerMicroJob);
-        return est == 0 ? j.fee : uint256(j.fee) / est;
+        return _valueOf(j.fee, uint256(j.macroJobs) * j.microJobsPerMacro);
+    }
+
+    /// @dev Task value in wei per second: fee * 1000 / (overheadMs + microJobs * msPerMicroJob), floored. Only
+    ///      network parameters enter the estimated time; msPerMicroJob > 0 (constructor), so the divisor is >= 1
+    ///      for any job (microJobs >= 1).
+    function _valueOf(uint256 fee, uint256 microJobs) internal view returns (uint256) {
+        uint256 estimatedMs = uint256(_params.overheadMs) + microJobs * _params.msPerMicroJob;
+        return fee * 1000 / estimatedMs;
     }
 
     function _tally(bytes32 jobId, uint256 k) internal view returns (Tally memory t) {

@@ -4,7 +4,7 @@ import { race } from '../abort.js'
 import { ChainError, ContractRevertError } from '../errors.js'
 import { wrapChainError } from './wrap.js'
 import type { JobEscrowContract } from '@jobmesh/contracts'
-import type { JobSpec } from '@jobmesh/peer'
+import type { JobSpec, PricingParams } from '@jobmesh/peer'
 import type { ContractRunner, Provider, TransactionReceipt } from 'ethers'
 
 /** Status names of `JobEscrow.Status`. */
@@ -108,7 +108,10 @@ export interface Escrow {
   readonly contract: JobEscrowContract
   job(jobId: string, options?: CallOptions): Promise<EscrowJob>
   status(jobId: string, options?: CallOptions): Promise<JobStatusName>
-  createJob(params: CreateJobParams, fee: bigint, options: TxOptions): Promise<Mined & { jobId: string }>
+  /** Creates and funds a job; `taskValue` is the escrow's (its `JobCreated` event), in wei per second. */
+  createJob(params: CreateJobParams, fee: bigint, options: TxOptions): Promise<Mined & { jobId: string, taskValue: bigint }>
+  /** The network's pricing parameters (`JobEscrow.pricing()`), in ms: every task value comes from them. */
+  pricing(options?: CallOptions): Promise<PricingParams>
   refund(jobId: string, options: TxOptions): Promise<Mined>
   /** The manifest CID of the latest `ResultsSubmitted` of the job with this resultRoot (scanned from `fromBlock`), if any. */
   manifestCid(jobId: string, resultRoot: string, fromBlock: number, options?: CallOptions): Promise<string | undefined>
@@ -203,15 +206,19 @@ export function createEscrow (init: EscrowInit): Escrow {
       // estimateGas first so a revert surfaces with its decoded custom error before anything is sent
       await call('JobEscrow.createJob', async () => contract.createJob.estimateGas(params, { value: fee }), options)
       const mined = await mine('JobEscrow.createJob', async () => contract.createJob(params, { value: fee }), options)
-      let jobId: string | undefined
+      let created: { jobId: string, taskValue: bigint } | undefined
       for (const log of mined.receipt.logs) {
         try {
           const parsed = contract.interface.parseLog(log)
-          if (parsed?.name === 'JobCreated') jobId = String(parsed.args.jobId)
+          if (parsed?.name === 'JobCreated') created = { jobId: String(parsed.args.jobId).toLowerCase(), taskValue: BigInt(parsed.args.taskValue) }
         } catch { /* another contract's log */ }
       }
-      if (jobId === undefined) throw new ChainError(`JobEscrow.createJob (tx ${mined.txHash}) emitted no JobCreated event`)
-      return { ...mined, jobId: jobId.toLowerCase() }
+      if (created === undefined) throw new ChainError(`JobEscrow.createJob (tx ${mined.txHash}) emitted no JobCreated event`)
+      return { ...mined, ...created }
+    },
+    async pricing (options) {
+      const [overheadMs, msPerMicroJob] = await call('JobEscrow.pricing', async () => contract.pricing(), options)
+      return { overheadMs: Number(overheadMs), msPerMicroJob: Number(msPerMicroJob) }
     },
     async refund (jobId, options) {
       await call('JobEscrow.refund', async () => contract.refund.estimateGas(jobId), options)

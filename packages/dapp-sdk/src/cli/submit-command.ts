@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { taskValueToNumber } from '@jobmesh/peer'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
@@ -74,12 +75,14 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       }
     })
     const summary: Record<string, unknown> = {
-      jobId: job.jobId, specCid: job.specCid, txHash: job.txHash, blockNumber: job.blockNumber, microJobs: job.microJobs.length, holders: job.holders
+      jobId: job.jobId, specCid: job.specCid, txHash: job.txHash, blockNumber: job.blockNumber, microJobs: job.microJobs.length, holders: job.holders,
+      taskValue: job.taskValue.toString()
     }
     if (!json) {
       io.out(`specCid: ${job.specCid}`)
       io.out(`tx: ${job.txHash}`)
       io.out(`microJobs: ${job.microJobs.length}`)
+      io.out(`task value: ${job.taskValue} wei/s (${taskValueToNumber(job.taskValue)} per second)`)
       io.out(`inputs held by: ${job.holders.length} peers`)
     }
     if (job.holders.length === 0) {

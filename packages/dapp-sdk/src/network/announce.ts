@@ -1,10 +1,11 @@
 import { createProcessor } from '@jobmesh/peer'
 import { AnnounceError } from '../errors.js'
-import type { DocStore, JobSpec, JobmeshNode, MicroJobExecutor } from '@jobmesh/peer'
+import type { DocStore, JobSpec, JobmeshNode, MicroJobExecutor, PricingParams, Processor } from '@jobmesh/peer'
 
 /** Announces jobs: a signed JobAnnouncement in `jobmesh/index` and on `/jobmesh/1/jobs`. */
 export interface Announcer {
-  announce(spec: JobSpec, jobId: string, specCid: string): Promise<void>
+  /** `pricing`: the escrow's (`JobEscrow.pricing()`), for the task value the announcement carries. */
+  announce(spec: JobSpec, jobId: string, specCid: string, pricing: PricingParams): Promise<void>
 }
 
 const NO_EXECUTOR: MicroJobExecutor = {
@@ -18,10 +19,12 @@ const NO_EXECUTOR: MicroJobExecutor = {
  * started (it joins no rooms and runs nothing), only its `announceJob` is used.
  */
 export function createAnnouncer (node: JobmeshNode, docs: DocStore): Announcer {
-  const processor = createProcessor({ ...node, docs }, { executor: NO_EXECUTOR })
+  // one deployment, one pricing: the processor is made at the first announcement, with the escrow's pricing
+  let processor: Processor | undefined
   return {
-    async announce (spec, jobId, specCid) {
+    async announce (spec, jobId, specCid, pricing) {
       try {
+        processor ??= createProcessor({ ...node, docs }, { executor: NO_EXECUTOR, pricing })
         await processor.announceJob(spec, jobId, specCid)
       } catch (err) {
         throw new AnnounceError(`cannot announce ${jobId}: ${(err as Error).message}`, { cause: err })

@@ -13,6 +13,7 @@ import { delay, pollUntil, withTimeout } from './wait.js'
 import { wrapChainError } from './wrap.js'
 import type { ChainEvent, EventFilter } from './events.js'
 import type { TxOptions, TxResult } from './tx.js'
+import type { PricingParams } from '../protocol/index.js'
 import type { Deployment, JobmeshContracts } from '@jobmesh/contracts'
 import type { Provider, Signer } from 'ethers'
 
@@ -216,6 +217,8 @@ export interface ChainClient {
   verifiers(jobId: string, options?: CallOptions): Promise<VerifierState[]>
   validationIndex(jobId: string, macroIndex: number, options?: CallOptions): Promise<number>
   processorPool(jobId: string, options?: CallOptions): Promise<bigint>
+  /** The network's pricing parameters (`JobEscrow.pricing()`): task values come from these, in ms. */
+  pricing(options?: CallOptions): Promise<PricingParams>
   /** Events in `[fromBlock, toBlock]` (default: deployment block to head), in chain order, scanned in chunks. */
   findEvents(filter: EventFilter & { fromBlock?: number, toBlock?: number }, options?: CallOptions): Promise<ChainEvent[]>
   /**
@@ -434,6 +437,10 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     },
     validationIndex: async (jobId, m, options) => Number(await read('validationIndex', () => jobEscrow.validationIndex(jobId, m), options)),
     processorPool: async (jobId, options) => read('processorPool', () => jobEscrow.processorPool(jobId), options),
+    pricing: async (options) => {
+      const [overheadMs, msPerMicroJob] = await read('pricing', () => jobEscrow.pricing(), options)
+      return { overheadMs: Number(overheadMs), msPerMicroJob: Number(msPerMicroJob) }
+    },
     async findEvents (filter, options) {
       const from = filter.fromBlock ?? components.deployment.blockNumber ?? 0
       const to = filter.toBlock ?? await blockNumber(options)

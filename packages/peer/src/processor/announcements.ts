@@ -1,15 +1,15 @@
 import { JobAnnouncement } from '../coord/pb/coord.js'
-import { decodeJobSpec, encodeJobSpec, estimatedSeconds, taskValue } from '../protocol/index.js'
+import { decodeJobSpec, encodeJobSpec, microJobCount, taskValue } from '../protocol/index.js'
 import { ANNOUNCEMENT_DOMAIN } from './constants.js'
 import { InvalidAnnouncementError } from './errors.js'
 import { announcedRound, roundKey } from './rounds.js'
 import type { KnownJob } from './job-context.js'
 import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
-import type { JobSpec } from '../protocol/index.js'
+import type { JobSpec, PricingParams } from '../protocol/index.js'
 
-/** Task value of a job (wei per estimated second), as announcements carry it and the job choice ranks it. */
-export function specValue (spec: JobSpec): bigint {
-  return taskValue(spec.price, estimatedSeconds(spec.estimate, spec.slicing.macroJobs * spec.slicing.microJobsPerMacro))
+/** Task value of a job (wei per second, from the network's pricing), as announcements carry it and the job choice ranks it. */
+export function specValue (spec: JobSpec, pricing: PricingParams): bigint {
+  return taskValue(spec.price, microJobCount(spec), pricing)
 }
 
 export function hexToBytes (hex: string): Uint8Array<ArrayBuffer> {
@@ -22,7 +22,7 @@ export function bytesToHex (bytes: Uint8Array): string {
 }
 
 /** A signed JobAnnouncement record of `spec` (round 0); throws InvalidAnnouncementError when it cannot be encoded. */
-export function signAnnouncement (signer: RecordSigner, spec: JobSpec, jobId: string, specCid: string): Uint8Array {
+export function signAnnouncement (signer: RecordSigner, spec: JobSpec, jobId: string, specCid: string, pricing: PricingParams): Uint8Array {
   let payload: Uint8Array
   try {
     payload = JobAnnouncement.encode({
@@ -31,7 +31,7 @@ export function signAnnouncement (signer: RecordSigner, spec: JobSpec, jobId: st
       minVramGb: spec.requirements.minVramGb,
       gpuModel: spec.requirements.gpuModel,
       modelId: spec.requirements.modelId,
-      value: Number(specValue(spec)),
+      value: Number(specValue(spec, pricing)),
       status: 0,
       microJobs: spec.slicing.macroJobs * spec.slicing.microJobsPerMacro,
       spec: encodeJobSpec(spec) as Uint8Array<ArrayBuffer>
@@ -52,7 +52,8 @@ export type AnnouncementVerdict =
   | { kind: 'new', job: KnownJob, previous?: KnownJob }
 
 /** Verifies and decodes a JobAnnouncement record (signature under its domain, protobuf, job spec). */
-export function readAnnouncement (record: Uint8Array, verifier: RecordVerifier, known: (jobId: string) => KnownJob | undefined): AnnouncementVerdict {
+export function readAnnouncement (record: Uint8Array, verifier: RecordVerifier, known: (jobId: string) => KnownJob | undefined,
+  pricing: PricingParams): AnnouncementVerdict {
   const verified = verifier.verify(record, ANNOUNCEMENT_DOMAIN)
   if (verified == null) return { kind: 'forged' }
   try {
@@ -64,7 +65,7 @@ export function readAnnouncement (record: Uint8Array, verifier: RecordVerifier, 
     if (a.spec == null && previous == null) return { kind: 'known' }
     const spec = a.spec != null ? decodeJobSpec(a.spec) : (previous as KnownJob).spec
     const job: KnownJob = {
-      jobId, specCid: a.specCid, spec, value: specValue(spec), minVramGb: a.minVramGb, gpuModel: a.gpuModel,
+      jobId, specCid: a.specCid, spec, value: specValue(spec, pricing), minVramGb: a.minVramGb, gpuModel: a.gpuModel,
       modelId: a.modelId, signer: verified.signer, round, key: roundKey(jobId, round)
     }
     return { kind: 'new', job, previous }

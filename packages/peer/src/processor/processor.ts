@@ -7,7 +7,7 @@ import { createMetrics } from '../coord/metrics.js'
 import { recordSigner, recordVerifier } from '../coord/signing.js'
 import { guardCoordTopic } from '../coord/topic-guard.js'
 import { jobsTopic, macroTopic } from '../coord/topics.js'
-import { chooseJob, countReceived, countSent } from '../protocol/index.js'
+import { DEFAULT_PRICING, chooseJob, countReceived, countSent } from '../protocol/index.js'
 import { ANNOUNCEMENT_DOMAIN, DEFAULT_IDLE_MS } from './constants.js'
 import { readAnnouncement, signAnnouncement } from './announcements.js'
 import { giveUp, jobComplete } from './job-end.js'
@@ -25,7 +25,7 @@ import type { CoordMessage } from '../coord/codec.js'
 import type { Leases } from '../coord/leases.js'
 import type { LockedItem, RoomPubSubMessage } from '../coord/room.js'
 import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
-import type { JobSpec } from '../protocol/index.js'
+import type { JobSpec, PricingParams } from '../protocol/index.js'
 import type * as Y from 'yjs'
 
 export type { KnownJobSummary, MicroJobStartDetail, Processor, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
@@ -72,10 +72,14 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   /** What joining and finding rooms (rooms.ts) uses of this processor. */
   private readonly roomsHost: RoomsHost
 
+  /** The network's pricing parameters: every job's task value (job choice) comes from them. */
+  private readonly pricing: PricingParams
+
   constructor (components: ProcessorComponents, init: ProcessorInit) {
     super()
     this.components = components
     this.init = init
+    this.pricing = init.pricing ?? DEFAULT_PRICING
     this.clock = components.clock ?? Date.now
     this.self = components.peerId.toString()
     this.signer = recordSigner(components.privateKey, this.self, components.counters)
@@ -188,7 +192,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
-    const record = signAnnouncement(this.signer, spec, jobId, specCid)
+    const record = signAnnouncement(this.signer, spec, jobId, specCid, this.pricing)
     if (this.indexMap == null) {
       const index = await this.components.docs.open(INDEX_DOC)
       this.indexMap = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
@@ -201,7 +205,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   // ---- job discovery ----
 
   private learn (record: Uint8Array): KnownJob | undefined {
-    const verdict = readAnnouncement(record, this.verifier, (jobId) => this.jobs.get(jobId))
+    const verdict = readAnnouncement(record, this.verifier, (jobId) => this.jobs.get(jobId), this.pricing)
     switch (verdict.kind) {
       case 'forged':
         this.metrics.droppedForged++

@@ -5,7 +5,7 @@ import type { JobFailuresInit } from '../coord/failures.js'
 import type { LeasesInit } from '../coord/leases.js'
 import type { CoordMetrics } from '../coord/metrics.js'
 import type { RoomPubSub } from '../coord/room.js'
-import type { JobSpec, PeerState, TrafficCounters } from '../protocol/index.js'
+import type { JobSpec, PeerState, PricingParams, TrafficCounters } from '../protocol/index.js'
 import type { AbortOptions, PeerId, PrivateKey } from '@libp2p/interface'
 import type * as Y from 'yjs'
 
@@ -34,6 +34,11 @@ export interface ProcessorInit {
   prepareJob?(job: { jobId: string, specCid: string, spec: JobSpec }, options: AbortOptions): Promise<void>
   /** Called once on the peer whose result completed the job (finalization is idempotent). */
   onJobComplete?(jobId: string): void | Promise<void>
+  /**
+   * The network's pricing parameters (the escrow's `pricing()`), from which every job's task value is computed for
+   * job choice. Default {@link DEFAULT_PRICING} (the escrow's deployment defaults).
+   */
+  pricing?: PricingParams
   /** This peer's hardware for job choice. Default: `{ gpuModel: 'Any', vramGb: 0 }` (runs only "Any" jobs with no VRAM need). */
   hardware?: PeerState
   leases?: LeasesInit

@@ -3,6 +3,8 @@
  * `init.x ?? DEFAULT_X`.
  */
 
+import { DEFAULT_ESCROW_PARAMS } from '@jobmesh/contracts'
+
 /** JobSpec format version understood by this implementation. */
 export const JOB_SPEC_VERSION = 1
 
@@ -41,8 +43,17 @@ export const ROUND_SCORE_TIMEOUT = 0
 /** The verification/task queue holds at most `alpha * nodeCount` tasks. */
 export const DEFAULT_ALPHA = 2
 
-/** Task values are wei per second; estimated durations are rounded to this many units per second (milliseconds). */
-export const PRICE_TIME_UNITS_PER_SECOND = 1000n
+/** Task values are wei per second, estimated times are milliseconds: value = fee * MS_PER_SECOND / estimatedMs. */
+export const MS_PER_SECOND = 1000n
+
+/**
+ * The pricing parameters a peer assumes without a chain: the escrow's deployment defaults. With a chain, the peer
+ * reads the deployed escrow's `pricing()` instead.
+ */
+export const DEFAULT_PRICING = {
+  overheadMs: DEFAULT_ESCROW_PARAMS.overheadMs,
+  msPerMicroJob: DEFAULT_ESCROW_PARAMS.msPerMicroJob
+} as const
 
 /** Decimals of the native token (wei -> ether) used by the display helpers. */
 export const TOKEN_DECIMALS = 18

@@ -8,7 +8,7 @@
  * - Ids and slicing: `computeJobId`, `computeMacroId`, `computeMicroId`, `sliceJob`.
  * - Validation sample: `validationIndex`, `samplePositions`, `verifierHash`.
  * - Merkle trees: `jobTree` (OpenZeppelin compatible), `resultTree` (positional), `verifyProof`, `verifyPositionalProof`.
- * - Pricing: `estimatedSeconds`, `taskValue` (wei per second, fixed point), `taskValueToNumber`.
+ * - Pricing: `taskValue` (wei per second, from the network's `PricingParams`), `taskValueToNumber`.
  * - Selection: `seedWeight`, `contractWeight`, `createPrng`, `weightedChoice`, `drawDistinct`.
  * - QoS: `roundScore`, `taskScore`, `windowedScore`, `shouldKickOut`, `qosRatio`, `vramScore`, `timeoutScore`.
  * - Work choice: `createTaskQueue`, `chooseJob`, `isEligible`.
@@ -41,7 +41,8 @@ export type { ResultLeaf } from './merkle-leaves.js'
 export { jobTree, resultTree } from './merkle-trees.js'
 export { createPositionalTree, verifyPositionalProof, positionalDepth } from './positional-tree.js'
 export type { PositionalTree } from './positional-tree.js'
-export { estimatedSeconds, taskValue, taskValueToNumber } from './pricing.js'
+export { taskValue, taskValueToNumber } from './pricing.js'
+export type { PricingParams } from './pricing.js'
 export { seedWeight, contractWeight } from './weight.js'
 export type { WeightInput, NetworkMaxima, WeightCaps } from './weight.js'
 export { createPrng, weightedChoice, drawDistinct } from './prng.js'

@@ -18,9 +18,11 @@ export interface Requirements {
   modelId?: string
 }
 
-/** The DApp's time estimate, used for the task value (see `estimatedSeconds`). */
+/**
+ * The DApp's run-time hint: seconds one MicroJob runs. It bounds a run (the processor's run timeout) and sizes the
+ * verifiers' commit window; it does not enter the task value, which uses the network's constants (`taskValue`).
+ */
 export interface Estimate {
-  overheadSeconds: number
   secondsPerMicroJob: number
 }
 
@@ -97,7 +99,6 @@ const schema = z.strictObject({
   }).default({ minVramGb: 0 }),
   price: wei.refine(v => v > 0n, 'price must be positive'),
   estimate: z.strictObject({
-    overheadSeconds: z.number().nonnegative().finite(),
     secondsPerMicroJob: z.number().positive().finite()
   }),
   verifiers: z.int().min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: one verifier alone would decide who is slashed`).default(DEFAULT_VERIFIERS),

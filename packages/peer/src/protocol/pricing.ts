@@ -1,22 +1,39 @@
-import { PRICE_TIME_UNITS_PER_SECOND, TOKEN_DECIMALS } from './constants.js'
+import { MS_PER_SECOND, TOKEN_DECIMALS } from './constants.js'
 import { InvalidArgumentError } from './errors.js'
-import type { Estimate } from './job-spec.js'
 
-/** `overheadSeconds + microJobCount * secondsPerMicroJob`. */
-export function estimatedSeconds (estimate: Estimate, microJobCount: number): number {
-  if (!Number.isSafeInteger(microJobCount) || microJobCount < 0) throw new InvalidArgumentError('microJobCount must be a non-negative integer')
-  return estimate.overheadSeconds + microJobCount * estimate.secondsPerMicroJob
+/**
+ * The network's pricing parameters, as the escrow holds them (`JobEscrow.pricing()`, set at deployment): a job's
+ * estimated time is `overheadMs + microJobs * msPerMicroJob` milliseconds. Both are uint32; `msPerMicroJob > 0`.
+ */
+export interface PricingParams {
+  /** Fixed per-job overhead (download, preparation, waiting for verification, upload), ms. */
+  overheadMs: number
+  /** Network time of one MicroJob, ms. */
+  msPerMicroJob: number
+}
+
+const UINT32_MAX = 0xffff_ffff
+
+function uint32 (v: number, name: string, min: number): bigint {
+  if (!Number.isSafeInteger(v) || v < min || v > UINT32_MAX) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${UINT32_MAX}]`)
+  return BigInt(v)
 }
 
 /**
- * Task value in wei per second, fixed point: the estimate is rounded to whole milliseconds (at least 1) and
- * `value = floor(price * 1000 / estimatedMilliseconds)`. Integer, so every peer and the contract order tasks alike.
+ * The task value of a job, in wei per second: `floor(fee * 1000 / (overheadMs + microJobs * msPerMicroJob))`.
+ * Only network parameters enter the estimated time, never the creator's own estimate; `microJobs` is the job's
+ * size (`macroJobs * microJobsPerMacro`, committed on chain by the job root). The escrow computes the same integer
+ * (`JobEscrow.taskValue`, `quoteTaskValue`), so peers, the SDK and the verification queue order tasks alike.
+ *
+ * @throws InvalidArgumentError for a negative fee, a non-positive or non-integer `microJobs`, or parameters that
+ * are not uint32 (`msPerMicroJob` at least 1)
  */
-export function taskValue (price: bigint, estimatedSecs: number): bigint {
-  if (typeof price !== 'bigint' || price < 0n) throw new InvalidArgumentError('price must be a non-negative bigint')
-  if (!Number.isFinite(estimatedSecs) || estimatedSecs < 0) throw new InvalidArgumentError('estimatedSeconds must be a non-negative finite number')
-  const millis = BigInt(Math.max(1, Math.round(estimatedSecs * Number(PRICE_TIME_UNITS_PER_SECOND))))
-  return price * PRICE_TIME_UNITS_PER_SECOND / millis
+export function taskValue (fee: bigint, microJobs: number | bigint, pricing: PricingParams): bigint {
+  if (typeof fee !== 'bigint' || fee < 0n) throw new InvalidArgumentError('fee must be a non-negative bigint')
+  const count = typeof microJobs === 'bigint' ? microJobs : (Number.isSafeInteger(microJobs) ? BigInt(microJobs) : -1n)
+  if (count < 1n) throw new InvalidArgumentError('microJobs must be a positive integer')
+  const estimatedMs = uint32(pricing.overheadMs, 'overheadMs', 0) + count * uint32(pricing.msPerMicroJob, 'msPerMicroJob', 1)
+  return fee * MS_PER_SECOND / estimatedMs
 }
 
 /** A task value (wei per second) as tokens per second, for display only (never for ordering or payment). */

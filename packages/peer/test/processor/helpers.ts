@@ -29,7 +29,7 @@ export function spec (macroJobs: number, microJobsPerMacro: number): { spec: Job
     seed: String(Math.floor(Math.random() * 1e9)),
     requirements: { minVramGb: 1 },
     price: '10000000000000000000',
-    estimate: { overheadSeconds: 30, secondsPerMicroJob: 1 },
+    estimate: { secondsPerMicroJob: 1 },
     verifiers: 3,
     deadline: 1_900_000_000_000
   })

@@ -3,6 +3,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { describe, expect, it } from 'vitest'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { readAnnouncement, signAnnouncement } from '../../src/processor/announcements.js'
+import { DEFAULT_PRICING, taskValue } from '../../src/protocol/index.js'
 import { giveUp, jobComplete } from '../../src/processor/job-end.js'
 import { spec } from './helpers.js'
 import type { JobContext, KnownJob } from '../../src/processor/job-context.js'
@@ -61,16 +62,17 @@ describe('job announcements (announcements.ts)', () => {
     const key = await generateKeyPair('Ed25519')
     const signer = recordSigner(key, peerIdFromPrivateKey(key).toString())
     const { spec: s, jobId, specCid } = spec(2, 4)
-    const record = signAnnouncement(signer, s, jobId, specCid)
+    const record = signAnnouncement(signer, s, jobId, specCid, DEFAULT_PRICING)
     const verifier = recordVerifier()
-    const first = readAnnouncement(record, verifier, () => undefined)
+    const first = readAnnouncement(record, verifier, () => undefined, DEFAULT_PRICING)
     expect(first.kind).toBe('new')
     const job = (first as { job: KnownJob }).job
     expect(job).toMatchObject({ jobId: jobId.toLowerCase(), specCid, round: 0, signer: signer.peerId })
+    expect(job.value).toBe(taskValue(s.price, 8, DEFAULT_PRICING)) // 2 x 4 MicroJobs, the network's pricing
     expect(job.spec.slicing).toEqual(s.slicing)
-    expect(readAnnouncement(record, verifier, () => job)).toEqual({ kind: 'known', job })
+    expect(readAnnouncement(record, verifier, () => job, DEFAULT_PRICING)).toEqual({ kind: 'known', job })
     const forged = record.slice()
     forged[forged.length - 1] ^= 1
-    expect(readAnnouncement(forged, verifier, () => undefined)).toEqual({ kind: 'forged' })
+    expect(readAnnouncement(forged, verifier, () => undefined, DEFAULT_PRICING)).toEqual({ kind: 'forged' })
   })
 })

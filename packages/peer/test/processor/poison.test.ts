@@ -87,8 +87,8 @@ describe('poison isolation', () => {
   })
 
   it('bounds a run by the job estimate', () => {
-    expect(runTimeoutMs({ estimate: { overheadSeconds: 0, secondsPerMicroJob: 0.01 } })).toBe(5_000)
-    expect(runTimeoutMs({ estimate: { overheadSeconds: 0, secondsPerMicroJob: 1 } })).toBe(10_000)
-    expect(runTimeoutMs({ estimate: { overheadSeconds: 0, secondsPerMicroJob: 3600 } })).toBe(30_000)
+    expect(runTimeoutMs({ estimate: { secondsPerMicroJob: 0.01 } })).toBe(5_000)
+    expect(runTimeoutMs({ estimate: { secondsPerMicroJob: 1 } })).toBe(10_000)
+    expect(runTimeoutMs({ estimate: { secondsPerMicroJob: 3600 } })).toBe(30_000)
   })
 })

@@ -13,7 +13,7 @@ export function validSpecInput (): Record<string, any> {
     seed: '42',
     requirements: { minVramGb: 8, gpuModel: 'RTX4090' },
     price: '10000000000000000000',
-    estimate: { overheadSeconds: 30, secondsPerMicroJob: 20 },
+    estimate: { secondsPerMicroJob: 20 },
     verifiers: 3,
     deadline: 1_900_000_000_000
   }

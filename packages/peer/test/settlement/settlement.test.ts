@@ -90,7 +90,7 @@ describe('settlement end to end on anvil', () => {
     const spec = parseJobSpec({
       creator: await creator.address(), codeUri: `ipfs://${codeCid}`, dataUri: `ipfs://${dataCid}`, blockSize: 100, blockCount: 12,
       slicing: { macroJobs: 2, microJobsPerMacro: 3, blocksPerMicro: 2 }, seed: 42n, price: FEE,
-      estimate: { overheadSeconds: 1, secondsPerMicroJob: 1 }, verifiers: 3, deadline: deadlineSec * 1000
+      estimate: { secondsPerMicroJob: 1 }, verifiers: 3, deadline: deadlineSec * 1000
     })
     const specCid = await store.addBytes(encodeJobSpec(spec))
     const jobId = computeJobId(spec.creator, specCid, 1n)
