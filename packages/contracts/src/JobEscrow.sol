@@ -13,8 +13,8 @@ import {JobEscrowSettlement} from "./escrow/JobEscrowSettlement.sol";
 /// @notice Holds a job's fee and runs settlement (docs/settlement.md): Open -> (commitResults, submitResults) ->
 ///         Submitted -> (verifiers drawn, sample proven, commit, reveal) -> Released (each processor claims its own
 ///         result leaves) or Rejected (the culprit slashed, job back to Open); Refunded after the deadline if never
-///         released and no verification is under way; Aborted when evicted from a full verification queue.
-/// @dev Every wei of a job ends with a processor (claims), a verifier (credits), the creator (refund, abort) or the
+///         released and no verification is under way (a verification parked out of a full queue holds no verifier).
+/// @dev Every wei of a job ends with a processor (claims), a verifier (credits), the creator (refund) or the
 ///      treasury (unclaimed leaves after the claim window, shares forfeited by wrong or silent verifiers, slashes
 ///      beyond what pays the verifiers of a rejected round).
 contract JobEscrow is JobEscrowBase, IJobEscrowHooks {

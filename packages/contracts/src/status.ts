@@ -7,8 +7,7 @@ export const JobStatus = {
   Open: 1,
   Submitted: 2,
   Released: 3,
-  Refunded: 4,
-  Aborted: 5
+  Refunded: 4
 } as const
 
 /** One of the {@link JobStatus} values. */

@@ -273,7 +273,7 @@ contract JobEscrowTest is Fixture {
         assertEq(busy, 2, "the third node stays idle");
     }
 
-    function test_queueEvictsLowestValueAndRefunds() public {
+    function test_queueFullParksTheLowestValueWhichKeepsItsWorkAndIsRefundedOnlyAfterTheDeadline() public {
         bytes32[] memory ids = new bytes32[](17);
         for (uint256 i; i < 17; ++i) {
             JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 3);
@@ -286,10 +286,28 @@ contract JobEscrowTest is Fixture {
         assertEq(escrow.queueSize(), 16);
         assertEq(escrow.lowestQueued(), ids[3]);
         uint256 lockedBefore = registry.lockedStake(sub);
+        vm.expectEmit(true, false, false, false, address(escrow));
+        emit JobEscrowBase.VerificationParked(ids[3], 0);
         escrow.selectVerifiers(ids[16]);
-        assertEq(uint256(escrow.statusOf(ids[3])), uint256(JobEscrowBase.Status.Aborted));
-        assertEq(escrow.credits(creator), 4000);
-        assertEq(registry.lockedStake(sub), lockedBefore - 8000); // the aborted job's bond is free again
+        // the evicted job is out of the queue but still Submitted: nobody is refunded, the processors' work stands
+        assertEq(uint256(escrow.statusOf(ids[3])), uint256(JobEscrowBase.Status.Submitted));
+        assertFalse(escrow.isQueued(ids[3]));
+        assertTrue(escrow.isQueued(ids[16]));
+        assertEq(escrow.queueSize(), 16);
+        assertEq(escrow.credits(creator), 0);
+        assertEq(registry.lockedStake(sub), lockedBefore);
+        // its submitter draws again: still the lowest value, parked again (not queued ahead of a better one)
+        escrow.selectVerifiers(ids[3]);
+        assertFalse(escrow.isQueued(ids[3]));
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.DeadlineNotReached.selector, escrow.jobs(ids[3]).deadline));
+        escrow.refund(ids[3]);
+        // never verified by its deadline: the creator gets the fee back, the submitter its bond
+        vm.warp(uint256(escrow.jobs(ids[3]).deadline) + 1);
+        uint256 balance = creator.balance;
+        escrow.refund(ids[3]);
+        assertEq(creator.balance, balance + 4000);
+        assertEq(uint256(escrow.statusOf(ids[3])), uint256(JobEscrowBase.Status.Refunded));
+        assertEq(registry.lockedStake(sub), lockedBefore - 8000);
     }
 
     // ------------------------------------------------ outcomes

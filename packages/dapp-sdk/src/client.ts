@@ -97,7 +97,7 @@ export interface JobClient {
    * Polls the escrow until the job is Released.
    *
    * @throws ReleaseTimeoutError, JobRejectedError (rejected and past the deadline), JobRefundedError,
-   * JobAbortedError, DeadlinePassedError (never submitted, past the deadline), JobNotFoundError, ChainError, AbortError
+   * DeadlinePassedError (never submitted, past the deadline), JobNotFoundError, ChainError, AbortError
    */
   waitForRelease(jobId: string, options?: WaitForReleaseOptions): Promise<Release>
   /**

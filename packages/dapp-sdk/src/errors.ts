@@ -118,12 +118,6 @@ export class JobRefundedError extends Error {
   override readonly name = 'JobRefundedError'
 }
 
-/** The job's verification was evicted from a full verification queue (`TaskAborted`); the fee went to the creator's credit. */
-export class JobAbortedError extends Error {
-  static override readonly name = 'JobAbortedError'
-  override readonly name = 'JobAbortedError'
-}
-
 /** A job's deadline passed without enough MicroJob results (`progress`) or with no release (`refund` is due). */
 export class DeadlinePassedError extends Error {
   static override readonly name = 'DeadlinePassedError'

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { anySignal, pause } from './abort.js'
 import {
-  AbortError, DeadlinePassedError, JobAbortedError, JobNotFoundError, JobRefundedError, JobRejectedError,
+  AbortError, DeadlinePassedError, JobNotFoundError, JobRefundedError, JobRejectedError,
   ReleaseTimeoutError
 } from './errors.js'
 import type { ClientContext } from './context.js'
@@ -54,8 +54,6 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
         }
         case 'Refunded':
           throw new JobRefundedError(`job ${id} was refunded`)
-        case 'Aborted':
-          throw new JobAbortedError(`job ${id} was aborted (TaskAborted: evicted from a full verification queue); the fee is in the creator's escrow credit`)
         case 'None':
           throw new JobNotFoundError(`the escrow has no job ${id}`)
         case 'Open': {

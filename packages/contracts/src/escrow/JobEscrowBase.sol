@@ -32,8 +32,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         Open,
         Submitted,
         Released,
-        Refunded,
-        Aborted
+        Refunded
     }
 
     struct Params {
@@ -180,7 +179,10 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     event VerifierAssigned(bytes32 indexed jobId, address indexed verifier, uint256 index);
     event VerifiersSelected(bytes32 indexed jobId, uint256 commitDeadline, uint256 revealDeadline);
     event VerificationQueued(bytes32 indexed jobId, uint256 missing, uint256 taskValue);
-    event TaskAborted(bytes32 indexed jobId, address indexed creator, uint256 refund);
+    /// @notice A waiting verification left the full queue (the lowest task value, or no room for its group): the job
+    ///         stays Submitted with no verifier; its submitter's next `selectVerifiers` tries again, and after the
+    ///         deadline the creator may refund it.
+    event VerificationParked(bytes32 indexed jobId, uint256 taskValue);
     event VerificationCommitted(bytes32 indexed jobId, address indexed verifier, uint256 order);
     event VerificationRevealed(bytes32 indexed jobId, address indexed verifier, uint256 badPos, bool processorBlame);
     event VerifierTimedOut(bytes32 indexed jobId, address indexed verifier, bool committed);
@@ -546,29 +548,29 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         bytes32 model = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
         uint32 vram = j.minVramGb;
         if (!_queue.canPush(vram, model)) {
-            _abort(jobId, j);
+            _park(jobId, value);
             return;
         }
         if (_queue.size() >= _queueMaxSize()) {
             bytes32 low = _queue.lowest();
-            if (low == bytes32(0) || value <= VerificationQueue.valueOf(_queue.priorityOf(low))) {
-                _abort(jobId, j);
+            uint256 lowValue = low == bytes32(0) ? 0 : VerificationQueue.valueOf(_queue.priorityOf(low));
+            if (low == bytes32(0) || value <= lowValue) {
+                _park(jobId, value);
                 return;
             }
-            _abort(low, _jobs[low]);
+            _park(low, lowValue);
         }
         _queue.push(jobId, value, vram, model);
         emit VerificationQueued(jobId, uint256(j.k) - j.assigned, value);
     }
 
-    /// @dev Aborts a queued (or about to be queued) task: frees its verifiers, credits the creator's refund.
-    function _abort(bytes32 jobId, Job storage j) internal {
-        (address[] memory freed, uint256 n) = _releaseUnrevealed(jobId, j);
-        registry.unlock(j.submitter, _bond(j));
-        j.status = Status.Aborted;
-        credits[j.creator] += j.fee;
-        emit TaskAborted(jobId, j.creator, j.fee);
-        for (uint256 i; i < n; ++i) _dispatch(freed[i]);
+    /// @dev Takes a waiting task out of the queue (or does not queue it). It holds no verifier (draws are
+    ///      all-or-nothing) and keeps its status and its submitter's bond: the processors' work is not thrown away
+    ///      (an eviction used to refund the creator in full and pay no processor); its submitter draws again later,
+    ///      and after the deadline the creator may refund it.
+    function _park(bytes32 jobId, uint256 value) internal {
+        if (_queue.contains(jobId)) _queue.remove(jobId);
+        emit VerificationParked(jobId, value);
     }
 
     /// @dev A node became available: the best waiting task it may serve (own GPU group and "Any" groups with
@@ -596,7 +598,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         if (_drawVerifiers(best, j)) return;
         bytes32 qm = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
         if (_queue.canPush(j.minVramGb, qm)) _queue.push(best, _taskValue(j), j.minVramGb, qm);
-        else _abort(best, j);
+        else _park(best, _taskValue(j));
     }
 
     /// @dev Draws all of the job's missing verifiers or none: a partial draw is released at once, so a waiting job

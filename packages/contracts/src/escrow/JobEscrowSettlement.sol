@@ -35,11 +35,11 @@ contract JobEscrowSettlement is JobEscrowBase {
     ///         - otherwise the round restarts (Open again after the deadline).
     ///         Verifiers that voted with the outcome get one verifier share each (from the fee on release, from the
     ///         slash on rejection, from the silent verifiers' penalties otherwise); silent or outvoted verifiers are
-    ///         slashed one share. Idempotent on a Released/Refunded/Aborted job.
+    ///         slashed one share. Idempotent on a Released/Refunded job.
     function settle(bytes32 jobId) external onlyDelegated nonReentrant {
         Job storage j = _job(jobId);
         Status st = j.status;
-        if (st == Status.Released || st == Status.Refunded || st == Status.Aborted) return;
+        if (st == Status.Released || st == Status.Refunded) return;
         if (st != Status.Submitted) revert WrongStatus(jobId, st);
         uint256 k = j.k;
         if (j.assigned != k) {

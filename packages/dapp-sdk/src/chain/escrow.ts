@@ -8,9 +8,9 @@ import type { JobSpec, PricingParams } from '@jobmesh/peer'
 import type { ContractRunner, Provider, TransactionReceipt } from 'ethers'
 
 /** Status names of `JobEscrow.Status`. */
-export type JobStatusName = 'None' | 'Open' | 'Submitted' | 'Released' | 'Refunded' | 'Aborted'
+export type JobStatusName = 'None' | 'Open' | 'Submitted' | 'Released' | 'Refunded'
 
-const STATUS_NAMES: readonly JobStatusName[] = ['None', 'Open', 'Submitted', 'Released', 'Refunded', 'Aborted']
+const STATUS_NAMES: readonly JobStatusName[] = ['None', 'Open', 'Submitted', 'Released', 'Refunded']
 
 /** The name of a numeric escrow status. */
 export function statusName (status: number): JobStatusName {

@@ -19,7 +19,7 @@ export const DEFAULT_GAS_MARGIN_BPS = 13_000
 export const DEFAULT_WAIT_TIMEOUT_MS = 300_000
 
 /** Status names of `JobEscrow.Status`, by number. */
-export const JOB_STATUS_NAMES = ['None', 'Open', 'Submitted', 'Released', 'Refunded', 'Aborted'] as const
+export const JOB_STATUS_NAMES = ['None', 'Open', 'Submitted', 'Released', 'Refunded'] as const
 
 /** Sends of one transaction that ran out of gas before the error is thrown (each with twice the last gas limit). */
 export const OUT_OF_GAS_ATTEMPTS = 2

@@ -128,7 +128,7 @@ export async function readVerification (chain: ChainClient, jobId: string,
 /**
  * The tasks waiting in the escrow's verification queue, read incrementally: each `read` scans the
  * `VerificationQueued` events of the blocks it has not seen yet (the last event of a job gives its order), asks
- * `isQueued` which known jobs still wait (TaskAborted, refunds and successful draws drop out; a job queued again
+ * `isQueued` which known jobs still wait (parked tasks, refunds and successful draws drop out; a job queued again
  * emits a new event) and reads each one's queue group from `jobs(jobId)`.
  */
 export interface VerificationQueueCursor {

@@ -202,7 +202,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       }))
       await Promise.all([...this.views.keys()].map(async jobId => {
         const known = this.verification.get(jobId)
-        if (known != null && ['Released', 'Refunded', 'Aborted'].includes(known.status)) return
+        if (known != null && ['Released', 'Refunded'].includes(known.status)) return
         this.verification.set(jobId, await readVerification(chain, jobId, { signal, queue: this.queue }))
       }))
       this.chainError = undefined

@@ -59,7 +59,7 @@ export interface PeerMatch {
 /** The job's story, in plain words. */
 export interface JobStory {
   jobId: string
-  /** One word: unknown, open, processing, processed, failed, verifying, settling, released, refunded, aborted. */
+  /** One word: unknown, open, processing, processed, failed, verifying, settling, released, refunded. */
   phase: string
   matching: { peers: number, matching: number, byPeer: PeerMatch[], summary: string }
   /** What happened, oldest first. */
@@ -144,7 +144,6 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   const status = chain?.status
   if (status === 'Released') return { phase: 'released', waitingFor: 'nothing: the escrow released the fee; outputs can be downloaded' }
   if (status === 'Refunded') return { phase: 'refunded', waitingFor: 'nothing: the fee was refunded to the creator' }
-  if (status === 'Aborted') return { phase: 'aborted', waitingFor: 'nothing: the job was aborted (no verifiers could be drawn)' }
   if (status === 'Submitted' && chain != null) return verification(chain)
   if (chain != null && status === 'Open' && (facts.now ?? Date.now()) > chain.deadline * 1000) {
     return { phase: 'open', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
