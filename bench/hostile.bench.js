@@ -39,6 +39,10 @@ const ONLY = (process.env.HOSTILE_BENCH_ONLY ?? 'attack,poison').split(',')
 const FLOOD_MS = 15_000
 const RELEASE_TIMEOUT_MS = 300_000
 const GOALS = { attackMarginMs: 60_000, poisonRatio: 2 }
+if (!Number.isInteger(RUNS) || RUNS < 1 || !ONLY.every(x => x === 'attack' || x === 'poison')) {
+  process.stderr.write('hostile bench: HOSTILE_BENCH_RUNS must be an integer >= 1, HOSTILE_BENCH_ONLY a list of attack, poison\n')
+  process.exit(2)
+}
 // a devnet stopped while a dial is in flight can fail that dial after its caller gave up: not a bench failure
 process.on('uncaughtException', (err) => {
   if (err?.code === 'ECONNRESET' || err?.code === 'ECONNREFUSED' || err?.code === 'EPIPE') return
@@ -105,6 +109,49 @@ const median = (xs) => {
 }
 const round3 = (x) => Number(x.toFixed(3))
 
+/** The issue's fields from the runs so far: medians, the worst run, the goals judged on both. */
+function report (runs, loadAtStart) {
+  const out = { runs, loadAverage: { start: loadAtStart, end: load(), cpus: cpus().length }, goals: GOALS }
+  const rows = []
+  const summarize = (field) => {
+    const values = runs.map(r => r[field])
+    const worst = Math.max(...values)
+    rows.push([field, median(values), worst])
+    return { median: median(values), worst }
+  }
+  const ok = {}
+  const okWorst = {}
+  const worst = {}
+  if (ONLY.includes('attack')) {
+    const u = summarize('unattackedMs')
+    const a = summarize('attackedMs')
+    const m = summarize('attackMarginMs')
+    out.unattackedMs = u.median
+    out.attackedMs = a.median
+    out.attackMarginMs = a.median - u.median
+    Object.assign(worst, { unattackedMs: u.worst, attackedMs: a.worst, attackMarginMs: m.worst })
+    ok.attackMarginMs = out.attackMarginMs <= GOALS.attackMarginMs
+    okWorst.attackMarginMs = m.worst <= GOALS.attackMarginMs
+  }
+  if (ONLY.includes('poison')) {
+    const al = summarize('aloneMs')
+    const wp = summarize('withPoisonMs')
+    const pr = summarize('poisonRatio')
+    out.aloneMs = al.median
+    out.withPoisonMs = wp.median
+    out.poisonRatio = round3(wp.median / al.median)
+    Object.assign(worst, { aloneMs: al.worst, withPoisonMs: wp.worst, poisonRatio: pr.worst })
+    ok.poisonRatio = out.poisonRatio <= GOALS.poisonRatio
+    okWorst.poisonRatio = pr.worst <= GOALS.poisonRatio
+  }
+  return { out: { ...out, worst, ok, okWorst }, rows }
+}
+
+function write (out) {
+  mkdirSync(join(here, 'out'), { recursive: true })
+  writeFileSync(join(here, 'out', 'hostile.json'), JSON.stringify(out, null, 2) + '\n')
+}
+
 const loadAtStart = load()
 process.stdout.write(`hostile bench: ${RUNS} run(s) of ${ONLY.join(' + ')}; ${cpus().length} cpus, load average ${loadAtStart.join(' ')}\n`)
 const runs = []
@@ -112,10 +159,10 @@ for (let r = 1; r <= RUNS; r++) {
   const run = { run: r, loadAverage: load() }
   const step = async (name, fn) => {
     const t = performance.now()
-    const out = await fn()
-    run[name] = out.ms
-    if (out.attackerSent != null) run.attackerSent = out.attackerSent
-    process.stdout.write(`  run ${r}: ${name} ${out.ms} ms (measurement with devnet ${((performance.now() - t) / 1000).toFixed(1)} s, load ${load().join(' ')})\n`)
+    const result = await fn()
+    run[name] = result.ms
+    if (result.attackerSent != null) run.attackerSent = result.attackerSent
+    process.stdout.write(`  run ${r}: ${name} ${result.ms} ms (measurement with devnet ${((performance.now() - t) / 1000).toFixed(1)} s, load ${load().join(' ')})\n`)
   }
   if (ONLY.includes('attack')) {
     await step('unattackedMs', unattacked)
@@ -128,58 +175,20 @@ for (let r = 1; r <= RUNS; r++) {
     run.poisonRatio = round3(run.withPoisonMs / run.aloneMs)
   }
   runs.push(run)
+  // after every run, so that an interrupted bench keeps the runs it finished
+  write(report(runs, loadAtStart).out)
 }
-const loadAtEnd = load()
 
-const out = { runs, loadAverage: { start: loadAtStart, end: loadAtEnd, cpus: cpus().length }, goals: GOALS }
-const rows = []
-const summarize = (field, worst) => {
-  const values = runs.map(r => r[field])
-  const w = worst(values)
-  rows.push([field, median(values), w])
-  return { median: median(values), worst: w }
-}
-const ok = {}
-const okWorst = {}
-const worstRun = {}
-if (ONLY.includes('attack')) {
-  const u = summarize('unattackedMs', xs => Math.max(...xs))
-  const a = summarize('attackedMs', xs => Math.max(...xs))
-  const m = summarize('attackMarginMs', xs => Math.max(...xs))
-  out.unattackedMs = u.median
-  out.attackedMs = a.median
-  out.attackMarginMs = a.median - u.median
-  worstRun.unattackedMs = u.worst
-  worstRun.attackedMs = a.worst
-  worstRun.attackMarginMs = m.worst
-  ok.attackMarginMs = out.attackMarginMs <= GOALS.attackMarginMs
-  okWorst.attackMarginMs = m.worst <= GOALS.attackMarginMs
-}
-if (ONLY.includes('poison')) {
-  const al = summarize('aloneMs', xs => Math.max(...xs))
-  const wp = summarize('withPoisonMs', xs => Math.max(...xs))
-  const pr = summarize('poisonRatio', xs => Math.max(...xs))
-  out.aloneMs = al.median
-  out.withPoisonMs = wp.median
-  out.poisonRatio = round3(wp.median / al.median)
-  worstRun.aloneMs = al.worst
-  worstRun.withPoisonMs = wp.worst
-  worstRun.poisonRatio = pr.worst
-  ok.poisonRatio = out.poisonRatio <= GOALS.poisonRatio
-  okWorst.poisonRatio = pr.worst <= GOALS.poisonRatio
-}
-Object.assign(out, { worst: worstRun, ok, okWorst })
-
+const { out, rows } = report(runs, loadAtStart)
 const pad = (s, n) => String(s).padStart(n)
 process.stdout.write(`\n${'field'.padEnd(16)}${pad('median', 10)}${pad('worst', 10)}\n`)
 for (const [field, med, worst] of rows) process.stdout.write(`${field.padEnd(16)}${pad(med, 10)}${pad(worst, 10)}\n`)
 if (out.attackMarginMs != null) {
-  process.stdout.write(`attackMarginMs (median attacked - median unattacked) ${out.attackMarginMs} ms, goal <= ${GOALS.attackMarginMs}: ${ok.attackMarginMs ? 'ok' : 'MISSED'}\n`)
+  process.stdout.write(`attackMarginMs (median attacked - median unattacked) ${out.attackMarginMs} ms, goal <= ${GOALS.attackMarginMs}: ${out.ok.attackMarginMs ? 'ok' : 'MISSED'}\n`)
 }
 if (out.poisonRatio != null) {
-  process.stdout.write(`poisonRatio (median with poison / median alone) ${out.poisonRatio}, goal <= ${GOALS.poisonRatio}: ${ok.poisonRatio ? 'ok' : 'MISSED'}\n`)
+  process.stdout.write(`poisonRatio (median with poison / median alone) ${out.poisonRatio}, goal <= ${GOALS.poisonRatio}: ${out.ok.poisonRatio ? 'ok' : 'MISSED'}\n`)
 }
-process.stdout.write(`load average (1, 5, 15 min): start ${loadAtStart.join(' ')}, end ${loadAtEnd.join(' ')} on ${cpus().length} cpus\n`)
-mkdirSync(join(here, 'out'), { recursive: true })
-writeFileSync(join(here, 'out', 'hostile.json'), JSON.stringify(out, null, 2) + '\n')
+process.stdout.write(`load average (1, 5, 15 min): start ${out.loadAverage.start.join(' ')}, end ${out.loadAverage.end.join(' ')} on ${cpus().length} cpus\n`)
+write(out)
 process.stdout.write('wrote bench/out/hostile.json\n')
