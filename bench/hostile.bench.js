@@ -116,7 +116,7 @@ function report (runs, loadAtStart) {
   const summarize = (field) => {
     const values = runs.map(r => r[field])
     const worst = Math.max(...values)
-    rows.push([field, median(values), worst])
+    rows.push([field, round3(median(values)), worst])
     return { median: median(values), worst }
   }
   const ok = {}
