@@ -3,7 +3,7 @@
 // measured on devnets of real `jobmesh` peer processes (startDevnet: anvil, the contracts, registered peers) with the
 // SDK client, the attacker and the poison jobs of those tests (test/e2e/attacker.js, test/e2e/poison-jobs.js).
 //
-//   npm run build && node bench/hostile.bench.js
+//   npm run build && node bench/hostile.bench.js          (--help: the settings below)
 //   HOSTILE_BENCH_RUNS=2 HOSTILE_BENCH_ONLY=attack node bench/hostile.bench.js   (fewer runs; attack or poison only)
 //
 // Each timing is submit -> release: from just before `submitMandelbrot` until `waitForRelease` reads `Released`
@@ -32,6 +32,22 @@ import { submitMandelbrot } from '@jobmesh/examples'
 import { HOSTILE_JOB, attack, startAttacker, stopAttacker } from '../test/e2e/attacker.js'
 import { startNetwork } from '../test/e2e/network.js'
 import { POISON_HONEST_JOB, submitPoisonJobs } from '../test/e2e/poison-jobs.js'
+
+const USAGE = `usage: node bench/hostile.bench.js   (after npm run build; no arguments but --help)
+  HOSTILE_BENCH_RUNS=n                  runs (default 3), each a fresh devnet per measurement
+  HOSTILE_BENCH_ONLY=attack|poison      one side only (default attack,poison)
+measures submit -> Released of the hostile and poison e2e tests' honest jobs with and without the attack or the poison
+(issue #13 goals: attackMarginMs <= 60000, poisonRatio <= 2); writes bench/out/hostile.json
+`
+const args = process.argv.slice(2)
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
+if (args.length > 0) {
+  process.stderr.write(`hostile bench: unknown argument(s) ${args.join(' ')}\n${USAGE}`)
+  process.exit(2)
+}
 
 const here = dirname(fileURLToPath(import.meta.url))
 const RUNS = Number(process.env.HOSTILE_BENCH_RUNS ?? '3')
