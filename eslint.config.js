@@ -30,7 +30,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/explicit-function-return-type': 'off' }
   },
   {
-    files: ['**/test/**/*.ts', 'bench/**', 'examples/**', '**/scripts/**', '**/*.config.*'],
+    files: ['**/test/**/*.ts', '**/test/**/*.js', 'bench/**', 'examples/**', '**/scripts/**', '**/*.config.*'],
     rules: { '@typescript-eslint/explicit-function-return-type': 'off' }
   }
 )

@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { unixfs } from '@helia/unixfs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseEther } from 'ethers'
 import { CLI_BIN } from '@jobmesh/peer'
 import { submitMandelbrot } from '../../examples/src/index.js'
-import { abiModule, i32, op } from '../../packages/peer/test/executor/wasm-builder.js'
 import { startNetwork } from './helpers.js'
+import { POISON_HONEST_JOB, submitPoisonJobs } from './poison-jobs.js'
 import type { Network } from './helpers.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
@@ -40,25 +38,8 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
   it('jobs whose code is not WebAssembly, traps or loops end failed; the honest job is released; the peers stay healthy', async () => {
     net = await startNetwork({ peers: 4 })
     const { client, devnet } = net
-    // not WebAssembly: the SDK refuses such local code, so it arrives as an ipfs:// URI (not fetched by submit)
-    const text = await unixfs(client.node.helia).addBytes(new TextEncoder().encode('#!/bin/sh\necho this is not a job\n'))
-    const poisons = {
-      notWasm: { code: { uri: `ipfs://${text.toString()}` }, reason: 'InvalidWasmError' },
-      trap: { code: abiModule([op.unreachable, ...i32(0)]), reason: 'WasmTrapError' },
-      loop: { code: abiModule([op.loop, op.void, op.br, 0, op.end, ...i32(0)]), reason: 'ExecutionTimeoutError' }
-    }
-    const data = new Uint8Array(64).fill(7)
-    const poisonJobs: Array<{ jobId: string, reason: string }> = []
-    for (const p of Object.values(poisons)) {
-      // worth more than the honest job: every peer goes for the poison first
-      const job = await client.submit({
-        code: p.code, data, blockSize: 16, slicing: { macroJobs: 1, microJobsPerMacro: 4, blocksPerMicro: 1 },
-        price: parseEther('2'), verifiers: 2, estimate: { secondsPerMicroJob: 0.1 }
-      })
-      poisonJobs.push({ jobId: job.jobId, reason: p.reason })
-    }
-    const image = { width: 64, height: 32, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
-    const honest = await submitMandelbrot(client, { image, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('0.5'), verifiers: 2 })
+    const poisonJobs = await submitPoisonJobs(client)
+    const honest = await submitMandelbrot(client, POISON_HONEST_JOB)
 
     const [honestEnd, ...poisonEnds] = await Promise.all([outcome(client, honest.jobId), ...poisonJobs.map(async j => outcome(client, j.jobId))])
     expect(honestEnd.end).toBe('done')

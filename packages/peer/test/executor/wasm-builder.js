@@ -1,6 +1,7 @@
 /**
  * A tiny WebAssembly binary encoder for test modules (i32-only functions), so the bad modules the executor
- * must reject are built in the test itself without a wat toolchain.
+ * must reject are built in the test itself without a wat toolchain. Plain JS (types in wasm-builder.d.ts) so that
+ * bench/ can use it too (bench/hostile.bench.js builds its poison jobs with it).
  */
 
 export const op = {
@@ -19,10 +20,10 @@ export const op = {
   i32Ne: 0x47,
   i32Sub: 0x6b,
   void: 0x40
-} as const
+}
 
-export function uleb (value: number): number[] {
-  const out: number[] = []
+export function uleb (value) {
+  const out = []
   let v = value >>> 0
   do {
     let byte = v & 0x7f
@@ -33,8 +34,8 @@ export function uleb (value: number): number[] {
   return out
 }
 
-export function sleb (value: number): number[] {
-  const out: number[] = []
+export function sleb (value) {
+  const out = []
   let v = value | 0
   for (;;) {
     const byte = v & 0x7f
@@ -48,47 +49,27 @@ export function sleb (value: number): number[] {
 }
 
 /** `i32.const value` */
-export function i32 (value: number): number[] {
+export function i32 (value) {
   return [op.i32Const, ...sleb(value)]
-}
-
-export interface FuncDef {
-  params: number
-  results: 0 | 1
-  body: number[]
-  export?: string
-}
-
-export interface ImportDef {
-  module: string
-  name: string
-  params: number
-  results: 0 | 1
-}
-
-export interface ModuleDef {
-  imports?: ImportDef[]
-  memory?: { min: number, max?: number, export?: string }
-  funcs: FuncDef[]
 }
 
 const I32 = 0x7f
 
-function str (s: string): number[] {
+function str (s) {
   const bytes = [...new TextEncoder().encode(s)]
   return [...uleb(bytes.length), ...bytes]
 }
 
-function vec (items: number[][]): number[] {
+function vec (items) {
   return [...uleb(items.length), ...items.flat()]
 }
 
-function section (id: number, content: number[]): number[] {
+function section (id, content) {
   return [id, ...uleb(content.length), ...content]
 }
 
 /** Encodes a module. Function indices: imports first, then `funcs` in order. */
-export function buildModule (def: ModuleDef): Uint8Array {
+export function buildModule (def) {
   const imports = def.imports ?? []
   const sigs = [...imports, ...def.funcs].map(f => [0x60, ...vec(Array.from({ length: f.params }, () => [I32])),
     ...vec(f.results === 1 ? [[I32]] : [])])
@@ -102,7 +83,7 @@ export function buildModule (def: ModuleDef): Uint8Array {
     const { min, max } = def.memory
     out.push(...section(5, vec([max == null ? [0x00, ...uleb(min)] : [0x01, ...uleb(min), ...uleb(max)]])))
   }
-  const exports: number[][] = []
+  const exports = []
   if (def.memory?.export != null) {
     exports.push([...str(def.memory.export), 0x02, 0x00])
   }
@@ -118,11 +99,10 @@ export function buildModule (def: ModuleDef): Uint8Array {
 }
 
 /** `alloc(len) -> 8`: the input goes at offset 8 of a memory that must be big enough. */
-export const fixedAlloc: FuncDef = { params: 1, results: 1, export: 'alloc', body: i32(8) }
+export const fixedAlloc = { params: 1, results: 1, export: 'alloc', body: i32(8) }
 
 /** A module that follows the ABI and with `process` body `body` (params: ptr, len; result: i32). */
-export function abiModule (processBody: number[], memory: { min: number, max?: number } = { min: 2 },
-  imports: ImportDef[] = []): Uint8Array {
+export function abiModule (processBody, memory = { min: 2 }, imports = []) {
   return buildModule({
     imports,
     memory: { ...memory, export: 'memory' },
