@@ -1,0 +1,107 @@
+import { logger } from '@libp2p/logger'
+import { DocNotFoundError } from './errors.js'
+import { docNameOfTopic } from './names.js'
+import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
+import type { OpenDoc } from './open-doc.js'
+import type { SyncResult } from './sync.js'
+import type { SubscriptionChangeData } from '@libp2p/gossipsub'
+import type { AbortOptions, PeerId } from '@libp2p/interface'
+
+const log = logger('jobmesh:crdt')
+
+export interface CatchUpComponents {
+  pubsub: Pick<DocStoreComponents['pubsub'], 'getSubscribers'>
+  libp2p: Pick<DocStoreComponents['libp2p'], 'getPeers'>
+  docs: Map<string, OpenDoc>
+  syncConcurrency: number
+  /** The store's `sync`. */
+  sync(name: string, peer: PeerId, options: SyncOptions): Promise<SyncResult>
+}
+
+/** When exchanges happen besides `sync` and `confirm` (docs/crdt.md, Sync protocol): on open and on subscription. */
+export interface CatchUp {
+  /** Sync with one connected peer (subscribers of the topic first), then with the rest in parallel. */
+  catchUp(name: string, options: AbortOptions): Promise<void>
+  /** The pubsub 'subscription-change' listener. */
+  onSubscriptionChange(evt: CustomEvent<SubscriptionChangeData>): void
+  /** The libp2p 'peer:disconnect' listener. */
+  onPeerDisconnect(evt: CustomEvent<PeerId>): void
+}
+
+export function createCatchUp (components: CatchUpComponents): CatchUp {
+  const { docs } = components
+
+  async function catchUp (name: string, options: AbortOptions): Promise<void> {
+    const entry = docs.get(name)
+    if (entry == null) return
+    const subscribers = new Set(components.pubsub.getSubscribers(entry.topic).map(String))
+    const peers = components.libp2p.getPeers()
+      .sort((a, b) => Number(subscribers.has(b.toString())) - Number(subscribers.has(a.toString())))
+    if (peers.length === 0) return
+    const attempt = async (peer: PeerId): Promise<boolean> => {
+      try {
+        await components.sync(name, peer, { ...options, push: true })
+        return true
+      } catch (err) {
+        if ((err as Error).name !== DocNotFoundError.name) {
+          log('catch-up of %s from %p failed: %e', name, peer, err)
+        }
+        return false
+      }
+    }
+    // the first peer that has the doc gives us nearly everything; the others then send small diffs
+    let i = 0
+    while (i < peers.length && !(await attempt(peers[i++]))) {
+      options.signal?.throwIfAborted()
+    }
+    const rest = peers.slice(i)
+    const workers = Array.from({ length: Math.min(components.syncConcurrency, rest.length) }, async () => {
+      for (let p = rest.shift(); p != null; p = rest.shift()) {
+        options.signal?.throwIfAborted()
+        await attempt(p)
+      }
+    })
+    await Promise.all(workers)
+  }
+
+  function onSubscriptionChange (evt: CustomEvent<SubscriptionChangeData>): void {
+    const { peerId, subscriptions } = evt.detail
+    for (const { topic, subscribe } of subscriptions) {
+      const name = docNameOfTopic(topic)
+      if (!subscribe || name == null) continue
+      const entry = docs.get(name)
+      if (entry == null) continue
+      exchangeWithSubscriber(entry, peerId).catch(err => {
+        if ((err as Error).name !== DocNotFoundError.name) {
+          log('exchange of %s with %p failed: %e', name, peerId, err)
+        }
+      })
+    }
+  }
+
+  /**
+   * A peer subscribed to an open doc's topic (a newcomer, or a peer that reconnected): gossip is not replayed, so
+   * what each side wrote before seeing the other's subscription must be exchanged. First a pull (what the peer
+   * has); then, unless the peer's own catch-up with us completed meanwhile (it usually runs right after its
+   * subscription and carries all of our state), a push of our diff. The push is deferred because a newcomer still
+   * catching up has an empty state vector: pushing at once would send it the whole doc a second time.
+   * Even after a completed exchange the push runs (a fresh one, small: state vectors and what changed): what we
+   * wrote between that exchange and gossipsub learning of this subscription was published to nobody.
+   */
+  async function exchangeWithSubscriber (entry: OpenDoc, peerId: PeerId): Promise<void> {
+    const peer = peerId.toString()
+    if (!entry.synced.has(peer)) {
+      await components.sync(entry.name, peerId, { push: false })
+    }
+    await entry.serving.get(peer)
+    if (docs.get(entry.name) !== entry) return
+    await components.sync(entry.name, peerId, { push: true, fresh: true })
+  }
+
+  function onPeerDisconnect (evt: CustomEvent<PeerId>): void {
+    const peer = evt.detail.toString()
+    for (const entry of docs.values()) entry.synced.delete(peer)
+  }
+
+  return { catchUp, onSubscriptionChange, onPeerDisconnect }
+}

@@ -1,0 +1,104 @@
+import type { GuardedPubSub, RateLimitInit } from './gossip-guard.js'
+import type { DocStoreMetrics } from './metrics.js'
+import type { SyncResult } from './sync.js'
+import type { DocGuards } from './update-guard.js'
+import type { TrafficCounters } from '../protocol/counters.js'
+import type { GossipSub } from '@libp2p/gossipsub'
+import type { AbortOptions, Libp2p, PeerId } from '@libp2p/interface'
+import type { Datastore } from 'interface-datastore'
+import type * as Y from 'yjs'
+
+/** What the store needs from the node; a {@link JobmeshNode} has all of it. */
+export interface DocStoreComponents {
+  peerId: PeerId
+  datastore: Datastore
+  pubsub: Pick<GossipSub, 'subscribe' | 'unsubscribe' | 'publish' | 'getSubscribers' | 'addEventListener' | 'removeEventListener'> &
+  Partial<GuardedPubSub>
+  libp2p: Pick<Libp2p, 'handle' | 'unhandle' | 'dialProtocol' | 'getPeers' | 'addEventListener' | 'removeEventListener'>
+  /** Counts published and received updates (benches, profiles). */
+  counters?: TrafficCounters
+}
+
+export interface DocStoreInit {
+  /** Largest update published on gossipsub; bigger ones go over sync streams. Default {@link DEFAULT_MAX_UPDATE_BYTES}. */
+  maxUpdateBytes?: number
+  /** Default {@link DEFAULT_SYNC_TIMEOUT_MS}. */
+  syncTimeoutMs?: number
+  /** Default {@link DEFAULT_SYNC_CHUNK_BYTES}. */
+  syncChunkBytes?: number
+  /** Default {@link DEFAULT_MAX_SYNC_BYTES}. */
+  maxSyncBytes?: number
+  /** Default {@link DEFAULT_SYNC_CONCURRENCY}. */
+  syncConcurrency?: number
+  /** Default {@link DEFAULT_COMPACT_EVERY}. */
+  compactEvery?: number
+  /** Default {@link DEFAULT_COMPACT_INTERVAL_MS}; 0 disables the timer. */
+  compactIntervalMs?: number
+  /** Default timeout of each exchange of `confirm`. Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
+  confirmTimeoutMs?: number
+  /** Least time between two pulls from one peer for missing dependencies. Default {@link DEFAULT_PENDING_PULL_INTERVAL_MS}. */
+  pendingPullIntervalMs?: number
+  /**
+   * Which peers may write (gossip) and sync a doc. A gossiped update from a peer not admitted is rejected before it
+   * is applied or forwarded; sync exchanges with it are refused both ways. Default: every peer.
+   */
+  admit?(peerId: string, docName: string): boolean | Promise<boolean>
+  /** Who may change which keys of a doc (docs/crdt.md, Ownership). Default: no guard. */
+  guards?: DocGuards
+  /** Per-peer rate of gossip messages on each doc topic. Default {@link DEFAULT_GOSSIP_RATE_PER_SECOND} / {@link DEFAULT_GOSSIP_BURST}. */
+  gossipRate?: RateLimitInit
+}
+
+export interface OpenOptions extends AbortOptions {
+  /** Skip the catch-up from connected peers (it still happens when peers subscribe). */
+  offline?: boolean
+}
+
+export interface SyncOptions extends AbortOptions {
+  /** Also send our diff (default true). A pull only receives. */
+  push?: boolean
+  /** Never join an exchange that is already running: wait for it, then run a new one (default false). */
+  fresh?: boolean
+  /** Timeout of this exchange (default: the store's `syncTimeoutMs`). */
+  timeoutMs?: number
+}
+
+export interface ConfirmOptions extends AbortOptions {
+  /** Timeout of each exchange. Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
+  timeoutMs?: number
+}
+
+/** Yjs docs shared over gossipsub, caught up over `/jobmesh/sync/1.0.0`, persisted in the datastore. */
+export interface DocStore {
+  /**
+   * Opens a doc (or returns the open one): loads its stored state, subscribes to `/jobmesh/1/doc/<name>`, and
+   * catches up from connected peers (one first, then the rest in parallel) before resolving.
+   */
+  open(name: string, options?: OpenOptions): Promise<Y.Doc>
+  /** The open doc, or undefined. */
+  get(name: string): Y.Doc | undefined
+  /** Flushes, compacts and closes a doc; it stays in the datastore. */
+  close(name: string): Promise<void>
+  /** Names of the open docs. */
+  names(): string[]
+  /**
+   * One sync exchange with a peer: both sides send what the other lacks (state vector -> diff).
+   *
+   * @throws DocNotOpenError if the doc is not open here; DocNotFoundError if it is not open there
+   */
+  sync(name: string, peer: PeerId | string, options?: SyncOptions): Promise<SyncResult>
+  /**
+   * A fresh exchange (both ways) with every connected peer that has the doc open, in parallel. When it resolves,
+   * every such peer has everything this doc had at the call, and this doc has everything they had when they
+   * answered: a write followed by `confirm` cannot be missed by a connected peer (leases use it to settle).
+   * Failures and timeouts are skipped (best effort). Resolves with the number of peers exchanged with.
+   */
+  confirm(name: string, options?: ConfirmOptions): Promise<number>
+  /** Waits until every update made so far is persisted and published. */
+  flush(name?: string): Promise<void>
+  /** Merges a doc's stored updates into one snapshot now. */
+  compact(name: string): Promise<void>
+  /** Closes every doc (flush + compaction) and stops serving sync. */
+  stop(): Promise<void>
+  readonly metrics: DocStoreMetrics
+}

@@ -1,0 +1,118 @@
+import { logger } from '@libp2p/logger'
+import * as Y from 'yjs'
+import { GOSSIP_UPDATE_VERSION } from './constants.js'
+import { ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_PULL } from './origins.js'
+import { countSent } from '../protocol/counters.js'
+import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
+import type { DocStoreMetrics } from './metrics.js'
+import type { OpenDoc } from './open-doc.js'
+import type { SyncResult } from './sync.js'
+import type { PeerId } from '@libp2p/interface'
+
+const log = logger('jobmesh:crdt')
+
+export interface FlushComponents {
+  pubsub: Pick<DocStoreComponents['pubsub'], 'publish' | 'getSubscribers'>
+  counters?: DocStoreComponents['counters']
+  metrics: DocStoreMetrics
+  /** The open docs (the compaction timer visits the dirty ones). */
+  docs: Map<string, OpenDoc>
+  maxUpdateBytes: number
+  compactEvery: number
+  /** The store's `sync`: pushes an update too big for gossip. */
+  sync(name: string, peer: PeerId, options: SyncOptions): Promise<SyncResult>
+}
+
+/** Writes of the open docs: persisted, published on gossip (or pushed over sync when too big), compacted. */
+export interface Flusher {
+  /** The update listener of an open doc: queues the update for this tick's flush. */
+  onDocUpdate(entry: OpenDoc, update: Uint8Array, origin: unknown): void
+  /** Persists and publishes the updates queued so far (chained after the doc's earlier writes). */
+  scheduleFlush(entry: OpenDoc, pushSource: string | undefined): void
+  /** Writes one snapshot of the doc in place of its stored updates. */
+  compactNow(entry: OpenDoc): Promise<void>
+  /** Compacts every doc changed since its last compaction (the timer). */
+  compactDirty(): void
+}
+
+export function createFlusher (components: FlushComponents): Flusher {
+  const { metrics } = components
+
+  function onDocUpdate (entry: OpenDoc, update: Uint8Array, origin: unknown): void {
+    if (origin === ORIGIN_STORAGE) return
+    entry.toPersist.push(update)
+    if (origin !== ORIGIN_GOSSIP && origin !== ORIGIN_SYNC_PULL) {
+      entry.toPublish.push(update)
+    }
+    if (!entry.flushScheduled) {
+      entry.flushScheduled = true
+      const pushSource = entry.pushSource
+      setImmediate(() => { scheduleFlush(entry, pushSource) })
+    }
+  }
+
+  /** One tick's updates: merged, persisted, published (or pushed over sync when too big). */
+  function scheduleFlush (entry: OpenDoc, pushSource: string | undefined): void {
+    entry.flushScheduled = false
+    const toPersist = entry.toPersist.splice(0)
+    const toPublish = entry.toPublish.splice(0)
+    entry.chain = entry.chain.then(async () => {
+      if (toPersist.length > 0) {
+        await entry.persistence.append(toPersist.length === 1 ? toPersist[0] : Y.mergeUpdates(toPersist))
+        metrics.updatesPersisted++
+        entry.dirtySinceCompaction = true
+      }
+      if (toPublish.length > 0) {
+        const update = toPublish.length === 1 ? toPublish[0] : Y.mergeUpdates(toPublish)
+        await publish(entry, update, pushSource)
+      }
+      if (entry.persistence.pending >= components.compactEvery) {
+        await compactNow(entry)
+      }
+    }).catch(err => { log.error('flush of %s failed: %e', entry.name, err) })
+  }
+
+  async function publish (entry: OpenDoc, update: Uint8Array, pushSource: string | undefined): Promise<void> {
+    if (update.length + 1 <= components.maxUpdateBytes) {
+      const data = new Uint8Array(update.length + 1)
+      data[0] = GOSSIP_UPDATE_VERSION
+      data.set(update, 1)
+      try {
+        await components.pubsub.publish(entry.topic, data)
+        metrics.updatesPublished++
+        countSent(components.counters, 'doc', data.length)
+      } catch (err) {
+        log('publish on %s failed: %e', entry.topic, err)
+      }
+      return
+    }
+    metrics.updatesOversized++
+    const targets = components.pubsub.getSubscribers(entry.topic).filter(p => p.toString() !== pushSource)
+    log('update of %d bytes on %s goes over sync to %d peers', update.length, entry.name, targets.length)
+    for (const peer of targets) {
+      // fresh: an exchange already running with that peer computed its diff before this update existed; joining it
+      // would push nothing of this update (the peer then lacked it until some later exchange: a whole MacroJob's
+      // results missing for about a lease, the 8-peer no-op stall of issue #10)
+      components.sync(entry.name, peer, { push: true, fresh: true }).catch(err => {
+        log('push of %s to %p failed: %e', entry.name, peer, err)
+      })
+    }
+  }
+
+  async function compactNow (entry: OpenDoc): Promise<void> {
+    await entry.persistence.compact(Y.encodeStateAsUpdate(entry.doc))
+    entry.dirtySinceCompaction = false
+    metrics.compactions++
+  }
+
+  function compactDirty (): void {
+    for (const entry of components.docs.values()) {
+      if (entry.dirtySinceCompaction) {
+        entry.chain = entry.chain.then(async () => compactNow(entry))
+          .catch(err => { log.error('compaction of %s failed: %e', entry.name, err) })
+      }
+    }
+  }
+
+  return { onDocUpdate, scheduleFlush, compactNow, compactDirty }
+}

@@ -1,0 +1,129 @@
+import { logger } from '@libp2p/logger'
+import * as Y from 'yjs'
+import { GOSSIP_UPDATE_VERSION } from './constants.js'
+import { TopicValidatorResult } from './gossip-guard.js'
+import { docNameOfTopic } from './names.js'
+import { ORIGIN_GOSSIP } from './origins.js'
+import { countReceived } from '../protocol/counters.js'
+import type { Admitted } from './admit.js'
+import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
+import type { DocStoreMetrics } from './metrics.js'
+import type { ApplyRemote, OpenDoc } from './open-doc.js'
+import type { SyncResult } from './sync.js'
+import type { Message } from '@libp2p/gossipsub'
+import type { PeerId } from '@libp2p/interface'
+
+const log = logger('jobmesh:crdt')
+
+export interface GossipReceiverComponents {
+  counters?: DocStoreComponents['counters']
+  metrics: DocStoreMetrics
+  docs: Map<string, OpenDoc>
+  maxUpdateBytes: number
+  pendingPullIntervalMs: number
+  admitted: Admitted
+  applyRemote: ApplyRemote
+  /** The store's `sync`: pulls what a gossiped update depends on. */
+  sync(name: string, peer: PeerId, options: SyncOptions): Promise<SyncResult>
+}
+
+/** Updates received on doc topics (docs/crdt.md, Gossip and Gossip validation). */
+export interface GossipReceiver {
+  /** The gossipsub validator of an open doc's topic. */
+  validateGossip(entry: OpenDoc, msg: Message): Promise<TopicValidatorResult>
+  /** The pubsub 'message' listener (applies updates of doc topics without a validator). */
+  onMessage(evt: CustomEvent<Message>): void
+}
+
+export function createGossipReceiver (components: GossipReceiverComponents): GossipReceiver {
+  const { metrics } = components
+
+  /**
+   * The gossipsub validator of a doc topic: runs before a message is delivered or forwarded. Cheap checks first
+   * (rate, size, framing, Yjs decoding), then admission of the sender, then the update is applied through the doc's
+   * guard. Anything invalid is rejected: not applied, not forwarded, and the sender's peer score falls.
+   */
+  async function validateGossip (entry: OpenDoc, msg: Message): Promise<TopicValidatorResult> {
+    const reject = (counter?: 'gossipOversized' | 'gossipMalformed' | 'gossipUnauthorized'): TopicValidatorResult => {
+      metrics.gossipRejected++
+      if (counter != null) metrics[counter]++
+      return TopicValidatorResult.Reject
+    }
+    const data = msg.data
+    countReceived(components.counters, 'doc', data.length, msg.type === 'signed')
+    if (msg.type !== 'signed') return reject('gossipMalformed')
+    const from = msg.from.toString()
+    const rate = entry.rate.take(from)
+    if (rate !== 'ok') {
+      metrics.gossipRateLimited++
+      return rate === 'abusive' ? reject() : TopicValidatorResult.Ignore
+    }
+    if (data.length > components.maxUpdateBytes + 1) return reject('gossipOversized')
+    if (data.length < 2 || data[0] !== GOSSIP_UPDATE_VERSION) {
+      metrics.updatesRejected++
+      return reject('gossipMalformed')
+    }
+    const update = data.subarray(1)
+    try {
+      // parse fully before touching the doc, so garbage never reaches the store
+      Y.decodeUpdate(update)
+    } catch {
+      metrics.updatesRejected++
+      return reject('gossipMalformed')
+    }
+    if (!(await components.admitted(from, entry.name))) return reject('gossipUnauthorized')
+    if (components.docs.get(entry.name) !== entry) return TopicValidatorResult.Ignore
+    const result = components.applyRemote(entry, update, ORIGIN_GOSSIP)
+    if (result === 'failed') return reject('gossipMalformed')
+    if (result === 'forbidden') return reject()
+    pullIfPending(entry, msg.from)
+    return TopicValidatorResult.Accept
+  }
+
+  function onMessage (evt: CustomEvent<Message>): void {
+    const msg = evt.detail
+    const name = docNameOfTopic(msg.topic)
+    if (name == null) return
+    const entry = components.docs.get(name)
+    // with a topic validator the update was checked and applied before gossipsub delivered it
+    if (entry == null || entry.unguard != null) return
+    const data = msg.data
+    countReceived(components.counters, 'doc', data.length, msg.type === 'signed')
+    if (data.length < 2 || data[0] !== GOSSIP_UPDATE_VERSION) {
+      metrics.updatesRejected++
+      return
+    }
+    const update = data.subarray(1)
+    try {
+      // parse fully before touching the doc, so garbage never reaches the store
+      Y.decodeUpdate(update)
+    } catch {
+      metrics.updatesRejected++
+      return
+    }
+    if (components.applyRemote(entry, update, ORIGIN_GOSSIP) === 'applied' && msg.type === 'signed') {
+      pullIfPending(entry, msg.from)
+    }
+  }
+
+  /**
+   * Gossip is not replayed: an update published before we subscribed (or before its publisher saw our
+   * subscription) never arrives, and Yjs then holds every later update that depends on it as pending. When that
+   * happens, pull a diff from the peer that published the update (at most once per interval per peer).
+   */
+  function pullIfPending (entry: OpenDoc, from: PeerId): void {
+    const store = entry.doc.store
+    if (store.pendingStructs == null && store.pendingDs == null) return
+    const peer = from.toString()
+    const now = Date.now()
+    if (now - (entry.pendingPulls.get(peer) ?? -Infinity) < components.pendingPullIntervalMs) return
+    entry.pendingPulls.set(peer, now)
+    metrics.pendingPulls++
+    log('%s has missing dependencies after an update from %p: pulling', entry.name, from)
+    components.sync(entry.name, from, { push: false }).catch(err => {
+      log('pull of %s from %p failed: %e', entry.name, from, err)
+    })
+  }
+
+  return { validateGossip, onMessage }
+}

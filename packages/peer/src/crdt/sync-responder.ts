@@ -1,0 +1,86 @@
+import { logger } from '@libp2p/logger'
+import { FrameStream } from './frame-stream.js'
+import { ORIGIN_SYNC_PUSH } from './origins.js'
+import { answerSync } from './sync.js'
+import { FrameType } from './sync-frames.js'
+import type { Admitted } from './admit.js'
+import type { DocStoreMetrics } from './metrics.js'
+import type { ApplyRemote, OpenDoc } from './open-doc.js'
+import type { Connection, Stream } from '@libp2p/interface'
+
+const log = logger('jobmesh:crdt')
+
+export interface SyncResponderComponents {
+  metrics: DocStoreMetrics
+  docs: Map<string, OpenDoc>
+  /** Aborted when the store stops. */
+  shutdown: AbortSignal
+  syncTimeoutMs: number
+  syncChunkBytes: number
+  maxSyncBytes: number
+  admitted: Admitted
+  applyRemote: ApplyRemote
+}
+
+/** The answering side of `/jobmesh/sync/1.0.0` (docs/crdt.md, Sync protocol): the protocol's stream handler. */
+export type SyncResponder = (stream: Stream, connection: Connection) => Promise<void>
+
+export function createSyncResponder (components: SyncResponderComponents): SyncResponder {
+  const { metrics } = components
+
+  async function serve (stream: Stream, connection: Connection): Promise<void> {
+    const signal = AbortSignal.any([components.shutdown, AbortSignal.timeout(components.syncTimeoutMs)])
+    const frames = new FrameStream(stream, { chunkBytes: components.syncChunkBytes, maxDiffBytes: components.maxSyncBytes })
+    const onAbort = (): void => { frames.abort(signal.reason instanceof Error ? signal.reason : new Error('sync aborted')) }
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      const request = await frames.read()
+      if (request.type !== FrameType.REQUEST) {
+        throw new Error(`expected REQUEST, got frame type ${request.type}`)
+      }
+      const entry = components.docs.get(request.name)
+      if (entry == null) {
+        await frames.write({ type: FrameType.NOT_OPEN }, { signal })
+        await frames.close({ signal })
+        return
+      }
+      const from = connection.remotePeer.toString()
+      // a peer not admitted may read the doc (a DApp following a job), never write it: its pushed diff is dropped
+      const admitted = await components.admitted(from, request.name)
+      const answering = answer(entry, frames, request, from, signal, admitted)
+      const done = answering.then(() => {}, () => {})
+      entry.serving.set(from, done)
+      void done.finally(() => { if (entry.serving.get(from) === done) entry.serving.delete(from) })
+      await answering
+    } catch (err) {
+      metrics.syncFailed++
+      log('serving sync to %p failed: %e', connection.remotePeer, err)
+      frames.abort(err as Error)
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  async function answer (entry: OpenDoc, frames: FrameStream, request: { stateVector: Uint8Array, push: boolean },
+    from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
+    const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
+      if (!admitted) {
+        metrics.syncRefused++
+        log('dropped a diff of %d bytes pushed by %s, not admitted to %s', update.length, from, entry.name)
+        return true
+      }
+      entry.pushSource = from
+      try {
+        return components.applyRemote(entry, update, ORIGIN_SYNC_PUSH) !== 'failed'
+      } finally {
+        entry.pushSource = undefined
+      }
+    }, { signal })
+    metrics.syncServed++
+    if (request.push && admitted) entry.synced.add(from)
+    metrics.syncBytesIn += result.received
+    metrics.syncBytesOut += result.sent
+  }
+
+  return serve
+}
