@@ -1,0 +1,156 @@
+import { logger } from '@libp2p/logger'
+import { microKey } from './keys.js'
+import { LOCKED, countStates } from './queue.js'
+import { checkComplete } from './room-complete.js'
+import { isOwner, publishState, satisfy } from './room-core.js'
+import { supersedingLease } from './room-failover.js'
+import { applyRequest, handoff, pickBatch, rebuildQueue, reconcile } from './room-owner.js'
+import type { CoordMessage } from './codec.js'
+import type { Lease } from './leases.js'
+import type { RoomCore } from './room-core.js'
+import type { LockedItem } from './room-types.js'
+
+const log = logger('jobmesh:room')
+
+// The owner half of a room: creates the queue, serves it (locks a batch for itself, hands it to the first pending
+// requester, publishes) and keeps it in step with the CRDT. The queue rules are the pure functions of room-owner.ts.
+
+/**
+ * Creates the queue as owner under a MacroJob lease this peer holds (`lease.term` becomes the epoch),
+ * rebuilt from the CRDT: items with a result are done, items with a live MicroJob lease are locked by its
+ * holder, the rest are open.
+ */
+export function createQueue (room: RoomCore, lease: Lease): void {
+  const { states, locks } = rebuildQueue(room.size, room.view, room.clock())
+  const macroLease = room.components.macroLeases.get(room.macroKey)
+  const raw = macroLease?.term === lease.term ? room.components.macroLeases.raw(room.macroKey) : undefined
+  room.state = {
+    macroIndex: room.macroIndex,
+    epoch: lease.term,
+    term: 0,
+    owner: room.self,
+    prevOwner: room.self,
+    version: 0,
+    states,
+    locks,
+    pending: (room.state?.pending ?? []).filter(p => p !== room.self && p !== room.state?.owner),
+    macroLease: raw
+  }
+  room.lastMacroRenew = room.clock()
+  room.epochRoot = room.self
+  room.ownersSeen.add(room.self)
+  log('%s room %d: created epoch %d (%o)', room.self.slice(-6), room.macroIndex, lease.term, countStates(states))
+  room.dispatch('ownership', room.state)
+  serve(room)
+}
+
+/** Owner: lock a batch for self if wanting, hand off to the first pending requester, publish. */
+export function serve (room: RoomCore): void {
+  const state = room.state
+  if (state == null || !isOwner(room) || room.closed) {
+    return
+  }
+  if (supersededBy(room) != null) {
+    // a failover claimed a later epoch: this queue stops at once (no locks, no handoff, no heartbeat); the
+    // new epoch's first snapshot makes this peer a member of it
+    satisfy(room, [])
+    return
+  }
+  const want = room.waiter.want
+  if (want != null) {
+    satisfy(room, lockBatch(room, want))
+  }
+  const next = state.pending.find(p => p !== room.self)
+  if (next != null && room.waiter.want == null) {
+    handOffTo(room, next)
+  } else {
+    state.pending = state.pending.filter(p => p !== room.self)
+  }
+  publishState(room)
+  checkComplete(room)
+}
+
+function lockBatch (room: RoomCore, want: number): LockedItem[] {
+  const state = room.state
+  if (state == null) {
+    return []
+  }
+  if (countStates(state.states).open === 0) {
+    return []
+  }
+  // a later epoch exists in the CRDT (a failover claimed the MacroJob): this queue is dead, lock nothing more
+  const macroLease = room.components.macroLeases.get(room.macroKey)
+  if (macroLease != null && macroLease.term > state.epoch) {
+    log('%s room %d: epoch %d superseded by lease term %d, not locking', room.self.slice(-6), room.macroIndex,
+      state.epoch, macroLease.term)
+    return []
+  }
+  const { indices, changed } = pickBatch(state, room.view, room.self, want, room.maxBatch, room.clock())
+  if (indices.length === 0) {
+    if (changed) state.version++
+    return []
+  }
+  const keys = indices.map(i => microKey(room.macroIndex, i))
+  let leases = new Map<string, Lease>()
+  const lock = (): void => { leases = room.components.microLeases.takeMany(keys) }
+  if (room.components.lockWith != null) room.components.lockWith(lock)
+  else lock()
+  const items: LockedItem[] = []
+  for (const i of indices) {
+    const lease = leases.get(microKey(room.macroIndex, i))
+    const leaseTerm = lease?.term ?? 1
+    state.states[i] = LOCKED
+    state.locks.set(i, { holder: room.self, leaseTerm })
+    items.push({ macroIndex: room.macroIndex, index: i, leaseTerm })
+  }
+  state.version++
+  return items
+}
+
+export function handOffTo (room: RoomCore, to: string): void {
+  if (room.state == null) {
+    return
+  }
+  handoff(room.state, room.self, to)
+  room.components.metrics.handoffs++
+  room.ownersSeen.add(to)
+}
+
+/** Serves once on the next turn of the event loop (requests of one tick are answered together). */
+export function scheduleFlush (room: RoomCore): void {
+  if (room.flushScheduled) {
+    return
+  }
+  room.flushScheduled = true
+  setImmediate(() => {
+    room.flushScheduled = false
+    if (isOwner(room)) {
+      serve(room)
+    }
+  })
+}
+
+export function onRequest (room: RoomCore, from: string, req: NonNullable<CoordMessage['request']>): void {
+  const state = room.state
+  if (state != null && isOwner(room) && applyRequest(state, room.self, from, { done: req.done.filter(i => i < room.size), want: req.want })) {
+    scheduleFlush(room)
+  }
+}
+
+/** Owner, on heartbeat: the queue re-synced with the CRDT (room-owner.ts `reconcile`). */
+export function reconcileWithCrdt (room: RoomCore): void {
+  if (room.state == null) {
+    return
+  }
+  const { reopened } = reconcile(room.state, room.view, room.self, room.clock(), room.memory)
+  for (const index of reopened) {
+    log('%s room %d: item %d was marked done but has no result: re-opened', room.self.slice(-6), room.macroIndex, index)
+  }
+}
+
+/** The live MacroJob lease of a later epoch held by another peer, if the CRDT shows one. */
+function supersededBy (room: RoomCore): Lease | undefined {
+  return room.state == null
+    ? undefined
+    : supersedingLease(room.components.macroLeases.get(room.macroKey), room.state.epoch, room.self, (lease) => room.components.leases.isOpen(lease))
+}

@@ -1,0 +1,92 @@
+import { logger } from '@libp2p/logger'
+import { LeaseLostError } from './errors.js'
+import { checkComplete } from './room-complete.js'
+import { isOwner } from './room-core.js'
+import { claimNextEpoch, ownerGossipAt } from './room-failover.js'
+import { drainFuture, request, sendRequest } from './room-follow.js'
+import { createQueue, reconcileWithCrdt, serve } from './room-serve.js'
+import type { RoomCore } from './room-core.js'
+
+const log = logger('jobmesh:room')
+
+/**
+ * The room's timer: the owner's heartbeat and reconcile, the member's repeated request, the MacroJob lease
+ * renewal, and the failover when the owner is silent (owner-silence.ts decides, room-failover.ts claims).
+ */
+export function tick (room: RoomCore): void {
+  if (room.closed) {
+    return
+  }
+  const now = room.clock()
+  // time this process could not run (a starved event loop) is not silence of the owner: nothing could be read
+  room.silence.tick(now)
+  renewMacroLease(room, now)
+  if (room.completed) {
+    return
+  }
+  room.silence.watchLease(now, room.components.macroLeases.get(room.macroKey), {
+    self: room.self,
+    owner: room.state?.owner,
+    epoch: room.state?.epoch ?? 0,
+    isOpen: (lease) => room.components.leases.isOpen(lease, now)
+  })
+  if (isOwner(room)) {
+    reconcileWithCrdt(room)
+    if (now - room.lastPublish >= room.heartbeatMs) {
+      serve(room)
+    }
+    checkComplete(room)
+    return
+  }
+  drainFuture(room, true)
+  if (room.waiter.want != null && !room.state?.pending.includes(room.self) && now - room.lastRequest >= room.heartbeatMs / 2) {
+    request(room)
+  } else if (room.waiter.want == null && room.doneOutbox.length > 0) {
+    sendRequest(room, 0)
+  }
+  if (room.failingOver) {
+    return
+  }
+  const seen = ownerGossipAt(room.state?.owner, room.components.macroLeases.get(room.macroKey),
+    (lease) => room.components.leases.isOpen(lease, now), room.components.lastSeen)
+  // silent: the failover waits for the next tick, so that messages a busy loop held back are read first
+  if (room.silence.decide(now, seen) === 'failover') {
+    void failover(room)
+  }
+}
+
+function renewMacroLease (room: RoomCore, now: number): void {
+  const lease = room.components.macroLeases.get(room.macroKey)
+  if (lease == null || lease.owner !== room.self || now - room.lastMacroRenew < room.components.leases.renewMs) {
+    return
+  }
+  room.lastMacroRenew = now
+  if (room.completed) {
+    room.components.macroLeases.release(room.macroKey, lease.term)
+  } else {
+    room.components.macroLeases.renew(room.macroKey, lease.term)
+  }
+}
+
+/** The owner went silent: claim the MacroJob lease with a higher term; the CRDT winner rebuilds the queue. */
+async function failover (room: RoomCore): Promise<void> {
+  room.failingOver = true
+  const seenEpoch = room.state?.epoch ?? 0
+  try {
+    log('%s room %d: owner %s silent, claiming the next epoch', room.self.slice(-6), room.macroIndex, room.state?.owner.slice(-6))
+    const lease = await claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal)
+    if (room.closed || (room.state != null && room.state.epoch >= lease.term && room.state.owner !== room.self)) {
+      return
+    }
+    room.components.metrics.failovers++
+    createQueue(room, lease)
+    room.dispatch('failover', { epoch: lease.term })
+  } catch (err) {
+    if ((err as Error).name !== LeaseLostError.name && !room.closed) {
+      log.error('failover: %e', err)
+    }
+  } finally {
+    room.silence.heard(room.clock())
+    room.failingOver = false
+  }
+}
