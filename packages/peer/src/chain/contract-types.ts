@@ -1,0 +1,115 @@
+import type { JOB_STATUS_NAMES } from './constants.js'
+
+// Inputs and return values of the NodeRegistry and JobEscrow actions (escrow-reads.ts, escrow-writes.ts,
+// registry-actions.ts).
+
+/** Status names of `JobEscrow.Status`. */
+export type JobStatusName = typeof JOB_STATUS_NAMES[number]
+
+/** Input of {@link ChainClient.createJob}; GPU model and model are names (hashed with {@link labelId}). */
+export interface CreateJobInput {
+  specCid: string
+  nonce: bigint
+  jobRoot: string
+  seed: bigint
+  macroJobs: number
+  microJobsPerMacro: number
+  minVramGb: number
+  gpuModel?: string
+  modelId?: string
+  identicalHardware?: boolean
+  k: number
+  /** MicroJobs sampled per MacroJob (the verification level), default 1. */
+  samples?: number
+  /** Unix seconds. */
+  deadline: number
+  secondsPerMicroJob: number
+}
+
+/** A job as `JobEscrow.jobs(jobId)` returns it. */
+export interface EscrowJobState {
+  jobId: string
+  status: JobStatusName
+  creator: string
+  k: number
+  /** MicroJobs sampled per MacroJob. */
+  samples: number
+  assigned: number
+  commits: number
+  reveals: number
+  proven: boolean
+  /** Unix seconds. */
+  deadline: number
+  jobRoot: string
+  seed: bigint
+  fee: bigint
+  macroJobs: number
+  microJobsPerMacro: number
+  entropySet: boolean
+  rejections: number
+  submitter: string
+  submitBlock: number
+  commitDeadline: number
+  revealDeadline: number
+  processorPaid: bigint
+  /** Unix seconds of the release, 0 before. */
+  releasedAt: number
+  resultRoot: string
+  sampleEntropy: string
+  claimedHash: string
+  /** Hardware the job needs: its verification-queue group is (minVramGb, chosenModel or else gpuModel). */
+  minVramGb: number
+  gpuModel: string
+  /** The GPU model an `identical` job's first verifier fixed (bytes32(0) before). */
+  chosenModel: string
+}
+
+export interface VerifierState {
+  node: string
+  commitOrder: number
+  revealOrder: number
+  committed: boolean
+  revealed: boolean
+  /** 0: the sample matched; else 1 + the first sample position it found wrong. */
+  badPos: number
+  processorBlame: boolean
+}
+
+/** `ResultLeaf` of `proveSample`, `claim` and a reveal. */
+export interface SampleLeaf {
+  microId: string
+  macroIndex: number
+  index: number
+  outputHash: string
+  payee: string
+}
+
+/** `JobEscrow.Reveal`: a verifier's vote. */
+export interface RevealInput {
+  salt: string
+  processorBlame: boolean
+  /** The leaf hashes this verifier expects, in sample order. */
+  expected: string[]
+  /** The proven leaf hashes (from `SampleProven`), in sample order. */
+  proven: string[]
+  /** The proven leaf at the first position where `expected` differs (any leaf when none differs). */
+  badLeaf: SampleLeaf
+}
+
+export interface RegisterInput {
+  peerId: string
+  /** GPU model name (hashed with {@link labelId}); must not be empty. */
+  gpuModel: string
+  vramGb: number
+  /** Stake the node should have at least (wei). */
+  stake: bigint
+}
+
+export interface RegisterResult {
+  /** True when this call registered the node. */
+  registered: boolean
+  /** Stake added by this call (wei). */
+  stakeAdded: bigint
+  /** Stake after the call (wei). */
+  stake: bigint
+}
