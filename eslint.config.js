@@ -2,6 +2,22 @@ import js from '@eslint/js'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
+/** One `no-restricted-imports` block per folder depth: `up` is the regex of the climb to packages/peer/src. */
+function folderEntryRules (levels) {
+  return levels.map(({ files, ignores = [], up }) => ({
+    files,
+    ignores,
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: `^${up}[^/.][^/]*/(?!index\\.js$)`,
+          message: 'Enter another folder through its index.ts: import from `<folder>/index.js`.'
+        }]
+      }]
+    }
+  }))
+}
+
 export default tseslint.config(
   {
     ignores: ['**/dist/**', '.jobmesh/**', 'coverage/**', '**/node_modules/**', 'bench/out/**', 'examples/assembly/**', 'examples/build/**',
@@ -23,6 +39,14 @@ export default tseslint.config(
     ignores: ['packages/*/src/cli/**'],
     rules: { 'no-console': 'error' }
   },
+  // A folder of @jobmesh/peer is entered through its index.ts: code elsewhere in the package imports
+  // `../<folder>/index.js`, never a file behind it (docs/architecture.md, "Entry points").
+  ...folderEntryRules([
+    { files: ['packages/peer/src/*.ts'], up: '\\./' },
+    // crdt/doc-store.ts and coord/room.ts are being split into smaller files; their imports follow the rule then
+    { files: ['packages/peer/src/*/*.ts'], ignores: ['packages/peer/src/crdt/doc-store.ts', 'packages/peer/src/coord/room.ts'], up: '\\.\\./' },
+    { files: ['packages/peer/src/*/*/*.ts'], up: '\\.\\./\\.\\./' }
+  ]),
   {
     // the dashboard: plain ES modules served to the browser
     files: ['packages/peer/dashboard/**/*.js'],

@@ -2,13 +2,18 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
+// @jobmesh/peer's folder entry points (package.json exports): each is its folder's index.ts
+const peerFolder = (folder: string): string => fileURLToPath(new URL(`./packages/peer/src/${folder}/index.ts`, import.meta.url))
+const PEER_FOLDERS = 'protocol|devnet|node|crdt|coord|processor|executor|storage|chain|settlement|replication|observe'
 
 export default defineConfig({
   resolve: {
-    // exact package names only, so subpaths such as @jobmesh/peer/polyfill resolve through the package exports
+    // exact package names and @jobmesh/peer's folder entry points only, so other subpaths such as
+    // @jobmesh/peer/polyfill resolve through the package exports
     alias: [
       { find: /^@jobmesh\/contracts$/, replacement: src('contracts') },
       { find: /^@jobmesh\/peer$/, replacement: src('peer') },
+      { find: new RegExp(`^@jobmesh/peer/(${PEER_FOLDERS})$`), replacement: peerFolder('$1') },
       { find: /^@jobmesh\/dapp-sdk$/, replacement: src('dapp-sdk') }
     ]
   },

@@ -11,9 +11,11 @@
 //                  { type: 'report', counters, metrics, cpu }, { type: 'error', message }
 // Times are wall-clock ms (performance.timeOrigin + performance.now()), comparable across processes on one machine.
 import '@jobmesh/peer/polyfill'
-import {
-  createDocStore, createNode, createProcessor, createTrafficCounters, jobsTopic, parseJobSpec, testExecutor
-} from '@jobmesh/peer'
+import { jobsTopic } from '@jobmesh/peer/coord'
+import { createDocStore } from '@jobmesh/peer/crdt'
+import { createNode } from '@jobmesh/peer/node'
+import { createProcessor, testExecutor } from '@jobmesh/peer/processor'
+import { createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
 

@@ -30,10 +30,11 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import {
-  computeJobId, createDocStore, createNode, createProcessor, createTrafficCounters, jobsTopic, parseJobSpec,
-  testExecutor
-} from '@jobmesh/peer'
+import { jobsTopic } from '@jobmesh/peer/coord'
+import { createDocStore } from '@jobmesh/peer/crdt'
+import { createNode } from '@jobmesh/peer/node'
+import { createProcessor, testExecutor } from '@jobmesh/peer/processor'
+import { computeJobId, createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure

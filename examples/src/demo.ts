@@ -10,12 +10,12 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { SingleBar } from 'cli-progress'
 import { createJobClient } from '@jobmesh/dapp-sdk'
-import { startDevnet } from '@jobmesh/peer'
+import { startDevnet } from '@jobmesh/peer/devnet'
 import { formatEther, parseEther } from 'ethers'
 import { submitMandelbrot, mandelbrotResultPng } from './mandelbrot-job.js'
 import { readPayouts } from './payouts.js'
 import type { MandelbrotImage } from './mandelbrot-data.js'
-import type { Devnet } from '@jobmesh/peer'
+import type { Devnet } from '@jobmesh/peer/devnet'
 
 const USAGE = `usage: npm run demo -- [--peers N] [--chain-id ID] [--block-time S] [--out FILE] [--dashboard]
 

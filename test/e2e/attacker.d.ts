@@ -1,6 +1,8 @@
 // Types of attacker.js.
 import type { MandelbrotJobInit } from '../../examples/src/index.js'
-import type { Devnet, DocStore, JobmeshNode } from '@jobmesh/peer'
+import type { DocStore } from '@jobmesh/peer/crdt'
+import type { Devnet } from '@jobmesh/peer/devnet'
+import type { JobmeshNode } from '@jobmesh/peer/node'
 
 /** A libp2p node of the same stack as the peers, not registered, that writes well-formed Yjs updates nobody may write. */
 export interface Attacker {

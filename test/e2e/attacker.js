@@ -3,10 +3,9 @@
 // (types in attacker.d.ts) so that the bench can use it without a TypeScript loader.
 import { multiaddr } from '@multiformats/multiaddr'
 import { parseEther } from 'ethers'
-import {
-  MACRO_MAP, MICRO_MAP, RESULTS_MAP, createDocStore, createNode, docTopic, encodeMessage, jobDocName, jobsTopic,
-  macroTopic
-} from '@jobmesh/peer'
+import { MACRO_MAP, MICRO_MAP, RESULTS_MAP, encodeMessage, jobsTopic, macroTopic } from '@jobmesh/peer/coord'
+import { createDocStore, docTopic, jobDocName } from '@jobmesh/peer/crdt'
+import { createNode } from '@jobmesh/peer/node'
 
 /** The honest job the attacker goes for (`submitMandelbrot(client, HOSTILE_JOB)`): 16 MicroJobs, 2 verifiers. */
 export const HOSTILE_JOB = {

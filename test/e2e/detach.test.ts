@@ -2,11 +2,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startDevnet } from '@jobmesh/peer'
+import { startDevnet } from '@jobmesh/peer/devnet'
 import { connect, createProvider } from '@jobmesh/contracts'
 import { encodeMandelbrotData, exampleWasmPath } from '../../examples/src/index.js'
 import { runCli, startCli } from './cli.js'
-import type { Devnet } from '@jobmesh/peer'
+import type { Devnet } from '@jobmesh/peer/devnet'
 
 // 12 MicroJobs of 4 rows: small, so the job settles fast; every peer gets a share
 const IMAGE = { width: 96, height: 48, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import type { JobClient } from '@jobmesh/dapp-sdk'
-import type { Devnet } from '@jobmesh/peer'
+import type { Devnet } from '@jobmesh/peer/devnet'
 
 // the devnet start is plain JS (types in network.d.ts) so that bench/ starts its devnets the same way
 export { startNetwork } from './network.js'

@@ -1,6 +1,6 @@
 // Types of network.js.
 import type { JobClient } from '@jobmesh/dapp-sdk'
-import type { Devnet, DevnetInit } from '@jobmesh/peer'
+import type { Devnet, DevnetInit } from '@jobmesh/peer/devnet'
 
 /** A devnet and a DApp client connected to it, stopped together. */
 export interface Network {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createJobClient } from '@jobmesh/dapp-sdk'
-import { startDevnet } from '@jobmesh/peer'
+import { startDevnet } from '@jobmesh/peer/devnet'
 
 /** Starts a devnet in a fresh temp dir (short verification windows) and a DApp client on it. */
 export async function startNetwork (init = {}) {

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseEther } from 'ethers'
 import { connect, createProvider } from '@jobmesh/contracts'
 import { createJobClient } from '@jobmesh/dapp-sdk'
-import { startDevnet } from '@jobmesh/peer'
+import { startDevnet } from '@jobmesh/peer/devnet'
 import { fetchStatus } from '../../packages/peer/src/cli/control.js'
 import { readPayouts, submitMandelbrot } from '../../examples/src/index.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
-import type { Devnet, PeerStatus } from '@jobmesh/peer'
+import type { PeerStatus } from '@jobmesh/peer'
+import type { Devnet } from '@jobmesh/peer/devnet'
 
 const IMAGE = { width: 96, height: 48, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
 

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { PNG } from 'pngjs'
 import { Wallet, id, parseEther } from 'ethers'
 import { connect, createProvider } from '@jobmesh/contracts'
-import { createWasmExecutor, outputHash, resultCommitment, resultTree, samplePositions } from '@jobmesh/peer'
+import { createWasmExecutor, outputHash } from '@jobmesh/peer/executor'
+import { resultTree, samplePositions } from '@jobmesh/peer/protocol'
+import { resultCommitment } from '@jobmesh/peer/settlement'
 import {
   encodeMandelbrotData, loadExampleWasm, mandelbrotReference, mandelbrotResultPng, readPayouts, submitMandelbrot,
   MANDELBROT_BLOCK_SIZE, MANDELBROT_TILE_HEADER
@@ -10,7 +12,7 @@ import {
 import { CHEATING_PEER, jobHistory, startNetwork, until } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
-import type { ResultLeaf } from '@jobmesh/peer'
+import type { ResultLeaf } from '@jobmesh/peer/protocol'
 
 const IMAGE: MandelbrotImage = { width: 64, height: 32, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
 

@@ -1,4 +1,6 @@
-import { coordGuards, createDocStore, createNode } from '@jobmesh/peer'
+import { coordGuards } from '@jobmesh/peer/coord'
+import { createDocStore } from '@jobmesh/peer/crdt'
+import { createNode } from '@jobmesh/peer/node'
 import { logger } from '@libp2p/logger'
 import { race } from './abort.js'
 import { connectChain } from './chain/connection.js'
@@ -26,7 +28,9 @@ import type { Release, WaitForReleaseOptions } from './release.js'
 import type { MicroJobOutput, ResultsOptions } from './results.js'
 import type { SubmitInput } from './spec.js'
 import type { SubmitOptions, SubmittedJob } from './submit.js'
-import type { DocStore, JobStory, JobmeshNode } from '@jobmesh/peer'
+import type { DocStore } from '@jobmesh/peer/crdt'
+import type { JobmeshNode } from '@jobmesh/peer/node'
+import type { JobStory } from '@jobmesh/peer/observe'
 import type { Provider, Signer } from 'ethers'
 
 const log = logger('jobmesh:sdk')

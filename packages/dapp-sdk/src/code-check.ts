@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { validateJobCode } from '@jobmesh/peer'
+import { validateJobCode } from '@jobmesh/peer/executor'
 import { InvalidCodeError, UploadError } from './errors.js'
 import type { ContentInput } from './content.js'
 

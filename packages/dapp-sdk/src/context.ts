@@ -1,6 +1,8 @@
 import type { ChainConnection, DeploymentRef } from './chain/connection.js'
 import type { Announcer } from './network/announce.js'
-import type { DocStore, JobSpec, JobmeshNode } from '@jobmesh/peer'
+import type { DocStore } from '@jobmesh/peer/crdt'
+import type { JobmeshNode } from '@jobmesh/peer/node'
+import type { JobSpec } from '@jobmesh/peer/protocol'
 
 /** Resolved timeouts and defaults of a client. */
 export interface ClientSettings {

@@ -1,7 +1,9 @@
-import { createChainClient, describeJob, withTimeout } from '@jobmesh/peer'
+import { createChainClient, withTimeout } from '@jobmesh/peer/chain'
+import { describeJob } from '@jobmesh/peer/observe'
 import { anySignal } from './abort.js'
 import type { ClientContext } from './context.js'
-import type { ChainClient, JobStory } from '@jobmesh/peer'
+import type { ChainClient } from '@jobmesh/peer/chain'
+import type { JobStory } from '@jobmesh/peer/observe'
 
 export interface DescribeOptions {
   signal?: AbortSignal

@@ -50,13 +50,15 @@ export * from './constants.js'
 
 // the protocol core, so a DApp needs one import
 export {
-  parseJobSpec, encodeJobSpec, decodeJobSpec, microJobCount, computeJobId, computeMacroId, computeMicroId, sliceJob,
-  jobTree, resultTree, verifyProof, taskValue, taskValueToNumber, DEFAULT_PRICING, validationIndex, verifierHash,
-  InvalidJobSpecError, JOB_SPEC_VERSION, ALLOWED_URI_SCHEMES
-} from '@jobmesh/peer'
+  parseJobSpec, encodeJobSpec, decodeJobSpec, microJobCount, computeJobId, computeMacroId,
+  computeMicroId, sliceJob, jobTree, resultTree, verifyProof, taskValue, taskValueToNumber,
+  DEFAULT_PRICING, validationIndex, verifierHash, InvalidJobSpecError, JOB_SPEC_VERSION,
+  ALLOWED_URI_SCHEMES
+} from '@jobmesh/peer/protocol'
+export type { JobStory, PeerMatch, MismatchReason } from '@jobmesh/peer/observe'
 export type {
-  JobSpec, SlicingSpec, Requirements, Estimate, PricingParams, Slicing, MacroJobDescriptor, MicroJobDescriptor, ResultLeaf,
-  MerkleTree, SpecIssue, JobStory, PeerMatch, MismatchReason
-} from '@jobmesh/peer'
+  JobSpec, SlicingSpec, Requirements, Estimate, PricingParams, Slicing, MacroJobDescriptor,
+  MicroJobDescriptor, ResultLeaf, MerkleTree, SpecIssue
+} from '@jobmesh/peer/protocol'
 export { JobStatus } from '@jobmesh/contracts'
 export type { Deployment } from '@jobmesh/contracts'

@@ -1,4 +1,4 @@
-import { decodeJobSpec } from '@jobmesh/peer'
+import { decodeJobSpec } from '@jobmesh/peer/protocol'
 import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
 import { fetchContent } from './content.js'

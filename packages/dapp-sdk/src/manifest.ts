@@ -1,11 +1,12 @@
-import { decodeManifest, manifestTree } from '@jobmesh/peer'
+import { decodeManifest, manifestTree } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
 import { fetchContent } from './content.js'
 import { ResultRootMismatchError } from './errors.js'
 import type { ClientContext } from './context.js'
-import type { Manifest, MicroJobDescriptor } from '@jobmesh/peer'
+import type { MicroJobDescriptor } from '@jobmesh/peer/protocol'
+import type { Manifest } from '@jobmesh/peer/settlement'
 
 const log = logger('jobmesh:sdk')
 

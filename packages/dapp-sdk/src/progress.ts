@@ -1,10 +1,13 @@
-import { FAILURES_MAP, JobFailures, JobProgress, RESULTS_MAP, excludingVerifier, readProfiles, recordVerifier, roundDocName, roundKey } from '@jobmesh/peer'
+import { FAILURES_MAP, JobFailures, JobProgress, RESULTS_MAP, recordVerifier } from '@jobmesh/peer/coord'
+import { roundDocName } from '@jobmesh/peer/crdt'
+import { excludingVerifier, roundKey } from '@jobmesh/peer/processor'
+import { readProfiles } from '@jobmesh/peer/settlement'
 import { getAddress } from 'ethers'
 import { anySignal } from './abort.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
-import type { RecordVerifier } from '@jobmesh/peer'
+import type { RecordVerifier } from '@jobmesh/peer/coord'
 import type * as Y from 'yjs'
 
 /** How many MicroJobs of a job have a result. */

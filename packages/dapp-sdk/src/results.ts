@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import {
-  MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, payeeResolver, recordSigner, resultTable, resultTree, roundKey, sliceJob
-} from '@jobmesh/peer'
+import { MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, resultTable } from '@jobmesh/peer/coord'
+import { roundKey } from '@jobmesh/peer/processor'
+import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
+import { payeeResolver } from '@jobmesh/peer/settlement'
 import { ZeroHash } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
@@ -13,7 +14,7 @@ import { loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
 import { openJobDoc, roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
-import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer'
+import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer/protocol'
 
 /** One MicroJob's verified output. */
 export interface MicroJobOutput {

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { parseJobSpec } from '@jobmesh/peer'
+import { parseJobSpec } from '@jobmesh/peer/protocol'
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
 import { verificationIssue } from './verification.js'
 import type { ContentInput } from './content.js'
 import type { JobIssue } from './errors.js'
 import type { VerificationLevel } from './verification.js'
-import type { Estimate, JobSpec, Requirements, SlicingSpec } from '@jobmesh/peer'
+import type { Estimate, JobSpec, Requirements, SlicingSpec } from '@jobmesh/peer/protocol'
 
 /** What a DApp describes to {@link JobClient.submit}. */
 export interface SubmitInput {

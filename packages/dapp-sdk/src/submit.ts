@@ -1,4 +1,5 @@
-import { computeJobId, encodeJobSpec, jobTree, microJobCount, replicate, sliceJob, taskValue } from '@jobmesh/peer'
+import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValue } from '@jobmesh/peer/protocol'
+import { replicate } from '@jobmesh/peer/replication'
 import { logger } from '@libp2p/logger'
 import { createJobParams } from './chain/escrow.js'
 import { samplesFor } from './verification.js'
@@ -9,7 +10,7 @@ import { buildSpec, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
 import type { ContentInput } from './content.js'
 import type { SubmitInput } from './spec.js'
-import type { JobSpec, MicroJobDescriptor } from '@jobmesh/peer'
+import type { JobSpec, MicroJobDescriptor } from '@jobmesh/peer/protocol'
 
 const log = logger('jobmesh:sdk')
 

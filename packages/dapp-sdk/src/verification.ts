@@ -1,4 +1,4 @@
-import type { SlicingSpec } from '@jobmesh/peer'
+import type { SlicingSpec } from '@jobmesh/peer/protocol'
 
 /**
  * The verification level of a job: the share of each MacroJob's MicroJobs that every verification round re-runs,

@@ -1,4 +1,6 @@
-import { createChainClient, rankQueued, resultCommitment, verificationQueueCursor } from '@jobmesh/peer'
+import { createChainClient } from '@jobmesh/peer/chain'
+import { rankQueued, verificationQueueCursor } from '@jobmesh/peer/observe'
+import { resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SLICING, cleanup, setup, smallJob } from './helpers.js'

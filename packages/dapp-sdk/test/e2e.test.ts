@@ -1,4 +1,5 @@
-import { createContentStore, createProcessor, testExecutor } from '@jobmesh/peer'
+import { createProcessor, testExecutor } from '@jobmesh/peer/processor'
+import { createContentStore } from '@jobmesh/peer/storage'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SLICING, cleanup, setup, smallJob } from './helpers.js'
 import type { ProgressUpdate } from '../src/index.js'

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import {
-  RESULTS_MAP, encodeManifest, jobDocName, resultCommitment, recordSigner, recordVerifier, resultKey, resultTable, resultTree
-} from '@jobmesh/peer'
+import { RESULTS_MAP, recordSigner, recordVerifier, resultKey, resultTable } from '@jobmesh/peer/coord'
+import { jobDocName } from '@jobmesh/peer/crdt'
+import { resultTree } from '@jobmesh/peer/protocol'
+import { encodeManifest, resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
 import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'

@@ -4,7 +4,7 @@ import { race } from '../abort.js'
 import { ChainError, ContractRevertError } from '../errors.js'
 import { wrapChainError } from './wrap.js'
 import type { JobEscrowContract } from '@jobmesh/contracts'
-import type { JobSpec, PricingParams } from '@jobmesh/peer'
+import type { JobSpec, PricingParams } from '@jobmesh/peer/protocol'
 import type { ContractRunner, Provider, TransactionReceipt } from 'ethers'
 
 /** Status names of `JobEscrow.Status`. */

@@ -3,7 +3,7 @@ import { withConnectFlags } from './client-options.js'
 import { withClient } from './job-commands.js'
 import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
-import type { JobStory } from '@jobmesh/peer'
+import type { JobStory } from '@jobmesh/peer/observe'
 import type { Command } from 'commander'
 
 const REASONS: Record<string, string> = {

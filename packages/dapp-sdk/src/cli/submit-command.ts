@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { taskValueToNumber } from '@jobmesh/peer'
+import { taskValueToNumber } from '@jobmesh/peer/protocol'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
 import { clientFrom, withConnectFlags } from './client-options.js'

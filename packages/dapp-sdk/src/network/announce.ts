@@ -1,6 +1,9 @@
-import { createProcessor } from '@jobmesh/peer'
+import { createProcessor } from '@jobmesh/peer/processor'
 import { AnnounceError } from '../errors.js'
-import type { DocStore, JobSpec, JobmeshNode, MicroJobExecutor, PricingParams, Processor } from '@jobmesh/peer'
+import type { DocStore } from '@jobmesh/peer/crdt'
+import type { JobmeshNode } from '@jobmesh/peer/node'
+import type { MicroJobExecutor, Processor } from '@jobmesh/peer/processor'
+import type { JobSpec, PricingParams } from '@jobmesh/peer/protocol'
 
 /** Announces jobs: a signed JobAnnouncement in `jobmesh/index` and on `/jobmesh/1/jobs`. */
 export interface Announcer {

@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from 'commander'
 import { multiaddr } from '@multiformats/multiaddr'
 import { DEFAULT_DATA_DIR } from './constants.js'
-import { parseHttpAddress } from '../http/address.js'
-import type { HttpAddress } from '../http/address.js'
+import { parseHttpAddress } from '../http/index.js'
+import type { HttpAddress } from '../http/index.js'
 
 /** Parses a positive number (`--vram 24`). */
 export function positiveNumber (value: string): number {

@@ -44,3 +44,12 @@ export const FAILURES_MAP = 'failures'
 /** Index doc and its job map. */
 export const INDEX_DOC = 'jobmesh/index'
 export const INDEX_JOBS_MAP = 'jobs'
+
+/** Signing domain of job announcements (`jobmesh/index` doc, `jobs` map). */
+export const ANNOUNCEMENT_DOMAIN = 'jobmesh/job-announcement'
+/** Map of signed peer profiles in the `jobmesh/index` doc (key = PeerId). */
+export const PEERS_MAP = 'peers'
+/** Signing domain of peer profiles (each key signs under `<domain>/<peerId>`). */
+export const PROFILE_DOMAIN = 'jobmesh/peer-profile'
+/** Signing domain prefix of finalization records: `jobmesh/final/<jobId>/<peerId>`. */
+export const FINAL_DOMAIN = 'jobmesh/final'

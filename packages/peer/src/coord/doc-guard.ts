@@ -1,11 +1,11 @@
-import { INDEX_DOC } from '../crdt/constants.js'
-import { jobIdOfDoc } from '../crdt/names.js'
-import { ANNOUNCEMENT_DOMAIN } from '../processor/constants.js'
-import { FINAL_DOMAIN, PEERS_MAP, PROFILE_DOMAIN } from '../settlement/constants.js'
-import { FAILURES_MAP, FINAL_MAP, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP, RESULTS_MAP } from './constants.js'
+import { INDEX_DOC, jobIdOfDoc } from '../crdt/index.js'
+import {
+  ANNOUNCEMENT_DOMAIN, FAILURES_MAP, FINAL_DOMAIN, FINAL_MAP, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP, PEERS_MAP, PROFILE_DOMAIN,
+  RESULTS_MAP
+} from './constants.js'
 import { failureScope, macroScope, microScope, parseResultKey, resultScope, resultSlot } from './keys.js'
 import { recordVerifier } from './signing.js'
-import type { DocGuard, DocGuards, KeyChange } from '../crdt/update-guard.js'
+import type { DocGuard, DocGuards, KeyChange } from '../crdt/index.js'
 import type { RecordVerifier, VerifiedRecord } from './signing.js'
 import type * as Y from 'yjs'
 

@@ -22,7 +22,7 @@ export { MacroRoom } from './room.js'
 export type { RoomComponents, RoomInit, RoomEvents, RoomPubSub, RoomPubSubMessage, LockedItem } from './room.js'
 export { OPEN, LOCKED, DONE, judge, compareStates, packStates, unpackStates, toWire, fromWire, countStates } from './queue.js'
 export type { QueueState, QueueLock, Verdict } from './queue.js'
-export { encodeMessage, decodeMessage } from './codec.js'
+export { encodeMessage, decodeMessage, messageKind } from './codec.js'
 export { CoordMessage, LeaseRecord, ResultRecord, FailureRecord, JobAnnouncement, QueueSnapshot, QueueRequest, RoomAnnouncement } from './pb/coord.js'
 export { recordSigner, recordVerifier } from './signing.js'
 export type { RecordSigner, RecordVerifier, VerifiedRecord } from './signing.js'
@@ -37,6 +37,6 @@ export {
   DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS,
   RESULT_SLOT_CHARS, JOBS_TOPIC, MACRO_MAP, MICRO_MAP, RESULTS_MAP, INDEX_JOBS_MAP, FAILURES_MAP,
   DEFAULT_MAX_FAILURES, DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_ADMISSION_NEGATIVE_TTL_MS,
-  DEFAULT_COORD_RATE_PER_SECOND, DEFAULT_COORD_BURST
+  DEFAULT_COORD_RATE_PER_SECOND, DEFAULT_COORD_BURST, ANNOUNCEMENT_DOMAIN, PEERS_MAP, PROFILE_DOMAIN, FINAL_DOMAIN
 } from './constants.js'
 export * from './errors.js'

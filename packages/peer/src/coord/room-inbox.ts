@@ -1,9 +1,9 @@
 import { decodeMessage, messageKind } from './codec.js'
 import { fromWire } from './queue.js'
-import { countReceived } from '../protocol/counters.js'
+import { countReceived } from '../protocol/index.js'
 import type { CoordMessage } from './codec.js'
 import type { QueueState } from './queue.js'
-import type { TrafficCounters } from '../protocol/counters.js'
+import type { TrafficCounters } from '../protocol/index.js'
 
 /** A gossipsub message as rooms read it (StrictSign: `from` is set and verified by gossipsub). */
 export interface RoomPubSubMessage {

@@ -4,8 +4,8 @@ import type { JobProgress } from './progress.js'
 import type { QueueState } from './queue.js'
 import type { RoomPubSubMessage } from './room-inbox.js'
 import type { RecordVerifier } from './signing.js'
-import type { GuardedPubSub } from '../crdt/gossip-guard.js'
-import type { TrafficCounters } from '../protocol/counters.js'
+import type { GuardedPubSub } from '../crdt/index.js'
+import type { TrafficCounters } from '../protocol/index.js'
 
 /** The slice of gossipsub a room needs. */
 export interface RoomPubSub extends Partial<GuardedPubSub> {

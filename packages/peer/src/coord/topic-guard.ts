@@ -1,8 +1,8 @@
-import { TopicValidatorResult, guardTopic, rateLimiter } from '../crdt/gossip-guard.js'
+import { guardTopic, rateLimiter, TopicValidatorResult } from '../crdt/index.js'
 import { decodeMessage } from './codec.js'
 import { DEFAULT_COORD_BURST, DEFAULT_COORD_RATE_PER_SECOND } from './constants.js'
 import type { CoordMetrics } from './metrics.js'
-import type { GuardedPubSub, RateLimitInit } from '../crdt/gossip-guard.js'
+import type { GuardedPubSub, RateLimitInit } from '../crdt/index.js'
 import type { Message } from '@libp2p/gossipsub'
 
 export interface CoordTopicGuardInit {

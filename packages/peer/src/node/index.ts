@@ -20,6 +20,7 @@
  * ```
  */
 export { createNode } from './node.js'
+export { loadOrCreateIdentity } from './identity.js'
 export type { NodeInit, JobmeshNode } from './node.js'
 export type { NodeServices } from './types.js'
 export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError } from './errors.js'

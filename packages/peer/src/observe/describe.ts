@@ -1,5 +1,4 @@
-import { readProfiles } from '../settlement/profile.js'
-import { readFinalRecords } from '../settlement/lookup.js'
+import { readFinalRecords, readProfiles } from '../settlement/index.js'
 import { readAnnouncedJobs } from './announced-jobs.js'
 import { readVerification } from './chain-view.js'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'

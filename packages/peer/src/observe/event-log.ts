@@ -1,4 +1,4 @@
-import { TypedEvents } from '../coord/events.js'
+import { TypedEvents } from '../coord/index.js'
 import { DEFAULT_RECENT_EVENTS } from './constants.js'
 
 /** What happened, in the words an operator reads on stdout and on the dashboard. */

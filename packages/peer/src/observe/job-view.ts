@@ -1,14 +1,10 @@
-import { FAILURES_MAP, MACRO_MAP, RESULTS_MAP } from '../coord/constants.js'
-import { JobFailures } from '../coord/failures.js'
-import { TypedEvents } from '../coord/events.js'
-import { macroKey, macroScope } from '../coord/keys.js'
-import { leases } from '../coord/leases.js'
-import { JobProgress } from '../coord/progress.js'
-import { recordSigner, recordVerifier } from '../coord/signing.js'
-import { roundDocName } from '../crdt/names.js'
+import {
+  FAILURES_MAP, JobFailures, JobProgress, leases, MACRO_MAP, macroKey, macroScope, recordSigner, recordVerifier,
+  RESULTS_MAP, TypedEvents
+} from '../coord/index.js'
+import { roundDocName } from '../crdt/index.js'
 import type { AnnouncedJob } from './announced-jobs.js'
-import type { FailureSummary } from '../coord/failures.js'
-import type { LeaseTable } from '../coord/leases.js'
+import type { FailureSummary, LeaseTable } from '../coord/index.js'
 import type { PrivateKey } from '@libp2p/interface'
 import type * as Y from 'yjs'
 

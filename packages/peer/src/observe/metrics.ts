@@ -1,6 +1,6 @@
 import { Counter, Gauge } from 'prom-client'
-import type { CoordMetrics } from '../coord/metrics.js'
-import type { DocStoreMetrics } from '../crdt/metrics.js'
+import type { CoordMetrics } from '../coord/index.js'
+import type { DocStoreMetrics } from '../crdt/index.js'
 import type { Processor } from '../processor/index.js'
 import type { Settlement, SettlementEvents } from '../settlement/index.js'
 import type { Registry } from 'prom-client'

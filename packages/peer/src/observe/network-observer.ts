@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
-import { INDEX_DOC } from '../coord/constants.js'
-import { TypedEvents } from '../coord/events.js'
-import { readProfiles } from '../settlement/profile.js'
+import { TypedEvents } from '../coord/index.js'
+import { INDEX_DOC } from '../crdt/index.js'
+import { readProfiles } from '../settlement/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
 import { DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
@@ -16,7 +16,7 @@ import type { ChainClient } from '../chain/index.js'
 import type { DocStore } from '../crdt/index.js'
 import type { JobmeshNode } from '../node/index.js'
 import type { Processor } from '../processor/index.js'
-import type { PeerProfile } from '../settlement/profile.js'
+import type { PeerProfile } from '../settlement/index.js'
 
 const log = logger('jobmesh:observe')
 

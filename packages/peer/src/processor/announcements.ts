@@ -1,10 +1,10 @@
-import { JobAnnouncement } from '../coord/pb/coord.js'
+import { JobAnnouncement } from '../coord/index.js'
 import { decodeJobSpec, encodeJobSpec, microJobCount, taskValue } from '../protocol/index.js'
 import { ANNOUNCEMENT_DOMAIN } from './constants.js'
 import { InvalidAnnouncementError } from './errors.js'
 import { announcedRound, roundKey } from './rounds.js'
 import type { KnownJob } from './job-context.js'
-import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
+import type { RecordSigner, RecordVerifier } from '../coord/index.js'
 import type { JobSpec, PricingParams } from '../protocol/index.js'
 
 /** Task value of a job (wei per second, from the network's pricing), as announcements carry it and the job choice ranks it. */

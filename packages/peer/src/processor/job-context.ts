@@ -1,18 +1,14 @@
-import { FAILURES_MAP, MACRO_MAP, MICRO_MAP, RESULTS_MAP } from '../coord/constants.js'
-import { JobFailures } from '../coord/failures.js'
-import { macroScope, microScope } from '../coord/keys.js'
-import { JobProgress } from '../coord/progress.js'
-import { resultTable } from '../coord/results.js'
-import { roundDocName } from '../crdt/names.js'
+import {
+  FAILURES_MAP, JobFailures, JobProgress, MACRO_MAP, macroScope, MICRO_MAP, microScope, RESULTS_MAP, resultTable
+} from '../coord/index.js'
+import { roundDocName } from '../crdt/index.js'
 import { sliceJob } from '../protocol/index.js'
 import { DEFAULT_RESULT_FLUSH_MS } from './constants.js'
 import { ResultBatch } from './result-batch.js'
 import type { FinishedMicroJob } from './result-batch.js'
-import type { JobFailuresInit } from '../coord/failures.js'
-import type { LeaseTable, Leases } from '../coord/leases.js'
-import type { CoordMetrics } from '../coord/metrics.js'
-import type { MacroRoom } from '../coord/room.js'
-import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
+import type {
+  CoordMetrics, JobFailuresInit, Leases, LeaseTable, MacroRoom, RecordSigner, RecordVerifier
+} from '../coord/index.js'
 import type { JobSpec, Slicing } from '../protocol/index.js'
 import type { AbortOptions } from '@libp2p/interface'
 import type * as Y from 'yjs'

@@ -1,13 +1,11 @@
 import { logger } from '@libp2p/logger'
-import { decodeMessage, encodeMessage, messageKind } from '../coord/codec.js'
-import { DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_MESSAGE_BYTES, INDEX_DOC, INDEX_JOBS_MAP } from '../coord/constants.js'
-import { TypedEvents } from '../coord/events.js'
-import { leases as createLeases } from '../coord/leases.js'
-import { createMetrics } from '../coord/metrics.js'
-import { recordSigner, recordVerifier } from '../coord/signing.js'
-import { guardCoordTopic } from '../coord/topic-guard.js'
-import { jobsTopic, macroTopic } from '../coord/topics.js'
-import { DEFAULT_PRICING, chooseJob, countReceived, countSent } from '../protocol/index.js'
+import {
+  createMetrics, decodeMessage, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_MESSAGE_BYTES, encodeMessage,
+  guardCoordTopic, INDEX_JOBS_MAP, jobsTopic, leases as createLeases, macroTopic, messageKind, recordSigner,
+  recordVerifier, TypedEvents
+} from '../coord/index.js'
+import { INDEX_DOC } from '../crdt/index.js'
+import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { ANNOUNCEMENT_DOMAIN, DEFAULT_IDLE_MS } from './constants.js'
 import { readAnnouncement, signAnnouncement } from './announcements.js'
 import { giveUp, jobComplete } from './job-end.js'
@@ -21,10 +19,9 @@ import type { JobEndHost } from './job-end.js'
 import type { RoomsHost } from './rooms.js'
 import type { TurnHost } from './turns.js'
 import type { KnownJobSummary, Processor, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
-import type { CoordMessage } from '../coord/codec.js'
-import type { Leases } from '../coord/leases.js'
-import type { LockedItem, RoomPubSubMessage } from '../coord/room.js'
-import type { RecordSigner, RecordVerifier } from '../coord/signing.js'
+import type {
+  CoordMessage, Leases, LockedItem, RecordSigner, RecordVerifier, RoomPubSubMessage
+} from '../coord/index.js'
 import type { JobSpec, PricingParams } from '../protocol/index.js'
 import type * as Y from 'yjs'
 

@@ -1,7 +1,6 @@
 import { logger } from '@libp2p/logger'
-import { microKey } from '../coord/keys.js'
-import type { LeaseTable } from '../coord/leases.js'
-import type { ResultTable } from '../coord/results.js'
+import { microKey } from '../coord/index.js'
+import type { LeaseTable, ResultTable } from '../coord/index.js'
 
 const log = logger('jobmesh:processor:results')
 

@@ -1,4 +1,4 @@
-import type { RecordVerifier } from '../coord/signing.js'
+import type { RecordVerifier } from '../coord/index.js'
 import type { AbortOptions } from '@libp2p/interface'
 
 /**

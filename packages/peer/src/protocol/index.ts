@@ -16,7 +16,7 @@
  *
  * @example
  * ```TypeScript
- * import { parseJobSpec, computeJobId, sliceJob, jobTree } from '@jobmesh/peer'
+ * import { parseJobSpec, computeJobId, sliceJob, jobTree } from '@jobmesh/peer/protocol'
  *
  * const spec = parseJobSpec(json)
  * const jobId = computeJobId(spec.creator, specCid, 0n)

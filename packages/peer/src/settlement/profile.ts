@@ -1,11 +1,10 @@
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { getAddress } from 'ethers'
-import { INDEX_DOC } from '../crdt/constants.js'
-import { ownerIsKey, signedMap } from '../crdt/signed-map.js'
+import { INDEX_DOC, ownerIsKey, signedMap } from '../crdt/index.js'
 import { PEERS_MAP, PROFILE_DOMAIN } from './constants.js'
 import { InvalidProfileError } from './errors.js'
 import type { SettlementDocs } from './types.js'
-import type { SignedMap } from '../crdt/signed-map.js'
+import type { SignedMap } from '../crdt/index.js'
 import type { PrivateKey } from '@libp2p/interface'
 
 /** A peer's signed profile in `jobmesh/index` map `peers`, key = its PeerId, signed by that peer. */

@@ -2,17 +2,15 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { getAddress } from 'ethers'
 import { payeeResolver } from './payees.js'
 import { roundSignerFilter } from './rounds.js'
-import { MICRO_MAP, RESULTS_MAP } from '../coord/constants.js'
-import { microKey, microScope } from '../coord/keys.js'
-import { leases } from '../coord/leases.js'
-import { countingResult, resultTable } from '../coord/results.js'
-import { recordSigner, recordVerifier } from '../coord/signing.js'
-import { roundDocName } from '../crdt/names.js'
-import { roundKey } from '../processor/rounds.js'
+import {
+  countingResult, leases, MICRO_MAP, microKey, microScope, recordSigner, recordVerifier, RESULTS_MAP, resultTable
+} from '../coord/index.js'
+import { roundDocName } from '../crdt/index.js'
+import { roundKey } from '../processor/index.js'
 import { resultLeafHash } from '../protocol/index.js'
 import type { SettlementComponents } from './types.js'
 import type { SampleLeaf } from '../chain/index.js'
-import type { Result } from '../coord/results.js'
+import type { Result } from '../coord/index.js'
 import type { MicroJobDescriptor } from '../protocol/index.js'
 
 function hex (bytes: Uint8Array): string {

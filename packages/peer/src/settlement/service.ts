@@ -12,7 +12,7 @@ import type { FinalizeResult } from './finalize.js'
 import type { SettleResult } from './settle.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
 import type { VerifyResult } from './verify.js'
-import type { RoundOracle } from '../processor/rounds.js'
+import type { RoundOracle } from '../processor/index.js'
 import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:settlement')

@@ -4,7 +4,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { DEFAULT_TAKEOVER_GRACE_MS, DEFAULT_TAKEOVER_STEP_MS } from './constants.js'
 import { readProfiles } from './profile.js'
 import { sleep } from './retry.js'
-import { roundKey } from '../processor/rounds.js'
+import { roundKey } from '../processor/index.js'
 import type { SettlementComponents } from './types.js'
 import type { ChainClient } from '../chain/index.js'
 

@@ -1,17 +1,19 @@
 import { logger } from '@libp2p/logger'
 import { AbiCoder, ZeroAddress, ZeroHash, hexlify, keccak256, randomBytes } from 'ethers'
 import { ValidationIndexMismatchError, SpecUnavailableError, WrongJobStatusError } from './errors.js'
-import { COMMIT_MARGIN_BLOCKS, DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS, EVIDENCE_PULL_INTERVAL_MS } from './constants.js'
+import {
+  COMMIT_MARGIN_BLOCKS, DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS, EVIDENCE_PULL_INTERVAL_MS
+} from './constants.js'
 import { loadSpecFromChain } from './lookup.js'
 import { commitPhaseOver, waitForJob } from './phases.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
 import { pollUntil } from '../chain/index.js'
-import { roundDocName } from '../crdt/names.js'
+import { roundDocName } from '../crdt/index.js'
 import { outputHash } from '../executor/index.js'
 import { resultLeafHash, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
 import type { SampleLeaf } from '../chain/index.js'
-import type { MicroJobExecutor } from '../processor/executor.js'
+import type { MicroJobExecutor } from '../processor/index.js'
 
 const log = logger('jobmesh:settlement')
 

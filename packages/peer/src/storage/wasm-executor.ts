@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_FETCH_BYTES } from './constants.js'
 import type { ContentStore } from './content-store.js'
 import type { WasmExecutor } from '../executor/index.js'
-import type { MicroJobExecutor, MicroJobTask } from '../processor/executor.js'
+import type { MicroJobExecutor, MicroJobTask } from '../processor/index.js'
 
 const log = logger('jobmesh:storage')
 

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises'
-import { loadOrCreateIdentity } from '../../node/identity.js'
+import { loadOrCreateIdentity } from '../../node/index.js'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { resolveDataDir } from '../options.js'
 import type { Command } from 'commander'
