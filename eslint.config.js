@@ -43,8 +43,7 @@ export default tseslint.config(
   // `../<folder>/index.js`, never a file behind it (docs/architecture.md, "Entry points").
   ...folderEntryRules([
     { files: ['packages/peer/src/*.ts'], up: '\\./' },
-    // crdt/doc-store.ts and coord/room.ts are being split into smaller files; their imports follow the rule then
-    { files: ['packages/peer/src/*/*.ts'], ignores: ['packages/peer/src/crdt/doc-store.ts', 'packages/peer/src/coord/room.ts'], up: '\\.\\./' },
+    { files: ['packages/peer/src/*/*.ts'], up: '\\.\\./' },
     { files: ['packages/peer/src/*/*/*.ts'], up: '\\.\\./\\.\\./' }
   ]),
   {

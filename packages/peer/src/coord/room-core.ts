@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { encodeMessage, messageKind } from './codec.js'
 import { toWire } from './queue.js'
-import { countSent } from '../protocol/counters.js'
+import { countSent } from '../protocol/index.js'
 import type { CoordMessage } from './codec.js'
 import type { OwnerSilence } from './owner-silence.js'
 import type { QueueState } from './queue.js'
