@@ -64,3 +64,26 @@ describe('describe on a job waiting in the verification queue', () => {
     expect(after.waitingFor).toBe('2 verifiers in the verification queue: position 2 of 2 (higher-value tasks first); 1 of 1 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
   })
 })
+
+describe('describe on a job parked by a full verification queue', () => {
+  it('says the queue is full of tasks worth more, the job keeps its results and what happens next', async () => {
+    // a queue of one task
+    const env = await setup({ deploy: { escrow: { queueMin: 1, alphaBps: 1 } } })
+    const gpu = keccak256(new TextEncoder().encode('any-gpu'))
+    const stake = env.deployment.params.registry.minStake
+    for (const i of [2, 3, 4]) await mined(env.contracts(i).nodeRegistry.register(`peer-${i}`, gpu, 8, { value: i === 2 ? 10n ** 18n + stake : stake }))
+    const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 2, requirements: { minVramGb: 48 } }
+    const cheap = await env.client.submit({ ...base, price: 10n ** 15n })
+    const dear = await env.client.submit({ ...base, price: 3n * 10n ** 15n })
+    await submitAndQueue(env, cheap.jobId)
+    await submitAndQueue(env, dear.jobId)
+    // the dearer task took the one place: the cheaper one is parked, still Submitted, its fee still in the escrow
+    const escrow = env.contracts(1).jobEscrow
+    expect(await escrow.isQueued(cheap.jobId)).toBe(false)
+    expect(Number(await escrow.statusOf(cheap.jobId))).toBe(2)
+    const parked = await env.client.describe(cheap.jobId)
+    expect(parked.phase).toBe('verifying')
+    expect(parked.waitingFor).toBe('a place in the verification queue: it is full (1 job) of tasks worth more, so the job is parked; its submitter draws again every few blocks, and if no verifier is drawn by the deadline the creator can refund')
+    expect((await env.client.describe(dear.jobId)).waitingFor).toContain('position 1 of 1')
+  })
+})

@@ -46,6 +46,11 @@ export interface VerificationView {
   queueSize?: number
   /** Its place in the queue while `queued` (higher task value first, then earlier queued first). */
   queuePosition?: QueuePosition
+  /**
+   * A draw was tried (the entropy is set) but the job is not queued: the full queue parked it (`VerificationParked`)
+   * until its submitter draws again.
+   */
+  parked?: boolean
 }
 
 const ZERO = '0x0000000000000000000000000000000000000000'
@@ -117,6 +122,7 @@ export async function readVerification (chain: ChainClient, jobId: string,
     ])
     view.queued = queued
     view.queueSize = Number(size)
+    view.parked = !queued && job.entropySet
     if (queued) {
       const queue = options.queue ?? verificationQueueCursor(chain)
       view.queuePosition = rankQueued(await queue.read({ signal: options.signal }), jobId)

@@ -176,6 +176,12 @@ function verification (chain: VerificationView): { phase: string, waitingFor: st
         waitingFor: `${need} ${plural(need, 'verifier', 'verifiers')} in the verification queue: position ${at.position} of ${at.of} (higher-value tasks first)${group}; all are drawn at once when enough eligible nodes are idle`
       }
     }
+    if (chain.parked === true) {
+      return {
+        phase: 'verifying',
+        waitingFor: `a place in the verification queue: it is full (${chain.queueSize ?? '?'} ${plural(chain.queueSize ?? 2, 'job', 'jobs')}) of tasks worth more, so the job is parked; its submitter draws again every few blocks, and if no verifier is drawn by the deadline the creator can refund`
+      }
+    }
     const queue = chain.queued === true
       ? `; the job waits in the verification queue (${chain.queueSize ?? '?'} ${plural(chain.queueSize ?? 2, 'job', 'jobs')} queued) until enough eligible nodes are idle`
       : '; the rest are drawn as eligible nodes become idle'
