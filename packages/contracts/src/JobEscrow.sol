@@ -8,6 +8,7 @@ import {VerificationQueue} from "./libraries/VerificationQueue.sol";
 import {IJobEscrowHooks} from "./interfaces/IJobEscrowHooks.sol";
 import {JobEscrowBase, withTreasury} from "./escrow/JobEscrowBase.sol";
 import {JobEscrowSettlement} from "./escrow/JobEscrowSettlement.sol";
+import {JobEscrowRounds} from "./escrow/JobEscrowRounds.sol";
 
 /// @title JobEscrow
 /// @notice Holds a job's fee and runs settlement (docs/settlement.md): Open -> (commitResults, submitResults) ->
@@ -17,7 +18,7 @@ import {JobEscrowSettlement} from "./escrow/JobEscrowSettlement.sol";
 /// @dev Every wei of a job ends with a processor (claims), a verifier (credits), the creator (refund) or the
 ///      treasury (unclaimed leaves after the claim window, shares forfeited by wrong or silent verifiers, slashes
 ///      beyond what pays the verifiers of a rejected round).
-contract JobEscrow is JobEscrowBase, IJobEscrowHooks {
+contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
     using VerificationQueue for VerificationQueue.Queue;
 
     /// @notice The settlement module (settle, claim, sweep, refund run there by delegatecall).

@@ -7,6 +7,7 @@ import {JobEscrowBase} from "../src/escrow/JobEscrowBase.sol";
 import {JobEscrowSettlement} from "../src/escrow/JobEscrowSettlement.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
 import {Encoding} from "../src/libraries/Encoding.sol";
+import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
 
 contract JobEscrowTest is Fixture {
     address sub;
@@ -122,7 +123,7 @@ contract JobEscrowTest is Fixture {
         escrow.commitResults(id, Encoding.resultCommitment(id, 0, r.root, "bafy-manifest", small));
         vm.roll(block.number + 1);
         vm.prank(small);
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.InsufficientFreeStake.selector, 15 ether, 20 ether));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientFreeStake.selector, 15 ether, 20 ether));
         escrow.submitResults(id, r.root, "bafy-manifest");
     }
 

@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Test} from "./utils/Test.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
+import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
 
 /// Registry tests; this contract plays the escrow (draw/assign/release/slash/noteSubmission callers).
 contract NodeRegistryTest is Test {
@@ -23,7 +24,7 @@ contract NodeRegistryTest is Test {
     function setUp() public {
         vm.warp(1_700_000_000);
         reg = new NodeRegistry(
-            NodeRegistry.Params({
+            NodeRegistryBase.Params({
                 minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64
             })
         );
@@ -44,9 +45,9 @@ contract NodeRegistryTest is Test {
     function req(bytes32 e, uint8 need, uint32 minVram, bytes32 gpu, bytes32 modelId, bool identical, address excl)
         internal
         pure
-        returns (NodeRegistry.DrawRequest memory)
+        returns (NodeRegistryBase.DrawRequest memory)
     {
-        return NodeRegistry.DrawRequest({
+        return NodeRegistryBase.DrawRequest({
             entropy: e,
             jobId: bytes32(uint256(7)),
             counter: 0,
@@ -62,22 +63,22 @@ contract NodeRegistryTest is Test {
     // ------------------------------------------------ constructor / setEscrow
 
     function test_constructorRejectsBadParams() public {
-        vm.expectRevert(NodeRegistry.InvalidParams.selector);
-        new NodeRegistry(NodeRegistry.Params({minStake: 1, stakeCap: 0, exitCooldown: 0, maxDrawAttempts: 1}));
-        vm.expectRevert(NodeRegistry.InvalidParams.selector);
-        new NodeRegistry(NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 0}));
+        vm.expectRevert(NodeRegistryBase.InvalidParams.selector);
+        new NodeRegistry(NodeRegistryBase.Params({minStake: 1, stakeCap: 0, exitCooldown: 0, maxDrawAttempts: 1}));
+        vm.expectRevert(NodeRegistryBase.InvalidParams.selector);
+        new NodeRegistry(NodeRegistryBase.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 0}));
     }
 
     function test_setEscrowErrors() public {
-        vm.expectRevert(NodeRegistry.EscrowAlreadySet.selector);
+        vm.expectRevert(NodeRegistryBase.EscrowAlreadySet.selector);
         reg.setEscrow(address(1));
         NodeRegistry r2 = new NodeRegistry(
-            NodeRegistry.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 1})
+            NodeRegistryBase.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 1})
         );
         vm.prank(address(0xBEEF));
-        vm.expectRevert(NodeRegistry.OnlyDeployer.selector);
+        vm.expectRevert(NodeRegistryBase.OnlyDeployer.selector);
         r2.setEscrow(address(1));
-        vm.expectRevert(NodeRegistry.ZeroAddress.selector);
+        vm.expectRevert(NodeRegistryBase.ZeroAddress.selector);
         r2.setEscrow(address(0));
     }
 
@@ -85,11 +86,11 @@ contract NodeRegistryTest is Test {
 
     function test_register() public {
         vm.expectEmit(true, true, false, true);
-        emit NodeRegistry.NodeRegistered(node(1), keccak256("peer-x"), "peer-x", GPU_A, 24, 2 ether);
+        emit NodeRegistryBase.NodeRegistered(node(1), keccak256("peer-x"), "peer-x", GPU_A, 24, 2 ether);
         vm.deal(node(1), 2 ether);
         vm.prank(node(1));
         reg.register{value: 2 ether}("peer-x", GPU_A, 24);
-        NodeRegistry.NodeView memory v = reg.nodeInfo(node(1));
+        NodeRegistryBase.NodeView memory v = reg.nodeInfo(node(1));
         assertTrue(v.registered && v.eligible && !v.busy);
         assertEq(v.stake, 2 ether);
         assertEq(v.score, 1000);
@@ -107,21 +108,21 @@ contract NodeRegistryTest is Test {
         address a = node(1);
         vm.deal(a, 100 ether);
         vm.startPrank(a);
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.InsufficientStake.selector, 0.5 ether, 1 ether));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientStake.selector, 0.5 ether, 1 ether));
         reg.register{value: 0.5 ether}("p", GPU_A, 8);
-        vm.expectRevert(NodeRegistry.EmptyPeerId.selector);
+        vm.expectRevert(NodeRegistryBase.EmptyPeerId.selector);
         reg.register{value: 1 ether}("", GPU_A, 8);
-        vm.expectRevert(NodeRegistry.InvalidGpuModel.selector);
+        vm.expectRevert(NodeRegistryBase.InvalidGpuModel.selector);
         reg.register{value: 1 ether}("p", bytes32(0), 8);
-        vm.expectRevert(NodeRegistry.ZeroVram.selector);
+        vm.expectRevert(NodeRegistryBase.ZeroVram.selector);
         reg.register{value: 1 ether}("p", GPU_A, 0);
         reg.register{value: 1 ether}("p", GPU_A, 8);
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.AlreadyRegistered.selector, a));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.AlreadyRegistered.selector, a));
         reg.register{value: 1 ether}("p2", GPU_A, 8);
         vm.stopPrank();
         vm.deal(node(2), 2 ether);
         vm.prank(node(2));
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.PeerIdTaken.selector, keccak256("p")));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.PeerIdTaken.selector, keccak256("p")));
         reg.register{value: 1 ether}("p", GPU_A, 8);
     }
 
@@ -147,10 +148,10 @@ contract NodeRegistryTest is Test {
         assertEq(reg.nodeInfo(a).stake, 4 ether);
         assertTrue(reg.weightOf(a) > w0);
         vm.prank(a);
-        vm.expectRevert(NodeRegistry.ZeroAmount.selector);
+        vm.expectRevert(NodeRegistryBase.ZeroAmount.selector);
         reg.addStake();
         vm.prank(node(9));
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.NotRegistered.selector, node(9)));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.NotRegistered.selector, node(9)));
         reg.addStake{value: 0}();
     }
 
@@ -162,31 +163,31 @@ contract NodeRegistryTest is Test {
         assertEq(reg.groupCount(GPU_A), 0);
         assertEq(reg.activeNodes(), 0);
         vm.prank(a);
-        vm.expectRevert(NodeRegistry.AlreadyPaused.selector);
+        vm.expectRevert(NodeRegistryBase.AlreadyPaused.selector);
         reg.pause();
         vm.prank(a);
         reg.resume();
         assertTrue(reg.weightOf(a) > 0);
         assertEq(availableCalls, 2);
         vm.prank(a);
-        vm.expectRevert(NodeRegistry.NotPaused.selector);
+        vm.expectRevert(NodeRegistryBase.NotPaused.selector);
         reg.resume();
     }
 
     function test_exitAndWithdraw() public {
         address a = reg1(1, GPU_A, 8, 2 ether);
         vm.prank(a);
-        vm.expectRevert(NodeRegistry.ExitNotRequested.selector);
+        vm.expectRevert(NodeRegistryBase.ExitNotRequested.selector);
         reg.withdraw();
         vm.prank(a);
         reg.requestExit();
         assertEq(reg.weightOf(a), 0);
         assertFalse(reg.isActive(a));
         vm.prank(a);
-        vm.expectRevert(NodeRegistry.NodeIsExiting.selector);
+        vm.expectRevert(NodeRegistryBase.NodeIsExiting.selector);
         reg.requestExit();
         vm.prank(a);
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.CooldownNotOver.selector, block.timestamp + 1 days));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.CooldownNotOver.selector, block.timestamp + 1 days));
         reg.withdraw();
         vm.warp(block.timestamp + 1 days);
         uint256 b0 = a.balance;
@@ -209,7 +210,7 @@ contract NodeRegistryTest is Test {
         vm.startPrank(a);
         reg.pause();
         reg.requestExit();
-        vm.expectRevert(NodeRegistry.NodeIsExiting.selector);
+        vm.expectRevert(NodeRegistryBase.NodeIsExiting.selector);
         reg.resume();
         vm.stopPrank();
     }
@@ -221,7 +222,7 @@ contract NodeRegistryTest is Test {
         reg.requestExit();
         vm.warp(block.timestamp + 2 days);
         vm.prank(a);
-        vm.expectRevert(NodeRegistry.NodeIsBusy.selector);
+        vm.expectRevert(NodeRegistryBase.NodeIsBusy.selector);
         reg.withdraw();
     }
 
@@ -230,17 +231,17 @@ contract NodeRegistryTest is Test {
     function test_onlyEscrow() public {
         address a = reg1(1, GPU_A, 8, 2 ether);
         vm.startPrank(address(0xBAD));
-        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.assign(a);
-        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.release(a, 0, 0, true, bytes32(0));
-        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.slash(a, 1);
-        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.lock(a, 1, MODEL_X);
-        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.unlock(a, 1);
-        vm.expectRevert(NodeRegistry.OnlyEscrow.selector);
+        vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.draw(req(bytes32(uint256(1)), 1, 0, bytes32(0), bytes32(0), false, address(0)));
         vm.stopPrank();
     }

@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Test} from "./utils/Test.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
+import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
 
 /// The draw over (GPU model, VRAM tier) groups: it looks only at the groups a job may use and finds an idle eligible
 /// node whenever one exists. This contract plays the escrow.
@@ -20,7 +21,7 @@ contract NodeRegistryGroupsTest is Test {
     function setUp() public {
         vm.warp(1_700_000_000);
         reg = new NodeRegistry(
-            NodeRegistry.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64})
+            NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64})
         );
         reg.setEscrow(address(this));
     }
@@ -39,9 +40,9 @@ contract NodeRegistryGroupsTest is Test {
     function req(bytes32 e, uint8 need, uint32 minVram, bytes32 gpu, bytes32 modelId, bool identical, address excl)
         internal
         pure
-        returns (NodeRegistry.DrawRequest memory)
+        returns (NodeRegistryBase.DrawRequest memory)
     {
-        return NodeRegistry.DrawRequest({
+        return NodeRegistryBase.DrawRequest({
             entropy: e,
             jobId: keccak256(abi.encode(e, "job")),
             counter: 0,
@@ -259,7 +260,7 @@ contract NodeRegistryGroupsTest is Test {
             uint256 h = uint256(keccak256(abi.encode(seed, "op", step)));
             address a = all[(h >> 8) % all.length];
             uint256 op = h % 8;
-            NodeRegistry.NodeView memory v = reg.nodeInfo(a);
+            NodeRegistryBase.NodeView memory v = reg.nodeInfo(a);
             if (op == 0 && v.registered && !v.paused && !v.exiting) {
                 vm.prank(a);
                 reg.pause();
@@ -293,7 +294,7 @@ contract NodeRegistryGroupsTest is Test {
         bytes32[3] memory gpus = [GPU_A, GPU_B, GPU_C];
         uint256[16][3] memory sums;
         for (uint256 i; i < all.length; ++i) {
-            NodeRegistry.NodeView memory v = reg.nodeInfo(all[i]);
+            NodeRegistryBase.NodeView memory v = reg.nodeInfo(all[i]);
             (uint256 t,) = reg.vramTier(v.vramGb);
             for (uint256 g; g < 3; ++g) if (v.gpuModel == gpus[g]) sums[g][t] += v.weight;
         }

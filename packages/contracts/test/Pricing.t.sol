@@ -10,16 +10,6 @@ import {NodeRegistry} from "../src/NodeRegistry.sol";
 ///         parameters only. The spec's pricing table (10 CNX / 1 image / 20 s -> 0.5; 15 / 2 / 40 s -> 0.375; with
 ///         30 s overhead -> 0.2 and 0.214), with one image = one MicroJob of 20 s.
 contract PricingTest is Fixture {
-    event JobCreated(
-        bytes32 indexed jobId,
-        address indexed creator,
-        string specCid,
-        uint256 fee,
-        bytes32 jobRoot,
-        uint256 deadline,
-        uint256 taskValue
-    );
-
     function setUp() public {
         deploy();
     }
@@ -38,7 +28,7 @@ contract PricingTest is Fixture {
         JobEscrowBase.CreateJobParams memory p = jobParams(1, microJobs, 2);
         value = escrow.quoteTaskValue(fee, microJobs);
         vm.expectEmit(false, true, false, true, address(escrow));
-        emit JobCreated(bytes32(0), creator, p.specCid, fee, p.jobRoot, p.deadline, value);
+        emit JobEscrowBase.JobCreated(bytes32(0), creator, p.specCid, fee, p.jobRoot, p.deadline, value);
         bytes32 id = createJob(p, fee);
         assertEq(escrow.taskValue(id), value);
     }

@@ -3,8 +3,6 @@ pragma solidity ^0.8.24;
 
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {NodeRegistry} from "../NodeRegistry.sol";
-import {QoS} from "../libraries/QoS.sol";
-import {Encoding} from "../libraries/Encoding.sol";
 import {VerificationQueue} from "../libraries/VerificationQueue.sol";
 
 /// @notice The deployment parameters with the treasury resolved (0 = `deployer`).
@@ -23,7 +21,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     /// @notice Extra commit-window blocks for re-running the sample are capped at this.
     uint256 public constant MAX_RERUN_BLOCKS = 7_200;
     /// @notice Fewest verifiers a job may ask for. With one verifier its word alone would decide: a lone wrong
-    ///         re-run (or a lie) would slash an honest processor, and without that slash cheating would pay
+    ///         re-run (or a lie) would slash an honest processor, and without that slash a faked output would pay
     ///         (docs/settlement.md, "Why k >= 2"). With two, a rejection needs both; a split vote restarts the round.
     uint256 public constant MIN_VERIFIERS = 2;
 
@@ -263,85 +261,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
 
     // ---------------------------------------------------------------- internals
 
-    struct Tally {
-        uint256 matches;
-        uint256 bad; // the sample position (1-based) a majority found wrong, 0 if none
-        bool blame; // the majority of those blame the processor
-        address payee; // payee of that leaf
-    }
-
-    struct SampleCtx {
-        uint256 samples;
-        uint256 per;
-        uint256 depth;
-        uint256 seed;
-        bytes32 entropy;
-        bytes32 root;
-    }
-
-    function _checkSampleLeaf(
-        bytes32 jobId,
-        SampleCtx memory c,
-        uint256 pos,
-        ResultLeaf calldata l,
-        bytes32[] calldata proof
-    ) internal pure returns (bytes32 h) {
-        uint256 m = pos / c.samples;
-        uint256 idx = (Encoding.validationIndex(c.seed, m, c.entropy, c.per) + pos % c.samples) % c.per;
-        if (l.macroIndex != m || l.index != idx || l.microId != Encoding.microId(c.seed, jobId, m, idx)) {
-            revert WrongSampleLeaf(pos);
-        }
-        h = Encoding.resultLeaf(l.microId, m, idx, l.outputHash, l.payee);
-        if (!Encoding.verifyAt(proof, c.root, h, m * c.per + idx, c.depth)) revert InvalidProof();
-    }
-
-    /// @dev Checks one claimed leaf (c.samples holds the MacroJob count here) and marks its position claimed.
-    function _claimLeaf(
-        bytes32 jobId,
-        SampleCtx memory c,
-        ResultLeaf calldata l,
-        bytes32[] calldata proof,
-        uint256 each
-    ) internal returns (address) {
-        uint256 pos = l.macroIndex * c.per + l.index;
-        if (l.macroIndex >= c.samples || l.index >= c.per || l.payee == address(0)
-                || l.microId != Encoding.microId(c.seed, jobId, l.macroIndex, l.index)) revert WrongSampleLeaf(pos);
-        uint256 bit = uint256(1) << (pos & 255);
-        uint256 word = _claimed[jobId][pos >> 8];
-        if (word & bit != 0) revert AlreadyClaimed(pos);
-        bytes32 h = Encoding.resultLeaf(l.microId, l.macroIndex, l.index, l.outputHash, l.payee);
-        if (!Encoding.verifyAt(proof, c.root, h, pos, c.depth)) revert InvalidProof();
-        _claimed[jobId][pos >> 8] = word | bit;
-        emit PaymentClaimed(jobId, l.payee, pos, each);
-        return l.payee;
-    }
-
-    /// @dev Checks a reveal against the verifier's commitment and the proven sample; returns the vote (0 = match,
-    ///      else 1 + the first position where the expected leaf differs).
-    function _checkReveal(bytes32 claimedHash, bytes32 commitment_, Reveal calldata r) internal view returns (uint256) {
-        uint256 n = r.expected.length;
-        if (n != r.proven.length) revert WrongSampleLength(n, r.proven.length);
-        if (keccak256(abi.encode(r.proven)) != claimedHash) revert WrongSampleLeaf(type(uint256).max);
-        if (Encoding.commitment(keccak256(abi.encode(r.expected)), r.processorBlame, r.salt, msg.sender) != commitment_) {
-            revert RevealMismatch();
-        }
-        for (uint256 p; p < n; ++p) {
-            if (r.expected[p] != r.proven[p]) {
-                ResultLeaf calldata l = r.badLeaf;
-                if (Encoding.resultLeaf(l.microId, l.macroIndex, l.index, l.outputHash, l.payee) != r.proven[p]) {
-                    revert WrongSampleLeaf(p);
-                }
-                return p + 1;
-            }
-        }
-        return 0;
-    }
-
-    function _queueMaxSize() internal view returns (uint256) {
-        uint256 s = registry.activeNodes() * _params.alphaBps / BPS;
-        return s < _params.queueMin ? _params.queueMin : s;
-    }
-
     function _job(bytes32 jobId) internal view returns (Job storage j) {
         j = _jobs[jobId];
         if (j.status == Status.None) revert UnknownJob(jobId);
@@ -380,111 +299,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         return fee * 1000 / estimatedMs;
     }
 
-    function _tally(bytes32 jobId, uint256 k) internal view returns (Tally memory t) {
-        for (uint256 i; i < k; ++i) {
-            Verifier storage v = _verifiers[jobId][i];
-            if (!v.revealed) continue;
-            uint256 b = v.badPos;
-            if (b == 0) {
-                ++t.matches;
-                continue;
-            }
-            if (t.bad != 0) continue;
-            uint256 votes;
-            uint256 blames;
-            for (uint256 x; x < k; ++x) {
-                Verifier storage w = _verifiers[jobId][x];
-                if (w.revealed && w.badPos == b) {
-                    ++votes;
-                    if (w.processorBlame) ++blames;
-                }
-            }
-            if (votes * 2 > k) {
-                t.bad = b;
-                t.blame = blames * 2 > votes;
-                t.payee = _culprits[jobId][i];
-            }
-        }
-    }
-
-    function _reject(bytes32 jobId, Job storage j, uint256 k, Tally memory t) internal {
-        address submitter = j.submitter;
-        address culprit = submitter;
-        if (t.blame && t.payee != address(0) && registry.isRegistered(t.payee)) culprit = t.payee;
-        uint256 bond = _bond(j);
-        uint256 slashed = registry.slash(culprit, bond);
-        registry.unlock(submitter, bond);
-        // verifiers that found the fault (all that committed when nobody proved the sample) get their share
-        _payRound(jobId, j, k, t.bad == 0 ? type(uint256).max - 1 : t.bad, false, slashed);
-        j.status = Status.Open;
-        j.rejections += 1;
-        j.submitter = address(0);
-        j.resultRoot = bytes32(0);
-        _resetRound(j);
-        emit JobRejected(jobId, culprit, slashed, submitter, t.bad == 0 ? type(uint256).max : t.bad - 1);
-        emit JobReopened(jobId);
-    }
-
-    /// @dev Pays one verifier share to each verifier on the winning side (`side`: 0 = matched, a sample position =
-    ///      found that leaf wrong, max - 1 = committed (unproven sample), max = revealed) from `budget`, plus the
-    ///      penalties of the others when `penaltiesFund`; slashes one share from each other verifier; what is left
-    ///      goes to the treasury.
-    function _payRound(bytes32 jobId, Job storage j, uint256 k, uint256 side, bool penaltiesFund, uint256 budget)
-        internal
-    {
-        uint256 share = _verifierPool(j) / k;
-        bool[] memory win = new bool[](k);
-        uint256 penalties;
-        for (uint256 i; i < k; ++i) {
-            Verifier storage v = _verifiers[jobId][i];
-            if (side == type(uint256).max) win[i] = v.revealed;
-            else if (side == type(uint256).max - 1) win[i] = v.committed;
-            else win[i] = v.revealed && v.badPos == side;
-            if (win[i]) continue;
-            uint256 p = registry.slash(v.node, share);
-            if (p != 0) {
-                penalties += p;
-                emit VerifierPenalised(jobId, v.node, p);
-            }
-        }
-        if (penaltiesFund) budget += penalties;
-        else credits[treasury] += penalties;
-        for (uint256 i; i < k && budget != 0; ++i) {
-            if (!win[i]) continue;
-            uint256 amt = share < budget ? share : budget;
-            address node = _verifiers[jobId][i].node;
-            credits[node] += amt;
-            budget -= amt;
-            emit VerifierPaid(jobId, node, amt);
-        }
-        if (budget != 0) credits[treasury] += budget;
-    }
-
-    /// @dev Ends the unrevealed verifiers' tasks (QoS round score 0 for what they missed). Returns the freed ones.
-    function _timeOut(bytes32 jobId, Job storage j, uint256 k) internal returns (address[] memory freed, uint256 n) {
-        if (j.reveals == k) return (freed, 0);
-        freed = new address[](k);
-        for (uint256 i; i < k; ++i) {
-            Verifier storage v = _verifiers[jobId][i];
-            if (v.revealed) continue;
-            bool c = v.committed;
-            emit VerifierTimedOut(jobId, v.node, c);
-            if (registry.release(v.node, c ? QoS.roundScore(v.commitOrder) : 0, c ? 1 : 2, true, bytes32(0))) {
-                freed[n++] = v.node;
-            }
-        }
-    }
-
-    /// @dev Back to Open without a rejection (no verification could finish before the deadline).
-    function _reopen(bytes32 jobId, Job storage j) internal {
-        registry.unlock(j.submitter, _bond(j));
-        j.status = Status.Open;
-        j.submitter = address(0);
-        j.resultRoot = bytes32(0);
-        _resetRound(j);
-        emit JobReopened(jobId);
-    }
-
     function _revealDeadline(Job storage j) internal view returns (uint256) {
         uint256 cd = j.commitDeadline;
         return cd == 0 ? 0 : cd + _revealWindow;
@@ -509,17 +323,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         return false;
     }
 
-    /// @dev The commit window grows with the sample's estimated re-run time (capped).
-    function _startCommit(bytes32 jobId, Job storage j) internal {
-        uint256 rerun = uint256(j.samples) * j.macroJobs * j.secondsPerMicroJob;
-        uint256 spb = _params.secondsPerBlock;
-        rerun = (rerun + spb - 1) / spb;
-        if (rerun > MAX_RERUN_BLOCKS) rerun = MAX_RERUN_BLOCKS;
-        uint256 cd = block.number + _params.commitWindow + rerun;
-        j.commitDeadline = uint40(cd);
-        emit VerifiersSelected(jobId, cd, cd + _revealWindow);
-    }
-
     function _resetRound(Job storage j) internal {
         j.assigned = 0;
         j.commits = 0;
@@ -530,111 +333,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         j.chosenModel = bytes32(0);
         j.commitDeadline = 0;
         j.drawCounter = 0;
-    }
-
-    function _releaseUnrevealed(bytes32 jobId, Job storage j) internal returns (address[] memory freed, uint256 n) {
-        if (_queue.contains(jobId)) _queue.remove(jobId);
-        uint256 a = j.assigned;
-        freed = new address[](a);
-        for (uint256 i; i < a; ++i) {
-            Verifier storage v = _verifiers[jobId][i];
-            if (v.revealed) continue;
-            if (registry.release(v.node, 0, 0, false, bytes32(0))) freed[n++] = v.node;
-        }
-    }
-
-    function _enqueue(bytes32 jobId, Job storage j) internal {
-        uint256 value = _taskValue(j);
-        bytes32 model = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
-        uint32 vram = j.minVramGb;
-        if (!_queue.canPush(vram, model)) {
-            _park(jobId, value);
-            return;
-        }
-        if (_queue.size() >= _queueMaxSize()) {
-            bytes32 low = _queue.lowest();
-            uint256 lowValue = low == bytes32(0) ? 0 : VerificationQueue.valueOf(_queue.priorityOf(low));
-            if (low == bytes32(0) || value <= lowValue) {
-                _park(jobId, value);
-                return;
-            }
-            _park(low, lowValue);
-        }
-        _queue.push(jobId, value, vram, model);
-        emit VerificationQueued(jobId, uint256(j.k) - j.assigned, value);
-    }
-
-    /// @dev Takes a waiting task out of the queue (or does not queue it). It holds no verifier (draws are
-    ///      all-or-nothing) and keeps its status and its submitter's bond: the processors' work is not thrown away
-    ///      (an eviction used to refund the creator in full and pay no processor); its submitter draws again later,
-    ///      and after the deadline the creator may refund it.
-    function _park(bytes32 jobId, uint256 value) internal {
-        if (_queue.contains(jobId)) _queue.remove(jobId);
-        emit VerificationParked(jobId, value);
-    }
-
-    /// @dev A node became available: the best waiting task it may serve (own GPU group and "Any" groups with
-    ///      minVram <= its VRAM grade, not a task it submitted or verifies) draws all its verifiers again.
-    function _dispatch(address node) internal {
-        if (_queue.size() == 0) return;
-        (bytes32 model, uint32 vram) = registry.nodeGrade(node);
-        bytes32[] memory tops = _queue.candidates(model, vram);
-        bytes32 best;
-        uint256 bestPrio;
-        for (uint256 i; i < tops.length; ++i) {
-            bytes32 id = tops[i];
-            if (id == bytes32(0)) continue;
-            uint256 pr = _queue.priorityOf(id);
-            if (best != bytes32(0) && pr <= bestPrio) continue;
-            Job storage c = _jobs[id];
-            if (c.submitter == node || _isVerifier(id, c.assigned, node)) continue;
-            if (c.identical && c.chosenModel != bytes32(0) && c.chosenModel != model) continue;
-            best = id;
-            bestPrio = pr;
-        }
-        if (best == bytes32(0)) return;
-        Job storage j = _jobs[best];
-        _queue.remove(best);
-        if (_drawVerifiers(best, j)) return;
-        bytes32 qm = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
-        if (_queue.canPush(j.minVramGb, qm)) _queue.push(best, _taskValue(j), j.minVramGb, qm);
-        else _park(best, _taskValue(j));
-    }
-
-    /// @dev Draws all of the job's missing verifiers or none: a partial draw is released at once, so a waiting job
-    ///      holds no node (jobs that each held some of the few idle nodes while waiting for more deadlocked a small
-    ///      network: every node busy, no job complete). Returns true when all k are assigned (commit phase started).
-    function _drawVerifiers(bytes32 jobId, Job storage j) internal returns (bool) {
-        uint256 assigned = j.assigned;
-        uint256 need = uint256(j.k) - assigned;
-        bool identical = j.identical;
-        (address[] memory drawn, uint32 counter, bytes32 chosen) = registry.draw(
-            NodeRegistry.DrawRequest({
-                entropy: j.sampleEntropy,
-                jobId: jobId,
-                counter: j.drawCounter,
-                need: uint8(need),
-                minVram: j.minVramGb,
-                gpuModel: identical && j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel,
-                modelId: j.modelId,
-                identical: identical,
-                exclude: j.submitter
-            })
-        );
-        j.drawCounter = counter;
-        if (drawn.length < need) {
-            for (uint256 i; i < drawn.length; ++i) registry.release(drawn[i], 0, 0, false, bytes32(0));
-            return false;
-        }
-        if (identical && chosen != bytes32(0) && j.chosenModel == bytes32(0)) j.chosenModel = chosen;
-        for (uint256 i; i < need; ++i) {
-            _verifiers[jobId][assigned] = _newVerifier(drawn[i]);
-            emit VerifierAssigned(jobId, drawn[i], assigned);
-            ++assigned;
-        }
-        j.assigned = uint8(assigned);
-        _startCommit(jobId, j);
-        return true;
     }
 
     function _send(address to, uint256 amount) internal {

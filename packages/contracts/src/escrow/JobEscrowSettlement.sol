@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {NodeRegistry} from "../NodeRegistry.sol";
 import {JobEscrowBase} from "./JobEscrowBase.sol";
+import {JobEscrowRounds} from "./JobEscrowRounds.sol";
 import {Encoding} from "../libraries/Encoding.sol";
 import {QoS} from "../libraries/QoS.sol";
 import {VerificationQueue} from "../libraries/VerificationQueue.sol";
@@ -11,7 +12,7 @@ import {VerificationQueue} from "../libraries/VerificationQueue.sol";
 /// @notice The settlement half of JobEscrow (settle, claim, sweep, refund), split off to keep each contract under
 ///         the EIP-170 code size limit. JobEscrow deploys it and delegatecalls these functions with the same calldata,
 ///         so they run on JobEscrow's storage and balance; called directly they revert.
-contract JobEscrowSettlement is JobEscrowBase {
+contract JobEscrowSettlement is JobEscrowRounds {
     using VerificationQueue for VerificationQueue.Queue;
 
     error NotDelegated();

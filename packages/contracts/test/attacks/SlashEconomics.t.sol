@@ -5,6 +5,7 @@ import {AttackBase} from "./AttackBase.sol";
 import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 import {NodeRegistry} from "../../src/NodeRegistry.sol";
 import {Encoding} from "../../src/libraries/Encoding.sol";
+import {NodeRegistryBase} from "../../src/registry/NodeRegistryBase.sol";
 
 /// Attack 5: slash economics: stake-sized slashes on bait jobs paid to colluding dissenters, resubmitting garbage
 /// below minStake, exiting before the slash, re-registering after a kick-out, splitting a stake.
@@ -45,7 +46,7 @@ contract SlashEconomicsTest is AttackBase {
         escrow.commitResults(id, Encoding.resultCommitment(id, 0, garbage.root, "bafy-manifest", poor));
         vm.roll(block.number + 1);
         vm.prank(poor);
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.InsufficientStake.selector, 0.5 ether, 1 ether));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientStake.selector, 0.5 ether, 1 ether));
         escrow.submitResults(id, garbage.root, "bafy-manifest");
     }
 
@@ -71,7 +72,7 @@ contract SlashEconomicsTest is AttackBase {
         registry.requestExit();
         vm.warp(block.timestamp + 2 days);
         vm.prank(attacker);
-        vm.expectRevert(abi.encodeWithSelector(NodeRegistry.StakeIsLocked.selector, 2 * FEE));
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.StakeIsLocked.selector, 2 * FEE));
         registry.withdraw();
     }
 
@@ -92,12 +93,12 @@ contract SlashEconomicsTest is AttackBase {
         registry.withdraw();
         vm.deal(a, 2 ether);
         vm.prank(a);
-        vm.expectRevert(NodeRegistry.Banned.selector);
+        vm.expectRevert(NodeRegistryBase.Banned.selector);
         registry.register{value: 2 ether}("fresh-peer", GPU_A, 24);
         address b = address(0xB00);
         vm.deal(b, 2 ether);
         vm.prank(b);
-        vm.expectRevert(NodeRegistry.Banned.selector);
+        vm.expectRevert(NodeRegistryBase.Banned.selector);
         registry.register{value: 2 ether}(peerIdOf(40), GPU_A, 24);
     }
 

@@ -6,6 +6,7 @@ import {NodeRegistry} from "../../src/NodeRegistry.sol";
 import {JobEscrow} from "../../src/JobEscrow.sol";
 import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 import {Encoding} from "../../src/libraries/Encoding.sol";
+import {NodeRegistryBase} from "../../src/registry/NodeRegistryBase.sol";
 
 /// @notice Shared deployment and lifecycle helpers.
 abstract contract Fixture is Test {
@@ -20,8 +21,8 @@ abstract contract Fixture is Test {
     address internal treasury = address(0x7EA5);
     uint256 internal nonceCounter;
 
-    function registryParams() internal pure virtual returns (NodeRegistry.Params memory) {
-        return NodeRegistry.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64});
+    function registryParams() internal pure virtual returns (NodeRegistryBase.Params memory) {
+        return NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64});
     }
 
     function escrowParams() internal pure virtual returns (JobEscrowBase.Params memory) {
