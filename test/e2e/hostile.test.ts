@@ -7,7 +7,7 @@ import {
   MANDELBROT_TILE_HEADER, encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, submitMandelbrot
 } from '../../examples/src/index.js'
 import { HOSTILE_JOB, attack, startAttacker, stopAttacker } from './attacker.js'
-import { startNetwork } from './helpers.js'
+import { jobHistory, startNetwork } from './helpers.js'
 import type { Attacker } from './attacker.js'
 import type { Network } from './helpers.js'
 import type { PeerStatus } from '@jobmesh/peer'
@@ -41,13 +41,19 @@ describe('a hostile node on a devnet of 3 jobmesh processes', () => {
     // both at once, while the job runs: records are vandalized as they appear, and the topics flooded for 15 s
     const attacking = attack(a, devnet, job.jobId, 15_000)
 
+    // each wait is bounded well inside the test's 300 s (a run takes 35-40 s), and a stalled one says where the job stood
+    const story = async (err: Error): Promise<never> => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) }
     let done = 0
-    for await (const p of client.progress(job.jobId, { timeoutMs: 180_000 })) done = p.done
-    expect(done).toBe(16)
+    try {
+      for await (const p of client.progress(job.jobId, { timeoutMs: 120_000 })) done = p.done
+      if (done !== 16) throw new Error(`progress ended at ${done} of 16 MicroJobs`)
+    } catch (err) {
+      await story(err as Error)
+    }
     await attacking
-    const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })
+    const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 90_000 }).catch(story)
     expect(release.status).toBe('Released')
-    const outputs = await client.results(job.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 60_000 })
+    const outputs = await client.results(job.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 40_000 })
     const png = PNG.sync.read(Buffer.from(mandelbrotResultPng(outputs)))
     const reference = mandelbrotReference(encodeMandelbrotData(IMAGE, 1)).subarray(MANDELBROT_TILE_HEADER)
     const gray = new Uint8Array(IMAGE.width * IMAGE.height)

@@ -163,6 +163,7 @@ describe('end to end: a node that did no work submits first with a self-paying p
     const { client, devnet } = net
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
     const wasm = createWasmExecutor({ concurrency: 1 })
+    let paused = false
     try {
       // the thief: a registered node that runs no peer and processes nothing
       const thief = new Wallet(devnet.anvil.accounts[8].privateKey, provider)
@@ -178,6 +179,10 @@ describe('end to end: a node that did no work submits first with a self-paying p
       const data = encodeMandelbrotData(image, 1)
       const code = await loadExampleWasm('mandelbrot')
       const job = await submitMandelbrot(client, { image, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1') })
+      // the peers are paused (SIGSTOP) until the thief's result is on chain: on a fast machine they would otherwise
+      // process these 8 MicroJobs and submit the honest result before the thief, and there would be nothing to test
+      for (const p of devnet.peers) p.kill('SIGSTOP')
+      paused = true
       const leaves: ResultLeaf[] = []
       for (const d of job.microJobs) {
         const input = data.subarray(d.start * MANDELBROT_BLOCK_SIZE, d.end * MANDELBROT_BLOCK_SIZE)
@@ -187,6 +192,8 @@ describe('end to end: a node that did no work submits first with a self-paying p
       const tree = resultTree(leaves)
       await (await asThief.jobEscrow.commitResults(job.jobId, resultCommitment(job.jobId, 0, tree.root, '', thief.address))).wait()
       await (await asThief.jobEscrow.submitResults(job.jobId, tree.root, '')).wait()
+      for (const p of devnet.peers) p.kill('SIGCONT')
+      paused = false
       // the thief draws and proves its own sample at once
       await until('the entropy block', async () => (await provider.getBlockNumber()) >= (await jobEscrow.jobs(job.jobId)).submitBlock + 2n ? true : undefined, 30_000)
       await (await asThief.jobEscrow.selectVerifiers(job.jobId)).wait()
@@ -213,6 +220,7 @@ describe('end to end: a node that did no work submits first with a self-paying p
       expect(payouts.some(p => p.address.toLowerCase() === thief.address.toLowerCase())).toBe(false)
       expect(await provider.getBalance(thief.address)).toBeLessThan(balance0)
     } finally {
+      if (paused) for (const p of devnet.peers) p.kill('SIGCONT')
       await wasm.stop()
       provider.destroy()
     }
