@@ -127,7 +127,7 @@ let seed = 1
 function row (r, mc) {
   const margin = r.evHonest - r.evCheat
   const sePd = Math.sqrt(r.pDetect * (1 - r.pDetect) / TRIALS)
-  const ok = Math.abs(mc.pDetect - r.pDetect) <= 4 * sePd + 1e-9 && Math.abs(mc.evCheat - r.evCheat) <= 4 * mc.se + 1e-12
+  const ok = Math.abs(mc.pDetect - r.pDetect) <= 4 * sePd + 1e-9 && Math.abs(mc.evCheat - r.evCheat) <= 4 * mc.se + 1e-9 * Math.max(1, Math.abs(r.evCheat))
   rows.push({ ...r, margin, mc: { pDetect: mc.pDetect, evCheat: mc.evCheat, ok } })
 }
 
@@ -171,15 +171,19 @@ for (const fee of [1, 100]) {
     row({ strategy: 'payout thief', fee, f, pDetect, evCheat, evHonest: 0 }, monteCarlo((r) => sampleHits(alloc, r), payoff, seed++))
   }
 
-  // 4. copying verifier: votes "match" without re-running; on a fake job (FAKE_SHARE of the jobs) the honest
-  //    majority outvotes it: unpaid and slashed one share. Honest: one share minus the re-runs.
+  // 4. copying verifier: votes "match" from the public outputs without re-running. It has no execution digest (the
+  //    re-runs' memories, never published), so it commits a guess: a match counts only with the votes that agree on
+  //    the digest, and the honest re-runners' digest is revealed after every commitment. On an honest job it is
+  //    outside the agreeing majority, on a fake one (FAKE_SHARE of the jobs) outvoted: unpaid and slashed one share
+  //    unless its guess hits the 32-bit digest tag (2^-32). Honest: one share minus the re-runs.
   {
     const reruns = M * SAMPLES
     const gasVerify = gasCost('commit', 'reveal')
+    const pGuess = 2 ** -32
     const evHonest = share - reruns * cost - gasVerify
-    const evCheat = (1 - FAKE_SHARE) * share - FAKE_SHARE * share - gasVerify
+    const evCheat = (1 - FAKE_SHARE) * (pGuess * share - (1 - pGuess) * share) - FAKE_SHARE * share - gasVerify
     const payoff = (d) => (d ? -share : share) - gasVerify
-    row({ strategy: 'copying verifier', fee, pDetect: FAKE_SHARE, evCheat, evHonest }, monteCarlo((r) => r() < FAKE_SHARE, payoff, seed++))
+    row({ strategy: 'copying verifier', fee, pDetect: 1 - (1 - FAKE_SHARE) * pGuess, evCheat, evHonest }, monteCarlo((r) => r() < FAKE_SHARE || r() >= pGuess, payoff, seed++))
   }
 
   // 5. a cheating submitter with a coalition holding w of the draw weight: released when the coalition holds a

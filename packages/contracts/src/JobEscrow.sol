@@ -137,7 +137,7 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         if (!_drawVerifiers(jobId, j)) _enqueue(jobId, j);
     }
 
-    /// @notice A drawn verifier commits Encoding.commitment(verifierHash(expected leaf hashes), processorBlame, salt,
+    /// @notice A drawn verifier commits Encoding.commitment(verifierHash(expected leaf hashes, execution digest), processorBlame, salt,
     ///         msg.sender), where it computed each expected leaf from its own re-run and the payee it found signing
     ///         the MicroJob's result.
     function commitVerification(bytes32 jobId, bytes32 commitment_) external {

@@ -188,7 +188,7 @@ contract JobEscrowTest is Fixture {
         JobEscrowBase.ResultLeaf memory none;
         vm.prank(vs[0].node);
         vm.expectRevert(JobEscrowBase.RevealNotOpen.selector);
-        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32(uint256(1)), false, h, h, none));
+        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32(uint256(1)), false, r.execution, h, h, none));
         prove(id, r);
         (JobEscrowBase.ResultLeaf[] memory sl, bytes32[][] memory sp,) = sample(id, r);
         vm.expectRevert(JobEscrowBase.AlreadyProven.selector);
@@ -196,11 +196,11 @@ contract JobEscrowTest is Fixture {
         // a reveal that does not open the commitment
         vm.prank(vs[0].node);
         vm.expectRevert(JobEscrowBase.RevealMismatch.selector);
-        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32(uint256(9)), false, h, h, none));
+        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32(uint256(9)), false, r.execution, h, h, none));
         revealViews(id, r, views3(r, r, r), noBlame(3));
         vm.prank(vs[0].node);
         vm.expectRevert(JobEscrowBase.AlreadyRevealed.selector);
-        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32(uint256(1)), false, h, h, none));
+        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32(uint256(1)), false, r.execution, h, h, none));
     }
 
     function test_proveSampleErrors() public {

@@ -27,7 +27,9 @@ const jobIdOf = (creator: string, specCid: string, nonce: bigint): string =>
   keccak256(abi.encode(['address', 'string', 'uint256'], [creator, specCid, nonce]))
 const validationIndex = (seed: bigint, m: number, entropy: string, per: number): number =>
   Number(BigInt(keccak256(abi.encode(['uint256', 'uint256', 'bytes32'], [seed, m, entropy]))) % BigInt(per))
-const digestOf = (hashes: string[]): string => keccak256(abi.encode(['bytes32[]'], [hashes]))
+// the verifiers' agreeing execution digest of their re-runs (a test value: nothing runs here)
+const EXECUTION = keccak256(abi.encode(['string'], ['execution']))
+const digestOf = (hashes: string[]): string => keccak256(abi.encode(['bytes32[]', 'bytes32'], [hashes, EXECUTION]))
 const commitmentOf = (digest: string, blame: boolean, salt: string, sender: string): string =>
   keccak256(abi.encode(['bytes32', 'bool', 'bytes32', 'address'], [digest, blame, salt, sender]))
 const resultCommitmentOf = (jobId: string, round: number, root: string, cid: string, sender: string): string =>
@@ -210,8 +212,8 @@ describe('settlement lifecycle on anvil', () => {
       await ok(as(v).jobEscrow.commitVerification(job.jobId, commitmentOf(digestOf(proven), false, salts[n], v.address)))
     }
     await reverts(as(verifiers[0]).jobEscrow.commitVerification(job.jobId, ZERO32), 'AlreadyCommitted')
-    const reveal = (n: number, salt: string): [string, boolean, string[], string[], ReturnType<typeof asStruct>] =>
-      [salt, false, proven, proven, asStruct(sampled[0])]
+    const reveal = (n: number, salt: string): [string, boolean, string, string[], string[], ReturnType<typeof asStruct>] =>
+      [salt, false, EXECUTION, proven, proven, asStruct(sampled[0])]
     await reverts(as(verifiers[0]).jobEscrow.revealVerification(job.jobId, reveal(0, keccakUtf8('wrong salt'))), 'RevealMismatch')
     for (const [n, v] of verifiers.entries()) await ok(as(v).jobEscrow.revealVerification(job.jobId, reveal(n, salts[n])))
 
@@ -270,7 +272,7 @@ describe('settlement lifecycle on anvil', () => {
     await ok(as(cheater).jobEscrow.proveSample(job.jobId, sampled.map(asStruct), positions.map(pos => bad.proof(pos))))
     const proven = sampled.map(leafHash)
     for (const v of verifiers) {
-      await ok(as(v).jobEscrow.revealVerification(job.jobId, [salt, false, expected, proven, asStruct(sampled[0])]))
+      await ok(as(v).jobEscrow.revealVerification(job.jobId, [salt, false, EXECUTION, expected, proven, asStruct(sampled[0])]))
     }
 
     const stakeBefore = (await nodeRegistry.nodeInfo(cheater.address)).stake

@@ -107,14 +107,15 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const proven = sampled.map(l => resultLeafHash(l))
   const expected = options.honest === false ? proven.map(() => keccak256('0x0bad')) : proven
   const salt = keccak256('0x02')
+  const execution = keccak256('0x03') // the verifiers' agreeing execution digest of their re-runs
   const coder = AbiCoder.defaultAbiCoder()
   for (const v of vers) {
     const verifier = await env.wallet(v).getAddress()
-    await mined(env.contracts(v).jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bool', 'bytes32', 'address'], [verifierHash(expected), false, salt, verifier]))))
+    await mined(env.contracts(v).jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bool', 'bytes32', 'address'], [verifierHash(expected, execution), false, salt, verifier]))))
   }
   const tuple = (l: ResultLeaf): [string, number, number, string, string] => [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
   await mined(sub.jobEscrow.proveSample(jobId, sampled.map(tuple), positions.map(pos => tree.getProof(pos))))
-  for (const v of vers) await mined(env.contracts(v).jobEscrow.revealVerification(jobId, [salt, false, expected, proven, tuple(sampled[0])]))
+  for (const v of vers) await mined(env.contracts(v).jobEscrow.revealVerification(jobId, [salt, false, execution, expected, proven, tuple(sampled[0])]))
   const receipt = await (await sub.jobEscrow.settle(jobId)).wait()
   if (receipt == null) throw new Error('settle not mined')
   return receipt.blockNumber

@@ -46,14 +46,22 @@ const selects = async (task) => {
   throw new Error(`cheating-peer: unknown mode ${mode}`)
 }
 
+const flip = async (task, output) => {
+  if (!(await selects(task))) return output
+  const wrong = output.byteLength === 0 ? new Uint8Array(1) : output.slice()
+  wrong[0] ^= 0xff
+  process.stdout.write(`cheated on ${task.jobId} ${task.macroIndex}.${task.index}\n`)
+  return wrong
+}
+
+// a processor's runs and a verifier's re-runs (which also answer the execution digest) alike
 const cheating = (honest) => ({
   async run (task, options) {
-    const output = await honest.run(task, options)
-    if (!(await selects(task))) return output
-    const wrong = output.byteLength === 0 ? new Uint8Array(1) : output.slice()
-    wrong[0] ^= 0xff
-    process.stdout.write(`cheated on ${task.jobId} ${task.macroIndex}.${task.index}\n`)
-    return wrong
+    return await flip(task, await honest.run(task, options))
+  },
+  async execute (task, options) {
+    const { output, digest } = await honest.execute(task, options)
+    return { output: await flip(task, output), digest }
   }
 })
 

@@ -117,6 +117,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         bool revealed;
         uint16 badPos; // 0: the sample matched; else 1 + the first sample position that did not
         bool processorBlame; // for a mismatch: the processor signed the wrong output (else the submitter is blamed)
+        uint32 digestTag; // the first 4 bytes of the revealed execution digest (a match counts with its own kind only)
     }
 
     struct ResultLeaf {
@@ -132,6 +133,8 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     struct Reveal {
         bytes32 salt;
         bool processorBlame;
+        /// @dev what only the re-runs yield: the digest of the sampled MicroJobs' executions (docs/settlement.md)
+        bytes32 executionDigest;
         bytes32[] expected;
         bytes32[] proven;
         ResultLeaf badLeaf;
@@ -269,7 +272,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     function _newVerifier(address node) internal pure returns (Verifier memory) {
         return Verifier({
             node: node, commitOrder: 0, revealOrder: 0, committed: false, revealed: false, badPos: 0,
-            processorBlame: false
+            processorBlame: false, digestTag: 0
         });
     }
 

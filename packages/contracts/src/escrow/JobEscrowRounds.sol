@@ -10,7 +10,8 @@ import {JobEscrowDispatch} from "./JobEscrowDispatch.sol";
 ///         and penalising verifiers, rejecting (culprit slashing), timing out and reopening (docs/settlement.md).
 abstract contract JobEscrowRounds is JobEscrowDispatch {
     struct Tally {
-        uint256 matches;
+        uint256 matches; // the largest group of matching votes that agree on the execution digest
+        uint32 tag; // that group's digest tag
         uint256 bad; // the sample position (1-based) a majority found wrong, 0 if none
         bool blame; // the majority of those blame the processor
         address payee; // payee of that leaf
@@ -68,7 +69,8 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         uint256 n = r.expected.length;
         if (n != r.proven.length) revert WrongSampleLength(n, r.proven.length);
         if (keccak256(abi.encode(r.proven)) != claimedHash) revert WrongSampleLeaf(type(uint256).max);
-        if (Encoding.commitment(keccak256(abi.encode(r.expected)), r.processorBlame, r.salt, msg.sender) != commitment_) {
+        if (Encoding.commitment(Encoding.verifierHash(r.expected, r.executionDigest), r.processorBlame, r.salt, msg.sender)
+                != commitment_) {
             revert RevealMismatch();
         }
         for (uint256 p; p < n; ++p) {
@@ -89,7 +91,8 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
             if (!v.revealed) continue;
             uint256 b = v.badPos;
             if (b == 0) {
-                ++t.matches;
+                uint256 same = _sameDigest(jobId, k, v.digestTag);
+                if (same > t.matches) (t.matches, t.tag) = (same, v.digestTag);
                 continue;
             }
             if (t.bad != 0) continue;
@@ -110,6 +113,14 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         }
     }
 
+    /// @dev The revealed matching votes whose execution digest has `tag`.
+    function _sameDigest(bytes32 jobId, uint256 k, uint32 tag) internal view returns (uint256 n) {
+        for (uint256 x; x < k; ++x) {
+            Verifier storage w = _verifiers[jobId][x];
+            if (w.revealed && w.badPos == 0 && w.digestTag == tag) ++n;
+        }
+    }
+
     function _reject(bytes32 jobId, Job storage j, uint256 k, Tally memory t) internal {
         address submitter = j.submitter;
         address culprit = submitter;
@@ -118,7 +129,7 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         uint256 slashed = registry.slash(culprit, bond);
         registry.unlock(submitter, bond);
         // verifiers that found the fault (all that committed when nobody proved the sample) get their share
-        _payRound(jobId, j, k, t.bad == 0 ? type(uint256).max - 1 : t.bad, false, slashed);
+        _payRound(jobId, j, k, t.bad == 0 ? type(uint256).max - 1 : t.bad, 0, false, slashed);
         j.status = Status.Open;
         j.rejections += 1;
         j.submitter = address(0);
@@ -128,13 +139,19 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         emit JobReopened(jobId);
     }
 
-    /// @dev Pays one verifier share to each verifier on the winning side (`side`: 0 = matched, a sample position =
-    ///      found that leaf wrong, max - 1 = committed (unproven sample), max = revealed) from `budget`, plus the
-    ///      penalties of the others when `penaltiesFund`; slashes one share from each other verifier; what is left
-    ///      goes to the treasury.
-    function _payRound(bytes32 jobId, Job storage j, uint256 k, uint256 side, bool penaltiesFund, uint256 budget)
-        internal
-    {
+    /// @dev Pays one verifier share to each verifier on the winning side (`side`: 0 = matched with execution digest
+    ///      tag `tag`, a sample position = found that leaf wrong, max - 1 = committed (unproven sample), max =
+    ///      revealed) from `budget`, plus the penalties of the others when `penaltiesFund`; slashes one share from
+    ///      each other verifier; what is left goes to the treasury.
+    function _payRound(
+        bytes32 jobId,
+        Job storage j,
+        uint256 k,
+        uint256 side,
+        uint32 tag,
+        bool penaltiesFund,
+        uint256 budget
+    ) internal {
         uint256 share = _verifierPool(j) / k;
         bool[] memory win = new bool[](k);
         uint256 penalties;
@@ -142,7 +159,7 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
             Verifier storage v = _verifiers[jobId][i];
             if (side == type(uint256).max) win[i] = v.revealed;
             else if (side == type(uint256).max - 1) win[i] = v.committed;
-            else win[i] = v.revealed && v.badPos == side;
+            else win[i] = v.revealed && v.badPos == side && (side != 0 || v.digestTag == tag);
             if (win[i]) continue;
             uint256 p = registry.slash(v.node, share);
             if (p != 0) {

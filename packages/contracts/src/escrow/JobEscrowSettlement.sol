@@ -56,7 +56,7 @@ contract JobEscrowSettlement is JobEscrowRounds {
         Tally memory t = _tally(jobId, k);
         (address[] memory freed, uint256 nFreed) = _timeOut(jobId, j, k);
         if (t.matches * 2 > k) {
-            _payRound(jobId, j, k, 0, false, _verifierPool(j));
+            _payRound(jobId, j, k, 0, t.tag, false, _verifierPool(j));
             j.status = Status.Released;
             j.releasedAt = uint40(block.timestamp);
             registry.unlock(j.submitter, _bond(j));
@@ -64,7 +64,7 @@ contract JobEscrowSettlement is JobEscrowRounds {
         } else if (t.bad != 0 || !j.proven) {
             _reject(jobId, j, k, t);
         } else {
-            _payRound(jobId, j, k, type(uint256).max, true, 0);
+            _payRound(jobId, j, k, type(uint256).max, 0, true, 0);
             if (block.timestamp > j.deadline) {
                 _reopen(jobId, j);
             } else {
@@ -190,6 +190,7 @@ contract JobEscrowSettlement is JobEscrowRounds {
         v.revealOrder = order;
         v.badPos = uint16(bad);
         v.processorBlame = bad != 0 && r.processorBlame;
+        v.digestTag = uint32(bytes4(r.executionDigest));
         j.reveals = order + 1;
         emit VerificationRevealed(jobId, msg.sender, bad, v.processorBlame);
         uint256 score = QoS.roundScore(v.commitOrder) + QoS.roundScore(order);

@@ -74,9 +74,9 @@ library Encoding {
         return keccak256(abi.encode(job, round, resultRoot, manifestCid, sender));
     }
 
-    /// @notice A verifier's digest of the sample: keccak256(abi.encode(expected leaf hashes)).
-    function verifierHash(bytes32[] memory leafHashes) internal pure returns (bytes32) {
-        return keccak256(abi.encode(leafHashes));
+    /// @notice A verifier's digest of the sample: keccak256(abi.encode(expected leaf hashes, execution digest)).
+    function verifierHash(bytes32[] memory leafHashes, bytes32 executionDigest) internal pure returns (bytes32) {
+        return keccak256(abi.encode(leafHashes, executionDigest));
     }
 
     /// @notice A verifier's commitment: its digest, whether it blames the processor, a salt, its address.

@@ -48,6 +48,49 @@ contract CopyingVerifierTest is AttackBase {
         assertEq(copierLoss, 1, "the copier slashed one share");
     }
 
+    /// A verifier that confirms an honest job from its public outputs without re-running has no execution digest:
+    /// its guess matches nobody's, so it is outvoted by the two that re-ran (slashed one share, unpaid) and the
+    /// job is released on their agreeing digests.
+    function test_copierOfAnHonestJobIsOutvotedByTheDigest() public {
+        bytes32 id = newJob(2, 4, 1);
+        Results memory truth = honestResults(id, 2, 4);
+        Results memory copier = copyResults(truth);
+        copier.execution = keccak256("a guess");
+        uint256[] memory before = new uint256[](7);
+        for (uint256 i; i < 7; ++i) before[i] = stakeOf(nodeAddr(i));
+        submit(id, finalizer, truth.root);
+        verifyRound(id, truth, views3(truth, copier, truth), noBlame(3));
+        assertEq(status(id), uint256(JobEscrowBase.Status.Released), "released by the two agreeing digests");
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
+        uint256 share = escrow.verifierShare(id);
+        assertEq(escrow.credits(vs[0].node), share, "re-ran: paid");
+        assertEq(escrow.credits(vs[2].node), share, "re-ran: paid");
+        assertEq(escrow.credits(vs[1].node), 0, "copied: unpaid");
+        assertEq(before[_index(vs[1].node)] - stakeOf(vs[1].node), share, "copied: slashed one share");
+    }
+
+    /// Three verifiers that each confirm from the outputs, with three different guesses: no digest has a majority
+    /// of k, so nothing is released and the round restarts; none of them is paid.
+    function test_matchesWithoutAgreeingDigestsDoNotRelease() public {
+        bytes32 id = newJob(2, 4, 1);
+        Results memory truth = honestResults(id, 2, 4);
+        Results memory a = copyResults(truth);
+        Results memory b = copyResults(truth);
+        Results memory c = copyResults(truth);
+        a.execution = keccak256("a");
+        b.execution = keccak256("b");
+        c.execution = keccak256("c");
+        submit(id, finalizer, truth.root);
+        verifyRound(id, truth, views3(a, b, c), noBlame(3));
+        assertEq(status(id), uint256(JobEscrowBase.Status.Submitted), "not released: the round restarts");
+        assertEq(escrow.jobs(id).assigned, 0);
+        for (uint256 i; i < 7; ++i) assertEq(escrow.credits(nodeAddr(i)), 0, "nobody paid");
+    }
+
+    function _index(address node) private pure returns (uint256 i) {
+        while (nodeAddr(i) != node) ++i;
+    }
+
     /// Another verifier's commitment cannot be reused: it is bound to the committer's address.
     function test_copiedCommitmentDoesNotOpen() public {
         bytes32 id = newJob(1, 2, 1);
@@ -56,7 +99,7 @@ contract CopyingVerifierTest is AttackBase {
         select(id);
         JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
         (,, bytes32[] memory h) = sample(id, truth);
-        bytes32 c0 = Encoding.commitment(Encoding.verifierHash(h), false, bytes32("s"), vs[0].node);
+        bytes32 c0 = Encoding.commitment(Encoding.verifierHash(h, truth.execution), false, bytes32("s"), vs[0].node);
         vm.prank(vs[0].node);
         escrow.commitVerification(id, c0);
         vm.prank(vs[1].node);
@@ -67,7 +110,7 @@ contract CopyingVerifierTest is AttackBase {
         JobEscrowBase.ResultLeaf memory none;
         vm.prank(vs[1].node);
         vm.expectRevert(JobEscrowBase.RevealMismatch.selector);
-        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32("s"), false, h, h, none));
+        escrow.revealVerification(id, JobEscrowBase.Reveal(bytes32("s"), false, truth.execution, h, h, none));
     }
 
     /// Verifiers are paid for agreeing with the outcome, not for speed: the first and the last to commit and

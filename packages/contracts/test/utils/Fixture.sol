@@ -99,6 +99,7 @@ abstract contract Fixture is Test {
         bytes32[] outputs;
         address[] payees;
         bytes32 root;
+        bytes32 execution; // the execution digest of a verifier that re-ran these outputs
     }
 
     /// @dev Outputs derived from `salt`; the payee of every MicroJob is `payees[pos % payees.length]`.
@@ -117,6 +118,7 @@ abstract contract Fixture is Test {
             r.outputs[pos] = keccak256(abi.encode("output", pos, salt));
             r.payees[pos] = payees[pos % payees.length];
         }
+        r.execution = keccak256(abi.encode("execution", salt));
         r.root = _rebuild(jobId, per, r);
     }
 
@@ -228,7 +230,8 @@ abstract contract Fixture is Test {
             (,, bytes32[] memory h) = sample(jobId, views[i]);
             vm.prank(vs[i].node);
             escrow.commitVerification(
-                jobId, Encoding.commitment(Encoding.verifierHash(h), blame[i], bytes32(i + 1), vs[i].node)
+                jobId,
+                Encoding.commitment(Encoding.verifierHash(h, views[i].execution), blame[i], bytes32(i + 1), vs[i].node)
             );
         }
     }
@@ -252,7 +255,12 @@ abstract contract Fixture is Test {
             escrow.revealVerification(
                 jobId,
                 JobEscrowBase.Reveal({
-                    salt: bytes32(i + 1), processorBlame: blame[i], expected: h, proven: proven, badLeaf: bad
+                    salt: bytes32(i + 1),
+                    processorBlame: blame[i],
+                    executionDigest: views[i].execution,
+                    expected: h,
+                    proven: proven,
+                    badLeaf: bad
                 })
             );
         }
@@ -310,6 +318,7 @@ abstract contract Fixture is Test {
             c.payees[i] = r.payees[i];
         }
         c.root = r.root;
+        c.execution = r.execution;
     }
 
     /// @dev Claims every leaf of `r` (one transaction).

@@ -14,6 +14,9 @@ export interface Announcer {
 const NO_EXECUTOR: MicroJobExecutor = {
   async run () {
     throw new Error('the DApp client does not process MicroJobs')
+  },
+  async execute () {
+    throw new Error('the DApp client does not process MicroJobs')
   }
 }
 

@@ -73,6 +73,8 @@ export interface VerifierState {
   /** 0: the sample matched; else 1 + the first sample position it found wrong. */
   badPos: number
   processorBlame: boolean
+  /** The first 4 bytes of its revealed execution digest, as a number (0 before the reveal). */
+  digestTag: number
 }
 
 /** `ResultLeaf` of `proveSample`, `claim` and a reveal. */
@@ -88,6 +90,8 @@ export interface SampleLeaf {
 export interface RevealInput {
   salt: string
   processorBlame: boolean
+  /** The digest of this verifier's re-runs of the sample (`sampleExecutionDigest`). */
+  executionDigest: string
   /** The leaf hashes this verifier expects, in sample order. */
   expected: string[]
   /** The proven leaf hashes (from `SampleProven`), in sample order. */

@@ -62,7 +62,7 @@ export function escrowReads (context: Pick<ChainContext, 'contracts' | 'read' | 
       const vs = await read('verifiersOf', () => jobEscrow.verifiersOf(jobId), options)
       return vs.map(v => ({
         node: v.node, commitOrder: Number(v.commitOrder), revealOrder: Number(v.revealOrder), committed: v.committed, revealed: v.revealed,
-        badPos: Number(v.badPos), processorBlame: v.processorBlame
+        badPos: Number(v.badPos), processorBlame: v.processorBlame, digestTag: Number(v.digestTag)
       }))
     },
     validationIndex: async (jobId, m, options) => Number(await read('validationIndex', () => jobEscrow.validationIndex(jobId, m), options)),

@@ -42,7 +42,7 @@ export function escrowWrites (context: Pick<ChainContext, 'escrowTx'>): EscrowWr
     selectVerifiers: async (jobId, options) => escrowTx('JobEscrow.selectVerifiers', 'selectVerifiers', [jobId], options),
     commit: async (jobId, commitment, options) => escrowTx('JobEscrow.commitVerification', 'commitVerification', [jobId, commitment], options),
     reveal: async (jobId, r, options) =>
-      escrowTx('JobEscrow.revealVerification', 'revealVerification', [jobId, [r.salt, r.processorBlame, r.expected, r.proven, leafTuple(r.badLeaf)]], options),
+      escrowTx('JobEscrow.revealVerification', 'revealVerification', [jobId, [r.salt, r.processorBlame, r.executionDigest, r.expected, r.proven, leafTuple(r.badLeaf)]], options),
     proveSample: async (jobId, leaves, proofs, options) =>
       escrowTx('JobEscrow.proveSample', 'proveSample', [jobId, leaves.map(leafTuple), proofs], options),
     settle: async (jobId, options) => escrowTx('JobEscrow.settle', 'settle', [jobId], options),

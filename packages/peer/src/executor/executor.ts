@@ -4,9 +4,10 @@ import {
   DEFAULT_MAX_CACHED_MODULES, DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_TIMEOUT_MS, DEFAULT_WORKER_HEAP_MB, WASM_PAGE_BYTES
 } from './constants.js'
-import { AbortedError, ExecutorStoppedError, InputTooLargeError } from './errors.js'
+import { AbortedError, ExecutorStoppedError, InputTooLargeError, WasmTrapError } from './errors.js'
 import { createModuleCache } from './module-cache.js'
 import { createWorkerPool } from './worker-pool.js'
+import type { PoolResult } from './worker-pool.js'
 
 const log = logger('jobmesh:executor')
 
@@ -34,6 +35,16 @@ export interface RunOptions {
   timeoutMs?: number
 }
 
+/** A run with its execution digest (docs/settlement.md, Verification). */
+export interface Execution {
+  output: Uint8Array
+  /**
+   * sha256 (0x hex) of a domain prefix and the module's whole linear memory after the run: a function of the code
+   * and the input that, unlike the output, is never published, so only a node that ran the MicroJob knows it.
+   */
+  digest: string
+}
+
 export interface PrepareOptions {
   signal?: AbortSignal
 }
@@ -44,6 +55,8 @@ export interface WasmExecutor {
    * bytes. Rejects with one of the executor's typed errors; a failed run never affects other runs.
    */
   run(code: Uint8Array, input: Uint8Array, options?: RunOptions): Promise<Uint8Array>
+  /** {@link run} that also answers the execution digest (a verifier's re-run). */
+  execute(code: Uint8Array, input: Uint8Array, options?: RunOptions): Promise<Execution>
   /**
    * Checks and compiles `code` without running it (the result is cached for later runs). Resolves with the
    * sha256 of the code (0x hex); rejects with `InvalidWasmError`, `ForbiddenImportError`, `MissingExportError`
@@ -87,21 +100,25 @@ export function createWasmExecutor (init: WasmExecutorInit = {}): WasmExecutor {
   let stopped = false
   log('executor with %d workers, timeout %d ms, memory %d bytes', concurrency, timeoutMs, maxMemoryBytes)
 
+  const runInPool = async (code: Uint8Array, input: Uint8Array, options: RunOptions, digest: boolean): Promise<PoolResult> => {
+    if (stopped) {
+      throw new ExecutorStoppedError('Executor is stopped')
+    }
+    if (input.length > maxInputBytes) {
+      throw new InputTooLargeError(`Input of ${input.length} bytes, limit ${maxInputBytes}`)
+    }
+    const prepared = await raceSignal(cache.get(code), options.signal)
+    return pool.run({ module: prepared.module, input, timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal, digest })
+  }
+
   return {
     async run (code, input, options = {}) {
-      if (stopped) {
-        throw new ExecutorStoppedError('Executor is stopped')
-      }
-      if (input.length > maxInputBytes) {
-        throw new InputTooLargeError(`Input of ${input.length} bytes, limit ${maxInputBytes}`)
-      }
-      const prepared = await raceSignal(cache.get(code), options.signal)
-      return pool.run({
-        module: prepared.module,
-        input,
-        timeoutMs: options.timeoutMs ?? timeoutMs,
-        signal: options.signal
-      })
+      return (await runInPool(code, input, options, false)).output
+    },
+    async execute (code, input, options = {}) {
+      const { output, digest } = await runInPool(code, input, options, true)
+      if (digest == null) throw new WasmTrapError('the executor worker answered no execution digest')
+      return { output, digest }
     },
     async prepare (code, options = {}) {
       if (stopped) {

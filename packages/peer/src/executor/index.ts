@@ -17,7 +17,7 @@
  * ```
  */
 export { createWasmExecutor } from './executor.js'
-export type { WasmExecutor, WasmExecutorInit, RunOptions, PrepareOptions } from './executor.js'
+export type { WasmExecutor, WasmExecutorInit, RunOptions, PrepareOptions, Execution } from './executor.js'
 export { outputHash } from './hash.js'
 export { validateJobCode, checkJobModule } from './job-code.js'
 export { createWasmMicroJobRunner, blockRange } from './micro-job.js'

@@ -21,19 +21,27 @@ export interface PoolTask {
   input: Uint8Array
   timeoutMs: number
   signal?: AbortSignal
+  /** Also hash the module's memory after the run (`PoolResult.digest`). */
+  digest?: boolean
+}
+
+export interface PoolResult {
+  output: Uint8Array
+  /** The execution digest (0x hex) when the task asked for it. */
+  digest?: string
 }
 
 export interface WorkerPool {
-  run(task: PoolTask): Promise<Uint8Array>
+  run(task: PoolTask): Promise<PoolResult>
   stop(): Promise<void>
 }
 
-type Reply = { id: number, ok: true, output: Uint8Array } | { id: number, ok: false, kind: string, message: string }
+type Reply = { id: number, ok: true, output: Uint8Array, digest?: string } | { id: number, ok: false, kind: string, message: string }
 
 interface Pending {
   id: number
   task: PoolTask
-  resolve(output: Uint8Array): void
+  resolve(result: PoolResult): void
   reject(err: Error): void
   /** Detaches the timer and the abort listener. */
   cleanup(): void
@@ -90,7 +98,7 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       worker.unref()
       pending.cleanup()
       if (reply.ok) {
-        pending.resolve(reply.output)
+        pending.resolve(reply.digest == null ? { output: reply.output } : { output: reply.output, digest: reply.digest })
       } else {
         pending.reject(failure(reply.kind, reply.message))
       }
@@ -160,7 +168,8 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       module: task.module,
       input,
       maxMemoryBytes: init.maxMemoryBytes,
-      maxOutputBytes: init.maxOutputBytes
+      maxOutputBytes: init.maxOutputBytes,
+      digest: task.digest === true
     }, [input.buffer])
   }
 
@@ -193,7 +202,7 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       if (task.signal?.aborted === true) {
         throw new AbortedError('Run aborted')
       }
-      return new Promise<Uint8Array>((resolve, reject) => {
+      return new Promise<PoolResult>((resolve, reject) => {
         const pending: Pending = { id: nextId++, task, resolve, reject, cleanup: () => {} }
         // while queued, an abort only removes the run from the queue
         const onAbort = (): void => {

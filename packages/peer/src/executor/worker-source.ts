@@ -3,14 +3,20 @@
  * string so that the same code runs from the TypeScript sources (vitest) and from the built `dist/` without a
  * separate worker file to locate or copy.
  *
- * Protocol: the parent posts `{ id, module, input, maxMemoryBytes, maxOutputBytes }` (module: a compiled
+ * Protocol: the parent posts `{ id, module, input, maxMemoryBytes, maxOutputBytes, digest }` (module: a compiled
  * `WebAssembly.Module`, input: a Uint8Array whose buffer is transferred). The worker answers
- * `{ id, ok: true, output }` (output buffer transferred) or `{ id, ok: false, kind, message }` with kind one of
- * `trap`, `abort`, `memory`, `output`, `abi`. Each run gets a fresh instance: no state survives between runs.
+ * `{ id, ok: true, output, digest? }` (output buffer transferred) or `{ id, ok: false, kind, message }` with kind one
+ * of `trap`, `abort`, `memory`, `output`, `abi`. Each run gets a fresh instance: no state survives between runs, so
+ * the memory after a run is a function of the code and the input alone. With `digest` set the worker also answers
+ * the execution digest: sha256 of {@link EXECUTION_DIGEST_DOMAIN} and the whole linear memory after the run.
  */
+/** The domain prefix of an execution digest (a new version if the digest ever changes). */
+export const EXECUTION_DIGEST_DOMAIN = 'jobmesh/execution-digest/v1'
+
 export const WORKER_SOURCE = String.raw`
 'use strict'
 const { parentPort } = require('node:worker_threads')
+const { createHash } = require('node:crypto')
 
 class JobFailure extends Error {
   constructor (kind, message) {
@@ -43,7 +49,7 @@ function pointer (value, what) {
 }
 
 function run (msg) {
-  const { module, input, maxMemoryBytes, maxOutputBytes } = msg
+  const { module, input, maxMemoryBytes, maxOutputBytes, digest } = msg
   let memory
   const env = {
     abort (message, file, line, column) {
@@ -85,7 +91,10 @@ function run (msg) {
     if (outPtr + 4 + length > size) {
       throw new JobFailure('abi', 'output of ' + length + ' bytes at ' + outPtr + ' runs past the end of memory')
     }
-    return new Uint8Array(memory.buffer.slice(outPtr + 4, outPtr + 4 + length))
+    const output = new Uint8Array(memory.buffer.slice(outPtr + 4, outPtr + 4 + length))
+    if (!digest) return { output }
+    const hash = createHash('sha256').update('${EXECUTION_DIGEST_DOMAIN}').update(new Uint8Array(memory.buffer))
+    return { output, digest: '0x' + hash.digest('hex') }
   } catch (err) {
     if (memory != null && memory.buffer.byteLength > maxMemoryBytes) {
       throw new JobFailure('memory', 'memory grew to ' + memory.buffer.byteLength + ' bytes, limit ' + maxMemoryBytes)
@@ -98,8 +107,8 @@ function run (msg) {
 
 parentPort.on('message', (msg) => {
   try {
-    const output = run(msg)
-    parentPort.postMessage({ id: msg.id, ok: true, output }, [output.buffer])
+    const { output, digest } = run(msg)
+    parentPort.postMessage({ id: msg.id, ok: true, output, digest }, [output.buffer])
   } catch (err) {
     parentPort.postMessage({ id: msg.id, ok: false, kind: err.kind ?? 'trap', message: String(err.message) })
   }

@@ -13,30 +13,51 @@ export interface MicroJobTask {
   end: number
 }
 
+/** A MicroJob's output and its execution digest (what only a node that ran it knows; docs/settlement.md). */
+export interface MicroJobExecution {
+  output: Uint8Array
+  /** 0x hex. */
+  digest: string
+}
+
+export interface MicroJobRunOptions {
+  signal: AbortSignal
+  /** The wall-clock limit of this run (the processor derives it from the job's estimate). */
+  timeoutMs?: number
+}
+
 /** Runs MicroJobs. The WASM executor implements this; tests use {@link testExecutor}. */
 export interface MicroJobExecutor {
-  /** `timeoutMs`: the wall-clock limit of this run (the processor derives it from the job's estimate). */
-  run(task: MicroJobTask, options: { signal: AbortSignal, timeoutMs?: number }): Promise<Uint8Array>
+  /** A processor's run: the output. */
+  run(task: MicroJobTask, options: MicroJobRunOptions): Promise<Uint8Array>
+  /** A verifier's re-run: the output and the execution digest. */
+  execute(task: MicroJobTask, options: MicroJobRunOptions): Promise<MicroJobExecution>
 }
 
 /**
  * A deterministic executor for tests and benches: output = sha256(jobId, microId, start, end), after an optional
- * `workMs` of (timer) work.
+ * `workMs` of (timer) work; its execution digest is sha256 of `digest/` and the same.
  */
 export function testExecutor (init: { workMs?: number } = {}): MicroJobExecutor {
+  const run = async (task: MicroJobTask, { signal }: MicroJobRunOptions): Promise<Uint8Array> => {
+    signal.throwIfAborted()
+    if (init.workMs != null && init.workMs > 0) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => { clearTimeout(timer); reject(signal.reason) }
+        // the signal outlives this MicroJob (it is the processor's): remove the listener when the work ends
+        const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, init.workMs)
+        signal.addEventListener('abort', onAbort, { once: true })
+      })
+    }
+    return new Uint8Array(createHash('sha256')
+      .update(`${task.jobId}/${task.microId}/${task.start}/${task.end}`).digest())
+  }
   return {
-    async run (task, { signal }) {
-      signal.throwIfAborted()
-      if (init.workMs != null && init.workMs > 0) {
-        await new Promise<void>((resolve, reject) => {
-          const onAbort = (): void => { clearTimeout(timer); reject(signal.reason) }
-          // the signal outlives this MicroJob (it is the processor's): remove the listener when the work ends
-          const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, init.workMs)
-          signal.addEventListener('abort', onAbort, { once: true })
-        })
-      }
-      return new Uint8Array(createHash('sha256')
-        .update(`${task.jobId}/${task.microId}/${task.start}/${task.end}`).digest())
+    run,
+    async execute (task, options) {
+      const output = await run(task, options)
+      const digest = createHash('sha256').update(`digest/${task.jobId}/${task.microId}/${task.start}/${task.end}`).digest('hex')
+      return { output, digest: '0x' + digest }
     }
   }
 }

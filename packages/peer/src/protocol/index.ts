@@ -6,7 +6,7 @@
  *
  * - JobSpec: `parseJobSpec` (validation of external input), `encodeJobSpec` / `decodeJobSpec` (canonical bytes).
  * - Ids and slicing: `computeJobId`, `computeMacroId`, `computeMicroId`, `sliceJob`.
- * - Validation sample: `validationIndex`, `samplePositions`, `verifierHash`.
+ * - Validation sample: `validationIndex`, `samplePositions`, `verifierHash`, `sampleExecutionDigest`.
  * - Merkle trees: `jobTree` (OpenZeppelin compatible), `resultTree` (positional), `verifyProof`, `verifyPositionalProof`.
  * - Pricing: `taskValue` (wei per second, from the network's `PricingParams`), `taskValueToNumber`.
  * - Selection: `seedWeight`, `contractWeight`, `createPrng`, `weightedChoice`, `drawDistinct`.
@@ -33,7 +33,7 @@ export { encodeJobSpec, decodeJobSpec } from './job-spec-codec.js'
 export { computeJobId, computeMacroId, computeMicroId } from './ids.js'
 export { sliceJob } from './slicing.js'
 export type { Slicing, MacroJobDescriptor, MicroJobDescriptor } from './slicing.js'
-export { validationIndex, samplePositions, verifierHash } from './validation.js'
+export { validationIndex, samplePositions, verifierHash, sampleExecutionDigest } from './validation.js'
 export { createMerkleTree, verifyProof } from './merkle.js'
 export type { MerkleTree } from './merkle.js'
 export { JOB_LEAF_TYPES, RESULT_LEAF_TYPES, jobLeafHash, resultLeafHash } from './merkle-leaves.js'

@@ -34,8 +34,21 @@ export function samplePositions (seed: bigint, macroJobs: number, microJobsPerMa
   return out
 }
 
-/** `keccak256(abi.encode(bytes32[] leafHashes))`: a verifier's digest of the result leaves it expects, in sample order. */
-export function verifierHash (leafHashes: string[]): string {
+/**
+ * `keccak256(abi.encode(bytes32[] leafHashes, bytes32 executionDigest))`: a verifier's digest of the result leaves
+ * it expects, in sample order, and of its re-runs (`sampleExecutionDigest`).
+ */
+export function verifierHash (leafHashes: string[], executionDigest: string): string {
   const hashes = leafHashes.map((h, i) => assertBytes32(h, `leafHashes[${i}]`))
+  return keccak256(coder.encode(['bytes32[]', 'bytes32'], [hashes, assertBytes32(executionDigest, 'executionDigest')]))
+}
+
+/**
+ * `keccak256(abi.encode(bytes32[] digests))`: a verifier's execution digest of its sample, from the execution digest
+ * of each sampled MicroJob's re-run in sample order. Verifiers that re-ran the same sample agree on it; the outputs
+ * (public) do not yield it, so a matching vote without it counts for nothing (docs/settlement.md).
+ */
+export function sampleExecutionDigest (digests: string[]): string {
+  const hashes = digests.map((h, i) => assertBytes32(h, `digests[${i}]`))
   return keccak256(coder.encode(['bytes32[]'], [hashes]))
 }

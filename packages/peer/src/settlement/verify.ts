@@ -10,7 +10,7 @@ import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sam
 import { pollUntil } from '../chain/index.js'
 import { roundDocName } from '../crdt/index.js'
 import { outputHash } from '../executor/index.js'
-import { resultLeafHash, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
+import { resultLeafHash, sampleExecutionDigest, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
 import type { SampleLeaf } from '../chain/index.js'
 import type { MicroJobExecutor } from '../processor/index.js'
@@ -23,6 +23,8 @@ export interface VerifyResult {
   positions: number[]
   /** This verifier's re-run output hashes, in sample order. */
   outputHashes: string[]
+  /** The execution digest of its re-runs (`sampleExecutionDigest`), committed with its vote. */
+  executionDigest: string
   /** The leaf hashes it expected. */
   expected: string[]
   /** Its vote: -1 the sample matched, else the first sample position it found wrong. */
@@ -42,8 +44,9 @@ const NO_LEAF: SampleLeaf = { microId: ZeroHash, macroIndex: 0, index: 0, output
 /**
  * One verification task (docs/settlement.md), for a job this node was drawn for: waits for the sample entropy and
  * the proven sample (`SampleProven`), re-runs the sampled MicroJobs, judges each proven leaf against its own re-run
- * and the round's signed results (`judgeSample`), commits `keccak(verifierHash(expected), blame, salt, sender)`,
- * waits until the reveal opens, reveals its expected and the proven leaf hashes.
+ * and the round's signed results (`judgeSample`), commits `keccak(verifierHash(expected, executionDigest), blame,
+ * salt, sender)`, waits until the reveal opens, reveals its expected and the proven leaf hashes and the execution
+ * digest of its re-runs.
  *
  * @throws ValidationIndexMismatchError, SpecUnavailableError, WrongJobStatusError, ChainRevertError, ...
  */
@@ -68,23 +71,26 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   const positions = samplePositions(job.seed, job.macroJobs, P, job.samples, job.sampleEntropy)
   const { microJobs } = sliceJob(spec, id)
   const outputHashes: string[] = []
+  const digests: string[] = []
   for (const pos of positions) {
     const d = microJobs[pos]
-    const output = await components.executor.run({
+    const run = await components.executor.execute({
       jobId: id, spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end
     }, { signal: signal ?? new AbortController().signal })
-    outputHashes.push(outputHash(output))
+    outputHashes.push(outputHash(run.output))
+    digests.push(run.digest)
   }
+  const executionDigest = sampleExecutionDigest(digests)
   // the proven leaves (anyone proves them once the entropy is set): what this verifier judges
   // commit before the window closes even when nobody proved the sample (then the submitter is at fault)
   job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + 2 > j.commitDeadline), options)
-  if (job.status !== 'Submitted') return { jobId: id, positions, outputHashes, expected: [], firstBad: -1, processorBlame: false, revealed: false }
+  if (job.status !== 'Submitted') return { jobId: id, positions, outputHashes, executionDigest, expected: [], firstBad: -1, processorBlame: false, revealed: false }
   const proven = job.proven ? await provenLeaves(components, id, job.submitBlock, { signal }) : undefined
   // the vote and its salt are journaled before the commit: a verifier that restarts between commit and reveal
   // reveals exactly what it committed
   const voteKey = `salt/${id}@${job.submitBlock}`
   const journaled = await components.journal?.get(voteKey)
-  let vote: { salt: string, expected: string[], processorBlame: boolean, firstBad: number }
+  let vote: { salt: string, expected: string[], processorBlame: boolean, firstBad: number, executionDigest: string }
   if (journaled != null && journaled.startsWith('{')) {
     vote = JSON.parse(journaled) as typeof vote
   } else {
@@ -108,18 +114,18 @@ export async function verifyJob (components: SettlementComponents & { executor: 
       log('judging %s without every signed result its sample rests on', id)
     }
     const judged = await judgeSample(components, records, sample, { signal })
-    vote = { salt: hexlify(randomBytes(32)), expected: judged.expected, processorBlame: judged.processorBlame, firstBad: judged.firstBad }
+    vote = { salt: hexlify(randomBytes(32)), expected: judged.expected, processorBlame: judged.processorBlame, firstBad: judged.firstBad, executionDigest }
     await components.journal?.put(voteKey, JSON.stringify(vote))
   }
   try {
-    await chain.commit(id, commitment(verifierHash(vote.expected), vote.processorBlame, vote.salt, me), { signal })
+    await chain.commit(id, commitment(verifierHash(vote.expected, vote.executionDigest), vote.processorBlame, vote.salt, me), { signal })
     log('committed on %s (positions %s, first bad %d)', id, positions.join(','), vote.firstBad)
   } catch (err) {
     if ((err as { errorName?: string }).errorName !== 'AlreadyCommitted') throw err
     log('already committed on %s (before a restart): revealing the journaled vote', id)
   }
   job = await waitForJob(chain, id, 'reveal phase', (j, head) => commitPhaseOver(j, head) && j.proven, options)
-  const result = { jobId: id, positions, outputHashes, expected: vote.expected, firstBad: vote.firstBad, processorBlame: vote.processorBlame }
+  const result = { jobId: id, positions, outputHashes, executionDigest: vote.executionDigest, expected: vote.expected, firstBad: vote.firstBad, processorBlame: vote.processorBlame }
   if (job.status !== 'Submitted' || proven == null) {
     await components.journal?.delete(voteKey)
     return { ...result, revealed: false }
@@ -128,6 +134,7 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     await chain.reveal(id, {
       salt: vote.salt,
       processorBlame: vote.processorBlame,
+      executionDigest: vote.executionDigest,
       expected: vote.expected,
       proven: proven.map(l => resultLeafHash(l)),
       badLeaf: vote.firstBad === -1 ? NO_LEAF : proven[vote.firstBad]

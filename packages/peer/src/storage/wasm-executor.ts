@@ -8,7 +8,7 @@ const log = logger('jobmesh:storage')
 
 export interface WasmMicroJobExecutorComponents {
   store: Pick<ContentStore, 'fetch'>
-  executor: Pick<WasmExecutor, 'run'>
+  executor: Pick<WasmExecutor, 'run' | 'execute'>
 }
 
 export interface WasmMicroJobExecutorInit {
@@ -61,17 +61,27 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
     return raceAbort(hit, signal)
   }
 
+  const load = async (task: MicroJobTask, signal: AbortSignal): Promise<[Uint8Array, Uint8Array]> => {
+    signal.throwIfAborted()
+    const { offset, length } = microJobRange(task)
+    return await Promise.all([
+      getCode(task.spec.codeUri, signal),
+      components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, signal })
+    ])
+  }
+
   return {
     async run (task, { signal, timeoutMs }) {
-      signal.throwIfAborted()
-      const { offset, length } = microJobRange(task)
-      const [wasm, input] = await Promise.all([
-        getCode(task.spec.codeUri, signal),
-        components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, signal })
-      ])
+      const [wasm, input] = await load(task, signal)
       const output = await components.executor.run(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
       log.trace('ran %s %d.%d', task.jobId, task.macroIndex, task.index)
       return output
+    },
+    async execute (task, { signal, timeoutMs }) {
+      const [wasm, input] = await load(task, signal)
+      const execution = await components.executor.execute(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
+      log.trace('re-ran %s %d.%d with its digest', task.jobId, task.macroIndex, task.index)
+      return execution
     }
   }
 }

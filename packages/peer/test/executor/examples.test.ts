@@ -31,6 +31,31 @@ describe('example jobs in the executor', () => {
     await executor.stop()
   })
 
+  it('answers an execution digest that every fresh run agrees on and that the output does not yield', async () => {
+    const image: MandelbrotImage = { width: 32, height: 16, x0: -2, y0: 1, x1: 1, y1: -1, maxIter: 32 }
+    const data = encodeMandelbrotData(image, 1)
+    const tile = (i: number): Uint8Array => blocks(data, MANDELBROT_BLOCK_SIZE, i, i + 1)
+    const other = createWasmExecutor({ concurrency: 1 })
+    try {
+      const a = await executor.execute(mandelbrot, tile(3))
+      const b = await other.execute(mandelbrot, tile(3))
+      expect(a.output).toEqual(await executor.run(mandelbrot, tile(3)))
+      expect(a.digest).toMatch(/^0x[0-9a-f]{64}$/)
+      // another worker, another executor: the memory after a run is a function of the code and the input
+      expect(b.digest).toBe(a.digest)
+      expect((await executor.execute(mandelbrot, tile(4))).digest).not.toBe(a.digest)
+      // neither the output nor its hash is the digest
+      expect(a.digest).not.toBe(outputHash(a.output))
+      // word counts of "b a" and "a b" are the same output; the runs' memories differ, so do their digests
+      const ab = await executor.execute(wordcount, new TextEncoder().encode('a b a '))
+      const ba = await executor.execute(wordcount, new TextEncoder().encode('b a a '))
+      expect(ab.output).toEqual(ba.output)
+      expect(ab.digest).not.toBe(ba.digest)
+    } finally {
+      await other.stop()
+    }
+  })
+
   it('compiles the examples with no import but env.abort', async () => {
     for (const code of [mandelbrot, wordcount]) {
       const module = await WebAssembly.compile(code)

@@ -23,6 +23,7 @@ describe('poison isolation', () => {
     const honest = spec(2, 4)
     const healthy = testExecutor({ workMs: 5 })
     const executor: MicroJobExecutor = {
+      ...healthy,
       async run (task, options) {
         if (task.jobId === poison.jobId) throw new WasmTrapError('unreachable')
         return healthy.run(task, options)

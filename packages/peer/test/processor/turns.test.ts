@@ -40,6 +40,9 @@ function harness () {
       events.push(`end ${task.index}`)
       if (task.index === 99) throw new Error('trap')
       return new Uint8Array([task.index])
+    },
+    async execute () {
+      throw new Error('the turns of a processor never re-run for verification')
     }
   }
   const ctx = {

@@ -36,7 +36,7 @@ describe('golden vectors', () => {
         const indices = slicing.macroJobs.map(m => validationIndex(spec.seed, m.index, v.sampleEntropy, P))
         expect(indices).toEqual(v.validationIndices)
         const leaf = (g: number): string => resultLeafHash({ ...slicing.microJobs[g], outputHash: v.outputHashes[g], payee: v.payees[g] })
-        expect(verifierHash(indices.map((i, m) => leaf(m * P + i)))).toBe(v.verifierHash)
+        expect(verifierHash(indices.map((i, m) => leaf(m * P + i)), v.executionDigest)).toBe(v.verifierHash)
       })
     })
   }

@@ -1,6 +1,6 @@
 import { AbiCoder, keccak256 } from 'ethers'
 import { describe, expect, it } from 'vitest'
-import { validationIndex, verifierHash } from '../../src/protocol/index.js'
+import { sampleExecutionDigest, validationIndex, verifierHash } from '../../src/protocol/index.js'
 
 const coder = AbiCoder.defaultAbiCoder()
 const ENTROPY = '0x' + 'c4'.repeat(32)
@@ -21,11 +21,20 @@ describe('validation sample', () => {
     expect([...seen].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
   })
 
-  it('verifierHash = keccak256(abi.encode(bytes32[]))', () => {
+  it('verifierHash = keccak256(abi.encode(bytes32[], bytes32 executionDigest))', () => {
     const hashes = ['0x' + '01'.repeat(32), '0x' + 'AB'.repeat(32)]
-    expect(verifierHash(hashes)).toBe(keccak256(coder.encode(['bytes32[]'], [hashes.map(h => h.toLowerCase())])))
-    expect(verifierHash([])).toBe(keccak256(coder.encode(['bytes32[]'], [[]])))
-    expect(verifierHash(hashes)).not.toBe(verifierHash([...hashes].reverse()))
+    const digest = '0x' + '5e'.repeat(32)
+    expect(verifierHash(hashes, digest)).toBe(keccak256(coder.encode(['bytes32[]', 'bytes32'], [hashes.map(h => h.toLowerCase()), digest])))
+    expect(verifierHash([], digest)).toBe(keccak256(coder.encode(['bytes32[]', 'bytes32'], [[], digest])))
+    expect(verifierHash(hashes, digest)).not.toBe(verifierHash([...hashes].reverse(), digest))
+    // the same leaves with another execution digest (a vote copied from the outputs) commit to something else
+    expect(verifierHash(hashes, digest)).not.toBe(verifierHash(hashes, '0x' + '00'.repeat(32)))
+  })
+
+  it('sampleExecutionDigest = keccak256(abi.encode(bytes32[])) of the re-runs\' digests in sample order', () => {
+    const digests = ['0x' + '0a'.repeat(32), '0x' + '0b'.repeat(32)]
+    expect(sampleExecutionDigest(digests)).toBe(keccak256(coder.encode(['bytes32[]'], [digests])))
+    expect(sampleExecutionDigest(digests)).not.toBe(sampleExecutionDigest([...digests].reverse()))
   })
 
   it('rejects malformed arguments with a typed error', () => {
@@ -33,6 +42,8 @@ describe('validation sample', () => {
     expect(() => validationIndex(1n, 0, '0x1234', 4)).toThrow(bad)
     expect(() => validationIndex(1n, 0, ENTROPY, 0)).toThrow(bad)
     expect(() => validationIndex(1n, -1, ENTROPY, 4)).toThrow(bad)
-    expect(() => verifierHash(['0x12'])).toThrow(bad)
+    expect(() => verifierHash(['0x12'], '0x' + '00'.repeat(32))).toThrow(bad)
+    expect(() => verifierHash([], '0x12')).toThrow(bad)
+    expect(() => sampleExecutionDigest(['0x12'])).toThrow(bad)
   })
 })

@@ -59,6 +59,7 @@ describe('finalizer availability: ensureOutputs', () => {
     const other = '0x' + '43'.repeat(32)
     const list = await entries(() => false, other)
     const wrong: MicroJobExecutor = {
+      ...executor,
       async run (task, options) {
         const bytes = await executor.run(task, options)
         if (task.index === 1) bytes[0] ^= 0xff
