@@ -48,6 +48,11 @@ describe('end to end: a Mandelbrot job on a devnet of 4 jobmesh processes', () =
     try {
       const { jobEscrow } = connect(devnet.deployment, provider)
       expect(Number(await jobEscrow.statusOf(job.jobId))).toBe(JobStatus.Released)
+      // the verifiers re-ran the sample in their own processes and agree on its execution digest (tag on chain)
+      const tags = (await jobEscrow.verifiersOf(job.jobId)).map(v => Number(v.digestTag))
+      expect(tags.length).toBeGreaterThanOrEqual(2)
+      expect(new Set(tags).size).toBe(1)
+      expect(tags[0]).not.toBe(0)
       // one leaf per MicroJob, each paying pool / 8 to the wallet of the PeerId that signed it
       const pool = BigInt(await jobEscrow.processorPool(job.jobId))
       expect(payouts.reduce((a, p) => a + p.processor, 0n)).toBe(pool / 8n * 8n)
