@@ -113,6 +113,8 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
     ///         blockhash(submitBlock + 1) exists). Missing verifiers wait in the verification queue; calling again
     ///         continues the draw. A missed draw window (entropy block older than 256 blocks) is no free re-roll:
     ///         the submitter is slashed drawPenaltyBps of its bond (to the treasury) and the window starts over.
+    ///         The submitter draws for free during DRAW_GRACE_BLOCKS; a later first draw by anyone else is paid
+    ///         DRAW_BOUNTY_BPS of the submitter's bond (credited), so the sample is fixed long before a re-roll.
     function selectVerifiers(bytes32 jobId) external {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
@@ -131,6 +133,11 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
             }
             j.sampleEntropy = entropy;
             emit SampleEntropySet(jobId, entropy);
+            if (msg.sender != j.submitter && block.number > sb + 1 + DRAW_GRACE_BLOCKS) {
+                uint256 bounty = registry.slash(j.submitter, _bond(j) * DRAW_BOUNTY_BPS / BPS);
+                credits[msg.sender] += bounty;
+                emit DrawBountyPaid(jobId, msg.sender, bounty);
+            }
         } else if (_queue.contains(jobId)) {
             _queue.remove(jobId);
         }

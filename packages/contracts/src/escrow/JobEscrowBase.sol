@@ -24,6 +24,12 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     ///         re-run (or a lie) would slash an honest processor, and without that slash a faked output would pay
     ///         (docs/settlement.md, "Why k >= 2"). With two, a rejection needs both; a split vote restarts the round.
     uint256 public constant MIN_VERIFIERS = 2;
+    /// @notice After its results are in (block submitBlock + 1), the submitter alone draws for free for this many
+    ///         blocks; a later first draw by anyone else earns DRAW_BOUNTY_BPS of the submitter's bond, so watchers
+    ///         fix the sample long before the 256-block window a re-roll would need runs out.
+    uint256 public constant DRAW_GRACE_BLOCKS = 16;
+    /// @notice The late-draw bounty, a share of the submitter's bond (5 %: 0.1 x fee at the default bond).
+    uint256 public constant DRAW_BOUNTY_BPS = 500;
 
     enum Status {
         None,
@@ -176,6 +182,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         bytes32 indexed jobId, address indexed submitter, bytes32 resultRoot, string manifestCid, uint256 blockNumber
     );
     event EntropyReanchored(bytes32 indexed jobId, uint256 submitBlock, uint256 penalty);
+    event DrawBountyPaid(bytes32 indexed jobId, address indexed drawer, uint256 amount);
     event SampleEntropySet(bytes32 indexed jobId, bytes32 sampleEntropy);
     event VerifierAssigned(bytes32 indexed jobId, address indexed verifier, uint256 index);
     event VerifiersSelected(bytes32 indexed jobId, uint256 commitDeadline, uint256 revealDeadline);

@@ -42,5 +42,44 @@ contract RerolledSampleTest is AttackBase {
         escrow.selectVerifiers(id);
         assertEq(escrow.jobs(id).sampleEntropy, e);
         assertEq(escrow.validationIndex(id, 1), escrow.validationIndex(id, 1));
+        assertEq(escrow.credits(address(0xD1CE)), 0, "inside the submitter's grace: no bounty");
+    }
+
+    /// A submitter that sits on its draw (waiting for the window to lapse) is preempted: after the grace blocks a
+    /// watcher's first draw fixes the sample and is paid DRAW_BOUNTY_BPS of the submitter's bond.
+    function test_lateDrawPaysTheWatcherFromTheSubmittersBond() public {
+        bytes32 id = newJob(2, 4, 1);
+        Results memory fake = buildResults(id, 2, 4, "fake", one(attacker));
+        submit(id, attacker, fake.root);
+        uint256 stake0 = stakeOf(attacker);
+        uint256 sb = escrow.jobs(id).submitBlock;
+        vm.roll(sb + 1 + escrow.DRAW_GRACE_BLOCKS() + 1);
+        address watcher = address(0xD1CE);
+        vm.prank(watcher);
+        escrow.selectVerifiers(id);
+        assertTrue(escrow.jobs(id).sampleEntropy != bytes32(0), "the sample is fixed");
+        uint256 bounty = escrow.bondOf(id) * escrow.DRAW_BOUNTY_BPS() / 10000;
+        assertEq(bounty, FEE / 10);
+        assertEq(escrow.credits(watcher), bounty);
+        assertEq(stakeOf(attacker), stake0 - bounty);
+        // only the first draw pays: drawing again (e.g. for a parked job) changes nothing
+        vm.roll(block.number + 5);
+        vm.prank(address(0xBEEF));
+        escrow.selectVerifiers(id);
+        assertEq(escrow.credits(address(0xBEEF)), 0);
+        assertEq(stakeOf(attacker), stake0 - bounty);
+    }
+
+    /// The submitter's own late draw pays nobody: the bounty is for others, and the entropy is the same block's.
+    function test_submittersOwnLateDrawPaysNoBounty() public {
+        bytes32 id = newJob(2, 4, 1);
+        Results memory fake = buildResults(id, 2, 4, "fake", one(attacker));
+        submit(id, attacker, fake.root);
+        uint256 stake0 = stakeOf(attacker);
+        vm.roll(escrow.jobs(id).submitBlock + 1 + escrow.DRAW_GRACE_BLOCKS() + 10);
+        vm.prank(attacker);
+        escrow.selectVerifiers(id);
+        assertEq(stakeOf(attacker), stake0);
+        assertEq(escrow.credits(attacker), 0);
     }
 }

@@ -88,6 +88,9 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     on('reannounced', d => {
       log.push({ kind: 'reannounced', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)} re-announced for round ${d.round}` })
     })
+    on('drew', d => {
+      log.push({ kind: 'drew', level: 'info', jobId: d.jobId, text: `drew the verifiers of job ${shortId(d.jobId)}: its submitter let the grace pass (late-draw bounty credited)` })
+    })
     on('error', d => {
       log.push({ kind: 'error', level: 'error', jobId: d.jobId, text: `${d.step}${d.jobId != null ? ` of job ${shortId(d.jobId)}` : ''} failed: ${d.error.name}: ${d.error.message}` })
     })

@@ -13,6 +13,14 @@ export const DEFAULT_VERIFIERS = 3
 /** Fewest verifiers a job may have (the escrow's MIN_VERIFIERS): one verifier's word alone never decides a slash. */
 export const MIN_VERIFIERS = 2
 
+/**
+ * Blocks after a submission's entropy block during which only its submitter draws for free (the escrow's
+ * DRAW_GRACE_BLOCKS); a later first draw by anyone else is paid DRAW_BOUNTY_BPS of the submitter's bond.
+ */
+export const DRAW_GRACE_BLOCKS = 16
+/** The late-draw bounty as a share of the submitter's bond (the escrow's DRAW_BOUNTY_BPS). */
+export const DRAW_BOUNTY_BPS = 500
+
 /** URI schemes a JobSpec may use for `codeUri` and `dataUri`. */
 export const ALLOWED_URI_SCHEMES = ['ipfs:', 'https:', 'file:'] as const
 

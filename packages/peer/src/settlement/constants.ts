@@ -50,6 +50,12 @@ export const COMMIT_MARGIN_BLOCKS = 5
 export const REDRAW_BLOCKS = 10
 
 /**
+ * A watcher draws a late job (nobody drew within the submitter's grace, `DRAW_GRACE_BLOCKS`) after a random extra
+ * delay below this many blocks, so the peers watching the same job do not all send the same transaction.
+ */
+export const LATE_DRAW_SPREAD_BLOCKS = 8
+
+/**
  * How long after a job completed a peer that did not finalize it waits for the finalizer's submission before the
  * first other peer of the job takes over (ms): longer than a healthy finalization (outputs, replication, one tx).
  */

@@ -3,7 +3,7 @@ import { claimPayouts } from './claim.js'
 import { finalizeJob } from './finalize.js'
 import { isPermanent, sleep, withRetry } from './retry.js'
 import { CURSOR_SAVE_MS } from './constants.js'
-import { drawVerifiers, proveAndSettle } from './settle.js'
+import { drawIfLate, drawVerifiers, proveAndSettle } from './settle.js'
 import { verifyJob } from './verify.js'
 import { indexedRounds, reannounceRound, slashedPeerIds } from './rounds.js'
 import { createTakeover } from './takeover.js'
@@ -41,6 +41,8 @@ export interface SettlementEvents {
   claimed: ClaimResult & { jobId: string }
   /** This peer re-announced a rejected job for its next round. */
   reannounced: { jobId: string, round: number }
+  /** This peer drew another node's submission after its submitter's grace (paid the late-draw bounty). */
+  drew: { jobId: string }
   error: { jobId?: string, step: string, error: Error }
 }
 
@@ -50,8 +52,9 @@ export interface SettlementEvents {
  */
 export interface Settlement extends EventTarget, RoundOracle {
   /**
-   * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims) and `JobRejected`
-   * (re-announce the job for its next round); also re-announces announced jobs whose round on chain is ahead.
+   * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims), `JobRejected`
+   * (re-announce the job for its next round) and `ResultsSubmitted` (draw another node's submission when its
+   * submitter let the grace pass); also re-announces announced jobs whose round on chain is ahead.
    */
   start(): Promise<void>
   /** Aborts every watcher and running step, and waits for them. */
@@ -239,6 +242,12 @@ export function createSettlement (components: SettlementComponents, init: Settle
         watch(['VerifierAssigned'], me, (jobId, block) => { verify(`${jobId}@${block}`) }, fromBlock)
       }
       watch(['JobRejected'], undefined, (jobId) => { track(jobId, 'next round', async () => { await nextRound(jobId) }) }, fromBlock)
+      // every submission: drawn by its submitter, else by a watcher after the submitter's grace (paid a bounty)
+      watch(['ResultsSubmitted'], undefined, (jobId) => {
+        track(jobId, 'late draw', async () => {
+          if (await drawIfLate(components, jobId, options())) emit('drew', { jobId })
+        })
+      }, fromBlock)
       track(undefined, 'rounds', async () => {
         // jobs rejected while this peer was away: the index still announces an earlier round
         for (const [jobId, round] of await indexedRounds(components, { signal: controller.signal })) {

@@ -2,9 +2,9 @@ import { logger } from '@libp2p/logger'
 import { loadManifest } from './lookup.js'
 import { manifestTree } from './manifest.js'
 import { settleOpen, waitForJob } from './phases.js'
-import { samplePositions } from '../protocol/index.js'
+import { DRAW_GRACE_BLOCKS, samplePositions } from '../protocol/index.js'
 import { InvalidManifestError } from './errors.js'
-import { REDRAW_BLOCKS } from './constants.js'
+import { LATE_DRAW_SPREAD_BLOCKS, REDRAW_BLOCKS } from './constants.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
 import type { SampleLeaf } from '../chain/index.js'
@@ -47,6 +47,33 @@ export async function drawVerifiers (components: Pick<SettlementComponents, 'cha
     if (job.status !== 'Submitted' || job.assigned === job.k) return
     if (job.entropySet) log('%s waits in the verification queue for %d of %d verifiers', id, job.k - job.assigned, job.k)
   }
+}
+
+/**
+ * The watcher's draw of another node's submission: once the submitter's grace (`DRAW_GRACE_BLOCKS` after its entropy
+ * block) plus a random spread is over and nobody drew, calls `selectVerifiers`, which fixes the sample and pays this
+ * node the escrow's late-draw bounty from the submitter's bond. So a submitter that sits on its draw, hoping the
+ * 256-block window lapses for a re-roll, is preempted (docs/settlement.md, Defences 2). Resolves true when this node
+ * drew, false when the job was drawn, settled or is this node's own.
+ */
+export async function drawIfLate (components: Pick<SettlementComponents, 'chain'>, jobId: string,
+  options: SettlementOptions & { random?: () => number } = {}): Promise<boolean> {
+  const { chain } = components
+  const id = jobId.toLowerCase()
+  const me = (await chain.address()).toLowerCase()
+  const spread = Math.floor((options.random ?? Math.random)() * LATE_DRAW_SPREAD_BLOCKS)
+  const job = await waitForJob(chain, id, 'late draw', (j, head) =>
+    j.entropySet || j.submitter.toLowerCase() === me || head > j.submitBlock + 1 + DRAW_GRACE_BLOCKS + spread, options)
+  if (job.status !== 'Submitted' || job.entropySet || job.submitter.toLowerCase() === me) return false
+  try {
+    await chain.selectVerifiers(id, options)
+  } catch (err) {
+    // drawn, re-anchored or settled by someone else between the read and the transaction
+    if (revertName(err) !== 'TooEarly' && revertName(err) !== 'WrongStatus') throw err
+    return false
+  }
+  log('drew %s after its submitter\'s grace', id)
+  return true
 }
 
 /**

@@ -1,0 +1,89 @@
+import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { Wallet, keccak256, toUtf8Bytes } from 'ethers'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createChainClient } from '../../src/chain/index.js'
+import { DRAW_BOUNTY_BPS, DRAW_GRACE_BLOCKS } from '../../src/protocol/index.js'
+import { drawIfLate, drawVerifiers, resultCommitment } from '../../src/settlement/index.js'
+import type { ChainClient } from '../../src/chain/index.js'
+import type { Anvil, Deployment } from '@jobmesh/contracts'
+
+const STAKE = 10n ** 18n
+const FEE = 10n ** 15n
+const OPTIONS = { pollMs: 50, phaseTimeoutMs: 30_000 }
+
+describe('the late draw: a watcher draws a submission its submitter sits on, and is paid from the bond', () => {
+  let anvil: Anvil
+  let deployment: Deployment
+  let chains: ChainClient[]
+
+  beforeEach(async () => {
+    anvil = await startAnvil({ accounts: 6, blockTime: 0.1 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+    provider.destroy()
+    chains = []
+    for (let i = 0; i < 6; i++) {
+      chains.push(createChainClient({
+        provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
+        signer: new Wallet(anvil.accounts[i].privateKey),
+        deployment
+      }, { pollMs: 50 }))
+    }
+    for (let i = 1; i < 6; i++) await chains[i].ensureRegistered({ peerId: `12D3KooW-late-draw-${i}`, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+  })
+
+  afterEach(async () => {
+    for (const c of chains) c.provider.destroy()
+    await anvil.stop()
+  })
+
+  /** A job created by account 0 and submitted by account 1 (results are not checked before the draw). */
+  async function submitted (nonce: bigint): Promise<string> {
+    const head = await chains[0].provider.getBlock('latest')
+    const { jobId } = await chains[0].createJob({
+      specCid: `bafy-late-draw-${nonce}`, nonce, jobRoot: keccak256(toUtf8Bytes(`jobs ${nonce}`)), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
+      minVramGb: 0, k: 2, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
+    }, FEE)
+    const submitter = chains[1]
+    const root = keccak256(toUtf8Bytes(`results ${nonce}`))
+    await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))
+    await submitter.submitResults(jobId, { resultRoot: root, manifestCid: '' })
+    return jobId
+  }
+
+  it('mirrors the escrow\'s grace and bounty constants', async () => {
+    const { jobEscrow } = connect(deployment, chains[0].provider)
+    expect(Number(await jobEscrow.getFunction('DRAW_GRACE_BLOCKS').staticCall())).toBe(DRAW_GRACE_BLOCKS)
+    expect(Number(await jobEscrow.getFunction('DRAW_BOUNTY_BPS').staticCall())).toBe(DRAW_BOUNTY_BPS)
+  })
+
+  it('after the grace the watcher draws, fixes the sample and is credited the bounty', async () => {
+    const jobId = await submitted(1n)
+    const stake0 = (await chains[1].nodeInfo()).stake
+    const watcher = chains[2]
+    expect(await drawIfLate({ chain: watcher }, jobId, { ...OPTIONS, random: () => 0 })).toBe(true)
+    const job = await watcher.job(jobId)
+    expect(job.entropySet).toBe(true)
+    expect(await watcher.blockNumber()).toBeGreaterThan(job.submitBlock + 1 + DRAW_GRACE_BLOCKS)
+    const bounty = FEE * 2n * BigInt(DRAW_BOUNTY_BPS) / 10_000n // the default bond is 2 x fee
+    expect(await watcher.credits()).toBe(bounty)
+    expect((await chains[1].nodeInfo()).stake).toBe(stake0 - bounty)
+    const paid = await watcher.findEvents({ names: ['DrawBountyPaid'], topic1: jobId })
+    expect(paid.map(e => String(e.args.drawer))).toEqual([await watcher.address()])
+    // another watcher comes too late: nothing to draw, nothing paid
+    expect(await drawIfLate({ chain: chains[3] }, jobId, OPTIONS)).toBe(false)
+    expect(await chains[3].credits()).toBe(0n)
+  }, 60_000)
+
+  it('a submitter that draws in time pays nothing, and a node never draws its own submission as a watcher', async () => {
+    const jobId = await submitted(2n)
+    const stake0 = (await chains[1].nodeInfo()).stake
+    const watching = drawIfLate({ chain: chains[2] }, jobId, { ...OPTIONS, random: () => 0 })
+    await drawVerifiers({ chain: chains[1] }, jobId, OPTIONS)
+    expect(await watching).toBe(false)
+    expect(await drawIfLate({ chain: chains[1] }, jobId, OPTIONS)).toBe(false)
+    expect(await chains[2].credits()).toBe(0n)
+    expect((await chains[1].nodeInfo()).stake).toBe(stake0)
+    expect(await chains[1].findEvents({ names: ['DrawBountyPaid'], topic1: jobId })).toEqual([])
+  }, 60_000)
+})
