@@ -8,9 +8,12 @@ import type * as Y from 'yjs'
 
 /** The doc store as settlement uses it (`createDocStore(node)` fits). */
 export interface SettlementDocs {
-  open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc>
+  /** `offline`: load the doc without the catch-up exchange with the connected peers. */
+  open(name: string, options?: { signal?: AbortSignal, offline?: boolean }): Promise<Y.Doc>
   /** Exchanges the doc with every connected peer (DocStore.confirm): a verifier pulls the evidence it lacks. */
   confirm?(name: string, options?: { timeoutMs?: number, signal?: AbortSignal }): Promise<number>
+  /** One exchange of the doc with one peer, dialled by PeerId (DocStore.sync): a verifier pulls from the submitter. */
+  sync?(name: string, peer: string, options?: { push?: boolean, timeoutMs?: number, signal?: AbortSignal }): Promise<unknown>
 }
 
 /** Finds a job's spec; the default reads `ipfs://<specCid>` of the job's `JobCreated` event. */

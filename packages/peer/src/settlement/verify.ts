@@ -5,6 +5,7 @@ import {
   COMMIT_MARGIN_BLOCKS, DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS, EVIDENCE_PULL_INTERVAL_MS
 } from './constants.js'
 import { loadSpecFromChain } from './lookup.js'
+import { pullFromSubmitter } from './evidence.js'
 import { commitPhaseOver, waitForJob } from './phases.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
 import { pollUntil } from '../chain/index.js'
@@ -58,6 +59,10 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   const me = await chain.address()
   let job = await waitForJob(chain, id, 'sample entropy', j => j.entropySet, options)
   if (job.status !== 'Submitted') throw new WrongJobStatusError(`job ${id} is ${job.status}, not Submitted`)
+  // the signed results the judgement rests on are in the submitter's copy of the round's doc: pull it while loading and re-running
+  const { rejections: round, submitter } = job
+  const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal })
+  void pull().catch(() => 0)
   const spec = components.loadSpec != null
     ? await components.loadSpec(id, { signal })
     : await loadSpecFromChain(components, id, { signal })
@@ -94,18 +99,22 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   if (journaled != null && journaled.startsWith('{')) {
     vote = JSON.parse(journaled) as typeof vote
   } else {
-    const records = await roundRecords(components, id, job.rejections, { signal })
+    const records = await roundRecords(components, id, round, { signal })
     const sample = positions.map((pos, i) => ({ descriptor: microJobs[pos], outputHash: outputHashes[i], proven: proven?.[i] }))
     // the round's doc may still be syncing: wait (bounded, and never into the last blocks of the commit window) for
-    // the signed results the judgement rests on, pulling the doc from the connected peers meanwhile
+    // the signed results the judgement rests on, pulling the doc from the submitter and the connected peers meanwhile
     let pulledAt = 0
     try {
       await pollUntil(async () => {
         if (job.commitDeadline !== 0 && (await chain.blockNumber({ signal })) + COMMIT_MARGIN_BLOCKS > job.commitDeadline) return true
         if (await evidenceComplete(components, records, sample, { signal })) return true
-        if (components.docs.confirm != null && Date.now() - pulledAt >= EVIDENCE_PULL_INTERVAL_MS) {
+        if (Date.now() - pulledAt >= EVIDENCE_PULL_INTERVAL_MS) {
           pulledAt = Date.now()
-          await components.docs.confirm(roundDocName(id, job.rejections), { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal }).catch(() => 0)
+          await Promise.all([
+            pull().catch(() => 0),
+            components.docs.confirm?.(roundDocName(id, round), { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal }).catch(() => 0)
+          ])
+          if (await evidenceComplete(components, records, sample, { signal })) return true
         }
         return undefined
       }, { pollMs: options.pollMs ?? DEFAULT_SETTLEMENT_POLL_MS, timeoutMs: DEFAULT_RECORDS_WAIT_MS, what: `signed results of ${id}`, signal })
