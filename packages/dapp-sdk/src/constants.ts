@@ -30,6 +30,12 @@ export const DEFAULT_CONFIRMATIONS = 1
 /** How long opening a CRDT doc (and catching up with peers) may take (ms). */
 export const DEFAULT_DOC_TIMEOUT_MS = 15_000
 
+/**
+ * While progress waits, the job's doc is exchanged with the connected peers and the job read on chain this often
+ * (ms): results whose gossip was lost (a flooded topic, a dropped connection) arrive, and a released round ends it.
+ */
+export const PROGRESS_RESYNC_MS = 5_000
+
 /** How long fetching one output or input by CID may take (ms). */
 export const DEFAULT_FETCH_TIMEOUT_MS = 60_000
 

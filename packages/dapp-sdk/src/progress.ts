@@ -4,6 +4,7 @@ import { excludingVerifier, roundKey } from '@jobmesh/peer/processor'
 import { readProfiles } from '@jobmesh/peer/settlement'
 import { getAddress } from 'ethers'
 import { anySignal } from './abort.js'
+import { PROGRESS_RESYNC_MS } from './constants.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
@@ -57,7 +58,9 @@ export async function roundVerifier (ctx: ClientContext, jobId: string, round: n
 /**
  * Yields `{ done, total }` (plus `round` after a rejection) now and on every MicroJob that gets its first valid result; returns after the
  * update with `done === total`. It counts the job's current round (its rejections on chain when called): after a
- * rejection, call it again to follow the next round.
+ * rejection, call it again to follow the next round. While it waits it exchanges the round's doc with the connected
+ * peers every {@link PROGRESS_RESYNC_MS} (results whose gossip was lost still arrive) and reads the job on chain:
+ * once the round is released, every MicroJob has a result in the released manifest and the count is `total`.
  *
  * @throws JobNotFoundError, ChainError, DeadlinePassedError, TimeoutError, AbortError
  */
@@ -79,11 +82,23 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   signal.addEventListener('abort', onDone)
   tracker.addEventListener('microjob:done', onDone)
   failures.addEventListener('failed', onDone)
+  let released = false
+  const resync = setInterval(() => {
+    void Promise.all([
+      ctx.docs.confirm(roundDocName(id, round), { timeoutMs: PROGRESS_RESYNC_MS, signal }).catch(() => 0),
+      ctx.chain.escrow.job(id, { signal }).then(j => {
+        if (j.status === 'Released' && j.rejections === round) {
+          released = true
+          onDone()
+        }
+      }, () => {})
+    ])
+  }, PROGRESS_RESYNC_MS)
   const started = Date.now()
   try {
     let reported = -1
     while (true) {
-      const done = Math.min(tracker.done.size, total)
+      const done = released ? total : Math.min(tracker.done.size, total)
       const f = failures.summary()
       if (f.failed && done < total) {
         const failed = { attempts: f.attempts, peers: f.peers, reasons: f.reasons }
@@ -104,6 +119,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
       wake = undefined
     }
   } finally {
+    clearInterval(resync)
     clearTimeout(timer)
     signal.removeEventListener('abort', onDone)
     tracker.removeEventListener('microjob:done', onDone)

@@ -36,6 +36,24 @@ describe('waitForRelease and refund', () => {
     expect(seen.at(-1)).toBe('Released')
   })
 
+  it('ends progress at total once the round is released on chain, even when no result record reached the client', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+    const total = job.microJobs.length
+    const seen: number[] = []
+    const following = (async () => {
+      for await (const p of env.client.progress(job.jobId, { timeoutMs: 60_000 })) seen.push(p.done)
+    })()
+    const leaves: ResultLeaf[] = job.microJobs.map((d, g) => ({
+      microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`, payee: PAYEE
+    }))
+    await driveRelease(env, job.jobId, resultTree(leaves), leaves)
+    await following
+    // nobody wrote a result record (no peer ran here): the count comes from the release
+    expect(seen[0]).toBe(0)
+    expect(seen.at(-1)).toBe(total)
+  }, 90_000)
+
   it('throws JobRejectedError when rejected results leave the job open past its deadline', async () => {
     const env = await setup()
     const job = await env.client.submit({
