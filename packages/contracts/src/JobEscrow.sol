@@ -119,7 +119,7 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
         if (j.assigned == j.k) return;
-        bytes32 entropy = j.sampleEntropy;
+        bytes32 entropy = j.drawEntropy;
         if (entropy == bytes32(0)) {
             uint256 sb = j.submitBlock;
             if (block.number <= sb + 1) revert TooEarly(sb + 2);
@@ -131,8 +131,8 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
                 emit EntropyReanchored(jobId, block.number, pen);
                 return;
             }
-            j.sampleEntropy = entropy;
-            emit SampleEntropySet(jobId, entropy);
+            j.drawEntropy = entropy;
+            emit DrawEntropySet(jobId, entropy);
             if (msg.sender != j.submitter && block.number > sb + 1 + DRAW_GRACE_BLOCKS) {
                 uint256 bounty = registry.slash(j.submitter, _bond(j) * DRAW_BOUNTY_BPS / BPS);
                 credits[msg.sender] += bounty;
@@ -154,6 +154,8 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         Verifier storage v = _verifiers[jobId][i];
         if (v.committed) revert AlreadyCommitted();
         if (commitment_ == bytes32(0)) revert EmptyCommitment();
+        if (!v.seeded) revert NoSeed();
+        if (!j.entropySet) revert SampleNotOpen();
         if (j.assigned == j.k && block.number > j.commitDeadline) revert CommitWindowClosed();
         uint8 order = j.commits;
         v.committed = true;
@@ -161,6 +163,21 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         j.commits = order + 1;
         _commitments[jobId][i] = commitment_;
         emit VerificationCommitted(jobId, msg.sender, order);
+    }
+
+    /// @notice Commits the caller's next verifier seed (see JobEscrowSeeds.commitSeed).
+    function commitSeed(bytes32, uint32) external {
+        _delegate();
+    }
+
+    /// @notice A drawn verifier reveals its committed seed (see JobEscrowSeeds.revealSeed).
+    function revealSeed(bytes32, bytes32, bytes32) external {
+        _delegate();
+    }
+
+    /// @notice Fixes the sample once the seed window is over (see JobEscrowSeeds.closeSeeds).
+    function closeSeeds(bytes32) external {
+        _delegate();
     }
 
     /// @notice Proves the submitted leaves of the sample (see JobEscrowSettlement.proveSample).
@@ -209,10 +226,9 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
 
     // ---------------------------------------------------------------- views
 
-    /// @dev entropySet and revealDeadline are derived, not stored.
+    /// @dev revealDeadline is derived, not stored.
     function jobs(bytes32 jobId) external view returns (Job memory) {
         Job memory j = _jobs[jobId];
-        j.entropySet = j.sampleEntropy != bytes32(0);
         if (j.commitDeadline != 0) j.revealDeadline = uint40(j.commitDeadline + _revealWindow);
         return j;
     }

@@ -60,6 +60,7 @@ contract DrawGroupsTest is Fixture {
         Results[] memory v = new Results[](2);
         v[0] = r;
         v[1] = r;
+        revealSeeds(id);
         commitViews(id, v, noBlame(2));
         vm.roll(block.number + 1);
         prove(id, r);

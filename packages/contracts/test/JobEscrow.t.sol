@@ -164,7 +164,7 @@ contract JobEscrowTest is Fixture {
         Results memory r = honest(id, 4, 8);
         submit(id, sub, r.root);
         select(id);
-        assertEq(escrow.jobs(id).commitDeadline, block.number + 20 + 120);
+        assertEq(escrow.jobs(id).commitDeadline, block.number + escrow.SEED_WINDOW_BLOCKS() + 20 + 120);
     }
 
     function test_commitRevealErrors() public {

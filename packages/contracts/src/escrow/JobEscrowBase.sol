@@ -30,6 +30,10 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     uint256 public constant DRAW_GRACE_BLOCKS = 16;
     /// @notice The late-draw bounty, a share of the submitter's bond (5 %: 0.1 x fee at the default bond).
     uint256 public constant DRAW_BOUNTY_BPS = 500;
+    /// @notice Blocks after the k-th verifier is assigned during which each verifier reveals its seed (the preimage
+    ///         it committed before it was drawn). The sample entropy mixes every seed with the draw's blockhash, so
+    ///         nobody can read or grind the sample before the last honest verifier revealed (docs/settlement.md).
+    uint256 public constant SEED_WINDOW_BLOCKS = 32;
 
     enum Status {
         None,
@@ -98,21 +102,24 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         uint32 secondsPerMicroJob;
         bool identical;
         uint8 rejections;
-        bool entropySet; // view only
+        bool entropySet; // the sample is fixed (all seeds revealed, or the seed window closed)
         // slot 6
         address submitter;
         uint40 submitBlock;
         uint40 commitDeadline; // block
+        uint8 seeds; // verifier seeds revealed in this round
         // slot 7
         uint40 revealDeadline; // view only (block)
         uint40 releasedAt; // unix seconds
         uint32 drawCounter;
         uint96 processorPaid;
-        // slot 8..11
+        uint40 seedDeadline; // block; the k-th verifier was assigned SEED_WINDOW_BLOCKS before it
+        // slot 8..12
         bytes32 resultRoot;
         bytes32 sampleEntropy;
         bytes32 claimedHash; // keccak256(abi.encode(leaf hashes of the proven sample))
         bytes32 chosenModel;
+        bytes32 drawEntropy; // blockhash(submitBlock + 1): draws the verifiers; the seeds then fix the sample
     }
 
     struct Verifier {
@@ -124,6 +131,15 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         uint16 badPos; // 0: the sample matched; else 1 + the first sample position that did not
         bool processorBlame; // for a mismatch: the processor signed the wrong output (else the submitter is blamed)
         uint32 digestTag; // the first 4 bytes of the revealed execution digest (a match counts with its own kind only)
+        bool seeded; // revealed its seed in this round (a verifier without one may not vote)
+    }
+
+    /// @notice A node's committed verifier seed: keccak256(abi.encode(seed)), the block it was committed in (it
+    ///         counts only for draws in later blocks), and the node's own index of the seed (+1 on each reveal).
+    struct SeedCommit {
+        bytes32 hash;
+        uint40 blockNumber;
+        uint32 index;
     }
 
     struct ResultLeaf {
@@ -165,6 +181,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     /// @dev jobId => word => bitmap of claimed result positions
     mapping(bytes32 => mapping(uint256 => uint256)) internal _claimed;
     mapping(address => uint256) public credits; // pull payments
+    mapping(address => SeedCommit) public seedCommits;
     VerificationQueue.Queue internal _queue;
 
     // ---------------------------------------------------------------- events
@@ -183,7 +200,11 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     );
     event EntropyReanchored(bytes32 indexed jobId, uint256 submitBlock, uint256 penalty);
     event DrawBountyPaid(bytes32 indexed jobId, address indexed drawer, uint256 amount);
+    event DrawEntropySet(bytes32 indexed jobId, bytes32 drawEntropy);
     event SampleEntropySet(bytes32 indexed jobId, bytes32 sampleEntropy);
+    event SeedCommitted(address indexed node, bytes32 hash, uint32 index);
+    event SeedRevealed(bytes32 indexed jobId, address indexed verifier, bytes32 seed);
+    event SeedMissed(bytes32 indexed jobId, address indexed verifier, uint256 penalty);
     event VerifierAssigned(bytes32 indexed jobId, address indexed verifier, uint256 index);
     event VerifiersSelected(bytes32 indexed jobId, uint256 commitDeadline, uint256 revealDeadline);
     event VerificationQueued(bytes32 indexed jobId, uint256 missing, uint256 taskValue);
@@ -238,6 +259,10 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error RevealWindowClosed();
     error RevealMismatch();
     error SampleNotOpen();
+    error SeedWindowClosed();
+    error AlreadySeeded();
+    error BadSeed();
+    error NoSeed();
     error AlreadyProven();
     error WrongSampleLength(uint256 got, uint256 expected);
     error WrongSampleLeaf(uint256 position);
@@ -279,7 +304,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     function _newVerifier(address node) internal pure returns (Verifier memory) {
         return Verifier({
             node: node, commitOrder: 0, revealOrder: 0, committed: false, revealed: false, badPos: 0,
-            processorBlame: false, digestTag: 0
+            processorBlame: false, digestTag: 0, seeded: false
         });
     }
 
@@ -340,6 +365,10 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         j.proven = false;
         j.claimedHash = bytes32(0);
         j.sampleEntropy = bytes32(0);
+        j.drawEntropy = bytes32(0);
+        j.entropySet = false;
+        j.seeds = 0;
+        j.seedDeadline = 0;
         j.chosenModel = bytes32(0);
         j.commitDeadline = 0;
         j.drawCounter = 0;

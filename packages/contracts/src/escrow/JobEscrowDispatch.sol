@@ -18,13 +18,16 @@ abstract contract JobEscrowDispatch is JobEscrowBase {
         return s < _params.queueMin ? _params.queueMin : s;
     }
 
-    /// @dev The commit window grows with the sample's estimated re-run time (capped).
+    /// @dev The seed window opens; the commit window follows it and grows with the sample's estimated re-run time
+    ///      (capped).
     function _startCommit(bytes32 jobId, Job storage j) internal {
         uint256 rerun = uint256(j.samples) * j.macroJobs * j.secondsPerMicroJob;
         uint256 spb = _params.secondsPerBlock;
         rerun = (rerun + spb - 1) / spb;
         if (rerun > MAX_RERUN_BLOCKS) rerun = MAX_RERUN_BLOCKS;
-        uint256 cd = block.number + _params.commitWindow + rerun;
+        uint256 sd = block.number + SEED_WINDOW_BLOCKS;
+        j.seedDeadline = uint40(sd);
+        uint256 cd = sd + _params.commitWindow + rerun;
         j.commitDeadline = uint40(cd);
         emit VerifiersSelected(jobId, cd, cd + _revealWindow);
     }
@@ -107,7 +110,7 @@ abstract contract JobEscrowDispatch is JobEscrowBase {
         bool identical = j.identical;
         (address[] memory drawn, uint32 counter, bytes32 chosen) = registry.draw(
             NodeRegistryBase.DrawRequest({
-                entropy: j.sampleEntropy,
+                entropy: j.drawEntropy,
                 jobId: jobId,
                 counter: j.drawCounter,
                 need: uint8(need),

@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {NodeRegistry} from "../NodeRegistry.sol";
 import {JobEscrowBase} from "./JobEscrowBase.sol";
-import {JobEscrowRounds} from "./JobEscrowRounds.sol";
+import {JobEscrowSeeds} from "./JobEscrowSeeds.sol";
 import {Encoding} from "../libraries/Encoding.sol";
 import {QoS} from "../libraries/QoS.sol";
 import {VerificationQueue} from "../libraries/VerificationQueue.sol";
@@ -12,7 +12,7 @@ import {VerificationQueue} from "../libraries/VerificationQueue.sol";
 /// @notice The settlement half of JobEscrow (settle, claim, sweep, refund), split off to keep each contract under
 ///         the EIP-170 code size limit. JobEscrow deploys it and delegatecalls these functions with the same calldata,
 ///         so they run on JobEscrow's storage and balance; called directly they revert.
-contract JobEscrowSettlement is JobEscrowRounds {
+contract JobEscrowSettlement is JobEscrowSeeds {
     using VerificationQueue for VerificationQueue.Queue;
 
     error NotDelegated();
@@ -24,8 +24,12 @@ contract JobEscrowSettlement is JobEscrowRounds {
     }
 
     modifier onlyDelegated() {
-        if (address(this) == _self) revert NotDelegated();
+        _checkDelegated();
         _;
+    }
+
+    function _checkDelegated() internal view override {
+        if (address(this) == _self) revert NotDelegated();
     }
 
     /// @notice Settles a verification round once all k verifiers revealed, or after the reveal window:
@@ -53,6 +57,7 @@ contract JobEscrowSettlement is JobEscrowRounds {
         }
         uint256 rd = _revealDeadline(j);
         if (j.reveals != k && block.number <= rd) revert SettleTooEarly(rd);
+        if (!j.entropySet) _penaliseSeedless(jobId, j); // nobody closed the seeds: no sample, no vote, no proof
         Tally memory t = _tally(jobId, k);
         (address[] memory freed, uint256 nFreed) = _timeOut(jobId, j, k);
         if (t.matches * 2 > k) {
@@ -149,8 +154,8 @@ contract JobEscrowSettlement is JobEscrowRounds {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
         if (j.proven) revert AlreadyProven();
+        if (!j.entropySet) revert SampleNotOpen();
         bytes32 entropy = j.sampleEntropy;
-        if (entropy == bytes32(0)) revert SampleNotOpen();
         SampleCtx memory c = SampleCtx({
             samples: j.samples,
             per: j.microJobsPerMacro,

@@ -18,7 +18,7 @@ contract RerolledSampleTest is AttackBase {
         for (uint256 r; r < 4; ++r) {
             vm.roll(block.number + 300);
             escrow.selectVerifiers(id);
-            assertEq(escrow.jobs(id).sampleEntropy, bytes32(0));
+            assertEq(escrow.jobs(id).drawEntropy, bytes32(0));
         }
         uint256 penalty = escrow.bondOf(id) * 2500 / 10000;
         assertEq(penalty, FEE / 2);
@@ -36,11 +36,11 @@ contract RerolledSampleTest is AttackBase {
         vm.roll(block.number + 2);
         vm.prank(address(0xD1CE));
         escrow.selectVerifiers(id);
-        bytes32 e = escrow.jobs(id).sampleEntropy;
+        bytes32 e = escrow.jobs(id).drawEntropy;
         assertTrue(e != bytes32(0));
         vm.roll(block.number + 300);
         escrow.selectVerifiers(id);
-        assertEq(escrow.jobs(id).sampleEntropy, e);
+        assertEq(escrow.jobs(id).drawEntropy, e);
         assertEq(escrow.validationIndex(id, 1), escrow.validationIndex(id, 1));
         assertEq(escrow.credits(address(0xD1CE)), 0, "inside the submitter's grace: no bounty");
     }
@@ -57,7 +57,7 @@ contract RerolledSampleTest is AttackBase {
         address watcher = address(0xD1CE);
         vm.prank(watcher);
         escrow.selectVerifiers(id);
-        assertTrue(escrow.jobs(id).sampleEntropy != bytes32(0), "the sample is fixed");
+        assertTrue(escrow.jobs(id).drawEntropy != bytes32(0), "the draw is fixed");
         uint256 bounty = escrow.bondOf(id) * escrow.DRAW_BOUNTY_BPS() / 10000;
         assertEq(bounty, FEE / 10);
         assertEq(escrow.credits(watcher), bounty);

@@ -28,6 +28,6 @@ contract VerifierPayTest is AttackBase {
         Results memory truth = honestResults(id, 4, 8);
         submit(id, finalizer, truth.root);
         select(id);
-        assertEq(escrow.jobs(id).commitDeadline, block.number + 20 + 960);
+        assertEq(escrow.jobs(id).commitDeadline, block.number + escrow.SEED_WINDOW_BLOCKS() + 20 + 960);
     }
 }

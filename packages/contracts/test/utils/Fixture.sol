@@ -67,6 +67,36 @@ abstract contract Fixture is Test {
         vm.deal(a, a.balance + stake);
         vm.prank(a);
         registry.register{value: stake}(peerIdOf(i), gpu, vram);
+        commitFirstSeed(a);
+    }
+
+    // ------------------------------------------------ verifier seeds
+
+    /// @dev Node `a`'s seed number `index` (a real node derives it from its wallet key).
+    function seedOf(address a, uint256 index) internal pure returns (bytes32) {
+        return keccak256(abi.encode("seed", a, index));
+    }
+
+    function commitFirstSeed(address a) internal {
+        vm.prank(a);
+        escrow.commitSeed(keccak256(abi.encode(seedOf(a, 0))), 0);
+    }
+
+    /// @dev Verifier `a` of the job reveals its committed seed and commits the next one.
+    function revealSeedOf(bytes32 jobId, address a) internal {
+        (,, uint32 index) = escrow.seedCommits(a);
+        vm.prank(a);
+        escrow.revealSeed(jobId, seedOf(a, index), keccak256(abi.encode(seedOf(a, uint256(index) + 1))));
+    }
+
+    /// @dev Every assigned verifier that has not yet revealed its seed does so (fixing the sample).
+    function revealSeeds(bytes32 jobId) internal {
+        JobEscrowBase.Job memory j = escrow.jobs(jobId);
+        if (j.assigned != j.k || j.entropySet) return;
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(jobId);
+        for (uint256 i; i < vs.length; ++i) {
+            if (!vs[i].seeded) revealSeedOf(jobId, vs[i].node);
+        }
     }
 
     function registerMany(uint256 from, uint256 n, bytes32 gpu, uint32 vram, uint256 stake) internal {
@@ -212,9 +242,11 @@ abstract contract Fixture is Test {
         escrow.submitResults(jobId, resultRoot, "bafy-manifest");
     }
 
+    /// @dev Draws the verifiers and, when all k are assigned, reveals their seeds (the sample is then fixed).
     function select(bytes32 jobId) internal {
         vm.roll(block.number + 2);
         escrow.selectVerifiers(jobId);
+        revealSeeds(jobId);
     }
 
     function prove(bytes32 jobId, Results memory r) internal {

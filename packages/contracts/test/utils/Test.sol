@@ -20,6 +20,8 @@ interface Vm {
     function addr(uint256) external pure returns (address);
     function load(address, bytes32) external view returns (bytes32);
     function setBlockhash(uint256, bytes32) external;
+    function snapshotState() external returns (uint256);
+    function revertToState(uint256) external returns (bool);
     function pauseGasMetering() external;
     function resumeGasMetering() external;
     function assertEq(uint256, uint256, string calldata) external pure;
