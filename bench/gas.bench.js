@@ -12,7 +12,8 @@
 //   transactions goes into the pool, then one `evm_mine` packs them into a block. Nothing writes storage directly.
 //   After each bulk phase `activeNodes()` must equal the count, or the bench fails.
 // - Then, with automine back on, the N-th node registers (measured: `register`) and a whole job runs through
-//   createJob, commitResults, submitResults, selectVerifiers (k = 3), proveSample, commitVerification x3,
+//   createJob, commitResults, submitResults, selectVerifiers (k = 3; the drawn nodes' seeds are committed first, found
+//   on a snapshot), revealSeed x3, proveSample, commitVerification x3,
 //   revealVerification x3, settle (Released), claim of one result leaf and of a processor's 15 other leaves.
 //   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 2 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=2)`) and, halved, one verifier's draw.
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
@@ -88,6 +89,9 @@ async function gasOf (txPromise) {
 
 /** A signer for any address (anvil --auto-impersonate signs eth_sendTransaction for it). */
 const impersonate = (address) => new JsonRpcSigner(provider, address)
+/** A verifier's seed number `index` (a real node derives it from its wallet's signature) and its commitment. */
+const seedOf = (address, index) => keccak256(abi.encode(['string', 'address', 'uint256'], ['bench-seed', address, index]))
+const seedHash = (seed) => keccak256(abi.encode(['bytes32'], [seed]))
 
 function record (op, nodes, gas) {
   results.push({ op, nodes, gas: Number(gas) })
@@ -185,7 +189,23 @@ async function runJob (deployment, creator, nonce, k, submitterIndex, needs = { 
   gas.commitResults = await gasOf(asSubmitter.commitResults(jobId, commitment))
   gas.submitResults = await gasOf(asSubmitter.submitResults(jobId, resultTree.root, 'bafy-manifest'))
   await provider.send('evm_mine', [])
+  // the drawn verifiers need seeds committed before the draw: find them on a snapshot, commit their seeds, draw
+  // again (same blockhash, same registry: the same nodes)
+  const snapshot = await provider.send('evm_snapshot', [])
+  await (await jobEscrow.selectVerifiers(jobId)).wait()
+  const toDraw = (await jobEscrow.verifiersOf(jobId)).map((v) => v.node)
+  await provider.send('evm_revert', [snapshot])
+  for (const a of toDraw) {
+    const index = Number((await jobEscrow.seedCommits(a)).index)
+    await (await connect(deployment, impersonate(a)).jobEscrow.commitSeed(seedHash(seedOf(a, index + 1)), index + 1)).wait()
+  }
   gas.selectVerifiers = await gasOf(jobEscrow.selectVerifiers(jobId))
+  gas.revealSeed = 0n
+  for (const a of toDraw) {
+    const index = Number((await jobEscrow.seedCommits(a)).index)
+    const g = await gasOf(connect(deployment, impersonate(a)).jobEscrow.revealSeed(jobId, seedOf(a, index), seedHash(seedOf(a, index + 1))))
+    if (g > gas.revealSeed) gas.revealSeed = g
+  }
 
   const job = await jobEscrow.jobs(jobId)
   const verifiers = await jobEscrow.verifiersOf(jobId)
@@ -236,7 +256,7 @@ try {
     registered = n
 
     const gas = await runJob(deployment, creator, ++nonce, 3, 0)
-    for (const op of ['createJob', 'commitResults', 'submitResults', 'selectVerifiers', 'proveSample', 'commit', 'reveal', 'settle', 'claim', 'claim (15 leaves)']) {
+    for (const op of ['createJob', 'commitResults', 'submitResults', 'selectVerifiers', 'revealSeed', 'proveSample', 'commit', 'reveal', 'settle', 'claim', 'claim (15 leaves)']) {
       record(op, n, gas[op])
     }
     const two = await runJob(deployment, creator, ++nonce, 2, 2)

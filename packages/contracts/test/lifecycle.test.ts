@@ -14,6 +14,9 @@ import type { ContractTransactionResponse, JsonRpcProvider, TransactionReceipt }
 
 const abi = AbiCoder.defaultAbiCoder()
 const GPU = keccakUtf8('RTX4090')
+/** A node's verifier seed number `index` (a real node derives it from its wallet's signature). */
+const seedOf = (address: string, index: number): string => keccakUtf8(`seed-${address}-${index}`)
+const seedHash = (seed: string): string => keccak256(AbiCoder.defaultAbiCoder().encode(['bytes32'], [seed]))
 const MIN_STAKE = parseEther('1')
 const FEE = parseEther('0.1')
 const MIN_FEE = 1000n
@@ -127,8 +130,20 @@ describe('settlement lifecycle on anvil', () => {
     })
     for (const [i, w] of nodes.entries()) {
       await ok(as(w).nodeRegistry.register(`12D3KooW-node-${i}`, GPU, 24, { value: MIN_STAKE }))
+      await ok(as(w).jobEscrow.commitSeed(seedHash(seedOf(w.address, 0)), 0))
     }
   })
+
+  /** The drawn verifiers reveal their committed seeds (each commits its next); the k-th fixes the sample. */
+  async function revealSeeds (jobId: string, verifiers: Wallet[]): Promise<string> {
+    for (const v of verifiers) {
+      const index = Number((await as(v).jobEscrow.seedCommits(v.address)).index)
+      await ok(as(v).jobEscrow.revealSeed(jobId, seedOf(v.address, index), seedHash(seedOf(v.address, index + 1))))
+    }
+    const j = await as(creator).jobEscrow.jobs(jobId)
+    expect(j.entropySet).toBe(true)
+    return j.sampleEntropy
+  }
 
   afterAll(async () => {
     provider?.destroy()
@@ -194,11 +209,16 @@ describe('settlement lifecycle on anvil', () => {
     await mine()
     const selected = await ok(jobEscrow.selectVerifiers(job.jobId))
     expect(eventNames(jobEscrow, selected)).toContain('VerifiersSelected')
-    const entropy = (await provider.getBlock(submitted.blockNumber + 1))!.hash!
-    expect((await jobEscrow.jobs(job.jobId)).sampleEntropy).toBe(entropy)
+    const drawn = (await provider.getBlock(submitted.blockNumber + 1))!.hash!
+    expect((await jobEscrow.jobs(job.jobId)).drawEntropy).toBe(drawn)
     const verifiers = (await jobEscrow.verifiersOf(job.jobId)).map((v) => nodes.find((w) => w.address === v.node)!)
     expect(verifiers).toHaveLength(3)
     expect(verifiers.map((v) => v.address)).not.toContain(submitter.address)
+    // the sample is not fixed by the draw: the verifiers' seeds fix it
+    expect((await jobEscrow.jobs(job.jobId)).entropySet).toBe(false)
+    await reverts(jobEscrow.proveSample(job.jobId, [], []), 'SampleNotOpen')
+    const entropy = await revealSeeds(job.jobId, verifiers)
+    expect(entropy).not.toBe(drawn)
 
     // the sample: one MicroJob per MacroJob; anyone proves the submitted leaves at their positions
     const positions = Array.from({ length: job.macroJobs }, (_, m) => m * job.per + validationIndex(job.seed, m, entropy, job.per))
@@ -255,11 +275,11 @@ describe('settlement lifecycle on anvil', () => {
     // a cheating submitter: every output is wrong, every leaf pays itself
     const cheater = nodes[5]
     const bad = job.results((m, i) => `garbage-${m}-${i}`, () => cheater.address)
-    const submitted = await submit(cheater, job.jobId, bad.root, 'bafy-bad')
+    await submit(cheater, job.jobId, bad.root, 'bafy-bad')
     await mine()
     await ok(jobEscrow.selectVerifiers(job.jobId))
-    const entropy = (await provider.getBlock(submitted.blockNumber + 1))!.hash!
     const verifiers = (await jobEscrow.verifiersOf(job.jobId)).map((v) => nodes.find((w) => w.address === v.node)!)
+    const entropy = await revealSeeds(job.jobId, verifiers)
     expect(verifiers.map((v) => v.address)).not.toContain(cheater.address)
 
     const positions = Array.from({ length: job.macroJobs }, (_, m) => m * job.per + validationIndex(job.seed, m, entropy, job.per))

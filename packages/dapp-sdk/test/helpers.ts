@@ -93,7 +93,13 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const sub = env.contracts(2)
   const vers = [3, 4]
   await mined(sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: stake }))
-  for (const v of vers) await mined(env.contracts(v).nodeRegistry.register(`peer-verifier-${v}`, gpu, 8, { value: stake }))
+  const coder = AbiCoder.defaultAbiCoder()
+  const seedOf = (v: number, index: number): string => keccak256(coder.encode(['string', 'uint256', 'uint256'], ['seed', v, index]))
+  const seedHash = (seed: string): string => keccak256(coder.encode(['bytes32'], [seed]))
+  for (const v of vers) {
+    await mined(env.contracts(v).nodeRegistry.register(`peer-verifier-${v}`, gpu, 8, { value: stake }))
+    await mined(env.contracts(v).jobEscrow.commitSeed(seedHash(seedOf(v, 0)), 0))
+  }
   const submitter = await env.wallet(2).getAddress()
   const round = Number((await sub.jobEscrow.jobs(jobId)).rejections)
   await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, round, tree.root, '', submitter)))
@@ -101,6 +107,11 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   await env.provider.send('evm_mine', [])
   await env.provider.send('evm_mine', [])
   await mined(sub.jobEscrow.selectVerifiers(jobId))
+  // the verifiers' seeds fix the sample
+  for (const v of vers) {
+    const index = Number((await sub.jobEscrow.seedCommits(await env.wallet(v).getAddress())).index)
+    await mined(env.contracts(v).jobEscrow.revealSeed(jobId, seedOf(v, index), seedHash(seedOf(v, index + 1))))
+  }
   const job = await sub.jobEscrow.jobs(jobId)
   const positions = samplePositions(job.seed, Number(job.macroJobs), Number(job.microJobsPerMacro), Number(job.samples), job.sampleEntropy)
   const sampled = positions.map(pos => leaves[pos])
@@ -108,7 +119,6 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const expected = options.honest === false ? proven.map(() => keccak256('0x0bad')) : proven
   const salt = keccak256('0x02')
   const execution = keccak256('0x03') // the verifiers' agreeing execution digest of their re-runs
-  const coder = AbiCoder.defaultAbiCoder()
   for (const v of vers) {
     const verifier = await env.wallet(v).getAddress()
     await mined(env.contracts(v).jobEscrow.commitVerification(jobId, keccak256(coder.encode(['bytes32', 'bool', 'bytes32', 'address'], [verifierHash(expected, execution), false, salt, verifier]))))

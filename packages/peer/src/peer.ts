@@ -8,7 +8,7 @@ import { createWasmExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
-import { createSettlement, datastoreJournal, publishProfile } from './settlement/index.js'
+import { createSettlement, datastoreJournal, ensureSeedCommitted, publishProfile } from './settlement/index.js'
 import { createContentStore, pinJobContent, wasmMicroJobExecutor } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
 import { metricsFor, startObservability } from './peer-observe.js'
@@ -198,6 +198,8 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   const gpuModel = init.gpuModel ?? 'Any'
   const vramGb = init.vramGb ?? 0
   try {
+    // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
+    await ensureSeedCommitted(client)
     await client.ensureRegistered({ peerId: parts.node.peerId.toString(), gpuModel, vramGb, stake: init.chain.stake })
   } catch (err) {
     throw await explainFunds(init.chain, address, err as Error)

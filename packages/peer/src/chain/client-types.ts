@@ -1,4 +1,4 @@
-import type { CreateJobInput, EscrowJobState, JobStatusName, RegisterInput, RegisterResult, RevealInput, SampleLeaf, VerifierState } from './contract-types.js'
+import type { CreateJobInput, EscrowJobState, JobStatusName, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState, VerifierState } from './contract-types.js'
 import type { ChainEvent, EventFilter } from './events.js'
 import type { TxOptions, TxResult } from './tx.js'
 import type { PricingParams } from '../protocol/index.js'
@@ -59,6 +59,8 @@ export interface ChainClient {
   readonly deployment: ChainClientComponents['deployment']
   /** The signer's address. @throws NoSignerError */
   address(): Promise<string>
+  /** An EIP-191 signature of `message` by the signer (deterministic: RFC 6979). @throws NoSignerError */
+  signMessage(message: string): Promise<string>
   blockNumber(options?: CallOptions): Promise<number>
   /** Polls until the chain reaches block `n` (returns the head). */
   waitForBlock(n: number, options?: WaitOptions): Promise<number>
@@ -74,6 +76,12 @@ export interface ChainClient {
   /** Second half (a later block): reveals the committed results. */
   submitResults(jobId: string, input: { resultRoot: string, manifestCid: string }, options?: TxOptions): Promise<TxResult>
   selectVerifiers(jobId: string, options?: TxOptions): Promise<TxResult>
+  /** Commits this node's next verifier seed: `hash` = keccak256(abi.encode(seed)), `index` its own label. */
+  commitSeed(hash: string, index: number, options?: TxOptions): Promise<TxResult>
+  /** A drawn verifier reveals its committed seed and commits the next one. */
+  revealSeed(jobId: string, seed: string, nextHash: string, options?: TxOptions): Promise<TxResult>
+  /** After the seed window: fixes the sample from the seeds revealed (slashing the verifiers that withheld one). */
+  closeSeeds(jobId: string, options?: TxOptions): Promise<TxResult>
   commit(jobId: string, commitment: string, options?: TxOptions): Promise<TxResult>
   reveal(jobId: string, input: RevealInput, options?: TxOptions): Promise<TxResult>
   proveSample(jobId: string, leaves: SampleLeaf[], proofs: string[][], options?: TxOptions): Promise<TxResult>
@@ -84,6 +92,8 @@ export interface ChainClient {
   refund(jobId: string, options?: TxOptions): Promise<TxResult>
   withdrawCredit(options?: TxOptions): Promise<TxResult>
   credits(address?: string, options?: CallOptions): Promise<bigint>
+  /** The seed `address` (default: this signer) last committed. */
+  seedCommit(address?: string, options?: CallOptions): Promise<SeedCommitState>
   /** Whether the result leaf at a global MicroJob position was claimed. */
   isClaimed(jobId: string, position: number, options?: CallOptions): Promise<boolean>
   /** One verifier's share of the job's fee. */

@@ -9,7 +9,7 @@ export type {
   CallOptions, ChainClient, ChainClientComponents, ChainClientInit, WaitOptions, WatchOptions
 } from './client-types.js'
 export type {
-  CreateJobInput, EscrowJobState, JobStatusName, RegisterInput, RegisterResult, RevealInput, SampleLeaf, VerifierState
+  CreateJobInput, EscrowJobState, JobStatusName, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState, VerifierState
 } from './contract-types.js'
 
 /**
@@ -31,6 +31,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     contracts: context.contracts,
     deployment: components.deployment,
     address: context.address,
+    signMessage: context.signMessage,
     blockNumber: context.blockNumber,
     waitForBlock: events.waitForBlock,
     ...registryActions(context),

@@ -27,6 +27,8 @@ export interface ChainContext {
   registryTx: ContractTx
   /** The signer's address. @throws NoSignerError */
   address(): Promise<string>
+  /** An EIP-191 signature of `message` by the signer (deterministic: RFC 6979). @throws NoSignerError */
+  signMessage(message: string): Promise<string>
   blockNumber(options?: CallOptions): Promise<number>
 }
 
@@ -79,9 +81,13 @@ export function createChainContext (components: ChainClientComponents, init: Cha
     return s.send(what, { to: registryAddress, data, ...(value == null ? {} : { value }) }, options)
   }
   const address = async (): Promise<string> => requireSender('address').from()
+  const signMessage = async (message: string): Promise<string> => {
+    if (signer == null) throw new NoSignerError('signMessage needs a signer')
+    return signer.signMessage(message)
+  }
   const blockNumber = async (options?: CallOptions): Promise<number> => read('eth_blockNumber', () => provider.getBlockNumber(), options)
 
   return {
-    provider, contracts, deployment: components.deployment, pollMs, logBlockRange, read, escrowTx, registryTx, address, blockNumber
+    provider, contracts, deployment: components.deployment, pollMs, logBlockRange, read, escrowTx, registryTx, address, signMessage, blockNumber
   }
 }

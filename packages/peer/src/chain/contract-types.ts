@@ -45,7 +45,16 @@ export interface EscrowJobState {
   fee: bigint
   macroJobs: number
   microJobsPerMacro: number
+  /** The sample is fixed: every drawn verifier revealed its seed, or the seed window was closed. */
   entropySet: boolean
+  /** The verifiers were drawn (the draw blockhash is set). */
+  drawn: boolean
+  /** blockhash(submitBlock + 1); bytes32(0) before the draw. */
+  drawEntropy: string
+  /** Last block in which the drawn verifiers reveal their seeds (0 before all k are drawn). */
+  seedDeadline: number
+  /** Verifier seeds revealed this round. */
+  seeds: number
   rejections: number
   submitter: string
   submitBlock: number
@@ -55,6 +64,7 @@ export interface EscrowJobState {
   /** Unix seconds of the release, 0 before. */
   releasedAt: number
   resultRoot: string
+  /** Meaningful once `entropySet`: keccak256(drawEntropy, the verifiers' seeds). */
   sampleEntropy: string
   claimedHash: string
   /** Hardware the job needs: its verification-queue group is (minVramGb, chosenModel or else gpuModel). */
@@ -75,6 +85,8 @@ export interface VerifierState {
   processorBlame: boolean
   /** The first 4 bytes of its revealed execution digest, as a number (0 before the reveal). */
   digestTag: number
+  /** Revealed its seed this round (a verifier without one may not vote). */
+  seeded: boolean
 }
 
 /** `ResultLeaf` of `proveSample`, `claim` and a reveal. */
@@ -116,4 +128,14 @@ export interface RegisterResult {
   stakeAdded: bigint
   /** Stake after the call (wei). */
   stake: bigint
+}
+
+/** A node's committed verifier seed (`JobEscrow.seedCommits`). */
+export interface SeedCommitState {
+  /** keccak256(abi.encode(seed)); bytes32(0) when the node never committed one. */
+  hash: string
+  /** The block it was committed in: it counts for draws in later blocks only. */
+  blockNumber: number
+  /** The node's own label of the seed (+1 on each reveal). */
+  index: number
 }

@@ -1,9 +1,10 @@
+import { ZeroHash } from 'ethers'
 import { JOB_STATUS_NAMES } from './constants.js'
 import type { CallOptions, ChainClient } from './client-types.js'
 import type { ChainContext } from './context.js'
 import type { EscrowJobState } from './contract-types.js'
 
-export type EscrowReads = Pick<ChainClient, 'credits' | 'isClaimed' | 'verifierShare' | 'jobStatus' | 'job' | 'verifiers' |
+export type EscrowReads = Pick<ChainClient, 'credits' | 'seedCommit' | 'isClaimed' | 'verifierShare' | 'jobStatus' | 'job' | 'verifiers' |
 'validationIndex' | 'processorPool' | 'pricing'>
 
 /** JobEscrow views: a job and its verifiers, credits, claims, shares, pricing. */
@@ -30,6 +31,10 @@ export function escrowReads (context: Pick<ChainContext, 'contracts' | 'read' | 
       macroJobs: Number(j.macroJobs),
       microJobsPerMacro: Number(j.microJobsPerMacro),
       entropySet: j.entropySet,
+      drawn: j.drawEntropy !== ZeroHash,
+      drawEntropy: j.drawEntropy,
+      seedDeadline: Number(j.seedDeadline),
+      seeds: Number(j.seeds),
       rejections: Number(j.rejections),
       submitter: j.submitter,
       submitBlock: Number(j.submitBlock),
@@ -51,6 +56,11 @@ export function escrowReads (context: Pick<ChainContext, 'contracts' | 'read' | 
       const a = addr ?? await address()
       return read('credits', () => jobEscrow.credits(a), options)
     },
+    async seedCommit (addr, options) {
+      const a = addr ?? await address()
+      const c = await read('seedCommits', () => jobEscrow.seedCommits(a), options)
+      return { hash: c.hash, blockNumber: Number(c.blockNumber), index: Number(c.index) }
+    },
     isClaimed: async (jobId, position, options) => read('isClaimed', () => jobEscrow.isClaimed(jobId, position), options),
     verifierShare: async (jobId, options) => read('verifierShare', () => jobEscrow.verifierShare(jobId), options),
     async jobStatus (jobId, options) {
@@ -62,7 +72,8 @@ export function escrowReads (context: Pick<ChainContext, 'contracts' | 'read' | 
       const vs = await read('verifiersOf', () => jobEscrow.verifiersOf(jobId), options)
       return vs.map(v => ({
         node: v.node, commitOrder: Number(v.commitOrder), revealOrder: Number(v.revealOrder), committed: v.committed, revealed: v.revealed,
-        badPos: Number(v.badPos), processorBlame: v.processorBlame, digestTag: Number(v.digestTag)
+        badPos: Number(v.badPos), processorBlame: v.processorBlame, digestTag: Number(v.digestTag),
+        seeded: v.seeded
       }))
     },
     validationIndex: async (jobId, m, options) => Number(await read('validationIndex', () => jobEscrow.validationIndex(jobId, m), options)),

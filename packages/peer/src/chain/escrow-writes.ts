@@ -4,7 +4,8 @@ import type { ChainClient } from './client-types.js'
 import type { ChainContext } from './context.js'
 import type { SampleLeaf } from './contract-types.js'
 
-export type EscrowWrites = Pick<ChainClient, 'createJob' | 'commitResults' | 'submitResults' | 'selectVerifiers' | 'commit' |
+export type EscrowWrites = Pick<ChainClient, 'createJob' | 'commitResults' | 'submitResults' | 'selectVerifiers' | 'commitSeed' |
+'revealSeed' | 'closeSeeds' | 'commit' |
 'reveal' | 'proveSample' | 'settle' | 'claim' | 'sweep' | 'refund' | 'withdrawCredit'>
 
 function leafTuple (l: SampleLeaf): [string, number, number, string, string] {
@@ -40,6 +41,9 @@ export function escrowWrites (context: Pick<ChainContext, 'escrowTx'>): EscrowWr
     submitResults: async (jobId, input, options) =>
       escrowTx('JobEscrow.submitResults', 'submitResults', [jobId, input.resultRoot, input.manifestCid], options),
     selectVerifiers: async (jobId, options) => escrowTx('JobEscrow.selectVerifiers', 'selectVerifiers', [jobId], options),
+    commitSeed: async (hash, index, options) => escrowTx('JobEscrow.commitSeed', 'commitSeed', [hash, index], options),
+    revealSeed: async (jobId, seed, nextHash, options) => escrowTx('JobEscrow.revealSeed', 'revealSeed', [jobId, seed, nextHash], options),
+    closeSeeds: async (jobId, options) => escrowTx('JobEscrow.closeSeeds', 'closeSeeds', [jobId], options),
     commit: async (jobId, commitment, options) => escrowTx('JobEscrow.commitVerification', 'commitVerification', [jobId, commitment], options),
     reveal: async (jobId, r, options) =>
       escrowTx('JobEscrow.revealVerification', 'revealVerification', [jobId, [r.salt, r.processorBlame, r.executionDigest, r.expected, r.proven, leafTuple(r.badLeaf)]], options),

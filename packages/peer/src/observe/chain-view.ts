@@ -33,6 +33,11 @@ export interface VerificationView {
   assigned: number
   commits: number
   reveals: number
+  /** Verifier seeds revealed, and whether they fixed the sample (all k, or the seed window was closed). */
+  seeds: number
+  sampleFixed: boolean
+  /** Last block for the verifiers' seeds (once all k are drawn). */
+  seedDeadline?: number
   submitter?: string
   submitBlock?: number
   commitDeadline?: number
@@ -47,7 +52,7 @@ export interface VerificationView {
   /** Its place in the queue while `queued` (higher task value first, then earlier queued first). */
   queuePosition?: QueuePosition
   /**
-   * A draw was tried (the entropy is set) but the job is not queued: the full queue parked it (`VerificationParked`)
+   * A draw was tried (the draw blockhash is set) but the job is not queued: the full queue parked it (`VerificationParked`)
    * until its submitter draws again.
    */
   parked?: boolean
@@ -122,7 +127,7 @@ export async function readVerification (chain: ChainClient, jobId: string,
     ])
     view.queued = queued
     view.queueSize = Number(size)
-    view.parked = !queued && job.entropySet
+    view.parked = !queued && job.drawn
     if (queued) {
       const queue = options.queue ?? verificationQueueCursor(chain)
       view.queuePosition = rankQueued(await queue.read({ signal: options.signal }), jobId)
@@ -192,6 +197,9 @@ function verificationFrom (job: EscrowJobState, headBlock: number, verifiers: Ar
     assigned: job.assigned,
     commits: job.commits,
     reveals: job.reveals,
+    seeds: job.seeds,
+    sampleFixed: job.entropySet,
+    seedDeadline: job.seedDeadline > 0 ? job.seedDeadline : undefined,
     submitter: submitted ? job.submitter : undefined,
     submitBlock: submitted ? job.submitBlock : undefined,
     commitDeadline: job.commitDeadline > 0 ? job.commitDeadline : undefined,

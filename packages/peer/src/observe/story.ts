@@ -187,6 +187,10 @@ function verification (chain: VerificationView): { phase: string, waitingFor: st
       : '; the rest are drawn as eligible nodes become idle'
     return { phase: 'verifying', waitingFor: `verifiers to be drawn: ${chain.assigned} of ${chain.k} so far${queue}` }
   }
+  if (!chain.sampleFixed && chain.seedDeadline != null) {
+    const left = head <= chain.seedDeadline ? `until block ${chain.seedDeadline} (${chain.seedDeadline - head} blocks left)` : 'the window is over; any peer closes it'
+    return { phase: 'verifying', waitingFor: `verifiers to reveal their seeds, which fix the sample: ${chain.seeds} of ${chain.k}, ${left}` }
+  }
   if (chain.commitDeadline != null && head <= chain.commitDeadline && chain.commits < chain.k) {
     return { phase: 'verifying', waitingFor: `verifiers to commit: ${chain.commits} of ${chain.k}, until block ${chain.commitDeadline} (${chain.commitDeadline - head} blocks left)` }
   }

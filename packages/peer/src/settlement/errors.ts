@@ -79,3 +79,9 @@ export class OutputMismatchError extends Error {
     this.actual = actual
   }
 }
+
+/** This node's committed verifier seed is not one its wallet derives (committed elsewhere): it cannot reveal it. */
+export class UnknownSeedError extends Error {
+  static override readonly name = 'UnknownSeedError'
+  override name = 'UnknownSeedError'
+}

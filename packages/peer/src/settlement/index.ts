@@ -27,6 +27,8 @@ export type { EnsureOutputsOptions, EnsureOutputsResult } from './availability.j
 export { verifyJob, commitment } from './verify.js'
 export type { VerifyResult } from './verify.js'
 export { drawIfLate, drawVerifiers, proveAndSettle } from './settle.js'
+export { ensureSeedCommitted, revealSeed, seedAt, seedHash } from './seeds.js'
+export type { SeedChain } from './seeds.js'
 export type { SettleResult } from './settle.js'
 export { claimPayouts } from './claim.js'
 export type { ClaimResult } from './claim.js'
@@ -45,7 +47,7 @@ export type { SlashedSubmitter } from './rounds.js'
 export type { FinalRecord } from './lookup.js'
 export type { SettlementComponents, SettlementDocs, SettlementOptions, SpecLoader } from './types.js'
 export {
-  JobIncompleteError, NoPayeesError, SpecUnavailableError, InvalidManifestError, ValidationIndexMismatchError,
+  JobIncompleteError, NoPayeesError, SpecUnavailableError, InvalidManifestError, ValidationIndexMismatchError, UnknownSeedError,
   WrongJobStatusError, InvalidProfileError, OutputUnavailableError, OutputMismatchError
 } from './errors.js'
 export {

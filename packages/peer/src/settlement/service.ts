@@ -4,6 +4,7 @@ import { finalizeJob } from './finalize.js'
 import { isPermanent, sleep, withRetry } from './retry.js'
 import { CURSOR_SAVE_MS } from './constants.js'
 import { drawIfLate, drawVerifiers, proveAndSettle } from './settle.js'
+import { ensureSeedCommitted } from './seeds.js'
 import { verifyJob } from './verify.js'
 import { indexedRounds, reannounceRound, slashedPeerIds } from './rounds.js'
 import { createTakeover } from './takeover.js'
@@ -210,6 +211,8 @@ export function createSettlement (components: SettlementComponents, init: Settle
       }
       const executor = components.executor
       if (executor != null) {
+        // a node that can be drawn as a verifier needs a seed it can reveal (usually committed before registering)
+        await ensureSeedCommitted(components.chain, { signal: controller.signal })
         const verify = (task: string): void => {
           // one task per assignment: a later round of the same job (after a rejection) is a new assignment
           if (verifying.has(task)) return

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { loadManifest } from './lookup.js'
 import { manifestTree } from './manifest.js'
-import { settleOpen, waitForJob } from './phases.js'
+import { settleOpen, waitForJob, waitForSample } from './phases.js'
 import { DRAW_GRACE_BLOCKS, samplePositions } from '../protocol/index.js'
 import { InvalidManifestError } from './errors.js'
 import { LATE_DRAW_SPREAD_BLOCKS, REDRAW_BLOCKS } from './constants.js'
@@ -34,7 +34,7 @@ export async function drawVerifiers (components: Pick<SettlementComponents, 'cha
   let triedAt = -Infinity
   for (;;) {
     let job = await waitForJob(chain, id, 'entropy block', (j, head) => j.assigned === j.k ||
-      (j.entropySet ? head >= triedAt + REDRAW_BLOCKS : head >= j.submitBlock + 2), options)
+      (j.drawn ? head >= triedAt + REDRAW_BLOCKS : head >= j.submitBlock + 2), options)
     if (job.status !== 'Submitted' || job.assigned === job.k) return
     try {
       triedAt = await chain.blockNumber({ signal: options.signal })
@@ -45,7 +45,7 @@ export async function drawVerifiers (components: Pick<SettlementComponents, 'cha
     }
     job = await chain.job(id, options)
     if (job.status !== 'Submitted' || job.assigned === job.k) return
-    if (job.entropySet) log('%s waits in the verification queue for %d of %d verifiers', id, job.k - job.assigned, job.k)
+    if (job.drawn) log('%s waits in the verification queue for %d of %d verifiers', id, job.k - job.assigned, job.k)
   }
 }
 
@@ -63,8 +63,8 @@ export async function drawIfLate (components: Pick<SettlementComponents, 'chain'
   const me = (await chain.address()).toLowerCase()
   const spread = Math.floor((options.random ?? Math.random)() * LATE_DRAW_SPREAD_BLOCKS)
   const job = await waitForJob(chain, id, 'late draw', (j, head) =>
-    j.entropySet || j.submitter.toLowerCase() === me || head > j.submitBlock + 1 + DRAW_GRACE_BLOCKS + spread, options)
-  if (job.status !== 'Submitted' || job.entropySet || job.submitter.toLowerCase() === me) return false
+    j.drawn || j.submitter.toLowerCase() === me || head > j.submitBlock + 1 + DRAW_GRACE_BLOCKS + spread, options)
+  if (job.status !== 'Submitted' || job.drawn || job.submitter.toLowerCase() === me) return false
   try {
     await chain.selectVerifiers(id, options)
   } catch (err) {
@@ -88,7 +88,7 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
   const { chain } = components
   const id = jobId.toLowerCase()
   const signal = options.signal
-  let job = await waitForJob(chain, id, 'sample entropy', j => j.entropySet, options)
+  let job = await waitForSample(chain, id, options)
   if (job.status === 'Submitted' && !job.proven) {
     const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
       ? options.manifest

@@ -6,7 +6,8 @@ import {
 } from './constants.js'
 import { loadSpecFromChain } from './lookup.js'
 import { pullFromSubmitter } from './evidence.js'
-import { commitPhaseOver, waitForJob } from './phases.js'
+import { commitPhaseOver, waitForJob, waitForSample } from './phases.js'
+import { revealSeed } from './seeds.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
 import { pollUntil } from '../chain/index.js'
 import { roundDocName } from '../crdt/index.js'
@@ -42,6 +43,17 @@ export function commitment (vHash: string, processorBlame: boolean, salt: string
 
 const NO_LEAF: SampleLeaf = { microId: ZeroHash, macroIndex: 0, index: 0, outputHash: ZeroHash, payee: ZeroAddress }
 
+/** Reveals this verifier's seed; a window already closed (or a job settled meanwhile) is not an error here. */
+async function revealSeedIfOpen (components: SettlementComponents, id: string, options: SettlementOptions): Promise<void> {
+  try {
+    await revealSeed(components.chain, id, options)
+  } catch (err) {
+    const name = (err as { errorName?: string }).errorName
+    if (name !== 'SeedWindowClosed' && name !== 'WrongStatus') throw err
+    log('could not reveal the seed of %s: %s', id, name)
+  }
+}
+
 /**
  * One verification task (docs/settlement.md), for a job this node was drawn for: waits for the sample entropy and
  * the proven sample (`SampleProven`), re-runs the sampled MicroJobs, judges each proven leaf against its own re-run
@@ -57,8 +69,17 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   const id = jobId.toLowerCase()
   const signal = options.signal
   const me = await chain.address()
-  let job = await waitForJob(chain, id, 'sample entropy', j => j.entropySet, options)
+  // the sample is fixed by the drawn verifiers' seeds: reveal ours, then wait for the others' (or the window's end)
+  await waitForJob(chain, id, 'all verifiers', j => j.assigned === j.k, options)
+  await revealSeedIfOpen(components, id, options)
+  let job = await waitForSample(chain, id, options)
   if (job.status !== 'Submitted') throw new WrongJobStatusError(`job ${id} is ${job.status}, not Submitted`)
+  const mine = (await chain.verifiers(id, { signal })).find(v => v.node.toLowerCase() === me.toLowerCase())
+  if (mine?.seeded !== true) {
+    // without a seed the escrow takes no vote from this node (it withheld one, by fault or on purpose)
+    log('no seed of ours in the sample of %s: no vote', id)
+    return { jobId: id, positions: [], outputHashes: [], executionDigest: ZeroHash, expected: [], firstBad: -1, processorBlame: false, revealed: false }
+  }
   // the signed results the judgement rests on are in the submitter's copy of the round's doc: pull it while loading and re-running
   const { rejections: round, submitter } = job
   const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal })

@@ -42,7 +42,7 @@ describe('verification queue position', () => {
 
   it('describe says how many verifiers the job waits for and its place in the queue', () => {
     const chain: VerificationView = {
-      jobId: id(3), status: 'Submitted', headBlock: 100, round: 0, k: 2, assigned: 0, commits: 0, reveals: 0,
+      jobId: id(3), status: 'Submitted', headBlock: 100, round: 0, k: 2, assigned: 0, commits: 0, reveals: 0, seeds: 0, sampleFixed: false,
       deadline: 2_000_000_000, feeWei: 10n ** 18n, verifiers: [], queued: true, queueSize: 5,
       queuePosition: { position: 3, of: 5, groupPosition: 1, groupOf: 2 }
     }

@@ -12,7 +12,7 @@ const jobId = '0x' + 'ab'.repeat(32)
 
 function chain (over: Partial<VerificationView>): VerificationView {
   return {
-    jobId, status: 'Open', headBlock: 100, round: 0, k: 3, assigned: 0, commits: 0, reveals: 0,
+    jobId, status: 'Open', headBlock: 100, round: 0, k: 3, assigned: 0, commits: 0, reveals: 0, seeds: 3, sampleFixed: true,
     deadline: 2_000_000_000, feeWei: 10n ** 18n, verifiers: [], ...over
   }
 }
@@ -55,6 +55,10 @@ describe('job stories', () => {
     expect(drawing.waitingFor).toBe('verifiers to be drawn: 1 of 3 so far; the rest are drawn as eligible nodes become idle')
     const queued = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2 }) }))
     expect(queued.waitingFor).toBe('verifiers to be drawn: 0 of 3 so far; the job waits in the verification queue (2 jobs queued) until enough eligible nodes are idle')
+    const seeding = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 1, sampleFixed: false, seedDeadline: 120, commitDeadline: 160, revealDeadline: 180 }) }))
+    expect(seeding.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 1 of 3, until block 120 (20 blocks left)')
+    const seedsLate = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 2, sampleFixed: false, seedDeadline: 90, commitDeadline: 160, revealDeadline: 180 }) }))
+    expect(seedsLate.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 2 of 3, the window is over; any peer closes it')
     const committing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, commits: 1, commitDeadline: 106, revealDeadline: 112 }) }))
     expect(committing.waitingFor).toBe('verifiers to commit: 1 of 3, until block 106 (6 blocks left)')
     expect(committing.lines.some(l => l.includes('verifiers drawn 3/3') && l.includes('commit by block 106'))).toBe(true)

@@ -63,7 +63,7 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
     const watcher = chains[2]
     expect(await drawIfLate({ chain: watcher }, jobId, { ...OPTIONS, random: () => 0 })).toBe(true)
     const job = await watcher.job(jobId)
-    expect(job.entropySet).toBe(true)
+    expect(job.drawn).toBe(true)
     expect(await watcher.blockNumber()).toBeGreaterThan(job.submitBlock + 1 + DRAW_GRACE_BLOCKS)
     const bounty = FEE * 2n * BigInt(DRAW_BOUNTY_BPS) / 10_000n // the default bond is 2 x fee
     expect(await watcher.credits()).toBe(bounty)
@@ -81,7 +81,7 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
     // the submitter's own draw, as its settlement loop makes it (racing a watcher here would make the test depend on
     // whether a loaded machine mines the draw within the 16 grace blocks of 0.1 s)
     await drawVerifiers({ chain: chains[1] }, jobId, OPTIONS)
-    expect((await chains[1].job(jobId)).entropySet).toBe(true)
+    expect((await chains[1].job(jobId)).drawn).toBe(true)
     expect(await drawIfLate({ chain: chains[2] }, jobId, { ...OPTIONS, random: () => 0 })).toBe(false)
     expect(await drawIfLate({ chain: chains[1] }, jobId, OPTIONS)).toBe(false)
     expect(await chains[2].credits()).toBe(0n)
