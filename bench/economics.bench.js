@@ -40,7 +40,7 @@ const DRAW_PENALTY = DEFAULT_ESCROW_PARAMS.drawPenaltyBps / 10_000
 const FAKE_SHARE = 0.05
 
 function gasTable () {
-  const fallback = { commitResults: 77_000, submitResults: 117_000, proveSample: 107_000, commit: 65_000, reveal: 156_000, settle: 164_000, claim: 90_000, 'claim (15 leaves)': 232_000 }
+  const fallback = { commitResults: 77_000, submitResults: 117_000, revealSeed: 60_000, proveSample: 107_000, commit: 65_000, reveal: 156_000, settle: 164_000, claim: 90_000, 'claim (15 leaves)': 232_000 }
   try {
     const rows = JSON.parse(readFileSync(path.join(outDir, 'gas.json'), 'utf8'))
     const maxN = Math.max(...rows.map((r) => r.nodes))
@@ -112,7 +112,7 @@ function monteCarlo (detect, payoff, seed) {
   let sum2 = 0
   for (let i = 0; i < TRIALS; i++) {
     const d = detect(rand)
-    if (d) hits++
+    if (typeof d === 'object' ? d.caught : d) hits++
     const v = payoff(d)
     sum += v
     sum2 += v * v
@@ -208,6 +208,36 @@ for (const fee of [1, 100]) {
     }
     const fakes = alloc.reduce((a, b) => a + b, 0)
     const payoff = (d) => (d ? -bond : pool - gasClaimAll) - (N - fakes) * cost - gasSubmit
+    row(worst.r, monteCarlo(detect, payoff, seed++))
+  }
+
+  // 7. seed withholder: a submitter faking f with one drawn verifier on its side. The verifier reveals its seed last;
+  //    when the sample would catch the fakes it withholds the seed, so the sample is drawn again without it (a second
+  //    chance), and pays the bond (seed penalty) and one share (silent); the other two verifiers still decide. The
+  //    coalition's honest play: the submitter processes everything, the verifier re-runs and votes. Its best f.
+  {
+    const reruns = M * SAMPLES
+    const gasVerify = gasCost('revealSeed', 'commit', 'reveal')
+    let worst
+    for (const f of [1 / 32, 1 / 8, 1 / 2, 1]) {
+      const fakes = Math.round(f * N)
+      const { pDetect: p, alloc } = bestPlacement(fakes)
+      const voterOk = share - reruns * cost - gasVerify
+      const subOk = pool - gasClaimAll - (N - fakes) * cost - gasSubmit
+      const subCaught = -bond - (N - fakes) * cost - gasSubmit
+      const withheld = -bond - share - gasCost('revealSeed')
+      const evHonest = pool - N * cost - gasSubmit - gasClaimAll + voterOk
+      const evCheat = (1 - p) * (subOk + voterOk) + p * (withheld + (1 - p) * subOk + p * subCaught)
+      if (worst == null || evHonest - evCheat < worst.r.evHonest - worst.r.evCheat) {
+        worst = { r: { strategy: 'seed withholder', fee, f, pDetect: p * p, evCheat, evHonest }, alloc, subOk, subCaught, voterOk, withheld }
+      }
+    }
+    const { alloc, subOk, subCaught, voterOk, withheld } = worst
+    const detect = (rand) => {
+      if (!sampleHits(alloc, rand)) return { caught: false, withheld: false }
+      return { caught: sampleHits(alloc, rand), withheld: true }
+    }
+    const payoff = (d) => !d.withheld ? subOk + voterOk : withheld + (d.caught ? subCaught : subOk)
     row(worst.r, monteCarlo(detect, payoff, seed++))
   }
 
