@@ -57,6 +57,7 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
 
       // round 1 without the faker's work: released with the reference outputs
       const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })
+        .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
       expect(release.status).toBe('Released')
       const outputs = await client.results(job.jobId, { timeoutMs: 60_000 })
       expect(outputs).toHaveLength(16)
