@@ -1,0 +1,96 @@
+import { createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { Wallet, ZeroHash, keccak256, toUtf8Bytes } from 'ethers'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createChainClient } from '../../src/chain/index.js'
+import { drawVerifiers, ensureSeedCommitted, resultCommitment, revealSeed, seedAt, seedHash } from '../../src/settlement/index.js'
+import { waitForSample } from '../../src/settlement/phases.js'
+import type { ChainClient } from '../../src/chain/index.js'
+import type { Anvil, Deployment } from '@jobmesh/contracts'
+
+const STAKE = 10n ** 18n
+const FEE = 10n ** 15n
+const OPTIONS = { pollMs: 50, phaseTimeoutMs: 60_000 }
+
+describe('verifier seeds on a real chain: derived from the wallet, revealed on assignment, a silent one closed out', () => {
+  let anvil: Anvil
+  let deployment: Deployment
+  let chains: ChainClient[]
+
+  const client = (i: number): ChainClient => createChainClient({
+    provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
+    signer: new Wallet(anvil.accounts[i].privateKey),
+    deployment
+  }, { pollMs: 50 })
+
+  beforeEach(async () => {
+    anvil = await startAnvil({ accounts: 5, blockTime: 0.1 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+    provider.destroy()
+    chains = []
+    for (let i = 0; i < 5; i++) chains.push(client(i))
+    for (let i = 1; i < 5; i++) await chains[i].ensureRegistered({ peerId: `12D3KooW-seeds-${i}`, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+  })
+
+  afterEach(async () => {
+    for (const c of chains) c.provider.destroy()
+    await anvil.stop()
+  })
+
+  it('commits a seed once, and a restarted node (a new client on the same wallet) finds the same seeds', async () => {
+    const node = chains[2]
+    expect((await node.seedCommit()).hash).toBe(ZeroHash)
+    await ensureSeedCommitted(node, OPTIONS)
+    const first = await node.seedCommit()
+    expect(first.hash).toBe(seedHash(await seedAt(node, first.index)))
+    await ensureSeedCommitted(node, OPTIONS)
+    expect(await node.seedCommit()).toEqual(first) // nothing sent the second time
+
+    const restarted = client(2)
+    try {
+      expect(await seedAt(restarted, first.index)).toBe(await seedAt(node, first.index))
+      await ensureSeedCommitted(restarted, OPTIONS)
+      expect(await restarted.seedCommit()).toEqual(first)
+    } finally {
+      restarted.provider.destroy()
+    }
+    // another wallet has other seeds; nobody else can compute them
+    expect(await seedAt(chains[3], 0)).not.toBe(await seedAt(node, 0))
+  }, 60_000)
+
+  it('the drawn verifiers reveal their seeds; a silent one is closed out after the window and slashed the bond', async () => {
+    for (let i = 1; i < 5; i++) await ensureSeedCommitted(chains[i], OPTIONS)
+    const head = await chains[0].provider.getBlock('latest')
+    const { jobId } = await chains[0].createJob({
+      specCid: 'bafy-seeds', nonce: 1n, jobRoot: keccak256(toUtf8Bytes('jobs')), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
+      minVramGb: 0, k: 2, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
+    }, FEE)
+    const submitter = chains[1]
+    const root = keccak256(toUtf8Bytes('results'))
+    await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))
+    await submitter.submitResults(jobId, { resultRoot: root, manifestCid: '' })
+    await drawVerifiers({ chain: submitter }, jobId, OPTIONS)
+    const drawn = (await submitter.job(jobId))
+    expect(drawn.drawn).toBe(true)
+    expect(drawn.entropySet).toBe(false)
+    const addresses = await Promise.all(chains.map(async c => (await c.address()).toLowerCase()))
+    const [v0, v1] = (await submitter.verifiers(jobId)).map(v => chains[addresses.indexOf(v.node.toLowerCase())])
+
+    expect(await revealSeed(v0, jobId, OPTIONS)).toBe(true)
+    expect(await revealSeed(v0, jobId, OPTIONS)).toBe(false) // already revealed: nothing sent
+    const after = await v0.seedCommit()
+    expect(after.hash).toBe(seedHash(await seedAt(v0, after.index))) // its next seed is committed
+    expect((await submitter.job(jobId)).entropySet).toBe(false)
+
+    // v1 stays silent: the submitter's wait for the sample closes the window once it is over
+    const stake1 = (await v1.nodeInfo()).stake
+    const fixed = await waitForSample(submitter, jobId, OPTIONS)
+    expect(fixed.entropySet).toBe(true)
+    expect(await submitter.blockNumber()).toBeGreaterThan(fixed.seedDeadline)
+    const missed = await submitter.findEvents({ names: ['SeedMissed'], topic1: jobId })
+    expect(missed.map(e => String(e.args.verifier).toLowerCase())).toEqual([(await v1.address()).toLowerCase()])
+    const bond = FEE * 2n
+    expect((await v1.nodeInfo()).stake).toBe(stake1 - bond)
+    expect((await v0.verifiers(jobId)).map(v => v.seeded)).toEqual([true, false])
+  }, 90_000)
+})
