@@ -34,11 +34,12 @@ export async function jobHistory (devnet: Devnet, jobId: string): Promise<string
       if ('args' in e && String(e.args[0]).toLowerCase() === jobId.toLowerCase()) lines.push(`  ${e.blockNumber} ${e.eventName} ${json(e.args.toArray().slice(1))}`)
     }
     lines.push(`  state ${json((await jobEscrow.jobs(jobId)).toArray())}`)
-    const needle = jobId.slice(2, 14).toLowerCase()
+    // operator lines name a job in full or shortened (cli/output.ts short: `0x52b8…24a5`)
+    const needles = [jobId.slice(2, 14).toLowerCase(), `${jobId.slice(0, 6)}…${jobId.slice(-4)}`.toLowerCase()]
     for (const [i, p] of devnet.peers.entries()) {
       const info = await nodeRegistry.nodeInfo(devnet.peerAccount(i).address)
       lines.push(`  peer ${i} ${devnet.peerAccount(i).address} ${p.peerId} eligible ${String(info.eligible)} busy ${String(info.busy)} paused ${String(info.paused)} kicked ${String(info.kickedOut)} stake ${String(info.stake)}`)
-      for (const l of p.output) if (l.toLowerCase().includes(needle)) lines.push(`    ${l.slice(0, 300)}`)
+      for (const l of p.output) if (needles.some(n => l.toLowerCase().includes(n))) lines.push(`    ${l.slice(0, 300)}`)
       for (const l of p.output.filter(l => /error|failed/i.test(l)).slice(-10)) lines.push(`    ! ${l.slice(0, 300)}`)
     }
     return lines.join('\n')
