@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { PNG } from 'pngjs'
 import { Wallet, id, parseEther } from 'ethers'
-import { connect, createProvider } from '@jobmesh/contracts'
+import { connect, createProvider, signPeerBinding } from '@jobmesh/contracts'
+import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createWasmExecutor, outputHash } from '@jobmesh/peer/executor'
 import { resultTree, samplePositions } from '@jobmesh/peer/protocol'
 import { resultCommitment } from '@jobmesh/peer/settlement'
@@ -168,7 +169,8 @@ describe('end to end: a node that did no work submits first with a self-paying p
       // the thief: a registered node that runs no peer and processes nothing
       const thief = new Wallet(devnet.anvil.accounts[8].privateKey, provider)
       const asThief = connect(devnet.deployment, thief)
-      await (await asThief.nodeRegistry.register('12D3KooW-thief', id('Any'), 16, { value: parseEther('10') })).wait()
+      const proof = await signPeerBinding(await generateKeyPair('Ed25519'), devnet.deployment, thief.address)
+      await (await asThief.nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, id('Any'), 16, { value: parseEther('10') })).wait()
       const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
       const stake0 = BigInt((await nodeRegistry.nodeInfo(thief.address)).stake)
       const balance0 = await provider.getBalance(thief.address)

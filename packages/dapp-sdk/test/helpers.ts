@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { connect, createProvider, deploy, signPeerBinding, startAnvil } from '@jobmesh/contracts'
+import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
@@ -80,6 +81,13 @@ async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
   await (await p).wait()
 }
 
+/** Registers account `i` as a node with a fresh libp2p Ed25519 PeerId, bound to the account by its key's proof. */
+export async function registerNode (env: Env, i: number, gpuModel: string, vramGb: number, value: bigint): Promise<string> {
+  const proof = await signPeerBinding(await generateKeyPair('Ed25519'), env.deployment, await env.wallet(i).getAddress())
+  await mined(env.contracts(i).nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, gpuModel, vramGb, { value }))
+  return proof.peerId
+}
+
 /**
  * Drives the escrow from Open to Released with the contracts directly: account 2 registers, commits and submits the
  * results, accounts 3 and 4 register and are the two verifiers (k = 2, the fewest a job may have); both commit and
@@ -92,8 +100,8 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const stake = env.deployment.params.registry.minStake
   const sub = env.contracts(2)
   const vers = [3, 4]
-  await mined(sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: stake }))
-  for (const v of vers) await mined(env.contracts(v).nodeRegistry.register(`peer-verifier-${v}`, gpu, 8, { value: stake }))
+  await registerNode(env, 2, gpu, 8, stake)
+  for (const v of vers) await registerNode(env, v, gpu, 8, stake)
   const submitter = await env.wallet(2).getAddress()
   const round = Number((await sub.jobEscrow.jobs(jobId)).rejections)
   await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, round, tree.root, '', submitter)))

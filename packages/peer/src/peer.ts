@@ -198,7 +198,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   const gpuModel = init.gpuModel ?? 'Any'
   const vramGb = init.vramGb ?? 0
   try {
-    await client.ensureRegistered({ peerId: parts.node.peerId.toString(), gpuModel, vramGb, stake: init.chain.stake })
+    await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake })
   } catch (err) {
     throw await explainFunds(init.chain, address, err as Error)
   }
