@@ -6,7 +6,7 @@ import {Sha512} from "../src/libraries/Sha512.sol";
 import {Ed25519} from "../src/libraries/Ed25519.sol";
 import {Ed25519Vectors} from "./vectors/Ed25519Vectors.sol";
 
-/// SHA-512 and Ed25519 against vectors made off chain by node:crypto and libp2p keys (test/vectors/generate.mjs).
+/// SHA-512 and Ed25519 against vectors made off chain by node:crypto and libp2p keys (test/vectors/generate.js).
 contract Ed25519Test is Test {
     function test_sha512MatchesNodeCrypto() public pure {
         Ed25519Vectors.Digest[] memory v = Ed25519Vectors.digests();
