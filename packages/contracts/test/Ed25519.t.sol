@@ -94,6 +94,8 @@ contract Ed25519Test is Test {
     }
 
     function le(uint256 v) internal pure returns (uint256 r) {
-        for (uint256 i; i < 32; ++i) r |= ((v >> (8 * i)) & 0xff) << (8 * (31 - i));
+        for (uint256 i; i < 32; ++i) {
+            r |= ((v >> (8 * i)) & 0xff) << (8 * (31 - i));
+        }
     }
 }

@@ -16,7 +16,10 @@ contract PeerIdProofTest is PeerIdFixture {
     function test_bindingMessageLayout() public view {
         bytes memory m = reg.peerBindingMessage(address(0x1000));
         assertEq(m.length, 95);
-        assertEq(keccak256(m), keccak256(abi.encodePacked("jobmesh/peer-binding/v1", uint256(31337), address(reg), address(0x1000))));
+        assertEq(
+            keccak256(m),
+            keccak256(abi.encodePacked("jobmesh/peer-binding/v1", uint256(31337), address(reg), address(0x1000)))
+        );
     }
 
     function test_registersEveryKeyWithItsProof() public {
@@ -57,7 +60,8 @@ contract PeerIdProofTest is PeerIdFixture {
     }
 
     function test_revertsAProofForAnotherChainOrRegistry() public {
-        (Ed25519Vectors.Binding memory otherChain, Ed25519Vectors.Binding memory otherRegistry) = Ed25519Vectors.replays();
+        (Ed25519Vectors.Binding memory otherChain, Ed25519Vectors.Binding memory otherRegistry) =
+            Ed25519Vectors.replays();
         expectRegisterRevert(otherChain.owner, otherChain, NodeRegistryBase.BadPeerIdProof.selector);
         expectRegisterRevert(otherRegistry.owner, otherRegistry, NodeRegistryBase.BadPeerIdProof.selector);
         // and this chain's proof on chain 1
@@ -71,14 +75,19 @@ contract PeerIdProofTest is PeerIdFixture {
         Ed25519Vectors.Binding memory b = binding(2);
         bytes memory sig = b.signature;
         b.signature = new bytes(63);
-        for (uint256 i; i < 63; ++i) b.signature[i] = sig[i];
+        for (uint256 i; i < 63; ++i) {
+            b.signature[i] = sig[i];
+        }
         expectRegisterRevert(b.owner, b, NodeRegistryBase.BadPeerIdProof.selector);
         b.signature = bytes.concat(sig, bytes1(0));
         expectRegisterRevert(b.owner, b, NodeRegistryBase.BadPeerIdProof.selector);
         b.signature = "";
         expectRegisterRevert(b.owner, b, NodeRegistryBase.BadPeerIdProof.selector);
         // S + L: the same group equation, a non-canonical scalar
-        b.signature = bytes.concat(slice32(sig, 0), bytes32(le(le(uint256(slice32(sig, 32))) + 2 ** 252 + 27742317777372353535851937790883648493)));
+        b.signature = bytes.concat(
+            slice32(sig, 0),
+            bytes32(le(le(uint256(slice32(sig, 32))) + 2 ** 252 + 27742317777372353535851937790883648493))
+        );
         expectRegisterRevert(b.owner, b, NodeRegistryBase.BadPeerIdProof.selector);
         b.signature = sig;
         registerAs(b.owner, b);
@@ -126,7 +135,9 @@ contract PeerIdProofTest is PeerIdFixture {
 
     function sliceBytes(bytes memory b, uint256 from, uint256 to) internal pure returns (bytes memory out) {
         out = new bytes(to - from);
-        for (uint256 i = from; i < to; ++i) out[i - from] = b[i];
+        for (uint256 i = from; i < to; ++i) {
+            out[i - from] = b[i];
+        }
     }
 
     function withChar(bytes memory b, uint256 pos, bytes1 c) internal pure returns (bytes memory out) {
@@ -135,6 +146,8 @@ contract PeerIdProofTest is PeerIdFixture {
     }
 
     function le(uint256 v) internal pure returns (uint256 r) {
-        for (uint256 i; i < 32; ++i) r |= ((v >> (8 * i)) & 0xff) << (8 * (31 - i));
+        for (uint256 i; i < 32; ++i) {
+            r |= ((v >> (8 * i)) & 0xff) << (8 * (31 - i));
+        }
     }
 }

@@ -172,7 +172,7 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
         return abi.encodePacked(PEER_BINDING_DOMAIN, block.chainid, address(this), owner);
     }
 
-    /// @dev The proof that msg.sender holds the key of `peerId` (docs/contracts.md, "PeerId binding"); ~1.1M gas.
+    /// @dev The proof that msg.sender holds the key of `peerId` (docs/contracts.md, "PeerId binding"); ~0.45M gas.
     function _checkPeerIdProof(string calldata peerId, bytes32 publicKey, bytes calldata signature)
         internal
         view
