@@ -38,11 +38,16 @@ describe('chain client against anvil', () => {
     await anvil.stop()
   })
 
-  it('registers once, tops up stake, and reads node info', async () => {
+  it('registers once with the PeerId key\'s proof, tops up stake, and reads node info', async () => {
     const chain = client(1)
     const stake = 10n ** 16n
     const privateKey = await generateKeyPair('Ed25519')
     const peerId = peerIdFromPrivateKey(privateKey).toString()
+    // the PeerId must be the key's: another PeerId is refused by the registry, nothing is registered
+    const other = peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()
+    await expect(chain.ensureRegistered({ peerId: other, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake }))
+      .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'PeerIdKeyMismatch' })
+    expect((await chain.nodeInfo()).registered).toBe(false)
     const first = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
     expect(first).toEqual({ registered: true, stakeAdded: stake, stake })
     const again = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
