@@ -14,32 +14,30 @@ library PeerId {
     uint256 internal constant ED25519_PREFIX = 0x2408011220;
     uint256 internal constant PEER_ID_LENGTH = 52;
     uint256 private constant MASK128 = (1 << 128) - 1;
-    uint256 private constant INVALID = 58;
+    /// @dev The base58btc (Bitcoin alphabet: 1-9 A-H J-N P-Z a-k m-z) value of each character from "1" (0x31) to "z"
+    ///      (0x7a); 0xff for the characters in that range outside the alphabet (0x3a to 0x40, I, O, 0x5b to 0x60, l).
+    bytes internal constant DIGITS =
+        hex"000102030405060708ffffffffffffff090a0b0c0d0e0f10ff1112131415ff161718191a1b1c1d1e1f20ffffffffffff2122232425262728292a2bff2c2d2e2f30313233343536373839";
 
     /// @notice Whether `peerId` is the canonical base58btc PeerId of the Ed25519 public key `publicKey`.
     function isEd25519PeerId(bytes memory peerId, bytes32 publicKey) internal pure returns (bool) {
         if (peerId.length != PEER_ID_LENGTH || peerId[0] != "1") return false;
         uint256 high; // the number's bits from 128 up
         uint256 low; // its low 128 bits
-        for (uint256 i = 1; i < PEER_ID_LENGTH; ++i) {
-            uint256 digit = _digit(uint8(peerId[i]));
-            if (digit == INVALID) return false;
-            low = low * 58 + digit;
-            high = high * 58 + (low >> 128);
-            low &= MASK128;
+        bytes memory digits = DIGITS;
+        unchecked {
+            // no overflow: low < 2^128 * 58 + 58 and high < 58^51 / 2^128 < 2^171 at every step
+            for (uint256 i = 1; i < PEER_ID_LENGTH; ++i) {
+                uint256 c = uint8(peerId[i]);
+                if (c < 0x31 || c > 0x7a) return false;
+                uint256 digit = uint8(digits[c - 0x31]);
+                if (digit == 0xff) return false;
+                low = low * 58 + digit;
+                high = high * 58 + (low >> 128);
+                low &= MASK128;
+            }
         }
         uint256 key = uint256(publicKey);
         return low == key & MASK128 && high == (ED25519_PREFIX << 128 | key >> 128);
-    }
-
-    /// @dev The value of a base58btc (Bitcoin alphabet) character, or INVALID: 1-9 A-H J-N P-Z a-k m-z.
-    function _digit(uint8 c) private pure returns (uint256) {
-        if (c >= 0x31 && c <= 0x39) return c - 0x31; // 1-9: 0..8
-        if (c >= 0x41 && c <= 0x48) return c - 0x41 + 9; // A-H: 9..16
-        if (c >= 0x4a && c <= 0x4e) return c - 0x4a + 17; // J-N: 17..21
-        if (c >= 0x50 && c <= 0x5a) return c - 0x50 + 22; // P-Z: 22..32
-        if (c >= 0x61 && c <= 0x6b) return c - 0x61 + 33; // a-k: 33..43
-        if (c >= 0x6d && c <= 0x7a) return c - 0x6d + 44; // m-z: 44..57
-        return INVALID;
     }
 }
