@@ -1,8 +1,8 @@
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect, createProvider, deploy, signPeerBinding, startAnvil } from '@jobmesh/contracts'
-import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
@@ -11,7 +11,7 @@ import { AbiCoder, Wallet, keccak256 } from 'ethers'
 import { echoModule } from '../../peer/test/executor/wasm-builder.js'
 import { createJobClient } from '../src/index.js'
 import type { JobClient, JobClientInit } from '../src/index.js'
-import type { Anvil, Deployment, DeployInit, JobmeshContracts } from '@jobmesh/contracts'
+import type { Anvil, Deployment, DeployInit, JobmeshContracts, PeerBindingKey } from '@jobmesh/contracts'
 import type { DocStore } from '@jobmesh/peer/crdt'
 import type { JobmeshNode } from '@jobmesh/peer/node'
 import type { PositionalTree, ResultLeaf } from '@jobmesh/peer/protocol'
@@ -81,9 +81,16 @@ async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
   await (await p).wait()
 }
 
-/** Registers account `i` as a node with a fresh libp2p Ed25519 PeerId, bound to the account by its key's proof. */
+/** A fresh Ed25519 PeerId key (node:crypto: RFC 8032 signatures, as a libp2p peer's key). */
+export function peerKey (): PeerBindingKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
+  return { type: 'Ed25519', publicKey: { raw }, sign: (data) => sign(null, data, privateKey) }
+}
+
+/** Registers account `i` as a node with a fresh Ed25519 PeerId, bound to the account by its key's proof. */
 export async function registerNode (env: Env, i: number, gpuModel: string, vramGb: number, value: bigint): Promise<string> {
-  const proof = await signPeerBinding(await generateKeyPair('Ed25519'), env.deployment, await env.wallet(i).getAddress())
+  const proof = await signPeerBinding(peerKey(), env.deployment, await env.wallet(i).getAddress())
   await mined(env.contracts(i).nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, gpuModel, vramGb, { value }))
   return proof.peerId
 }
