@@ -8,7 +8,8 @@
 // Method (honest: every number is the gasUsed of a real transaction receipt on a real chain):
 // - A local anvil (--disable-block-gas-limit, --auto-impersonate) with the compiled contracts deployed by deploy().
 // - Nodes 0..N-2 are registered in bulk: each is its own address (impersonated, funded with anvil_setBalance)
-//   sending its own `register` transaction with its own stake; automine is paused while a chunk of a few thousand
+//   sending its own `register` transaction with its own stake and its own PeerId proof (a fresh node:crypto Ed25519
+//   key signs the binding; the registry verifies it, ~1.2M gas a node, so N = 100 000 takes a while); automine is paused while a chunk of a few thousand
 //   transactions goes into the pool, then one `evm_mine` packs them into a block. Nothing writes storage directly.
 //   After each bulk phase `activeNodes()` must equal the count, or the bench fails.
 // - Then, with automine back on, the N-th node registers (measured: `register`) and a whole job runs through
@@ -24,7 +25,7 @@
 // Output: a table on stdout and bench/out/gas.json as [{ op, nodes, gas }].
 // Needs the built package (`npm run build`, or `npm run build -w @jobmesh/contracts`).
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createHash } from 'node:crypto'
+import { createHash, generateKeyPairSync, sign } from 'node:crypto'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
@@ -37,7 +38,7 @@ try {
   process.stderr.write(`gas bench: cannot load @jobmesh/contracts (run \`npm run build\` first): ${err.message}\n`)
   process.exit(1)
 }
-const { connect, createProvider, deploy, nodeRegistryAbi, startAnvil } = contracts
+const { connect, createProvider, deploy, nodeRegistryAbi, signPeerBinding, startAnvil } = contracts
 
 const NODES = (process.env.JOBMESH_GAS_NODES ?? '10,100,1000,10000,100000').split(',').map(Number)
 const GROUP_NODES = Number(process.env.JOBMESH_GAS_GROUP_NODES ?? '100000')
@@ -97,6 +98,16 @@ function record (op, nodes, gas) {
   results.push({ op, nodes, gas: Number(gas) })
 }
 
+/** A fresh PeerId key (node:crypto Ed25519, RFC 8032 signatures as a libp2p key) and its proof for `owner`. */
+async function peerIdProof (deployment, owner) {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url')
+  const key = { type: 'Ed25519', publicKey: { raw }, sign: (data) => sign(null, data, privateKey) }
+  return signPeerBinding(key, deployment, owner)
+}
+
+const proofArgs = (p) => [p.peerId, p.publicKey, p.signature]
+
 async function bulkRegister (deployment, from, to, hardware = oneGroup) {
   const { nodeRegistry } = connect(deployment, provider)
   await rpcBatch([['evm_setAutomine', [false]]])
@@ -112,7 +123,7 @@ async function bulkRegister (deployment, from, to, hardware = oneGroup) {
         to: deployment.nodeRegistry,
         value: toBeHex(STAKE),
         gas: toBeHex(3_000_000),
-        data: registryIface.encodeFunctionData('register', [`12D3KooW-bench-${i}`, ...hardware(i)])
+        data: registryIface.encodeFunctionData('register', [...proofArgs(await peerIdProof(deployment, from)), ...hardware(i)])
       }]])
     }
     await rpcBatch(fund)
@@ -252,7 +263,8 @@ try {
     // the N-th node registers with an ordinary transaction
     const last = impersonate(nodeAddress(n - 1))
     await provider.send('anvil_setBalance', [last.address, toBeHex(parseEther('1'))])
-    record('register', n, await gasOf(connect(deployment, last).nodeRegistry.register(`12D3KooW-bench-${n - 1}`, GPU, 24, { value: STAKE })))
+    const proof = proofArgs(await peerIdProof(deployment, last.address))
+    record('register', n, await gasOf(connect(deployment, last).nodeRegistry.register(...proof, GPU, 24, { value: STAKE })))
     registered = n
 
     const gas = await runJob(deployment, creator, ++nonce, 3, 0)

@@ -1,7 +1,8 @@
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PNG } from 'pngjs'
 import { Wallet, id, parseEther } from 'ethers'
-import { connect, createProvider } from '@jobmesh/contracts'
+import { connect, createProvider, signPeerBinding } from '@jobmesh/contracts'
 import { createWasmExecutor, outputHash } from '@jobmesh/peer/executor'
 import { resultTree, samplePositions } from '@jobmesh/peer/protocol'
 import { resultCommitment } from '@jobmesh/peer/settlement'
@@ -13,6 +14,14 @@ import { CHEATING_PEER, jobHistory, startNetwork, until } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { ResultLeaf } from '@jobmesh/peer/protocol'
+import type { PeerBindingKey } from '@jobmesh/contracts'
+
+/** A fresh Ed25519 PeerId key (node:crypto: RFC 8032 signatures, as a libp2p peer's key). */
+function peerKey (): PeerBindingKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
+  return { type: 'Ed25519', publicKey: { raw }, sign: (data) => sign(null, data, privateKey) }
+}
 
 const IMAGE: MandelbrotImage = { width: 64, height: 32, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
 
@@ -169,7 +178,8 @@ describe('end to end: a node that did no work submits first with a self-paying p
       // the thief: a registered node that runs no peer and processes nothing
       const thief = new Wallet(devnet.anvil.accounts[8].privateKey, provider)
       const asThief = connect(devnet.deployment, thief)
-      await (await asThief.nodeRegistry.register('12D3KooW-thief', id('Any'), 16, { value: parseEther('10') })).wait()
+      const proof = await signPeerBinding(peerKey(), devnet.deployment, thief.address)
+      await (await asThief.nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, id('Any'), 16, { value: parseEther('10') })).wait()
       const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
       const stake0 = BigInt((await nodeRegistry.nodeInfo(thief.address)).stake)
       const balance0 = await provider.getBalance(thief.address)

@@ -42,7 +42,16 @@ contract NodeRegistry is NodeRegistryDraw {
     // ---------------------------------------------------------------- node operator API
 
     /// @notice Registers msg.sender as a node with its libp2p PeerId, GPU model and VRAM; msg.value is the stake.
-    function register(string calldata peerId, bytes32 gpuModel, uint32 vramGb) external payable {
+    ///         `peerId` must be the Ed25519 PeerId of `publicKey` (the raw 32-byte key), and `signature` the 64-byte
+    ///         Ed25519 signature (RFC 8032) of peerBindingMessage(msg.sender) by that key: only the holder of the
+    ///         PeerId's private key can bind it, to the address it chose, on this chain and registry.
+    function register(
+        string calldata peerId,
+        bytes32 publicKey,
+        bytes calldata signature,
+        bytes32 gpuModel,
+        uint32 vramGb
+    ) external payable {
         Node storage n = _nodes[msg.sender];
         if (n.flags & F_REGISTERED != 0) revert AlreadyRegistered(msg.sender);
         if (msg.value < params.minStake || msg.value == 0) revert InsufficientStake(msg.value, params.minStake);
@@ -53,6 +62,7 @@ contract NodeRegistry is NodeRegistryDraw {
         bytes32 ph = keccak256(bytes(peerId));
         if (bannedAddress[msg.sender] || bannedPeerId[ph]) revert Banned();
         if (peerIdOwner[ph] != address(0)) revert PeerIdTaken(ph);
+        _checkPeerIdProof(peerId, publicKey, signature);
         peerIdOwner[ph] = msg.sender;
 
         uint16 g = groupOf[gpuModel];

@@ -45,3 +45,9 @@ export class ChainMismatchError extends Error {
   static override readonly name = 'ChainMismatchError'
   override name = 'ChainMismatchError'
 }
+
+/** A PeerId key that the NodeRegistry cannot verify (it accepts Ed25519 PeerIds only). */
+export class PeerKeyTypeError extends Error {
+  static override readonly name = 'PeerKeyTypeError'
+  override name = 'PeerKeyTypeError'
+}

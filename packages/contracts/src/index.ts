@@ -16,8 +16,11 @@
  * const anvil = await startAnvil()
  * const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
  * const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
- * const { nodeRegistry } = connect(deployment, new Wallet(anvil.accounts[1].privateKey, provider))
- * await (await nodeRegistry.register('12D3KooW...', gpuModelId, 24, { value: 10n ** 16n })).wait()
+ * const node = new Wallet(anvil.accounts[1].privateKey, provider)
+ * const { nodeRegistry } = connect(deployment, node)
+ * // the PeerId's Ed25519 key (libp2p.privateKey) proves the binding of the PeerId to this address
+ * const proof = await signPeerBinding(libp2p.privateKey, deployment, node.address)
+ * await (await nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, gpuModelId, 24, { value: 10n ** 16n })).wait()
  * await anvil.stop()
  * ```
  * @packageDocumentation
@@ -43,5 +46,7 @@ export { decodeContractError } from './decode.js'
 export type { DecodedContractError } from './decode.js'
 export type { TypedContract, AbiParameter, AbiFunction, AbiValue, AbiArgs, AbiResult } from './types.js'
 export { JobStatus } from './status.js'
+export { PEER_BINDING_DOMAIN, ed25519PeerId, peerBindingMessage, signPeerBinding } from './peer-binding.js'
+export type { PeerBindingKey, PeerIdProof } from './peer-binding.js'
 export * from './errors.js'
 export * from './constants.js'

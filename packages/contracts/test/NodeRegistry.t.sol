@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Test} from "./utils/Test.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
+import {UncheckedPeerIdRegistry} from "./utils/UncheckedPeerIdRegistry.sol";
 import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
 
 /// Registry tests; this contract plays the escrow (draw/assign/release/slash/noteSubmission callers).
@@ -23,7 +24,7 @@ contract NodeRegistryTest is Test {
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        reg = new NodeRegistry(
+        reg = new UncheckedPeerIdRegistry(
             NodeRegistryBase.Params({
                 minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64
             })
@@ -39,7 +40,7 @@ contract NodeRegistryTest is Test {
         a = node(i);
         vm.deal(a, stake + 1 ether);
         vm.prank(a);
-        reg.register{value: stake}(string(abi.encodePacked("peer-", bytes32(i))), gpu, vram);
+        reg.register{value: stake}(string(abi.encodePacked("peer-", bytes32(i))), bytes32(0), "", gpu, vram);
     }
 
     function req(bytes32 e, uint8 need, uint32 minVram, bytes32 gpu, bytes32 modelId, bool identical, address excl)
@@ -72,7 +73,7 @@ contract NodeRegistryTest is Test {
     function test_setEscrowErrors() public {
         vm.expectRevert(NodeRegistryBase.EscrowAlreadySet.selector);
         reg.setEscrow(address(1));
-        NodeRegistry r2 = new NodeRegistry(
+        NodeRegistry r2 = new UncheckedPeerIdRegistry(
             NodeRegistryBase.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 1})
         );
         vm.prank(address(0xBEEF));
@@ -89,7 +90,7 @@ contract NodeRegistryTest is Test {
         emit NodeRegistryBase.NodeRegistered(node(1), keccak256("peer-x"), "peer-x", GPU_A, 24, 2 ether);
         vm.deal(node(1), 2 ether);
         vm.prank(node(1));
-        reg.register{value: 2 ether}("peer-x", GPU_A, 24);
+        reg.register{value: 2 ether}("peer-x", bytes32(0), "", GPU_A, 24);
         NodeRegistryBase.NodeView memory v = reg.nodeInfo(node(1));
         assertTrue(v.registered && v.eligible && !v.busy);
         assertEq(v.stake, 2 ether);
@@ -109,21 +110,21 @@ contract NodeRegistryTest is Test {
         vm.deal(a, 100 ether);
         vm.startPrank(a);
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientStake.selector, 0.5 ether, 1 ether));
-        reg.register{value: 0.5 ether}("p", GPU_A, 8);
+        reg.register{value: 0.5 ether}("p", bytes32(0), "", GPU_A, 8);
         vm.expectRevert(NodeRegistryBase.EmptyPeerId.selector);
-        reg.register{value: 1 ether}("", GPU_A, 8);
+        reg.register{value: 1 ether}("", bytes32(0), "", GPU_A, 8);
         vm.expectRevert(NodeRegistryBase.InvalidGpuModel.selector);
-        reg.register{value: 1 ether}("p", bytes32(0), 8);
+        reg.register{value: 1 ether}("p", bytes32(0), "", bytes32(0), 8);
         vm.expectRevert(NodeRegistryBase.ZeroVram.selector);
-        reg.register{value: 1 ether}("p", GPU_A, 0);
-        reg.register{value: 1 ether}("p", GPU_A, 8);
+        reg.register{value: 1 ether}("p", bytes32(0), "", GPU_A, 0);
+        reg.register{value: 1 ether}("p", bytes32(0), "", GPU_A, 8);
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.AlreadyRegistered.selector, a));
-        reg.register{value: 1 ether}("p2", GPU_A, 8);
+        reg.register{value: 1 ether}("p2", bytes32(0), "", GPU_A, 8);
         vm.stopPrank();
         vm.deal(node(2), 2 ether);
         vm.prank(node(2));
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.PeerIdTaken.selector, keccak256("p")));
-        reg.register{value: 1 ether}("p", GPU_A, 8);
+        reg.register{value: 1 ether}("p", bytes32(0), "", GPU_A, 8);
     }
 
     function test_selectionWeightFormula() public view {
@@ -199,7 +200,7 @@ contract NodeRegistryTest is Test {
         // re-register reuses its slots
         uint256 slots = reg.slotsLength();
         vm.prank(a);
-        reg.register{value: 1 ether}("again", GPU_B, 16);
+        reg.register{value: 1 ether}("again", bytes32(0), "", GPU_B, 16);
         assertEq(reg.slotsLength(), slots);
         assertTrue(reg.weightOf(a) > 0);
         assertEq(reg.groupCount(GPU_B), 1);

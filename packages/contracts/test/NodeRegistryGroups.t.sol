@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Test} from "./utils/Test.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
+import {UncheckedPeerIdRegistry} from "./utils/UncheckedPeerIdRegistry.sol";
 import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
 
 /// The draw over (GPU model, VRAM tier) groups: it looks only at the groups a job may use and finds an idle eligible
@@ -20,7 +21,7 @@ contract NodeRegistryGroupsTest is Test {
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        reg = new NodeRegistry(
+        reg = new UncheckedPeerIdRegistry(
             NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64})
         );
         reg.setEscrow(address(this));
@@ -34,7 +35,7 @@ contract NodeRegistryGroupsTest is Test {
         a = node(i);
         vm.deal(a, stake);
         vm.prank(a);
-        reg.register{value: stake}(string(abi.encodePacked("peer-", bytes32(i))), gpu, vram);
+        reg.register{value: stake}(string(abi.encodePacked("peer-", bytes32(i))), bytes32(0), "", gpu, vram);
     }
 
     function req(bytes32 e, uint8 need, uint32 minVram, bytes32 gpu, bytes32 modelId, bool identical, address excl)

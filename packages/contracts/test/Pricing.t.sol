@@ -5,6 +5,7 @@ import {Fixture} from "./utils/Fixture.sol";
 import {JobEscrow} from "../src/JobEscrow.sol";
 import {JobEscrowBase} from "../src/escrow/JobEscrowBase.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
+import {UncheckedPeerIdRegistry} from "./utils/UncheckedPeerIdRegistry.sol";
 
 /// @notice The task value: fee * 1000 / (overheadMs + microJobs * msPerMicroJob) wei per second, from network
 ///         parameters only. The spec's pricing table (10 CNX / 1 image / 20 s -> 0.5; 15 / 2 / 40 s -> 0.375; with
@@ -18,7 +19,7 @@ contract PricingTest is Fixture {
         JobEscrowBase.Params memory p = escrowParams();
         p.overheadMs = overheadMs;
         p.msPerMicroJob = msPerMicroJob;
-        registry = new NodeRegistry(registryParams());
+        registry = new UncheckedPeerIdRegistry(registryParams());
         escrow = new JobEscrow(registry, p);
         registry.setEscrow(address(escrow));
     }

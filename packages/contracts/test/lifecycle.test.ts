@@ -4,15 +4,22 @@
 // with the custom errors decoded. The protocol encodings (ids, leaves, positional result tree, sample, verifier
 // digest) are built here with ethers straight from docs/protocol.md (the peer's protocol core lives upstream of this
 // package); the job tree with the OpenZeppelin merkle-tree library.
-import { createHash } from 'node:crypto'
+import { createHash, generateKeyPairSync, sign } from 'node:crypto'
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
-import { AbiCoder, Wallet, concat, id as keccakUtf8, keccak256, parseEther } from 'ethers'
+import { AbiCoder, Wallet, concat, hexlify, id as keccakUtf8, keccak256, parseEther } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, createProvider, decodeContractError, deploy, JobStatus, startAnvil } from '../src/index.js'
-import type { Anvil, Deployment, JobmeshContracts } from '../src/index.js'
+import { connect, createProvider, decodeContractError, deploy, JobStatus, peerBindingMessage, signPeerBinding, startAnvil } from '../src/index.js'
+import type { Anvil, Deployment, JobmeshContracts, PeerBindingKey, PeerIdProof } from '../src/index.js'
 import type { ContractTransactionResponse, JsonRpcProvider, TransactionReceipt } from 'ethers'
 
 const abi = AbiCoder.defaultAbiCoder()
+
+/** A PeerId key from node:crypto: Ed25519 with RFC 8032 signatures, as a libp2p peer's key. */
+function peerKey (): PeerBindingKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
+  return { type: 'Ed25519', publicKey: { raw }, sign: (data) => sign(null, data, privateKey) }
+}
 const GPU = keccakUtf8('RTX4090')
 /** A node's verifier seed number `index` (a real node derives it from its wallet's signature). */
 const seedOf = (address: string, index: number): string => keccakUtf8(`seed-${address}-${index}`)
@@ -113,6 +120,7 @@ describe('settlement lifecycle on anvil', () => {
   let creator: Wallet
   let nodes: Wallet[]
   let outsider: Wallet
+  const nodeKeys: PeerIdProof[] = []
   const as = (w: Wallet): JobmeshContracts => connect(deployment, w)
   const mine = async (): Promise<void> => { await provider.send('evm_mine', []) }
   const deadline = async (): Promise<number> => (await provider.getBlock('latest'))!.timestamp + 86_400
@@ -128,8 +136,10 @@ describe('settlement lifecycle on anvil', () => {
       registry: { minStake: MIN_STAKE, stakeCap: parseEther('10') },
       escrow: { minFee: MIN_FEE, commitWindow: 20, revealWindow: 20 }
     })
-    for (const [i, w] of nodes.entries()) {
-      await ok(as(w).nodeRegistry.register(`12D3KooW-node-${i}`, GPU, 24, { value: MIN_STAKE }))
+    for (const w of nodes) {
+      const proof = await signPeerBinding(peerKey(), deployment, w.address)
+      await ok(as(w).nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, GPU, 24, { value: MIN_STAKE }))
+      nodeKeys.push(proof)
       await ok(as(w).jobEscrow.commitSeed(seedHash(seedOf(w.address, 0)), 0))
     }
   })
@@ -362,9 +372,16 @@ describe('settlement lifecycle on anvil', () => {
     await reverts(jobEscrow.selectVerifiers(job.jobId), 'WrongStatus')
     await reverts(jobEscrow.settle(keccakUtf8('no such job')), 'UnknownJob')
     // registry inputs
-    await reverts(as(nodes[0]).nodeRegistry.register('again', GPU, 24, { value: MIN_STAKE }), 'AlreadyRegistered')
-    await reverts(as(outsider).nodeRegistry.register('12D3KooW-node-0', GPU, 24, { value: MIN_STAKE }), 'PeerIdTaken')
-    await reverts(as(outsider).nodeRegistry.register('fresh', GPU, 24, { value: MIN_STAKE - 1n }), 'InsufficientStake')
+    const register = (from: Wallet, p: PeerIdProof, value = MIN_STAKE): Promise<ContractTransactionResponse> =>
+      as(from).nodeRegistry.register(p.peerId, p.publicKey, p.signature, GPU, 24, { value })
+    const fresh = await signPeerBinding(peerKey(), deployment, outsider.address)
+    await reverts(register(nodes[0], await signPeerBinding(peerKey(), deployment, nodes[0].address)), 'AlreadyRegistered')
+    await reverts(register(outsider, { ...fresh, peerId: nodeKeys[0].peerId }), 'PeerIdTaken')
+    await reverts(register(outsider, fresh, MIN_STAKE - 1n), 'InsufficientStake')
+    // the PeerId proof: the message the contract checks is the one signed here; another's proof or key fails
+    expect(await nodeRegistry.peerBindingMessage(outsider.address)).toBe(hexlify(peerBindingMessage(deployment, outsider.address)))
+    await reverts(register(outsider, await signPeerBinding(peerKey(), deployment, nodes[5].address)), 'BadPeerIdProof')
+    await reverts(register(outsider, { ...fresh, peerId: (await signPeerBinding(peerKey(), deployment, outsider.address)).peerId }), 'PeerIdKeyMismatch')
     await reverts(nodeRegistry.setEscrow(outsider.address), 'EscrowAlreadySet')
   })
 })

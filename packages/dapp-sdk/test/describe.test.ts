@@ -3,7 +3,7 @@ import { rankQueued, verificationQueueCursor } from '@jobmesh/peer/observe'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 
 afterEach(cleanup)
@@ -32,7 +32,7 @@ describe('describe on a job waiting in the verification queue', () => {
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     const stake = env.deployment.params.registry.minStake
     // the submitter stakes enough for the bonds of three jobs
-    for (const i of [2, 3, 4]) await mined(env.contracts(i).nodeRegistry.register(`peer-${i}`, gpu, 8, { value: i === 2 ? 10n ** 18n + stake : stake }))
+    for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, i === 2 ? 10n ** 18n + stake : stake)
     const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 2 }
     // no node has 48 GB: both wait in the (48 GB, any model) group; the dearer one first
     const cheap48 = await env.client.submit({ ...base, price: 10n ** 15n, requirements: { minVramGb: 48 } })
@@ -71,7 +71,7 @@ describe('describe on a job parked by a full verification queue', () => {
     const env = await setup({ deploy: { escrow: { queueMin: 1, alphaBps: 1 } } })
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     const stake = env.deployment.params.registry.minStake
-    for (const i of [2, 3, 4]) await mined(env.contracts(i).nodeRegistry.register(`peer-${i}`, gpu, 8, { value: i === 2 ? 10n ** 18n + stake : stake }))
+    for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, i === 2 ? 10n ** 18n + stake : stake)
     const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 2, requirements: { minVramGb: 48 } }
     const cheap = await env.client.submit({ ...base, price: 10n ** 15n })
     const dear = await env.client.submit({ ...base, price: 3n * 10n ** 15n })

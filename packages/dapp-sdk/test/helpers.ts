@@ -1,7 +1,8 @@
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { connect, createProvider, deploy, signPeerBinding, startAnvil } from '@jobmesh/contracts'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
@@ -10,7 +11,7 @@ import { AbiCoder, Wallet, keccak256 } from 'ethers'
 import { echoModule } from '../../peer/test/executor/wasm-builder.js'
 import { createJobClient } from '../src/index.js'
 import type { JobClient, JobClientInit } from '../src/index.js'
-import type { Anvil, Deployment, DeployInit, JobmeshContracts } from '@jobmesh/contracts'
+import type { Anvil, Deployment, DeployInit, JobmeshContracts, PeerBindingKey } from '@jobmesh/contracts'
 import type { DocStore } from '@jobmesh/peer/crdt'
 import type { JobmeshNode } from '@jobmesh/peer/node'
 import type { PositionalTree, ResultLeaf } from '@jobmesh/peer/protocol'
@@ -80,6 +81,20 @@ async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
   await (await p).wait()
 }
 
+/** A fresh Ed25519 PeerId key (node:crypto: RFC 8032 signatures, as a libp2p peer's key). */
+export function peerKey (): PeerBindingKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
+  return { type: 'Ed25519', publicKey: { raw }, sign: (data) => sign(null, data, privateKey) }
+}
+
+/** Registers account `i` as a node with a fresh Ed25519 PeerId, bound to the account by its key's proof. */
+export async function registerNode (env: Env, i: number, gpuModel: string, vramGb: number, value: bigint): Promise<string> {
+  const proof = await signPeerBinding(peerKey(), env.deployment, await env.wallet(i).getAddress())
+  await mined(env.contracts(i).nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, gpuModel, vramGb, { value }))
+  return proof.peerId
+}
+
 /**
  * Drives the escrow from Open to Released with the contracts directly: account 2 registers, commits and submits the
  * results, accounts 3 and 4 register and are the two verifiers (k = 2, the fewest a job may have); both commit and
@@ -92,12 +107,12 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const stake = env.deployment.params.registry.minStake
   const sub = env.contracts(2)
   const vers = [3, 4]
-  await mined(sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: stake }))
+  await registerNode(env, 2, gpu, 8, stake)
   const coder = AbiCoder.defaultAbiCoder()
   const seedOf = (v: number, index: number): string => keccak256(coder.encode(['string', 'uint256', 'uint256'], ['seed', v, index]))
   const seedHash = (seed: string): string => keccak256(coder.encode(['bytes32'], [seed]))
   for (const v of vers) {
-    await mined(env.contracts(v).nodeRegistry.register(`peer-verifier-${v}`, gpu, 8, { value: stake }))
+    await registerNode(env, v, gpu, 8, stake)
     await mined(env.contracts(v).jobEscrow.commitSeed(seedHash(seedOf(v, 0)), 0))
   }
   const submitter = await env.wallet(2).getAddress()

@@ -8,7 +8,7 @@ import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
 import type { ProgressUpdate } from '../src/index.js'
 import type * as Y from 'yjs'
 
@@ -83,7 +83,7 @@ describe('progress and results', () => {
     await env.peer.helia.blockstore.put(manifestCid, manifest)
     const sub = env.contracts(2)
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
-    await (await sub.nodeRegistry.register('peer-submitter', gpu, 8, { value: env.deployment.params.registry.minStake })).wait()
+    await registerNode(env, 2, gpu, 8, env.deployment.params.registry.minStake)
     await (await sub.jobEscrow.commitResults(job.jobId, resultCommitment(job.jobId, 0, resultRoot, manifestCid.toString(), payee))).wait()
     await (await sub.jobEscrow.submitResults(job.jobId, resultRoot, manifestCid.toString())).wait()
     const verified = await env.client.results(job.jobId, { signal: AbortSignal.timeout(30_000) })

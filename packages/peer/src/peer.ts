@@ -200,7 +200,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   try {
     // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
     await ensureSeedCommitted(client)
-    await client.ensureRegistered({ peerId: parts.node.peerId.toString(), gpuModel, vramGb, stake: init.chain.stake })
+    await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake })
   } catch (err) {
     throw await explainFunds(init.chain, address, err as Error)
   }

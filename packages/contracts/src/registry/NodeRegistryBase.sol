@@ -5,6 +5,8 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 import {SumTree} from "../libraries/SumTree.sol";
 import {GroupTree} from "../libraries/GroupTree.sol";
 import {QoS} from "../libraries/QoS.sol";
+import {Ed25519} from "../libraries/Ed25519.sol";
+import {PeerId} from "../libraries/PeerId.sol";
 import {IJobEscrowHooks} from "../interfaces/IJobEscrowHooks.sol";
 
 /// @title NodeRegistryBase
@@ -17,6 +19,8 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     // ---------------------------------------------------------------- constants, params
     uint256 public constant SCALE = 1e6;
     uint256 public constant BPS = 10_000;
+    /// @notice Domain of the message a node signs with its PeerId's key to register (peerBindingMessage).
+    bytes public constant PEER_BINDING_DOMAIN = "jobmesh/peer-binding/v1";
 
     uint8 internal constant F_REGISTERED = 1;
     uint8 internal constant F_PAUSED = 2;
@@ -141,6 +145,10 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     error StakeOverflow();
     error EmptyPeerId();
     error PeerIdTaken(bytes32 peerIdHash);
+    /// @notice The PeerId string is not the canonical Ed25519 PeerId of the given public key.
+    error PeerIdKeyMismatch();
+    /// @notice The signature is not a valid Ed25519 signature of peerBindingMessage(msg.sender) by the given key.
+    error BadPeerIdProof();
     error InvalidGpuModel();
     error ZeroVram();
     error ZeroAmount();
@@ -156,6 +164,26 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     error StakeIsLocked(uint256 locked);
     error TooManyGroups();
     error TransferFailed();
+
+    /// @notice The message a node signs with its PeerId's key to register as `owner`: the domain, this chain's id, this
+    ///         registry and the owner (abi.encodePacked: 23 + 32 + 20 + 20 bytes), so that a proof is good for one
+    ///         address on one registry of one chain only.
+    function peerBindingMessage(address owner) public view returns (bytes memory) {
+        return abi.encodePacked(PEER_BINDING_DOMAIN, block.chainid, address(this), owner);
+    }
+
+    /// @dev The proof that msg.sender holds the key of `peerId` (docs/contracts.md, "PeerId binding"); ~0.45M gas.
+    function _checkPeerIdProof(string calldata peerId, bytes32 publicKey, bytes calldata signature)
+        internal
+        view
+        virtual
+    {
+        if (!PeerId.isEd25519PeerId(bytes(peerId), publicKey)) revert PeerIdKeyMismatch();
+        if (signature.length != 64) revert BadPeerIdProof();
+        if (!Ed25519.verify(publicKey, bytes32(signature[:32]), bytes32(signature[32:]), peerBindingMessage(msg.sender))) {
+            revert BadPeerIdProof();
+        }
+    }
 
     modifier onlyEscrow() {
         if (msg.sender != escrow) revert OnlyEscrow();

@@ -94,12 +94,12 @@ contract SlashEconomicsTest is AttackBase {
         vm.deal(a, 2 ether);
         vm.prank(a);
         vm.expectRevert(NodeRegistryBase.Banned.selector);
-        registry.register{value: 2 ether}("fresh-peer", GPU_A, 24);
+        registry.register{value: 2 ether}("fresh-peer", bytes32(0), "", GPU_A, 24);
         address b = address(0xB00);
         vm.deal(b, 2 ether);
         vm.prank(b);
         vm.expectRevert(NodeRegistryBase.Banned.selector);
-        registry.register{value: 2 ether}(peerIdOf(40), GPU_A, 24);
+        registry.register{value: 2 ether}(peerIdOf(40), bytes32(0), "", GPU_A, 24);
     }
 
     /// Splitting one stake over several nodes gives no more selection weight in total.

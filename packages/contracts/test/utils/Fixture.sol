@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Test} from "./Test.sol";
 import {NodeRegistry} from "../../src/NodeRegistry.sol";
+import {UncheckedPeerIdRegistry} from "./UncheckedPeerIdRegistry.sol";
 import {JobEscrow} from "../../src/JobEscrow.sol";
 import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 import {Encoding} from "../../src/libraries/Encoding.sol";
@@ -48,7 +49,7 @@ abstract contract Fixture is Test {
     function deploy() internal {
         vm.warp(1_700_000_000);
         vm.roll(100);
-        registry = new NodeRegistry(registryParams());
+        registry = new UncheckedPeerIdRegistry(registryParams());
         escrow = new JobEscrow(registry, escrowParams());
         registry.setEscrow(address(escrow));
         vm.deal(creator, 1_000_000 ether);
@@ -66,7 +67,7 @@ abstract contract Fixture is Test {
         a = nodeAddr(i);
         vm.deal(a, a.balance + stake);
         vm.prank(a);
-        registry.register{value: stake}(peerIdOf(i), gpu, vram);
+        registry.register{value: stake}(peerIdOf(i), bytes32(0), "", gpu, vram);
         commitFirstSeed(a);
     }
 

@@ -9,6 +9,7 @@ interface Vm {
     function deal(address, uint256) external;
     function roll(uint256) external;
     function warp(uint256) external;
+    function chainId(uint256) external;
     function expectRevert() external;
     function expectRevert(bytes4) external;
     function expectRevert(bytes calldata) external;

@@ -19,7 +19,7 @@ export type {
  * @example
  * ```ts
  * const chain = createChainClient({ rpcUrl, signer: new Wallet(key), deployment })
- * await chain.ensureRegistered({ peerId: node.peerId.toString(), gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n })
+ * await chain.ensureRegistered({ peerId: node.peerId.toString(), privateKey: node.privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n })
  * for await (const e of chain.watchEvents({ names: ['VerifierAssigned'], topic2: await chain.address(), signal })) { ... }
  * ```
  */

@@ -1,3 +1,4 @@
+import type { PeerBindingKey } from '@jobmesh/contracts'
 import type { JOB_STATUS_NAMES } from './constants.js'
 
 // Inputs and return values of the NodeRegistry and JobEscrow actions (escrow-reads.ts, escrow-writes.ts,
@@ -114,6 +115,11 @@ export interface RevealInput {
 
 export interface RegisterInput {
   peerId: string
+  /**
+   * The PeerId's Ed25519 private key: it signs the binding of the PeerId to this address (`signPeerBinding`), which
+   * `NodeRegistry.register` verifies. Only needed when the node is not registered yet.
+   */
+  privateKey: PeerBindingKey
   /** GPU model name (hashed with {@link labelId}); must not be empty. */
   gpuModel: string
   vramGb: number

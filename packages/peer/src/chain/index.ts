@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * const chain = createChainClient({ rpcUrl, signer: new Wallet(key), deployment })
- * await chain.ensureRegistered({ peerId, gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n })
+ * await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n })
  * try {
  *   await chain.settle(jobId)
  * } catch (err) {

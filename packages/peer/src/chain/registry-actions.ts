@@ -1,3 +1,4 @@
+import { signPeerBinding } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { id as keccakText } from 'ethers'
 import { labelId } from './labels.js'
@@ -9,8 +10,8 @@ const log = logger('jobmesh:chain')
 export type RegistryActions = Pick<ChainClient, 'ensureRegistered' | 'nodeInfo' | 'peerAddress'>
 
 /** NodeRegistry: a node's registration, stake and PeerId. */
-export function registryActions (context: Pick<ChainContext, 'contracts' | 'read' | 'registryTx' | 'address'>): RegistryActions {
-  const { read, registryTx, address } = context
+export function registryActions (context: Pick<ChainContext, 'provider' | 'contracts' | 'deployment' | 'read' | 'registryTx' | 'address'>): RegistryActions {
+  const { read, registryTx, address, deployment } = context
   const { nodeRegistry } = context.contracts
 
   const nodeInfo: ChainClient['nodeInfo'] = async (addr, options) => {
@@ -23,7 +24,10 @@ export function registryActions (context: Pick<ChainContext, 'contracts' | 'read
     async ensureRegistered (input, options = {}) {
       const info = await nodeInfo(undefined, options)
       if (!info.registered) {
-        const tx = await registryTx('NodeRegistry.register', 'register', [input.peerId, labelId(input.gpuModel), input.vramGb], options, input.stake)
+        const chainId = deployment.chainId ?? Number((await read('getNetwork', () => context.provider.getNetwork(), options)).chainId)
+        const proof = await signPeerBinding(input.privateKey, { chainId, nodeRegistry: deployment.nodeRegistry }, await address())
+        const args = [input.peerId, proof.publicKey, proof.signature, labelId(input.gpuModel), input.vramGb]
+        const tx = await registryTx('NodeRegistry.register', 'register', args, options, input.stake)
         log('registered %s (%s) with stake %s in block %d', input.peerId, await address(), input.stake, tx.blockNumber)
         return { registered: true, stakeAdded: input.stake, stake: input.stake }
       }

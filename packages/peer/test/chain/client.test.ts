@@ -1,8 +1,11 @@
 import { deploy, startAnvil, createProvider } from '@jobmesh/contracts'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { Wallet, ZeroHash, id as keccakText } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/index.js'
 import type { Anvil, Deployment } from '@jobmesh/contracts'
+import type { Ed25519PrivateKey } from '@libp2p/interface'
 import type { ChainClient, ChainEvent, CreateJobInput } from '../../src/chain/index.js'
 
 function jobInput (nonce: bigint, deadline: number): CreateJobInput {
@@ -35,20 +38,27 @@ describe('chain client against anvil', () => {
     await anvil.stop()
   })
 
-  it('registers once, tops up stake, and reads node info', async () => {
+  it('registers once with the PeerId key\'s proof, tops up stake, and reads node info', async () => {
     const chain = client(1)
     const stake = 10n ** 16n
-    const first = await chain.ensureRegistered({ peerId: '12D3KooWpeer1', gpuModel: 'RTX 4090', vramGb: 24, stake })
+    const privateKey = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(privateKey).toString()
+    // the PeerId must be the key's: another PeerId is refused by the registry, nothing is registered
+    const other = peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()
+    await expect(chain.ensureRegistered({ peerId: other, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake }))
+      .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'PeerIdKeyMismatch' })
+    expect((await chain.nodeInfo()).registered).toBe(false)
+    const first = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
     expect(first).toEqual({ registered: true, stakeAdded: stake, stake })
-    const again = await chain.ensureRegistered({ peerId: '12D3KooWpeer1', gpuModel: 'RTX 4090', vramGb: 24, stake })
+    const again = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
     expect(again.registered).toBe(false)
     expect(again.stakeAdded).toBe(0n)
-    const more = await chain.ensureRegistered({ peerId: '12D3KooWpeer1', gpuModel: 'RTX 4090', vramGb: 24, stake: 3n * stake })
+    const more = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake: 3n * stake })
     expect(more.stakeAdded).toBe(2n * stake)
     const info = await chain.nodeInfo()
     expect(info.registered).toBe(true)
     expect(info.stake).toBe(3n * stake)
-    expect(await chain.peerAddress('12D3KooWpeer1')).toBe(await chain.address())
+    expect(await chain.peerAddress(peerId)).toBe(await chain.address())
     expect(await chain.peerAddress('12D3KooWnobody')).toBeUndefined()
   })
 
@@ -111,7 +121,11 @@ describe('chain client against anvil', () => {
       clients.push(c)
       return c
     }
-    const input = { peerId: '12D3KooWpeer2', gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n }
+    const key = async (): Promise<{ peerId: string, privateKey: Ed25519PrivateKey }> => {
+      const privateKey = await generateKeyPair('Ed25519')
+      return { peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey }
+    }
+    const input = { ...await key(), gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n }
     const once = stale(2, 1)
     const before = await once.provider.getTransactionCount(await once.address())
     expect((await once.ensureRegistered(input)).registered).toBe(true)
@@ -121,7 +135,7 @@ describe('chain client against anvil', () => {
 
     // a registration needs more than twice the stale estimate
     const always = stale(3, Infinity)
-    await expect(always.ensureRegistered({ ...input, peerId: '12D3KooWpeer3' }))
+    await expect(always.ensureRegistered({ ...input, ...await key() }))
       .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'OutOfGas' })
     expect((await always.nodeInfo()).registered).toBe(false)
   })

@@ -1,4 +1,6 @@
 import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { Wallet, keccak256, toUtf8Bytes } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/index.js'
@@ -29,7 +31,10 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
         deployment
       }, { pollMs: 50 }))
     }
-    for (let i = 1; i < 6; i++) await chains[i].ensureRegistered({ peerId: `12D3KooW-late-draw-${i}`, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+    for (let i = 1; i < 6; i++) {
+      const privateKey = await generateKeyPair('Ed25519')
+      await chains[i].ensureRegistered({ peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+    }
   })
 
   afterEach(async () => {

@@ -73,7 +73,7 @@ describe('settlement end to end on anvil', () => {
     for (let i = 1; i <= 5; i++) {
       const peer: Peer = { chain: client(i), key: await generateKeyPair('Ed25519') }
       peers.push(peer)
-      await peer.chain.ensureRegistered({ peerId: peerIdFromPrivateKey(peer.key).toString(), gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+      await peer.chain.ensureRegistered({ peerId: peerIdFromPrivateKey(peer.key).toString(), privateKey: peer.key, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
     }
     const [submitter, processor] = peers
     for (const p of [submitter, processor]) {
