@@ -1,4 +1,6 @@
 import { createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { Wallet, ZeroHash, keccak256, toUtf8Bytes } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/index.js'
@@ -29,7 +31,10 @@ describe('verifier seeds on a real chain: derived from the wallet, revealed on a
     provider.destroy()
     chains = []
     for (let i = 0; i < 5; i++) chains.push(client(i))
-    for (let i = 1; i < 5; i++) await chains[i].ensureRegistered({ peerId: `12D3KooW-seeds-${i}`, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+    for (let i = 1; i < 5; i++) {
+      const privateKey = await generateKeyPair('Ed25519')
+      await chains[i].ensureRegistered({ peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+    }
   })
 
   afterEach(async () => {
