@@ -7,6 +7,11 @@
  * - **Local chain**: {@link startAnvil} runs an anvil on a free port and stops it without leaving orphans.
  * - **Deployment**: {@link deploy} deploys and wires both contracts; {@link connect} returns typed ethers contracts.
  * - **Provider**: {@link createProvider} builds a `JsonRpcProvider` with the settings anvil needs.
+ * - **Chain client**: {@link createChainClient} binds the typed actions of `src/actions/` (one per file: a
+ *   registry or escrow call, a transaction, an event query) to a provider and signer, with timeouts, AbortSignals, a
+ *   locally kept nonce and one error family (`ChainRevertError` with the decoded custom error as `errorName`,
+ *   `RpcUnreachableError`, `ChainTimeoutError`, `ChainRequestError`, `AbortError`). The peer and the DApp SDK both
+ *   reach the chain through it.
  *
  * @example
  * ```ts
@@ -48,5 +53,22 @@ export type { TypedContract, AbiParameter, AbiFunction, AbiValue, AbiArgs, AbiRe
 export { JobStatus } from './status.js'
 export { PEER_BINDING_DOMAIN, ed25519PeerId, peerBindingMessage, signPeerBinding } from './peer-binding.js'
 export type { PeerBindingKey, PeerIdProof } from './peer-binding.js'
+export { createChainClient } from './client/create-client.js'
+export type { ChainClient, ChainClientComponents, ChainClientInit, CallOptions, WaitOptions, WatchOptions } from './client/client-types.js'
+export type {
+  CreateJobInput, EscrowJobState, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
+  VerifierState
+} from './client/contract-types.js'
+export type { TxOptions, TxResult } from './client/tx-sender.js'
+export type { ChainEvent, EventFilter } from './client/events.js'
+export { decodeLog } from './client/events.js'
+export { labelId } from './client/labels.js'
+export { wrapChainError } from './client/wrap-error.js'
+export { delay, pollUntil, withTimeout } from './client/wait.js'
+export { registryOf } from './actions/registry/registry-of.js'
+export type { CreatedJob } from './actions/escrow/create-job.js'
+export type { BlockRange } from './actions/events/find-events.js'
+export type { JobCreatedEvent } from './actions/events/job-created.js'
+export type { NodeInfo } from './actions/registry/node-info.js'
 export * from './errors.js'
 export * from './constants.js'

@@ -19,7 +19,7 @@ import { waitForRelease } from './release.js'
 import { downloadResults } from './results.js'
 import { submitJob } from './submit.js'
 import type { DeploymentRef } from './chain/connection.js'
-import type { EscrowJob } from './chain/escrow.js'
+import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { ClientContext, KnownSpec } from './context.js'
 import type { ListedJob } from './jobs.js'
 import type { DescribeOptions } from './describe.js'
@@ -92,7 +92,7 @@ export interface JobClient {
    * Progress stages: `uploading`, `creating` (the jobId is known; the funding transaction is not sent yet),
    * `announcing`, `replicating`, `done`.
    *
-   * @throws InvalidJobError (every bad field), UploadError, ContractRevertError, ChainError, AnnounceError, AbortError
+   * @throws InvalidJobError (every bad field), UploadError, ChainRevertError and the other chain errors, AnnounceError, AbortError
    */
   submit(input: SubmitInput, options?: SubmitOptions): Promise<SubmittedJob>
   /** `{ done, total }` from the job's CRDT doc on every change; ends when `done === total`. */
@@ -101,23 +101,23 @@ export interface JobClient {
    * Polls the escrow until the job is Released.
    *
    * @throws ReleaseTimeoutError, JobRejectedError (rejected and past the deadline), JobRefundedError,
-   * DeadlinePassedError (never submitted, past the deadline), JobNotFoundError, ChainError, AbortError
+   * DeadlinePassedError (never submitted, past the deadline), JobNotFoundError, the chain errors, AbortError
    */
   waitForRelease(jobId: string, options?: WaitForReleaseOptions): Promise<Release>
   /**
    * Every MicroJob's output in MicroJob order, each checked against the sha256 of its result record, and the set
    * against the escrow's resultRoot once results are submitted.
    *
-   * @throws ResultNotFoundError, ResultHashMismatchError, ResultRootMismatchError, DownloadError, ChainError, AbortError
+   * @throws ResultNotFoundError, ResultHashMismatchError, ResultRootMismatchError, DownloadError, the chain errors, AbortError
    */
   results(jobId: string, options?: ResultsOptions): Promise<MicroJobOutput[]>
-  /** Refunds the fee after the deadline if the job was never released. @throws ContractRevertError, ChainError */
+  /** Refunds the fee after the deadline if the job was never released. @throws ChainRevertError and the other chain errors */
   refund(jobId: string, options?: { signal?: AbortSignal }): Promise<{ txHash: string, blockNumber: number }>
-  /** Jobs of this wallet (or `creator`), oldest first, from `JobCreated` events. @throws ChainError */
+  /** Jobs of this wallet (or `creator`), oldest first, from `JobCreated` events. @throws the chain errors */
   list(options?: { creator?: string, signal?: AbortSignal }): Promise<ListedJob[]>
-  /** Active nodes in the registry: a job with k verifiers needs k + 1 (its submitter cannot verify). @throws ChainError */
+  /** Active nodes in the registry: a job with k verifiers needs k + 1 (its submitter cannot verify). @throws the chain errors */
   activeNodes(options?: { signal?: AbortSignal }): Promise<number>
-  /** The escrow's record of the job. @throws JobNotFoundError, ChainError */
+  /** The escrow's record of the job. @throws JobNotFoundError and the chain errors */
   status(jobId: string, options?: { signal?: AbortSignal }): Promise<EscrowJob>
   /**
    * The job's story: created, announced, how many peers match its requirements and why the others do not (VRAM,
@@ -145,7 +145,7 @@ async function waitForBootstrap (node: JobmeshNode, count: number, timeoutMs: nu
 }
 
 /**
- * Creates a DApp client: connects to the chain (ChainError when the RPC is unreachable), starts a jobmesh node
+ * Creates a DApp client: connects to the chain (RpcUnreachableError when the RPC endpoint does not answer), starts a jobmesh node
  * with a CRDT doc store (no processing) connected to `bootstrap`.
  *
  * @example
@@ -180,7 +180,9 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     signer: init.signer,
     deployment: init.deployment,
     rpcTimeoutMs: settings.rpcTimeoutMs,
-    pollingIntervalMs: Math.min(settings.pollIntervalMs, 4_000),
+    txTimeoutMs: settings.txTimeoutMs,
+    confirmations: settings.confirmations,
+    pollMs: Math.min(settings.pollIntervalMs, 4_000),
     signal: init.signal
   })
   let node: JobmeshNode | undefined
@@ -239,10 +241,8 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     },
     async refund (jobId, options = {}) {
       live()
-      const mined = await chain.escrow.refund(jobId, {
-        signal: options.signal, timeoutMs: settings.txTimeoutMs, confirmations: settings.confirmations
-      })
-      return { txHash: mined.txHash, blockNumber: mined.blockNumber }
+      const mined = await chain.client.refund(jobId, { signal: options.signal })
+      return { txHash: mined.hash, blockNumber: mined.blockNumber }
     },
     async list (options) {
       live()

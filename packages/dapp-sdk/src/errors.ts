@@ -62,25 +62,19 @@ export class InvalidConfigError extends Error {
   override readonly name = 'InvalidConfigError'
 }
 
-/** A JSON-RPC / ethers call failed (unreachable node, bad response, timeout); `cause` holds the original error. */
-export class ChainError extends Error {
-  static override readonly name = 'ChainError'
-  override readonly name = 'ChainError'
+/**
+ * The escrow computed another job id or task value than the protocol core of this SDK: the deployment runs other
+ * contracts than this SDK was built for. The job was funded; refund it after its deadline.
+ */
+export class EscrowMismatchError extends Error {
+  static override readonly name = 'EscrowMismatchError'
+  override readonly name = 'EscrowMismatchError'
 }
 
-/** A contract call reverted; `errorName` is the decoded custom error (e.g. `UnderfundedJob`), `args` its arguments. */
-export class ContractRevertError extends Error {
-  static override readonly name = 'ContractRevertError'
-  override readonly name = 'ContractRevertError'
-  readonly errorName: string
-  readonly args: readonly unknown[]
-
-  constructor (errorName: string, args: readonly unknown[], message: string, options?: ErrorOptions) {
-    super(message, options)
-    this.errorName = errorName
-    this.args = args
-  }
-}
+// The chain errors are those of the chain client in `@jobmesh/contracts`, shared with the peers: a revert with its
+// decoded custom error (`ChainRevertError.errorName`, `.errorArgs`), an unreachable endpoint, a timeout, any other
+// failed request, a deployment of another chain.
+export { ChainMismatchError, ChainRequestError, ChainRevertError, ChainTimeoutError, RpcUnreachableError } from '@jobmesh/contracts'
 
 /** Code or data could not be read or added to the client's IPFS node. */
 export class UploadError extends Error {

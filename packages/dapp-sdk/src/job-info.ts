@@ -3,20 +3,20 @@ import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
 import { fetchContent } from './content.js'
 import { DownloadError, JobNotFoundError } from './errors.js'
-import type { EscrowJob } from './chain/escrow.js'
+import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { ClientContext, KnownSpec } from './context.js'
 
 /**
  * The spec of a job: from the client's cache (jobs it submitted), else the `JobCreated` event's spec CID, fetched
  * over IPFS and decoded.
  *
- * @throws JobNotFoundError, DownloadError, ChainError
+ * @throws JobNotFoundError, DownloadError, the chain errors
  */
 export async function loadSpec (ctx: ClientContext, jobId: string, signal?: AbortSignal): Promise<KnownSpec> {
   const key = jobId.toLowerCase()
   const cached = ctx.specs.get(key)
   if (cached !== undefined) return cached
-  const created = await ctx.chain.escrow.created(key, ctx.fromBlock, { signal })
+  const created = await ctx.chain.client.jobCreated(key, { signal })
   if (created === undefined) throw new JobNotFoundError(`no JobCreated event for ${jobId}`)
   let cid: CID
   try {
@@ -37,7 +37,7 @@ export async function loadSpec (ctx: ClientContext, jobId: string, signal?: Abor
 
 /** The escrow's record of a job; JobNotFoundError when it has none. */
 export async function loadEscrowJob (ctx: ClientContext, jobId: string, signal?: AbortSignal): Promise<EscrowJob> {
-  const job = await ctx.chain.escrow.job(jobId, { signal })
+  const job = await ctx.chain.client.job(jobId, { signal })
   if (job.status === 'None') throw new JobNotFoundError(`the escrow has no job ${jobId}`)
   return job
 }

@@ -19,7 +19,7 @@ const log = logger('jobmesh:sdk')
  */
 export async function loadManifest (ctx: ClientContext, jobId: string, resultRoot: string, microJobs: MicroJobDescriptor[],
   signal?: AbortSignal): Promise<Manifest | undefined> {
-  const cidText = await ctx.chain.escrow.manifestCid(jobId, resultRoot, ctx.fromBlock, { signal })
+  const [cidText] = await ctx.chain.client.submittedManifests(jobId, resultRoot, { signal })
   if (cidText === undefined) return undefined
   let manifest: Manifest
   try {

@@ -47,7 +47,7 @@ export async function openJobDoc (ctx: ClientContext, jobId: string, signal?: Ab
 export async function roundVerifier (ctx: ClientContext, jobId: string, round: number, signal?: AbortSignal): Promise<RecordVerifier> {
   const verifier = recordVerifier()
   if (round === 0) return verifier
-  const slashed = new Set((await ctx.chain.escrow.rejectedSubmitters(jobId, ctx.fromBlock, { signal })).slice(0, round).map(a => getAddress(a)))
+  const slashed = new Set((await ctx.chain.client.rejectedCulprits(jobId, { signal })).slice(0, round))
   const excluded = new Set<string>()
   for (const [peerId, profile] of await readProfiles(ctx, { signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs) })) {
     if (slashed.has(getAddress(profile.address))) excluded.add(peerId)
@@ -62,7 +62,7 @@ export async function roundVerifier (ctx: ClientContext, jobId: string, round: n
  * peers every {@link PROGRESS_RESYNC_MS} (results whose gossip was lost still arrive) and reads the job on chain:
  * once the round is released, every MicroJob has a result in the released manifest and the count is `total`.
  *
- * @throws JobNotFoundError, ChainError, DeadlinePassedError, TimeoutError, AbortError
+ * @throws JobNotFoundError, the chain errors, DeadlinePassedError, TimeoutError, AbortError
  */
 export async function * watchProgress (ctx: ClientContext, jobId: string, options: ProgressOptions = {}): AsyncGenerator<ProgressUpdate, void, undefined> {
   const id = jobId.toLowerCase()
@@ -86,7 +86,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const resync = setInterval(() => {
     void Promise.all([
       ctx.docs.confirm(roundDocName(id, round), { timeoutMs: PROGRESS_RESYNC_MS, signal }).catch(() => 0),
-      ctx.chain.escrow.job(id, { signal }).then(j => {
+      ctx.chain.client.job(id, { signal }).then(j => {
         if (j.status === 'Released' && j.rejections === round) {
           released = true
           onDone()

@@ -5,7 +5,7 @@ import {
   ReleaseTimeoutError
 } from './errors.js'
 import type { ClientContext } from './context.js'
-import type { EscrowJob } from './chain/escrow.js'
+import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:sdk')
 
@@ -30,6 +30,9 @@ export interface WaitForReleaseOptions {
 /** Consecutive failed status reads tolerated before the RPC error is thrown. */
 const MAX_CONSECUTIVE_ERRORS = 5
 
+/** Chain errors a status poll retries (the RPC endpoint was slow, unreachable or answered oddly), up to MAX_CONSECUTIVE_ERRORS. */
+const TRANSIENT_CHAIN_ERRORS = new Set(['RpcUnreachableError', 'ChainTimeoutError', 'ChainRequestError'])
+
 /**
  * Polls the escrow until the job is Released (see {@link JobClient.waitForRelease}).
  */
@@ -43,13 +46,13 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
   let lastError: unknown
   while (true) {
     try {
-      const job = await ctx.chain.escrow.job(id, { signal })
+      const job = await ctx.chain.client.job(id, { signal })
       failures = 0
       options.onStatus?.(job)
       switch (job.status) {
         case 'Released': {
-          const at = await ctx.chain.escrow.releasedAt(id, Math.max(ctx.fromBlock, job.submitBlock), { signal })
-            ?? await ctx.chain.escrow.blockNumber({ signal })
+          const at = await ctx.chain.client.releasedBlock(id, { fromBlock: Math.max(ctx.fromBlock, job.submitBlock), signal })
+            ?? await ctx.chain.client.blockNumber({ signal })
           return { status: 'Released', blockNumber: at, resultRoot: job.resultRoot }
         }
         case 'Refunded':
@@ -58,7 +61,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
           throw new JobNotFoundError(`the escrow has no job ${id}`)
         case 'Open': {
           // submitResults needs block.timestamp <= deadline: past it, an open job can never be released
-          if (await ctx.chain.escrow.chainTime({ signal }) > job.deadline) {
+          if (await ctx.chain.client.chainTime({ signal }) > job.deadline) {
             if (job.rejections > 0) {
               throw new JobRejectedError(`job ${id}: results were rejected ${job.rejections} time(s) and the deadline passed; refund it`)
             }
@@ -73,7 +76,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
       const name = (err as Error).name
       if (timeout.aborted) throw new ReleaseTimeoutError(`job ${id} was not released within ${timeoutMs} ms`, { cause: lastError ?? err })
       if (name === 'AbortError') throw err
-      if (name !== 'ChainError') throw err
+      if (!TRANSIENT_CHAIN_ERRORS.has(name)) throw err
       failures++
       lastError = err
       log('status read %d of %s failed: %s', failures, id, (err as Error).message)

@@ -1,11 +1,11 @@
 import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValue } from '@jobmesh/peer/protocol'
 import { replicate } from '@jobmesh/peer/replication'
 import { logger } from '@libp2p/logger'
-import { createJobParams } from './chain/escrow.js'
+import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
-import { ChainError } from './errors.js'
+import { EscrowMismatchError } from './errors.js'
 import { buildSpec, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
 import type { ContentInput } from './content.js'
@@ -99,37 +99,33 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const jobRoot = jobTree(slicing.microJobs).root
 
   report({ stage: 'creating', jobId, specCid })
-  const pricing = await ctx.chain.escrow.pricing({ signal })
+  const pricing = await ctx.chain.client.pricing({ signal })
   const value = taskValue(spec.price, microJobCount(spec), pricing)
   const samples = samplesFor(input.verification, spec.slicing.microJobsPerMacro)
-  const created = await ctx.chain.escrow.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, {
-    signal,
-    timeoutMs: ctx.settings.txTimeoutMs,
-    confirmations: ctx.settings.confirmations
-  })
+  const created = await ctx.chain.client.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, { signal })
   if (created.jobId !== jobId) {
-    throw new ChainError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
+    throw new EscrowMismatchError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
   }
   if (created.taskValue !== value) {
-    throw new ChainError(`the escrow values job ${jobId} at ${created.taskValue} wei/s, the protocol core at ${value}`)
+    throw new EscrowMismatchError(`the escrow values job ${jobId} at ${created.taskValue} wei/s, the protocol core at ${value}`)
   }
   ctx.specs.set(jobId, { spec, specCid })
-  log('created %s in block %d (tx %s)', jobId, created.blockNumber, created.txHash)
+  log('created %s in block %d (tx %s)', jobId, created.blockNumber, created.hash)
 
-  report({ stage: 'announcing', jobId, specCid, txHash: created.txHash })
+  report({ stage: 'announcing', jobId, specCid, txHash: created.hash })
   await ctx.announcer.announce(spec, jobId, specCid, pricing)
   // availability: peers fetch and pin the inputs, so the job does not depend on this client staying online
-  report({ stage: 'replicating', jobId, specCid, txHash: created.txHash })
+  report({ stage: 'replicating', jobId, specCid, txHash: created.hash })
   const want = ctx.settings.inputReplicas
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
     enough: held => held.length >= want, timeoutMs: ctx.settings.replicationTimeoutMs, signal
   })
   if (holders.length < want) log('%s: inputs held by %d peers (wanted %d)', jobId, holders.length, want)
-  report({ stage: 'done', jobId, specCid, txHash: created.txHash })
+  report({ stage: 'done', jobId, specCid, txHash: created.hash })
   return {
     jobId,
     specCid,
-    txHash: created.txHash,
+    txHash: created.hash,
     blockNumber: created.blockNumber,
     microJobs: slicing.microJobs,
     jobRoot,

@@ -78,7 +78,7 @@ describe('jobmesh-dapp', () => {
       // before the deadline a refund is refused with the decoded error
       const io6 = capture()
       expect(await run(['refund', jobId!], io6)).toBe(1)
-      expect(io6.stderr.join('\n')).toMatch(/ContractRevertError: .*DeadlineNotReached/)
+      expect(io6.stderr.join('\n')).toMatch(/ChainRevertError: .*DeadlineNotReached/)
     } finally {
       for (const k of ['JOBMESH_RPC_URL', 'JOBMESH_DEPLOYMENT', 'JOBMESH_PRIVATE_KEY']) {
         if (saved[k] === undefined) delete process.env[k]

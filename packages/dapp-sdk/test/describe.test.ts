@@ -1,4 +1,4 @@
-import { createChainClient } from '@jobmesh/peer/chain'
+import { createChainClient } from '@jobmesh/contracts'
 import { rankQueued, verificationQueueCursor } from '@jobmesh/peer/observe'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'

@@ -77,7 +77,7 @@ describe('waitForRelease and refund', () => {
       ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadline: Date.now() + 60_000
     })
     const early = await env.client.refund(job.jobId).catch((e: unknown) => e as Error & { errorName: string })
-    expect(early.name).toBe('ContractRevertError')
+    expect(early.name).toBe('ChainRevertError')
     expect(early.errorName).toBe('DeadlineNotReached')
 
     await env.provider.send('evm_increaseTime', [3600])

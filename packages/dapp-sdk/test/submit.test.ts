@@ -143,21 +143,21 @@ describe('submit', () => {
     const env = await setup({ deploy: { escrow: { minFee: 10n ** 18n } } })
     const { code, data } = smallJob()
     const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 1000n, verifiers: 2 })
-      .catch((e: unknown) => e as Error & { errorName: string, args: unknown[] })
-    expect(err.name).toBe('ContractRevertError')
+      .catch((e: unknown) => e as Error & { errorName: string, errorArgs: unknown[] })
+    expect(err.name).toBe('ChainRevertError')
     expect(err.errorName).toBe('UnderfundedJob')
     // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 4 x minFee
-    expect(err.args).toEqual([1000n, 4n * 10n ** 18n])
+    expect(err.errorArgs).toEqual([1000n, 4n * 10n ** 18n])
   })
 
-  it('fails with ChainError (and its cause) when the RPC endpoint is unreachable', async () => {
+  it('fails with RpcUnreachableError (and its cause) when the RPC endpoint is unreachable', async () => {
     const err = await createJobClient({
       rpcUrl: 'http://127.0.0.1:9',
       signer: '0x' + '11'.repeat(32),
       deployment: { jobEscrow: '0x' + '22'.repeat(20) },
       rpcTimeoutMs: 2_000
     }).catch((e: unknown) => e as Error)
-    expect(err.name).toBe('ChainError')
+    expect(err.name).toBe('RpcUnreachableError')
     expect(err.cause).toBeInstanceOf(Error)
   })
 })

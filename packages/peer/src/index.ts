@@ -15,7 +15,7 @@
  * - `@jobmesh/peer/processor`: the processor loop (`createProcessor`) over a pluggable `MicroJobExecutor`.
  * - `@jobmesh/peer/executor`: the WebAssembly executor (`createWasmExecutor`).
  * - `@jobmesh/peer/storage`: ipfs/https/file content with block-range reads, outputs into helia.
- * - `@jobmesh/peer/chain`: the NodeRegistry/JobEscrow client; `@jobmesh/peer/settlement`: finalization,
+ * - `@jobmesh/peer/settlement`: finalization (over the chain client of `@jobmesh/contracts`),
  *   verification, claims; `@jobmesh/peer/replication`: output replicas.
  * - `@jobmesh/peer/observe`: typed peer events, Prometheus metrics, the network view and job stories (`describeJob`).
  */
@@ -29,7 +29,7 @@ export type { NodeInit, JobmeshNode } from './node/index.js'
 export type { DocStore } from './crdt/index.js'
 export type { ContentStore } from './storage/index.js'
 export type { MicroJobExecutor, Processor, ProcessorInit } from './processor/index.js'
-export type { ChainClient } from './chain/index.js'
+export type { ChainClient } from '@jobmesh/contracts'
 export type { Settlement, SettlementInit } from './settlement/index.js'
 export type { HttpAddress, HttpServer } from './http/index.js'
 export type { PricingParams } from './protocol/index.js'
@@ -48,5 +48,5 @@ export type { PeerEvent, PeerEventKind, EventLogEvents, AccountView, DescribeOpt
 export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError } from './node/index.js'
 export {
   ChainRevertError, RpcUnreachableError, ChainTimeoutError, ChainRequestError, InsufficientFundsError
-} from './chain/index.js'
+} from '@jobmesh/contracts'
 export { InvalidHttpAddressError } from './http/index.js'

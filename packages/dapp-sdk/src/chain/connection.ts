@@ -1,16 +1,15 @@
-import { probeChainId } from '@jobmesh/contracts'
-import { FetchRequest, JsonRpcProvider, Network, NonceManager, Wallet } from 'ethers'
+import { ChainMismatchError, RpcUnreachableError, createChainClient, probeChainId, registryOf, wrapChainError } from '@jobmesh/contracts'
+import { FetchRequest, JsonRpcProvider, Network, Wallet } from 'ethers'
 import { race } from '../abort.js'
-import { ChainError, InvalidConfigError } from '../errors.js'
-import { createEscrow } from './escrow.js'
-import { wrapChainError } from './wrap.js'
-import type { Escrow } from './escrow.js'
+import { InvalidConfigError } from '../errors.js'
+import type { ChainClient } from '@jobmesh/contracts'
 import type { Provider, Signer } from 'ethers'
 
 /** Where the contracts live: a `Deployment` of `@jobmesh/contracts` or the part of it the SDK needs. */
 export interface DeploymentRef {
   jobEscrow: string
   chainId?: number
+  /** Read from the escrow (`JobEscrow.registry()`) when not given. */
   nodeRegistry?: string
   /** Block of the deployment (event scans start here). */
   blockNumber?: number
@@ -23,26 +22,64 @@ export interface ChainInit {
   signer: Signer | string
   deployment: DeploymentRef
   rpcTimeoutMs: number
-  /** Provider polling interval (ms); ethers' default is 4 000, 1 000 suits Amoy-like 2 s blocks. */
-  pollingIntervalMs?: number
+  /** How long a transaction may take to be mined (ms). */
+  txTimeoutMs: number
+  /** Confirmations each transaction waits for. */
+  confirmations: number
+  /** Poll interval of receipts and event scans (ms). */
+  pollMs: number
   signal?: AbortSignal
 }
 
 export interface ChainConnection {
   provider: Provider
-  signer: Signer
   address: string
   chainId: number
-  escrow: Escrow
+  /** The chain client of `@jobmesh/contracts` (the one the peers use), signing with the DApp's wallet. */
+  client: ChainClient
   /** Destroys the provider the SDK created (not one passed in). */
   close(): void
 }
 
+async function ownProvider (rpcUrl: string, init: ChainInit): Promise<{ provider: JsonRpcProvider, chainId: number }> {
+  let chainId: number
+  try {
+    chainId = await probeChainId(rpcUrl, { timeout: init.rpcTimeoutMs, signal: init.signal })
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err
+    throw new RpcUnreachableError(`cannot reach ${rpcUrl}: ${(err as Error).message}`, { cause: err })
+  }
+  const request = new FetchRequest(rpcUrl)
+  request.timeout = init.rpcTimeoutMs
+  const network = Network.from(chainId)
+  return { provider: new JsonRpcProvider(request, network, { staticNetwork: network, cacheTimeout: -1 }), chainId }
+}
+
+async function givenProvider (provider: Provider, init: ChainInit): Promise<number> {
+  try {
+    const network = await race(provider.getNetwork(), { signal: init.signal, timeoutMs: init.rpcTimeoutMs, what: 'getNetwork' })
+    return Number(network.chainId)
+  } catch (err) {
+    throw wrapChainError(err, 'reading the chain id')
+  }
+}
+
+function plainSigner (signer: Signer | string, provider: Provider): Signer {
+  if (typeof signer !== 'string') return signer.provider == null ? signer.connect(provider) : signer
+  try {
+    return new Wallet(signer, provider)
+  } catch (err) {
+    throw new InvalidConfigError('signer is not a valid private key', { cause: err })
+  }
+}
+
 /**
- * Connects to the chain: probes `rpcUrl` (a dead endpoint fails fast with ChainError instead of ethers retrying
- * forever), builds a static-network provider without a result cache, connects the signer and the escrow.
+ * Connects to the chain: probes `rpcUrl` (a dead endpoint fails fast with RpcUnreachableError instead of ethers
+ * retrying forever), builds a static-network provider without a result cache, and a chain client of
+ * `@jobmesh/contracts` over the deployment with the DApp's wallet (it keeps the wallet's nonce itself).
  *
- * @throws ChainError (unreachable RPC, chain id mismatch), InvalidConfigError
+ * @throws RpcUnreachableError, ChainMismatchError (the deployment is for another chain), InvalidConfigError, and
+ * the other chain errors
  */
 export async function connectChain (init: ChainInit): Promise<ChainConnection> {
   if (typeof init.deployment?.jobEscrow !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(init.deployment.jobEscrow)) {
@@ -53,27 +90,9 @@ export async function connectChain (init: ChainInit): Promise<ChainConnection> {
   let chainId: number
   if (init.provider !== undefined) {
     provider = init.provider
-    try {
-      const network = await race(provider.getNetwork(), { signal: init.signal, timeoutMs: init.rpcTimeoutMs, what: 'getNetwork' })
-      chainId = Number(network.chainId)
-    } catch (err) {
-      throw wrapChainError(err, 'reading the chain id')
-    }
+    chainId = await givenProvider(provider, init)
   } else if (init.rpcUrl !== undefined) {
-    try {
-      chainId = await probeChainId(init.rpcUrl, { timeout: init.rpcTimeoutMs, signal: init.signal })
-    } catch (err) {
-      if ((err as Error).name === 'AbortError') throw err
-      throw new ChainError(`cannot reach ${init.rpcUrl}: ${(err as Error).message}`, { cause: err })
-    }
-    const request = new FetchRequest(init.rpcUrl)
-    request.timeout = init.rpcTimeoutMs
-    const network = Network.from(chainId)
-    owned = new JsonRpcProvider(request, network, {
-      staticNetwork: network,
-      cacheTimeout: -1,
-      ...(init.pollingIntervalMs === undefined ? {} : { pollingInterval: init.pollingIntervalMs })
-    })
+    ({ provider: owned, chainId } = await ownProvider(init.rpcUrl, init))
     provider = owned
   } else {
     throw new InvalidConfigError('either rpcUrl or provider is required')
@@ -81,36 +100,30 @@ export async function connectChain (init: ChainInit): Promise<ChainConnection> {
   const close = (): void => { owned?.destroy() }
   try {
     if (init.deployment.chainId !== undefined && init.deployment.chainId !== chainId) {
-      throw new ChainError(`the deployment is for chain ${init.deployment.chainId}, the RPC endpoint serves chain ${chainId}`)
+      throw new ChainMismatchError(`the deployment is for chain ${init.deployment.chainId}, the RPC endpoint serves chain ${chainId}`)
     }
-    let signer: Signer
-    if (typeof init.signer === 'string') {
-      try {
-        signer = new Wallet(init.signer, provider)
-      } catch (err) {
-        throw new InvalidConfigError('signer is not a valid private key', { cause: err })
-      }
-    } else {
-      signer = init.signer.provider == null ? init.signer.connect(provider) : init.signer
-    }
+    const signer = plainSigner(init.signer, provider)
     let address: string
     try {
       address = await race(signer.getAddress(), { signal: init.signal, timeoutMs: init.rpcTimeoutMs, what: 'getAddress' })
     } catch (err) {
       throw wrapChainError(err, 'reading the signer address')
     }
-    // one nonce sequence per client: concurrent submits get consecutive nonces instead of racing for the same one
-    const nonces = signer instanceof NonceManager ? signer : new NonceManager(signer)
-    signer = nonces
-    const escrow = createEscrow({
-      address: init.deployment.jobEscrow,
-      runner: signer,
-      provider,
+    const nodeRegistry = init.deployment.nodeRegistry ??
+      await registryOf(provider, init.deployment.jobEscrow, { signal: init.signal, timeoutMs: init.rpcTimeoutMs })
+    const deployment = {
+      jobEscrow: init.deployment.jobEscrow,
+      nodeRegistry,
+      chainId,
+      ...(init.deployment.blockNumber === undefined ? {} : { blockNumber: init.deployment.blockNumber })
+    }
+    const client = createChainClient({ provider, signer, deployment }, {
       rpcTimeoutMs: init.rpcTimeoutMs,
-      // a send that failed may not have used its nonce: re-read it from the chain
-      onSendError: () => { nonces.reset() }
+      txTimeoutMs: init.txTimeoutMs,
+      confirmations: init.confirmations,
+      pollMs: init.pollMs
     })
-    return { provider, signer, address, chainId, escrow, close }
+    return { provider, address, chainId, client, close }
   } catch (err) {
     close()
     throw err

@@ -8,7 +8,7 @@ import { jobIdArg, positiveInt } from './options.js'
 import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
-import type { EscrowJob } from '../chain/escrow.js'
+import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { Command } from 'commander'
 
 /** Runs `fn` with a client from the connection flags; Ctrl-C exits with 130; the client is stopped after. */
@@ -26,8 +26,9 @@ export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client
   }
 }
 
+/** The escrow record as JSON: wei amounts and the seed (bigints) as decimal strings. */
 function jsonJob (j: EscrowJob): Record<string, unknown> {
-  return { ...j, fee: j.fee.toString() }
+  return Object.fromEntries(Object.entries(j).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))
 }
 
 function printJob (io: CliIo, j: EscrowJob): void {

@@ -1,9 +1,9 @@
 import { getAddress } from 'ethers'
-import { withTimeout } from '../chain/index.js'
+import { withTimeout } from '@jobmesh/contracts'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
 import { rankQueued } from './queue-position.js'
 import type { QueuedVerification, QueuePosition } from './queue-position.js'
-import type { ChainClient, EscrowJobState } from '../chain/index.js'
+import type { ChainClient, EscrowJobState } from '@jobmesh/contracts'
 
 /** A wallet as the dashboard and `jobmesh status` show it (amounts in wei). */
 export interface AccountView {

@@ -6,7 +6,7 @@ import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
 import type { JobViewComponents } from './job-view.js'
 import type { JobFacts, JobStory, PeerFacts } from './story.js'
-import type { ChainClient } from '../chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
 
 export interface DescribeComponents extends JobViewComponents {

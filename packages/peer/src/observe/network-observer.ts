@@ -12,7 +12,7 @@ import type { AccountView, EarningsCursor, VerificationQueueCursor, Verification
 import type { EventLog, PeerEvent } from './event-log.js'
 import type { JobProgressView } from './job-view.js'
 import type { JobStory } from './story.js'
-import type { ChainClient } from '../chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
 import type { JobmeshNode } from '../node/index.js'
 import type { Processor } from '../processor/index.js'

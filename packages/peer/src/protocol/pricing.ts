@@ -1,16 +1,9 @@
 import { MS_PER_SECOND, TOKEN_DECIMALS } from './constants.js'
 import { InvalidArgumentError } from './errors.js'
+import type { PricingParams } from '@jobmesh/contracts'
 
-/**
- * The network's pricing parameters, as the escrow holds them (`JobEscrow.pricing()`, set at deployment): a job's
- * estimated time is `overheadMs + microJobs * msPerMicroJob` milliseconds. Both are uint32; `msPerMicroJob > 0`.
- */
-export interface PricingParams {
-  /** Fixed per-job overhead (download, preparation, waiting for verification, upload), ms. */
-  overheadMs: number
-  /** Network time of one MicroJob, ms. */
-  msPerMicroJob: number
-}
+/** The network's pricing parameters (`JobEscrow.pricing()`); defined with the chain client in `@jobmesh/contracts`. */
+export type { PricingParams }
 
 const UINT32_MAX = 0xffff_ffff
 

@@ -5,7 +5,7 @@ import { loadManifest } from './lookup.js'
 import { manifestTree } from './manifest.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents } from './types.js'
-import type { SampleLeaf } from '../chain/index.js'
+import type { SampleLeaf } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
 

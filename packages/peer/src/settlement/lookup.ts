@@ -6,7 +6,7 @@ import { roundKey } from '../processor/index.js'
 import { decodeJobSpec } from '../protocol/index.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents } from './types.js'
-import type { ChainClient } from '../chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 import type { SignedMap } from '../crdt/index.js'
 import type { JobSpec } from '../protocol/index.js'
 import type * as Y from 'yjs'
@@ -45,9 +45,8 @@ export async function readFinalRecords (components: Pick<SettlementComponents, '
 /** The spec of a job: `ipfs://<specCid>` of its `JobCreated` event (content-addressed, so authentic). */
 export async function loadSpecFromChain (components: { chain: ChainClient, store: SettlementComponents['store'] }, jobId: string,
   options: { signal?: AbortSignal } = {}): Promise<JobSpec> {
-  const events = await components.chain.findEvents({ names: ['JobCreated'], topic1: jobId }, options)
-  const specCid = events[0]?.args.specCid
-  if (typeof specCid !== 'string') throw new SpecUnavailableError(`no JobCreated event for ${jobId}`)
+  const specCid = (await components.chain.jobCreated(jobId, options))?.specCid
+  if (specCid === undefined) throw new SpecUnavailableError(`no JobCreated event for ${jobId}`)
   try {
     const bytes = await components.store.fetch(`ipfs://${specCid}`, { signal: options.signal, timeoutMs: DEFAULT_MANIFEST_FETCH_TIMEOUT_MS })
     return decodeJobSpec(bytes)
@@ -69,10 +68,7 @@ export async function loadManifest (components: Pick<SettlementComponents, 'docs
     if (r.resultRoot.toLowerCase() === resultRoot.toLowerCase()) cids.add(r.manifestCid)
   }
   if (cids.size === 0) {
-    const events = await components.chain.findEvents({ names: ['ResultsSubmitted'], topic1: jobId }, options)
-    for (const e of events.reverse()) {
-      if (String(e.args.resultRoot).toLowerCase() === resultRoot.toLowerCase()) cids.add(String(e.args.manifestCid))
-    }
+    for (const cid of await components.chain.submittedManifests(jobId, resultRoot, options)) cids.add(cid)
   }
   for (const cid of cids) {
     try {

@@ -1,7 +1,7 @@
 import { ZeroAddress, getAddress } from 'ethers'
 import { readProfile } from './profile.js'
 import type { SettlementDocs } from './types.js'
-import type { ChainClient } from '../chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 
 /** What payee lookups need: the docs (profiles) and the registry's `peerIdOwner`. */
 export interface PayeeComponents {

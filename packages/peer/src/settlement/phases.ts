@@ -1,7 +1,7 @@
 import { DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_SETTLEMENT_POLL_MS } from './constants.js'
-import { pollUntil } from '../chain/index.js'
+import { pollUntil } from '@jobmesh/contracts'
 import type { SettlementOptions } from './types.js'
-import type { ChainClient, EscrowJobState } from '../chain/index.js'
+import type { ChainClient, EscrowJobState } from '@jobmesh/contracts'
 
 /** Polls the job until `ready` says yes (returns that state); also returns when the job left `Submitted`. */
 export async function waitForJob (chain: ChainClient, jobId: string, what: string, ready: (j: EscrowJobState, head: number) => boolean,

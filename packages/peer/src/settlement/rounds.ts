@@ -25,8 +25,8 @@ export interface SlashedSubmitter {
 /** The job's slashed submitters in round order (one per `JobRejected` event of the job). */
 export async function slashedSubmitters (components: Pick<SettlementComponents, 'chain'>, jobId: string,
   options: { signal?: AbortSignal } = {}): Promise<SlashedSubmitter[]> {
-  const events = await components.chain.findEvents({ names: ['JobRejected'], topic1: jobId.toLowerCase() }, options)
-  return events.map((e, round) => ({ round, address: getAddress(String(e.args.culprit)) }))
+  const culprits = await components.chain.rejectedCulprits(jobId, options)
+  return culprits.map((address, round) => ({ round, address }))
 }
 
 /**

@@ -9,7 +9,7 @@ import { roundDocName } from '../crdt/index.js'
 import { roundKey } from '../processor/index.js'
 import { resultLeafHash } from '../protocol/index.js'
 import type { SettlementComponents } from './types.js'
-import type { SampleLeaf } from '../chain/index.js'
+import type { SampleLeaf } from '@jobmesh/contracts'
 import type { Result } from '../coord/index.js'
 import type { MicroJobDescriptor } from '../protocol/index.js'
 

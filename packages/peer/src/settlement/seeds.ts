@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { AbiCoder, ZeroHash, keccak256 } from 'ethers'
 import { UnknownSeedError } from './errors.js'
 import type { SettlementOptions } from './types.js'
-import type { ChainClient } from '../chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement:seeds')
 

@@ -7,7 +7,7 @@ import { InvalidManifestError } from './errors.js'
 import { LATE_DRAW_SPREAD_BLOCKS, REDRAW_BLOCKS } from './constants.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
-import type { SampleLeaf } from '../chain/index.js'
+import type { SampleLeaf } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
 

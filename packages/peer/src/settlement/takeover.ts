@@ -6,7 +6,7 @@ import { readProfiles } from './profile.js'
 import { sleep } from './retry.js'
 import { roundKey } from '../processor/index.js'
 import type { SettlementComponents } from './types.js'
-import type { ChainClient } from '../chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement:takeover')
 

@@ -1,4 +1,4 @@
-import type { ChainClient } from '../chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 import type { JobSpec } from '../protocol/index.js'
 import type { MicroJobExecutor } from '../processor/index.js'
 import type { ContentStore } from '../storage/index.js'

@@ -9,12 +9,12 @@ import { pullFromSubmitter } from './evidence.js'
 import { commitPhaseOver, waitForJob, waitForSample } from './phases.js'
 import { revealSeed } from './seeds.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
-import { pollUntil } from '../chain/index.js'
+import { pollUntil } from '@jobmesh/contracts'
 import { roundDocName } from '../crdt/index.js'
 import { outputHash } from '../executor/index.js'
 import { resultLeafHash, sampleExecutionDigest, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
-import type { SampleLeaf } from '../chain/index.js'
+import type { SampleLeaf } from '@jobmesh/contracts'
 import type { MicroJobExecutor } from '../processor/index.js'
 
 const log = logger('jobmesh:settlement')
@@ -148,7 +148,7 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     await components.journal?.put(voteKey, JSON.stringify(vote))
   }
   try {
-    await chain.commit(id, commitment(verifierHash(vote.expected, vote.executionDigest), vote.processorBlame, vote.salt, me), { signal })
+    await chain.commitVerification(id, commitment(verifierHash(vote.expected, vote.executionDigest), vote.processorBlame, vote.salt, me), { signal })
     log('committed on %s (positions %s, first bad %d)', id, positions.join(','), vote.firstBad)
   } catch (err) {
     if ((err as { errorName?: string }).errorName !== 'AlreadyCommitted') throw err
@@ -161,7 +161,7 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     return { ...result, revealed: false }
   }
   try {
-    await chain.reveal(id, {
+    await chain.revealVerification(id, {
       salt: vote.salt,
       processorBlame: vote.processorBlame,
       executionDigest: vote.executionDigest,

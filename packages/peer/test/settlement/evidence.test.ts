@@ -11,7 +11,7 @@ import { sliceJob } from '../../src/protocol/index.js'
 import { judgeSample, pullFromSubmitter, publishProfile, readProfile, roundRecords, walletPeerIds } from '../../src/settlement/index.js'
 import { evidenceComplete } from '../../src/settlement/sample.js'
 import { spec, waitFor } from '../processor/helpers.js'
-import type { ChainClient, ChainEvent, SampleLeaf } from '../../src/chain/index.js'
+import type { ChainClient, SampleLeaf } from '@jobmesh/contracts'
 import type { DocStore } from '../../src/crdt/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 
@@ -27,9 +27,8 @@ function hex (bytes: Uint8Array): string {
 
 /** The registry (`peerIdOwner`) and the job's one rejection (round 0 by `cheater`), as a verifier reads them. */
 function chainOf (jobId: string, cheater: string, owners: Map<string, string>): ChainClient {
-  const event: ChainEvent = { name: 'JobRejected', args: { jobId, culprit: cheater, slashed: 1n, submitter: cheater, position: 0n }, address: '0x', blockNumber: 5, transactionHash: '0x', logIndex: 0 }
   return {
-    findEvents: async (filter: { names: string[] }) => filter.names.includes('JobRejected') ? [event] : [],
+    rejectedCulprits: async (id: string) => id.toLowerCase() === jobId.toLowerCase() ? [getAddress(cheater)] : [],
     peerAddress: async (peerId: string) => owners.get(peerId)
   } as unknown as ChainClient
 }

@@ -5,7 +5,7 @@ import { evidenceComplete, judgeSample } from '../../src/settlement/sample.js'
 import { resultLeafHash } from '../../src/protocol/index.js'
 import type { RoundRecords } from '../../src/settlement/sample.js'
 import type { Result } from '../../src/coord/results.js'
-import type { SampleLeaf } from '../../src/chain/index.js'
+import type { SampleLeaf } from '@jobmesh/contracts'
 import type { MicroJobDescriptor } from '../../src/protocol/index.js'
 
 // Pure judgement logic: the round's records are given directly; payees come from the registry's peerIdOwner (no

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { Wallet } from 'ethers'
+import { Wallet, getAddress } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { INDEX_JOBS_MAP, RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
@@ -14,7 +14,7 @@ import { ANNOUNCEMENT_DOMAIN, excludingVerifier, roundKey } from '../../src/proc
 import { sliceJob } from '../../src/protocol/index.js'
 import { buildManifest, publishProfile, reannounceRound, slashedPeerIds } from '../../src/settlement/index.js'
 import { spec, startPeers, stopPeers, waitFor, waitForMesh } from '../processor/helpers.js'
-import type { ChainClient, ChainEvent } from '../../src/chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 import type { SettlementDocs } from '../../src/settlement/index.js'
 import type { TestPeer } from '../processor/helpers.js'
 import type { PrivateKey } from '@libp2p/interface'
@@ -33,9 +33,8 @@ function memoryDocs (): SettlementDocs & { docs: Map<string, Y.Doc> } {
 
 /** A chain that knows one rejection of `jobId` (submitter `slashed`) and the registry owner of no PeerId. */
 function rejectedChain (jobId: string, slashed: string): ChainClient {
-  const event: ChainEvent = { name: 'JobRejected', args: { jobId, culprit: slashed, slashed: 1n, submitter: slashed, position: 0n }, address: '0x', blockNumber: 5, transactionHash: '0x', logIndex: 0 }
   return {
-    findEvents: async (filter: { names: string[] }) => filter.names.includes('JobRejected') ? [event] : [],
+    rejectedCulprits: async (id: string) => id.toLowerCase() === jobId.toLowerCase() ? [getAddress(slashed)] : [],
     peerAddress: async () => undefined,
     processorPool: async () => 8_000n
   } as unknown as ChainClient

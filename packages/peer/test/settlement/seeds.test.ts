@@ -3,10 +3,10 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { Wallet, ZeroHash, keccak256, toUtf8Bytes } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createChainClient } from '../../src/chain/index.js'
+import { createChainClient } from '@jobmesh/contracts'
 import { drawVerifiers, ensureSeedCommitted, resultCommitment, revealSeed, seedAt, seedHash } from '../../src/settlement/index.js'
 import { waitForSample } from '../../src/settlement/phases.js'
-import type { ChainClient } from '../../src/chain/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
 import type { Anvil, Deployment } from '@jobmesh/contracts'
 
 const STAKE = 10n ** 18n

@@ -1,0 +1,40 @@
+import { logger } from '@libp2p/logger'
+import { id as keccakText } from 'ethers'
+import { labelId } from '../../client/labels.js'
+import { signPeerBinding } from '../../peer-binding.js'
+import { nodeInfo } from './node-info.js'
+import type { ChainContext } from '../../client/context.js'
+import type { RegisterInput, RegisterResult } from '../../client/contract-types.js'
+import type { TxOptions } from '../../client/tx-sender.js'
+
+const log = logger('jobmesh:chain')
+
+/**
+ * Registers the signer's node on first start, proving its PeerId with a signature of the PeerId's key (idempotent);
+ * resumes it when the registry paused it; adds stake when it has less than `input.stake`.
+ *
+ * @throws ChainRevertError (e.g. `PeerIdTaken`, `Banned`), PeerKeyTypeError, and the other chain errors
+ */
+export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 'contracts' | 'deployment' | 'read' | 'registryTx' | 'address'>,
+  input: RegisterInput, options: TxOptions = {}): Promise<RegisterResult> {
+  const { read, registryTx, address, deployment } = client
+  const info = await nodeInfo(client, undefined, options)
+  if (!info.registered) {
+    const chainId = deployment.chainId ?? Number((await read('getNetwork', () => client.provider.getNetwork(), options)).chainId)
+    const proof = await signPeerBinding(input.privateKey, { chainId, nodeRegistry: deployment.nodeRegistry }, await address())
+    const args = [input.peerId, proof.publicKey, proof.signature, labelId(input.gpuModel), input.vramGb]
+    const tx = await registryTx('NodeRegistry.register', 'register', args, options, input.stake)
+    log('registered %s (%s) with stake %s in block %d', input.peerId, await address(), input.stake, tx.blockNumber)
+    return { registered: true, stakeAdded: input.stake, stake: input.stake }
+  }
+  if (info.peerIdHash !== keccakText(input.peerId)) log('address %s is registered with another PeerId', await address())
+  if (info.paused) {
+    // paused by the registry after a verification it missed entirely (offline): back into selection
+    await registryTx('NodeRegistry.resume', 'resume', [], options)
+    log('resumed %s', await address())
+  }
+  if (info.stake >= input.stake) return { registered: false, stakeAdded: 0n, stake: info.stake }
+  const add = input.stake - info.stake
+  await registryTx('NodeRegistry.addStake', 'addStake', [], options, add)
+  return { registered: false, stakeAdded: add, stake: input.stake }
+}

@@ -1,0 +1,32 @@
+import type { CallOptions } from '../../client/client-types.js'
+import type { ChainContext } from '../../client/context.js'
+
+/** A node's registration as `NodeRegistry.nodeInfo` returns it. */
+export interface NodeInfo {
+  registered: boolean
+  stake: bigint
+  eligible: boolean
+  busy: boolean
+  score: bigint
+  peerIdHash: string
+  paused: boolean
+  exiting: boolean
+  kickedOut: boolean
+}
+
+/** `NodeRegistry.nodeInfo` of `address` (default: the signer). @throws the chain errors */
+export async function nodeInfo (client: Pick<ChainContext, 'contracts' | 'read' | 'address'>, address?: string, options?: CallOptions): Promise<NodeInfo> {
+  const a = address ?? await client.address()
+  const v = await client.read(`NodeRegistry.nodeInfo(${a})`, () => client.contracts.nodeRegistry.nodeInfo(a), options)
+  return {
+    registered: v.registered,
+    stake: v.stake,
+    eligible: v.eligible,
+    busy: v.busy,
+    score: v.score,
+    peerIdHash: v.peerIdHash,
+    paused: v.paused,
+    exiting: v.exiting,
+    kickedOut: v.kickedOut
+  }
+}

@@ -1,0 +1,138 @@
+import type {
+  CreateJobInput, EscrowJobState, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
+  VerifierState
+} from './contract-types.js'
+import type { ChainEvent, EventFilter } from './events.js'
+import type { TxOptions, TxResult } from './tx-sender.js'
+import type { CreatedJob } from '../actions/escrow/create-job.js'
+import type { BlockRange } from '../actions/events/find-events.js'
+import type { JobCreatedEvent } from '../actions/events/job-created.js'
+import type { NodeInfo } from '../actions/registry/node-info.js'
+import type { Deployment, JobmeshContracts } from '../deploy.js'
+import type { Provider, Signer } from 'ethers'
+
+export interface ChainClientComponents {
+  /** JSON-RPC URL; a provider is created with anvil-friendly settings. Ignored when `provider` is given. */
+  rpcUrl?: string
+  provider?: Provider
+  /** Signs transactions. Pass a plain signer (e.g. a Wallet), not a NonceManager: the client keeps the nonce. */
+  signer?: Signer
+  /** Contract addresses; `blockNumber` (deployment block) is where event scans start. */
+  deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow'> & Partial<Pick<Deployment, 'blockNumber' | 'chainId'>>
+}
+
+export interface ChainClientInit {
+  /** Per RPC call (ms), default 15 000. */
+  rpcTimeoutMs?: number
+  /** Per transaction until mined (ms), default 120 000. */
+  txTimeoutMs?: number
+  /** Poll interval (ms), default 1 000. */
+  pollMs?: number
+  /** Blocks per `eth_getLogs` request, default 1 000. */
+  logBlockRange?: number
+  /** Gas limit margin in basis points over the estimate, default 13 000 (+30 %). */
+  gasMarginBps?: number
+  /** Confirmations a transaction waits for, default 1. */
+  confirmations?: number
+}
+
+export interface CallOptions {
+  signal?: AbortSignal
+}
+
+export interface WaitOptions extends CallOptions {
+  /** Default 300 000 ms. */
+  timeoutMs?: number
+  /** Default: the client's poll interval. */
+  pollMs?: number
+}
+
+
+export interface WatchOptions extends EventFilter {
+  /** First block to scan; default: the current block. */
+  fromBlock?: number
+  /** Blocks behind the head to stay (reorg safety on public chains), default 0. */
+  confirmations?: number
+  /** Poll interval (ms), default the client's. */
+  pollMs?: number
+  signal: AbortSignal
+}
+
+/** Typed access to NodeRegistry and JobEscrow; every failure is a typed error (see errors.ts). */
+export interface ChainClient {
+  readonly provider: Provider
+  readonly contracts: JobmeshContracts
+  readonly deployment: ChainClientComponents['deployment']
+  /** The signer's address. @throws NoSignerError */
+  address(): Promise<string>
+  /** An EIP-191 signature of `message` by the signer (deterministic: RFC 6979). @throws NoSignerError */
+  signMessage(message: string): Promise<string>
+  blockNumber(options?: CallOptions): Promise<number>
+  /** Polls until the chain reaches block `n` (returns the head). */
+  waitForBlock(n: number, options?: WaitOptions): Promise<number>
+  /** Registers this node on first start (idempotent); resumes it when paused; adds stake when below `stake`. */
+  ensureRegistered(input: RegisterInput, options?: TxOptions): Promise<RegisterResult>
+  /** `NodeRegistry.nodeInfo` of `address` (default: this signer). */
+  nodeInfo(address?: string, options?: CallOptions): Promise<NodeInfo>
+  /** Nodes registered, staked and active in the NodeRegistry (verifiers are drawn among them). */
+  activeNodes(options?: CallOptions): Promise<number>
+  /** The address a PeerId was registered with, or undefined. */
+  peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
+  /** Creates and funds a job with `fee` wei; the job's id and the escrow's task value (wei per second). */
+  createJob(input: CreateJobInput, fee: bigint, options?: TxOptions): Promise<CreatedJob>
+  /** First half of a submission: `keccak256(abi.encode(jobId, round, resultRoot, manifestCid, sender))`. */
+  commitResults(jobId: string, commitment: string, options?: TxOptions): Promise<TxResult>
+  /** Second half (a later block): reveals the committed results. */
+  submitResults(jobId: string, input: { resultRoot: string, manifestCid: string }, options?: TxOptions): Promise<TxResult>
+  selectVerifiers(jobId: string, options?: TxOptions): Promise<TxResult>
+  /** Commits this node's next verifier seed: `hash` = keccak256(abi.encode(seed)), `index` its own label. */
+  commitSeed(hash: string, index: number, options?: TxOptions): Promise<TxResult>
+  /** A drawn verifier reveals its committed seed and commits the next one. */
+  revealSeed(jobId: string, seed: string, nextHash: string, options?: TxOptions): Promise<TxResult>
+  /** After the seed window: fixes the sample from the seeds revealed (slashing the verifiers that withheld one). */
+  closeSeeds(jobId: string, options?: TxOptions): Promise<TxResult>
+  /** A verifier commits its hidden vote. */
+  commitVerification(jobId: string, commitment: string, options?: TxOptions): Promise<TxResult>
+  /** A verifier reveals the vote it committed. */
+  revealVerification(jobId: string, input: RevealInput, options?: TxOptions): Promise<TxResult>
+  proveSample(jobId: string, leaves: SampleLeaf[], proofs: string[][], options?: TxOptions): Promise<TxResult>
+  settle(jobId: string, options?: TxOptions): Promise<TxResult>
+  /** Claims result leaves (each pays its payee) with their positional proofs. */
+  claim(jobId: string, leaves: SampleLeaf[], proofs: string[][], options?: TxOptions): Promise<TxResult>
+  sweep(jobId: string, options?: TxOptions): Promise<TxResult>
+  refund(jobId: string, options?: TxOptions): Promise<TxResult>
+  withdrawCredit(options?: TxOptions): Promise<TxResult>
+  credits(address?: string, options?: CallOptions): Promise<bigint>
+  /** The seed `address` (default: this signer) last committed. */
+  seedCommit(address?: string, options?: CallOptions): Promise<SeedCommitState>
+  /** Whether the result leaf at a global MicroJob position was claimed. */
+  isClaimed(jobId: string, position: number, options?: CallOptions): Promise<boolean>
+  /** One verifier's share of the job's fee. */
+  verifierShare(jobId: string, options?: CallOptions): Promise<bigint>
+  jobStatus(jobId: string, options?: CallOptions): Promise<JobStatusName>
+  job(jobId: string, options?: CallOptions): Promise<EscrowJobState>
+  verifiers(jobId: string, options?: CallOptions): Promise<VerifierState[]>
+  validationIndex(jobId: string, macroIndex: number, options?: CallOptions): Promise<number>
+  processorPool(jobId: string, options?: CallOptions): Promise<bigint>
+  /** The network's pricing parameters (`JobEscrow.pricing()`): task values come from these, in ms. */
+  pricing(options?: CallOptions): Promise<PricingParams>
+  /** Events in `[fromBlock, toBlock]` (default: deployment block to head), in chain order, scanned in chunks. */
+  findEvents(filter: EventFilter & BlockRange, options?: CallOptions): Promise<ChainEvent[]>
+  /** The job's `JobCreated` event (spec CID, creator, block), or undefined. */
+  jobCreated(jobId: string, options?: CallOptions & BlockRange): Promise<JobCreatedEvent | undefined>
+  /** The `JobCreated` events of the jobs `creator` made, oldest first. */
+  jobsCreatedBy(creator: string, options?: CallOptions & BlockRange): Promise<JobCreatedEvent[]>
+  /** Manifest CIDs submitted for the job with this result root (`ResultsSubmitted`), newest first. */
+  submittedManifests(jobId: string, resultRoot: string, options?: CallOptions & BlockRange): Promise<string[]>
+  /** Wallets slashed for the job's rejected rounds, in round order (`JobRejected`). */
+  rejectedCulprits(jobId: string, options?: CallOptions & BlockRange): Promise<string[]>
+  /** Block of the job's latest `JobReleased`, or undefined. */
+  releasedBlock(jobId: string, options?: CallOptions & BlockRange): Promise<number | undefined>
+  /** Unix seconds of the latest block (the clock of the escrow's deadlines). */
+  chainTime(options?: CallOptions): Promise<number>
+  /**
+   * Follows events by polling `eth_getLogs` over block ranges with a cursor (no `eth_newFilter`). Transient RPC
+   * errors are retried at the poll interval; ends when `signal` aborts.
+   */
+  watchEvents(options: WatchOptions): AsyncGenerator<ChainEvent, void, undefined>
+}

@@ -1,0 +1,100 @@
+import { chainTime } from '../actions/chain-time.js'
+import { claim } from '../actions/escrow/claim.js'
+import { closeSeeds } from '../actions/escrow/close-seeds.js'
+import { commitResults } from '../actions/escrow/commit-results.js'
+import { commitSeed } from '../actions/escrow/commit-seed.js'
+import { commitVerification } from '../actions/escrow/commit-verification.js'
+import { createJob } from '../actions/escrow/create-job.js'
+import { credits } from '../actions/escrow/credits.js'
+import { isClaimed } from '../actions/escrow/is-claimed.js'
+import { jobStatus } from '../actions/escrow/job-status.js'
+import { job } from '../actions/escrow/job.js'
+import { pricing } from '../actions/escrow/pricing.js'
+import { processorPool } from '../actions/escrow/processor-pool.js'
+import { proveSample } from '../actions/escrow/prove-sample.js'
+import { refund } from '../actions/escrow/refund.js'
+import { revealSeed } from '../actions/escrow/reveal-seed.js'
+import { revealVerification } from '../actions/escrow/reveal-verification.js'
+import { seedCommit } from '../actions/escrow/seed-commit.js'
+import { selectVerifiers } from '../actions/escrow/select-verifiers.js'
+import { settle } from '../actions/escrow/settle.js'
+import { submitResults } from '../actions/escrow/submit-results.js'
+import { sweep } from '../actions/escrow/sweep.js'
+import { validationIndex } from '../actions/escrow/validation-index.js'
+import { verifierShare } from '../actions/escrow/verifier-share.js'
+import { verifiers } from '../actions/escrow/verifiers.js'
+import { withdrawCredit } from '../actions/escrow/withdraw-credit.js'
+import { findEvents } from '../actions/events/find-events.js'
+import { jobCreated, jobsCreatedBy } from '../actions/events/job-created.js'
+import { rejectedCulprits } from '../actions/events/rejected-culprits.js'
+import { releasedBlock } from '../actions/events/released-block.js'
+import { submittedManifests } from '../actions/events/submitted-manifests.js'
+import { waitForBlock } from '../actions/events/wait-for-block.js'
+import { watchEvents } from '../actions/events/watch-events.js'
+import { activeNodes } from '../actions/registry/active-nodes.js'
+import { ensureRegistered } from '../actions/registry/ensure-registered.js'
+import { nodeInfo } from '../actions/registry/node-info.js'
+import { peerAddress } from '../actions/registry/peer-address.js'
+import { createChainContext } from './context.js'
+import type { ChainClient, ChainClientComponents, ChainClientInit } from './client-types.js'
+
+/**
+ * Creates a chain client over a deployment: each method is one action of `src/actions/` (one per file, viem style)
+ * bound to the client's shared context (context.ts: provider, signer, contracts, timeouts, the nonce-keeping sender).
+ *
+ * @example
+ * ```ts
+ * const chain = createChainClient({ rpcUrl, signer: new Wallet(key), deployment })
+ * await chain.ensureRegistered({ peerId: node.peerId.toString(), privateKey: node.privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n })
+ * for await (const e of chain.watchEvents({ names: ['VerifierAssigned'], topic2: await chain.address(), signal })) { ... }
+ * ```
+ */
+export function createChainClient (components: ChainClientComponents, init: ChainClientInit = {}): ChainClient {
+  const c = createChainContext(components, init)
+  return {
+    provider: c.provider,
+    contracts: c.contracts,
+    deployment: components.deployment,
+    address: c.address,
+    signMessage: c.signMessage,
+    blockNumber: c.blockNumber,
+    chainTime: async (options) => chainTime(c, options),
+    waitForBlock: async (n, options) => waitForBlock(c, n, options),
+    ensureRegistered: async (input, options) => ensureRegistered(c, input, options),
+    nodeInfo: async (address, options) => nodeInfo(c, address, options),
+    peerAddress: async (peerId, options) => peerAddress(c, peerId, options),
+    activeNodes: async (options) => activeNodes(c, options),
+    createJob: async (input, fee, options) => createJob(c, input, fee, options),
+    commitResults: async (jobId, commitment, options) => commitResults(c, jobId, commitment, options),
+    submitResults: async (jobId, input, options) => submitResults(c, jobId, input, options),
+    selectVerifiers: async (jobId, options) => selectVerifiers(c, jobId, options),
+    commitSeed: async (hash, index, options) => commitSeed(c, hash, index, options),
+    revealSeed: async (jobId, seed, nextHash, options) => revealSeed(c, jobId, seed, nextHash, options),
+    closeSeeds: async (jobId, options) => closeSeeds(c, jobId, options),
+    commitVerification: async (jobId, commitment, options) => commitVerification(c, jobId, commitment, options),
+    revealVerification: async (jobId, input, options) => revealVerification(c, jobId, input, options),
+    proveSample: async (jobId, leaves, proofs, options) => proveSample(c, jobId, leaves, proofs, options),
+    settle: async (jobId, options) => settle(c, jobId, options),
+    claim: async (jobId, leaves, proofs, options) => claim(c, jobId, leaves, proofs, options),
+    sweep: async (jobId, options) => sweep(c, jobId, options),
+    refund: async (jobId, options) => refund(c, jobId, options),
+    withdrawCredit: async (options) => withdrawCredit(c, options),
+    credits: async (address, options) => credits(c, address, options),
+    seedCommit: async (address, options) => seedCommit(c, address, options),
+    isClaimed: async (jobId, position, options) => isClaimed(c, jobId, position, options),
+    verifierShare: async (jobId, options) => verifierShare(c, jobId, options),
+    jobStatus: async (jobId, options) => jobStatus(c, jobId, options),
+    job: async (jobId, options) => job(c, jobId, options),
+    verifiers: async (jobId, options) => verifiers(c, jobId, options),
+    validationIndex: async (jobId, macroIndex, options) => validationIndex(c, jobId, macroIndex, options),
+    processorPool: async (jobId, options) => processorPool(c, jobId, options),
+    pricing: async (options) => pricing(c, options),
+    findEvents: async (filter, options) => findEvents(c, filter, options),
+    jobCreated: async (jobId, options) => jobCreated(c, jobId, options),
+    jobsCreatedBy: async (creator, options) => jobsCreatedBy(c, creator, options),
+    submittedManifests: async (jobId, resultRoot, options) => submittedManifests(c, jobId, resultRoot, options),
+    rejectedCulprits: async (jobId, options) => rejectedCulprits(c, jobId, options),
+    releasedBlock: async (jobId, options) => releasedBlock(c, jobId, options),
+    watchEvents: (options) => watchEvents(c, options)
+  }
+}

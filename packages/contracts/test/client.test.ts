@@ -1,0 +1,149 @@
+import { createChainClient, createProvider, deploy, startAnvil } from '../src/index.js'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { Wallet, ZeroHash, id as keccakText } from 'ethers'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Ed25519PrivateKey } from '@libp2p/interface'
+import type { Anvil, ChainClient, ChainEvent, CreateJobInput, Deployment } from '../src/index.js'
+
+function jobInput (nonce: bigint, deadline: number): CreateJobInput {
+  return {
+    specCid: 'bafkreispec', nonce, jobRoot: keccakText('root'), seed: 7n, macroJobs: 2, microJobsPerMacro: 3,
+    minVramGb: 0, k: 2, deadline, secondsPerMicroJob: 1
+  }
+}
+
+describe('chain client against anvil', () => {
+  let anvil: Anvil
+  let deployment: Deployment
+  let clients: ChainClient[]
+
+  const client = (i: number): ChainClient => {
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    const c = createChainClient({ provider, signer: new Wallet(anvil.accounts[i].privateKey), deployment }, { pollMs: 50 })
+    clients.push(c)
+    return c
+  }
+
+  beforeEach(async () => {
+    clients = []
+    anvil = await startAnvil({ accounts: 4 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+  })
+  afterEach(async () => {
+    for (const c of clients) c.provider.destroy()
+    await anvil.stop()
+  })
+
+  it('registers once with the PeerId key\'s proof, tops up stake, and reads node info', async () => {
+    const chain = client(1)
+    const stake = 10n ** 16n
+    const privateKey = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(privateKey).toString()
+    // the PeerId must be the key's: another PeerId is refused by the registry, nothing is registered
+    const other = peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()
+    await expect(chain.ensureRegistered({ peerId: other, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake }))
+      .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'PeerIdKeyMismatch' })
+    expect((await chain.nodeInfo()).registered).toBe(false)
+    const first = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
+    expect(first).toEqual({ registered: true, stakeAdded: stake, stake })
+    const again = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
+    expect(again.registered).toBe(false)
+    expect(again.stakeAdded).toBe(0n)
+    const more = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake: 3n * stake })
+    expect(more.stakeAdded).toBe(2n * stake)
+    const info = await chain.nodeInfo()
+    expect(info.registered).toBe(true)
+    expect(info.stake).toBe(3n * stake)
+    expect(await chain.peerAddress(peerId)).toBe(await chain.address())
+    expect(await chain.peerAddress('12D3KooWnobody')).toBeUndefined()
+  })
+
+  it('creates a job, decodes reverts to the custom error name, and watches events by block range', async () => {
+    const chain = client(1)
+    const ac = new AbortController()
+    const seen: ChainEvent[] = []
+    const from = await chain.blockNumber()
+    const watching = (async () => {
+      for await (const e of chain.watchEvents({ fromBlock: from, names: ['JobCreated', 'JobRefunded'], signal: ac.signal })) {
+        seen.push(e)
+        if (seen.length === 2) ac.abort()
+      }
+    })()
+    const block = await chain.provider.getBlock('latest')
+    const deadline = Number(block?.timestamp ?? 0) + 3600
+    const created = await chain.createJob(jobInput(1n, deadline), 10_000n)
+    expect(created.jobId).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(created.jobId).not.toBe(ZeroHash)
+    expect(await chain.jobStatus(created.jobId)).toBe('Open')
+    const state = await chain.job(created.jobId)
+    expect(state.fee).toBe(10_000n)
+    expect(state.macroJobs).toBe(2)
+    // k = 2 verifiers each re-running 1 of 3 MicroJobs per MacroJob: the fee buys 3 + 2 runs per MacroJob
+    expect(await chain.processorPool(created.jobId)).toBe(6_000n)
+
+    // the same job again: JobExists; too small a fee: UnderfundedJob; settle of an Open job: WrongStatus
+    await expect(chain.createJob(jobInput(1n, deadline), 10_000n)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'JobExists' })
+    await expect(chain.createJob(jobInput(2n, deadline), 1n)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'UnderfundedJob' })
+    await expect(chain.settle(created.jobId)).rejects.toMatchObject({ errorName: 'WrongStatus' })
+    // a results commitment by an unregistered node; a submission without a commitment
+    await expect(chain.commitResults(created.jobId, keccakText('c'))).rejects.toMatchObject({ errorName: 'NotActiveNode' })
+    await expect(chain.submitResults(created.jobId, { resultRoot: keccakText('r'), manifestCid: 'x' }))
+      .rejects.toMatchObject({ errorName: 'NoResultCommit' })
+
+    // a second job, refunded after its deadline
+    const short = await chain.createJob(jobInput(3n, deadline), 10_000n)
+    await expect(chain.refund(short.jobId)).rejects.toMatchObject({ errorName: 'DeadlineNotReached' })
+    await chain.provider.send('evm_increaseTime', [7200])
+    await chain.refund(short.jobId)
+    expect(await chain.jobStatus(short.jobId)).toBe('Refunded')
+
+    await watching
+    // the two JobCreated events, not the refund (the watcher stopped after two)
+    expect(seen.map(e => e.name)).toEqual(['JobCreated', 'JobCreated'])
+    expect(seen[0].args.jobId).toBe(created.jobId)
+    const all = await chain.findEvents({ names: ['JobRefunded'], topic1: short.jobId })
+    expect(all).toHaveLength(1)
+    expect(all[0].args.amount).toBe(10_000n)
+  })
+
+  it('sends a transaction that ran out of gas once more with twice the gas (its estimate met a state that changed); twice: OutOfGas, nothing changed', async () => {
+    // the estimate sees a cheaper state than the one the transaction is mined in: here it is simply too low
+    const stale = (account: number, calls: number): ChainClient => {
+      const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+      const estimateGas = provider.estimateGas.bind(provider)
+      let n = 0
+      provider.estimateGas = async (tx) => (n++ < calls ? 40_000n : await estimateGas(tx))
+      const c = createChainClient({ provider, signer: new Wallet(anvil.accounts[account].privateKey), deployment }, { pollMs: 50 })
+      clients.push(c)
+      return c
+    }
+    const key = async (): Promise<{ peerId: string, privateKey: Ed25519PrivateKey }> => {
+      const privateKey = await generateKeyPair('Ed25519')
+      return { peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey }
+    }
+    const input = { ...await key(), gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n }
+    const once = stale(2, 1)
+    const before = await once.provider.getTransactionCount(await once.address())
+    expect((await once.ensureRegistered(input)).registered).toBe(true)
+    // two transactions: the one that ran out of gas (it changed nothing) and the one sent again
+    expect(await once.provider.getTransactionCount(await once.address())).toBe(before + 2)
+    expect((await once.nodeInfo()).stake).toBe(10n ** 16n)
+
+    // a registration needs more than twice the stale estimate
+    const always = stale(3, Infinity)
+    await expect(always.ensureRegistered({ ...input, ...await key() }))
+      .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'OutOfGas' })
+    expect((await always.nodeInfo()).registered).toBe(false)
+  })
+
+  it('reports an unreachable RPC endpoint with a typed error', async () => {
+    const provider = createProvider('http://127.0.0.1:9', { chainId: 31337 })
+    const chain = createChainClient({ provider, signer: new Wallet(anvil.accounts[1].privateKey), deployment }, { rpcTimeoutMs: 5_000 })
+    clients.push(chain)
+    await expect(chain.blockNumber()).rejects.toMatchObject({ name: 'RpcUnreachableError' })
+    await expect(chain.jobStatus(ZeroHash)).rejects.toMatchObject({ name: 'RpcUnreachableError' })
+    await expect(chain.settle(ZeroHash)).rejects.toMatchObject({ name: 'RpcUnreachableError' })
+  })
+})
