@@ -1,8 +1,7 @@
 import { FAILURES_MAP, JobFailures, JobProgress, RESULTS_MAP, recordVerifier } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { excludingVerifier, roundKey } from '@jobmesh/peer/processor'
-import { readProfiles } from '@jobmesh/peer/settlement'
-import { getAddress } from 'ethers'
+import { slashedPeerIds } from '@jobmesh/peer/settlement'
 import { anySignal } from './abort.js'
 import { PROGRESS_RESYNC_MS } from './constants.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
@@ -41,17 +40,16 @@ export async function openJobDoc (ctx: ClientContext, jobId: string, signal?: Ab
 }
 
 /**
- * A record verifier for a round's doc: in a round > 0, records signed by a peer whose profile names the wallet of a
- * submitter slashed for this job count as absent (as on the peers, processor/rounds.ts).
+ * A record verifier for a round's doc: in a round > 0 the records of the PeerIds the peers exclude count as absent,
+ * the same set the processors use (`slashedPeerIds` of `@jobmesh/peer/settlement`: peers whose profile names the
+ * wallet of a submitter slashed for this job, and the finalizers of the rejected rounds).
  */
 export async function roundVerifier (ctx: ClientContext, jobId: string, round: number, signal?: AbortSignal): Promise<RecordVerifier> {
   const verifier = recordVerifier()
   if (round === 0) return verifier
-  const slashed = new Set((await ctx.chain.client.rejectedCulprits(jobId, { signal })).slice(0, round))
-  const excluded = new Set<string>()
-  for (const [peerId, profile] of await readProfiles(ctx, { signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs) })) {
-    if (slashed.has(getAddress(profile.address))) excluded.add(peerId)
-  }
+  const excluded = await slashedPeerIds({ chain: ctx.chain.client, docs: ctx.docs }, jobId, round, {
+    signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs)
+  })
   return excludingVerifier(verifier, excluded)
 }
 
