@@ -1,8 +1,7 @@
-import { createProcessor } from '@jobmesh/peer/processor'
+import { announceJob } from '@jobmesh/peer/processor'
 import { AnnounceError } from '../errors.js'
 import type { DocStore } from '@jobmesh/peer/crdt'
 import type { JobmeshNode } from '@jobmesh/peer/node'
-import type { MicroJobExecutor, Processor } from '@jobmesh/peer/processor'
 import type { JobSpec, PricingParams } from '@jobmesh/peer/protocol'
 
 /** Announces jobs: a signed JobAnnouncement in `jobmesh/index` and on `/jobmesh/1/jobs`. */
@@ -11,27 +10,12 @@ export interface Announcer {
   announce(spec: JobSpec, jobId: string, specCid: string, pricing: PricingParams): Promise<void>
 }
 
-const NO_EXECUTOR: MicroJobExecutor = {
-  async run () {
-    throw new Error('the DApp client does not process MicroJobs')
-  },
-  async execute () {
-    throw new Error('the DApp client does not process MicroJobs')
-  }
-}
-
-/**
- * An announcer built on the peer's processor, which owns the announcement format: the processor is never
- * started (it joins no rooms and runs nothing), only its `announceJob` is used.
- */
+/** An announcer over the peer's `announceJob` (the processor's own, which owns the announcement format). */
 export function createAnnouncer (node: JobmeshNode, docs: DocStore): Announcer {
-  // one deployment, one pricing: the processor is made at the first announcement, with the escrow's pricing
-  let processor: Processor | undefined
   return {
     async announce (spec, jobId, specCid, pricing) {
       try {
-        processor ??= createProcessor({ ...node, docs }, { executor: NO_EXECUTOR, pricing })
-        await processor.announceJob(spec, jobId, specCid)
+        await announceJob({ peerId: node.peerId, privateKey: node.privateKey, pubsub: node.pubsub, docs }, spec, jobId, specCid, pricing)
       } catch (err) {
         throw new AnnounceError(`cannot announce ${jobId}: ${(err as Error).message}`, { cause: err })
       }

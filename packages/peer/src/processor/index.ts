@@ -16,6 +16,8 @@
  * ```
  */
 export { createProcessor } from './processor.js'
+export { announceJob } from './announce-job.js'
+export type { AnnounceComponents } from './announce-job.js'
 export type {
   Processor, KnownJobSummary, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
 } from './processor.js'

@@ -7,7 +7,8 @@ import {
 import { INDEX_DOC } from '../crdt/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { ANNOUNCEMENT_DOMAIN, DEFAULT_IDLE_MS } from './constants.js'
-import { readAnnouncement, signAnnouncement } from './announcements.js'
+import { announceJob } from './announce-job.js'
+import { readAnnouncement } from './announcements.js'
 import { giveUp, jobComplete } from './job-end.js'
 import { openJobContext } from './job-context.js'
 import { healthyFirst } from './poison.js'
@@ -189,14 +190,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
-    const record = signAnnouncement(this.signer, spec, jobId, specCid, this.pricing)
-    if (this.indexMap == null) {
-      const index = await this.components.docs.open(INDEX_DOC)
-      this.indexMap = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
-    }
-    this.indexMap.set(jobId.toLowerCase(), record)
-    this.learn(record)
-    this.publish(jobsTopic(), { announcement: record as Uint8Array<ArrayBuffer> })
+    this.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing))
   }
 
   // ---- job discovery ----
