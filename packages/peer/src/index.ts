@@ -28,7 +28,8 @@ export { CLI_BIN } from './devnet/index.js'
 export type { NodeInit, JobmeshNode } from './node/index.js'
 export type { DocStore } from './crdt/index.js'
 export type { ContentStore } from './storage/index.js'
-export type { MicroJobExecutor, Processor, ProcessorInit } from './processor/index.js'
+export type { MicroJobExecutor } from './executor/index.js'
+export type { Processor, ProcessorInit } from './processor/index.js'
 export type { ChainClient } from '@jobmesh/contracts'
 export type { Settlement, SettlementInit } from './settlement/index.js'
 export type { HttpAddress, HttpServer } from './http/index.js'
@@ -38,7 +39,7 @@ export type { Deployment } from '@jobmesh/contracts'
 // the executor a peer runs jobs with, for `init.executor`
 export { createWasmExecutor, outputHash } from './executor/index.js'
 export type { WasmExecutor, WasmExecutorInit } from './executor/index.js'
-export { wasmMicroJobExecutor } from './storage/index.js'
+export { wasmMicroJobExecutor } from './executor/index.js'
 
 // what a running peer reports
 export { EventLog, METRIC_NAMES } from './observe/index.js'

@@ -21,3 +21,9 @@ export const WASM_PAGE_BYTES = 65_536
 
 /** The largest number of pages a 32-bit WebAssembly memory can have. */
 export const WASM_MAX_PAGES = 65_536
+
+/** Largest job code the MicroJob executor fetches (bytes). */
+export const DEFAULT_MAX_CODE_BYTES = 64 * 1024 * 1024
+
+/** Job code modules the MicroJob executor keeps in memory, by URI. */
+export const DEFAULT_CODE_CACHE_ENTRIES = 16

@@ -24,7 +24,6 @@ export type {
 export { roundKey, announcedRound, excludingVerifier } from './rounds.js'
 export type { RoundOracle } from './rounds.js'
 export { testExecutor } from './executor.js'
-export type { MicroJobExecutor, MicroJobExecution, MicroJobRunOptions, MicroJobTask } from './executor.js'
 export { runTimeoutMs } from './poison.js'
 export { ProcessorStoppedError, InvalidAnnouncementError } from './errors.js'
 export {

@@ -1,4 +1,4 @@
-import type { MicroJobExecutor } from './executor.js'
+import type { MicroJobExecutor } from '../executor/index.js'
 import type { RoundOracle } from './rounds.js'
 import type { CoordMetrics, JobFailuresInit, LeasesInit, RoomPubSub, TypedEvents } from '../coord/index.js'
 import type { JobSpec, PeerState, PricingParams, TrafficCounters } from '../protocol/index.js'

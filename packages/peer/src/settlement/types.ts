@@ -1,6 +1,6 @@
 import type { ChainClient } from '@jobmesh/contracts'
 import type { JobSpec } from '../protocol/index.js'
-import type { MicroJobExecutor } from '../processor/index.js'
+import type { MicroJobExecutor } from '../executor/index.js'
 import type { ContentStore } from '../storage/index.js'
 import type { DutyJournal } from './journal.js'
 import type { PrivateKey } from '@libp2p/interface'

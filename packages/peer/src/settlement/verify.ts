@@ -15,7 +15,7 @@ import { outputHash } from '../executor/index.js'
 import { resultLeafHash, sampleExecutionDigest, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
 import type { SampleLeaf } from '@jobmesh/contracts'
-import type { MicroJobExecutor } from '../processor/index.js'
+import type { MicroJobExecutor } from '../executor/index.js'
 
 const log = logger('jobmesh:settlement')
 

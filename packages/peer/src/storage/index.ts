@@ -2,24 +2,20 @@
  * @packageDocumentation
  *
  * Storage: a content store that reads `ipfs://` (helia + UnixFS, range reads), `https://` / `http://` (Range
- * requests) and `file://` (range reads) URIs and adds content to the node's blockstore (pinned), and the WASM
- * MicroJob executor adapter the processor runs MicroJobs with.
+ * requests) and `file://` (range reads) URIs and adds content to the node's blockstore (pinned). The MicroJob
+ * executor (`wasmMicroJobExecutor` of `@jobmesh/peer/executor`) reads a job's code and data through it.
  *
  * @example
  * ```ts
  * const store = createContentStore({ helia: node.helia })
  * const cid = await store.addFile('data.bin')
  * const part = await store.fetch(`ipfs://${cid}`, { offset: 1024, length: 1024, signal: AbortSignal.timeout(10_000) })
- * const executor = wasmMicroJobExecutor({ store, executor: createWasmExecutor() })
- * const processor = createProcessor(components, { executor, storeOutput: async (b) => store.addOutput(b) })
  * ```
  */
 export { createContentStore, rawOutputCid } from './content-store.js'
 export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptions, AddOptions, PinOptions } from './content-store.js'
 export { pinJobContent } from './job-content.js'
 export type { JobContent, PinJobContentOptions } from './job-content.js'
-export { wasmMicroJobExecutor, microJobRange } from './wasm-executor.js'
-export type { WasmMicroJobExecutorComponents, WasmMicroJobExecutorInit } from './wasm-executor.js'
 export { parseContentUri } from './uri.js'
 export type { ContentUri, ByteRange } from './uri.js'
 export {
@@ -29,6 +25,5 @@ export {
 // AbortError (name 'AbortError') is thrown too; its class is the chain client's twin and is not re-exported here
 // so the package root has one AbortError export.
 export {
-  DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_CODE_BYTES, DEFAULT_CODE_CACHE_ENTRIES,
-  DEFAULT_RAW_BLOCK_MAX_BYTES, SUPPORTED_SCHEMES
+  DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RAW_BLOCK_MAX_BYTES, SUPPORTED_SCHEMES
 } from './constants.js'

@@ -7,8 +7,8 @@ import {
   encodeMandelbrotData, generateText, loadExampleWasm, mandelbrotPng, mandelbrotReference, mergeWordCounts
 } from '../../../../examples/src/index.js'
 import type { MandelbrotImage } from '../../../../examples/src/index.js'
-import { blockRange, createWasmExecutor, createWasmMicroJobRunner, outputHash } from '../../src/executor/index.js'
-import type { WasmExecutor } from '../../src/executor/index.js'
+import { createWasmExecutor, outputHash, wasmMicroJobExecutor } from '../../src/executor/index.js'
+import type { MicroJobTask, WasmExecutor } from '../../src/executor/index.js'
 
 /** The bytes of blocks `[start, end)`: what a MicroJob gets as input. */
 function blocks (data: Uint8Array, blockSize: number, start: number, end: number): Uint8Array {
@@ -131,22 +131,32 @@ describe('example jobs in the executor', () => {
   })
 })
 
-describe('MicroJob runner', () => {
-  it('runs the blocks of a MicroJob loaded through its components', async () => {
+describe('the MicroJob executor over the example jobs', () => {
+  it('runs the blocks of a MicroJob it reads through its content reader', async () => {
     const executor = createWasmExecutor({ concurrency: 1 })
     try {
       await generate()
       const code = await loadExampleWasm('wordcount')
       const blockSize = 1024
       const text = generateText({ bytes: 8 * blockSize, blockSize, seed: 3 })
-      const runner = createWasmMicroJobRunner({
+      const content = new Map([['file:///wordcount.wasm', code], ['file:///words.txt', text]])
+      const reads: Array<{ uri: string, offset?: number, length?: number }> = []
+      const runner = wasmMicroJobExecutor({
         executor,
-        loadCode: async (uri) => { expect(uri).toBe('file:///wordcount.wasm'); return code },
-        loadData: async (_uri, { offset, length }) => text.subarray(offset, offset + length)
+        store: {
+          fetch: async (uri, { offset, length }) => {
+            reads.push({ uri, offset, length })
+            const bytes = content.get(uri) ?? new Uint8Array()
+            return offset === undefined ? bytes : bytes.subarray(offset, offset + (length ?? bytes.length))
+          }
+        }
       })
-      const spec = { codeUri: 'file:///wordcount.wasm', dataUri: 'file:///words.txt', blockSize }
-      const output = await runner.run({ spec, start: 2, end: 5 }, { signal: new AbortController().signal })
-      expect(output).toEqual(countWords(blockRange(text, blockSize, 2, 5)))
+      const spec = { codeUri: 'file:///wordcount.wasm', dataUri: 'file:///words.txt', blockSize } as unknown as MicroJobTask['spec']
+      const task: MicroJobTask = { jobId: '0x' + '01'.repeat(32), spec, macroIndex: 0, index: 1, microId: '0x' + '02'.repeat(32), start: 2, end: 5 }
+      const output = await runner.run(task, { signal: new AbortController().signal })
+      expect(output).toEqual(countWords(blocks(text, blockSize, 2, 5)))
+      // the data is read as the MicroJob's block range only
+      expect(reads).toContainEqual({ uri: 'file:///words.txt', offset: 2 * blockSize, length: 3 * blockSize })
     } finally {
       await executor.stop()
     }

@@ -8,7 +8,7 @@ import { WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs, testExecutor } from '../../src/processor/index.js'
 import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { TestPeer } from './helpers.js'
-import type { MicroJobExecutor } from '../../src/processor/index.js'
+import type { MicroJobExecutor } from '../../src/executor/index.js'
 
 let peers: TestPeer[] = []
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ResultBatch } from '../../src/processor/result-batch.js'
 import { runTurns } from '../../src/processor/turns.js'
 import type { LockedItem, MacroRoom } from '../../src/coord/room.js'
-import type { MicroJobExecutor } from '../../src/processor/executor.js'
+import type { MicroJobExecutor } from '../../src/executor/index.js'
 import type { JobContext } from '../../src/processor/job-context.js'
 import type { TurnHost } from '../../src/processor/turns.js'
 

@@ -1,20 +1,25 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_FETCH_BYTES } from './constants.js'
-import type { ContentStore } from './content-store.js'
-import type { WasmExecutor } from '../executor/index.js'
-import type { MicroJobExecutor, MicroJobTask } from '../processor/index.js'
+import { DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_INPUT_BYTES } from './constants.js'
+import type { WasmExecutor } from './executor.js'
+import type { MicroJobExecutor, MicroJobTask } from './micro-job-task.js'
 
-const log = logger('jobmesh:storage')
+const log = logger('jobmesh:executor')
+
+/** Reads a job's content by URI, a byte range of it when asked (the content store's `fetch`). */
+export interface ContentReader {
+  fetch(uri: string, options: { offset?: number, length?: number, maxBytes?: number, signal?: AbortSignal }): Promise<Uint8Array>
+}
 
 export interface WasmMicroJobExecutorComponents {
-  store: Pick<ContentStore, 'fetch'>
+  /** The job's code and data, e.g. the content store of `@jobmesh/peer/storage`. */
+  store: ContentReader
   executor: Pick<WasmExecutor, 'run' | 'execute'>
 }
 
 export interface WasmMicroJobExecutorInit {
   /** Largest job code fetched (bytes, default 64 MiB). */
   maxCodeBytes?: number
-  /** Largest MicroJob input (bytes, default 256 MiB). */
+  /** Largest MicroJob input (bytes, default 256 MiB: the WebAssembly executor's own limit). */
   maxInputBytes?: number
   /** Code modules cached by URI (default 16). */
   codeCacheEntries?: number
@@ -27,7 +32,8 @@ export function microJobRange (task: Pick<MicroJobTask, 'start' | 'end'> & { spe
 }
 
 /**
- * The processor's MicroJobExecutor over the WASM executor: fetches the job's code (cached by URI), reads the
+ * The one MicroJob runner of a peer, for processors, verifiers and a finalizer's regeneration: the
+ * {@link MicroJobExecutor} over the WASM executor: fetches the job's code (cached by URI), reads the
  * MicroJob's block range of the data (clamped to the data's size) and runs the module on it.
  *
  * @example
@@ -41,7 +47,7 @@ export function microJobRange (task: Pick<MicroJobTask, 'start' | 'end'> & { spe
  */
 export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents, init: WasmMicroJobExecutorInit = {}): MicroJobExecutor {
   const maxCodeBytes = init.maxCodeBytes ?? DEFAULT_MAX_CODE_BYTES
-  const maxInputBytes = init.maxInputBytes ?? DEFAULT_MAX_FETCH_BYTES
+  const maxInputBytes = init.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES
   const cacheEntries = init.codeCacheEntries ?? DEFAULT_CODE_CACHE_ENTRIES
   const code = new Map<string, Promise<Uint8Array>>()
 

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL, fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createWasmExecutor } from '../../src/executor/index.js'
-import { createContentStore, wasmMicroJobExecutor } from '../../src/storage/index.js'
-import type { WasmExecutor } from '../../src/executor/index.js'
-import type { MicroJobTask } from '../../src/processor/executor.js'
+import { createWasmExecutor, wasmMicroJobExecutor } from '../../src/executor/index.js'
+import { createContentStore } from '../../src/storage/index.js'
+import type { MicroJobTask, WasmExecutor } from '../../src/executor/index.js'
 import type { ContentStore } from '../../src/storage/index.js'
 
 const WASM = fileURLToPath(new URL('../../../../examples/build/wordcount.wasm', import.meta.url))
