@@ -14,7 +14,8 @@ export default defineConfig({
       { find: /^@jobmesh\/contracts$/, replacement: src('contracts') },
       { find: /^@jobmesh\/peer$/, replacement: src('peer') },
       { find: new RegExp(`^@jobmesh/peer/(${PEER_FOLDERS})$`), replacement: peerFolder('$1') },
-      { find: /^@jobmesh\/dapp-sdk$/, replacement: src('dapp-sdk') }
+      { find: /^@jobmesh\/dapp-sdk$/, replacement: src('dapp-sdk') },
+      { find: /^@jobmesh\/testkit$/, replacement: src('testkit') }
     ]
   },
   test: {

@@ -33,7 +33,8 @@ import { fileURLToPath } from 'node:url'
 import { jobsTopic } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
-import { createProcessor, testExecutor } from '@jobmesh/peer/processor'
+import { createProcessor } from '@jobmesh/peer/processor'
+import { testExecutor } from '@jobmesh/testkit'
 import { computeJobId, createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
 
 const here = dirname(fileURLToPath(import.meta.url))

@@ -1,4 +1,5 @@
-import { createProcessor, testExecutor } from '@jobmesh/peer/processor'
+import { createProcessor } from '@jobmesh/peer/processor'
+import { testExecutor } from '@jobmesh/testkit'
 import { createContentStore } from '@jobmesh/peer/storage'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SLICING, cleanup, setup, smallJob } from './helpers.js'

@@ -10,7 +10,7 @@
  * ```ts
  * const node = await createNode()
  * const docs = createDocStore(node)
- * const processor = createProcessor({ ...node, docs }, { executor: testExecutor() })
+ * const processor = createProcessor({ ...node, docs }, { executor: wasmMicroJobExecutor({ store, executor: createWasmExecutor() }) })
  * await processor.start()
  * await processor.announceJob(spec, jobId, specCid)
  * ```
@@ -23,7 +23,6 @@ export type {
 } from './processor.js'
 export { roundKey, announcedRound, excludingVerifier } from './rounds.js'
 export type { RoundOracle } from './rounds.js'
-export { testExecutor } from './executor.js'
 export { runTimeoutMs } from './poison.js'
 export { ProcessorStoppedError, InvalidAnnouncementError } from './errors.js'
 export {

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { spec } from './helpers.js'
-import { testExecutor } from '../../src/processor/index.js'
+import { testExecutor } from '@jobmesh/testkit'
 import { sliceJob } from '../../src/protocol/index.js'
 
 describe('testExecutor', () => {

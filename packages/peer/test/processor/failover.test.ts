@@ -3,7 +3,7 @@ import {
   MICRO_MAP, RESULTS_MAP, countStates, countingResult, jobsTopic, leases as createLeases, microKey, microScope,
   recordSigner, recordVerifier, resultTable
 } from '../../src/coord/index.js'
-import { testExecutor } from '../../src/processor/index.js'
+import { testExecutor } from '@jobmesh/testkit'
 import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { QueueState } from '../../src/coord/index.js'
 import type { TestPeer } from './helpers.js'

@@ -4,7 +4,7 @@ import {
 } from '../../src/coord/index.js'
 import { createDocStore, jobDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
-import { testExecutor } from '../../src/processor/index.js'
+import { testExecutor } from '@jobmesh/testkit'
 import { sliceJob } from '../../src/protocol/index.js'
 import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { QueueState } from '../../src/coord/index.js'

@@ -1,6 +1,7 @@
 import { createDocStore } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
-import { createProcessor, testExecutor } from '../../src/processor/index.js'
+import { testExecutor } from '@jobmesh/testkit'
+import { createProcessor } from '../../src/processor/index.js'
 import { computeJobId, createTrafficCounters, parseJobSpec } from '../../src/protocol/index.js'
 import type { DocStore } from '../../src/crdt/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'

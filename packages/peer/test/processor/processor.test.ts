@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
-import { testExecutor } from '../../src/processor/index.js'
+import { testExecutor } from '@jobmesh/testkit'
 import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { TestPeer } from './helpers.js'
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { MicroJobExecutor, MicroJobRunOptions, MicroJobTask } from '../executor/index.js'
+import type { MicroJobExecutor, MicroJobRunOptions, MicroJobTask } from '@jobmesh/peer/executor'
 
 /**
  * A deterministic executor for tests and benches: output = sha256(jobId, microId, start, end), after an optional
