@@ -1,5 +1,6 @@
 import { coordGuards } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
+import { createContentStore } from '@jobmesh/peer/storage'
 import { createNode } from '@jobmesh/peer/node'
 import { logger } from '@libp2p/logger'
 import { race } from './abort.js'
@@ -206,6 +207,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
   const ctx: ClientContext = {
     node,
     docs,
+    store: createContentStore({ helia: node.helia }, { fetchTimeoutMs: settings.fetchTimeoutMs }),
     chain,
     deployment: init.deployment,
     announcer: createAnnouncer(node, docs),

@@ -1,14 +1,8 @@
-import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { unixfs } from '@helia/unixfs'
-import { CID } from 'multiformats/cid'
-import * as raw from 'multiformats/codecs/raw'
-import * as Digest from 'multiformats/hashes/digest'
-import { sha256 } from 'multiformats/hashes/sha2'
 import { AbortError, DownloadError, UploadError } from './errors.js'
+import type { ContentStore } from '@jobmesh/peer/storage'
 import type { AbortOptions } from '@libp2p/interface'
-import type { Helia } from '@helia/interface'
 
 /**
  * Code or data of a job: bytes (uploaded), a local file path or `file://` URL (uploaded), or an `ipfs://` /
@@ -20,7 +14,7 @@ export type ContentInput = Uint8Array | string | { uri: string }
 export interface ContentRef {
   /** The URI that goes into the JobSpec (`ipfs://<cid>` for uploads). */
   uri: string
-  /** Size in bytes, when known (uploads, or `ipfs://` content present locally). */
+  /** Size in bytes, when known (uploads). */
   size?: number
   /** Whether the SDK added the bytes to its helia (and pinned them). */
   uploaded: boolean
@@ -28,17 +22,20 @@ export interface ContentRef {
 
 const PASS_THROUGH = ['ipfs://', 'https://']
 
-async function drain (it: AsyncIterable<unknown>): Promise<void> {
-  for await (const _ of it) { /* consume */ }
+/** The SDK's error for a failed upload: AbortError when `signal` aborted it, else UploadError. */
+function uploadError (err: unknown, what: string, options: AbortOptions): Error {
+  if (options.signal?.aborted === true) return new AbortError(`upload of ${what} aborted`, { cause: err })
+  return new UploadError(`cannot upload ${what}: ${(err as Error).message}`, { cause: err })
 }
 
 /**
- * Resolves one code/data input: uploads bytes and files to `helia` as UnixFS and pins them, so peers fetch them
- * by CID over bitswap; URIs are kept.
+ * Resolves one code/data input: uploads bytes and files through the peer's content store (UnixFS, pinned), so
+ * peers fetch them by CID over bitswap; URIs are kept.
  *
  * @throws UploadError (unreadable file, blockstore failure), AbortError
  */
-export async function resolveContent (helia: Helia, input: ContentInput, what: string, options: AbortOptions = {}): Promise<ContentRef> {
+export async function resolveContent (store: Pick<ContentStore, 'addBytes' | 'addFile'>, input: ContentInput, what: string,
+  options: AbortOptions = {}): Promise<ContentRef> {
   options.signal?.throwIfAborted()
   if (typeof input === 'object' && !(input instanceof Uint8Array)) {
     return { uri: input.uri, uploaded: false }
@@ -46,75 +43,42 @@ export async function resolveContent (helia: Helia, input: ContentInput, what: s
   if (typeof input === 'string' && PASS_THROUGH.some(p => input.startsWith(p))) {
     return { uri: input, uploaded: false }
   }
-  const fs = unixfs(helia)
   try {
-    let cid: CID
-    let size: number
     if (input instanceof Uint8Array) {
-      cid = await fs.addBytes(input, { signal: options.signal })
-      size = input.byteLength
-    } else {
-      const path = input.startsWith('file://') ? fileURLToPath(input) : input
-      size = (await stat(path)).size
-      cid = await fs.addByteStream(createReadStream(path), { signal: options.signal })
+      return { uri: `ipfs://${await store.addBytes(input, options)}`, size: input.byteLength, uploaded: true }
     }
-    // the same bytes uploaded before are pinned already
-    if (!(await helia.pins.isPinned(cid, options))) await drain(helia.pins.add(cid, options))
-    return { uri: `ipfs://${cid.toString()}`, size, uploaded: true }
+    const path = input.startsWith('file://') ? fileURLToPath(input) : input
+    const size = (await stat(path)).size
+    return { uri: `ipfs://${await store.addFile(path, options)}`, size, uploaded: true }
   } catch (err) {
-    if (options.signal?.aborted === true) throw new AbortError(`upload of ${what} aborted`, { cause: err })
-    throw new UploadError(`cannot upload ${what}: ${(err as Error).message}`, { cause: err })
+    throw uploadError(err, what, options)
   }
-}
-
-/** The raw-codec CIDv1 of bytes (how the spec is stored, and the default output CID of a result). */
-export async function rawCid (bytes: Uint8Array): Promise<CID> {
-  return CID.createV1(raw.code, await sha256.digest(bytes))
-}
-
-/** The raw-codec CIDv1 that a sha256 digest names (a result's default output CID). */
-export function rawCidOfSha256 (digest: Uint8Array): CID {
-  return CID.createV1(raw.code, Digest.create(sha256.code, digest))
 }
 
 /**
  * Stores bytes as one raw block and pins it; returns its CID. The spec is stored this way, so its CID is the CID
  * of its canonical bytes (docs/protocol.md).
+ *
+ * @throws UploadError, AbortError
  */
-export async function putRaw (helia: Helia, bytes: Uint8Array, what: string, options: AbortOptions = {}): Promise<CID> {
-  const cid = await rawCid(bytes)
+export async function putRaw (store: Pick<ContentStore, 'addRaw'>, bytes: Uint8Array, what: string, options: AbortOptions = {}): Promise<string> {
   try {
-    await helia.blockstore.put(cid, bytes, options)
-    if (!(await helia.pins.isPinned(cid, options))) await drain(helia.pins.add(cid, options))
-    return cid
+    return await store.addRaw(bytes, options)
   } catch (err) {
-    if (options.signal?.aborted === true) throw new AbortError(`upload of ${what} aborted`, { cause: err })
-    throw new UploadError(`cannot store ${what}: ${(err as Error).message}`, { cause: err })
+    throw uploadError(err, what, options)
   }
 }
 
 /**
- * Fetches content by CID (locally or from peers over bitswap): a raw block as is, anything else as a UnixFS file.
+ * Fetches content by CID through the peer's content store (locally or from peers over bitswap).
  *
- * @throws DownloadError, AbortError
+ * @throws DownloadError, AbortError (when `signal` aborted it)
  */
-export async function fetchContent (helia: Helia, cid: CID, options: AbortOptions = {}): Promise<Uint8Array> {
+export async function fetchContent (store: Pick<ContentStore, 'fetch'>, cid: string, options: AbortOptions & { timeoutMs?: number } = {}): Promise<Uint8Array> {
   try {
-    const parts: Uint8Array[] = []
-    const source: AsyncIterable<Uint8Array> = cid.code === raw.code
-      ? toIterable(await helia.blockstore.get(cid, options))
-      : unixfs(helia).cat(cid, options)
-    for await (const p of source) parts.push(p)
-    return parts.length === 1 ? parts[0] : new Uint8Array(Buffer.concat(parts))
+    return await store.fetch(`ipfs://${cid}`, options)
   } catch (err) {
-    if (options.signal?.aborted === true) throw new AbortError(`download of ${cid.toString()} aborted`, { cause: err })
-    throw new DownloadError(`cannot fetch ${cid.toString()}: ${(err as Error).message}`, { cause: err })
+    if (options.signal?.aborted === true) throw new AbortError(`download of ${cid} aborted`, { cause: err })
+    throw new DownloadError(`cannot fetch ${cid}: ${(err as Error).message}`, { cause: err })
   }
-}
-
-function toIterable (value: Uint8Array | AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncIterable<Uint8Array> {
-  if (value instanceof Uint8Array) {
-    return (async function * () { yield value })()
-  }
-  return value as AsyncIterable<Uint8Array>
 }

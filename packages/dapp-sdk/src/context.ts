@@ -1,6 +1,7 @@
 import type { ChainConnection, DeploymentRef } from './chain/connection.js'
 import type { Announcer } from './network/announce.js'
 import type { DocStore } from '@jobmesh/peer/crdt'
+import type { ContentStore } from '@jobmesh/peer/storage'
 import type { JobmeshNode } from '@jobmesh/peer/node'
 import type { JobSpec } from '@jobmesh/peer/protocol'
 
@@ -28,6 +29,8 @@ export interface KnownSpec {
 export interface ClientContext {
   node: JobmeshNode
   docs: DocStore
+  /** The peer's content store over the client's helia: uploads, the spec, manifests, outputs. */
+  store: ContentStore
   chain: ChainConnection
   deployment: DeploymentRef
   announcer: Announcer

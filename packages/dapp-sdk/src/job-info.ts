@@ -24,7 +24,7 @@ export async function loadSpec (ctx: ClientContext, jobId: string, signal?: Abor
   } catch (err) {
     throw new DownloadError(`job ${jobId} names an invalid spec CID ${created.specCid}`, { cause: err })
   }
-  const bytes = await fetchContent(ctx.node.helia, cid, { signal: anySignal([signal, ctx.stopped], ctx.settings.fetchTimeoutMs) })
+  const bytes = await fetchContent(ctx.store, cid.toString(), { signal: anySignal([signal, ctx.stopped], ctx.settings.fetchTimeoutMs) })
   let known: KnownSpec
   try {
     known = { spec: decodeJobSpec(bytes), specCid: created.specCid }

@@ -23,8 +23,8 @@ export async function loadManifest (ctx: ClientContext, jobId: string, resultRoo
   if (cidText === undefined) return undefined
   let manifest: Manifest
   try {
-    const cid = CID.parse(cidText.replace(/^ipfs:\/\//, ''))
-    manifest = decodeManifest(await fetchContent(ctx.node.helia, cid, { signal: anySignal([signal, ctx.stopped], ctx.settings.fetchTimeoutMs) }))
+    const cid = CID.parse(cidText.replace(/^ipfs:\/\//, '')).toString()
+    manifest = decodeManifest(await fetchContent(ctx.store, cid, { signal: anySignal([signal, ctx.stopped], ctx.settings.fetchTimeoutMs) }))
   } catch (err) {
     if (signal?.aborted === true) throw err
     log('manifest %s of %s unusable, using the job doc: %s', cidText, jobId, (err as Error).message)

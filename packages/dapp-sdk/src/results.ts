@@ -3,10 +3,11 @@ import { MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, res
 import { roundKey } from '@jobmesh/peer/processor'
 import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
 import { payeeResolver } from '@jobmesh/peer/settlement'
+import { rawOutputCid } from '@jobmesh/peer/storage'
 import { ZeroHash } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
-import { fetchContent, rawCidOfSha256 } from './content.js'
+import { fetchContent } from './content.js'
 import {
   AbortError, DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError, ResultUnavailableError, TimeoutError
 } from './errors.js'
@@ -119,11 +120,11 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
   let next = 0
   let fetched = 0
   const fetchOne = async ({ d, outputHash: expected, outputCid, signer }: Picked, slot: number): Promise<void> => {
-    let cid: CID
+    let cid: string
     try {
       cid = outputCid !== undefined && outputCid !== ''
-        ? CID.parse(outputCid.replace(/^ipfs:\/\//, ''))
-        : rawCidOfSha256(Buffer.from(expected.slice(2), 'hex'))
+        ? CID.parse(outputCid.replace(/^ipfs:\/\//, '')).toString()
+        : rawOutputCid(expected)
     } catch (err) {
       throw new DownloadError(`MicroJob ${d.macroIndex}.${d.index}: invalid output CID ${String(outputCid)}`, { cause: err })
     }
@@ -131,11 +132,11 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
     const timeout = AbortSignal.timeout(timeoutMs)
     let bytes: Uint8Array
     try {
-      bytes = await fetchContent(ctx.node.helia, cid, { signal: anySignal([signal, timeout]) })
+      bytes = await fetchContent(ctx.store, cid, { signal: anySignal([signal, timeout]), timeoutMs })
     } catch (err) {
       // the per-output timeout, not the caller: nobody online serves this output
       if (timeout.aborted && !signal.aborted && (err as Error).name === AbortError.name) {
-        throw new ResultUnavailableError(d.macroIndex, d.index, cid.toString(), timeoutMs, { cause: err })
+        throw new ResultUnavailableError(d.macroIndex, d.index, cid, timeoutMs, { cause: err })
       }
       throw err
     }
@@ -143,7 +144,7 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
     if (actual !== expected) throw new ResultHashMismatchError(d.macroIndex, d.index, expected, actual)
     const output: MicroJobOutput = {
       macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end,
-      outputHash: actual, cid: cid.toString(), signer, bytes
+      outputHash: actual, cid, signer, bytes
     }
     out[slot] = output
     fetched++

@@ -88,10 +88,10 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   await checkCode(input.code)
 
   report({ stage: 'uploading' })
-  const code = await resolveContent(ctx.node.helia, input.code, 'code', { signal })
-  const data = await resolveContent(ctx.node.helia, input.data, 'data', { signal })
+  const code = await resolveContent(ctx.store, input.code, 'code', { signal })
+  const data = await resolveContent(ctx.store, input.data, 'data', { signal })
   const spec = buildSpec(draft, code.uri, data.uri)
-  const specCid = (await putRaw(ctx.node.helia, encodeJobSpec(spec), 'the job spec', { signal })).toString()
+  const specCid = await putRaw(ctx.store, encodeJobSpec(spec), 'the job spec', { signal })
 
   const nonce = input.nonce ?? randomUint256()
   const jobId = computeJobId(spec.creator, specCid, nonce)

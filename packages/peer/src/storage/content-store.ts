@@ -60,6 +60,8 @@ export interface ContentStore {
   addBytes(bytes: Uint8Array, options?: AddOptions): Promise<string>
   /** Adds a local file as a UnixFS file (streamed), pins it and returns its CID string. */
   addFile(path: string, options?: AddOptions): Promise<string>
+  /** Adds bytes as one raw block (CIDv1, raw codec, sha256 of the bytes), pins it and returns its CID string. */
+  addRaw(bytes: Uint8Array, options?: AddOptions): Promise<string>
   /**
    * Adds a MicroJob output: up to `rawBlockMaxBytes` as one raw block (CIDv1 raw sha256, derivable from the output
    * hash), larger as a UnixFS file; pinned. Returns the CID string.
@@ -120,6 +122,12 @@ export function createContentStore (components: ContentStoreComponents, init: Co
   const fetchTimeoutMs = init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
   const rawMax = init.rawBlockMaxBytes ?? DEFAULT_RAW_BLOCK_MAX_BYTES
 
+  const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
+    const cid = CID.createV1(raw.code, await sha256.digest(bytes))
+    await components.helia.blockstore.put(cid, bytes, { signal: options.signal })
+    await pin(components.helia.pins, cid, options.signal)
+    return cid.toString()
+  }
   const addBytes = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
     const cid = await fs.addBytes(bytes, { signal: options.signal })
     await pin(components.helia.pins, cid, options.signal)
@@ -166,12 +174,9 @@ export function createContentStore (components: ContentStoreComponents, init: Co
       log('pinned %c', parsed.cid)
       return true
     },
+    addRaw,
     async addOutput (bytes, options = {}) {
-      if (bytes.byteLength > rawMax) return addBytes(bytes, options)
-      const cid = CID.createV1(raw.code, await sha256.digest(bytes))
-      await components.helia.blockstore.put(cid, bytes, { signal: options.signal })
-      await pin(components.helia.pins, cid, options.signal)
-      return cid.toString()
+      return bytes.byteLength > rawMax ? addBytes(bytes, options) : addRaw(bytes, options)
     }
   }
 }
