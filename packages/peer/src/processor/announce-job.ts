@@ -1,12 +1,25 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, INDEX_JOBS_MAP, jobsTopic, messageKind, recordSigner } from '../coord/index.js'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import {
+  DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, INDEX_JOBS_MAP, JobAnnouncement, jobsTopic, messageKind, recordSigner, recordVerifier
+} from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
 import { countSent } from '../protocol/index.js'
 import { signAnnouncement } from './announcements.js'
+import { ANNOUNCEMENT_DOMAIN } from './constants.js'
+import { announcedRound } from './rounds.js'
 import type { ProcessorComponents } from './types.js'
 import type { JobSpec, PricingParams } from '../protocol/index.js'
+import type { PrivateKey } from '@libp2p/interface'
+import type * as Y from 'yjs'
 
 const log = logger('jobmesh:processor')
+const roundLog = logger('jobmesh:settlement')
+
+/** The doc store, for the `jobmesh/index` doc. */
+export interface IndexDocs {
+  open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc>
+}
 
 /** What announcing a job needs: the node's key, pubsub and the doc store (not a processor: a DApp client has none). */
 export type AnnounceComponents = Pick<ProcessorComponents, 'peerId' | 'privateKey' | 'counters'> & {
@@ -17,7 +30,8 @@ export type AnnounceComponents = Pick<ProcessorComponents, 'peerId' | 'privateKe
 /**
  * Announces a job to the network: a signed `JobAnnouncement` (round 0, its task value from `pricing`) in
  * `jobmesh/index` (map `jobs`, key = jobId) and on `/jobmesh/1/jobs`. Returns the record. The processor announces
- * through it, and so does the DApp SDK.
+ * through it, and so does the DApp SDK; settlement re-announces a rejected job's next round with {@link reannounceRound}.
+ * Every announcement record is written in this file.
  *
  * @throws InvalidAnnouncementError when the spec cannot be encoded
  */
@@ -32,4 +46,48 @@ export async function announceJob (components: AnnounceComponents, spec: JobSpec
   countSent(components.counters, messageKind(message), bytes.byteLength)
   components.pubsub.publish(jobsTopic(), bytes).catch((err: Error) => { log('publish the announcement of %s: %s', jobId, err.message) })
   return record
+}
+
+/**
+ * Re-announces a job for `round` in `jobmesh/index`: the current announcement with `round` set, signed by this
+ * peer. Processors that see it leave the earlier round and work on this one. Idempotent: does nothing (false) when
+ * the index already announces this round or a later one, or holds no valid announcement of the job.
+ */
+export async function reannounceRound (components: { docs: IndexDocs, privateKey: PrivateKey }, jobId: string, round: number,
+  options: { signal?: AbortSignal } = {}): Promise<boolean> {
+  const id = jobId.toLowerCase()
+  const doc = await components.docs.open(INDEX_DOC, options)
+  const jobs = doc.getMap<Uint8Array>(INDEX_JOBS_MAP)
+  const current = jobs.get(id)
+  const verified = current instanceof Uint8Array ? recordVerifier().verify(current, ANNOUNCEMENT_DOMAIN) : undefined
+  if (verified == null) return false
+  let announcement: JobAnnouncement
+  try {
+    announcement = JobAnnouncement.decode(verified.payload)
+  } catch {
+    return false
+  }
+  if (announcedRound(announcement) >= round) return false
+  const self = peerIdFromPrivateKey(components.privateKey).toString()
+  const payload = JobAnnouncement.encode({ ...announcement, round })
+  jobs.set(id, recordSigner(components.privateKey, self).sign(ANNOUNCEMENT_DOMAIN, payload))
+  roundLog('re-announced %s for round %d', id, round)
+  return true
+}
+
+/** The round announced for a job in `jobmesh/index` (undefined: not announced). */
+export async function indexedRounds (components: { docs: IndexDocs }, options: { signal?: AbortSignal } = {}): Promise<Map<string, number>> {
+  const doc = await components.docs.open(INDEX_DOC, options)
+  const out = new Map<string, number>()
+  const verifier = recordVerifier()
+  for (const [key, value] of doc.getMap<Uint8Array>(INDEX_JOBS_MAP).entries()) {
+    const v = value instanceof Uint8Array ? verifier.verify(value, ANNOUNCEMENT_DOMAIN) : undefined
+    if (v == null) continue
+    try {
+      out.set(key, announcedRound(JobAnnouncement.decode(v.payload)))
+    } catch {
+      // malformed: absent
+    }
+  }
+  return out
 }

@@ -16,7 +16,7 @@
  * ```
  */
 export { createProcessor } from './processor.js'
-export { announceJob } from './announce-job.js'
+export { announceJob, reannounceRound, indexedRounds } from './announce-job.js'
 export type { AnnounceComponents } from './announce-job.js'
 export type {
   Processor, KnownJobSummary, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail

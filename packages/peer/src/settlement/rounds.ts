@@ -1,14 +1,7 @@
-import { logger } from '@libp2p/logger'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { getAddress } from 'ethers'
-import { INDEX_JOBS_MAP, JobAnnouncement, recordSigner, recordVerifier } from '../coord/index.js'
-import { INDEX_DOC } from '../crdt/index.js'
-import { announcedRound, ANNOUNCEMENT_DOMAIN } from '../processor/index.js'
 import { readFinalRecords } from './lookup.js'
 import { readProfiles } from './profile.js'
 import type { SettlementComponents } from './types.js'
-
-const log = logger('jobmesh:settlement')
 
 /**
  * Rounds (docs/settlement.md): after `settle` rejects a job's results the job is Open again with `rejections + 1`;
@@ -72,48 +65,4 @@ export async function roundSignerFilter (components: Pick<SettlementComponents, 
     cache.set(signer, ok)
     return ok
   }
-}
-
-/**
- * Re-announces a job for `round` in `jobmesh/index`: the current announcement with `round` set, signed by this
- * peer. Processors that see it leave the earlier round and work on this one. Idempotent: does nothing (false) when
- * the index already announces this round or a later one, or holds no valid announcement of the job.
- */
-export async function reannounceRound (components: Pick<SettlementComponents, 'docs' | 'privateKey'>, jobId: string, round: number,
-  options: { signal?: AbortSignal } = {}): Promise<boolean> {
-  const id = jobId.toLowerCase()
-  const doc = await components.docs.open(INDEX_DOC, options)
-  const jobs = doc.getMap<Uint8Array>(INDEX_JOBS_MAP)
-  const current = jobs.get(id)
-  const verified = current instanceof Uint8Array ? recordVerifier().verify(current, ANNOUNCEMENT_DOMAIN) : undefined
-  if (verified == null) return false
-  let announcement: JobAnnouncement
-  try {
-    announcement = JobAnnouncement.decode(verified.payload)
-  } catch {
-    return false
-  }
-  if (announcedRound(announcement) >= round) return false
-  const self = peerIdFromPrivateKey(components.privateKey).toString()
-  const payload = JobAnnouncement.encode({ ...announcement, round })
-  jobs.set(id, recordSigner(components.privateKey, self).sign(ANNOUNCEMENT_DOMAIN, payload))
-  log('re-announced %s for round %d', id, round)
-  return true
-}
-
-/** The round announced for a job in `jobmesh/index` (undefined: not announced). */
-export async function indexedRounds (components: Pick<SettlementComponents, 'docs'>, options: { signal?: AbortSignal } = {}): Promise<Map<string, number>> {
-  const doc = await components.docs.open(INDEX_DOC, options)
-  const out = new Map<string, number>()
-  const verifier = recordVerifier()
-  for (const [key, value] of doc.getMap<Uint8Array>(INDEX_JOBS_MAP).entries()) {
-    const v = value instanceof Uint8Array ? verifier.verify(value, ANNOUNCEMENT_DOMAIN) : undefined
-    if (v == null) continue
-    try {
-      out.set(key, announcedRound(JobAnnouncement.decode(v.payload)))
-    } catch {
-      // malformed: absent
-    }
-  }
-  return out
 }
