@@ -12,7 +12,7 @@ import '../../../packages/peer/dist/cli/polyfill.js'
 /* eslint-disable @typescript-eslint/explicit-function-return-type -- plain JS has no return type annotations */
 import { Command } from 'commander'
 import { readFile } from 'node:fs/promises'
-import { wasmMicroJobExecutor } from '@jobmesh/peer/storage'
+import { wasmMicroJobExecutor } from '@jobmesh/peer/executor'
 import { connect, createProvider } from '@jobmesh/contracts'
 import { startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
 

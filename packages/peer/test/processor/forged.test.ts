@@ -8,6 +8,7 @@ import { testExecutor } from '@jobmesh/testkit'
 import { sliceJob } from '../../src/protocol/index.js'
 import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { QueueState } from '../../src/coord/index.js'
+import type { MicroJobExecutor } from '../../src/executor/index.js'
 import type { TestPeer } from './helpers.js'
 
 let peers: TestPeer[] = []
@@ -21,7 +22,25 @@ afterEach(async () => {
 
 describe('forged and malformed input', () => {
   it('is ignored, counted, and the job still completes', async () => {
-    peers = await startPeers(3, { executor: testExecutor({ workMs: 60 }), maxBatch: 2 })
+    // the last MicroJob of the MacroJob waits until the forged result (step 5) was counted: the job is still being
+    // processed when the forgery arrives, however slow this machine is
+    let releaseLast!: () => void
+    const lastMayRun = new Promise<void>(resolve => { releaseLast = resolve })
+    const base = testExecutor({ workMs: 60 })
+    const executor: MicroJobExecutor = {
+      async run (task, options) {
+        if (task.index === 39) {
+          await new Promise<void>((resolve, reject) => {
+            const onAbort = (): void => { reject(options.signal.reason) }
+            options.signal.addEventListener('abort', onAbort, { once: true })
+            void lastMayRun.then(() => { options.signal.removeEventListener('abort', onAbort); resolve() })
+          })
+        }
+        return base.run(task, options)
+      },
+      execute: async (task, options) => base.execute(task, options)
+    }
+    peers = await startPeers(3, { executor, maxBatch: 2 })
     const attacker = await createNode()
     const attackerDocs = createDocStore(attacker, { compactIntervalMs: 0 })
     extra.push({ stop: async () => { await attackerDocs.stop(); await attacker.stop() } })
@@ -74,8 +93,10 @@ describe('forged and malformed input', () => {
     const victimKey = `0.39/${key.split('/')[1]}`
     expect(micro).not.toBe('0.39')
     honest.set(victimKey, bad)
-    await complete
     const sum = (f: (m: TestPeer['processor']['metrics']) => number) => peers.reduce((n, p) => n + f(p.processor.metrics), 0)
+    await waitFor(() => sum(m => m.invalidRecords) >= 1, 20_000, 'the forged result to be counted')
+    releaseLast()
+    await complete
     expect(sum(m => m.droppedForged)).toBeGreaterThanOrEqual(1)
     expect(sum(m => m.droppedStale)).toBeGreaterThanOrEqual(1)
     expect(sum(m => m.droppedOversized)).toBeGreaterThanOrEqual(1)
