@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config'
 const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
 // @jobmesh/peer's folder entry points (package.json exports): each is its folder's index.ts
 const peerFolder = (folder: string): string => fileURLToPath(new URL(`./packages/peer/src/${folder}/index.ts`, import.meta.url))
-const PEER_FOLDERS = 'protocol|devnet|node|crdt|coord|processor|executor|storage|settlement|replication|observe'
+const PEER_FOLDERS = 'protocol|devnet|node|crdt|coord|jobs|processor|executor|storage|settlement|replication|observe'
 
 export default defineConfig({
   resolve: {

@@ -1,7 +1,6 @@
 import { FAILURES_MAP, JobFailures, JobProgress, RESULTS_MAP, recordVerifier } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
-import { excludingVerifier, roundKey } from '@jobmesh/peer/processor'
-import { slashedPeerIds } from '@jobmesh/peer/settlement'
+import { excludingVerifier, roundKey, slashedPeerIds } from '@jobmesh/peer/jobs'
 import { anySignal } from './abort.js'
 import { PROGRESS_RESYNC_MS } from './constants.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'

@@ -1,7 +1,7 @@
 import { unixfs } from '@helia/unixfs'
 import { JobAnnouncement, INDEX_JOBS_MAP, recordVerifier } from '@jobmesh/peer/coord'
 import { indexDocName } from '@jobmesh/peer/crdt'
-import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/processor'
+import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'

@@ -1,4 +1,4 @@
-import { announceJob } from '@jobmesh/peer/processor'
+import { announceJob } from '@jobmesh/peer/jobs'
 import { AnnounceError } from '../errors.js'
 import type { DocStore } from '@jobmesh/peer/crdt'
 import type { JobmeshNode } from '@jobmesh/peer/node'

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { INDEX_JOBS_MAP, JobAnnouncement, recordVerifier } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
-import { announcedRound, ANNOUNCEMENT_DOMAIN, roundKey } from '../processor/index.js'
+import { announcedRound, ANNOUNCEMENT_DOMAIN, roundKey } from '../jobs/index.js'
 import { decodeJobSpec } from '../protocol/index.js'
 import type { RecordVerifier } from '../coord/index.js'
 import type { JobRequirementFacts } from './story.js'

@@ -1,4 +1,4 @@
-import { readFinalRecords, readProfiles } from '../settlement/index.js'
+import { readFinalRecords, readProfiles } from '../jobs/index.js'
 import { readAnnouncedJobs } from './announced-jobs.js'
 import { readVerification } from './chain-view.js'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'

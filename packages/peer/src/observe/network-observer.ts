@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { TypedEvents } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
-import { readProfiles } from '../settlement/index.js'
+import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
 import { DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
@@ -16,7 +16,7 @@ import type { ChainClient } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
 import type { JobmeshNode } from '../node/index.js'
 import type { Processor } from '../processor/index.js'
-import type { PeerProfile } from '../settlement/index.js'
+import type { PeerProfile } from '../jobs/index.js'
 
 const log = logger('jobmesh:observe')
 

@@ -8,8 +8,6 @@ export const DEFAULT_WANT = 16
 export const DEFAULT_ANNOUNCEMENT_TTL_MS = 3_000
 /** Completion counts as ours if our last result was written this recently (ms). */
 export const DEFAULT_COMPLETION_WINDOW_MS = 1_000
-// the record domain of announcements lives with the guards of the docs that hold them
-export { ANNOUNCEMENT_DOMAIN } from '../coord/index.js'
 /** Least wall-clock limit of one MicroJob run (ms), whatever the job's estimate says. */
 export const DEFAULT_MIN_RUN_TIMEOUT_MS = 5_000
 /** Most wall-clock time of one MicroJob run (ms): the executor's own default limit. */

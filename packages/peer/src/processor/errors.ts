@@ -4,8 +4,3 @@ export class ProcessorStoppedError extends Error {
   override readonly name = 'ProcessorStoppedError'
 }
 
-/** A job announcement could not be built (bad spec or id). */
-export class InvalidAnnouncementError extends Error {
-  static override readonly name = 'InvalidAnnouncementError'
-  override readonly name = 'InvalidAnnouncementError'
-}

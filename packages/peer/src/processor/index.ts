@@ -16,15 +16,11 @@
  * ```
  */
 export { createProcessor } from './processor.js'
-export { announceJob, reannounceRound, indexedRounds } from './announce-job.js'
-export type { AnnounceComponents } from './announce-job.js'
 export type {
   Processor, KnownJobSummary, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
 } from './processor.js'
-export { roundKey, announcedRound, excludingVerifier } from './rounds.js'
-export type { RoundOracle } from './rounds.js'
 export { runTimeoutMs } from './poison.js'
-export { ProcessorStoppedError, InvalidAnnouncementError } from './errors.js'
+export { ProcessorStoppedError } from './errors.js'
 export {
-  DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_WANT, DEFAULT_ANNOUNCEMENT_TTL_MS, ANNOUNCEMENT_DOMAIN
+  DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_WANT, DEFAULT_ANNOUNCEMENT_TTL_MS
 } from './constants.js'

@@ -9,24 +9,11 @@ import type { FinishedMicroJob } from './result-batch.js'
 import type {
   CoordMetrics, JobFailuresInit, Leases, LeaseTable, MacroRoom, RecordSigner, RecordVerifier
 } from '../coord/index.js'
-import type { JobSpec, Slicing } from '../protocol/index.js'
+import type { Slicing } from '../protocol/index.js'
 import type { AbortOptions } from '@libp2p/interface'
 import type * as Y from 'yjs'
+import type { KnownJob } from '../jobs/index.js'
 
-/** A job this peer learned of from a signed announcement. */
-export interface KnownJob {
-  jobId: string
-  specCid: string
-  spec: JobSpec
-  value: bigint
-  minVramGb: number
-  gpuModel?: string
-  modelId?: string
-  signer: string
-  /** Processing round (rejections on chain) and its key for topics and signing domains (processor/rounds.ts). */
-  round: number
-  key: string
-}
 
 /** What this peer holds of one job (one round) it works on: its doc, tables, rooms and unwritten results. */
 export interface JobContext {

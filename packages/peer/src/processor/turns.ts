@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
-import { CID } from 'multiformats/cid'
-import * as Digest from 'multiformats/hashes/digest'
 import { countStates, macroTopic, microKey } from '../coord/index.js'
-import { hexToBytes } from './announcements.js'
+import { bytesToHex, hexToBytes } from '../jobs/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_WANT } from './constants.js'
 import { runTimeoutMs } from './poison.js'
+import { rawOutputCid } from '../storage/index.js'
 import type { MicroJobExecutor, MicroJobTask } from '../executor/index.js'
 import type { JobContext } from './job-context.js'
 import type { FinishedMicroJob } from './result-batch.js'
@@ -185,7 +184,7 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     const output = await host.executor.run(task, { signal, timeoutMs: runTimeoutMs(ctx.job.spec) })
     const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
     let outputCid = await host.storeOutput?.(output)
-    if (outputCid != null && outputCid === CID.createV1(0x55, Digest.create(0x12, outputHash)).toString()) {
+    if (outputCid != null && outputCid === rawOutputCid(bytesToHex(outputHash))) {
       outputCid = undefined
     }
     // the result decides from now on (every reader treats "result present" as done): the lease goes in the same

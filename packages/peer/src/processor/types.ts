@@ -1,5 +1,5 @@
 import type { MicroJobExecutor } from '../executor/index.js'
-import type { RoundOracle } from './rounds.js'
+import type { RoundOracle } from '../jobs/index.js'
 import type { CoordMetrics, JobFailuresInit, LeasesInit, RoomPubSub, TypedEvents } from '../coord/index.js'
 import type { JobSpec, PeerState, PricingParams, TrafficCounters } from '../protocol/index.js'
 import type { AbortOptions, PeerId, PrivateKey } from '@libp2p/interface'

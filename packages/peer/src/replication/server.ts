@@ -19,7 +19,7 @@ const log = logger('jobmesh:replication')
 
 export interface ReplicationServerComponents {
   libp2p: Pick<Libp2p, 'handle' | 'unhandle'>
-  store: Pick<ContentStore, 'fetch' | 'pin' | 'addOutput'>
+  store: Pick<ContentStore, 'fetch' | 'pin' | 'addOutput' | 'addRaw'>
   /** Without it any well-formed request is served; with it the job must exist in the escrow. */
   chain?: Pick<ChainClient, 'jobStatus'>
 }

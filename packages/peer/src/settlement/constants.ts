@@ -12,12 +12,6 @@ export const DEFAULT_MANIFEST_FETCH_TIMEOUT_MS = 60_000
 /** Largest manifest accepted (bytes). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 
-// the map and record domains of profiles and finalizations live with the guards of the docs that hold them
-export { PEERS_MAP, PROFILE_DOMAIN, FINAL_DOMAIN } from '../coord/index.js'
-
-/** Map of finalization records in a job doc (key = the finalizer's PeerId). */
-export const FINAL_MAP = 'final'
-
 /** Manifest format version. */
 export const MANIFEST_VERSION = 2
 

@@ -36,12 +36,6 @@ export class WrongJobStatusError extends Error {
   override name = 'WrongJobStatusError'
 }
 
-/** A peer profile is malformed. */
-export class InvalidProfileError extends Error {
-  static override readonly name = 'InvalidProfileError'
-  override name = 'InvalidProfileError'
-}
-
 /**
  * A MicroJob output listed in the manifest could not be fetched and could not be regenerated (no executor, or the
  * executor failed): the finalizer does not submit a root it cannot back.

@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { getAddress } from 'ethers'
-import { readProfiles } from './profile.js'
+import { readProfiles } from '../jobs/index.js'
 import { roundDocName } from '../crdt/index.js'
 import type { SettlementComponents } from './types.js'
 

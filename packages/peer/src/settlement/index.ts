@@ -32,26 +32,19 @@ export type { SeedChain } from './seeds.js'
 export type { SettleResult } from './settle.js'
 export { claimPayouts } from './claim.js'
 export type { ClaimResult } from './claim.js'
-export { payeeOf, payeeResolver } from './payees.js'
-export type { PayeeComponents } from './payees.js'
 export { judgeSample, provenLeaves, roundRecords } from './sample.js'
 export { pullFromSubmitter, walletPeerIds } from './evidence.js'
 export type { SampleJudgement, RoundRecords } from './sample.js'
 export { encodeManifest, decodeManifest, manifestTree, resultLeaves } from './manifest.js'
 export type { Manifest, ManifestEntry } from './manifest.js'
-export { publishProfile, readProfile, readProfiles, encodeProfile, decodeProfile } from './profile.js'
-export type { PeerProfile } from './profile.js'
-export { loadManifest, loadSpecFromChain, readFinalRecords } from './lookup.js'
-export { slashedSubmitters, slashedPeerIds, roundSignerFilter } from './rounds.js'
-export type { SlashedSubmitter } from './rounds.js'
-export type { FinalRecord } from './lookup.js'
+export { loadManifest, loadSpecFromChain } from './lookup.js'
 export type { SettlementComponents, SettlementDocs, SettlementOptions, SpecLoader } from './types.js'
 export {
   JobIncompleteError, NoPayeesError, SpecUnavailableError, InvalidManifestError, ValidationIndexMismatchError, UnknownSeedError,
-  WrongJobStatusError, InvalidProfileError, OutputUnavailableError, OutputMismatchError
+  WrongJobStatusError, OutputUnavailableError, OutputMismatchError
 } from './errors.js'
 export {
-  DEFAULT_SETTLEMENT_POLL_MS, DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES, PEERS_MAP,
-  PROFILE_DOMAIN, FINAL_MAP, FINAL_DOMAIN, MANIFEST_VERSION, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS, DEFAULT_OUTPUT_CONCURRENCY,
+  DEFAULT_SETTLEMENT_POLL_MS, DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES,
+  MANIFEST_VERSION, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS, DEFAULT_OUTPUT_CONCURRENCY,
   DEFAULT_RECORDS_WAIT_MS
 } from './constants.js'

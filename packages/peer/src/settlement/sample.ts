@@ -1,12 +1,10 @@
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { getAddress } from 'ethers'
-import { payeeResolver } from './payees.js'
-import { roundSignerFilter } from './rounds.js'
 import {
   countingResult, leases, MICRO_MAP, microKey, microScope, recordSigner, recordVerifier, RESULTS_MAP, resultTable
 } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
-import { roundKey } from '../processor/index.js'
+import { payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
 import { resultLeafHash } from '../protocol/index.js'
 import type { SettlementComponents } from './types.js'
 import type { SampleLeaf } from '@jobmesh/contracts'

@@ -82,6 +82,11 @@ export interface PinOptions {
   signal?: AbortSignal
 }
 
+/** The CID (v1, raw codec, sha256) of bytes stored as one raw block (`addRaw`): how specs and small outputs are stored. */
+export async function rawBlockCid (bytes: Uint8Array): Promise<CID> {
+  return CID.createV1(raw.code, await sha256.digest(bytes))
+}
+
 /** The CID (v1, raw codec) a small output gets from `addOutput`, derived from its sha256 (32-byte hex). */
 export function rawOutputCid (outputHash: string): string {
   const hex = outputHash.startsWith('0x') ? outputHash.slice(2) : outputHash
@@ -123,7 +128,7 @@ export function createContentStore (components: ContentStoreComponents, init: Co
   const rawMax = init.rawBlockMaxBytes ?? DEFAULT_RAW_BLOCK_MAX_BYTES
 
   const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
-    const cid = CID.createV1(raw.code, await sha256.digest(bytes))
+    const cid = await rawBlockCid(bytes)
     await components.helia.blockstore.put(cid, bytes, { signal: options.signal })
     await pin(components.helia.pins, cid, options.signal)
     return cid.toString()

@@ -12,7 +12,7 @@
  * const part = await store.fetch(`ipfs://${cid}`, { offset: 1024, length: 1024, signal: AbortSignal.timeout(10_000) })
  * ```
  */
-export { createContentStore, rawOutputCid } from './content-store.js'
+export { createContentStore, rawBlockCid, rawOutputCid } from './content-store.js'
 export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptions, AddOptions, PinOptions } from './content-store.js'
 export { pinJobContent } from './job-content.js'
 export type { JobContent, PinJobContentOptions } from './job-content.js'

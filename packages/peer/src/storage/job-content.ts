@@ -1,8 +1,6 @@
 import { logger } from '@libp2p/logger'
-import { CID } from 'multiformats/cid'
-import * as raw from 'multiformats/codecs/raw'
-import { sha256 } from 'multiformats/hashes/sha2'
 import { encodeJobSpec } from '../protocol/index.js'
+import { rawBlockCid } from './content-store.js'
 import type { ContentStore } from './content-store.js'
 import type { JobSpec } from '../protocol/index.js'
 
@@ -30,13 +28,13 @@ export interface PinJobContentOptions {
  *
  * @throws ContentTimeoutError, UnsupportedUriError, AbortError
  */
-export async function pinJobContent (store: Pick<ContentStore, 'pin' | 'addOutput'>, job: JobContent,
+export async function pinJobContent (store: Pick<ContentStore, 'pin' | 'addRaw'>, job: JobContent,
   options: PinJobContentOptions = {}): Promise<string[]> {
   const pinned: string[] = []
   const specBytes = encodeJobSpec(job.spec)
   // the announcement carries the canonical spec: when it hashes to the spec CID, no fetch is needed
-  if (CID.createV1(raw.code, await sha256.digest(specBytes)).toString() === job.specCid) {
-    await store.addOutput(specBytes, { signal: options.signal })
+  if ((await rawBlockCid(specBytes)).toString() === job.specCid) {
+    await store.addRaw(specBytes, { signal: options.signal })
     pinned.push(`ipfs://${job.specCid}`)
   } else if (await store.pin(`ipfs://${job.specCid}`, options)) {
     pinned.push(`ipfs://${job.specCid}`)

@@ -2,9 +2,8 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { resultTree } from '../../src/protocol/index.js'
-import {
-  decodeManifest, encodeManifest, manifestTree, payeeOf, publishProfile, readProfile, resultLeaves
-} from '../../src/settlement/index.js'
+import { decodeManifest, encodeManifest, manifestTree, resultLeaves } from '../../src/settlement/index.js'
+import { payeeOf, publishProfile, readProfile } from '../../src/jobs/index.js'
 import type { Manifest, SettlementDocs } from '../../src/settlement/index.js'
 
 const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'

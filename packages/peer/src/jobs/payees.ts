@@ -1,11 +1,11 @@
 import { ZeroAddress, getAddress } from 'ethers'
-import { readProfile } from './profile.js'
-import type { SettlementDocs } from './types.js'
+import { readProfile } from './profiles.js'
+import type { JobsDocs } from './types.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
 /** What payee lookups need: the docs (profiles) and the registry's `peerIdOwner`. */
 export interface PayeeComponents {
-  docs: SettlementDocs
+  docs: JobsDocs
   chain: Pick<ChainClient, 'peerAddress'>
 }
 

@@ -1,7 +1,14 @@
 import { getAddress } from 'ethers'
-import { readFinalRecords } from './lookup.js'
-import { readProfiles } from './profile.js'
-import type { SettlementComponents } from './types.js'
+import { readFinalRecords } from './final-records.js'
+import { readProfiles } from './profiles.js'
+import type { JobsDocs } from './types.js'
+import type { ChainClient } from '@jobmesh/contracts'
+
+/** What a round's exclusions are read from: the chain (`JobRejected`, `peerIdOwner`) and the docs (profiles, final records). */
+export interface RoundExclusionComponents {
+  chain: Pick<ChainClient, 'rejectedCulprits' | 'peerAddress'>
+  docs: JobsDocs
+}
 
 /**
  * Rounds (docs/settlement.md): after `settle` rejects a job's results the job is Open again with `rejections + 1`;
@@ -16,7 +23,7 @@ export interface SlashedSubmitter {
 }
 
 /** The job's slashed submitters in round order (one per `JobRejected` event of the job). */
-export async function slashedSubmitters (components: Pick<SettlementComponents, 'chain'>, jobId: string,
+export async function slashedSubmitters (components: Pick<RoundExclusionComponents, 'chain'>, jobId: string,
   options: { signal?: AbortSignal } = {}): Promise<SlashedSubmitter[]> {
   const culprits = await components.chain.rejectedCulprits(jobId, options)
   return culprits.map((address, round) => ({ round, address }))
@@ -26,7 +33,7 @@ export async function slashedSubmitters (components: Pick<SettlementComponents, 
  * PeerIds whose results must not count in `round` of the job: every peer whose profile names the wallet of a
  * submitter slashed in an earlier round, and the finalizer (signer of the `final` record) of each rejected round.
  */
-export async function slashedPeerIds (components: Pick<SettlementComponents, 'chain' | 'docs'>, jobId: string, round: number,
+export async function slashedPeerIds (components: RoundExclusionComponents, jobId: string, round: number,
   options: { signal?: AbortSignal } = {}): Promise<Set<string>> {
   const slashed = (await slashedSubmitters(components, jobId, options)).filter(s => s.round < round)
   const out = new Set<string>()
@@ -47,7 +54,7 @@ export async function slashedPeerIds (components: Pick<SettlementComponents, 'ch
  * Decides per result signer whether it may count in a round: not a slashed PeerId, and its payout wallet (profile,
  * else the registry's `peerIdOwner`) is not a slashed submitter's. Lookups are cached per signer.
  */
-export async function roundSignerFilter (components: Pick<SettlementComponents, 'chain' | 'docs'>, jobId: string, round: number,
+export async function roundSignerFilter (components: RoundExclusionComponents, jobId: string, round: number,
   options: { signal?: AbortSignal } = {}): Promise<(signer: string) => Promise<boolean>> {
   if (round === 0) return async () => true
   const slashed = new Set((await slashedSubmitters(components, jobId, options)).filter(s => s.round < round).map(s => s.address))

@@ -8,23 +8,21 @@ import { countSent } from '../protocol/index.js'
 import { signAnnouncement } from './announcements.js'
 import { ANNOUNCEMENT_DOMAIN } from './constants.js'
 import { announcedRound } from './rounds.js'
-import type { ProcessorComponents } from './types.js'
-import type { JobSpec, PricingParams } from '../protocol/index.js'
-import type { PrivateKey } from '@libp2p/interface'
-import type * as Y from 'yjs'
+import type { RoomPubSub } from '../coord/index.js'
+import type { JobSpec, PricingParams, TrafficCounters } from '../protocol/index.js'
+import type { JobsDocs } from './types.js'
+import type { PeerId, PrivateKey } from '@libp2p/interface'
 
-const log = logger('jobmesh:processor')
-const roundLog = logger('jobmesh:settlement')
-
-/** The doc store, for the `jobmesh/index` doc. */
-export interface IndexDocs {
-  open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc>
-}
+const log = logger('jobmesh:jobs')
 
 /** What announcing a job needs: the node's key, pubsub and the doc store (not a processor: a DApp client has none). */
-export type AnnounceComponents = Pick<ProcessorComponents, 'peerId' | 'privateKey' | 'counters'> & {
-  pubsub: Pick<ProcessorComponents['pubsub'], 'publish'>
-  docs: Pick<ProcessorComponents['docs'], 'open'>
+export interface AnnounceComponents {
+  peerId: PeerId
+  privateKey: PrivateKey
+  pubsub: Pick<RoomPubSub, 'publish'>
+  docs: JobsDocs
+  /** Counts the message and the record signature (benches, profiles). */
+  counters?: TrafficCounters
 }
 
 /**
@@ -53,7 +51,7 @@ export async function announceJob (components: AnnounceComponents, spec: JobSpec
  * peer. Processors that see it leave the earlier round and work on this one. Idempotent: does nothing (false) when
  * the index already announces this round or a later one, or holds no valid announcement of the job.
  */
-export async function reannounceRound (components: { docs: IndexDocs, privateKey: PrivateKey }, jobId: string, round: number,
+export async function reannounceRound (components: { docs: JobsDocs, privateKey: PrivateKey }, jobId: string, round: number,
   options: { signal?: AbortSignal } = {}): Promise<boolean> {
   const id = jobId.toLowerCase()
   const doc = await components.docs.open(INDEX_DOC, options)
@@ -71,12 +69,12 @@ export async function reannounceRound (components: { docs: IndexDocs, privateKey
   const self = peerIdFromPrivateKey(components.privateKey).toString()
   const payload = JobAnnouncement.encode({ ...announcement, round })
   jobs.set(id, recordSigner(components.privateKey, self).sign(ANNOUNCEMENT_DOMAIN, payload))
-  roundLog('re-announced %s for round %d', id, round)
+  log('re-announced %s for round %d', id, round)
   return true
 }
 
 /** The round announced for a job in `jobmesh/index` (undefined: not announced). */
-export async function indexedRounds (components: { docs: IndexDocs }, options: { signal?: AbortSignal } = {}): Promise<Map<string, number>> {
+export async function indexedRounds (components: { docs: JobsDocs }, options: { signal?: AbortSignal } = {}): Promise<Map<string, number>> {
   const doc = await components.docs.open(INDEX_DOC, options)
   const out = new Map<string, number>()
   const verifier = recordVerifier()

@@ -3,9 +3,23 @@ import { decodeJobSpec, encodeJobSpec, microJobCount, taskValue } from '../proto
 import { ANNOUNCEMENT_DOMAIN } from './constants.js'
 import { InvalidAnnouncementError } from './errors.js'
 import { announcedRound, roundKey } from './rounds.js'
-import type { KnownJob } from './job-context.js'
 import type { RecordSigner, RecordVerifier } from '../coord/index.js'
 import type { JobSpec, PricingParams } from '../protocol/index.js'
+
+/** A job this peer learned of from a signed announcement. */
+export interface KnownJob {
+  jobId: string
+  specCid: string
+  spec: JobSpec
+  value: bigint
+  minVramGb: number
+  gpuModel?: string
+  modelId?: string
+  signer: string
+  /** Processing round (rejections on chain) and its key for topics and signing domains (processor/rounds.ts). */
+  round: number
+  key: string
+}
 
 /** Task value of a job (wei per second, from the network's pricing), as announcements carry it and the job choice ranks it. */
 export function specValue (spec: JobSpec, pricing: PricingParams): bigint {

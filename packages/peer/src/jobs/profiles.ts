@@ -3,7 +3,7 @@ import { getAddress } from 'ethers'
 import { INDEX_DOC, ownerIsKey, signedMap } from '../crdt/index.js'
 import { PEERS_MAP, PROFILE_DOMAIN } from './constants.js'
 import { InvalidProfileError } from './errors.js'
-import type { SettlementDocs } from './types.js'
+import type { JobsDocs } from './types.js'
 import type { SignedMap } from '../crdt/index.js'
 import type { PrivateKey } from '@libp2p/interface'
 
@@ -36,7 +36,7 @@ export function decodeProfile (bytes: Uint8Array): PeerProfile {
 }
 
 /** Writes (or replaces) this peer's signed profile in `jobmesh/index`. */
-export async function publishProfile (components: { docs: SettlementDocs, privateKey: PrivateKey }, profile: PeerProfile,
+export async function publishProfile (components: { docs: JobsDocs, privateKey: PrivateKey }, profile: PeerProfile,
   options: { signal?: AbortSignal } = {}): Promise<void> {
   const doc = await components.docs.open(INDEX_DOC, options)
   const peerId = peerIdFromPrivateKey(components.privateKey).toString()
@@ -44,7 +44,7 @@ export async function publishProfile (components: { docs: SettlementDocs, privat
 }
 
 /** The verified profile of `peerId`, or undefined (absent, forged or malformed). */
-export async function readProfile (components: { docs: SettlementDocs }, peerId: string,
+export async function readProfile (components: { docs: JobsDocs }, peerId: string,
   options: { signal?: AbortSignal } = {}): Promise<PeerProfile | undefined> {
   const doc = await components.docs.open(INDEX_DOC, options)
   const payload = peersMap(doc).get(peerId)
@@ -57,7 +57,7 @@ export async function readProfile (components: { docs: SettlementDocs }, peerId:
 }
 
 /** Every verified profile in `jobmesh/index` (PeerId -> profile); malformed ones are left out. */
-export async function readProfiles (components: { docs: SettlementDocs }, options: { signal?: AbortSignal } = {}): Promise<Map<string, PeerProfile>> {
+export async function readProfiles (components: { docs: JobsDocs }, options: { signal?: AbortSignal } = {}): Promise<Map<string, PeerProfile>> {
   const doc = await components.docs.open(INDEX_DOC, options)
   const out = new Map<string, PeerProfile>()
   for (const [peerId, entry] of peersMap(doc).entries()) {
