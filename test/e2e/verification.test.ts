@@ -208,7 +208,11 @@ describe('end to end: a node that did no work submits first with a self-paying p
       // the thief draws and proves its own sample at once
       await until('the entropy block', async () => (await provider.getBlockNumber()) >= (await jobEscrow.jobs(job.jobId)).submitBlock + 2n ? true : undefined, 30_000)
       await (await asThief.jobEscrow.selectVerifiers(job.jobId)).wait()
-      const state = await jobEscrow.jobs(job.jobId)
+      // the sample is fixed once the drawn verifiers (honest peers) revealed their seeds
+      const state = await until('the sample entropy', async () => {
+        const s = await jobEscrow.jobs(job.jobId)
+        return s.entropySet === true ? s : undefined
+      }, 60_000)
       const positions = samplePositions(state.seed, 2, 4, 1, state.sampleEntropy)
       const tuple = (l: ResultLeaf): [string, number, number, string, string] => [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
       await (await asThief.jobEscrow.proveSample(job.jobId, positions.map(p => tuple(leaves[p])), positions.map(p => tree.getProof(p)))).wait()
