@@ -5,6 +5,7 @@ import {Fixture} from "./utils/Fixture.sol";
 import {JobEscrow} from "../src/JobEscrow.sol";
 import {JobEscrowBase} from "../src/escrow/JobEscrowBase.sol";
 import {JobEscrowSettlement} from "../src/escrow/JobEscrowSettlement.sol";
+import {JobEscrowSeeds} from "../src/escrow/JobEscrowSeeds.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
 import {Encoding} from "../src/libraries/Encoding.sol";
 import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
@@ -359,8 +360,12 @@ contract JobEscrowTest is Fixture {
 
     function test_moduleCannotBeCalledDirectly() public {
         JobEscrowSettlement m = JobEscrowSettlement(payable(escrow.settlementModule()));
-        vm.expectRevert(JobEscrowSettlement.NotDelegated.selector);
+        vm.expectRevert(JobEscrowSeeds.NotDelegated.selector);
         m.settle(bytes32("x"));
+        vm.expectRevert(JobEscrowSeeds.NotDelegated.selector);
+        m.commitSeed(bytes32("h"), 0);
+        vm.expectRevert(JobEscrowSeeds.NotDelegated.selector);
+        m.closeSeeds(bytes32("x"));
     }
 
     function test_onlyRegistryHooks() public {

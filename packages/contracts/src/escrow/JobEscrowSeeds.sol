@@ -11,25 +11,32 @@ import {JobEscrowRounds} from "./JobEscrowRounds.sol";
 ///         A verifier that withholds its seed (the last revealer choosing between two samples) is slashed the bond
 ///         and may not vote. Runs in the settlement module (delegatecall).
 abstract contract JobEscrowSeeds is JobEscrowRounds {
-    modifier delegated() {
+    error NotDelegated();
+
+    /// @dev The module's own address, fixed at deployment: code running at this address was called directly.
+    address private immutable _self = address(this);
+
+    /// @dev The module's functions run only by delegatecall from JobEscrow, on its storage and balance.
+    modifier onlyDelegated() {
         _checkDelegated();
         _;
     }
 
-    /// @dev Reverts unless running by delegatecall from JobEscrow.
-    function _checkDelegated() internal view virtual;
+    function _checkDelegated() private view {
+        if (address(this) == _self) revert NotDelegated();
+    }
 
     /// @notice Commits the caller's next seed: `hash` = keccak256(abi.encode(seed)), `index` the caller's own label
     ///         of that seed. It counts for draws in later blocks only; a node drawn before it commits again reveals
     ///         the seed it had committed.
-    function commitSeed(bytes32 hash, uint32 index) external delegated {
+    function commitSeed(bytes32 hash, uint32 index) external onlyDelegated {
         seedCommits[msg.sender] = SeedCommit({hash: hash, blockNumber: uint40(block.number), index: index});
         emit SeedCommitted(msg.sender, hash, index);
     }
 
     /// @notice A drawn verifier reveals its committed seed within SEED_WINDOW_BLOCKS of the draw and commits its
     ///         next one (`nextHash`, index + 1). The k-th seed fixes the sample.
-    function revealSeed(bytes32 jobId, bytes32 seed, bytes32 nextHash) external delegated {
+    function revealSeed(bytes32 jobId, bytes32 seed, bytes32 nextHash) external onlyDelegated {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
         uint256 i = _verifierIndex(jobId, j, msg.sender);
@@ -52,7 +59,7 @@ abstract contract JobEscrowSeeds is JobEscrowRounds {
 
     /// @notice After the seed window anyone fixes the sample from the seeds revealed so far; each verifier that
     ///         revealed none is slashed the bond (to the treasury). Idempotent once the sample is fixed.
-    function closeSeeds(bytes32 jobId) external delegated {
+    function closeSeeds(bytes32 jobId) external onlyDelegated {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
         if (j.assigned != j.k) revert VerifiersIncomplete();

@@ -15,22 +15,7 @@ import {VerificationQueue} from "../libraries/VerificationQueue.sol";
 contract JobEscrowSettlement is JobEscrowSeeds {
     using VerificationQueue for VerificationQueue.Queue;
 
-    error NotDelegated();
-
-    address private immutable _self;
-
-    constructor(NodeRegistry registry_, Params memory p) JobEscrowBase(registry_, p) {
-        _self = address(this);
-    }
-
-    modifier onlyDelegated() {
-        _checkDelegated();
-        _;
-    }
-
-    function _checkDelegated() internal view override {
-        if (address(this) == _self) revert NotDelegated();
-    }
+    constructor(NodeRegistry registry_, Params memory p) JobEscrowBase(registry_, p) {}
 
     /// @notice Settles a verification round once all k verifiers revealed, or after the reveal window:
     ///         - more than k/2 verifiers matched the proven sample -> Released;
