@@ -15,7 +15,7 @@ import { jobsTopic } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
-import { testExecutor } from '@jobmesh/testkit'
+import { testExecutor, waitFor } from '@jobmesh/testkit'
 import { createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -55,14 +55,6 @@ processor.addEventListener('ownership', (evt) => {
 })
 processor.addEventListener('job:complete', () => { send({ type: 'complete', at: now() }) })
 
-async function until (cond, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
-
 async function stop () {
   await processor.stop().catch(() => {})
   await docs.stop().catch(() => {})
@@ -91,7 +83,7 @@ process.on('message', (msg) => {
           }
         }, 5_000)
         try {
-          await until(() => node.pubsub.getSubscribers(jobsTopic()).length >= msg.peers - 1, 90_000, 'the /jobs mesh')
+          await waitFor(() => node.pubsub.getSubscribers(jobsTopic()).length >= msg.peers - 1, { timeoutMs: 90_000, what: 'the /jobs mesh' })
         } finally {
           clearInterval(redial)
         }

@@ -34,8 +34,8 @@ import { jobsTopic } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
-import { testExecutor } from '@jobmesh/testkit'
-import { computeJobId, createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
+import { testExecutor, testJob, waitFor } from '@jobmesh/testkit'
+import { createTrafficCounters } from '@jobmesh/peer/protocol'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure
@@ -48,35 +48,6 @@ process.on('warning', (w) => { warnings.push(`${w.name}: ${w.message}`) })
 const TIMEOUT_MS = 180_000
 const RUNS = Number(process.env.COORD_BENCH_RUNS ?? '5')
 const now = () => performance.timeOrigin + performance.now()
-
-function jobInput (macroJobs, microJobsPerMacro) {
-  const input = {
-    version: 1,
-    creator: '0x00000000000000000000000000000000000000a1',
-    codeUri: 'ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
-    dataUri: 'https://example.org/data.bin',
-    blockSize: 16,
-    blockCount: macroJobs * microJobsPerMacro,
-    slicing: { macroJobs, microJobsPerMacro, blocksPerMicro: 1 },
-    seed: String(Math.floor(Math.random() * 1e9)),
-    requirements: { minVramGb: 1 },
-    price: '10000000000000000000',
-    estimate: { secondsPerMicroJob: 1 },
-    verifiers: 3,
-    deadline: 1_900_000_000_000
-  }
-  const spec = parseJobSpec(input)
-  const specCid = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'
-  return { input, spec, specCid, jobId: computeJobId(spec.creator, specCid, BigInt(Math.floor(Math.random() * 1e9))) }
-}
-
-async function until (cond, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
 
 /** libp2p refuses bursts of inbound connections from one host: orient the mesh so no node receives more than n / 2. */
 function dialPlan (n) {
@@ -106,7 +77,7 @@ async function startPeers (n, executor) {
     }
   }
   await Promise.all(peers.map(async p => p.processor.start()))
-  await until(() => peers.every(p => p.node.pubsub.getSubscribers(jobsTopic()).length >= n - 1), 10_000, 'the /jobs mesh')
+  await waitFor(() => peers.every(p => p.node.pubsub.getSubscribers(jobsTopic()).length >= n - 1), { timeoutMs: 10_000, what: 'the /jobs mesh' })
   return peers
 }
 
@@ -187,7 +158,7 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       runs.set(key, (runs.get(key) ?? 0) + 1)
     })
   }
-  const job = jobInput(macroJobs, microJobsPerMacro)
+  const job = testJob(macroJobs, microJobsPerMacro)
   const complete = Promise.all(peers.map(p => new Promise(resolve => {
     p.processor.addEventListener('job:complete', () => { resolve() })
   })))
@@ -197,7 +168,7 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   try {
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await Promise.race([complete, new Promise((resolve, reject) => setTimeout(() => { reject(new Error('job timed out')) }, TIMEOUT_MS).unref())])
-    await until(() => runs.size === total, 10_000, 'every MicroJob done')
+    await waitFor(() => runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
     const used = process.cpuUsage(cpu)
     cpuMs = (used.user + used.system) / 1000
   } finally {
@@ -290,11 +261,11 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       c.child.send({ type: 'mesh', peers: n })
       await meshed
     }))
-    const job = jobInput(macroJobs, microJobsPerMacro)
+    const job = testJob(macroJobs, microJobsPerMacro)
     const announced = now()
     children[0].child.send({ type: 'announce', job: { spec: job.input, jobId: job.jobId, specCid: job.specCid } })
-    await until(() => completes === n, TIMEOUT_MS, 'job:complete on every peer')
-    await until(() => runs.size === total, 10_000, 'every MicroJob done')
+    await waitFor(() => completes === n, { timeoutMs: TIMEOUT_MS, what: 'job:complete on every peer' })
+    await waitFor(() => runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
     const reports = await Promise.all(children.map(async c => {
       const report = c.next('report')
       c.child.send({ type: 'report' })
@@ -337,7 +308,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
 async function runFailover ({ peers: n, microJobs, workMs }) {
   const peers = await startPeers(n, testExecutor({ workMs }))
   const runs = new Map()
-  const job = jobInput(1, microJobs)
+  const job = testJob(1, microJobs)
   const contextOf = (p) => p.processor.contexts.get(job.jobId)
   let victim
   let crash
@@ -376,7 +347,7 @@ async function runFailover ({ peers: n, microJobs, workMs }) {
   const timeout = (what) => new Promise((resolve, reject) => setTimeout(() => { reject(new Error(`${what} timed out`)) }, TIMEOUT_MS).unref())
   try {
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await Promise.race([until(() => victim != null, TIMEOUT_MS, 'a queue owner to kill'), completes.get(peers[0])])
+    await Promise.race([waitFor(() => victim != null, { timeoutMs: TIMEOUT_MS, what: 'a queue owner to kill' }), completes.get(peers[0])])
     if (victim == null) throw new Error('the job finished before a queue owner could be killed')
     await crash
     const survivors = peers.filter(p => p !== victim.peer)
@@ -384,7 +355,7 @@ async function runFailover ({ peers: n, microJobs, workMs }) {
     await Promise.race([Promise.all(survivors.map(p => completes.get(p))), timeout('the job')])
     // lost = MicroJobs without a result on a survivor, once every survivor's doc has settled
     const resultsOf = (p) => new Set([...contextOf(p).doc.getMap('results').keys()].map(k => k.split('/')[0]))
-    await until(() => survivors.every(p => resultsOf(p).size === microJobs), 10_000, 'every result synced').catch(() => {})
+    await waitFor(() => survivors.every(p => resultsOf(p).size === microJobs), { timeoutMs: 10_000, what: 'every result synced' }).catch(() => {})
     const lost = microJobs - Math.min(...survivors.map(p => resultsOf(p).size))
     const executions = [...runs.values()].reduce((a, b) => a + b, 0)
     return {

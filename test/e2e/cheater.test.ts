@@ -5,9 +5,10 @@ import { connect, createProvider, JobStatus } from '@jobmesh/contracts'
 import {
   encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, submitMandelbrot, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, jobHistory, startNetwork, until } from './helpers.js'
+import { CHEATING_PEER, jobHistory, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
+import { waitFor } from '@jobmesh/testkit'
 
 const IMAGE: MandelbrotImage = { width: 96, height: 64, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
 
@@ -31,10 +32,10 @@ describe('end to end: a cheating processor is rejected and slashed, honest peers
       const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1') })
 
       // round 0: processed by the cheater alone, submitted, verified, rejected
-      const rejected = await until('the JobRejected event', async () => {
+      const rejected = await waitFor(async () => {
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
         return events.length > 0 ? events[0] : undefined
-      }, 90_000)
+      }, { timeoutMs: 90_000, what: 'the JobRejected event', intervalMs: 250 })
       expect('args' in rejected && String(rejected.args.culprit).toLowerCase()).toBe(cheater.toLowerCase())
       const status = await client.status(job.jobId)
       expect(status.rejections).toBe(1)

@@ -14,6 +14,7 @@ import { startNetwork } from './helpers.js'
 import type { Browser } from 'playwright-core'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
+import { waitFor } from '@jobmesh/testkit'
 
 const run = promisify(execFile)
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -31,15 +32,6 @@ async function metricsOf (url: string): Promise<Family[]> {
 function value (families: Family[], name: string, labels: Record<string, string> = {}): number {
   const m = families.find(f => f.name === name)?.metrics.find(x => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v))
   return m == null ? Number.NaN : Number(m.value)
-}
-
-/** Polls `check` every 250 ms until it holds; fails after `timeoutMs`. */
-async function until (check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
 }
 
 describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobmesh processes', () => {
@@ -95,8 +87,8 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     expect(families.reduce((n, f) => n + value(f, METRIC_NAMES.finalizations), 0)).toBe(1)
     // operator lines without DEBUG: the finalizer says so, and every processor claims its payout
     expect(devnet.peers.some(p => p.output.some(l => l.includes(`finalized job ${job.jobId.slice(0, 8)}`)))).toBe(true)
-    await until(async () => (await Promise.all(devnet.peers.map(async p => value(await metricsOf(p.dashboardUrl ?? ''), METRIC_NAMES.claimsWei))))
-      .reduce((a, b) => a + b, 0) > 0, 60_000, 'a claim')
+    await waitFor(async () => (await Promise.all(devnet.peers.map(async p => value(await metricsOf(p.dashboardUrl ?? ''), METRIC_NAMES.claimsWei))))
+      .reduce((a, b) => a + b, 0) > 0, { timeoutMs: 60_000, what: 'a claim', intervalMs: 250 })
     expect(devnet.peers.some(p => p.output.some(l => / claimed [0-9.]+ ETH for job /.test(l)))).toBe(true)
 
     // jobmesh status: each peer once, stake, balance and earnings in ETH

@@ -4,9 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { parseEther } from 'ethers'
 import { CLI_BIN } from '@jobmesh/peer'
 import { submitMandelbrot } from '../../examples/src/index.js'
-import { jobHistory, startNetwork, until } from './helpers.js'
+import { jobHistory, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { PeerStatus } from '@jobmesh/peer'
+import { waitFor } from '@jobmesh/testkit'
 
 const run = promisify(execFile)
 
@@ -34,7 +35,7 @@ describe('faults with real jobmesh processes', () => {
     const job = await submitMandelbrot(client, { image, macroJobs: 6, microJobsPerMacro: 8, price: parseEther('1'), verifiers: 2 })
     const victim = devnet.peers[1]
     const victimPeerId = (await status(victim.dataDir)).peerId
-    await until('the victim to finish a MicroJob', async () => (await status(victim.dataDir)).work.microJobsDone >= 1 ? true : undefined, 60_000)
+    await waitFor(async () => (await status(victim.dataDir)).work.microJobsDone >= 1 ? true : undefined, { timeoutMs: 60_000, what: 'the victim to finish a MicroJob', intervalMs: 250 })
     victim.kill('SIGKILL')
     await victim.exited
     expect(victim.child.signalCode).toBe('SIGKILL')

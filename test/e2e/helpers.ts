@@ -48,13 +48,3 @@ export async function jobHistory (devnet: Devnet, jobId: string): Promise<string
   }
 }
 
-/** Polls a condition every 250 ms until it holds; fails with `what` after `timeoutMs`. */
-export async function until<T> (what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
-}

@@ -12,19 +12,9 @@ import { jobHistory } from './helpers.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
 import type { Devnet } from '@jobmesh/peer/devnet'
+import { waitFor } from '@jobmesh/testkit'
 
 const IMAGE = { width: 96, height: 48, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
-
-/** Polls `check` every 50 ms until it returns a value, or fails after `timeoutMs`. */
-async function poll<T> (what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await check()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 
 async function status (dataDir: string): Promise<PeerStatus | undefined> {
   try {
@@ -75,7 +65,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
    */
   async function killFinalizers (jobId: string): Promise<number[]> {
     const victims: number[] = []
-    await poll('every peer to see the job complete, its finalizers killed', async () => {
+    await waitFor(async () => {
       const live = devnet.peers.flatMap((p, i) => victims.includes(i) || p.child.exitCode != null || p.child.signalCode != null ? [] : [i])
       const states = await Promise.all(live.map(async i => await status(devnet.peers[i].dataDir)))
       const finalizing = live.filter((_, j) => states[j]?.finalizing?.includes(jobId) === true)
@@ -83,7 +73,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
       victims.push(...finalizing)
       const decided = states.every((s, j) => finalizing.includes(live[j]) || s?.jobs.some(x => x.jobId === jobId && x.state === 'complete') === true)
       return victims.length > 0 && decided ? true : undefined
-    }, 120_000)
+    }, { timeoutMs: 120_000, what: 'every peer to see the job complete, its finalizers killed', intervalMs: 50 })
     for (const i of victims) await devnet.peers[i].exited
     return victims
   }
@@ -115,11 +105,11 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
     const victims = await killFinalizers(job.jobId)
     expect(victims.length).toBeLessThan(devnet.peers.length)
     expect(Number(await escrow.statusOf(job.jobId))).toBe(1) // Open
-    const submitter = await poll('another peer to submit', async () => {
+    const submitter = await waitFor(async () => {
       const events = await escrow.queryFilter(escrow.filters.ResultsSubmitted(job.jobId))
       const first = events[0] as unknown as { args: { submitter: string } } | undefined
       return first === undefined ? undefined : String(first.args.submitter).toLowerCase()
-    }, 180_000)
+    }, { timeoutMs: 180_000, what: 'another peer to submit', intervalMs: 50 })
     expect(victims.map(walletOf)).not.toContain(submitter)
     // the victims come back only so that a verifier drawn among them can do its part (their journaled
     // finalization finds the job submitted and stops)
@@ -134,11 +124,11 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
 
   it('a verifier killed between its commit and its reveal, restarted: it reveals with its journaled salt', async () => {
     const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })
-    const committed = await poll('a verifier to commit', async () => {
+    const committed = await waitFor(async () => {
       const events = await escrow.queryFilter(escrow.filters.VerificationCommitted(job.jobId))
       const first = events[0] as unknown as { args: { verifier: string } } | undefined
       return first === undefined ? undefined : String(first.args.verifier).toLowerCase()
-    }, 180_000)
+    }, { timeoutMs: 180_000, what: 'a verifier to commit', intervalMs: 50 })
     const victim = devnet.peers.findIndex((_, i) => walletOf(i) === committed)
     expect(victim).toBeGreaterThanOrEqual(0)
     devnet.peers[victim].kill('SIGKILL')

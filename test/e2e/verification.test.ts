@@ -10,11 +10,12 @@ import {
   encodeMandelbrotData, loadExampleWasm, mandelbrotReference, mandelbrotResultPng, readPayouts, submitMandelbrot,
   MANDELBROT_BLOCK_SIZE, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, jobHistory, startNetwork, until } from './helpers.js'
+import { CHEATING_PEER, jobHistory, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { ResultLeaf } from '@jobmesh/peer/protocol'
 import type { PeerBindingKey } from '@jobmesh/contracts'
+import { waitFor } from '@jobmesh/testkit'
 
 /** A fresh Ed25519 PeerId key (node:crypto: RFC 8032 signatures, as a libp2p peer's key). */
 function peerKey (): PeerBindingKey {
@@ -50,10 +51,10 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
       expect(job.samples).toBe(8)
 
       // round 0: every MicroJob re-run by the verifiers; the faked one is found and its processor is the culprit
-      const rejected = await until('the JobRejected event', async () => {
+      const rejected = await waitFor(async () => {
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
         return events.length > 0 ? events[0] : undefined
-      }, 120_000)
+      }, { timeoutMs: 120_000, what: 'the JobRejected event', intervalMs: 250 })
       const args = 'args' in rejected ? rejected.args : undefined
       expect(String(args?.culprit).toLowerCase()).toBe(faker.toLowerCase())
       const bond = 2n * parseEther('1')
@@ -206,22 +207,22 @@ describe('end to end: a node that did no work submits first with a self-paying p
       for (const p of devnet.peers) p.kill('SIGCONT')
       paused = false
       // the thief draws and proves its own sample at once
-      await until('the entropy block', async () => (await provider.getBlockNumber()) >= (await jobEscrow.jobs(job.jobId)).submitBlock + 2n ? true : undefined, 30_000)
+      await waitFor(async () => (await provider.getBlockNumber()) >= (await jobEscrow.jobs(job.jobId)).submitBlock + 2n ? true : undefined, { timeoutMs: 30_000, what: 'the entropy block', intervalMs: 250 })
       await (await asThief.jobEscrow.selectVerifiers(job.jobId)).wait()
       // the sample is fixed once the drawn verifiers (honest peers) revealed their seeds
-      const state = await until('the sample entropy', async () => {
+      const state = await waitFor(async () => {
         const s = await jobEscrow.jobs(job.jobId)
         return s.entropySet === true ? s : undefined
-      }, 60_000)
+      }, { timeoutMs: 60_000, what: 'the sample entropy', intervalMs: 250 })
       const positions = samplePositions(state.seed, 2, 4, 1, state.sampleEntropy)
       const tuple = (l: ResultLeaf): [string, number, number, string, string] => [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
       await (await asThief.jobEscrow.proveSample(job.jobId, positions.map(p => tuple(leaves[p])), positions.map(p => tree.getProof(p)))).wait()
 
       // the verifiers see leaves paying a wallet that signed no result: rejected, the thief (the submitter) slashed
-      const rejected = await until('the JobRejected event', async () => {
+      const rejected = await waitFor(async () => {
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
         return events.length > 0 ? events[0] : undefined
-      }, 120_000)
+      }, { timeoutMs: 120_000, what: 'the JobRejected event', intervalMs: 250 })
       expect('args' in rejected && String(rejected.args.culprit)).toBe(thief.address)
       expect(BigInt((await nodeRegistry.nodeInfo(thief.address)).stake)).toBe(stake0 - 2n * parseEther('1'))
 

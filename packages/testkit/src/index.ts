@@ -2,13 +2,30 @@
  * @packageDocumentation
  *
  * `@jobmesh/testkit` (private, never published): what the package tests, the end-to-end tests and the benches share
- * and the product must not ship. Today: {@link testExecutor}, a deterministic MicroJob executor standing for remote
- * compute (a timer), for processors built without WebAssembly.
+ * and the product must not ship.
+ *
+ * - {@link waitFor}: the one polling wait, with a deadline and an AbortSignal ({@link WaitTimeoutError}).
+ * - {@link testJob}: a coordination job spec with a random seed and id.
+ * - {@link startPeers} / {@link stopPeers} / {@link waitForMesh}: in-process peers on loopback with processors.
+ * - {@link testExecutor}: a deterministic MicroJob executor standing for remote compute (a timer).
  *
  * @example
  * ```ts
- * import { testExecutor } from '@jobmesh/testkit'
- * const processor = createProcessor({ ...node, docs }, { executor: testExecutor({ workMs: 50 }) })
+ * import { startPeers, stopPeers, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+ * const peers = await startPeers(3)
+ * await waitForMesh(peers)
+ * const job = testJob(2, 8)
+ * // announce job.spec, start the processors, then:
+ * await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === 16),
+ *   { timeoutMs: 20_000, what: 'every result synced' })
+ * await stopPeers(peers)
  * ```
  */
+export { WaitTimeoutError } from './errors.js'
+export { startPeers, stopPeers, waitForMesh } from './peers.js'
+export type { TestPeer } from './peers.js'
 export { testExecutor } from './test-executor.js'
+export { testJob, TEST_SPEC_CID } from './job-spec.js'
+export type { TestJob } from './job-spec.js'
+export { waitFor } from './wait-for.js'
+export type { Check, WaitForOptions } from './wait-for.js'

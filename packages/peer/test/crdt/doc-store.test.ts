@@ -1,7 +1,8 @@
 import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ORIGIN_GOSSIP, docTopic, indexDocName, jobDocName } from '../../src/crdt/index.js'
-import { connect, Harness, waitFor } from './helpers.js'
+import { connect, Harness} from './helpers.js'
+import { waitFor } from '@jobmesh/testkit'
 import type { Peer } from './helpers.js'
 
 const h = new Harness()
@@ -17,11 +18,11 @@ describe('doc store', () => {
     }
     const docs = await Promise.all(peers.map(async p => p.docs.open(NAME)))
     docs.forEach((d, i) => d.getMap('jobs').set(`job${i}`, i))
-    await waitFor(() => docs.every(d => d.getMap('jobs').size === 4), 10_000, 'small updates everywhere')
+    await waitFor(() => docs.every(d => d.getMap('jobs').size === 4), { timeoutMs: 10_000, what: 'small updates everywhere' })
 
     const big = new Uint8Array(20_000).fill(7)
     docs[2].getMap('jobs').set('big', big)
-    await waitFor(() => docs.every(d => (d.getMap('jobs').get('big') as Uint8Array | undefined)?.length === 20_000), 10_000, 'large update')
+    await waitFor(() => docs.every(d => (d.getMap('jobs').get('big') as Uint8Array | undefined)?.length === 20_000), { timeoutMs: 10_000, what: 'large update' })
     expect(peers[2].docs.metrics.updatesOversized).toBe(1)
     expect(peers[2].docs.metrics.updatesPublished).toBeGreaterThan(0)
     for (const d of docs) expect(d.getMap('jobs').toJSON()).toEqual(docs[0].getMap('jobs').toJSON())
@@ -35,7 +36,7 @@ describe('doc store', () => {
     const db = await b.docs.open(name)
     da.getMap('micro').set('0.0', 'a')
     db.getMap('micro').set('0.1', 'b')
-    await waitFor(() => da.getMap('micro').size === 2 && db.getMap('micro').size === 2)
+    await waitFor(() => da.getMap('micro').size === 2 && db.getMap('micro').size === 2, { what: 'condition' })
 
     const c = await h.start()
     await connect(c, a)
@@ -49,7 +50,7 @@ describe('doc store', () => {
 
     // the joiner's own writes reach everyone
     dc.getMap('micro').set('0.2', 'c')
-    await waitFor(() => da.getMap('micro').size === 3 && db.getMap('micro').size === 3)
+    await waitFor(() => da.getMap('micro').size === 3 && db.getMap('micro').size === 3, { what: 'condition' })
   })
 
   it('a restarted peer keeps its PeerId and doc state and catches up on what it missed', async () => {
@@ -60,7 +61,7 @@ describe('doc store', () => {
     const da = await a.docs.open(NAME)
     let db = await b.docs.open(NAME)
     db.getMap('jobs').set('from-b', 1)
-    await waitFor(() => da.getMap('jobs').has('from-b'))
+    await waitFor(() => da.getMap('jobs').has('from-b'), { what: 'condition' })
     const id = b.node.peerId.toString()
     await h.stopPeer(b)
 
@@ -81,14 +82,14 @@ describe('doc store', () => {
     await connect(a, b)
     const da = await a.docs.open(NAME)
     const db = await b.docs.open(NAME)
-    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(NAME)).length === 1, 10_000, 'subscription')
+    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(NAME)).length === 1, { timeoutMs: 10_000, what: 'subscription' })
     const topic = docTopic(NAME)
     await b.node.pubsub.publish(topic, new Uint8Array([9, 9, 9, 9]))
     await b.node.pubsub.publish(topic, new Uint8Array([1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3]))
     await b.node.pubsub.publish(topic, new Uint8Array([1]))
-    await waitFor(() => a.docs.metrics.updatesRejected === 3, 10_000, 'garbage counted')
+    await waitFor(() => a.docs.metrics.updatesRejected === 3, { timeoutMs: 10_000, what: 'garbage counted' })
     db.getMap('jobs').set('still', 'works')
-    await waitFor(() => da.getMap('jobs').get('still') === 'works')
+    await waitFor(() => da.getMap('jobs').get('still') === 'works', { what: 'condition' })
   })
 
   it('persists updates, compacts them, and reloads the same state', async () => {
@@ -116,7 +117,7 @@ describe('doc store: missed gossip', () => {
     const name = jobDocName('0x' + 'cd'.repeat(32))
     const a = await peers[0].docs.open(name)
     const b = await peers[1].docs.open(name)
-    await waitFor(() => peers.every(p => p.node.pubsub.getSubscribers(docTopic(name)).length === 1), 10_000, 'doc topic subscribers')
+    await waitFor(() => peers.every(p => p.node.pubsub.getSubscribers(docTopic(name)).length === 1), { timeoutMs: 10_000, what: 'doc topic subscribers' })
     return { a, b, name, peers }
   }
 
@@ -135,7 +136,7 @@ describe('doc store: missed gossip', () => {
       const second = Y.encodeStateAsUpdate(writer, sv)
       Y.applyUpdate(a, first, ORIGIN_GOSSIP) // persisted, not re-published
       Y.applyUpdate(a, second) // a local origin: published
-      await waitFor(() => b.getMap('micro').get(`${round}.0`) === 'first' && b.getMap('micro').get(`${round}.1`) === 'second', 10_000, 'the missing update')
+      await waitFor(() => b.getMap('micro').get(`${round}.0`) === 'first' && b.getMap('micro').get(`${round}.1`) === 'second', { timeoutMs: 10_000, what: 'the missing update' })
     }
     expect(peers[1].docs.metrics.pendingPulls).toBeGreaterThanOrEqual(1)
     expect(b.store.pendingStructs).toBeNull()
@@ -153,6 +154,6 @@ describe('doc store: missed gossip', () => {
     const n = await peers[0].docs.confirm(name, { signal: AbortSignal.timeout(10_000) })
     expect(n).toBe(1)
     expect(a.getMap('macro').get('1')).toBe('lease of b')
-    await waitFor(() => b.getMap('macro').get('0') === 'lease of a', 10_000, 'our write on the other side')
+    await waitFor(() => b.getMap('macro').get('0') === 'lease of a', { timeoutMs: 10_000, what: 'our write on the other side' })
   })
 })

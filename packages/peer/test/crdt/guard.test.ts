@@ -7,7 +7,8 @@ import {
   recordVerifier, resultKey, resultTable
 } from '../../src/coord/index.js'
 import { TopicValidatorResult, applyGuarded, docTopic, heal, jobDocName, rateLimiter } from '../../src/crdt/index.js'
-import { connect, Harness, waitFor } from './helpers.js'
+import { connect, Harness} from './helpers.js'
+import { waitFor } from '@jobmesh/testkit'
 import type { RecordSigner } from '../../src/coord/index.js'
 
 const JOB = '0x' + 'cd'.repeat(32)
@@ -113,16 +114,16 @@ describe('gossip validation of doc topics', () => {
     const c = { signer: holder, verifier: recordVerifier() }
     resultTable(c, da.getMap(RESULTS_MAP), JOB).write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(9), size: 1 })
     const key = resultKey(0, 0, holder.peerId)
-    await waitFor(() => db.getMap(RESULTS_MAP).has(key) && dx.getMap(RESULTS_MAP).has(key), 10_000, 'result everywhere')
+    await waitFor(() => db.getMap(RESULTS_MAP).has(key) && dx.getMap(RESULTS_MAP).has(key), { timeoutMs: 10_000, what: 'result everywhere' })
     const good = da.getMap<Uint8Array>(RESULTS_MAP).get(key)
     const subscribed = (p: typeof x, others: Array<typeof x>): boolean => others.every(o => p.node.pubsub.getSubscribers(docTopic(DOC)).some(s => s.equals(o.node.peerId)))
-    await waitFor(() => subscribed(x, [ga, gb]), 10_000, 'x knows the subscribers')
+    await waitFor(() => subscribed(x, [ga, gb]), { timeoutMs: 10_000, what: 'x knows the subscribers' })
 
     // x (not admitted) overwrites the result and deletes it, on gossip; then pushes a diff over sync
     dx.getMap(RESULTS_MAP).set(key, new Uint8Array([6, 6, 6]))
     await x.docs.flush(DOC)
     dx.getMap(RESULTS_MAP).delete(key)
-    await waitFor(() => ga.docs.metrics.gossipUnauthorized >= 2 && gb.docs.metrics.gossipUnauthorized >= 2, 10_000, 'rejected gossip')
+    await waitFor(() => ga.docs.metrics.gossipUnauthorized >= 2 && gb.docs.metrics.gossipUnauthorized >= 2, { timeoutMs: 10_000, what: 'rejected gossip' })
     await x.docs.sync(DOC, ga.node.peerId, { push: true, fresh: true })
     expect(ga.docs.metrics.syncRefused).toBeGreaterThan(0)
     expect(ga.docs.metrics.gossipRejected).toBeGreaterThanOrEqual(2)
@@ -142,17 +143,17 @@ describe('gossip validation of doc topics', () => {
     const holder = recordSigner(a.node.privateKey, a.node.peerId.toString())
     resultTable({ signer: holder, verifier: recordVerifier() }, da.getMap(RESULTS_MAP), JOB).write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(9), size: 1 })
     const key = resultKey(0, 0, holder.peerId)
-    await waitFor(() => db.getMap(RESULTS_MAP).has(key) && dm.getMap(RESULTS_MAP).has(key), 10_000, 'result everywhere')
+    await waitFor(() => db.getMap(RESULTS_MAP).has(key) && dm.getMap(RESULTS_MAP).has(key), { timeoutMs: 10_000, what: 'result everywhere' })
     const good = da.getMap<Uint8Array>(RESULTS_MAP).get(key)
-    await waitFor(() => [a, b].every(o => m.node.pubsub.getSubscribers(docTopic(DOC)).some(s => s.equals(o.node.peerId))), 10_000, 'm knows the subscribers')
+    await waitFor(() => [a, b].every(o => m.node.pubsub.getSubscribers(docTopic(DOC)).some(s => s.equals(o.node.peerId))), { timeoutMs: 10_000, what: 'm knows the subscribers' })
     // the first junk can reach a or b over a sync exchange still running from the start (undone, not gossip); once
     // those are over it can only travel by gossip, where it is rejected: a few rounds at most
     const rejected = (): number => a.docs.metrics.gossipRejected + b.docs.metrics.gossipRejected
     for (let round = 0; round < 5 && rejected() === 0; round++) {
       const violations = a.docs.metrics.guardViolations + b.docs.metrics.guardViolations
       dm.getMap(RESULTS_MAP).set(key, new Uint8Array([6, 6, 6, round]))
-      await waitFor(() => a.docs.metrics.guardViolations + b.docs.metrics.guardViolations > violations, 10_000, 'violation seen')
-      await waitFor(() => (dm.getMap<Uint8Array>(RESULTS_MAP).get(key) as Uint8Array).length === good?.length, 10_000, 'healed at the attacker too')
+      await waitFor(() => a.docs.metrics.guardViolations + b.docs.metrics.guardViolations > violations, { timeoutMs: 10_000, what: 'violation seen' })
+      await waitFor(() => (dm.getMap<Uint8Array>(RESULTS_MAP).get(key) as Uint8Array).length === good?.length, { timeoutMs: 10_000, what: 'healed at the attacker too' })
     }
     expect(da.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(good)
     expect(db.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(good)

@@ -48,12 +48,3 @@ export class Harness {
 export async function connect (a: Peer, b: Peer): Promise<void> {
   await a.node.libp2p.dial(b.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
 }
-
-/** Resolves when `cond()` holds; re-checks every 20 ms; rejects after `timeoutMs`. */
-export async function waitFor (cond: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}

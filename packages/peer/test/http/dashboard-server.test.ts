@@ -5,10 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { jobsTopic } from '../../src/coord/index.js'
 import { startHttpServer } from '../../src/http/index.js'
 import { EventLog, METRIC_NAMES, NetworkObserver, attachPeerEvents, registerPeerMetrics } from '../../src/observe/index.js'
-import { testExecutor } from '@jobmesh/testkit'
-import { spec, startPeers, stopPeers, waitFor, waitForMesh } from '../processor/helpers.js'
 import type { HttpServer, NetworkState } from '../../src/index.js'
-import type { TestPeer } from '../processor/helpers.js'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
 const cleanup: Array<() => Promise<void> | void> = []
@@ -83,7 +82,7 @@ describe('the HTTP listener of a peer', () => {
     b.processor.addEventListener('microjob:done', () => { bDone.push('x') })
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
-    const job = spec(2, 6)
+    const job = testJob(2, 6)
     const total = 12
     await a.processor.announceJob(job.spec, job.jobId, job.specCid)
     const state = await nextState(server.url + 'events', s => s.jobs[0]?.progress.done === total)
@@ -104,7 +103,7 @@ describe('the HTTP listener of a peer', () => {
     const family = (name: string): { type: string, metrics: Array<{ value: string, labels?: Record<string, string> }> } | undefined => families.find(f => f.name === name)
     expect(family(METRIC_NAMES.jobMicroJobsDone)?.metrics).toEqual([{ labels: { job: job.jobId }, value: String(total) }])
     expect(family(METRIC_NAMES.jobMicroJobs)?.metrics[0].value).toBe(String(total))
-    await waitFor(() => bDone.length > 0 || Number(family(METRIC_NAMES.microJobsDone)?.metrics[0].value) === total, 5_000, 'work counted')
+    await waitFor(() => bDone.length > 0 || Number(family(METRIC_NAMES.microJobsDone)?.metrics[0].value) === total, { timeoutMs: 5_000, what: 'work counted' })
     expect(Number(family(METRIC_NAMES.microJobsDone)?.metrics[0].value)).toBe(total - bDone.length)
     expect(family(METRIC_NAMES.dropped)?.metrics.map(m => m.labels?.reason).sort()).toEqual(['crdt_rejected', 'forged', 'invalid_record', 'malformed', 'oversized', 'stale'])
     expect(family(METRIC_NAMES.crdtBytes)?.type).toBe('COUNTER')

@@ -3,9 +3,9 @@ import { Wallet, parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPeer } from '../../src/peer.js'
 import { microJobCount, taskValue } from '../../src/protocol/index.js'
-import { spec } from '../processor/helpers.js'
 import type { Peer } from '../../src/peer.js'
 import type { Anvil } from '@jobmesh/contracts'
+import { testJob } from '@jobmesh/testkit'
 
 let anvil: Anvil | undefined
 let peer: Peer | undefined
@@ -30,7 +30,7 @@ describe('a peer on a chain', () => {
       vramGb: 1,
       chain: { rpcUrl: anvil.rpcUrl, privateKey: anvil.accounts[1].privateKey, deployment, stake: parseEther('0.1') }
     })
-    const job = spec(2, 4)
+    const job = testJob(2, 4)
     await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
     const known = peer.status().jobs.find(j => j.jobId === job.jobId.toLowerCase())
     expect(known?.microJobs).toBe(8)

@@ -1,12 +1,11 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { spec } from './helpers.js'
-import { testExecutor } from '@jobmesh/testkit'
 import { sliceJob } from '../../src/protocol/index.js'
+import { testExecutor, testJob } from '@jobmesh/testkit'
 
 describe('testExecutor', () => {
   it('leaves no abort listener on the long-lived signal it is given (one per MicroJob was a leak)', async () => {
-    const job = spec(1, 20)
+    const job = testJob(1, 20)
     const { microJobs } = sliceJob(job.spec, job.jobId)
     const controller = new AbortController()
     const executor = testExecutor({ workMs: 1 })
@@ -17,7 +16,7 @@ describe('testExecutor', () => {
   })
 
   it('rejects with the abort reason when aborted during the work', async () => {
-    const job = spec(1, 1)
+    const job = testJob(1, 1)
     const d = sliceJob(job.spec, job.jobId).microJobs[0]
     const controller = new AbortController()
     const run = testExecutor({ workMs: 10_000 }).run({ jobId: job.jobId, spec: job.spec, macroIndex: 0, index: 0, microId: d.microId, start: d.start, end: d.end }, { signal: controller.signal })

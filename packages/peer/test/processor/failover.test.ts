@@ -3,11 +3,10 @@ import {
   MICRO_MAP, RESULTS_MAP, countStates, countingResult, jobsTopic, leases as createLeases, microKey, microScope,
   recordSigner, recordVerifier, resultTable
 } from '../../src/coord/index.js'
-import { testExecutor } from '@jobmesh/testkit'
-import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { QueueState } from '../../src/coord/index.js'
-import type { TestPeer } from './helpers.js'
 import type * as Y from 'yjs'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
 
@@ -28,7 +27,7 @@ describe('processor failover', () => {
     peers = await startPeers(4, { executor: testExecutor({ workMs: 20 }), maxBatch: 2 })
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
-    const job = spec(1, 48)
+    const job = testJob(1, 48)
     const runs = new Map<string, number>()
     let victim: { peer: TestPeer, epoch: number, open: number } | undefined
     let crash: Promise<void> | undefined
@@ -55,7 +54,7 @@ describe('processor failover', () => {
       p.processor.addEventListener('job:complete', () => { resolve() })
     })]))
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => victim != null, 30_000, 'a peer to receive the queue after a quarter of the job')
+    await waitFor(() => victim != null, { timeoutMs: 30_000, what: 'a peer to receive the queue after a quarter of the job' })
     await crash
     const killed = victim!.peer
     const survivors = peers.filter(p => p !== killed)
@@ -71,7 +70,7 @@ describe('processor failover', () => {
     expect(runs.size).toBe(48)
     for (const p of survivors) {
       const results = context(p, job.jobId)!.doc.getMap(RESULTS_MAP)
-      await waitFor(() => new Set([...results.keys()].map(k => k.split('/')[0])).size === 48, 20_000, 'every result synced')
+      await waitFor(() => new Set([...results.keys()].map(k => k.split('/')[0])).size === 48, { timeoutMs: 20_000, what: 'every result synced' })
     }
     // fencing: every MicroJob counts exactly one result, whatever stale-term duplicates exist
     const alive = survivors[0]
@@ -96,7 +95,7 @@ describe('processor failover', () => {
     peers = await startPeers(3, { executor: testExecutor({ workMs: 20 }), maxBatch: 2 })
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
-    const job = spec(1, 36)
+    const job = testJob(1, 36)
     let done = 0
     let victim: TestPeer | undefined
     let crash: Promise<void> | undefined
@@ -116,14 +115,14 @@ describe('processor failover', () => {
     const completed = new Set<TestPeer>()
     for (const p of peers) p.processor.addEventListener('job:complete', () => { completed.add(p) })
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => victim != null, 30_000, 'a peer to receive the queue')
+    await waitFor(() => victim != null, { timeoutMs: 30_000, what: 'a peer to receive the queue' })
     await crash
     const chatter = setInterval(() => {
       victim!.node.pubsub.publish(jobsTopic(), new TextEncoder().encode('alive')).catch(() => {})
     }, 100)
     try {
       const survivors = peers.filter(p => p !== victim)
-      await waitFor(() => survivors.every(p => completed.has(p)), 30_000, 'the survivors to complete the job')
+      await waitFor(() => survivors.every(p => completed.has(p)), { timeoutMs: 30_000, what: 'the survivors to complete the job' })
       expect(survivors.reduce((n, p) => n + p.processor.metrics.failovers, 0)).toBeGreaterThanOrEqual(1)
     } finally {
       clearInterval(chatter)

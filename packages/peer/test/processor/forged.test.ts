@@ -4,12 +4,11 @@ import {
 } from '../../src/coord/index.js'
 import { createDocStore, jobDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
-import { testExecutor } from '@jobmesh/testkit'
 import { sliceJob } from '../../src/protocol/index.js'
-import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
 import type { QueueState } from '../../src/coord/index.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
-import type { TestPeer } from './helpers.js'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
 const extra: Array<{ stop(): Promise<void> }> = []
@@ -47,7 +46,7 @@ describe('forged and malformed input', () => {
     for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
-    const job = spec(1, 40)
+    const job = testJob(1, 40)
     const topic = roomTopic(job.jobId, sliceJob(job.spec, job.jobId).macroJobs[0].macroId)
     let latest: QueueState | undefined
     attacker.pubsub.subscribe(topic)
@@ -69,12 +68,12 @@ describe('forged and malformed input', () => {
     })))
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     const doc = await attackerDocs.open(jobDocName(job.jobId))
-    await waitFor(() => latest != null && latest.term >= 2 && done >= 4, 20_000, 'the room to run')
+    await waitFor(() => latest != null && latest.term >= 2 && done >= 4, { timeoutMs: 20_000, what: 'the room to run' })
     const me = attacker.peerId.toString()
     const cur = latest!
     const publish = async (data: Uint8Array) => { await attacker.pubsub.publish(topic, data) }
     // 1. a snapshot claiming a new epoch with a MacroJob lease signed by someone else (the honest holder)
-    await waitFor(() => doc.getMap<Uint8Array>('macro').get('0') != null, 10_000, 'the macro lease to sync')
+    await waitFor(() => doc.getMap<Uint8Array>('macro').get('0') != null, { timeoutMs: 10_000, what: 'the macro lease to sync' })
     const honestLease = doc.getMap<Uint8Array>('macro').get('0')!
     await publish(CoordMessage.encode({ snapshot: toWire({ ...cur, epoch: cur.epoch + 1, term: 0, version: 0, owner: me, prevOwner: me, macroLease: honestLease }) }))
     // 2. a snapshot with an old term
@@ -85,7 +84,7 @@ describe('forged and malformed input', () => {
     await publish(Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02]))
     // 5. a result record with a bad signature, written into the shared job doc under an honest peer's slot
     const honest = doc.getMap<Uint8Array>(RESULTS_MAP)
-    await waitFor(() => honest.size > 0, 10_000, 'a result to copy')
+    await waitFor(() => honest.size > 0, { timeoutMs: 10_000, what: 'a result to copy' })
     const [key, value] = [...honest.entries()][0]
     const bad = value.slice()
     bad[bad.length - 40] ^= 0xff
@@ -94,7 +93,7 @@ describe('forged and malformed input', () => {
     expect(micro).not.toBe('0.39')
     honest.set(victimKey, bad)
     const sum = (f: (m: TestPeer['processor']['metrics']) => number) => peers.reduce((n, p) => n + f(p.processor.metrics), 0)
-    await waitFor(() => sum(m => m.invalidRecords) >= 1, 20_000, 'the forged result to be counted')
+    await waitFor(() => sum(m => m.invalidRecords) >= 1, { timeoutMs: 20_000, what: 'the forged result to be counted' })
     releaseLast()
     await complete
     expect(sum(m => m.droppedForged)).toBeGreaterThanOrEqual(1)

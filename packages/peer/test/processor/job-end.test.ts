@@ -5,9 +5,9 @@ import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { readAnnouncement, signAnnouncement } from '../../src/jobs/index.js'
 import { DEFAULT_PRICING, taskValue } from '../../src/protocol/index.js'
 import { giveUp, jobComplete } from '../../src/processor/job-end.js'
-import { spec } from './helpers.js'
 import type { JobContext, KnownJob } from '../../src/processor/job-context.js'
 import type { JobEndHost } from '../../src/processor/job-end.js'
+import { testJob } from '@jobmesh/testkit'
 
 function endHarness (now: number, lastLocalResult: number) {
   const events: Array<{ type: string, detail: unknown }> = []
@@ -61,7 +61,7 @@ describe('job announcements (announcements.ts)', () => {
   it('reads a signed announcement as a new job, the same again as known, a forged one as forged', async () => {
     const key = await generateKeyPair('Ed25519')
     const signer = recordSigner(key, peerIdFromPrivateKey(key).toString())
-    const { spec: s, jobId, specCid } = spec(2, 4)
+    const { spec: s, jobId, specCid } = testJob(2, 4)
     const record = signAnnouncement(signer, s, jobId, specCid, DEFAULT_PRICING)
     const verifier = recordVerifier()
     const first = readAnnouncement(record, verifier, () => undefined, DEFAULT_PRICING)

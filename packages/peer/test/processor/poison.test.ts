@@ -5,11 +5,10 @@ import * as Y from 'yjs'
 import { FAILURES_MAP, JobFailures, RESULTS_MAP, jobsTopic, recordSigner, recordVerifier } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { WasmTrapError } from '../../src/executor/index.js'
-import { testExecutor } from '@jobmesh/testkit'
 import { runTimeoutMs } from '../../src/processor/index.js'
-import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
-import type { TestPeer } from './helpers.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
 
@@ -20,8 +19,8 @@ afterEach(async () => {
 
 describe('poison isolation', () => {
   it('a job whose MicroJobs fail everywhere ends failed, and the processors go on with the healthy job', async () => {
-    const poison = spec(2, 4)
-    const honest = spec(2, 4)
+    const poison = testJob(2, 4)
+    const honest = testJob(2, 4)
     const healthy = testExecutor({ workMs: 5 })
     const executor: MicroJobExecutor = {
       ...healthy,
@@ -49,7 +48,7 @@ describe('poison isolation', () => {
     await peers[0].processor.announceJob(poison.spec, poison.jobId, poison.specCid)
     await peers[1].processor.announceJob(honest.spec, honest.jobId, honest.specCid)
     await Promise.all(complete)
-    await waitFor(() => failedEvents.size === peers.length, 20_000, 'every peer gave the poison job up')
+    await waitFor(() => failedEvents.size === peers.length, { timeoutMs: 20_000, what: 'every peer gave the poison job up' })
     expect([...failedEvents.values()].every(r => r.includes('WasmTrapError'))).toBe(true)
     // bounded: a handful of attempts, not one per MicroJob per peer forever
     expect(attempts.filter(a => a.startsWith(poison.jobId)).length).toBeLessThanOrEqual(3 * peers.length)
@@ -59,7 +58,7 @@ describe('poison isolation', () => {
       // any reader (the SDK does the same) sees the failed state in the CRDT
       const doc = p.docs.get(jobDocName(poison.jobId))
       expect(doc).toBeDefined()
-      await waitFor(() => new JobFailures({ verifier: recordVerifier() }, doc!.getMap(FAILURES_MAP), poison.jobId).failed, 10_000, 'failed state synced')
+      await waitFor(() => new JobFailures({ verifier: recordVerifier() }, doc!.getMap(FAILURES_MAP), poison.jobId).failed, { timeoutMs: 10_000, what: 'failed state synced' })
       expect(doc!.getMap(RESULTS_MAP).size).toBe(0)
     }
   })

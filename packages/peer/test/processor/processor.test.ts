@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
-import { testExecutor } from '@jobmesh/testkit'
-import { spec, startPeers, stopPeers, waitFor, waitForMesh } from './helpers.js'
-import type { TestPeer } from './helpers.js'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
 
@@ -34,7 +33,7 @@ describe('processor', () => {
     }
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
-    const job = spec(4, 16)
+    const job = testJob(4, 16)
     const complete = peers.map(p => new Promise<void>(resolve => {
       p.processor.addEventListener('job:complete', () => { resolve() })
     }))
@@ -46,7 +45,7 @@ describe('processor', () => {
     expect(completions.length).toBeGreaterThanOrEqual(1)
     expect(completions.every(id => id === job.jobId)).toBe(true)
     // every peer's doc has one result per MicroJob
-    await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === 64), 10_000, 'results synced')
+    await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === 64), { timeoutMs: 10_000, what: 'results synced' })
     const owners = new Set<string>()
     for (const p of peers) for (const set of p.processor.ownersSeen().values()) for (const o of set) owners.add(o)
     expect(owners.size).toBeGreaterThan(1)

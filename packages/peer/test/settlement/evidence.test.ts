@@ -11,10 +11,10 @@ import { sliceJob } from '../../src/protocol/index.js'
 import { judgeSample, pullFromSubmitter, roundRecords, walletPeerIds } from '../../src/settlement/index.js'
 import { publishProfile, readProfile } from '../../src/jobs/index.js'
 import { evidenceComplete } from '../../src/settlement/sample.js'
-import { spec, waitFor } from '../processor/helpers.js'
 import type { ChainClient, SampleLeaf } from '@jobmesh/contracts'
 import type { DocStore } from '../../src/crdt/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
+import { testJob, waitFor } from '@jobmesh/testkit'
 
 interface Peer { node: JobmeshNode, docs: DocStore, id: string, wallet: string }
 
@@ -58,14 +58,14 @@ describe('evidence: a verifier pulls the round doc from the submitter it is not 
     const [submitter, bootstrap, verifier] = [await peer(), await peer(), await peer()]
     for (const p of [submitter, verifier]) await p.node.libp2p.dial(bootstrap.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
 
-    const job = spec(1, 2)
+    const job = testJob(1, 2)
     const round = 1
     const owners = new Map(peers.map(p => [p.id, p.wallet]))
     const chain = chainOf(job.jobId, bootstrap.wallet, owners)
     // profiles travel in the index doc, which every peer follows (here through the bootstrap peer)
     for (const p of peers) await p.docs.open(INDEX_DOC)
     await publishProfile({ docs: submitter.docs, privateKey: submitter.node.privateKey }, { address: submitter.wallet, gpuModel: 'cpu', vramGb: 1 })
-    await waitFor(() => verifier.docs.get(INDEX_DOC)?.getMap('peers').has(submitter.id) === true, 20_000, 'the submitter\'s profile at the verifier')
+    await waitFor(() => verifier.docs.get(INDEX_DOC)?.getMap('peers').has(submitter.id) === true, { timeoutMs: 20_000, what: 'the submitter\'s profile at the verifier' })
     expect((await readProfile({ docs: verifier.docs }, submitter.id))?.address).toBe(submitter.wallet)
 
     // the submitter's round-1 doc: its signed result of each MicroJob (the leaves of its manifest)
@@ -104,7 +104,7 @@ describe('evidence: a verifier pulls the round doc from the submitter it is not 
     for (const p of peers) await p.docs.open(INDEX_DOC)
     await publishProfile({ docs: impostor.docs, privateKey: impostor.node.privateKey }, { address: submitter.wallet, gpuModel: 'cpu', vramGb: 1 })
     await publishProfile({ docs: submitter.docs, privateKey: submitter.node.privateKey }, { address: submitter.wallet, gpuModel: 'cpu', vramGb: 1 })
-    await waitFor(() => impostor.docs.get(INDEX_DOC)?.getMap('peers').size === 2, 20_000, 'both profiles')
+    await waitFor(() => impostor.docs.get(INDEX_DOC)?.getMap('peers').size === 2, { timeoutMs: 20_000, what: 'both profiles' })
     const chain = chainOf('0x' + '00'.repeat(32), impostor.wallet, new Map([[submitter.id, submitter.wallet], [impostor.id, impostor.wallet]]))
     expect(await walletPeerIds({ docs: impostor.docs, chain }, submitter.wallet)).toEqual([submitter.id])
     // no doc store that can dial: nothing pulled, nothing thrown

@@ -14,11 +14,11 @@ import { ANNOUNCEMENT_DOMAIN, excludingVerifier, reannounceRound, roundKey } fro
 import { sliceJob } from '../../src/protocol/index.js'
 import { buildManifest } from '../../src/settlement/index.js'
 import { publishProfile, slashedPeerIds } from '../../src/jobs/index.js'
-import { spec, startPeers, stopPeers, waitFor, waitForMesh } from '../processor/helpers.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { SettlementDocs } from '../../src/settlement/index.js'
-import type { TestPeer } from '../processor/helpers.js'
 import type { PrivateKey } from '@libp2p/interface'
+import { startPeers, stopPeers, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
 
 function memoryDocs (): SettlementDocs & { docs: Map<string, Y.Doc> } {
   const docs = new Map<string, Y.Doc>()
@@ -46,7 +46,7 @@ function sha (text: string): Uint8Array {
 }
 
 function announce (key: PrivateKey, jobId: string, round?: number): Uint8Array {
-  const job = spec(1, 2)
+  const job = testJob(1, 2)
   const payload = JobAnnouncement.encode({
     jobId: new Uint8Array(Buffer.from(jobId.slice(2), 'hex')), specCid: job.specCid, minVramGb: 0, value: 1, status: 0, microJobs: 2, round
   })
@@ -95,7 +95,7 @@ describe('rounds: names, exclusion, re-announcement, finalization', () => {
     const honestWallet = Wallet.createRandom().address
     await publishProfile({ docs, privateKey: cheater }, { address: cheaterWallet, gpuModel: 'cpu', vramGb: 1 })
     await publishProfile({ docs, privateKey: honest }, { address: honestWallet, gpuModel: 'cpu', vramGb: 1 })
-    const job = spec(1, 2)
+    const job = testJob(1, 2)
     const chain = rejectedChain(job.jobId, cheaterWallet)
     const components = { docs, chain, privateKey: finalizer }
     expect(await slashedPeerIds(components, job.jobId, 1)).toEqual(new Set([peerIdFromPrivateKey(cheater).toString()]))
@@ -136,10 +136,10 @@ describe('rounds: processors follow a re-announced job', () => {
     excluded = peers[0].id
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
-    const job = spec(2, 4)
+    const job = testJob(2, 4)
     const total = sliceJob(job.spec, job.jobId).microJobs.length
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === total), 20_000, 'round 0 done')
+    await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === total), { timeoutMs: 20_000, what: 'round 0 done' })
 
     const round1: string[] = []
     for (const p of peers) {
@@ -153,7 +153,7 @@ describe('rounds: processors follow a re-announced job', () => {
       return resultTable({ signer: recordSigner(p.node.privateKey, p.id), verifier: recordVerifier() },
         doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, 1)).doneKeys().size
     }
-    await waitFor(() => peers.slice(1).every(p => doneInRound1(p) === total), 20_000, 'round 1 done')
+    await waitFor(() => peers.slice(1).every(p => doneInRound1(p) === total), { timeoutMs: 20_000, what: 'round 1 done' })
     expect(round1.length).toBeGreaterThanOrEqual(total)
     expect(round1.includes(peers[0].id)).toBe(false)
     // round 0's results stay where they were
