@@ -47,7 +47,12 @@ export const DEFAULT_DOWNLOAD_CONCURRENCY = 8
 
 /** Block confirmations the release status must have before `waitForRelease` resolves. */
 export const DEFAULT_RELEASE_CONFIRMATIONS = 0
-/** Peers that must confirm they hold a job's inputs before `submit` returns. */
-export const DEFAULT_INPUT_REPLICAS = 1
+/** Peers that must confirm they hold a job's inputs before `submit` returns (the replication protocol's default). */
+export { DEFAULT_INPUT_REPLICAS } from '@jobmesh/peer/replication'
 /** How long `submit` waits for peers to hold the inputs (ms). */
 export const DEFAULT_REPLICATION_TIMEOUT_MS = 60_000
+/**
+ * While too few peers hold the inputs, `submit` asks again (the peers that did not confirm, and those that connected
+ * meanwhile) after this pause (ms): a peer may not be connected yet, or may not see the new job in the escrow yet.
+ */
+export const DEFAULT_INPUT_RETRY_INTERVAL_MS = 1_000

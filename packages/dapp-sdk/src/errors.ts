@@ -88,6 +88,21 @@ export class AnnounceError extends Error {
   override readonly name = 'AnnounceError'
 }
 
+/**
+ * A job was funded and announced but no peer confirmed it holds the job's code and data: the submitting client is
+ * the only one that can serve them, so it must stay online (a detached submit refuses to exit silently).
+ */
+export class InputsNotHeldError extends Error {
+  static override readonly name = 'InputsNotHeldError'
+  override readonly name = 'InputsNotHeldError'
+  readonly jobId: string
+
+  constructor (message: string, jobId: string) {
+    super(message)
+    this.jobId = jobId
+  }
+}
+
 /** The escrow knows no job with this id. */
 export class JobNotFoundError extends Error {
   static override readonly name = 'JobNotFoundError'

@@ -6,6 +6,7 @@ import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
 import { EscrowMismatchError } from './errors.js'
+import { DEFAULT_INPUT_RETRY_INTERVAL_MS } from './constants.js'
 import { buildSpec, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
 import type { ContentInput } from './content.js'
@@ -28,6 +29,12 @@ export interface SubmitProgress {
 
 export interface SubmitOptions {
   onProgress?(progress: SubmitProgress): void
+  /**
+   * How long to wait (ms) for peers to hold the inputs, asking again while too few do; default the client's
+   * `replicationTimeoutMs`. A DApp that goes offline after `submit` should wait longer: until a peer holds them,
+   * nobody but this client can serve them.
+   */
+  replicationTimeoutMs?: number
   signal?: AbortSignal
 }
 
@@ -118,7 +125,10 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   report({ stage: 'replicating', jobId, specCid, txHash: created.hash })
   const want = ctx.settings.inputReplicas
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
-    enough: held => held.length >= want, timeoutMs: ctx.settings.replicationTimeoutMs, signal
+    enough: held => held.length >= want,
+    timeoutMs: options.replicationTimeoutMs ?? ctx.settings.replicationTimeoutMs,
+    retryIntervalMs: DEFAULT_INPUT_RETRY_INTERVAL_MS,
+    signal
   })
   if (holders.length < want) log('%s: inputs held by %d peers (wanted %d)', jobId, holders.length, want)
   report({ stage: 'done', jobId, specCid, txHash: created.hash })

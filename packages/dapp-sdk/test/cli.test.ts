@@ -46,9 +46,11 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', ...connect], io)
-    expect(io.stderr.join('\n')).not.toMatch(/Error/)
-    expect(code0).toBe(0)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '2', ...connect], io)
+    // no peer runs, so none can hold the inputs: a detached submit does not walk away from a job nobody can start
+    expect(code0).toBe(1)
+    expect(io.stderr.join('\n')).toMatch(/InputsNotHeldError: job 0x[0-9a-f]{64} is funded and announced, but no peer confirmed it holds the job's code and data within 2 s/)
+    expect(io.stdout.join('\n')).not.toMatch(/detached/)
     // the task value from the network's pricing (deployment defaults): 0.001 ETH over 4 MicroJobs
     expect(io.stdout).toContain(`task value: ${taskValue(10n ** 15n, 4, DEFAULT_PRICING)} wei/s (${taskValueToNumber(taskValue(10n ** 15n, 4, DEFAULT_PRICING))} per second)`)
     // no node is registered: a job with k = 2 can never be released, and submit says so

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { taskValueToNumber } from '@jobmesh/peer/protocol'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
+import { InputsNotHeldError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
@@ -60,8 +61,11 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
   state.client = client
   try {
     await warnSmallNetwork(client, flags.verifiers ?? DEFAULT_VERIFIERS, io, signal)
+    const timeoutMs = (flags.timeout ?? 1800) * 1000
     const job = await client.submit(submitInput(flags), {
       signal,
+      // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them
+      ...(flags.detach === true ? { replicationTimeoutMs: timeoutMs } : {}),
       onProgress: ({ stage, jobId }) => {
         if (stage === 'creating' && jobId !== undefined) {
           state.jobId = jobId
@@ -85,6 +89,11 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       io.out(`task value: ${job.taskValue} wei/s (${taskValueToNumber(job.taskValue)} per second)`)
       io.out(`inputs held by: ${job.holders.length} peers`)
     }
+    if (job.holders.length === 0 && flags.detach === true) {
+      throw new InputsNotHeldError(`job ${job.jobId} is funded and announced, but no peer confirmed it holds the job's code and data ` +
+        `within ${timeoutMs / 1000} s, so this client cannot detach: start peers (or check --bootstrap), then follow it without ` +
+        `--detach; the job stays funded until its deadline (then: jobmesh-dapp refund ${job.jobId})`, job.jobId)
+    }
     if (job.holders.length === 0) {
       io.err('warning: no peer confirmed it holds the job\'s code and data yet; keep this process running until peers pick the job up')
     }
@@ -93,7 +102,6 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       else io.out(`detached: follow the job with jobmesh-dapp wait ${job.jobId}, then jobmesh-dapp results ${job.jobId} --out <dir>`)
       return
     }
-    const timeoutMs = (flags.timeout ?? 1800) * 1000
     const progress = await followProgress(client, job.jobId, io, { quiet: json, timeoutMs, signal })
     if (!json) io.out(`done: ${progress.done}/${progress.total} MicroJobs`)
     const release = await followRelease(client, job.jobId, io, { quiet: json, timeoutMs, signal })
@@ -123,9 +131,9 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--deadline-minutes <min>', 'minutes until the job may be refunded (default 1440)', positiveInt)
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')
-    .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by peers')
+    .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by a peer (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
-    .option('--timeout <s>', 'give up following after this many seconds (default 1800)', positiveInt))
+    .option('--timeout <s>', 'give up following (with --detach: waiting for a peer to hold the inputs) after this many seconds (default 1800)', positiveInt))
     .action(async (flags: SubmitFlags) => {
       const state: SubmitState = { phase: 'preparing' }
       const controller = new AbortController()

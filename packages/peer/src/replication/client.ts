@@ -26,6 +26,12 @@ export interface ReplicateOptions {
   onFailed?(peer: string, reason: string): void
   /** Bound of the whole call (ms), default 120 000. */
   timeoutMs?: number
+  /**
+   * Without it every connected peer is asked once. With it, while `enough` says no, the peers that did not confirm
+   * and the peers that connected meanwhile are asked again every `retryIntervalMs` until the time is up: a peer that
+   * was not connected yet, or had not seen the job in the escrow yet, gets another chance.
+   */
+  retryIntervalMs?: number
   signal?: AbortSignal
 }
 
@@ -59,8 +65,9 @@ export async function askReplica (components: ReplicationClientComponents, peer:
 
 /**
  * Asks every connected peer (but `exclude`) to hold content, at once, and resolves with the PeerIds that confirmed
- * as soon as `enough` says so, or when every peer answered or the time is up. Peers that do not speak the
- * protocol (DApp clients) fail at once and are skipped; the caller decides what too few replicas mean.
+ * as soon as `enough` says so, or when every peer answered (and, with `retryIntervalMs`, no retry is left) or the
+ * time is up. Peers that do not speak the protocol (DApp clients) fail at once and are skipped; the caller decides
+ * what too few replicas mean.
  *
  * @throws AbortError (the caller's signal)
  */
@@ -69,34 +76,65 @@ export async function replicate (components: ReplicationClientComponents, reques
   const held: string[] = []
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS)
   const signal = options.signal == null ? timeout : AbortSignal.any([options.signal, timeout])
-  const peers = components.libp2p.getPeers().filter(p => options.exclude?.has(p.toString()) !== true)
-  if (options.enough(held) || peers.length === 0) return held
-  const waiting = new Set(peers.map(String))
-  let satisfied = false
+  const enough = (): boolean => options.enough(held)
+  const unanswered = new Set<string>()
+  for (;;) {
+    const skip = new Set([...(options.exclude ?? []), ...held])
+    const peers = components.libp2p.getPeers().filter(p => !skip.has(p.toString()))
+    await askAll(components, request, peers, { held, enough, unanswered, onFailed: options.onFailed, signal })
+    options.signal?.throwIfAborted()
+    if (enough() || options.retryIntervalMs == null || signal.aborted) break
+    if (!await pause(options.retryIntervalMs, signal)) break
+    log('%d of the peers hold %s of %s: asking again', held.length, request.kind, request.jobId)
+  }
+  options.signal?.throwIfAborted()
+  // the time is up: peers still busy fetching count as not holding
+  if (!enough()) for (const p of unanswered) options.onFailed?.(p, 'no answer in time')
+  return [...held]
+}
+
+interface AskAllState {
+  held: string[]
+  enough(): boolean
+  /** Peers asked that have not answered yet. */
+  unanswered: Set<string>
+  onFailed?: ReplicateOptions['onFailed']
+  signal: AbortSignal
+}
+
+/** One round: asks `peers` at once; resolves when `enough`, when all answered, or when the signal aborts. */
+async function askAll (components: ReplicationClientComponents, request: ReplicationRequest, peers: PeerId[],
+  state: AskAllState): Promise<void> {
+  const { held, signal } = state
+  if (state.enough() || peers.length === 0 || signal.aborted) return
   await new Promise<void>((resolve) => {
     let pending = peers.length
-    const finish = (): void => { signal.removeEventListener('abort', finishNow); resolve() }
-    const finishNow = (): void => { finish() }
-    signal.addEventListener('abort', finishNow, { once: true })
+    const finish = (): void => { signal.removeEventListener('abort', finish); resolve() }
+    signal.addEventListener('abort', finish, { once: true })
     for (const peer of peers) {
+      state.unanswered.add(peer.toString())
       askReplica(components, peer, request, { signal }).then(() => {
-        held.push(peer.toString())
+        if (!held.includes(peer.toString())) held.push(peer.toString())
         log('%p holds %s of %s', peer, request.kind, request.jobId)
-        if (options.enough(held)) {
-          satisfied = true
-          finish()
-        }
+        if (state.enough()) finish()
       }, (err: Error) => {
         log('%p: %s of %s not held: %s', peer, request.kind, request.jobId, err.message)
-        if (err.name === 'ReplicaRefusedError' && !satisfied) options.onFailed?.(peer.toString(), err.message)
+        if (err.name === 'ReplicaRefusedError' && !state.enough()) state.onFailed?.(peer.toString(), err.message)
       }).finally(() => {
-        waiting.delete(peer.toString())
+        state.unanswered.delete(peer.toString())
         if (--pending === 0) finish()
       })
     }
   })
-  options.signal?.throwIfAborted()
-  // the time is up: peers still busy fetching count as not holding
-  if (!satisfied) for (const p of waiting) options.onFailed?.(p, 'no answer in time')
-  return [...held]
+}
+
+/** Resolves true after `ms`, false at once when the signal aborts. */
+async function pause (ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false
+  return await new Promise<boolean>((resolve) => {
+    const done = (value: boolean): void => { clearTimeout(timer); signal.removeEventListener('abort', onAbort); resolve(value) }
+    const onAbort = (): void => { done(false) }
+    const timer = setTimeout(() => { done(true) }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }

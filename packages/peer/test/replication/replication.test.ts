@@ -77,6 +77,31 @@ describe('replication', () => {
     }
   })
 
+  it('with retryIntervalMs, peers that connect after the first ask are asked again: the call ends once one holds the inputs', async () => {
+    const [dapp, b] = [await holder(false), await holder(true)]
+    const job = await uploadJob(dapp)
+    const request = { kind: 'inputs' as const, jobId: job.jobId, specCid: job.specCid, nonce: job.nonce.toString() }
+    // asked once, with nobody connected: nobody holds the inputs (what a detached submit used to leave behind)
+    expect(await replicate({ libp2p: dapp.node.libp2p }, request, { enough: h => h.length >= 1, timeoutMs: 30_000 })).toEqual([])
+    const asking = replicate({ libp2p: dapp.node.libp2p }, request, { enough: h => h.length >= 1, timeoutMs: 30_000, retryIntervalMs: 100 })
+    await connect(dapp, b)
+    expect(await asking).toEqual([b.node.peerId.toString()])
+    expect(await isPinned(b, job.dataUri)).toBe(true)
+  })
+
+  it('with retryIntervalMs, stops at its deadline and when its signal aborts', async () => {
+    const dapp = await holder(false)
+    const job = await uploadJob(dapp)
+    const request = { kind: 'inputs' as const, jobId: job.jobId, specCid: job.specCid, nonce: job.nonce.toString() }
+    const started = Date.now()
+    expect(await replicate({ libp2p: dapp.node.libp2p }, request, { enough: h => h.length >= 1, timeoutMs: 300, retryIntervalMs: 50 })).toEqual([])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250)
+    const controller = new AbortController()
+    const asking = replicate({ libp2p: dapp.node.libp2p }, request, { enough: h => h.length >= 1, timeoutMs: 30_000, retryIntervalMs: 50, signal: controller.signal })
+    controller.abort(new Error('stop'))
+    await expect(asking).rejects.toThrow('stop')
+  })
+
   it('refuses a spec that does not give the jobId, and a malformed request', async () => {
     const [dapp, b] = [await holder(false), await holder(true)]
     await connect(dapp, b)
