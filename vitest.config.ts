@@ -30,9 +30,10 @@ export default defineConfig({
         test: { name: 'packages', include: ['packages/*/test/**/*.test.ts'], sequence: { groupOrder: 0 } }
       },
       {
-        // end-to-end: each file runs a devnet of real jobmesh processes; one file at a time, after the package tests
+        // end-to-end: each file runs a devnet of real jobmesh processes, after the package tests; two files at a
+        // time (the default worker count on the 2-core CI machine): a devnet mostly waits for blocks and windows
         extends: true,
-        test: { name: 'e2e', include: ['test/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } }
+        test: { name: 'e2e', include: ['test/**/*.test.ts'], sequence: { groupOrder: 1 } }
       }
     ]
   }
