@@ -52,7 +52,7 @@ export { DEFAULT_INPUT_REPLICAS } from '@jobmesh/peer/replication'
 /** How long `submit` waits for peers to hold the inputs (ms). */
 export const DEFAULT_REPLICATION_TIMEOUT_MS = 60_000
 /**
- * While too few peers hold the inputs, `submit` asks again (the peers that did not confirm, and those that connected
+ * While too few peers hold the inputs, a detached `submit` asks again (the peers that did not confirm, and those that connected
  * meanwhile) after this pause (ms): a peer may not be connected yet, or may not see the new job in the escrow yet.
  */
 export const DEFAULT_INPUT_RETRY_INTERVAL_MS = 1_000

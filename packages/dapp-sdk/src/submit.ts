@@ -30,10 +30,13 @@ export interface SubmitProgress {
 export interface SubmitOptions {
   onProgress?(progress: SubmitProgress): void
   /**
-   * How long to wait (ms) for peers to hold the inputs, asking again while too few do; default the client's
-   * `replicationTimeoutMs`. A DApp that goes offline after `submit` should wait longer: until a peer holds them,
-   * nobody but this client can serve them.
+   * The caller goes offline once `submit` returns (`jobmesh-dapp submit --detach`): until a peer holds the inputs
+   * nobody else can serve them, so `submit` asks again every second (the peers that did not confirm, and those that
+   * connect meanwhile) until `inputReplicas` peers hold them or the replication time is up. Without it the
+   * connected peers are asked once: the client stays online and serves the inputs itself.
    */
+  detached?: boolean
+  /** How long to wait (ms) for peers to hold the inputs; default the client's `replicationTimeoutMs`. */
   replicationTimeoutMs?: number
   signal?: AbortSignal
 }
@@ -127,7 +130,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
     enough: held => held.length >= want,
     timeoutMs: options.replicationTimeoutMs ?? ctx.settings.replicationTimeoutMs,
-    retryIntervalMs: DEFAULT_INPUT_RETRY_INTERVAL_MS,
+    ...(options.detached === true ? { retryIntervalMs: DEFAULT_INPUT_RETRY_INTERVAL_MS } : {}),
     signal
   })
   if (holders.length < want) log('%s: inputs held by %d peers (wanted %d)', jobId, holders.length, want)

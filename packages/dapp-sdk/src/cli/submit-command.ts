@@ -65,7 +65,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     const job = await client.submit(submitInput(flags), {
       signal,
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them
-      ...(flags.detach === true ? { replicationTimeoutMs: timeoutMs } : {}),
+      ...(flags.detach === true ? { detached: true, replicationTimeoutMs: timeoutMs } : {}),
       onProgress: ({ stage, jobId }) => {
         if (stage === 'creating' && jobId !== undefined) {
           state.jobId = jobId
