@@ -31,9 +31,10 @@ export default defineConfig({
       },
       {
         // end-to-end: each file runs a devnet of real jobmesh processes, after the package tests; two files at a
-        // time (the default worker count on the 2-core CI machine): a devnet mostly waits for blocks and windows
+        // time (a devnet mostly waits for blocks and windows). maxWorkers is explicit: left to its default the
+        // project ran one file at a time here
         extends: true,
-        test: { name: 'e2e', include: ['test/**/*.test.ts'], sequence: { groupOrder: 1 } }
+        test: { name: 'e2e', include: ['test/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 1 } }
       }
     ]
   }
