@@ -91,8 +91,9 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     }
     if (job.holders.length === 0 && flags.detach === true) {
       throw new InputsNotHeldError(`job ${job.jobId} is funded and announced, but no peer confirmed it holds the job's code and data ` +
-        `within ${timeoutMs / 1000} s, so this client cannot detach: start peers (or check --bootstrap), then follow it without ` +
-        `--detach; the job stays funded until its deadline (then: jobmesh-dapp refund ${job.jobId})`, job.jobId)
+        `within ${timeoutMs / 1000} s, and only this client had them, so nobody can start the job. Check that peers run and are ` +
+        `reachable (--bootstrap, JOBMESH_BOOTSTRAP) before submitting again; this job can be refunded after its deadline ` +
+        `(jobmesh-dapp refund ${job.jobId})`, job.jobId)
     }
     if (job.holders.length === 0) {
       io.err('warning: no peer confirmed it holds the job\'s code and data yet; keep this process running until peers pick the job up')
