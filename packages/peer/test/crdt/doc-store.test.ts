@@ -36,7 +36,7 @@ describe('doc store', () => {
     const db = await b.docs.open(name)
     da.getMap('micro').set('0.0', 'a')
     db.getMap('micro').set('0.1', 'b')
-    await waitFor(() => da.getMap('micro').size === 2 && db.getMap('micro').size === 2, { what: 'condition' })
+    await waitFor(() => da.getMap('micro').size === 2 && db.getMap('micro').size === 2, { what: 'both docs to hold 2 entries' })
 
     const c = await h.start()
     await connect(c, a)
@@ -50,7 +50,7 @@ describe('doc store', () => {
 
     // the joiner's own writes reach everyone
     dc.getMap('micro').set('0.2', 'c')
-    await waitFor(() => da.getMap('micro').size === 3 && db.getMap('micro').size === 3, { what: 'condition' })
+    await waitFor(() => da.getMap('micro').size === 3 && db.getMap('micro').size === 3, { what: 'both docs to hold 3 entries' })
   })
 
   it('a restarted peer keeps its PeerId and doc state and catches up on what it missed', async () => {
@@ -61,7 +61,7 @@ describe('doc store', () => {
     const da = await a.docs.open(NAME)
     let db = await b.docs.open(NAME)
     db.getMap('jobs').set('from-b', 1)
-    await waitFor(() => da.getMap('jobs').has('from-b'), { what: 'condition' })
+    await waitFor(() => da.getMap('jobs').has('from-b'), { what: 'the entry written on b' })
     const id = b.node.peerId.toString()
     await h.stopPeer(b)
 
@@ -89,7 +89,7 @@ describe('doc store', () => {
     await b.node.pubsub.publish(topic, new Uint8Array([1]))
     await waitFor(() => a.docs.metrics.updatesRejected === 3, { timeoutMs: 10_000, what: 'garbage counted' })
     db.getMap('jobs').set('still', 'works')
-    await waitFor(() => da.getMap('jobs').get('still') === 'works', { what: 'condition' })
+    await waitFor(() => da.getMap('jobs').get('still') === 'works', { what: 'the entry written after the garbage' })
   })
 
   it('persists updates, compacts them, and reloads the same state', async () => {
