@@ -57,6 +57,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
   private readonly failurePeers: number
   private readonly valid = new Map<string, Failure>()
   private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
+  private stopped = false
   private reported = false
 
   constructor (components: JobFailuresComponents, map: Y.Map<Uint8Array>, jobId: string, init: JobFailuresInit = {}) {
@@ -114,7 +115,10 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     this.map.set(resultKey(macroIndex, index, signer.peerId), signer.sign(`${this.scope}/${micro}`, payload))
   }
 
+  /** Stops following the map; idempotent (a job context is closed on stop and on job end, which may both happen). */
   stop (): void {
+    if (this.stopped) return
+    this.stopped = true
     this.map.unobserve(this.observer)
   }
 

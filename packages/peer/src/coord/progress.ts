@@ -28,6 +28,7 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   private readonly scope: string
   private readonly components: JobProgressComponents
   private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
+  private stopped = false
 
   constructor (components: JobProgressComponents, map: Y.Map<Uint8Array>, jobId: string, total: number) {
     super()
@@ -66,7 +67,10 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
     return this.perMacro.get(macroIndex) ?? 0
   }
 
+  /** Stops following the map; idempotent (a job context is closed on stop and on job end, which may both happen). */
   stop (): void {
+    if (this.stopped) return
+    this.stopped = true
     this.map.unobserve(this.observer)
   }
 
