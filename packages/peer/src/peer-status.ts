@@ -15,6 +15,8 @@ export interface PeerStatus {
   uptimeMs: number
   gpuModel?: string
   vramGb: number
+  /** Models this peer keeps at hand (`--model`; jobs naming one are chosen first), and the one it last ran. */
+  models: { held: string[], loaded?: string }
   peers: Array<{ peerId: string, addresses: string[] }>
   jobs: Array<{ jobId: string, microJobs: number, value: number, state: string }>
   work: WorkCounters & { currentJob?: string }
@@ -42,7 +44,7 @@ export interface PeerStatusInput {
   processor?: Processor
   work: WorkCounters
   startedAt: number
-  init: { gpuModel?: string, vramGb?: number }
+  init: { gpuModel?: string, vramGb?: number, models?: string[] }
   chainAddress?: string
   finalizing?: string[]
 }
@@ -56,6 +58,7 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     uptimeMs: Date.now() - input.startedAt,
     gpuModel: input.init.gpuModel,
     vramGb: input.init.vramGb ?? 0,
+    models: { held: input.init.models ?? [], ...(processor?.loadedModel() == null ? {} : { loaded: processor.loadedModel() }) },
     peers: connectedPeers(node),
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },

@@ -47,6 +47,11 @@ export interface PeerInit extends NodeInit {
   gpuModel?: string
   /** VRAM in GB. Default 0. */
   vramGb?: number
+  /**
+   * Models this peer keeps at hand (a job's `requirements.modelId`, e.g. `ipfs://<cid>` of weights or a data set):
+   * jobs naming one are chosen first; `ipfs://` ones are fetched and pinned at start. Default none.
+   */
+  models?: string[]
   /** Process jobs (default true). False: a peer that only relays, stores and syncs. */
   process?: boolean
   /**
@@ -137,9 +142,10 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
         rounds: chain?.settlement,
         pricing: chain?.pricing ?? init.processor?.pricing,
-        hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0 }
+        hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0, heldModelIds: init.models ?? [] }
       })
       countWork(processor, work)
+      keepModels(store, init.models ?? [], stack)
       const settlement = chain?.settlement
       // completed by another peer's result: its finalizer may never submit (takeover.ts)
       if (settlement != null) processor.addEventListener('job:complete', (evt) => { if (!evt.detail.finalizer) settlement.onJobCompletedElsewhere(evt.detail.jobId) })
@@ -253,4 +259,15 @@ function countWork (processor: Processor, work: WorkCounters): void {
   processor.addEventListener('microjob:done', () => { work.microJobsDone++ })
   processor.addEventListener('microjob:error', () => { work.microJobsFailed++ })
   processor.addEventListener('ownership', () => { work.ownerships++ })
+}
+
+/** Fetches and pins the `ipfs://` models the peer keeps at hand, in the background, until the peer stops. */
+function keepModels (store: Pick<ContentStore, 'pin'>, models: string[], stack: Array<() => Promise<void>>): void {
+  const controller = new AbortController()
+  stack.push(async () => { controller.abort() })
+  for (const model of models) {
+    store.pin(model, { signal: controller.signal }).then(
+      (pinned) => { if (pinned) log('holding model %s', model) },
+      (err: Error) => { if (!controller.signal.aborted) log.error('cannot fetch model %s: %e', model, err) })
+  }
 }

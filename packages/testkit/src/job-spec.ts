@@ -15,9 +15,10 @@ export const TEST_SPEC_CID = 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7
 
 /**
  * Builds a job of `macroJobs` x `microJobsPerMacro` MicroJobs of one 16-byte block each, with a random seed and job
- * id, so that tests running side by side never share a job.
+ * id, so that tests running side by side never share a job. `requirements` replaces the default `{ minVramGb: 1 }`.
  */
-export function testJob (macroJobs: number, microJobsPerMacro: number): TestJob {
+export function testJob (macroJobs: number, microJobsPerMacro: number,
+  requirements: { minVramGb: number, gpuModel?: string, modelId?: string } = { minVramGb: 1 }): TestJob {
   const input: Record<string, unknown> = {
     version: 1,
     creator: '0x00000000000000000000000000000000000000a1',
@@ -27,7 +28,7 @@ export function testJob (macroJobs: number, microJobsPerMacro: number): TestJob 
     blockCount: macroJobs * microJobsPerMacro,
     slicing: { macroJobs, microJobsPerMacro, blocksPerMicro: 1 },
     seed: String(Math.floor(Math.random() * 1e9)),
-    requirements: { minVramGb: 1 },
+    requirements,
     price: '10000000000000000000',
     estimate: { secondsPerMicroJob: 1 },
     verifiers: 3,

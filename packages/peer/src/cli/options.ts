@@ -26,6 +26,13 @@ export function collectMultiaddr (value: string, previous: string[] = []): strin
   return [...previous, ...addrs]
 }
 
+/** Collects a repeatable `--model` (a job's `requirements.modelId`, such as `ipfs://<cid>`); none may be empty. */
+export function collectModel (value: string, previous: string[] = []): string[] {
+  const model = value.trim()
+  if (model === '') throw new InvalidArgumentError('a model is a non-empty id, such as ipfs://<cid> of the weights a job names')
+  return previous.includes(model) ? previous : [...previous, model]
+}
+
 /** The data dir from the flag, the environment, or the default. */
 export function resolveDataDir (flag: string | undefined): string {
   return flag ?? process.env.JOBMESH_DATA_DIR ?? DEFAULT_DATA_DIR

@@ -6,6 +6,9 @@ export function formatStatus (s: PeerStatus): string {
   const out: string[] = []
   out.push(`peer      ${s.peerId}`)
   out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
+  if (s.models.held.length > 0 || s.models.loaded != null) {
+    out.push(`models    held: ${s.models.held.length === 0 ? 'none' : s.models.held.join(', ')}; last run: ${s.models.loaded ?? 'none'}`)
+  }
   out.push(`uptime    ${Math.round(s.uptimeMs / 1000)} s`)
   for (const a of s.addresses) {
     out.push(`listen    ${a}`)

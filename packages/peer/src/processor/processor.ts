@@ -71,6 +71,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
+  /** The model of the job this peer last worked on: warm for the next job choice. */
+  private lastModelId?: string
 
   constructor (components: ProcessorComponents, init: ProcessorInit) {
     super()
@@ -135,6 +137,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       state: this.failed.has(j.jobId) ? 'failed' : this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : 'open'
     }))
   }
+
+  loadedModel (): string | undefined { return this.lastModelId }
 
   currentJob (): string | undefined {
     for (const [jobId] of this.contexts) {
@@ -271,7 +275,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
       let choice: (typeof candidates)[number] | undefined
       for (const group of healthyFirst(candidates, this.failedAt)) {
-        choice = chooseJob(group, hardware)
+        choice = chooseJob(group, { ...hardware, loadedModelId: this.lastModelId ?? hardware.loadedModelId })
         if (choice != null) break
       }
       if (choice == null) {
@@ -360,6 +364,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       this.prepared.add(job.specCid)
     }
     const ctx = await this.context(job)
+    if (job.modelId != null) this.lastModelId = job.modelId
     if (ctx == null) return
     await runTurns(this.turnHost, ctx, signal)
   }

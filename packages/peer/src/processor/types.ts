@@ -99,6 +99,8 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
   knownJobs(): KnownJobSummary[]
   /** The job this peer is working on now, if any. */
   currentJob(): string | undefined
+  /** The model (`requirements.modelId`) of the job this peer last worked on, if it named one. */
+  loadedModel(): string | undefined
 }
 
 /** A job as `jobmesh status` lists it. */

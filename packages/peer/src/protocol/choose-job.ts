@@ -10,14 +10,16 @@ export interface JobCandidate extends HardwareRequirement {
   modelId?: string
 }
 
-/** A peer's hardware and the model it holds in memory, if any. */
+/** A peer's hardware, the model it last ran (in memory), and the models it holds locally. */
 export interface PeerState extends NodeHardware {
   loadedModelId?: string
+  /** Models the peer keeps at hand (`jobmesh start --model`): a job naming one is as warm as the loaded one. */
+  heldModelIds?: readonly string[]
 }
 
 /**
  * Peer-side job choice (DESIGN section 9): among the candidates the peer is eligible for (its GPU-model group and
- * "Any", `minVramGb <= vramGb`), a job whose `modelId` the peer already holds in memory wins; then the highest
+ * "Any", `minVramGb <= vramGb`), a job whose `modelId` the peer already holds (in memory, or kept at hand) wins; then the highest
  * value; then the smaller id (so every peer breaks ties the same way). Undefined when none is eligible.
  */
 export function chooseJob<C extends JobCandidate> (candidates: Iterable<C>, peer: PeerState): C | undefined {
@@ -25,7 +27,7 @@ export function chooseJob<C extends JobCandidate> (candidates: Iterable<C>, peer
   let bestWarm = false
   for (const c of candidates) {
     if (!isEligible(c, peer)) continue
-    const warm = peer.loadedModelId !== undefined && c.modelId === peer.loadedModelId
+    const warm = c.modelId !== undefined && (c.modelId === peer.loadedModelId || peer.heldModelIds?.includes(c.modelId) === true)
     if (best === undefined ||
       (warm && !bestWarm) ||
       (warm === bestWarm && (c.value > best.value || (c.value === best.value && c.id < best.id)))) {

@@ -22,6 +22,14 @@ describe('chooseJob', () => {
     expect(chooseJob(jobs, { gpuModel: 'RTX4090', vramGb: 24, loadedModelId: 'other' })?.id).toBe('j3')
   })
 
+  it('prefers a job whose model the peer keeps at hand (--model), as if it were loaded', () => {
+    expect(chooseJob(jobs, { gpuModel: 'RTX4090', vramGb: 24, heldModelIds: ['llama'] })?.id).toBe('j5')
+    expect(chooseJob(jobs, { gpuModel: 'RTX4090', vramGb: 24, heldModelIds: ['other', 'sdxl'] })?.id).toBe('j3')
+    expect(chooseJob(jobs, { gpuModel: 'A100', vramGb: 80, heldModelIds: ['other'] })?.id).toBe('j2')
+    // a job without a model is never warm, whatever the peer holds
+    expect(chooseJob([jobs[0], jobs[4]], { gpuModel: 'T4', vramGb: 8, heldModelIds: [] })?.id).toBe('j1')
+  })
+
   it('breaks value ties by id and returns undefined when nothing fits', () => {
     const tied: JobCandidate[] = [{ id: 'b', value: 1n, minVramGb: 0 }, { id: 'a', value: 1n, minVramGb: 0 }]
     expect(chooseJob(tied, { gpuModel: 'X', vramGb: 1 })?.id).toBe('a')

@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
+import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import type { HttpAddress } from '../../http/index.js'
 import type { PeerChainInit, PeerInit } from '../../peer.js'
@@ -16,6 +16,7 @@ export interface StartOptions {
   bootstrap?: string[]
   gpuModel?: string
   vram: number
+  model?: string[]
   mdns?: boolean
   process: boolean
   rpc?: string
@@ -42,6 +43,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
       .env('JOBMESH_BOOTSTRAP').argParser(collectMultiaddr))
     .option('--gpu-model <name>', 'GPU model this node offers (omit for CPU-only: "Any" jobs)')
     .option('--vram <GB>', 'VRAM in GB', positiveNumber, 0)
+    .option('--model <id>', 'a model this node keeps at hand (a job\'s modelId, e.g. ipfs://<cid>: fetched and pinned at start); jobs naming it are chosen first; repeatable', collectModel)
     .option('--mdns', 'also discover peers on the LAN with mDNS')
     .option('--no-process', 'do not process jobs (relay, store and sync only)')
     .addOption(new Option('--rpc <url>', 'JSON-RPC URL of the chain; enables settlement').env('JOBMESH_RPC_URL'))
@@ -97,6 +99,7 @@ async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: stri
     mdns: opts.mdns === true,
     gpuModel: opts.gpuModel,
     vramGb: opts.vram,
+    models: opts.model ?? [],
     process: opts.process,
     chain: await chainInit(opts),
     http: opts.http
