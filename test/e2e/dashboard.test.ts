@@ -58,8 +58,15 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     await page.goto(url ?? '')
     await page.waitForSelector('#live.on', { timeout: 10_000 })
     // the other two devnet peers, from their signed profiles, with stake from the registry
+    // (bounded at 60 s: with another devnet's test beside it on 2 cores this once took more than 30 s; a timeout says
+    // what the page and the peer's state showed)
     await page.waitForFunction((ids) => ids.every(id => document.querySelector(`#peers tr[data-peer="${id}"]`)?.textContent?.includes('10 ETH') === true),
-      devnet.peers.slice(1).map(p => p.peerId), { timeout: 30_000 })
+      devnet.peers.slice(1).map(p => p.peerId), { timeout: 60_000 })
+      .catch(async (err: Error) => {
+        const table = await page.locator('#peers').textContent().catch(() => '(no #peers)')
+        const state = await fetch(new URL('/api/state', url ?? '')).then(async r => await r.text(), (e: Error) => e.message)
+        throw new Error(`${err.message}\n#peers: ${table ?? ''}\n/api/state: ${state.slice(0, 4000)}`, { cause: err })
+      })
 
     // 2 verifiers: with 3 peers, the two that did not submit the results
     const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })

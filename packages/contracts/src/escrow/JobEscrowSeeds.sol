@@ -77,7 +77,7 @@ abstract contract JobEscrowSeeds is JobEscrowRounds {
     }
 
     /// @dev A verifier without a seed had the choice to withhold it; the bond (> what a second sample can be worth
-    ///      to a cheating submitter, docs/settlement.md) makes that choice cost more than it earns.
+    ///      to a dishonest submitter, docs/settlement.md) makes that choice cost more than it earns.
     function _penaliseSeedless(bytes32 jobId, Job storage j) internal {
         uint256 k = j.k;
         for (uint256 i; i < k; ++i) {
