@@ -30,11 +30,12 @@ export default defineConfig({
         test: { name: 'packages', include: ['packages/*/test/**/*.test.ts'], sequence: { groupOrder: 0 } }
       },
       {
-        // end-to-end: each file runs a devnet of real jobmesh processes, after the package tests; two files at a
-        // time (a devnet mostly waits for blocks and windows). maxWorkers is explicit: left to its default the
-        // project ran one file at a time here
+        // end-to-end: each file runs a devnet of real jobmesh processes; one file at a time, after the package tests.
+        // Two at a time halved the run (10 min instead of 20) but, with two devnets on 2 cores, a starved peer lost
+        // its bootstrap connection for good and a restarted verification round was never drawn again
+        // (docs/architecture.md, Known gaps): serial until those are fixed
         extends: true,
-        test: { name: 'e2e', include: ['test/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 1 } }
+        test: { name: 'e2e', include: ['test/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } }
       }
     ]
   }
