@@ -50,7 +50,7 @@ describe('faults with real jobmesh processes', () => {
     expect(survivors.reduce((a, s) => a + s.work.microJobsDone, 0)).toBeGreaterThan(0)
 
     const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 150_000 })
-      .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
+      .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}\n${devnet.peers.map(p => `== ${p.name}\n${p.output.slice(-25).join('\n')}`).join('\n')}`, { cause: err }) })
     expect(release.status).toBe('Released')
     // every output, the dead peer's too, is served (the finalizer holds them all); each sha256 is checked by the SDK
     // against the manifest the escrow's resultRoot proves. Bounded: a missing output fails fast, it never hangs.
