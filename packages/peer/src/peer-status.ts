@@ -58,7 +58,7 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     uptimeMs: Date.now() - input.startedAt,
     gpuModel: input.init.gpuModel,
     vramGb: input.init.vramGb ?? 0,
-    models: { held: input.init.models ?? [], ...(processor?.loadedModel() == null ? {} : { loaded: processor.loadedModel() }) },
+    models: modelsOf(input.init.models, processor?.loadedModel()),
     peers: connectedPeers(node),
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },
@@ -91,4 +91,8 @@ function connectedPeers (node: JobmeshNode): PeerStatus['peers'] {
     byPeer.set(id, addrs)
   }
   return [...byPeer].map(([peerId, addresses]) => ({ peerId, addresses }))
+}
+
+function modelsOf (held: string[] = [], loaded: string | undefined): PeerStatus['models'] {
+  return loaded == null ? { held } : { held, loaded }
 }

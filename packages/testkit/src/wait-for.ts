@@ -1,3 +1,4 @@
+import { sleep } from '@jobmesh/peer/settlement'
 import { WaitTimeoutError } from './errors.js'
 
 /** What a check returns: a value when the condition holds; `undefined`, `null` or `false` while it does not. */
@@ -30,14 +31,7 @@ export async function waitFor<T> (check: Check<T>, options: WaitForOptions): Pro
     const value = await check()
     if (value !== undefined && value !== null && value !== false) return value
     if (Date.now() > deadline) throw new WaitTimeoutError(options.what, timeoutMs)
-    await pause(intervalMs, options.signal)
+    await sleep(intervalMs, options.signal)
   }
 }
 
-async function pause (ms: number, signal?: AbortSignal): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => { clearTimeout(timer); reject(signal?.reason) }
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}

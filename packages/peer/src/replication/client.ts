@@ -3,6 +3,7 @@ import * as lp from 'it-length-prefixed'
 import { DEFAULT_REPLICATION_TIMEOUT_MS, MAX_REPLICATION_MESSAGE_BYTES, REPLICATION_PROTOCOL } from './constants.js'
 import { ReplicaRefusedError, ReplicationProtocolError } from './errors.js'
 import { decodeAnswer, encodeMessage } from './wire.js'
+import { sleep } from '../settlement/index.js'
 import type { ReplicationRequest } from './wire.js'
 import type { PeerId, Stream } from '@libp2p/interface'
 import type { Libp2p } from 'libp2p'
@@ -84,7 +85,11 @@ export async function replicate (components: ReplicationClientComponents, reques
     await askAll(components, request, peers, { held, enough, unanswered, onFailed: options.onFailed, signal })
     options.signal?.throwIfAborted()
     if (enough() || options.retryIntervalMs == null || signal.aborted) break
-    if (!await pause(options.retryIntervalMs, signal)) break
+    try {
+      await sleep(options.retryIntervalMs, signal)
+    } catch {
+      break // the time is up, or the caller aborted (thrown below)
+    }
     log('%d of the peers hold %s of %s: asking again', held.length, request.kind, request.jobId)
   }
   options.signal?.throwIfAborted()
@@ -128,13 +133,3 @@ async function askAll (components: ReplicationClientComponents, request: Replica
   })
 }
 
-/** Resolves true after `ms`, false at once when the signal aborts. */
-async function pause (ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false
-  return await new Promise<boolean>((resolve) => {
-    const done = (value: boolean): void => { clearTimeout(timer); signal.removeEventListener('abort', onAbort); resolve(value) }
-    const onAbort = (): void => { done(false) }
-    const timer = setTimeout(() => { done(true) }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
