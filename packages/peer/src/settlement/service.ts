@@ -54,8 +54,8 @@ export interface SettlementEvents {
 export interface Settlement extends EventTarget, RoundOracle {
   /**
    * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims), `JobRejected`
-   * (re-announce the job for its next round) and `ResultsSubmitted` (draw another node's submission when its
-   * submitter let the grace pass); also re-announces announced jobs whose round on chain is ahead.
+   * (re-announce the job for its next round) and `ResultsSubmitted` / `VerificationRestarted` (draw another node's
+   * submission when its submitter let the grace pass); also re-announces announced jobs whose round on chain is ahead.
    */
   start(): Promise<void>
   /** Aborts every watcher and running step, and waits for them. */
@@ -245,8 +245,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
         watch(['VerifierAssigned'], me, (jobId, block) => { verify(`${jobId}@${block}`) }, fromBlock)
       }
       watch(['JobRejected'], undefined, (jobId) => { track(jobId, 'next round', async () => { await nextRound(jobId) }) }, fromBlock)
-      // every submission: drawn by its submitter, else by a watcher after the submitter's grace (paid a bounty)
-      watch(['ResultsSubmitted'], undefined, (jobId) => {
+      // every submission and every restarted round: drawn by its submitter, else by a watcher after the
+      // submitter's grace (paid a bounty), so a submitter that died after a restart does not leave the job undrawn
+      watch(['ResultsSubmitted', 'VerificationRestarted'], undefined, (jobId) => {
         track(jobId, 'late draw', async () => {
           if (await drawIfLate(components, jobId, options())) emit('drew', { jobId })
         })

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { loadManifest } from './lookup.js'
 import { manifestTree } from './manifest.js'
-import { settleOpen, waitForJob, waitForSample } from './phases.js'
+import { inRound, settleOpen, waitForJob, waitForSample } from './phases.js'
 import { DRAW_GRACE_BLOCKS, samplePositions } from '../protocol/index.js'
 import { InvalidManifestError } from './errors.js'
 import { LATE_DRAW_SPREAD_BLOCKS, REDRAW_BLOCKS } from './constants.js'
@@ -79,7 +79,8 @@ export async function drawIfLate (components: Pick<SettlementComponents, 'chain'
 /**
  * Proves the sample against resultRoot as soon as the entropy is set (so verifiers can judge the proven leaves),
  * then settles once all verifiers revealed or the reveal window passed. Any peer with the manifest may call it;
- * every step is idempotent.
+ * every step is idempotent. It settles the round drawn when it is called: a round not fully drawn, or restarted
+ * meanwhile by another peer's `settle`, returns at once with status `Submitted` (the submitter draws again).
  *
  * @throws InvalidManifestError, ChainRevertError, ChainTimeoutError, ...
  */
@@ -88,8 +89,13 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
   const { chain } = components
   const id = jobId.toLowerCase()
   const signal = options.signal
-  let job = await waitForSample(chain, id, options)
-  if (job.status === 'Submitted' && !job.proven) {
+  // the round this call settles; once it is over (restarted without a quorum), the caller draws the next one
+  const start = await chain.job(id, { signal })
+  if (start.status !== 'Submitted' || start.assigned !== start.k) return settleResult(id, start.status)
+  const round = start.submitBlock
+  let job = await waitForSample(chain, id, { ...options, round })
+  if (!inRound(job, round)) return settleResult(id, job.status)
+  if (!job.proven) {
     const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
       ? options.manifest
       : (await loadManifest(components, id, job.resultRoot, { signal, round: job.rejections })).manifest
@@ -109,8 +115,8 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
       if (revertName(err) !== 'AlreadyProven' && revertName(err) !== 'WrongStatus') throw err
     }
   }
-  job = await waitForJob(chain, id, 'reveal window', settleOpen, options)
-  if (job.status === 'Submitted') {
+  job = await waitForJob(chain, id, 'reveal window', settleOpen, { ...options, round })
+  if (inRound(job, round)) {
     try {
       const tx = await chain.settle(id, { signal })
       const outcome = tx.events.find(e => e.name === 'JobReleased' || e.name === 'JobRejected' || e.name === 'VerificationRestarted' || e.name === 'JobReopened')
@@ -121,6 +127,9 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
     }
   }
   // whoever settled: Released, or Open again after a rejection (a restarted round stays Submitted)
-  const status = await chain.jobStatus(id, { signal })
-  return { jobId: id, status, released: status === 'Released', rejected: status === 'Open' }
+  return settleResult(id, await chain.jobStatus(id, { signal }))
+}
+
+function settleResult (jobId: string, status: string): SettleResult {
+  return { jobId, status, released: status === 'Released', rejected: status === 'Open' }
 }

@@ -6,7 +6,7 @@ import {
 } from './constants.js'
 import { loadSpecFromChain } from './lookup.js'
 import { pullFromSubmitter } from './evidence.js'
-import { commitPhaseOver, waitForJob, waitForSample } from './phases.js'
+import { commitPhaseOver, inRound, waitForJob, waitForSample } from './phases.js'
 import { revealSeed } from './seeds.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
 import { pollUntil } from '@jobmesh/contracts'
@@ -70,15 +70,19 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   const signal = options.signal
   const me = await chain.address()
   // the sample is fixed by the drawn verifiers' seeds: reveal ours, then wait for the others' (or the window's end)
-  await waitForJob(chain, id, 'all verifiers', j => j.assigned === j.k, options)
+  const drawn = await waitForJob(chain, id, 'all verifiers', j => j.assigned === j.k, options)
+  // every later wait ends with this round: a round restarted meanwhile is drawn anew (a new assignment, a new duty)
+  const inThisRound = { ...options, round: drawn.submitBlock }
+  const noVote = { jobId: id, positions: [], outputHashes: [], executionDigest: ZeroHash, expected: [], firstBad: -1, processorBlame: false, revealed: false }
   await revealSeedIfOpen(components, id, options)
-  let job = await waitForSample(chain, id, options)
+  let job = await waitForSample(chain, id, inThisRound)
   if (job.status !== 'Submitted') throw new WrongJobStatusError(`job ${id} is ${job.status}, not Submitted`)
+  if (!inRound(job, drawn.submitBlock)) return noVote
   const mine = (await chain.verifiers(id, { signal })).find(v => v.node.toLowerCase() === me.toLowerCase())
   if (mine?.seeded !== true) {
     // without a seed the escrow takes no vote from this node (it withheld one, by fault or on purpose)
     log('no seed of ours in the sample of %s: no vote', id)
-    return { jobId: id, positions: [], outputHashes: [], executionDigest: ZeroHash, expected: [], firstBad: -1, processorBlame: false, revealed: false }
+    return noVote
   }
   // the signed results the judgement rests on are in the submitter's copy of the round's doc: pull it while loading and re-running
   const { rejections: round, submitter } = job
@@ -109,8 +113,8 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   const executionDigest = sampleExecutionDigest(digests)
   // the proven leaves (anyone proves them once the entropy is set): what this verifier judges
   // commit before the window closes even when nobody proved the sample (then the submitter is at fault)
-  job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + 2 > j.commitDeadline), options)
-  if (job.status !== 'Submitted') return { jobId: id, positions, outputHashes, executionDigest, expected: [], firstBad: -1, processorBlame: false, revealed: false }
+  job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + 2 > j.commitDeadline), inThisRound)
+  if (!inRound(job, drawn.submitBlock)) return { jobId: id, positions, outputHashes, executionDigest, expected: [], firstBad: -1, processorBlame: false, revealed: false }
   const proven = job.proven ? await provenLeaves(components, id, job.submitBlock, { signal }) : undefined
   // the vote and its salt are journaled before the commit: a verifier that restarts between commit and reveal
   // reveals exactly what it committed
@@ -154,9 +158,9 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     if ((err as { errorName?: string }).errorName !== 'AlreadyCommitted') throw err
     log('already committed on %s (before a restart): revealing the journaled vote', id)
   }
-  job = await waitForJob(chain, id, 'reveal phase', (j, head) => commitPhaseOver(j, head) && j.proven, options)
+  job = await waitForJob(chain, id, 'reveal phase', (j, head) => commitPhaseOver(j, head) && j.proven, inThisRound)
   const result = { jobId: id, positions, outputHashes, executionDigest: vote.executionDigest, expected: vote.expected, firstBad: vote.firstBad, processorBlame: vote.processorBlame }
-  if (job.status !== 'Submitted' || proven == null) {
+  if (!inRound(job, drawn.submitBlock) || proven == null) {
     await components.journal?.delete(voteKey)
     return { ...result, revealed: false }
   }

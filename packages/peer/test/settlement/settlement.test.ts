@@ -14,12 +14,12 @@ import { jobDocName } from '../../src/crdt/names.js'
 import { createWasmExecutor } from '../../src/executor/index.js'
 import { createNode } from '../../src/node/index.js'
 import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob } from '../../src/protocol/index.js'
-import { createSettlement } from '../../src/settlement/index.js'
+import { createSettlement, ensureSeedCommitted } from '../../src/settlement/index.js'
 import { publishProfile } from '../../src/jobs/index.js'
 import { wasmMicroJobExecutor } from '../../src/executor/index.js'
 import { createContentStore } from '../../src/storage/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
-import type { WasmExecutor } from '../../src/executor/index.js'
+import type { MicroJobExecutor, WasmExecutor } from '../../src/executor/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { Settlement, SettlementDocs } from '../../src/settlement/index.js'
 import type { Anvil, Deployment } from '@jobmesh/contracts'
@@ -55,7 +55,13 @@ describe('settlement end to end on anvil', () => {
     await anvil.stop()
   })
 
-  async function run (cheat: boolean): Promise<{ jobId: string, submitter: Peer, processor: Peer, verifiers: Peer[], settled: { released: boolean, rejected: boolean } }> {
+  interface Prepared { jobId: string, docs: SettlementDocs, honest: MicroJobExecutor, fromBlock: number }
+
+  /**
+   * Five peers (accounts 1-5; the first `registered` of them staked in the registry), peer 0 submits and processes
+   * MacroJob 0, peer 1 processes MacroJob 1; the job's results are written straight into the job doc.
+   */
+  async function prepare ({ cheat = false, k = 3, registered = 5 }: { cheat?: boolean, k?: number, registered?: number }): Promise<Prepared> {
     const store = createContentStore({ helia: node.helia })
     const docsMap = new Map<string, Y.Doc>()
     const docs: SettlementDocs = {
@@ -75,7 +81,7 @@ describe('settlement end to end on anvil', () => {
     for (let i = 1; i <= 5; i++) {
       const peer: Peer = { chain: client(i), key: await generateKeyPair('Ed25519') }
       peers.push(peer)
-      await peer.chain.ensureRegistered({ peerId: peerIdFromPrivateKey(peer.key).toString(), privateKey: peer.key, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+      if (i <= registered) await register(peer)
     }
     const [submitter, processor] = peers
     for (const p of [submitter, processor]) {
@@ -99,7 +105,7 @@ describe('settlement end to end on anvil', () => {
     const slicing = sliceJob(spec, jobId)
     const created = await creator.createJob({
       specCid, nonce: 1n, jobRoot: jobTree(slicing.microJobs).root, seed: spec.seed, macroJobs: 2, microJobsPerMacro: 3,
-      minVramGb: 0, k: 3, deadline: deadlineSec, secondsPerMicroJob: 1
+      minVramGb: 0, k, deadline: deadlineSec, secondsPerMicroJob: 1
     }, FEE)
     expect(created.jobId).toBe(jobId)
 
@@ -119,11 +125,29 @@ describe('settlement end to end on anvil', () => {
       })
     }
 
-    const fromBlock = await creator.blockNumber()
-    for (const p of peers.slice(0, 5)) {
-      p.settlement = createSettlement({ docs, chain: p.chain, store, privateKey: p.key, executor: honest }, { pollMs: 50, phaseTimeoutMs: 60_000, fromBlock })
-      await p.settlement.start()
-    }
+    return { jobId, docs, honest, fromBlock: await creator.blockNumber() }
+  }
+
+  async function register (peer: Peer): Promise<void> {
+    await peer.chain.ensureRegistered({ peerId: peerIdFromPrivateKey(peer.key).toString(), privateKey: peer.key, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+  }
+
+  async function startSettlement (peer: Peer, { docs, honest, fromBlock }: Prepared, pollMs = 50): Promise<Settlement> {
+    const store = createContentStore({ helia: node.helia })
+    peer.settlement = createSettlement({ docs, chain: peer.chain, store, privateKey: peer.key, executor: honest }, { pollMs, phaseTimeoutMs: 60_000, fromBlock })
+    await peer.settlement.start()
+    return peer.settlement
+  }
+
+  async function events (name: string, jobId: string): Promise<Array<Awaited<ReturnType<ChainClient['findEvents']>>[number]>> {
+    return await peers[0].chain.findEvents({ names: [name], topic1: jobId })
+  }
+
+  async function run (cheat: boolean): Promise<{ jobId: string, submitter: Peer, processor: Peer, verifiers: Peer[], settled: { released: boolean, rejected: boolean } }> {
+    const prepared = await prepare({ cheat })
+    const { jobId } = prepared
+    const [submitter, processor] = peers
+    for (const p of peers.slice(0, 5)) await startSettlement(p, prepared)
     const finalized = await submitter.settlement?.onJobComplete(jobId)
     expect(finalized?.outcome).toBe('submitted')
     // a second finalization (another peer) is a no-op
@@ -166,6 +190,38 @@ describe('settlement end to end on anvil', () => {
       await pollUntil(async () => (await v.chain.credits()) === 0n ? true : undefined, { pollMs: 50, timeoutMs: 60_000, what: 'credit withdrawn' })
     }
   }, 180_000)
+
+  it('a round restarted by a verifier\'s settle is drawn again by its submitter, not left waiting; the silent verifier is paused', async () => {
+    // three nodes staked: the submitter and the two it can draw (k = 2), one of which is silent (it has a seed, so
+    // it can be drawn, and never reveals it); the live verifier polls fast and the submitter slowly, so the verifier
+    // settles the round first: one vote of two is no quorum, and the round restarts under the submitter's wait
+    const prepared = await prepare({ k: 2, registered: 3 })
+    const { jobId } = prepared
+    const [submitter, live, silent, late] = peers
+    await ensureSeedCommitted(silent.chain, { pollMs: 50, phaseTimeoutMs: 60_000 })
+    const own = await startSettlement(submitter, prepared, 1_000)
+    await startSettlement(live, prepared)
+    expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
+
+    const restart = await pollUntil(async () => (await events('VerificationRestarted', jobId))[0],
+      { pollMs: 100, timeoutMs: 120_000, what: 'VerificationRestarted' })
+    const settledBy = await submitter.chain.provider.getTransaction(restart.transactionHash)
+    expect(settledBy?.from).toBe(await live.chain.address())
+    expect((await silent.chain.nodeInfo()).paused).toBe(true)
+    // the next round needs a second live node besides the submitter
+    await register(late)
+    await startSettlement(late, prepared)
+
+    const released = await pollUntil(async () => (await events('JobReleased', jobId))[0],
+      { pollMs: 100, timeoutMs: 120_000, what: 'JobReleased' })
+    expect(released.blockNumber).toBeGreaterThan(restart.blockNumber)
+    // the submitter drew the new round itself: nobody had to take the late-draw bounty from its bond
+    expect(await events('DrawBountyPaid', jobId)).toHaveLength(0)
+    const draws = await events('DrawEntropySet', jobId)
+    expect(draws).toHaveLength(2)
+    const redraw = await submitter.chain.provider.getTransaction(draws[1].transactionHash)
+    expect(redraw?.from).toBe(await submitter.chain.address())
+  }, 240_000)
 
   it('rejects a cheating submitter and slashes its stake', async () => {
     const { jobId, submitter, settled } = await run(true)
