@@ -1,3 +1,4 @@
+import { KEEP_ALIVE } from '@libp2p/interface'
 /** Listen addresses used when `init.listen` is not given: loopback TCP and WebSockets on free ports. */
 export const DEFAULT_LISTEN: readonly string[] = ['/ip4/127.0.0.1/tcp/0', '/ip4/127.0.0.1/tcp/0/ws']
 
@@ -41,6 +42,14 @@ export const DEFAULT_GOSSIP_DLAZY = 4
  * a jobmesh node has nothing else to do before it knows a peer, so it dials almost at once.
  */
 export const DEFAULT_BOOTSTRAP_DELAY_MS = 10
+
+/**
+ * The tag of the bootstrap peers in the peer store. It starts with libp2p's `keep-alive`, so the connection manager's
+ * reconnect queue redials a bootstrap peer whose connection dropped (5 tries with backoff, then the tag goes), and a
+ * restarted node dials it at once; @libp2p/bootstrap's own `bootstrap` tag only protects the connection from pruning.
+ * For most peers of a jobmesh network the bootstrap peer is the only way in.
+ */
+export const BOOTSTRAP_TAG = `${KEEP_ALIVE}-bootstrap`
 
 /**
  * Inbound connections per second accepted from one host. libp2p's default (5) suits the public internet; a LAN or a

@@ -9,7 +9,7 @@ import { ping } from '@libp2p/ping'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
 import {
-  DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_DLO,
+  BOOTSTRAP_TAG, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_DLO,
   DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
 } from './constants.js'
 import type { NodeServices } from './types.js'
@@ -37,7 +37,7 @@ export interface Libp2pOptionsInit {
 export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServices> {
   const peerDiscovery: NonNullable<Libp2pOptions<NodeServices>['peerDiscovery']> = []
   if (init.bootstrap.length > 0) {
-    peerDiscovery.push(bootstrap({ list: init.bootstrap, timeout: DEFAULT_BOOTSTRAP_DELAY_MS }))
+    peerDiscovery.push(bootstrap({ list: init.bootstrap, timeout: DEFAULT_BOOTSTRAP_DELAY_MS, tagName: BOOTSTRAP_TAG }))
   }
   if (init.mdns) {
     peerDiscovery.push(mdns())

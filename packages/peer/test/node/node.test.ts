@@ -7,6 +7,7 @@ import { sha256 } from 'multiformats/hashes/sha2'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNode, IDENTITY_FILE } from '../../src/node/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
+import { waitFor } from '@jobmesh/testkit'
 
 const nodes: JobmeshNode[] = []
 const dirs: string[] = []
@@ -65,6 +66,19 @@ describe('node', () => {
     const got = await collect(b.helia.blockstore.get(cid, { signal: AbortSignal.timeout(10_000) }))
     expect(new TextDecoder().decode(got)).toBe('a block only a has')
     expect(b.libp2p.getPeers().map(String)).toContain(a.peerId.toString())
+  })
+
+  it('redials a bootstrap peer whose connection dropped', async () => {
+    const a = await start({})
+    const addr = a.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))
+    const b = await start({ bootstrap: [addr!.toString()] })
+    const open = (): string[] => b.libp2p.getConnections(a.peerId).filter(c => c.status === 'open').map(c => c.id)
+    const [first] = await waitFor(async () => open().length > 0 ? open() : undefined, { what: 'the bootstrap connection', timeoutMs: 10_000 })
+    // the bootstrap side drops the connection (a restart, a starved peer timing out): b, whose only way into the
+    // network it is, dials it again by itself
+    await a.libp2p.hangUp(b.peerId)
+    const again = await waitFor(async () => open().find(id => id !== first), { what: 'the bootstrap peer redialled', timeoutMs: 15_000 })
+    expect(again).not.toBe(first)
   })
 
   it('rejects bad inputs with typed errors', async () => {
