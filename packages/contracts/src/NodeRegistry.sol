@@ -6,6 +6,7 @@ import {GroupTree} from "./libraries/GroupTree.sol";
 import {QoS} from "./libraries/QoS.sol";
 import {NodeRegistryBase} from "./registry/NodeRegistryBase.sol";
 import {NodeRegistryDraw} from "./registry/NodeRegistryDraw.sol";
+import {NodeRegistryProbes} from "./registry/NodeRegistryProbes.sol";
 
 /// @title NodeRegistry
 /// @notice Registry of jobmesh nodes: stake, hardware (GPU model, VRAM), QoS, pause/resume, exit with a cooldown,
@@ -25,7 +26,8 @@ import {NodeRegistryDraw} from "./registry/NodeRegistryDraw.sol";
 ///      The job-dependent model multiplier M (2 when the node's last model is the job's model, else 1) is applied by
 ///      a coin in draw(): a matching node is always accepted, another with probability 1/2, and the last of
 ///      maxDrawAttempts attempts for one verifier accepts whatever it drew.
-contract NodeRegistry is NodeRegistryDraw {
+///      Probe tasks (NodeRegistryProbes) keep the QoS score of idle nodes fresh.
+contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes {
     using SumTree for SumTree.Tree;
 
     constructor(Params memory p) NodeRegistryBase(p) {}
@@ -73,6 +75,7 @@ contract NodeRegistry is NodeRegistryDraw {
             groupOf[gpuModel] = g;
         }
         uint8 tier = uint8(_tierOf(vramGb));
+        _enrolProbes(msg.sender, n.flags & F_KNOWN == 0);
         if (n.flags & F_KNOWN == 0) ++_knownNodes;
         if (n.flags & F_KNOWN == 0 || n.group != g || n.tier != tier) {
             // a new group: a new leaf (the old one, if any, is 0 since the node withdrew)
@@ -183,23 +186,7 @@ contract NodeRegistry is NodeRegistryDraw {
         Node storage n = _nodes[node];
         n.flags &= ~F_BUSY;
         if (modelId != bytes32(0)) n.lastModel = modelId;
-        if (record && timedOutRounds >= 2 && n.flags & F_PAUSED == 0) {
-            // silent for the whole task (not even a commitment): most likely offline; out of selection until it
-            // resumes, so a restarted round does not draw it again
-            n.flags |= F_PAUSED;
-            emit NodePaused(node);
-        }
-        if (record) {
-            (uint256 w, bool kick) = QoS.record(n.qos, taskScore, timedOutRounds);
-            n.qos = w;
-            emit TaskScoreRecorded(node, taskScore, QoS.score(w));
-            if (kick && n.flags & F_KICKED == 0) {
-                n.flags |= F_KICKED;
-                bannedAddress[node] = true;
-                bannedPeerId[n.peerIdHash] = true;
-                emit NodeKickedOut(node, QoS.score(w));
-            }
-        }
+        if (record) _recordTask(node, n, taskScore, timedOutRounds);
         _syncNode(n);
         available = _eligible(n);
     }

@@ -35,13 +35,15 @@ export const DEFAULT_RPC_TIMEOUT = 10_000
 
 /**
  * Default `NodeRegistry` parameters (constructor `Params`): 0.01 ether minimum stake, stake score saturating at
- * 1 ether, 1 day exit cooldown, at most 64 picks per verifier for the model multiplier's coin.
+ * 1 ether, 1 day exit cooldown, at most 64 picks per verifier for the model multiplier's coin, a probe task for a
+ * node without a scored task for an hour.
  */
 export const DEFAULT_REGISTRY_PARAMS = {
   minStake: 10_000_000_000_000_000n,
   stakeCap: 1_000_000_000_000_000_000n,
   exitCooldown: 86_400,
-  maxDrawAttempts: 64
+  maxDrawAttempts: 64,
+  probeInterval: 3_600
 } as const
 
 /**

@@ -20,6 +20,8 @@ export interface RegistryParams {
   exitCooldown: number
   /** Bound on picks per verifier for the model multiplier's coin (the last pick is accepted). */
   maxDrawAttempts: number
+  /** Seconds without a scored task after which an active node is due a probe task. */
+  probeInterval: number
 }
 
 /** `JobEscrow` constructor parameters (Solidity `JobEscrowBase.Params`, docs/contracts.md). */

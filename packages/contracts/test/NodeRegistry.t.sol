@@ -26,7 +26,7 @@ contract NodeRegistryTest is Test {
         vm.warp(1_700_000_000);
         reg = new UncheckedPeerIdRegistry(
             NodeRegistryBase.Params({
-                minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64
+                minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64, probeInterval: 1 days
             })
         );
         reg.setEscrow(address(this));
@@ -65,16 +65,16 @@ contract NodeRegistryTest is Test {
 
     function test_constructorRejectsBadParams() public {
         vm.expectRevert(NodeRegistryBase.InvalidParams.selector);
-        new NodeRegistry(NodeRegistryBase.Params({minStake: 1, stakeCap: 0, exitCooldown: 0, maxDrawAttempts: 1}));
+        new NodeRegistry(NodeRegistryBase.Params({minStake: 1, stakeCap: 0, exitCooldown: 0, maxDrawAttempts: 1, probeInterval: 1 days}));
         vm.expectRevert(NodeRegistryBase.InvalidParams.selector);
-        new NodeRegistry(NodeRegistryBase.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 0}));
+        new NodeRegistry(NodeRegistryBase.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 0, probeInterval: 1 days}));
     }
 
     function test_setEscrowErrors() public {
         vm.expectRevert(NodeRegistryBase.EscrowAlreadySet.selector);
         reg.setEscrow(address(1));
         NodeRegistry r2 = new UncheckedPeerIdRegistry(
-            NodeRegistryBase.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 1})
+            NodeRegistryBase.Params({minStake: 1, stakeCap: 1, exitCooldown: 0, maxDrawAttempts: 1, probeInterval: 1 days})
         );
         vm.prank(address(0xBEEF));
         vm.expectRevert(NodeRegistryBase.OnlyDeployer.selector);

@@ -22,7 +22,7 @@ contract NodeRegistryGroupsTest is Test {
     function setUp() public {
         vm.warp(1_700_000_000);
         reg = new UncheckedPeerIdRegistry(
-            NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64})
+            NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64, probeInterval: 1 days})
         );
         reg.setEscrow(address(this));
     }

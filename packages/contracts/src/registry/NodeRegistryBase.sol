@@ -41,6 +41,14 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
         uint96 stakeCap; // stake at which the stake score S saturates (wei)
         uint32 exitCooldown; // seconds between requestExit and withdraw
         uint16 maxDrawAttempts; // bound on model-multiplier attempts per verifier (the last one accepts)
+        uint32 probeInterval; // seconds without a task after which an active node is due a probe
+    }
+
+    /// @dev A node's probe state: when its last task (or probe) was scored, and its open probe, if any.
+    struct Probe {
+        uint40 lastTask; // unix seconds: registration, or the last recorded task score
+        uint40 block; // block of the open probe's assignment (0: none open)
+        bytes32 challenge;
     }
 
     struct Node {
@@ -92,6 +100,7 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     uint96 internal immutable _minStake;
     uint96 internal immutable _stakeCap;
     uint16 internal immutable _maxDrawAttempts;
+    uint32 internal immutable _probeInterval;
     address public escrow;
 
     mapping(address => Node) internal _nodes;
@@ -116,6 +125,10 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     bytes32[] public groupModels; // model id - 1 -> gpuModel
 
     uint256 public activeNodes; // registered, not paused/exiting/kicked
+    /// @dev probes: per node, and every address that ever registered, scanned round-robin from the cursor
+    mapping(address => Probe) internal _probes;
+    address[] internal _probeList;
+    uint256 public probeCursor;
     uint32 public maxVramGb;
 
     // ---------------------------------------------------------------- events
@@ -132,6 +145,11 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     event NodeKickedOut(address indexed node, uint256 score);
     event StakeLocked(address indexed node, uint256 amount, uint256 locked);
     event TaskScoreRecorded(address indexed node, uint256 taskScore, uint256 windowScore);
+    /// @notice A probe for `node`: answer with a nonce such that keccak256(abi.encode(challenge, node, nonce)) has
+    ///         PROBE_DIFFICULTY leading zero bits, by block `deadline`.
+    event ProbeAssigned(address indexed node, bytes32 challenge, uint256 deadline);
+    event ProbeAnswered(address indexed node, uint256 blocks, uint256 taskScore);
+    event ProbeMissed(address indexed node);
 
     // ---------------------------------------------------------------- errors
     error OnlyEscrow();
@@ -164,6 +182,9 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     error StakeIsLocked(uint256 locked);
     error TooManyGroups();
     error TransferFailed();
+    error NoOpenProbe();
+    error ProbeExpired(uint256 deadline);
+    error BadProbeAnswer();
 
     /// @notice The message a node signs with its PeerId's key to register as `owner`: the domain, this chain's id, this
     ///         registry and the owner (abi.encodePacked: 23 + 32 + 20 + 20 bytes), so that a proof is good for one
@@ -191,12 +212,13 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     }
 
     constructor(Params memory p) {
-        if (p.stakeCap == 0 || p.maxDrawAttempts == 0) revert InvalidParams();
+        if (p.stakeCap == 0 || p.maxDrawAttempts == 0 || p.probeInterval == 0) revert InvalidParams();
         params = p;
         deployer = msg.sender;
         _minStake = p.minStake;
         _stakeCap = p.stakeCap;
         _maxDrawAttempts = p.maxDrawAttempts;
+        _probeInterval = p.probeInterval;
     }
 
     /// @notice Selection weight from stake and QoS score, exactly as the TypeScript core computes it.
@@ -264,6 +286,26 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
         uint256 lv = _levels(meta, t);
         uint256 nlv = GroupTree.add(_tierTrees[t], lv, g - 1, d, sub);
         if (nlv != lv) _tierMeta = (meta & ~(uint256(15) << (16 + 4 * t))) | (nlv << (16 + 4 * t));
+    }
+
+    /// @dev Records a task score (a verification or a probe): the QoS window, the kick-out (and ban) below the
+    ///      threshold, and a pause for a node silent for the whole task (2 timed-out rounds: most likely offline; out
+    ///      of selection until it resumes, so a restarted round does not draw it again). The caller syncs the node.
+    function _recordTask(address node, Node storage n, uint256 taskScore, uint256 timedOutRounds) internal {
+        if (timedOutRounds >= 2 && n.flags & F_PAUSED == 0) {
+            n.flags |= F_PAUSED;
+            emit NodePaused(node);
+        }
+        (uint256 w, bool kick) = QoS.record(n.qos, taskScore, timedOutRounds);
+        n.qos = w;
+        _probes[node].lastTask = uint40(block.timestamp);
+        emit TaskScoreRecorded(node, taskScore, QoS.score(w));
+        if (kick && n.flags & F_KICKED == 0) {
+            n.flags |= F_KICKED;
+            bannedAddress[node] = true;
+            bannedPeerId[n.peerIdHash] = true;
+            emit NodeKickedOut(node, QoS.score(w));
+        }
     }
 
     function _groupKey(uint256 g, uint256 tier) internal pure returns (uint256) {

@@ -23,7 +23,7 @@ abstract contract Fixture is Test {
     uint256 internal nonceCounter;
 
     function registryParams() internal pure virtual returns (NodeRegistryBase.Params memory) {
-        return NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64});
+        return NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64, probeInterval: 1 days});
     }
 
     function escrowParams() internal pure virtual returns (JobEscrowBase.Params memory) {

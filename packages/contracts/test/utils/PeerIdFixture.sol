@@ -13,7 +13,7 @@ abstract contract PeerIdFixture is Test {
 
     function deployRegistry() internal {
         reg = new NodeRegistry(
-            NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64})
+            NodeRegistryBase.Params({minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64, probeInterval: 1 days})
         );
         // the vectors sign peerBindingMessage for this address: the test contract's first creation
         assertEq(address(reg), Ed25519Vectors.REGISTRY);

@@ -3,6 +3,14 @@ pragma solidity ^0.8.24;
 
 /// @notice Minimal forge cheatcode interface (forge-std is not installed; only the cheatcodes these tests use).
 interface Vm {
+    struct Log {
+        bytes32[] topics;
+        bytes data;
+        address emitter;
+    }
+
+    function recordLogs() external;
+    function getRecordedLogs() external returns (Log[] memory);
     function prank(address) external;
     function startPrank(address) external;
     function stopPrank() external;
