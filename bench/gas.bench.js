@@ -15,7 +15,9 @@
 // - Then, with automine back on, the N-th node registers (measured: `register`) and a whole job runs through
 //   createJob, commitResults, submitResults, selectVerifiers (k = 3; the drawn nodes' seeds are committed first, found
 //   on a snapshot), revealSeed x3, proveSample, commitVerification x3,
-//   revealVerification x3, settle (Released), claim of one result leaf and of a processor's 15 other leaves.
+//   revealVerification x3, settle (Released), claim of one result leaf and of a processor's 15 other leaves; then a
+//   probe round: a probe interval later one `probeNext(16)` (16 due nodes scanned and probed) and each probed node's
+//   `answerProbe` (the most expensive reported).
 //   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 2 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=2)`) and, halved, one verifier's draw.
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
 // - Groups row: a fresh deployment with N = JOBMESH_GAS_GROUP_NODES nodes spread over 8 GPU models x 6 VRAM sizes
@@ -38,7 +40,7 @@ try {
   process.stderr.write(`gas bench: cannot load @jobmesh/contracts (run \`npm run build\` first): ${err.message}\n`)
   process.exit(1)
 }
-const { connect, createProvider, deploy, nodeRegistryAbi, signPeerBinding, startAnvil } = contracts
+const { connect, createProvider, deploy, nodeRegistryAbi, signPeerBinding, solveProbe, startAnvil } = contracts
 
 const NODES = (process.env.JOBMESH_GAS_NODES ?? '10,100,1000,10000,100000').split(',').map(Number)
 const GROUP_NODES = Number(process.env.JOBMESH_GAS_GROUP_NODES ?? '100000')
@@ -250,6 +252,27 @@ async function runJob (deployment, creator, nonce, k, submitterIndex, needs = { 
   return gas
 }
 
+/**
+ * One probe round: a probe interval later, one `probeNext(16)` from the cursor (each idle node it scans is due), then
+ * every probed node answers (the most expensive answer is reported).
+ */
+async function probeRound (deployment) {
+  const { nodeRegistry } = connect(deployment, provider)
+  const interval = Number(await nodeRegistry.probeInterval())
+  await rpcBatch([['evm_increaseTime', [toBeHex(interval)]], ['evm_mine', []]])
+  const keeper = impersonate(nodeAddress(0))
+  const receipt = await (await connect(deployment, keeper).nodeRegistry.probeNext(16)).wait()
+  const assigned = receipt.logs.map((l) => registryIface.parseLog(l)).filter((e) => e?.name === 'ProbeAssigned')
+  if (assigned.length === 0) throw new Error('probeNext assigned no probe')
+  let answer = 0n
+  for (const e of assigned) {
+    const node = e.args.node
+    const g = await gasOf(connect(deployment, impersonate(node)).nodeRegistry.answerProbe(solveProbe(e.args.challenge, node)))
+    if (g > answer) answer = g
+  }
+  return { scan: receipt.gasUsed, assigned: assigned.length, answer }
+}
+
 try {
   const creator = new Wallet(anvil.accounts[0].privateKey, provider)
   const deployment = await deploy(creator)
@@ -276,6 +299,10 @@ try {
     // derived, not transactions: one verifier's share of the smallest draw, and the cost of a further verifier
     record('draw per verifier (k=2)', n, two.selectVerifiers / 2n)
     record('draw per extra verifier', n, gas.selectVerifiers - two.selectVerifiers)
+    const probes = await probeRound(deployment)
+    record('probeNext (16 scanned)', n, probes.scan)
+    record('probe dispatch per probe', n, probes.scan / BigInt(probes.assigned))
+    record('answerProbe', n, probes.answer)
     process.stdout.write(`N = ${n}: registered in ${(bulkMs / 1000).toFixed(1)} s, measured in ${((Date.now() - started - bulkMs) / 1000).toFixed(1)} s\n`)
   }
 

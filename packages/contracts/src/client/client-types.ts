@@ -8,6 +8,8 @@ import type { CreatedJob } from '../actions/escrow/create-job.js'
 import type { BlockRange } from '../actions/events/find-events.js'
 import type { JobCreatedEvent } from '../actions/events/job-created.js'
 import type { NodeInfo } from '../actions/registry/node-info.js'
+import type { ProbeScan } from '../actions/registry/probe-next.js'
+import type { ProbeState } from '../actions/registry/probe-of.js'
 import type { Deployment, JobmeshContracts } from '../deploy.js'
 import type { Provider, Signer } from 'ethers'
 
@@ -76,6 +78,14 @@ export interface ChainClient {
   nodeInfo(address?: string, options?: CallOptions): Promise<NodeInfo>
   /** Nodes registered, staked and active in the NodeRegistry (verifiers are drawn among them). */
   activeNodes(options?: CallOptions): Promise<number>
+  /** `NodeRegistry.probeOf` of `address` (default: this signer): its open probe and its last scored task. */
+  probeOf(address?: string, options?: CallOptions): Promise<ProbeState>
+  /** Assigns due probes and closes expired ones over the next `maxScan` nodes; sent only when there is work. */
+  probeNext(maxScan: number, options?: TxOptions): Promise<ProbeScan>
+  /** Answers this signer's open probe (undefined when none is open). */
+  answerProbe(options?: TxOptions): Promise<TxResult | undefined>
+  /** Puts this signer's paused node back into selection. */
+  resume(options?: TxOptions): Promise<TxResult>
   /** The address a PeerId was registered with, or undefined. */
   peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
   /** Creates and funds a job with `fee` wei; the job's id and the escrow's task value (wei per second). */

@@ -34,6 +34,10 @@ import { watchEvents } from '../actions/events/watch-events.js'
 import { activeNodes } from '../actions/registry/active-nodes.js'
 import { ensureRegistered } from '../actions/registry/ensure-registered.js'
 import { nodeInfo } from '../actions/registry/node-info.js'
+import { answerProbe } from '../actions/registry/answer-probe.js'
+import { probeNext } from '../actions/registry/probe-next.js'
+import { probeOf } from '../actions/registry/probe-of.js'
+import { resume } from '../actions/registry/resume.js'
 import { peerAddress } from '../actions/registry/peer-address.js'
 import { createChainContext } from './context.js'
 import type { ChainClient, ChainClientComponents, ChainClientInit } from './client-types.js'
@@ -64,6 +68,10 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     nodeInfo: async (address, options) => nodeInfo(c, address, options),
     peerAddress: async (peerId, options) => peerAddress(c, peerId, options),
     activeNodes: async (options) => activeNodes(c, options),
+    probeOf: async (address, options) => probeOf(c, address, options),
+    probeNext: async (maxScan, options) => probeNext(c, maxScan, options),
+    answerProbe: async (options) => answerProbe(c, options),
+    resume: async (options) => resume(c, options),
     createJob: async (input, fee, options) => createJob(c, input, fee, options),
     commitResults: async (jobId, commitment, options) => commitResults(c, jobId, commitment, options),
     submitResults: async (jobId, input, options) => submitResults(c, jobId, input, options),

@@ -91,6 +91,11 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     on('drew', d => {
       log.push({ kind: 'drew', level: 'info', jobId: d.jobId, text: `drew the verifiers of job ${shortId(d.jobId)}: its submitter let the grace pass (late-draw bounty credited)` })
     })
+    on('probed', d => {
+      log.push({ kind: 'probed', level: 'info', text: d.outcome === 'answered'
+        ? `answered a probe of the registry in block ${d.blockNumber} (it keeps this node's QoS score fresh while idle)`
+        : `missed a probe, so the registry paused this node: resumed in block ${d.blockNumber}` })
+    })
     on('error', d => {
       log.push({ kind: 'error', level: 'error', jobId: d.jobId, text: `${d.step}${d.jobId != null ? ` of job ${shortId(d.jobId)}` : ''} failed: ${d.error.name}: ${d.error.message}` })
     })

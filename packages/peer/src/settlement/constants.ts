@@ -57,3 +57,9 @@ export const DEFAULT_TAKEOVER_GRACE_MS = 120_000
 
 /** Pause between the turns of the next takeover candidates when the one before did not submit (ms). */
 export const DEFAULT_TAKEOVER_STEP_MS = 60_000
+
+/** Mean pause between two probe scans of a peer (`probeNext`, docs/contracts.md, Probes), in ms. */
+export const DEFAULT_PROBE_SCAN_MS = 60_000
+
+/** Nodes one probe scan looks at. */
+export const DEFAULT_PROBE_SCAN_NODES = 16

@@ -2,13 +2,15 @@ import { logger } from '@libp2p/logger'
 import { claimPayouts } from './claim.js'
 import { finalizeJob } from './finalize.js'
 import { isPermanent, sleep, withRetry } from './retry.js'
-import { CURSOR_SAVE_MS } from './constants.js'
+import { CURSOR_SAVE_MS, DEFAULT_PROBE_SCAN_MS, DEFAULT_PROBE_SCAN_NODES } from './constants.js'
+import { answerOwnProbes, scanProbes } from './probes.js'
 import { drawIfLate, drawVerifiers, proveAndSettle } from './settle.js'
 import { ensureSeedCommitted } from './seeds.js'
 import { verifyJob } from './verify.js'
 import { indexedRounds, reannounceRound, slashedPeerIds } from '../jobs/index.js'
 import { createTakeover } from './takeover.js'
 import type { ClaimResult } from './claim.js'
+import type { ProbeAnswer } from './probes.js'
 import type { FinalizeResult } from './finalize.js'
 import type { SettleResult } from './settle.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
@@ -33,6 +35,8 @@ export interface SettlementInit extends Omit<SettlementOptions, 'signal'> {
   takeoverStepMs?: number
   /** PeerIds this node is connected to (takeover liveness); without it only the grace time and order count. */
   livePeers?(): string[]
+  /** Mean pause between two probe scans of this peer (ms), default 60 000 (`probes.ts`). */
+  probeScanMs?: number
 }
 
 export interface SettlementEvents {
@@ -44,6 +48,8 @@ export interface SettlementEvents {
   reannounced: { jobId: string, round: number }
   /** This peer drew another node's submission after its submitter's grace (paid the late-draw bounty). */
   drew: { jobId: string }
+  /** This node answered a probe of the registry, or resumed itself after missing one. */
+  probed: ProbeAnswer
   error: { jobId?: string, step: string, error: Error }
 }
 
@@ -243,6 +249,16 @@ export function createSettlement (components: SettlementComponents, init: Settle
           verify(key.slice('verify/'.length))
         }
         watch(['VerifierAssigned'], me, (jobId, block) => { verify(`${jobId}@${block}`) }, fromBlock)
+        // a node that can be drawn is also probed when idle, and keeps the network's probes going (docs/contracts.md)
+        const onError = (step: string) => (error: Error): void => { emit('error', { step, error }) }
+        track(undefined, 'probe', async () => {
+          await answerOwnProbes(components.chain, (a) => { emit('probed', a) }, { signal: controller.signal, fromBlock, pollMs: init.pollMs, onError: onError('probe answer') })
+        })
+        track(undefined, 'probe scan', async () => {
+          await scanProbes(components.chain, (work) => { log('probe scan: %d probes assigned or closed', work) }, {
+            signal: controller.signal, intervalMs: init.probeScanMs ?? DEFAULT_PROBE_SCAN_MS, maxScan: DEFAULT_PROBE_SCAN_NODES, onError: onError('probe scan')
+          })
+        })
       }
       watch(['JobRejected'], undefined, (jobId) => { track(jobId, 'next round', async () => { await nextRound(jobId) }) }, fromBlock)
       // every submission and every restarted round: drawn by its submitter, else by a watcher after the

@@ -3,6 +3,7 @@ import { id as keccakText } from 'ethers'
 import { labelId } from '../../client/labels.js'
 import { signPeerBinding } from '../../peer-binding.js'
 import { nodeInfo } from './node-info.js'
+import { resume } from './resume.js'
 import type { ChainContext } from '../../client/context.js'
 import type { RegisterInput, RegisterResult } from '../../client/contract-types.js'
 import type { TxOptions } from '../../client/tx-sender.js'
@@ -30,7 +31,7 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
   if (info.peerIdHash !== keccakText(input.peerId)) log('address %s is registered with another PeerId', await address())
   if (info.paused) {
     // paused by the registry after a verification it missed entirely (offline): back into selection
-    await registryTx('NodeRegistry.resume', 'resume', [], options)
+    await resume(client, options)
     log('resumed %s', await address())
   }
   if (info.stake >= input.stake) return { registered: false, stakeAdded: 0n, stake: info.stake }

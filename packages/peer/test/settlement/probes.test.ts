@@ -1,0 +1,92 @@
+import { createChainClient, createProvider, deploy, pollUntil, startAnvil } from '@jobmesh/contracts'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { Wallet } from 'ethers'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { answerOwnProbes, scanProbes } from '../../src/settlement/probes.js'
+import type { ProbeAnswer } from '../../src/settlement/probes.js'
+import type { Anvil, ChainClient, Deployment } from '@jobmesh/contracts'
+
+const STAKE = 10n ** 17n
+
+describe('probe tasks on a real chain: a live node answers its probes, a silent one misses them and is paused', () => {
+  let anvil: Anvil
+  let deployment: Deployment
+  let chains: ChainClient[]
+  let controller: AbortController
+  let duties: Array<Promise<void>>
+
+  beforeEach(async () => {
+    anvil = await startAnvil({ accounts: 4, blockTime: 0.5 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    // a probe for a node without a scored task for 2 s
+    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider), { registry: { probeInterval: 2 } })
+    provider.destroy()
+    chains = [1, 2, 3].map(i => createChainClient({
+      provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
+      signer: new Wallet(anvil.accounts[i].privateKey),
+      deployment
+    }, { pollMs: 50 }))
+    for (const c of chains) {
+      const key = await generateKeyPair('Ed25519')
+      await c.ensureRegistered({ peerId: peerIdFromPrivateKey(key).toString(), privateKey: key, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
+    }
+    controller = new AbortController()
+    duties = []
+  })
+
+  afterEach(async () => {
+    controller.abort()
+    await Promise.allSettled(duties)
+    for (const c of chains) c.provider.destroy()
+    await anvil.stop()
+  })
+
+  it('the keeper assigns due probes; the live node answers them, scored by speed; the silent one scores 0 and is paused', async () => {
+    const [live, keeper, silent] = chains
+    const errors: Error[] = []
+    const answers: ProbeAnswer[] = []
+    const options = { signal: controller.signal, onError: (e: Error) => { errors.push(e) } }
+    const fromBlock = await live.blockNumber()
+    duties.push(answerOwnProbes(live, a => { answers.push(a) }, { ...options, fromBlock, pollMs: 50 }))
+    // another node keeps the probes going (the live one does too in a peer; here one keeper is enough)
+    duties.push(scanProbes(keeper, () => {}, { ...options, intervalMs: 200, maxScan: 16 }))
+
+    const silentAddress = await silent.address()
+    await pollUntil(async () => (await live.findEvents({ names: ['ProbeMissed'], topic1: silentAddress, fromBlock }))[0],
+      { pollMs: 100, timeoutMs: 60_000, what: 'the silent node\'s ProbeMissed' })
+    expect((await silent.nodeInfo()).paused).toBe(true)
+    expect((await silent.nodeInfo()).score).toBe(0n)
+
+    const me = await live.address()
+    const info = await live.nodeInfo()
+    const answered = (await live.findEvents({ names: ['ProbeAnswered'], topic1: me, fromBlock }))
+    expect(answered.length).toBeGreaterThanOrEqual(1)
+    expect(answers.filter(a => a.outcome === 'answered')).toHaveLength(answered.length)
+    // scored by speed: 2000 within PROBE_WINDOW / 4 blocks (2.5 s here), 1000 within half the window
+    const scores = answered.map(e => e.args.taskScore as bigint)
+    for (const s of scores) expect(s).toBeGreaterThanOrEqual(1000n)
+    expect(info.paused).toBe(false)
+    expect(info.score).toBe(scores.reduce((a, b) => a + b, 0n) / BigInt(scores.length))
+    expect(errors).toEqual([])
+  }, 90_000)
+
+  it('a running node that missed a probe (it was away) resumes itself', async () => {
+    const [node, keeper] = chains
+    const fromBlock = await node.blockNumber()
+    const errors: Error[] = []
+    const options = { signal: controller.signal, onError: (e: Error) => { errors.push(e) } }
+    // the node is away while its probe runs out
+    duties.push(scanProbes(keeper, () => {}, { ...options, intervalMs: 200, maxScan: 16 }))
+    const me = await node.address()
+    await pollUntil(async () => (await node.findEvents({ names: ['ProbeMissed'], topic1: me, fromBlock }))[0], { pollMs: 100, timeoutMs: 60_000, what: 'ProbeMissed' })
+    expect((await node.nodeInfo()).paused).toBe(true)
+    // back: its duty sees the miss and puts it into selection again
+    const answers: ProbeAnswer[] = []
+    duties.push(answerOwnProbes(node, a => { answers.push(a) }, { ...options, fromBlock, pollMs: 50 }))
+    const resumed = await pollUntil(async () => answers.find(a => a.outcome === 'resumed'), { pollMs: 100, timeoutMs: 30_000, what: 'resumed' })
+    expect((await node.provider.getTransactionReceipt(resumed.txHash))?.status).toBe(1)
+    expect((await node.nodeInfo()).paused).toBe(false)
+    expect(errors).toEqual([])
+  }, 90_000)
+})
