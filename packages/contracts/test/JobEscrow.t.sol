@@ -341,6 +341,34 @@ contract JobEscrowTest is Fixture {
         assertEq(escrow.credits(treasury), 3 * escrow.verifierShare(id));
     }
 
+    function test_unprovenSampleIsNotScoredAgainstTheVerifiersThatCommitted() public {
+        bytes32 id = createJob(jobParams(1, 2, 3), FEE);
+        Results memory r = honest(id, 1, 2);
+        submit(id, sub, r.root);
+        select(id);
+        // the submitter never proves its sample: two verifiers commit (they cannot reveal), one stays silent
+        Results memory silent;
+        commitViews(id, views3(r, r, silent), noBlame(3));
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
+        vm.roll(block.number + 200);
+        escrow.settle(id);
+        assertEq(uint256(escrow.statusOf(id)), uint256(JobEscrowBase.Status.Open)); // rejected: nothing proven
+        for (uint256 i; i < 2; ++i) {
+            // nobody could verify: no task recorded, score and timeouts untouched, still in selection
+            (uint256 score, uint256 tasks,, uint256 timeouts,) = registry.qosState(vs[i].node);
+            assertEq(tasks, 0);
+            assertEq(timeouts, 0);
+            assertEq(score, 1000);
+            assertTrue(registry.nodeInfo(vs[i].node).eligible);
+        }
+        // the silent one could have committed: scored 0 with 2 timed-out rounds, and paused
+        (uint256 s2, uint256 t2,, uint256 o2,) = registry.qosState(vs[2].node);
+        assertEq(t2, 1);
+        assertEq(o2, 2);
+        assertEq(s2, 0);
+        assertTrue(registry.nodeInfo(vs[2].node).paused);
+    }
+
     function test_refund() public {
         bytes32 id = createJob(jobParams(1, 1, 3), FEE);
         vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.DeadlineNotReached.selector, escrow.jobs(id).deadline));

@@ -181,15 +181,18 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
     }
 
     /// @dev Ends the unrevealed verifiers' tasks (QoS round score 0 for what they missed). Returns the freed ones.
+    ///      A verifier that committed cannot reveal without a proven sample: when nobody proved it, nobody could
+    ///      verify, and the task is not scored at all (the QoS rules ignore tasks nobody could verify).
     function _timeOut(bytes32 jobId, Job storage j, uint256 k) internal returns (address[] memory freed, uint256 n) {
         if (j.reveals == k) return (freed, 0);
         freed = new address[](k);
+        bool proven = j.proven;
         for (uint256 i; i < k; ++i) {
             Verifier storage v = _verifiers[jobId][i];
             if (v.revealed) continue;
             bool c = v.committed;
             emit VerifierTimedOut(jobId, v.node, c);
-            if (registry.release(v.node, c ? QoS.roundScore(v.commitOrder) : 0, c ? 1 : 2, true, bytes32(0))) {
+            if (registry.release(v.node, c ? QoS.roundScore(v.commitOrder) : 0, c ? 1 : 2, !c || proven, bytes32(0))) {
                 freed[n++] = v.node;
             }
         }
