@@ -49,7 +49,7 @@ export function renderSelf (dl, s) {
     ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : 'no chain'],
     ['balance', a ? eth(a.balanceWei) : '-'],
     ['stake', a ? eth(a.stakeWei) + (a.paused ? ' (paused)' : '') : '-'],
-    ['QoS score', a ? a.score : '-'],
+    ['QoS', a ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],
     ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-']
   ]
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))

@@ -1,6 +1,7 @@
 import type { JobmeshNode } from './node/index.js'
 import type { Processor } from './processor/index.js'
 import type { DocStoreMetrics } from './crdt/index.js'
+import type { QosScores } from '@jobmesh/contracts'
 
 export interface WorkCounters {
   microJobsDone: number
@@ -21,7 +22,7 @@ export interface PeerStatus {
   jobs: Array<{ jobId: string, microJobs: number, value: number, state: string }>
   work: WorkCounters & { currentJob?: string }
   /** The wallet; balance, stake, score and earnings (wei, decimal strings) only in `Peer.report()`. */
-  chain?: { address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, paused?: boolean }
+  chain?: { address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, qos?: QosScores, paused?: boolean }
   /** Jobs this peer is finalizing now (journaled: resumed after a restart). */
   finalizing?: string[]
   /** Hostile traffic this peer refused (docs/crdt.md, Gossip validation): doc topics, then coordination topics. */

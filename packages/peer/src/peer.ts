@@ -237,6 +237,7 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
     stakeWei: a.stakeWei.toString(),
     earnedWei: a.earnedWei.toString(),
     score: a.score.toString(),
+    ...(a.qos == null ? {} : { qos: a.qos }),
     paused: a.paused
   }
 }

@@ -9,6 +9,7 @@ import type { BlockRange } from '../actions/events/find-events.js'
 import type { JobCreatedEvent } from '../actions/events/job-created.js'
 import type { NodeInfo } from '../actions/registry/node-info.js'
 import type { ProbeScan } from '../actions/registry/probe-next.js'
+import type { QosScores } from '../actions/registry/qos-scores.js'
 import type { ProbeState } from '../actions/registry/probe-of.js'
 import type { Deployment, JobmeshContracts } from '../deploy.js'
 import type { Provider, Signer } from 'ethers'
@@ -78,6 +79,8 @@ export interface ChainClient {
   nodeInfo(address?: string, options?: CallOptions): Promise<NodeInfo>
   /** Nodes registered, staked and active in the NodeRegistry (verifiers are drawn among them). */
   activeNodes(options?: CallOptions): Promise<number>
+  /** The QoS scores B, R and P of `address` (default: this signer), and its tasks and timeouts in the window. */
+  qosScores(address?: string, options?: CallOptions): Promise<QosScores>
   /** `NodeRegistry.probeOf` of `address` (default: this signer): its open probe and its last scored task. */
   probeOf(address?: string, options?: CallOptions): Promise<ProbeState>
   /** Assigns due probes and closes expired ones over the next `maxScan` nodes; sent only when there is work. */

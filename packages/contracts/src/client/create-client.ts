@@ -37,6 +37,7 @@ import { nodeInfo } from '../actions/registry/node-info.js'
 import { answerProbe } from '../actions/registry/answer-probe.js'
 import { probeNext } from '../actions/registry/probe-next.js'
 import { probeOf } from '../actions/registry/probe-of.js'
+import { qosScores } from '../actions/registry/qos-scores.js'
 import { resume } from '../actions/registry/resume.js'
 import { peerAddress } from '../actions/registry/peer-address.js'
 import { createChainContext } from './context.js'
@@ -68,6 +69,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     nodeInfo: async (address, options) => nodeInfo(c, address, options),
     peerAddress: async (peerId, options) => peerAddress(c, peerId, options),
     activeNodes: async (options) => activeNodes(c, options),
+    qosScores: async (address, options) => qosScores(c, address, options),
     probeOf: async (address, options) => probeOf(c, address, options),
     probeNext: async (maxScan, options) => probeNext(c, maxScan, options),
     answerProbe: async (options) => answerProbe(c, options),

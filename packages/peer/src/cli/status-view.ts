@@ -19,7 +19,13 @@ export function formatStatus (s: PeerStatus): string {
     if (c.balanceWei != null) out.push(`balance   ${eth(c.balanceWei)}`)
     if (c.stakeWei != null) out.push(`stake     ${eth(c.stakeWei)}`)
     if (c.earnedWei != null) out.push(`earned    ${eth(c.earnedWei)} (payouts claimed and verifier fees)`)
-    if (c.score != null) out.push(`QoS score ${c.score}`)
+    if (c.qos != null) {
+      const q = c.qos
+      out.push(`QoS       B ${q.score} of 2000 (${q.tasks} ${q.tasks === 1 ? 'task' : 'tasks'} in the window, verifications and probes), ` +
+        `R ${q.vram.toFixed(2)} (VRAM), P ${q.timeout.toFixed(2)} (${q.timeouts} timed-out ${q.timeouts === 1 ? 'round' : 'rounds'})`)
+    } else if (c.score != null) {
+      out.push(`QoS score ${c.score}`)
+    }
   }
   out.push('')
   out.push(`connected peers: ${s.peers.length}`)

@@ -3,7 +3,7 @@ import { withTimeout } from '@jobmesh/contracts'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
 import { rankQueued } from './queue-position.js'
 import type { QueuedVerification, QueuePosition } from './queue-position.js'
-import type { ChainClient, EscrowJobState } from '@jobmesh/contracts'
+import type { ChainClient, EscrowJobState, QosScores } from '@jobmesh/contracts'
 
 /** A wallet as the dashboard and `jobmesh status` show it (amounts in wei). */
 export interface AccountView {
@@ -13,6 +13,8 @@ export interface AccountView {
   stakeWei: bigint
   /** QoS score on the registry (window score). */
   score: bigint
+  /** The registry's QoS scores B, R, P and the window (only for a registered node). */
+  qos?: QosScores
   eligible: boolean
   paused: boolean
   busy: boolean
@@ -90,14 +92,15 @@ export function earningsCursor (chain: ChainClient, address: string): EarningsCu
   }
 }
 
-/** Reads a wallet's balance, registration, stake, score and earnings. */
+/** Reads a wallet's balance, registration, stake, QoS scores and earnings. */
 export async function readAccount (chain: ChainClient, address: string, options: { signal?: AbortSignal, earnings?: EarningsCursor } = {}): Promise<AccountView> {
   const a = getAddress(address)
   const earnings = options.earnings ?? earningsCursor(chain, a)
-  const [balanceWei, info, { earnedWei, paidJobs }] = await Promise.all([
+  const [balanceWei, info, { earnedWei, paidJobs }, qos] = await Promise.all([
     withTimeout(chain.provider.getBalance(a), DEFAULT_DESCRIBE_TIMEOUT_MS, 'eth_getBalance', options.signal),
     chain.nodeInfo(a, options),
-    earnings.read(options)
+    earnings.read(options),
+    chain.qosScores(a, options)
   ])
   return {
     address: a,
@@ -105,6 +108,7 @@ export async function readAccount (chain: ChainClient, address: string, options:
     registered: info.registered,
     stakeWei: info.stake,
     score: info.score,
+    ...(info.registered ? { qos } : {}),
     eligible: info.eligible,
     paused: info.paused,
     busy: info.busy,
