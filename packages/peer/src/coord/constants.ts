@@ -10,6 +10,8 @@ export const DEFAULT_SETTLE_MS = 250
 export const DEFAULT_HEARTBEAT_MS = 1_000
 /** A room whose owner is silent this long fails over through the MacroJob lease (ms). */
 export const DEFAULT_OWNER_TIMEOUT_MS = 3_000
+/** A member that found the owner silent decides again this much later, after the I/O its loop held back (ms). */
+export const SUSPECT_CONFIRM_MS = 50
 /** Largest coordination message accepted or sent (bytes). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 /** Most MicroJobs an owner locks for itself in one batch. */

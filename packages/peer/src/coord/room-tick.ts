@@ -5,6 +5,7 @@ import { isOwner } from './room-core.js'
 import { claimNextEpoch, ownerGossipAt } from './room-failover.js'
 import { drainFuture, request, sendRequest } from './room-follow.js'
 import { createQueue, reconcileWithCrdt, serve } from './room-serve.js'
+import { SUSPECT_CONFIRM_MS } from './constants.js'
 import type { RoomCore } from './room-core.js'
 
 const log = logger('jobmesh:room')
@@ -44,14 +45,25 @@ export function tick (room: RoomCore): void {
   } else if (room.waiter.want == null && room.doneOutbox.length > 0) {
     sendRequest(room, 0)
   }
-  if (room.failingOver) {
+  watchOwner(room, now)
+}
+
+/**
+ * A member's failover decision. A first silent verdict only marks the owner suspect; the decision is taken again
+ * {@link SUSPECT_CONFIRM_MS} later, not a whole tick later, so that messages a busy loop held back are read first
+ * (the poll phase runs before the timer) without adding half a heartbeat to every failover.
+ */
+function watchOwner (room: RoomCore, now: number): void {
+  if (room.failingOver || room.closed || room.completed || isOwner(room)) {
     return
   }
   const seen = ownerGossipAt(room.state?.owner, room.components.macroLeases.get(room.macroKey),
     (lease) => room.components.leases.isOpen(lease, now), room.components.lastSeen)
-  // silent: the failover waits for the next tick, so that messages a busy loop held back are read first
-  if (room.silence.decide(now, seen) === 'failover') {
+  const verdict = room.silence.decide(now, seen)
+  if (verdict === 'failover') {
     void failover(room)
+  } else if (verdict === 'suspect') {
+    setTimeout(() => { watchOwner(room, room.clock()) }, SUSPECT_CONFIRM_MS)
   }
 }
 
