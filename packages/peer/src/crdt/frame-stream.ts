@@ -1,4 +1,5 @@
 import * as lp from 'it-length-prefixed'
+import { concat } from 'uint8arrays/concat'
 import { SyncProtocolError } from './errors.js'
 import { decodeFrame, encodeFrame, FrameType } from './sync-frames.js'
 import type { Frame } from './sync-frames.js'
@@ -51,16 +52,7 @@ export class FrameStream {
         break
       }
     }
-    if (chunks.length === 1) {
-      return chunks[0]
-    }
-    const out = new Uint8Array(size)
-    let o = 0
-    for (const c of chunks) {
-      out.set(c, o)
-      o += c.length
-    }
-    return out
+    return chunks.length === 1 ? chunks[0] : concat(chunks, size)
   }
 
   /** Writes an update as DIFF frames of at most `chunkBytes`. */

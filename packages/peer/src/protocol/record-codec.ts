@@ -2,7 +2,7 @@ import { peerIdFromMultihash, peerIdFromString } from '@libp2p/peer-id'
 import * as Digest from 'multiformats/hashes/digest'
 import { MAX_RECORD_PAYLOAD_BYTES, SIGNED_RECORD_VERSION } from './constants.js'
 import { MalformedRecordError } from './errors.js'
-import { readVarint, varintLength, writeVarint } from './varint.js'
+import { lengthPrefixed, readVarint } from './varint.js'
 import type { SignedRecord } from './signed-record.js'
 
 /**
@@ -18,16 +18,7 @@ export function encodeSignedRecord (record: SignedRecord): Uint8Array {
   } catch (err) {
     throw new MalformedRecordError(`signer is not a PeerId: ${(err as Error).message}`)
   }
-  const parts = [signer, record.signature, record.payload]
-  const out = new Uint8Array(1 + parts.reduce((n, p) => n + varintLength(p.length) + p.length, 0))
-  out[0] = SIGNED_RECORD_VERSION
-  let o = 1
-  for (const p of parts) {
-    o = writeVarint(out, o, p.length)
-    out.set(p, o)
-    o += p.length
-  }
-  return out
+  return lengthPrefixed([signer, record.signature, record.payload], Uint8Array.of(SIGNED_RECORD_VERSION))
 }
 
 /**

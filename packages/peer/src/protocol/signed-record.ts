@@ -1,7 +1,7 @@
 import { peerIdFromPrivateKey, peerIdFromString } from '@libp2p/peer-id'
 import { RECORD_SIGNING_PREFIX } from './constants.js'
 import { InvalidDomainError } from './errors.js'
-import { varintLength, writeVarint } from './varint.js'
+import { lengthPrefixed } from './varint.js'
 import type { PrivateKey } from '@libp2p/interface'
 
 /** A payload signed by a peer: `signer` is the PeerId string, `signature` covers `recordSigningMessage`. */
@@ -29,17 +29,7 @@ function domainBytes (domain: string): Uint8Array {
  * domain does not verify under another.
  */
 export function recordSigningMessage (domain: string, payload: Uint8Array): Uint8Array {
-  const d = domainBytes(domain)
-  const parts = [PREFIX, d, payload]
-  const size = parts.reduce((n, p) => n + varintLength(p.length) + p.length, 0)
-  const out = new Uint8Array(size)
-  let o = 0
-  for (const p of parts) {
-    o = writeVarint(out, o, p.length)
-    out.set(p, o)
-    o += p.length
-  }
-  return out
+  return lengthPrefixed([PREFIX, domainBytes(domain), payload])
 }
 
 /** Signs `payload` under `domain` with a libp2p private key (Ed25519 for records that `verifySignedRecord` accepts). */

@@ -19,6 +19,19 @@ export function writeVarint (out: Uint8Array, offset: number, value: number): nu
   return o
 }
 
+/** `head` followed by each part as `varint(len(part)) part` (the record encodings' layout). */
+export function lengthPrefixed (parts: Uint8Array[], head: Uint8Array = new Uint8Array(0)): Uint8Array {
+  const out = new Uint8Array(head.length + parts.reduce((n, p) => n + varintLength(p.length) + p.length, 0))
+  out.set(head, 0)
+  let o = head.length
+  for (const p of parts) {
+    o = writeVarint(out, o, p.length)
+    out.set(p, o)
+    o += p.length
+  }
+  return out
+}
+
 /** Reads a varint at `offset`: `[value, nextOffset]`, or undefined when truncated, over 4 bytes or not minimal. */
 export function readVarint (bytes: Uint8Array, offset: number): [number, number] | undefined {
   let value = 0

@@ -1,3 +1,4 @@
+import { concat } from 'uint8arrays/concat'
 import { ContentTooLargeError } from './errors.js'
 
 /** Concatenates chunks, failing with `ContentTooLargeError` as soon as more than `maxBytes` arrived. */
@@ -9,12 +10,5 @@ export async function collect (chunks: AsyncIterable<Uint8Array>, maxBytes: numb
     if (total > maxBytes) throw new ContentTooLargeError(`${what} is larger than ${maxBytes} bytes`)
     parts.push(chunk)
   }
-  if (parts.length === 1) return parts[0]
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.byteLength
-  }
-  return out
+  return parts.length === 1 ? parts[0] : concat(parts, total)
 }
