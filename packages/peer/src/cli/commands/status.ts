@@ -14,7 +14,7 @@ export interface StatusOptions {
 /** `jobmesh status`: asks the peer running on the data dir for its peers, known jobs and own work. */
 export function statusCommand (program: Command): void {
   program.command('status')
-    .description('show the running peer\'s connections, the jobs it knows and its own work')
+    .description('show the running peer\'s connections, wallet (stake, earnings, QoS scores B, R, P), the jobs it knows and its own work')
     .option('-d, --data-dir <dir>', 'data dir of the running peer (env JOBMESH_DATA_DIR, default ~/.jobmesh)')
     .option('--json', 'print JSON')
     .action(async (opts: StatusOptions) => {
