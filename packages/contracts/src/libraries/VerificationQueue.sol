@@ -95,12 +95,12 @@ library VerificationQueue {
         // global min-heap
         q.minHeap.push(id);
         e.minHeapPos = uint32(q.minHeap.length);
-        _upMin(q, q.minHeap.length - 1);
+        _up(q, q.minHeap, q.minHeap.length - 1, false);
         // group max-heap
         bytes32[] storage gh = q.groupHeap[g];
         gh.push(id);
         e.groupHeapPos = uint32(gh.length);
-        _upMax(q, gh, gh.length - 1);
+        _up(q, gh, gh.length - 1, true);
     }
 
     /// @notice Removes `id` (must be present).
@@ -108,38 +108,10 @@ library VerificationQueue {
         Entry storage e = q.entries[id];
         if (e.minHeapPos == 0) revert QueueUnknown(id);
         bytes32 g = e.group;
-        // global min-heap
-        {
-            uint256 i = e.minHeapPos - 1;
-            uint256 last = q.minHeap.length - 1;
-            if (i != last) {
-                bytes32 moved = q.minHeap[last];
-                q.minHeap[i] = moved;
-                q.entries[moved].minHeapPos = uint32(i + 1);
-                q.minHeap.pop();
-                _upMin(q, i);
-                _downMin(q, q.entries[moved].minHeapPos - 1);
-            } else {
-                q.minHeap.pop();
-            }
-        }
-        // group max-heap
-        {
-            bytes32[] storage gh = q.groupHeap[g];
-            uint256 i = e.groupHeapPos - 1;
-            uint256 last = gh.length - 1;
-            if (i != last) {
-                bytes32 moved = gh[last];
-                gh[i] = moved;
-                q.entries[moved].groupHeapPos = uint32(i + 1);
-                gh.pop();
-                _upMax(q, gh, i);
-                _downMax(q, gh, q.entries[moved].groupHeapPos - 1);
-            } else {
-                gh.pop();
-            }
-            if (gh.length == 0) _dropGroup(q, g);
-        }
+        _removeAt(q, q.minHeap, e.minHeapPos - 1, false);
+        bytes32[] storage gh = q.groupHeap[g];
+        _removeAt(q, gh, e.groupHeapPos - 1, true);
+        if (gh.length == 0) _dropGroup(q, g);
         delete q.entries[id];
     }
 
@@ -175,24 +147,51 @@ library VerificationQueue {
         delete q.groups[g];
     }
 
-    function _upMin(Queue storage q, uint256 i) private {
-        bytes32[] storage h = q.minHeap;
+    // The two heaps share these: `max` picks the group max-heap (higher priority above, positions in groupHeapPos),
+    // otherwise the global min-heap (lower priority above, positions in minHeapPos).
+
+    /// @dev Priority `a` belongs above priority `b`.
+    function _above(uint256 a, uint256 b, bool max) private pure returns (bool) {
+        return max ? a > b : a < b;
+    }
+
+    /// @dev Records that `id` sits at index `i` of its heap (1-based in storage).
+    function _place(Queue storage q, bytes32 id, uint256 i, bool max) private {
+        if (max) q.entries[id].groupHeapPos = uint32(i + 1);
+        else q.entries[id].minHeapPos = uint32(i + 1);
+    }
+
+    function _removeAt(Queue storage q, bytes32[] storage h, uint256 i, bool max) private {
+        uint256 last = h.length - 1;
+        if (i == last) {
+            h.pop();
+            return;
+        }
+        bytes32 moved = h[last];
+        h[i] = moved;
+        _place(q, moved, i, max);
+        h.pop();
+        _up(q, h, i, max);
+        Entry storage m = q.entries[moved];
+        _down(q, h, (max ? m.groupHeapPos : m.minHeapPos) - 1, max);
+    }
+
+    function _up(Queue storage q, bytes32[] storage h, uint256 i, bool max) private {
         bytes32 id = h[i];
         uint256 p = q.entries[id].priority;
         while (i > 0) {
             uint256 parent = (i - 1) / 2;
             bytes32 pid = h[parent];
-            if (q.entries[pid].priority <= p) break;
+            if (!_above(p, q.entries[pid].priority, max)) break;
             h[i] = pid;
-            q.entries[pid].minHeapPos = uint32(i + 1);
+            _place(q, pid, i, max);
             i = parent;
         }
         h[i] = id;
-        q.entries[id].minHeapPos = uint32(i + 1);
+        _place(q, id, i, max);
     }
 
-    function _downMin(Queue storage q, uint256 i) private {
-        bytes32[] storage h = q.minHeap;
+    function _down(Queue storage q, bytes32[] storage h, uint256 i, bool max) private {
         uint256 n = h.length;
         bytes32 id = h[i];
         uint256 p = q.entries[id].priority;
@@ -202,58 +201,18 @@ library VerificationQueue {
             uint256 cp = q.entries[h[c]].priority;
             if (c + 1 < n) {
                 uint256 cp2 = q.entries[h[c + 1]].priority;
-                if (cp2 < cp) {
+                if (_above(cp2, cp, max)) {
                     c = c + 1;
                     cp = cp2;
                 }
             }
-            if (p <= cp) break;
+            if (!_above(cp, p, max)) break;
             bytes32 cid = h[c];
             h[i] = cid;
-            q.entries[cid].minHeapPos = uint32(i + 1);
+            _place(q, cid, i, max);
             i = c;
         }
         h[i] = id;
-        q.entries[id].minHeapPos = uint32(i + 1);
-    }
-
-    function _upMax(Queue storage q, bytes32[] storage h, uint256 i) private {
-        bytes32 id = h[i];
-        uint256 p = q.entries[id].priority;
-        while (i > 0) {
-            uint256 parent = (i - 1) / 2;
-            bytes32 pid = h[parent];
-            if (q.entries[pid].priority >= p) break;
-            h[i] = pid;
-            q.entries[pid].groupHeapPos = uint32(i + 1);
-            i = parent;
-        }
-        h[i] = id;
-        q.entries[id].groupHeapPos = uint32(i + 1);
-    }
-
-    function _downMax(Queue storage q, bytes32[] storage h, uint256 i) private {
-        uint256 n = h.length;
-        bytes32 id = h[i];
-        uint256 p = q.entries[id].priority;
-        while (true) {
-            uint256 c = 2 * i + 1;
-            if (c >= n) break;
-            uint256 cp = q.entries[h[c]].priority;
-            if (c + 1 < n) {
-                uint256 cp2 = q.entries[h[c + 1]].priority;
-                if (cp2 > cp) {
-                    c = c + 1;
-                    cp = cp2;
-                }
-            }
-            if (p >= cp) break;
-            bytes32 cid = h[c];
-            h[i] = cid;
-            q.entries[cid].groupHeapPos = uint32(i + 1);
-            i = c;
-        }
-        h[i] = id;
-        q.entries[id].groupHeapPos = uint32(i + 1);
+        _place(q, id, i, max);
     }
 }
