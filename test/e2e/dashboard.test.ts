@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { chromium } from 'playwright-core'
@@ -10,6 +9,7 @@ import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CLI_BIN, METRIC_NAMES } from '@jobmesh/peer'
 import { encodeMandelbrotData, loadExampleWasm, MANDELBROT_BLOCK_SIZE, submitMandelbrot } from '../../examples/src/index.js'
+import { DAPP_BIN } from './cli.js'
 import { startNetwork } from './helpers.js'
 import type { Browser } from 'playwright-core'
 import type { Network } from './helpers.js'
@@ -18,7 +18,6 @@ import { waitFor } from '@jobmesh/testkit'
 
 const run = promisify(execFile)
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const DAPP_CLI = fileURLToPath(new URL('../../packages/dapp-sdk/dist/cli/bin.js', import.meta.url))
 const IMAGE: MandelbrotImage = { width: 64, height: 64, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 48 }
 
 interface Family { name: string, type: string, metrics: Array<{ value: string, labels?: Record<string, string> }> }
@@ -123,7 +122,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     expect(story.phase).toBe('open')
     expect(story.matching).toMatchObject({ peers: 3, matching: 0 })
     expect(story.waitingFor).toBe('a peer that can take it: 0 of 3 peers match (needs 48 GB VRAM): 3 have too little VRAM (3 x 16 GB; the job needs 48 GB)')
-    const cli = await run(process.execPath, [DAPP_CLI, 'describe', big.jobId, '--rpc', devnet.anvil.rpcUrl, '--deployment', devnet.deploymentFile,
+    const cli = await run(process.execPath, [DAPP_BIN, 'describe', big.jobId, '--rpc', devnet.anvil.rpcUrl, '--deployment', devnet.deploymentFile,
       '--bootstrap', devnet.bootstrap[0]], { timeout: 60_000, env: { ...process.env, JOBMESH_PRIVATE_KEY: devnet.dapp.privateKey } })
     expect(cli.stdout).toContain('waiting for: a peer that can take it: 0 of 3 peers match')
     expect(cli.stdout.match(/Any \/ 16 GB {2}too little VRAM/g)?.length).toBe(3)

@@ -3,6 +3,7 @@ import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CLI_BIN } from '@jobmesh/peer'
 import { submitMandelbrot } from '../../examples/src/index.js'
+import { runCli } from './cli.js'
 import { startNetwork } from './helpers.js'
 import { POISON_HONEST_JOB, submitPoisonJobs } from './poison-jobs.js'
 import type { Network } from './helpers.js'
@@ -48,6 +49,14 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
       expect(end.reasons).toContain(poisonJobs[i].reason)
       expect(end.failed).toBeDefined()
     }
+    // the DApp's CLI: `wait` on a job the peers gave up exits 1 at once (not at its timeout) and says how to get the
+    // fee back; nobody is paid for the failures
+    const waited = await runCli(['wait', poisonJobs[0].jobId, '--timeout', '600', '--rpc', devnet.anvil.rpcUrl, '--deployment', devnet.deploymentFile,
+      '--bootstrap', devnet.bootstrap[0]], { JOBMESH_PRIVATE_KEY: devnet.dapp.privateKey }, 90_000)
+    expect(waited.code).toBe(1)
+    expect(waited.stderr.join('\n')).toMatch(/^JobFailedError: job 0x[0-9a-f]{64} failed: .*take the fee back after its deadline \(.+\) with `jobmesh-dapp refund 0x[0-9a-f]{64}`$/m)
+    expect(waited.stderr.join('\n')).toContain(`jobmesh-dapp refund ${poisonJobs[0].jobId}`)
+
     const release = await client.waitForRelease(honest.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })
     expect(release.status).toBe('Released')
     const outputs = await client.results(honest.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 60_000 })

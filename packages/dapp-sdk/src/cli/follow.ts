@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SingleBar } from 'cli-progress'
+import { JobFailedError } from '../errors.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { Release } from '../release.js'
@@ -51,6 +52,40 @@ export async function followRelease (client: JobClient, jobId: string, io: CliIo
       seen = line
     }
   })
+}
+
+/**
+ * Waits for the escrow release like {@link followRelease} and, beside it, follows the job's progress: a job the peers
+ * gave up (its MicroJobs failed on several peers: code that traps, loops or is not WebAssembly) ends the wait at
+ * once with `JobFailedError`, saying when and how the fee can be refunded, instead of waiting out the timeout.
+ * Progress that cannot be followed (no peer reachable, a timeout) leaves the release wait alone.
+ */
+export async function followOutcome (client: JobClient, jobId: string, io: CliIo, options: FollowOptions & { pollIntervalMs?: number }): Promise<Release> {
+  const stop = new AbortController()
+  const signal = options.signal == null ? stop.signal : AbortSignal.any([options.signal, stop.signal])
+  const failed = (async (): Promise<never> => {
+    try {
+      for await (const _ of client.progress(jobId, { signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) })) {
+        // progress counts only; the release wait tells the status changes
+      }
+    } catch (err) {
+      if ((err as Error).name === 'JobFailedError') throw await refundHint(client, jobId, err as JobFailedError)
+    }
+    return await new Promise<never>(() => {}) // done or unknown: the release decides
+  })()
+  try {
+    return await Promise.race([followRelease(client, jobId, io, { ...options, signal }), failed])
+  } finally {
+    stop.abort()
+    failed.catch(() => {})
+  }
+}
+
+async function refundHint (client: JobClient, jobId: string, err: JobFailedError): Promise<JobFailedError> {
+  const deadline = await client.status(jobId).then(j => new Date(j.deadline * 1000).toISOString(), () => undefined)
+  const when = deadline == null ? 'after its deadline' : `after its deadline (${deadline})`
+  return new JobFailedError(`${err.message}; nobody is paid for failed work: take the fee back ${when} with \`jobmesh-dapp refund ${jobId}\``,
+    { attempts: err.attempts, peers: err.peers, reasons: err.reasons }, { cause: err })
 }
 
 /** Downloads, verifies and writes every output as `<macroIndex>.<index>.bin`, with a progress bar. */

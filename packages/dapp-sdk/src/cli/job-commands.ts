@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { Option } from 'commander'
 import { formatEther } from 'ethers'
 import { clientFrom, withConnectFlags } from './client-options.js'
-import { followRelease, writeResults } from './follow.js'
+import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
 import { jobIdArg, positiveInt } from './options.js'
 import type { ConnectFlags } from './client-options.js'
@@ -55,7 +55,7 @@ export function jobCommands (root: Command, io: CliIo): void {
     })
 
   withConnectFlags(root.command('wait')
-    .description('wait until the escrow releases the job, showing its status')
+    .description('wait until the escrow releases the job, showing its status; exits 1 at once when the peers gave the job up (failing code)')
     .argument('<jobId>', 'job id', jobIdArg)
     .option('--timeout <s>', 'give up after this many seconds (default 1800)', positiveInt)
     .addOption(new Option('--poll <ms>', 'poll interval in ms (default 2000)').argParser(positiveInt)))
@@ -66,7 +66,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         if (job.status === 'Open' && active < job.k + 1) {
           io.err(`warning: ${active} nodes are registered, job ${jobId} has ${job.k} verifiers and needs ${job.k + 1} (its submitter cannot verify it): it will not be released unless more nodes join`)
         }
-        const r = await followRelease(client, jobId, io, {
+        const r = await followOutcome(client, jobId, io, {
           quiet: flags.json === true,
           ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
           ...(flags.poll === undefined ? {} : { pollIntervalMs: flags.poll })
