@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {Lanes} from "./Lanes.sol";
+
 /// @title GroupTree
 /// @notice A 4-ary sum tree in storage with 64-bit leaves, for weights that are themselves sums (the free weight of a
 ///         node group). NodeRegistry keeps one per VRAM tier, leaf g-1 = the free weight of GPU-model group g in that
@@ -24,7 +26,7 @@ library GroupTree {
         if (delta == 0) return levels;
         while (levels == 0 || slot >> (2 * levels) != 0) {
             if (sub) revert GroupTreeOutOfRange();
-            if (levels != 0) words[levels << 32] = _sumWord(words[(levels - 1) << 32]);
+            if (levels != 0) words[levels << 32] = Lanes.sum64(words[(levels - 1) << 32]);
             ++levels;
         }
         for (uint256 l; l < levels;) {
@@ -54,7 +56,7 @@ library GroupTree {
 
     /// @notice Sum of all leaves.
     function total(mapping(uint256 => uint256) storage words, uint256 levels) internal view returns (uint256) {
-        return levels == 0 ? 0 : _sumWord(words[(levels - 1) << 32]);
+        return levels == 0 ? 0 : Lanes.sum64(words[(levels - 1) << 32]);
     }
 
     /// @notice The leaf whose prefix sum is the first to exceed `r` (r < total()), as if leaf `ex` weighed `d`
@@ -71,24 +73,10 @@ library GroupTree {
             }
             uint256 w = words[(l << 32) | idx];
             uint256 exLane = d != 0 && idx == ex >> (2 * l + 2) ? (ex >> (2 * l)) & 3 : 4;
-            uint256 lane;
-            for (; lane < 4;) {
-                uint256 v = (w >> (lane << 6)) & MASK64;
-                if (lane == exLane) v -= d;
-                if (r < v) break;
-                unchecked {
-                    r -= v;
-                    ++lane;
-                }
-            }
+            (uint256 lane, uint256 rest) = Lanes.pick64(w, r, exLane, d);
+            r = rest;
             if (lane == 4) revert GroupTreeOutOfRange();
             idx = (idx << 2) | lane;
-        }
-    }
-
-    function _sumWord(uint256 w) private pure returns (uint256) {
-        unchecked {
-            return (w & MASK64) + ((w >> 64) & MASK64) + ((w >> 128) & MASK64) + (w >> 192);
         }
     }
 }

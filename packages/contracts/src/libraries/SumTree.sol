@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {Lanes} from "./Lanes.sol";
+
 /// @title SumTree
 /// @notice A growable sum tree in storage for O(log N) weighted draws and weight updates, packed to keep the number
 ///         of levels (storage words read per draw, written per update) small.
@@ -157,15 +159,7 @@ library SumTree {
                 if (lane == 8) revert SumTreeOutOfRange();
                 idx = (idx << 3) | lane;
             } else {
-                for (; lane < 4; ) {
-                    uint256 v = (w >> (lane << 6)) & MASK64;
-                    if (lane == exLane) v -= d;
-                    if (r < v) break;
-                    unchecked {
-                        r -= v;
-                        ++lane;
-                    }
-                }
+                (lane, r) = Lanes.pick64(w, r, exLane, d);
                 if (lane == 4) revert SumTreeOutOfRange();
                 idx = (idx << 2) | lane;
             }
@@ -183,7 +177,7 @@ library SumTree {
             if (level < NARROW_LEVELS) {
                 for (uint256 i; i < 8; ++i) s += (w >> (i << 5)) & MASK32;
             } else {
-                s = (w & MASK64) + ((w >> 64) & MASK64) + ((w >> 128) & MASK64) + (w >> 192);
+                s = Lanes.sum64(w);
             }
         }
     }
