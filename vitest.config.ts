@@ -15,7 +15,8 @@ export default defineConfig({
       { find: /^@jobmesh\/peer$/, replacement: src('peer') },
       { find: new RegExp(`^@jobmesh/peer/(${PEER_FOLDERS})$`), replacement: peerFolder('$1') },
       { find: /^@jobmesh\/dapp-sdk$/, replacement: src('dapp-sdk') },
-      { find: /^@jobmesh\/testkit$/, replacement: src('testkit') }
+      { find: /^@jobmesh\/testkit$/, replacement: src('testkit') },
+      { find: /^@jobmesh\/testkit\/anvil$/, replacement: fileURLToPath(new URL('./packages/testkit/src/anvil/index.ts', import.meta.url)) }
     ]
   },
   test: {
@@ -25,9 +26,15 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       {
-        // package tests: in-process libp2p/helia/Yjs, anvil; files run in parallel
+        // package tests: in-process libp2p/helia/Yjs, anvil; files run in parallel, each worker on its own anvils
+        // (one per pooled block time, started once, reverted after every test: @jobmesh/testkit/anvil)
         extends: true,
-        test: { name: 'packages', include: ['packages/*/test/**/*.test.ts'], sequence: { groupOrder: 0 } }
+        test: {
+          name: 'packages',
+          include: ['packages/*/test/**/*.test.ts'],
+          globalSetup: ['packages/testkit/src/anvil/global-setup.ts'],
+          sequence: { groupOrder: 0 }
+        }
       },
       {
         // end-to-end: each file runs a devnet of real jobmesh processes, after the package tests; two files at a time

@@ -1,8 +1,9 @@
-import { createChainClient, createProvider, deploy, startAnvil } from '../src/index.js'
+import { createChainClient, createProvider, deploy } from '../src/index.js'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { Wallet, ZeroHash, id as keccakText } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { workerAnvil } from '@jobmesh/testkit/anvil'
 import type { Ed25519PrivateKey } from '@libp2p/interface'
 import type { Anvil, ChainClient, ChainEvent, CreateJobInput, Deployment } from '../src/index.js'
 
@@ -27,7 +28,7 @@ describe('chain client against anvil', () => {
 
   beforeEach(async () => {
     clients = []
-    anvil = await startAnvil({ accounts: 4 })
+    anvil = await workerAnvil({ accounts: 4 })
     const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
   })

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Wallet } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { workerAnvil } from '@jobmesh/testkit/anvil'
 import {
   connect,
   createProvider,
@@ -15,7 +16,6 @@ import {
   parseDeployment,
   probeChainId,
   serializeDeployment,
-  startAnvil,
   verifyDeployment
 } from '../src/index.js'
 import type { Anvil } from '../src/index.js'
@@ -47,7 +47,7 @@ describe('deploy', () => {
   let provider: JsonRpcProvider
 
   beforeEach(async () => {
-    anvil = await startAnvil({ accounts: 2 })
+    anvil = await workerAnvil({ accounts: 2 })
     provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
   })
 

@@ -8,7 +8,8 @@ import { createHash, generateKeyPairSync, sign } from 'node:crypto'
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
 import { AbiCoder, Wallet, concat, hexlify, id as keccakUtf8, keccak256, parseEther } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, createProvider, decodeContractError, deploy, JobStatus, peerBindingMessage, signPeerBinding, startAnvil } from '../src/index.js'
+import { testWallet, workerAnvil } from '@jobmesh/testkit/anvil'
+import { connect, createProvider, decodeContractError, deploy, JobStatus, peerBindingMessage, signPeerBinding } from '../src/index.js'
 import type { Anvil, Deployment, JobmeshContracts, PeerBindingKey, PeerIdProof } from '../src/index.js'
 import type { ContractTransactionResponse, JsonRpcProvider, TransactionReceipt } from 'ethers'
 
@@ -126,9 +127,9 @@ describe('settlement lifecycle on anvil', () => {
   const deadline = async (): Promise<number> => (await provider.getBlock('latest'))!.timestamp + 86_400
 
   beforeAll(async () => {
-    anvil = await startAnvil({ accounts: 10 })
+    anvil = await workerAnvil({ accounts: 10 })
     provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
-    const wallets = anvil.accounts.map((a) => new Wallet(a.privateKey, provider))
+    const wallets = anvil.accounts.map((a) => testWallet(a.privateKey, provider))
     creator = wallets[0]
     nodes = wallets.slice(1, 7)
     outsider = wallets[9]

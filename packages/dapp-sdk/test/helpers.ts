@@ -1,8 +1,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto'
+import { testWallet, workerAnvil } from '@jobmesh/testkit/anvil'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect, createProvider, deploy, signPeerBinding, startAnvil } from '@jobmesh/contracts'
+import { connect, createProvider, deploy, signPeerBinding } from '@jobmesh/contracts'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
@@ -42,11 +43,11 @@ export async function cleanup (): Promise<void> {
 export async function setup (init: { deploy?: DeployInit, client?: Partial<JobClientInit> } = {}): Promise<Env> {
   const dir = await mkdtemp(join(tmpdir(), 'jobmesh-sdk-'))
   cleanups.push(async () => rm(dir, { recursive: true, force: true }))
-  const anvil = await startAnvil({ accounts: 5 })
+  const anvil = await workerAnvil({ accounts: 5 })
   cleanups.push(async () => anvil.stop())
   const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
   cleanups.push(async () => provider.destroy())
-  const wallet = (i: number): Wallet => new Wallet(anvil.accounts[i].privateKey, provider)
+  const wallet = (i: number): Wallet => testWallet(anvil.accounts[i].privateKey, provider)
   const deployment = await deploy(wallet(0), init.deploy)
   const peer = await createNode({})
   cleanups.push(async () => peer.stop())

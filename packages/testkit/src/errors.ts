@@ -7,3 +7,13 @@ export class WaitTimeoutError extends Error {
     super(`timed out after ${timeoutMs} ms waiting for ${what}`)
   }
 }
+
+/** A pooled anvil refused a test method (snapshot, revert, time): the pool cannot give a test a clean chain. */
+export class AnvilRpcError extends Error {
+  static override readonly name = 'AnvilRpcError'
+  override readonly name = 'AnvilRpcError'
+
+  constructor (method: string, message: string) {
+    super(`anvil refused ${method}: ${message}`)
+  }
+}

@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto'
-import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { connect, createProvider, deploy } from '@jobmesh/contracts'
 import { Wallet, id as keccakText } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { workerAnvil } from '@jobmesh/testkit/anvil'
 import { createChainClient } from '@jobmesh/contracts'
 import { taskValue } from '../../src/protocol/index.js'
 import { PRICING_TABLE, TABLE_MS_PER_MICRO_JOB } from '../fixtures/pricing-table.js'
@@ -18,7 +19,7 @@ describe('task value: protocol core vs the escrow on anvil', () => {
 
   beforeEach(async () => {
     clients = []
-    anvil = await startAnvil({ accounts: 2 })
+    anvil = await workerAnvil({ accounts: 2 })
     provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
   })
   afterEach(async () => {

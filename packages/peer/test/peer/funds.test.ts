@@ -1,6 +1,7 @@
-import { deploy, startAnvil, createProvider } from '@jobmesh/contracts'
+import { deploy, createProvider } from '@jobmesh/contracts'
 import { Wallet, parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
+import { workerAnvil } from '@jobmesh/testkit/anvil'
 import { createPeer } from '../../src/peer.js'
 import type { Anvil } from '@jobmesh/contracts'
 
@@ -13,7 +14,7 @@ afterEach(async () => {
 
 describe('a peer whose wallet has no ETH', () => {
   it('fails to start with one line naming the wallet, its balance and what it needs', async () => {
-    anvil = await startAnvil({ accounts: 2 })
+    anvil = await workerAnvil({ accounts: 2 })
     const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
     provider.destroy()

@@ -1,6 +1,7 @@
-import { deploy, startAnvil, createProvider } from '@jobmesh/contracts'
+import { deploy, createProvider } from '@jobmesh/contracts'
 import { Wallet, parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
+import { workerAnvil } from '@jobmesh/testkit/anvil'
 import { createPeer } from '../../src/peer.js'
 import { microJobCount, taskValue } from '../../src/protocol/index.js'
 import type { Peer } from '../../src/peer.js'
@@ -19,7 +20,7 @@ afterEach(async () => {
 
 describe('a peer on a chain', () => {
   it('values jobs by the deployed escrow\'s pricing parameters for its job choice', async () => {
-    anvil = await startAnvil({ accounts: 2 })
+    anvil = await workerAnvil({ accounts: 2 })
     const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     const pricing = { overheadMs: 5_000, msPerMicroJob: 250 }
     const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider), { escrow: pricing })

@@ -1,45 +1,28 @@
-import { connect, createProvider, deploy, startAnvil } from '@jobmesh/contracts'
-import { generateKeyPair } from '@libp2p/crypto/keys'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { Wallet, keccak256, toUtf8Bytes } from 'ethers'
+import { connect } from '@jobmesh/contracts'
+import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
+import { keccak256, toUtf8Bytes } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createChainClient } from '@jobmesh/contracts'
 import { DRAW_BOUNTY_BPS, DRAW_GRACE_BLOCKS } from '../../src/protocol/index.js'
 import { drawIfLate, drawVerifiers, resultCommitment } from '../../src/settlement/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
-import type { Anvil, Deployment } from '@jobmesh/contracts'
+import type { TestChain } from '@jobmesh/testkit/anvil'
 
 const STAKE = 10n ** 18n
 const FEE = 10n ** 15n
 const OPTIONS = { pollMs: 50, phaseTimeoutMs: 30_000 }
 
 describe('the late draw: a watcher draws a submission its submitter sits on, and is paid from the bond', () => {
-  let anvil: Anvil
-  let deployment: Deployment
+  let chain: TestChain
   let chains: ChainClient[]
 
   beforeEach(async () => {
-    anvil = await startAnvil({ accounts: 6, blockTime: 0.1 })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
-    provider.destroy()
-    chains = []
-    for (let i = 0; i < 6; i++) {
-      chains.push(createChainClient({
-        provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
-        signer: new Wallet(anvil.accounts[i].privateKey),
-        deployment
-      }, { pollMs: 50 }))
-    }
-    for (let i = 1; i < 6; i++) {
-      const privateKey = await generateKeyPair('Ed25519')
-      await chains[i].ensureRegistered({ peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
-    }
+    chain = await startChain({ accounts: 6, blockTime: 0.1 })
+    chains = chain.clients
+    await registerNodes(chains.slice(1), STAKE)
   })
 
   afterEach(async () => {
-    for (const c of chains) c.provider.destroy()
-    await anvil.stop()
+    await chain.stop()
   })
 
   /** A job created by account 0 and submitted by account 1 (results are not checked before the draw). */
@@ -57,7 +40,7 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
   }
 
   it('mirrors the escrow\'s grace and bounty constants', async () => {
-    const { jobEscrow } = connect(deployment, chains[0].provider)
+    const { jobEscrow } = connect(chain.deployment, chains[0].provider)
     expect(Number(await jobEscrow.getFunction('DRAW_GRACE_BLOCKS').staticCall())).toBe(DRAW_GRACE_BLOCKS)
     expect(Number(await jobEscrow.getFunction('DRAW_BOUNTY_BPS').staticCall())).toBe(DRAW_BOUNTY_BPS)
   })

@@ -1,36 +1,24 @@
-import { createChainClient, createProvider, deploy, pollUntil, startAnvil } from '@jobmesh/contracts'
-import { generateKeyPair } from '@libp2p/crypto/keys'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { Wallet } from 'ethers'
+import { pollUntil } from '@jobmesh/contracts'
+import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { answerOwnProbes, scanProbes } from '../../src/settlement/probes.js'
 import type { ProbeAnswer } from '../../src/settlement/probes.js'
-import type { Anvil, ChainClient, Deployment } from '@jobmesh/contracts'
+import type { ChainClient } from '@jobmesh/contracts'
+import type { TestChain } from '@jobmesh/testkit/anvil'
 
 const STAKE = 10n ** 17n
 
 describe('probe tasks on a real chain: a live node answers its probes, a silent one misses them and is paused', () => {
-  let anvil: Anvil
-  let deployment: Deployment
+  let chain: TestChain
   let chains: ChainClient[]
   let controller: AbortController
   let duties: Array<Promise<void>>
 
   beforeEach(async () => {
-    anvil = await startAnvil({ accounts: 4, blockTime: 0.5 })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     // a probe for a node without a scored task for 2 s
-    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider), { registry: { probeInterval: 2 } })
-    provider.destroy()
-    chains = [1, 2, 3].map(i => createChainClient({
-      provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
-      signer: new Wallet(anvil.accounts[i].privateKey),
-      deployment
-    }, { pollMs: 50 }))
-    for (const c of chains) {
-      const key = await generateKeyPair('Ed25519')
-      await c.ensureRegistered({ peerId: peerIdFromPrivateKey(key).toString(), privateKey: key, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
-    }
+    chain = await startChain({ accounts: 4, blockTime: 0.5, deploy: { registry: { probeInterval: 2 } } })
+    chains = chain.clients.slice(1)
+    await registerNodes(chains, STAKE)
     controller = new AbortController()
     duties = []
   })
@@ -38,8 +26,7 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
   afterEach(async () => {
     controller.abort()
     await Promise.allSettled(duties)
-    for (const c of chains) c.provider.destroy()
-    await anvil.stop()
+    await chain.stop()
   })
 
   it('the keeper assigns due probes; the live node answers them, scored by speed; the silent one scores 0 and is paused', async () => {

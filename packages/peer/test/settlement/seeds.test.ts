@@ -1,45 +1,27 @@
-import { createProvider, deploy, startAnvil } from '@jobmesh/contracts'
-import { generateKeyPair } from '@libp2p/crypto/keys'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { Wallet, ZeroHash, keccak256, toUtf8Bytes } from 'ethers'
+import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
+import { ZeroHash, keccak256, toUtf8Bytes } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createChainClient } from '@jobmesh/contracts'
 import { drawVerifiers, ensureSeedCommitted, resultCommitment, revealSeed, seedAt, seedHash } from '../../src/settlement/index.js'
 import { waitForSample } from '../../src/settlement/phases.js'
 import type { ChainClient } from '@jobmesh/contracts'
-import type { Anvil, Deployment } from '@jobmesh/contracts'
+import type { TestChain } from '@jobmesh/testkit/anvil'
 
 const STAKE = 10n ** 18n
 const FEE = 10n ** 15n
 const OPTIONS = { pollMs: 50, phaseTimeoutMs: 60_000 }
 
 describe('verifier seeds on a real chain: derived from the wallet, revealed on assignment, a silent one closed out', () => {
-  let anvil: Anvil
-  let deployment: Deployment
+  let chain: TestChain
   let chains: ChainClient[]
 
-  const client = (i: number): ChainClient => createChainClient({
-    provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
-    signer: new Wallet(anvil.accounts[i].privateKey),
-    deployment
-  }, { pollMs: 50 })
-
   beforeEach(async () => {
-    anvil = await startAnvil({ accounts: 5, blockTime: 0.1 })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
-    provider.destroy()
-    chains = []
-    for (let i = 0; i < 5; i++) chains.push(client(i))
-    for (let i = 1; i < 5; i++) {
-      const privateKey = await generateKeyPair('Ed25519')
-      await chains[i].ensureRegistered({ peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
-    }
+    chain = await startChain({ accounts: 5, blockTime: 0.1 })
+    chains = chain.clients
+    await registerNodes(chains.slice(1), STAKE)
   })
 
   afterEach(async () => {
-    for (const c of chains) c.provider.destroy()
-    await anvil.stop()
+    await chain.stop()
   })
 
   it('commits a seed once, and a restarted node (a new client on the same wallet) finds the same seeds', async () => {
@@ -51,7 +33,7 @@ describe('verifier seeds on a real chain: derived from the wallet, revealed on a
     await ensureSeedCommitted(node, OPTIONS)
     expect(await node.seedCommit()).toEqual(first) // nothing sent the second time
 
-    const restarted = client(2)
+    const restarted = chain.client(2)
     try {
       expect(await seedAt(restarted, first.index)).toBe(await seedAt(node, first.index))
       await ensureSeedCommitted(restarted, OPTIONS)

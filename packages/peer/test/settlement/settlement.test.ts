@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { createProvider, deploy, startAnvil } from '@jobmesh/contracts'
+import { startChain } from '@jobmesh/testkit/anvil'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { Wallet } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { createChainClient, pollUntil } from '@jobmesh/contracts'
+import { pollUntil } from '@jobmesh/contracts'
 import { RESULTS_MAP } from '../../src/coord/constants.js'
 import { resultTable } from '../../src/coord/results.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
@@ -22,7 +21,7 @@ import type { ChainClient } from '@jobmesh/contracts'
 import type { MicroJobExecutor, WasmExecutor } from '../../src/executor/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { Settlement, SettlementDocs } from '../../src/settlement/index.js'
-import type { Anvil, Deployment } from '@jobmesh/contracts'
+import type { TestChain } from '@jobmesh/testkit/anvil'
 import type { Ed25519PrivateKey } from '@libp2p/interface'
 
 const WASM = fileURLToPath(new URL('../../../../examples/build/wordcount.wasm', import.meta.url))
@@ -32,27 +31,23 @@ const FEE = 10n ** 15n
 interface Peer { chain: ChainClient, key: Ed25519PrivateKey, settlement?: Settlement }
 
 describe('settlement end to end on anvil', () => {
-  let anvil: Anvil
-  let deployment: Deployment
+  let chain: TestChain
   let node: JobmeshNode
   let executor: WasmExecutor
   let peers: Peer[]
 
   beforeEach(async () => {
-    anvil = await startAnvil({ accounts: 6, blockTime: 0.1 })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider), { escrow: { commitWindow: 50, revealWindow: 50 } }) // 5 s each: room for a loaded CI machine
-    provider.destroy()
+    // commit and reveal windows of 50 blocks, 5 s each: room for a loaded CI machine
+    chain = await startChain({ accounts: 6, blockTime: 0.1, deploy: { escrow: { commitWindow: 50, revealWindow: 50 } } })
     node = await createNode()
     executor = createWasmExecutor({ concurrency: 1 })
     peers = []
   })
   afterEach(async () => {
     await Promise.all(peers.map(async p => p.settlement?.stop()))
-    for (const p of peers) p.chain.provider.destroy()
     await executor.stop()
     await node.stop()
-    await anvil.stop()
+    await chain.stop()
   })
 
   interface Prepared { jobId: string, docs: SettlementDocs, honest: MicroJobExecutor, fromBlock: number }
@@ -71,15 +66,9 @@ describe('settlement end to end on anvil', () => {
         return d
       }
     }
-    const client = (i: number): ChainClient => createChainClient({
-      provider: createProvider(anvil.rpcUrl, { chainId: anvil.chainId }),
-      signer: new Wallet(anvil.accounts[i].privateKey),
-      deployment
-    }, { pollMs: 50 })
-
     // five peers: 1 submits (and processes MacroJob 0), 2 processes MacroJob 1, 2..5 may be drawn as verifiers
     for (let i = 1; i <= 5; i++) {
-      const peer: Peer = { chain: client(i), key: await generateKeyPair('Ed25519') }
+      const peer: Peer = { chain: chain.clients[i], key: await generateKeyPair('Ed25519') }
       peers.push(peer)
       if (i <= registered) await register(peer)
     }
@@ -89,7 +78,7 @@ describe('settlement end to end on anvil', () => {
     }
 
     // the job: word count over 1 200 bytes, 2 MacroJobs x 3 MicroJobs x 2 blocks of 100 bytes
-    const creator = client(0)
+    const creator = chain.clients[0]
     peers.push({ chain: creator, key: await generateKeyPair('Ed25519') })
     const codeCid = await store.addBytes(new Uint8Array(await readFile(WASM)))
     const dataCid = await store.addBytes(new TextEncoder().encode('the quick brown fox jumps over the lazy dog '.repeat(28).slice(0, 1200)))
