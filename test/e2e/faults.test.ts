@@ -1,21 +1,9 @@
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseEther } from 'ethers'
-import { CLI_BIN } from '@jobmesh/peer'
 import { submitMandelbrot } from '../../examples/src/index.js'
-import { jobHistory, startNetwork } from './helpers.js'
+import { jobHistory, peerStatus, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
-import type { PeerStatus } from '@jobmesh/peer'
 import { waitFor } from '@jobmesh/testkit'
-
-const run = promisify(execFile)
-
-/** Asks a running `jobmesh start` for its status through the real CLI. */
-async function status (dataDir: string): Promise<PeerStatus> {
-  const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: 10_000 })
-  return JSON.parse(stdout) as PeerStatus
-}
 
 describe('faults with real jobmesh processes', () => {
   let net: Network | undefined
@@ -34,8 +22,8 @@ describe('faults with real jobmesh processes', () => {
     const image = { width: 256, height: 192, x0: -0.75, y0: 0.15, x1: -0.7, y1: 0.1, maxIter: 40_000 }
     const job = await submitMandelbrot(client, { image, macroJobs: 6, microJobsPerMacro: 8, price: parseEther('1'), verifiers: 2 })
     const victim = devnet.peers[1]
-    const victimPeerId = (await status(victim.dataDir)).peerId
-    await waitFor(async () => (await status(victim.dataDir)).work.microJobsDone >= 1 ? true : undefined, { timeoutMs: 60_000, what: 'the victim to finish a MicroJob', intervalMs: 250 })
+    const victimPeerId = (await peerStatus(victim.dataDir)).peerId
+    await waitFor(async () => (await peerStatus(victim.dataDir)).work.microJobsDone >= 1 ? true : undefined, { timeoutMs: 60_000, what: 'the victim to finish a MicroJob', intervalMs: 250 })
     victim.kill('SIGKILL')
     await victim.exited
     expect(victim.child.signalCode).toBe('SIGKILL')
@@ -43,7 +31,7 @@ describe('faults with real jobmesh processes', () => {
     let done = 0
     for await (const p of client.progress(job.jobId, { timeoutMs: 120_000 })) done = p.done
     expect(done).toBe(48)
-    const survivors = await Promise.all([devnet.peers[0], devnet.peers[2], devnet.peers[3]].map(async p => await status(p.dataDir)))
+    const survivors = await Promise.all([devnet.peers[0], devnet.peers[2], devnet.peers[3]].map(async p => await peerStatus(p.dataDir)))
     for (const s of survivors) {
       expect(s.jobs.find(j => j.jobId === job.jobId)?.state).toBe('complete')
     }

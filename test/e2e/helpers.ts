@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { CLI_BIN } from '@jobmesh/peer'
 import type { JobClient } from '@jobmesh/dapp-sdk'
+import type { PeerStatus } from '@jobmesh/peer'
 import type { Devnet } from '@jobmesh/peer/devnet'
 
 // the devnet start is plain JS (types in network.d.ts) so that bench/ starts its devnets the same way
@@ -8,6 +12,17 @@ export type { Network } from './network.js'
 
 /** The test peer that returns wrong outputs (`entry` of a devnet peer; modes in the file). */
 export const CHEATING_PEER = fileURLToPath(new URL('./peers/cheating-peer.mjs', import.meta.url))
+
+const run = promisify(execFile)
+
+/**
+ * Asks a running `jobmesh start` for its status through the real CLI (`jobmesh status --json`). The bound covers a
+ * CLI process starting on a machine busy with two devnets (10 s was exceeded once in CI).
+ */
+export async function peerStatus (dataDir: string, timeoutMs = 30_000): Promise<PeerStatus> {
+  const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: timeoutMs })
+  return JSON.parse(stdout) as PeerStatus
+}
 
 /** Waits until `done` MicroJobs of the job have results (or the progress iterator ends). */
 export async function progressAtLeast (client: JobClient, jobId: string, done: number, signal?: AbortSignal): Promise<number> {

@@ -1,24 +1,15 @@
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PNG } from 'pngjs'
-import { CLI_BIN } from '@jobmesh/peer'
 import {
   MANDELBROT_TILE_HEADER, encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, submitMandelbrot
 } from '../../examples/src/index.js'
 import { HOSTILE_JOB, attack, startAttacker, stopAttacker } from './attacker.js'
-import { jobHistory, startNetwork } from './helpers.js'
+import { jobHistory, peerStatus, startNetwork } from './helpers.js'
 import type { Attacker } from './attacker.js'
 import type { Network } from './helpers.js'
 import type { PeerStatus } from '@jobmesh/peer'
 
-const run = promisify(execFile)
 const IMAGE = HOSTILE_JOB.image
-
-async function status (dataDir: string): Promise<PeerStatus> {
-  const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: 10_000 })
-  return JSON.parse(stdout) as PeerStatus
-}
 
 describe('a hostile node on a devnet of 3 jobmesh processes', () => {
   let net: Network | undefined
@@ -62,7 +53,7 @@ describe('a hostile node on a devnet of 3 jobmesh processes', () => {
 
     // every peer answers, and refused the attacker's traffic: its job-doc updates as unauthorized, the junk as rejected
     const states: PeerStatus[] = []
-    for (const p of devnet.peers) states.push(await status(p.dataDir))
+    for (const p of devnet.peers) states.push(await peerStatus(p.dataDir))
     for (const s of states) {
       expect(s.jobs.find(j => j.jobId === job.jobId)?.state).toBe('complete')
       expect(s.refused?.gossipRejected).toBeGreaterThan(0)

@@ -1,21 +1,11 @@
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CLI_BIN } from '@jobmesh/peer'
 import { submitMandelbrot } from '../../examples/src/index.js'
 import { runCli } from './cli.js'
-import { startNetwork } from './helpers.js'
+import { peerStatus, startNetwork } from './helpers.js'
 import { POISON_HONEST_JOB, submitPoisonJobs } from './poison-jobs.js'
 import type { Network } from './helpers.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
-
-const run = promisify(execFile)
-
-async function status (dataDir: string): Promise<PeerStatus> {
-  const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: 10_000 })
-  return JSON.parse(stdout) as PeerStatus
-}
 
 /** Follows a job's progress to its end; resolves with the error name it ended with (or 'done'). */
 async function outcome (client: JobClient, jobId: string): Promise<{ end: string, reasons?: string[], failed?: unknown }> {
@@ -70,7 +60,7 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
     for (;;) {
       // one `jobmesh status` process at a time: four node start-ups at once take more than its timeout on a loaded machine
       states = []
-      for (const p of devnet.peers) states.push(await status(p.dataDir))
+      for (const p of devnet.peers) states.push(await peerStatus(p.dataDir))
       if (settled() || Date.now() > deadline) break
       await new Promise(resolve => setTimeout(resolve, 500))
     }

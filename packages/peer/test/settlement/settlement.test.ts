@@ -128,6 +128,17 @@ describe('settlement end to end on anvil', () => {
     return peer.settlement
   }
 
+  /** `chain` whose `settle` waits for `gate` first (a test seam: another peer settles the round before this one). */
+  function settleHeldUntil (chain: ChainClient, gate: Promise<unknown>): ChainClient {
+    return new Proxy(chain, {
+      get (target, key) {
+        if (key === 'settle') return async (...args: Parameters<ChainClient['settle']>) => { await gate; return await target.settle(...args) }
+        const value: unknown = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      }
+    })
+  }
+
   async function events (name: string, jobId: string): Promise<Array<Awaited<ReturnType<ChainClient['findEvents']>>[number]>> {
     return await peers[0].chain.findEvents({ names: [name], topic1: jobId })
   }
@@ -182,18 +193,21 @@ describe('settlement end to end on anvil', () => {
 
   it('a round restarted by a verifier\'s settle is drawn again by its submitter, not left waiting; the silent verifier is paused', async () => {
     // three nodes staked: the submitter and the two it can draw (k = 2), one of which is silent (it has a seed, so
-    // it can be drawn, and never reveals it); the live verifier polls fast and the submitter slowly, so the verifier
-    // settles the round first: one vote of two is no quorum, and the round restarts under the submitter's wait
+    // it can be drawn, and never reveals it); the submitter's settle is held until the round restarted, so the live
+    // verifier settles it: one vote of two is no quorum, and the round restarts under the submitter's wait
     const prepared = await prepare({ k: 2, registered: 3 })
     const { jobId } = prepared
     const [submitter, live, silent, late] = peers
     await ensureSeedCommitted(silent.chain, { pollMs: 50, phaseTimeoutMs: 60_000 })
+    const restarted = pollUntil(async () => (await events('VerificationRestarted', jobId))[0],
+      { pollMs: 100, timeoutMs: 120_000, what: 'VerificationRestarted' })
+    restarted.catch(() => {}) // awaited below; the held settle waits on it too
+    submitter.chain = settleHeldUntil(submitter.chain, restarted)
     const own = await startSettlement(submitter, prepared, 1_000)
     await startSettlement(live, prepared)
     expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
 
-    const restart = await pollUntil(async () => (await events('VerificationRestarted', jobId))[0],
-      { pollMs: 100, timeoutMs: 120_000, what: 'VerificationRestarted' })
+    const restart = await restarted
     const settledBy = await submitter.chain.provider.getTransaction(restart.transactionHash)
     expect(settledBy?.from).toBe(await live.chain.address())
     expect((await silent.chain.nodeInfo()).paused).toBe(true)
