@@ -26,12 +26,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       {
-        // package tests: in-process libp2p/helia/Yjs, anvil; files run in parallel, each worker on its own anvils
+        // package tests: in-process libp2p/helia/Yjs, anvil; two files at a time (vitest's default is cores - 1, one
+        // on 2 cores, and most of a file's time is waiting on blocks and timers), each worker on its own anvils
         // (one per pooled block time, started once, reverted after every test: @jobmesh/testkit/anvil)
         extends: true,
         test: {
           name: 'packages',
           include: ['packages/*/test/**/*.test.ts'],
+          maxWorkers: 2,
           globalSetup: ['packages/testkit/src/anvil/global-setup.ts'],
           sequence: { groupOrder: 0 }
         }
