@@ -28,11 +28,11 @@ export default async function setup (project: TestProject): Promise<() => Promis
     throw failed.reason
   }
   const anvils: Record<string, PooledAnvil> = {}
-  wanted.forEach((w, i) => { anvils[poolKey(w.slot, w.blockTime)] = describe(running[i]) })
+  wanted.forEach((w, i) => { anvils[poolKey(w.slot, w.blockTime)] = pooledView(running[i]) })
   project.provide('jobmeshAnvilPool', { lockDir, anvils })
   return stopAll
 }
 
-function describe (a: Anvil): PooledAnvil {
+function pooledView (a: Anvil): PooledAnvil {
   return { rpcUrl: a.rpcUrl, port: a.port, chainId: a.chainId, accounts: [...a.accounts], pid: a.pid }
 }
