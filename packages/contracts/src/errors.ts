@@ -28,6 +28,28 @@ export class RpcUnreachableError extends Error {
   override name = 'RpcUnreachableError'
 }
 
+/**
+ * The endpoint answered a JSON-RPC call with an error object: `method` is the call, `rpcMessage` and `code` are the
+ * node's own.
+ */
+export class JsonRpcError extends Error {
+  static override readonly name = 'JsonRpcError'
+  override name = 'JsonRpcError'
+  /** The JSON-RPC method that was refused (e.g. `eth_chainId`, `evm_revert`). */
+  readonly method: string
+  /** The `message` of the node's error object (the whole object as JSON when it has none). */
+  readonly rpcMessage: string
+  /** The `code` of the node's error object, when it is a number. */
+  readonly code: number | undefined
+
+  constructor (method: string, rpcMessage: string, code?: number, options?: ErrorOptions) {
+    super(`${method} failed: ${rpcMessage}`, options)
+    this.method = method
+    this.rpcMessage = rpcMessage
+    this.code = code
+  }
+}
+
 /** A private key is required (e.g. `JOBMESH_PRIVATE_KEY`) and was missing or malformed. */
 export class MissingPrivateKeyError extends Error {
   static override readonly name = 'MissingPrivateKeyError'

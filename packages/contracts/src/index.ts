@@ -6,7 +6,8 @@
  *   by `scripts/compile.mjs` (solc-js, optimizer 200 runs, the settings of foundry.toml).
  * - **Local chain**: {@link startAnvil} runs an anvil on a free port and stops it without leaving orphans.
  * - **Deployment**: {@link deploy} deploys and wires both contracts; {@link connect} returns typed ethers contracts.
- * - **Provider**: {@link createProvider} builds a `JsonRpcProvider` with the settings anvil needs.
+ * - **Provider**: {@link createProvider} builds a `JsonRpcProvider` with the settings anvil needs; {@link rpcCall} makes
+ *   one JSON-RPC call over plain `fetch` with a timeout (what {@link probeChainId} and the test pool's anvil methods use).
  * - **Chain client**: {@link createChainClient} binds the typed actions of `src/actions/` (one per file: a
  *   registry or escrow call, a transaction, an event query) to a provider and signer, with timeouts, AbortSignals, a
  *   locally kept nonce and one error family (`ChainRevertError` with the decoded custom error as `errorName`,
@@ -47,6 +48,8 @@ export type {
 } from './deploy.js'
 export { createProvider, probeChainId } from './provider.js'
 export type { ProviderInit } from './provider.js'
+export { rpcCall } from './rpc-call.js'
+export type { RpcCallInit } from './rpc-call.js'
 export { decodeContractError } from './decode.js'
 export type { DecodedContractError } from './decode.js'
 export type { TypedContract, AbiParameter, AbiFunction, AbiValue, AbiArgs, AbiResult } from './types.js'

@@ -1,6 +1,8 @@
 import { JsonRpcProvider, Network } from 'ethers'
-import { DEFAULT_RPC_TIMEOUT } from './constants.js'
-import { AbortError, RpcUnreachableError } from './errors.js'
+import { RpcUnreachableError } from './errors.js'
+import { rpcCall } from './rpc-call.js'
+import type { JsonRpcError } from './errors.js'
+import type { RpcCallInit } from './rpc-call.js'
 
 /** Options of {@link createProvider}. */
 export interface ProviderInit {
@@ -26,43 +28,21 @@ export function createProvider (rpcUrl: string, init: ProviderInit = {}): JsonRp
 }
 
 /**
- * Asks the endpoint for its chain id, with a timeout; throws {@link RpcUnreachableError} when it does not answer.
- * Uses plain `fetch` so a dead endpoint does not leave ethers retrying in the background.
+ * Asks the endpoint for its chain id with {@link rpcCall} (plain `fetch`, so a dead endpoint does not leave ethers
+ * retrying in the background); throws {@link RpcUnreachableError} when it does not answer or answers without a chain
+ * id, `AbortError` when `init.signal` aborts it.
  */
-/** Says why an endpoint did not answer: refused, unknown host, or silent (`fetch` hides the cause one level down). */
-function unreachable (rpcUrl: string, err: Error, timeout: number): string {
-  const cause = err.cause as { code?: string, message?: string } | undefined
-  const code = cause?.code
-  const at = URL.canParse(rpcUrl) ? new URL(rpcUrl).host : rpcUrl
-  // fetch never dials the ports of its block list (1, 9, 25, ...)
-  if (cause?.message === 'bad port') return `connection refused at ${at} (fetch does not connect to this port)`
-  if (code === 'ECONNREFUSED') return `connection refused at ${at} (is the chain running? jobmesh devnet prints JOBMESH_RPC_URL)`
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `unknown host in ${rpcUrl}`
-  if (err.name === 'TimeoutError') return `RPC endpoint ${rpcUrl} did not answer eth_chainId within ${timeout} ms`
-  return `RPC endpoint ${rpcUrl} failed: ${err.message}${code == null ? '' : ` (${code})`}`
-}
-
-export async function probeChainId (rpcUrl: string, init: { timeout?: number, signal?: AbortSignal } = {}): Promise<number> {
-  init.signal?.throwIfAborted()
-  const timeout = init.timeout ?? DEFAULT_RPC_TIMEOUT
-  const signals = [AbortSignal.timeout(timeout)]
-  if (init.signal !== undefined) signals.push(init.signal)
-  let body: { result?: string, error?: { message?: string } }
+export async function probeChainId (rpcUrl: string, init: RpcCallInit = {}): Promise<number> {
+  let result: unknown
   try {
-    const res = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.any(signals)
-    })
-    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`)
-    body = await res.json() as typeof body
+    result = await rpcCall(rpcUrl, 'eth_chainId', [], init)
   } catch (err) {
-    if (init.signal?.aborted === true) throw new AbortError('aborted while probing the RPC endpoint')
-    throw new RpcUnreachableError(unreachable(rpcUrl, err as Error, timeout), { cause: err })
+    if ((err as Error).name !== 'JsonRpcError') throw err
+    throw new RpcUnreachableError(`RPC endpoint ${rpcUrl} answered eth_chainId with an error: ${(err as JsonRpcError).rpcMessage}`, { cause: err })
   }
-  if (typeof body.result !== 'string') {
-    throw new RpcUnreachableError(`RPC endpoint ${rpcUrl} answered eth_chainId with an error: ${body.error?.message ?? JSON.stringify(body)}`)
+  if (typeof result !== 'string') {
+    const answer = result === undefined ? 'no result' : JSON.stringify(result)
+    throw new RpcUnreachableError(`RPC endpoint ${rpcUrl} answered eth_chainId with ${answer} instead of a chain id`)
   }
-  return Number(BigInt(body.result))
+  return Number(BigInt(result))
 }

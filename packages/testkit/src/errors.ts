@@ -13,7 +13,7 @@ export class AnvilRpcError extends Error {
   static override readonly name = 'AnvilRpcError'
   override readonly name = 'AnvilRpcError'
 
-  constructor (method: string, message: string) {
-    super(`anvil refused ${method}: ${message}`)
+  constructor (method: string, message: string, options?: ErrorOptions) {
+    super(`anvil refused ${method}: ${message}`, options)
   }
 }
