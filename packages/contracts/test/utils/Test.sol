@@ -109,6 +109,18 @@ abstract contract Test {
         require(a >= b, m);
     }
 
+    function assertLe(uint256 a, uint256 b) internal pure {
+        assertLe(a, b, "assertLe failed");
+    }
+
+    function assertGt(uint256 a, uint256 b) internal pure {
+        require(a > b, "assertGt failed");
+    }
+
+    function assertApproxEqAbs(uint256 a, uint256 b, uint256 maxDelta) internal pure {
+        vm.assertEq(a > b ? a - b <= maxDelta : b - a <= maxDelta, true, "assertApproxEqAbs failed");
+    }
+
     function bound(uint256 x, uint256 lo, uint256 hi) internal pure returns (uint256) {
         require(lo <= hi, "bound: lo > hi");
         if (x >= lo && x <= hi) return x;
