@@ -71,6 +71,17 @@ export const DEFAULT_ESCROW_PARAMS = {
   treasury: '0x0000000000000000000000000000000000000000'
 } as const
 
+/**
+ * Default `IncentivePool` parameters (docs/contracts.md, Incentives): a node's share = 25 % VRAM score R + 25 % timeout
+ * score P + 50 % submission-speed score B (basis points, summing to 10 000); each funding streams out over 7 days.
+ */
+export const DEFAULT_INCENTIVE_PARAMS = {
+  weightR: 2_500,
+  weightP: 2_500,
+  weightB: 5_000,
+  period: 604_800
+} as const
+
 // --- the chain client (createChainClient) ---
 
 /** How long one RPC call (read, estimate, send) may take (ms). */

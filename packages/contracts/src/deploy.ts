@@ -1,9 +1,12 @@
 import { Contract, ContractFactory, isError } from 'ethers'
-import { jobEscrowAbi, jobEscrowBytecode, nodeRegistryAbi, nodeRegistryBytecode } from './artifacts.generated.js'
+import {
+  incentivePoolAbi, incentivePoolBytecode, jobEscrowAbi, jobEscrowBytecode, nodeRegistryAbi, nodeRegistryBytecode
+} from './artifacts.generated.js'
 import {
   DEFAULT_CONFIRMATIONS,
   DEFAULT_DEPLOY_TIMEOUT,
   DEFAULT_ESCROW_PARAMS,
+  DEFAULT_INCENTIVE_PARAMS,
   DEFAULT_REGISTRY_PARAMS
 } from './constants.js'
 import { AbortError, ChainMismatchError, DeploymentFailedError, RpcUnreachableError } from './errors.js'
@@ -60,16 +63,31 @@ export interface EscrowParams {
   treasury: string
 }
 
+/** `IncentivePool` constructor parameters (docs/contracts.md, Incentives). */
+export interface IncentiveParams {
+  /** Weight of the VRAM score R in a node's share, basis points (the three weights sum to 10 000). */
+  weightR: number
+  /** Weight of the timeout score P, basis points. */
+  weightP: number
+  /** Weight of the submission-speed score B, basis points. */
+  weightB: number
+  /** Seconds each funding is streamed over. */
+  period: number
+}
+
 /** All deployment parameters. */
 export interface DeployParams {
   registry: RegistryParams
   escrow: EscrowParams
+  /** Absent in deployments made before the incentive pool existed. */
+  incentive?: IncentiveParams
 }
 
 /** Options of {@link deploy}: parameter overrides (merged over the defaults) and waiting behaviour. */
 export interface DeployInit {
   registry?: Partial<RegistryParams>
   escrow?: Partial<EscrowParams>
+  incentive?: Partial<IncentiveParams>
   /** Confirmations to wait for on each transaction (default 1). */
   confirmations?: number
   /** Timeout per transaction in ms (default 120 000). */
@@ -84,31 +102,38 @@ export interface Deployment {
   nodeRegistry: string
   /** Address of `JobEscrow`. */
   jobEscrow: string
+  /** Address of `IncentivePool` (absent in deployments made before it existed). */
+  incentivePool?: string
   /** Block of the first deployment transaction (scan events from here). */
   blockNumber: number
   /** The account that deployed (and wired) the contracts. */
   deployer: string
   params: DeployParams
-  /** Hashes of the three deployment transactions. */
-  transactions: { nodeRegistry: string, jobEscrow: string, setEscrow: string }
+  /** Hashes of the deployment transactions. */
+  transactions: { nodeRegistry: string, jobEscrow: string, setEscrow: string, incentivePool?: string }
 }
 
 /** Typed `NodeRegistry` contract. */
 export type NodeRegistryContract = TypedContract<typeof nodeRegistryAbi>
 /** Typed `JobEscrow` contract. */
 export type JobEscrowContract = TypedContract<typeof jobEscrowAbi>
+/** Typed `IncentivePool` contract. */
+export type IncentivePoolContract = TypedContract<typeof incentivePoolAbi>
 
-/** The two contracts of a deployment, connected to a runner. */
+/** The contracts of a deployment, connected to a runner. */
 export interface JobmeshContracts {
   nodeRegistry: NodeRegistryContract
   jobEscrow: JobEscrowContract
+  /** Absent when the deployment has no incentive pool. */
+  incentivePool?: IncentivePoolContract
 }
 
 /** The defaults merged with overrides. */
-export function resolveDeployParams (init: Pick<DeployInit, 'registry' | 'escrow'> = {}): DeployParams {
+export function resolveDeployParams (init: Pick<DeployInit, 'registry' | 'escrow' | 'incentive'> = {}): Required<DeployParams> {
   return {
     registry: { ...DEFAULT_REGISTRY_PARAMS, ...init.registry },
-    escrow: { ...DEFAULT_ESCROW_PARAMS, ...init.escrow }
+    escrow: { ...DEFAULT_ESCROW_PARAMS, ...init.escrow },
+    incentive: { ...DEFAULT_INCENTIVE_PARAMS, ...init.incentive }
   }
 }
 
@@ -165,7 +190,7 @@ async function chainIdOf (provider: Provider | null, signal?: AbortSignal): Prom
 
 /**
  * Deploys `NodeRegistry`, then `JobEscrow(registry)`, then wires them with `registry.setEscrow(escrow)` (the order
- * of docs/contracts.md). Each transaction is awaited (with a timeout) and checked.
+ * of docs/contracts.md), then `IncentivePool(registry)`. Each transaction is awaited (with a timeout) and checked.
  *
  * @example
  * ```ts
@@ -213,22 +238,35 @@ export async function deploy (signer: Signer, init: DeployInit = {}): Promise<De
   const registry = new Contract(nodeRegistry, nodeRegistryAbi, signer) as unknown as NodeRegistryContract
   const wireReceipt = await send('NodeRegistry.setEscrow', () => registry.setEscrow(jobEscrow))
 
+  const { weightR, weightP, weightB, period } = params.incentive
+  const poolFactory = new ContractFactory(incentivePoolAbi, incentivePoolBytecode, signer)
+  const poolReceipt = await send('deploying IncentivePool', async () =>
+    (await poolFactory.deploy(nodeRegistry, weightR, weightP, weightB, period)).deploymentTransaction())
+  const incentivePool = poolReceipt.contractAddress
+  if (incentivePool == null) throw new DeploymentFailedError('deploying IncentivePool: the receipt has no contract address')
+
   return {
     chainId,
     nodeRegistry,
     jobEscrow,
+    incentivePool,
     blockNumber: registryReceipt.blockNumber,
     deployer,
     params,
-    transactions: { nodeRegistry: registryReceipt.hash, jobEscrow: escrowReceipt.hash, setEscrow: wireReceipt.hash }
+    transactions: {
+      nodeRegistry: registryReceipt.hash, jobEscrow: escrowReceipt.hash, setEscrow: wireReceipt.hash, incentivePool: poolReceipt.hash
+    }
   }
 }
 
 /** Typed ethers contracts for a deployment; `runner` is a signer (to send) or a provider (read only). */
-export function connect (deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow'>, runner: ContractRunner): JobmeshContracts {
+export function connect (deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow' | 'incentivePool'>, runner: ContractRunner): JobmeshContracts {
   return {
     nodeRegistry: new Contract(deployment.nodeRegistry, nodeRegistryAbi, runner) as unknown as NodeRegistryContract,
-    jobEscrow: new Contract(deployment.jobEscrow, jobEscrowAbi, runner) as unknown as JobEscrowContract
+    jobEscrow: new Contract(deployment.jobEscrow, jobEscrowAbi, runner) as unknown as JobEscrowContract,
+    ...(deployment.incentivePool == null
+      ? {}
+      : { incentivePool: new Contract(deployment.incentivePool, incentivePoolAbi, runner) as unknown as IncentivePoolContract })
   }
 }
 
@@ -241,7 +279,9 @@ export async function verifyDeployment (deployment: Deployment, provider: Provid
   if (chainId !== deployment.chainId) {
     throw new ChainMismatchError(`the deployment is for chain ${deployment.chainId}, the provider is on chain ${chainId}`)
   }
-  for (const [name, address] of [['NodeRegistry', deployment.nodeRegistry], ['JobEscrow', deployment.jobEscrow]] as const) {
+  const contracts: Array<[string, string]> = [['NodeRegistry', deployment.nodeRegistry], ['JobEscrow', deployment.jobEscrow]]
+  if (deployment.incentivePool != null) contracts.push(['IncentivePool', deployment.incentivePool])
+  for (const [name, address] of contracts) {
     let code: string
     try {
       code = await abortable(provider.getCode(address), signal, 'getCode')

@@ -111,6 +111,12 @@ export class NoSignerError extends Error {
   override name = 'NoSignerError'
 }
 
+/** An incentive action on a deployment without an `IncentivePool` (one made before the pool existed). */
+export class NoIncentivePoolError extends Error {
+  static override readonly name = 'NoIncentivePoolError'
+  override name = 'NoIncentivePoolError'
+}
+
 /** The client needs either `rpcUrl` or `provider` (or a signer with a provider). */
 export class NoProviderError extends Error {
   static override readonly name = 'NoProviderError'

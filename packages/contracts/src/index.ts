@@ -1,11 +1,11 @@
 /**
- * `@jobmesh/contracts`: the jobmesh settlement contracts (`NodeRegistry`, `JobEscrow`) for TypeScript.
+ * `@jobmesh/contracts`: the jobmesh settlement contracts (`NodeRegistry`, `JobEscrow`, `IncentivePool`) for TypeScript.
  *
  * - **Artifacts**: `as const` ABIs and creation bytecode per contract (`nodeRegistryAbi`, `nodeRegistryBytecode`,
  *   `jobEscrowAbi`, `jobEscrowBytecode`, and the libraries' ABIs for error decoding), compiled from `src/**\/*.sol`
  *   by `scripts/compile.mjs` (solc-js, optimizer 200 runs, the settings of foundry.toml).
  * - **Local chain**: {@link startAnvil} runs an anvil on a free port and stops it without leaving orphans.
- * - **Deployment**: {@link deploy} deploys and wires both contracts; {@link connect} returns typed ethers contracts.
+ * - **Deployment**: {@link deploy} deploys and wires the contracts; {@link connect} returns typed ethers contracts.
  * - **Provider**: {@link createProvider} builds a `JsonRpcProvider` with the settings anvil needs; {@link rpcCall} makes
  *   one JSON-RPC call over plain `fetch` with a timeout (what {@link probeChainId} and the test pool's anvil methods use).
  * - **Chain client**: {@link createChainClient} binds the typed actions of `src/actions/` (one per file: a
@@ -42,9 +42,11 @@ export type {
   DeployParams,
   RegistryParams,
   EscrowParams,
+  IncentiveParams,
   JobmeshContracts,
   NodeRegistryContract,
-  JobEscrowContract
+  JobEscrowContract,
+  IncentivePoolContract
 } from './deploy.js'
 export { createProvider, probeChainId } from './provider.js'
 export type { ProviderInit } from './provider.js'
@@ -76,6 +78,8 @@ export type { NodeInfo } from './actions/registry/node-info.js'
 export type { ProbeScan } from './actions/registry/probe-next.js'
 export type { ProbeState } from './actions/registry/probe-of.js'
 export type { QosScores } from './actions/registry/qos-scores.js'
+export type { IncentiveAccount } from './actions/incentive/incentive-account.js'
+export type { IncentiveClaim } from './actions/incentive/claim-incentive.js'
 export { PROBE_DIFFICULTY, PROBE_WINDOW, isProbeAnswer, solveProbe } from './probe.js'
 export * from './errors.js'
 export * from './constants.js'

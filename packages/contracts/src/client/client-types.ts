@@ -6,6 +6,8 @@ import type { ChainEvent, EventFilter } from './events.js'
 import type { TxOptions, TxResult } from './tx-sender.js'
 import type { CreatedJob } from '../actions/escrow/create-job.js'
 import type { BlockRange } from '../actions/events/find-events.js'
+import type { IncentiveClaim } from '../actions/incentive/claim-incentive.js'
+import type { IncentiveAccount } from '../actions/incentive/incentive-account.js'
 import type { JobCreatedEvent } from '../actions/events/job-created.js'
 import type { NodeInfo } from '../actions/registry/node-info.js'
 import type { ProbeScan } from '../actions/registry/probe-next.js'
@@ -21,7 +23,7 @@ export interface ChainClientComponents {
   /** Signs transactions. Pass a plain signer (e.g. a Wallet), not a NonceManager: the client keeps the nonce. */
   signer?: Signer
   /** Contract addresses; `blockNumber` (deployment block) is where event scans start. */
-  deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow'> & Partial<Pick<Deployment, 'blockNumber' | 'chainId'>>
+  deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow'> & Partial<Pick<Deployment, 'blockNumber' | 'chainId' | 'incentivePool'>>
 }
 
 export interface ChainClientInit {
@@ -89,6 +91,14 @@ export interface ChainClient {
   answerProbe(options?: TxOptions): Promise<TxResult | undefined>
   /** Puts this signer's paused node back into selection. */
   resume(options?: TxOptions): Promise<TxResult>
+  /** The node's recorded and current incentive share and its unclaimed earnings (default: this signer). @throws NoIncentivePoolError */
+  incentiveAccount(address?: string, options?: CallOptions): Promise<IncentiveAccount>
+  /** Records `node`'s current incentive share (default: this signer), settling what it earned at the old one. */
+  pokeIncentive(node?: string, options?: TxOptions): Promise<TxResult>
+  /** Pays this signer what it earned from the incentive pool (`NothingToClaim` when nothing). */
+  claimIncentive(options?: TxOptions): Promise<IncentiveClaim>
+  /** Adds `amountWei` to the incentive stream. */
+  fundIncentive(amountWei: bigint, options?: TxOptions): Promise<TxResult>
   /** The address a PeerId was registered with, or undefined. */
   peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
   /** Creates and funds a job with `fee` wei; the job's id and the escrow's task value (wei per second). */

@@ -3,7 +3,7 @@ import { createProvider } from '../provider.js'
 import {
   DEFAULT_GAS_MARGIN_BPS, DEFAULT_LOG_BLOCK_RANGE, DEFAULT_POLL_MS, DEFAULT_RPC_TIMEOUT_MS, DEFAULT_TX_TIMEOUT_MS
 } from '../constants.js'
-import { NoProviderError, NoSignerError } from '../errors.js'
+import { NoIncentivePoolError, NoProviderError, NoSignerError } from '../errors.js'
 import { TxSender } from './tx-sender.js'
 import { withTimeout } from './wait.js'
 import { wrapChainError } from './wrap-error.js'
@@ -26,6 +26,8 @@ export interface ChainContext {
   read<T>(what: string, fn: () => Promise<T>, options?: CallOptions): Promise<T>
   escrowTx: ContractTx
   registryTx: ContractTx
+  /** A call to the deployment's `IncentivePool`. @throws NoIncentivePoolError when the deployment has none */
+  incentiveTx: ContractTx
   /** The signer's address. @throws NoSignerError */
   address(): Promise<string>
   /** An EIP-191 signature of `message` by the signer (deterministic: RFC 6979). @throws NoSignerError */
@@ -81,6 +83,14 @@ export function createChainContext (components: ChainClientComponents, init: Cha
     const data = nodeRegistry.interface.encodeFunctionData(method, args)
     return s.send(what, { to: registryAddress, data, ...(value == null ? {} : { value }) }, options)
   }
+  const incentiveTx = async (what: string, method: string, args: unknown[], options: TxOptions = {}, value?: bigint): Promise<TxResult> => {
+    const pool = contracts.incentivePool
+    const poolAddress = components.deployment.incentivePool
+    if (pool == null || poolAddress == null) throw new NoIncentivePoolError(`${what}: this deployment has no incentive pool`)
+    const s = requireSender(what)
+    const data = pool.interface.encodeFunctionData(method, args)
+    return s.send(what, { to: poolAddress, data, ...(value == null ? {} : { value }) }, options)
+  }
   const address = async (): Promise<string> => requireSender('address').from()
   const signMessage = async (message: string): Promise<string> => {
     if (signer == null) throw new NoSignerError('signMessage needs a signer')
@@ -89,6 +99,6 @@ export function createChainContext (components: ChainClientComponents, init: Cha
   const blockNumber = async (options?: CallOptions): Promise<number> => read('eth_blockNumber', () => provider.getBlockNumber(), options)
 
   return {
-    provider, contracts, deployment: components.deployment, pollMs, logBlockRange, read, escrowTx, registryTx, address, signMessage, blockNumber
+    provider, contracts, deployment: components.deployment, pollMs, logBlockRange, read, escrowTx, registryTx, incentiveTx, address, signMessage, blockNumber
   }
 }

@@ -31,6 +31,10 @@ import { releasedBlock } from '../actions/events/released-block.js'
 import { submittedManifests } from '../actions/events/submitted-manifests.js'
 import { waitForBlock } from '../actions/events/wait-for-block.js'
 import { watchEvents } from '../actions/events/watch-events.js'
+import { claimIncentive } from '../actions/incentive/claim-incentive.js'
+import { fundIncentive } from '../actions/incentive/fund-incentive.js'
+import { incentiveAccount } from '../actions/incentive/incentive-account.js'
+import { pokeIncentive } from '../actions/incentive/poke-incentive.js'
 import { activeNodes } from '../actions/registry/active-nodes.js'
 import { ensureRegistered } from '../actions/registry/ensure-registered.js'
 import { nodeInfo } from '../actions/registry/node-info.js'
@@ -74,6 +78,10 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     probeNext: async (maxScan, options) => probeNext(c, maxScan, options),
     answerProbe: async (options) => answerProbe(c, options),
     resume: async (options) => resume(c, options),
+    incentiveAccount: async (address, options) => incentiveAccount(c, address, options),
+    pokeIncentive: async (node, options) => pokeIncentive(c, node, options),
+    claimIncentive: async (options) => claimIncentive(c, options),
+    fundIncentive: async (amountWei, options) => fundIncentive(c, amountWei, options),
     createJob: async (input, fee, options) => createJob(c, input, fee, options),
     commitResults: async (jobId, commitment, options) => commitResults(c, jobId, commitment, options),
     submitResults: async (jobId, input, options) => submitResults(c, jobId, input, options),

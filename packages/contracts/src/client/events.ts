@@ -1,8 +1,8 @@
-import { jobEscrowAbi, nodeRegistryAbi } from '../artifacts.generated.js'
+import { incentivePoolAbi, jobEscrowAbi, nodeRegistryAbi } from '../artifacts.generated.js'
 import { Interface, zeroPadValue } from 'ethers'
 import type { Log } from 'ethers'
 
-/** A decoded event of NodeRegistry or JobEscrow. */
+/** A decoded event of NodeRegistry, JobEscrow or IncentivePool. */
 export interface ChainEvent {
   /** Event name, e.g. `VerifierAssigned`. */
   name: string
@@ -16,12 +16,12 @@ export interface ChainEvent {
 
 let iface: Interface | undefined
 
-/** One interface over both contracts' events. */
+/** One interface over the contracts' events. */
 export function eventsInterface (): Interface {
   if (iface === undefined) {
     const seen = new Set<string>()
     const fragments: unknown[] = []
-    for (const abi of [jobEscrowAbi, nodeRegistryAbi] as const) {
+    for (const abi of [jobEscrowAbi, nodeRegistryAbi, incentivePoolAbi] as const) {
       for (const f of abi as readonly { type: string, name?: string }[]) {
         if (f.type !== 'event' || seen.has(f.name ?? '')) continue
         seen.add(f.name ?? '')
