@@ -22,7 +22,11 @@ export interface PeerStatus {
   jobs: Array<{ jobId: string, microJobs: number, value: number, state: string }>
   work: WorkCounters & { currentJob?: string }
   /** The wallet; balance, stake, score and earnings (wei, decimal strings) only in `Peer.report()`. */
-  chain?: { address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, qos?: QosScores, paused?: boolean }
+  chain?: {
+    address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, qos?: QosScores, paused?: boolean
+    /** Incentive share recorded and current (0..1), unclaimed incentive in wei (decimal string). */
+    incentive?: { share: number, shareNow: number, earnedWei: string }
+  }
   /** Jobs this peer is finalizing now (journaled: resumed after a restart). */
   finalizing?: string[]
   /** Hostile traffic this peer refused (docs/crdt.md, Gossip validation): doc topics, then coordination topics. */

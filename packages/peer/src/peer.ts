@@ -211,6 +211,10 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   } catch (err) {
     throw await explainFunds(init.chain, address, err as Error)
   }
+  if (client.contracts.incentivePool != null) {
+    // the pool records shares lazily: from this start on, this node earns its share (jobmesh claim records it again)
+    await client.pokeIncentive(address).catch((err: Error) => { log('recording the incentive share of %s failed: %e', address, err) })
+  }
   await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb })
   const self = parts.node.peerId.toString()
   const settlement = createSettlement({
@@ -238,6 +242,9 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
     earnedWei: a.earnedWei.toString(),
     score: a.score.toString(),
     ...(a.qos == null ? {} : { qos: a.qos }),
+    ...(a.incentive == null
+      ? {}
+      : { incentive: { share: a.incentive.share, shareNow: a.incentive.shareNow, earnedWei: a.incentive.earnedWei.toString() } }),
     paused: a.paused
   }
 }

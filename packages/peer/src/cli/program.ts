@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE } from './constants.js'
+import { claimCommand } from './commands/claim.js'
 import { devnetCommand } from './commands/devnet.js'
 import { idCommand } from './commands/id.js'
 import { startCommand } from './commands/start.js'
@@ -18,6 +19,7 @@ export function createProgram (): Command {
   startCommand(program)
   idCommand(program)
   statusCommand(program)
+  claimCommand(program)
   devnetCommand(program)
   for (const cmd of program.commands) {
     cmd.exitOverride().showHelpAfterError('(run with --help for usage)')

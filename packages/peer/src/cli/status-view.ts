@@ -26,6 +26,11 @@ export function formatStatus (s: PeerStatus): string {
     } else if (c.score != null) {
       out.push(`QoS score ${c.score}`)
     }
+    if (c.incentive != null) {
+      const i = c.incentive
+      const stale = Math.abs(i.shareNow - i.share) >= 0.005 ? ` (${i.shareNow.toFixed(2)} now: recorded at the next poke or claim)` : ''
+      out.push(`incentive share ${i.share.toFixed(2)}${stale}, ${eth(i.earnedWei)} unclaimed (jobmesh claim)`)
+    }
   }
   out.push('')
   out.push(`connected peers: ${s.peers.length}`)

@@ -3,7 +3,7 @@ import { withTimeout } from '@jobmesh/contracts'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
 import { rankQueued } from './queue-position.js'
 import type { QueuedVerification, QueuePosition } from './queue-position.js'
-import type { ChainClient, EscrowJobState, QosScores } from '@jobmesh/contracts'
+import type { ChainClient, EscrowJobState, IncentiveAccount, QosScores } from '@jobmesh/contracts'
 
 /** A wallet as the dashboard and `jobmesh status` show it (amounts in wei). */
 export interface AccountView {
@@ -15,6 +15,8 @@ export interface AccountView {
   score: bigint
   /** The registry's QoS scores B, R, P and the window (only for a registered node). */
   qos?: QosScores
+  /** Its incentive share and unclaimed incentive (a registered node of a deployment with an incentive pool). */
+  incentive?: IncentiveAccount
   eligible: boolean
   paused: boolean
   busy: boolean
@@ -102,6 +104,7 @@ export async function readAccount (chain: ChainClient, address: string, options:
     earnings.read(options),
     chain.qosScores(a, options)
   ])
+  const incentive = info.registered && chain.contracts.incentivePool != null ? await chain.incentiveAccount(a, options) : undefined
   return {
     address: a,
     balanceWei,
@@ -109,6 +112,7 @@ export async function readAccount (chain: ChainClient, address: string, options:
     stakeWei: info.stake,
     score: info.score,
     ...(info.registered ? { qos } : {}),
+    ...(incentive == null ? {} : { incentive }),
     eligible: info.eligible,
     paused: info.paused,
     busy: info.busy,

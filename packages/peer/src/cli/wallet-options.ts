@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises'
+import { Option } from 'commander'
+import { UsageError } from './errors.js'
+import type { Deployment } from '@jobmesh/contracts'
+import type { Command } from 'commander'
+
+/** The chain options of `jobmesh start` and `jobmesh claim`. */
+export interface WalletOptions {
+  rpc?: string
+  keyFile?: string
+  privateKey?: string
+  deployment?: string
+}
+
+/** A wallet on a deployment, read from {@link WalletOptions}. */
+export interface Wallet {
+  rpcUrl: string
+  /** 0x-prefixed 32-byte hex. */
+  privateKey: string
+  deployment: Deployment
+}
+
+/** Adds --rpc, --key-file, --private-key (hidden) and --deployment, each with its environment variable. */
+export function addWalletOptions (cmd: Command, rpcHelp: string): Command {
+  return cmd
+    .addOption(new Option('--rpc <url>', rpcHelp).env('JOBMESH_RPC_URL'))
+    .option('--key-file <file>', 'file holding the wallet private key (hex) (or JOBMESH_PRIVATE_KEY)')
+    .addOption(new Option('--private-key <hex>', 'the wallet key; prefer the variable or --key-file').env('JOBMESH_PRIVATE_KEY').hideHelp())
+    .addOption(new Option('--deployment <file>', 'deployments/<chainId>.json with the contract addresses').env('JOBMESH_DEPLOYMENT'))
+}
+
+/** The wallet the options name; undefined without --rpc (and none of the others). @throws UsageError */
+export async function readWallet (opts: WalletOptions): Promise<Wallet | undefined> {
+  const rpcUrl = opts.rpc === '' ? undefined : opts.rpc
+  if (rpcUrl == null) {
+    if (opts.keyFile != null || opts.deployment != null) {
+      throw new UsageError('--key-file and --deployment need --rpc (or JOBMESH_RPC_URL)')
+    }
+    return undefined
+  }
+  if (opts.deployment == null || opts.deployment === '') {
+    throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
+  }
+  const privateKey = opts.keyFile != null ? (await readText(opts.keyFile, 'key file')).trim() : opts.privateKey
+  if (privateKey == null || !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) {
+    throw new UsageError('a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
+  }
+  const { parseDeployment } = await import('@jobmesh/contracts')
+  let deployment: Deployment
+  try {
+    deployment = parseDeployment(await readText(opts.deployment, 'deployment file'))
+  } catch (err) {
+    if ((err as Error).name === 'UsageError') throw err
+    throw new UsageError(`${opts.deployment} is not a jobmesh deployment file: ${(err as Error).message}`)
+  }
+  return { rpcUrl, privateKey: privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`, deployment }
+}
+
+/** The wallet the options name. @throws UsageError when --rpc is missing */
+export async function requireWallet (opts: WalletOptions): Promise<Wallet> {
+  const wallet = await readWallet(opts)
+  if (wallet == null) throw new UsageError('--rpc <url> (or JOBMESH_RPC_URL) is needed, with --deployment and a wallet key')
+  return wallet
+}
+
+async function readText (file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8')
+  } catch (err) {
+    throw new UsageError(`cannot read ${what} ${file}: ${(err as Error).message}`)
+  }
+}
