@@ -17,7 +17,8 @@
 //   on a snapshot), revealSeed x3, proveSample, commitVerification x3,
 //   revealVerification x3, settle (Released), claim of one result leaf and of a processor's 15 other leaves; then a
 //   probe round: a probe interval later one `probeNext(16)` (16 due nodes scanned and probed) and each probed node's
-//   `answerProbe` (the most expensive reported).
+//   `answerProbe` (the most expensive reported); then the incentive pool: a node's `poke`, a `fund`, an hour later its
+//   `claim`.
 //   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 2 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=2)`) and, halved, one verifier's draw.
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
 // - Groups row: a fresh deployment with N = JOBMESH_GAS_GROUP_NODES nodes spread over 8 GPU models x 6 VRAM sizes
@@ -273,6 +274,23 @@ async function probeRound (deployment) {
   return { scan: receipt.gasUsed, assigned: assigned.length, answer }
 }
 
+/**
+ * The incentive pool's operations (O(1): no row may grow with N): a node records its share (`poke`), the creator funds
+ * the stream, an hour later the node claims.
+ */
+async function incentiveRound (deployment, funder) {
+  const node = impersonate(nodeAddress(1))
+  const pool = connect(deployment, node).incentivePool
+  // a set gas limit: the estimate is taken in the pending block, and rewriting `lastUpdate` costs 2 800 more when the
+  // transaction is mined a second later than the one before (gasUsed is what is measured)
+  const gasLimit = 300_000n
+  const poke = await gasOf(pool.poke(node.address, { gasLimit }))
+  const fund = await gasOf(connect(deployment, funder).incentivePool.fund({ value: parseEther('1'), gasLimit }))
+  await rpcBatch([['evm_increaseTime', [toBeHex(3_600)]], ['evm_mine', []]])
+  const claim = await gasOf(pool.claim({ gasLimit }))
+  return { poke, fund, claim }
+}
+
 try {
   const creator = new Wallet(anvil.accounts[0].privateKey, provider)
   const deployment = await deploy(creator)
@@ -303,6 +321,10 @@ try {
     record('probeNext (16 scanned)', n, probes.scan)
     record('probe dispatch per probe', n, probes.scan / BigInt(probes.assigned))
     record('answerProbe', n, probes.answer)
+    const incentive = await incentiveRound(deployment, creator)
+    record('incentive poke', n, incentive.poke)
+    record('incentive fund', n, incentive.fund)
+    record('incentive claim', n, incentive.claim)
     process.stdout.write(`N = ${n}: registered in ${(bulkMs / 1000).toFixed(1)} s, measured in ${((Date.now() - started - bulkMs) / 1000).toFixed(1)} s\n`)
   }
 
