@@ -50,7 +50,8 @@ export function renderSelf (dl, s) {
     ['balance', a ? eth(a.balanceWei) : '-'],
     ['stake', a ? eth(a.stakeWei) + (a.paused ? ' (paused)' : '') : '-'],
     ['QoS', a ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],
-    ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-']
+    ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-'],
+    ['incentive', a?.incentive ? `share ${a.incentive.share.toFixed(2)} · ${eth(a.incentive.earnedWei)} unclaimed` : '-']
   ]
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
 }

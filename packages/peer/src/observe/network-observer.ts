@@ -68,7 +68,10 @@ export interface NetworkState {
     addresses: string[]
     gpuModel?: string
     vramGb: number
-    account?: Omit<AccountView, 'balanceWei' | 'stakeWei' | 'score' | 'earnedWei'> & { balanceWei: string, stakeWei: string, score: string, earnedWei: string }
+    account?: Omit<AccountView, 'balanceWei' | 'stakeWei' | 'score' | 'earnedWei' | 'incentive'> & {
+      balanceWei: string, stakeWei: string, score: string, earnedWei: string
+      incentive?: { share: number, shareNow: number, earnedWei: string }
+    }
   }
   peers: PeerCard[]
   jobs: JobCard[]
@@ -268,7 +271,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
         addresses: node.libp2p.getMultiaddrs().map(String),
         gpuModel: this.init.gpuModel,
         vramGb: this.init.vramGb ?? 0,
-        account: a == null ? undefined : { ...a, balanceWei: a.balanceWei.toString(), stakeWei: a.stakeWei.toString(), score: a.score.toString(), earnedWei: a.earnedWei.toString() }
+        account: a == null ? undefined : accountJson(a)
       },
       peers,
       jobs,
@@ -276,5 +279,18 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       headBlock: this.headBlock,
       chainError: this.chainError
     }
+  }
+}
+
+/** An account view with its wei amounts as decimal strings (the snapshot is JSON). */
+function accountJson (a: AccountView): NonNullable<NetworkState['self']['account']> {
+  const { incentive, ...rest } = a
+  return {
+    ...rest,
+    balanceWei: a.balanceWei.toString(),
+    stakeWei: a.stakeWei.toString(),
+    score: a.score.toString(),
+    earnedWei: a.earnedWei.toString(),
+    ...(incentive == null ? {} : { incentive: { ...incentive, earnedWei: incentive.earnedWei.toString() } })
   }
 }
