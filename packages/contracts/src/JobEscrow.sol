@@ -159,10 +159,19 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         if (j.assigned == j.k && block.number > j.commitDeadline) revert CommitWindowClosed();
         uint8 order = j.commits;
         v.committed = true;
-        v.commitOrder = order;
+        v.commitOrder = _late(j) ? order | QoS.LATE_COMMIT : order;
         j.commits = order + 1;
         _commitments[jobId][i] = commitment_;
         emit VerificationCommitted(jobId, msg.sender, order);
+    }
+
+    /// @dev Whether the caller commits after its own timeout: the commit window (from the seed deadline to the commit
+    ///      deadline) times its timeout setting, in percent (NodeRegistryTimeout).
+    function _late(Job storage j) internal view returns (bool) {
+        uint256 sd = j.seedDeadline;
+        uint256 cd = j.commitDeadline;
+        if (cd <= sd) return false;
+        return block.number > sd + (cd - sd) * registry.timeoutOf(msg.sender) / QoS.TIMEOUT_MAX_PCT;
     }
 
     /// @notice Commits the caller's next verifier seed (see JobEscrowSeeds.commitSeed).

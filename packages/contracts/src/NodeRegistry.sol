@@ -7,6 +7,7 @@ import {QoS} from "./libraries/QoS.sol";
 import {NodeRegistryBase} from "./registry/NodeRegistryBase.sol";
 import {NodeRegistryDraw} from "./registry/NodeRegistryDraw.sol";
 import {NodeRegistryProbes} from "./registry/NodeRegistryProbes.sol";
+import {NodeRegistryTimeout} from "./registry/NodeRegistryTimeout.sol";
 
 /// @title NodeRegistry
 /// @notice Registry of jobmesh nodes: stake, hardware (GPU model, VRAM), QoS, pause/resume, exit with a cooldown,
@@ -26,8 +27,9 @@ import {NodeRegistryProbes} from "./registry/NodeRegistryProbes.sol";
 ///      The job-dependent model multiplier M (2 when the node's last model is the job's model, else 1) is applied by
 ///      a coin in draw(): a matching node is always accepted, another with probability 1/2, and the last of
 ///      maxDrawAttempts attempts for one verifier accepts whatever it drew.
-///      Probe tasks (NodeRegistryProbes) keep the QoS score of idle nodes fresh.
-contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes {
+///      Probe tasks (NodeRegistryProbes) keep the QoS score of idle nodes fresh; each node's timeout setting
+///      (NodeRegistryTimeout) gives its timeout score P.
+contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes, NodeRegistryTimeout {
     using SumTree for SumTree.Tree;
 
     constructor(Params memory p) NodeRegistryBase(p) {}
@@ -297,13 +299,6 @@ contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes {
     function vramScore(address node) external view returns (uint256) {
         uint256 m = maxVramGb;
         return m == 0 ? 0 : uint256(_nodes[node].vramGb) * SCALE / m;
-    }
-
-    /// @notice Timeout score P = (maxO - O) / (maxO - Omin), scaled by SCALE, where O = timed-out rounds in the QoS
-    ///         window, Omin = 0 and maxO = 2 * WINDOW (two rounds per task).
-    function timeoutScore(address node) external view returns (uint256) {
-        uint256 maxO = 2 * QoS.WINDOW;
-        return (maxO - QoS.timeouts(_nodes[node].qos)) * SCALE / maxO;
     }
 
     /// @notice Sum of the weights of eligible (idle) nodes.

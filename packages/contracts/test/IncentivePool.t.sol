@@ -82,10 +82,10 @@ contract IncentivePoolTest is Test {
     }
 
     /// The share by the spec's formula, written out here: R = V / maxV, P = (maxO - O) / (maxO - Omin) with O the
-    /// timed-out rounds of the window (Omin 0, maxO 20), B = score / 2000.
-    function expectedShare(uint256 vram, uint256 maxVram, uint256 timeouts, uint256 score) internal pure returns (uint256) {
+    /// node's timeout setting in percent of a commit window (Omin 25, maxO 100), B = score / 2000.
+    function expectedShare(uint256 vram, uint256 maxVram, uint256 timeoutPct, uint256 score) internal pure returns (uint256) {
         uint256 r = vram * 1e6 / maxVram;
-        uint256 p = (20 - timeouts) * 1e6 / 20;
+        uint256 p = (100 - timeoutPct) * 1e6 / 75;
         uint256 b = score * 1e6 / 2000;
         return (WR * r + WP * p + WB * b) / 10_000;
     }
@@ -103,12 +103,16 @@ contract IncentivePoolTest is Test {
         task(b, 1000, 0); // second in both rounds
         task(c, 0, 2); // timed out in both rounds
         task(c, 1200, 0); // first, then third
+        vm.prank(a);
+        reg.setTimeout(50); // its 2 ether stake covers half a commit window (minStake 1 ether x 100 / 50)
+        vm.prank(b);
+        reg.setTimeout(80);
         pool.poke(a);
         pool.poke(b);
         pool.poke(c);
-        uint256 sa = expectedShare(80, 80, 0, 2000);
-        uint256 sb = expectedShare(40, 80, 0, 1000);
-        uint256 sc = expectedShare(16, 80, 2, 600);
+        uint256 sa = expectedShare(80, 80, 50, 2000);
+        uint256 sb = expectedShare(40, 80, 80, 1000);
+        uint256 sc = expectedShare(16, 80, 100, 600);
         (uint256 ra,) = pool.accountOf(a);
         (uint256 rb,) = pool.accountOf(b);
         (uint256 rc,) = pool.accountOf(c);

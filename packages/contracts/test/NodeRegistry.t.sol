@@ -390,10 +390,10 @@ contract NodeRegistryTest is Test {
         address a = reg1(1, GPU_A, 20, 2 ether);
         reg1(2, GPU_A, 80, 2 ether);
         assertEq(reg.vramScore(a), 250000);
-        assertEq(reg.timeoutScore(a), 1e6);
+        assertEq(reg.timeoutScore(a), 0); // the longest timeout (never set): P = 0
         reg.assign(a);
         reg.release(a, 1000, 1, true, bytes32(0));
-        assertEq(reg.timeoutScore(a), 950000);
+        assertEq(reg.timeoutScore(a), 0); // P follows the node's timeout setting, not its timed-out rounds
         (bytes32 g, uint32 v) = reg.nodeHardware(a);
         assertEq(g, GPU_A);
         assertEq(uint256(v), 20);

@@ -192,7 +192,8 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
             if (v.revealed) continue;
             bool c = v.committed;
             emit VerifierTimedOut(jobId, v.node, c);
-            if (registry.release(v.node, c ? QoS.roundScore(v.commitOrder) : 0, c ? 1 : 2, !c || proven, bytes32(0))) {
+            uint256 timedOut = c ? 1 + QoS.lateRounds(v.commitOrder) : 2;
+            if (registry.release(v.node, c ? QoS.commitScore(v.commitOrder) : 0, timedOut, !c || proven, bytes32(0))) {
                 freed[n++] = v.node;
             }
         }

@@ -183,8 +183,8 @@ contract JobEscrowSettlement is JobEscrowSeeds {
         v.digestTag = uint32(bytes4(r.executionDigest));
         j.reveals = order + 1;
         emit VerificationRevealed(jobId, msg.sender, bad, v.processorBlame);
-        uint256 score = QoS.roundScore(v.commitOrder) + QoS.roundScore(order);
-        if (registry.release(msg.sender, score, 0, true, j.modelId)) _dispatch(msg.sender);
+        uint256 score = QoS.commitScore(v.commitOrder) + QoS.roundScore(order);
+        if (registry.release(msg.sender, score, QoS.lateRounds(v.commitOrder), true, j.modelId)) _dispatch(msg.sender);
     }
 
 }

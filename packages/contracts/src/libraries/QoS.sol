@@ -17,6 +17,23 @@ library QoS {
     uint256 internal constant INITIAL_SCORE = 1000;
     uint256 internal constant KICK_THRESHOLD = 400;
 
+    /// @notice Bounds of a node's timeout setting, in percent of a commit window (NodeRegistryTimeout).
+    uint256 internal constant TIMEOUT_MIN_PCT = 25;
+    uint256 internal constant TIMEOUT_MAX_PCT = 100;
+
+    /// @notice Flag in a verifier's commit order: it committed after its own timeout setting (NodeRegistryTimeout).
+    uint8 internal constant LATE_COMMIT = 0x80;
+
+    /// @notice Commit-round score of a verifier's commit order: 0 when it was late, else by its position.
+    function commitScore(uint8 commitOrder) internal pure returns (uint256) {
+        return commitOrder & LATE_COMMIT != 0 ? 0 : roundScore(commitOrder);
+    }
+
+    /// @notice 1 when the commit was late (a timed-out round), else 0.
+    function lateRounds(uint8 commitOrder) internal pure returns (uint256) {
+        return commitOrder & LATE_COMMIT != 0 ? 1 : 0;
+    }
+
     /// @notice Round score (hundredths) for a submission at 0-based position `order`.
     function roundScore(uint256 order) internal pure returns (uint256) {
         if (order == 0) return 1000;

@@ -58,6 +58,7 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
         uint16 group; // 1-based GPU-model id
         uint8 tier; // VRAM tier index
         uint8 flags;
+        uint8 timeoutPct; // the node's timeout setting (NodeRegistryTimeout); 0: never set (100)
         uint40 exitAt; // unix seconds when withdraw becomes possible
         bytes32 gpuModel;
         bytes32 lastModel;
@@ -150,6 +151,7 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     event ProbeAssigned(address indexed node, bytes32 challenge, uint256 deadline);
     event ProbeAnswered(address indexed node, uint256 blocks, uint256 taskScore);
     event ProbeMissed(address indexed node);
+    event TimeoutSet(address indexed node, uint256 pct);
 
     // ---------------------------------------------------------------- errors
     error OnlyEscrow();
@@ -185,6 +187,7 @@ abstract contract NodeRegistryBase is ReentrancyGuard {
     error NoOpenProbe();
     error ProbeExpired(uint256 deadline);
     error BadProbeAnswer();
+    error InvalidTimeout(uint256 pct);
 
     /// @notice The message a node signs with its PeerId's key to register as `owner`: the domain, this chain's id, this
     ///         registry and the owner (abi.encodePacked: 23 + 32 + 20 + 20 bytes), so that a proof is good for one
