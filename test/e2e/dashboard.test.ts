@@ -81,6 +81,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     expect(await page.textContent(`${card} [data-field="verifiers drawn"]`)).toMatch(/^[1-9]\d*\/[1-9]\d*$/)
     // this peer's QoS scores from the registry: B (of 2000), R (its 16 GB is the largest VRAM registered), P
     expect(await page.textContent('#self [data-field="QoS"]')).toMatch(/^B \d+ of 2000 · R 1\.00 · P (0|1)\.\d\d$/)
+    expect(await page.textContent('#self [data-field="incentive"]')).toMatch(/^share 0\.\d\d · [\d.]+ ETH unclaimed$/)
     const screenshot = join(shots, 'dashboard.png')
     await page.screenshot({ path: screenshot, fullPage: true })
     expect((await stat(screenshot)).size).toBeGreaterThan(10_000)
@@ -105,7 +106,8 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     expect(status).toMatch(/^balance {3}[0-9.]+ ETH$/m)
     expect(status).toMatch(/^earned {4}[0-9.]+ ETH/m)
     // the registry's QoS scores: B (speed, of 2000), R (VRAM: every devnet peer has the largest, 16 GB), P (timeouts)
-    expect(status).toMatch(/^QoS {7}B \d+ of 2000 \(\d+ tasks? in the window, verifications and probes\), R 1\.00 \(VRAM\), P (0|1)\.\d\d \(\d+ timed-out rounds?\)$/m)
+    expect(status).toMatch(/^QoS {7}B \d+ of 2000 \(\d+ tasks? in the window, verifications and probes\), R 1\.00 \(VRAM\), P 0\.00 \(commits within 100 % of a commit window; \d+ timed-out rounds?\)$/m)
+    expect(status).toMatch(/^incentive share 0\.\d\d.*, [\d.]+ ETH unclaimed \(jobmesh claim\)$/m)
     for (const p of devnet.peers.slice(1)) expect(status.match(new RegExp(`^${p.peerId} `, 'gm'))?.length).toBe(1)
 
     // describe: a job whose minVramGb no peer meets (the devnet peers have 16 GB)

@@ -29,17 +29,22 @@ describe('the incentive pool on a devnet of 2 jobmesh processes', () => {
     net = undefined
   })
 
-  it('each peer holds a share from its start; a funding streams out to them; `jobmesh claim` pays a peer its half', async () => {
-    net = await startNetwork({ peers: 2 })
+  it('each peer holds a share by its scores from its start (one with a shorter timeout); a funding streams out by share; `jobmesh claim` pays it', async () => {
+    // peer 0 promises to commit within half a commit window (its stake covers it): a better timeout score P
+    net = await startNetwork({ peers: 2, peer: (i) => i === 0 ? { commitTimeoutPct: 50 } : {} })
     const { devnet } = net
     const rpcUrl = devnet.anvil.rpcUrl
 
-    // each peer recorded its share when it started: R, P and B of a new node (B = 1000 of 2000)
+    // each peer recorded its share when it started: 0.25 R + 0.25 P + 0.5 B, a new node's B = 1000 of 2000
+    const shares: number[] = []
     for (const p of devnet.peers) {
       const s = await peerStatus(p.dataDir)
-      expect(s.chain?.incentive?.share).toBeGreaterThan(0.5)
       expect(s.chain?.incentive?.earnedWei).toBe('0')
+      shares.push(s.chain?.incentive?.share ?? 0)
     }
+    expect((await peerStatus(devnet.peers[0].dataDir)).chain?.qos?.timeoutPct).toBe(50)
+    expect(shares[0]).toBeCloseTo(0.25 + 0.25 * 50 / 75 + 0.25, 5)
+    expect(shares[1]).toBeCloseTo(0.25 + 0 + 0.25, 5)
 
     const funder = createChainClient({ rpcUrl, signer: new Wallet(devnet.dapp.privateKey), deployment: devnet.deployment })
     try {
@@ -54,9 +59,9 @@ describe('the incentive pool on a devnet of 2 jobmesh processes', () => {
     const peer = devnet.peers[0]
     const wallet = ['--rpc', rpcUrl, '--deployment', devnet.deploymentFile, '--key-file', join(peer.dataDir, 'wallet.key')]
     const earned = BigInt((await peerStatus(peer.dataDir)).chain?.incentive?.earnedWei ?? '0')
-    // two nodes of the same hardware and scores, both recorded before the funding: half each (up to rounding)
-    expect(earned).toBeGreaterThan(parseEther('0.999'))
-    expect(earned).toBeLessThanOrEqual(parseEther('1'))
+    // both shares recorded before the funding, held for the whole stream: 2 ETH split by share (up to rounding)
+    const expected = Number(parseEther('2')) * shares[0] / (shares[0] + shares[1])
+    expect(Math.abs(Number(earned) - expected)).toBeLessThan(1e12)
 
     const claimed = await jobmesh(['claim', ...wallet])
     expect(claimed.stderr).toBe('')

@@ -39,6 +39,11 @@ export interface PeerChainInit {
   deployment: Deployment
   /** Stake (wei) the node keeps registered; registering on first start. */
   stake: bigint
+  /**
+   * The node's timeout setting: it commits verifications within this percent of a round's commit window (25..100;
+   * below 100 the stake must cover minStake x 100 / pct). Set on chain at start when it differs; default: left as is.
+   */
+  commitTimeoutPct?: number
   settlement?: SettlementInit
 }
 
@@ -211,6 +216,8 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   } catch (err) {
     throw await explainFunds(init.chain, address, err as Error)
   }
+  const timeoutPct = init.chain.commitTimeoutPct
+  if (timeoutPct != null && (await client.qosScores(address)).timeoutPct !== timeoutPct) await client.setCommitTimeout(timeoutPct)
   if (client.contracts.incentivePool != null) {
     // the pool records shares lazily: from this start on, this node earns its share (jobmesh claim records it again)
     await client.pokeIncentive(address).catch((err: Error) => { log('recording the incentive share of %s failed: %e', address, err) })

@@ -91,6 +91,8 @@ export interface ChainClient {
   answerProbe(options?: TxOptions): Promise<TxResult | undefined>
   /** Puts this signer's paused node back into selection. */
   resume(options?: TxOptions): Promise<TxResult>
+  /** Sets this node's timeout: it commits verifications within `pct` percent of a commit window (25..100; stake must cover it). */
+  setCommitTimeout(pct: number, options?: TxOptions): Promise<TxResult>
   /** The node's recorded and current incentive share and its unclaimed earnings (default: this signer). @throws NoIncentivePoolError */
   incentiveAccount(address?: string, options?: CallOptions): Promise<IncentiveAccount>
   /** Records `node`'s current incentive share (default: this signer), settling what it earned at the old one. */

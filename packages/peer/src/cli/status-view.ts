@@ -22,7 +22,8 @@ export function formatStatus (s: PeerStatus): string {
     if (c.qos != null) {
       const q = c.qos
       out.push(`QoS       B ${q.score} of 2000 (${q.tasks} ${q.tasks === 1 ? 'task' : 'tasks'} in the window, verifications and probes), ` +
-        `R ${q.vram.toFixed(2)} (VRAM), P ${q.timeout.toFixed(2)} (${q.timeouts} timed-out ${q.timeouts === 1 ? 'round' : 'rounds'})`)
+        `R ${q.vram.toFixed(2)} (VRAM), P ${q.timeout.toFixed(2)} (commits within ${q.timeoutPct} % of a commit window; ` +
+        `${q.timeouts} timed-out ${q.timeouts === 1 ? 'round' : 'rounds'})`)
     } else if (c.score != null) {
       out.push(`QoS score ${c.score}`)
     }

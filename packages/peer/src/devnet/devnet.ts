@@ -26,6 +26,8 @@ export interface DevnetPeerOptions {
   http?: boolean
   /** `--takeover-grace`: seconds before this peer takes over a job completed elsewhere and not submitted. */
   takeoverGraceSeconds?: number
+  /** `--commit-timeout`: the node's timeout setting, percent of a commit window (25..100). */
+  commitTimeoutPct?: number
 }
 
 export interface DevnetInit {
@@ -190,5 +192,6 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
   if (init.options.process === false) args.push('--no-process')
   if (init.options.http === true) args.push('--http', '127.0.0.1:0')
   if (init.options.takeoverGraceSeconds != null) args.push('--takeover-grace', String(init.options.takeoverGraceSeconds))
+  if (init.options.commitTimeoutPct != null) args.push('--commit-timeout', String(init.options.commitTimeoutPct))
   return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, entry: init.options.entry, signal: init.signal })
 }

@@ -63,10 +63,10 @@ export function vramScore (vramGb: number, maxVramGb: number): number {
 }
 
 /**
- * P = (maxO - O) / (maxO - minO), O = the node's timeouts. When `maxO == minO` every node has the same timeout count
- * and nobody is penalised: P = 1.
+ * P = (maxO - O) / (maxO - minO), O = the node's timeout setting (on chain: percent of a commit window, minO 25,
+ * maxO 100; a shorter timeout needs more stake). When `maxO == minO` every node is equal: P = 1.
  */
-export function timeoutScore (timeouts: number, minTimeouts: number, maxTimeouts: number): number {
-  if (maxTimeouts === minTimeouts) return 1
-  return (maxTimeouts - timeouts) / (maxTimeouts - minTimeouts)
+export function timeoutScore (timeout: number, minTimeout: number, maxTimeout: number): number {
+  if (maxTimeout === minTimeout) return 1
+  return (maxTimeout - timeout) / (maxTimeout - minTimeout)
 }

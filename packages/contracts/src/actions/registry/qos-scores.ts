@@ -11,20 +11,30 @@ export interface QosScores {
   timeouts: number
   /** VRAM score R = VRAM / the largest VRAM registered (0..1). */
   vram: number
-  /** Timeout score P = 1 - timed-out rounds / 20 (0..1). */
+  /** The node's timeout setting O in force: it commits within this percent of a commit window (25..100). */
+  timeoutPct: number
+  /** Timeout score P = (100 - O) / (100 - 25) (0..1). */
   timeout: number
 }
 
 const SCALE = 1e6
 
-/** `NodeRegistry.qosState`, `vramScore` and `timeoutScore` of `address` (default: the signer). @throws the chain errors */
+/** `NodeRegistry.qosState`, `vramScore`, `timeoutOf` and `timeoutScore` of `address` (default: the signer). @throws the chain errors */
 export async function qosScores (client: Pick<ChainContext, 'contracts' | 'read' | 'address'>, address?: string, options?: CallOptions): Promise<QosScores> {
   const a = address ?? await client.address()
   const r = client.contracts.nodeRegistry
-  const [state, vram, timeout] = await Promise.all([
+  const [state, vram, timeoutPct, timeout] = await Promise.all([
     client.read(`NodeRegistry.qosState(${a})`, () => r.qosState(a), options),
     client.read(`NodeRegistry.vramScore(${a})`, () => r.vramScore(a), options),
+    client.read(`NodeRegistry.timeoutOf(${a})`, () => r.timeoutOf(a), options),
     client.read(`NodeRegistry.timeoutScore(${a})`, () => r.timeoutScore(a), options)
   ])
-  return { score: Number(state[0]), tasks: Number(state[1]), timeouts: Number(state[3]), vram: Number(vram) / SCALE, timeout: Number(timeout) / SCALE }
+  return {
+    score: Number(state[0]),
+    tasks: Number(state[1]),
+    timeouts: Number(state[3]),
+    vram: Number(vram) / SCALE,
+    timeoutPct: Number(timeoutPct),
+    timeout: Number(timeout) / SCALE
+  }
 }

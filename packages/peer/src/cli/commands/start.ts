@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
+import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir, timeoutPercent } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -23,6 +23,7 @@ export interface StartOptions extends WalletOptions {
   replicas: number
   takeoverGrace: number
   stake: string
+  commitTimeout?: number
   exitWithParent?: boolean
   http?: HttpAddress
 }
@@ -48,6 +49,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--takeover-grace <s>', 'finalize a job completed by another peer that is still not submitted after this many seconds', positiveInteger, 120)
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--stake <eth>', 'stake to register with on first start', '0.1')
+    .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', timeoutPercent)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
     .action(async (opts: StartOptions) => {
@@ -111,5 +113,5 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
   } catch {
     throw new UsageError(`--stake: "${opts.stake}" is not an amount of ETH`)
   }
-  return { ...wallet, stake, settlement: { takeoverGraceMs: opts.takeoverGrace * 1000 } }
+  return { ...wallet, stake, commitTimeoutPct: opts.commitTimeout, settlement: { takeoverGraceMs: opts.takeoverGrace * 1000 } }
 }
