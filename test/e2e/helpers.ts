@@ -53,7 +53,7 @@ export async function jobHistory (devnet: Devnet, jobId: string): Promise<string
     const needles = [jobId.slice(2, 14).toLowerCase(), `${jobId.slice(0, 6)}…${jobId.slice(-4)}`.toLowerCase()]
     for (const [i, p] of devnet.peers.entries()) {
       const info = await nodeRegistry.nodeInfo(devnet.peerAccount(i).address)
-      lines.push(`  peer ${i} ${devnet.peerAccount(i).address} ${p.peerId} eligible ${String(info.eligible)} busy ${String(info.busy)} paused ${String(info.paused)} kicked ${String(info.kickedOut)} stake ${String(info.stake)}`)
+      lines.push(`  peer ${i} ${devnet.peerAccount(i).address} ${p.peerId} eligible ${String(info.eligible)} busy ${String(info.busy)} paused ${String(info.paused)} kicked ${String(info.kickedOut)} stake ${String(info.stake)} score ${String(info.score)} weight ${String(info.weight)}`)
       for (const l of p.output) if (needles.some(n => l.toLowerCase().includes(n))) lines.push(`    ${l.slice(0, 300)}`)
       for (const l of p.output.filter(l => /error|failed/i.test(l)).slice(-10)) lines.push(`    ! ${l.slice(0, 300)}`)
     }

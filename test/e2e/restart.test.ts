@@ -87,6 +87,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
     for (const i of victims) await devnet.restartPeer(i)
 
     const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 180_000 })
+      .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
     expect(release.status).toBe('Released')
     const submitted = await escrow.queryFilter(escrow.filters.ResultsSubmitted(job.jobId))
     expect(submitted).toHaveLength(1)
