@@ -10,7 +10,7 @@ import { wrapChainError } from './wrap-error.js'
 import type { CallOptions, ChainClientComponents, ChainClientInit } from './client-types.js'
 import type { TxOptions, TxResult } from './tx-sender.js'
 import type { JobmeshContracts } from '../deploy.js'
-import type { Provider } from 'ethers'
+import type { Interface, Provider } from 'ethers'
 
 /** A contract call: encoded, sent by the client's signer, mined. */
 export type ContractTx = (what: string, method: string, args: unknown[], options?: TxOptions, value?: bigint) => Promise<TxResult>
@@ -50,8 +50,6 @@ export function createChainContext (components: ChainClientComponents, init: Cha
     : components.signer.provider == null ? components.signer.connect(provider) : components.signer
   const contracts = connect(components.deployment, signer ?? provider)
   const { jobEscrow, nodeRegistry } = contracts
-  const escrowAddress = components.deployment.jobEscrow
-  const registryAddress = components.deployment.nodeRegistry
   const sender = signer == null
     ? undefined
     : new TxSender(provider, signer, {
@@ -73,24 +71,18 @@ export function createChainContext (components: ChainClientComponents, init: Cha
     if (sender == null) throw new NoSignerError(`${what} needs a signer`)
     return sender
   }
-  const escrowTx = async (what: string, method: string, args: unknown[], options: TxOptions = {}, value?: bigint): Promise<TxResult> => {
-    const s = requireSender(what)
-    const data = jobEscrow.interface.encodeFunctionData(method, args)
-    return s.send(what, { to: escrowAddress, data, ...(value == null ? {} : { value }) }, options)
+  /** Sends calls to one contract: encoded with its interface, sent by the client's signer. */
+  const contractTx = (contract: { interface: Interface }, to: string): ContractTx => async (what, method, args, options = {}, value) => {
+    const data = contract.interface.encodeFunctionData(method, args)
+    return requireSender(what).send(what, { to, data, ...(value == null ? {} : { value }) }, options)
   }
-  const registryTx = async (what: string, method: string, args: unknown[], options: TxOptions = {}, value?: bigint): Promise<TxResult> => {
-    const s = requireSender(what)
-    const data = nodeRegistry.interface.encodeFunctionData(method, args)
-    return s.send(what, { to: registryAddress, data, ...(value == null ? {} : { value }) }, options)
-  }
-  const incentiveTx = async (what: string, method: string, args: unknown[], options: TxOptions = {}, value?: bigint): Promise<TxResult> => {
-    const pool = contracts.incentivePool
-    const poolAddress = components.deployment.incentivePool
-    if (pool == null || poolAddress == null) throw new NoIncentivePoolError(`${what}: this deployment has no incentive pool`)
-    const s = requireSender(what)
-    const data = pool.interface.encodeFunctionData(method, args)
-    return s.send(what, { to: poolAddress, data, ...(value == null ? {} : { value }) }, options)
-  }
+  const escrowTx = contractTx(jobEscrow, components.deployment.jobEscrow)
+  const registryTx = contractTx(nodeRegistry, components.deployment.nodeRegistry)
+  const pool = contracts.incentivePool
+  const poolAddress = components.deployment.incentivePool
+  const incentiveTx: ContractTx = pool == null || poolAddress == null
+    ? async (what) => { throw new NoIncentivePoolError(`${what}: this deployment has no incentive pool`) }
+    : contractTx(pool, poolAddress)
   const address = async (): Promise<string> => requireSender('address').from()
   const signMessage = async (message: string): Promise<string> => {
     if (signer == null) throw new NoSignerError('signMessage needs a signer')
