@@ -1,6 +1,7 @@
 import type { JobmeshNode } from './node/index.js'
 import type { Processor } from './processor/index.js'
 import type { DocStoreMetrics } from './crdt/index.js'
+import type { IncentiveJson } from './observe/index.js'
 import type { QosScores } from '@jobmesh/contracts'
 
 export interface WorkCounters {
@@ -25,7 +26,7 @@ export interface PeerStatus {
   chain?: {
     address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, qos?: QosScores, paused?: boolean
     /** Incentive share recorded and current (0..1), unclaimed incentive in wei (decimal string). */
-    incentive?: { share: number, shareNow: number, earnedWei: string }
+    incentive?: IncentiveJson
   }
   /** Jobs this peer is finalizing now (journaled: resumed after a restart). */
   finalizing?: string[]

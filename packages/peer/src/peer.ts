@@ -13,7 +13,7 @@ import { createSettlement, datastoreJournal, ensureSeedCommitted } from './settl
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
 import { metricsFor, startObservability } from './peer-observe.js'
-import { EventLog, describeJob, earningsCursor, readAccount } from './observe/index.js'
+import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount } from './observe/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
@@ -249,9 +249,7 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
     earnedWei: a.earnedWei.toString(),
     score: a.score.toString(),
     ...(a.qos == null ? {} : { qos: a.qos }),
-    ...(a.incentive == null
-      ? {}
-      : { incentive: { share: a.incentive.share, shareNow: a.incentive.shareNow, earnedWei: a.incentive.earnedWei.toString() } }),
+    ...(a.incentive == null ? {} : { incentive: incentiveJson(a.incentive) }),
     paused: a.paused
   }
 }

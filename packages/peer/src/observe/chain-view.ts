@@ -94,6 +94,17 @@ export function earningsCursor (chain: ChainClient, address: string): EarningsCu
   }
 }
 
+/** An incentive account as JSON carries it (status, dashboard): the unclaimed wei as a decimal string. */
+export interface IncentiveJson {
+  share: number
+  shareNow: number
+  earnedWei: string
+}
+
+export function incentiveJson (i: IncentiveAccount): IncentiveJson {
+  return { share: i.share, shareNow: i.shareNow, earnedWei: i.earnedWei.toString() }
+}
+
 /** Reads a wallet's balance, registration, stake, QoS scores and earnings. */
 export async function readAccount (chain: ChainClient, address: string, options: { signal?: AbortSignal, earnings?: EarningsCursor } = {}): Promise<AccountView> {
   const a = getAddress(address)

@@ -3,12 +3,12 @@ import { TypedEvents } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
 import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
-import { earningsCursor, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
+import { earningsCursor, incentiveJson, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
 import { DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
 import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
 import type { AnnouncedJob } from './announced-jobs.js'
-import type { AccountView, EarningsCursor, VerificationQueueCursor, VerificationView } from './chain-view.js'
+import type { AccountView, EarningsCursor, IncentiveJson, VerificationQueueCursor, VerificationView } from './chain-view.js'
 import type { EventLog, PeerEvent } from './event-log.js'
 import type { JobProgressView } from './job-view.js'
 import type { JobStory } from './story.js'
@@ -70,7 +70,7 @@ export interface NetworkState {
     vramGb: number
     account?: Omit<AccountView, 'balanceWei' | 'stakeWei' | 'score' | 'earnedWei' | 'incentive'> & {
       balanceWei: string, stakeWei: string, score: string, earnedWei: string
-      incentive?: { share: number, shareNow: number, earnedWei: string }
+      incentive?: IncentiveJson
     }
   }
   peers: PeerCard[]
@@ -291,6 +291,6 @@ function accountJson (a: AccountView): NonNullable<NetworkState['self']['account
     stakeWei: a.stakeWei.toString(),
     score: a.score.toString(),
     earnedWei: a.earnedWei.toString(),
-    ...(incentive == null ? {} : { incentive: { ...incentive, earnedWei: incentive.earnedWei.toString() } })
+    ...(incentive == null ? {} : { incentive: incentiveJson(incentive) })
   }
 }
