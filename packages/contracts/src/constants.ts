@@ -82,6 +82,13 @@ export const DEFAULT_INCENTIVE_PARAMS = {
   period: 604_800
 } as const
 
+/**
+ * Bounds of a node's timeout setting, percent of a commit window (`NodeRegistry.TIMEOUT_MIN_PCT` / `TIMEOUT_MAX_PCT`,
+ * Solidity `QoS.TIMEOUT_MIN_PCT` / `TIMEOUT_MAX_PCT`): P = (max - O) / (max - min).
+ */
+export const TIMEOUT_MIN_PCT = 25
+export const TIMEOUT_MAX_PCT = 100
+
 // --- the chain client (createChainClient) ---
 
 /** How long one RPC call (read, estimate, send) may take (ms). */

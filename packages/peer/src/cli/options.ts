@@ -47,15 +47,6 @@ export function positiveInteger (value: string): number {
   return n
 }
 
-/** Parses `--commit-timeout`: a whole percent of a commit window, 25..100 (the registry's bounds). */
-export function timeoutPercent (value: string): number {
-  const n = Number(value)
-  if (!Number.isInteger(n) || n < 25 || n > 100) {
-    throw new InvalidArgumentError(`expected a whole percent from 25 to 100, got "${value}"`)
-  }
-  return n
-}
-
 /** Parses `--http 127.0.0.1:8080` (or a bare port, on loopback). */
 export function httpAddress (value: string): HttpAddress {
   try {

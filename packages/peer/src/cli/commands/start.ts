@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir, timeoutPercent } from '../options.js'
+import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -49,7 +49,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--takeover-grace <s>', 'finalize a job completed by another peer that is still not submitted after this many seconds', positiveInteger, 120)
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--stake <eth>', 'stake to register with on first start', '0.1')
-    .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', timeoutPercent)
+    .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', positiveInteger)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
     .action(async (opts: StartOptions) => {
@@ -105,8 +105,16 @@ async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: stri
 
 async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined> {
   const wallet = await readWallet(opts)
-  if (wallet == null) return undefined
+  if (wallet == null) {
+    if (opts.commitTimeout != null) throw new UsageError('--commit-timeout needs --rpc (or JOBMESH_RPC_URL)')
+    return undefined
+  }
   const { parseEther } = await import('ethers')
+  const { TIMEOUT_MIN_PCT, TIMEOUT_MAX_PCT } = await import('@jobmesh/contracts')
+  const timeout = opts.commitTimeout
+  if (timeout != null && (timeout < TIMEOUT_MIN_PCT || timeout > TIMEOUT_MAX_PCT)) {
+    throw new UsageError(`--commit-timeout: expected a whole percent from ${TIMEOUT_MIN_PCT} to ${TIMEOUT_MAX_PCT}, got ${timeout}`)
+  }
   let stake: bigint
   try {
     stake = parseEther(opts.stake)
