@@ -114,19 +114,21 @@ contract IncentivePool {
         return (a.share, a.owed + a.share * (_accNow() - a.debt) / ACC);
     }
 
-    function _accNow() internal view returns (uint256) {
+    /// @dev Wei (scaled by 1e18) streamed since the last update, up to the end of the stream.
+    function _streamed() internal view returns (uint256) {
         uint256 t = block.timestamp < periodEnd ? block.timestamp : periodEnd;
-        if (t <= lastUpdate || totalShares == 0) return accPerShare;
-        return accPerShare + (t - lastUpdate) * rate / totalShares;
+        return t > lastUpdate ? (t - lastUpdate) * rate : 0;
+    }
+
+    function _accNow() internal view returns (uint256) {
+        uint256 total = totalShares;
+        return total == 0 ? accPerShare : accPerShare + _streamed() / total;
     }
 
     function _accrue() internal {
-        uint256 t = block.timestamp < periodEnd ? block.timestamp : periodEnd;
-        if (t > lastUpdate) {
-            uint256 streamed = (t - lastUpdate) * rate;
-            if (totalShares == 0) unassigned += streamed;
-            else accPerShare += streamed / totalShares;
-        }
+        uint256 streamed = _streamed();
+        if (totalShares == 0) unassigned += streamed;
+        else accPerShare += streamed / totalShares;
         lastUpdate = block.timestamp;
     }
 
