@@ -6,6 +6,7 @@ import {
   ANVIL_CHAIN_ID,
   DEFAULT_ANVIL_ACCOUNTS,
   DEFAULT_ANVIL_BALANCE,
+  DEFAULT_ANVIL_HISTORY_STATES,
   DEFAULT_ANVIL_START_TIMEOUT,
   DEFAULT_ANVIL_STOP_TIMEOUT
 } from './constants.js'
@@ -34,6 +35,12 @@ export interface AnvilInit {
   host?: string
   /** Lift the block gas limit (for benchmarks that put very large transactions on chain). */
   disableBlockGasLimit?: boolean
+  /**
+   * How many past block states anvil keeps, in memory only (default 256). Calls at older blocks fail.
+   * Without this bound anvil writes every older state to `~/.foundry/anvil/tmp` and never removes it when
+   * stopped: a long devnet or a test run filled the disk.
+   */
+  historyStates?: number
   /** Further command-line arguments, passed as is. */
   args?: string[]
   /** How long to wait for anvil to listen, in ms (default 15 000). */
@@ -182,7 +189,8 @@ export async function startAnvil (init: AnvilInit = {}): Promise<Anvil> {
     '--chain-id', String(chainId),
     '--accounts', String(init.accounts ?? DEFAULT_ANVIL_ACCOUNTS),
     '--balance', String(init.balance ?? DEFAULT_ANVIL_BALANCE),
-    '--color', 'never'
+    '--color', 'never',
+    '--prune-history', String(init.historyStates ?? DEFAULT_ANVIL_HISTORY_STATES)
   ]
   if (init.blockTime !== undefined) args.push('--block-time', String(init.blockTime))
   if (init.disableBlockGasLimit === true) args.push('--disable-block-gas-limit')

@@ -15,6 +15,9 @@ export const DEFAULT_ANVIL_ACCOUNTS = 10
 /** Balance of each anvil dev account, in ether. */
 export const DEFAULT_ANVIL_BALANCE = 10_000
 
+/** Past block states anvil keeps in memory (`--prune-history`); none are written to disk. */
+export const DEFAULT_ANVIL_HISTORY_STATES = 256
+
 /** How long `startAnvil` waits for anvil to print its listening address, in ms. */
 export const DEFAULT_ANVIL_START_TIMEOUT = 15_000
 

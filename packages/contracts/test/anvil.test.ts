@@ -1,6 +1,7 @@
 import { JsonRpcProvider, Wallet } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseAnvilBanner, startAnvil } from '../src/anvil.js'
+import { rpcCall } from '../src/rpc-call.js'
 import type { Anvil } from '../src/anvil.js'
 
 describe('startAnvil', () => {
@@ -23,6 +24,19 @@ describe('startAnvil', () => {
     await anvil.stop()
     await anvil.stop()
     expect(() => process.kill(pid, 0)).toThrow()
+  })
+
+  it('keeps only historyStates past states, in memory (nothing written to disk)', async () => {
+    const balanceAt = async (a: Anvil, block: string): Promise<unknown> => await rpcCall(a.rpcUrl, 'eth_getBalance', [a.accounts[0].address, block])
+    anvil = await startAnvil({ accounts: 1, historyStates: 4 })
+    await rpcCall(anvil.rpcUrl, 'anvil_mine', ['0x14'])
+    await expect(balanceAt(anvil, '0x1')).rejects.toMatchObject({ name: 'JsonRpcError' })
+    expect(await balanceAt(anvil, '0x13')).toMatch(/^0x/)
+    await anvil.stop()
+
+    anvil = await startAnvil({ accounts: 1 })
+    await rpcCall(anvil.rpcUrl, 'anvil_mine', ['0x14'])
+    expect(await balanceAt(anvil, '0x1')).toMatch(/^0x/)
   })
 
   it('fails with AnvilStartError on bad arguments', async () => {
