@@ -1,7 +1,9 @@
 import { Interface } from 'ethers'
 import {
   encodingAbi,
+  incentivePoolAbi,
   jobEscrowAbi,
+  modelRegistryAbi,
   nodeRegistryAbi,
   qosAbi,
   sumTreeAbi,
@@ -28,7 +30,7 @@ function errorsInterface (): Interface {
   if (combined === undefined) {
     const seen = new Set<string>()
     const fragments: unknown[] = []
-    for (const abi of [jobEscrowAbi, nodeRegistryAbi, sumTreeAbi, verificationQueueAbi, qosAbi, encodingAbi] as const) {
+    for (const abi of [jobEscrowAbi, nodeRegistryAbi, incentivePoolAbi, modelRegistryAbi, sumTreeAbi, verificationQueueAbi, qosAbi, encodingAbi] as const) {
       for (const f of abi as readonly { type: string, name?: string, inputs?: ReadonlyArray<{ type: string }> }[]) {
         if (f.type !== 'error') continue
         const key = `${f.name}(${(f.inputs ?? []).map((i) => i.type).join(',')})`

@@ -1,6 +1,6 @@
 import { Contract, ContractFactory, isError } from 'ethers'
 import {
-  incentivePoolAbi, incentivePoolBytecode, jobEscrowAbi, jobEscrowBytecode, nodeRegistryAbi, nodeRegistryBytecode
+  incentivePoolAbi, incentivePoolBytecode, jobEscrowAbi, jobEscrowBytecode, modelRegistryAbi, modelRegistryBytecode, nodeRegistryAbi, nodeRegistryBytecode
 } from './artifacts.generated.js'
 import {
   DEFAULT_CONFIRMATIONS,
@@ -104,13 +104,15 @@ export interface Deployment {
   jobEscrow: string
   /** Address of `IncentivePool` (absent in deployments made before it existed). */
   incentivePool?: string
+  /** Address of `ModelRegistry` (absent in deployments made before it existed). */
+  modelRegistry?: string
   /** Block of the first deployment transaction (scan events from here). */
   blockNumber: number
   /** The account that deployed (and wired) the contracts. */
   deployer: string
   params: DeployParams
   /** Hashes of the deployment transactions. */
-  transactions: { nodeRegistry: string, jobEscrow: string, setEscrow: string, incentivePool?: string }
+  transactions: { nodeRegistry: string, jobEscrow: string, setEscrow: string, incentivePool?: string, modelRegistry?: string }
 }
 
 /** Typed `NodeRegistry` contract. */
@@ -119,6 +121,8 @@ export type NodeRegistryContract = TypedContract<typeof nodeRegistryAbi>
 export type JobEscrowContract = TypedContract<typeof jobEscrowAbi>
 /** Typed `IncentivePool` contract. */
 export type IncentivePoolContract = TypedContract<typeof incentivePoolAbi>
+/** Typed `ModelRegistry` contract. */
+export type ModelRegistryContract = TypedContract<typeof modelRegistryAbi>
 
 /** The contracts of a deployment, connected to a runner. */
 export interface JobmeshContracts {
@@ -126,6 +130,8 @@ export interface JobmeshContracts {
   jobEscrow: JobEscrowContract
   /** Absent when the deployment has no incentive pool. */
   incentivePool?: IncentivePoolContract
+  /** Absent when the deployment has no model registry. */
+  modelRegistry?: ModelRegistryContract
 }
 
 /** The defaults merged with overrides. */
@@ -190,7 +196,7 @@ async function chainIdOf (provider: Provider | null, signal?: AbortSignal): Prom
 
 /**
  * Deploys `NodeRegistry`, then `JobEscrow(registry)`, then wires them with `registry.setEscrow(escrow)` (the order
- * of docs/contracts.md), then `IncentivePool(registry)`. Each transaction is awaited (with a timeout) and checked.
+ * of docs/contracts.md), then `IncentivePool(registry)` and `ModelRegistry(registry)`. Each transaction is awaited (with a timeout) and checked.
  *
  * @example
  * ```ts
@@ -245,28 +251,39 @@ export async function deploy (signer: Signer, init: DeployInit = {}): Promise<De
   const incentivePool = poolReceipt.contractAddress
   if (incentivePool == null) throw new DeploymentFailedError('deploying IncentivePool: the receipt has no contract address')
 
+  const modelsFactory = new ContractFactory(modelRegistryAbi, modelRegistryBytecode, signer)
+  const modelsReceipt = await send('deploying ModelRegistry', async () =>
+    (await modelsFactory.deploy(nodeRegistry)).deploymentTransaction())
+  const modelRegistry = modelsReceipt.contractAddress
+  if (modelRegistry == null) throw new DeploymentFailedError('deploying ModelRegistry: the receipt has no contract address')
+
   return {
     chainId,
     nodeRegistry,
     jobEscrow,
     incentivePool,
+    modelRegistry,
     blockNumber: registryReceipt.blockNumber,
     deployer,
     params,
     transactions: {
-      nodeRegistry: registryReceipt.hash, jobEscrow: escrowReceipt.hash, setEscrow: wireReceipt.hash, incentivePool: poolReceipt.hash
+      nodeRegistry: registryReceipt.hash, jobEscrow: escrowReceipt.hash, setEscrow: wireReceipt.hash, incentivePool: poolReceipt.hash,
+      modelRegistry: modelsReceipt.hash
     }
   }
 }
 
 /** Typed ethers contracts for a deployment; `runner` is a signer (to send) or a provider (read only). */
-export function connect (deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow' | 'incentivePool'>, runner: ContractRunner): JobmeshContracts {
+export function connect (deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow' | 'incentivePool' | 'modelRegistry'>, runner: ContractRunner): JobmeshContracts {
   return {
     nodeRegistry: new Contract(deployment.nodeRegistry, nodeRegistryAbi, runner) as unknown as NodeRegistryContract,
     jobEscrow: new Contract(deployment.jobEscrow, jobEscrowAbi, runner) as unknown as JobEscrowContract,
     ...(deployment.incentivePool == null
       ? {}
-      : { incentivePool: new Contract(deployment.incentivePool, incentivePoolAbi, runner) as unknown as IncentivePoolContract })
+      : { incentivePool: new Contract(deployment.incentivePool, incentivePoolAbi, runner) as unknown as IncentivePoolContract }),
+    ...(deployment.modelRegistry == null
+      ? {}
+      : { modelRegistry: new Contract(deployment.modelRegistry, modelRegistryAbi, runner) as unknown as ModelRegistryContract })
   }
 }
 
@@ -281,6 +298,7 @@ export async function verifyDeployment (deployment: Deployment, provider: Provid
   }
   const contracts: Array<[string, string]> = [['NodeRegistry', deployment.nodeRegistry], ['JobEscrow', deployment.jobEscrow]]
   if (deployment.incentivePool != null) contracts.push(['IncentivePool', deployment.incentivePool])
+  if (deployment.modelRegistry != null) contracts.push(['ModelRegistry', deployment.modelRegistry])
   for (const [name, address] of contracts) {
     let code: string
     try {

@@ -117,6 +117,12 @@ export class NoIncentivePoolError extends Error {
   override name = 'NoIncentivePoolError'
 }
 
+/** A model action on a deployment without a `ModelRegistry` (one made before the registry existed). */
+export class NoModelRegistryError extends Error {
+  static override readonly name = 'NoModelRegistryError'
+  override name = 'NoModelRegistryError'
+}
+
 /** The client needs either `rpcUrl` or `provider` (or a signer with a provider). */
 export class NoProviderError extends Error {
   static override readonly name = 'NoProviderError'

@@ -1,5 +1,5 @@
 /**
- * `@jobmesh/contracts`: the jobmesh settlement contracts (`NodeRegistry`, `JobEscrow`, `IncentivePool`) for TypeScript.
+ * `@jobmesh/contracts`: the jobmesh settlement contracts (`NodeRegistry`, `JobEscrow`, `IncentivePool`, `ModelRegistry`) for TypeScript.
  *
  * - **Artifacts**: `as const` ABIs and creation bytecode per contract (`nodeRegistryAbi`, `nodeRegistryBytecode`,
  *   `jobEscrowAbi`, `jobEscrowBytecode`, and the libraries' ABIs for error decoding), compiled from `src/**\/*.sol`
@@ -46,7 +46,8 @@ export type {
   JobmeshContracts,
   NodeRegistryContract,
   JobEscrowContract,
-  IncentivePoolContract
+  IncentivePoolContract,
+  ModelRegistryContract
 } from './deploy.js'
 export { createProvider, probeChainId } from './provider.js'
 export type { ProviderInit } from './provider.js'
@@ -80,6 +81,8 @@ export type { ProbeState } from './actions/registry/probe-of.js'
 export type { QosScores } from './actions/registry/qos-scores.js'
 export type { IncentiveAccount } from './actions/incentive/incentive-account.js'
 export type { IncentiveClaim } from './actions/incentive/claim-incentive.js'
+export type { ModelHolding } from './actions/models/model-holding.js'
+export type { ModelPrompt } from './actions/models/model-prompts.js'
 export { PROBE_DIFFICULTY, PROBE_WINDOW, isProbeAnswer, solveProbe } from './probe.js'
 export * from './errors.js'
 export * from './constants.js'

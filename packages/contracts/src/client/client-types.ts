@@ -8,6 +8,8 @@ import type { CreatedJob } from '../actions/escrow/create-job.js'
 import type { BlockRange } from '../actions/events/find-events.js'
 import type { IncentiveClaim } from '../actions/incentive/claim-incentive.js'
 import type { IncentiveAccount } from '../actions/incentive/incentive-account.js'
+import type { ModelHolding } from '../actions/models/model-holding.js'
+import type { ModelPrompt } from '../actions/models/model-prompts.js'
 import type { JobCreatedEvent } from '../actions/events/job-created.js'
 import type { NodeInfo } from '../actions/registry/node-info.js'
 import type { ProbeScan } from '../actions/registry/probe-next.js'
@@ -23,7 +25,7 @@ export interface ChainClientComponents {
   /** Signs transactions. Pass a plain signer (e.g. a Wallet), not a NonceManager: the client keeps the nonce. */
   signer?: Signer
   /** Contract addresses; `blockNumber` (deployment block) is where event scans start. */
-  deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow'> & Partial<Pick<Deployment, 'blockNumber' | 'chainId' | 'incentivePool'>>
+  deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscrow'> & Partial<Pick<Deployment, 'blockNumber' | 'chainId' | 'incentivePool' | 'modelRegistry'>>
 }
 
 export interface ChainClientInit {
@@ -101,6 +103,18 @@ export interface ChainClient {
   claimIncentive(options?: TxOptions): Promise<IncentiveClaim>
   /** Adds `amountWei` to the incentive stream. */
   fundIncentive(amountWei: bigint, options?: TxOptions): Promise<TxResult>
+  /** Records that this signer's node holds `modelId` (fetched and pinned). @throws NoModelRegistryError */
+  announceModel(modelId: string, options?: TxOptions): Promise<TxResult>
+  /** This signer's node no longer holds `modelId`. @throws NoModelRegistryError */
+  dropModel(modelId: string, options?: TxOptions): Promise<TxResult>
+  /** Asks `nodes` to download `modelId` (this signer holds it). @throws NoModelRegistryError */
+  promptModel(modelId: string, nodes: readonly string[], options?: TxOptions): Promise<TxResult>
+  /** How many nodes hold `modelId`, and whether `address` (default: this signer) does. @throws NoModelRegistryError */
+  modelHolding(modelId: string, address?: string, options?: CallOptions): Promise<ModelHolding>
+  /** Up to `limit` (100) holders of `modelId` from `offset`. @throws NoModelRegistryError */
+  modelHolders(modelId: string, page?: { offset?: number, limit?: number }, options?: CallOptions): Promise<string[]>
+  /** The prompts naming `node` in a block range (none when the deployment has no model registry). */
+  modelPrompts(node: string, range?: BlockRange, options?: CallOptions): Promise<ModelPrompt[]>
   /** The address a PeerId was registered with, or undefined. */
   peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
   /** Creates and funds a job with `fee` wei; the job's id and the escrow's task value (wei per second). */

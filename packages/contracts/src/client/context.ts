@@ -3,7 +3,7 @@ import { createProvider } from '../provider.js'
 import {
   DEFAULT_GAS_MARGIN_BPS, DEFAULT_LOG_BLOCK_RANGE, DEFAULT_POLL_MS, DEFAULT_RPC_TIMEOUT_MS, DEFAULT_TX_TIMEOUT_MS
 } from '../constants.js'
-import { NoIncentivePoolError, NoProviderError, NoSignerError } from '../errors.js'
+import { NoIncentivePoolError, NoModelRegistryError, NoProviderError, NoSignerError } from '../errors.js'
 import { TxSender } from './tx-sender.js'
 import { withTimeout } from './wait.js'
 import { wrapChainError } from './wrap-error.js'
@@ -28,6 +28,8 @@ export interface ChainContext {
   registryTx: ContractTx
   /** A call to the deployment's `IncentivePool`. @throws NoIncentivePoolError when the deployment has none */
   incentiveTx: ContractTx
+  /** A call to the deployment's `ModelRegistry`. @throws NoModelRegistryError when the deployment has none */
+  modelsTx: ContractTx
   /** The signer's address. @throws NoSignerError */
   address(): Promise<string>
   /** An EIP-191 signature of `message` by the signer (deterministic: RFC 6979). @throws NoSignerError */
@@ -83,6 +85,11 @@ export function createChainContext (components: ChainClientComponents, init: Cha
   const incentiveTx: ContractTx = pool == null || poolAddress == null
     ? async (what) => { throw new NoIncentivePoolError(`${what}: this deployment has no incentive pool`) }
     : contractTx(pool, poolAddress)
+  const models = contracts.modelRegistry
+  const modelsAddress = components.deployment.modelRegistry
+  const modelsTx: ContractTx = models == null || modelsAddress == null
+    ? async (what) => { throw new NoModelRegistryError(`${what}: this deployment has no model registry`) }
+    : contractTx(models, modelsAddress)
   const address = async (): Promise<string> => requireSender('address').from()
   const signMessage = async (message: string): Promise<string> => {
     if (signer == null) throw new NoSignerError('signMessage needs a signer')
@@ -91,6 +98,6 @@ export function createChainContext (components: ChainClientComponents, init: Cha
   const blockNumber = async (options?: CallOptions): Promise<number> => read('eth_blockNumber', () => provider.getBlockNumber(), options)
 
   return {
-    provider, contracts, deployment: components.deployment, pollMs, logBlockRange, read, escrowTx, registryTx, incentiveTx, address, signMessage, blockNumber
+    provider, contracts, deployment: components.deployment, pollMs, logBlockRange, read, escrowTx, registryTx, incentiveTx, modelsTx, address, signMessage, blockNumber
   }
 }

@@ -35,6 +35,11 @@ import { claimIncentive } from '../actions/incentive/claim-incentive.js'
 import { fundIncentive } from '../actions/incentive/fund-incentive.js'
 import { incentiveAccount } from '../actions/incentive/incentive-account.js'
 import { pokeIncentive } from '../actions/incentive/poke-incentive.js'
+import { announceModel } from '../actions/models/announce-model.js'
+import { dropModel } from '../actions/models/drop-model.js'
+import { modelHolders, modelHolding } from '../actions/models/model-holding.js'
+import { modelPrompts } from '../actions/models/model-prompts.js'
+import { promptModel } from '../actions/models/prompt-model.js'
 import { activeNodes } from '../actions/registry/active-nodes.js'
 import { ensureRegistered } from '../actions/registry/ensure-registered.js'
 import { nodeInfo } from '../actions/registry/node-info.js'
@@ -84,6 +89,12 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     pokeIncentive: async (node, options) => pokeIncentive(c, node, options),
     claimIncentive: async (options) => claimIncentive(c, options),
     fundIncentive: async (amountWei, options) => fundIncentive(c, amountWei, options),
+    announceModel: async (modelId, options) => announceModel(c, modelId, options),
+    dropModel: async (modelId, options) => dropModel(c, modelId, options),
+    promptModel: async (modelId, nodes, options) => promptModel(c, modelId, nodes, options),
+    modelHolding: async (modelId, address, options) => modelHolding(c, modelId, address, options),
+    modelHolders: async (modelId, page, options) => modelHolders(c, modelId, page, options),
+    modelPrompts: async (node, range, options) => modelPrompts(c, node, range, options),
     createJob: async (input, fee, options) => createJob(c, input, fee, options),
     commitResults: async (jobId, commitment, options) => commitResults(c, jobId, commitment, options),
     submitResults: async (jobId, input, options) => submitResults(c, jobId, input, options),

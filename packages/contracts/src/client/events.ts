@@ -1,8 +1,8 @@
-import { incentivePoolAbi, jobEscrowAbi, nodeRegistryAbi } from '../artifacts.generated.js'
+import { incentivePoolAbi, jobEscrowAbi, modelRegistryAbi, nodeRegistryAbi } from '../artifacts.generated.js'
 import { Interface, zeroPadValue } from 'ethers'
 import type { Log } from 'ethers'
 
-/** A decoded event of NodeRegistry, JobEscrow or IncentivePool. */
+/** A decoded event of NodeRegistry, JobEscrow, IncentivePool or ModelRegistry. */
 export interface ChainEvent {
   /** Event name, e.g. `VerifierAssigned`. */
   name: string
@@ -21,7 +21,7 @@ export function eventsInterface (): Interface {
   if (iface === undefined) {
     const seen = new Set<string>()
     const fragments: unknown[] = []
-    for (const abi of [jobEscrowAbi, nodeRegistryAbi, incentivePoolAbi] as const) {
+    for (const abi of [jobEscrowAbi, nodeRegistryAbi, incentivePoolAbi, modelRegistryAbi] as const) {
       for (const f of abi as readonly { type: string, name?: string }[]) {
         if (f.type !== 'event' || seen.has(f.name ?? '')) continue
         seen.add(f.name ?? '')

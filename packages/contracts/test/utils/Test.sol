@@ -81,8 +81,16 @@ abstract contract Test {
         vm.assertEq(a, b, "assertEq(address)");
     }
 
+    function assertEq(address a, address b, string memory m) internal pure {
+        vm.assertEq(a, b, m);
+    }
+
     function assertEq(bytes32 a, bytes32 b) internal pure {
         vm.assertEq(a, b, "assertEq(bytes32)");
+    }
+
+    function assertEq(bytes32 a, bytes32 b, string memory m) internal pure {
+        vm.assertEq(a, b, m);
     }
 
     function assertEq(bool a, bool b) internal pure {
