@@ -18,7 +18,7 @@
 //   revealVerification x3, settle (Released), claim of one result leaf and of a processor's 15 other leaves; then a
 //   probe round: a probe interval later one `probeNext(16)` (16 due nodes scanned and probed) and each probed node's
 //   `answerProbe` (the most expensive reported); then the incentive pool: a node's `poke`, a `fund`, an hour later its
-//   `claim`.
+//   `claim`; then the model registry (from N = 8): announce (first and second holder), prompt of 1 and of 4 nodes, drop.
 //   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 2 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=2)`) and, halved, one verifier's draw.
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
 // - Groups row: a fresh deployment with N = JOBMESH_GAS_GROUP_NODES nodes spread over 8 GPU models x 6 VRAM sizes
@@ -32,7 +32,7 @@ import { createHash, generateKeyPairSync, sign } from 'node:crypto'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
-import { AbiCoder, Interface, JsonRpcSigner, Wallet, concat, id, keccak256, parseEther, toBeHex, zeroPadValue } from 'ethers'
+import { AbiCoder, Interface, JsonRpcSigner, Wallet, concat, id, keccak256, parseEther, toBeHex, toUtf8Bytes, zeroPadValue } from 'ethers'
 
 let contracts
 try {
@@ -291,6 +291,22 @@ async function incentiveRound (deployment, funder) {
   return { poke, fund, claim }
 }
 
+/**
+ * The model registry's operations (O(1) in nodes and holders): node 1 announces a model (`announce`, first holder of a
+ * fresh model), node 2 announces it too, node 1 prompts nodes 3..6 (`prompt` of one node and of MAX_PROMPTS = 4, per
+ * prompted node), node 2 drops it.
+ */
+async function modelsRound (deployment, n) {
+  const models = (i) => connect(deployment, impersonate(nodeAddress(i))).modelRegistry
+  const modelId = `ipfs://bafkreimodel${n}`
+  const announce = await gasOf(models(1).announce(modelId))
+  const second = await gasOf(models(2).announce(modelId))
+  const one = await gasOf(models(1).prompt(modelId, [nodeAddress(3)]))
+  const four = await gasOf(models(2).prompt(modelId, [4, 5, 6, 7].map(nodeAddress)))
+  const drop = await gasOf(models(2).drop(keccak256(toUtf8Bytes(modelId))))
+  return { announce, second, one, four, drop }
+}
+
 try {
   const creator = new Wallet(anvil.accounts[0].privateKey, provider)
   const deployment = await deploy(creator)
@@ -325,6 +341,14 @@ try {
     record('incentive poke', n, incentive.poke)
     record('incentive fund', n, incentive.fund)
     record('incentive claim', n, incentive.claim)
+    if (n >= 8) {
+      const m = await modelsRound(deployment, n)
+      record('model announce (first holder)', n, m.announce)
+      record('model announce (second holder)', n, m.second)
+      record('model prompt (1 node)', n, m.one)
+      record('model prompt (4 nodes)', n, m.four)
+      record('model drop', n, m.drop)
+    }
     process.stdout.write(`N = ${n}: registered in ${(bulkMs / 1000).toFixed(1)} s, measured in ${((Date.now() - started - bulkMs) / 1000).toFixed(1)} s\n`)
   }
 

@@ -2,7 +2,7 @@ import { MANDELBROT_BLOCK_SIZE, encodeMandelbrotData } from './mandelbrot-data.j
 import { mandelbrotPng } from './mandelbrot-png.js'
 import { loadExampleWasm } from './paths.js'
 import type { MandelbrotImage } from './mandelbrot-data.js'
-import type { JobClient, MicroJobOutput, SubmitOptions, SubmittedJob, VerificationLevel } from '@jobmesh/dapp-sdk'
+import type { JobClient, MicroJobOutput, Requirements, SubmitOptions, SubmittedJob, VerificationLevel } from '@jobmesh/dapp-sdk'
 
 /** A Mandelbrot job: the image and how it is cut. Rows per MicroJob = rows / (macroJobs * microJobsPerMacro). */
 export interface MandelbrotJobInit {
@@ -15,6 +15,8 @@ export interface MandelbrotJobInit {
   verifiers?: number
   /** Verification level (default the SDK's: one MicroJob per MacroJob). */
   verification?: VerificationLevel
+  /** Hardware and model the peers need (default the SDK's: any node); `modelId` names a model its holders run first. */
+  requirements?: Requirements
 }
 
 /**
@@ -38,6 +40,7 @@ export async function submitMandelbrot (client: JobClient, init: MandelbrotJobIn
     price: init.price,
     verifiers: init.verifiers,
     verification: init.verification,
+    ...(init.requirements == null ? {} : { requirements: init.requirements }),
     estimate: { secondsPerMicroJob: 1 }
   }, options)
 }

@@ -1,6 +1,7 @@
 import type { JobmeshNode } from './node/index.js'
 import type { Processor } from './processor/index.js'
 import type { DocStoreMetrics } from './crdt/index.js'
+import type { HeldModel } from './models/index.js'
 import type { IncentiveJson } from './observe/index.js'
 import type { QosScores } from '@jobmesh/contracts'
 
@@ -17,8 +18,12 @@ export interface PeerStatus {
   uptimeMs: number
   gpuModel?: string
   vramGb: number
-  /** Models this peer keeps at hand (`--model`; jobs naming one are chosen first), and the one it last ran. */
-  models: { held: string[], loaded?: string }
+  /**
+   * Models this peer holds (jobs naming one are chosen first) and the one it last ran; of the held ones, those
+   * fetched to run a job their holders left (`fallback`), prefetched on a prompt (`prompted`), and recorded on chain
+   * (`announced`); each list only when not empty.
+   */
+  models: { held: string[], loaded?: string, fallback?: string[], prompted?: string[], announced?: string[] }
   peers: Array<{ peerId: string, addresses: string[] }>
   jobs: Array<{ jobId: string, microJobs: number, value: number, state: string }>
   work: WorkCounters & { currentJob?: string }
@@ -50,7 +55,9 @@ export interface PeerStatusInput {
   processor?: Processor
   work: WorkCounters
   startedAt: number
-  init: { gpuModel?: string, vramGb?: number, models?: string[] }
+  init: { gpuModel?: string, vramGb?: number }
+  /** The models held (default: none). */
+  models?: HeldModel[]
   chainAddress?: string
   finalizing?: string[]
 }
@@ -64,7 +71,7 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     uptimeMs: Date.now() - input.startedAt,
     gpuModel: input.init.gpuModel,
     vramGb: input.init.vramGb ?? 0,
-    models: modelsOf(input.init.models, processor?.loadedModel()),
+    models: modelsOf(input.models ?? [], processor?.loadedModel()),
     peers: connectedPeers(node),
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },
@@ -99,6 +106,14 @@ function connectedPeers (node: JobmeshNode): PeerStatus['peers'] {
   return [...byPeer].map(([peerId, addresses]) => ({ peerId, addresses }))
 }
 
-function modelsOf (held: string[] = [], loaded: string | undefined): PeerStatus['models'] {
-  return loaded == null ? { held } : { held, loaded }
+function modelsOf (models: HeldModel[], loaded: string | undefined): PeerStatus['models'] {
+  const out: PeerStatus['models'] = { held: models.map(m => m.modelId) }
+  if (loaded != null) out.loaded = loaded
+  const fallback = models.filter(m => m.source === 'fallback').map(m => m.modelId)
+  const prompted = models.filter(m => m.source === 'prompt').map(m => m.modelId)
+  const announced = models.filter(m => m.announced).map(m => m.modelId)
+  if (fallback.length > 0) out.fallback = fallback
+  if (prompted.length > 0) out.prompted = prompted
+  if (announced.length > 0) out.announced = announced
+  return out
 }

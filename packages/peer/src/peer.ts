@@ -8,7 +8,8 @@ import { createWasmExecutor, wasmMicroJobExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
-import { publishProfile } from './jobs/index.js'
+import { publishProfile, readProfiles } from './jobs/index.js'
+import { createModelHoldings } from './models/index.js'
 import { createSettlement, datastoreJournal, ensureSeedCommitted } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
@@ -57,6 +58,8 @@ export interface PeerInit extends NodeInit {
    * jobs naming one are chosen first; `ipfs://` ones are fetched and pinned at start. Default none.
    */
   models?: string[]
+  /** How long a job naming a model this peer does not hold is left to the model's holders (ms). Default 3 s (`DEFAULT_HOLDER_GRACE_MS`). */
+  holderGraceMs?: number
   /** Process jobs (default true). False: a peer that only relays, stores and syncs. */
   process?: boolean
   /**
@@ -135,22 +138,33 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const chain = await startChain(init, { node, docs, store, executor, client }, stack)
     const replication = await startReplicationServer({ libp2p: node.libp2p, store, chain: chain?.client })
     stack.push(async () => { await replication.stop() })
+    const holdings = createModelHoldings({
+      store,
+      chain: chain?.client,
+      address: chain?.address,
+      profiles: async () => (await readProfiles({ docs })).values()
+    }, { models: init.models, holderGraceMs: init.holderGraceMs })
+    holdings.start()
+    stack.push(async () => { await holdings.stop() })
     let processor: Processor | undefined
     if (init.process !== false) {
       processor = createProcessor({ ...node, docs }, {
         ...init.processor,
         executor,
         storeOutput: async bytes => await store.addOutput(bytes),
-        prepareJob: async (job, options) => { await pinJobContent(store, job, options) },
+        prepareJob: async (job, options) => {
+          await pinJobContent(store, job, options)
+          holdings.acquired(job)
+        },
+        deferJob: job => holdings.defer(job),
         onJobComplete: chain?.settlement == null
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
         rounds: chain?.settlement,
         pricing: chain?.pricing ?? init.processor?.pricing,
-        hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0, heldModelIds: init.models ?? [] }
+        hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0, heldModelIds: holdings.held }
       })
       countWork(processor, work)
-      keepModels(store, init.models ?? [], stack)
       const settlement = chain?.settlement
       // completed by another peer's result: its finalizer may never submit (takeover.ts)
       if (settlement != null) processor.addEventListener('job:complete', (evt) => { if (!evt.detail.finalizer) settlement.onJobCompletedElsewhere(evt.detail.jobId) })
@@ -164,7 +178,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
       chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })
-    const status = (): PeerStatus => peerStatus({ node, docs, processor, work, startedAt, init, chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
+    const status = (): PeerStatus => peerStatus({ node, docs, processor, work, startedAt, init, models: holdings.models(), chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
     return {
       node,
       docs,
@@ -274,13 +288,3 @@ function countWork (processor: Processor, work: WorkCounters): void {
   processor.addEventListener('ownership', () => { work.ownerships++ })
 }
 
-/** Fetches and pins the `ipfs://` models the peer keeps at hand, in the background, until the peer stops. */
-function keepModels (store: Pick<ContentStore, 'pin'>, models: string[], stack: Array<() => Promise<void>>): void {
-  const controller = new AbortController()
-  stack.push(async () => { controller.abort() })
-  for (const model of models) {
-    store.pin(model, { signal: controller.signal }).then(
-      (pinned) => { if (pinned) log('holding model %s', model) },
-      (err: Error) => { if (!controller.signal.aborted) log.error('cannot fetch model %s: %e', model, err) })
-  }
-}

@@ -8,6 +8,8 @@ export function formatStatus (s: PeerStatus): string {
   out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
   if (s.models.held.length > 0 || s.models.loaded != null) {
     out.push(`models    held: ${s.models.held.length === 0 ? 'none' : s.models.held.join(', ')}; last run: ${s.models.loaded ?? 'none'}`)
+    const how = [['fetched for a job', s.models.fallback], ['prefetched on a prompt', s.models.prompted], ['on chain', s.models.announced]] as const
+    for (const [label, list] of how) if (list != null) out.push(`          ${label}: ${list.join(', ')}`)
   }
   out.push(`uptime    ${Math.round(s.uptimeMs / 1000)} s`)
   for (const a of s.addresses) {

@@ -28,6 +28,10 @@ export interface DevnetPeerOptions {
   takeoverGraceSeconds?: number
   /** `--commit-timeout`: the node's timeout setting, percent of a commit window (25..100). */
   commitTimeoutPct?: number
+  /** `--holder-grace`: seconds this peer leaves a job naming a model it does not hold to the model's holders. */
+  holderGraceSeconds?: number
+  /** `--model`: models this peer keeps at hand (fetched, pinned and announced on chain at start). */
+  models?: string[]
 }
 
 export interface DevnetInit {
@@ -193,5 +197,7 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
   if (init.options.http === true) args.push('--http', '127.0.0.1:0')
   if (init.options.takeoverGraceSeconds != null) args.push('--takeover-grace', String(init.options.takeoverGraceSeconds))
   if (init.options.commitTimeoutPct != null) args.push('--commit-timeout', String(init.options.commitTimeoutPct))
+  for (const m of init.options.models ?? []) args.push('--model', m)
+  if (init.options.holderGraceSeconds != null) args.push('--holder-grace', String(init.options.holderGraceSeconds))
   return await spawnPeer({ name: `peer-${init.index}`, dataDir, args, entry: init.options.entry, signal: init.signal })
 }

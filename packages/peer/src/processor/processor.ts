@@ -271,7 +271,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
     while (!signal.aborted) {
       const candidates = [...this.jobs.values()]
-        .filter(j => !this.completed.has(j.jobId))
+        .filter(j => !this.completed.has(j.jobId) && this.init.deferJob?.(j) !== true)
         .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
       let choice: (typeof candidates)[number] | undefined
       for (const group of healthyFirst(candidates, this.failedAt)) {

@@ -37,6 +37,11 @@ export interface ProcessorInit {
   pricing?: PricingParams
   /** This peer's hardware for job choice. Default: `{ gpuModel: 'Any', vramGb: 0 }` (runs only "Any" jobs with no VRAM need). */
   hardware?: PeerState
+  /**
+   * Jobs this peer leaves to others for now (holder-first: a job naming a model it does not hold, while the model's
+   * holders may take it). Asked again at every choice; default: none.
+   */
+  deferJob?(job: { jobId: string, modelId?: string }): boolean
   leases?: LeasesInit
   heartbeatMs?: number
   ownerTimeoutMs?: number

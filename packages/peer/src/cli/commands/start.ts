@@ -22,6 +22,7 @@ export interface StartOptions extends WalletOptions {
   process: boolean
   replicas: number
   takeoverGrace: number
+  holderGrace?: number
   stake: string
   commitTimeout?: number
   exitWithParent?: boolean
@@ -42,6 +43,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--gpu-model <name>', 'GPU model this node offers (omit for CPU-only: "Any" jobs)')
     .option('--vram <GB>', 'VRAM in GB', positiveNumber, 0)
     .option('--model <id>', 'a model this node keeps at hand (a job\'s modelId, e.g. ipfs://<cid>: fetched and pinned at start); jobs naming it are chosen first; repeatable', collectModel)
+    .option('--holder-grace <s>', 'leave a job naming a model this node does not hold to the model\'s holders (on chain) for this many seconds first (default 3)', positiveNumber)
     .option('--mdns', 'also discover peers on the LAN with mDNS')
     .option('--no-process', 'do not process jobs (relay, store and sync only)')
   addWalletOptions(cmd, 'JSON-RPC URL of the chain; enables settlement')
@@ -97,6 +99,7 @@ async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: stri
     gpuModel: opts.gpuModel,
     vramGb: opts.vram,
     models: opts.model ?? [],
+    ...(opts.holderGrace == null ? {} : { holderGraceMs: opts.holderGrace * 1000 }),
     process: opts.process,
     chain: await chainInit(opts),
     http: opts.http

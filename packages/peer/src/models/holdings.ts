@@ -1,0 +1,201 @@
+import { setTimeout as wait } from 'node:timers/promises'
+import { logger } from '@libp2p/logger'
+import { promptTargets } from './prompt-targets.js'
+import {
+  DEFAULT_HOLDER_COUNT_TTL_MS, DEFAULT_HOLDER_GRACE_MS, DEFAULT_PROMPT_POLL_MS, FETCH_RETRY_MAX_MS, FETCH_RETRY_MS, MAX_PROMPT_TRIES,
+  PROMPTS_PER_FALLBACK
+} from './constants.js'
+import type { PeerProfile } from '../jobs/index.js'
+import type { Requirements } from '../protocol/index.js'
+import type { ContentStore } from '../storage/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
+
+const log = logger('jobmesh:models')
+
+export interface ModelHoldingsComponents {
+  store: Pick<ContentStore, 'pin'>
+  /** With a chain: holdings are announced, prompts followed and sent, holder counts read. */
+  chain?: Pick<ChainClient, 'announceModel' | 'modelHolding' | 'promptModel' | 'modelPrompts' | 'blockNumber' | 'deployment'>
+  /** This node's address on chain (with `chain`). */
+  address?: string
+  /** The network's peer profiles (address and hardware): whom a fallback may prompt. */
+  profiles?: () => Promise<Iterable<PeerProfile>>
+}
+
+export interface ModelHoldingsInit {
+  /** Models kept at hand from the start (`jobmesh start --model`). */
+  models?: string[]
+  holderGraceMs?: number
+  promptPollMs?: number
+  holderCountTtlMs?: number
+}
+
+/** A model this peer holds, as `jobmesh status` shows it. */
+export interface HeldModel {
+  modelId: string
+  /** How it came: kept from the start, fetched to run a job its holders left (fallback), or prefetched on a prompt. */
+  source: 'start' | 'fallback' | 'prompt'
+  /** Recorded on chain as held by this node (false until announced, and without a chain). */
+  announced: boolean
+}
+
+export interface ModelHoldings {
+  /** The models held, a live list (job choice reads it: a job naming one is warm). */
+  readonly held: readonly string[]
+  /** Every held model with how it came and whether the chain knows. */
+  models(): HeldModel[]
+  /** Holder-first: whether to leave `job` to the holders of its model for now (see {@link DEFAULT_HOLDER_GRACE_MS}). */
+  defer(job: { jobId: string, modelId?: string }): boolean
+  /** This peer fetched the model of a job it runs (job content pinned): it holds it now and prompts one more node. */
+  acquired(job: { jobId: string, spec: { requirements: Requirements } }): void
+  start(): void
+  stop(): Promise<void>
+}
+
+/**
+ * The models this peer holds (docs/architecture.md, Models): fetched and pinned, announced on chain
+ * (`ModelRegistry`), prefetched when a prompt names this node; holder-first job choice and the fallback's prompt.
+ */
+export function createModelHoldings (components: ModelHoldingsComponents, init: ModelHoldingsInit = {}): ModelHoldings {
+  const { chain, address, store } = components
+  const graceMs = init.holderGraceMs ?? DEFAULT_HOLDER_GRACE_MS
+  const ttlMs = init.holderCountTtlMs ?? DEFAULT_HOLDER_COUNT_TTL_MS
+  const held: string[] = [...new Set(init.models ?? [])]
+  const source = new Map<string, HeldModel['source']>(held.map(m => [m, 'start']))
+  const announced = new Set<string>()
+  const counts = new Map<string, { holders: number, at: number }>()
+  const reading = new Set<string>()
+  const firstSeen = new Map<string, number>()
+  const controller = new AbortController()
+  const signal = controller.signal
+  const tasks = new Set<Promise<void>>()
+
+  const background = (what: string, fn: () => Promise<void>): void => {
+    const p: Promise<void> = fn()
+      .catch((err: Error) => { if (!signal.aborted) log.error('%s: %e', what, err) })
+      .finally(() => { tasks.delete(p) })
+    tasks.add(p)
+  }
+
+  const readCount = async (modelId: string): Promise<void> => {
+    if (chain == null || reading.has(modelId)) return
+    reading.add(modelId)
+    try {
+      const h = await chain.modelHolding(modelId, address, { signal })
+      counts.set(modelId, { holders: h.holders, at: Date.now() })
+    } finally {
+      reading.delete(modelId)
+    }
+  }
+
+  const announce = async (modelId: string): Promise<void> => {
+    if (chain == null || announced.has(modelId)) return
+    const h = await chain.modelHolding(modelId, address, { signal })
+    if (!h.held) await chain.announceModel(modelId, { signal })
+    announced.add(modelId)
+    counts.set(modelId, { holders: h.held ? h.holders : h.holders + 1, at: Date.now() })
+    log('holding model %s (on chain)', modelId)
+  }
+
+  /** Pins an `ipfs://` model, trying again (backing off) while nobody reachable serves it, until the peer stops. */
+  const fetchModel = async (modelId: string): Promise<void> => {
+    for (let pause = FETCH_RETRY_MS; ; pause = Math.min(2 * pause, FETCH_RETRY_MAX_MS)) {
+      try {
+        await store.pin(modelId, { signal })
+        return
+      } catch (err) {
+        if (signal.aborted || (err as Error).name === 'UnsupportedUriError') throw err
+        log('fetching model %s failed, again in %d ms: %e', modelId, pause, err)
+      }
+      await wait(pause, undefined, { signal })
+    }
+  }
+
+  /** Fetches and pins an `ipfs://` model (other ids name nothing to fetch), then says so on chain. */
+  const keep = async (modelId: string, from: HeldModel['source']): Promise<void> => {
+    if (modelId.startsWith('ipfs://')) await fetchModel(modelId)
+    if (!held.includes(modelId)) held.push(modelId)
+    if (!source.has(modelId)) source.set(modelId, from)
+    log('holding model %s (%s)', modelId, from)
+    await announce(modelId)
+  }
+
+  const prompt = async (modelId: string, requirements: Requirements): Promise<void> => {
+    if (chain == null || address == null || components.profiles == null) return
+    const exclude = new Set([address.toLowerCase()])
+    let sent = 0
+    let tries = 0
+    for (const target of promptTargets(await components.profiles(), requirements, exclude)) {
+      if (sent >= PROMPTS_PER_FALLBACK || tries >= MAX_PROMPT_TRIES) break
+      if ((await chain.modelHolding(modelId, target, { signal })).held) continue
+      tries++
+      try {
+        await chain.promptModel(modelId, [target], { signal })
+        sent++
+        log('prompted %s to download model %s', target, modelId)
+      } catch (err) {
+        // inactive, prompted within the cooldown, or this node prompted lately: the chain said no, nothing was sent
+        if ((err as Error).name !== 'ChainRevertError') throw err
+        log('prompt of %s for %s refused: %s', target, modelId, (err as Error).message)
+        if ((err as { errorName?: string }).errorName === 'PromptTooSoon') break
+      }
+    }
+  }
+
+  const followPrompts = async (): Promise<void> => {
+    if (chain == null || address == null) return
+    let from = chain.deployment.blockNumber ?? 0
+    const pollMs = init.promptPollMs ?? DEFAULT_PROMPT_POLL_MS
+    while (!signal.aborted) {
+      try {
+        const head = await chain.blockNumber({ signal })
+        if (head >= from) {
+          for (const p of await chain.modelPrompts(address, { fromBlock: from, toBlock: head }, { signal })) {
+            if (held.includes(p.modelId) || !p.modelId.startsWith('ipfs://')) continue
+            log('prompted by %s to download model %s', p.by, p.modelId)
+            background(`prefetching model ${p.modelId}`, async () => { await keep(p.modelId, 'prompt') })
+          }
+          from = head + 1
+        }
+      } catch (err) {
+        if (!signal.aborted) log('reading model prompts: %e', err)
+      }
+      await wait(pollMs, undefined, { signal }).catch(() => {})
+    }
+  }
+
+  return {
+    held,
+    models: () => held.map(modelId => ({ modelId, source: source.get(modelId) ?? 'start', announced: announced.has(modelId) })),
+    defer (job) {
+      const m = job.modelId
+      if (m == null || chain == null || held.includes(m)) return false
+      const now = Date.now()
+      const seen = firstSeen.get(job.jobId) ?? now
+      firstSeen.set(job.jobId, seen)
+      if (now - seen >= graceMs) return false
+      const c = counts.get(m)
+      if (c == null || now - c.at > ttlMs) background(`reading the holders of ${m}`, async () => { await readCount(m) })
+      return c == null || c.holders > 0
+    },
+    acquired (job) {
+      const m = job.spec.requirements.modelId
+      if (m == null || !m.startsWith('ipfs://') || held.includes(m)) return
+      held.push(m)
+      source.set(m, 'fallback')
+      log('job %s: fetched model %s to run it', job.jobId, m)
+      background(`holding model ${m}`, async () => {
+        await announce(m)
+        await prompt(m, job.spec.requirements)
+      })
+    },
+    start () {
+      for (const m of held) background(`keeping model ${m}`, async () => { await keep(m, 'start') })
+      background('following model prompts', followPrompts)
+    },
+    async stop () {
+      controller.abort()
+      await Promise.allSettled([...tasks])
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto'
+import { multiaddr } from '@multiformats/multiaddr'
+import { parseEther } from 'ethers'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createChainClient } from '@jobmesh/contracts'
+import { createContentStore } from '@jobmesh/peer/storage'
+import { waitFor } from '@jobmesh/testkit'
+import { submitMandelbrot } from '../../examples/src/index.js'
+import { peerStatus, startNetwork } from './helpers.js'
+import type { Network } from './helpers.js'
+import type { ChainClient } from '@jobmesh/contracts'
+import type { JobClient } from '@jobmesh/dapp-sdk'
+import type { PeerStatus } from '@jobmesh/peer'
+
+/** Seconds a non-holder leaves a model job to the holders (`jobmesh start --holder-grace`). */
+const GRACE_S = 10
+
+/** Follows a job's progress until every MicroJob is done (the SDK's iterator ends there). */
+async function finished (client: JobClient, jobId: string): Promise<number> {
+  let done = 0
+  for await (const p of client.progress(jobId, { timeoutMs: 120_000 })) done = p.done
+  return done
+}
+
+describe('models on a devnet of jobmesh processes', () => {
+  let net: Network | undefined
+  let chain: ChainClient | undefined
+
+  afterEach(async () => {
+    chain?.provider.destroy()
+    chain = undefined
+    await net?.stop()
+    net = undefined
+  })
+
+  it('a job naming a model runs on its holder first; with the holder gone a peer without it fetches it and prompts another, which prefetches it', async () => {
+    // peer-0 processes and holds nothing; peer-1 only verifies (never a fallback, so the one to prompt)
+    net = await startNetwork({ peers: 2, peer: (i) => i === 0 ? { holderGraceSeconds: GRACE_S } : { process: false, holderGraceSeconds: GRACE_S } })
+    const { client, devnet } = net
+    chain = createChainClient({ rpcUrl: devnet.anvil.rpcUrl, deployment: devnet.deployment })
+    const store = createContentStore({ helia: client.node.helia })
+    const model = `ipfs://${await store.addBytes(randomBytes(64 * 1024))}`
+    const holder = await devnet.addPeer({ models: [model] })
+    // the model is on the DApp's node only: the holder fetches it from there (bitswap asks the peers it is connected to)
+    const tcp = holder.addresses.find(a => !a.includes('/ws')) ?? holder.addresses[0]
+    await client.node.libp2p.dial(multiaddr(tcp.includes('/p2p/') ? tcp : `${tcp}/p2p/${holder.peerId}`))
+    const [fallback, verifier] = devnet.peers
+    const address = async (p: { dataDir: string }): Promise<string> => (await peerStatus(p.dataDir)).chain?.address ?? ''
+    const [holderAddress, fallbackAddress, verifierAddress] = [await address(holder), await address(fallback), await address(verifier)]
+    const c = chain
+    await waitFor(async () => (await c.modelHolding(model, holderAddress)).held, { timeoutMs: 60_000, what: 'the holder announced its model' })
+
+    // holder first: the peer without the model leaves the job to the holder, which runs all of it
+    const image = { width: 64, height: 16, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
+    const first = await submitMandelbrot(client, { image, macroJobs: 4, microJobsPerMacro: 2, price: parseEther('1'), verifiers: 2, requirements: { minVramGb: 0, modelId: model } })
+    expect(await finished(client, first.jobId)).toBe(8)
+    expect((await peerStatus(holder.dataDir)).work.microJobsDone).toBe(8)
+    expect((await peerStatus(fallback.dataDir)).work.microJobsDone).toBe(0)
+
+    // the holder is gone (still a holder on chain): after its grace the other peer runs the job, fetching the model
+    await holder.stop()
+    const second = await submitMandelbrot(client, { image, macroJobs: 1, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2, requirements: { minVramGb: 0, modelId: model } })
+    expect(await finished(client, second.jobId)).toBe(4)
+    expect((await peerStatus(fallback.dataDir)).work.microJobsDone).toBe(4)
+
+    // it holds the model now, says so on chain, and prompted the verifier, which prefetched and announced it
+    let s: PeerStatus | undefined
+    await waitFor(async () => {
+      s = await peerStatus(fallback.dataDir)
+      return s.models.announced?.includes(model) === true
+    }, { timeoutMs: 60_000, what: 'the fallback announced the model' })
+    expect(s?.models.fallback).toEqual([model])
+    const prompts = await c.modelPrompts(verifierAddress)
+    expect(prompts.map(p => ({ modelId: p.modelId, by: p.by }))).toEqual([{ modelId: model, by: fallbackAddress }])
+    await waitFor(async () => {
+      s = await peerStatus(verifier.dataDir)
+      return s.models.announced?.includes(model) === true
+    }, { timeoutMs: 60_000, what: 'the prompted peer prefetched and announced the model' })
+    expect(s?.models.prompted).toEqual([model])
+    expect(await c.modelHolders(model)).toEqual(expect.arrayContaining([holderAddress, fallbackAddress, verifierAddress]))
+  }, 240_000)
+})
