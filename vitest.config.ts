@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import LongestFirstSequencer from './test/sequencer.js'
 
 const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
 // @jobmesh/peer's folder entry points (package.json exports): each is its folder's index.ts
@@ -24,6 +25,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // the known longest files first in their group (a clean clone has no durations of an earlier run)
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         // package tests: in-process libp2p/helia/Yjs, anvil; two files at a time (vitest's default is cores - 1, one
