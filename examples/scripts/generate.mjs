@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import asc from 'assemblyscript/asc'
 
 /** The example jobs, by name: examples/assembly/<name>.ts -> examples/build/<name>.wasm */
-export const EXAMPLES = ['mandelbrot', 'wordcount']
+export const EXAMPLES = ['mandelbrot', 'wordcount', 'mandelbrot-palette']
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
 /** The example jobs compiled by `npm run generate -w examples`. */
-export type ExampleName = 'mandelbrot' | 'wordcount'
+export type ExampleName = 'mandelbrot' | 'wordcount' | 'mandelbrot-palette'
 
 /** Path of `examples/build/<name>.wasm` (the same from `src/` and from a build output next to it). */
 export function exampleWasmPath (name: ExampleName): string {

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto'
 import { multiaddr } from '@multiformats/multiaddr'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createChainClient } from '@jobmesh/contracts'
 import { createContentStore } from '@jobmesh/peer/storage'
 import { waitFor } from '@jobmesh/testkit'
-import { submitMandelbrot } from '../../examples/src/index.js'
+import { MANDELBROT_BLOCK_SIZE, encodeMandelbrotData, gradientPalette, mandelbrotPaletteReference, submitMandelbrotPalette } from '../../examples/src/index.js'
+import { microJobInput } from '@jobmesh/peer/executor'
 import { peerStatus, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -33,13 +33,15 @@ describe('models on a devnet of jobmesh processes', () => {
     net = undefined
   })
 
-  it('a job naming a model runs on its holder first; with the holder gone a peer without it fetches it and prompts another, which prefetches it', async () => {
+  it('a job naming a model (a palette its code reads) runs on its holder first; with the holder gone a peer without it fetches it and prompts another, which prefetches it', async () => {
     // peer-0 processes and holds nothing; peer-1 only verifies (never a fallback, so the one to prompt)
     net = await startNetwork({ peers: 2, peer: (i) => i === 0 ? { holderGraceSeconds: GRACE_S } : { process: false, holderGraceSeconds: GRACE_S } })
     const { client, devnet } = net
     chain = createChainClient({ rpcUrl: devnet.anvil.rpcUrl, deployment: devnet.deployment })
     const store = createContentStore({ helia: client.node.helia })
-    const model = `ipfs://${await store.addBytes(randomBytes(64 * 1024))}`
+    // the job's model: a palette the job's code colours the image with (examples/assembly/mandelbrot-palette.ts)
+    const palette = gradientPalette()
+    const model = `ipfs://${await store.addBytes(palette)}`
     const holder = await devnet.addPeer({ models: [model] })
     // the model is on the DApp's node only: the holder fetches it from there (bitswap asks the peers it is connected to)
     const tcp = holder.addresses.find(a => !a.includes('/ws')) ?? holder.addresses[0]
@@ -52,14 +54,25 @@ describe('models on a devnet of jobmesh processes', () => {
 
     // holder first: the peer without the model leaves the job to the holder, which runs all of it
     const image = { width: 64, height: 16, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
-    const first = await submitMandelbrot(client, { image, macroJobs: 4, microJobsPerMacro: 2, price: parseEther('1'), verifiers: 2, requirements: { minVramGb: 0, modelId: model } })
+    const job = { image, price: parseEther('1'), verifiers: 2, palette: { uri: model } }
+    const first = await submitMandelbrotPalette(client, { ...job, macroJobs: 4, microJobsPerMacro: 2 })
+    expect(first.spec.requirements.modelId).toBe(model)
     expect(await finished(client, first.jobId)).toBe(8)
     expect((await peerStatus(holder.dataDir)).work.microJobsDone).toBe(8)
     expect((await peerStatus(fallback.dataDir)).work.microJobsDone).toBe(0)
+    // the code got the palette before its blocks, on the holder and on the verifiers that re-ran it: released, and
+    // every output is the palette's colouring of its band
+    expect((await client.waitForRelease(first.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })).status).toBe('Released')
+    const data = encodeMandelbrotData(image, 1)
+    const outputs = await client.results(first.jobId)
+    expect(outputs).toHaveLength(8)
+    for (const o of outputs) {
+      expect(o.bytes).toEqual(mandelbrotPaletteReference(microJobInput(data.subarray(o.start * MANDELBROT_BLOCK_SIZE, o.end * MANDELBROT_BLOCK_SIZE), palette)))
+    }
 
     // the holder is gone (still a holder on chain): after its grace the other peer runs the job, fetching the model
     await holder.stop()
-    const second = await submitMandelbrot(client, { image, macroJobs: 1, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2, requirements: { minVramGb: 0, modelId: model } })
+    const second = await submitMandelbrotPalette(client, { ...job, macroJobs: 1, microJobsPerMacro: 4 })
     expect(await finished(client, second.jobId)).toBe(4)
     expect((await peerStatus(fallback.dataDir)).work.microJobsDone).toBe(4)
 

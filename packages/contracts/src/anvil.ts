@@ -189,9 +189,10 @@ export async function startAnvil (init: AnvilInit = {}): Promise<Anvil> {
     '--chain-id', String(chainId),
     '--accounts', String(init.accounts ?? DEFAULT_ANVIL_ACCOUNTS),
     '--balance', String(init.balance ?? DEFAULT_ANVIL_BALANCE),
-    '--color', 'never',
-    '--prune-history', String(init.historyStates ?? DEFAULT_ANVIL_HISTORY_STATES)
+    '--color', 'never'
   ]
+  // the caller's own `--prune-history` in `args` wins (anvil refuses the flag twice)
+  if (init.args?.includes('--prune-history') !== true) args.push('--prune-history', String(init.historyStates ?? DEFAULT_ANVIL_HISTORY_STATES))
   if (init.blockTime !== undefined) args.push('--block-time', String(init.blockTime))
   if (init.disableBlockGasLimit === true) args.push('--disable-block-gas-limit')
   args.push(...(init.args ?? []))

@@ -31,6 +31,12 @@ export interface SubmitInput {
   /** Hardware peers need; default `{ minVramGb: 0 }` (the "Any" group). */
   requirements?: Requirements
   /**
+   * The model the job's code reads (weights, a palette, a data set): bytes or a file (uploaded to IPFS) or an
+   * `ipfs://` URI. It becomes `requirements.modelId`: the peers that hold it run the job first, and the code gets it
+   * before its data (`u32 length ‖ model ‖ blocks`, docs/protocol.md). Not with `requirements.modelId`.
+   */
+  model?: ContentInput
+  /**
    * Run-time hint: seconds one MicroJob runs (default {@link DEFAULT_SECONDS_PER_MICRO_JOB}). It bounds each run and
    * sizes the verifiers' commit window; it does not change the task value (network constants, `taskValue`).
    */
@@ -100,6 +106,13 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   }
   const verification = verificationIssue(input.verification, input.slicing)
   if (verification !== undefined) issues.push({ path: 'verification', message: verification })
+  if (input.model !== undefined && input.requirements?.modelId !== undefined) {
+    issues.push({ path: 'model', message: 'name the model once: model or requirements.modelId' })
+  }
+  const modelUri = typeof input.model === 'object' && !(input.model instanceof Uint8Array) ? input.model.uri : input.model
+  if (typeof modelUri === 'string' && /^[a-z]+:\/\//.test(modelUri) && !modelUri.startsWith('ipfs://') && !modelUri.startsWith('file://')) {
+    issues.push({ path: 'model', message: 'a model is bytes, a file or an ipfs:// URI (peers fetch and pin it by CID)' })
+  }
   if (input.requirements !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
     issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
   }
@@ -111,7 +124,7 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
  *
  * @throws InvalidJobError listing every bad field (the validator's and the draft's issues)
  */
-export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string): JobSpec {
+export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, modelUri?: string): JobSpec {
   const { input } = draft
   const raw: Record<string, unknown> = {
     creator: draft.creator,
@@ -121,7 +134,7 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string): 
     blockCount: draft.blockCount ?? 0,
     slicing: input.slicing,
     seed: draft.seed,
-    requirements: input.requirements ?? { minVramGb: 0 },
+    requirements: { ...(input.requirements ?? { minVramGb: 0 }), ...(modelUri == null ? {} : { modelId: modelUri }) },
     price: input.price,
     estimate: {
       secondsPerMicroJob: input.estimate?.secondsPerMicroJob ?? DEFAULT_SECONDS_PER_MICRO_JOB

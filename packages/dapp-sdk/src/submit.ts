@@ -92,15 +92,17 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const creator = ctx.chain.address
   const dataSize = await localSize(input.data, 'data')
   await localSize(input.code, 'code')
+  if (input.model !== undefined) await localSize(input.model, 'model')
   const draft = draftSpec(input, creator, dataSize, Date.now())
   // validate everything before anything is uploaded or paid
-  buildSpec(draft, placeholder(input.code), placeholder(input.data))
+  buildSpec(draft, placeholder(input.code), placeholder(input.data), input.model === undefined ? undefined : placeholder(input.model))
   await checkCode(input.code)
 
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
   const data = await resolveContent(ctx.store, input.data, 'data', { signal })
-  const spec = buildSpec(draft, code.uri, data.uri)
+  const model = input.model === undefined ? undefined : await resolveContent(ctx.store, input.model, 'model', { signal })
+  const spec = buildSpec(draft, code.uri, data.uri, model?.uri)
   const specCid = await putRaw(ctx.store, encodeJobSpec(spec), 'the job spec', { signal })
 
   const nonce = input.nonce ?? randomUint256()

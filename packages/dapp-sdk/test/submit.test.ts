@@ -83,6 +83,24 @@ describe('submit', () => {
     expect(a.value).toBe(Number(job.taskValue))
   })
 
+  it('uploads a model given as bytes: it becomes requirements.modelId (ipfs://) and another node fetches it', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const model = new TextEncoder().encode('weights of a tiny model')
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, model },
+      { signal: AbortSignal.timeout(30_000) })
+    expect(job.spec.requirements.modelId).toMatch(/^ipfs:\/\//)
+    expect(await cat(unixfs(env.peer.helia), job.spec.requirements.modelId ?? '')).toEqual(model)
+    // named twice, or at an address peers cannot fetch by CID: refused before anything is uploaded or paid
+    for (const bad of [{ model, requirements: { minVramGb: 0, modelId: 'sdxl' } }, { model: 'https://example.org/weights.bin' }]) {
+      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, ...bad })
+        .catch((e: unknown) => e as Error & { issues: Array<{ path: string }> })
+      expect(err.name).toBe('InvalidJobError')
+      expect(err.issues.map(i => i.path)).toContain('model')
+    }
+    expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(1)
+  })
+
   it('values a job by the deployed escrow\'s pricing parameters, not by the creator\'s run-time hint', async () => {
     const pricing = { overheadMs: 5_000, msPerMicroJob: 250 }
     const env = await setup({ deploy: { escrow: pricing } })

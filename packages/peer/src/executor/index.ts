@@ -22,7 +22,7 @@ export { createWasmExecutor } from './executor.js'
 export type { WasmExecutor, WasmExecutorInit, RunOptions, PrepareOptions, Execution } from './executor.js'
 export { outputHash } from './hash.js'
 export { validateJobCode, checkJobModule } from './job-code.js'
-export { wasmMicroJobExecutor, microJobRange } from './micro-job-executor.js'
+export { wasmMicroJobExecutor, microJobRange, microJobInput } from './micro-job-executor.js'
 export type { ContentReader, WasmMicroJobExecutorComponents, WasmMicroJobExecutorInit } from './micro-job-executor.js'
 export type { MicroJobExecutor, MicroJobExecution, MicroJobRunOptions, MicroJobTask } from './micro-job-task.js'
 export {

@@ -1,5 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_INPUT_BYTES } from './constants.js'
+import { jobModelUri } from '../protocol/index.js'
 import type { WasmExecutor } from './executor.js'
 import type { MicroJobExecutor, MicroJobTask } from './micro-job-task.js'
 
@@ -21,8 +22,21 @@ export interface WasmMicroJobExecutorInit {
   maxCodeBytes?: number
   /** Largest MicroJob input (bytes, default 256 MiB: the WebAssembly executor's own limit). */
   maxInputBytes?: number
-  /** Code modules cached by URI (default 16). */
+  /** Code modules and models cached by URI (default 16). */
   codeCacheEntries?: number
+}
+
+/**
+ * A MicroJob's input: its block range of the data, after the job's model when it names one (`ipfs://`): then
+ * `u32 model length (little-endian) ‖ model ‖ blocks` (docs/protocol.md, Job code ABI).
+ */
+export function microJobInput (data: Uint8Array, model?: Uint8Array): Uint8Array {
+  if (model == null) return data
+  const input = new Uint8Array(4 + model.length + data.length)
+  new DataView(input.buffer).setUint32(0, model.length, true)
+  input.set(model, 4)
+  input.set(data, 4 + model.length)
+  return input
 }
 
 /** The block range `[start * blockSize, end * blockSize)` of a MicroJob as `{ offset, length }`. */
@@ -51,7 +65,8 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
   const cacheEntries = init.codeCacheEntries ?? DEFAULT_CODE_CACHE_ENTRIES
   const code = new Map<string, Promise<Uint8Array>>()
 
-  const getCode = (uri: string, signal: AbortSignal): Promise<Uint8Array> => {
+  /** Code and models, cached by URI (LRU). */
+  const cached = (uri: string, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> => {
     let hit = code.get(uri)
     if (hit != null) {
       // refresh its place in the LRU order
@@ -60,7 +75,7 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
       return hit
     }
     // not bound to this caller's signal: a shared fetch must not fail for the other callers
-    hit = components.store.fetch(uri, { maxBytes: maxCodeBytes })
+    hit = components.store.fetch(uri, { maxBytes })
     code.set(uri, hit)
     hit.catch(() => { if (code.get(uri) === hit) code.delete(uri) })
     while (code.size > cacheEntries) code.delete(code.keys().next().value as string)
@@ -70,10 +85,13 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
   const load = async (task: MicroJobTask, signal: AbortSignal): Promise<[Uint8Array, Uint8Array]> => {
     signal.throwIfAborted()
     const { offset, length } = microJobRange(task)
-    return await Promise.all([
-      getCode(task.spec.codeUri, signal),
-      components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, signal })
+    const modelUri = jobModelUri(task.spec)
+    const [code, data, model] = await Promise.all([
+      cached(task.spec.codeUri, maxCodeBytes, signal),
+      components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, signal }),
+      modelUri == null ? undefined : cached(modelUri, maxInputBytes, signal)
     ])
+    return [code, microJobInput(data, model)]
   }
 
   return {

@@ -6,6 +6,7 @@ import {
   PROMPTS_PER_FALLBACK
 } from './constants.js'
 import type { PeerProfile } from '../jobs/index.js'
+import { jobModelUri } from '../protocol/index.js'
 import type { Requirements } from '../protocol/index.js'
 import type { ContentStore } from '../storage/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -179,8 +180,8 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       return c == null || c.holders > 0
     },
     acquired (job) {
-      const m = job.spec.requirements.modelId
-      if (m == null || !m.startsWith('ipfs://') || held.includes(m)) return
+      const m = jobModelUri(job.spec)
+      if (m == null || held.includes(m)) return
       held.push(m)
       source.set(m, 'fallback')
       log('job %s: fetched model %s to run it', job.jobId, m)

@@ -154,3 +154,12 @@ export function parseJobSpec (input: unknown): JobSpec {
 export function microJobCount (spec: Pick<JobSpec, 'slicing'>): number {
   return spec.slicing.macroJobs * spec.slicing.microJobsPerMacro
 }
+
+/**
+ * The model a job's code reads, when the job names one the peers can fetch: `requirements.modelId` as an `ipfs://`
+ * URI. Other model ids (a name such as `sdxl`) are matched by name only; nothing is fetched for them.
+ */
+export function jobModelUri (spec: { requirements?: { modelId?: string } }): string | undefined {
+  const model = spec.requirements?.modelId
+  return model?.startsWith('ipfs://') === true ? model : undefined
+}

@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { encodeJobSpec } from '../protocol/index.js'
+import { encodeJobSpec, jobModelUri } from '../protocol/index.js'
 import { rawBlockCid } from './content-store.js'
 import type { ContentStore } from './content-store.js'
 import type { JobSpec } from '../protocol/index.js'
@@ -40,8 +40,8 @@ export async function pinJobContent (store: Pick<ContentStore, 'pin' | 'addRaw'>
     pinned.push(`ipfs://${job.specCid}`)
   }
   const uris = [job.spec.codeUri, job.spec.dataUri]
-  const model = job.spec.requirements.modelId
-  if (model?.startsWith('ipfs://') === true) uris.push(model)
+  const model = jobModelUri(job.spec)
+  if (model != null) uris.push(model)
   for (const uri of uris) {
     if (await store.pin(uri, options)) pinned.push(uri)
   }

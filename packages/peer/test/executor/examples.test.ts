@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generate } from '../../../../examples/scripts/generate.mjs'
 import {
   DEFAULT_MANDELBROT_IMAGE, MANDELBROT_BLOCK_SIZE, countWords, decodeMandelbrotTile, decodeWordCounts,
-  encodeMandelbrotData, generateText, loadExampleWasm, mandelbrotPng, mandelbrotReference, mergeWordCounts
+  encodeMandelbrotData, generateText, gradientPalette, loadExampleWasm, mandelbrotPaletteReference, mandelbrotPng,
+  mandelbrotReference, mergeWordCounts
 } from '../../../../examples/src/index.js'
 import type { MandelbrotImage } from '../../../../examples/src/index.js'
-import { createWasmExecutor, outputHash, wasmMicroJobExecutor } from '../../src/executor/index.js'
+import { createWasmExecutor, microJobInput, outputHash, wasmMicroJobExecutor } from '../../src/executor/index.js'
 import type { MicroJobTask, WasmExecutor } from '../../src/executor/index.js'
 
 /** The bytes of blocks `[start, end)`: what a MicroJob gets as input. */
@@ -57,7 +58,7 @@ describe('example jobs in the executor', () => {
   })
 
   it('compiles the examples with no import but env.abort', async () => {
-    for (const code of [mandelbrot, wordcount]) {
+    for (const code of [mandelbrot, wordcount, await loadExampleWasm('mandelbrot-palette')]) {
       const module = await WebAssembly.compile(code)
       expect(WebAssembly.Module.imports(module).map(i => `${i.module}.${i.name}`)).toEqual(['env.abort'])
       await expect(executor.prepare(code)).resolves.toMatch(/^0x/)
@@ -157,6 +158,44 @@ describe('the MicroJob executor over the example jobs', () => {
       expect(output).toEqual(countWords(blocks(text, blockSize, 2, 5)))
       // the data is read as the MicroJob's block range only
       expect(reads).toContainEqual({ uri: 'file:///words.txt', offset: 2 * blockSize, length: 3 * blockSize })
+    } finally {
+      await executor.stop()
+    }
+  })
+
+  it('gives a job naming an ipfs:// model its model before its blocks, and the palette job colours by it', async () => {
+    const executor = createWasmExecutor({ concurrency: 1 })
+    try {
+      await generate()
+      const code = await loadExampleWasm('mandelbrot-palette')
+      const image: MandelbrotImage = { width: 24, height: 8, x0: -2, y0: 1, x1: 1, y1: -1, maxIter: 40 }
+      const data = encodeMandelbrotData(image, 1)
+      const palette = gradientPalette()
+      const model = 'ipfs://bafkreipalette'
+      const content = new Map([['file:///palette.wasm', code], ['file:///bands', data], [model, palette]])
+      const runner = wasmMicroJobExecutor({
+        executor,
+        store: {
+          fetch: async (uri, { offset, length }) => {
+            const bytes = content.get(uri) ?? new Uint8Array()
+            return offset === undefined ? bytes : bytes.subarray(offset, offset + (length ?? bytes.length))
+          }
+        }
+      })
+      const spec = {
+        codeUri: 'file:///palette.wasm', dataUri: 'file:///bands', blockSize: MANDELBROT_BLOCK_SIZE, requirements: { minVramGb: 0, modelId: model }
+      } as unknown as MicroJobTask['spec']
+      const task: MicroJobTask = { jobId: '0x' + '01'.repeat(32), spec, macroIndex: 0, index: 1, microId: '0x' + '02'.repeat(32), start: 2, end: 4 }
+      const input = microJobInput(blocks(data, MANDELBROT_BLOCK_SIZE, 2, 4), palette)
+      expect(input.subarray(0, 4)).toEqual(new Uint8Array([0, 3, 0, 0]))
+      const output = await runner.run(task, { signal: new AbortController().signal })
+      expect(output).toEqual(mandelbrotPaletteReference(input))
+      // the colours are the palette's: a pixel of gray g is palette[g]
+      const gray = decodeMandelbrotTile(mandelbrotReference(blocks(data, MANDELBROT_BLOCK_SIZE, 2, 4)))
+      expect(output.subarray(16 + 5 * 3, 16 + 6 * 3)).toEqual(palette.subarray(gray.pixels[5] * 3, gray.pixels[5] * 3 + 3))
+      // a model that is a name, not content, is not fetched: the code gets its blocks only (and this one traps)
+      const named = { ...task, spec: { ...spec, requirements: { minVramGb: 0, modelId: 'sdxl' } } } as MicroJobTask
+      await expect(runner.run(named, { signal: new AbortController().signal })).rejects.toMatchObject({ name: 'WasmTrapError' })
     } finally {
       await executor.stop()
     }
