@@ -2,7 +2,7 @@ import { MANDELBROT_BLOCK_SIZE, encodeMandelbrotData } from './mandelbrot-data.j
 import { mandelbrotPng } from './mandelbrot-png.js'
 import { loadExampleWasm } from './paths.js'
 import type { MandelbrotImage } from './mandelbrot-data.js'
-import type { JobClient, MicroJobOutput, Requirements, SubmitOptions, SubmittedJob, VerificationLevel } from '@jobmesh/dapp-sdk'
+import type { JobClient, MicroJobOutput, Requirements, SubmitInput, SubmitOptions, SubmittedJob, VerificationLevel } from '@jobmesh/dapp-sdk'
 
 /** A Mandelbrot job: the image and how it is cut. Rows per MicroJob = rows / (macroJobs * microJobsPerMacro). */
 export interface MandelbrotJobInit {
@@ -20,16 +20,15 @@ export interface MandelbrotJobInit {
 }
 
 /**
- * Submits a Mandelbrot job through the SDK: one 64-byte block per image row, one MicroJob per band of
- * `height / (macroJobs * microJobsPerMacro)` rows.
+ * What a Mandelbrot job submits, but its code: the image's bands as data, one MicroJob per band of
+ * `height / (macroJobs * microJobsPerMacro)` rows. @throws RangeError when the rows do not split evenly
  */
-export async function submitMandelbrot (client: JobClient, init: MandelbrotJobInit, options: SubmitOptions = {}): Promise<SubmittedJob> {
+export function mandelbrotJobInput (init: MandelbrotJobInit): Omit<SubmitInput, 'code'> {
   const microJobs = init.macroJobs * init.microJobsPerMacro
   if (init.image.height % microJobs !== 0) {
     throw new RangeError(`height ${init.image.height} is not a multiple of ${microJobs} MicroJobs`)
   }
-  return await client.submit({
-    code: await loadExampleWasm('mandelbrot'),
+  return {
     data: encodeMandelbrotData(init.image, 1),
     blockSize: MANDELBROT_BLOCK_SIZE,
     slicing: {
@@ -42,7 +41,15 @@ export async function submitMandelbrot (client: JobClient, init: MandelbrotJobIn
     verification: init.verification,
     ...(init.requirements == null ? {} : { requirements: init.requirements }),
     estimate: { secondsPerMicroJob: 1 }
-  }, options)
+  }
+}
+
+/**
+ * Submits a Mandelbrot job through the SDK: one 64-byte block per image row, one MicroJob per band of
+ * `height / (macroJobs * microJobsPerMacro)` rows.
+ */
+export async function submitMandelbrot (client: JobClient, init: MandelbrotJobInit, options: SubmitOptions = {}): Promise<SubmittedJob> {
+  return await client.submit({ code: await loadExampleWasm('mandelbrot'), ...mandelbrotJobInput(init) }, options)
 }
 
 /** Stitches the verified outputs (in MicroJob order) into a PNG. */

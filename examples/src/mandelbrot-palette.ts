@@ -1,4 +1,5 @@
-import { MANDELBROT_BLOCK_SIZE, MANDELBROT_TILE_HEADER, decodeMandelbrotTile, encodeMandelbrotData } from './mandelbrot-data.js'
+import { MANDELBROT_TILE_HEADER, decodeMandelbrotTile } from './mandelbrot-data.js'
+import { mandelbrotJobInput } from './mandelbrot-job.js'
 import { mandelbrotReference } from './mandelbrot-reference.js'
 import { loadExampleWasm } from './paths.js'
 import type { MandelbrotJobInit } from './mandelbrot-job.js'
@@ -46,20 +47,5 @@ export function mandelbrotPaletteReference (input: Uint8Array): Uint8Array {
  */
 export async function submitMandelbrotPalette (client: JobClient, init: MandelbrotJobInit & { palette: Uint8Array | { uri: string } },
   options: SubmitOptions = {}): Promise<SubmittedJob> {
-  const microJobs = init.macroJobs * init.microJobsPerMacro
-  if (init.image.height % microJobs !== 0) {
-    throw new RangeError(`height ${init.image.height} is not a multiple of ${microJobs} MicroJobs`)
-  }
-  return await client.submit({
-    code: await loadExampleWasm('mandelbrot-palette'),
-    data: encodeMandelbrotData(init.image, 1),
-    blockSize: MANDELBROT_BLOCK_SIZE,
-    slicing: { macroJobs: init.macroJobs, microJobsPerMacro: init.microJobsPerMacro, blocksPerMicro: init.image.height / microJobs },
-    price: init.price,
-    verifiers: init.verifiers,
-    verification: init.verification,
-    ...(init.requirements == null ? {} : { requirements: init.requirements }),
-    model: init.palette,
-    estimate: { secondsPerMicroJob: 1 }
-  }, options)
+  return await client.submit({ code: await loadExampleWasm('mandelbrot-palette'), ...mandelbrotJobInput(init), model: init.palette }, options)
 }

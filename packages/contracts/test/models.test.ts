@@ -1,47 +1,30 @@
-import { createChainClient, createProvider, deploy } from '../src/index.js'
-import { generateKeyPair } from '@libp2p/crypto/keys'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { createChainClient, createProvider } from '../src/index.js'
 import { Wallet } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { workerAnvil } from '@jobmesh/testkit/anvil'
-import type { Anvil, ChainClient, Deployment } from '../src/index.js'
+import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
+import type { ChainClient } from '../src/index.js'
+import type { TestChain } from '@jobmesh/testkit/anvil'
 
 const MODEL = 'ipfs://bafkreimodelweights'
 
 describe('model holders on chain (ModelRegistry) through the chain client', () => {
-  let anvil: Anvil
-  let deployment: Deployment
-  let clients: ChainClient[]
-
-  const client = (i: number, d: Deployment = deployment): ChainClient => {
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    const c = createChainClient({ provider, signer: new Wallet(anvil.accounts[i].privateKey), deployment: d }, { pollMs: 50 })
-    clients.push(c)
-    return c
-  }
-  const registered = async (i: number): Promise<ChainClient> => {
-    const c = client(i)
-    const privateKey = await generateKeyPair('Ed25519')
-    await c.ensureRegistered({ peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake: 10n ** 16n })
-    return c
-  }
+  let chain: TestChain
+  let extra: ChainClient | undefined
 
   beforeEach(async () => {
-    clients = []
-    anvil = await workerAnvil({ accounts: 4 })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+    chain = await startChain({ accounts: 4 })
   })
   afterEach(async () => {
-    for (const c of clients) c.provider.destroy()
-    await anvil.stop()
+    extra?.provider.destroy()
+    extra = undefined
+    await chain.stop()
   })
 
   it('announces, lists holders, prompts a node that finds its prompt by event, and drops', async () => {
-    expect(deployment.modelRegistry).toMatch(/^0x[0-9a-fA-F]{40}$/)
-    const [a, b, c] = await Promise.all([registered(1), registered(2), registered(3)])
+    expect(chain.deployment.modelRegistry).toMatch(/^0x[0-9a-fA-F]{40}$/)
+    const [a, b, c] = chain.clients.slice(1)
+    await registerNodes([a, b, c], 10n ** 16n)
     const [addrA, addrB, addrC] = await Promise.all([a.address(), b.address(), c.address()])
-
     await a.announceModel(MODEL)
     expect(await a.modelHolding(MODEL)).toEqual({ modelId: MODEL, holders: 1, held: true, promptedAt: 0 })
     expect(await b.modelHolding(MODEL)).toMatchObject({ holders: 1, held: false })
@@ -66,12 +49,14 @@ describe('model holders on chain (ModelRegistry) through the chain client', () =
   })
 
   it('refuses a node that is not registered, and says so with a typed error on an older deployment', async () => {
-    const stranger = client(1)
+    const stranger = chain.client(1)
     await expect(stranger.announceModel(MODEL)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'NotActive' })
-    const { modelRegistry: _, ...older } = deployment
-    const old = client(1, older)
-    await expect(old.announceModel(MODEL)).rejects.toMatchObject({ name: 'NoModelRegistryError' })
-    await expect(old.modelHolding(MODEL)).rejects.toMatchObject({ name: 'NoModelRegistryError' })
-    expect(await old.modelPrompts(await old.address())).toEqual([])
+    const { modelRegistry: _, ...older } = chain.deployment
+    extra = createChainClient({
+      provider: createProvider(chain.anvil.rpcUrl, { chainId: chain.anvil.chainId }), signer: new Wallet(chain.anvil.accounts[1].privateKey), deployment: older
+    })
+    await expect(extra.announceModel(MODEL)).rejects.toMatchObject({ name: 'NoModelRegistryError' })
+    await expect(extra.modelHolding(MODEL)).rejects.toMatchObject({ name: 'NoModelRegistryError' })
+    expect(await extra.modelPrompts(await extra.address())).toEqual([])
   })
 })
