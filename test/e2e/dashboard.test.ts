@@ -45,7 +45,8 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
   })
 
   it('a browser watches a job to its release; metrics count its MicroJobs; describe explains an impossible job', async () => {
-    net = await startNetwork({ peers: 3, http: true })
+    // peer-0 keeps a model at hand: a name, not content, so nothing is fetched; it is announced on chain all the same
+    net = await startNetwork({ peers: 3, http: true, peer: (i) => i === 0 ? { models: ['sdxl'] } : {} })
     const { client, devnet } = net
     const peerIds = new Set(devnet.peers.map(p => p.peerId))
     const url = devnet.peers[0].dashboardUrl
@@ -82,6 +83,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
     // this peer's QoS scores from the registry: B (of 2000), R (its 16 GB is the largest VRAM registered), P
     expect(await page.textContent('#self [data-field="QoS"]')).toMatch(/^B \d+ of 2000 · R 1\.00 · P (0|1)\.\d\d$/)
     expect(await page.textContent('#self [data-field="incentive"]')).toMatch(/^share 0\.\d\d · [\d.]+ ETH unclaimed$/)
+    await page.waitForSelector('#self [data-field="models"]:text-is("sdxl (kept, on chain)")', { timeout: 30_000 })
     const screenshot = join(shots, 'dashboard.png')
     await page.screenshot({ path: screenshot, fullPage: true })
     expect((await stat(screenshot)).size).toBeGreaterThan(10_000)

@@ -51,9 +51,17 @@ export function renderSelf (dl, s) {
     ['stake', a ? eth(a.stakeWei) + (a.paused ? ' (paused)' : '') : '-'],
     ['QoS', a ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],
     ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-'],
-    ['incentive', a?.incentive ? `share ${a.incentive.share.toFixed(2)} · ${eth(a.incentive.earnedWei)} unclaimed` : '-']
+    ['incentive', a?.incentive ? `share ${a.incentive.share.toFixed(2)} · ${eth(a.incentive.earnedWei)} unclaimed` : '-'],
+    ['models', s.self.models?.length ? s.self.models.map(modelText).join(', ') : 'none']
   ]
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
+}
+
+const MODEL_SOURCES = { start: 'kept', fallback: 'fetched for a job', prompt: 'prefetched on a prompt' }
+
+/** A held model: its id, how it came, and whether the chain lists this node as a holder. */
+function modelText (m) {
+  return `${m.modelId} (${MODEL_SOURCES[m.source] ?? m.source}${m.announced ? ', on chain' : ''})`
 }
 
 /** The peers table. */

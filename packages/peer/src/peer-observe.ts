@@ -9,6 +9,7 @@ import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { EventLog } from './observe/index.js'
 import type { Processor } from './processor/index.js'
 import type { Settlement } from './settlement/index.js'
+import type { HeldModel } from './models/index.js'
 
 /** The metrics registry a peer with an HTTP listener gives libp2p (before the node starts) and its own counters. */
 export function metricsFor (http: HttpAddress | undefined): { registry?: Registry, metrics?: NodeInit['metrics'] } {
@@ -25,6 +26,8 @@ export interface ObservedParts {
   settlement?: Settlement
   chain?: ChainClient
   address?: string
+  /** The models this peer holds. */
+  models?: () => HeldModel[]
 }
 
 /**
@@ -42,7 +45,8 @@ export async function startObservability (parts: ObservedParts, init: { http?: H
     events: parts.events,
     processor: parts.processor,
     chain: parts.chain,
-    address: parts.address
+    address: parts.address,
+    models: parts.models
   }, { gpuModel: init.gpuModel, vramGb: init.vramGb })
   await observer.start()
   stack.push(async () => { observer.stop() })

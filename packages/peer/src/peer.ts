@@ -173,7 +173,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       stack.push(async () => { await p.stop() })
     }
     const events = new EventLog()
-    const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address },
+    const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address, models: holdings.models },
       { http: init.http, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>

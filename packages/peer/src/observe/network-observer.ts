@@ -17,6 +17,7 @@ import type { DocStore } from '../crdt/index.js'
 import type { JobmeshNode } from '../node/index.js'
 import type { Processor } from '../processor/index.js'
 import type { PeerProfile } from '../jobs/index.js'
+import type { HeldModel } from '../models/index.js'
 
 const log = logger('jobmesh:observe')
 
@@ -28,6 +29,8 @@ export interface NetworkObserverComponents {
   chain?: ChainClient
   /** This peer's wallet. */
   address?: string
+  /** The models this peer holds (how each came, whether the chain knows). */
+  models?: () => HeldModel[]
 }
 
 export interface NetworkObserverInit {
@@ -72,6 +75,7 @@ export interface NetworkState {
       balanceWei: string, stakeWei: string, score: string, earnedWei: string
       incentive?: IncentiveJson
     }
+    models?: HeldModel[]
   }
   peers: PeerCard[]
   jobs: JobCard[]
@@ -271,7 +275,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
         addresses: node.libp2p.getMultiaddrs().map(String),
         gpuModel: this.init.gpuModel,
         vramGb: this.init.vramGb ?? 0,
-        account: a == null ? undefined : accountJson(a)
+        account: a == null ? undefined : accountJson(a),
+        models: this.components.models?.()
       },
       peers,
       jobs,
