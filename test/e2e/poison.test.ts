@@ -1,4 +1,6 @@
+import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
+import { rpcCall } from '@jobmesh/contracts'
 import { submitMandelbrot } from '../../examples/src/index.js'
 import { runCli } from './cli.js'
 import { peerStatus, startNetwork } from './helpers.js'
@@ -26,7 +28,7 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
     net = undefined
   })
 
-  it('jobs whose code is not WebAssembly, traps or loops end failed; the honest job is released; the peers stay healthy', async () => {
+  it('jobs whose code is not WebAssembly, traps or loops end failed and are refunded at their deadline; the honest job is released; the peers stay healthy', async () => {
     net = await startNetwork({ peers: 4 })
     const { client, devnet } = net
     const poisonJobs = await submitPoisonJobs(client)
@@ -65,5 +67,20 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
       await new Promise(resolve => setTimeout(resolve, 500))
     }
     expect(states.map(s => s.jobs.map(j => j.state).sort().join(','))).toEqual(devnet.peers.map(() => 'complete,failed,failed,failed'))
+
+    // the fee comes back to the creator in full at the deadline (a day of chain time later), through the DApp's CLI
+    const trapJob = poisonJobs[1].jobId
+    const { deadline, fee } = await client.status(trapJob)
+    expect(fee).toBe(parseEther('2'))
+    const rpc = devnet.anvil.rpcUrl
+    await rpcCall(rpc, 'evm_increaseTime', [Math.max(1, deadline - Math.floor(Date.now() / 1000) + 60)], { timeout: 10_000 })
+    await rpcCall(rpc, 'evm_mine', [], { timeout: 10_000 })
+    const escrowBalance = async (): Promise<bigint> => BigInt(await rpcCall(rpc, 'eth_getBalance', [devnet.deployment.jobEscrow, 'latest']) as string)
+    const before = await escrowBalance()
+    const refunded = await runCli(['refund', trapJob, '--rpc', rpc, '--deployment', devnet.deploymentFile, '--bootstrap', devnet.bootstrap[0]],
+      { JOBMESH_PRIVATE_KEY: devnet.dapp.privateKey }, 90_000)
+    expect(refunded.code).toBe(0)
+    expect((await client.status(trapJob)).status).toBe('Refunded')
+    expect(before - await escrowBalance()).toBe(fee)
   }, 240_000)
 })

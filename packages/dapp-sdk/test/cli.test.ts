@@ -37,8 +37,10 @@ describe('jobmesh-dapp', () => {
     const env = await setup()
     const { code, data } = smallJob()
     const files = {
-      code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json')
+      code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json'),
+      model: join(env.dir, 'model.bin')
     }
+    await writeFile(files.model, 'the weights of a tiny model')
     await writeFile(files.code, code)
     await writeFile(files.data, data)
     await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
@@ -46,7 +48,7 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '2', ...connect], io)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--model', files.model, '--detach', '--timeout', '2', ...connect], io)
     // no peer runs, so none can hold the inputs: a detached submit does not walk away from a job nobody can start
     expect(code0).toBe(1)
     expect(io.stderr.join('\n')).toMatch(/InputsNotHeldError: job 0x[0-9a-f]{64} is funded and announced, but no peer confirmed it holds the job's code and data within 2 s/)
@@ -57,6 +59,8 @@ describe('jobmesh-dapp', () => {
     expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, a job with 2 verifiers needs 3/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
+    // the model file was uploaded and named in the job by its CID
+    expect(io.stdout.join('\n')).toMatch(/^model: ipfs:\/\/baf[a-z2-7]+$/m)
 
     const io2 = capture()
     expect(await run(['status', jobId!, ...connect], io2)).toBe(0)

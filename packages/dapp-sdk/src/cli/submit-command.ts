@@ -26,6 +26,7 @@ interface SubmitFlags extends ConnectFlags {
   deadlineMinutes?: number
   minVram?: number
   gpuModel?: string
+  model?: string
   detach?: boolean
   out?: string
   timeout?: number
@@ -42,7 +43,8 @@ function submitInput (flags: SubmitFlags): SubmitInput {
     ...(flags.deadlineMinutes === undefined ? {} : { deadline: Date.now() + flags.deadlineMinutes * 60_000 }),
     ...(flags.minVram === undefined && flags.gpuModel === undefined
       ? {}
-      : { requirements: { minVramGb: flags.minVram ?? 0, ...(flags.gpuModel === undefined ? {} : { gpuModel: flags.gpuModel }) } })
+      : { requirements: { minVramGb: flags.minVram ?? 0, ...(flags.gpuModel === undefined ? {} : { gpuModel: flags.gpuModel }) } }),
+    ...(flags.model === undefined ? {} : { model: flags.model })
   }
 }
 
@@ -86,6 +88,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       io.out(`specCid: ${job.specCid}`)
       io.out(`tx: ${job.txHash}`)
       io.out(`microJobs: ${job.microJobs.length}`)
+      if (job.spec.requirements.modelId != null) io.out(`model: ${job.spec.requirements.modelId}`)
       io.out(`task value: ${job.taskValue} wei/s (${taskValueToNumber(job.taskValue)} per second)`)
       io.out(`inputs held by: ${job.holders.length} peers`)
     }
@@ -132,6 +135,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--deadline-minutes <min>', 'minutes until the job may be refunded (default 1440)', positiveInt)
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')
+    .option('--model <file|ipfs://cid>', 'a model the job\'s code reads (weights, a palette, a data set): uploaded, named in the job; peers holding it run the job first, and the code gets it before its data')
     .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by a peer (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
     .option('--timeout <s>', 'give up following (with --detach: waiting for a peer to hold the inputs) after this many seconds (default 1800)', positiveInt))
