@@ -20,3 +20,6 @@ export const FETCH_RETRY_MS = 5_000
 
 /** Longest wait between two tries of a model fetch (ms). */
 export const FETCH_RETRY_MAX_MS = 60_000
+
+/** Model jobs whose first sighting is remembered for the holder grace (the oldest are forgotten first). */
+export const MAX_TRACKED_JOBS = 1_000

@@ -3,7 +3,7 @@ import { logger } from '@libp2p/logger'
 import { promptTargets } from './prompt-targets.js'
 import {
   DEFAULT_HOLDER_COUNT_TTL_MS, DEFAULT_HOLDER_GRACE_MS, DEFAULT_PROMPT_POLL_MS, FETCH_RETRY_MAX_MS, FETCH_RETRY_MS, MAX_PROMPT_TRIES,
-  PROMPTS_PER_FALLBACK
+  MAX_TRACKED_JOBS, PROMPTS_PER_FALLBACK
 } from './constants.js'
 import type { PeerProfile } from '../jobs/index.js'
 import { jobModelUri } from '../protocol/index.js'
@@ -174,6 +174,8 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       const now = Date.now()
       const seen = firstSeen.get(job.jobId) ?? now
       firstSeen.set(job.jobId, seen)
+      // a bounded memory of model jobs (insertion order: the oldest go first, long past their grace)
+      while (firstSeen.size > MAX_TRACKED_JOBS) firstSeen.delete(firstSeen.keys().next().value as string)
       if (now - seen >= graceMs) return false
       const c = counts.get(m)
       if (c == null || now - c.at > ttlMs) background(`reading the holders of ${m}`, async () => { await readCount(m) })
