@@ -33,10 +33,14 @@ export default defineConfig({
         // on 2 cores, and most of a file's time is waiting on blocks and timers), each worker on its own anvils
         // (one per pooled block time, started once, reverted after every test: @jobmesh/testkit/anvil)
         extends: true,
+        // Files share their worker's module cache (isolate: false): importing libp2p, helia and ethers afresh for
+        // every file was 132 s of the 197 s a package run took; a run takes about 100 s without it. Tests hold no
+        // module-level state between files: every node, anvil and store is made and stopped by the test itself.
         test: {
           name: 'packages',
           include: ['packages/*/test/**/*.test.ts'],
           maxWorkers: 2,
+          isolate: false,
           globalSetup: ['packages/testkit/src/anvil/global-setup.ts'],
           sequence: { groupOrder: 0 }
         }
