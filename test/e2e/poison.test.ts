@@ -70,10 +70,10 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
 
     // the fee comes back to the creator in full at the deadline (a day of chain time later), through the DApp's CLI
     const trapJob = poisonJobs[1].jobId
-    const { deadline, fee } = await client.status(trapJob)
+    const { deadline: refundFrom, fee } = await client.status(trapJob)
     expect(fee).toBe(parseEther('2'))
     const rpc = devnet.anvil.rpcUrl
-    await rpcCall(rpc, 'evm_increaseTime', [Math.max(1, deadline - Math.floor(Date.now() / 1000) + 60)], { timeout: 10_000 })
+    await rpcCall(rpc, 'evm_increaseTime', [Math.max(1, refundFrom - Math.floor(Date.now() / 1000) + 60)], { timeout: 10_000 })
     await rpcCall(rpc, 'evm_mine', [], { timeout: 10_000 })
     const escrowBalance = async (): Promise<bigint> => BigInt(await rpcCall(rpc, 'eth_getBalance', [devnet.deployment.jobEscrow, 'latest']) as string)
     const before = await escrowBalance()
