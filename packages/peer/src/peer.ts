@@ -138,8 +138,10 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const chain = await startChain(init, { node, docs, store, executor, client }, stack)
     const replication = await startReplicationServer({ libp2p: node.libp2p, store, chain: chain?.client })
     stack.push(async () => { await replication.stop() })
+    const events = new EventLog()
     const holdings = createModelHoldings({
       store,
+      events,
       chain: chain?.client,
       address: chain?.address,
       profiles: async () => (await readProfiles({ docs })).values()
@@ -172,7 +174,6 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       const p = processor
       stack.push(async () => { await p.stop() })
     }
-    const events = new EventLog()
     const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address, models: holdings.models },
       { http: init.http, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)

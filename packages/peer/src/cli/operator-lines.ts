@@ -1,7 +1,7 @@
 import type { EventLog, PeerEvent } from '../observe/index.js'
 
 /** Event kinds an operator sees on stdout (errors always go to stderr). */
-const PRINTED = new Set<PeerEvent['kind']>(['finalized', 'verified', 'settled', 'claimed', 'reannounced', 'drew', 'probed', 'job:complete'])
+const PRINTED = new Set<PeerEvent['kind']>(['finalized', 'verified', 'settled', 'claimed', 'reannounced', 'drew', 'probed', 'model', 'job:complete'])
 
 /** `HH:MM:SS` in UTC. */
 function clock (at: number): string {
@@ -9,15 +9,18 @@ function clock (at: number): string {
 }
 
 /**
- * Prints the peer's notable events for its operator: finalizations, verifications, settlements and claims on
- * stdout, errors on stderr (visible without DEBUG). Returns a function that stops printing.
+ * Prints the peer's notable events for its operator: finalizations, verifications, settlements, claims and models
+ * on stdout, errors on stderr (visible without DEBUG), starting with those recorded before it was called. Returns a
+ * function that stops printing.
  */
 export function printPeerEvents (events: EventLog, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): () => void {
-  const onEvent = (evt: CustomEvent<PeerEvent>): void => {
-    const e = evt.detail
+  const print = (e: PeerEvent): void => {
     if (e.level === 'error') err.write(`${clock(e.at)} error ${e.text}\n`)
     else if (PRINTED.has(e.kind)) out.write(`${clock(e.at)} ${e.text}\n`)
   }
+  const onEvent = (evt: CustomEvent<PeerEvent>): void => { print(evt.detail) }
+  // what happened while the peer started (a model fetched at once, an early error) comes first
+  for (const e of events.recent()) print(e)
   events.addEventListener('event', onEvent)
   return () => { events.removeEventListener('event', onEvent) }
 }

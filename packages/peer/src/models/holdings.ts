@@ -6,6 +6,7 @@ import {
   MAX_TRACKED_JOBS, PROMPTS_PER_FALLBACK
 } from './constants.js'
 import type { PeerProfile } from '../jobs/index.js'
+import type { EventLog } from '../observe/index.js'
 import { jobModelUri } from '../protocol/index.js'
 import type { Requirements } from '../protocol/index.js'
 import type { ContentStore } from '../storage/index.js'
@@ -21,6 +22,8 @@ export interface ModelHoldingsComponents {
   address?: string
   /** The network's peer profiles (address and hardware): whom a fallback may prompt. */
   profiles?: () => Promise<Iterable<PeerProfile>>
+  /** Where the operator reads what happened to the models (`jobmesh start` prints `model` events). */
+  events?: Pick<EventLog, 'push'>
 }
 
 export interface ModelHoldingsInit {
@@ -71,6 +74,8 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
   const signal = controller.signal
   const tasks = new Set<Promise<void>>()
 
+  const tell = (text: string, level: 'info' | 'error' = 'info'): void => { components.events?.push({ kind: 'model', level, text }) }
+
   const background = (what: string, fn: () => Promise<void>): void => {
     const p: Promise<void> = fn()
       .catch((err: Error) => { if (!signal.aborted) log.error('%s: %e', what, err) })
@@ -96,6 +101,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
     announced.add(modelId)
     counts.set(modelId, { holders: h.held ? h.holders : h.holders + 1, at: Date.now() })
     log('holding model %s (on chain)', modelId)
+    tell(`model ${modelId} is recorded on chain as held by this node`)
   }
 
   /** Pins an `ipfs://` model, trying again (backing off) while nobody reachable serves it, until the peer stops. */
@@ -107,6 +113,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       } catch (err) {
         if (signal.aborted || (err as Error).name === 'UnsupportedUriError') throw err
         log('fetching model %s failed, again in %d ms: %e', modelId, pause, err)
+        if (pause === FETCH_RETRY_MS) tell(`cannot fetch model ${modelId} yet (${(err as Error).message}); trying again, less and less often`, 'error')
       }
       await wait(pause, undefined, { signal })
     }
@@ -118,6 +125,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
     if (!held.includes(modelId)) held.push(modelId)
     if (!source.has(modelId)) source.set(modelId, from)
     log('holding model %s (%s)', modelId, from)
+    tell(`holding model ${modelId} (${from === 'start' ? 'kept with --model' : from === 'prompt' ? 'prefetched on a prompt' : 'fetched for a job'})`)
     await announce(modelId)
   }
 
@@ -134,6 +142,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
         await chain.promptModel(modelId, [target], { signal })
         sent++
         log('prompted %s to download model %s', target, modelId)
+        tell(`prompted ${target} to download model ${modelId}`)
       } catch (err) {
         // inactive, prompted within the cooldown, or this node prompted lately: the chain said no, nothing was sent
         if ((err as Error).name !== 'ChainRevertError') throw err
@@ -187,6 +196,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       held.push(m)
       source.set(m, 'fallback')
       log('job %s: fetched model %s to run it', job.jobId, m)
+      tell(`fetched model ${m} to run job ${job.jobId.slice(0, 10)}: its holders left it`)
       background(`holding model ${m}`, async () => {
         await announce(m)
         await prompt(m, job.spec.requirements)

@@ -42,4 +42,21 @@ describe('operator lines', () => {
     expect(log.recent()).toHaveLength(3)
     expect(out.text().trim().split('\n')).toHaveLength(4)
   })
+
+  it('prints first what was recorded before it started (a model held during the start), then what follows', () => {
+    const log = new EventLog()
+    log.push({ kind: 'model', level: 'info', text: 'holding model ipfs://bafy (kept with --model)' })
+    log.push({ kind: 'peer:connect', level: 'info', text: 'connected to a peer' })
+    log.push({ kind: 'model', level: 'error', text: 'cannot fetch model ipfs://bafz yet' })
+    const out = sink()
+    const err = sink()
+    const stop = printPeerEvents(log, out.stream, err.stream)
+    log.push({ kind: 'model', level: 'info', text: 'prompted 0xabc to download model ipfs://bafy' })
+    stop()
+    expect(out.text().trim().split('\n').map(l => l.slice(9))).toEqual([
+      'holding model ipfs://bafy (kept with --model)',
+      'prompted 0xabc to download model ipfs://bafy'
+    ])
+    expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error cannot fetch model ipfs:\/\/bafz yet\n$/)
+  })
 })
