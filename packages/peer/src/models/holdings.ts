@@ -78,7 +78,11 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
 
   const background = (what: string, fn: () => Promise<void>): void => {
     const p: Promise<void> = fn()
-      .catch((err: Error) => { if (!signal.aborted) log.error('%s: %e', what, err) })
+      .catch((err: Error) => {
+        if (signal.aborted) return
+        log.error('%s: %e', what, err)
+        tell(`${what} failed: ${err.message}`, 'error')
+      })
       .finally(() => { tasks.delete(p) })
     tasks.add(p)
   }
