@@ -92,8 +92,12 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   progress('chain')
   const anvil = await startAnvil({ chainId: init.chainId, blockTime: init.blockTime ?? DEFAULT_DEVNET_BLOCK_TIME, accounts: Math.max(10, count + 4), signal: init.signal })
   const peers: PeerProcess[] = []
+  // the deployer's provider is destroyed when the devnet stops, not at once: ethers may still have a receipt poll of
+  // the last deployment transaction queued, and destroying the provider rejects it where nobody can catch it
+  const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 100 })
   const stop = async (): Promise<void> => {
     await Promise.allSettled(peers.filter(p => p != null).map(async p => { await p.stop() }))
+    provider.destroy()
     await anvil.stop()
   }
   try {
@@ -101,10 +105,8 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
       throw new TooManyPeersError(`${count} peers need ${count + 1} funded accounts, the chain has ${anvil.accounts.length}`)
     }
     progress('contracts')
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 100 })
     const deployer = new Wallet(anvil.accounts[DAPP_ACCOUNT].privateKey, provider)
     const deployment = await deploy(deployer, { ...init.contracts, signal: init.signal })
-    provider.destroy()
     const deploymentFile = join(dir, `deployment-${deployment.chainId}.json`)
     await writeFile(deploymentFile, serializeDeployment(deployment))
     const bootstrap: string[] = []

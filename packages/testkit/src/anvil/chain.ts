@@ -34,7 +34,12 @@ export async function startChain (init: TestChainInit): Promise<TestChain> {
   const anvil = await workerAnvil({ accounts: init.accounts, ...(init.blockTime === undefined ? {} : { blockTime: init.blockTime }) })
   try {
     const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: init.pollMs ?? DEFAULT_CHAIN_POLL_MS })
-    const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider), init.deploy).finally(() => { provider.destroy() })
+    // destroyed with the chain, not at once: ethers may still have a receipt poll of the last deployment transaction
+    // queued, and destroying the provider rejects it where nobody can catch it (an unhandled rejection)
+    const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider), init.deploy).catch((err: Error) => {
+      provider.destroy()
+      throw err
+    })
     const made: ChainClient[] = []
     const client = (i: number): ChainClient => {
       const c = createChainClient({
@@ -48,6 +53,7 @@ export async function startChain (init: TestChainInit): Promise<TestChain> {
     const clients = anvil.accounts.map((_, i) => client(i))
     const stop = async (): Promise<void> => {
       for (const c of made) c.provider.destroy()
+      provider.destroy()
       await anvil.stop()
     }
     return { anvil, deployment, clients, client, stop }
