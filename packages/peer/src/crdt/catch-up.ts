@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { DocNotFoundError } from './errors.js'
 import { docNameOfTopic } from './names.js'
-import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
+import type { DocStoreComponents, OpenOptions, SyncOptions } from './doc-store-types.js'
 import type { OpenDoc } from './open-doc.js'
 import type { SyncResult } from './sync.js'
 import type { SubscriptionChangeData } from '@libp2p/gossipsub'
@@ -21,7 +21,7 @@ export interface CatchUpComponents {
 /** When exchanges happen besides `sync` and `confirm` (docs/crdt.md, Sync protocol): on open and on subscription. */
 export interface CatchUp {
   /** Sync with one connected peer (subscribers of the topic first), then with the rest in parallel. */
-  catchUp(name: string, options: AbortOptions): Promise<void>
+  catchUp(name: string, options: AbortOptions & Pick<OpenOptions, 'catchUp'>): Promise<void>
   /** The pubsub 'subscription-change' listener. */
   onSubscriptionChange(evt: CustomEvent<SubscriptionChangeData>): void
   /** The libp2p 'peer:disconnect' listener. */
@@ -31,7 +31,7 @@ export interface CatchUp {
 export function createCatchUp (components: CatchUpComponents): CatchUp {
   const { docs } = components
 
-  async function catchUp (name: string, options: AbortOptions): Promise<void> {
+  async function catchUp (name: string, options: AbortOptions & Pick<OpenOptions, 'catchUp'>): Promise<void> {
     const entry = docs.get(name)
     if (entry == null) return
     const subscribers = new Set(components.pubsub.getSubscribers(entry.topic).map(String))
@@ -54,7 +54,14 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
     while (i < peers.length && !(await attempt(peers[i++]))) {
       options.signal?.throwIfAborted()
     }
-    const rest = peers.slice(i)
+    // 'first': every other peer that has the doc open pulls from and pushes to us when it sees our subscription
+    // (onSubscriptionChange below), so exchanging with it from here too would only double the exchanges
+    if (options.catchUp === 'first') return
+    await syncAll(peers.slice(i), attempt, options)
+  }
+
+  /** Exchanges with every peer of `rest`, `syncConcurrency` at a time. */
+  async function syncAll (rest: PeerId[], attempt: (peer: PeerId) => Promise<boolean>, options: AbortOptions): Promise<void> {
     const workers = Array.from({ length: Math.min(components.syncConcurrency, rest.length) }, async () => {
       for (let p = rest.shift(); p != null; p = rest.shift()) {
         options.signal?.throwIfAborted()

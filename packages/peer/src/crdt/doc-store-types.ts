@@ -52,7 +52,19 @@ export interface DocStoreInit {
 export interface OpenOptions extends AbortOptions {
   /** Skip the catch-up from connected peers (it still happens when peers subscribe). */
   offline?: boolean
+  /**
+   * The catch-up on open (default `'all'`: an exchange with every connected peer). `'first'`: one exchange, with the
+   * first connected peer that answers (a subscriber of the doc's topic first: it brings nearly everything). The other
+   * peers that have the doc open exchange with this one anyway when they see its subscription (a pull and a push),
+   * so `'all'` only doubles those exchanges; it is for readers that must hold every connected peer's state when
+   * `open` resolves. The processor uses `'first'`: its MacroJob claim confirms with every connected peer before it
+   * counts (docs/crdt.md, Sync protocol).
+   */
+  catchUp?: CatchUpMode
 }
+
+/** See {@link OpenOptions.catchUp}. */
+export type CatchUpMode = 'all' | 'first'
 
 export interface SyncOptions extends AbortOptions {
   /** Also send our diff (default true). A pull only receives. */

@@ -28,7 +28,7 @@ import type { InflightSyncs, SyncInitiator } from './sync-initiator.js'
 import type { PeerId } from '@libp2p/interface'
 
 export { ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_PULL, ORIGIN_SYNC_PUSH } from './origins.js'
-export type { ConfirmOptions, DocStore, DocStoreComponents, DocStoreInit, OpenOptions, SyncOptions } from './doc-store-types.js'
+export type { ConfirmOptions, DocStore, DocStoreComponents, DocStoreInit, OpenOptions, CatchUpMode, SyncOptions } from './doc-store-types.js'
 
 const log = logger('jobmesh:crdt')
 

@@ -36,7 +36,7 @@ export interface JobContext {
 }
 
 export interface JobContextComponents {
-  docs: { open(name: string): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<unknown> }
+  docs: { open(name: string, options?: { catchUp?: 'all' | 'first' }): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<unknown> }
   signer: RecordSigner
   /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
   verifier: RecordVerifier
@@ -58,7 +58,8 @@ export interface JobContextInit {
  */
 export async function openJobContext (components: JobContextComponents, job: KnownJob, init: JobContextInit): Promise<JobContext> {
   const docName = roundDocName(job.jobId, job.round)
-  const doc = await components.docs.open(docName)
+  // one peer's answer is enough to start: the MacroJob claim confirms with every connected peer before it counts
+  const doc = await components.docs.open(docName, { catchUp: 'first' })
   const docs = components.docs
   const confirm = docs.confirm == null ? undefined : async (options: AbortOptions) => docs.confirm?.(docName, options)
   const slicing = sliceJob(job.spec, job.jobId)

@@ -53,6 +53,28 @@ describe('doc store', () => {
     await waitFor(() => da.getMap('micro').size === 3 && db.getMap('micro').size === 3, { what: 'both docs to hold 3 entries' })
   })
 
+  it("open with catchUp 'first' resolves after one peer's answer; the others' state arrives through their subscription exchanges", async () => {
+    const peers = await Promise.all([0, 1, 2].map(async () => h.start()))
+    const name = jobDocName('0x' + 'cd'.repeat(32))
+    // three peers that never met write what no gossip carried
+    const docs = await Promise.all(peers.map(async p => p.docs.open(name, { offline: true })))
+    docs.forEach((d, i) => { d.getMap('micro').set(`0.${i}`, `peer ${i}`) })
+    const late = await h.start()
+    for (const p of peers) await connect(late, p)
+    await waitFor(() => peers.every(p => p.node.pubsub.getSubscribers(docTopic(name)).length === 0 && late.node.libp2p.getPeers().length === 3), { what: 'the late peer connected to all three' })
+    const before = late.docs.metrics.syncCompleted
+    const doc = await late.docs.open(name, { catchUp: 'first' })
+    // open waited for one exchange, not three
+    expect(late.docs.metrics.syncCompleted - before).toBe(1)
+    expect(doc.getMap('micro').size).toBeGreaterThanOrEqual(1)
+    // every other peer pulls from and pushes to the new subscriber: all three writes arrive without another call
+    await waitFor(() => doc.getMap('micro').size === 3, { timeoutMs: 10_000, what: 'the other peers\' writes' })
+    expect(doc.getMap('micro').toJSON()).toEqual({ '0.0': 'peer 0', '0.1': 'peer 1', '0.2': 'peer 2' })
+    // and what the late peer writes reaches them
+    doc.getMap('micro').set('0.3', 'late')
+    await waitFor(() => docs.every(d => d.getMap('micro').get('0.3') === 'late'), { timeoutMs: 10_000, what: 'the late write everywhere' })
+  })
+
   it('a restarted peer keeps its PeerId and doc state and catches up on what it missed', async () => {
     const dataDir = await h.tempDir()
     const a = await h.start()
