@@ -30,7 +30,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { jobsTopic } from '@jobmesh/peer/coord'
+import { doneMicroJobs, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
@@ -354,7 +354,7 @@ async function runFailover ({ peers: n, microJobs, workMs }) {
     await Promise.race([resumed, timeout('the queue moving on')])
     await Promise.race([Promise.all(survivors.map(p => completes.get(p))), timeout('the job')])
     // lost = MicroJobs without a result on a survivor, once every survivor's doc has settled
-    const resultsOf = (p) => new Set([...contextOf(p).doc.getMap('results').keys()].map(k => k.split('/')[0]))
+    const resultsOf = (p) => doneMicroJobs(contextOf(p).doc.getMap('results'), job.jobId, recordVerifier())
     await waitFor(() => survivors.every(p => resultsOf(p).size === microJobs), { timeoutMs: 10_000, what: 'every result synced' }).catch(() => {})
     const lost = microJobs - Math.min(...survivors.map(p => resultsOf(p).size))
     const executions = [...runs.values()].reduce((a, b) => a + b, 0)

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // CRDT catch-up bench (DESIGN 11: a new peer catches up on a 100 000-MicroJob job in < 2 s; < 300 bytes of doc
-// per MicroJob). Builds a job doc shaped like the coordination layer's: per MicroJob a signed lease in `micro`
-// (claimed), then the signed result in `results` under `<m>.<i>/<signer slot>` written in the same Yjs transaction
-// that deletes the lease (a result decides: done), by 8 peers (8 Yjs clients). Then a fresh peer connects over
+// per MicroJob). Builds a job doc shaped like the coordination layer's (--shape, below) by 8 peers (8 Yjs clients).
+// Then a fresh peer connects over
 // loopback TCP and opens the doc: the time until `open` resolves is the catch-up over the real
 // `/jobmesh/sync/1.0.0` protocol.
 //
-//   npm run build && node bench/crdt-sync.bench.js [--shape=delete|keep|release] [sizes...]  (default 10000 100000)
+//   npm run build && node bench/crdt-sync.bench.js [--shape=turn|delete|keep|release] [sizes...]  (default 10000 100000)
 //
-// --shape models earlier layouts for comparison: `keep` = the lease stays after the result (expires unread),
-// `release` = the lease is rewritten with expiresAt 0 after the result (a second signed record).
+// --shape models other layouts for comparison: `turn` = the current one: a queue turn of 16 MicroJobs locked in one
+// transaction, then one signed TurnResults record for the turn written with the deletion of its 16 leases
+// (docs/coordination.md, One signed record per queue turn); `delete` = one result record per MicroJob (the layout
+// before turn records); `keep` = the lease stays after the result (expires unread), `release` = the lease is
+// rewritten with expiresAt 0 after the result (a second signed record).
 //
 // Writes bench/out/crdt-sync.json.
 if (typeof Promise.withResolvers !== 'function') {
@@ -30,10 +32,12 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { createNode } from '../packages/peer/dist/node/index.js'
 import { createDocStore, jobDocName } from '../packages/peer/dist/crdt/index.js'
 import { encodeSignedRecord, recordSigningMessage } from '../packages/peer/dist/protocol/index.js'
+import { TurnResults } from '../packages/peer/dist/coord/pb/coord.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const SHAPE = process.argv.find(a => a.startsWith('--shape='))?.slice('--shape='.length) ?? 'delete'
-if (!['delete', 'keep', 'release'].includes(SHAPE)) throw new Error(`unknown --shape=${SHAPE}`)
+const SHAPE = process.argv.find(a => a.startsWith('--shape='))?.slice('--shape='.length) ?? 'turn'
+if (!['turn', 'delete', 'keep', 'release'].includes(SHAPE)) throw new Error(`unknown --shape=${SHAPE}`)
+const TURN = 16
 const sizes = process.argv.slice(2).map(Number).filter(n => n > 0)
 const SIZES = sizes.length > 0 ? sizes : [10_000, 100_000]
 const WRITERS = 8
@@ -61,6 +65,10 @@ async function buildJobUpdate (n, jobId) {
     return { sign: (m) => priv.sign(m), id, slot: id.slice(-8), doc: new Y.Doc() }
   }))
   const now = Date.now()
+  if (SHAPE === 'turn') {
+    writeTurns(writers, n, jobId, now)
+    return Y.mergeUpdates(writers.map(w => Y.encodeStateAsUpdate(w.doc)))
+  }
   for (let k = 0; k < n; k++) {
     const w = writers[k % WRITERS]
     const micro = w.doc.getMap('micro')
@@ -78,6 +86,27 @@ async function buildJobUpdate (n, jobId) {
     }
   }
   return Y.mergeUpdates(writers.map(w => Y.encodeStateAsUpdate(w.doc)))
+}
+
+/** Turns of TURN MicroJobs of one MacroJob, round robin over the writers: leases in one transaction, then the turn record with their deletion. */
+function writeTurns (writers, n, jobId, now) {
+  for (let first = 0, t = 0; first < n; first += TURN, t++) {
+    const w = writers[t % WRITERS]
+    const micro = w.doc.getMap('micro')
+    const m = Math.floor(first / MICRO_PER_MACRO)
+    const keys = []
+    for (let k = first; k < Math.min(n, first + TURN) && Math.floor(k / MICRO_PER_MACRO) === m; k++) keys.push(k)
+    first = keys.at(-1) + 1 - TURN
+    const name = `${m}@${keys[0] % MICRO_PER_MACRO}.1`
+    w.doc.transact(() => {
+      for (const k of keys) micro.set(`${m}.${k % MICRO_PER_MACRO}`, envelope(w, `jobmesh/micro/${jobId}/${m}.${k % MICRO_PER_MACRO}`, leaseRecord(1, now + 15_000)))
+    })
+    const payload = TurnResults.encode({ items: keys.map(k => ({ index: k % MICRO_PER_MACRO, term: 1, outputHash: randomBytes(32), size: 4096 + k % 1000 })) })
+    w.doc.transact(() => {
+      w.doc.getMap('results').set(`${name}/${w.slot}`, envelope(w, `jobmesh/result/${jobId}/${name}`, payload))
+      for (const k of keys) micro.delete(`${m}.${k % MICRO_PER_MACRO}`)
+    })
+  }
 }
 
 async function run (n) {
@@ -103,7 +132,8 @@ async function run (n) {
     const catchUpMs = performance.now() - t
     const got = docB.getMap('micro').size
     const gotResults = docB.getMap('results').size
-    if (got !== (SHAPE === 'delete' ? 0 : n) || gotResults !== n) throw new Error(`caught up ${got}/${gotResults} of ${n}`)
+    const records = SHAPE === 'turn' ? docA.getMap('results').size : n
+    if (got !== (SHAPE === 'delete' || SHAPE === 'turn' ? 0 : n) || gotResults !== records) throw new Error(`caught up ${got}/${gotResults} of ${n}`)
     return {
       shape: SHAPE,
       microJobs: n,

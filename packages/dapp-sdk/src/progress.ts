@@ -68,7 +68,9 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const round = job.rejections
   const doc = await openJobDoc(ctx, id, options.signal, round)
   const verifier = await roundVerifier(ctx, id, round, options.signal)
-  const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total)
+  // the escrow's slicing: results for MicroJobs outside it are not counted
+  const size = (m: number): number => m < job.macroJobs ? job.microJobsPerMacro : 0
+  const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total, size)
   const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round))
   const byDeadline = options.timeoutMs === undefined
   const waitMs = options.timeoutMs ?? Math.max(0, job.deadline * 1000 - Date.now())

@@ -16,8 +16,8 @@
  * await waitForMesh(peers)
  * const job = testJob(2, 8)
  * // announce job.spec, start the processors, then:
- * await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === 16),
- *   { timeoutMs: 20_000, what: 'every result synced' })
+ * const done = (p) => doneMicroJobs(p.docs.get(jobDocName(job.jobId))!.getMap(RESULTS_MAP), job.jobId, recordVerifier()).size
+ * await waitFor(() => peers.every(p => done(p) === 16), { timeoutMs: 20_000, what: 'every result synced' })
  * await stopPeers(peers)
  * ```
  */

@@ -4,6 +4,7 @@ import {
   RESULTS_MAP
 } from './constants.js'
 import { failureScope, macroScope, microScope, parseResultKey, resultScope, resultSlot } from './keys.js'
+import { readResults } from './results.js'
 import { recordVerifier } from './signing.js'
 import type { DocGuard, DocGuards, KeyChange } from '../crdt/index.js'
 import type { RecordVerifier, VerifiedRecord } from './signing.js'
@@ -45,15 +46,24 @@ function jobRules (roundKey: string, verifier: RecordVerifier): Map<string, MapR
       owner: anyone,
       replace: leaseReplace,
       // the holder deletes its lease in the transaction that writes its result (docs/coordination.md)
-      remove: (key, previous, doc) => {
-        const value = doc.getMap<Uint8Array>(RESULTS_MAP).get(`${key}/${resultSlot(previous.signer)}`)
-        return value instanceof Uint8Array && verifier.verify(value, `${results}/${key}`)?.signer === previous.signer
-      }
+      remove: (key, previous, doc) => holdsResult(verifier, results, doc.getMap<Uint8Array>(RESULTS_MAP), key, previous.signer)
     }],
     [RESULTS_MAP, { domain: perMicro(results), owner: slotOwner }],
     [FAILURES_MAP, { domain: perMicro(failureScope(roundKey)), owner: slotOwner }],
     [FINAL_MAP, { domain: key => `${FINAL_DOMAIN}/${roundKey}/${key}`, owner: keyOwner }]
   ])
+}
+
+/** Whether `signer` has a valid result for MicroJob `micro` (`m.i`): its one-MicroJob record or one of its turn records. */
+function holdsResult (verifier: RecordVerifier, scope: string, map: Y.Map<Uint8Array>, micro: string, signer: string): boolean {
+  const slot = resultSlot(signer)
+  const own = `${micro}/${slot}`
+  if (readResults(verifier, scope, own, map.get(own))?.get(micro)?.signer === signer) return true
+  const turns = `${micro.slice(0, micro.indexOf('.'))}@`
+  for (const [key, value] of map.entries()) {
+    if (key.startsWith(turns) && key.endsWith(`/${slot}`) && readResults(verifier, scope, key, value)?.get(micro)?.signer === signer) return true
+  }
+  return false
 }
 
 function indexRules (): Map<string, MapRule> {

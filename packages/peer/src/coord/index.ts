@@ -7,8 +7,8 @@
  */
 export { leases } from './leases.js'
 export type { Lease, Leases, LeasesComponents, LeasesInit, LeaseTable, LeaseTableOptions, ClaimOptions } from './leases.js'
-export { resultTable, countingResult } from './results.js'
-export type { Result, ResultTable, ResultsComponents } from './results.js'
+export { resultTable, countingResult, readResults, doneMicroJobs } from './results.js'
+export type { Result, ResultTable, ResultsComponents, TurnItem, MacroSize } from './results.js'
 export { JobProgress } from './progress.js'
 export type { JobProgressEvents, JobProgressComponents } from './progress.js'
 export { JobFailures } from './failures.js'
@@ -23,14 +23,14 @@ export type { RoomComponents, RoomInit, RoomEvents, RoomPubSub, RoomPubSubMessag
 export { OPEN, LOCKED, DONE, judge, compareStates, packStates, unpackStates, toWire, fromWire, countStates } from './queue.js'
 export type { QueueState, QueueLock, Verdict } from './queue.js'
 export { encodeMessage, decodeMessage, messageKind } from './codec.js'
-export { CoordMessage, LeaseRecord, ResultRecord, FailureRecord, JobAnnouncement, QueueSnapshot, QueueRequest, RoomAnnouncement } from './pb/coord.js'
+export { CoordMessage, LeaseRecord, ResultRecord, TurnResults, FailureRecord, JobAnnouncement, QueueSnapshot, QueueRequest, RoomAnnouncement } from './pb/coord.js'
 export { recordSigner, recordVerifier } from './signing.js'
 export type { RecordSigner, RecordVerifier, VerifiedRecord } from './signing.js'
 export { createMetrics } from './metrics.js'
 export type { CoordMetrics } from './metrics.js'
 export { TypedEvents } from './events.js'
 export { jobsTopic, macroTopic, roomTopic } from './topics.js'
-export { microKey, macroKey, resultKey, resultSlot, macroScope, microScope, resultScope, failureScope } from './keys.js'
+export { microKey, macroKey, resultKey, turnResultKey, resultSlot, macroScope, microScope, resultScope, failureScope } from './keys.js'
 export { peerToBytes, bytesToPeer } from './peer-bytes.js'
 export {
   DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SKEW_MS, DEFAULT_SETTLE_MS, DEFAULT_HEARTBEAT_MS,

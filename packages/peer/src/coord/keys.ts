@@ -20,6 +20,23 @@ export function resultKey (macroIndex: number, index: number, peerId: string): s
   return `${microKey(macroIndex, index)}/${resultSlot(peerId)}`
 }
 
+/**
+ * Key of a peer's results of one queue turn in MacroJob `macroIndex`: `<macroIndex>@<first>.<term>/<slot>`, named by
+ * the turn's first MicroJob and its lease term (a peer holds a MicroJob's lease of a given term once, so the key is
+ * never reused by the same signer).
+ */
+export function turnResultKey (macroIndex: number, first: number, term: number, peerId: string): string {
+  return `${macroIndex}@${first}.${term}/${resultSlot(peerId)}`
+}
+
+/** The MacroJob of a turn results key (`<macroIndex>@...`), or undefined for any other key. */
+export function turnMacroIndex (key: string): number | undefined {
+  const at = key.indexOf('@')
+  if (at <= 0) return undefined
+  const m = Number(key.slice(0, at))
+  return Number.isSafeInteger(m) && m >= 0 ? m : undefined
+}
+
 /** Signing domains, binding a record to its job, map and key. */
 export function macroScope (jobId: string): string {
   return `jobmesh/macro/${jobId}`
@@ -37,7 +54,11 @@ export function failureScope (jobId: string): string {
   return `jobmesh/failure/${jobId}`
 }
 
-/** Parses a `results` key into its MicroJob key and slot. */
+/**
+ * Parses a `results` (or `failures`) key into the part before the slot and the slot: `micro` is the MicroJob key
+ * (`m.i`) of a one-MicroJob record, or the turn name (`m@first.term`) of a turn record. The record's signing domain
+ * is `<scope>/<micro>` either way.
+ */
 export function parseResultKey (key: string): { micro: string, slot: string } | undefined {
   const slash = key.indexOf('/')
   if (slash < 0) {

@@ -1,5 +1,7 @@
 import { TypedEvents } from './events.js'
-import { parseResultKey, resultScope, resultSlot } from './keys.js'
+import { parseResultKey, resultScope } from './keys.js'
+import { readResults } from './results.js'
+import type { MacroSize } from './results.js'
 import type { CoordMetrics } from './metrics.js'
 import type { RecordVerifier } from './signing.js'
 import type * as Y from 'yjs'
@@ -27,14 +29,20 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   private readonly map: Y.Map<Uint8Array>
   private readonly scope: string
   private readonly components: JobProgressComponents
+  private readonly size?: MacroSize
   private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
   private stopped = false
 
-  constructor (components: JobProgressComponents, map: Y.Map<Uint8Array>, jobId: string, total: number) {
+  /**
+   * `size` (MicroJobs per MacroJob, when the reader knows the slicing): results for MicroJobs outside their MacroJob
+   * are not counted, so a peer cannot make a job look complete with records for MicroJobs that do not exist.
+   */
+  constructor (components: JobProgressComponents, map: Y.Map<Uint8Array>, jobId: string, total: number, size?: MacroSize) {
     super()
     this.components = components
     this.map = map
     this.total = total
+    this.size = size
     this.scope = resultScope(jobId)
     for (const key of map.keys()) {
       this.check(key)
@@ -42,8 +50,7 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
     this.observer = (event) => {
       const local = event.transaction.local
       for (const key of event.keysChanged) {
-        const added = this.check(key)
-        if (added != null) {
+        for (const added of this.check(key)) {
           this.safeDispatch('microjob:done', { key: added, local })
           if (this.done.size === this.total) {
             this.safeDispatch('complete', { local })
@@ -74,26 +81,23 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
     this.map.unobserve(this.observer)
   }
 
-  /** Verifies one results key; returns the MicroJob key if it became done. */
-  private check (key: string): string | undefined {
+  /** Verifies one results key (a one-MicroJob or a turn record); returns the MicroJob keys that became done. */
+  private check (key: string): string[] {
     const parsed = parseResultKey(key)
-    if (parsed == null || this.done.has(parsed.micro)) {
-      return undefined
+    if (parsed == null || this.done.has(parsed.micro)) return []
+    const results = readResults(this.components.verifier, this.scope, key, this.map.get(key), this.size)
+    if (results == null) {
+      if (this.map.has(key) && this.components.metrics != null) this.components.metrics.invalidRecords++
+      return []
     }
-    const value = this.map.get(key)
-    if (!(value instanceof Uint8Array)) {
-      return undefined
+    const added: string[] = []
+    for (const micro of results.keys()) {
+      if (this.done.has(micro)) continue
+      this.done.add(micro)
+      const m = Number(micro.slice(0, micro.indexOf('.')))
+      this.perMacro.set(m, (this.perMacro.get(m) ?? 0) + 1)
+      added.push(micro)
     }
-    const record = this.components.verifier.verify(value, `${this.scope}/${parsed.micro}`)
-    if (record == null || resultSlot(record.signer) !== parsed.slot) {
-      if (this.components.metrics != null) {
-        this.components.metrics.invalidRecords++
-      }
-      return undefined
-    }
-    this.done.add(parsed.micro)
-    const m = Number(parsed.micro.slice(0, parsed.micro.indexOf('.')))
-    this.perMacro.set(m, (this.perMacro.get(m) ?? 0) + 1)
-    return parsed.micro
+    return added
   }
 }

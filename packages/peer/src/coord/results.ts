@@ -1,5 +1,5 @@
-import { microKey, parseResultKey, resultKey, resultScope, resultSlot } from './keys.js'
-import { ResultRecord } from './pb/coord.js'
+import { microKey, parseResultKey, resultKey, resultScope, resultSlot, turnMacroIndex, turnResultKey } from './keys.js'
+import { ResultRecord, TurnResults } from './pb/coord.js'
 import type { Lease } from './leases.js'
 import type { CoordMetrics } from './metrics.js'
 import type { RecordSigner, RecordVerifier } from './signing.js'
@@ -21,10 +21,84 @@ export interface ResultsComponents {
   metrics?: CoordMetrics
 }
 
+/** One MicroJob's result in a turn record. */
+export interface TurnItem extends Omit<Result, 'signer'> {
+  /** The MicroJob's index in its MacroJob. */
+  index: number
+}
+
+/** How many MicroJobs MacroJob `macroIndex` has (undefined: unknown, no range check). */
+export type MacroSize = (macroIndex: number) => number | undefined
+
+/**
+ * Decoded results per record bytes and where they were read (scope and key: the signing domain and the slot), as Yjs
+ * hands back the same bytes object for an unchanged value.
+ */
+const decoded = new WeakMap<Uint8Array, { at: string, results: Map<string, Result> | undefined }>()
+
+/**
+ * Verifies and decodes the record under a `results` key (a one-MicroJob ResultRecord under `m.i/slot`, or a turn's
+ * TurnResults under `m@first.term/slot`): its results by MicroJob key (`m.i`), or undefined when the record is not
+ * valid there (bad signature, another signer's slot, malformed). MicroJobs outside their MacroJob (`size`) are left out.
+ */
+export function readResults (verifier: RecordVerifier, scope: string, key: string, value: unknown, size?: MacroSize): Map<string, Result> | undefined {
+  const parsed = parseResultKey(key)
+  if (!(value instanceof Uint8Array) || parsed == null) return undefined
+  const domain = `${scope}/${parsed.micro}`
+  const at = `${scope}/${key}`
+  const hit = decoded.get(value)
+  if (hit?.at === at) return hit.results
+  const record = verifier.verify(value, domain)
+  let results: Map<string, Result> | undefined
+  if (record != null && resultSlot(record.signer) === parsed.slot) {
+    try {
+      results = decodeResults(parsed.micro, record.signer, record.payload, size)
+    } catch {
+      results = undefined
+    }
+  }
+  decoded.set(value, { at, results })
+  return results
+}
+
+function decodeResults (name: string, signer: string, payload: Uint8Array, size?: MacroSize): Map<string, Result> {
+  const out = new Map<string, Result>()
+  const m = turnMacroIndex(name)
+  if (m == null) {
+    const r = ResultRecord.decode(payload)
+    const [macro, index] = name.split('.').map(Number)
+    if (inRange(macro, index, size)) out.set(name, { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
+    return out
+  }
+  for (const r of TurnResults.decode(payload).items) {
+    if (!inRange(m, r.index, size)) continue
+    out.set(microKey(m, r.index), { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
+  }
+  return out
+}
+
+function inRange (macroIndex: number, index: number, size?: MacroSize): boolean {
+  if (!Number.isSafeInteger(macroIndex) || !Number.isSafeInteger(index) || macroIndex < 0 || index < 0) return false
+  const n = size?.(macroIndex)
+  return n == null || index < n
+}
+
+/** The MicroJobs (`m.i`) of job `jobId` with at least one valid result in `map` (a reader's view: no signer needed). */
+export function doneMicroJobs (map: Y.Map<Uint8Array>, jobId: string, verifier: RecordVerifier, size?: MacroSize): Set<string> {
+  const scope = resultScope(jobId)
+  const out = new Set<string>()
+  for (const [key, value] of map.entries()) {
+    for (const micro of readResults(verifier, scope, key, value, size)?.keys() ?? []) out.add(micro)
+  }
+  return out
+}
+
 /** Signed results of one job, in its `results` map. */
 export interface ResultTable {
-  /** Writes this peer's result for a MicroJob (its own slot). */
+  /** Writes this peer's result for one MicroJob (its own slot): a one-MicroJob record. */
   write(macroIndex: number, index: number, result: Omit<Result, 'signer'>): void
+  /** Writes this peer's results of one queue turn in MacroJob `macroIndex`: one signed record for all of them. */
+  writeTurn(macroIndex: number, items: TurnItem[]): void
   /** All valid results of a MicroJob. */
   list(macroIndex: number, index: number): Result[]
   /** The result that counts, given the MicroJob's current lease (see {@link countingResult}). */
@@ -50,40 +124,23 @@ export function countingResult (results: Result[], lease: Lease | undefined): Re
   return best
 }
 
-export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Array>, jobId: string): ResultTable {
+export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Array>, jobId: string, size?: MacroSize): ResultTable {
   const scope = resultScope(jobId)
   const self = components.signer.peerId
-  const read = (key: string, micro: string): Result | undefined => {
-    const value = map.get(key)
-    if (!(value instanceof Uint8Array)) {
-      return undefined
-    }
-    const record = components.verifier.verify(value, `${scope}/${micro}`)
-    const parsed = parseResultKey(key)
-    if (record == null || parsed == null || resultSlot(record.signer) !== parsed.slot) {
-      if (components.metrics != null) {
-        components.metrics.invalidRecords++
-      }
-      return undefined
-    }
-    try {
-      const r = ResultRecord.decode(record.payload)
-      return { signer: record.signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid }
-    } catch {
-      return undefined
-    }
+  const read = (key: string): Map<string, Result> | undefined => {
+    const results = readResults(components.verifier, scope, key, map.get(key), size)
+    if (results == null && components.metrics != null) components.metrics.invalidRecords++
+    return results
   }
   const list = (macroIndex: number, index: number): Result[] => {
     const micro = microKey(macroIndex, index)
-    const prefix = `${micro}/`
+    const own = `${micro}/`
+    const turns = `${macroIndex}@`
     const out: Result[] = []
     for (const key of map.keys()) {
-      if (key.startsWith(prefix)) {
-        const r = read(key, micro)
-        if (r != null) {
-          out.push(r)
-        }
-      }
+      if (!key.startsWith(own) && !key.startsWith(turns)) continue
+      const r = read(key)?.get(micro)
+      if (r != null) out.push(r)
     }
     return out
   }
@@ -98,17 +155,16 @@ export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Arra
       })
       map.set(resultKey(macroIndex, index, self), components.signer.sign(`${scope}/${micro}`, payload))
     },
+    writeTurn (macroIndex, items) {
+      if (items.length === 0) return
+      const key = turnResultKey(macroIndex, items[0].index, items[0].term, self)
+      const payload = TurnResults.encode({
+        items: items.map(r => ({ index: r.index, term: r.term, outputHash: r.outputHash as Uint8Array<ArrayBuffer>, size: r.size, outputCid: r.outputCid }))
+      })
+      map.set(key, components.signer.sign(`${scope}/${parseResultKey(key)?.micro ?? ''}`, payload))
+    },
     list,
     counting: (macroIndex, index, lease) => countingResult(list(macroIndex, index), lease),
-    doneKeys () {
-      const out = new Set<string>()
-      for (const key of map.keys()) {
-        const parsed = parseResultKey(key)
-        if (parsed != null && !out.has(parsed.micro) && read(key, parsed.micro) != null) {
-          out.add(parsed.micro)
-        }
-      }
-      return out
-    }
+    doneKeys: () => doneMicroJobs(map, jobId, components.verifier, size)
   }
 }

@@ -73,7 +73,8 @@ export class JobView extends TypedEvents<JobViewEvents> {
   async open (components: JobViewComponents, options: { signal?: AbortSignal } = {}): Promise<void> {
     const doc = await components.docs.open(roundDocName(this.job.jobId, this.job.round), options)
     const verifier = recordVerifier()
-    this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total)
+    const size = (m: number): number => m < this.job.macroJobs ? this.job.microJobsPerMacro : 0
+    this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total, size)
     this.progress.addEventListener('microjob:done', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
     this.failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), this.job.key)
     this.failures.addEventListener('failed', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })

@@ -18,7 +18,7 @@ export interface FinishedMicroJob {
 export interface ResultBatchComponents {
   /** Runs `fn` in one Yjs transaction of the job doc (one CRDT update, one gossip message). */
   transact(fn: () => void): void
-  results: Pick<ResultTable, 'write'>
+  results: Pick<ResultTable, 'writeTurn'>
   microLeases: Pick<LeaseTable, 'drop'>
 }
 
@@ -30,8 +30,8 @@ export interface ResultBatchInit {
 }
 
 /**
- * The results of one queue turn, written together: each MicroJob's signed ResultRecord and the deletion of its
- * lease go into one transaction with the others' (docs/coordination.md, "A result ends the lease"). Written at the
+ * The results of one queue turn, written together: one signed TurnResults record per MacroJob and the deletion of each
+ * MicroJob's lease go into one transaction (docs/coordination.md, "A result ends the lease"). Written at the
  * end of the turn ({@link ResultBatch.flush}) or `flushMs` after the oldest unwritten one, whichever comes first.
  */
 export class ResultBatch {
@@ -77,10 +77,10 @@ export class ResultBatch {
     this.pending = []
     const { results, microLeases } = this.components
     this.components.transact(() => {
-      for (const f of written) {
-        results.write(f.macroIndex, f.index, { term: f.leaseTerm, outputHash: f.outputHash, size: f.size, outputCid: f.outputCid })
-        microLeases.drop(microKey(f.macroIndex, f.index), f.leaseTerm)
+      for (const [macroIndex, turn] of byMacroJob(written)) {
+        results.writeTurn(macroIndex, turn.map(f => ({ index: f.index, term: f.leaseTerm, outputHash: f.outputHash, size: f.size, outputCid: f.outputCid })))
       }
+      for (const f of written) microLeases.drop(microKey(f.macroIndex, f.index), f.leaseTerm)
       also?.()
     })
     log('wrote %d results', written.length)
@@ -94,4 +94,15 @@ export class ResultBatch {
     this.timer = undefined
     this.pending = []
   }
+}
+
+/** Finished MicroJobs grouped by MacroJob (a turn record holds one MacroJob's), in the order they finished. */
+function byMacroJob (finished: FinishedMicroJob[]): Map<number, FinishedMicroJob[]> {
+  const out = new Map<number, FinishedMicroJob[]>()
+  for (const f of finished) {
+    const group = out.get(f.macroIndex)
+    if (group == null) out.set(f.macroIndex, [f])
+    else group.push(f)
+  }
+  return out
 }

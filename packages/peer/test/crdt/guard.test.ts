@@ -93,6 +93,58 @@ describe('CRDT ownership guard (coordGuards + applyGuarded)', () => {
   })
 })
 
+describe('CRDT ownership guard: turn records', () => {
+  /** `holder` holds 0.0-0.2; `finish` writes its turn record for `items` and drops those leases in one transaction. */
+  async function turnDoc (): Promise<{ doc: Y.Doc, holder: RecordSigner, term: number }> {
+    const holder = await signer()
+    const doc = new Y.Doc()
+    const micro = leases({ signer: holder, verifier: recordVerifier() }).table(doc.getMap(MICRO_MAP), `jobmesh/micro/${JOB}`)
+    micro.takeMany(['0.0', '0.1', '0.2'])
+    return { doc, holder, term: micro.get('0.0')?.term ?? 0 }
+  }
+  const finish = (by: RecordSigner, items: number[], drops: number[], term: number) => (d: Y.Doc) => {
+    const c = { signer: by, verifier: recordVerifier() }
+    d.transact(() => {
+      resultTable(c, d.getMap(RESULTS_MAP), JOB).writeTurn(0, items.map(index => ({ index, term, outputHash: new Uint8Array(32).fill(index), size: 1 })))
+      for (const i of drops) d.getMap(MICRO_MAP).delete(`0.${i}`)
+    })
+  }
+
+  it('a holder drops the leases of the MicroJobs its turn record holds, in the same update', async () => {
+    const { doc, holder, term } = await turnDoc()
+    expect(attack(doc, finish(holder, [0, 1], [0, 1], term))).toEqual([])
+    expect([...doc.getMap(MICRO_MAP).keys()]).toEqual(['0.2'])
+    expect(resultTable({ signer: holder, verifier: recordVerifier() }, doc.getMap(RESULTS_MAP), JOB).doneKeys()).toEqual(new Set(['0.0', '0.1']))
+  })
+
+  it('a lease the turn record does not hold, or another peer\'s turn record, does not let a lease go', async () => {
+    const { doc, holder, term } = await turnDoc()
+    // the holder's record holds 0.0 only: the deletion of 0.1 is undone
+    expect(attack(doc, finish(holder, [0], [0, 1], term))).toHaveLength(1)
+    expect(doc.getMap(MICRO_MAP).has('0.1')).toBe(true)
+    // another peer's turn record holding 0.2 does not free the holder's lease of 0.2
+    const mallory = await signer()
+    expect(attack(doc, finish(mallory, [2], [2], term))).toHaveLength(1)
+    expect(doc.getMap(MICRO_MAP).has('0.2')).toBe(true)
+  })
+
+  it('a valid turn record cannot be overwritten by another signer or deleted', async () => {
+    const { doc, holder, term } = await turnDoc()
+    attack(doc, finish(holder, [0, 1], [0, 1], term))
+    const [key] = [...doc.getMap(RESULTS_MAP).keys()]
+    const good = doc.getMap<Uint8Array>(RESULTS_MAP).get(key)
+    const mallory = await signer()
+    const forged = mallory.sign(`jobmesh/result/${JOB}/${key.split('/')[0]}`, new Uint8Array([10, 0]))
+    for (const edit of [
+      (d: Y.Doc) => { d.getMap(RESULTS_MAP).set(key, forged) },
+      (d: Y.Doc) => { d.getMap(RESULTS_MAP).delete(key) }
+    ]) {
+      expect(attack(doc, edit)).toHaveLength(1)
+      expect(doc.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(good)
+    }
+  })
+})
+
 describe('gossip validation of doc topics', () => {
   const h = new Harness()
   afterEach(async () => { await h.cleanup() })

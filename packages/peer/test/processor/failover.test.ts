@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  MICRO_MAP, RESULTS_MAP, countStates, countingResult, jobsTopic, leases as createLeases, microKey, microScope,
+  MICRO_MAP, RESULTS_MAP, countStates, countingResult, doneMicroJobs, jobsTopic, leases as createLeases, microKey, microScope,
   recordSigner, recordVerifier, resultTable
 } from '../../src/coord/index.js'
 import type { QueueState } from '../../src/coord/index.js'
@@ -69,8 +69,8 @@ describe('processor failover', () => {
     // no MicroJob lost: each ran (at least once), and each has a synced result on every survivor
     expect(runs.size).toBe(48)
     for (const p of survivors) {
-      const results = context(p, job.jobId)!.doc.getMap(RESULTS_MAP)
-      await waitFor(() => new Set([...results.keys()].map(k => k.split('/')[0])).size === 48, { timeoutMs: 20_000, what: 'every result synced' })
+      const results = context(p, job.jobId)!.doc.getMap<Uint8Array>(RESULTS_MAP)
+      await waitFor(() => doneMicroJobs(results, job.jobId, recordVerifier()).size === 48, { timeoutMs: 20_000, what: 'every result synced' })
     }
     // fencing: every MicroJob counts exactly one result, whatever stale-term duplicates exist
     const alive = survivors[0]

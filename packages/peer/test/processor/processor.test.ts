@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
-import { RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
+import { RESULTS_MAP, doneMicroJobs, jobsTopic, recordVerifier } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
@@ -44,8 +44,12 @@ describe('processor', () => {
     expect([...runs.values()].every(n => n === 1)).toBe(true)
     expect(completions.length).toBeGreaterThanOrEqual(1)
     expect(completions.every(id => id === job.jobId)).toBe(true)
-    // every peer's doc has one result per MicroJob
-    await waitFor(() => peers.every(p => p.docs.get(jobDocName(job.jobId))?.getMap(RESULTS_MAP).size === 64), { timeoutMs: 10_000, what: 'results synced' })
+    // every peer's doc has a result for every MicroJob
+    const done = (p: TestPeer): number => {
+      const doc = p.docs.get(jobDocName(job.jobId))
+      return doc == null ? 0 : doneMicroJobs(doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId, recordVerifier()).size
+    }
+    await waitFor(() => peers.every(p => done(p) === 64), { timeoutMs: 10_000, what: 'results synced' })
     const owners = new Set<string>()
     for (const p of peers) for (const set of p.processor.ownersSeen().values()) for (const o of set) owners.add(o)
     expect(owners.size).toBeGreaterThan(1)

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ResultBatch } from '../../src/processor/result-batch.js'
 import type { FinishedMicroJob } from '../../src/processor/result-batch.js'
 
-function finished (index: number): FinishedMicroJob {
-  return { macroIndex: 0, index, leaseTerm: 3, outputHash: new Uint8Array(32).fill(index), size: 4 }
+function finished (index: number, macroIndex = 0): FinishedMicroJob {
+  return { macroIndex, index, leaseTerm: 3, outputHash: new Uint8Array(32).fill(index), size: 4 }
 }
 
 /** A batch over recording fakes: what each transaction wrote and dropped. */
@@ -13,7 +13,12 @@ function harness (flushMs = 1_000): { batch: ResultBatch, transactions: string[]
   let current: string[] | undefined
   const batch = new ResultBatch({
     transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
-    results: { write: (m, i, r) => { if (current == null) throw new Error('write outside a transaction'); current.push(`result ${m}.${i} term ${r.term}`) } },
+    results: {
+      writeTurn: (m, items) => {
+        if (current == null) throw new Error('write outside a transaction')
+        current.push(`results ${m}: ${items.map(r => `${r.index} term ${r.term}`).join(', ')}`)
+      }
+    },
     microLeases: { drop: (key, term) => { if (current == null) throw new Error('drop outside a transaction'); current.push(`drop ${key} term ${term}`) } }
   }, { flushMs, onWritten: (written) => { reported.push(written.map(f => f.index)) } })
   const lease = (key: string): void => { if (current == null) throw new Error('lease outside a transaction'); current.push(`lease ${key}`) }
@@ -24,13 +29,13 @@ describe('ResultBatch', () => {
   beforeEach(() => { vi.useFakeTimers() })
   afterEach(() => { vi.useRealTimers() })
 
-  it('writes a turn\'s results and drops their leases in one transaction at the end of the turn', () => {
+  it('writes a turn\'s results as one record and drops their leases in one transaction at the end of the turn', () => {
     const { batch, transactions, reported } = harness()
     batch.add(finished(0))
     batch.add(finished(1))
     expect(transactions).toEqual([])
     expect(batch.flush().map(f => f.index)).toEqual([0, 1])
-    expect(transactions).toEqual([['result 0.0 term 3', 'drop 0.0 term 3', 'result 0.1 term 3', 'drop 0.1 term 3']])
+    expect(transactions).toEqual([['results 0: 0 term 3, 1 term 3', 'drop 0.0 term 3', 'drop 0.1 term 3']])
     expect(reported).toEqual([[0, 1]])
     expect(batch.size).toBe(0)
     // nothing left: a second flush writes nothing and reports nothing
@@ -44,12 +49,21 @@ describe('ResultBatch', () => {
     batch.add(finished(0))
     batch.add(finished(1))
     batch.flush(() => { lease('0.2'); lease('0.3') })
-    expect(transactions).toEqual([['result 0.0 term 3', 'drop 0.0 term 3', 'result 0.1 term 3', 'drop 0.1 term 3', 'lease 0.2', 'lease 0.3']])
+    expect(transactions).toEqual([['results 0: 0 term 3, 1 term 3', 'drop 0.0 term 3', 'drop 0.1 term 3', 'lease 0.2', 'lease 0.3']])
     expect(reported).toEqual([[0, 1]])
     // nothing unwritten: the leases still go in, in a transaction of their own, and nothing is reported
     batch.flush(() => { lease('0.4') })
     expect(transactions).toEqual([transactions[0], ['lease 0.4']])
     expect(reported).toHaveLength(1)
+  })
+
+  it('results of two MacroJobs in one flush are two records, one per MacroJob, in the same transaction', () => {
+    const { batch, transactions } = harness()
+    batch.add(finished(5, 1))
+    batch.add(finished(0, 2))
+    batch.add(finished(6, 1))
+    batch.flush()
+    expect(transactions).toEqual([['results 1: 5 term 3, 6 term 3', 'results 2: 0 term 3', 'drop 1.5 term 3', 'drop 2.0 term 3', 'drop 1.6 term 3']])
   })
 
   it('writes by itself once the oldest unwritten result is flushMs old (a long MicroJob after short ones)', () => {

@@ -55,7 +55,7 @@ function harness () {
   } as unknown as JobContext
   ctx.batch = new ResultBatch({
     transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
-    results: { write: (_m, i) => { current?.push(`result ${i}`) } },
+    results: { writeTurn: (_m, items) => { for (const r of items) current?.push(`result ${r.index}`) } },
     microLeases: { drop: () => {} }
   }, { flushMs: 60_000, onWritten: () => {} })
   let rooms = 0

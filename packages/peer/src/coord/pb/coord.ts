@@ -274,6 +274,323 @@ export namespace ResultRecord {
   }
 }
 
+export interface TurnResults {
+  items: TurnResult[]
+}
+
+export namespace TurnResults {
+  let _codec: Codec<TurnResults, Partial<TurnResults>>
+
+  export const codec = (): Codec<TurnResults, Partial<TurnResults>> => {
+    if (_codec == null) {
+      _codec = message<TurnResults, Partial<TurnResults>>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if (obj.items != null && obj.items.length > 0) {
+          for (const value of obj.items) {
+            w.uint32(10)
+            TurnResult.codec().encode(value, w)
+          }
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          items: []
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              if (opts.limits?.items != null && obj.items.length === opts.limits.items) {
+                throw new MaxLengthError('Decode error - repeated field "items" had too many elements')
+              }
+
+              obj.items.push(TurnResult.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.items$
+              }))
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          items: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              if (opts.limits?.items != null && obj.items === opts.limits.items) {
+                throw new MaxLengthError('Streaming decode error - repeated field "items" had too many elements')
+              }
+
+              for (const evt of TurnResult.codec().stream(reader, reader.uint32(), `${prefix}.items[]`, {
+                limits: opts.limits?.items$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.items
+                }
+              }
+
+              obj.items++
+
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface TurnResultsItemsIndexFieldEvent {
+    field: '$.items[].index'
+    value: number
+    index: number
+  }
+
+  export interface TurnResultsItemsTermFieldEvent {
+    field: '$.items[].term'
+    value: number
+    index: number
+  }
+
+  export interface TurnResultsItemsOutputHashFieldEvent {
+    field: '$.items[].outputHash'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
+  export interface TurnResultsItemsSizeFieldEvent {
+    field: '$.items[].size'
+    value: number
+    index: number
+  }
+
+  export interface TurnResultsItemsOutputCidFieldEvent {
+    field: '$.items[].outputCid'
+    value: string
+    index: number
+  }
+
+  export function encode (obj: Partial<TurnResults>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, TurnResults.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResults>): TurnResults {
+    return decodeMessage(buf, TurnResults.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResults>): Generator<TurnResultsItemsIndexFieldEvent | TurnResultsItemsTermFieldEvent | TurnResultsItemsOutputHashFieldEvent | TurnResultsItemsSizeFieldEvent | TurnResultsItemsOutputCidFieldEvent> {
+    return streamMessage(buf, TurnResults.codec(), opts)
+  }
+}
+
+export interface TurnResult {
+  index: number
+  term: number
+  outputHash: Uint8Array<ArrayBuffer>
+  size: number
+  outputCid?: string
+}
+
+export namespace TurnResult {
+  let _codec: Codec<TurnResult, Partial<TurnResult>>
+
+  export const codec = (): Codec<TurnResult, Partial<TurnResult>> => {
+    if (_codec == null) {
+      _codec = message<TurnResult, Partial<TurnResult>>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.index != null && obj.index !== 0)) {
+          w.uint32(8)
+          w.uint32(obj.index)
+        }
+
+        if ((obj.term != null && obj.term !== 0)) {
+          w.uint32(16)
+          w.uint32(obj.term)
+        }
+
+        if ((obj.outputHash != null && obj.outputHash.byteLength > 0)) {
+          w.uint32(26)
+          w.bytes(obj.outputHash)
+        }
+
+        if ((obj.size != null && obj.size !== 0)) {
+          w.uint32(32)
+          w.uint32(obj.size)
+        }
+
+        if (obj.outputCid != null) {
+          w.uint32(42)
+          w.string(obj.outputCid)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          index: 0,
+          term: 0,
+          outputHash: uint8ArrayAlloc(0),
+          size: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.index = reader.uint32()
+              break
+            }
+            case 2: {
+              obj.term = reader.uint32()
+              break
+            }
+            case 3: {
+              obj.outputHash = reader.bytes()
+              break
+            }
+            case 4: {
+              obj.size = reader.uint32()
+              break
+            }
+            case 5: {
+              obj.outputCid = reader.string()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.index`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.term`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.outputHash`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.size`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.outputCid`,
+                value: reader.string()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface TurnResultIndexFieldEvent {
+    field: '$.index'
+    value: number
+  }
+
+  export interface TurnResultTermFieldEvent {
+    field: '$.term'
+    value: number
+  }
+
+  export interface TurnResultOutputHashFieldEvent {
+    field: '$.outputHash'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface TurnResultSizeFieldEvent {
+    field: '$.size'
+    value: number
+  }
+
+  export interface TurnResultOutputCidFieldEvent {
+    field: '$.outputCid'
+    value: string
+  }
+
+  export function encode (obj: Partial<TurnResult>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, TurnResult.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResult>): TurnResult {
+    return decodeMessage(buf, TurnResult.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResult>): Generator<TurnResultIndexFieldEvent | TurnResultTermFieldEvent | TurnResultOutputHashFieldEvent | TurnResultSizeFieldEvent | TurnResultOutputCidFieldEvent> {
+    return streamMessage(buf, TurnResult.codec(), opts)
+  }
+}
+
 export interface FailureRecord {
   term: number
   attempts: number
