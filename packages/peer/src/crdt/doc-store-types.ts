@@ -73,6 +73,12 @@ export interface SyncOptions extends AbortOptions {
   fresh?: boolean
   /** Timeout of this exchange (default: the store's `syncTimeoutMs`). */
   timeoutMs?: number
+  /**
+   * The responder applies our pushed diff without re-broadcasting it on gossip (default false: a joiner's offline
+   * writes are re-broadcast so that peers it is not connected to get them). For pushes of writes we publish
+   * ourselves: `confirm`, and the push to a new subscriber (docs/crdt.md, Sync protocol).
+   */
+  quiet?: boolean
 }
 
 export interface ConfirmOptions extends AbortOptions {

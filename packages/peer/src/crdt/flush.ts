@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import * as Y from 'yjs'
 import { GOSSIP_UPDATE_VERSION } from './constants.js'
-import { ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_PULL } from './origins.js'
+import { ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_QUIET, ORIGIN_SYNC_PULL } from './origins.js'
 import { countSent } from '../protocol/index.js'
 import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
 import type { DocStoreMetrics } from './metrics.js'
@@ -41,7 +41,7 @@ export function createFlusher (components: FlushComponents): Flusher {
   function onDocUpdate (entry: OpenDoc, update: Uint8Array, origin: unknown): void {
     if (origin === ORIGIN_STORAGE) return
     entry.toPersist.push(update)
-    if (origin !== ORIGIN_GOSSIP && origin !== ORIGIN_SYNC_PULL) {
+    if (origin !== ORIGIN_GOSSIP && origin !== ORIGIN_SYNC_PULL && origin !== ORIGIN_SYNC_QUIET) {
       entry.toPublish.push(update)
     }
     if (!entry.flushScheduled) {

@@ -6,7 +6,7 @@ import { SyncProtocolError } from './errors.js'
  *
  * | type | name | body |
  * | --- | --- | --- |
- * | 1 | REQUEST | flags (bit 0: the initiator will push its diff), varint name length, UTF-8 doc name, Yjs state vector |
+ * | 1 | REQUEST | flags (bit 0: the initiator will push its diff; bit 1: quiet, do not re-broadcast it), varint name length, UTF-8 doc name, Yjs state vector |
  * | 2 | DIFF | flags (bit 0: last chunk), a chunk of a Yjs v1 update |
  * | 3 | STATE_VECTOR | Yjs state vector |
  * | 4 | NOT_OPEN | empty: the responder does not have the doc open |
@@ -19,7 +19,7 @@ export const FrameType = {
 } as const
 
 export type Frame =
-  | { type: typeof FrameType.REQUEST, push: boolean, name: string, stateVector: Uint8Array }
+  | { type: typeof FrameType.REQUEST, push: boolean, quiet?: boolean, name: string, stateVector: Uint8Array }
   | { type: typeof FrameType.DIFF, last: boolean, chunk: Uint8Array }
   | { type: typeof FrameType.STATE_VECTOR, stateVector: Uint8Array }
   | { type: typeof FrameType.NOT_OPEN }
@@ -44,7 +44,7 @@ export function encodeFrame (frame: Frame): Uint8Array {
       const len = varint(name.length)
       const out = new Uint8Array(2 + len.length + name.length + frame.stateVector.length)
       out[0] = frame.type
-      out[1] = frame.push ? 1 : 0
+      out[1] = (frame.push ? 1 : 0) | (frame.quiet === true ? 2 : 0)
       out.set(len, 2)
       out.set(name, 2 + len.length)
       out.set(frame.stateVector, 2 + len.length + name.length)
@@ -91,7 +91,7 @@ export function decodeFrame (bytes: Uint8Array): Frame {
       } catch {
         throw new SyncProtocolError('doc name is not UTF-8')
       }
-      return { type, push: (bytes[1] & 1) === 1, name, stateVector: bytes.subarray(o + len) }
+      return { type, push: (bytes[1] & 1) === 1, quiet: (bytes[1] & 2) === 2, name, stateVector: bytes.subarray(o + len) }
     }
     case FrameType.DIFF:
       if (bytes.length < 2) throw new SyncProtocolError('truncated DIFF')

@@ -79,7 +79,7 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
     }
     const timeoutMs = options.timeoutMs ?? components.confirmTimeoutMs
     const results = await Promise.allSettled(components.libp2p.getPeers().map(async peer =>
-      sync(name, peer, { push: true, fresh: true, timeoutMs, signal: options.signal })))
+      sync(name, peer, { push: true, fresh: true, quiet: true, timeoutMs, signal: options.signal })))
     options.signal?.throwIfAborted()
     return results.filter(r => r.status === 'fulfilled').length
   }
@@ -98,7 +98,7 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
       frames = new FrameStream(stream, { chunkBytes: components.syncChunkBytes, maxDiffBytes: components.maxSyncBytes })
       signal.throwIfAborted()
       const result = await initiateSync(frames, entry.name, entry.doc, push,
-        update => components.applyRemote(entry, update, ORIGIN_SYNC_PULL) !== 'failed', { signal })
+        update => components.applyRemote(entry, update, ORIGIN_SYNC_PULL) !== 'failed', { signal, quiet: options.quiet })
       metrics.syncCompleted++
       if (push) entry.synced.add(peerId.toString())
       metrics.syncBytesIn += result.received

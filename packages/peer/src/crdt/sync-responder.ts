@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { FrameStream } from './frame-stream.js'
-import { ORIGIN_SYNC_PUSH } from './origins.js'
+import { ORIGIN_SYNC_QUIET, ORIGIN_SYNC_PUSH } from './origins.js'
 import { answerSync } from './sync.js'
 import { FrameType } from './sync-frames.js'
 import type { Admitted } from './admit.js'
@@ -61,7 +61,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
     }
   }
 
-  async function answer (entry: OpenDoc, frames: FrameStream, request: { stateVector: Uint8Array, push: boolean },
+  async function answer (entry: OpenDoc, frames: FrameStream, request: { stateVector: Uint8Array, push: boolean, quiet?: boolean },
     from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
     const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
       if (!admitted) {
@@ -71,7 +71,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
       }
       entry.pushSource = from
       try {
-        return components.applyRemote(entry, update, ORIGIN_SYNC_PUSH) !== 'failed'
+        return components.applyRemote(entry, update, request.quiet === true ? ORIGIN_SYNC_QUIET : ORIGIN_SYNC_PUSH) !== 'failed'
       } finally {
         entry.pushSource = undefined
       }

@@ -31,9 +31,9 @@ function decodeStateVector (sv: Uint8Array): void {
  *
  * @throws DocNotFoundError when the remote does not have the doc open
  */
-export async function initiateSync (frames: FrameStream, name: string, doc: Y.Doc, push: boolean, apply: ApplyDiff, options?: AbortOptions): Promise<SyncResult> {
+export async function initiateSync (frames: FrameStream, name: string, doc: Y.Doc, push: boolean, apply: ApplyDiff, options?: AbortOptions & { quiet?: boolean }): Promise<SyncResult> {
   const start = Date.now()
-  await frames.write({ type: FrameType.REQUEST, push, name, stateVector: Y.encodeStateVector(doc) }, options)
+  await frames.write({ type: FrameType.REQUEST, push, quiet: options?.quiet, name, stateVector: Y.encodeStateVector(doc) }, options)
   const first = await frames.read()
   if (first.type === FrameType.NOT_OPEN) {
     throw new DocNotFoundError(`remote does not have ${name} open`)

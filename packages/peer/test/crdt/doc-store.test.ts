@@ -75,6 +75,33 @@ describe('doc store', () => {
     await waitFor(() => docs.every(d => d.getMap('micro').get('0.3') === 'late'), { timeoutMs: 10_000, what: 'the late write everywhere' })
   })
 
+  it('a pushed diff is re-broadcast on gossip, a quiet one (confirm, a subscriber\'s catch-up) only applied', async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'ee'.repeat(32))
+    const [da, db] = await Promise.all([a.docs.open(name), b.docs.open(name)])
+    await waitFor(() => a.node.pubsub.getSubscribers(docTopic(name)).length === 1 && b.node.pubsub.getSubscribers(docTopic(name)).length === 1, { what: 'both subscribed' })
+    // writes that a holds and nobody was sent (applied as gossip: persisted, not published)
+    const write = (key: string): void => {
+      const d = new Y.Doc()
+      Y.applyUpdate(d, Y.encodeStateAsUpdate(da))
+      d.getMap('micro').set(key, key)
+      Y.applyUpdate(da, Y.encodeStateAsUpdate(d, Y.encodeStateVector(da)), ORIGIN_GOSSIP)
+    }
+    write('quiet')
+    const before = b.docs.metrics.updatesPublished
+    await a.docs.sync(name, b.node.peerId, { push: true, fresh: true, quiet: true })
+    // the initiator is done once its diff is written; the responder applies it as it reads it
+    await waitFor(() => db.getMap('micro').get('quiet') === 'quiet', { what: 'the quiet push applied' })
+    await b.docs.flush(name)
+    expect(b.docs.metrics.updatesPublished).toBe(before)
+    write('loud')
+    await a.docs.sync(name, b.node.peerId, { push: true, fresh: true })
+    await waitFor(() => db.getMap('micro').get('loud') === 'loud', { what: 'the push applied' })
+    await b.docs.flush(name)
+    expect(b.docs.metrics.updatesPublished).toBe(before + 1)
+  })
+
   it('a restarted peer keeps its PeerId and doc state and catches up on what it missed', async () => {
     const dataDir = await h.tempDir()
     const a = await h.start()
