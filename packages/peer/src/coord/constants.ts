@@ -14,8 +14,12 @@ export const DEFAULT_OWNER_TIMEOUT_MS = 3_000
 export const SUSPECT_CONFIRM_MS = 50
 /** Largest coordination message accepted or sent (bytes). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
-/** Most MicroJobs an owner locks for itself in one batch. */
-export const DEFAULT_MAX_BATCH = 16
+/**
+ * Most MicroJobs an owner locks in one batch (for itself, the new owner of each turn). Peers ask for about a second
+ * of work per turn (processor/turn-size.ts): up to 64 short MicroJobs, whose turn messages are then paid 64 times less
+ * often per MicroJob. 64 locks are ~2.5 KB of snapshot.
+ */
+export const DEFAULT_MAX_BATCH = 64
 /** Future snapshots (a gap in the term chain) kept until the gap fills. */
 export const DEFAULT_MAX_BUFFERED_SNAPSHOTS = 16
 /** Length of the signer slot in a `results` key. */

@@ -2,8 +2,12 @@
 export const DEFAULT_DISCOVERY_MS = 150
 /** How long an idle processor waits before looking for work again (ms). */
 export const DEFAULT_IDLE_MS = 500
-/** MicroJobs a processor asks for per queue turn (the owner caps it to a fair share). */
+/** MicroJobs a processor asks for in its first queue turn of a job (then {@link DEFAULT_TURN_MS} of work, turn-size.ts). */
 export const DEFAULT_WANT = 16
+/** A queue turn asks for about this much work (ms) at the MicroJob run time measured so far. */
+export const DEFAULT_TURN_MS = 1_000
+/** Most MicroJobs asked for per queue turn (the owner caps it to a fair share and its `maxBatch`). */
+export const MAX_WANT = 64
 /** A room announcement is trusted for this long (ms). */
 export const DEFAULT_ANNOUNCEMENT_TTL_MS = 3_000
 /** Completion counts as ours if our last result was written this recently (ms). */

@@ -5,6 +5,7 @@ import { roundDocName } from '../crdt/index.js'
 import { sliceJob } from '../protocol/index.js'
 import { DEFAULT_RESULT_FLUSH_MS } from './constants.js'
 import { ResultBatch } from './result-batch.js'
+import { TurnSize } from './turn-size.js'
 import type { FinishedMicroJob } from './result-batch.js'
 import type {
   CoordMetrics, JobFailuresInit, Leases, LeaseTable, MacroRoom, RecordSigner, RecordVerifier
@@ -31,6 +32,8 @@ export interface JobContext {
   lastLocalResult: number
   /** This peer's finished MicroJobs not yet written (result-batch.ts). */
   batch: ResultBatch
+  /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */
+  turnSize: TurnSize
   finalized: boolean
   wake?(): void
 }
@@ -83,6 +86,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     progress,
     failures,
     batch,
+    turnSize: new TurnSize(),
     rooms: new Map(),
     announced: new Map(),
     lastLocalResult: 0,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { countStates, macroTopic, microKey } from '../coord/index.js'
 import { bytesToHex, hexToBytes } from '../jobs/index.js'
-import { DEFAULT_IDLE_MS, DEFAULT_WANT } from './constants.js'
+import { DEFAULT_IDLE_MS } from './constants.js'
 import { runTimeoutMs } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { MicroJobExecutor, MicroJobTask } from '../executor/index.js'
@@ -19,7 +19,7 @@ export interface TurnHost {
   readonly self: string
   readonly executor: MicroJobExecutor
   storeOutput?(bytes: Uint8Array): Promise<string | undefined>
-  /** MicroJobs asked for per turn. Default {@link DEFAULT_WANT}. */
+  /** MicroJobs asked for per turn. Default: about a second of work at the measured run time (turn-size.ts). */
   readonly want?: number
   readonly idleMs?: number
   /** A running MicroJob's lease is renewed this often (ms). */
@@ -78,8 +78,8 @@ function ownsOtherOpenRoom (ctx: JobContext, room: MacroRoom): boolean {
 }
 
 /** Asks the room for the next queue turn (a batch locked for this peer); a rejection is read by whoever awaits it. */
-function askTurn (host: TurnHost, room: MacroRoom, signal: AbortSignal): Turn {
-  const locked = room.next(host.want ?? DEFAULT_WANT, { signal }).then(items => ({ items, lockedAt: host.clock() }))
+function askTurn (host: TurnHost, ctx: JobContext, room: MacroRoom, signal: AbortSignal): Turn {
+  const locked = room.next(host.want ?? ctx.turnSize.want(), { signal }).then(items => ({ items, lockedAt: host.clock() }))
   locked.catch(() => {})
   return { room, locked }
 }
@@ -104,7 +104,7 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
         if (idleRounds > 20) return // nothing open here for a while: look at other jobs
         continue
       }
-      turn = askTurn(host, room, signal)
+      turn = askTurn(host, ctx, room, signal)
     }
     const room = turn.room
     let items: LockedItem[]
@@ -127,7 +127,7 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
     try {
       for (const [n, item] of items.entries()) {
         if (signal.aborted) return
-        if (n === items.length - 1 && !ctx.finalized && !ownsOtherOpenRoom(ctx, room)) ahead = askTurn(host, room, signal)
+        if (n === items.length - 1 && !ctx.finalized && !ownsOtherOpenRoom(ctx, room)) ahead = askTurn(host, ctx, room, signal)
         const f = await runItem(host, ctx, room, item, readyAt, lockedAt, signal)
         if (f === 'failed') {
           // poison isolation: hand the rest of the batch back at once (the owner re-opens released leases) and
@@ -182,6 +182,7 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
   const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, host.renewMs)
   try {
     const output = await host.executor.run(task, { signal, timeoutMs: runTimeoutMs(ctx.job.spec) })
+    ctx.turnSize.record(host.clock() - started)
     const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
     let outputCid = await host.storeOutput?.(output)
     if (outputCid != null && outputCid === rawOutputCid(bytesToHex(outputHash))) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ResultBatch } from '../../src/processor/result-batch.js'
+import { TurnSize } from '../../src/processor/turn-size.js'
 import { runTurns } from '../../src/processor/turns.js'
 import type { LockedItem, MacroRoom } from '../../src/coord/room.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
@@ -53,6 +54,7 @@ function harness () {
     microLeases: { holds: () => true, renew: () => {}, release: (key: string) => { released.push(Number(key.split('.')[1])) } },
     rooms: new Map<number, unknown>()
   } as unknown as JobContext
+  ctx.turnSize = new TurnSize()
   ctx.batch = new ResultBatch({
     transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
     results: { writeTurn: (_m, items) => { for (const r of items) current?.push(`result ${r.index}`) } },

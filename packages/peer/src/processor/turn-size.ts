@@ -1,0 +1,34 @@
+import { DEFAULT_TURN_MS, DEFAULT_WANT, MAX_WANT } from './constants.js'
+
+/** Weight of the newest run time in the running mean. */
+const ALPHA = 0.3
+
+/**
+ * How many MicroJobs a peer asks for per queue turn in one job: about `turnMs` of work at the mean run time measured
+ * here (`DEFAULT_WANT` before the first MicroJob ends), between 1 and `max`. Every message of a turn (the request, the
+ * snapshot, the CRDT update) is paid once per turn, so short MicroJobs go in big turns; long ones go one or a few at a
+ * time, which keeps a turn from holding minutes of work that other peers could share. The owner still caps each
+ * batch to a fair share of what is open (coord/queue.ts `fairBatch`).
+ */
+export class TurnSize {
+  private meanMs: number | undefined
+  private readonly turnMs: number
+  private readonly max: number
+
+  constructor (init: { turnMs?: number, max?: number } = {}) {
+    this.turnMs = init.turnMs ?? DEFAULT_TURN_MS
+    this.max = init.max ?? MAX_WANT
+  }
+
+  /** A MicroJob ran `ms` here (wall clock, executor included). */
+  record (ms: number): void {
+    const sample = Math.max(0, ms)
+    this.meanMs = this.meanMs == null ? sample : this.meanMs + ALPHA * (sample - this.meanMs)
+  }
+
+  /** MicroJobs to ask for in the next turn. */
+  want (): number {
+    if (this.meanMs == null) return Math.min(DEFAULT_WANT, this.max)
+    return Math.max(1, Math.min(this.max, Math.round(this.turnMs / Math.max(this.meanMs, 1))))
+  }
+}

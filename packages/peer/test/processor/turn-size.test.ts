@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_WANT, MAX_WANT } from '../../src/processor/constants.js'
+import { TurnSize } from '../../src/processor/turn-size.js'
+
+describe('TurnSize (MicroJobs asked for per queue turn)', () => {
+  it('asks for DEFAULT_WANT until a MicroJob has run here', () => {
+    expect(new TurnSize().want()).toBe(DEFAULT_WANT)
+    expect(new TurnSize({ max: 4 }).want()).toBe(4)
+  })
+
+  it('asks for about a turn of work: many short MicroJobs, few long ones, never 0 and never above the most', () => {
+    const short = new TurnSize({ turnMs: 1_000 })
+    short.record(50)
+    expect(short.want()).toBe(20)
+    const instant = new TurnSize({ turnMs: 1_000 })
+    instant.record(0)
+    expect(instant.want()).toBe(MAX_WANT)
+    const long = new TurnSize({ turnMs: 1_000 })
+    long.record(8_000)
+    expect(long.want()).toBe(1)
+  })
+
+  it('follows the run time as it changes, smoothing single outliers', () => {
+    const size = new TurnSize({ turnMs: 1_000 })
+    for (let i = 0; i < 10; i++) size.record(100)
+    expect(size.want()).toBe(10)
+    size.record(1_000) // one slow run: the mean moves, not to 1
+    expect(size.want()).toBeGreaterThan(2)
+    expect(size.want()).toBeLessThan(10)
+    for (let i = 0; i < 20; i++) size.record(500)
+    expect(size.want()).toBe(2)
+  })
+})
