@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // One peer of the multi-process coordination bench, in its own OS process: the same peer code as `jobmesh start`
-// (createNode + createDocStore + createProcessor with production defaults), with a timer executor standing for
+// (createNode + createDocStore with the CRDT ownership guard + createProcessor with production defaults), with a timer executor standing for
 // remote compute and traffic counters on the doc store and the processor. Started by coordination.bench.js with an
 // IPC channel; not useful on its own.
 //
@@ -11,7 +11,7 @@
 //                  { type: 'report', counters, metrics, cpu }, { type: 'error', message }
 // Times are wall-clock ms (performance.timeOrigin + performance.now()), comparable across processes on one machine.
 import '@jobmesh/peer/polyfill'
-import { jobsTopic } from '@jobmesh/peer/coord'
+import { coordGuards, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
@@ -35,7 +35,7 @@ process.on('warning', (w) => { send({ type: 'warning', message: `${w.name}: ${w.
 
 const counters = createTrafficCounters()
 const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
-const docs = createDocStore({ ...node, counters })
+const docs = createDocStore({ ...node, counters }, { guards: coordGuards(recordVerifier(counters)) })
 const processor = createProcessor({ ...node, docs, counters }, {
   executor: testExecutor({ workMs }),
   hardware: { gpuModel: 'cpu', vramGb: 8 }

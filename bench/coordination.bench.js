@@ -30,7 +30,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { doneMicroJobs, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
+import { coordGuards, doneMicroJobs, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
@@ -66,7 +66,7 @@ async function startPeers (n, executor) {
   for (let i = 0; i < n; i++) {
     const counters = createTrafficCounters()
     const node = await createNode()
-    const docs = createDocStore({ ...node, counters })
+    const docs = createDocStore({ ...node, counters }, { guards: coordGuards(recordVerifier(counters)) })
     const processor = createProcessor({ ...node, docs, counters }, { executor, hardware: { gpuModel: 'cpu', vramGb: 8 } })
     peers.push({ node, docs, processor, counters })
   }

@@ -7,6 +7,7 @@ import {
   recordVerifier, resultKey, resultTable
 } from '../../src/coord/index.js'
 import { TopicValidatorResult, applyGuarded, docTopic, heal, jobDocName, rateLimiter } from '../../src/crdt/index.js'
+import { createTrafficCounters } from '../../src/protocol/index.js'
 import { connect, Harness} from './helpers.js'
 import { waitFor } from '@jobmesh/testkit'
 import type { RecordSigner } from '../../src/coord/index.js'
@@ -115,6 +116,20 @@ describe('CRDT ownership guard: turn records', () => {
     expect(attack(doc, finish(holder, [0, 1], [0, 1], term))).toEqual([])
     expect([...doc.getMap(MICRO_MAP).keys()]).toEqual(['0.2'])
     expect(resultTable({ signer: holder, verifier: recordVerifier() }, doc.getMap(RESULTS_MAP), JOB).doneKeys()).toEqual(new Set(['0.0', '0.1']))
+  })
+
+  it('dropping a turn\'s leases costs one signature check (its turn record), not one per lease', async () => {
+    const { doc, holder, term } = await turnDoc()
+    const copy = new Y.Doc()
+    Y.applyUpdate(copy, Y.encodeStateAsUpdate(doc))
+    const before = Y.encodeStateVector(copy)
+    finish(holder, [0, 1, 2], [0, 1, 2], term)(copy)
+    const counters = createTrafficCounters()
+    const guard = coordGuards(recordVerifier(counters))(DOC)
+    if (guard == null) throw new Error('job docs are guarded')
+    expect(applyGuarded(doc, Y.encodeStateAsUpdate(copy, before), Symbol('remote'), guard)).toEqual([])
+    expect(doc.getMap(MICRO_MAP).size).toBe(0)
+    expect(counters.recordVerifications).toBe(1)
   })
 
   it('a lease the turn record does not hold, or another peer\'s turn record, does not let a lease go', async () => {
