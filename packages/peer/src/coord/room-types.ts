@@ -12,6 +12,8 @@ export interface RoomPubSub extends Partial<GuardedPubSub> {
   subscribe(topic: string): void
   unsubscribe(topic: string): void
   publish(topic: string, data?: Uint8Array): Promise<unknown>
+  /** Peers subscribed to a topic (the processor sizes its turns by the job's peers). */
+  getSubscribers?(topic: string): unknown[]
   addEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
   removeEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
 }

@@ -6,6 +6,12 @@ export const DEFAULT_IDLE_MS = 500
 export const DEFAULT_WANT = 16
 /** A queue turn asks for about this much work (ms) at the MicroJob run time measured so far. */
 export const DEFAULT_TURN_MS = 1_000
+/**
+ * A queue turn asks for at least this much work (ms) per peer of the job: each turn costs every peer of the job one
+ * CRDT update, so with N peers a peer receives about N / (turn length) of them per second; 10 ms per peer keeps that
+ * at or below 100 per second at any N (1 s turns up to 100 peers, 10 s at 1 000).
+ */
+export const TURN_MS_PER_PEER = 10
 /** Most MicroJobs asked for per queue turn (the owner caps it to a fair share and its `maxBatch`). */
 export const MAX_WANT = 64
 /** A room announcement is trusted for this long (ms). */

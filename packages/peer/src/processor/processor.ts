@@ -117,6 +117,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       executor: init.executor,
       storeOutput: init.storeOutput,
       want: init.want,
+      jobPeers: (ctx) => (this.components.pubsub.getSubscribers?.(macroTopic(ctx.job.key)).length ?? 0) + 1,
       idleMs: init.idleMs,
       renewMs: this.leases.renewMs,
       clock: this.clock,

@@ -1,4 +1,4 @@
-import { DEFAULT_TURN_MS, DEFAULT_WANT, MAX_WANT } from './constants.js'
+import { DEFAULT_TURN_MS, DEFAULT_WANT, MAX_WANT, TURN_MS_PER_PEER } from './constants.js'
 
 /** Weight of the newest run time in the running mean. */
 const ALPHA = 0.3
@@ -26,9 +26,10 @@ export class TurnSize {
     this.meanMs = this.meanMs == null ? sample : this.meanMs + ALPHA * (sample - this.meanMs)
   }
 
-  /** MicroJobs to ask for in the next turn. */
-  want (): number {
+  /** MicroJobs to ask for in the next turn, in a job with `peers` peers (a longer turn with more: TURN_MS_PER_PEER). */
+  want (peers = 1): number {
     if (this.meanMs == null) return Math.min(DEFAULT_WANT, this.max)
-    return Math.max(1, Math.min(this.max, Math.round(this.turnMs / Math.max(this.meanMs, 1))))
+    const turnMs = Math.max(this.turnMs, peers * TURN_MS_PER_PEER)
+    return Math.max(1, Math.min(this.max, Math.round(turnMs / Math.max(this.meanMs, 1))))
   }
 }

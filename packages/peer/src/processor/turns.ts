@@ -21,6 +21,8 @@ export interface TurnHost {
   storeOutput?(bytes: Uint8Array): Promise<string | undefined>
   /** MicroJobs asked for per turn. Default: about a second of work at the measured run time (turn-size.ts). */
   readonly want?: number
+  /** Peers working on the job (this one included), as far as this peer knows. */
+  jobPeers?(ctx: JobContext): number
   readonly idleMs?: number
   /** A running MicroJob's lease is renewed this often (ms). */
   readonly renewMs: number
@@ -79,7 +81,7 @@ function ownsOtherOpenRoom (ctx: JobContext, room: MacroRoom): boolean {
 
 /** Asks the room for the next queue turn (a batch locked for this peer); a rejection is read by whoever awaits it. */
 function askTurn (host: TurnHost, ctx: JobContext, room: MacroRoom, signal: AbortSignal): Turn {
-  const locked = room.next(host.want ?? ctx.turnSize.want(), { signal }).then(items => ({ items, lockedAt: host.clock() }))
+  const locked = room.next(host.want ?? ctx.turnSize.want(host.jobPeers?.(ctx) ?? 1), { signal }).then(items => ({ items, lockedAt: host.clock() }))
   locked.catch(() => {})
   return { room, locked }
 }

@@ -20,6 +20,14 @@ describe('TurnSize (MicroJobs asked for per queue turn)', () => {
     expect(long.want()).toBe(1)
   })
 
+  it('asks for longer turns in a job with many peers: about TURN_MS_PER_PEER of work per peer', () => {
+    const size = new TurnSize({ turnMs: 1_000, max: 1_000 })
+    size.record(100)
+    expect(size.want(1)).toBe(10)
+    expect(size.want(100)).toBe(10) // 100 x 10 ms = 1 s: the turn length itself
+    expect(size.want(1_000)).toBe(100) // 10 s turns: each peer gets ~100 CRDT updates per second, not 1 000
+  })
+
   it('follows the run time as it changes, smoothing single outliers', () => {
     const size = new TurnSize({ turnMs: 1_000 })
     for (let i = 0; i < 10; i++) size.record(100)
