@@ -35,7 +35,8 @@ process.on('warning', (w) => { send({ type: 'warning', message: `${w.name}: ${w.
 
 const counters = createTrafficCounters()
 const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
-const docs = createDocStore({ ...node, counters }, { guards: coordGuards(recordVerifier(counters)) })
+// COORD_BENCH_GUARD=0: no CRDT ownership guard (to compare with measurements taken before the bench had it)
+const docs = createDocStore({ ...node, counters }, process.env.COORD_BENCH_GUARD === '0' ? {} : { guards: coordGuards(recordVerifier(counters)) })
 const processor = createProcessor({ ...node, docs, counters }, {
   executor: testExecutor({ workMs }),
   hardware: { gpuModel: 'cpu', vramGb: 8 }
@@ -84,6 +85,9 @@ process.on('message', (msg) => {
         }, 5_000)
         try {
           await waitFor(() => node.pubsub.getSubscribers(jobsTopic()).length >= msg.peers - 1, { timeoutMs: 90_000, what: 'the /jobs mesh' })
+        } catch (err) {
+          err.message += ` (${node.libp2p.getPeers().length} peers connected, ${node.pubsub.getSubscribers(jobsTopic()).length} /jobs subscribers seen of ${msg.peers - 1})`
+          throw err
         } finally {
           clearInterval(redial)
         }

@@ -7,6 +7,7 @@
 //
 //   npm run build && node bench/coordination.bench.js
 //   COORD_BENCH_ONLY=proc:8,proc:16 COORD_BENCH_RUNS=3 node bench/coordination.bench.js   (a subset, fewer runs)
+//   COORD_BENCH_GUARD=0 ...   (doc stores without the CRDT ownership guard, as the bench built them before)
 //
 // Rows (each run COORD_BENCH_RUNS times, default 5; the table shows the median and the worst run):
 // - no-op:2/4/8   in one process, a job of no-op MicroJobs; perSecond = MicroJobs / (last done - first start).
@@ -66,7 +67,7 @@ async function startPeers (n, executor) {
   for (let i = 0; i < n; i++) {
     const counters = createTrafficCounters()
     const node = await createNode()
-    const docs = createDocStore({ ...node, counters }, { guards: coordGuards(recordVerifier(counters)) })
+    const docs = createDocStore({ ...node, counters }, process.env.COORD_BENCH_GUARD === '0' ? {} : { guards: coordGuards(recordVerifier(counters)) })
     const processor = createProcessor({ ...node, docs, counters }, { executor, hardware: { gpuModel: 'cpu', vramGb: 8 } })
     peers.push({ node, docs, processor, counters })
   }
@@ -416,7 +417,16 @@ for (const row of ROWS) {
   const results = []
   for (let i = 0; i < RUNS; i++) {
     const load = loadavg()
-    const r = await row.run()
+    let r
+    try {
+      r = await row.run()
+    } catch (err) {
+      // a run that cannot finish (16 peer processes that never mesh on 2 cores) is reported, and the row ends there:
+      // the other rows still run and are written
+      process.stdout.write(`${row.name} run ${i + 1}/${RUNS} (load ${load.map(l => l.toFixed(2)).join(' ')}): failed: ${err.message}\n`)
+      results.push({ error: err.message })
+      break
+    }
     results.push(r)
     const line = row.name.startsWith('failover')
       ? `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}`
@@ -426,13 +436,18 @@ for (const row of ROWS) {
     process.stdout.write(`${row.name} run ${i + 1}/${RUNS} (load ${load.map(l => l.toFixed(2)).join(' ')}): ${line}, ` +
       `duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
   }
-  rows.push({ name: row.name, runs: results, ...summarize(results) })
+  const done = results.filter(r => r.error == null)
+  rows.push({ name: row.name, runs: results, ...(done.length > 0 ? summarize(done) : {}), errors: results.filter(r => r.error != null).map(r => r.error) })
 }
 
 const COLUMNS = ['peers', 'processes', 'microJobs', 'workMs', 'makespanMs', 'idealMs', 'ratio', 'perSecond', 'duplicates',
   'failovers', 'cpuMsPerMicroJob', 'messagesPerMicroJob', 'signatureVerificationsPerMicroJob']
 const table = [['row', 'of', ...COLUMNS]]
 for (const r of rows) {
+  if (r.median == null) {
+    table.push([r.name, 'failed', r.errors.join('; ')])
+    continue
+  }
   if (r.name.startsWith('failover')) {
     for (const which of ['median', 'worst']) {
       const s = r[which]
@@ -442,7 +457,7 @@ for (const r of rows) {
   }
   for (const which of ['median', 'worst']) table.push([r.name, which, ...COLUMNS.map(c => r[which][c] ?? '')])
 }
-const widths = table[0].map((_, c) => Math.max(...table.map(r => String(r[c]).length)))
+const widths = table[0].map((_, c) => Math.max(...table.map(r => String(r[c] ?? "").length)))
 const load = loadavg()
 process.stdout.write('\n' + table.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n') + '\n')
 process.stdout.write(`load average ${load.map(l => l.toFixed(2)).join(' ')} on ${cpus().length} cores; warnings: ${warnings.length === 0 ? 'none' : warnings.join('; ')}\n`)
