@@ -26,7 +26,12 @@ export function resultKey (macroIndex: number, index: number, peerId: string): s
  * never reused by the same signer).
  */
 export function turnResultKey (macroIndex: number, first: number, term: number, peerId: string): string {
-  return `${macroIndex}@${first}.${term}/${resultSlot(peerId)}`
+  return `${turnName(macroIndex, first, term)}/${resultSlot(peerId)}`
+}
+
+/** A turn record's name, `<macroIndex>@<first>.<term>`: its key without the slot, and the end of its signing domain. */
+export function turnName (macroIndex: number, first: number, term: number): string {
+  return `${macroIndex}@${first}.${term}`
 }
 
 /** The MacroJob of a turn results key (`<macroIndex>@...`), or undefined for any other key. */

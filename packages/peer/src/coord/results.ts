@@ -1,4 +1,4 @@
-import { microKey, parseResultKey, resultKey, resultScope, resultSlot, turnMacroIndex, turnResultKey } from './keys.js'
+import { microKey, parseResultKey, resultKey, resultScope, resultSlot, turnMacroIndex, turnName, turnResultKey } from './keys.js'
 import { ResultRecord, TurnResults } from './pb/coord.js'
 import type { Lease } from './leases.js'
 import type { CoordMetrics } from './metrics.js'
@@ -31,8 +31,9 @@ export interface TurnItem extends Omit<Result, 'signer'> {
 export type MacroSize = (macroIndex: number) => number | undefined
 
 /**
- * Decoded results per record bytes and where they were read (scope and key: the signing domain and the slot), as Yjs
- * hands back the same bytes object for an unchanged value.
+ * Verified, decoded results per record bytes and where they were read (scope and key: the signing domain and the
+ * slot), as Yjs hands back the same bytes object for an unchanged value. Kept whole: each reader applies its own
+ * range (`size`) to it.
  */
 const decoded = new WeakMap<Uint8Array, { at: string, results: Map<string, Result> | undefined }>()
 
@@ -46,32 +47,42 @@ export function readResults (verifier: RecordVerifier, scope: string, key: strin
   if (!(value instanceof Uint8Array) || parsed == null) return undefined
   const domain = `${scope}/${parsed.micro}`
   const at = `${scope}/${key}`
-  const hit = decoded.get(value)
-  if (hit?.at === at) return hit.results
-  const record = verifier.verify(value, domain)
-  let results: Map<string, Result> | undefined
-  if (record != null && resultSlot(record.signer) === parsed.slot) {
-    try {
-      results = decodeResults(parsed.micro, record.signer, record.payload, size)
-    } catch {
-      results = undefined
+  let hit = decoded.get(value)
+  if (hit?.at !== at) {
+    const record = verifier.verify(value, domain)
+    let results: Map<string, Result> | undefined
+    if (record != null && resultSlot(record.signer) === parsed.slot) {
+      try {
+        results = decodeResults(parsed.micro, record.signer, record.payload)
+      } catch {
+        results = undefined
+      }
     }
+    hit = { at, results }
+    decoded.set(value, hit)
   }
-  decoded.set(value, { at, results })
-  return results
+  return size == null || hit.results == null ? hit.results : inside(hit.results, size)
 }
 
-function decodeResults (name: string, signer: string, payload: Uint8Array, size?: MacroSize): Map<string, Result> {
+/** The results of MicroJobs inside their MacroJob (the same map when all are). */
+function inside (results: Map<string, Result>, size: MacroSize): Map<string, Result> {
+  const keep = [...results].filter(([micro]) => {
+    const [m, i] = micro.split('.').map(Number)
+    return inRange(m, i, size)
+  })
+  return keep.length === results.size ? results : new Map(keep)
+}
+
+function decodeResults (name: string, signer: string, payload: Uint8Array): Map<string, Result> {
   const out = new Map<string, Result>()
   const m = turnMacroIndex(name)
   if (m == null) {
     const r = ResultRecord.decode(payload)
     const [macro, index] = name.split('.').map(Number)
-    if (inRange(macro, index, size)) out.set(name, { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
+    if (inRange(macro, index)) out.set(name, { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
     return out
   }
   for (const r of TurnResults.decode(payload).items) {
-    if (!inRange(m, r.index, size)) continue
     out.set(microKey(m, r.index), { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
   }
   return out
@@ -157,11 +168,11 @@ export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Arra
     },
     writeTurn (macroIndex, items) {
       if (items.length === 0) return
-      const key = turnResultKey(macroIndex, items[0].index, items[0].term, self)
+      const name = turnName(macroIndex, items[0].index, items[0].term)
       const payload = TurnResults.encode({
         items: items.map(r => ({ index: r.index, term: r.term, outputHash: r.outputHash as Uint8Array<ArrayBuffer>, size: r.size, outputCid: r.outputCid }))
       })
-      map.set(key, components.signer.sign(`${scope}/${parseResultKey(key)?.micro ?? ''}`, payload))
+      map.set(turnResultKey(macroIndex, items[0].index, items[0].term, self), components.signer.sign(`${scope}/${name}`, payload))
     },
     list,
     counting: (macroIndex, index, lease) => countingResult(list(macroIndex, index), lease),

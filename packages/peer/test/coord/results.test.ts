@@ -59,6 +59,9 @@ describe('turn records (one signed record per queue turn)', () => {
     // mallory's own valid record for MicroJobs 0.9 (MacroJob 0 has 4) and 5.0 (no such MacroJob)
     resultTable({ signer: mallory, verifier }, map, JOB).writeTurn(0, [item(9), item(3)])
     resultTable({ signer: mallory, verifier }, map, JOB).writeTurn(5, [item(0)])
+    // a reader that does not know the slicing reads first (the SDK's results table): it sees 0.9 and 5.0, and what it
+    // decoded must not decide for a reader that knows the slicing
+    expect(resultTable({ signer: a, verifier }, map, JOB).doneKeys()).toEqual(new Set(['0.0', '0.1', '0.3', '0.9', '5.0']))
     const table = resultTable({ signer: a, verifier }, map, JOB, size)
     expect(table.doneKeys()).toEqual(new Set(['0.0', '0.1', '0.3']))
     expect(table.list(0, 0)).toHaveLength(1)
