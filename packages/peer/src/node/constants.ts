@@ -38,6 +38,15 @@ export const DEFAULT_GOSSIP_DOUT = 1
 export const DEFAULT_GOSSIP_DLAZY = 4
 
 /**
+ * Source addresses gossipsub's IP colocation penalty (P6) leaves alone. By default it scores every peer sharing an
+ * address with more than 10 others at -5 x (peers - 10)^2, from 15 peers below -80, where it ignores all their RPCs,
+ * subscriptions included: 16 peers on one machine (the local network, the demo, the benchmark) graylisted one another and never
+ * learned a single subscription. Peers on loopback are this machine's own; the penalty still applies to any other
+ * address.
+ */
+export const DEFAULT_COLOCATION_WHITELIST: readonly string[] = ['127.0.0.1', '::1']
+
+/**
  * Delay before the bootstrap peers are discovered (and dialled), in ms. @libp2p/bootstrap waits 1 s by default;
  * a jobmesh node has nothing else to do before it knows a peer, so it dials almost at once.
  */

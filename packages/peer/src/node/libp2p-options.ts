@@ -10,7 +10,7 @@ import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
 import {
   BOOTSTRAP_TAG, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_DLO,
-  DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
+  DEFAULT_COLOCATION_WHITELIST, DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
 } from './constants.js'
 import type { NodeServices } from './types.js'
 import type { GossipsubOpts } from '@libp2p/gossipsub'
@@ -77,6 +77,7 @@ export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServi
         Dhi: DEFAULT_GOSSIP_DHI,
         Dout: DEFAULT_GOSSIP_DOUT,
         Dlazy: DEFAULT_GOSSIP_DLAZY,
+        scoreParams: { IPColocationFactorWhitelist: new Set(DEFAULT_COLOCATION_WHITELIST) },
         ...init.gossipsub
       })
     }

@@ -107,5 +107,22 @@ describe('node', () => {
     await b.libp2p.handle(late, async (stream) => { await stream.close() })
     await expect.poll(() => seen, { timeout: 10_000 }).toEqual([b.peerId.toString()])
   })
+
+  it('a peer with 15 others on loopback still hears them (no IP colocation graylist)', async () => {
+    // gossipsub scores a peer sharing its address with more than 10 others at -5 x (peers - 10)^2, from 15 peers
+    // below its graylist threshold (-80), and then ignores its RPCs, subscriptions included: 16 peers on one machine
+    // learned none of one another's subscriptions
+    const hub = await start({})
+    const spokes = await Promise.all(Array.from({ length: 15 }, async () => start({})))
+    const topic = 'jobmesh/test/colocated'
+    hub.pubsub.subscribe(topic)
+    for (const s of spokes) s.pubsub.subscribe(topic)
+    await Promise.all(spokes.map(async s => s.libp2p.dial(hub.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })))
+    await waitFor(() => hub.pubsub.getSubscribers(topic).length === 15, { timeoutMs: 20_000, what: 'the 15 subscriptions at the hub' })
+    const received = new Set<string>()
+    hub.pubsub.addEventListener('message', (evt) => { received.add(new TextDecoder().decode(evt.detail.data)) })
+    for (const [i, s] of spokes.entries()) await s.pubsub.publish(topic, new TextEncoder().encode(`spoke ${i}`))
+    await waitFor(() => received.size === 15, { timeoutMs: 10_000, what: 'a message from every spoke' })
+  })
 })
 
