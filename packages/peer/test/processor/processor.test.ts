@@ -25,10 +25,12 @@ describe('processor', () => {
     process.on('warning', onWarning)
     onTestFinished(() => { process.off('warning', onWarning) })
     const runs = new Map<string, number>()
+    const ranBy = new Map<TestPeer, number>()
     for (const p of peers) {
       p.processor.addEventListener('microjob:done', (evt) => {
         const key = `${evt.detail.macroIndex}.${evt.detail.index}`
         runs.set(key, (runs.get(key) ?? 0) + 1)
+        ranBy.set(p, (ranBy.get(p) ?? 0) + 1)
       })
     }
     await Promise.all(peers.map(async p => p.processor.start()))
@@ -55,10 +57,13 @@ describe('processor', () => {
     expect(owners.size).toBeGreaterThan(1)
     const handoffs = peers.reduce((n, p) => n + p.processor.metrics.handoffs, 0)
     expect(handoffs).toBeGreaterThan(0)
-    // the traffic counters see the real paths: every peer verified other peers' results and received room and doc traffic
+    // the traffic counters see the real paths: every peer verified other peers' results and received room and doc
+    // traffic, and every peer that ran MicroJobs signed their leases and results (a peer that opened the job late can
+    // find every batch taken: the fair batch splits only the last round of a queue over the members)
+    expect(ranBy.size).toBeGreaterThan(1)
     for (const p of peers) {
       expect(p.counters.recordVerifications).toBeGreaterThan(0)
-      expect(p.counters.recordSignatures).toBeGreaterThan(0)
+      if ((ranBy.get(p) ?? 0) > 0) expect(p.counters.recordSignatures).toBeGreaterThan(0)
       expect(p.counters.kinds.doc?.received).toBeGreaterThan(0)
       expect(p.counters.messageVerifications).toBe(p.counters.messagesReceived)
     }
