@@ -11,14 +11,14 @@
 //                  { type: 'report', counters, metrics, cpu }, { type: 'error', message }
 // Times are wall-clock ms (performance.timeOrigin + performance.now()), comparable across processes on one machine.
 import '@jobmesh/peer/polyfill'
-import { coordGuards, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
-import { createDocStore } from '@jobmesh/peer/crdt'
+import { jobsTopic } from '@jobmesh/peer/coord'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
 import { testExecutor, waitFor } from '@jobmesh/testkit'
 import { createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
+import { benchDocStore } from './coordination-docs.js'
 
 const workMs = Number(process.env.COORD_PEER_WORK_MS ?? '0')
 const now = () => performance.timeOrigin + performance.now()
@@ -35,8 +35,7 @@ process.on('warning', (w) => { send({ type: 'warning', message: `${w.name}: ${w.
 
 const counters = createTrafficCounters()
 const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
-// COORD_BENCH_GUARD=0: no CRDT ownership guard (to compare with measurements taken before the bench had it)
-const docs = createDocStore({ ...node, counters }, process.env.COORD_BENCH_GUARD === '0' ? {} : { guards: coordGuards(recordVerifier(counters)) })
+const docs = benchDocStore(node, counters)
 const processor = createProcessor({ ...node, docs, counters }, {
   executor: testExecutor({ workMs }),
   hardware: { gpuModel: 'cpu', vramGb: 8 }

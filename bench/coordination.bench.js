@@ -31,12 +31,12 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { coordGuards, doneMicroJobs, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
-import { createDocStore } from '@jobmesh/peer/crdt'
+import { doneMicroJobs, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
 import { testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { createTrafficCounters } from '@jobmesh/peer/protocol'
+import { benchDocStore } from './coordination-docs.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure
@@ -67,7 +67,7 @@ async function startPeers (n, executor) {
   for (let i = 0; i < n; i++) {
     const counters = createTrafficCounters()
     const node = await createNode()
-    const docs = createDocStore({ ...node, counters }, process.env.COORD_BENCH_GUARD === '0' ? {} : { guards: coordGuards(recordVerifier(counters)) })
+    const docs = benchDocStore(node, counters)
     const processor = createProcessor({ ...node, docs, counters }, { executor, hardware: { gpuModel: 'cpu', vramGb: 8 } })
     peers.push({ node, docs, processor, counters })
   }
@@ -457,7 +457,7 @@ for (const r of rows) {
   }
   for (const which of ['median', 'worst']) table.push([r.name, which, ...COLUMNS.map(c => r[which][c] ?? '')])
 }
-const widths = table[0].map((_, c) => Math.max(...table.map(r => String(r[c] ?? "").length)))
+const widths = table[0].map((_, c) => Math.max(...table.map(r => String(r[c] ?? '').length)))
 const load = loadavg()
 process.stdout.write('\n' + table.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n') + '\n')
 process.stdout.write(`load average ${load.map(l => l.toFixed(2)).join(' ')} on ${cpus().length} cores; warnings: ${warnings.length === 0 ? 'none' : warnings.join('; ')}\n`)

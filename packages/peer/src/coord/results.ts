@@ -66,10 +66,7 @@ export function readResults (verifier: RecordVerifier, scope: string, key: strin
 
 /** The results of MicroJobs inside their MacroJob (the same map when all are). */
 function inside (results: Map<string, Result>, size: MacroSize): Map<string, Result> {
-  const keep = [...results].filter(([micro]) => {
-    const [m, i] = micro.split('.').map(Number)
-    return inRange(m, i, size)
-  })
+  const keep = [...results].filter(([micro]) => inRange(micro, size))
   return keep.length === results.size ? results : new Map(keep)
 }
 
@@ -78,8 +75,7 @@ function decodeResults (name: string, signer: string, payload: Uint8Array): Map<
   const m = turnMacroIndex(name)
   if (m == null) {
     const r = ResultRecord.decode(payload)
-    const [macro, index] = name.split('.').map(Number)
-    if (inRange(macro, index)) out.set(name, { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
+    if (inRange(name)) out.set(name, { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
     return out
   }
   for (const r of TurnResults.decode(payload).items) {
@@ -88,7 +84,9 @@ function decodeResults (name: string, signer: string, payload: Uint8Array): Map<
   return out
 }
 
-function inRange (macroIndex: number, index: number, size?: MacroSize): boolean {
+/** Whether a MicroJob key (`m.i`) names a MicroJob, inside its MacroJob when `size` is known. */
+function inRange (micro: string, size?: MacroSize): boolean {
+  const [macroIndex, index] = micro.split('.').map(Number)
   if (!Number.isSafeInteger(macroIndex) || !Number.isSafeInteger(index) || macroIndex < 0 || index < 0) return false
   const n = size?.(macroIndex)
   return n == null || index < n

@@ -61,9 +61,9 @@ describe('processor', () => {
     // traffic, and every peer that ran MicroJobs signed their leases and results (a peer that opened the job late can
     // find every batch taken: the fair batch splits only the last round of a queue over the members)
     expect(ranBy.size).toBeGreaterThan(1)
+    for (const p of ranBy.keys()) expect(p.counters.recordSignatures).toBeGreaterThan(0)
     for (const p of peers) {
       expect(p.counters.recordVerifications).toBeGreaterThan(0)
-      if ((ranBy.get(p) ?? 0) > 0) expect(p.counters.recordSignatures).toBeGreaterThan(0)
       expect(p.counters.kinds.doc?.received).toBeGreaterThan(0)
       expect(p.counters.messageVerifications).toBe(p.counters.messagesReceived)
     }
