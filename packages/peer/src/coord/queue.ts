@@ -176,26 +176,13 @@ export function countStates (states: Uint8Array): { open: number, locked: number
   return { open, locked, done }
 }
 
-/** What the owner knows when it locks a batch for itself: the queue's counts and who works on it. */
-export interface BatchShare {
-  /** Open items. */
-  open: number
-  /** Locked items (running or about to run on some member). */
-  locked: number
-  /** Of those, locked by the requester itself (the last of its previous turn, still running). */
-  ownLocked: number
-  /** Members seen: pending requesters, lock holders, the owner. */
-  members: number
-}
-
 /**
- * The owner's fair batch (DESIGN 7): at most `want` and `maxBatch`, and at most the share that lets every member
- * finish together (the open and locked items split evenly over the members, less what the requester still holds);
- * at least 1 while anything is open. Batches stay full-size until the last round of the queue, which is split
- * evenly: a queue of O items over m members takes about O / want + m turns, not the m ln(O) of a geometric tail.
+ * The owner's fair batch (DESIGN 7): at most `want` and `maxBatch`, and at most half of an even split of the open
+ * items over the members seen (pending requesters, lock holders, the owner), at least 1 while anything is open: big
+ * batches early, single items at the tail, so the last items spread over the peers instead of waiting in one batch.
  */
-export function fairBatch (share: BatchShare, want: number, maxBatch: number): number {
-  if (share.open <= 0) return 0
-  const even = Math.ceil((share.open + share.locked) / Math.max(1, share.members)) - share.ownLocked
-  return Math.max(1, Math.min(want, maxBatch, even, share.open))
+export function fairBatch (open: number, members: number, want: number, maxBatch: number): number {
+  if (open <= 0) return 0
+  const fair = Math.max(1, Math.floor(open / (Math.max(1, members) * 2)))
+  return Math.max(1, Math.min(want, maxBatch, fair, open))
 }

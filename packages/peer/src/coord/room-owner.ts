@@ -27,35 +27,18 @@ export function ownerMemory (): OwnerMemory {
   return { lockSeen: new Map(), doneSeen: new Map() }
 }
 
-/** Who asks for a batch and how big it may be. */
-export interface BatchRequest {
-  /** The owner, locking for itself. */
-  self: string
-  want: number
-  maxBatch: number
-  now: number
-  /** Other peers on the room's topic: members that have not asked yet still get their share of the last round. */
-  roomPeers?: number
-}
-
 /**
  * The open items the owner `self` may lock for itself now: a fair share (`fairBatch` over the members it knows:
- * pending requesters, lock holders and itself, or the room's subscribers when they are more), skipping items the
- * CRDT shows done or held by another peer (those are marked in `state`, `changed` says so).
+ * pending requesters, lock holders and itself), skipping items the CRDT shows done or held by another peer (those
+ * are marked in `state`, `changed` says so).
  */
-export function pickBatch (state: QueueState, view: QueueView, req: BatchRequest): { indices: number[], changed: boolean } {
-  const { self, now } = req
+export function pickBatch (state: QueueState, view: QueueView, self: string, want: number, maxBatch: number, now: number): { indices: number[], changed: boolean } {
   const counts = countStates(state.states)
   if (counts.open === 0) return { indices: [], changed: false }
   const members = new Set<string>(state.pending)
-  let ownLocked = 0
-  for (const l of state.locks.values()) {
-    members.add(l.holder)
-    if (l.holder === self) ownLocked++
-  }
+  for (const l of state.locks.values()) members.add(l.holder)
   members.add(self)
-  const seen = Math.max(members.size, (req.roomPeers ?? 0) + 1)
-  const n = fairBatch({ open: counts.open, locked: counts.locked, ownLocked, members: seen }, req.want, req.maxBatch)
+  const n = fairBatch(counts.open, members.size, want, maxBatch)
   const indices: number[] = []
   let changed = false
   for (let i = 0; i < state.states.length && indices.length < n; i++) {
