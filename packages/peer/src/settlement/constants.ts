@@ -63,3 +63,10 @@ export const DEFAULT_PROBE_SCAN_MS = 60_000
 
 /** Nodes one probe scan looks at. */
 export const DEFAULT_PROBE_SCAN_NODES = 16
+
+/**
+ * Blocks a drawn verifier waits, once the sample is fixed, for the submitter's proof before it proves the sample
+ * itself from the manifest (a submitter gone after submitting). Short: the commit window has to hold the fetch of
+ * the manifest, the proof and the verifiers' commits.
+ */
+export const PROVE_GRACE_BLOCKS = 3

@@ -232,7 +232,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
               if ((await components.chain.jobStatus(jobId, { signal: controller.signal })) === 'Submitted') {
                 const result = await verifyJob({ ...components, executor }, jobId, options())
                 emit('verified', result)
-                if (result.revealed) await settleAndClaim(jobId)
+                // settled also without this node's reveal: a round nobody could prove still has to end (against its
+                // submitter), or its verifiers stay busy
+                await settleAndClaim(jobId)
               }
               await journal?.delete(`verify/${task}`)
             } catch (err) {

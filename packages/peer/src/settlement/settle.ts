@@ -1,13 +1,11 @@
 import { logger } from '@libp2p/logger'
-import { loadManifest } from './lookup.js'
-import { manifestTree } from './manifest.js'
 import { inRound, settleOpen, waitForJob, waitForSample } from './phases.js'
-import { DRAW_GRACE_BLOCKS, samplePositions } from '../protocol/index.js'
-import { InvalidManifestError } from './errors.js'
+import { proveSample } from './prove.js'
+import { revertName } from './revert.js'
+import { DRAW_GRACE_BLOCKS } from '../protocol/index.js'
 import { LATE_DRAW_SPREAD_BLOCKS, REDRAW_BLOCKS } from './constants.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
-import type { SampleLeaf } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
 
@@ -17,10 +15,6 @@ export interface SettleResult {
   status: string
   released: boolean
   rejected: boolean
-}
-
-function revertName (err: unknown): string | undefined {
-  return (err as { errorName?: string }).errorName
 }
 
 /**
@@ -96,23 +90,12 @@ export async function proveAndSettle (components: Pick<SettlementComponents, 'ch
   let job = await waitForSample(chain, id, { ...options, round })
   if (!inRound(job, round)) return settleResult(id, job.status)
   if (!job.proven) {
-    const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
-      ? options.manifest
-      : (await loadManifest(components, id, job.resultRoot, { signal, round: job.rejections })).manifest
-    const tree = manifestTree(manifest)
-    const leaves: SampleLeaf[] = []
-    const proofs: string[][] = []
-    for (const pos of samplePositions(job.seed, job.macroJobs, job.microJobsPerMacro, job.samples, job.sampleEntropy)) {
-      const e = manifest.microJobs[pos]
-      if (e == null || e.macroIndex * job.microJobsPerMacro + e.index !== pos) throw new InvalidManifestError(`manifest of ${id} has no MicroJob at ${pos}`)
-      leaves.push({ microId: e.microId, macroIndex: e.macroIndex, index: e.index, outputHash: e.outputHash, payee: e.payee })
-      proofs.push(tree.getProof(pos))
-    }
     try {
-      await chain.proveSample(id, leaves, proofs, { signal })
-      log('proved the sample of %s', id)
+      await proveSample(components, id, job, options)
     } catch (err) {
-      if (revertName(err) !== 'AlreadyProven' && revertName(err) !== 'WrongStatus') throw err
+      // no manifest to prove from (its submitter gone with it, or a bad one): the round is settled against the submitter
+      if ((err as Error).name !== 'InvalidManifestError') throw err
+      log('cannot prove the sample of %s: %s', id, (err as Error).message)
     }
   }
   job = await waitForJob(chain, id, 'reveal window', settleOpen, { ...options, round })

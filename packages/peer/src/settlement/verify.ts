@@ -7,6 +7,8 @@ import {
 import { loadSpecFromChain } from './lookup.js'
 import { pullFromSubmitter } from './evidence.js'
 import { commitPhaseOver, inRound, waitForJob, waitForSample } from './phases.js'
+import { proveIfSubmitterSilent } from './prove.js'
+import { revertName } from './revert.js'
 import { revealSeed } from './seeds.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
 import { pollUntil } from '@jobmesh/contracts'
@@ -14,7 +16,8 @@ import { roundDocName } from '../crdt/index.js'
 import { outputHash } from '../executor/index.js'
 import { resultLeafHash, sampleExecutionDigest, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
-import type { SampleLeaf } from '@jobmesh/contracts'
+import type { RoundWaitOptions } from './phases.js'
+import type { EscrowJobState, SampleLeaf } from '@jobmesh/contracts'
 import type { MicroJobExecutor } from '../executor/index.js'
 
 const log = logger('jobmesh:settlement')
@@ -41,6 +44,10 @@ export function commitment (vHash: string, processorBlame: boolean, salt: string
   return keccak256(AbiCoder.defaultAbiCoder().encode(['bytes32', 'bool', 'bytes32', 'address'], [vHash, processorBlame, salt, sender]))
 }
 
+function noVote (jobId: string): VerifyResult {
+  return { jobId, positions: [], outputHashes: [], executionDigest: ZeroHash, expected: [], firstBad: -1, processorBlame: false, revealed: false }
+}
+
 const NO_LEAF: SampleLeaf = { microId: ZeroHash, macroIndex: 0, index: 0, outputHash: ZeroHash, payee: ZeroAddress }
 
 /** Reveals this verifier's seed; a window already closed (or a job settled meanwhile) is not an error here. */
@@ -48,7 +55,7 @@ async function revealSeedIfOpen (components: SettlementComponents, id: string, o
   try {
     await revealSeed(components.chain, id, options)
   } catch (err) {
-    const name = (err as { errorName?: string }).errorName
+    const name = revertName(err)
     if (name !== 'SeedWindowClosed' && name !== 'WrongStatus') throw err
     log('could not reveal the seed of %s: %s', id, name)
   }
@@ -56,7 +63,7 @@ async function revealSeedIfOpen (components: SettlementComponents, id: string, o
 
 /**
  * One verification task (docs/settlement.md), for a job this node was drawn for: waits for the sample entropy and
- * the proven sample (`SampleProven`), re-runs the sampled MicroJobs, judges each proven leaf against its own re-run
+ * the proven sample (`SampleProven`; proving it itself when the submitter has not, `proveIfSubmitterSilent`), re-runs the sampled MicroJobs, judges each proven leaf against its own re-run
  * and the round's signed results (`judgeSample`), commits `keccak(verifierHash(expected, executionDigest), blame,
  * salt, sender)`, waits until the reveal opens, reveals its expected and the proven leaf hashes and the execution
  * digest of its re-runs.
@@ -68,21 +75,38 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   const { chain } = components
   const id = jobId.toLowerCase()
   const signal = options.signal
-  const me = await chain.address()
   // the sample is fixed by the drawn verifiers' seeds: reveal ours, then wait for the others' (or the window's end)
   const drawn = await waitForJob(chain, id, 'all verifiers', j => j.assigned === j.k, options)
   // every later wait ends with this round: a round restarted meanwhile is drawn anew (a new assignment, a new duty)
   const inThisRound = { ...options, round: drawn.submitBlock }
-  const noVote = { jobId: id, positions: [], outputHashes: [], executionDigest: ZeroHash, expected: [], firstBad: -1, processorBlame: false, revealed: false }
   await revealSeedIfOpen(components, id, options)
-  let job = await waitForSample(chain, id, inThisRound)
+  const job = await waitForSample(chain, id, inThisRound)
   if (job.status !== 'Submitted') throw new WrongJobStatusError(`job ${id} is ${job.status}, not Submitted`)
-  if (!inRound(job, drawn.submitBlock)) return noVote
+  if (!inRound(job, drawn.submitBlock)) return noVote(id)
+  // a submitter gone after its submission proves nothing: the verifiers prove the sample from its manifest then
+  const proof = proveIfSubmitterSilent(components, id, inThisRound).catch((err: Error) => {
+    if (signal?.aborted !== true) log('could not prove the sample of %s: %e', id, err)
+    return false
+  })
+  try {
+    return await voteOnSample(components, id, job, inThisRound)
+  } finally {
+    await proof
+  }
+}
+
+/** The vote of {@link verifyJob} on the fixed sample of the round `inThisRound.round`: re-run, judge, commit, reveal. */
+async function voteOnSample (components: SettlementComponents & { executor: MicroJobExecutor }, id: string, fixed: EscrowJobState,
+  inThisRound: RoundWaitOptions & { round: number }): Promise<VerifyResult> {
+  const { chain } = components
+  const signal = inThisRound.signal
+  const me = await chain.address()
+  let job = fixed
   const mine = (await chain.verifiers(id, { signal })).find(v => v.node.toLowerCase() === me.toLowerCase())
   if (mine?.seeded !== true) {
     // without a seed the escrow takes no vote from this node (it withheld one, by fault or on purpose)
     log('no seed of ours in the sample of %s: no vote', id)
-    return noVote
+    return noVote(id)
   }
   // the signed results the judgement rests on are in the submitter's copy of the round's doc: pull it while loading and re-running
   const { rejections: round, submitter } = job
@@ -114,7 +138,7 @@ export async function verifyJob (components: SettlementComponents & { executor: 
   // the proven leaves (anyone proves them once the entropy is set): what this verifier judges
   // commit before the window closes even when nobody proved the sample (then the submitter is at fault)
   job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + 2 > j.commitDeadline), inThisRound)
-  if (!inRound(job, drawn.submitBlock)) return { jobId: id, positions, outputHashes, executionDigest, expected: [], firstBad: -1, processorBlame: false, revealed: false }
+  if (!inRound(job, inThisRound.round)) return { jobId: id, positions, outputHashes, executionDigest, expected: [], firstBad: -1, processorBlame: false, revealed: false }
   const proven = job.proven ? await provenLeaves(components, id, job.submitBlock, { signal }) : undefined
   // the vote and its salt are journaled before the commit: a verifier that restarts between commit and reveal
   // reveals exactly what it committed
@@ -142,7 +166,7 @@ export async function verifyJob (components: SettlementComponents & { executor: 
           if (await evidenceComplete(components, records, sample, { signal })) return true
         }
         return undefined
-      }, { pollMs: options.pollMs ?? DEFAULT_SETTLEMENT_POLL_MS, timeoutMs: DEFAULT_RECORDS_WAIT_MS, what: `signed results of ${id}`, signal })
+      }, { pollMs: inThisRound.pollMs ?? DEFAULT_SETTLEMENT_POLL_MS, timeoutMs: DEFAULT_RECORDS_WAIT_MS, what: `signed results of ${id}`, signal })
     } catch (err) {
       if (signal?.aborted === true) throw err
       log('judging %s without every signed result its sample rests on', id)
@@ -155,12 +179,13 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     await chain.commitVerification(id, commitment(verifierHash(vote.expected, vote.executionDigest), vote.processorBlame, vote.salt, me), { signal })
     log('committed on %s (positions %s, first bad %d)', id, positions.join(','), vote.firstBad)
   } catch (err) {
-    if ((err as { errorName?: string }).errorName !== 'AlreadyCommitted') throw err
+    if (revertName(err) !== 'AlreadyCommitted') throw err
     log('already committed on %s (before a restart): revealing the journaled vote', id)
   }
-  job = await waitForJob(chain, id, 'reveal phase', (j, head) => commitPhaseOver(j, head) && j.proven, inThisRound)
+  // a sample nobody proved by the reveal deadline takes no reveal: the round is settled against its submitter
+  job = await waitForJob(chain, id, 'reveal phase', (j, head) => commitPhaseOver(j, head) && (j.proven || head > j.revealDeadline), inThisRound)
   const result = { jobId: id, positions, outputHashes, executionDigest: vote.executionDigest, expected: vote.expected, firstBad: vote.firstBad, processorBlame: vote.processorBlame }
-  if (!inRound(job, drawn.submitBlock) || proven == null) {
+  if (!inRound(job, inThisRound.round) || proven == null) {
     await components.journal?.delete(voteKey)
     return { ...result, revealed: false }
   }
@@ -175,7 +200,7 @@ export async function verifyJob (components: SettlementComponents & { executor: 
     }, { signal })
     log('revealed on %s: %s', id, vote.firstBad === -1 ? 'match' : `wrong leaf at sample position ${vote.firstBad}`)
   } catch (err) {
-    if ((err as { errorName?: string }).errorName !== 'AlreadyRevealed') throw err
+    if (revertName(err) !== 'AlreadyRevealed') throw err
   }
   await components.journal?.delete(voteKey)
   return { ...result, revealed: true }

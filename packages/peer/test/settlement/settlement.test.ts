@@ -19,6 +19,7 @@ import { wasmMicroJobExecutor } from '../../src/executor/index.js'
 import { createContentStore } from '../../src/storage/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { MicroJobExecutor, WasmExecutor } from '../../src/executor/index.js'
+import type { ContentStore } from '../../src/storage/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { Settlement, SettlementDocs } from '../../src/settlement/index.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
@@ -121,8 +122,8 @@ describe('settlement end to end on anvil', () => {
     await peer.chain.ensureRegistered({ peerId: peerIdFromPrivateKey(peer.key).toString(), privateKey: peer.key, gpuModel: 'cpu', vramGb: 1, stake: STAKE })
   }
 
-  async function startSettlement (peer: Peer, { docs, honest, fromBlock }: Prepared, pollMs = 50): Promise<Settlement> {
-    const store = createContentStore({ helia: node.helia })
+  async function startSettlement (peer: Peer, { docs, honest, fromBlock }: Prepared, pollMs = 50, unreachable?: Set<string>): Promise<Settlement> {
+    const store = withUnreachable(createContentStore({ helia: node.helia }), unreachable)
     peer.settlement = createSettlement({ docs, chain: peer.chain, store, privateKey: peer.key, executor: honest }, { pollMs, phaseTimeoutMs: 60_000, fromBlock })
     await peer.settlement.start()
     return peer.settlement
@@ -133,6 +134,35 @@ describe('settlement end to end on anvil', () => {
     return new Proxy(chain, {
       get (target, key) {
         if (key === 'settle') return async (...args: Parameters<ChainClient['settle']>) => { await gate; return await target.settle(...args) }
+        const value: unknown = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      }
+    })
+  }
+
+  /** `store` that cannot fetch the `ipfs://` URIs in `unreachable` (content whose only holder is gone). */
+  function withUnreachable (store: ContentStore, unreachable: Set<string> | undefined): ContentStore {
+    if (unreachable == null) return store
+    return new Proxy(store, {
+      get (target, key) {
+        if (key === 'fetch') {
+          return async (...args: Parameters<ContentStore['fetch']>) => {
+            if (unreachable.has(args[0])) throw new Error(`${args[0]}: no provider`)
+            return await target.fetch(...args)
+          }
+        }
+        const value: unknown = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      }
+    })
+  }
+
+  /** `chain` of a node that dies after `submitResults`: its later draws, proofs and settles never reach the chain. */
+  function goneAfterSubmission (chain: ChainClient): ChainClient {
+    const gone = new Set(['selectVerifiers', 'proveSample', 'settle', 'closeSeeds'])
+    return new Proxy(chain, {
+      get (target, key) {
+        if (typeof key === 'string' && gone.has(key)) return async () => { throw new Error(`${key}: this node is gone`) }
         const value: unknown = Reflect.get(target, key)
         return typeof value === 'function' ? value.bind(target) : value
       }
@@ -225,6 +255,56 @@ describe('settlement end to end on anvil', () => {
     const redraw = await submitter.chain.provider.getTransaction(draws[1].transactionHash)
     expect(redraw?.from).toBe(await submitter.chain.address())
   }, 240_000)
+
+  it('a submitter gone right after its submission: a watcher draws late, a verifier proves the sample, the job is released', async () => {
+    const prepared = await prepare({})
+    const { jobId } = prepared
+    const [submitter] = peers
+    // the submitter's node dies once its results are on chain: none of its later transactions is sent
+    submitter.chain = goneAfterSubmission(submitter.chain)
+    const own = await startSettlement(submitter, prepared)
+    for (const p of peers.slice(1, 5)) await startSettlement(p, prepared)
+    expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
+    await own.stop()
+
+    const outcome = await pollUntil(async () => (await events('JobReleased', jobId))[0] ?? (await events('JobRejected', jobId))[0],
+      { pollMs: 100, timeoutMs: 150_000, what: 'JobReleased or JobRejected' })
+    expect(outcome.name).toBe('JobReleased')
+    expect(await events('DrawBountyPaid', jobId)).toHaveLength(1)
+    const proofs = await events('SampleProven', jobId)
+    expect(proofs).toHaveLength(1)
+    const prover = (await submitter.chain.provider.getTransaction(proofs[0].transactionHash))?.from
+    const drawn = (await events('VerifierAssigned', jobId)).map(e => String(e.args.verifier))
+    expect(drawn).toContain(prover)
+    expect(prover).not.toBe(await submitter.chain.address())
+  }, 180_000)
+
+  it('a submitter gone with its manifest: its verifiers settle the unproven round against it and are freed', async () => {
+    const prepared = await prepare({})
+    const { jobId } = prepared
+    const [submitter] = peers
+    submitter.chain = goneAfterSubmission(submitter.chain)
+    const unreachable = new Set<string>()
+    const own = await startSettlement(submitter, prepared)
+    for (const p of peers.slice(1, 5)) await startSettlement(p, prepared, 50, unreachable)
+    // the verifiers cannot fetch the manifest: nobody can prove the sample
+    const submitted = pollUntil(async () => (await events('ResultsSubmitted', jobId))[0], { pollMs: 20, timeoutMs: 60_000, what: 'ResultsSubmitted' })
+    const finalized = own.onJobComplete(jobId)
+    unreachable.add(`ipfs://${String((await submitted).args.manifestCid)}`)
+    expect((await finalized).outcome).toBe('submitted')
+    await own.stop()
+
+    const outcome = await pollUntil(async () => (await events('JobReleased', jobId))[0] ?? (await events('JobRejected', jobId))[0],
+      { pollMs: 100, timeoutMs: 150_000, what: 'JobReleased or JobRejected' })
+    expect(outcome.name).toBe('JobRejected')
+    expect(await events('SampleProven', jobId)).toHaveLength(0)
+    expect((await submitter.chain.nodeInfo()).stake).toBeLessThan(STAKE)
+    const drawn = (await events('VerifierAssigned', jobId)).map(e => String(e.args.verifier))
+    expect(drawn).toHaveLength(3)
+    for (const p of peers.slice(1, 5)) {
+      if (drawn.includes(await p.chain.address())) expect((await p.chain.nodeInfo()).busy).toBe(false)
+    }
+  }, 180_000)
 
   it('rejects a cheating submitter and slashes its stake', async () => {
     const { jobId, submitter, settled } = await run(true)
