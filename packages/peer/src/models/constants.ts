@@ -15,11 +15,14 @@ export const PROMPTS_PER_FALLBACK = 1
 /** Candidates a prompt tries (each refused one costs an estimate, not a transaction) before it gives up. */
 export const MAX_PROMPT_TRIES = 3
 
-/** First wait before a model fetch that failed (nobody reachable served it) is tried again (ms); doubles each time. */
-export const FETCH_RETRY_MS = 5_000
+/**
+ * First wait before a model fetch (nobody reachable served it) or its on-chain record (RPC unreachable, transaction
+ * failed) is tried again (ms); doubles each time.
+ */
+export const DEFAULT_RETRY_MS = 5_000
 
-/** Longest wait between two tries of a model fetch (ms). */
-export const FETCH_RETRY_MAX_MS = 60_000
+/** Longest wait between two tries of a model fetch or record (ms). */
+export const DEFAULT_MAX_RETRY_MS = 60_000
 
 /** Model jobs whose first sighting is remembered for the holder grace (the oldest are forgotten first). */
 export const MAX_TRACKED_JOBS = 1_000

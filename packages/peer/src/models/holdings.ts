@@ -2,7 +2,7 @@ import { setTimeout as wait } from 'node:timers/promises'
 import { logger } from '@libp2p/logger'
 import { promptTargets } from './prompt-targets.js'
 import {
-  DEFAULT_HOLDER_COUNT_TTL_MS, DEFAULT_HOLDER_GRACE_MS, DEFAULT_PROMPT_POLL_MS, FETCH_RETRY_MAX_MS, FETCH_RETRY_MS, MAX_PROMPT_TRIES,
+  DEFAULT_HOLDER_COUNT_TTL_MS, DEFAULT_HOLDER_GRACE_MS, DEFAULT_MAX_RETRY_MS, DEFAULT_PROMPT_POLL_MS, DEFAULT_RETRY_MS, MAX_PROMPT_TRIES,
   MAX_TRACKED_JOBS, PROMPTS_PER_FALLBACK
 } from './constants.js'
 import type { PeerProfile } from '../jobs/index.js'
@@ -32,6 +32,10 @@ export interface ModelHoldingsInit {
   holderGraceMs?: number
   promptPollMs?: number
   holderCountTtlMs?: number
+  /** First wait before a failed model fetch or on-chain record is tried again (ms); doubles each time. */
+  retryMs?: number
+  /** Longest wait between two tries (ms). */
+  maxRetryMs?: number
 }
 
 /** A model this peer holds, as `jobmesh status` shows it. */
@@ -98,29 +102,38 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
     }
   }
 
+  /** Runs `fn` until it succeeds, backing off between tries, until the peer stops (or `fatal` says the error is final). */
+  const untilDone = async (what: string, fn: () => Promise<void>, fatal: (err: Error) => boolean = () => false): Promise<void> => {
+    const first = init.retryMs ?? DEFAULT_RETRY_MS
+    for (let pause = first; ; pause = Math.min(2 * pause, init.maxRetryMs ?? DEFAULT_MAX_RETRY_MS)) {
+      try {
+        await fn()
+        return
+      } catch (err) {
+        if (signal.aborted || fatal(err as Error)) throw err
+        log('%s failed, again in %d ms: %e', what, pause, err)
+        if (pause === first) tell(`cannot ${what} yet (${(err as Error).message}); trying again, less and less often`, 'error')
+      }
+      await wait(pause, undefined, { signal })
+    }
+  }
+
+  /** Records on chain that this node holds the model; an unreachable RPC or a failed transaction is tried again. */
   const announce = async (modelId: string): Promise<void> => {
     if (chain == null || announced.has(modelId)) return
-    const h = await chain.modelHolding(modelId, address, { signal })
-    if (!h.held) await chain.announceModel(modelId, { signal })
+    await untilDone(`record model ${modelId} on chain`, async () => {
+      const h = await chain.modelHolding(modelId, address, { signal })
+      if (!h.held) await chain.announceModel(modelId, { signal })
+      counts.set(modelId, { holders: h.held ? h.holders : h.holders + 1, at: Date.now() })
+    })
     announced.add(modelId)
-    counts.set(modelId, { holders: h.held ? h.holders : h.holders + 1, at: Date.now() })
     log('holding model %s (on chain)', modelId)
     tell(`model ${modelId} is recorded on chain as held by this node`)
   }
 
   /** Pins an `ipfs://` model, trying again (backing off) while nobody reachable serves it, until the peer stops. */
   const fetchModel = async (modelId: string): Promise<void> => {
-    for (let pause = FETCH_RETRY_MS; ; pause = Math.min(2 * pause, FETCH_RETRY_MAX_MS)) {
-      try {
-        await store.pin(modelId, { signal })
-        return
-      } catch (err) {
-        if (signal.aborted || (err as Error).name === 'UnsupportedUriError') throw err
-        log('fetching model %s failed, again in %d ms: %e', modelId, pause, err)
-        if (pause === FETCH_RETRY_MS) tell(`cannot fetch model ${modelId} yet (${(err as Error).message}); trying again, less and less often`, 'error')
-      }
-      await wait(pause, undefined, { signal })
-    }
+    await untilDone(`fetch model ${modelId}`, async () => { await store.pin(modelId, { signal }) }, err => err.name === 'UnsupportedUriError')
   }
 
   /** Fetches and pins an `ipfs://` model (other ids name nothing to fetch), then says so on chain. */
