@@ -137,7 +137,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
   const executionDigest = sampleExecutionDigest(digests)
   // the proven leaves (anyone proves them once the entropy is set): what this verifier judges
   // commit before the window closes even when nobody proved the sample (then the submitter is at fault)
-  job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + 2 > j.commitDeadline), inThisRound)
+  job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + COMMIT_MARGIN_BLOCKS > j.commitDeadline), inThisRound)
   if (!inRound(job, inThisRound.round)) return { jobId: id, positions, outputHashes, executionDigest, expected: [], firstBad: -1, processorBlame: false, revealed: false }
   const proven = job.proven ? await provenLeaves(components, id, job.submitBlock, { signal }) : undefined
   // the vote and its salt are journaled before the commit: a verifier that restarts between commit and reveal
