@@ -65,3 +65,15 @@ export const BOOTSTRAP_TAG = `${KEEP_ALIVE}-bootstrap`
  * laptop runs many jobmesh peers behind one address (a devnet, a rack), whose dials would otherwise be refused.
  */
 export const DEFAULT_INBOUND_CONNECTION_THRESHOLD = 64
+
+/** How often the gossip repair looks for peers without an outbound gossipsub stream (ms). */
+export const DEFAULT_GOSSIP_REPAIR_INTERVAL_MS = 5_000
+
+/**
+ * How long a connected gossipsub peer may be without this node's outbound stream before the connection is renewed
+ * (ms): far longer than a stream takes to open on a loaded machine (under a second), short next to a job.
+ */
+export const DEFAULT_GOSSIP_REPAIR_GRACE_MS = 15_000
+
+/** Bound of the redial of a renewed connection (ms). */
+export const GOSSIP_REDIAL_TIMEOUT_MS = 10_000

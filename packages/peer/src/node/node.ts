@@ -5,9 +5,11 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { logger } from '@libp2p/logger'
 import { parseBootstrap, parseListen } from './addresses.js'
 import { DEFAULT_LISTEN } from './constants.js'
+import { gossipRepair } from './gossip-repair.js'
 import { loadOrCreateIdentity } from './identity.js'
 import { libp2pOptions } from './libp2p-options.js'
 import { ensureDataDir, openStorage } from './storage.js'
+import type { GossipRepairInit } from './gossip-repair.js'
 import type { NodeServices } from './types.js'
 import type { HeliaWithLibp2p } from '@helia/libp2p'
 import type { GossipSub, GossipsubOpts } from '@libp2p/gossipsub'
@@ -34,6 +36,8 @@ export interface NodeInit {
   gossipsub?: Partial<GossipsubOpts>
   /** libp2p's metrics component (e.g. `prometheusMetrics({ registry })`); none by default. */
   metrics?: Libp2pOptions['metrics']
+  /** When a peer without this node's outbound gossipsub stream gets its connection renewed (`gossip-repair.ts`). */
+  gossipRepair?: GossipRepairInit
 }
 
 export interface JobmeshNode {
@@ -81,6 +85,7 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
     await helia.start()
     const libp2p = helia.libp2p
     log('started %p on %s', libp2p.peerId, libp2p.getMultiaddrs().map(String).join(' '))
+    const repair = gossipRepair({ libp2p, pubsub: libp2p.services.pubsub }, init.gossipRepair)
     let stopped = false
     return {
       libp2p,
@@ -94,6 +99,7 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
           return
         }
         stopped = true
+        repair.stop()
         try {
           await helia.stop()
         } finally {

@@ -124,5 +124,33 @@ describe('node', () => {
     for (const [i, s] of spokes.entries()) await s.pubsub.publish(topic, new TextEncoder().encode(`spoke ${i}`))
     await waitFor(() => received.size === 15, { timeoutMs: 10_000, what: 'a message from every spoke' })
   })
-})
 
+  it('renews a connection on which its gossipsub stream could not be opened (gossipsub never retries): the peer hears this node', async () => {
+    const a = await start({ gossipRepair: { intervalMs: 100, graceMs: 1_000 } })
+    const b = await start({})
+    const topic = 'jobmesh/test/repair'
+    a.pubsub.subscribe(topic)
+    b.pubsub.subscribe(topic)
+    // on a's first connection every gossipsub stream fails to open, as a negotiation timed out on a loaded machine
+    let first: string | undefined
+    a.libp2p.addEventListener('connection:open', (evt) => {
+      const conn = evt.detail
+      if (first != null) return
+      first = conn.id
+      const open = conn.newStream.bind(conn)
+      conn.newStream = async (protocols, options) => {
+        if ([protocols].flat().some(p => p.startsWith('/meshsub/'))) throw new Error('protocol negotiation timed out')
+        return await open(protocols, options)
+      }
+    })
+    await b.libp2p.dial(a.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const received: string[] = []
+    b.pubsub.addEventListener('message', (evt) => { received.push(new TextDecoder().decode(evt.detail.data)) })
+    let n = 0
+    await waitFor(async () => {
+      await a.pubsub.publish(topic, new TextEncoder().encode(`from a ${n++}`)).catch(() => {})
+      return received.length > 0
+    }, { timeoutMs: 20_000, intervalMs: 200, what: 'a message from a at b' })
+    expect(a.libp2p.getConnections(b.peerId).map(c => c.id)).not.toContain(first)
+  })
+})
