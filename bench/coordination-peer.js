@@ -75,26 +75,12 @@ process.on('message', (msg) => {
       case 'mesh': {
         await processor.start()
         // a connection refused or dropped under load (libp2p limits inbound dials per host) is dialled again; a
-        // connection on which a peer's subscriptions never arrived (gossipsub opens its stream once per connection and
-        // does not retry a stream that failed under load) is closed and dialled again after 15 s
-        const missingSince = new Map()
+        // gossipsub stream that failed to open under load is the node's own repair (node/gossip-repair.ts)
         const redial = setInterval(() => {
           for (const addr of planned) {
             const id = addr.split('/p2p/')[1]
             if (id != null && node.libp2p.getConnections(peerIdFromString(id)).length > 0) continue
             node.libp2p.dial(multiaddr(addr), { signal: AbortSignal.timeout(10_000) }).catch(() => {})
-          }
-          const subscribed = new Set(node.pubsub.getSubscribers(jobsTopic()).map(String))
-          for (const peer of node.libp2p.getPeers()) {
-            const id = peer.toString()
-            if (subscribed.has(id)) { missingSince.delete(id); continue }
-            const since = missingSince.get(id) ?? Date.now()
-            missingSince.set(id, since)
-            if (Date.now() - since < 15_000) continue
-            missingSince.delete(id)
-            node.libp2p.hangUp(peer)
-              .then(async () => { await node.libp2p.dial(peer, { signal: AbortSignal.timeout(10_000) }) })
-              .catch(() => {})
           }
         }, 5_000)
         try {
