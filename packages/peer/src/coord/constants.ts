@@ -29,6 +29,14 @@ export const RESULT_SLOT_CHARS = 8
 export const DEFAULT_MAX_FAILURES = 3
 /** Distinct peers whose failures are needed before a job is given up (one faulty peer cannot fail a job). */
 export const DEFAULT_FAILURE_PEERS = 2
+/**
+ * Queues (a MacroJob's MicroJobs) of at least this many items split their last round evenly over the room's members;
+ * smaller ones halve down to single items at the tail (coord/queue.ts `fairBatch`). Measured: the even last round
+ * took proc:8 from 213 to ~100 turns for 640 MicroJobs, while on jobs of 4 MicroJobs per MacroJob it handed whole
+ * MacroJobs to the first peer that asked (docs/coordination.md, Fourth and fifth rounds).
+ */
+export const EVEN_SPLIT_MIN_ITEMS = 32
+
 /** A peer gives up a job locally after this many of its own failed attempts, whatever the others say. */
 export const DEFAULT_LOCAL_MAX_FAILURES = 3
 

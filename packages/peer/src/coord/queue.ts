@@ -1,3 +1,4 @@
+import { EVEN_SPLIT_MIN_ITEMS } from './constants.js'
 import { MalformedMessageError } from './errors.js'
 import { bytesToPeer, peerToBytes } from './peer-bytes.js'
 import type { QueueSnapshot as WireSnapshot } from './pb/coord.js'
@@ -176,13 +177,42 @@ export function countStates (states: Uint8Array): { open: number, locked: number
   return { open, locked, done }
 }
 
+/** What the owner knows when it locks a batch: the queue's counts and who works on it. */
+export interface BatchShare {
+  /** Items of the queue (its MacroJob's MicroJobs). */
+  size: number
+  /** Open items. */
+  open: number
+  /** Locked items (running or about to run on some member). */
+  locked: number
+  /** Of those, locked by the requester itself (the last of its previous turn, still running). */
+  ownLocked: number
+  /** Members the owner knows: pending requesters, lock holders, itself. */
+  members: number
+  /** Other peers on the room's topic (members that have not asked yet). */
+  roomPeers: number
+}
+
 /**
- * The owner's fair batch (DESIGN 7): at most `want` and `maxBatch`, and at most half of an even split of the open
- * items over the members seen (pending requesters, lock holders, the owner), at least 1 while anything is open: big
- * batches early, single items at the tail, so the last items spread over the peers instead of waiting in one batch.
+ * The owner's fair batch (DESIGN 7): at most `want` and `maxBatch`, at least 1 while anything is open, and at most
+ * a fair share, which depends on the queue's size (docs/coordination.md, Handoff rules):
+ * - a queue of {@link EVEN_SPLIT_MIN_ITEMS} or more stays full-size until its last round, which is split so every
+ *   member finishes together (open and locked items evenly over the members, the room's subscribers counted, less
+ *   what the requester still holds): about O / want + m turns instead of a geometric tail of ~2 m ln(O);
+ * - a smaller queue gives half of an even split of the open items over the members known, down to single items at
+ *   the tail: its tail is a few turns anyway, and single items spread a small job over the peers (a first asker
+ *   alone in the room would otherwise take all of it).
  */
-export function fairBatch (open: number, members: number, want: number, maxBatch: number): number {
-  if (open <= 0) return 0
-  const fair = Math.max(1, Math.floor(open / (Math.max(1, members) * 2)))
-  return Math.max(1, Math.min(want, maxBatch, fair, open))
+export function fairBatch (share: BatchShare, want: number, maxBatch: number): number {
+  if (share.open <= 0) return 0
+  const fair = share.size >= EVEN_SPLIT_MIN_ITEMS ? evenShare(share) : halfShare(share)
+  return Math.max(1, Math.min(want, maxBatch, fair, share.open))
+}
+
+function evenShare (s: BatchShare): number {
+  return Math.ceil((s.open + s.locked) / Math.max(1, s.members, s.roomPeers + 1)) - s.ownLocked
+}
+
+function halfShare (s: BatchShare): number {
+  return Math.floor(s.open / (Math.max(1, s.members) * 2))
 }

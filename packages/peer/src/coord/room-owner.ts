@@ -27,18 +27,36 @@ export function ownerMemory (): OwnerMemory {
   return { lockSeen: new Map(), doneSeen: new Map() }
 }
 
+/** Who asks the owner for a batch and how big it may be. */
+export interface BatchRequest {
+  /** The owner, locking for itself. */
+  self: string
+  want: number
+  maxBatch: number
+  now: number
+  /** Other peers on the room's topic: members that have not asked yet still get their share of a last round. */
+  roomPeers?: number
+}
+
 /**
- * The open items the owner `self` may lock for itself now: a fair share (`fairBatch` over the members it knows:
- * pending requesters, lock holders and itself), skipping items the CRDT shows done or held by another peer (those
- * are marked in `state`, `changed` says so).
+ * The open items the owner `req.self` may lock for itself now: a fair share (`fairBatch` over the members it knows:
+ * pending requesters, lock holders and itself, and the room's other peers), skipping items the CRDT shows done or
+ * held by another peer (those are marked in `state`, `changed` says so).
  */
-export function pickBatch (state: QueueState, view: QueueView, self: string, want: number, maxBatch: number, now: number): { indices: number[], changed: boolean } {
+export function pickBatch (state: QueueState, view: QueueView, req: BatchRequest): { indices: number[], changed: boolean } {
+  const { self, now } = req
   const counts = countStates(state.states)
   if (counts.open === 0) return { indices: [], changed: false }
   const members = new Set<string>(state.pending)
-  for (const l of state.locks.values()) members.add(l.holder)
+  let ownLocked = 0
+  for (const l of state.locks.values()) {
+    members.add(l.holder)
+    if (l.holder === self) ownLocked++
+  }
   members.add(self)
-  const n = fairBatch(counts.open, members.size, want, maxBatch)
+  const n = fairBatch({
+    size: state.states.length, open: counts.open, locked: counts.locked, ownLocked, members: members.size, roomPeers: req.roomPeers ?? 0
+  }, req.want, req.maxBatch)
   const indices: number[] = []
   let changed = false
   for (let i = 0; i < state.states.length && indices.length < n; i++) {

@@ -85,7 +85,9 @@ function lockBatch (room: RoomCore, want: number): LockedItem[] {
       state.epoch, macroLease.term)
     return []
   }
-  const { indices, changed } = pickBatch(state, room.view, room.self, want, room.maxBatch, room.clock())
+  const { indices, changed } = pickBatch(state, room.view, {
+    self: room.self, want, maxBatch: room.maxBatch, now: room.clock(), roomPeers: room.components.pubsub.getSubscribers?.(room.topic).length
+  })
   if (indices.length === 0) {
     if (changed) state.version++
     return []

@@ -1,21 +1,56 @@
 import { describe, expect, it } from 'vitest'
+import { EVEN_SPLIT_MIN_ITEMS } from '../../src/coord/constants.js'
 import { fairBatch } from '../../src/coord/queue.js'
+import type { BatchShare } from '../../src/coord/queue.js'
+
+/** A queue's counts: `size` items, `open` of them open, over `members` known members. */
+function share (size: number, open: number, members: number, more: Partial<BatchShare> = {}): BatchShare {
+  return { size, open, members, locked: 0, ownLocked: 0, roomPeers: 0, ...more }
+}
 
 describe('fairBatch (the owner\'s batch for a requester)', () => {
   it('is capped by want and maxBatch while many items are open', () => {
-    expect(fairBatch(1_000, 2, 8, 16)).toBe(8)
-    expect(fairBatch(1_000, 2, 32, 16)).toBe(16)
+    expect(fairBatch(share(1_000, 1_000, 2), 8, 16)).toBe(8)
+    expect(fairBatch(share(1_000, 1_000, 2), 32, 16)).toBe(16)
   })
 
-  it('is half of an even split over the members seen, so the tail spreads over peers', () => {
-    expect(fairBatch(64, 4, 16, 16)).toBe(8) // 64 / (4 x 2)
-    expect(fairBatch(20, 4, 8, 16)).toBe(2)
-    expect(fairBatch(7, 4, 8, 16)).toBe(1)
+  it('a large queue stays full-size until its last round, which is split so every member finishes together', () => {
+    // 4 members ask in turn for a queue of 64: four full turns of 16, not a tail halving down to single items
+    let open = 64
+    let locked = 0
+    const turns: number[] = []
+    for (let m = 0; m < 4; m++) {
+      const n = fairBatch(share(64, open, 4, { locked }), 16, 64)
+      turns.push(n)
+      open -= n
+      locked += n
+    }
+    expect(turns).toEqual([16, 16, 16, 16])
+    // the last 20 of 64 over 4 members, 3 of them busy with 8 each: the idle one takes its even share
+    expect(fairBatch(share(64, 20, 4, { locked: 24 }), 16, 64)).toBe(11) // ceil(44 / 4)
+    // less what the requester still holds
+    expect(fairBatch(share(64, 30, 3, { locked: 30, ownLocked: 10 }), 32, 64)).toBe(10) // 60 / 3 - 10
+    expect(fairBatch(share(64, 2, 3, { locked: 30, ownLocked: 28 }), 32, 64)).toBe(1)
+  })
+
+  it('a large queue counts the room\'s other peers as members: a lone first asker leaves them their share', () => {
+    expect(fairBatch(share(64, 64, 1), 64, 64)).toBe(64)
+    expect(fairBatch(share(64, 64, 1, { roomPeers: 3 }), 64, 64)).toBe(16)
+  })
+
+  it('a small queue halves an even split down to single items, so a small job spreads over the peers', () => {
+    const size = EVEN_SPLIT_MIN_ITEMS - 1
+    expect(fairBatch(share(size, size, 1, { roomPeers: 3 }), 64, 64)).toBe(Math.floor(size / 2))
+    expect(fairBatch(share(size, 20, 4), 8, 16)).toBe(2) // 20 / (4 x 2)
+    expect(fairBatch(share(size, 7, 4), 8, 16)).toBe(1)
+    // the same counts in a large queue: the even split
+    expect(fairBatch(share(EVEN_SPLIT_MIN_ITEMS, 20, 4), 8, 16)).toBe(5)
   })
 
   it('is at least one while anything is open and zero when nothing is', () => {
-    expect(fairBatch(1, 8, 8, 16)).toBe(1)
-    expect(fairBatch(0, 8, 8, 16)).toBe(0)
-    expect(fairBatch(3, 0, 8, 16)).toBe(1)
+    expect(fairBatch(share(8, 1, 8), 8, 16)).toBe(1)
+    expect(fairBatch(share(8, 0, 8), 8, 16)).toBe(0)
+    expect(fairBatch(share(8, 3, 0), 8, 16)).toBe(1)
+    expect(fairBatch(share(64, 3, 0), 8, 16)).toBe(3)
   })
 })

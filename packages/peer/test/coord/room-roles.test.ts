@@ -48,13 +48,20 @@ describe('room owner role (room-owner.ts)', () => {
     view.leases.set(1, lease('b', 2, 50_000))
     view.leases.set(2, lease('c', 1, 500)) // expired: open again
     const state = queue(40, { pending: ['b', 'c'] })
-    const { indices, changed } = pickBatch(state, view, 'a', 16, 16, 1_000)
-    // 40 open, 3 members (a and the two pending): 40 / 6 = 6
-    expect(indices).toEqual([2, 3, 4, 5, 6, 7])
+    const { indices, changed } = pickBatch(state, view, { self: 'a', want: 16, maxBatch: 16, now: 1_000 })
+    // 40 open, 3 members (a and the two pending): a large queue's even split, ceil(40 / 3) = 14 (items 0 and 1 skipped)
+    expect(indices).toEqual(Array.from({ length: 14 }, (_, i) => i + 2))
     expect(changed).toBe(true)
     expect(state.states[0]).toBe(DONE)
     expect(state.states[1]).toBe(LOCKED)
     expect(state.locks.get(1)).toEqual({ holder: 'b', leaseTerm: 2 })
+  })
+
+  it('counts the room\'s subscribers as members of a large queue; a small one gives a lone first owner half', () => {
+    expect(pickBatch(queue(64), crdt(), { self: 'a', want: 64, maxBatch: 64, now: 1_000 }).indices).toHaveLength(64)
+    // 4 more peers on the room's topic: ceil(64 / 5)
+    expect(pickBatch(queue(64), crdt(), { self: 'a', want: 64, maxBatch: 64, now: 1_000, roomPeers: 4 }).indices).toHaveLength(13)
+    expect(pickBatch(queue(16), crdt(), { self: 'a', want: 64, maxBatch: 64, now: 1_000, roomPeers: 4 }).indices).toHaveLength(8)
   })
 
   it('hands off: term + 1, the requester owns, the old owner is its previous owner and nobody pending twice', () => {
