@@ -21,8 +21,6 @@ export interface GossipRepairInit {
 }
 
 export interface GossipRepair {
-  /** Peers whose connection was renewed so far. */
-  readonly repaired: number
   stop(): void
 }
 
@@ -37,7 +35,6 @@ export function gossipRepair (components: GossipRepairComponents, init: GossipRe
   const { libp2p, pubsub } = components
   const graceMs = init.graceMs ?? DEFAULT_GOSSIP_REPAIR_GRACE_MS
   const missingSince = new Map<string, number>()
-  let repaired = 0
 
   /** Whether one of the peer's connections carries this node's gossipsub stream to it. */
   const hasOutbound = (peer: PeerId): boolean => libp2p.getConnections(peer).some(c =>
@@ -45,7 +42,6 @@ export function gossipRepair (components: GossipRepairComponents, init: GossipRe
 
   const renew = async (peer: PeerId): Promise<void> => {
     log('no gossipsub stream to %p for %d ms: renewing the connection', peer, graceMs)
-    repaired++
     try {
       await libp2p.hangUp(peer)
       await libp2p.dial(peer, { signal: AbortSignal.timeout(GOSSIP_REDIAL_TIMEOUT_MS) })
@@ -74,7 +70,6 @@ export function gossipRepair (components: GossipRepairComponents, init: GossipRe
   const timer = setInterval(check, init.intervalMs ?? DEFAULT_GOSSIP_REPAIR_INTERVAL_MS)
   timer.unref()
   return {
-    get repaired () { return repaired },
     stop () { clearInterval(timer) }
   }
 }

@@ -3,6 +3,7 @@ import { getAddress } from 'ethers'
 import { WrongJobStatusError } from './errors.js'
 import { loadManifest } from './lookup.js'
 import { manifestTree } from './manifest.js'
+import { revertName } from './revert.js'
 import type { Manifest } from './manifest.js'
 import type { SettlementComponents } from './types.js'
 import type { SampleLeaf } from '@jobmesh/contracts'
@@ -57,7 +58,7 @@ export async function claimPayouts (components: Pick<SettlementComponents, 'chai
       claimed += each * BigInt(batch.length)
       log('claimed %d leaves (%s wei) of %s', batch.length, each * BigInt(batch.length), id)
     } catch (err) {
-      if ((err as { errorName?: string }).errorName !== 'AlreadyClaimed') throw err
+      if (revertName(err) !== 'AlreadyClaimed') throw err
     }
   }
   let withdrawn = 0n
@@ -68,7 +69,7 @@ export async function claimPayouts (components: Pick<SettlementComponents, 'chai
         await chain.withdrawCredit({ signal })
         withdrawn = credit
       } catch (err) {
-        if ((err as { errorName?: string }).errorName !== 'NothingToWithdraw') throw err
+        if (revertName(err) !== 'NothingToWithdraw') throw err
       }
     }
   }

@@ -12,6 +12,7 @@ import { roundDocName } from '../crdt/index.js'
 import { finalMap, payeeResolver } from '../jobs/index.js'
 import { resultTree, sliceJob } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
+import { revertName } from './revert.js'
 import type { FinalRecord } from '../jobs/index.js'
 import type { Manifest, ManifestEntry } from './manifest.js'
 import type { SettlementComponents } from './types.js'
@@ -134,7 +135,7 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     await components.chain.waitForBlock(committed.blockNumber + 1, { signal, ...(options.pollMs == null ? {} : { pollMs: options.pollMs }) })
     tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, manifestCid }, { signal })
   } catch (err) {
-    if ((err as { errorName?: string }).errorName === 'WrongStatus') {
+    if (revertName(err) === 'WrongStatus') {
       return { outcome: 'already', status: await components.chain.jobStatus(id, { signal }), round, manifest, manifestCid }
     }
     throw err

@@ -1,5 +1,6 @@
 import { DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_SETTLEMENT_POLL_MS } from './constants.js'
 import { pollUntil } from '@jobmesh/contracts'
+import { revertName } from './revert.js'
 import type { SettlementOptions } from './types.js'
 import type { ChainClient, EscrowJobState } from '@jobmesh/contracts'
 
@@ -50,7 +51,7 @@ export async function waitForSample (chain: ChainClient, jobId: string, options:
       await chain.closeSeeds(jobId, options)
     } catch (err) {
       // settled or restarted by someone else between the read and the transaction
-      const name = (err as { errorName?: string }).errorName
+      const name = revertName(err)
       if (name !== 'WrongStatus' && name !== 'VerifiersIncomplete') throw err
     }
   }

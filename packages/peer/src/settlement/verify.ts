@@ -63,8 +63,8 @@ async function revealSeedIfOpen (components: SettlementComponents, id: string, o
 
 /**
  * One verification task (docs/settlement.md), for a job this node was drawn for: waits for the sample entropy and
- * the proven sample (`SampleProven`; proving it itself when the submitter has not, `proveIfSubmitterSilent`), re-runs the sampled MicroJobs, judges each proven leaf against its own re-run
- * and the round's signed results (`judgeSample`), commits `keccak(verifierHash(expected, executionDigest), blame,
+ * the proven sample (`SampleProven`; proving it itself when the submitter has not, `proveIfSubmitterSilent`), re-runs
+ * the sampled MicroJobs, judges each proven leaf against its own re-run and the round's signed results (`judgeSample`), commits `keccak(verifierHash(expected, executionDigest), blame,
  * salt, sender)`, waits until the reveal opens, reveals its expected and the proven leaf hashes and the execution
  * digest of its re-runs.
  *

@@ -129,44 +129,60 @@ describe('settlement end to end on anvil', () => {
     return peer.settlement
   }
 
-  /** `chain` whose `settle` waits for `gate` first (a test seam: another peer settles the round before this one). */
-  function settleHeldUntil (chain: ChainClient, gate: Promise<unknown>): ChainClient {
-    return new Proxy(chain, {
-      get (target, key) {
-        if (key === 'settle') return async (...args: Parameters<ChainClient['settle']>) => { await gate; return await target.settle(...args) }
-        const value: unknown = Reflect.get(target, key)
-        return typeof value === 'function' ? value.bind(target) : value
+  /** `target` with some of its methods replaced (the test seams below); the others bound to it. */
+  function overriding<T extends object> (target: T, overrides: Partial<Record<keyof T, unknown>>): T {
+    return new Proxy(target, {
+      get (t, key) {
+        if (Object.hasOwn(overrides, key)) return overrides[key as keyof T]
+        const value: unknown = Reflect.get(t, key)
+        return typeof value === 'function' ? value.bind(t) : value
       }
     })
+  }
+
+  /** `chain` whose `settle` waits for `gate` first (a test seam: another peer settles the round before this one). */
+  function settleHeldUntil (chain: ChainClient, gate: Promise<unknown>): ChainClient {
+    return overriding(chain, { settle: async (...args: Parameters<ChainClient['settle']>) => { await gate; return await chain.settle(...args) } })
   }
 
   /** `store` that cannot fetch the `ipfs://` URIs in `unreachable` (content whose only holder is gone). */
   function withUnreachable (store: ContentStore, unreachable: Set<string> | undefined): ContentStore {
     if (unreachable == null) return store
-    return new Proxy(store, {
-      get (target, key) {
-        if (key === 'fetch') {
-          return async (...args: Parameters<ContentStore['fetch']>) => {
-            if (unreachable.has(args[0])) throw new Error(`${args[0]}: no provider`)
-            return await target.fetch(...args)
-          }
-        }
-        const value: unknown = Reflect.get(target, key)
-        return typeof value === 'function' ? value.bind(target) : value
+    return overriding(store, {
+      fetch: async (...args: Parameters<ContentStore['fetch']>) => {
+        if (unreachable.has(args[0])) throw new Error(`${args[0]}: no provider`)
+        return await store.fetch(...args)
       }
     })
   }
 
   /** `chain` of a node that dies after `submitResults`: its later draws, proofs and settles never reach the chain. */
   function goneAfterSubmission (chain: ChainClient): ChainClient {
-    const gone = new Set(['selectVerifiers', 'proveSample', 'settle', 'closeSeeds'])
-    return new Proxy(chain, {
-      get (target, key) {
-        if (typeof key === 'string' && gone.has(key)) return async () => { throw new Error(`${key}: this node is gone`) }
-        const value: unknown = Reflect.get(target, key)
-        return typeof value === 'function' ? value.bind(target) : value
-      }
-    })
+    const gone = (name: string) => async () => { throw new Error(`${name}: this node is gone`) }
+    return overriding(chain, { selectVerifiers: gone('selectVerifiers'), proveSample: gone('proveSample'), settle: gone('settle'), closeSeeds: gone('closeSeeds') })
+  }
+
+  /**
+   * The submitter (peer 0) finalizes the job and dies right after its submission; the four others run settlement,
+   * unable to fetch the submitted manifest when `manifestGone`. Returns the job's outcome event on chain.
+   */
+  async function submitterGone (manifestGone: boolean): Promise<{ jobId: string, submitter: Peer, outcome: string }> {
+    const prepared = await prepare({})
+    const { jobId } = prepared
+    const [submitter] = peers
+    submitter.chain = goneAfterSubmission(submitter.chain)
+    const unreachable = manifestGone ? new Set<string>() : undefined
+    const own = await startSettlement(submitter, prepared)
+    for (const p of peers.slice(1, 5)) await startSettlement(p, prepared, 50, unreachable)
+    const submitted = pollUntil(async () => (await events('ResultsSubmitted', jobId))[0], { pollMs: 20, timeoutMs: 60_000, what: 'ResultsSubmitted' })
+    const finalized = own.onJobComplete(jobId)
+    // the verifiers fetch the manifest only after the late draw, many blocks after the submission
+    unreachable?.add(`ipfs://${String((await submitted).args.manifestCid)}`)
+    expect((await finalized).outcome).toBe('submitted')
+    await own.stop()
+    const outcome = await pollUntil(async () => (await events('JobReleased', jobId))[0] ?? (await events('JobRejected', jobId))[0],
+      { pollMs: 100, timeoutMs: 150_000, what: 'JobReleased or JobRejected' })
+    return { jobId, submitter, outcome: outcome.name }
   }
 
   async function events (name: string, jobId: string): Promise<Array<Awaited<ReturnType<ChainClient['findEvents']>>[number]>> {
@@ -257,19 +273,8 @@ describe('settlement end to end on anvil', () => {
   }, 240_000)
 
   it('a submitter gone right after its submission: a watcher draws late, a verifier proves the sample, the job is released', async () => {
-    const prepared = await prepare({})
-    const { jobId } = prepared
-    const [submitter] = peers
-    // the submitter's node dies once its results are on chain: none of its later transactions is sent
-    submitter.chain = goneAfterSubmission(submitter.chain)
-    const own = await startSettlement(submitter, prepared)
-    for (const p of peers.slice(1, 5)) await startSettlement(p, prepared)
-    expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
-    await own.stop()
-
-    const outcome = await pollUntil(async () => (await events('JobReleased', jobId))[0] ?? (await events('JobRejected', jobId))[0],
-      { pollMs: 100, timeoutMs: 150_000, what: 'JobReleased or JobRejected' })
-    expect(outcome.name).toBe('JobReleased')
+    const { jobId, submitter, outcome } = await submitterGone(false)
+    expect(outcome).toBe('JobReleased')
     expect(await events('DrawBountyPaid', jobId)).toHaveLength(1)
     const proofs = await events('SampleProven', jobId)
     expect(proofs).toHaveLength(1)
@@ -280,30 +285,15 @@ describe('settlement end to end on anvil', () => {
   }, 180_000)
 
   it('a submitter gone with its manifest: its verifiers settle the unproven round against it and are freed', async () => {
-    const prepared = await prepare({})
-    const { jobId } = prepared
-    const [submitter] = peers
-    submitter.chain = goneAfterSubmission(submitter.chain)
-    const unreachable = new Set<string>()
-    const own = await startSettlement(submitter, prepared)
-    for (const p of peers.slice(1, 5)) await startSettlement(p, prepared, 50, unreachable)
-    // the verifiers cannot fetch the manifest: nobody can prove the sample
-    const submitted = pollUntil(async () => (await events('ResultsSubmitted', jobId))[0], { pollMs: 20, timeoutMs: 60_000, what: 'ResultsSubmitted' })
-    const finalized = own.onJobComplete(jobId)
-    unreachable.add(`ipfs://${String((await submitted).args.manifestCid)}`)
-    expect((await finalized).outcome).toBe('submitted')
-    await own.stop()
-
-    const outcome = await pollUntil(async () => (await events('JobReleased', jobId))[0] ?? (await events('JobRejected', jobId))[0],
-      { pollMs: 100, timeoutMs: 150_000, what: 'JobReleased or JobRejected' })
-    expect(outcome.name).toBe('JobRejected')
+    const { jobId, submitter, outcome } = await submitterGone(true)
+    expect(outcome).toBe('JobRejected')
     expect(await events('SampleProven', jobId)).toHaveLength(0)
     expect((await submitter.chain.nodeInfo()).stake).toBeLessThan(STAKE)
     const drawn = (await events('VerifierAssigned', jobId)).map(e => String(e.args.verifier))
-    expect(drawn).toHaveLength(3)
-    for (const p of peers.slice(1, 5)) {
-      if (drawn.includes(await p.chain.address())) expect((await p.chain.nodeInfo()).busy).toBe(false)
-    }
+    const verifiers: Peer[] = []
+    for (const p of peers.slice(1, 5)) if (drawn.includes(await p.chain.address())) verifiers.push(p)
+    expect(verifiers).toHaveLength(3)
+    for (const v of verifiers) expect((await v.chain.nodeInfo()).busy).toBe(false)
   }, 180_000)
 
   it('rejects a cheating submitter and slashes its stake', async () => {
