@@ -50,6 +50,11 @@ function noVote (jobId: string): VerifyResult {
 
 const NO_LEAF: SampleLeaf = { microId: ZeroHash, macroIndex: 0, index: 0, outputHash: ZeroHash, payee: ZeroAddress }
 
+/** The first sample position whose proven leaf is not the one expected, -1 when all match (as `judgeSample` votes). */
+function firstMismatch (expected: string[], proven: SampleLeaf[]): number {
+  return proven.findIndex((leaf, i) => resultLeafHash(leaf) !== expected[i])
+}
+
 /** Reveals this verifier's seed; a window already closed (or a job settled meanwhile) is not an error here. */
 async function revealSeedIfOpen (components: SettlementComponents, id: string, options: SettlementOptions): Promise<void> {
   try {
@@ -144,7 +149,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
   // reveals exactly what it committed
   const voteKey = `salt/${id}@${job.submitBlock}`
   const journaled = await components.journal?.get(voteKey)
-  let vote: { salt: string, expected: string[], processorBlame: boolean, firstBad: number, executionDigest: string }
+  let vote: { salt: string, expected: string[], processorBlame: boolean, executionDigest: string }
   if (journaled != null && journaled.startsWith('{')) {
     vote = JSON.parse(journaled) as typeof vote
   } else {
@@ -172,20 +177,23 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
       log('judging %s without every signed result its sample rests on', id)
     }
     const judged = await judgeSample(components, records, sample, { signal })
-    vote = { salt: hexlify(randomBytes(32)), expected: judged.expected, processorBlame: judged.processorBlame, firstBad: judged.firstBad, executionDigest }
+    vote = { salt: hexlify(randomBytes(32)), expected: judged.expected, processorBlame: judged.processorBlame, executionDigest }
     await components.journal?.put(voteKey, JSON.stringify(vote))
   }
   try {
     await chain.commitVerification(id, commitment(verifierHash(vote.expected, vote.executionDigest), vote.processorBlame, vote.salt, me), { signal })
-    log('committed on %s (positions %s, first bad %d)', id, positions.join(','), vote.firstBad)
+    log('committed on %s (positions %s%s)', id, positions.join(','), proven == null ? ', before any proof' : '')
   } catch (err) {
     if (revertName(err) !== 'AlreadyCommitted') throw err
     log('already committed on %s (before a restart): revealing the journaled vote', id)
   }
   // a sample nobody proved by the reveal deadline takes no reveal: the round is settled against its submitter
   job = await waitForJob(chain, id, 'reveal phase', (j, head) => commitPhaseOver(j, head) && (j.proven || head > j.revealDeadline), inThisRound)
-  const result = { jobId: id, positions, outputHashes, executionDigest: vote.executionDigest, expected: vote.expected, firstBad: vote.firstBad, processorBlame: vote.processorBlame }
-  if (!inRound(job, inThisRound.round) || proven == null) {
+  // a proof that landed after this verifier committed (it voted on its own re-runs): revealed against all the same
+  const leaves = proven ?? (job.proven && inRound(job, inThisRound.round) ? await provenLeaves(components, id, job.submitBlock, { signal }) : undefined)
+  const firstBad = leaves == null ? -1 : firstMismatch(vote.expected, leaves)
+  const result = { jobId: id, positions, outputHashes, executionDigest: vote.executionDigest, expected: vote.expected, firstBad, processorBlame: vote.processorBlame }
+  if (!inRound(job, inThisRound.round) || leaves == null) {
     await components.journal?.delete(voteKey)
     return { ...result, revealed: false }
   }
@@ -195,10 +203,10 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
       processorBlame: vote.processorBlame,
       executionDigest: vote.executionDigest,
       expected: vote.expected,
-      proven: proven.map(l => resultLeafHash(l)),
-      badLeaf: vote.firstBad === -1 ? NO_LEAF : proven[vote.firstBad]
+      proven: leaves.map(l => resultLeafHash(l)),
+      badLeaf: firstBad === -1 ? NO_LEAF : leaves[firstBad]
     }, { signal })
-    log('revealed on %s: %s', id, vote.firstBad === -1 ? 'match' : `wrong leaf at sample position ${vote.firstBad}`)
+    log('revealed on %s: %s', id, firstBad === -1 ? 'match' : `wrong leaf at sample position ${firstBad}`)
   } catch (err) {
     if (revertName(err) !== 'AlreadyRevealed') throw err
   }

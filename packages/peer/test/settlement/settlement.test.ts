@@ -145,6 +145,16 @@ describe('settlement end to end on anvil', () => {
     return overriding(chain, { settle: async (...args: Parameters<ChainClient['settle']>) => { await gate; return await chain.settle(...args) } })
   }
 
+  /** `chain` whose `proveSample` waits for `gate` first (a test seam: the submitter proves late). */
+  function proveHeldUntil (chain: ChainClient, gate: Promise<unknown>): ChainClient {
+    return overriding(chain, { proveSample: async (...args: Parameters<ChainClient['proveSample']>) => { await gate; return await chain.proveSample(...args) } })
+  }
+
+  /** `chain` of a node that cannot prove a sample (a test seam: it never got the manifest). */
+  function unableToProve (chain: ChainClient): ChainClient {
+    return overriding(chain, { proveSample: async () => { throw new Error('proveSample: no manifest here') } })
+  }
+
   /** `store` that cannot fetch the `ipfs://` URIs in `unreachable` (content whose only holder is gone). */
   function withUnreachable (store: ContentStore, unreachable: Set<string> | undefined): ContentStore {
     if (unreachable == null) return store
@@ -294,6 +304,34 @@ describe('settlement end to end on anvil', () => {
     for (const p of peers.slice(1, 5)) if (drawn.includes(await p.chain.address())) verifiers.push(p)
     expect(verifiers).toHaveLength(3)
     for (const v of verifiers) expect((await v.chain.nodeInfo()).busy).toBe(false)
+  }, 180_000)
+
+  it('a proof that lands after the verifiers committed on their own re-runs: they reveal against it, the job is released in that round', async () => {
+    const prepared = await prepare({})
+    const { jobId } = prepared
+    const [submitter] = peers
+    // the four others cannot prove; the submitter proves only once its three verifiers committed without a proof
+    const committed = pollUntil(async () => (await events('VerificationCommitted', jobId)).length >= 3 ? true : undefined,
+      { pollMs: 50, timeoutMs: 120_000, what: 'three commits' })
+    committed.catch(() => {}) // awaited below; the held proof waits on it too
+    submitter.chain = proveHeldUntil(submitter.chain, committed)
+    const own = await startSettlement(submitter, prepared)
+    for (const p of peers.slice(1, 5)) {
+      p.chain = unableToProve(p.chain)
+      await startSettlement(p, prepared)
+    }
+    expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
+    await committed
+
+    const outcome = await pollUntil(async () => (await events('JobReleased', jobId))[0] ?? (await events('JobRejected', jobId))[0] ??
+      (await events('VerificationRestarted', jobId))[0], { pollMs: 100, timeoutMs: 150_000, what: 'the round settled' })
+    expect(outcome.name).toBe('JobReleased')
+    const [proof] = await events('SampleProven', jobId)
+    const commits = await events('VerificationCommitted', jobId)
+    expect(proof.blockNumber).toBeGreaterThan(Math.max(...commits.map(c => c.blockNumber)))
+    const reveals = await events('VerificationRevealed', jobId)
+    expect(reveals.map(r => String(r.args.verifier)).sort()).toEqual(commits.map(c => String(c.args.verifier)).sort())
+    expect(await events('VerifierPenalised', jobId)).toHaveLength(0)
   }, 180_000)
 
   it('rejects a cheating submitter and slashes its stake', async () => {
