@@ -61,11 +61,16 @@ export function remoteApplier (components: RemoteApplyComponents): ApplyRemote {
     entry.doc.off('update', entry.onUpdate)
     let attached = false
     try {
-      const forbidden = guard == null ? [] : applyGuarded(entry.doc, update, origin, guard)
-      if (guard == null) Y.applyUpdate(entry.doc, update, origin)
+      let forbidden: ReturnType<typeof applyGuarded> = []
+      const changed = changesDoc(entry.doc, () => {
+        forbidden = guard == null ? [] : applyGuarded(entry.doc, update, origin, guard)
+        if (guard == null) Y.applyUpdate(entry.doc, update, origin)
+      })
       metrics.updatesApplied++
       entry.doc.on('update', entry.onUpdate)
       attached = true
+      // a diff that brought nothing new (an empty push, or what gossip delivered first) is neither kept nor re-broadcast
+      if (!changed) return 'applied'
       if (forbidden.length === 0) {
         // persisted as received; a pushed diff is also re-broadcast
         components.onDocUpdate(entry, update, origin)
@@ -86,4 +91,29 @@ export function remoteApplier (components: RemoteApplyComponents): ApplyRemote {
       if (!attached) entry.doc.on('update', entry.onUpdate)
     }
   }
+}
+
+/**
+ * Whether `apply` changed `doc`: integrated an item or a deletion, or parked an update Yjs cannot integrate yet (its
+ * missing dependencies). Read from the transactions' state vectors, so Yjs encodes no update for it.
+ */
+function changesDoc (doc: Y.Doc, apply: () => void): boolean {
+  const { pendingStructs, pendingDs } = doc.store
+  let changed = false
+  const onTransaction = (tr: Y.Transaction): void => {
+    if (tr.deleteSet.clients.size > 0 || !sameState(tr.beforeState, tr.afterState)) changed = true
+  }
+  doc.on('afterTransaction', onTransaction)
+  try {
+    apply()
+  } finally {
+    doc.off('afterTransaction', onTransaction)
+  }
+  return changed || doc.store.pendingStructs !== pendingStructs || doc.store.pendingDs !== pendingDs
+}
+
+function sameState (a: Map<number, number>, b: Map<number, number>): boolean {
+  if (a.size !== b.size) return false
+  for (const [client, clock] of a) if (b.get(client) !== clock) return false
+  return true
 }

@@ -76,7 +76,7 @@ describe('doc store', () => {
     await waitFor(() => docs.every(d => d.getMap('micro').get('0.3') === 'late'), { timeoutMs: 10_000, what: 'the late write everywhere' })
   })
 
-  it('a pushed diff is re-broadcast on gossip, a quiet one (confirm, a subscriber\'s catch-up) only applied', async () => {
+  it('a pushed diff is re-broadcast on gossip, a quiet one (confirm, a subscriber\'s catch-up) only applied, an empty one neither kept nor sent', async () => {
     const [a, b] = await Promise.all([h.start(), h.start()])
     await connect(a, b)
     const name = jobDocName('0x' + 'ee'.repeat(32))
@@ -101,6 +101,14 @@ describe('doc store', () => {
     await waitFor(() => db.getMap('micro').get('loud') === 'loud', { what: 'the push applied' })
     await b.docs.flush(name)
     expect(b.docs.metrics.updatesPublished).toBe(before + 1)
+    // a push that brings nothing new (b holds all of a) is applied, neither kept nor re-broadcast
+    const applied = b.docs.metrics.updatesApplied
+    const persisted = b.docs.metrics.updatesPersisted
+    await a.docs.sync(name, b.node.peerId, { push: true, fresh: true })
+    await waitFor(() => b.docs.metrics.updatesApplied > applied, { what: 'the empty push applied' })
+    await b.docs.flush(name)
+    expect(b.docs.metrics.updatesPublished).toBe(before + 1)
+    expect(b.docs.metrics.updatesPersisted).toBe(persisted)
   })
 
   it('a restarted peer keeps its PeerId and doc state and catches up on what it missed', async () => {
