@@ -38,6 +38,16 @@ export const DEFAULT_GOSSIP_DOUT = 1
 export const DEFAULT_GOSSIP_DLAZY = 4
 
 /**
+ * Smallest message (bytes of data) for which a peer sends IDONTWANT to its mesh peers. gossipsub's default (512)
+ * makes nearly every coordination message (CRDT updates of ~0.8 KiB, room snapshots of ~1.5 KiB) cost each receiver
+ * an IDONTWANT to every mesh peer, more than the duplicate copies it saves: 8 peer processes on 2 cores, 800-byte
+ * messages, 4 paired runs (bench/gossip-cost.bench.js): 41-53 ms of CPU per message network-wide with the default,
+ * 38-48 ms with this (7 % less in every pair), delivered in 6.7-8.1 ms instead of 7.3-10.9. Large messages (big doc
+ * updates, up to 128 KiB) still use it.
+ */
+export const DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES = 16 * 1024
+
+/**
  * Source addresses gossipsub's IP colocation penalty (P6) leaves alone. By default it scores every peer sharing an
  * address with more than 10 others at -5 x (peers - 10)^2, from 15 peers below -80, where it ignores all their RPCs,
  * subscriptions included: 16 peers on one machine (the local network, the demo, the benchmark) graylisted one another and never

@@ -9,7 +9,7 @@ import { ping } from '@libp2p/ping'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
 import {
-  BOOTSTRAP_TAG, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_DLO,
+  BOOTSTRAP_TAG, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES, DEFAULT_GOSSIP_DLO,
   DEFAULT_COLOCATION_WHITELIST, DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
 } from './constants.js'
 import type { NodeServices } from './types.js'
@@ -77,6 +77,7 @@ export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServi
         Dhi: DEFAULT_GOSSIP_DHI,
         Dout: DEFAULT_GOSSIP_DOUT,
         Dlazy: DEFAULT_GOSSIP_DLAZY,
+        idontwantMinDataSize: DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES,
         scoreParams: { IPColocationFactorWhitelist: new Set(DEFAULT_COLOCATION_WHITELIST) },
         ...init.gossipsub
       })
