@@ -18,6 +18,7 @@ import { testExecutor, waitFor } from '@jobmesh/testkit'
 import { createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
+import { countersSince } from './coordination-counters.js'
 import { benchDocStore } from './coordination-docs.js'
 
 const workMs = Number(process.env.COORD_PEER_WORK_MS ?? '0')
@@ -41,6 +42,8 @@ const processor = createProcessor({ ...node, docs, counters }, {
   hardware: { gpuModel: 'cpu', vramGb: 8 }
 })
 let cpuAtStart = process.cpuUsage()
+/** The traffic counters when the mesh formed: the report counts the job's traffic only, as it counts the job's CPU. */
+let countersAtStart = structuredClone(counters)
 /** The addresses this peer dials (the bench's dial plan). */
 let planned = []
 
@@ -93,6 +96,7 @@ process.on('message', (msg) => {
         }
         // CPU from here on is the job's (startup and dialling are not coordination)
         cpuAtStart = process.cpuUsage()
+        countersAtStart = structuredClone(counters)
         send({ type: 'meshed' })
         return
       }
@@ -102,7 +106,7 @@ process.on('message', (msg) => {
         return
       }
       case 'report':
-        send({ type: 'report', counters, metrics: processor.metrics, docMetrics: docs.metrics, cpu: process.cpuUsage(cpuAtStart) })
+        send({ type: 'report', counters: countersSince(counters, countersAtStart), metrics: processor.metrics, docMetrics: docs.metrics, cpu: process.cpuUsage(cpuAtStart) })
         return
       case 'stop':
         await stop()

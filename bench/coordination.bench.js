@@ -36,6 +36,7 @@ import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
 import { testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { createTrafficCounters } from '@jobmesh/peer/protocol'
+import { countersSince } from './coordination-counters.js'
 import { benchDocStore } from './coordination-docs.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -164,14 +165,17 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
     p.processor.addEventListener('job:complete', () => { resolve() })
   })))
   const cpu = process.cpuUsage()
+  const countersAtStart = peers.map(p => structuredClone(p.counters))
   const announced = now()
   let cpuMs
+  let counted
   try {
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await Promise.race([complete, new Promise((resolve, reject) => setTimeout(() => { reject(new Error('job timed out')) }, TIMEOUT_MS).unref())])
     await waitFor(() => runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
     const used = process.cpuUsage(cpu)
     cpuMs = (used.user + used.system) / 1000
+    counted = peers.map((p, i) => countersSince(p.counters, countersAtStart[i]))
   } finally {
     await stopPeers(peers)
   }
@@ -187,7 +191,7 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
     failovers: peers.reduce((a, p) => a + p.processor.metrics.failovers, 0),
     handoffs: peers.reduce((a, p) => a + p.processor.metrics.handoffs, 0),
     cpuMs,
-    counters: peers.map(p => p.counters),
+    counters: counted,
     claimToStart
   })
 }
