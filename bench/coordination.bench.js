@@ -36,6 +36,7 @@ import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
 import { testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { createTrafficCounters } from '@jobmesh/peer/protocol'
+import { stopChildren } from './child-processes.js'
 import { countersSince } from './coordination-counters.js'
 import { benchDocStore } from './coordination-docs.js'
 
@@ -299,13 +300,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       claimToStart
     })
   } finally {
-    await Promise.all(children.map(async c => {
-      if (c.child.exitCode != null || c.child.signalCode != null) return
-      c.child.send({ type: 'stop' }, () => {})
-      const timer = setTimeout(() => { c.child.kill('SIGKILL') }, 10_000)
-      await c.exited
-      clearTimeout(timer)
-    }))
+    await stopChildren(children)
   }
 }
 

@@ -24,6 +24,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { waitFor } from '@jobmesh/testkit'
+import { stopChildren } from './child-processes.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const TOPIC = 'jobmesh/bench/gossip-cost'
@@ -61,10 +63,10 @@ async function peer () {
       switch (msg.type) {
         case 'dial':
           for (const addr of msg.addrs) await node.libp2p.dial(multiaddr(addr), { signal: AbortSignal.timeout(10_000) })
-          send({ type: 'dialed', subscribers: node.pubsub.getSubscribers(TOPIC).length })
+          send({ type: 'dialed' })
           return
         case 'subscribers':
-          send({ type: 'subscribers', subscribers: node.pubsub.getSubscribers(TOPIC).length, mesh: node.pubsub.getMeshPeers?.(TOPIC)?.length })
+          send({ type: 'subscribers', subscribers: node.pubsub.getSubscribers(TOPIC).length })
           return
         case 'mark':
           cpuMark = process.cpuUsage()
@@ -127,15 +129,6 @@ function startPeer () {
   return { child, ask, exited }
 }
 
-/** Polls `check` until it returns true, at most `timeoutMs`. */
-async function until (check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
-  }
-}
-
 async function runRow (n) {
   const peers = Array.from({ length: n }, startPeer)
   try {
@@ -145,10 +138,10 @@ async function runRow (n) {
     })))
     // every pair connected once (the lower index dials)
     await Promise.all(peers.map(async (p, i) => await p.ask({ type: 'dial', addrs: ready.slice(i + 1).map(r => r.addr) }, 'dialed')))
-    await until(async () => {
+    await waitFor(async () => {
       const seen = await Promise.all(peers.map(async p => (await p.ask({ type: 'subscribers' }, 'subscribers')).subscribers))
       return seen.every(s => s >= n - 1)
-    }, 60_000, 'every peer to see every subscription')
+    }, { timeoutMs: 60_000, intervalMs: 200, what: 'every peer to see every subscription' })
     // the idle phase
     await Promise.all(peers.map(async p => await p.ask({ type: 'mark' }, 'marked')))
     await new Promise(resolve => setTimeout(resolve, IDLE_MS))
@@ -158,10 +151,10 @@ async function runRow (n) {
     await Promise.all(peers.map(async p => await p.ask({ type: 'mark' }, 'marked')))
     await peers[0].ask({ type: 'publish', count: MESSAGES, bytes: BYTES, rate: RATE }, 'published', 120_000)
     let busy
-    await until(async () => {
+    await waitFor(async () => {
       busy = await Promise.all(peers.map(async p => await p.ask({ type: 'measure' }, 'measured')))
       return busy.slice(1).every(m => m.received >= MESSAGES)
-    }, 60_000, `every peer to receive ${MESSAGES} messages`)
+    }, { timeoutMs: 60_000, intervalMs: 200, what: `every peer to receive ${MESSAGES} messages` })
     const over = busy.map((m, i) => Math.max(0, m.cpuMs - idleRate[i] * m.elapsedMs))
     const total = over.reduce((a, b) => a + b, 0)
     return {
@@ -176,13 +169,7 @@ async function runRow (n) {
       latencyMs: round2(busy.slice(1).reduce((a, m) => a + m.latencyMs, 0) / (n - 1))
     }
   } finally {
-    await Promise.all(peers.map(async p => {
-      if (p.child.exitCode != null || p.child.signalCode != null) return
-      p.child.send({ type: 'stop' }, () => {})
-      const timer = setTimeout(() => { p.child.kill('SIGKILL') }, 10_000)
-      await p.exited
-      clearTimeout(timer)
-    }))
+    await stopChildren(peers)
   }
 }
 
