@@ -69,9 +69,11 @@ async function revealSeedIfOpen (components: SettlementComponents, id: string, o
 /**
  * One verification task (docs/settlement.md), for a job this node was drawn for: waits for the sample entropy and
  * the proven sample (`SampleProven`; proving it itself when the submitter has not, `proveIfSubmitterSilent`), re-runs
- * the sampled MicroJobs, judges each proven leaf against its own re-run and the round's signed results (`judgeSample`), commits `keccak(verifierHash(expected, executionDigest), blame,
- * salt, sender)`, waits until the reveal opens, reveals its expected and the proven leaf hashes and the execution
- * digest of its re-runs.
+ * the sampled MicroJobs, judges each proven leaf against its own re-run and the round's signed results
+ * (`judgeSample`; on its re-runs alone when no proof came before the commit window's margin), commits
+ * `keccak(verifierHash(expected, executionDigest), blame, salt, sender)`, waits until the reveal opens, reveals its
+ * expected and the proven leaf hashes (a proof that landed after its commit included) and the execution digest of
+ * its re-runs.
  *
  * @throws ValidationIndexMismatchError, SpecUnavailableError, WrongJobStatusError, ChainRevertError, ...
  */

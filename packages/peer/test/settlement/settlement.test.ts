@@ -140,19 +140,18 @@ describe('settlement end to end on anvil', () => {
     })
   }
 
-  /** `chain` whose `settle` waits for `gate` first (a test seam: another peer settles the round before this one). */
-  function settleHeldUntil (chain: ChainClient, gate: Promise<unknown>): ChainClient {
-    return overriding(chain, { settle: async (...args: Parameters<ChainClient['settle']>) => { await gate; return await chain.settle(...args) } })
+  /**
+   * `chain` whose transaction `method` waits for `gate` first (a test seam: another peer settles the round before this
+   * one, or the submitter proves late).
+   */
+  function heldUntil (chain: ChainClient, method: 'settle' | 'proveSample', gate: Promise<unknown>): ChainClient {
+    const send = chain[method].bind(chain) as (...args: unknown[]) => Promise<unknown>
+    return overriding(chain, { [method]: async (...args: unknown[]) => { await gate; return await send(...args) } })
   }
 
-  /** `chain` whose `proveSample` waits for `gate` first (a test seam: the submitter proves late). */
-  function proveHeldUntil (chain: ChainClient, gate: Promise<unknown>): ChainClient {
-    return overriding(chain, { proveSample: async (...args: Parameters<ChainClient['proveSample']>) => { await gate; return await chain.proveSample(...args) } })
-  }
-
-  /** `chain` of a node that cannot prove a sample (a test seam: it never got the manifest). */
-  function unableToProve (chain: ChainClient): ChainClient {
-    return overriding(chain, { proveSample: async () => { throw new Error('proveSample: no manifest here') } })
+  /** `chain` whose transactions `methods` never reach the chain (a test seam: a node gone, or without a manifest). */
+  function refusing (chain: ChainClient, methods: Array<keyof ChainClient>, why: string): ChainClient {
+    return overriding(chain, Object.fromEntries(methods.map(m => [m, async () => { throw new Error(`${String(m)}: ${why}`) }])))
   }
 
   /** `store` that cannot fetch the `ipfs://` URIs in `unreachable` (content whose only holder is gone). */
@@ -168,8 +167,7 @@ describe('settlement end to end on anvil', () => {
 
   /** `chain` of a node that dies after `submitResults`: its later draws, proofs and settles never reach the chain. */
   function goneAfterSubmission (chain: ChainClient): ChainClient {
-    const gone = (name: string) => async () => { throw new Error(`${name}: this node is gone`) }
-    return overriding(chain, { selectVerifiers: gone('selectVerifiers'), proveSample: gone('proveSample'), settle: gone('settle'), closeSeeds: gone('closeSeeds') })
+    return refusing(chain, ['selectVerifiers', 'proveSample', 'settle', 'closeSeeds'], 'this node is gone')
   }
 
   /**
@@ -258,7 +256,7 @@ describe('settlement end to end on anvil', () => {
     const restarted = pollUntil(async () => (await events('VerificationRestarted', jobId))[0],
       { pollMs: 100, timeoutMs: 120_000, what: 'VerificationRestarted' })
     restarted.catch(() => {}) // awaited below; the held settle waits on it too
-    submitter.chain = settleHeldUntil(submitter.chain, restarted)
+    submitter.chain = heldUntil(submitter.chain, 'settle', restarted)
     const own = await startSettlement(submitter, prepared, 1_000)
     await startSettlement(live, prepared)
     expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
@@ -314,10 +312,10 @@ describe('settlement end to end on anvil', () => {
     const committed = pollUntil(async () => (await events('VerificationCommitted', jobId)).length >= 3 ? true : undefined,
       { pollMs: 50, timeoutMs: 120_000, what: 'three commits' })
     committed.catch(() => {}) // awaited below; the held proof waits on it too
-    submitter.chain = proveHeldUntil(submitter.chain, committed)
+    submitter.chain = heldUntil(submitter.chain, 'proveSample', committed)
     const own = await startSettlement(submitter, prepared)
     for (const p of peers.slice(1, 5)) {
-      p.chain = unableToProve(p.chain)
+      p.chain = refusing(p.chain, ['proveSample'], 'no manifest here')
       await startSettlement(p, prepared)
     }
     expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
