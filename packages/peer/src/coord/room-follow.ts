@@ -95,6 +95,8 @@ function consider (room: RoomCore, next: QueueState, from: string, fromBuffer: b
 
 function accept (room: RoomCore, next: QueueState): void {
   const wasOwner = isOwner(room)
+  // the queue's first snapshot this peer sees, or a new epoch's: its owner may have dropped an earlier request
+  const newQueue = room.state == null || room.state.epoch !== next.epoch
   if (next.macroLease != null) {
     room.epochRoot = leaseSigner(room.epochCheck, next.macroLease, next.epoch) ?? room.epochRoot
   } else if (room.state == null || next.epoch !== room.state.epoch) {
@@ -126,7 +128,7 @@ function accept (room: RoomCore, next: QueueState): void {
   if (room.waiter.want != null) {
     if (countStates(state.states).open === 0) {
       satisfy(room, [])
-    } else if (!state.pending.includes(room.self) && room.clock() - room.lastRequest >= room.heartbeatMs / 4) {
+    } else if (!state.pending.includes(room.self) && (newQueue || room.clock() - room.lastRequest >= room.heartbeatMs / 4)) {
       request(room)
     }
   }

@@ -89,7 +89,8 @@ export function handoff (state: QueueState, self: string, to: string): void {
 
 /**
  * A member's request at the owner: the items it reports done (only its own locks) are marked done, and it joins
- * the pending list when it wants work. Returns whether the queue changed.
+ * the pending list when it wants work, or leaves it when it wants nothing (a member leaving the room). Returns
+ * whether the queue changed.
  */
 export function applyRequest (state: QueueState, self: string, from: string, req: { done: number[], want: number }): boolean {
   let changed = false
@@ -103,6 +104,10 @@ export function applyRequest (state: QueueState, self: string, from: string, req
   }
   if (req.want > 0 && from !== self && !state.pending.includes(from)) {
     state.pending.push(from)
+    changed = true
+  } else if (req.want === 0 && state.pending.includes(from)) {
+    // a member that wants nothing now (it left the room, or reports finished items only) is not handed the queue
+    state.pending = state.pending.filter(p => p !== from)
     changed = true
   }
   if (changed) state.version++

@@ -210,8 +210,9 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   }
 
   /**
-   * Leaves the room. A graceful close hands ownership to the first pending requester (or reports finished
-   * items); `{ abrupt: true }` just stops (what a crash looks like to the others).
+   * Leaves the room. A graceful close hands ownership to the first pending requester, or, from a member, tells the
+   * owner it wants nothing more (a request for 0 with its finished items); `{ abrupt: true }` just stops (what a
+   * crash looks like to the others).
    */
   close (options: { abrupt?: boolean } = {}): void {
     const core = this.core
@@ -226,7 +227,9 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
             handOffTo(core, next)
           }
           publishState(core)
-        } else if (core.doneOutbox.length > 0) {
+        } else if (!core.completed || core.doneOutbox.length > 0) {
+          // leaving: the owner takes this peer off its pending list (no handoff to a peer that is gone) and
+          // marks what it finished
           sendRequest(core, 0)
         }
       } catch (err) {

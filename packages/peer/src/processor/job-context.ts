@@ -31,6 +31,8 @@ export interface JobContext {
   /** macroIndex -> { open, at, owner } from RoomAnnouncements. */
   announced: Map<number, { open: number, at: number, owner: string }>
   lastLocalResult: number
+  /** When this peer last asked the job's rooms to announce themselves (`openMacro`, ms). */
+  discoveredAt: number
   /** This peer's finished MicroJobs not yet written (result-batch.ts). */
   batch: ResultBatch
   /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */
@@ -90,6 +92,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     turnSize: new TurnSize(),
     rooms: new Map(),
     announced: new Map(),
+    discoveredAt: 0,
     lastLocalResult: 0,
     finalized: false
   }

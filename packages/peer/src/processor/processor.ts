@@ -11,7 +11,7 @@ import { DEFAULT_IDLE_MS } from './constants.js'
 import { giveUp, jobComplete } from './job-end.js'
 import { openJobContext } from './job-context.js'
 import { healthyFirst } from './poison.js'
-import { findRoom, onMacroMessage, waitFor } from './rooms.js'
+import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
 import type { KnownJob } from '../jobs/index.js'
@@ -122,6 +122,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       renewMs: this.leases.renewMs,
       clock: this.clock,
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),
+      leaveRoom,
       waitFor,
       itemFailed: (ctx, item, err) => { this.itemFailed(ctx, item, err) },
       announceComplete: init.announceComplete === true,

@@ -20,15 +20,22 @@ export interface RoomChoiceView {
    * Rooms this peer is in: whether its copy of the queue shows an open item, whether the room completed, and whether
    * this peer owns its queue.
    */
-  rooms: ReadonlyMap<number, { hasOpen: boolean, complete: boolean, owned?: boolean }>
+  rooms: ReadonlyMap<number, { hasOpen: boolean, complete: boolean, owned?: boolean, open?: number }>
   /** Every MicroJob of the MacroJob has a result. */
   macroDone(macroIndex: number): boolean
+  /** Other peers known to be in the MacroJob's room (subscribers of its topic); default 0. */
+  members?(macroIndex: number): number
+  /** MicroJobs of the MacroJob without a result (what a claim would serve); default 1. */
+  remaining?(macroIndex: number): number
+  /**
+   * Another peer holds the MacroJob lease and no MicroJob of it has a result yet: a room being opened whose
+   * announcement may not have arrived (peers that start together see the leases before the rooms).
+   */
+  opening?(macroIndex: number): boolean
   /** Nobody holds the MacroJob lease. */
   macroLeaseOpen(macroIndex: number): boolean
   /** This peer's preference for a MacroJob (lower first), see {@link macroRank}. */
   rank(macroIndex: number): Uint8Array
-  /** [0, 1); default Math.random. */
-  random?(): number
 }
 
 export type RoomChoice =
@@ -52,36 +59,64 @@ function compareBytes (a: Uint8Array, b: Uint8Array): number {
 }
 
 /**
- * Where a processor looks for work in a job (DESIGN 7): 0. a room whose queue this peer owns with open items (only
- * its owner serves it until a member asks, and a peer that took a queue over while it worked elsewhere would
- * otherwise hold those items unserved); 1. a room with open items, announced within `ttlMs` or one this peer is in
- * (a random one: members spread over the served rooms); 2. an open MacroJob lease whose room was not announced
- * recently, in this peer's own hash order; 3. otherwise discovery.
+ * Where a processor looks for work in a job (DESIGN 7, with a different order, docs/coordination.md "Room choice"):
+ * 0. a room whose queue this peer owns with open items (only its owner serves it until a member asks, and a peer
+ * that took a queue over while it worked elsewhere would otherwise hold those items unserved); 1. of the rooms with
+ * open items (announced within `ttlMs`, one this peer is in, or one being opened) and the open MacroJob leases whose
+ * room was not announced recently, the one where this peer's share is largest: a room's open items over its members with this
+ * peer, a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
+ * message at all) and then into the least crowded rooms; equal shares in this peer's own hash order (peers that
+ * choose at the same moment from the same view go different ways); 2. otherwise discovery.
  */
 export function chooseRoom (view: RoomChoiceView): RoomChoice {
-  const random = view.random ?? Math.random
   for (const [m, room] of view.rooms) {
     if (room.owned === true && room.hasOpen && !room.complete) return { kind: 'join', macroIndex: m }
   }
-  const joinable: number[] = []
+  const join = bestJoin(view)
+  const claim = bestClaim(view)
+  if (claim != null && (join == null || claim.share > join.share)) return { kind: 'claim', macroIndex: claim.m }
+  if (join != null) return { kind: 'join', macroIndex: join.m }
+  return { kind: 'discover' }
+}
+
+/** The open items per member (this peer included) of each room it could join now. */
+function joinable (view: RoomChoiceView): Map<number, number> {
+  const open = new Map<number, number>()
   for (const [m, a] of view.announced) {
-    if (a.open > 0 && view.now - a.at < view.ttlMs && !view.macroDone(m)) joinable.push(m)
+    if (a.open > 0 && view.now - a.at < view.ttlMs && !view.macroDone(m)) open.set(m, a.open)
   }
   for (const [m, room] of view.rooms) {
-    if (room.hasOpen && !room.complete && !joinable.includes(m)) joinable.push(m)
+    if (room.hasOpen && !room.complete) open.set(m, room.open ?? open.get(m) ?? 1)
   }
-  if (joinable.length > 0) {
-    return { kind: 'join', macroIndex: joinable[Math.floor(random() * joinable.length)] }
+  for (let m = 0; m < view.macroJobs; m++) {
+    if (!open.has(m) && !view.rooms.has(m) && view.opening?.(m) === true) open.set(m, view.remaining?.(m) ?? 1)
   }
-  let best: { m: number, rank: Uint8Array } | undefined
+  const shares = new Map<number, number>()
+  for (const [m, n] of open) {
+    // a room this peer is not in has its owner in it, whether or not its subscription has reached this peer yet
+    const others = Math.max(view.members?.(m) ?? 0, view.rooms.has(m) ? 0 : 1)
+    shares.set(m, n / (others + 1))
+  }
+  return shares
+}
+
+function bestJoin (view: RoomChoiceView): { m: number, share: number } | undefined {
+  let best: { m: number, share: number, rank: Uint8Array } | undefined
+  for (const [m, share] of joinable(view)) {
+    const rank = view.rank(m)
+    if (best == null || share > best.share || (share === best.share && compareBytes(rank, best.rank) < 0)) best = { m, share, rank }
+  }
+  return best
+}
+
+function bestClaim (view: RoomChoiceView): { m: number, share: number } | undefined {
+  let best: { m: number, share: number, rank: Uint8Array } | undefined
   for (let m = 0; m < view.macroJobs; m++) {
     const a = view.announced.get(m)
     if (view.macroDone(m) || !view.macroLeaseOpen(m) || (a != null && view.now - a.at < view.ttlMs)) continue
+    const share = view.remaining?.(m) ?? 1
     const rank = view.rank(m)
-    if (best == null || compareBytes(rank, best.rank) < 0) best = { m, rank }
+    if (best == null || share > best.share || (share === best.share && compareBytes(rank, best.rank) < 0)) best = { m, share, rank }
   }
-  if (best != null) {
-    return { kind: 'claim', macroIndex: best.m }
-  }
-  return { kind: 'discover' }
+  return best
 }

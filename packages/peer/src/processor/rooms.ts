@@ -1,8 +1,9 @@
 import { logger } from '@libp2p/logger'
 import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS } from './constants.js'
 import { chooseRoom, macroRank } from './room-choice.js'
-import { countStates, macroKey, MacroRoom, macroTopic, microKey } from '../coord/index.js'
+import { countStates, macroKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
 import type { JobContext } from './job-context.js'
+import type { RoomChoiceView } from './room-choice.js'
 import type { ProcessorEvents } from './types.js'
 import type { CoordMessage, CoordMetrics, Leases, RecordVerifier, RoomPubSub } from '../coord/index.js'
 import type { TrafficCounters } from '../protocol/index.js'
@@ -79,23 +80,45 @@ export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number):
   return room
 }
 
-/** Picks a MacroJob room with open items: an announced room, else claims an open MacroJob lease. */
-export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
-  const now = host.clock()
-  const rooms = new Map<number, { hasOpen: boolean, complete: boolean, owned: boolean }>()
+/** What the room choice sees of the job now (room-choice.ts). */
+function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceView {
+  const rooms = new Map<number, { hasOpen: boolean, complete: boolean, owned: boolean, open: number }>()
   for (const [m, room] of ctx.rooms) {
-    rooms.set(m, { hasOpen: room.state != null && countStates(room.state.states).open > 0, complete: room.isComplete, owned: room.isOwner })
+    const open = room.state == null ? 0 : countStates(room.state.states).open
+    rooms.set(m, { hasOpen: open > 0, complete: room.isComplete, owned: room.isOwner, open })
   }
-  const choice = chooseRoom({
+  const macroJobs = ctx.slicing.macroJobs
+  const members = (m: number): number => host.pubsub.getSubscribers?.(roomTopic(ctx.job.key, macroJobs[m].macroId)).length ?? 0
+  // before its first result a MacroJob with a peer in its room is being opened: a claimant subscribes to the room
+  // before it writes the lease, and its subscription reaches the other peers sooner than the lease's CRDT update
+  const started = (m: number): boolean => ctx.progress.doneIn(m) > 0
+  const heldByOther = (m: number): boolean => {
+    const lease = ctx.macroLeases.get(macroKey(m))
+    return lease != null && lease.owner !== host.self && !ctx.macroLeases.isOpen(macroKey(m))
+  }
+  return {
     now,
-    macroJobs: ctx.slicing.macroJobs.length,
+    macroJobs: macroJobs.length,
     ttlMs: DEFAULT_ANNOUNCEMENT_TTL_MS,
     announced: ctx.announced,
     rooms,
     macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || macroDone(ctx, m),
-    macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)),
+    macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)) && (started(m) || members(m) === 0),
+    members,
+    remaining: (m) => macroJobs[m].microIds.length - ctx.progress.doneIn(m),
+    opening: (m) => !started(m) && (heldByOther(m) || members(m) > 0),
     rank: (m) => macroRank(host.self, ctx.job.jobId, m)
-  })
+  }
+}
+
+/**
+ * Picks a MacroJob room with open items where this peer's share is largest (room-choice.ts): joins it, or claims an
+ * open MacroJob lease and creates its queue; with nothing known to be open, asks the rooms to announce themselves.
+ */
+export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
+  const now = host.clock()
+  const choice = chooseRoom(choiceView(host, ctx, now))
+  log('%s chooses %o', host.self.slice(-6), choice)
   if (choice.kind === 'join') {
     ctx.announced.delete(choice.macroIndex)
     return joinRoom(host, ctx, choice.macroIndex)
@@ -120,11 +143,27 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
     }
   }
   // ask rooms to announce themselves; an answer wakes the wait, so asking less often while nothing is open (the
-  // job's tail) costs no latency, only fewer messages to every peer of the job
-  host.publish(macroTopic(ctx.job.key), { openMacro: { nonce: BigInt(now) } })
+  // job's tail) costs no latency, only fewer messages to every peer of the job. An answer that wakes the loop
+  // without opening anything does not make it ask again before the interval is over (every owner answers).
   const discoveryMs = host.discoveryMs ?? DEFAULT_DISCOVERY_MS
-  await waitFor(ctx, signal, Math.max(discoveryMs, Math.min(discoveryMs * 2 ** Math.min(idleRounds, 4), host.idleMs ?? DEFAULT_IDLE_MS)))
+  const interval = Math.max(discoveryMs, Math.min(discoveryMs * 2 ** Math.min(idleRounds, 4), host.idleMs ?? DEFAULT_IDLE_MS))
+  if (now - ctx.discoveredAt >= interval) {
+    ctx.discoveredAt = now
+    host.publish(macroTopic(ctx.job.key), { openMacro: { nonce: BigInt(now) } })
+  }
+  await waitFor(ctx, signal, interval)
   return undefined
+}
+
+/**
+ * Leaves a room this peer has nothing more to do in (its last turn there came back empty and it does not own the
+ * queue): it stops receiving the room's snapshots and requests, and no longer counts as a member when the owner
+ * sizes the last round's shares. Its finished items go to the owner as it leaves; it can join again later.
+ */
+export function leaveRoom (ctx: JobContext, room: MacroRoom): void {
+  if (room.isOwner || ctx.rooms.get(room.macroIndex) !== room) return
+  ctx.rooms.delete(room.macroIndex)
+  room.close()
 }
 
 /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */

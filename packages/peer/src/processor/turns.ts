@@ -29,6 +29,8 @@ export interface TurnHost {
   clock(): number
   /** A room of the job with open items (joined, or claimed), or undefined after waiting for announcements. */
   findRoom(ctx: JobContext, signal: AbortSignal, idleRounds: number): Promise<MacroRoom | undefined>
+  /** Leaves a room whose last turn for this peer came back empty (unless this peer owns its queue). */
+  leaveRoom(ctx: JobContext, room: MacroRoom): void
   /** Waits `ms`, or less when the job context is woken (a room announced, a result arrived). */
   waitFor(ctx: JobContext, signal: AbortSignal, ms: number): Promise<void>
   /** A MicroJob failed here (poison isolation). */
@@ -117,9 +119,11 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
       if (signal.aborted || (err as Error).name === 'RoomClosedError') continue
       throw err
     }
+    log('%s turn in room %d: %d items', host.self.slice(-6), room.macroIndex, items.length)
     if (items.length === 0) {
       // nothing more here for now: what is finished is written at once, not after the flush window
       ctx.batch.flush()
+      host.leaveRoom(ctx, room)
       idleRounds++
       await host.waitFor(ctx, signal, Math.min(50 * idleRounds, host.idleMs ?? DEFAULT_IDLE_MS))
       continue

@@ -81,6 +81,10 @@ describe('room owner role (room-owner.ts)', () => {
     expect(state.pending).toEqual(['b'])
     expect(applyRequest(state, 'a', 'b', { done: [], want: 8 })).toBe(false)
     expect(applyRequest(state, 'a', 'a', { done: [], want: 8 })).toBe(false)
+    // b leaves the room (a request for nothing): it is no longer pending, so the queue is not handed to it
+    expect(applyRequest(state, 'a', 'b', { done: [], want: 0 })).toBe(true)
+    expect(state.pending).toEqual([])
+    expect(applyRequest(state, 'a', 'b', { done: [], want: 0 })).toBe(false)
   })
 
   it('failover rebuild: results done, live leases locked by their holders, expired ones open', () => {

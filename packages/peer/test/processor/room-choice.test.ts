@@ -13,7 +13,6 @@ function view (overrides: Partial<RoomChoiceView> = {}): RoomChoiceView {
     macroDone: () => false,
     macroLeaseOpen: () => true,
     rank: (m) => macroRank('peer-a', '0xjob', m),
-    random: () => 0,
     ...overrides
   }
 }
@@ -33,8 +32,8 @@ describe('chooseRoom', () => {
 
   it('goes first to a room whose queue it owns with open items (nobody else serves it until someone asks)', () => {
     const rooms = new Map([[1, { hasOpen: true, complete: false }], [2, { hasOpen: true, complete: false, owned: true }], [3, { hasOpen: true, complete: true, owned: true }]])
-    for (const random of [() => 0, () => 0.99]) {
-      expect(chooseRoom(view({ rooms, random, announced: announced([[0, { open: 9, at: 9_000, owner: 'b' }]]) }))).toEqual({ kind: 'join', macroIndex: 2 })
+    for (const rank of [(m: number) => new Uint8Array([m]), (m: number) => new Uint8Array([9 - m])]) {
+      expect(chooseRoom(view({ rooms, rank, announced: announced([[0, { open: 9, at: 9_000, owner: 'b' }]]) }))).toEqual({ kind: 'join', macroIndex: 2 })
     }
   })
 
@@ -43,10 +42,47 @@ describe('chooseRoom', () => {
     expect(chooseRoom(view({ rooms, macroLeaseOpen: () => false }))).toEqual({ kind: 'join', macroIndex: 1 })
   })
 
-  it('spreads members over the joinable rooms at random', () => {
+  it('goes to equal rooms in this peer\'s own hash order, so peers choosing together go different ways', () => {
     const a = announced([[0, { open: 5, at: 9_000, owner: 'b' }], [3, { open: 5, at: 9_000, owner: 'c' }]])
-    expect(chooseRoom(view({ announced: a, random: () => 0 }))).toEqual({ kind: 'join', macroIndex: 0 })
-    expect(chooseRoom(view({ announced: a, random: () => 0.99 }))).toEqual({ kind: 'join', macroIndex: 3 })
+    expect(chooseRoom(view({ announced: a, rank: (m) => new Uint8Array([m]) }))).toEqual({ kind: 'join', macroIndex: 0 })
+    expect(chooseRoom(view({ announced: a, rank: (m) => new Uint8Array([9 - m]) }))).toEqual({ kind: 'join', macroIndex: 3 })
+    const picks = new Set(['peer-a', 'peer-b', 'peer-c', 'peer-d', 'peer-e', 'peer-f'].map(peer => {
+      const choice = chooseRoom(view({ announced: a, rank: (m) => macroRank(peer, '0xjob', m) }))
+      return choice.kind === 'join' ? choice.macroIndex : -1
+    }))
+    expect([...picks].sort()).toEqual([0, 3])
+  })
+
+  it('claims an unserved MacroJob before it joins a served one (a room of one costs no room message)', () => {
+    const a = announced([[0, { open: 160, at: 9_000, owner: 'b' }]])
+    const v = view({ announced: a, members: (m) => m === 0 ? 1 : 0, remaining: () => 160, macroLeaseOpen: (m) => m !== 0 })
+    const choice = chooseRoom(v)
+    expect(choice.kind).toBe('claim')
+    // with every MacroJob served, it joins
+    expect(chooseRoom({ ...v, macroLeaseOpen: () => false })).toEqual({ kind: 'join', macroIndex: 0 })
+  })
+
+  it('joins the room where its share is largest: open items over members, this peer included', () => {
+    const a = announced([[0, { open: 100, at: 9_000, owner: 'b' }], [1, { open: 100, at: 9_000, owner: 'c' }], [2, { open: 10, at: 9_000, owner: 'd' }]])
+    const members = (m: number): number => [3, 1, 0][m]
+    const v = view({ announced: a, members, macroLeaseOpen: () => false })
+    // 100 / 4, 100 / 2, 10 / 2 (an announced room has its owner in it even before its subscription arrived)
+    expect(chooseRoom(v)).toEqual({ kind: 'join', macroIndex: 1 })
+    // a room it is in counts its own queue's open items; the peer itself is not among the others
+    const rooms = new Map([[2, { hasOpen: true, complete: false, open: 90 }]])
+    expect(chooseRoom({ ...v, rooms })).toEqual({ kind: 'join', macroIndex: 2 })
+    expect(chooseRoom({ ...v, rooms, members: (m) => [3, 1, 2][m] })).toEqual({ kind: 'join', macroIndex: 1 })
+  })
+
+  it('counts a room being opened (its lease taken, nothing done, not announced yet) as a room to join', () => {
+    // peers that start together see the first claims' leases before their rooms are announced
+    const a = announced([[1, { open: 160, at: 9_000, owner: 'b' }]])
+    const members = (m: number): number => [1, 2, 0, 0][m]
+    const v = view({ announced: a, members, remaining: () => 160, macroLeaseOpen: () => false, opening: (m) => m !== 1 })
+    // 0: 160 / 2, 1: 160 / 3, 2 and 3: 160 / 2 (the lease holder is in it): the best in this peer's hash order
+    expect(chooseRoom({ ...v, rank: (m) => new Uint8Array([m]) })).toEqual({ kind: 'join', macroIndex: 0 })
+    expect(chooseRoom({ ...v, rank: (m) => new Uint8Array([9 - m]) })).toEqual({ kind: 'join', macroIndex: 3 })
+    expect(chooseRoom({ ...v, opening: () => false })).toEqual({ kind: 'join', macroIndex: 1 })
   })
 
   it('claims the open MacroJob first in this peer\'s own hash order; peers differ', () => {

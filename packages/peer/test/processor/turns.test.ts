@@ -61,6 +61,7 @@ function harness () {
     microLeases: { drop: () => {} }
   }, { flushMs: 60_000, onWritten: () => {} })
   let rooms = 0
+  let left = 0
   const failed: number[] = []
   const host: TurnHost = {
     self: 'peer-a',
@@ -69,6 +70,7 @@ function harness () {
     announceComplete: false,
     clock: () => 0,
     findRoom: async () => rooms++ === 0 ? room : undefined,
+    leaveRoom: () => { left++ },
     waitFor: async () => {},
     itemFailed: (_ctx, i) => { failed.push(i.index) },
     publish: () => {},
@@ -78,7 +80,7 @@ function harness () {
   const settle = async (): Promise<void> => { for (let i = 0; i < 10; i++) await new Promise(resolve => setImmediate(resolve)) }
   /** What a room's lock does with `lockWith`: this peer's unwritten results go with the new leases. */
   const lock = (indices: number[]): void => { ctx.batch.flush(() => { current?.push(`leases ${indices.join(',')}`) }) }
-  return { events, turns, running, released, transactions, ctx, host, settle, lock, failed }
+  return { events, turns, running, released, transactions, ctx, host, settle, lock, failed, left: () => left }
 }
 
 describe('runTurns (the processor\'s turn loop)', () => {
@@ -105,10 +107,12 @@ describe('runTurns (the processor\'s turn loop)', () => {
     expect(h.transactions).toEqual([['result 0', 'result 1', 'leases 2']])
     h.running.get(2)?.resolve()
     await h.settle()
-    // nothing open any more: what is finished is written at once
+    // nothing open any more: what is finished is written at once, and the peer leaves the room (once, after the write)
+    expect(h.left()).toBe(0)
     h.turns[2].resolve([])
     await h.settle()
     expect(h.transactions).toEqual([['result 0', 'result 1', 'leases 2'], ['result 2']])
+    expect(h.left()).toBe(1)
     await done
   })
 
