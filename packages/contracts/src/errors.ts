@@ -93,6 +93,11 @@ export class ChainRevertError extends Error {
   }
 }
 
+/** The decoded custom error of a reverted call (`ChainRevertError.errorName`), else undefined. */
+export function revertName (err: unknown): string | undefined {
+  return (err as Error | undefined)?.name === ChainRevertError.name ? (err as ChainRevertError).errorName : undefined
+}
+
 /** A call, a transaction or a wait did not finish within its timeout. */
 export class ChainTimeoutError extends Error {
   static override readonly name = 'ChainTimeoutError'

@@ -10,6 +10,7 @@ import type { EventLog } from '../observe/index.js'
 import { jobModelUri } from '../protocol/index.js'
 import type { Requirements } from '../protocol/index.js'
 import type { ContentStore } from '../storage/index.js'
+import { revertName } from '@jobmesh/contracts'
 import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:models')
@@ -162,9 +163,9 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
         tell(`prompted ${target} to download model ${modelId}`)
       } catch (err) {
         // inactive, prompted within the cooldown, or this node prompted lately: the chain said no, nothing was sent
-        if ((err as Error).name !== 'ChainRevertError') throw err
+        if (revertName(err) == null) throw err
         log('prompt of %s for %s refused: %s', target, modelId, (err as Error).message)
-        if ((err as { errorName?: string }).errorName === 'PromptTooSoon') break
+        if (revertName(err) === 'PromptTooSoon') break
       }
     }
   }

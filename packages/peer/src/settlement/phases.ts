@@ -1,6 +1,5 @@
 import { DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_SETTLEMENT_POLL_MS } from './constants.js'
-import { pollUntil } from '@jobmesh/contracts'
-import { revertName } from './revert.js'
+import { pollUntil, revertName } from '@jobmesh/contracts'
 import type { SettlementOptions } from './types.js'
 import type { ChainClient, EscrowJobState } from '@jobmesh/contracts'
 

@@ -1,7 +1,7 @@
+import { revertName } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { inRound, settleOpen, waitForJob, waitForSample } from './phases.js'
 import { proveSample } from './prove.js'
-import { revertName } from './revert.js'
 import { DRAW_GRACE_BLOCKS } from '../protocol/index.js'
 import { LATE_DRAW_SPREAD_BLOCKS, REDRAW_BLOCKS } from './constants.js'
 import type { Manifest } from './manifest.js'
