@@ -193,7 +193,14 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
         // window covers peers the exchange could not reach
         const confirm = tableOptions.confirm?.({ signal: options.signal })
           .catch((err: Error) => { log('confirm of %s failed: %s', domain(key), err.message) })
-        await Promise.all([delay(settleMs, options.signal), confirm])
+        // a rival's record that replaces ours settles the claim at once: once the CRDT shows another value, ours
+        // has lost on every peer (the loser looks elsewhere instead of waiting out the exchange)
+        const lost = overwritten(map, key, () => !holds(key, written.term))
+        try {
+          await Promise.race([Promise.all([delay(settleMs, options.signal), confirm]), lost.promise])
+        } finally {
+          lost.stop()
+        }
         options.signal?.throwIfAborted()
         if (!holds(key, written.term)) {
           const now = get(key)
@@ -223,4 +230,14 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
   }
 
   return { leaseMs, renewMs, skewMs, settleMs, now: clock, isOpen, table }
+}
+
+/** Resolves when a change of `key` in `map` makes `lost()` true; `stop` removes the observer. */
+function overwritten (map: Y.Map<Uint8Array>, key: string, lost: () => boolean): { promise: Promise<void>, stop(): void } {
+  let observer: ((event: Y.YMapEvent<Uint8Array>) => void) | undefined
+  const promise = new Promise<void>(resolve => {
+    observer = (event) => { if (event.keysChanged.has(key) && lost()) resolve() }
+    map.observe(observer)
+  })
+  return { promise, stop: () => { if (observer != null) map.unobserve(observer) } }
 }

@@ -85,6 +85,34 @@ describe('leases', () => {
     expect(loser.holds('0', 1)).toBe(false)
   })
 
+  it('a claim whose lease a rival replaces while it settles is lost at once, not after the settle window', async () => {
+    const now = 5_000
+    const key = await generateKeyPair('Ed25519')
+    const id = peerIdFromPrivateKey(key).toString()
+    // a settle window far beyond the test's timeout: only the rival's record can end this claim in time
+    const slow = leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => now }, { leaseMs: 1000, skewMs: 100, settleMs: 60_000 })
+    const b = await peer(() => now)
+    const da = new Y.Doc()
+    const db = new Y.Doc()
+    const ta = slow.table(da.getMap('macro'), 'jobmesh/macro/0x01')
+    const tb = b.l.table(db.getMap('macro'), 'jobmesh/macro/0x01')
+    const abort = new AbortController()
+    let outcome: string | undefined
+    void ta.claim('0', { signal: abort.signal }).then(() => { outcome = 'won' }, (err: Error) => { outcome = err.name })
+    const turn = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
+    // an unrelated key changing does not end it
+    tb.take('1')
+    sync(da, db)
+    await turn()
+    expect(outcome).toBeUndefined()
+    tb.take('0', { force: true })
+    sync(da, db)
+    await turn()
+    expect(outcome).toBe('LeaseLostError')
+    expect(ta.get('0')).toMatchObject({ owner: b.id, term: 2 })
+    abort.abort()
+  })
+
   it('a record with a bad signature is absent', async () => {
     const now = 1_000
     const a = await peer(() => now)
