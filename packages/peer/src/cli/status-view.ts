@@ -1,4 +1,5 @@
 import { short, table } from './output.js'
+import { MODEL_SOURCE_LABELS } from '../models/index.js'
 import type { PeerStatus } from '../peer.js'
 
 /** Formats a running peer's status for people. */
@@ -8,7 +9,7 @@ export function formatStatus (s: PeerStatus): string {
   out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
   if (s.models.held.length > 0 || s.models.loaded != null) {
     out.push(`models    held: ${s.models.held.length === 0 ? 'none' : s.models.held.join(', ')}; last run: ${s.models.loaded ?? 'none'}`)
-    const how = [['fetched for a job', s.models.fallback], ['prefetched on a prompt', s.models.prompted], ['on chain', s.models.announced]] as const
+    const how = [[MODEL_SOURCE_LABELS.fallback, s.models.fallback], [MODEL_SOURCE_LABELS.prompt, s.models.prompted], ['on chain', s.models.announced]] as const
     for (const [label, list] of how) if (list != null) out.push(`          ${label}: ${list.join(', ')}`)
   }
   out.push(`uptime    ${Math.round(s.uptimeMs / 1000)} s`)

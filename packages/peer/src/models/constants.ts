@@ -26,3 +26,10 @@ export const DEFAULT_MAX_RETRY_MS = 60_000
 
 /** Model jobs whose first sighting is remembered for the holder grace (the oldest are forgotten first). */
 export const MAX_TRACKED_JOBS = 1_000
+
+/** How a held model came, as people read it (the holdings' progress lines and `jobmesh status`). */
+export const MODEL_SOURCE_LABELS = {
+  start: 'kept with --model',
+  fallback: 'fetched for a job',
+  prompt: 'prefetched on a prompt'
+} as const

@@ -3,7 +3,7 @@ import { logger } from '@libp2p/logger'
 import { promptTargets } from './prompt-targets.js'
 import {
   DEFAULT_HOLDER_COUNT_TTL_MS, DEFAULT_HOLDER_GRACE_MS, DEFAULT_MAX_RETRY_MS, DEFAULT_PROMPT_POLL_MS, DEFAULT_RETRY_MS, MAX_PROMPT_TRIES,
-  MAX_TRACKED_JOBS, PROMPTS_PER_FALLBACK
+  MAX_TRACKED_JOBS, MODEL_SOURCE_LABELS, PROMPTS_PER_FALLBACK
 } from './constants.js'
 import type { PeerProfile } from '../jobs/index.js'
 import type { EventLog } from '../observe/index.js'
@@ -143,7 +143,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
     if (!held.includes(modelId)) held.push(modelId)
     if (!source.has(modelId)) source.set(modelId, from)
     log('holding model %s (%s)', modelId, from)
-    tell(`holding model ${modelId} (${from === 'start' ? 'kept with --model' : from === 'prompt' ? 'prefetched on a prompt' : 'fetched for a job'})`)
+    tell(`holding model ${modelId} (${MODEL_SOURCE_LABELS[from]})`)
     await announce(modelId)
   }
 
