@@ -63,8 +63,8 @@ function compareBytes (a: Uint8Array, b: Uint8Array): number {
  * 0. a room whose queue this peer owns with open items (only its owner serves it until a member asks, and a peer
  * that took a queue over while it worked elsewhere would otherwise hold those items unserved); 1. of the rooms with
  * open items (announced within `ttlMs`, one this peer is in, or one being opened) and the open MacroJob leases whose
- * room was not announced recently, the one where this peer's share is largest: a room's open items over its members with this
- * peer, a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
+ * room was not announced recently, the one where this peer's share is largest: a room's open items over its members
+ * with this peer, a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
  * message at all) and then into the least crowded rooms; equal shares in this peer's own hash order (peers that
  * choose at the same moment from the same view go different ways); 2. otherwise discovery.
  */
@@ -72,8 +72,8 @@ export function chooseRoom (view: RoomChoiceView): RoomChoice {
   for (const [m, room] of view.rooms) {
     if (room.owned === true && room.hasOpen && !room.complete) return { kind: 'join', macroIndex: m }
   }
-  const join = bestJoin(view)
-  const claim = bestClaim(view)
+  const join = largestShare(joinable(view), view.rank)
+  const claim = largestShare(claimable(view), view.rank)
   if (claim != null && (join == null || claim.share > join.share)) return { kind: 'claim', macroIndex: claim.m }
   if (join != null) return { kind: 'join', macroIndex: join.m }
   return { kind: 'discover' }
@@ -100,23 +100,24 @@ function joinable (view: RoomChoiceView): Map<number, number> {
   return shares
 }
 
-function bestJoin (view: RoomChoiceView): { m: number, share: number } | undefined {
-  let best: { m: number, share: number, rank: Uint8Array } | undefined
-  for (const [m, share] of joinable(view)) {
-    const rank = view.rank(m)
-    if (best == null || share > best.share || (share === best.share && compareBytes(rank, best.rank) < 0)) best = { m, share, rank }
-  }
-  return best
-}
-
-function bestClaim (view: RoomChoiceView): { m: number, share: number } | undefined {
-  let best: { m: number, share: number, rank: Uint8Array } | undefined
+/** The remaining MicroJobs of each MacroJob it could claim now (its share: it would be alone in the room). */
+function claimable (view: RoomChoiceView): Map<number, number> {
+  const shares = new Map<number, number>()
   for (let m = 0; m < view.macroJobs; m++) {
     const a = view.announced.get(m)
     if (view.macroDone(m) || !view.macroLeaseOpen(m) || (a != null && view.now - a.at < view.ttlMs)) continue
-    const share = view.remaining?.(m) ?? 1
-    const rank = view.rank(m)
-    if (best == null || share > best.share || (share === best.share && compareBytes(rank, best.rank) < 0)) best = { m, share, rank }
+    shares.set(m, view.remaining?.(m) ?? 1)
+  }
+  return shares
+}
+
+/** The candidate with the largest share; equal shares in this peer's own hash order. */
+function largestShare (shares: Map<number, number>, rank: (m: number) => Uint8Array): { m: number, share: number } | undefined {
+  let best: { m: number, share: number, rank: Uint8Array } | undefined
+  for (const [m, share] of shares) {
+    if (best != null && share < best.share) continue
+    const r = rank(m)
+    if (best == null || share > best.share || compareBytes(r, best.rank) < 0) best = { m, share, rank: r }
   }
   return best
 }
