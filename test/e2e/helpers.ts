@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { CLI_BIN } from '@jobmesh/peer'
+import { shortId } from '@jobmesh/peer/observe'
 import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
 import type { Devnet } from '@jobmesh/peer/devnet'
@@ -34,6 +35,18 @@ export async function progressAtLeast (client: JobClient, jobId: string, done: n
   return seen
 }
 
+/** What a peer's processor says of a job (`jobmesh status --json`), or why it could not be asked. */
+async function processorView (dataDir: string, jobId: string): Promise<string> {
+  try {
+    const s = await peerStatus(dataDir, 20_000)
+    const job = s.jobs.find(j => j.jobId.toLowerCase() === jobId.toLowerCase())
+    return `job ${job?.state ?? 'unknown'}, current ${s.work.currentJob ?? 'none'}, done ${s.work.microJobsDone}, failed ${s.work.microJobsFailed}, ` +
+      `finalizing ${(s.finalizing ?? []).length}, connected ${s.peers.length}`
+  } catch (err) {
+    return `unavailable (${(err as Error).message.split('\n')[0]})`
+  }
+}
+
 /**
  * A job's story for a failing test: its escrow events in order, the job's state, and what each peer logged about it
  * (peer output carries `DEBUG=jobmesh:*` lines when the test runs with DEBUG set).
@@ -49,11 +62,12 @@ export async function jobHistory (devnet: Devnet, jobId: string): Promise<string
       if ('args' in e && String(e.args[0]).toLowerCase() === jobId.toLowerCase()) lines.push(`  ${e.blockNumber} ${e.eventName} ${json(e.args.toArray().slice(1))}`)
     }
     lines.push(`  state ${json((await jobEscrow.jobs(jobId)).toArray())}`)
-    // operator lines name a job in full or shortened (cli/output.ts short: `0x52b8…24a5`)
-    const needles = [jobId.slice(2, 14).toLowerCase(), `${jobId.slice(0, 6)}…${jobId.slice(-4)}`.toLowerCase()]
+    // operator lines name a job in full or shortened (observe's shortId: `0x52b8a1…24a5`)
+    const needles = [jobId.slice(2, 14).toLowerCase(), shortId(jobId).toLowerCase()]
     for (const [i, p] of devnet.peers.entries()) {
       const info = await nodeRegistry.nodeInfo(devnet.peerAccount(i).address)
       lines.push(`  peer ${i} ${devnet.peerAccount(i).address} ${p.peerId} eligible ${String(info.eligible)} busy ${String(info.busy)} paused ${String(info.paused)} kicked ${String(info.kickedOut)} stake ${String(info.stake)} score ${String(info.score)} weight ${String(info.weight)}`)
+      lines.push(`    status ${await processorView(p.dataDir, jobId)}`)
       for (const l of p.output) if (needles.some(n => l.toLowerCase().includes(n))) lines.push(`    ${l.slice(0, 300)}`)
       for (const l of p.output.filter(l => /error|failed/i.test(l)).slice(-10)) lines.push(`    ! ${l.slice(0, 300)}`)
     }

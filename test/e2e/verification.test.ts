@@ -55,6 +55,7 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
         return events.length > 0 ? events[0] : undefined
       }, { timeoutMs: 120_000, what: 'the JobRejected event', intervalMs: 250 })
+        .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
       const args = 'args' in rejected ? rejected.args : undefined
       expect(String(args?.culprit).toLowerCase()).toBe(faker.toLowerCase())
       const bond = 2n * parseEther('1')
