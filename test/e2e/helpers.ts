@@ -35,6 +35,14 @@ export async function progressAtLeast (client: JobClient, jobId: string, done: n
   return seen
 }
 
+/**
+ * A catch handler for a wait on a job: rethrows the error with the job's history appended ({@link jobHistory}), so a
+ * stalled wait says where the job stood.
+ */
+export function withHistory (devnet: Devnet, jobId: string): (err: Error) => Promise<never> {
+  return async (err) => { throw new Error(`${err.message}\n${await jobHistory(devnet, jobId)}`, { cause: err }) }
+}
+
 /** What a peer's processor says of a job (`jobmesh status --json`), or why it could not be asked. */
 async function processorView (dataDir: string, jobId: string): Promise<string> {
   try {

@@ -4,7 +4,7 @@ import {
   MANDELBROT_TILE_HEADER, encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, submitMandelbrot
 } from '../../examples/src/index.js'
 import { HOSTILE_JOB, flood, startAttacker, stopAttacker, vandalize } from './attacker.js'
-import { jobHistory, peerStatus, startNetwork } from './helpers.js'
+import { peerStatus, startNetwork, withHistory } from './helpers.js'
 import type { Attacker } from './attacker.js'
 import type { Network } from './helpers.js'
 import type { PeerStatus } from '@jobmesh/peer'
@@ -39,7 +39,7 @@ describe('a hostile node on a devnet of 3 jobmesh processes', () => {
     })()
 
     // each wait is bounded well inside the test's 300 s (a run takes 35-40 s), and a stalled one says where the job stood
-    const story = async (err: Error): Promise<never> => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) }
+    const story = withHistory(devnet, job.jobId)
     let done = 0
     try {
       for await (const p of client.progress(job.jobId, { timeoutMs: 120_000 })) done = p.done

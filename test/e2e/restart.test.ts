@@ -8,7 +8,7 @@ import { createJobClient } from '@jobmesh/dapp-sdk'
 import { startDevnet } from '@jobmesh/peer/devnet'
 import { fetchStatus } from '../../packages/peer/src/cli/control.js'
 import { readPayouts, submitMandelbrot } from '../../examples/src/index.js'
-import { jobHistory } from './helpers.js'
+import { withHistory } from './helpers.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
 import type { Devnet } from '@jobmesh/peer/devnet'
@@ -87,7 +87,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
     for (const i of victims) await devnet.restartPeer(i)
 
     const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 180_000 })
-      .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
+      .catch(withHistory(devnet, job.jobId))
     expect(release.status).toBe('Released')
     const submitted = await escrow.queryFilter(escrow.filters.ResultsSubmitted(job.jobId))
     expect(submitted).toHaveLength(1)
@@ -116,7 +116,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
     // finalization finds the job submitted and stops)
     for (const i of victims) await devnet.restartPeer(i)
     const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 180_000 })
-      .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
+      .catch(withHistory(devnet, job.jobId))
     expect(release.status).toBe('Released')
     expect(await escrow.queryFilter(escrow.filters.ResultsSubmitted(job.jobId))).toHaveLength(1)
     const outputs = await client.results(job.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 60_000 })

@@ -10,7 +10,7 @@ import {
   encodeMandelbrotData, loadExampleWasm, mandelbrotReference, mandelbrotResultPng, readPayouts, submitMandelbrot,
   MANDELBROT_BLOCK_SIZE, MANDELBROT_TILE_HEADER
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, jobHistory, startNetwork } from './helpers.js'
+import { CHEATING_PEER, startNetwork, withHistory } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { ResultLeaf } from '@jobmesh/peer/protocol'
@@ -55,7 +55,7 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
         return events.length > 0 ? events[0] : undefined
       }, { timeoutMs: 120_000, what: 'the JobRejected event', intervalMs: 250 })
-        .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
+        .catch(withHistory(devnet, job.jobId))
       const args = 'args' in rejected ? rejected.args : undefined
       expect(String(args?.culprit).toLowerCase()).toBe(faker.toLowerCase())
       const bond = 2n * parseEther('1')
@@ -68,7 +68,7 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
 
       // round 1 without the faker's work: released with the reference outputs
       const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })
-        .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, job.jobId)}`, { cause: err }) })
+        .catch(withHistory(devnet, job.jobId))
       expect(release.status).toBe('Released')
       const outputs = await client.results(job.jobId, { timeoutMs: 60_000 })
       expect(outputs).toHaveLength(16)
@@ -131,7 +131,7 @@ describe('end to end: the default verification level detects fakes at the design
         submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 2 })))
       for (const j of jobs) expect(j.samples).toBe(1)
       const releases = await Promise.all(jobs.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 300_000 })
-        .catch(async (err: Error) => { throw new Error(`${err.message}\n${await jobHistory(devnet, j.jobId)}`, { cause: err }) })))
+        .catch(withHistory(devnet, j.jobId))))
       for (const r of releases) expect(r.status).toBe('Released')
 
       // the fakes the faker made (it prints each), and the rounds that caught them
