@@ -30,6 +30,11 @@ export interface JobContext {
   rooms: Map<number, MacroRoom>
   /** macroIndex -> { open, at, owner } from RoomAnnouncements. */
   announced: Map<number, { open: number, at: number, owner: string }>
+  /**
+   * MacroJobs whose lease this peer claimed and lost to a concurrent claimant: it is subscribed to their rooms (it
+   * joined to claim) and leaves them when its next room choice goes elsewhere (rooms.ts).
+   */
+  lostClaims: Set<number>
   lastLocalResult: number
   /** When this peer last asked the job's rooms to announce themselves (`openMacro`, ms). */
   discoveredAt: number
@@ -92,6 +97,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     turnSize: new TurnSize(),
     rooms: new Map(),
     announced: new Map(),
+    lostClaims: new Set(),
     discoveredAt: 0,
     lastLocalResult: 0,
     finalized: false

@@ -1,9 +1,9 @@
 import { logger } from '@libp2p/logger'
 import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS } from './constants.js'
 import { chooseRoom, macroRank } from './room-choice.js'
-import { countStates, macroKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
+import { countStates, LeaseLostError, macroKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
 import type { JobContext } from './job-context.js'
-import type { RoomChoiceView } from './room-choice.js'
+import type { RoomChoice, RoomChoiceView } from './room-choice.js'
 import type { ProcessorEvents } from './types.js'
 import type { CoordMessage, CoordMetrics, Leases, RecordVerifier, RoomPubSub } from '../coord/index.js'
 import type { TrafficCounters } from '../protocol/index.js'
@@ -119,6 +119,7 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
   const now = host.clock()
   const choice = chooseRoom(choiceView(host, ctx, now))
   log('%s chooses %o', host.self.slice(-6), choice)
+  leaveLostClaims(ctx, choice)
   if (choice.kind === 'join') {
     ctx.announced.delete(choice.macroIndex)
     return joinRoom(host, ctx, choice.macroIndex)
@@ -139,6 +140,7 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
     } catch (err) {
       if (signal.aborted) throw err
       log('claim of MacroJob %d failed: %s', m, (err as Error).message)
+      if ((err as Error).name === LeaseLostError.name) ctx.lostClaims.add(m)
       return undefined
     }
   }
@@ -164,6 +166,20 @@ export function leaveRoom (ctx: JobContext, room: MacroRoom): void {
   if (room.isOwner || ctx.rooms.get(room.macroIndex) !== room) return
   ctx.rooms.delete(room.macroIndex)
   room.close()
+}
+
+/**
+ * A peer that lost a claim is subscribed to the winner's room, so it counts as one of its members for every other
+ * peer's room choice (which then avoids that room) and receives its snapshots. It stays when this choice joins that
+ * room, and leaves it when the choice goes anywhere else.
+ */
+function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
+  for (const m of ctx.lostClaims) {
+    ctx.lostClaims.delete(m)
+    if (choice.kind === 'join' && choice.macroIndex === m) continue
+    const room = ctx.rooms.get(m)
+    if (room != null) leaveRoom(ctx, room)
+  }
 }
 
 /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */

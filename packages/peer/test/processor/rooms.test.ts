@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest'
+import { LeaseLostError } from '../../src/coord/errors.js'
+import { findRoom } from '../../src/processor/rooms.js'
+import type { MacroRoom } from '../../src/coord/room.js'
+import type { JobContext } from '../../src/processor/job-context.js'
+import type { RoomsHost } from '../../src/processor/rooms.js'
+
+/**
+ * findRoom over fakes: two MacroJobs of 8 MicroJobs, nothing done, no lease held; the room of MacroJob `m`, once
+ * joined, is a fake that records whether it was closed. The claim of a MacroJob in `lose` fails as a concurrent
+ * claimant's win does (LeaseLostError).
+ */
+function harness (lose: Set<number>) {
+  const closed: number[] = []
+  const claimed: number[] = []
+  // MacroJobs whose lease another peer won
+  const held = new Set<number>()
+  const fakeRoom = (m: number): MacroRoom => ({
+    macroIndex: m,
+    state: undefined,
+    isOwner: false,
+    isComplete: false,
+    close () { closed.push(m) }
+  }) as unknown as MacroRoom
+  const ctx = {
+    job: { jobId: '0xjob', key: '0xjob' },
+    slicing: { macroJobs: [0, 1].map(m => ({ macroId: `macro${m}`, microIds: Array.from({ length: 8 }, (_, i) => `m${m}.${i}`) })) },
+    progress: { doneIn: () => 0, has: () => false },
+    macroLeases: {
+      get: () => undefined,
+      isOpen: (key: string) => !held.has(Number(key)),
+      async claim (key: string) {
+        const m = Number(key)
+        claimed.push(m)
+        if (lose.has(m)) {
+          held.add(m)
+          throw new LeaseLostError(`lease of MacroJob ${m} went to another peer`)
+        }
+        return { owner: 'peer-a', term: 1 }
+      }
+    },
+    rooms: new Map<number, MacroRoom>(),
+    announced: new Map(),
+    lostClaims: new Set<number>(),
+    discoveredAt: 0
+  } as unknown as JobContext
+  const host = {
+    self: 'peer-a',
+    owners: new Map(),
+    maxBytes: 65_536,
+    pubsub: { getSubscribers: () => [] },
+    clock: () => 1_000,
+    publish: () => {},
+    dispatch: () => {}
+  } as unknown as RoomsHost
+  // the claims join the room first (a real claimant subscribes before it writes the lease): joinRoom finds these
+  for (const m of [0, 1]) ctx.rooms.set(m, fakeRoom(m))
+  return { ctx, host, closed, claimed, held }
+}
+
+describe('findRoom (the processor\'s room choice, applied)', () => {
+  it('a peer that lost a claim leaves that room when its next choice goes elsewhere', async () => {
+    const h = harness(new Set([0, 1]))
+    const signal = new AbortController().signal
+    // first choice: a claim; which MacroJob depends on this peer's hash order
+    expect(await findRoom(h.host, h.ctx, signal)).toBeUndefined()
+    const first = h.claimed[0]
+    expect(h.ctx.lostClaims).toEqual(new Set([first]))
+    expect(h.closed).toEqual([])
+    // the next choice claims the other MacroJob: the lost room is left (closed, no longer among the job's rooms)
+    expect(await findRoom(h.host, h.ctx, signal)).toBeUndefined()
+    const second = h.claimed[1]
+    expect(second).not.toBe(first)
+    expect(h.closed).toEqual([first])
+    expect(h.ctx.rooms.has(first)).toBe(false)
+    expect(h.ctx.lostClaims).toEqual(new Set([second]))
+  })
+
+  it('a peer that lost a claim stays in that room when its next choice joins it', async () => {
+    const h = harness(new Set([0, 1]))
+    const signal = new AbortController().signal
+    expect(await findRoom(h.host, h.ctx, signal)).toBeUndefined()
+    const lost = h.claimed[0]
+    // the winner's snapshot arrives: the room this peer is in shows open items, and the other MacroJob is held
+    const room = h.ctx.rooms.get(lost) as unknown as { state: unknown }
+    room.state = { states: new Uint8Array(8), owner: 'peer-b', epoch: 1, term: 1 }
+    h.held.add(1 - lost)
+    const joined = await findRoom(h.host, h.ctx, signal)
+    expect(joined?.macroIndex).toBe(lost)
+    expect(h.closed).toEqual([])
+    expect(h.ctx.lostClaims.size).toBe(0)
+  })
+})
