@@ -60,6 +60,9 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     on('job:failed', d => {
       log.push({ kind: 'job:failed', level: 'error', jobId: d.jobId, text: `gave job ${shortId(d.jobId)} up: its MicroJobs failed ${d.attempts} times on ${d.peers} ${d.peers === 1 ? 'peer' : 'peers'} (${d.reasons.slice(0, 3).join('; ')})` })
     })
+    on('turn:unanswered', d => {
+      log.push({ kind: 'turn:unanswered', level: 'error', jobId: d.jobId, text: `left the room of MacroJob ${d.macroIndex} of job ${shortId(d.jobId)}: its queue did not answer a turn in ${Math.round(d.waitedMs / 1000)} s` + (d.owner != null ? ` (owner ${shortId(d.owner)})` : '') })
+    })
     on('microjob:error', d => {
       log.push({ kind: 'microjob:error', level: 'error', jobId: d.jobId, text: `MicroJob ${d.macroIndex}.${d.index} of job ${shortId(d.jobId)} failed: ${d.error.message}` })
     })

@@ -30,3 +30,9 @@ export const RUN_TIMEOUT_FACTOR = 10
  * MicroJob; well under the lease renew interval, so an unwritten result's lease never runs out.
  */
 export const DEFAULT_RESULT_FLUSH_MS = 1_000
+/**
+ * A member's queue turn unanswered this long (ms) means its room is stuck (every owner answers or hands off within a
+ * heartbeat, and a silent owner is failed over within a few seconds): the processor leaves the room, reports it, and
+ * chooses again.
+ */
+export const DEFAULT_TURN_WAIT_MS = 30_000

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { countStates, macroTopic, microKey } from '../coord/index.js'
 import { bytesToHex, hexToBytes } from '../jobs/index.js'
-import { DEFAULT_IDLE_MS } from './constants.js'
+import { DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS } from './constants.js'
 import { runTimeoutMs } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { MicroJobExecutor, MicroJobTask } from '../executor/index.js'
@@ -24,6 +24,8 @@ export interface TurnHost {
   /** Peers working on the job (this one included), as far as this peer knows. */
   jobPeers?(ctx: JobContext): number
   readonly idleMs?: number
+  /** A member's turn unanswered this long (ms) leaves the room. Default {@link DEFAULT_TURN_WAIT_MS}. */
+  readonly turnWaitMs?: number
   /** A running MicroJob's lease is renewed this often (ms). */
   readonly renewMs: number
   clock(): number
@@ -38,7 +40,7 @@ export interface TurnHost {
   /** Publish a `completed` notice per result write (ProcessorInit.announceComplete). */
   readonly announceComplete: boolean
   publish(topic: string, msg: Partial<CoordMessage>): void
-  dispatch<K extends 'microjob:start' | 'microjob:error' | 'microjob:done'>(type: K, detail: ProcessorEvents[K]): void
+  dispatch<K extends 'microjob:start' | 'microjob:error' | 'microjob:done' | 'turn:unanswered'>(type: K, detail: ProcessorEvents[K]): void
 }
 
 /** A MicroJob this peer finished, as its complete notice lists it. */
@@ -89,6 +91,35 @@ function askTurn (host: TurnHost, ctx: JobContext, room: MacroRoom, signal: Abor
 }
 
 /**
+ * The items of a turn, once the room answers. A member whose turn goes unanswered for `turnWaitMs` leaves the room
+ * (which ends the wait with RoomClosedError) and says so: a stuck room costs this peer a choice, not the job. An owner
+ * is never left (its turns are served at once, and it keeps the queue).
+ */
+async function awaitTurn (host: TurnHost, ctx: JobContext, turn: Turn): Promise<{ items: LockedItem[], lockedAt: number }> {
+  const waitMs = host.turnWaitMs ?? DEFAULT_TURN_WAIT_MS
+  const asked = host.clock()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const watch = (): void => {
+    timer = setTimeout(() => {
+      if (turn.room.isOwner) {
+        watch()
+        return
+      }
+      const waitedMs = host.clock() - asked
+      log.error('%s turn in room %d unanswered for %d ms (owner %s): leaving the room', host.self.slice(-6), turn.room.macroIndex, waitedMs, turn.room.state?.owner.slice(-6))
+      host.dispatch('turn:unanswered', { jobId: ctx.job.jobId, macroIndex: turn.room.macroIndex, waitedMs, owner: turn.room.state?.owner })
+      host.leaveRoom(ctx, turn.room)
+    }, waitMs)
+  }
+  watch()
+  try {
+    return await turn.locked
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
  * The processor's work on one job (DESIGN 7): find a room, take a turn of MicroJobs, run them, write their results;
  * returns when the job is finished or given up here, or nothing was open for a while (the caller looks at other jobs).
  */
@@ -114,7 +145,7 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
     let items: LockedItem[]
     let lockedAt: number
     try {
-      ({ items, lockedAt } = await turn.locked)
+      ({ items, lockedAt } = await awaitTurn(host, ctx, turn))
     } catch (err) {
       if (signal.aborted || (err as Error).name === 'RoomClosedError') continue
       throw err

@@ -87,6 +87,8 @@ export interface ProcessorEvents {
   /** The queue owner of a MacroJob room this peer is in, from every accepted snapshot and own ownership (observability). */
   'room:owner': { jobId: string, macroIndex: number, owner: string, epoch: number, term: number }
   'job:complete': { jobId: string, finalizer: boolean }
+  /** A queue turn this peer asked a room for went unanswered for `waitedMs`: it left the room to choose again. */
+  'turn:unanswered': { jobId: string, macroIndex: number, waitedMs: number, owner?: string }
   /** The job reached the failure bound (its MicroJobs fail everywhere): this peer gave it up. */
   'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[] }
 }

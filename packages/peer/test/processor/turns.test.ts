@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ResultBatch } from '../../src/processor/result-batch.js'
 import { TurnSize } from '../../src/processor/turn-size.js'
 import { runTurns } from '../../src/processor/turns.js'
@@ -21,6 +21,8 @@ function harness () {
   const transactions: string[][] = []
   let current: string[] | undefined
   const room = {
+    macroIndex: 0,
+    isOwner: false,
     state: undefined,
     async next () {
       const turn = Promise.withResolvers<LockedItem[]>()
@@ -70,7 +72,13 @@ function harness () {
     announceComplete: false,
     clock: () => 0,
     findRoom: async () => rooms++ === 0 ? room : undefined,
-    leaveRoom: () => { left++ },
+    // leaving closes the room, which ends a turn still waited on (as MacroRoom.close does)
+    leaveRoom: () => {
+      left++
+      const closed = new Error('room closed')
+      closed.name = 'RoomClosedError'
+      turns.at(-1)?.reject(closed)
+    },
     waitFor: async () => {},
     itemFailed: (_ctx, i) => { failed.push(i.index) },
     publish: () => {},
@@ -80,10 +88,12 @@ function harness () {
   const settle = async (): Promise<void> => { for (let i = 0; i < 10; i++) await new Promise(resolve => setImmediate(resolve)) }
   /** What a room's lock does with `lockWith`: this peer's unwritten results go with the new leases. */
   const lock = (indices: number[]): void => { ctx.batch.flush(() => { current?.push(`leases ${indices.join(',')}`) }) }
-  return { events, turns, running, released, transactions, ctx, host, settle, lock, failed, left: () => left }
+  return { events, turns, running, released, transactions, ctx, host, settle, lock, failed, left: () => left, room }
 }
 
 describe('runTurns (the processor\'s turn loop)', () => {
+  afterEach(() => { vi.useRealTimers() })
+
   it('asks for the next turn while the last MicroJob of this one runs, and writes this turn\'s results with the next lock', async () => {
     const h = harness()
     const done = runTurns(h.host, h.ctx, new AbortController().signal)
@@ -153,5 +163,41 @@ describe('runTurns (the processor\'s turn loop)', () => {
     expect(h.events).toEqual(['next', 'start 0', 'end 0', 'start 1', 'end 1'])
     expect(h.transactions).toEqual([['result 0', 'result 1']])
     await done
+  })
+
+  it('a member leaves a room whose queue does not answer a turn, says so, and chooses again', async () => {
+    const h = harness()
+    const unanswered: unknown[] = []
+    const host: TurnHost = {
+      ...h.host,
+      turnWaitMs: 20,
+      dispatch: (type, detail) => { if (type === 'turn:unanswered') unanswered.push(detail) }
+    }
+    // the room never answers: the loop leaves it, finds nothing else open, and returns
+    await runTurns(host, h.ctx, new AbortController().signal)
+    expect(h.events).toEqual(['next'])
+    expect(h.left()).toBe(1)
+    expect(unanswered).toEqual([expect.objectContaining({ jobId: '0xjob', macroIndex: 0 })])
+  })
+
+  it('the queue owner keeps its room however long its turn takes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const h = harness();
+    (h.room as { isOwner: boolean }).isOwner = true
+    const unanswered: unknown[] = []
+    const host: TurnHost = {
+      ...h.host,
+      turnWaitMs: 20,
+      dispatch: (type, detail) => { if (type === 'turn:unanswered') unanswered.push(detail) }
+    }
+    const done = runTurns(host, h.ctx, new AbortController().signal)
+    await h.settle()
+    vi.advanceTimersByTime(100)
+    await h.settle()
+    expect(h.left()).toBe(0)
+    expect(unanswered).toEqual([])
+    h.turns[0].resolve([])
+    await done
+    expect(h.left()).toBe(1)
   })
 })
