@@ -116,6 +116,10 @@ export function handOffTo (room: RoomCore, to: string): void {
   handoff(room.state, room.self, to)
   room.components.metrics.handoffs++
   room.ownersSeen.add(to)
+  // this peer had the queue until now: the new owner's silence counts from here, not from whatever this peer last
+  // heard as a member (an owner that held the queue longer than the owner timeout would fail over its successor
+  // unless the successor's first snapshot came within one tick)
+  room.silence.heard(room.clock())
 }
 
 /** Serves once on the next turn of the event loop (requests of one tick are answered together). */

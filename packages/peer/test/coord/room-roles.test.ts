@@ -8,6 +8,9 @@ import { DONE, LOCKED, OPEN, judge } from '../../src/coord/queue.js'
 import { FutureSnapshots, epochValid, yieldsTo } from '../../src/coord/room-member.js'
 import { applyRequest, handoff, ownerMemory, pickBatch, rebuildQueue, reconcile } from '../../src/coord/room-owner.js'
 import { TurnWaiter } from '../../src/coord/room-waiter.js'
+import { handOffTo } from '../../src/coord/room-serve.js'
+import { OwnerSilence } from '../../src/coord/owner-silence.js'
+import type { RoomCore } from '../../src/coord/room-core.js'
 import { claimNextEpoch, ownerGossipAt, supersedingLease } from '../../src/coord/room-failover.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import type { Lease } from '../../src/coord/leases.js'
@@ -68,6 +71,30 @@ describe('room owner role (room-owner.ts)', () => {
     const state = queue(4, { pending: ['b', 'c'] })
     handoff(state, 'a', 'b')
     expect(state).toMatchObject({ term: 1, version: 1, owner: 'b', prevOwner: 'a', pending: ['c'] })
+  })
+
+  it('an owner that held the queue longer than the owner timeout hands off without suspecting its successor at once', () => {
+    let now = 0
+    const silence = new OwnerSilence({ ownerTimeoutMs: 3_000, jitterMs: 0, tickMs: 100, now })
+    const room = {
+      self: 'a',
+      state: queue(4, { pending: ['b'] }),
+      silence,
+      clock: () => now,
+      ownersSeen: new Set<string>(),
+      components: { metrics: { handoffs: 0 } }
+    } as unknown as RoomCore
+    // owner for 10 s (its ticks show no stall), then a member asks and gets the queue
+    for (now = 100; now <= 10_000; now += 100) silence.tick(now)
+    handOffTo(room, 'b')
+    expect(room.state?.owner).toBe('b')
+    // one tick later the successor's first snapshot may not have arrived yet: the queue is not silent
+    now += 100
+    silence.tick(now)
+    expect(silence.decide(now)).toBe('alive')
+    // and it is once the successor says nothing for the owner timeout
+    for (let t = 0; t < 31; t++) { now += 100; silence.tick(now) }
+    expect(silence.decide(now)).toBe('suspect')
   })
 
   it('a member\'s request marks only its own locks done and puts it in the pending list once', () => {
