@@ -85,6 +85,57 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
   }, 300_000)
 })
 
+describe('end to end: a faked MicroJob whose output is withheld does not stall the job', () => {
+  let net: Network | undefined
+
+  afterEach(async () => {
+    await net?.stop()
+    net = undefined
+  })
+
+  it('the finalizer\'s own re-run stands in for it: released in round 0 with the reference outputs, nobody slashed', async () => {
+    // peer 0 returns a wrong output for the first MicroJob it runs and never stores it: nobody can fetch it
+    net = await startNetwork({ peers: 4, peer: i => i === 0 ? { entry: { path: CHEATING_PEER, args: ['withhold-first'] } } : {} })
+    const { client, devnet } = net
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    try {
+      const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
+      const stakes = new Map<string, bigint>()
+      for (let i = 0; i < 4; i++) {
+        const a = devnet.peerAccount(i).address
+        stakes.set(a.toLowerCase(), BigInt((await nodeRegistry.nodeInfo(a)).stake))
+      }
+      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 8, price: parseEther('1'), verification: 'full' })
+      const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 150_000 })
+        .catch(withHistory(devnet, job.jobId))
+      expect(release.status).toBe('Released')
+      const cheated = devnet.peers[0].output.find(l => l.startsWith(`cheated on ${job.jobId.toLowerCase()} `) || l.startsWith(`cheated on ${job.jobId} `))
+      expect(cheated).toBeDefined()
+      const faked = (cheated ?? '').split(' ')[3]
+
+      // one round: every MicroJob re-run by the verifiers passed, nobody was blamed or slashed
+      expect(await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))).toHaveLength(0)
+      for (const [address, stake] of stakes) expect(BigInt((await nodeRegistry.nodeInfo(address)).stake)).toBeGreaterThanOrEqual(stake)
+      const submitted = await jobEscrow.queryFilter(jobEscrow.filters.ResultsSubmitted(job.jobId))
+      const submitter = String('args' in submitted[0] ? submitted[0].args.submitter : '').toLowerCase()
+      const finalizer = devnet.peers.find((_, i) => devnet.peerAccount(i).address.toLowerCase() === submitter)
+
+      // the faked MicroJob's output is the finalizer's own re-run, and correct like every other
+      const outputs = await client.results(job.jobId, { timeoutMs: 60_000 })
+      expect(outputs).toHaveLength(16)
+      const stand = outputs.find(o => `${o.macroIndex}.${o.index}` === faked)
+      expect(stand?.signer).toBe(finalizer?.peerId)
+      const png = PNG.sync.read(Buffer.from(mandelbrotResultPng(outputs)))
+      const reference = mandelbrotReference(encodeMandelbrotData(IMAGE, 1)).subarray(MANDELBROT_TILE_HEADER)
+      const gray = new Uint8Array(IMAGE.width * IMAGE.height)
+      for (let i = 0; i < gray.length; i++) gray[i] = png.data[i * 4]
+      expect(Buffer.from(gray).equals(Buffer.from(reference))).toBe(true)
+    } finally {
+      provider.destroy()
+    }
+  }, 300_000)
+})
+
 /** Smallest and largest counts of Binomial(n, p) outside which lies at most `alpha` on each side. */
 function binomialBounds (n: number, p: number, alpha: number): [number, number] {
   const pmf: number[] = []

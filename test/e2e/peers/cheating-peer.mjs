@@ -6,7 +6,8 @@
 // <mode>: `all` (every MicroJob it runs), `first` (only the first MicroJob it runs, re-runs included),
 // `first-per-job` (the first MicroJob it runs of each job), `first-processed-per-job` (the first MicroJob of each job
 // it runs as a processor, i.e. while the job is Open on chain: its verification re-runs stay honest),
-// `every:<n>` (MicroJobs with (macroIndex + index) % n === 0).
+// `every:<n>` (MicroJobs with (macroIndex + index) % n === 0). `withhold-<mode>`: the same, and it never stores the
+// wrong outputs (its results name them, nobody can fetch them).
 // It prints `cheated on <jobId> <macroIndex>.<index>` for each wrong output.
 import '../../../packages/peer/dist/cli/polyfill.js'
 /* eslint-disable @typescript-eslint/explicit-function-return-type -- plain JS has no return type annotations */
@@ -15,8 +16,14 @@ import { readFile } from 'node:fs/promises'
 import { wasmMicroJobExecutor } from '@jobmesh/peer/executor'
 import { connect, createProvider } from '@jobmesh/contracts'
 import { startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
+import { outputHash } from '../../../packages/peer/dist/executor/index.js'
+import { rawOutputCid } from '../../../packages/peer/dist/storage/index.js'
 
-const [mode, ...rest] = process.argv.slice(2)
+const [given, ...rest] = process.argv.slice(2)
+const withhold = given?.startsWith('withhold-') === true
+const mode = withhold ? given.slice('withhold-'.length) : given
+/** The wrong outputs not to store (by identity: the processor stores the very bytes its executor returned). */
+const withheld = new WeakSet()
 let ran = 0
 const jobs = new Set()
 const flag = (name) => rest[rest.indexOf(name) + 1]
@@ -50,6 +57,7 @@ const flip = async (task, output) => {
   if (!(await selects(task))) return output
   const wrong = output.byteLength === 0 ? new Uint8Array(1) : output.slice()
   wrong[0] ^= 0xff
+  if (withhold) withheld.add(wrong)
   process.stdout.write(`cheated on ${task.jobId} ${task.macroIndex}.${task.index}\n`)
   return wrong
 }
@@ -66,7 +74,16 @@ const cheating = (honest) => ({
 })
 
 const program = new Command('cheating-peer').exitOverride()
-startCommand(program, { executor: ({ store, wasm }) => cheating(wasmMicroJobExecutor({ store, executor: wasm })) })
+startCommand(program, {
+  executor: ({ store, wasm }) => {
+    if (withhold) {
+      // the processor's storeOutput calls store.addOutput: a withheld output gets its CID, and no block anywhere
+      const addOutput = store.addOutput.bind(store)
+      store.addOutput = async (bytes, options) => withheld.has(bytes) ? rawOutputCid(outputHash(bytes)) : await addOutput(bytes, options)
+    }
+    return cheating(wasmMicroJobExecutor({ store, executor: wasm }))
+  }
+})
 try {
   await program.parseAsync(rest, { from: 'user' })
 } catch (err) {

@@ -15,6 +15,12 @@ export interface EnsureOutputsOptions {
   fetchTimeoutMs?: number
   /** Outputs handled at once, default 8. */
   concurrency?: number
+  /**
+   * This node, when it may stand in for a wrong recorded result: an output it had to re-run (nobody served the
+   * recorded one) that hashes to something else becomes this node's own result (its output, its PeerId as `signer`,
+   * its `payee`) and is listed in `replaced`. Without it such an output fails with OutputMismatchError.
+   */
+  replaceAs?: { signer: string, payee: string }
 }
 
 export interface EnsureOutputsResult {
@@ -22,8 +28,13 @@ export interface EnsureOutputsResult {
   entries: ManifestEntry[]
   /** Outputs found locally or fetched from peers. */
   fetched: number
-  /** Outputs nobody served in time, re-run with the executor (same sha256). */
+  /** Outputs nobody served in time, re-run with the executor (same sha256, or replaced). */
   regenerated: number
+  /**
+   * Entries whose recorded output nobody served and whose re-run hashes differently (a processor faked it and
+   * withheld the bytes): as this node now holds them, with its own re-run's output and `replaceAs` as signer and payee.
+   */
+  replaced: ManifestEntry[]
 }
 
 /**
@@ -31,7 +42,9 @@ export interface EnsureOutputsResult {
  * CID (locally, else over bitswap, within `fetchTimeoutMs`), its sha256 checked against the entry, and stored and
  * pinned with `addOutput`. An output nobody serves in time (its processor died) is regenerated: job code is
  * deterministic WebAssembly, so the MicroJob is re-run with the executor and its output must hash to the recorded
- * `outputHash` (without an executor or a spec, a missing output fails). Idempotent: outputs already held are read locally and pinned again (a no-op).
+ * `outputHash` (without an executor or a spec, a missing output fails); with `replaceAs`, one that hashes to anything
+ * else replaces the recorded result (the recorded one cannot be backed with bytes, and a wrong result that nobody serves
+ * must not stall the job). Idempotent: outputs already held are read locally and pinned again (a no-op).
  *
  * @throws OutputMismatchError (a regenerated output differs: the recorded result is not trustworthy),
  * OutputUnavailableError (not fetched and not regenerated), AbortError
@@ -46,6 +59,7 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
   setMaxListeners(Infinity, signal)
   const timeoutMs = options.fetchTimeoutMs ?? DEFAULT_OUTPUT_FETCH_TIMEOUT_MS
   const out: ManifestEntry[] = new Array(entries.length)
+  const replaced = new Set<number>()
   let fetched = 0
   let regenerated = 0
 
@@ -62,7 +76,8 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
     return undefined
   }
 
-  const regenerate = async (e: ManifestEntry): Promise<Uint8Array> => {
+  /** The re-run's output; its entry is `e`, or this node's own result when the recorded hash is wrong (`replaceAs`). */
+  const regenerate = async (e: ManifestEntry): Promise<{ bytes: Uint8Array, entry: ManifestEntry }> => {
     if (executor == null || spec == null) {
       throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and this node cannot regenerate it`)
     }
@@ -76,26 +91,30 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
       throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and re-running it failed: ${(err as Error).message}`, { cause: err })
     }
     const actual = outputHash(bytes)
-    if (actual !== e.outputHash.toLowerCase()) {
-      const err = new OutputMismatchError(e.macroIndex, e.index, e.outputHash.toLowerCase(), actual)
+    if (actual === e.outputHash.toLowerCase()) return { bytes, entry: e }
+    const err = new OutputMismatchError(e.macroIndex, e.index, e.outputHash.toLowerCase(), actual)
+    if (options.replaceAs == null) {
       log.error('%s of %s (signer %s): not submitting a result that cannot be backed', err.message, jobId, e.signer)
       throw err
     }
-    return bytes
+    log.error('%s of %s (signer %s, output withheld): this node\'s re-run stands in for it', err.message, jobId, e.signer)
+    return { bytes, entry: { ...e, outputHash: actual, ...options.replaceAs } }
   }
 
   const handle = async (e: ManifestEntry, slot: number): Promise<void> => {
     let bytes = await fetchOutput(e)
+    let entry = e
     if (bytes != null) {
       fetched++
     } else {
-      bytes = await regenerate(e)
+      ({ bytes, entry } = await regenerate(e))
       regenerated++
       log('regenerated output of %s %d.%d (%d bytes)', jobId, e.macroIndex, e.index, bytes.byteLength)
     }
     const cid = await store.addOutput(bytes, { signal })
-    if (cid !== e.outputCid) log('output of %s %d.%d held as %s (recorded %s)', jobId, e.macroIndex, e.index, cid, e.outputCid)
-    out[slot] = { ...e, outputCid: cid, size: bytes.byteLength }
+    if (cid !== entry.outputCid) log('output of %s %d.%d held as %s (recorded %s)', jobId, e.macroIndex, e.index, cid, entry.outputCid)
+    out[slot] = { ...entry, outputCid: cid, size: bytes.byteLength }
+    if (entry !== e) replaced.add(slot)
   }
 
   let next = 0
@@ -115,5 +134,5 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
   if (failed.signal.aborted) throw failed.signal.reason
   options.signal?.throwIfAborted()
   log('%s: %d outputs held (%d fetched, %d regenerated)', jobId, entries.length, fetched, regenerated)
-  return { entries: out, fetched, regenerated }
+  return { entries: out, fetched, regenerated, replaced: [...replaced].sort((a, b) => a - b).map(slot => out[slot]) }
 }

@@ -7,6 +7,7 @@ import { MANIFEST_VERSION } from './constants.js'
 import { JobIncompleteError, NoPayeesError } from './errors.js'
 import { loadSpecFromChain } from './lookup.js'
 import { encodeManifest } from './manifest.js'
+import { standIns, writeOwnResults } from './own-results.js'
 import { roundRecords } from './sample.js'
 import { microKey } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
@@ -101,10 +102,11 @@ export function resultCommitment (jobId: string, round: number, resultRoot: stri
 /**
  * Finalizes a completed job (DESIGN 8): builds the result tree (one leaf per MicroJob with its payee) and the
  * manifest, makes sure this node holds every output of the manifest (`ensureOutputs`: fetched, else regenerated with
- * the executor, sha256 checked, pinned), adds the manifest to IPFS, commits to the results (`commitResults`), submits
+ * the executor, sha256 checked, pinned; a withheld output whose re-run differs becomes this node's own signed result
+ * and leaf, `writeOwnResults`), adds the manifest to IPFS, commits to the results (`commitResults`), submits
  * them from a later block (`submitResults`), and writes a signed `final` record in the job doc. Idempotent: a job that is no longer Open on chain is left alone (`outcome: 'already'`).
  *
- * @throws JobIncompleteError, NoPayeesError, OutputMismatchError, OutputUnavailableError, SpecUnavailableError, ChainRevertError, RpcUnreachableError, ...
+ * @throws JobIncompleteError, NoPayeesError, OutputUnavailableError, SpecUnavailableError, ChainRevertError, RpcUnreachableError, ...
  */
 export async function finalizeJob (components: SettlementComponents, jobId: string, options: FinalizeOptions = {}): Promise<FinalizeResult> {
   const id = jobId.toLowerCase()
@@ -119,11 +121,23 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     ? await components.loadSpec(id, { signal })
     : await loadSpecFromChain(components, id, { signal }))
   const built = await buildManifest(components, id, spec, { signal, round })
-  // availability: this node holds (pinned) every output it submits, fetched or regenerated, before the root goes on chain
+  // availability: this node holds (pinned) every output it submits, fetched or regenerated, before the root goes on
+  // chain; a recorded output nobody serves whose re-run differs (faked and withheld) becomes this node's own result
+  const self = peerIdFromPrivateKey(components.privateKey).toString()
   const held = await ensureOutputs(components, id, spec, built.microJobs, {
-    signal, fetchTimeoutMs: options.outputFetchTimeoutMs, concurrency: options.outputConcurrency
+    signal,
+    fetchTimeoutMs: options.outputFetchTimeoutMs,
+    concurrency: options.outputConcurrency,
+    replaceAs: { signer: self, payee: await payeeResolver(components, { signal })(self) }
   })
-  const manifest: Manifest = { ...built, microJobs: held.entries }
+  const stand = await standIns(components, await roundRecords(components, id, round, { signal }), held.replaced, { signal })
+  await writeOwnResults(components, id, round, stand.own, { signal })
+  const microJobs = held.entries.map(e => stand.entries.find(s => s.macroIndex === e.macroIndex && s.index === e.index) ?? e)
+  const manifest: Manifest = {
+    ...built,
+    resultRoot: held.replaced.length === 0 ? built.resultRoot : resultTree(microJobs).root,
+    microJobs
+  }
   const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
   // availability: r other peers hold the manifest (every payee can claim) and each output besides its producer
   await components.replicate?.(id, manifestCid, manifest.microJobs.map(e => e.signer), { signal })
@@ -149,7 +163,6 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     blockNumber: tx.blockNumber
   }
   const doc = await components.docs.open(roundDocName(id, round), { signal })
-  const self = peerIdFromPrivateKey(components.privateKey).toString()
   await finalMap(doc, id, round).set(self, new TextEncoder().encode(JSON.stringify(record)), components.privateKey)
   return { outcome: 'submitted', status, round, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber }
 }

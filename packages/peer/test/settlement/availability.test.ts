@@ -70,6 +70,22 @@ describe('finalizer availability: ensureOutputs', () => {
       .rejects.toMatchObject({ name: 'OutputMismatchError', index: 1 })
   })
 
+  it('with replaceAs, a withheld output whose re-run differs becomes this node\'s own result; the served ones stay', async () => {
+    const other = '0x' + '44'.repeat(32)
+    // MicroJob 1's processor faked its output (recorded hash of other bytes) and never stored it
+    const list = await entries(i => i !== 1, other)
+    const faked = { ...list[1], outputHash: '0x' + 'cd'.repeat(32), outputCid: rawOutputCid('0x' + 'cd'.repeat(32)), signer: 'faker', payee: '0x' + 'fa'.repeat(20) }
+    const recorded = [list[0], faked, list[2], list[3]].map(e => ({ ...e, payee: e.payee ?? '0x' + '01'.repeat(20) }))
+    const me = { signer: 'finalizer', payee: '0x' + 'f1'.repeat(20) }
+    const held = await ensureOutputs({ store, executor }, other, spec, recorded, { fetchTimeoutMs: 200, replaceAs: me })
+    const own = { ...list[1], payee: me.payee, signer: me.signer }
+    expect(held.replaced).toEqual([own])
+    expect(held.entries).toEqual([recorded[0], own, recorded[2], recorded[3]])
+    expect([held.fetched, held.regenerated]).toEqual([3, 1])
+    // the finalizer holds the correct bytes of the replaced MicroJob, under their own CID
+    expect(await node.helia.pins.isPinned(CID.parse(own.outputCid))).toBe(true)
+  })
+
   it('fails with OutputUnavailableError when an output is missing and there is no executor', async () => {
     const missing = { ...(await entries(() => true))[0], outputHash: '0x' + 'ab'.repeat(32), outputCid: rawOutputCid('0x' + 'ab'.repeat(32)) }
     await expect(ensureOutputs({ store }, JOB_ID, spec, [missing], { fetchTimeoutMs: 200 }))
