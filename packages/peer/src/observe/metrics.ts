@@ -31,7 +31,8 @@ export const METRIC_NAMES = {
   settlements: 'jobmesh_settlements_total',
   claimsWei: 'jobmesh_claims_wei_total',
   chainErrors: 'jobmesh_chain_errors_total',
-  jobsGivenUp: 'jobmesh_jobs_given_up_total'
+  jobsGivenUp: 'jobmesh_jobs_given_up_total',
+  turnsUnanswered: 'jobmesh_queue_turns_unanswered_total'
 } as const
 
 /** A counter that mirrors a monotonic number kept elsewhere (read when Prometheus scrapes). */
@@ -71,14 +72,18 @@ export function registerPeerMetrics (registry: Registry, sources: MetricsSources
     const givenUp = new Counter({ name: METRIC_NAMES.jobsGivenUp, help: 'Jobs this peer gave up because their MicroJobs fail everywhere (poison isolation)', registers: [registry] })
     const onDone = (): void => { done.inc() }
     const onFailed = (): void => { failed.inc() }
+    const unanswered = new Counter({ name: METRIC_NAMES.turnsUnanswered, help: 'Queue turns this peer waited on for 30 s without an answer (it left the room)', registers: [registry] })
     const onGivenUp = (): void => { givenUp.inc() }
+    const onUnanswered = (): void => { unanswered.inc() }
     processor.addEventListener('microjob:done', onDone)
     processor.addEventListener('microjob:error', onFailed)
     processor.addEventListener('job:failed', onGivenUp)
+    processor.addEventListener('turn:unanswered', onUnanswered)
     detach.push(() => {
       processor.removeEventListener('microjob:done', onDone)
       processor.removeEventListener('microjob:error', onFailed)
       processor.removeEventListener('job:failed', onGivenUp)
+      processor.removeEventListener('turn:unanswered', onUnanswered)
     })
     const m = processor.metrics
     mirror(registry, METRIC_NAMES.handoffs, 'MicroJob queue handoffs between owners', [], () => [[{}, m.handoffs]])

@@ -59,4 +59,21 @@ describe('operator lines', () => {
     ])
     expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error cannot fetch model ipfs:\/\/bafz yet\n$/)
   })
+
+  it('prints a queue turn nobody answered as an error: which room, how long, whose queue', () => {
+    const log = new EventLog()
+    const processor = Object.assign(new EventTarget(), { metrics: {} }) as unknown as Parameters<typeof attachPeerEvents>[0]['processor']
+    const detach = attachPeerEvents({ processor }, log)
+    const out = sink()
+    const err = sink()
+    const stop = printPeerEvents(log, out.stream, err.stream)
+    const jobId = '0x' + '34'.repeat(32)
+    const owner = '12D3KooWQ5eYFpP3Gk9aFpDqGw5HT2h9xnrAMxWNaWWJ4yC7CzNY'
+    processor?.dispatchEvent(new CustomEvent('turn:unanswered', { detail: { jobId, macroIndex: 2, waitedMs: 30_012, owner } }))
+    stop()
+    detach()
+    expect(out.text()).toBe('')
+    expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error left the room of MacroJob 2 of job 0x343434…3434: its queue did not answer a turn in 30 s \(owner \S+\)\n$/)
+    expect(log.recent().map(e => e.kind)).toEqual(['turn:unanswered'])
+  })
 })

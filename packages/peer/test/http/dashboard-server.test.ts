@@ -108,5 +108,7 @@ describe('the HTTP listener of a peer', () => {
     expect(family(METRIC_NAMES.dropped)?.metrics.map(m => m.labels?.reason).sort()).toEqual(['crdt_rejected', 'forged', 'invalid_record', 'malformed', 'oversized', 'stale'])
     expect(family(METRIC_NAMES.crdtBytes)?.type).toBe('COUNTER')
     expect(family(METRIC_NAMES.handoffs)).toBeDefined()
+    // every queue turn was answered
+    expect(family(METRIC_NAMES.turnsUnanswered)?.metrics[0].value).toBe('0')
   })
 })
