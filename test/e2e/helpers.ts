@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { CLI_BIN } from '@jobmesh/peer'
 import { shortId } from '@jobmesh/peer/observe'
-import type { JobClient } from '@jobmesh/dapp-sdk'
+import { PNG } from 'pngjs'
+import { encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, MANDELBROT_TILE_HEADER } from '../../examples/src/index.js'
+import type { MandelbrotImage } from '../../examples/src/index.js'
+import type { JobClient, MicroJobOutput } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
 import type { Devnet } from '@jobmesh/peer/devnet'
 
@@ -15,6 +18,15 @@ export type { Network } from './network.js'
 export const CHEATING_PEER = fileURLToPath(new URL('./peers/cheating-peer.mjs', import.meta.url))
 
 const run = promisify(execFile)
+
+/** Whether a Mandelbrot job's outputs make exactly the reference image (computed here, in one process). */
+export function matchesReference (outputs: MicroJobOutput[], image: MandelbrotImage): boolean {
+  const png = PNG.sync.read(Buffer.from(mandelbrotResultPng(outputs)))
+  const reference = mandelbrotReference(encodeMandelbrotData(image, 1)).subarray(MANDELBROT_TILE_HEADER)
+  const gray = new Uint8Array(image.width * image.height)
+  for (let i = 0; i < gray.length; i++) gray[i] = png.data[i * 4]
+  return Buffer.from(gray).equals(Buffer.from(reference))
+}
 
 /**
  * Asks a running `jobmesh start` for its status through the real CLI (`jobmesh status --json`). The bound covers a
