@@ -8,7 +8,7 @@ import { resultCommitment } from '@jobmesh/peer/settlement'
 import {
   encodeMandelbrotData, loadExampleWasm, readPayouts, submitMandelbrot, MANDELBROT_BLOCK_SIZE
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, matchesReference, startNetwork, withHistory } from './helpers.js'
+import { CHEATING_PEER, jobHistory, matchesReference, startNetwork, withHistory } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { ResultLeaf } from '@jobmesh/peer/protocol'
@@ -109,7 +109,12 @@ describe('end to end: a faked MicroJob whose output is withheld does not stall t
 
       // one round: every MicroJob re-run by the verifiers passed, nobody was blamed or slashed
       expect(await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))).toHaveLength(0)
-      for (const [address, stake] of stakes) expect(BigInt((await nodeRegistry.nodeInfo(address)).stake)).toBeGreaterThanOrEqual(stake)
+      const lost: string[] = []
+      for (const [address, stake] of stakes) {
+        const now = BigInt((await nodeRegistry.nodeInfo(address)).stake)
+        if (now < stake) lost.push(`${address} lost ${stake - now} wei`)
+      }
+      if (lost.length > 0) throw new Error(`stakes lost: ${lost.join(', ')}\n${await jobHistory(devnet, job.jobId)}`)
       const submitted = await jobEscrow.queryFilter(jobEscrow.filters.ResultsSubmitted(job.jobId))
       const submitter = String('args' in submitted[0] ? submitted[0].args.submitter : '').toLowerCase()
       const finalizer = devnet.peers.find((_, i) => devnet.peerAccount(i).address.toLowerCase() === submitter)
