@@ -59,7 +59,6 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
   setMaxListeners(Infinity, signal)
   const timeoutMs = options.fetchTimeoutMs ?? DEFAULT_OUTPUT_FETCH_TIMEOUT_MS
   const out: ManifestEntry[] = new Array(entries.length)
-  const replaced = new Set<number>()
   let fetched = 0
   let regenerated = 0
 
@@ -114,7 +113,6 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
     const cid = await store.addOutput(bytes, { signal })
     if (cid !== entry.outputCid) log('output of %s %d.%d held as %s (recorded %s)', jobId, e.macroIndex, e.index, cid, entry.outputCid)
     out[slot] = { ...entry, outputCid: cid, size: bytes.byteLength }
-    if (entry !== e) replaced.add(slot)
   }
 
   let next = 0
@@ -134,5 +132,6 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
   if (failed.signal.aborted) throw failed.signal.reason
   options.signal?.throwIfAborted()
   log('%s: %d outputs held (%d fetched, %d regenerated)', jobId, entries.length, fetched, regenerated)
-  return { entries: out, fetched, regenerated, replaced: [...replaced].sort((a, b) => a - b).map(slot => out[slot]) }
+  const replaced = out.filter((e, slot) => e.outputHash !== entries[slot].outputHash.toLowerCase())
+  return { entries: out, fetched, regenerated, replaced }
 }

@@ -7,7 +7,7 @@ import { MANIFEST_VERSION } from './constants.js'
 import { JobIncompleteError, NoPayeesError } from './errors.js'
 import { loadSpecFromChain } from './lookup.js'
 import { encodeManifest } from './manifest.js'
-import { standIns, writeOwnResults } from './own-results.js'
+import { standIns } from './own-results.js'
 import { roundRecords } from './sample.js'
 import { microKey } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
@@ -16,6 +16,7 @@ import { resultTree, sliceJob } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { FinalRecord } from '../jobs/index.js'
 import type { Manifest, ManifestEntry } from './manifest.js'
+import type { RoundRecords } from './sample.js'
 import type { SettlementComponents } from './types.js'
 import type { JobSpec } from '../protocol/index.js'
 
@@ -58,10 +59,10 @@ function hex (bytes: Uint8Array): string {
  * @throws JobIncompleteError, NoPayeesError
  */
 export async function buildManifest (components: Pick<SettlementComponents, 'docs' | 'chain' | 'privateKey'>, jobId: string,
-  spec: JobSpec, options: { signal?: AbortSignal, round?: number } = {}): Promise<Manifest> {
+  spec: JobSpec, options: { signal?: AbortSignal, round?: number, records?: RoundRecords } = {}): Promise<Manifest> {
   const id = jobId.toLowerCase()
   const round = options.round ?? 0
-  const records = await roundRecords(components, id, round, options)
+  const records = options.records ?? await roundRecords(components, id, round, options)
   const { microJobs } = sliceJob(spec, id)
 
   const entries: ManifestEntry[] = []
@@ -103,7 +104,7 @@ export function resultCommitment (jobId: string, round: number, resultRoot: stri
  * Finalizes a completed job (DESIGN 8): builds the result tree (one leaf per MicroJob with its payee) and the
  * manifest, makes sure this node holds every output of the manifest (`ensureOutputs`: fetched, else regenerated with
  * the executor, sha256 checked, pinned; a withheld output whose re-run differs becomes this node's own signed result
- * and leaf, `writeOwnResults`), adds the manifest to IPFS, commits to the results (`commitResults`), submits
+ * and leaf, `standIns`), adds the manifest to IPFS, commits to the results (`commitResults`), submits
  * them from a later block (`submitResults`), and writes a signed `final` record in the job doc. Idempotent: a job that is no longer Open on chain is left alone (`outcome: 'already'`).
  *
  * @throws JobIncompleteError, NoPayeesError, OutputUnavailableError, SpecUnavailableError, ChainRevertError, RpcUnreachableError, ...
@@ -120,7 +121,8 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   const spec = options.spec ?? (components.loadSpec != null
     ? await components.loadSpec(id, { signal })
     : await loadSpecFromChain(components, id, { signal }))
-  const built = await buildManifest(components, id, spec, { signal, round })
+  const records = await roundRecords(components, id, round, { signal })
+  const built = await buildManifest(components, id, spec, { signal, round, records })
   // availability: this node holds (pinned) every output it submits, fetched or regenerated, before the root goes on
   // chain; a recorded output nobody serves whose re-run differs (faked and withheld) becomes this node's own result
   const self = peerIdFromPrivateKey(components.privateKey).toString()
@@ -130,14 +132,12 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     concurrency: options.outputConcurrency,
     replaceAs: { signer: self, payee: await payeeResolver(components, { signal })(self) }
   })
-  const stand = await standIns(components, await roundRecords(components, id, round, { signal }), held.replaced, { signal })
-  await writeOwnResults(components, id, round, stand.own, { signal })
-  const microJobs = held.entries.map(e => stand.entries.find(s => s.macroIndex === e.macroIndex && s.index === e.index) ?? e)
-  const manifest: Manifest = {
-    ...built,
-    resultRoot: held.replaced.length === 0 ? built.resultRoot : resultTree(microJobs).root,
-    microJobs
-  }
+  const stand = await standIns(components, records, held.replaced, { signal })
+  records.writeOwn(stand.own)
+  const standing = new Map(stand.entries.map(e => [microKey(e.macroIndex, e.index), e]))
+  const microJobs = held.entries.map(e => standing.get(microKey(e.macroIndex, e.index)) ?? e)
+  // the root follows the leaves: a stand-in changes one
+  const manifest: Manifest = { ...built, resultRoot: resultTree(microJobs).root, microJobs }
   const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
   // availability: r other peers hold the manifest (every payee can claim) and each output besides its producer
   await components.replicate?.(id, manifestCid, manifest.microJobs.map(e => e.signer), { signal })

@@ -4,8 +4,10 @@ import {
   countingResult, leases, MICRO_MAP, microKey, microScope, recordSigner, recordVerifier, RESULTS_MAP, resultTable
 } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
-import { payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
+import { hexToBytes, payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
 import { resultLeafHash } from '../protocol/index.js'
+import { rawOutputCid } from '../storage/index.js'
+import type { ManifestEntry } from './manifest.js'
 import type { SettlementComponents } from './types.js'
 import type { SampleLeaf } from '@jobmesh/contracts'
 import type { Result } from '../coord/index.js'
@@ -15,10 +17,15 @@ function hex (bytes: Uint8Array): string {
   return '0x' + Buffer.from(bytes).toString('hex')
 }
 
-/** The trusted signed results of some MicroJobs of a round, as a verifier reads them from the round's doc. */
+/** The trusted signed results of some MicroJobs of a round, as a verifier or a finalizer reads them from the round's doc. */
 export interface RoundRecords {
   /** Trusted results of a MicroJob (every signer), and the one that counts. */
   of(d: Pick<MicroJobDescriptor, 'macroIndex' | 'index'>): Promise<{ all: Result[], counting: Result | undefined }>
+  /**
+   * Signs this node's own results of some MicroJobs into its copy of the round's doc, in one update: term 0 (no
+   * lease), so they never count over a recorded result (a finalizer's stand-ins, own-results.ts).
+   */
+  writeOwn(entries: ReadonlyArray<Pick<ManifestEntry, 'macroIndex' | 'index' | 'outputHash' | 'outputCid' | 'size'>>): void
 }
 
 /** Reads the round's doc (`roundDocName`) with the round's signer filter (culprits of earlier rounds refused). */
@@ -38,6 +45,15 @@ export async function roundRecords (components: Pick<SettlementComponents, 'docs
       const all: Result[] = []
       for (const c of results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) all.push(c)
       return { all, counting: countingResult(all, microLeases.get(microKey(d.macroIndex, d.index))) }
+    },
+    writeOwn (entries) {
+      if (entries.length === 0) return
+      doc.transact(() => {
+        for (const e of entries) {
+          const cid = e.outputCid === rawOutputCid(e.outputHash) ? undefined : e.outputCid
+          results.write(e.macroIndex, e.index, { term: 0, outputHash: hexToBytes(e.outputHash), size: e.size, outputCid: cid })
+        }
+      })
     }
   }
 }

@@ -22,7 +22,7 @@ const replaced = (index: number): ManifestEntry => ({
 })
 
 function records (results: Map<number, Result[]>): RoundRecords {
-  return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }) }
+  return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }), writeOwn: () => {} }
 }
 
 describe('stand-ins for withheld wrong outputs (settlement/own-results.ts)', () => {
