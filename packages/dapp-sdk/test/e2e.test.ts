@@ -26,7 +26,7 @@ describe('with a processing peer', () => {
       expect(outputs.map(o => `${o.macroIndex}.${o.index}`)).toEqual(['0.0', '0.1', '1.0', '1.1'])
       const executor = testExecutor()
       for (const [g, d] of job.microJobs.entries()) {
-        const expected = await executor.run({ jobId: job.jobId, spec: job.spec, ...d }, { signal: AbortSignal.timeout(1000) })
+        const { output: expected } = await executor.run({ jobId: job.jobId, spec: job.spec, ...d }, { signal: AbortSignal.timeout(1000) })
         expect(Buffer.from(outputs[g].bytes).equals(Buffer.from(expected))).toBe(true)
         expect(outputs[g].signer).toBe(env.peer.peerId.toString())
       }

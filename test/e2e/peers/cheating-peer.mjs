@@ -65,7 +65,8 @@ const flip = async (task, output) => {
 // a processor's runs and a verifier's re-runs (which also answer the execution digest) alike
 const cheating = (honest) => ({
   async run (task, options) {
-    return await flip(task, await honest.run(task, options))
+    const { output, digest } = await honest.run(task, options)
+    return { output: await flip(task, output), digest }
   },
   async execute (task, options) {
     const { output, digest } = await honest.execute(task, options)

@@ -13,6 +13,8 @@ export interface Result {
   outputHash: Uint8Array
   size: number
   outputCid?: string
+  /** `workTag(execution digest, signer)` (protocol/work-tag.ts): absent in a record that proves no run. */
+  workTag?: Uint8Array
 }
 
 export interface ResultsComponents {
@@ -75,11 +77,11 @@ function decodeResults (name: string, signer: string, payload: Uint8Array): Map<
   const m = turnMacroIndex(name)
   if (m == null) {
     const r = ResultRecord.decode(payload)
-    if (inRange(name)) out.set(name, { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
+    if (inRange(name)) out.set(name, { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid, workTag: r.workTag })
     return out
   }
   for (const r of TurnResults.decode(payload).items) {
-    out.set(microKey(m, r.index), { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid })
+    out.set(microKey(m, r.index), { signer, term: r.term, outputHash: r.outputHash, size: r.size, outputCid: r.outputCid, workTag: r.workTag })
   }
   return out
 }
@@ -160,7 +162,8 @@ export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Arra
         term: result.term,
         outputHash: result.outputHash as Uint8Array<ArrayBuffer>,
         size: result.size,
-        outputCid: result.outputCid
+        outputCid: result.outputCid,
+        workTag: result.workTag as Uint8Array<ArrayBuffer> | undefined
       })
       map.set(resultKey(macroIndex, index, self), components.signer.sign(`${scope}/${micro}`, payload))
     },
@@ -168,7 +171,9 @@ export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Arra
       if (items.length === 0) return
       const name = turnName(macroIndex, items[0].index, items[0].term)
       const payload = TurnResults.encode({
-        items: items.map(r => ({ index: r.index, term: r.term, outputHash: r.outputHash as Uint8Array<ArrayBuffer>, size: r.size, outputCid: r.outputCid }))
+        items: items.map(r => ({
+          index: r.index, term: r.term, outputHash: r.outputHash as Uint8Array<ArrayBuffer>, size: r.size, outputCid: r.outputCid, workTag: r.workTag as Uint8Array<ArrayBuffer> | undefined
+        }))
       })
       map.set(turnResultKey(macroIndex, items[0].index, items[0].term, self), components.signer.sign(`${scope}/${name}`, payload))
     },

@@ -97,9 +97,9 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
   return {
     async run (task, { signal, timeoutMs }) {
       const [wasm, input] = await load(task, signal)
-      const output = await components.executor.run(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
+      const execution = await components.executor.execute(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
       log.trace('ran %s %d.%d', task.jobId, task.macroIndex, task.index)
-      return output
+      return execution
     },
     async execute (task, { signal, timeoutMs }) {
       const [wasm, input] = await load(task, signal)

@@ -13,6 +13,8 @@ export interface FinishedMicroJob {
   outputHash: Uint8Array<ArrayBuffer>
   size: number
   outputCid?: string
+  /** `workTag(execution digest, this peer)`: the result's proof that this peer ran it. */
+  workTag: Uint8Array<ArrayBuffer>
 }
 
 export interface ResultBatchComponents {
@@ -78,7 +80,7 @@ export class ResultBatch {
     const { results, microLeases } = this.components
     this.components.transact(() => {
       for (const [macroIndex, turn] of byMacroJob(written)) {
-        results.writeTurn(macroIndex, turn.map(f => ({ index: f.index, term: f.leaseTerm, outputHash: f.outputHash, size: f.size, outputCid: f.outputCid })))
+        results.writeTurn(macroIndex, turn.map(f => ({ index: f.index, term: f.leaseTerm, outputHash: f.outputHash, size: f.size, outputCid: f.outputCid, workTag: f.workTag })))
       }
       for (const f of written) microLeases.drop(microKey(f.macroIndex, f.index), f.leaseTerm)
       also?.()

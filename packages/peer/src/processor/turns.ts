@@ -5,6 +5,7 @@ import { bytesToHex, hexToBytes } from '../jobs/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS } from './constants.js'
 import { runTimeoutMs } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
+import { workTag } from '../protocol/index.js'
 import type { MicroJobExecutor, MicroJobTask } from '../executor/index.js'
 import type { JobContext } from './job-context.js'
 import type { FinishedMicroJob } from './result-batch.js'
@@ -218,7 +219,7 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
   })
   const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, host.renewMs)
   try {
-    const output = await host.executor.run(task, { signal, timeoutMs: runTimeoutMs(ctx.job.spec) })
+    const { output, digest } = await host.executor.run(task, { signal, timeoutMs: runTimeoutMs(ctx.job.spec) })
     ctx.turnSize.record(host.clock() - started)
     const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
     let outputCid = await host.storeOutput?.(output)
@@ -228,7 +229,10 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     // the result decides from now on (every reader treats "result present" as done): the lease goes in the same
     // update, which saves its signed record in the doc (DESIGN 11: < 300 bytes per MicroJob); the turn's results
     // share that update (result-batch.ts)
-    ctx.batch.add({ macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer>, size: output.length, outputCid })
+    ctx.batch.add({
+      macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer>, size: output.length, outputCid,
+      workTag: workTag(digest, host.self)
+    })
   } catch (err) {
     if (signal.aborted) return
     log.error('MicroJob %s failed: %e', key, err)

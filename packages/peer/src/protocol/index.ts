@@ -7,6 +7,7 @@
  * - JobSpec: `parseJobSpec` (validation of external input), `encodeJobSpec` / `decodeJobSpec` (canonical bytes).
  * - Ids and slicing: `computeJobId`, `computeMacroId`, `computeMicroId`, `sliceJob`.
  * - Validation sample: `validationIndex`, `samplePositions`, `verifierHash`, `sampleExecutionDigest`.
+ * - Work tags: `workTag`, `isWorkTag` (a result's proof that its signer ran the MicroJob).
  * - Merkle trees: `jobTree` (OpenZeppelin compatible), `resultTree` (positional), `verifyProof`, `verifyPositionalProof`.
  * - Pricing: `taskValue` (wei per second, from the network's `PricingParams`), `taskValueToNumber`.
  * - Selection: `seedWeight`, `contractWeight`, `createPrng`, `weightedChoice`, `drawDistinct`.
@@ -34,6 +35,7 @@ export { computeJobId, computeMacroId, computeMicroId } from './ids.js'
 export { sliceJob } from './slicing.js'
 export type { Slicing, MacroJobDescriptor, MicroJobDescriptor } from './slicing.js'
 export { validationIndex, samplePositions, verifierHash, sampleExecutionDigest } from './validation.js'
+export { WORK_TAG_BYTES, workTag, isWorkTag } from './work-tag.js'
 export { createMerkleTree, verifyProof } from './merkle.js'
 export type { MerkleTree } from './merkle.js'
 export { JOB_LEAF_TYPES, RESULT_LEAF_TYPES, jobLeafHash, resultLeafHash } from './merkle-leaves.js'

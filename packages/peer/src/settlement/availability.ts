@@ -1,7 +1,8 @@
-import { setMaxListeners } from 'node:events'
 import { logger } from '@libp2p/logger'
 import { DEFAULT_OUTPUT_CONCURRENCY, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS } from './constants.js'
+import { mapBounded } from './bounded.js'
 import { OutputMismatchError, OutputUnavailableError } from './errors.js'
+import { microKey } from '../coord/index.js'
 import { outputHash } from '../executor/index.js'
 import type { ManifestEntry } from './manifest.js'
 import type { SettlementComponents } from './types.js'
@@ -35,6 +36,8 @@ export interface EnsureOutputsResult {
    * withheld the bytes): as this node now holds them, with its own re-run's output and `replaceAs` as signer and payee.
    */
   replaced: ManifestEntry[]
+  /** The execution digest of each re-run, by MicroJob key (`m.i`): what checks a work tag (`isWorkTag`). */
+  digests: Map<string, string>
 }
 
 /**
@@ -52,17 +55,11 @@ export interface EnsureOutputsResult {
 export async function ensureOutputs (components: { store: Pick<SettlementComponents['store'], 'fetch' | 'addOutput'>, executor?: SettlementComponents['executor'] }, jobId: string, spec: JobSpec | undefined,
   entries: readonly ManifestEntry[], options: EnsureOutputsOptions = {}): Promise<EnsureOutputsResult> {
   const { store, executor } = components
-  // the first failure stops the other workers: the finalization fails anyway
-  const failed = new AbortController()
-  const signal = options.signal == null ? failed.signal : AbortSignal.any([options.signal, failed.signal])
-  // every concurrent fetch and re-run listens on it
-  setMaxListeners(Infinity, signal)
   const timeoutMs = options.fetchTimeoutMs ?? DEFAULT_OUTPUT_FETCH_TIMEOUT_MS
-  const out: ManifestEntry[] = new Array(entries.length)
   let fetched = 0
   let regenerated = 0
 
-  const fetchOutput = async (e: ManifestEntry): Promise<Uint8Array | undefined> => {
+  const fetchOutput = async (e: ManifestEntry, signal: AbortSignal): Promise<Uint8Array | undefined> => {
     try {
       const bytes = await store.fetch(`ipfs://${e.outputCid}`, { timeoutMs, signal })
       const actual = outputHash(bytes)
@@ -76,15 +73,18 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
   }
 
   /** The re-run's output; its entry is `e`, or this node's own result when the recorded hash is wrong (`replaceAs`). */
-  const regenerate = async (e: ManifestEntry): Promise<{ bytes: Uint8Array, entry: ManifestEntry }> => {
+  const digests = new Map<string, string>()
+  const regenerate = async (e: ManifestEntry, signal: AbortSignal): Promise<{ bytes: Uint8Array, entry: ManifestEntry }> => {
     if (executor == null || spec == null) {
       throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and this node cannot regenerate it`)
     }
     let bytes: Uint8Array
     try {
-      bytes = await executor.run({
+      const run = await executor.run({
         jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end
       }, { signal })
+      bytes = run.output
+      digests.set(microKey(e.macroIndex, e.index), run.digest)
     } catch (err) {
       if (signal.aborted) throw err
       throw new OutputUnavailableError(e.macroIndex, e.index, `output of MicroJob ${e.macroIndex}.${e.index} of ${jobId} is unavailable and re-running it failed: ${(err as Error).message}`, { cause: err })
@@ -100,38 +100,24 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
     return { bytes, entry: { ...e, outputHash: actual, ...options.replaceAs } }
   }
 
-  const handle = async (e: ManifestEntry, slot: number): Promise<void> => {
-    let bytes = await fetchOutput(e)
+  const handle = async (e: ManifestEntry, signal: AbortSignal): Promise<ManifestEntry> => {
+    let bytes = await fetchOutput(e, signal)
     let entry = e
     if (bytes != null) {
       fetched++
     } else {
-      ({ bytes, entry } = await regenerate(e))
+      ({ bytes, entry } = await regenerate(e, signal))
       regenerated++
       log('regenerated output of %s %d.%d (%d bytes)', jobId, e.macroIndex, e.index, bytes.byteLength)
     }
     const cid = await store.addOutput(bytes, { signal })
     if (cid !== entry.outputCid) log('output of %s %d.%d held as %s (recorded %s)', jobId, e.macroIndex, e.index, cid, entry.outputCid)
-    out[slot] = { ...entry, outputCid: cid, size: bytes.byteLength }
+    return { ...entry, outputCid: cid, size: bytes.byteLength }
   }
 
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < entries.length && !failed.signal.aborted) {
-      const slot = next++
-      try {
-        await handle(entries[slot], slot)
-      } catch (err) {
-        if (!failed.signal.aborted) failed.abort(err)
-        return
-      }
-    }
-  }
-  const workers = Math.max(1, Math.min(options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY, entries.length))
-  await Promise.all(Array.from({ length: workers }, worker))
-  if (failed.signal.aborted) throw failed.signal.reason
-  options.signal?.throwIfAborted()
+  // the first failure stops the other workers: the finalization fails anyway
+  const out = await mapBounded(entries, options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY, handle, options.signal)
   log('%s: %d outputs held (%d fetched, %d regenerated)', jobId, entries.length, fetched, regenerated)
   const replaced = out.filter((e, slot) => e.outputHash !== entries[slot].outputHash.toLowerCase())
-  return { entries: out, fetched, regenerated, replaced }
+  return { entries: out, fetched, regenerated, replaced, digests }
 }

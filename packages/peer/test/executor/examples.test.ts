@@ -154,7 +154,7 @@ describe('the MicroJob executor over the example jobs', () => {
       })
       const spec = { codeUri: 'file:///wordcount.wasm', dataUri: 'file:///words.txt', blockSize } as unknown as MicroJobTask['spec']
       const task: MicroJobTask = { jobId: '0x' + '01'.repeat(32), spec, macroIndex: 0, index: 1, microId: '0x' + '02'.repeat(32), start: 2, end: 5 }
-      const output = await runner.run(task, { signal: new AbortController().signal })
+      const { output } = await runner.run(task, { signal: new AbortController().signal })
       expect(output).toEqual(countWords(blocks(text, blockSize, 2, 5)))
       // the data is read as the MicroJob's block range only
       expect(reads).toContainEqual({ uri: 'file:///words.txt', offset: 2 * blockSize, length: 3 * blockSize })
@@ -188,7 +188,7 @@ describe('the MicroJob executor over the example jobs', () => {
       const task: MicroJobTask = { jobId: '0x' + '01'.repeat(32), spec, macroIndex: 0, index: 1, microId: '0x' + '02'.repeat(32), start: 2, end: 4 }
       const input = microJobInput(blocks(data, MANDELBROT_BLOCK_SIZE, 2, 4), palette)
       expect(input.subarray(0, 4)).toEqual(new Uint8Array([0, 3, 0, 0]))
-      const output = await runner.run(task, { signal: new AbortController().signal })
+      const { output } = await runner.run(task, { signal: new AbortController().signal })
       expect(output).toEqual(mandelbrotPaletteReference(input))
       // the colours are the palette's: a pixel of gray g is palette[g]
       const gray = decodeMandelbrotTile(mandelbrotReference(blocks(data, MANDELBROT_BLOCK_SIZE, 2, 4)))

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
-import { RESULTS_MAP, doneMicroJobs, jobsTopic, recordVerifier } from '../../src/coord/index.js'
+import { RESULTS_MAP, doneMicroJobs, jobsTopic, recordSigner, recordVerifier, resultTable } from '../../src/coord/index.js'
+import { isWorkTag, sliceJob } from '../../src/protocol/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
@@ -52,6 +53,16 @@ describe('processor', () => {
       return doc == null ? 0 : doneMicroJobs(doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId, recordVerifier()).size
     }
     await waitFor(() => peers.every(p => done(p) === 64), { timeoutMs: 10_000, what: 'results synced' })
+    // each result proves its signer's run: its work tag is made from the run's execution digest and the signer
+    const doc = peers[0].docs.get(jobDocName(job.jobId))!
+    const table = resultTable({ signer: recordSigner(peers[0].node.privateKey, peers[0].id), verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId)
+    const executor = testExecutor()
+    for (const d of sliceJob(job.spec, job.jobId).microJobs) {
+      const { digest } = await executor.execute({ jobId: job.jobId, spec: job.spec, ...d }, { signal: AbortSignal.timeout(5_000) })
+      const results = table.list(d.macroIndex, d.index)
+      expect(results.length).toBeGreaterThan(0)
+      for (const r of results) expect(isWorkTag(r.workTag, digest, r.signer)).toBe(true)
+    }
     const owners = new Set<string>()
     for (const p of peers) for (const set of p.processor.ownersSeen().values()) for (const o of set) owners.add(o)
     expect(owners.size).toBeGreaterThan(1)

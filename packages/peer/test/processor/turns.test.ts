@@ -42,7 +42,7 @@ function harness () {
       running.delete(task.index)
       events.push(`end ${task.index}`)
       if (task.index === 99) throw new Error('trap')
-      return new Uint8Array([task.index])
+      return { output: new Uint8Array([task.index]), digest: '0x' + task.index.toString(16).padStart(64, '0') }
     },
     async execute () {
       throw new Error('the turns of a processor never re-run for verification')

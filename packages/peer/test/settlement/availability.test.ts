@@ -35,7 +35,7 @@ describe('finalizer availability: ensureOutputs', () => {
   async function entries (stored: (i: number) => boolean, jobId = JOB_ID): Promise<ManifestEntry[]> {
     const out: ManifestEntry[] = []
     for (const [i, d] of sliceJob(spec, jobId).microJobs.entries()) {
-      const bytes = await executor.run({ jobId, spec, ...d }, { signal: AbortSignal.timeout(5_000) })
+      const { output: bytes } = await executor.run({ jobId, spec, ...d }, { signal: AbortSignal.timeout(5_000) })
       const hash = outputHash(bytes)
       if (stored(i)) await store.addOutput(bytes)
       out.push({ ...d, outputHash: hash, outputCid: rawOutputCid(hash), size: bytes.byteLength, signer: 'peer' })
@@ -61,9 +61,9 @@ describe('finalizer availability: ensureOutputs', () => {
     const wrong: MicroJobExecutor = {
       ...executor,
       async run (task, options) {
-        const bytes = await executor.run(task, options)
-        if (task.index === 1) bytes[0] ^= 0xff
-        return bytes
+        const run = await executor.run(task, options)
+        if (task.index === 1) run.output[0] ^= 0xff
+        return run
       }
     }
     await expect(ensureOutputs({ store, executor: wrong }, other, spec, list, { fetchTimeoutMs: 200 }))

@@ -122,6 +122,7 @@ export interface ResultRecord {
   outputHash: Uint8Array<ArrayBuffer>
   size: number
   outputCid?: string
+  workTag?: Uint8Array<ArrayBuffer>
 }
 
 export namespace ResultRecord {
@@ -154,6 +155,11 @@ export namespace ResultRecord {
           w.string(obj.outputCid)
         }
 
+        if (obj.workTag != null) {
+          w.uint32(42)
+          w.bytes(obj.workTag)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -184,6 +190,10 @@ export namespace ResultRecord {
             }
             case 4: {
               obj.outputCid = reader.string()
+              break
+            }
+            case 5: {
+              obj.workTag = reader.bytes()
               break
             }
             default: {
@@ -229,6 +239,13 @@ export namespace ResultRecord {
               }
               break
             }
+            case 5: {
+              yield {
+                field: `${prefix}.workTag`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -261,6 +278,11 @@ export namespace ResultRecord {
     value: string
   }
 
+  export interface ResultRecordWorkTagFieldEvent {
+    field: '$.workTag'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<ResultRecord>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, ResultRecord.codec())
   }
@@ -269,7 +291,7 @@ export namespace ResultRecord {
     return decodeMessage(buf, ResultRecord.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ResultRecord>): Generator<ResultRecordTermFieldEvent | ResultRecordOutputHashFieldEvent | ResultRecordSizeFieldEvent | ResultRecordOutputCidFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ResultRecord>): Generator<ResultRecordTermFieldEvent | ResultRecordOutputHashFieldEvent | ResultRecordSizeFieldEvent | ResultRecordOutputCidFieldEvent | ResultRecordWorkTagFieldEvent> {
     return streamMessage(buf, ResultRecord.codec(), opts)
   }
 }
@@ -398,6 +420,12 @@ export namespace TurnResults {
     index: number
   }
 
+  export interface TurnResultsItemsWorkTagFieldEvent {
+    field: '$.items[].workTag'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
   export function encode (obj: Partial<TurnResults>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, TurnResults.codec())
   }
@@ -406,7 +434,7 @@ export namespace TurnResults {
     return decodeMessage(buf, TurnResults.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResults>): Generator<TurnResultsItemsIndexFieldEvent | TurnResultsItemsTermFieldEvent | TurnResultsItemsOutputHashFieldEvent | TurnResultsItemsSizeFieldEvent | TurnResultsItemsOutputCidFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResults>): Generator<TurnResultsItemsIndexFieldEvent | TurnResultsItemsTermFieldEvent | TurnResultsItemsOutputHashFieldEvent | TurnResultsItemsSizeFieldEvent | TurnResultsItemsOutputCidFieldEvent | TurnResultsItemsWorkTagFieldEvent> {
     return streamMessage(buf, TurnResults.codec(), opts)
   }
 }
@@ -417,6 +445,7 @@ export interface TurnResult {
   outputHash: Uint8Array<ArrayBuffer>
   size: number
   outputCid?: string
+  workTag?: Uint8Array<ArrayBuffer>
 }
 
 export namespace TurnResult {
@@ -454,6 +483,11 @@ export namespace TurnResult {
           w.string(obj.outputCid)
         }
 
+        if (obj.workTag != null) {
+          w.uint32(50)
+          w.bytes(obj.workTag)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -489,6 +523,10 @@ export namespace TurnResult {
             }
             case 5: {
               obj.outputCid = reader.string()
+              break
+            }
+            case 6: {
+              obj.workTag = reader.bytes()
               break
             }
             default: {
@@ -541,6 +579,13 @@ export namespace TurnResult {
               }
               break
             }
+            case 6: {
+              yield {
+                field: `${prefix}.workTag`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -578,6 +623,11 @@ export namespace TurnResult {
     value: string
   }
 
+  export interface TurnResultWorkTagFieldEvent {
+    field: '$.workTag'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<TurnResult>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, TurnResult.codec())
   }
@@ -586,7 +636,7 @@ export namespace TurnResult {
     return decodeMessage(buf, TurnResult.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResult>): Generator<TurnResultIndexFieldEvent | TurnResultTermFieldEvent | TurnResultOutputHashFieldEvent | TurnResultSizeFieldEvent | TurnResultOutputCidFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<TurnResult>): Generator<TurnResultIndexFieldEvent | TurnResultTermFieldEvent | TurnResultOutputHashFieldEvent | TurnResultSizeFieldEvent | TurnResultOutputCidFieldEvent | TurnResultWorkTagFieldEvent> {
     return streamMessage(buf, TurnResult.codec(), opts)
   }
 }
