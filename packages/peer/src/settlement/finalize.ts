@@ -8,6 +8,7 @@ import { JobIncompleteError, NoPayeesError } from './errors.js'
 import { loadSpecFromChain } from './lookup.js'
 import { encodeManifest } from './manifest.js'
 import { standIns } from './own-results.js'
+import { checkWork } from './work-check.js'
 import { roundRecords } from './sample.js'
 import { microKey } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
@@ -126,14 +127,17 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   // availability: this node holds (pinned) every output it submits, fetched or regenerated, before the root goes on
   // chain; a recorded output nobody serves whose re-run differs (faked and withheld) becomes this node's own result
   const self = peerIdFromPrivateKey(components.privateKey).toString()
-  const held = await ensureOutputs(components, id, spec, built.microJobs, {
+  const asSelf = { signer: self, payee: await payeeResolver(components, { signal })(self) }
+  // a MicroJob with results of several signers is re-run: only the signers whose work tag checks may be paid
+  const checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf })
+  const held = await ensureOutputs(components, id, spec, checked.entries, {
     signal,
     fetchTimeoutMs: options.outputFetchTimeoutMs,
     concurrency: options.outputConcurrency,
-    replaceAs: { signer: self, payee: await payeeResolver(components, { signal })(self) }
+    replaceAs: asSelf
   })
-  const stand = await standIns(components, records, held.replaced, { signal })
-  records.writeOwn(stand.own)
+  const stand = await standIns(components, records, held.replaced, held.digests, { signal })
+  records.writeOwn([...checked.own, ...stand.own])
   const standing = new Map(stand.entries.map(e => [microKey(e.macroIndex, e.index), e]))
   const microJobs = held.entries.map(e => standing.get(microKey(e.macroIndex, e.index)) ?? e)
   // the root follows the leaves: a stand-in changes one

@@ -5,9 +5,9 @@ import {
 } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
 import { hexToBytes, payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
-import { resultLeafHash } from '../protocol/index.js'
+import { isWorkTag, resultLeafHash } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
-import type { ManifestEntry } from './manifest.js'
+import type { OwnResult } from './own-results.js'
 import type { SettlementComponents } from './types.js'
 import type { SampleLeaf } from '@jobmesh/contracts'
 import type { Result } from '../coord/index.js'
@@ -25,7 +25,7 @@ export interface RoundRecords {
    * Signs this node's own results of some MicroJobs into its copy of the round's doc, in one update: term 0 (no
    * lease), so they never count over a recorded result (a finalizer's stand-ins, own-results.ts).
    */
-  writeOwn(entries: ReadonlyArray<Pick<ManifestEntry, 'macroIndex' | 'index' | 'outputHash' | 'outputCid' | 'size'>>): void
+  writeOwn(entries: ReadonlyArray<Pick<OwnResult, 'macroIndex' | 'index' | 'outputHash' | 'outputCid' | 'size' | 'workTag'>>): void
 }
 
 /** Reads the round's doc (`roundDocName`) with the round's signer filter (culprits of earlier rounds refused). */
@@ -51,7 +51,7 @@ export async function roundRecords (components: Pick<SettlementComponents, 'docs
       doc.transact(() => {
         for (const e of entries) {
           const cid = e.outputCid === rawOutputCid(e.outputHash) ? undefined : e.outputCid
-          results.write(e.macroIndex, e.index, { term: 0, outputHash: hexToBytes(e.outputHash), size: e.size, outputCid: cid })
+          results.write(e.macroIndex, e.index, { term: 0, outputHash: hexToBytes(e.outputHash), size: e.size, outputCid: cid, workTag: e.workTag })
         }
       })
     }
@@ -68,42 +68,54 @@ export interface SampleJudgement {
   firstBad: number
 }
 
+/** A sampled MicroJob as a verifier judges it: its re-run's output hash and execution digest, and the proven leaf. */
+export interface SampledMicroJob {
+  descriptor: MicroJobDescriptor
+  /** sha256 of this verifier's re-run output (0x hex). */
+  outputHash: string
+  /** This verifier's re-run execution digest: checks each result's work tag. */
+  digest: string
+  proven: SampleLeaf | undefined
+}
+
 /**
  * Judges the sample (docs/settlement.md, Verification): the expected leaf of each sampled MicroJob has the output
  * hash of this verifier's own re-run, and as payee the proven leaf's payee when a trusted result with that correct
- * output is signed by a PeerId paying that wallet (`payeeOf`); otherwise the payee of the counting result (the
- * zero address without any). So a leaf whose output is wrong, or which pays anyone who did not sign a correct
- * result, differs. Blame goes to the processor when the proven leaf's payee signed the proven (wrong) output.
+ * output and a work tag that checks against the re-run's digest is signed by a PeerId paying that wallet
+ * (`payeeOf`); otherwise the payee of the counting one of those valid results (the zero address without any). So a
+ * leaf whose output is wrong, or which pays anyone who did not sign a correct result of a run of its own, differs.
+ * Blame goes to the processor when the proven leaf's payee signed the proven output and that result is wrong (its
+ * output, or its work tag: a copy of another peer's output).
  */
 export async function judgeSample (components: Pick<SettlementComponents, 'docs' | 'chain'>, records: RoundRecords,
-  sample: Array<{ descriptor: MicroJobDescriptor, outputHash: string, proven: SampleLeaf | undefined }>,
-  options: { signal?: AbortSignal } = {}): Promise<SampleJudgement> {
+  sample: SampledMicroJob[], options: { signal?: AbortSignal } = {}): Promise<SampleJudgement> {
   const payee = payeeResolver(components, options)
   const expected: string[] = []
   let firstBad = -1
   let processorBlame = false
   for (const [pos, s] of sample.entries()) {
     const d = s.descriptor
-    const { all, counting } = await records.of(d)
+    const { all } = await records.of(d)
     const rerun = s.outputHash.toLowerCase()
+    const ran = (r: Result): boolean => hex(r.outputHash) === rerun && isWorkTag(r.workTag, s.digest, r.signer)
+    const valid = all.filter(ran)
     let expectedPayee: string | undefined
     const proven = s.proven
     if (proven != null) {
-      for (const r of all) {
-        if (hex(r.outputHash) === rerun && await payee(r.signer) === getAddress(proven.payee)) expectedPayee = getAddress(proven.payee)
+      for (const r of valid) {
+        if (await payee(r.signer) === getAddress(proven.payee)) expectedPayee = getAddress(proven.payee)
       }
     }
+    const counting = countingResult(valid, undefined)
     expectedPayee ??= counting == null ? '0x0000000000000000000000000000000000000000' : await payee(counting.signer)
     const leaf = { microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: rerun, payee: expectedPayee }
     const h = resultLeafHash(leaf)
     expected.push(h)
     if (firstBad === -1 && proven != null && resultLeafHash(proven) !== h) {
       firstBad = pos
-      const wrongOutput = proven.outputHash.toLowerCase() !== rerun
-      if (wrongOutput) {
-        for (const r of all) {
-          if (hex(r.outputHash) === proven.outputHash.toLowerCase() && await payee(r.signer) === getAddress(proven.payee)) processorBlame = true
-        }
+      const output = proven.outputHash.toLowerCase()
+      for (const r of all) {
+        if (hex(r.outputHash) === output && !ran(r) && await payee(r.signer) === getAddress(proven.payee)) processorBlame = true
       }
     }
   }
@@ -118,8 +130,7 @@ export async function judgeSample (components: Pick<SettlementComponents, 'docs'
  * processor's fake: it waits for them, bounded (`verifyJob`).
  */
 export async function evidenceComplete (components: Pick<SettlementComponents, 'docs' | 'chain'>, records: RoundRecords,
-  sample: Array<{ descriptor: MicroJobDescriptor, outputHash: string, proven: SampleLeaf | undefined }>,
-  options: { signal?: AbortSignal } = {}): Promise<boolean> {
+  sample: SampledMicroJob[], options: { signal?: AbortSignal } = {}): Promise<boolean> {
   const payee = payeeResolver(components, options)
   for (const s of sample) {
     const { all } = await records.of(s.descriptor)

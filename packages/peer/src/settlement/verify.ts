@@ -155,7 +155,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
     vote = JSON.parse(journaled) as typeof vote
   } else {
     const records = await roundRecords(components, id, round, { signal })
-    const sample = positions.map((pos, i) => ({ descriptor: microJobs[pos], outputHash: outputHashes[i], proven: proven?.[i] }))
+    const sample = positions.map((pos, i) => ({ descriptor: microJobs[pos], outputHash: outputHashes[i], digest: digests[i], proven: proven?.[i] }))
     // the round's doc may still be syncing: wait (bounded, and never into the last blocks of the commit window) for
     // the signed results the judgement rests on, pulling the doc from the submitter and the connected peers meanwhile
     let pulledAt = 0

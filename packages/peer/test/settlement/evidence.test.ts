@@ -7,7 +7,7 @@ import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { createDocStore, INDEX_DOC, roundDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { roundKey } from '../../src/jobs/index.js'
-import { sliceJob } from '../../src/protocol/index.js'
+import { sliceJob, workTag } from '../../src/protocol/index.js'
 import { judgeSample, pullFromSubmitter, roundRecords, walletPeerIds } from '../../src/settlement/index.js'
 import { publishProfile, readProfile } from '../../src/jobs/index.js'
 import { evidenceComplete } from '../../src/settlement/sample.js'
@@ -73,9 +73,11 @@ describe('evidence: a verifier pulls the round doc from the submitter it is not 
     const own = await submitter.docs.open(name)
     const table = resultTable({ signer: recordSigner(submitter.node.privateKey, submitter.id), verifier: recordVerifier() }, own.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, round))
     const { microJobs } = sliceJob(job.spec, job.jobId)
-    for (const d of microJobs) table.write(d.macroIndex, d.index, { term: 1, outputHash: sha(`out-${d.index}`), size: 4 })
+    // each run's execution digest (what the verifier's re-run yields too) and the submitter's work tag from it
+    const digest = (i: number): string => hex(sha(`digest-${i}`))
+    for (const d of microJobs) table.write(d.macroIndex, d.index, { term: 1, outputHash: sha(`out-${d.index}`), size: 4, workTag: workTag(digest(d.index), submitter.id) })
     const leaf = (i: number, payee: string): SampleLeaf => ({ microId: microJobs[i].microId, macroIndex: 0, index: i, outputHash: hex(sha(`out-${i}`)), payee })
-    const sample = microJobs.map((d, i) => ({ descriptor: d, outputHash: hex(sha(`out-${i}`)), proven: leaf(i, submitter.wallet) }))
+    const sample = microJobs.map((d, i) => ({ descriptor: d, outputHash: hex(sha(`out-${i}`)), digest: digest(i), proven: leaf(i, submitter.wallet) }))
 
     // the submitter's PeerId from its profile and the registry, dialled through the network: the verifier opens the
     // round's doc and pulls the submitter's copy

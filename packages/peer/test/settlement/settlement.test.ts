@@ -12,7 +12,7 @@ import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { jobDocName } from '../../src/crdt/names.js'
 import { createWasmExecutor } from '../../src/executor/index.js'
 import { createNode } from '../../src/node/index.js'
-import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob } from '../../src/protocol/index.js'
+import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob, workTag } from '../../src/protocol/index.js'
 import { createSettlement, ensureSeedCommitted } from '../../src/settlement/index.js'
 import { publishProfile } from '../../src/jobs/index.js'
 import { wasmMicroJobExecutor } from '../../src/executor/index.js'
@@ -104,14 +104,19 @@ describe('settlement end to end on anvil', () => {
     const doc = await docs.open(jobDocName(jobId))
     for (const d of slicing.microJobs) {
       const p = d.macroIndex === 0 ? submitter : processor
-      const real = await honest.run({ jobId, spec, ...d }, { signal: AbortSignal.timeout(30_000) })
+      const { output: real, digest } = await honest.run({ jobId, spec, ...d }, { signal: AbortSignal.timeout(30_000) })
       // a cheating processor's output: the real one with its first byte flipped
       const output = p === submitter && cheat ? real.map((b, i) => i === 0 ? b ^ 0xff : b) : real
       const { createHash } = await import('node:crypto')
-      const table = resultTable({ signer: recordSigner(p.key, peerIdFromPrivateKey(p.key).toString()), verifier: recordVerifier() },
+      const signer = peerIdFromPrivateKey(p.key).toString()
+      const table = resultTable({ signer: recordSigner(p.key, signer), verifier: recordVerifier() },
         doc.getMap<Uint8Array>(RESULTS_MAP), jobId)
       table.write(d.macroIndex, d.index, {
-        term: 1, outputHash: new Uint8Array(createHash('sha256').update(output).digest()), size: output.length, outputCid: await store.addOutput(output)
+        term: 1,
+        outputHash: new Uint8Array(createHash('sha256').update(output).digest()),
+        size: output.length,
+        outputCid: await store.addOutput(output),
+        workTag: workTag(digest, signer)
       })
     }
 

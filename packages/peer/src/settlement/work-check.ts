@@ -1,0 +1,79 @@
+import { logger } from '@libp2p/logger'
+import { countingResult } from '../coord/index.js'
+import { mapBounded } from './bounded.js'
+import { DEFAULT_OUTPUT_CONCURRENCY } from './constants.js'
+import { outputHash } from '../executor/index.js'
+import { bytesToHex, payeeResolver } from '../jobs/index.js'
+import { isWorkTag, workTag } from '../protocol/index.js'
+import { rawOutputCid } from '../storage/index.js'
+import type { ManifestEntry } from './manifest.js'
+import type { OwnResult } from './own-results.js'
+import type { RoundRecords } from './sample.js'
+import type { SettlementComponents } from './types.js'
+import type { Result } from '../coord/index.js'
+import type { JobSpec } from '../protocol/index.js'
+
+const log = logger('jobmesh:settlement:work-check')
+
+export interface WorkCheck {
+  /** The entries, each paying a signer whose work tag checked when the MicroJob was contested. */
+  entries: ManifestEntry[]
+  /** Contested MicroJobs whose results all failed the check: this node's re-run stands in (it must sign them). */
+  own: OwnResult[]
+  /** MicroJobs re-run to check them. */
+  rerun: number
+}
+
+/**
+ * Whether the payee of a MicroJob must be checked by a re-run: results from more than one signer (a copy of another
+ * peer's output hash under a higher term looks like a duplicate run), or a counting result without a work tag.
+ */
+function contested (all: readonly Result[], counting: ManifestEntry): boolean {
+  if (new Set(all.map(r => r.signer)).size > 1) return true
+  return all.every(r => r.signer !== counting.signer || r.workTag == null)
+}
+
+/**
+ * Who ran the MicroJobs whose results disagree about it (docs/settlement.md, Work tags). Any peer can sign a result
+ * with any term for any MicroJob, and the highest term counts; so a peer that copies an honest result's output hash
+ * would be paid for work it never did. Its copy cannot carry a valid work tag (`workTag(execution digest, signer)`),
+ * but only a re-run yields the digest: for each contested entry the finalizer re-runs the MicroJob, keeps the
+ * results with the re-run's output and a tag that checks, and pays the one that counts among them; when none does,
+ * its own re-run stands in (listed in `own`). Its output is stored, so `ensureOutputs` finds it locally. Without an
+ * executor the entries are left as they are.
+ */
+export async function checkWork (components: Pick<SettlementComponents, 'docs' | 'chain' | 'executor' | 'store'>, records: RoundRecords,
+  jobId: string, spec: JobSpec, entries: readonly ManifestEntry[],
+  options: { signal?: AbortSignal, self: { signer: string, payee: string }, concurrency?: number }): Promise<WorkCheck> {
+  const { executor, store } = components
+  const payee = payeeResolver(components, options)
+  const contestedOnes: Array<{ e: ManifestEntry, all: Result[] }> = []
+  for (const e of entries) {
+    const { all } = await records.of(e)
+    if (executor != null && contested(all, e)) contestedOnes.push({ e, all })
+  }
+  if (executor == null || contestedOnes.length === 0) return { entries: [...entries], own: [], rerun: 0 }
+
+  const check = async ({ e, all }: { e: ManifestEntry, all: Result[] }, signal: AbortSignal): Promise<{ entry: ManifestEntry, own?: OwnResult }> => {
+    const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal })
+    const hash = outputHash(run.output)
+    await store.addOutput(run.output, { signal })
+    const valid = all.filter(r => bytesToHex(r.outputHash) === hash && isWorkTag(r.workTag, run.digest, r.signer))
+    const best = countingResult(valid, undefined)
+    if (best != null) {
+      if (best.signer !== e.signer) log('%s %d.%d: %s counted without a valid work tag; pays %s', jobId, e.macroIndex, e.index, e.signer, best.signer)
+      return { entry: { ...e, outputHash: hash, outputCid: best.outputCid ?? rawOutputCid(hash), size: best.size, signer: best.signer, payee: await payee(best.signer) } }
+    }
+    log.error('%s %d.%d: no result has a valid work tag; this node\'s re-run stands in', jobId, e.macroIndex, e.index)
+    const entry = { ...e, outputHash: hash, outputCid: rawOutputCid(hash), size: run.output.byteLength, ...options.self }
+    return { entry, own: { ...entry, workTag: workTag(run.digest, options.self.signer) } }
+  }
+  const checked = await mapBounded(contestedOnes, options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY, check, options.signal)
+  log('%s: %d contested MicroJobs re-run', jobId, checked.length)
+  const decided = new Map(contestedOnes.map(({ e }, i) => [e, checked[i].entry]))
+  return {
+    entries: entries.map(e => decided.get(e) ?? e),
+    own: checked.flatMap(c => c.own == null ? [] : [c.own]),
+    rerun: checked.length
+  }
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { testExecutor } from '@jobmesh/testkit'
+import { outputHash } from '../../src/executor/index.js'
+import { workTag } from '../../src/protocol/index.js'
+import { rawOutputCid } from '../../src/storage/index.js'
+import { checkWork } from '../../src/settlement/work-check.js'
+import type { Result } from '../../src/coord/index.js'
+import type { JobSpec } from '../../src/protocol/index.js'
+import type { ManifestEntry } from '../../src/settlement/index.js'
+import type { RoundRecords } from '../../src/settlement/sample.js'
+
+const JOB_ID = '0x' + '42'.repeat(32)
+const wallet = (b: number): string => '0x' + b.toString(16).padStart(2, '0').repeat(20)
+const spec = {} as unknown as JobSpec
+const executor = testExecutor()
+const signal = AbortSignal.timeout(10_000)
+
+/** Payees from the registry only (no profiles): PeerId `p<n>` pays `wallet(n)`. */
+const components = (stored: Uint8Array[], runs: string[]): Parameters<typeof checkWork>[0] => ({
+  docs: { open: async () => new Y.Doc() },
+  chain: { peerAddress: async (peerId: string) => wallet(Number(peerId.slice(1))) },
+  executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) }, execute: executor.execute },
+  store: { addOutput: async (bytes: Uint8Array) => { stored.push(bytes); return 'cid' } }
+}) as unknown as Parameters<typeof checkWork>[0]
+
+/** MicroJob `index` of MacroJob 0, its true output and execution digest (the test executor's). */
+async function microJob (index: number): Promise<{ d: { microId: string, macroIndex: number, index: number, start: number, end: number }, hash: string, digest: string }> {
+  const d = { microId: '0x' + (index + 1).toString(16).padStart(64, '0'), macroIndex: 0, index, start: index, end: index + 1 }
+  const run = await executor.run({ jobId: JOB_ID, spec, ...d }, { signal })
+  return { d, hash: outputHash(run.output), digest: run.digest }
+}
+
+function result (signer: string, term: number, hash: string, digest: string): Result {
+  return { signer, term, outputHash: Buffer.from(hash.slice(2), 'hex'), size: 32, workTag: workTag(digest, signer) }
+}
+
+/** The manifest entry the counting result (highest term) gives. */
+function entry (d: { microId: string, macroIndex: number, index: number, start: number, end: number }, r: Result): ManifestEntry {
+  const hash = '0x' + Buffer.from(r.outputHash).toString('hex')
+  return { ...d, outputHash: hash, outputCid: rawOutputCid(hash), size: r.size, signer: r.signer, payee: wallet(Number(r.signer.slice(1))) }
+}
+
+function records (results: Map<number, Result[]>): RoundRecords {
+  return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }), writeOwn: () => {} }
+}
+
+describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
+  it('pays the peer whose work tag checks, not a copier with a higher term; leaves uncontested ones alone; stands in when nobody ran it', async () => {
+    const [a, b, c, e] = await Promise.all([0, 1, 2, 3].map(microJob))
+    const junk = '0x' + 'dd'.repeat(32)
+    const honestA = result('p1', 1, a.hash, a.digest)
+    const copyA = result('p6', 0xffffffff, a.hash, junk)
+    const rivalC = result('p3', 2, c.hash, c.digest)
+    const copiesE = [result('p6', 5, e.hash, junk), result('p7', 4, e.hash, junk)]
+    const results = new Map<number, Result[]>([
+      [0, [honestA, copyA]], // hijacked: the copier's record counted
+      [1, [result('p2', 1, b.hash, b.digest)]], // one signer with its tag: not re-run
+      [2, [result('p1', 1, c.hash, c.digest), rivalC]], // two real runs (rival queues): the counting one stays
+      [3, copiesE] // only copies (the original's signer excluded from the round): this node stands in
+    ])
+    const entries = [entry(a.d, copyA), entry(b.d, results.get(1)![0]), entry(c.d, rivalC), entry(e.d, copiesE[0])]
+    const stored: Uint8Array[] = []
+    const runs: string[] = []
+    const checked = await checkWork(components(stored, runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) } })
+
+    expect(runs).toEqual(['0.0', '0.2', '0.3'])
+    expect(checked.rerun).toBe(3)
+    expect(stored).toHaveLength(3)
+    expect(checked.entries.map(x => [x.signer, x.payee])).toEqual([['p1', wallet(1)], ['p2', wallet(2)], ['p3', wallet(3)], ['p9', wallet(9)]])
+    expect(checked.entries.map(x => x.outputHash)).toEqual([a.hash, b.hash, c.hash, e.hash])
+    expect(checked.own).toEqual([{ ...entry(e.d, copiesE[0]), signer: 'p9', payee: wallet(9), workTag: workTag(e.digest, 'p9') }])
+  })
+
+  it('without an executor the entries stay as recorded', async () => {
+    const a = await microJob(0)
+    const copy = result('p6', 9, a.hash, '0x' + 'dd'.repeat(32))
+    const results = new Map([[0, [result('p1', 1, a.hash, a.digest), copy]]])
+    const { executor: _, ...rest } = components([], [])
+    const checked = await checkWork(rest, records(results), JOB_ID, spec, [entry(a.d, copy)], { signal, self: { signer: 'p9', payee: wallet(9) } })
+    expect(checked.entries).toEqual([entry(a.d, copy)])
+    expect(checked.rerun).toBe(0)
+  })
+})
