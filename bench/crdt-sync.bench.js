@@ -101,7 +101,7 @@ function writeTurns (writers, n, jobId, now) {
     w.doc.transact(() => {
       for (const k of keys) micro.set(`${m}.${k % MICRO_PER_MACRO}`, envelope(w, `jobmesh/micro/${jobId}/${m}.${k % MICRO_PER_MACRO}`, leaseRecord(1, now + 15_000)))
     })
-    const payload = TurnResults.encode({ items: keys.map(k => ({ index: k % MICRO_PER_MACRO, term: 1, outputHash: randomBytes(32), size: 4096 + k % 1000 })) })
+    const payload = TurnResults.encode({ items: keys.map(k => ({ index: k % MICRO_PER_MACRO, term: 1, outputHash: randomBytes(32), size: 4096 + k % 1000, workTag: randomBytes(16) })) })
     w.doc.transact(() => {
       w.doc.getMap('results').set(`${name}/${w.slot}`, envelope(w, `jobmesh/result/${jobId}/${name}`, payload))
       for (const k of keys) micro.delete(`${m}.${k % MICRO_PER_MACRO}`)
