@@ -22,15 +22,17 @@ export interface WorkCheck {
   own: OwnResult[]
   /** MicroJobs re-run to check them. */
   rerun: number
+  /** Signers caught signing a correct output without a run of their own (a copy): none of their results is paid. */
+  copiers: string[]
 }
 
 /**
  * Whether the payee of a MicroJob must be checked by a re-run: results from more than one signer (a copy of another
  * peer's output hash under a higher term looks like a duplicate run), or a counting result without a work tag.
  */
-function contested (all: readonly Result[], counting: ManifestEntry): boolean {
+function contested (all: readonly Result[], counting: string): boolean {
   if (new Set(all.map(r => r.signer)).size > 1) return true
-  return all.every(r => r.signer !== counting.signer || r.workTag == null)
+  return all.every(r => r.signer !== counting || r.workTag == null)
 }
 
 /**
@@ -39,8 +41,10 @@ function contested (all: readonly Result[], counting: ManifestEntry): boolean {
  * would be paid for work it never did. Its copy cannot carry a valid work tag (`workTag(execution digest, signer)`),
  * but only a re-run yields the digest: for each contested entry the finalizer re-runs the MicroJob, keeps the
  * results with the re-run's output and a tag that checks, and pays the one that counts among them; when none does,
- * its own re-run stands in (listed in `own`). Its output is stored, so `ensureOutputs` finds it locally. Without an
- * executor the entries are left as they are.
+ * its own re-run stands in (listed in `own`). Its output is stored, so `ensureOutputs` finds it locally. A signer
+ * caught once (a correct output with a tag that does not check) is a copier: its other results are set aside without
+ * a re-run, so one copier costs a few re-runs, not one per copied MicroJob. Without an executor the entries are left
+ * as they are.
  */
 export async function checkWork (components: Pick<SettlementComponents, 'docs' | 'chain' | 'executor' | 'store'>, records: RoundRecords,
   jobId: string, spec: JobSpec, entries: readonly ManifestEntry[],
@@ -50,30 +54,44 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
   const contestedOnes: Array<{ e: ManifestEntry, all: Result[] }> = []
   for (const e of entries) {
     const { all } = await records.of(e)
-    if (executor != null && contested(all, e)) contestedOnes.push({ e, all })
+    if (executor != null && contested(all, e.signer)) contestedOnes.push({ e, all })
   }
-  if (executor == null || contestedOnes.length === 0) return { entries: [...entries], own: [], rerun: 0 }
+  if (executor == null || contestedOnes.length === 0) return { entries: [...entries], own: [], rerun: 0, copiers: [] }
 
+  const caught = new Set<string>()
+  let rerun = 0
+  const paying = async (e: ManifestEntry, r: Result): Promise<ManifestEntry> => {
+    const hash = bytesToHex(r.outputHash)
+    return { ...e, outputHash: hash, outputCid: r.outputCid ?? rawOutputCid(hash), size: r.size, signer: r.signer, payee: await payee(r.signer) }
+  }
   const check = async ({ e, all }: { e: ManifestEntry, all: Result[] }, signal: AbortSignal): Promise<{ entry: ManifestEntry, own?: OwnResult }> => {
+    // a copier caught on another MicroJob: its records here are set aside, and what is left may need no re-run
+    const rest = all.filter(r => !caught.has(r.signer))
+    const left = countingResult(rest, undefined)
+    if (rest.length < all.length && left != null && !contested(rest, left.signer)) return { entry: await paying(e, left) }
+    rerun++
     const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal })
     const hash = outputHash(run.output)
     await store.addOutput(run.output, { signal })
-    const valid = all.filter(r => bytesToHex(r.outputHash) === hash && isWorkTag(r.workTag, run.digest, r.signer))
+    const correct = all.filter(r => bytesToHex(r.outputHash) === hash)
+    const valid = correct.filter(r => isWorkTag(r.workTag, run.digest, r.signer))
+    for (const r of correct) if (!valid.includes(r)) caught.add(r.signer)
     const best = countingResult(valid, undefined)
     if (best != null) {
       if (best.signer !== e.signer) log('%s %d.%d: %s counted without a valid work tag; pays %s', jobId, e.macroIndex, e.index, e.signer, best.signer)
-      return { entry: { ...e, outputHash: hash, outputCid: best.outputCid ?? rawOutputCid(hash), size: best.size, signer: best.signer, payee: await payee(best.signer) } }
+      return { entry: await paying(e, best) }
     }
     log.error('%s %d.%d: no result has a valid work tag; this node\'s re-run stands in', jobId, e.macroIndex, e.index)
     const entry = { ...e, outputHash: hash, outputCid: rawOutputCid(hash), size: run.output.byteLength, ...options.self }
     return { entry, own: { ...entry, workTag: workTag(run.digest, options.self.signer) } }
   }
   const checked = await mapBounded(contestedOnes, options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY, check, options.signal)
-  log('%s: %d contested MicroJobs re-run', jobId, checked.length)
+  log('%s: %d contested MicroJobs, %d re-run, copiers %o', jobId, checked.length, rerun, [...caught])
   const decided = new Map(contestedOnes.map(({ e }, i) => [e, checked[i].entry]))
   return {
     entries: entries.map(e => decided.get(e) ?? e),
     own: checked.flatMap(c => c.own == null ? [] : [c.own]),
-    rerun: checked.length
+    rerun,
+    copiers: [...caught]
   }
 }

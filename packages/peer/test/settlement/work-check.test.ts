@@ -70,6 +70,22 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(checked.entries.map(x => [x.signer, x.payee])).toEqual([['p1', wallet(1)], ['p2', wallet(2)], ['p3', wallet(3)], ['p9', wallet(9)]])
     expect(checked.entries.map(x => x.outputHash)).toEqual([a.hash, b.hash, c.hash, e.hash])
     expect(checked.own).toEqual([{ ...entry(e.d, copiesE[0]), signer: 'p9', payee: wallet(9), workTag: workTag(e.digest, 'p9') }])
+    expect(checked.copiers.sort()).toEqual(['p6', 'p7'])
+  })
+
+  it('a copier caught once has its other copies set aside without a re-run', async () => {
+    const micro = await Promise.all([0, 1, 2].map(microJob))
+    const junk = '0x' + 'dd'.repeat(32)
+    const results = new Map<number, Result[]>(micro.map(({ hash, digest }, i) =>
+      [i, [result(`p${i + 1}`, 1, hash, digest), result('p6', 0xffffffff, hash, junk)]]))
+    const entries = micro.map(({ d }, i) => entry(d, results.get(i)![1]))
+    const runs: string[] = []
+    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+    expect(runs).toEqual(['0.0'])
+    expect(checked.rerun).toBe(1)
+    expect(checked.copiers).toEqual(['p6'])
+    expect(checked.entries.map(x => x.signer)).toEqual(['p1', 'p2', 'p3'])
+    expect(checked.own).toEqual([])
   })
 
   it('without an executor the entries stay as recorded', async () => {
