@@ -54,7 +54,7 @@ export interface OpenOptions extends AbortOptions {
   offline?: boolean
   /**
    * The catch-up on open (default `'all'`: an exchange with every connected peer). `'first'`: one exchange, with the
-   * first connected peer that answers (a subscriber of the doc's topic first: it brings nearly everything). The other
+   * first subscriber of the doc's topic that answers (none known: no exchange; it brings nearly everything). The other
    * peers that have the doc open exchange with this one anyway when they see its subscription (a pull and a push),
    * so `'all'` only doubles those exchanges; it is for readers that must hold every connected peer's state when
    * `open` resolves. The processor uses `'first'`: its MacroJob claim confirms with every connected peer before it

@@ -76,6 +76,22 @@ describe('doc store', () => {
     await waitFor(() => docs.every(d => d.getMap('micro').get('0.3') === 'late'), { timeoutMs: 10_000, what: 'the late write everywhere' })
   })
 
+  it("open with catchUp 'first' and no subscriber known asks nobody; a peer that opens the doc later exchanges with it", async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'cf'.repeat(32))
+    const asked = (): number => a.docs.metrics.syncCompleted + a.docs.metrics.syncNotFound + a.docs.metrics.syncFailed
+    const before = asked()
+    // b has not opened the doc: nothing to ask it (a new job, which every peer opens at about the same time)
+    const da = await a.docs.open(name, { catchUp: 'first' })
+    expect(asked() - before).toBe(0)
+    da.getMap('micro').set('0.0', 'from a')
+    // b opens it later with what it wrote offline: the subscription exchanges bring each side the other's writes
+    const db = await b.docs.open(name, { offline: true })
+    db.getMap('micro').set('0.1', 'from b')
+    await waitFor(() => da.getMap('micro').size === 2 && db.getMap('micro').size === 2, { timeoutMs: 10_000, what: 'both writes on both sides' })
+  })
+
   it('a pushed diff is re-broadcast on gossip, a quiet one (confirm, a subscriber\'s catch-up) only applied, an empty one neither kept nor sent', async () => {
     const [a, b] = await Promise.all([h.start(), h.start()])
     await connect(a, b)
