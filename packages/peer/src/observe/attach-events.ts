@@ -75,7 +75,14 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     }
     on('finalized', d => {
       if (d.outcome !== 'submitted') return
-      log.push({ kind: 'finalized', level: 'info', jobId: d.jobId, text: `finalized job ${shortId(d.jobId)}: results submitted in block ${d.blockNumber ?? '?'}` + (d.round != null && d.round > 0 ? ` (round ${d.round})` : '') })
+      const copiers = d.copiers ?? []
+      log.push({
+        kind: 'finalized',
+        level: 'info',
+        jobId: d.jobId,
+        text: `finalized job ${shortId(d.jobId)}: results submitted in block ${d.blockNumber ?? '?'}` + (d.round != null && d.round > 0 ? ` (round ${d.round})` : '') +
+          (copiers.length === 0 ? '' : `; not paid, signed other peers' results as their own: ${copiers.map(shortId).join(', ')}`)
+      })
     })
     on('verified', d => {
       log.push({ kind: 'verified', level: 'info', jobId: d.jobId, text: `verified job ${shortId(d.jobId)} as a drawn verifier: re-ran ${d.positions.length} sampled MicroJobs, ` + (d.revealed ? 'revealed' : 'could not reveal (the job moved on)') })

@@ -46,6 +46,8 @@ export interface FinalizeResult {
   manifestCid?: string
   txHash?: string
   blockNumber?: number
+  /** PeerIds caught signing other peers' results as their own (docs/settlement.md, Work tags): not paid. */
+  copiers?: string[]
 }
 
 function hex (bytes: Uint8Array): string {
@@ -168,5 +170,5 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   }
   const doc = await components.docs.open(roundDocName(id, round), { signal })
   await finalMap(doc, id, round).set(self, new TextEncoder().encode(JSON.stringify(record)), components.privateKey)
-  return { outcome: 'submitted', status, round, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber }
+  return { outcome: 'submitted', status, round, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber, copiers: checked.copiers }
 }

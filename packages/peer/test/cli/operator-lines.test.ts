@@ -22,6 +22,7 @@ describe('operator lines', () => {
     const emit = (type: string, detail: unknown): void => { settlement.dispatchEvent(new CustomEvent(type, { detail })) }
     emit('finalized', { jobId, outcome: 'submitted', status: 'Open', blockNumber: 42 })
     emit('finalized', { jobId, outcome: 'already', status: 'Submitted' })
+    emit('finalized', { jobId, outcome: 'submitted', status: 'Open', blockNumber: 43, round: 1, copiers: ['12D3KooWCopierCopierCopier'] })
     emit('verified', { jobId, positions: [1, 3], outputHashes: [], expected: [], firstBad: -1, processorBlame: false, revealed: true })
     emit('settled', { jobId, status: 'Released', released: true, rejected: false })
     emit('claimed', { jobId, claimed: 2n * 10n ** 17n, withdrawn: 10n ** 18n / 15n })
@@ -29,18 +30,19 @@ describe('operator lines', () => {
     const lines = out.text().trim().split('\n').map(l => l.slice(9))
     expect(lines).toEqual([
       'finalized job 0x121212…1212: results submitted in block 42',
+      'finalized job 0x121212…1212: results submitted in block 43 (round 1); not paid, signed other peers\' results as their own: 12D3KooW…pier',
       'verified job 0x121212…1212 as a drawn verifier: re-ran 2 sampled MicroJobs, revealed',
       'settled job 0x121212…1212: released: processors and verifiers can claim',
       'claimed 0.266666 ETH for job 0x121212…1212 (payout 0.2, credits 0.066666)'
     ])
     expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error claim of job 0x121212…1212 failed: ChainRevertError: execution reverted\n$/)
     expect(log.recent().map(e => e.kind)).toEqual(['settled', 'claimed', 'error'])
-    expect(log.recent().map(e => e.seq)).toEqual([3, 4, 5])
+    expect(log.recent().map(e => e.seq)).toEqual([4, 5, 6])
     stop()
     detach()
     emit('settled', { jobId, status: 'Released', released: true, rejected: false })
     expect(log.recent()).toHaveLength(3)
-    expect(out.text().trim().split('\n')).toHaveLength(4)
+    expect(out.text().trim().split('\n')).toHaveLength(5)
   })
 
   it('prints first what was recorded before it started (a model held during the start), then what follows', () => {
