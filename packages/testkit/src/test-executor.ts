@@ -20,5 +20,5 @@ export function testExecutor (init: { workMs?: number } = {}): MicroJobExecutor 
     const digest = createHash('sha256').update(`digest/${task.jobId}/${task.microId}/${task.start}/${task.end}`).digest('hex')
     return { output, digest: '0x' + digest }
   }
-  return { run, execute: run }
+  return { run }
 }

@@ -62,14 +62,10 @@ const flip = async (task, output) => {
   return wrong
 }
 
-// a processor's runs and a verifier's re-runs (which also answer the execution digest) alike
+// a processor's runs and a verifier's re-runs alike (`first-processed-per-job` tells them apart by the job's status)
 const cheating = (honest) => ({
   async run (task, options) {
     const { output, digest } = await honest.run(task, options)
-    return { output: await flip(task, output), digest }
-  },
-  async execute (task, options) {
-    const { output, digest } = await honest.execute(task, options)
     return { output: await flip(task, output), digest }
   }
 })

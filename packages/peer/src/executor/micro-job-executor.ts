@@ -100,12 +100,6 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
       const execution = await components.executor.execute(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
       log.trace('ran %s %d.%d', task.jobId, task.macroIndex, task.index)
       return execution
-    },
-    async execute (task, { signal, timeoutMs }) {
-      const [wasm, input] = await load(task, signal)
-      const execution = await components.executor.execute(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
-      log.trace('re-ran %s %d.%d with its digest', task.jobId, task.macroIndex, task.index)
-      return execution
     }
   }
 }

@@ -26,13 +26,9 @@ export interface MicroJobRunOptions {
 }
 
 /**
- * Runs MicroJobs: for processors and a finalizer's regeneration (`run`), and for verifiers (`execute`); both answer
- * the output and the execution digest (kept apart for test peers that cheat at one of them).
- * {@link wasmMicroJobExecutor} implements it over the WebAssembly executor.
+ * Runs MicroJobs, for processors, verifiers and a finalizer's re-runs alike: the output and the execution digest (a
+ * processor's work tag, a verifier's vote). {@link wasmMicroJobExecutor} implements it over the WebAssembly executor.
  */
 export interface MicroJobExecutor {
-  /** A processor's run (and a finalizer's regeneration): the output and the execution digest (for its work tag). */
   run(task: MicroJobTask, options: MicroJobRunOptions): Promise<MicroJobExecution>
-  /** A verifier's re-run: the output and the execution digest. */
-  execute(task: MicroJobTask, options: MicroJobRunOptions): Promise<MicroJobExecution>
 }

@@ -134,7 +134,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
   const digests: string[] = []
   for (const pos of positions) {
     const d = microJobs[pos]
-    const run = await components.executor.execute({
+    const run = await components.executor.run({
       jobId: id, spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end
     }, { signal: signal ?? new AbortController().signal })
     outputHashes.push(outputHash(run.output))

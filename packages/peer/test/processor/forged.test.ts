@@ -36,8 +36,7 @@ describe('forged and malformed input', () => {
           })
         }
         return base.run(task, options)
-      },
-      execute: async (task, options) => base.execute(task, options)
+      }
     }
     peers = await startPeers(3, { executor, maxBatch: 2 })
     const attacker = await createNode()

@@ -58,7 +58,7 @@ describe('processor', () => {
     const table = resultTable({ signer: recordSigner(peers[0].node.privateKey, peers[0].id), verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId)
     const executor = testExecutor()
     for (const d of sliceJob(job.spec, job.jobId).microJobs) {
-      const { digest } = await executor.execute({ jobId: job.jobId, spec: job.spec, ...d }, { signal: AbortSignal.timeout(5_000) })
+      const { digest } = await executor.run({ jobId: job.jobId, spec: job.spec, ...d }, { signal: AbortSignal.timeout(5_000) })
       const results = table.list(d.macroIndex, d.index)
       expect(results.length).toBeGreaterThan(0)
       for (const r of results) expect(isWorkTag(r.workTag, digest, r.signer)).toBe(true)

@@ -43,9 +43,6 @@ function harness () {
       events.push(`end ${task.index}`)
       if (task.index === 99) throw new Error('trap')
       return { output: new Uint8Array([task.index]), digest: '0x' + task.index.toString(16).padStart(64, '0') }
-    },
-    async execute () {
-      throw new Error('the turns of a processor never re-run for verification')
     }
   }
   const ctx = {

@@ -20,7 +20,7 @@ const signal = AbortSignal.timeout(10_000)
 const components = (stored: Uint8Array[], runs: string[]): Parameters<typeof checkWork>[0] => ({
   docs: { open: async () => new Y.Doc() },
   chain: { peerAddress: async (peerId: string) => wallet(Number(peerId.slice(1))) },
-  executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) }, execute: executor.execute },
+  executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) } },
   store: { addOutput: async (bytes: Uint8Array) => { stored.push(bytes); return 'cid' } }
 }) as unknown as Parameters<typeof checkWork>[0]
 
