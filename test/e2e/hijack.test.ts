@@ -44,10 +44,6 @@ describe('end to end: a peer that copies other peers\' results is not paid for t
       expect(await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))).toHaveLength(0)
       const copies = hijacker.output.filter(l => l.toLowerCase().startsWith(`hijacked ${job.jobId.toLowerCase()} `))
       expect(copies.length, 'the hijacker copied no result').toBeGreaterThan(0)
-      // the finalizer tells its operator whom it did not pay, and why
-      const named = `signed other peers' results as their own: ${hijacker.peerId.slice(0, 8)}…${hijacker.peerId.slice(-4)}`
-      const finalized = devnet.peers.flatMap(p => p.output).filter(l => l.includes(`finalized job ${job.jobId.slice(0, 8)}`))
-      expect(finalized.some(l => l.includes(named)), finalized.join('\n')).toBe(true)
 
       const outputs = await client.results(job.jobId, { timeoutMs: 60_000 })
       expect(outputs).toHaveLength(16)
@@ -69,6 +65,10 @@ describe('end to end: a peer that copies other peers\' results is not paid for t
       expect(payouts.reduce((a, p) => a + p.processor, 0n)).toBe(pool / 16n * 16n)
       const honestWallets = new Set([...honest].map(p => walletOf.get(p)?.toLowerCase()))
       for (const p of payouts.filter(p => p.processor > 0n)) expect(honestWallets.has(p.address.toLowerCase())).toBe(true)
+      // the finalizer tells its operator whom it did not pay, and why
+      const named = `signed other peers' results as their own: ${hijacker.peerId.slice(0, 8)}…${hijacker.peerId.slice(-4)}`
+      const finalized = devnet.peers.flatMap(p => p.output).filter(l => l.includes(`finalized job ${job.jobId.slice(0, 8)}`))
+      expect(finalized.some(l => l.includes(named)), finalized.join('\n')).toBe(true)
     } finally {
       provider.destroy()
     }

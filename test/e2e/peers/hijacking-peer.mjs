@@ -14,7 +14,9 @@ import { Command } from 'commander'
 import { INDEX_JOBS_MAP, RESULTS_MAP, readResults, recordSigner, recordVerifier, resultScope, resultTable } from '@jobmesh/peer/coord'
 import { INDEX_DOC, roundDocName } from '@jobmesh/peer/crdt'
 import { indexedRounds, roundKey } from '@jobmesh/peer/jobs'
-import { startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
+import { createPeer } from '@jobmesh/peer'
+import { peerInit, startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
+import { untilSignal } from '../../../packages/peer/dist/cli/signals.js'
 
 /** The highest lease term a result record can name: its result counts once the MicroJob's lease is gone. */
 const HIJACK_TERM = 0xffff_ffff
@@ -72,7 +74,18 @@ async function hijack (peer) {
 }
 
 const program = new Command('hijacking-peer').exitOverride()
-startCommand(program, { onStarted: hijack })
+startCommand(program)
+// `jobmesh start`'s options and peer; the test peer needs that peer in hand (its docs and key) to copy with it
+program.commands.find(c => c.name() === 'start').action(async (opts) => {
+  const peer = await createPeer(await peerInit(opts))
+  await hijack(peer)
+  const s = peer.status()
+  process.stdout.write(`peer id   ${s.peerId}\n`)
+  for (const a of s.addresses) process.stdout.write(`listening ${a}\n`)
+  process.stdout.write('ready\n')
+  await untilSignal(opts.exitWithParent === true)
+  await peer.stop()
+})
 try {
   await program.parseAsync(process.argv.slice(2), { from: 'user' })
 } catch (err) {

@@ -8,7 +8,7 @@ import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { HttpAddress } from '../../http/index.js'
-import type { Peer, PeerChainInit, PeerInit } from '../../peer.js'
+import type { PeerChainInit, PeerInit } from '../../peer.js'
 import type { Command } from 'commander'
 
 export interface StartOptions extends WalletOptions {
@@ -29,11 +29,8 @@ export interface StartOptions extends WalletOptions {
   http?: HttpAddress
 }
 
-/** What a program built around `jobmesh start` may set beyond its options (a test peer's executor and behaviour). */
-export interface StartOverrides extends Pick<PeerInit, 'executor'> {
-  /** Runs once the peer has started, before `ready` is printed (a test peer that acts on the network itself). */
-  onStarted?(peer: Peer): Promise<void>
-}
+/** What a program built around `jobmesh start` may set beyond its options (a test peer's executor). */
+export type StartOverrides = Pick<PeerInit, 'executor'>
 
 /** `jobmesh start`: runs a peer until SIGINT/SIGTERM. */
 export function startCommand (program: Command, overrides: StartOverrides = {}): void {
@@ -58,8 +55,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
     .action(async (opts: StartOptions) => {
-      const { onStarted, ...peerOverrides } = overrides
-      const init = { ...await peerInit(opts), ...peerOverrides }
+      const init = { ...await peerInit(opts), ...overrides }
       process.stdout.write('starting jobmesh peer...\n')
       // loaded here, not at the top: every other command (status above all) starts without libp2p, helia and ethers
       const { createPeer } = await import('../../peer.js')
@@ -69,7 +65,6 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         await peer.stop()
         throw err
       })
-      await onStarted?.(peer)
       const s = peer.status()
       process.stdout.write(`peer id   ${s.peerId}\n`)
       for (const a of s.addresses) {
@@ -92,7 +87,8 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     })
 }
 
-async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
+/** The peer `jobmesh start` builds from its options (the data dir created). */
+export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
   await mkdir(dataDir, { recursive: true })
   return {
