@@ -1,6 +1,6 @@
 import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ORIGIN_GOSSIP, docTopic, indexDocName, jobDocName } from '../../src/crdt/index.js'
+import { ORIGIN_GOSSIP, SYNC_PROTOCOL, docTopic, indexDocName, jobDocName } from '../../src/crdt/index.js'
 import { connect, Harness} from './helpers.js'
 import { waitFor } from '@jobmesh/testkit'
 import type { Peer } from './helpers.js'
@@ -229,5 +229,22 @@ describe('doc store: missed gossip', () => {
     expect(n).toBe(1)
     expect(a.getMap('macro').get('1')).toBe('lease of b')
     await waitFor(() => b.getMap('macro').get('0') === 'lease of a', { timeoutMs: 10_000, what: 'our write on the other side' })
+  })
+
+  it('confirm() gives up on a peer within its own timeout, also while an earlier exchange with that peer still hangs', async () => {
+    const a = await h.start({ docs: { syncTimeoutMs: 120_000 } })
+    // a peer that accepts sync streams and never answers (a starved or stuck process)
+    const stuck = await h.start()
+    await stuck.node.libp2p.handle(SYNC_PROTOCOL, () => {}, { force: true })
+    await connect(a, stuck)
+    const name = jobDocName('0x' + 'ef'.repeat(32))
+    await a.docs.open(name, { offline: true })
+    let hungSettled = false
+    const hung = a.docs.sync(name, stuck.node.peerId, { push: false })
+    hung.then(() => { hungSettled = true }, () => { hungSettled = true })
+    // the confirm's exchange with that peer queues behind the hung one; its timeout counts from the confirm
+    const confirmed = await a.docs.confirm(name, { timeoutMs: 300, signal: AbortSignal.timeout(60_000) })
+    expect(confirmed).toBe(0)
+    expect(hungSettled).toBe(false)
   })
 })
