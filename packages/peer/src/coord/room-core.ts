@@ -45,7 +45,10 @@ export interface RoomCore {
   lastRequest: number
   lastPublish: number
   flushScheduled: boolean
-  failingOver: boolean
+  /** A claim of the MacroJob lease for this room is settling (room-claim.ts). */
+  claiming: boolean
+  /** The term of the MacroJob lease this room last won (room-claim.ts). */
+  claimedTerm: number | undefined
   closed: boolean
   completed: boolean
   lastMacroRenew: number

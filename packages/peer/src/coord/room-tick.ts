@@ -2,6 +2,7 @@ import { logger } from '@libp2p/logger'
 import { LeaseLostError } from './errors.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner } from './room-core.js'
+import { claimQueue, releaseUnserved } from './room-claim.js'
 import { claimNextEpoch, ownerGossipAt } from './room-failover.js'
 import { drainFuture, request, sendRequest } from './room-follow.js'
 import { createQueue, reconcileWithCrdt, serve } from './room-serve.js'
@@ -54,7 +55,7 @@ export function tick (room: RoomCore): void {
  * (the poll phase runs before the timer) without adding half a heartbeat to every failover.
  */
 function watchOwner (room: RoomCore, now: number): void {
-  if (room.failingOver || room.closed || room.completed || isOwner(room)) {
+  if (room.claiming || room.closed || room.completed || isOwner(room)) {
     return
   }
   const seen = ownerGossipAt(room.state?.owner, room.components.macroLeases.get(room.macroKey),
@@ -68,8 +69,9 @@ function watchOwner (room: RoomCore, now: number): void {
 }
 
 function renewMacroLease (room: RoomCore, now: number): void {
+  if (releaseUnserved(room)) return
   const lease = room.components.macroLeases.get(room.macroKey)
-  if (lease == null || lease.owner !== room.self || now - room.lastMacroRenew < room.components.leases.renewMs) {
+  if (lease == null || lease.owner !== room.self || room.claiming || now - room.lastMacroRenew < room.components.leases.renewMs) {
     return
   }
   room.lastMacroRenew = now
@@ -82,11 +84,10 @@ function renewMacroLease (room: RoomCore, now: number): void {
 
 /** The owner went silent: claim the MacroJob lease with a higher term; the CRDT winner rebuilds the queue. */
 async function failover (room: RoomCore): Promise<void> {
-  room.failingOver = true
   const seenEpoch = room.state?.epoch ?? 0
   try {
     log('%s room %d: owner %s silent, claiming the next epoch', room.self.slice(-6), room.macroIndex, room.state?.owner.slice(-6))
-    const lease = await claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal)
+    const lease = await claimQueue(room, async () => claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal))
     if (room.closed || (room.state != null && room.state.epoch >= lease.term && room.state.owner !== room.self)) {
       return
     }
@@ -97,8 +98,5 @@ async function failover (room: RoomCore): Promise<void> {
     if ((err as Error).name !== LeaseLostError.name && !room.closed) {
       log.error('failover: %e', err)
     }
-  } finally {
-    room.silence.heard(room.clock())
-    room.failingOver = false
   }
 }

@@ -9,6 +9,7 @@ import { macroKey, macroScope, microKey } from './keys.js'
 import { peerToBytes } from './peer-bytes.js'
 import { DONE, LOCKED, countStates } from './queue.js'
 import { OwnerSilence } from './owner-silence.js'
+import { claimQueue, releaseUnserved } from './room-claim.js'
 import { checkComplete, crdtDone } from './room-complete.js'
 import { isOwner, publishState, satisfy } from './room-core.js'
 import { handle, request, sendRequest } from './room-follow.js'
@@ -105,7 +106,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       lastRequest: 0,
       lastPublish: 0,
       flushScheduled: false,
-      failingOver: false,
+      claiming: false,
+      claimedTerm: undefined,
       closed: false,
       completed: false,
       lastMacroRenew: 0,
@@ -141,6 +143,15 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     this.core.silence.heard(this.core.clock())
     this.timer = setInterval(() => { tick(this.core) }, this.tickMs)
     checkComplete(this.core)
+  }
+
+  /**
+   * Claims the MacroJob lease for this room's queue (`LeaseTable.claim`: take, confirm, settle); open the queue with
+   * {@link create} when it resolves. Throws `LeaseLostError` when a concurrent claim won. While it settles the room
+   * does not fail its (absent) owner over; a lease it won but never opens is released by the room's next tick.
+   */
+  async claim (options: AbortOptions = {}): Promise<Lease> {
+    return claimQueue(this.core, async () => this.components.macroLeases.claim(this.core.macroKey, options))
   }
 
   /**
@@ -236,6 +247,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         log.error('close: %e', err)
       }
     }
+    releaseUnserved(core)
     core.closed = true
     core.abort.abort()
     clearInterval(this.timer)

@@ -36,3 +36,15 @@ export const DEFAULT_RESULT_FLUSH_MS = 1_000
  * chooses again.
  */
 export const DEFAULT_TURN_WAIT_MS = 30_000
+
+/**
+ * How long a peer beyond the first M of a job's start order (processor/start-order.ts) lets the first M claim the
+ * MacroJobs before it may claim one itself, from its first room choice in the job (ms). A claim is visible within
+ * tens of ms of its claimant's choice (the claimant subscribes to the room first), so the wait normally ends long
+ * before this; the bound covers a first-M peer that never claims (it works on another job, or it is gone) and
+ * claimants that choose late (16 peer processes on 2 cores chose 0.4-2 s after the announcement).
+ */
+export const DEFAULT_START_WAIT_MS = 2_000
+
+/** How often a peer waiting on the start order looks again (ms); a room announcement wakes it sooner. */
+export const DEFAULT_START_POLL_MS = 50

@@ -38,6 +38,8 @@ export interface JobContext {
   lastLocalResult: number
   /** When this peer last asked the job's rooms to announce themselves (`openMacro`, ms). */
   discoveredAt: number
+  /** When this peer first chose a room in the job (ms, the processor's clock): its start order's wait counts from here. */
+  firstChoiceAt?: number
   /** This peer's finished MicroJobs not yet written (result-batch.ts). */
   batch: ResultBatch
   /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto'
-
 /** A RoomAnnouncement as the processor keeps it. */
 export interface AnnouncedRoom {
   /** Open items the owner reported. */
@@ -34,8 +32,13 @@ export interface RoomChoiceView {
   opening?(macroIndex: number): boolean
   /** Nobody holds the MacroJob lease. */
   macroLeaseOpen(macroIndex: number): boolean
-  /** This peer's preference for a MacroJob (lower first), see {@link macroRank}. */
+  /** This peer's preference for a MacroJob (lower first): its job's start order (start-order.ts). */
   rank(macroIndex: number): Uint8Array
+  /**
+   * This peer comes after the first M of the job's start order and the job is new to it: the first M claim the
+   * MacroJobs, so it does not claim one while it waits for their rooms to open (start-order.ts). Default false.
+   */
+  waitForClaims?: boolean
 }
 
 export type RoomChoice =
@@ -45,11 +48,8 @@ export type RoomChoice =
   | { kind: 'claim', macroIndex: number }
   /** Nothing known to be open: ask the job's rooms to announce themselves. */
   | { kind: 'discover' }
-
-/** This peer's preference for a MacroJob: sha256(peerId/jobId/macroIndex), so concurrent starters spread out. */
-export function macroRank (peerId: string, jobId: string, macroIndex: number): Uint8Array {
-  return createHash('sha256').update(`${peerId}/${jobId}/${macroIndex}`).digest()
-}
+  /** A MacroJob is still unclaimed at the job's start and this peer is not one of its first claimants: look again soon. */
+  | { kind: 'wait' }
 
 function compareBytes (a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
@@ -65,15 +65,18 @@ function compareBytes (a: Uint8Array, b: Uint8Array): number {
  * open items (announced within `ttlMs`, one this peer is in, or one being opened) and the open MacroJob leases whose
  * room was not announced recently, the one where this peer's share is largest: a room's open items over its members
  * with this peer, a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
- * message at all) and then into the least crowded rooms; equal shares in this peer's own hash order (peers that
- * choose at the same moment from the same view go different ways); 2. otherwise discovery.
+ * message at all) and then into the least crowded rooms; equal shares in this peer's job start order (peers that
+ * choose at the same moment from the same view go different ways), and a peer after the first M of that order
+ * claims nothing while the job is new to it and a MacroJob is still unclaimed; 2. otherwise discovery.
  */
 export function chooseRoom (view: RoomChoiceView): RoomChoice {
   for (const [m, room] of view.rooms) {
     if (room.owned === true && room.hasOpen && !room.complete) return { kind: 'join', macroIndex: m }
   }
+  const claims = claimable(view)
+  if (view.waitForClaims === true && claims.size > 0) return { kind: 'wait' }
   const join = largestShare(joinable(view), view.rank)
-  const claim = largestShare(claimable(view), view.rank)
+  const claim = largestShare(claims, view.rank)
   if (claim != null && (join == null || claim.share > join.share)) return { kind: 'claim', macroIndex: claim.m }
   if (join != null) return { kind: 'join', macroIndex: join.m }
   return { kind: 'discover' }
@@ -111,7 +114,7 @@ function claimable (view: RoomChoiceView): Map<number, number> {
   return shares
 }
 
-/** The candidate with the largest share; equal shares in this peer's own hash order. */
+/** The candidate with the largest share; equal shares in this peer's start order. */
 function largestShare (shares: Map<number, number>, rank: (m: number) => Uint8Array): { m: number, share: number } | undefined {
   let best: { m: number, share: number, rank: Uint8Array } | undefined
   for (const [m, share] of shares) {

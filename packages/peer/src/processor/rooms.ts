@@ -1,7 +1,8 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS } from './constants.js'
-import { chooseRoom, macroRank } from './room-choice.js'
-import { countStates, LeaseLostError, macroKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
+import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_START_POLL_MS, DEFAULT_START_WAIT_MS } from './constants.js'
+import { chooseRoom } from './room-choice.js'
+import { startOrder } from './start-order.js'
+import { countStates, jobsTopic, LeaseLostError, macroKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
 import type { JobContext } from './job-context.js'
 import type { RoomChoice, RoomChoiceView } from './room-choice.js'
 import type { ProcessorEvents } from './types.js'
@@ -96,6 +97,11 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
     const lease = ctx.macroLeases.get(macroKey(m))
     return lease != null && lease.owner !== host.self && !ctx.macroLeases.isOpen(macroKey(m))
   }
+  // the network's processors (known long before the job) and the job's peers: at a new job the /macro subscriptions
+  // are still on their way, and a peer that saw none thought itself first (6 of 16 claimed MacroJob 0 at once)
+  const subscribers = (topic: string): string[] => host.pubsub.getSubscribers?.(topic).map(String) ?? []
+  const peers = new Set([...subscribers(jobsTopic()), ...subscribers(macroTopic(ctx.job.key))])
+  const order = startOrder(host.self, [...peers], ctx.job.jobId, macroJobs.length)
   return {
     now,
     macroJobs: macroJobs.length,
@@ -107,7 +113,8 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
     members,
     remaining: (m) => macroJobs[m].microIds.length - ctx.progress.doneIn(m),
     opening: (m) => !started(m) && (heldByOther(m) || members(m) > 0),
-    rank: (m) => macroRank(host.self, ctx.job.jobId, m)
+    rank: order.rank,
+    waitForClaims: order.position >= macroJobs.length && now < (ctx.firstChoiceAt ?? now) + DEFAULT_START_WAIT_MS
   }
 }
 
@@ -116,8 +123,16 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
  * open MacroJob lease and creates its queue; with nothing known to be open, asks the rooms to announce themselves.
  */
 export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
-  const now = host.clock()
-  const choice = chooseRoom(choiceView(host, ctx, now))
+  let now = host.clock()
+  ctx.firstChoiceAt ??= now
+  let choice = chooseRoom(choiceView(host, ctx, now))
+  // the job's first claimants are opening its MacroJobs (start-order.ts): a short wait, not an idle round
+  while (choice.kind === 'wait' && !signal.aborted) {
+    await waitFor(ctx, signal, DEFAULT_START_POLL_MS)
+    now = host.clock()
+    choice = chooseRoom(choiceView(host, ctx, now))
+  }
+  if (choice.kind === 'wait') return undefined
   log('%s chooses %o', host.self.slice(-6), choice)
   leaveLostClaims(ctx, choice)
   if (choice.kind === 'join') {
@@ -128,7 +143,7 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
     const m = choice.macroIndex
     try {
       const room = joinRoom(host, ctx, m)
-      const lease = await ctx.macroLeases.claim(macroKey(m), { signal })
+      const lease = await room.claim({ signal })
       const rival = ctx.announced.get(m)
       if (rival != null && rival.owner !== host.self && rival.at >= now) {
         return room // another peer opened this room while we settled: join it

@@ -12,6 +12,7 @@ import { handOffTo } from '../../src/coord/room-serve.js'
 import { OwnerSilence } from '../../src/coord/owner-silence.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
 import { claimNextEpoch, ownerGossipAt, supersedingLease } from '../../src/coord/room-failover.js'
+import { claimQueue, releaseUnserved, unservedLease } from '../../src/coord/room-claim.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import type { Lease } from '../../src/coord/leases.js'
 import type { QueueState } from '../../src/coord/queue.js'
@@ -282,5 +283,90 @@ describe('room failover role (room-failover.ts)', () => {
     expect(won).toMatchObject({ owner: id, term: 6 })
     const next = await claimNextEpoch(theirs, '0', 1, new AbortController().signal)
     expect(next.term).toBe(7) // the CRDT's term 6 is above the epoch it saw
+  })
+})
+
+describe('room claiming role (room-claim.ts)', () => {
+  /** A room of MacroJob 0 over a real Y.Doc and signed leases, on a fake clock; `rival` writes as another peer. */
+  async function claimRoom () {
+    const clock = { now: 10_000 }
+    const key = await generateKeyPair('Ed25519')
+    const other = await generateKeyPair('Ed25519')
+    const self = peerIdFromPrivateKey(key).toString()
+    const config = { leaseMs: 15_000, skewMs: 2_000, settleMs: 0 }
+    const doc = new Y.Doc()
+    const l = leases({ signer: recordSigner(key, self), verifier: recordVerifier(), clock: () => clock.now }, config)
+    const macroLeases = l.table(doc.getMap('macro'), 'jobmesh/macro/j')
+    const rival = leases({ signer: recordSigner(other, peerIdFromPrivateKey(other).toString()), verifier: recordVerifier(), clock: () => clock.now }, config)
+      .table(doc.getMap('macro'), 'jobmesh/macro/j')
+    const silence = new OwnerSilence({ ownerTimeoutMs: 3_000, jitterMs: 0, tickMs: 100, now: 0 })
+    const room = {
+      self,
+      macroIndex: 0,
+      macroKey: '0',
+      clock: () => clock.now,
+      silence,
+      state: undefined,
+      claiming: false,
+      claimedTerm: undefined,
+      closed: false,
+      components: { macroLeases, leases: l }
+    } as unknown as RoomCore
+    return { room, clock, macroLeases, rival, silence, self }
+  }
+
+  it('stands the failover role aside while the claim settles, and counts the silence from the claim\'s end', async () => {
+    const { room, clock, macroLeases, silence } = await claimRoom()
+    let during: boolean | undefined
+    const lease = await claimQueue(room, async () => {
+      during = room.claiming
+      clock.now += 9_000 // a claim that took 9 s (a confirm queued behind a stuck exchange)
+      return macroLeases.claim('0')
+    })
+    expect(during).toBe(true)
+    expect(room.claiming).toBe(false)
+    expect(lease.term).toBe(1)
+    // a member would have suspected a silent owner 9 s after joining; the claim's end is a fresh start
+    expect(silence.decide(clock.now)).toBe('alive')
+  })
+
+  it('releases a lease it won but opened no queue of, never one it is settling, serving or another peer holds', async () => {
+    const { room, macroLeases, rival, self } = await claimRoom()
+    await claimQueue(room, async () => macroLeases.claim('0'))
+    // won, but the queue was not opened (a rival announced the room while it settled): unserved
+    expect(unservedLease(room)).toMatchObject({ owner: self, term: 1 })
+    room.claiming = true
+    expect(unservedLease(room)).toBeUndefined() // a claim of it is settling
+    room.claiming = false
+    room.state = queue(4, { epoch: 1, owner: self })
+    expect(unservedLease(room)).toBeUndefined() // its queue is open here
+    room.state = undefined
+    expect(releaseUnserved(room)).toBe(true)
+    expect(macroLeases.isOpen('0')).toBe(true)
+    expect(macroLeases.get('0')).toMatchObject({ owner: self, term: 1, expiresAt: 0 })
+    // the next claim takes the term after it at once
+    expect(rival.take('0').term).toBe(2)
+    expect(releaseUnserved(room)).toBe(false) // another peer's lease is never touched
+    expect(macroLeases.get('0')?.term).toBe(2)
+  })
+
+  it('leaves alone a lease of its own that it did not claim in this room (a peer back in the room of the epoch it opened)', async () => {
+    const { room, macroLeases, self } = await claimRoom()
+    macroLeases.take('0') // the epoch this peer opened earlier, in a room it has since left
+    expect(room.state).toBeUndefined() // joined again: no snapshot yet
+    expect(unservedLease(room)).toBeUndefined()
+    expect(releaseUnserved(room)).toBe(false)
+    expect(macroLeases.get('0')).toMatchObject({ owner: self, term: 1 })
+    expect(macroLeases.isOpen('0')).toBe(false)
+  })
+
+  it('a room closed while its claim settles releases what the claim wrote', async () => {
+    const { room, macroLeases } = await claimRoom()
+    await expect(claimQueue(room, async () => {
+      const written = macroLeases.take('0')
+      room.closed = true // the processor left the room (its job ended, the peer stops)
+      throw new Error(`aborted while settling term ${written.term}`)
+    })).rejects.toThrow('aborted while settling term 1')
+    expect(macroLeases.isOpen('0')).toBe(true)
   })
 })

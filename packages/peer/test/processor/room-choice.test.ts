@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { chooseRoom, macroRank } from '../../src/processor/room-choice.js'
+import { chooseRoom } from '../../src/processor/room-choice.js'
+import { startOrder } from '../../src/processor/start-order.js'
 import type { AnnouncedRoom, RoomChoiceView } from '../../src/processor/room-choice.js'
 
 /** A view of a job with `macroJobs` MacroJobs at time `now`, nothing announced, no room joined, every lease open. */
@@ -12,10 +13,14 @@ function view (overrides: Partial<RoomChoiceView> = {}): RoomChoiceView {
     rooms: new Map(),
     macroDone: () => false,
     macroLeaseOpen: () => true,
-    rank: (m) => macroRank('peer-a', '0xjob', m),
+    rank: rankOf('peer-a'),
     ...overrides
   }
 }
+
+const PEERS = ['peer-a', 'peer-b', 'peer-c', 'peer-d', 'peer-e', 'peer-f']
+/** `peer`'s preference in job 0xjob among {@link PEERS}, with 4 MacroJobs. */
+const rankOf = (peer: string) => startOrder(peer, PEERS, '0xjob', 4).rank
 
 const announced = (entries: Array<[number, AnnouncedRoom]>): Map<number, AnnouncedRoom> => new Map(entries)
 
@@ -42,12 +47,12 @@ describe('chooseRoom', () => {
     expect(chooseRoom(view({ rooms, macroLeaseOpen: () => false }))).toEqual({ kind: 'join', macroIndex: 1 })
   })
 
-  it('goes to equal rooms in this peer\'s own hash order, so peers choosing together go different ways', () => {
+  it('goes to equal rooms in this peer\'s start order, so peers choosing together go different ways', () => {
     const a = announced([[0, { open: 5, at: 9_000, owner: 'b' }], [3, { open: 5, at: 9_000, owner: 'c' }]])
     expect(chooseRoom(view({ announced: a, rank: (m) => new Uint8Array([m]) }))).toEqual({ kind: 'join', macroIndex: 0 })
     expect(chooseRoom(view({ announced: a, rank: (m) => new Uint8Array([9 - m]) }))).toEqual({ kind: 'join', macroIndex: 3 })
-    const picks = new Set(['peer-a', 'peer-b', 'peer-c', 'peer-d', 'peer-e', 'peer-f'].map(peer => {
-      const choice = chooseRoom(view({ announced: a, rank: (m) => macroRank(peer, '0xjob', m) }))
+    const picks = new Set(PEERS.map(peer => {
+      const choice = chooseRoom(view({ announced: a, rank: rankOf(peer) }))
       return choice.kind === 'join' ? choice.macroIndex : -1
     }))
     expect([...picks].sort()).toEqual([0, 3])
@@ -85,19 +90,19 @@ describe('chooseRoom', () => {
     expect(chooseRoom({ ...v, opening: () => false })).toEqual({ kind: 'join', macroIndex: 1 })
   })
 
-  it('claims the open MacroJob first in this peer\'s own hash order; peers differ', () => {
-    const choices = new Set<number>()
-    for (const peer of ['peer-a', 'peer-b', 'peer-c', 'peer-d', 'peer-e', 'peer-f']) {
-      const choice = chooseRoom(view({ rank: (m) => macroRank(peer, '0xjob', m) }))
-      expect(choice.kind).toBe('claim')
-      if (choice.kind !== 'claim') continue
-      // the lowest rank among the four
-      const ranks = [0, 1, 2, 3].map(m => Buffer.from(macroRank(peer, '0xjob', m)))
-      const lowest = ranks.indexOf([...ranks].sort(Buffer.compare)[0])
-      expect(choice.macroIndex).toBe(lowest)
-      choices.add(choice.macroIndex)
-    }
-    expect(choices.size).toBeGreaterThan(1)
+  it('the first M peers of the start order claim M different MacroJobs; the others wait for the rooms to open, then join', () => {
+    const byPosition = new Map(PEERS.map(peer => [startOrder(peer, PEERS, '0xjob', 4).position, peer]))
+    expect([...byPosition.keys()].sort()).toEqual([0, 1, 2, 3, 4, 5])
+    const claims = [0, 1, 2, 3].map(k => chooseRoom(view({ rank: rankOf(byPosition.get(k) ?? '') })))
+    expect(claims).toEqual([0, 1, 2, 3].map(m => ({ kind: 'claim', macroIndex: m })))
+    // position 4 (after the first M): nothing claimed yet, so it waits; once every MacroJob is being opened it joins
+    // the room of its rotation (4 mod 4 = 0), so the joiners spread over the rooms as the claimants did
+    const late = byPosition.get(4) ?? ''
+    expect(chooseRoom(view({ rank: rankOf(late), waitForClaims: true }))).toEqual({ kind: 'wait' })
+    const opened = view({ rank: rankOf(late), waitForClaims: true, macroLeaseOpen: () => false, opening: () => true, members: () => 1, remaining: () => 160 })
+    expect(chooseRoom(opened)).toEqual({ kind: 'join', macroIndex: 0 })
+    // its wait over (the job is no longer new to it), it claims what is still unclaimed
+    expect(chooseRoom(view({ rank: rankOf(late) }))).toEqual({ kind: 'claim', macroIndex: 0 })
   })
 
   it('does not claim a held lease, a finished MacroJob, or one whose room was announced within the ttl', () => {

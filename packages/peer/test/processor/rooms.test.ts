@@ -20,6 +20,7 @@ function harness (lose: Set<number>) {
     state: undefined,
     isOwner: false,
     isComplete: false,
+    async claim () { return ctx.macroLeases.claim(String(m)) },
     close () { closed.push(m) }
   }) as unknown as MacroRoom
   const ctx = {

@@ -1,0 +1,49 @@
+import { logger } from '@libp2p/logger'
+import type { Lease } from './leases.js'
+import type { RoomCore } from './room-core.js'
+
+const log = logger('jobmesh:room')
+
+/**
+ * The claiming role of a room: the MacroJob lease claimed for its queue, by the room choice (a first claim) or by a
+ * failover. While the claim settles the room has no owner to judge (or it is the one failing over), so the failover
+ * role stands aside, and the lease being settled is neither renewed nor given up; afterwards the owner's silence
+ * counts from the claim's end.
+ */
+export async function claimQueue (room: RoomCore, claim: () => Promise<Lease>): Promise<Lease> {
+  room.claiming = true
+  try {
+    return await claim()
+  } finally {
+    room.claiming = false
+    // what the claim wrote, while the CRDT still shows it: won, or written before the claim was aborted
+    const lease = room.components.macroLeases.get(room.macroKey)
+    if (lease?.owner === room.self) room.claimedTerm = lease.term
+    room.silence.heard(room.clock())
+    // a room closed while its claim settled has no tick left to release what the claim wrote
+    if (room.closed) releaseUnserved(room)
+  }
+}
+
+/**
+ * A MacroJob lease this room claimed is unserved when no queue of its epoch is open here: a claim that won but was
+ * not opened (a rival announced the room while it settled, the room closed, a failover found a newer epoch). Nobody
+ * would renew it, and for up to a lease length every other peer would see the MacroJob as being opened by this peer
+ * and wait for a queue that never comes. Only the room's own claims count: a peer that opened an epoch, left its
+ * room and joins it again (a new room, no queue yet) is a member of the queue its lease still stands behind.
+ */
+export function unservedLease (room: RoomCore): Lease | undefined {
+  const lease = room.components.macroLeases.get(room.macroKey)
+  if (room.claiming || lease == null || lease.owner !== room.self || lease.term !== room.claimedTerm) return undefined
+  if (room.components.leases.isOpen(lease, room.clock())) return undefined
+  return room.state == null || room.state.epoch < lease.term ? lease : undefined
+}
+
+/** Releases an {@link unservedLease}: members then fail over, or other peers claim the MacroJob, at once. */
+export function releaseUnserved (room: RoomCore): boolean {
+  const lease = unservedLease(room)
+  if (lease == null) return false
+  log('%s room %d: releasing MacroJob lease term %d (no queue of it here)', room.self.slice(-6), room.macroIndex, lease.term)
+  room.components.macroLeases.release(room.macroKey, lease.term)
+  return true
+}
