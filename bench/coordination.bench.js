@@ -281,7 +281,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       // per peer: what it ran and when; per room: who owned the queue when (times from the announcement)
       mkdirSync(join(here, 'out'), { recursive: true })
       writeFileSync(join(here, 'out', `coordination-timeline-${n}.json`), JSON.stringify({
-        peers: n, workMs, announced, events: timeline.map(e => ({ ...e, at: Math.round(e.at - announced) }))
+        peers: n, peerIds: ready.map(r => r.peerId), workMs, announced, events: timeline.map(e => ({ ...e, at: Math.round(e.at - announced) }))
       }) + '\n')
     }
     return fields({

@@ -114,6 +114,8 @@ export function handOffTo (room: RoomCore, to: string): void {
     return
   }
   handoff(room.state, room.self, to)
+  log('%s room %d: handed epoch %d term %d to %s (%o)', room.self.slice(-6), room.macroIndex, room.state.epoch, room.state.term,
+    to.slice(-6), countStates(room.state.states))
   room.components.metrics.handoffs++
   room.ownersSeen.add(to)
   // this peer had the queue until now: the new owner's silence counts from here, not from whatever this peer last
