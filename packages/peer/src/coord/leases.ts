@@ -2,6 +2,7 @@ import { logger } from '@libp2p/logger'
 import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS } from './constants.js'
 import { LeaseHeldError, LeaseLostError } from './errors.js'
 import { LeaseRecord } from './pb/coord.js'
+import { signTrusted } from './signing.js'
 import type { CoordMetrics } from './metrics.js'
 import type { RecordSigner, RecordVerifier } from './signing.js'
 import type { AbortOptions } from '@libp2p/interface'
@@ -146,7 +147,7 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
     }
     const write = (key: string, term: number, expiresAt: number): Lease => {
       const payload = LeaseRecord.encode({ term, expiresAt: BigInt(expiresAt) })
-      map.set(key, components.signer.sign(domain(key), payload))
+      map.set(key, signTrusted(components, domain(key), payload))
       return { owner: self, term, expiresAt }
     }
     const nextTerm = (key: string, options: { force?: boolean, minTerm?: number }): number => {

@@ -1,5 +1,6 @@
 import { microKey, parseResultKey, resultKey, resultScope, resultSlot, turnMacroIndex, turnName, turnResultKey } from './keys.js'
 import { ResultRecord, TurnResults } from './pb/coord.js'
+import { signTrusted } from './signing.js'
 import type { Lease } from './leases.js'
 import type { CoordMetrics } from './metrics.js'
 import type { RecordSigner, RecordVerifier } from './signing.js'
@@ -165,7 +166,7 @@ export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Arra
         outputCid: result.outputCid,
         workTag: result.workTag as Uint8Array<ArrayBuffer> | undefined
       })
-      map.set(resultKey(macroIndex, index, self), components.signer.sign(`${scope}/${micro}`, payload))
+      map.set(resultKey(macroIndex, index, self), signTrusted(components, `${scope}/${micro}`, payload))
     },
     writeTurn (macroIndex, items) {
       if (items.length === 0) return
@@ -175,7 +176,7 @@ export function resultTable (components: ResultsComponents, map: Y.Map<Uint8Arra
           index: r.index, term: r.term, outputHash: r.outputHash as Uint8Array<ArrayBuffer>, size: r.size, outputCid: r.outputCid, workTag: r.workTag as Uint8Array<ArrayBuffer> | undefined
         }))
       })
-      map.set(turnResultKey(macroIndex, items[0].index, items[0].term, self), components.signer.sign(`${scope}/${name}`, payload))
+      map.set(turnResultKey(macroIndex, items[0].index, items[0].term, self), signTrusted(components, `${scope}/${name}`, payload))
     },
     list,
     counting: (macroIndex, index, lease) => countingResult(list(macroIndex, index), lease),

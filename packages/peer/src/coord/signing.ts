@@ -1,4 +1,4 @@
-import { createPublicKey, verify as verifyEd25519 } from 'node:crypto'
+import { createPrivateKey, createPublicKey, sign as signEd25519, verify as verifyEd25519 } from 'node:crypto'
 import { peerIdFromString } from '@libp2p/peer-id'
 import {
   decodeSignedRecord, encodeSignedRecord, recordSigningMessage
@@ -9,6 +9,8 @@ import type { KeyObject } from 'node:crypto'
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 raw key bytes follow. */
 const ED25519_SPKI_PREFIX = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00])
+/** DER prefix of an Ed25519 PKCS#8 private key (RFC 8410); the 32-byte seed follows. */
+const ED25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20])
 /** Signers whose imported public key is kept (a job's peers; the table is cleared when it grows past this). */
 const MAX_CACHED_KEYS = 4_096
 
@@ -41,6 +43,28 @@ function signerKeys (): (signer: string) => KeyObject | null {
   }
 }
 
+/**
+ * Signs with the peer's key imported once: libp2p's `privateKey.sign` imports the key from JWK on every call, as much
+ * again as the signature itself (docs/coordination.md, Eleventh round). Ed25519 signatures are deterministic, so the
+ * bytes are the ones `privateKey.sign` makes. Other key types sign through libp2p and must do so synchronously.
+ */
+function signingFunction (privateKey: PrivateKey): (message: Uint8Array) => Uint8Array {
+  if (privateKey.type === 'Ed25519') {
+    const der = new Uint8Array(ED25519_PKCS8_PREFIX.length + 32)
+    der.set(ED25519_PKCS8_PREFIX)
+    der.set(privateKey.raw.subarray(0, 32), ED25519_PKCS8_PREFIX.length)
+    const key = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' })
+    return (message) => signEd25519(null, message, key)
+  }
+  return (message) => {
+    const signature = privateKey.sign(message)
+    if (!(signature instanceof Uint8Array)) {
+      throw new TypeError('record keys must sign synchronously (Ed25519)')
+    }
+    return signature
+  }
+}
+
 /** A verified record: who signed it and what. */
 export interface VerifiedRecord {
   signer: string
@@ -57,6 +81,18 @@ export interface RecordSigner {
 /** Verifies signed-record bytes; `undefined` = invalid (treat as absent). */
 export interface RecordVerifier {
   verify(envelope: Uint8Array, domain: string): VerifiedRecord | undefined
+  /**
+   * Records that `envelope` is `record` under `domain` without checking it: for a record this peer has just signed
+   * ({@link signTrusted}), so reading back its own leases and results costs no signature check.
+   */
+  trust(envelope: Uint8Array, domain: string, record: VerifiedRecord): void
+}
+
+/** Signs a record this peer writes and lets `verifier` know it is valid (see {@link RecordVerifier.trust}). */
+export function signTrusted (components: { signer: RecordSigner, verifier: RecordVerifier }, domain: string, payload: Uint8Array): Uint8Array {
+  const envelope = components.signer.sign(domain, payload)
+  components.verifier.trust(envelope, domain, { signer: components.signer.peerId, payload })
+  return envelope
 }
 
 /**
@@ -64,14 +100,12 @@ export interface RecordVerifier {
  * Node, which lets a queue owner write a batch of leases in one Yjs transaction.
  */
 export function recordSigner (privateKey: PrivateKey, peerId: string, counters?: TrafficCounters): RecordSigner {
+  const signMessage = signingFunction(privateKey)
   return {
     peerId,
     sign (domain, payload) {
       if (counters != null) counters.recordSignatures++
-      const signature = privateKey.sign(recordSigningMessage(domain, payload))
-      if (!(signature instanceof Uint8Array)) {
-        throw new TypeError('record keys must sign synchronously (Ed25519)')
-      }
+      const signature = signMessage(recordSigningMessage(domain, payload))
       return encodeSignedRecord({ payload, signer: peerId, signature })
     }
   }
@@ -85,10 +119,20 @@ export function recordSigner (privateKey: PrivateKey, peerId: string, counters?:
 export function recordVerifier (counters?: TrafficCounters): RecordVerifier {
   const cache = new WeakMap<Uint8Array, Map<string, VerifiedRecord | null>>()
   const keyOf = signerKeys()
+  const remember = (envelope: Uint8Array, domain: string, result: VerifiedRecord | null): void => {
+    let byDomain = cache.get(envelope)
+    if (byDomain == null) {
+      byDomain = new Map()
+      cache.set(envelope, byDomain)
+    }
+    byDomain.set(domain, result)
+  }
   return {
+    trust (envelope, domain, record) {
+      remember(envelope, domain, record)
+    },
     verify (envelope, domain) {
-      let byDomain = cache.get(envelope)
-      const hit = byDomain?.get(domain)
+      const hit = cache.get(envelope)?.get(domain)
       if (hit !== undefined) {
         return hit ?? undefined
       }
@@ -103,11 +147,7 @@ export function recordVerifier (counters?: TrafficCounters): RecordVerifier {
       } catch {
         result = null
       }
-      if (byDomain == null) {
-        byDomain = new Map()
-        cache.set(envelope, byDomain)
-      }
-      byDomain.set(domain, result)
+      remember(envelope, domain, result)
       return result ?? undefined
     }
   }

@@ -1,7 +1,6 @@
-import { peerIdFromMultihash, peerIdFromString } from '@libp2p/peer-id'
-import * as Digest from 'multiformats/hashes/digest'
 import { MAX_RECORD_PAYLOAD_BYTES, SIGNED_RECORD_VERSION } from './constants.js'
 import { MalformedRecordError } from './errors.js'
+import { multihashOfPeerId, peerIdOfMultihash } from './peer-id-cache.js'
 import { lengthPrefixed, readVarint } from './varint.js'
 import type { SignedRecord } from './signed-record.js'
 
@@ -14,7 +13,7 @@ import type { SignedRecord } from './signed-record.js'
 export function encodeSignedRecord (record: SignedRecord): Uint8Array {
   let signer: Uint8Array
   try {
-    signer = peerIdFromString(record.signer).toMultihash().bytes
+    signer = multihashOfPeerId(record.signer)
   } catch (err) {
     throw new MalformedRecordError(`signer is not a PeerId: ${(err as Error).message}`)
   }
@@ -42,7 +41,7 @@ export function decodeSignedRecord (bytes: Uint8Array): SignedRecord {
   if (o !== bytes.length) throw new MalformedRecordError(`${bytes.length - o} trailing bytes`)
   let signer: string
   try {
-    signer = peerIdFromMultihash(Digest.decode(parts[0])).toString()
+    signer = peerIdOfMultihash(parts[0])
   } catch (err) {
     throw new MalformedRecordError(`signer is not a PeerId multihash: ${(err as Error).message}`)
   }

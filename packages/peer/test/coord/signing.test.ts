@@ -2,7 +2,9 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { describe, expect, it } from 'vitest'
 import { recordSigner, recordVerifier } from '../../src/coord/index.js'
-import { createTrafficCounters, decodeSignedRecord, encodeSignedRecord, verifySignedRecord } from '../../src/protocol/index.js'
+import { signTrusted } from '../../src/coord/signing.js'
+import { excludingVerifier } from '../../src/jobs/rounds.js'
+import { createTrafficCounters, decodeSignedRecord, encodeSignedRecord, recordSigningMessage, verifySignedRecord } from '../../src/protocol/index.js'
 
 async function signer (): Promise<ReturnType<typeof recordSigner>> {
   const key = await generateKeyPair('Ed25519')
@@ -63,5 +65,34 @@ describe('recordVerifier (signer keys imported once)', () => {
       expect(verifier.verify(b, 'jobmesh/result/j/0.2')?.signer).toBe(alice.peerId)
     }
     expect(counters.recordVerifications).toBe(2)
+  })
+
+  it('trusts the records this peer signs itself without a check, and still excludes a slashed signer', async () => {
+    const alice = await signer()
+    const counters = createTrafficCounters()
+    const verifier = recordVerifier(counters)
+    const payload = new Uint8Array([7])
+    const own = signTrusted({ signer: alice, verifier }, 'jobmesh/micro/j/0.1', payload)
+    expect(verifier.verify(own, 'jobmesh/micro/j/0.1')).toEqual({ signer: alice.peerId, payload })
+    expect(counters.recordVerifications).toBe(0)
+    // trusted for the domain it was signed under only: another domain is checked, and fails
+    expect(verifier.verify(own, 'jobmesh/micro/j/0.2')).toBeUndefined()
+    expect(counters.recordVerifications).toBe(1)
+    // a fresh verifier checks the same bytes and agrees with what was trusted
+    expect(recordVerifier().verify(own, 'jobmesh/micro/j/0.1')).toEqual({ signer: alice.peerId, payload })
+    const excluding = excludingVerifier(recordVerifier(), new Set([alice.peerId]))
+    const excluded = signTrusted({ signer: alice, verifier: excluding }, 'jobmesh/micro/j/0.3', payload)
+    expect(excluding.verify(excluded, 'jobmesh/micro/j/0.3')).toBeUndefined()
+  })
+})
+
+describe('recordSigner (the key imported once)', () => {
+  it('makes the signature libp2p makes with the same key', async () => {
+    const key = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(key).toString()
+    const record = decodeSignedRecord(recordSigner(key, peerId).sign('jobmesh/x', new Uint8Array([1, 2])))
+    expect(record.signer).toBe(peerId)
+    expect(Uint8Array.from(record.signature)).toEqual(Uint8Array.from(await key.sign(recordSigningMessage('jobmesh/x', new Uint8Array([1, 2])))))
+    expect(verifySignedRecord(record, 'jobmesh/x')).toBe(true)
   })
 })
