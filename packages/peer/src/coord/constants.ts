@@ -17,7 +17,7 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 /**
  * Most MicroJobs an owner locks in one batch (for itself, the new owner of each turn). Peers ask for about a second
  * of work per turn (processor/turn-size.ts): up to 64 short MicroJobs, whose turn messages are then paid 64 times less
- * often per MicroJob. 64 locks are ~2.5 KB of snapshot.
+ * often per MicroJob. A snapshot names each lock holder once: 64 locks are ~0.5 KB of it.
  */
 export const DEFAULT_MAX_BATCH = 64
 /** Future snapshots (a gap in the term chain) kept until the gap fills. */

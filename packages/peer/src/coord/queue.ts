@@ -57,8 +57,24 @@ export function unpackStates (packed: Uint8Array, size: number): Uint8Array {
   return out
 }
 
+/** The lock holders, each once, and each lock naming its holder by position (a peer's 38 bytes once per snapshot). */
+function locksToWire (locks: Map<number, QueueLock>): Pick<WireSnapshot, 'locks' | 'holders'> {
+  const positions = new Map<string, number>()
+  const holders: Uint8Array[] = []
+  const wire = [...locks].map(([index, l]) => {
+    let holder = positions.get(l.holder)
+    if (holder == null) {
+      holder = holders.push(peerToBytes(l.holder)) - 1
+      positions.set(l.holder, holder)
+    }
+    return { index, holder, leaseTerm: l.leaseTerm }
+  })
+  return { locks: wire, holders } as Pick<WireSnapshot, 'locks' | 'holders'>
+}
+
 export function toWire (state: QueueState): WireSnapshot {
   return {
+    ...locksToWire(state.locks),
     macroIndex: state.macroIndex,
     epoch: state.epoch,
     term: state.term,
@@ -66,7 +82,6 @@ export function toWire (state: QueueState): WireSnapshot {
     prevOwner: peerToBytes(state.prevOwner),
     version: state.version,
     states: packStates(state.states) as Uint8Array<ArrayBuffer>,
-    locks: [...state.locks].map(([index, l]) => ({ index, holder: peerToBytes(l.holder), leaseTerm: l.leaseTerm })),
     pending: state.pending.map(peerToBytes),
     macroLease: state.macroLease
   } as WireSnapshot
@@ -80,12 +95,15 @@ export function fromWire (wire: WireSnapshot, size: number, macroIndex: number):
     throw new MalformedMessageError('snapshot without owner')
   }
   const states = unpackStates(wire.states, size)
+  const holders = wire.holders.map(bytesToPeer)
   const locks = new Map<number, QueueLock>()
   for (const l of wire.locks) {
     if (l.index >= size || states[l.index] !== LOCKED) {
       throw new MalformedMessageError(`lock on item ${l.index} that is not locked`)
     }
-    locks.set(l.index, { holder: bytesToPeer(l.holder), leaseTerm: l.leaseTerm })
+    const holder = holders[l.holder]
+    if (holder == null) throw new MalformedMessageError(`lock on item ${l.index} names holder ${l.holder} of ${holders.length}`)
+    locks.set(l.index, { holder, leaseTerm: l.leaseTerm })
   }
   return {
     macroIndex,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { EVEN_SPLIT_MIN_ITEMS } from '../../src/coord/constants.js'
-import { fairBatch } from '../../src/coord/queue.js'
-import type { BatchShare } from '../../src/coord/queue.js'
+import { QueueSnapshot } from '../../src/coord/pb/coord.js'
+import { LOCKED, fairBatch, fromWire, toWire } from '../../src/coord/queue.js'
+import type { BatchShare, QueueState } from '../../src/coord/queue.js'
 
 /** A queue's counts: `size` items, `open` of them open, over `members` known members. */
 function share (size: number, open: number, members: number, more: Partial<BatchShare> = {}): BatchShare {
@@ -52,5 +53,30 @@ describe('fairBatch (the owner\'s batch for a requester)', () => {
     expect(fairBatch(share(8, 0, 8), 8, 16)).toBe(0)
     expect(fairBatch(share(8, 3, 0), 8, 16)).toBe(1)
     expect(fairBatch(share(64, 3, 0), 8, 16)).toBe(3)
+  })
+})
+
+describe('snapshot wire form (toWire / fromWire)', () => {
+  const A = '12D3KooWLM7rX45ens9Zvu4LtFkkT7AgJ9bjcnjdsgTD7VDC9ZKi'
+  const B = '12D3KooWB4AGJAN8tQK9JdtW9p9fP5FfeKt89qG7wSxUECmN73Jn'
+  function locked (size: number, holders: string[]): QueueState {
+    const states = new Uint8Array(size).fill(LOCKED)
+    const locks = new Map([...states.keys()].map(i => [i, { holder: holders[i % holders.length], leaseTerm: 1 + (i % 3) }]))
+    return { macroIndex: 2, epoch: 1, term: 4, owner: A, prevOwner: B, version: 7, states, locks, pending: [B] }
+  }
+
+  it('round-trips the locks, naming each holder once: 128 locks of two holders fit in about 1 KB', () => {
+    const state = locked(128, [A, B])
+    const bytes = QueueSnapshot.encode(toWire(state))
+    expect(bytes.length).toBeLessThan(1_200)
+    const back = fromWire(QueueSnapshot.decode(bytes), 128, 2)
+    expect(back.locks).toEqual(state.locks)
+    expect(back.pending).toEqual([B])
+  })
+
+  it('refuses a lock that names a holder the snapshot does not list', () => {
+    const wire = toWire(locked(4, [A]))
+    wire.locks[3].holder = 1
+    expect(() => fromWire(QueueSnapshot.decode(QueueSnapshot.encode(wire)), 4, 2)).toThrow(expect.objectContaining({ name: 'MalformedMessageError' }))
   })
 })

@@ -2070,7 +2070,7 @@ export namespace QueueRequest {
 
 export interface Lock {
   index: number
-  holder: Uint8Array<ArrayBuffer>
+  holder: number
   leaseTerm: number
 }
 
@@ -2089,9 +2089,9 @@ export namespace Lock {
           w.uint32(obj.index)
         }
 
-        if ((obj.holder != null && obj.holder.byteLength > 0)) {
-          w.uint32(18)
-          w.bytes(obj.holder)
+        if ((obj.holder != null && obj.holder !== 0)) {
+          w.uint32(16)
+          w.uint32(obj.holder)
         }
 
         if ((obj.leaseTerm != null && obj.leaseTerm !== 0)) {
@@ -2105,7 +2105,7 @@ export namespace Lock {
       }, (reader, length, opts = {}) => {
         const obj: any = {
           index: 0,
-          holder: uint8ArrayAlloc(0),
+          holder: 0,
           leaseTerm: 0
         }
 
@@ -2120,7 +2120,7 @@ export namespace Lock {
               break
             }
             case 2: {
-              obj.holder = reader.bytes()
+              obj.holder = reader.uint32()
               break
             }
             case 3: {
@@ -2152,7 +2152,7 @@ export namespace Lock {
             case 2: {
               yield {
                 field: `${prefix}.holder`,
-                value: reader.bytes()
+                value: reader.uint32()
               }
               break
             }
@@ -2182,7 +2182,7 @@ export namespace Lock {
 
   export interface LockHolderFieldEvent {
     field: '$.holder'
-    value: Uint8Array<ArrayBuffer>
+    value: number
   }
 
   export interface LockLeaseTermFieldEvent {
@@ -2214,6 +2214,7 @@ export interface QueueSnapshot {
   locks: Lock[]
   pending: Uint8Array<ArrayBuffer>[]
   macroLease?: Uint8Array<ArrayBuffer>
+  holders: Uint8Array<ArrayBuffer>[]
 }
 
 export namespace QueueSnapshot {
@@ -2280,6 +2281,13 @@ export namespace QueueSnapshot {
           w.bytes(obj.macroLease)
         }
 
+        if (obj.holders != null && obj.holders.length > 0) {
+          for (const value of obj.holders) {
+            w.uint32(90)
+            w.bytes(value)
+          }
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -2293,7 +2301,8 @@ export namespace QueueSnapshot {
           version: 0,
           states: uint8ArrayAlloc(0),
           locks: [],
-          pending: []
+          pending: [],
+          holders: []
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -2352,6 +2361,14 @@ export namespace QueueSnapshot {
               obj.macroLease = reader.bytes()
               break
             }
+            case 11: {
+              if (opts.limits?.holders != null && obj.holders.length === opts.limits.holders) {
+                throw new MaxLengthError('Decode error - repeated field "holders" had too many elements')
+              }
+
+              obj.holders.push(reader.bytes())
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -2363,7 +2380,8 @@ export namespace QueueSnapshot {
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
           locks: 0,
-          pending: 0
+          pending: 0,
+          holders: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -2461,6 +2479,21 @@ export namespace QueueSnapshot {
               }
               break
             }
+            case 11: {
+              if (opts.limits?.holders != null && obj.holders === opts.limits.holders) {
+                throw new MaxLengthError('Streaming decode error - repeated field "holders" had too many elements')
+              }
+
+              yield {
+                field: `${prefix}.holders[]`,
+                index: obj.holders,
+                value: reader.bytes()
+              }
+
+              obj.holders++
+
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -2516,7 +2549,7 @@ export namespace QueueSnapshot {
 
   export interface QueueSnapshotLocksHolderFieldEvent {
     field: '$.locks[].holder'
-    value: Uint8Array<ArrayBuffer>
+    value: number
     index: number
   }
 
@@ -2537,6 +2570,12 @@ export namespace QueueSnapshot {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface QueueSnapshotHoldersFieldEvent {
+    field: '$.holders[]'
+    index: number
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<QueueSnapshot>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, QueueSnapshot.codec())
   }
@@ -2545,7 +2584,7 @@ export namespace QueueSnapshot {
     return decodeMessage(buf, QueueSnapshot.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<QueueSnapshot>): Generator<QueueSnapshotMacroIndexFieldEvent | QueueSnapshotEpochFieldEvent | QueueSnapshotTermFieldEvent | QueueSnapshotOwnerFieldEvent | QueueSnapshotPrevOwnerFieldEvent | QueueSnapshotVersionFieldEvent | QueueSnapshotStatesFieldEvent | QueueSnapshotLocksIndexFieldEvent | QueueSnapshotLocksHolderFieldEvent | QueueSnapshotLocksLeaseTermFieldEvent | QueueSnapshotPendingFieldEvent | QueueSnapshotMacroLeaseFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<QueueSnapshot>): Generator<QueueSnapshotMacroIndexFieldEvent | QueueSnapshotEpochFieldEvent | QueueSnapshotTermFieldEvent | QueueSnapshotOwnerFieldEvent | QueueSnapshotPrevOwnerFieldEvent | QueueSnapshotVersionFieldEvent | QueueSnapshotStatesFieldEvent | QueueSnapshotLocksIndexFieldEvent | QueueSnapshotLocksHolderFieldEvent | QueueSnapshotLocksLeaseTermFieldEvent | QueueSnapshotPendingFieldEvent | QueueSnapshotMacroLeaseFieldEvent | QueueSnapshotHoldersFieldEvent> {
     return streamMessage(buf, QueueSnapshot.codec(), opts)
   }
 }
@@ -2876,7 +2915,7 @@ export namespace CoordMessage {
 
   export interface CoordMessageSnapshotLocksHolderFieldEvent {
     field: '$.snapshot.locks[].holder'
-    value: Uint8Array<ArrayBuffer>
+    value: number
     index: number
   }
 
@@ -2894,6 +2933,12 @@ export namespace CoordMessage {
 
   export interface CoordMessageSnapshotMacroLeaseFieldEvent {
     field: '$.snapshot.macroLease'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface CoordMessageSnapshotHoldersFieldEvent {
+    field: '$.snapshot.holders[]'
+    index: number
     value: Uint8Array<ArrayBuffer>
   }
 
@@ -2933,7 +2978,7 @@ export namespace CoordMessage {
     return decodeMessage(buf, CoordMessage.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CoordMessage>): Generator<CoordMessageOpenJobsNonceFieldEvent | CoordMessageAnnouncementFieldEvent | CoordMessageCompleteJobIdFieldEvent | CoordMessageCompleteMacroIndexFieldEvent | CoordMessageCompleteIndexFieldEvent | CoordMessageCompleteTermFieldEvent | CoordMessageCompleteOutputHashFieldEvent | CoordMessageOpenMacroNonceFieldEvent | CoordMessageRoomMacroIndexFieldEvent | CoordMessageRoomEpochFieldEvent | CoordMessageRoomOwnerFieldEvent | CoordMessageRoomOpenFieldEvent | CoordMessageRoomDoneFieldEvent | CoordMessageRequestMacroIndexFieldEvent | CoordMessageRequestDoneFieldEvent | CoordMessageRequestWantFieldEvent | CoordMessageSnapshotMacroIndexFieldEvent | CoordMessageSnapshotEpochFieldEvent | CoordMessageSnapshotTermFieldEvent | CoordMessageSnapshotOwnerFieldEvent | CoordMessageSnapshotPrevOwnerFieldEvent | CoordMessageSnapshotVersionFieldEvent | CoordMessageSnapshotStatesFieldEvent | CoordMessageSnapshotLocksIndexFieldEvent | CoordMessageSnapshotLocksHolderFieldEvent | CoordMessageSnapshotLocksLeaseTermFieldEvent | CoordMessageSnapshotPendingFieldEvent | CoordMessageSnapshotMacroLeaseFieldEvent | CoordMessageCompletedJobIdFieldEvent | CoordMessageCompletedMacroIndexFieldEvent | CoordMessageCompletedItemsIndexFieldEvent | CoordMessageCompletedItemsTermFieldEvent | CoordMessageCompletedItemsOutputHashFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CoordMessage>): Generator<CoordMessageOpenJobsNonceFieldEvent | CoordMessageAnnouncementFieldEvent | CoordMessageCompleteJobIdFieldEvent | CoordMessageCompleteMacroIndexFieldEvent | CoordMessageCompleteIndexFieldEvent | CoordMessageCompleteTermFieldEvent | CoordMessageCompleteOutputHashFieldEvent | CoordMessageOpenMacroNonceFieldEvent | CoordMessageRoomMacroIndexFieldEvent | CoordMessageRoomEpochFieldEvent | CoordMessageRoomOwnerFieldEvent | CoordMessageRoomOpenFieldEvent | CoordMessageRoomDoneFieldEvent | CoordMessageRequestMacroIndexFieldEvent | CoordMessageRequestDoneFieldEvent | CoordMessageRequestWantFieldEvent | CoordMessageSnapshotMacroIndexFieldEvent | CoordMessageSnapshotEpochFieldEvent | CoordMessageSnapshotTermFieldEvent | CoordMessageSnapshotOwnerFieldEvent | CoordMessageSnapshotPrevOwnerFieldEvent | CoordMessageSnapshotVersionFieldEvent | CoordMessageSnapshotStatesFieldEvent | CoordMessageSnapshotLocksIndexFieldEvent | CoordMessageSnapshotLocksHolderFieldEvent | CoordMessageSnapshotLocksLeaseTermFieldEvent | CoordMessageSnapshotPendingFieldEvent | CoordMessageSnapshotMacroLeaseFieldEvent | CoordMessageSnapshotHoldersFieldEvent | CoordMessageCompletedJobIdFieldEvent | CoordMessageCompletedMacroIndexFieldEvent | CoordMessageCompletedItemsIndexFieldEvent | CoordMessageCompletedItemsTermFieldEvent | CoordMessageCompletedItemsOutputHashFieldEvent> {
     return streamMessage(buf, CoordMessage.codec(), opts)
   }
 }
