@@ -54,3 +54,10 @@ export const DEFAULT_PENDING_PULL_INTERVAL_MS = 250
  */
 export const DEFAULT_GOSSIP_RATE_PER_SECOND = 200
 export const DEFAULT_GOSSIP_BURST = 400
+/**
+ * A doc holding at most this many Yjs items (the sum of its state vector's clocks) is young: a job just announced.
+ * A new subscriber of a young doc gets one exchange both ways instead of a pull and a deferred push (catch-up.ts):
+ * the push's deferral saves bytes on a large doc, and a young doc has none to save, while every peer of a new job
+ * subscribes at once and the exchanges at its start grow with the square of its peers.
+ */
+export const YOUNG_DOC_MAX_ITEMS = 1_000

@@ -103,7 +103,8 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
     const onAbort = (): void => { frames?.abort(signal.reason instanceof Error ? signal.reason : new Error('sync aborted')) }
     signal.addEventListener('abort', onAbort, { once: true })
     try {
-      const stream = await components.libp2p.dialProtocol(peerId, SYNC_PROTOCOL, { signal })
+      // the initiator speaks first, so the protocol name goes out with its first frame (one round trip less)
+      const stream = await components.libp2p.dialProtocol(peerId, SYNC_PROTOCOL, { signal, negotiateFully: false })
       frames = new FrameStream(stream, { chunkBytes: components.syncChunkBytes, maxDiffBytes: components.maxSyncBytes })
       signal.throwIfAborted()
       const result = await initiateSync(frames, entry.name, entry.doc, push,

@@ -92,6 +92,25 @@ describe('doc store', () => {
     await waitFor(() => da.getMap('micro').size === 2 && db.getMap('micro').size === 2, { timeoutMs: 10_000, what: 'both writes on both sides' })
   })
 
+  it('a new subscriber of a young doc gets one exchange both ways from each peer; of a grown doc, a pull and a push', async () => {
+    for (const [items, exchanges] of [[10, 1], [1_200, 2]]) {
+      const [a, b] = await Promise.all([h.start(), h.start()])
+      await connect(a, b)
+      const name = jobDocName('0x' + String(items).padStart(64, '0'))
+      const da = await a.docs.open(name)
+      da.transact(() => { for (let i = 0; i < items; i++) da.getMap('micro').set(`0.${i}`, i) })
+      await a.docs.flush(name)
+      const before = a.docs.metrics.syncCompleted
+      // b opens without asking anyone: what it gets from a comes from a's exchanges with its new subscriber
+      const db = await b.docs.open(name, { offline: true })
+      db.getMap('micro').set('b', 'from b')
+      await waitFor(() => db.getMap('micro').size === items + 1 && da.getMap('micro').get('b') === 'from b', { timeoutMs: 10_000, what: 'both sides to hold both writes' })
+      await waitFor(() => a.docs.metrics.syncCompleted - before >= exchanges, { timeoutMs: 10_000, what: `${exchanges} exchange(s) from a` })
+      expect(a.docs.metrics.syncCompleted - before).toBe(exchanges)
+      await h.cleanup()
+    }
+  })
+
   it('a pushed diff is re-broadcast on gossip, a quiet one (confirm, a subscriber\'s catch-up) only applied, an empty one neither kept nor sent', async () => {
     const [a, b] = await Promise.all([h.start(), h.start()])
     await connect(a, b)
