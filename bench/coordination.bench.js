@@ -142,6 +142,14 @@ function fields ({ peers, processes, microJobs, workMs, announced, firstStart, l
   }
 }
 
+/** Per peer: what it ran and when; per room (multi-process rows): who owned the queue when. Times from the announcement. */
+function writeTimeline (name, { events, announced, ...rest }) {
+  mkdirSync(join(here, 'out'), { recursive: true })
+  writeFileSync(join(here, 'out', name), JSON.stringify({
+    ...rest, announced, events: events.map(e => ({ ...e, at: Math.round(e.at - announced) }))
+  }) + '\n')
+}
+
 /** Runs one job on `peers` fresh in-process peers. */
 async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   const peers = await startPeers(n, testExecutor({ workMs }))
@@ -150,15 +158,18 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   const claimToStart = []
   let firstStart = Infinity
   let lastDone = 0
-  for (const p of peers) {
+  const timeline = []
+  for (const [i, p] of peers.entries()) {
     p.processor.addEventListener('microjob:start', (evt) => {
       firstStart = Math.min(firstStart, now())
       claimToStart.push(evt.detail.claimToStartMs)
+      timeline.push({ peer: i, type: 'start', key: `${evt.detail.macroIndex}.${evt.detail.index}`, at: now() })
     })
     p.processor.addEventListener('microjob:done', (evt) => {
       lastDone = now()
       const key = `${evt.detail.macroIndex}.${evt.detail.index}`
       runs.set(key, (runs.get(key) ?? 0) + 1)
+      timeline.push({ peer: i, type: 'done', key, at: lastDone })
     })
   }
   const job = testJob(macroJobs, microJobsPerMacro)
@@ -180,6 +191,7 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   } finally {
     await stopPeers(peers)
   }
+  if (process.env.COORD_BENCH_TIMELINE != null) writeTimeline(`coordination-timeline-inproc-${n}.json`, { peers: n, workMs, announced, events: timeline })
   return fields({
     peers: n,
     processes: false,
@@ -278,11 +290,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       return await report
     }))
     if (process.env.COORD_BENCH_TIMELINE != null) {
-      // per peer: what it ran and when; per room: who owned the queue when (times from the announcement)
-      mkdirSync(join(here, 'out'), { recursive: true })
-      writeFileSync(join(here, 'out', `coordination-timeline-${n}.json`), JSON.stringify({
-        peers: n, peerIds: ready.map(r => r.peerId), workMs, announced, events: timeline.map(e => ({ ...e, at: Math.round(e.at - announced) }))
-      }) + '\n')
+      writeTimeline(`coordination-timeline-${n}.json`, { peers: n, peerIds: ready.map(r => r.peerId), workMs, announced, events: timeline })
     }
     return fields({
       peers: n,
