@@ -118,6 +118,9 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
   }
 }
 
+/** Most polls of one start wait (each may end early, woken by the job's progress): four times the wait's length. */
+const START_WAIT_POLLS = 4 * Math.ceil(DEFAULT_START_WAIT_MS / DEFAULT_START_POLL_MS)
+
 /**
  * Picks a MacroJob room with open items where this peer's share is largest (room-choice.ts): joins it, or claims an
  * open MacroJob lease and creates its queue; with nothing known to be open, asks the rooms to announce themselves.
@@ -126,8 +129,9 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
   let now = host.clock()
   ctx.firstChoiceAt ??= now
   let choice = chooseRoom(choiceView(host, ctx, now))
-  // the job's first claimants are opening its MacroJobs (start-order.ts): a short wait, not an idle round
-  while (choice.kind === 'wait' && !signal.aborted) {
+  // the job's first claimants are opening its MacroJobs (start-order.ts): a short wait, not an idle round; bounded by
+  // polls as well as by the clock, so a clock that stands still (a test's) cannot hold the loop here
+  for (let polls = 0; choice.kind === 'wait' && !signal.aborted && polls < START_WAIT_POLLS; polls++) {
     await waitFor(ctx, signal, DEFAULT_START_POLL_MS)
     now = host.clock()
     choice = chooseRoom(choiceView(host, ctx, now))

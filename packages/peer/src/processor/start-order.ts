@@ -23,11 +23,12 @@ export function startOrder (self: string, peers: readonly string[], jobId: strin
   for (const peer of peers) {
     if (peer !== self && key(peer) < mine) position++
   }
-  const first = position % Math.max(1, macroJobs)
+  const m = Math.max(1, macroJobs)
+  const first = position % m
   return {
     position,
     rank (macroIndex) {
-      const step = ((macroIndex - first) % macroJobs + macroJobs) % macroJobs
+      const step = ((macroIndex - first) % m + m) % m
       const out = new Uint8Array(4)
       new DataView(out.buffer).setUint32(0, step)
       return out
