@@ -27,9 +27,12 @@ export const RUN_TIMEOUT_FACTOR = 10
 /**
  * Finished MicroJobs of a queue turn are written together: at the end of the turn, or once the oldest unwritten
  * result is this old (ms). One CRDT update (one gossip message, verified once per peer) per turn instead of one per
- * MicroJob; well under the lease renew interval, so an unwritten result's lease never runs out.
+ * MicroJob; well under the lease renew interval, so an unwritten result's lease never runs out. A turn is about a
+ * second of work and its results go out with the next turn's lock; the timer is for a turn that runs long. At 1 s it
+ * fired inside most turns of a starved peer (16 processes on 2 cores), one more doc update to every peer each time
+ * (docs/coordination.md, Eleventh round).
  */
-export const DEFAULT_RESULT_FLUSH_MS = 1_000
+export const DEFAULT_RESULT_FLUSH_MS = 3_000
 /**
  * A member's queue turn unanswered this long (ms) means its room is stuck (every owner answers or hands off within a
  * heartbeat, and a silent owner is failed over within a few seconds): the processor leaves the room, reports it, and
