@@ -36,7 +36,7 @@ export interface JobContext {
    */
   lostClaims: Set<number>
   lastLocalResult: number
-  /** When this peer last asked the job's rooms to announce themselves (`openMacro`, ms). */
+  /** When this peer or another last asked the job's rooms to announce themselves (`openMacro`, ms; the answers reach all). */
   discoveredAt: number
   /** When this peer first chose a room in the job (ms, the processor's clock): its start order's wait counts from here. */
   firstChoiceAt?: number

@@ -235,6 +235,9 @@ export function onMacroMessage (host: RoomsHost, ctx: JobContext, msg: CoordMess
     ctx.wake?.()
   }
   if (msg.openMacro != null) {
+    // the answers go to every subscriber of the topic, this peer included: another peer's request counts as this
+    // peer's own, so idle peers of a job ask about once per interval between them, not once each (its tail)
+    ctx.discoveredAt = Math.max(ctx.discoveredAt, host.clock())
     for (const room of ctx.rooms.values()) {
       const a = room.announcement()
       if (a != null && a.open > 0) host.publish(macroTopic(ctx.job.key), { room: a })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { LeaseLostError } from '../../src/coord/errors.js'
-import { findRoom } from '../../src/processor/rooms.js'
+import { findRoom, onMacroMessage } from '../../src/processor/rooms.js'
 import type { MacroRoom } from '../../src/coord/room.js'
 import type { JobContext } from '../../src/processor/job-context.js'
 import type { RoomsHost } from '../../src/processor/rooms.js'
@@ -90,5 +90,29 @@ describe('findRoom (the processor\'s room choice, applied)', () => {
     expect(joined?.macroIndex).toBe(lost)
     expect(h.closed).toEqual([])
     expect(h.ctx.lostClaims.size).toBe(0)
+  })
+
+  it('an idle peer does not ask for room announcements within its interval of another peer asking (the answers reach it too)', async () => {
+    const h = harness(new Set())
+    // nothing to join or claim: every MacroJob lease is held, no room announced, none joined
+    h.held.add(0)
+    h.held.add(1)
+    h.ctx.rooms.clear()
+    let now = 10_000
+    const asked: number[] = []
+    const host = { ...h.host, clock: () => now, publish: (_topic: string, msg: { openMacro?: unknown }) => { if (msg.openMacro != null) asked.push(now) } } as unknown as RoomsHost
+    const signal = new AbortController().signal
+    expect(await findRoom(host, h.ctx, signal)).toBeUndefined()
+    expect(asked).toEqual([10_000])
+    // another peer asks 1 s later; this peer's next look at its interval (150 ms at idle round 0) finds that ask
+    now = 11_000
+    onMacroMessage(host, h.ctx, { openMacro: { nonce: 1n } } as unknown as Parameters<typeof onMacroMessage>[2], 'peer-b')
+    now = 11_100
+    expect(await findRoom(host, h.ctx, signal)).toBeUndefined()
+    expect(asked).toEqual([10_000])
+    // once the interval has passed since the last ask, whoever made it, this peer asks again
+    now = 11_150
+    expect(await findRoom(host, h.ctx, signal)).toBeUndefined()
+    expect(asked).toEqual([10_000, 11_150])
   })
 })
