@@ -1,6 +1,6 @@
 import { EVEN_SPLIT_MIN_ITEMS } from './constants.js'
 import { MalformedMessageError } from './errors.js'
-import { bytesToPeer, peerToBytes } from './peer-bytes.js'
+import { multihashOfPeerId, peerIdOfMultihash } from '../protocol/index.js'
 import type { QueueSnapshot as WireSnapshot } from './pb/coord.js'
 
 /** Item states, 2 bits each on the wire. */
@@ -64,7 +64,7 @@ function locksToWire (locks: Map<number, QueueLock>): Pick<WireSnapshot, 'locks'
   const wire = [...locks].map(([index, l]) => {
     let holder = positions.get(l.holder)
     if (holder == null) {
-      holder = holders.push(peerToBytes(l.holder)) - 1
+      holder = holders.push(multihashOfPeerId(l.holder)) - 1
       positions.set(l.holder, holder)
     }
     return { index, holder, leaseTerm: l.leaseTerm }
@@ -78,11 +78,11 @@ export function toWire (state: QueueState): WireSnapshot {
     macroIndex: state.macroIndex,
     epoch: state.epoch,
     term: state.term,
-    owner: peerToBytes(state.owner),
-    prevOwner: peerToBytes(state.prevOwner),
+    owner: multihashOfPeerId(state.owner),
+    prevOwner: multihashOfPeerId(state.prevOwner),
     version: state.version,
     states: packStates(state.states) as Uint8Array<ArrayBuffer>,
-    pending: state.pending.map(peerToBytes),
+    pending: state.pending.map(multihashOfPeerId),
     macroLease: state.macroLease
   } as WireSnapshot
 }
@@ -95,7 +95,7 @@ export function fromWire (wire: WireSnapshot, size: number, macroIndex: number):
     throw new MalformedMessageError('snapshot without owner')
   }
   const states = unpackStates(wire.states, size)
-  const holders = wire.holders.map(bytesToPeer)
+  const holders = wire.holders.map(peerIdOfMultihash)
   const locks = new Map<number, QueueLock>()
   for (const l of wire.locks) {
     if (l.index >= size || states[l.index] !== LOCKED) {
@@ -109,12 +109,12 @@ export function fromWire (wire: WireSnapshot, size: number, macroIndex: number):
     macroIndex,
     epoch: wire.epoch,
     term: wire.term,
-    owner: bytesToPeer(wire.owner),
-    prevOwner: bytesToPeer(wire.prevOwner),
+    owner: peerIdOfMultihash(wire.owner),
+    prevOwner: peerIdOfMultihash(wire.prevOwner),
     version: wire.version,
     states,
     locks,
-    pending: wire.pending.map(bytesToPeer),
+    pending: wire.pending.map(peerIdOfMultihash),
     macroLease: wire.macroLease
   }
 }

@@ -6,7 +6,7 @@ import {
 import { RoomClosedError } from './errors.js'
 import { TypedEvents } from './events.js'
 import { macroKey, macroScope, microKey } from './keys.js'
-import { peerToBytes } from './peer-bytes.js'
+import { multihashOfPeerId } from '../protocol/index.js'
 import { DONE, LOCKED, countStates } from './queue.js'
 import { OwnerSilence } from './owner-silence.js'
 import { claimQueue, releaseUnserved } from './room-claim.js'
@@ -265,6 +265,6 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       return undefined
     }
     const c = countStates(state.states)
-    return { macroIndex: this.macroIndex, epoch: state.epoch, owner: peerToBytes(this.core.self) as Uint8Array<ArrayBuffer>, open: c.open, done: c.done }
+    return { macroIndex: this.macroIndex, epoch: state.epoch, owner: multihashOfPeerId(this.core.self) as Uint8Array<ArrayBuffer>, open: c.open, done: c.done }
   }
 }

@@ -28,11 +28,7 @@ function signerKeys (): (signer: string) => KeyObject | null {
     try {
       const peerId = peerIdFromString(signer)
       if (peerId.type === 'Ed25519') {
-        const raw = peerId.publicKey.raw
-        const der = new Uint8Array(ED25519_SPKI_PREFIX.length + raw.length)
-        der.set(ED25519_SPKI_PREFIX)
-        der.set(raw, ED25519_SPKI_PREFIX.length)
-        key = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' })
+        key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, peerId.publicKey.raw]), format: 'der', type: 'spki' })
       }
     } catch {
       key = null
@@ -50,10 +46,7 @@ function signerKeys (): (signer: string) => KeyObject | null {
  */
 function signingFunction (privateKey: PrivateKey): (message: Uint8Array) => Uint8Array {
   if (privateKey.type === 'Ed25519') {
-    const der = new Uint8Array(ED25519_PKCS8_PREFIX.length + 32)
-    der.set(ED25519_PKCS8_PREFIX)
-    der.set(privateKey.raw.subarray(0, 32), ED25519_PKCS8_PREFIX.length)
-    const key = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' })
+    const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, privateKey.raw.subarray(0, 32)]), format: 'der', type: 'pkcs8' })
     return (message) => signEd25519(null, message, key)
   }
   return (message) => {

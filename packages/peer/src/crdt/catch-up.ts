@@ -120,10 +120,10 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
     await components.sync(entry.name, peerId, { push: true, fresh: true, quiet: true })
   }
 
-  /** At most YOUNG_DOC_MAX_ITEMS items: the state vector's clocks count every item the doc's writers created. */
+  /** At most YOUNG_DOC_MAX_ITEMS items: each writer's clock counts the items it created. */
   function isYoung (doc: Y.Doc): boolean {
     let items = 0
-    for (const clock of Y.decodeStateVector(Y.encodeStateVector(doc)).values()) items += clock
+    for (const client of doc.store.clients.keys()) items += Y.getState(doc.store, client)
     return items <= YOUNG_DOC_MAX_ITEMS
   }
 

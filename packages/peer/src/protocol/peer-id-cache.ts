@@ -16,7 +16,8 @@ function remember<V> (table: Map<string, V>, key: string, value: V): V {
 /**
  * The PeerId string of PeerId multihash bytes, checked as libp2p checks them. Every record names its signer this
  * way, and every peer decodes each lease and result record at least once: the base58 encoding and the PeerId
- * object cost more than the rest of the decoding (docs/coordination.md, Eleventh round).
+ * object cost more than the rest of the decoding (docs/coordination.md, Eleventh round). Room snapshots name their
+ * owners and lock holders this way too (a PeerId that is not one makes the snapshot malformed).
  *
  * @throws Error when the bytes are not a PeerId multihash
  */
