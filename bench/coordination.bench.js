@@ -100,7 +100,7 @@ function percentile (sorted, p) {
 const round3 = (x) => Number(x.toFixed(3))
 
 /** The issue's fields from what a run observed. */
-function fields ({ peers, processes, microJobs, workMs, announced, firstStart, lastDone, runs, failovers, handoffs, cpuMs, counters, claimToStart }) {
+function fields ({ peers, processes, microJobs, workMs, announced, firstStart, peerStarts, lastDone, runs, failovers, handoffs, cpuMs, counters, claimToStart }) {
   const executions = [...runs.values()].reduce((a, b) => a + b, 0)
   const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
   const kinds = {}
@@ -136,6 +136,8 @@ function fields ({ peers, processes, microJobs, workMs, announced, firstStart, l
     recordSignaturesPerMicroJob: round3(sum(c => c.recordSignatures) / microJobs),
     bytesPerMicroJob: Math.round(sum(c => c.bytesSent) / microJobs),
     startupMs: Math.round(firstStart - announced),
+    // the announcement to the first MicroJob of the peer that started last
+    lastPeerStartMs: peerStarts.size < peers ? null : Math.round(Math.max(...peerStarts.values()) - announced),
     claimToStartP50: percentile(claimToStart, 0.5),
     claimToStartP99: percentile(claimToStart, 0.99),
     kinds
@@ -157,11 +159,13 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   const runs = new Map()
   const claimToStart = []
   let firstStart = Infinity
+  const peerStarts = new Map()
   let lastDone = 0
   const timeline = []
   for (const [i, p] of peers.entries()) {
     p.processor.addEventListener('microjob:start', (evt) => {
       firstStart = Math.min(firstStart, now())
+      if (!peerStarts.has(i)) peerStarts.set(i, now())
       claimToStart.push(evt.detail.claimToStartMs)
       timeline.push({ peer: i, type: 'start', key: `${evt.detail.macroIndex}.${evt.detail.index}`, at: now() })
     })
@@ -199,6 +203,7 @@ async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs })
     workMs,
     announced,
     firstStart,
+    peerStarts,
     lastDone,
     runs,
     failovers: peers.reduce((a, p) => a + p.processor.metrics.failovers, 0),
@@ -248,6 +253,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   const runs = new Map()
   const claimToStart = []
   let firstStart = Infinity
+  const peerStarts = new Map()
   let lastDone = 0
   let completes = 0
   const onEvent = (msg) => {
@@ -263,6 +269,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   }
   const children = Array.from({ length: n }, (_, i) => startChild(workMs, (msg) => {
     onEvent(msg)
+    if (msg.type === 'start' && !peerStarts.has(i)) peerStarts.set(i, msg.at)
     if (msg.type === 'start' || msg.type === 'done' || msg.type === 'ownership') timeline.push({ peer: i, ...msg })
   }))
   const timeline = []
@@ -299,6 +306,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       workMs,
       announced,
       firstStart,
+      peerStarts,
       lastDone,
       runs,
       failovers: reports.reduce((a, r) => a + r.metrics.failovers, 0),
@@ -439,7 +447,7 @@ for (const row of ROWS) {
       ? `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}`
       : `makespan ${r.makespanMs} ms${r.idealMs == null ? '' : ` (ideal ${r.idealMs}, ratio ${r.ratio})`}, ${r.perSecond} MicroJobs/s, ` +
         `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
-        `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob`
+        `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)`
     process.stdout.write(`${row.name} run ${i + 1}/${RUNS} (load ${load.map(l => l.toFixed(2)).join(' ')}): ${line}, ` +
       `duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
   }

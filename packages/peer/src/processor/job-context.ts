@@ -77,7 +77,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   const confirm = docs.confirm == null ? undefined : async (options: AbortOptions) => docs.confirm?.(docName, options)
   const slicing = sliceJob(job.spec, job.jobId)
   const records = { signer: components.signer, verifier: components.verifier, metrics: components.metrics }
-  const size = (m: number): number => slicing.macroJobs[m]?.microIds.length ?? 0
+  const size = (m: number): number => slicing.macroJobs[m]?.size ?? 0
   const progress = new JobProgress(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length, size)
   const failures = new JobFailures(records, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, init.failures)
   const microLeases = components.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key))

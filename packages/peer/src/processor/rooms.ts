@@ -57,7 +57,7 @@ export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number):
     jobId: ctx.job.key,
     macroIndex,
     macroId: macro.macroId,
-    size: macro.microIds.length,
+    size: macro.size,
     heartbeatMs: host.heartbeatMs,
     ownerTimeoutMs: host.ownerTimeoutMs,
     maxBatch: host.maxBatch,
@@ -111,7 +111,7 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
     macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || macroDone(ctx, m),
     macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)) && (started(m) || members(m) === 0),
     members,
-    remaining: (m) => macroJobs[m].microIds.length - ctx.progress.doneIn(m),
+    remaining: (m) => macroJobs[m].size - ctx.progress.doneIn(m),
     opening: (m) => !started(m) && (heldByOther(m) || members(m) > 0),
     rank: order.rank,
     waitForClaims: order.position >= macroJobs.length && now < (ctx.firstChoiceAt ?? now) + DEFAULT_START_WAIT_MS
@@ -203,7 +203,7 @@ function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
 
 /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */
 function macroDone (ctx: JobContext, m: number): boolean {
-  const size = ctx.slicing.macroJobs[m].microIds.length
+  const size = ctx.slicing.macroJobs[m].size
   if (ctx.progress.doneIn(m) < size) return false
   for (let i = 0; i < size; i++) {
     if (!ctx.progress.has(microKey(m, i))) return false
