@@ -105,6 +105,12 @@ process.on('message', (msg) => {
         await processor.announceJob(spec, msg.job.jobId, msg.job.specCid)
         return
       }
+      case 'rebase':
+        // a warm-up job ran: count from here
+        cpuAtStart = process.cpuUsage()
+        countersAtStart = structuredClone(counters)
+        send({ type: 'rebased' })
+        return
       case 'report':
         send({ type: 'report', counters: countersSince(counters, countersAtStart), metrics: processor.metrics, docMetrics: docs.metrics, cpu: process.cpuUsage(cpuAtStart) })
         return

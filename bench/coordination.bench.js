@@ -286,6 +286,13 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       c.child.send({ type: 'mesh', peers: n })
       await meshed
     }))
+    if (process.env.COORD_BENCH_WARMUP != null) {
+      const warm = testJob(macroJobs, microJobsPerMacro)
+      children[0].child.send({ type: 'announce', job: { spec: warm.input, jobId: warm.jobId, specCid: warm.specCid } })
+      await waitFor(() => completes === n, { timeoutMs: TIMEOUT_MS, what: 'warm-up job:complete on every peer' })
+      await Promise.all(children.map(async c => { const r = c.next('rebased'); c.child.send({ type: 'rebase' }); await r }))
+      completes = 0; runs.clear(); firstStart = Infinity; lastDone = 0; peerStarts.clear(); claimToStart.length = 0; timeline.length = 0
+    }
     const job = testJob(macroJobs, microJobsPerMacro)
     const announced = now()
     children[0].child.send({ type: 'announce', job: { spec: job.input, jobId: job.jobId, specCid: job.specCid } })

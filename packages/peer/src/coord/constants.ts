@@ -6,6 +6,8 @@ export const DEFAULT_RENEW_MS = 5_000
 export const DEFAULT_SKEW_MS = 2_000
 /** Settle window between writing a claim and re-reading it (ms). */
 export const DEFAULT_SETTLE_MS = 250
+/** The shortest settle of a claim whose confirm reached every connected peer (ms; leases.ts `settleWait`). */
+export const MIN_SETTLE_MS = 50
 /** The queue owner publishes a snapshot at least this often (ms). */
 export const DEFAULT_HEARTBEAT_MS = 1_000
 /** A room whose owner is silent this long fails over through the MacroJob lease (ms). */

@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS } from './constants.js'
+import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS, MIN_SETTLE_MS } from './constants.js'
 import { LeaseHeldError, LeaseLostError } from './errors.js'
 import { LeaseRecord } from './pb/coord.js'
 import { signTrusted } from './signing.js'
@@ -73,9 +73,10 @@ export interface LeaseTable {
 export interface LeaseTableOptions {
   /**
    * Called by `claim` right after the lease is written: should resolve once the connected peers have the write
-   * and this doc has theirs (the doc store's `confirm`). The settle window then only covers what it misses.
+   * and this doc has theirs (the doc store's `confirm`), with how many of them it could not reach. The settle
+   * window then only covers what it misses (`settleWait`).
    */
-  confirm?(options: AbortOptions): Promise<unknown>
+  confirm?(options: AbortOptions): Promise<{ unreached: number } | undefined>
 }
 
 export interface Leases {
@@ -101,6 +102,27 @@ async function delay (ms: number, signal?: AbortSignal): Promise<void> {
     }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/**
+ * How long a claim waits before it re-reads its lease. Without a confirm, or when the confirm could not reach
+ * every connected peer, the settle window (`settleMs`). When it reached them all, until it is done and, counted
+ * from the claim, twice its duration has passed, within [MIN_SETTLE_MS, settleMs]: what the confirm can miss is
+ * a rival that wrote its claim after answering ours and before applying it, and that rival's own confirm brings
+ * its claim here about one exchange later. So the window follows the exchanges' real latency: on a quiet
+ * network a claim settles in tens of ms, on a loaded or distant one as before (docs/coordination.md, Leases).
+ */
+async function settleWait (confirm: Promise<{ unreached: number } | undefined | void> | undefined, settleMs: number,
+  signal?: AbortSignal): Promise<void> {
+  if (confirm == null) {
+    await delay(settleMs, signal)
+    return
+  }
+  const started = performance.now()
+  const result = await confirm
+  const took = performance.now() - started
+  const window = result == null || result.unreached > 0 ? settleMs : Math.min(settleMs, Math.max(MIN_SETTLE_MS, 2 * took))
+  if (window > took) await delay(window - took, signal)
 }
 
 /**
@@ -198,7 +220,7 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
         // has lost on every peer (the loser looks elsewhere instead of waiting out the exchange)
         const lost = overwritten(map, key, () => !holds(key, written.term))
         try {
-          await Promise.race([Promise.all([delay(settleMs, options.signal), confirm]), lost.promise])
+          await Promise.race([settleWait(confirm, settleMs, options.signal), lost.promise])
         } finally {
           lost.stop()
         }

@@ -81,6 +81,14 @@ export interface SyncOptions extends AbortOptions {
   quiet?: boolean
 }
 
+/** What `confirm` reached. */
+export interface ConfirmResult {
+  /** Peers that completed the exchange. */
+  exchanged: number
+  /** Connected peers whose exchange failed or timed out (a peer without the doc open is neither). */
+  unreached: number
+}
+
 export interface ConfirmOptions extends AbortOptions {
   /** Timeout of each exchange. Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
   timeoutMs?: number
@@ -109,9 +117,9 @@ export interface DocStore {
    * A fresh exchange (both ways) with every connected peer that has the doc open, in parallel. When it resolves,
    * every such peer has everything this doc had at the call, and this doc has everything they had when they
    * answered: a write followed by `confirm` cannot be missed by a connected peer (leases use it to settle).
-   * Failures and timeouts are skipped (best effort). Resolves with the number of peers exchanged with.
+   * Failures and timeouts are skipped (best effort) and counted as `unreached`.
    */
-  confirm(name: string, options?: ConfirmOptions): Promise<number>
+  confirm(name: string, options?: ConfirmOptions): Promise<ConfirmResult>
   /** Waits until every update made so far is persisted and published. */
   flush(name?: string): Promise<void>
   /** Merges a doc's stored updates into one snapshot now. */

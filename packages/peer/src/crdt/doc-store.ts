@@ -19,7 +19,7 @@ import { DocPersistence } from './persistence.js'
 import { createSyncInitiator } from './sync-initiator.js'
 import { createSyncResponder } from './sync-responder.js'
 import type { CatchUp } from './catch-up.js'
-import type { ConfirmOptions, DocStore, DocStoreComponents, DocStoreInit, OpenOptions, SyncOptions } from './doc-store-types.js'
+import type { ConfirmOptions, ConfirmResult, DocStore, DocStoreComponents, DocStoreInit, OpenOptions, SyncOptions } from './doc-store-types.js'
 import type { Flusher } from './flush.js'
 import type { GossipReceiver } from './gossip-receiver.js'
 import type { OpenDoc } from './open-doc.js'
@@ -28,7 +28,7 @@ import type { InflightSyncs, SyncInitiator } from './sync-initiator.js'
 import type { PeerId } from '@libp2p/interface'
 
 export { ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_PULL, ORIGIN_SYNC_PUSH } from './origins.js'
-export type { ConfirmOptions, DocStore, DocStoreComponents, DocStoreInit, OpenOptions, CatchUpMode, SyncOptions } from './doc-store-types.js'
+export type { ConfirmOptions, ConfirmResult, DocStore, DocStoreComponents, DocStoreInit, OpenOptions, CatchUpMode, SyncOptions } from './doc-store-types.js'
 
 const log = logger('jobmesh:crdt')
 
@@ -164,7 +164,7 @@ class DefaultDocStore implements DocStore {
     return this.initiator.sync(name, peer, options)
   }
 
-  confirm (name: string, options: ConfirmOptions = {}): Promise<number> {
+  confirm (name: string, options: ConfirmOptions = {}): Promise<ConfirmResult> {
     return this.initiator.confirm(name, options)
   }
 

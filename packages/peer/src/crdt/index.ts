@@ -26,7 +26,7 @@
  * ```
  */
 export { createDocStore, ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_PULL, ORIGIN_SYNC_PUSH } from './doc-store.js'
-export type { DocStore, DocStoreComponents, DocStoreInit, OpenOptions, CatchUpMode, SyncOptions, ConfirmOptions } from './doc-store.js'
+export type { DocStore, DocStoreComponents, DocStoreInit, OpenOptions, CatchUpMode, SyncOptions, ConfirmOptions, ConfirmResult } from './doc-store.js'
 export type { SyncResult } from './sync.js'
 export type { DocStoreMetrics } from './metrics.js'
 export { signedMap, anyOwner, ownerIsKey, ownerIsKeySuffix } from './signed-map.js'

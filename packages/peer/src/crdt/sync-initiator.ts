@@ -7,7 +7,7 @@ import { FrameStream } from './frame-stream.js'
 import { ORIGIN_SYNC_PULL } from './origins.js'
 import { initiateSync } from './sync.js'
 import type { Admitted } from './admit.js'
-import type { ConfirmOptions, DocStoreComponents, SyncOptions } from './doc-store-types.js'
+import type { ConfirmOptions, ConfirmResult, DocStoreComponents, SyncOptions } from './doc-store-types.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
 import type { SyncResult } from './sync.js'
@@ -38,7 +38,7 @@ export interface SyncInitiatorComponents {
 /** The initiating side of `/jobmesh/sync/1.0.0` (docs/crdt.md, Sync protocol): `sync` and `confirm`. */
 export interface SyncInitiator {
   sync(name: string, peer: PeerId | string, options?: SyncOptions): Promise<SyncResult>
-  confirm(name: string, options?: ConfirmOptions): Promise<number>
+  confirm(name: string, options?: ConfirmOptions): Promise<ConfirmResult>
 }
 
 export function createSyncInitiator (components: SyncInitiatorComponents): SyncInitiator {
@@ -76,7 +76,7 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
     return result
   }
 
-  async function confirm (name: string, options: ConfirmOptions = {}): Promise<number> {
+  async function confirm (name: string, options: ConfirmOptions = {}): Promise<ConfirmResult> {
     components.assertRunning()
     if (!docs.has(name)) {
       throw new DocNotOpenError(`${name} is not open`)
@@ -85,7 +85,8 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
     const results = await Promise.allSettled(components.libp2p.getPeers().map(async peer =>
       sync(name, peer, { push: true, fresh: true, quiet: true, timeoutMs, signal: options.signal })))
     options.signal?.throwIfAborted()
-    return results.filter(r => r.status === 'fulfilled').length
+    const unreached = results.filter(r => r.status === 'rejected' && (r.reason as Error).name !== DocNotFoundError.name).length
+    return { exchanged: results.filter(r => r.status === 'fulfilled').length, unreached }
   }
 
   /** Aborted by the store's stop, the exchange's timeout or the caller. */

@@ -12,7 +12,7 @@ import type {
 } from '../coord/index.js'
 import type { Slicing } from '../protocol/index.js'
 import type { AbortOptions } from '@libp2p/interface'
-import type { OpenOptions } from '../crdt/index.js'
+import type { ConfirmResult, OpenOptions } from '../crdt/index.js'
 import type * as Y from 'yjs'
 import type { KnownJob } from '../jobs/index.js'
 
@@ -49,7 +49,7 @@ export interface JobContext {
 }
 
 export interface JobContextComponents {
-  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<unknown> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<ConfirmResult> }
   signer: RecordSigner
   /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
   verifier: RecordVerifier

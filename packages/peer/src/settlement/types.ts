@@ -11,7 +11,7 @@ export interface SettlementDocs {
   /** `offline`: load the doc without the catch-up exchange with the connected peers. */
   open(name: string, options?: { signal?: AbortSignal, offline?: boolean }): Promise<Y.Doc>
   /** Exchanges the doc with every connected peer (DocStore.confirm): a verifier pulls the evidence it lacks. */
-  confirm?(name: string, options?: { timeoutMs?: number, signal?: AbortSignal }): Promise<number>
+  confirm?(name: string, options?: { timeoutMs?: number, signal?: AbortSignal }): Promise<unknown>
   /** One exchange of the doc with one peer, dialled by PeerId (DocStore.sync): a verifier pulls from the submitter. */
   sync?(name: string, peer: string, options?: { push?: boolean, timeoutMs?: number, signal?: AbortSignal }): Promise<unknown>
 }

@@ -1,8 +1,9 @@
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import * as Y from 'yjs'
 import { leases, recordSigner, recordVerifier } from '../../src/coord/index.js'
+import { MIN_SETTLE_MS } from '../../src/coord/constants.js'
 
 async function peer (clock: () => number) {
   const key = await generateKeyPair('Ed25519')
@@ -111,6 +112,36 @@ describe('leases', () => {
     expect(outcome).toBe('LeaseLostError')
     expect(ta.get('0')).toMatchObject({ owner: b.id, term: 2 })
     abort.abort()
+  })
+
+  it('a claim settles after twice its confirm when that reached every connected peer, else after the whole window', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    try {
+      const key = await generateKeyPair('Ed25519')
+      const id = peerIdFromPrivateKey(key).toString()
+      const l = leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => 5_000 }, { leaseMs: 10_000, settleMs: 250 })
+      // [confirm takes ms, peers it could not reach, the claim resolves after ms]
+      const cases: Array<[number, number, number]> = [
+        [10, 0, MIN_SETTLE_MS], // a quick confirm: the floor
+        [100, 0, 200], // twice the confirm
+        [200, 0, 250], // never beyond the settle window
+        [400, 0, 400], // a slow confirm is waited for, nothing after it
+        [10, 1, 250] // a peer it could not reach: the whole window (its claim may come by gossip)
+      ]
+      for (const [confirmMs, unreached, settlesAt] of cases) {
+        const table = l.table(new Y.Doc().getMap('macro'), 'jobmesh/macro/0x01', {
+          confirm: async () => await new Promise(resolve => setTimeout(() => { resolve({ unreached }) }, confirmMs))
+        })
+        let won = false
+        void table.claim('0').then(() => { won = true })
+        await vi.advanceTimersByTimeAsync(settlesAt - 1)
+        expect(won, `confirm ${confirmMs} ms, ${unreached} unreached: not before ${settlesAt} ms`).toBe(false)
+        await vi.advanceTimersByTimeAsync(1)
+        expect(won, `confirm ${confirmMs} ms, ${unreached} unreached: at ${settlesAt} ms`).toBe(true)
+      }
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('a record with a bad signature is absent', async () => {
