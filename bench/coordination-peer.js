@@ -35,7 +35,7 @@ process.on('uncaughtException', (err) => {
 process.on('warning', (w) => { send({ type: 'warning', message: `${w.name}: ${w.message}` }) })
 
 const counters = createTrafficCounters()
-const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'], ...(process.env.COORD_BENCH_GOSSIP != null ? { gossipsub: JSON.parse(process.env.COORD_BENCH_GOSSIP) } : {}) })
 const docs = benchDocStore(node, counters)
 const processor = createProcessor({ ...node, docs, counters }, {
   executor: testExecutor({ workMs }),
@@ -103,6 +103,22 @@ process.on('message', (msg) => {
       case 'announce': {
         const spec = parseJobSpec(msg.job.spec)
         await processor.announceJob(spec, msg.job.jobId, msg.job.specCid)
+        return
+      }
+      case 'quiet': {
+        // waits until this process used less than msg.msPerSecond of CPU over the last second (or msg.timeoutMs),
+        // then counts the job's CPU and traffic from there
+        const started = now()
+        let last
+        let timedOut = false
+        await waitFor(() => {
+          const used = last == null ? undefined : process.cpuUsage(last)
+          last = process.cpuUsage()
+          return used != null && (used.user + used.system) / 1000 < msg.msPerSecond
+        }, { timeoutMs: msg.timeoutMs, intervalMs: 1_000, what: 'a quiet process' }).catch(() => { timedOut = true })
+        cpuAtStart = process.cpuUsage()
+        countersAtStart = structuredClone(counters)
+        send({ type: 'quiet', waitedMs: now() - started, timedOut })
         return
       }
       case 'rebase':

@@ -49,6 +49,10 @@ process.on('uncaughtException', (err) => {
 const warnings = []
 process.on('warning', (w) => { warnings.push(`${w.name}: ${w.message}`) })
 const TIMEOUT_MS = 180_000
+/** A peer process is quiet when it used less than this much CPU in the last second (ms; multi-process rows). */
+const QUIET_MS_PER_SECOND = 12
+/** How long the bench waits for every peer process to be quiet before it announces the job anyway (ms). */
+const QUIET_TIMEOUT_MS = 30_000
 const RUNS = Number(process.env.COORD_BENCH_RUNS ?? '5')
 const now = () => performance.timeOrigin + performance.now()
 
@@ -100,7 +104,7 @@ function percentile (sorted, p) {
 const round3 = (x) => Number(x.toFixed(3))
 
 /** The issue's fields from what a run observed. */
-function fields ({ peers, processes, microJobs, workMs, announced, firstStart, peerStarts, lastDone, runs, failovers, handoffs, cpuMs, counters, claimToStart }) {
+function fields ({ peers, processes, microJobs, workMs, announced, firstStart, peerStarts, quietMs, notQuiet, lastDone, runs, failovers, handoffs, cpuMs, counters, claimToStart }) {
   const executions = [...runs.values()].reduce((a, b) => a + b, 0)
   const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
   const kinds = {}
@@ -138,6 +142,8 @@ function fields ({ peers, processes, microJobs, workMs, announced, firstStart, p
     startupMs: Math.round(firstStart - announced),
     // the announcement to the first MicroJob of the peer that started last
     lastPeerStartMs: peerStarts.size < peers ? null : Math.round(Math.max(...peerStarts.values()) - announced),
+    // multi-process rows: how long the peers took to be quiet after the mesh formed, and how many never were
+    ...(processes ? { quietMs: Math.round(quietMs), notQuiet } : {}),
     claimToStartP50: percentile(claimToStart, 0.5),
     claimToStartP99: percentile(claimToStart, 0.99),
     kinds
@@ -256,6 +262,8 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   const peerStarts = new Map()
   let lastDone = 0
   let completes = 0
+  let quietMs = 0
+  let notQuiet = 0
   const onEvent = (msg) => {
     if (msg.type === 'start') {
       firstStart = Math.min(firstStart, msg.at)
@@ -286,6 +294,18 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       c.child.send({ type: 'mesh', peers: n })
       await meshed
     }))
+    // a freshly started process keeps compiling and collecting what its start loaded for seconds (17-27 ms of CPU
+    // per peer per second right after the mesh formed, 8 after 15 s, 8 idle peers): startup, not coordination, so
+    // the job is announced once every peer is quiet (COORD_BENCH_COLD=1: at once, as before)
+    if (process.env.COORD_BENCH_COLD == null) {
+      const quiet = await Promise.all(children.map(async c => {
+        const r = c.next('quiet', QUIET_TIMEOUT_MS + 10_000)
+        c.child.send({ type: 'quiet', msPerSecond: QUIET_MS_PER_SECOND, timeoutMs: QUIET_TIMEOUT_MS })
+        return await r
+      }))
+      quietMs = Math.max(...quiet.map(q => q.waitedMs))
+      notQuiet = quiet.filter(q => q.timedOut).length
+    }
     if (process.env.COORD_BENCH_WARMUP != null) {
       const warm = testJob(macroJobs, microJobsPerMacro)
       children[0].child.send({ type: 'announce', job: { spec: warm.input, jobId: warm.jobId, specCid: warm.specCid } })
@@ -314,6 +334,8 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       announced,
       firstStart,
       peerStarts,
+      quietMs,
+      notQuiet,
       lastDone,
       runs,
       failovers: reports.reduce((a, r) => a + r.metrics.failovers, 0),
@@ -454,7 +476,8 @@ for (const row of ROWS) {
       ? `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}`
       : `makespan ${r.makespanMs} ms${r.idealMs == null ? '' : ` (ideal ${r.idealMs}, ratio ${r.ratio})`}, ${r.perSecond} MicroJobs/s, ` +
         `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
-        `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)`
+        `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)` +
+        (r.quietMs == null ? '' : `, quiet after ${r.quietMs} ms${r.notQuiet > 0 ? ` (${r.notQuiet} peers never)` : ''}`)
     process.stdout.write(`${row.name} run ${i + 1}/${RUNS} (load ${load.map(l => l.toFixed(2)).join(' ')}): ${line}, ` +
       `duplicates ${r.duplicates}, failovers ${r.failovers}\n`)
   }

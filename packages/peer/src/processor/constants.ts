@@ -8,10 +8,13 @@ export const DEFAULT_WANT = 16
 export const DEFAULT_TURN_MS = 1_000
 /**
  * A queue turn asks for at least this much work (ms) per peer of the job: each turn costs every peer of the job one
- * CRDT update, so with N peers a peer receives about N / (turn length) of them per second; 10 ms per peer keeps that
- * at or below 100 per second at any N (1 s turns up to 100 peers, 10 s at 1 000).
+ * CRDT update, so with N peers a peer receives about N / (turn length) of them per second; 100 ms per peer keeps that
+ * at or below 10 per second at any N (1 s turns up to 10 peers, 1.6 s at 16, 10 s at 100; `MAX_WANT` caps a turn of
+ * short MicroJobs). It was 10 ms (100 updates per second) until 16 peer processes on 2 cores showed the loop it
+ * feeds: a starved peer's MicroJobs take longer on the wall clock, so its turns held fewer of them, so there were more
+ * turns and updates, which starved the peers further (docs/coordination.md, Twelfth round).
  */
-export const TURN_MS_PER_PEER = 10
+export const TURN_MS_PER_PEER = 100
 /** Most MicroJobs asked for per queue turn (the owner caps it to a fair share and its `maxBatch`). */
 export const MAX_WANT = 64
 /** A room announcement is trusted for this long (ms). */

@@ -24,8 +24,9 @@ describe('TurnSize (MicroJobs asked for per queue turn)', () => {
     const size = new TurnSize({ turnMs: 1_000, max: 1_000 })
     size.record(100)
     expect(size.want(1)).toBe(10)
-    expect(size.want(100)).toBe(10) // 100 x 10 ms = 1 s: the turn length itself
-    expect(size.want(1_000)).toBe(100) // 10 s turns: each peer gets ~100 CRDT updates per second, not 1 000
+    expect(size.want(10)).toBe(10) // 10 x 100 ms = 1 s: the turn length itself
+    expect(size.want(16)).toBe(16) // 1.6 s turns
+    expect(size.want(100)).toBe(100) // 10 s turns: each peer gets ~10 CRDT updates per second, not 100
   })
 
   it('follows the run time as it changes, smoothing single outliers', () => {
