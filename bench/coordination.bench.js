@@ -8,6 +8,10 @@
 //   npm run build && node bench/coordination.bench.js
 //   COORD_BENCH_ONLY=proc:8,proc:16 COORD_BENCH_RUNS=3 node bench/coordination.bench.js   (a subset, fewer runs)
 //   COORD_BENCH_GUARD=0 ...   (doc stores without the CRDT ownership guard, as the bench built them before)
+//   COORD_BENCH_COLD=1 ...    (multi-process rows: announce as soon as the mesh formed, not once every peer process is
+//                              quiet, < 12 ms of CPU in its last second; how long that took is `quietMs`)
+//   COORD_BENCH_WARMUP=1 ...  (multi-process rows: the peers run a first job of the same size, not measured)
+//   COORD_BENCH_GOSSIP='{"D":2}' ... (multi-process rows: gossipsub parameters over the node's defaults)
 //
 // Rows (each run COORD_BENCH_RUNS times, default 5; the table shows the median and the worst run):
 // - no-op:2/4/8   in one process, a job of no-op MicroJobs; perSecond = MicroJobs / (last done - first start).
@@ -23,7 +27,7 @@
 // process), messagesPerMicroJob (gossip messages published by all peers / MicroJobs), deliveriesPerMicroJob (gossip
 // messages received by all peers / MicroJobs), signatureVerificationsPerMicroJob (gossipsub StrictSign checks of
 // received messages + record signature checks, all peers / MicroJobs), bytesPerMicroJob (gossip bytes published),
-// and per message kind. Counters come from the code paths (`createTrafficCounters`, given to the doc store and the
+// and per message kind, startupMs / lastPeerStartMs (announce -> the first MicroJob of the first / the last peer). Counters come from the code paths (`createTrafficCounters`, given to the doc store and the
 // processor). Writes bench/out/coordination.json.
 import '@jobmesh/peer/polyfill'
 import { fork } from 'node:child_process'
