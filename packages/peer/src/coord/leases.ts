@@ -41,6 +41,11 @@ export interface ClaimOptions extends AbortOptions {
   force?: boolean
   /** Claim at least this term (a failover must pass the term the room has already seen). */
   minTerm?: number
+  /**
+   * The peers the confirm exchanges with (PeerId strings; default every connected peer): the ones that could be
+   * claiming the same key. Any other connected peer is left to the whole settle window.
+   */
+  confirmWith?: string[]
 }
 
 /** Leases on the records of one Y.Map; the signing domain is `<scope>/<key>`. */
@@ -76,7 +81,13 @@ export interface LeaseTableOptions {
    * and this doc has theirs (the doc store's `confirm`), with how many of them it could not reach. The settle
    * window then only covers what it misses (`settleWait`).
    */
-  confirm?(options: AbortOptions): Promise<{ unreached: number } | undefined>
+  confirm?(options: AbortOptions & { peers?: string[] }): Promise<ConfirmOutcome | undefined>
+}
+
+/** What a claim's confirm reached: connected peers it could not reach, and connected peers it did not ask. */
+export interface ConfirmOutcome {
+  unreached: number
+  skipped?: number
 }
 
 export interface Leases {
@@ -105,14 +116,14 @@ async function delay (ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * How long a claim waits before it re-reads its lease. Without a confirm, or when the confirm could not reach
- * every connected peer, the settle window (`settleMs`). When it reached them all, until it is done and, counted
+ * How long a claim waits before it re-reads its lease. Without a confirm, or when the confirm did not reach every
+ * connected peer (it could not, or was asked for fewer: `confirmWith`), the settle window (`settleMs`). When it reached them all, until it is done and, counted
  * from the claim, twice its duration has passed, within [MIN_SETTLE_MS, settleMs]: what the confirm can miss is
  * a rival that wrote its claim after answering ours and before applying it, and that rival's own confirm brings
  * its claim here about one exchange later. So the window follows the exchanges' real latency: on a quiet
  * network a claim settles in tens of ms, on a loaded or distant one as before (docs/coordination.md, Leases).
  */
-async function settleWait (confirm: Promise<{ unreached: number } | undefined | void> | undefined, settleMs: number,
+async function settleWait (confirm: Promise<ConfirmOutcome | undefined | void> | undefined, settleMs: number,
   signal?: AbortSignal): Promise<void> {
   if (confirm == null) {
     await delay(settleMs, signal)
@@ -121,7 +132,8 @@ async function settleWait (confirm: Promise<{ unreached: number } | undefined | 
   const started = performance.now()
   const result = await confirm
   const took = performance.now() - started
-  const window = result == null || result.unreached > 0 ? settleMs : Math.min(settleMs, Math.max(MIN_SETTLE_MS, 2 * took))
+  const everyPeer = result != null && result.unreached === 0 && (result.skipped ?? 0) === 0
+  const window = everyPeer ? Math.min(settleMs, Math.max(MIN_SETTLE_MS, 2 * took)) : settleMs
   if (window > took) await delay(window - took, signal)
 }
 
@@ -214,7 +226,7 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
         log('claimed %s term %d, settling', domain(key), written.term)
         // the exchange makes concurrent claims visible on both sides without relying on gossip timing; the settle
         // window covers peers the exchange could not reach
-        const confirm = tableOptions.confirm?.({ signal: options.signal })
+        const confirm = tableOptions.confirm?.({ signal: options.signal, peers: options.confirmWith })
           .catch((err: Error) => { log('confirm of %s failed: %s', domain(key), err.message) })
         // a rival's record that replaces ours settles the claim at once: once the CRDT shows another value, ours
         // has lost on every peer (the loser looks elsewhere instead of waiting out the exchange)

@@ -26,6 +26,17 @@ export async function claimQueue (room: RoomCore, claim: () => Promise<Lease>): 
 }
 
 /**
+ * The peers a claim of this room's MacroJob confirms with: the subscribers of its room topic. A claimant subscribes
+ * to the room before it writes its lease, and gossipsub sends a peer's subscription and its later messages on one
+ * stream, so a rival's claim never arrives before its subscription. Every other connected peer is left to the
+ * settle window: confirming with all of them made a job's start O(N^2) exchanges (docs/coordination.md, Leases).
+ * Undefined (every connected peer) when the pubsub cannot list subscribers.
+ */
+export function rivals (room: RoomCore): string[] | undefined {
+  return room.components.pubsub.getSubscribers?.(room.topic).map(String)
+}
+
+/**
  * A MacroJob lease this room claimed is unserved when no queue of its epoch is open here: a claim that won but was
  * not opened (a rival announced the room while it settled, the room closed, a failover found a newer epoch). Nobody
  * would renew it, and for up to a lease length every other peer would see the MacroJob as being opened by this peer

@@ -22,7 +22,8 @@ export function supersedingLease (lease: Lease | undefined, epoch: number, self:
  * owner's lease may still look live), confirmed and settled like any claim. Throws LeaseLostError when another
  * peer's claim won.
  */
-export async function claimNextEpoch (macroLeases: LeaseTable, key: string, seenEpoch: number, signal: AbortSignal): Promise<Lease> {
+export async function claimNextEpoch (macroLeases: LeaseTable, key: string, seenEpoch: number, signal: AbortSignal,
+  confirmWith?: string[]): Promise<Lease> {
   const minTerm = Math.max(seenEpoch, macroLeases.get(key)?.term ?? 0) + 1
-  return macroLeases.claim(key, { force: true, minTerm, signal })
+  return macroLeases.claim(key, { force: true, minTerm, signal, confirmWith })
 }

@@ -9,7 +9,7 @@ import { macroKey, macroScope, microKey } from './keys.js'
 import { multihashOfPeerId } from '../protocol/index.js'
 import { DONE, LOCKED, countStates } from './queue.js'
 import { OwnerSilence } from './owner-silence.js'
-import { claimQueue, releaseUnserved } from './room-claim.js'
+import { claimQueue, releaseUnserved, rivals } from './room-claim.js'
 import { checkComplete, crdtDone } from './room-complete.js'
 import { isOwner, publishState, satisfy } from './room-core.js'
 import { handle, request, sendRequest } from './room-follow.js'
@@ -151,7 +151,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
    * does not fail its (absent) owner over; a lease it won but never opens is released by the room's next tick.
    */
   async claim (options: AbortOptions = {}): Promise<Lease> {
-    return claimQueue(this.core, async () => this.components.macroLeases.claim(this.core.macroKey, options))
+    return claimQueue(this.core, async () => this.components.macroLeases.claim(this.core.macroKey, { ...options, confirmWith: rivals(this.core) }))
   }
 
   /**

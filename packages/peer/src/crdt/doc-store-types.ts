@@ -87,11 +87,15 @@ export interface ConfirmResult {
   exchanged: number
   /** Connected peers whose exchange failed or timed out (a peer without the doc open is neither). */
   unreached: number
+  /** Connected peers not asked (`ConfirmOptions.peers`). */
+  skipped: number
 }
 
 export interface ConfirmOptions extends AbortOptions {
   /** Timeout of each exchange. Default {@link DEFAULT_CONFIRM_TIMEOUT_MS}. */
   timeoutMs?: number
+  /** Exchange with these connected peers only (PeerIds or their strings); the others count as `skipped`. */
+  peers?: Array<PeerId | string>
 }
 
 /** Yjs docs shared over gossipsub, caught up over `/jobmesh/sync/1.0.0`, persisted in the datastore. */

@@ -82,11 +82,14 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
       throw new DocNotOpenError(`${name} is not open`)
     }
     const timeoutMs = options.timeoutMs ?? components.confirmTimeoutMs
-    const results = await Promise.allSettled(components.libp2p.getPeers().map(async peer =>
+    const connected = components.libp2p.getPeers()
+    const asked = options.peers == null ? undefined : new Set(options.peers.map(String))
+    const peers = asked == null ? connected : connected.filter(p => asked.has(p.toString()))
+    const results = await Promise.allSettled(peers.map(async peer =>
       sync(name, peer, { push: true, fresh: true, quiet: true, timeoutMs, signal: options.signal })))
     options.signal?.throwIfAborted()
-    const unreached = results.filter(r => r.status === 'rejected' && (r.reason as Error).name !== DocNotFoundError.name).length
-    return { exchanged: results.filter(r => r.status === 'fulfilled').length, unreached }
+    const unreached = results.filter(r => r.status === 'rejected' && (r.reason as Error | undefined)?.name !== DocNotFoundError.name).length
+    return { exchanged: results.filter(r => r.status === 'fulfilled').length, unreached, skipped: connected.length - peers.length }
   }
 
   /** Aborted by the store's stop, the exchange's timeout or the caller. */

@@ -49,7 +49,7 @@ export interface JobContext {
 }
 
 export interface JobContextComponents {
-  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions): Promise<ConfirmResult> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions & { peers?: string[] }): Promise<ConfirmResult> }
   signer: RecordSigner
   /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
   verifier: RecordVerifier
@@ -74,7 +74,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   // one peer's answer is enough to start: the MacroJob claim confirms with every connected peer before it counts
   const doc = await components.docs.open(docName, { catchUp: 'first' })
   const docs = components.docs
-  const confirm = docs.confirm == null ? undefined : async (options: AbortOptions) => docs.confirm?.(docName, options)
+  const confirm = docs.confirm == null ? undefined : async (options: AbortOptions & { peers?: string[] }) => docs.confirm?.(docName, options)
   const slicing = sliceJob(job.spec, job.jobId)
   const records = { signer: components.signer, verifier: components.verifier, metrics: components.metrics }
   const size = (m: number): number => slicing.macroJobs[m]?.size ?? 0

@@ -120,17 +120,18 @@ describe('leases', () => {
       const key = await generateKeyPair('Ed25519')
       const id = peerIdFromPrivateKey(key).toString()
       const l = leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => 5_000 }, { leaseMs: 10_000, settleMs: 250 })
-      // [confirm takes ms, peers it could not reach, the claim resolves after ms]
-      const cases: Array<[number, number, number]> = [
-        [10, 0, MIN_SETTLE_MS], // a quick confirm: the floor
-        [100, 0, 200], // twice the confirm
-        [200, 0, 250], // never beyond the settle window
-        [400, 0, 400], // a slow confirm is waited for, nothing after it
-        [10, 1, 250] // a peer it could not reach: the whole window (its claim may come by gossip)
+      // [confirm takes ms, peers it could not reach, peers it did not ask, the claim resolves after ms]
+      const cases: Array<[number, number, number, number]> = [
+        [10, 0, 0, MIN_SETTLE_MS], // a quick confirm: the floor
+        [100, 0, 0, 200], // twice the confirm
+        [200, 0, 0, 250], // never beyond the settle window
+        [400, 0, 0, 400], // a slow confirm is waited for, nothing after it
+        [10, 1, 0, 250], // a peer it could not reach: the whole window (its claim may come by gossip)
+        [10, 0, 3, 250] // peers it did not ask (not in the room): the whole window
       ]
-      for (const [confirmMs, unreached, settlesAt] of cases) {
+      for (const [confirmMs, unreached, skipped, settlesAt] of cases) {
         const table = l.table(new Y.Doc().getMap('macro'), 'jobmesh/macro/0x01', {
-          confirm: async () => await new Promise(resolve => setTimeout(() => { resolve({ unreached }) }, confirmMs))
+          confirm: async () => await new Promise(resolve => setTimeout(() => { resolve({ unreached, skipped }) }, confirmMs))
         })
         let won = false
         void table.claim('0').then(() => { won = true })

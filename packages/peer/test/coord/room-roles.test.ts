@@ -12,7 +12,7 @@ import { handOffTo } from '../../src/coord/room-serve.js'
 import { OwnerSilence } from '../../src/coord/owner-silence.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
 import { claimNextEpoch, ownerGossipAt, supersedingLease } from '../../src/coord/room-failover.js'
-import { claimQueue, releaseUnserved, unservedLease } from '../../src/coord/room-claim.js'
+import { claimQueue, releaseUnserved, rivals, unservedLease } from '../../src/coord/room-claim.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import type { Lease } from '../../src/coord/leases.js'
 import type { QueueState } from '../../src/coord/queue.js'
@@ -314,6 +314,23 @@ describe('room claiming role (room-claim.ts)', () => {
     } as unknown as RoomCore
     return { room, clock, macroLeases, rival, silence, self }
   }
+
+  it('confirms a claim with the subscribers of the room topic (its possible rivals), with every peer when it cannot list them', async () => {
+    const key = await generateKeyPair('Ed25519')
+    const self = peerIdFromPrivateKey(key).toString()
+    const asked: Array<string[] | undefined> = []
+    const table = leases({ signer: recordSigner(key, self), verifier: recordVerifier(), clock: () => 10_000 }, { settleMs: 0 })
+      .table(new Y.Doc().getMap('macro'), 'jobmesh/macro/j', {
+        confirm: async (options) => { asked.push(options.peers); return { unreached: 0, skipped: 0 } }
+      })
+    const topic = '/jobmesh/1/job/j/macro/m0'
+    const subscribers = new Map([[topic, ['peerA', 'peerB']], ['/jobmesh/1/job/j/macro/m1', ['peerC']]])
+    const listing = { topic, components: { pubsub: { getSubscribers: (t: string) => subscribers.get(t) ?? [] } } } as unknown as RoomCore
+    const blind = { topic, components: { pubsub: {} } } as unknown as RoomCore
+    await claimNextEpoch(table, '0', 0, new AbortController().signal, rivals(listing))
+    await claimNextEpoch(table, '0', 1, new AbortController().signal, rivals(blind))
+    expect(asked).toEqual([['peerA', 'peerB'], undefined])
+  })
 
   it('stands the failover role aside while the claim settles, and counts the silence from the claim\'s end', async () => {
     const { room, clock, macroLeases, silence } = await claimRoom()

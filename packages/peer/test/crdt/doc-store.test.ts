@@ -245,9 +245,28 @@ describe('doc store: missed gossip', () => {
     unpublished(a, '0', 'lease of a')
     unpublished(b, '1', 'lease of b')
     const confirmed = await peers[0].docs.confirm(name, { signal: AbortSignal.timeout(10_000) })
-    expect(confirmed).toEqual({ exchanged: 1, unreached: 0 })
+    expect(confirmed).toEqual({ exchanged: 1, unreached: 0, skipped: 0 })
     expect(a.getMap('macro').get('1')).toBe('lease of b')
     await waitFor(() => b.getMap('macro').get('0') === 'lease of a', { timeoutMs: 10_000, what: 'our write on the other side' })
+  })
+
+  it('confirm() with `peers` exchanges with those connected peers only and counts the others as skipped', async () => {
+    const { a, name, peers } = await pair()
+    const c = await h.start()
+    await connect(peers[0], c)
+    const dc = await c.docs.open(name)
+    await waitFor(() => peers[0].node.pubsub.getSubscribers(docTopic(name)).length === 2, { timeoutMs: 10_000, what: 'both subscribers' })
+    const unpublished = (doc: Y.Doc, key: string): void => {
+      const d = new Y.Doc()
+      d.getMap('macro').set(key, key)
+      Y.applyUpdate(doc, Y.encodeStateAsUpdate(d), ORIGIN_GOSSIP) // persisted, not published
+    }
+    unpublished(a, 'of a')
+    const confirmed = await peers[0].docs.confirm(name, { peers: [c.node.peerId.toString()], signal: AbortSignal.timeout(10_000) })
+    expect(confirmed).toEqual({ exchanged: 1, unreached: 0, skipped: 1 })
+    await waitFor(() => dc.getMap('macro').get('of a') === 'of a', { timeoutMs: 10_000, what: 'the write on the asked peer' })
+    // the peer not asked got nothing from this confirm (the write was never published)
+    expect((await peers[1].docs.open(name, { offline: true })).getMap('macro').get('of a')).toBeUndefined()
   })
 
   it('confirm() gives up on a peer within its own timeout, also while an earlier exchange with that peer still hangs', async () => {
@@ -264,7 +283,7 @@ describe('doc store: missed gossip', () => {
     // the confirm's exchange with that peer queues behind the hung one; its timeout counts from the confirm
     const confirmed = await a.docs.confirm(name, { timeoutMs: 300, signal: AbortSignal.timeout(60_000) })
     // the peer that never answered counts as unreached (a lease claim then waits its whole settle window)
-    expect(confirmed).toEqual({ exchanged: 0, unreached: 1 })
+    expect(confirmed).toEqual({ exchanged: 0, unreached: 1, skipped: 0 })
     expect(hungSettled).toBe(false)
   })
 })
