@@ -8,6 +8,12 @@ export const DEFAULT_SKEW_MS = 2_000
 export const DEFAULT_SETTLE_MS = 250
 /** The shortest settle of a claim whose confirm reached every connected peer (ms; leases.ts `settleWait`). */
 export const MIN_SETTLE_MS = 50
+/**
+ * A MacroJob claim confirms with every peer while gossipsub knows at most this many, beyond with its room's
+ * subscribers only (room-claim.ts `rivals`): 7 exchanges per claim at 8 peers cost ~100-200 ms of settle less than the
+ * whole window, 15 at 16 peer processes on 2 cores held claims 1-2 s.
+ */
+export const CONFIRM_ALL_MAX_PEERS = 8
 /** The queue owner publishes a snapshot at least this often (ms). */
 export const DEFAULT_HEARTBEAT_MS = 1_000
 /** A room whose owner is silent this long fails over through the MacroJob lease (ms). */

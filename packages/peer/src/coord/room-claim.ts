@@ -1,4 +1,5 @@
 import { logger } from '@libp2p/logger'
+import { CONFIRM_ALL_MAX_PEERS } from './constants.js'
 import type { Lease } from './leases.js'
 import type { RoomCore } from './room-core.js'
 
@@ -26,14 +27,18 @@ export async function claimQueue (room: RoomCore, claim: () => Promise<Lease>): 
 }
 
 /**
- * The peers a claim of this room's MacroJob confirms with: the subscribers of its room topic. A claimant subscribes
- * to the room before it writes its lease, and gossipsub sends a peer's subscription and its later messages on one
- * stream, so a rival's claim never arrives before its subscription. Every other connected peer is left to the
- * settle window: confirming with all of them made a job's start O(N^2) exchanges (docs/coordination.md, Leases).
- * Undefined (every connected peer) when the pubsub cannot list subscribers.
+ * The peers a claim of this room's MacroJob confirms with. Up to CONFIRM_ALL_MAX_PEERS known peers, every one
+ * (undefined): that is cheap, and a claim that reached every peer settles in about twice its confirm (leases.ts).
+ * Beyond, the subscribers of its room topic: a claimant subscribes to the room before it writes its lease, and
+ * gossipsub sends a peer's subscription and its later messages on one stream, so a rival's claim never arrives
+ * before its subscription; the other peers are left to the whole settle window. Confirming with all of them made a
+ * job's start O(N^2) exchanges (docs/coordination.md, Leases). Undefined too when the pubsub cannot list them.
  */
 export function rivals (room: RoomCore): string[] | undefined {
-  return room.components.pubsub.getSubscribers?.(room.topic).map(String)
+  const { pubsub } = room.components
+  const known = pubsub.getPeers?.().length
+  if (known == null || known <= CONFIRM_ALL_MAX_PEERS) return undefined
+  return pubsub.getSubscribers?.(room.topic).map(String)
 }
 
 /**

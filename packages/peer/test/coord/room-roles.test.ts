@@ -13,6 +13,7 @@ import { OwnerSilence } from '../../src/coord/owner-silence.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
 import { claimNextEpoch, ownerGossipAt, supersedingLease } from '../../src/coord/room-failover.js'
 import { claimQueue, releaseUnserved, rivals, unservedLease } from '../../src/coord/room-claim.js'
+import { CONFIRM_ALL_MAX_PEERS } from '../../src/coord/constants.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import type { Lease } from '../../src/coord/leases.js'
 import type { QueueState } from '../../src/coord/queue.js'
@@ -315,7 +316,7 @@ describe('room claiming role (room-claim.ts)', () => {
     return { room, clock, macroLeases, rival, silence, self }
   }
 
-  it('confirms a claim with the subscribers of the room topic (its possible rivals), with every peer when it cannot list them', async () => {
+  it('confirms a claim with every peer while they are few, beyond with the subscribers of the room topic (its possible rivals)', async () => {
     const key = await generateKeyPair('Ed25519')
     const self = peerIdFromPrivateKey(key).toString()
     const asked: Array<string[] | undefined> = []
@@ -325,11 +326,15 @@ describe('room claiming role (room-claim.ts)', () => {
       })
     const topic = '/jobmesh/1/job/j/macro/m0'
     const subscribers = new Map([[topic, ['peerA', 'peerB']], ['/jobmesh/1/job/j/macro/m1', ['peerC']]])
-    const listing = { topic, components: { pubsub: { getSubscribers: (t: string) => subscribers.get(t) ?? [] } } } as unknown as RoomCore
+    const room = (peers: number): RoomCore => ({
+      topic,
+      components: { pubsub: { getPeers: () => Array.from({ length: peers }, (_, i) => `peer${i}`), getSubscribers: (t: string) => subscribers.get(t) ?? [] } }
+    }) as unknown as RoomCore
     const blind = { topic, components: { pubsub: {} } } as unknown as RoomCore
-    await claimNextEpoch(table, '0', 0, new AbortController().signal, rivals(listing))
-    await claimNextEpoch(table, '0', 1, new AbortController().signal, rivals(blind))
-    expect(asked).toEqual([['peerA', 'peerB'], undefined])
+    await claimNextEpoch(table, '0', 0, new AbortController().signal, rivals(room(CONFIRM_ALL_MAX_PEERS + 1)))
+    await claimNextEpoch(table, '0', 1, new AbortController().signal, rivals(room(CONFIRM_ALL_MAX_PEERS)))
+    await claimNextEpoch(table, '0', 2, new AbortController().signal, rivals(blind))
+    expect(asked).toEqual([['peerA', 'peerB'], undefined, undefined])
   })
 
   it('stands the failover role aside while the claim settles, and counts the silence from the claim\'s end', async () => {
