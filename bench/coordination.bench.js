@@ -315,7 +315,12 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       children[0].child.send({ type: 'announce', job: { spec: warm.input, jobId: warm.jobId, specCid: warm.specCid } })
       await waitFor(() => completes === n, { timeoutMs: TIMEOUT_MS, what: 'warm-up job:complete on every peer' })
       await Promise.all(children.map(async c => { const r = c.next('rebased'); c.child.send({ type: 'rebase' }); await r }))
-      completes = 0; runs.clear(); firstStart = Infinity; lastDone = 0; peerStarts.clear(); claimToStart.length = 0; timeline.length = 0
+      // what the warm-up job left is not the measured job's
+      completes = 0
+      firstStart = Infinity
+      lastDone = 0
+      for (const seen of [runs, peerStarts]) seen.clear()
+      for (const list of [claimToStart, timeline]) list.length = 0
     }
     const job = testJob(macroJobs, microJobsPerMacro)
     const announced = now()

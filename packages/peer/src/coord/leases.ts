@@ -5,6 +5,7 @@ import { LeaseRecord } from './pb/coord.js'
 import { signTrusted } from './signing.js'
 import type { CoordMetrics } from './metrics.js'
 import type { RecordSigner, RecordVerifier } from './signing.js'
+import type { ConfirmOptions, ConfirmResult } from '../crdt/index.js'
 import type { AbortOptions } from '@libp2p/interface'
 import type * as Y from 'yjs'
 
@@ -81,13 +82,7 @@ export interface LeaseTableOptions {
    * and this doc has theirs (the doc store's `confirm`), with how many of them it could not reach. The settle
    * window then only covers what it misses (`settleWait`).
    */
-  confirm?(options: AbortOptions & { peers?: string[] }): Promise<ConfirmOutcome | undefined>
-}
-
-/** What a claim's confirm reached: connected peers it could not reach, and connected peers it did not ask. */
-export interface ConfirmOutcome {
-  unreached: number
-  skipped?: number
+  confirm?(options: ConfirmOptions): Promise<ConfirmResult | undefined>
 }
 
 export interface Leases {
@@ -123,7 +118,7 @@ async function delay (ms: number, signal?: AbortSignal): Promise<void> {
  * its claim here about one exchange later. So the window follows the exchanges' real latency: on a quiet
  * network a claim settles in tens of ms, on a loaded or distant one as before (docs/coordination.md, Leases).
  */
-async function settleWait (confirm: Promise<ConfirmOutcome | undefined | void> | undefined, settleMs: number,
+async function settleWait (confirm: Promise<ConfirmResult | undefined | void> | undefined, settleMs: number,
   signal?: AbortSignal): Promise<void> {
   if (confirm == null) {
     await delay(settleMs, signal)
@@ -132,7 +127,7 @@ async function settleWait (confirm: Promise<ConfirmOutcome | undefined | void> |
   const started = performance.now()
   const result = await confirm
   const took = performance.now() - started
-  const everyPeer = result != null && result.unreached === 0 && (result.skipped ?? 0) === 0
+  const everyPeer = result != null && result.unreached === 0 && result.skipped === 0
   const window = everyPeer ? Math.min(settleMs, Math.max(MIN_SETTLE_MS, 2 * took)) : settleMs
   if (window > took) await delay(window - took, signal)
 }

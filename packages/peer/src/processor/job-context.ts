@@ -11,8 +11,7 @@ import type {
   CoordMetrics, JobFailuresInit, Leases, LeaseTable, MacroRoom, RecordSigner, RecordVerifier
 } from '../coord/index.js'
 import type { Slicing } from '../protocol/index.js'
-import type { AbortOptions } from '@libp2p/interface'
-import type { ConfirmResult, OpenOptions } from '../crdt/index.js'
+import type { ConfirmOptions, ConfirmResult, OpenOptions } from '../crdt/index.js'
 import type * as Y from 'yjs'
 import type { KnownJob } from '../jobs/index.js'
 
@@ -49,7 +48,7 @@ export interface JobContext {
 }
 
 export interface JobContextComponents {
-  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions & { peers?: string[] }): Promise<ConfirmResult> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
   signer: RecordSigner
   /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
   verifier: RecordVerifier
@@ -74,7 +73,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   // one peer's answer is enough to start: the MacroJob claim confirms with every connected peer before it counts
   const doc = await components.docs.open(docName, { catchUp: 'first' })
   const docs = components.docs
-  const confirm = docs.confirm == null ? undefined : async (options: AbortOptions & { peers?: string[] }) => docs.confirm?.(docName, options)
+  const confirm = docs.confirm == null ? undefined : async (options: ConfirmOptions) => docs.confirm?.(docName, options)
   const slicing = sliceJob(job.spec, job.jobId)
   const records = { signer: components.signer, verifier: components.verifier, metrics: components.metrics }
   const size = (m: number): number => slicing.macroJobs[m]?.size ?? 0

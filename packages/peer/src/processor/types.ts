@@ -3,7 +3,7 @@ import type { RoundOracle } from '../jobs/index.js'
 import type { CoordMetrics, JobFailuresInit, LeasesInit, RoomPubSub, TypedEvents } from '../coord/index.js'
 import type { JobSpec, PeerState, PricingParams, TrafficCounters } from '../protocol/index.js'
 import type { AbortOptions, PeerId, PrivateKey } from '@libp2p/interface'
-import type { ConfirmResult, OpenOptions } from '../crdt/index.js'
+import type { ConfirmOptions, ConfirmResult, OpenOptions } from '../crdt/index.js'
 import type * as Y from 'yjs'
 
 export interface ProcessorComponents {
@@ -14,7 +14,7 @@ export interface ProcessorComponents {
    * The CRDT doc store (`createDocStore`). With `confirm`, a MacroJob lease claim exchanges state with every
    * connected peer before it re-reads (concurrent claims cannot both win); without it only the settle window does.
    */
-  docs: { open(name: string, options?: Pick<OpenOptions, 'signal' | 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: AbortOptions & { peers?: string[] }): Promise<ConfirmResult> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'signal' | 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
   clock?: () => number
   /** Counts messages, record signatures and verifications (benches, profiles); pass the same one to the doc store. */
   counters?: TrafficCounters

@@ -131,7 +131,7 @@ describe('leases', () => {
       ]
       for (const [confirmMs, unreached, skipped, settlesAt] of cases) {
         const table = l.table(new Y.Doc().getMap('macro'), 'jobmesh/macro/0x01', {
-          confirm: async () => await new Promise(resolve => setTimeout(() => { resolve({ unreached, skipped }) }, confirmMs))
+          confirm: async () => await new Promise(resolve => setTimeout(() => { resolve({ exchanged: 0, unreached, skipped }) }, confirmMs))
         })
         let won = false
         void table.claim('0').then(() => { won = true })

@@ -322,7 +322,7 @@ describe('room claiming role (room-claim.ts)', () => {
     const asked: Array<string[] | undefined> = []
     const table = leases({ signer: recordSigner(key, self), verifier: recordVerifier(), clock: () => 10_000 }, { settleMs: 0 })
       .table(new Y.Doc().getMap('macro'), 'jobmesh/macro/j', {
-        confirm: async (options) => { asked.push(options.peers); return { unreached: 0, skipped: 0 } }
+        confirm: async (options) => { asked.push(options.peers); return { exchanged: 0, unreached: 0, skipped: 0 } }
       })
     const topic = '/jobmesh/1/job/j/macro/m0'
     const subscribers = new Map([[topic, ['peerA', 'peerB']], ['/jobmesh/1/job/j/macro/m1', ['peerC']]])
