@@ -10,8 +10,9 @@ import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
 import {
   BOOTSTRAP_TAG, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES, DEFAULT_GOSSIP_DLO,
-  DEFAULT_COLOCATION_WHITELIST, DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
+  DEFAULT_COLOCATION_WHITELIST, DEFAULT_CONNECTION_PING_MS, DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
 } from './constants.js'
+import { fastMessageId } from './gossip-message-id.js'
 import type { NodeServices } from './types.js'
 import type { GossipsubOpts } from '@libp2p/gossipsub'
 import type { PrivateKey } from '@libp2p/interface'
@@ -51,6 +52,7 @@ export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServi
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     connectionManager: { inboundConnectionThreshold: DEFAULT_INBOUND_CONNECTION_THRESHOLD },
+    connectionMonitor: { pingInterval: DEFAULT_CONNECTION_PING_MS },
     peerDiscovery,
     services: {
       identify: identify(),
@@ -67,6 +69,7 @@ export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServi
       }),
       pubsub: gossipsub({
         globalSignaturePolicy: 'StrictSign',
+        fastMsgIdFn: fastMessageId,
         emitSelf: false,
         allowPublishToZeroTopicPeers: true,
         ignoreDuplicatePublishError: true,
