@@ -30,6 +30,8 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024
 export const DEFAULT_MAX_BATCH = 64
 /** Future snapshots (a gap in the term chain) kept until the gap fills. */
 export const DEFAULT_MAX_BUFFERED_SNAPSHOTS = 16
+/** Requesters a claimant remembers while its claim settles (room-owner.ts `earlyRequest`); more ask again. */
+export const MAX_EARLY_REQUESTS = 64
 /** Length of the signer slot in a `results` key. */
 export const RESULT_SLOT_CHARS = 8
 

@@ -47,6 +47,12 @@ export interface ClaimOptions extends AbortOptions {
    * claiming the same key. Any other connected peer is left to the whole settle window.
    */
   confirmWith?: string[]
+  /**
+   * With `confirmWith` unset (every peer): the claim's possible rivals (PeerId strings: its room's subscribers). The
+   * claim also confirms with them alone, and once they have answered and the whole settle window has passed it
+   * settles, whatever the peers still answering: as a claim settles in a network too large to confirm with everyone.
+   */
+  rivals?: string[]
 }
 
 /** Leases on the records of one Y.Map; the signing domain is `<scope>/<key>`. */
@@ -129,6 +135,7 @@ async function settleWait (confirm: Promise<ConfirmResult | undefined | void> | 
   const took = performance.now() - started
   const everyPeer = result != null && result.unreached === 0 && result.skipped === 0
   const window = everyPeer ? Math.min(settleMs, Math.max(MIN_SETTLE_MS, 2 * took)) : settleMs
+  log('confirm took %d ms (%o), settle window %d ms', Math.round(took), result, Math.round(window))
   if (window > took) await delay(window - took, signal)
 }
 
@@ -221,13 +228,20 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
         log('claimed %s term %d, settling', domain(key), written.term)
         // the exchange makes concurrent claims visible on both sides without relying on gossip timing; the settle
         // window covers peers the exchange could not reach
-        const confirm = tableOptions.confirm?.({ signal: options.signal, peers: options.confirmWith })
-          .catch((err: Error) => { log('confirm of %s failed: %s', domain(key), err.message) })
+        const confirmWith = (peers: string[] | undefined): Promise<ConfirmResult | undefined | void> | undefined =>
+          tableOptions.confirm?.({ signal: options.signal, peers })
+            .catch((err: Error) => { log('confirm of %s failed: %s', domain(key), err.message) })
+        const settled = [settleWait(confirmWith(options.confirmWith), settleMs, options.signal)]
+        if (options.confirmWith == null && options.rivals != null && tableOptions.confirm != null) {
+          // peers starved at a job's start answer a confirm with every peer in 0.2-0.4 s: the rivals and the window
+          // decide then
+          settled.push(settleWait(confirmWith(options.rivals), settleMs, options.signal))
+        }
         // a rival's record that replaces ours settles the claim at once: once the CRDT shows another value, ours
         // has lost on every peer (the loser looks elsewhere instead of waiting out the exchange)
         const lost = overwritten(map, key, () => !holds(key, written.term))
         try {
-          await Promise.race([settleWait(confirm, settleMs, options.signal), lost.promise])
+          await Promise.race([...settled, lost.promise])
         } finally {
           lost.stop()
         }

@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { CONFIRM_ALL_MAX_PEERS } from './constants.js'
-import type { Lease } from './leases.js'
+import type { ClaimOptions, Lease } from './leases.js'
 import type { RoomCore } from './room-core.js'
 
 const log = logger('jobmesh:room')
@@ -15,6 +15,9 @@ export async function claimQueue (room: RoomCore, claim: () => Promise<Lease>): 
   room.claiming = true
   try {
     return await claim()
+  } catch (err) {
+    room.early = [] // lost or aborted: no queue of this peer's will serve them
+    throw err
   } finally {
     room.claiming = false
     // what the claim wrote, while the CRDT still shows it: won, or written before the claim was aborted
@@ -27,18 +30,21 @@ export async function claimQueue (room: RoomCore, claim: () => Promise<Lease>): 
 }
 
 /**
- * The peers a claim of this room's MacroJob confirms with. Up to CONFIRM_ALL_MAX_PEERS known peers, every one
- * (undefined): that is cheap, and a claim that reached every peer settles in about twice its confirm (leases.ts).
- * Beyond, the subscribers of its room topic: a claimant subscribes to the room before it writes its lease, and
- * gossipsub sends a peer's subscription and its later messages on one stream, so a rival's claim never arrives
- * before its subscription; the other peers are left to the whole settle window. Confirming with all of them made a
- * job's start O(N^2) exchanges (docs/coordination.md, Leases). Undefined too when the pubsub cannot list them.
+ * Whom a claim of this room's MacroJob confirms with (`ClaimOptions`). Its possible rivals are the subscribers of
+ * its room topic: a claimant subscribes to the room before it writes its lease, and gossipsub sends a peer's
+ * subscription and its later messages on one stream, so a rival's claim never arrives before its subscription.
+ * Up to CONFIRM_ALL_MAX_PEERS known peers the claim confirms with every one (cheap on an idle network, where a claim
+ * that reached every peer settles in about twice its confirm, leases.ts) and with the rivals alone beside it (at a
+ * job's start, where every peer is busy, it then settles after the rivals and the window). Beyond, with the rivals
+ * only, and the other peers are left to the whole settle window: confirming with all of them made a job's start
+ * O(N^2) exchanges (docs/coordination.md, Leases). Neither when the pubsub cannot list them.
  */
-export function rivals (room: RoomCore): string[] | undefined {
+export function claimPeers (room: RoomCore): Pick<ClaimOptions, 'confirmWith' | 'rivals'> {
   const { pubsub } = room.components
   const known = pubsub.getPeers?.().length
-  if (known == null || known <= CONFIRM_ALL_MAX_PEERS) return undefined
-  return pubsub.getSubscribers?.(room.topic).map(String)
+  const subscribers = pubsub.getSubscribers?.(room.topic).map(String)
+  if (known == null || subscribers == null) return {}
+  return known <= CONFIRM_ALL_MAX_PEERS ? { rivals: subscribers } : { confirmWith: subscribers }
 }
 
 /**

@@ -47,6 +47,8 @@ export interface RoomCore {
   flushScheduled: boolean
   /** A claim of the MacroJob lease for this room is settling (room-claim.ts). */
   claiming: boolean
+  /** Peers that asked for a turn while this room's claim settled, before it had a queue (room-owner.ts `earlyRequest`). */
+  early: string[]
   /** The term of the MacroJob lease this room last won (room-claim.ts). */
   claimedTerm: number | undefined
   closed: boolean

@@ -1,4 +1,4 @@
-import type { Lease, LeaseTable } from './leases.js'
+import type { ClaimOptions, Lease, LeaseTable } from './leases.js'
 
 /**
  * When the room last heard its owner through other gossip (any topic of the job, the processor's `lastSeen`). That
@@ -23,7 +23,7 @@ export function supersedingLease (lease: Lease | undefined, epoch: number, self:
  * peer's claim won.
  */
 export async function claimNextEpoch (macroLeases: LeaseTable, key: string, seenEpoch: number, signal: AbortSignal,
-  confirmWith?: string[]): Promise<Lease> {
+  peers: Pick<ClaimOptions, 'confirmWith' | 'rivals'> = {}): Promise<Lease> {
   const minTerm = Math.max(seenEpoch, macroLeases.get(key)?.term ?? 0) + 1
-  return macroLeases.claim(key, { force: true, minTerm, signal, confirmWith })
+  return macroLeases.claim(key, { force: true, minTerm, signal, ...peers })
 }

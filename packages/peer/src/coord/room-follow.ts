@@ -103,6 +103,8 @@ function accept (room: RoomCore, next: QueueState): void {
     room.epochRoot = undefined
   }
   room.state = next
+  // a queue is open: requests remembered while a claim settled were for this peer's own (room-serve.ts)
+  room.early = []
   room.silence.heard(room.clock())
   room.components.metrics.snapshotsAccepted++
   room.ownersSeen.add(next.owner)

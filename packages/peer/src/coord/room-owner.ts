@@ -1,3 +1,4 @@
+import { MAX_EARLY_REQUESTS } from './constants.js'
 import { DONE, LOCKED, OPEN, countStates, fairBatch } from './queue.js'
 import type { Lease } from './leases.js'
 import type { QueueLock, QueueState } from './queue.js'
@@ -92,6 +93,17 @@ export function handoff (state: QueueState, self: string, to: string): void {
  * the pending list when it wants work, or leaves it when it wants nothing (a member leaving the room). Returns
  * whether the queue changed.
  */
+/**
+ * The requesters a claimant remembers while its claim settles and it has no queue yet: each once, in the order they
+ * asked, at most MAX_EARLY_REQUESTS (a later one asks again when it sees the queue); a request for nothing withdraws.
+ * The queue it opens has them pending, so a joiner's first turn needs no second request (room-serve.ts).
+ */
+export function earlyRequest (early: readonly string[], self: string, from: string, want: number): string[] {
+  if (want <= 0) return early.filter(p => p !== from)
+  if (from === self || early.includes(from) || early.length >= MAX_EARLY_REQUESTS) return [...early]
+  return [...early, from]
+}
+
 export function applyRequest (state: QueueState, self: string, from: string, req: { done: number[], want: number }): boolean {
   let changed = false
   for (const index of req.done) {

@@ -4,7 +4,7 @@ import { LOCKED, countStates } from './queue.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner, publishState, satisfy } from './room-core.js'
 import { supersedingLease } from './room-failover.js'
-import { applyRequest, handoff, pickBatch, rebuildQueue, reconcile } from './room-owner.js'
+import { applyRequest, earlyRequest, handoff, pickBatch, rebuildQueue, reconcile } from './room-owner.js'
 import type { CoordMessage } from './codec.js'
 import type { Lease } from './leases.js'
 import type { RoomCore } from './room-core.js'
@@ -24,6 +24,9 @@ export function createQueue (room: RoomCore, lease: Lease): void {
   const { states, locks } = rebuildQueue(room.size, room.view, room.clock())
   const macroLease = room.components.macroLeases.get(room.macroKey)
   const raw = macroLease?.term === lease.term ? room.components.macroLeases.raw(room.macroKey) : undefined
+  const pending = (room.state?.pending ?? []).filter(p => p !== room.self && p !== room.state?.owner)
+  const early = room.early.filter(p => p !== room.self && !pending.includes(p))
+  room.early = []
   room.state = {
     macroIndex: room.macroIndex,
     epoch: lease.term,
@@ -33,7 +36,7 @@ export function createQueue (room: RoomCore, lease: Lease): void {
     version: 0,
     states,
     locks,
-    pending: (room.state?.pending ?? []).filter(p => p !== room.self && p !== room.state?.owner),
+    pending: [...pending, ...early],
     macroLease: raw
   }
   room.lastMacroRenew = room.clock()
@@ -41,6 +44,13 @@ export function createQueue (room: RoomCore, lease: Lease): void {
   room.ownersSeen.add(room.self)
   log('%s room %d: created epoch %d (%o)', room.self.slice(-6), room.macroIndex, lease.term, countStates(states))
   room.dispatch('ownership', room.state)
+  if (pending.length === 0 && early.length > 0 && room.waiter.want == null) {
+    // only joiners that asked while the claim settled: the queue goes out with them pending, and this peer's first
+    // `next` locks its own batch and hands the queue to the first of them in one snapshot
+    publishState(room)
+    checkComplete(room)
+    return
+  }
   serve(room)
 }
 
@@ -140,7 +150,12 @@ export function scheduleFlush (room: RoomCore): void {
 
 export function onRequest (room: RoomCore, from: string, req: NonNullable<CoordMessage['request']>): void {
   const state = room.state
-  if (state != null && isOwner(room) && applyRequest(state, room.self, from, { done: req.done.filter(i => i < room.size), want: req.want })) {
+  if (state == null) {
+    // a joiner that chose this room while its claim settles: remembered for the queue this peer is about to open
+    if (room.claiming) room.early = earlyRequest(room.early, room.self, from, req.want)
+    return
+  }
+  if (isOwner(room) && applyRequest(state, room.self, from, { done: req.done.filter(i => i < room.size), want: req.want })) {
     scheduleFlush(room)
   }
 }

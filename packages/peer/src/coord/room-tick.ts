@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { LeaseLostError } from './errors.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner } from './room-core.js'
-import { claimQueue, releaseUnserved, rivals } from './room-claim.js'
+import { claimPeers, claimQueue, releaseUnserved } from './room-claim.js'
 import { claimNextEpoch, ownerGossipAt } from './room-failover.js'
 import { drainFuture, request, sendRequest } from './room-follow.js'
 import { createQueue, reconcileWithCrdt, serve } from './room-serve.js'
@@ -87,7 +87,7 @@ async function failover (room: RoomCore): Promise<void> {
   const seenEpoch = room.state?.epoch ?? 0
   try {
     log('%s room %d: owner %s silent, claiming the next epoch', room.self.slice(-6), room.macroIndex, room.state?.owner.slice(-6))
-    const lease = await claimQueue(room, async () => claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal, rivals(room)))
+    const lease = await claimQueue(room, async () => claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal, claimPeers(room)))
     if (room.closed || (room.state != null && room.state.epoch >= lease.term && room.state.owner !== room.self)) {
       return
     }

@@ -9,7 +9,7 @@ import { macroKey, macroScope, microKey } from './keys.js'
 import { multihashOfPeerId } from '../protocol/index.js'
 import { DONE, LOCKED, countStates } from './queue.js'
 import { OwnerSilence } from './owner-silence.js'
-import { claimQueue, releaseUnserved, rivals } from './room-claim.js'
+import { claimPeers, claimQueue, releaseUnserved } from './room-claim.js'
 import { checkComplete, crdtDone } from './room-complete.js'
 import { isOwner, publishState, satisfy } from './room-core.js'
 import { handle, request, sendRequest } from './room-follow.js'
@@ -107,6 +107,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       lastPublish: 0,
       flushScheduled: false,
       claiming: false,
+      early: [],
       claimedTerm: undefined,
       closed: false,
       completed: false,
@@ -151,7 +152,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
    * does not fail its (absent) owner over; a lease it won but never opens is released by the room's next tick.
    */
   async claim (options: AbortOptions = {}): Promise<Lease> {
-    return claimQueue(this.core, async () => this.components.macroLeases.claim(this.core.macroKey, { ...options, confirmWith: rivals(this.core) }))
+    return claimQueue(this.core, async () => this.components.macroLeases.claim(this.core.macroKey, { ...options, ...claimPeers(this.core) }))
   }
 
   /**

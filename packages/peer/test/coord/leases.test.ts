@@ -145,6 +145,41 @@ describe('leases', () => {
     }
   })
 
+  it('beside a confirm with every peer, one with the claim\'s rivals settles it once they answered and the window passed', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    try {
+      const key = await generateKeyPair('Ed25519')
+      const id = peerIdFromPrivateKey(key).toString()
+      const l = leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => 5_000 }, { leaseMs: 10_000, settleMs: 250 })
+      // [every peer answers after ms, the rivals answer after ms, the claim resolves after ms]
+      const cases: Array<[number, number, number]> = [
+        [600, 20, 250], // starved peers: the rivals and the window decide
+        [600, 400, 400], // a rival slower than the window is waited for
+        [10, 20, MIN_SETTLE_MS] // an idle network: the quick confirm with everyone still settles first
+      ]
+      for (const [allMs, rivalsMs, settlesAt] of cases) {
+        const asked: Array<string[] | undefined> = []
+        const table = l.table(new Y.Doc().getMap('macro'), 'jobmesh/macro/0x01', {
+          confirm: async ({ peers }) => {
+            asked.push(peers)
+            const ms = peers == null ? allMs : rivalsMs
+            return await new Promise(resolve => setTimeout(() => { resolve({ exchanged: peers?.length ?? 7, unreached: 0, skipped: peers == null ? 0 : 7 - peers.length }) }, ms))
+          }
+        })
+        let won = false
+        void table.claim('0', { rivals: ['rival'] }).then(() => { won = true })
+        await vi.advanceTimersByTimeAsync(settlesAt - 1)
+        expect(won, `every peer ${allMs} ms, rivals ${rivalsMs} ms: not before ${settlesAt} ms`).toBe(false)
+        await vi.advanceTimersByTimeAsync(1)
+        expect(won, `every peer ${allMs} ms, rivals ${rivalsMs} ms: at ${settlesAt} ms`).toBe(true)
+        expect(asked).toEqual([undefined, ['rival']])
+        await vi.advanceTimersByTimeAsync(allMs)
+      }
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('a record with a bad signature is absent', async () => {
     const now = 1_000
     const a = await peer(() => now)

@@ -6,14 +6,14 @@ import { leases } from '../../src/coord/leases.js'
 import { LeaseRecord } from '../../src/coord/pb/coord.js'
 import { DONE, LOCKED, OPEN, judge } from '../../src/coord/queue.js'
 import { FutureSnapshots, epochValid, yieldsTo } from '../../src/coord/room-member.js'
-import { applyRequest, handoff, ownerMemory, pickBatch, rebuildQueue, reconcile } from '../../src/coord/room-owner.js'
+import { applyRequest, earlyRequest, handoff, ownerMemory, pickBatch, rebuildQueue, reconcile } from '../../src/coord/room-owner.js'
 import { TurnWaiter } from '../../src/coord/room-waiter.js'
-import { handOffTo } from '../../src/coord/room-serve.js'
+import { createQueue, handOffTo, onRequest, serve } from '../../src/coord/room-serve.js'
 import { OwnerSilence } from '../../src/coord/owner-silence.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
 import { claimNextEpoch, ownerGossipAt, supersedingLease } from '../../src/coord/room-failover.js'
-import { claimQueue, releaseUnserved, rivals, unservedLease } from '../../src/coord/room-claim.js'
-import { CONFIRM_ALL_MAX_PEERS } from '../../src/coord/constants.js'
+import { claimPeers, claimQueue, releaseUnserved, unservedLease } from '../../src/coord/room-claim.js'
+import { CONFIRM_ALL_MAX_PEERS, MAX_EARLY_REQUESTS } from '../../src/coord/constants.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import type { Lease } from '../../src/coord/leases.js'
 import type { QueueState } from '../../src/coord/queue.js'
@@ -316,7 +316,7 @@ describe('room claiming role (room-claim.ts)', () => {
     return { room, clock, macroLeases, rival, silence, self }
   }
 
-  it('confirms a claim with every peer while they are few, beyond with the subscribers of the room topic (its possible rivals)', async () => {
+  it('confirms a claim with every peer while they are few and with its rivals (the room topic\'s subscribers) beside it, beyond with the rivals only', async () => {
     const key = await generateKeyPair('Ed25519')
     const self = peerIdFromPrivateKey(key).toString()
     const asked: Array<string[] | undefined> = []
@@ -331,10 +331,13 @@ describe('room claiming role (room-claim.ts)', () => {
       components: { pubsub: { getPeers: () => Array.from({ length: peers }, (_, i) => `peer${i}`), getSubscribers: (t: string) => subscribers.get(t) ?? [] } }
     }) as unknown as RoomCore
     const blind = { topic, components: { pubsub: {} } } as unknown as RoomCore
-    await claimNextEpoch(table, '0', 0, new AbortController().signal, rivals(room(CONFIRM_ALL_MAX_PEERS + 1)))
-    await claimNextEpoch(table, '0', 1, new AbortController().signal, rivals(room(CONFIRM_ALL_MAX_PEERS)))
-    await claimNextEpoch(table, '0', 2, new AbortController().signal, rivals(blind))
-    expect(asked).toEqual([['peerA', 'peerB'], undefined, undefined])
+    await claimNextEpoch(table, '0', 0, new AbortController().signal, claimPeers(room(CONFIRM_ALL_MAX_PEERS + 1)))
+    expect(asked).toEqual([['peerA', 'peerB']])
+    // few peers: every one, and the rivals alone beside it
+    await claimNextEpoch(table, '0', 1, new AbortController().signal, claimPeers(room(CONFIRM_ALL_MAX_PEERS)))
+    expect(asked.slice(1)).toEqual([undefined, ['peerA', 'peerB']])
+    await claimNextEpoch(table, '0', 2, new AbortController().signal, claimPeers(blind))
+    expect(asked.slice(3)).toEqual([undefined])
   })
 
   it('stands the failover role aside while the claim settles, and counts the silence from the claim\'s end', async () => {
@@ -380,6 +383,65 @@ describe('room claiming role (room-claim.ts)', () => {
     expect(releaseUnserved(room)).toBe(false)
     expect(macroLeases.get('0')).toMatchObject({ owner: self, term: 1 })
     expect(macroLeases.isOpen('0')).toBe(false)
+  })
+
+  it('remembers the joiners that ask while its claim settles, each once, in order, a request for nothing withdrawing', () => {
+    let early: string[] = []
+    for (const [from, want] of [['b', 4], ['c', 4], ['b', 8], ['self', 4], ['d', 0], ['c', 0], ['e', 2]] as const) {
+      early = earlyRequest(early, 'self', from, want)
+    }
+    expect(early).toEqual(['b', 'e'])
+    const full = Array.from({ length: MAX_EARLY_REQUESTS }, (_, i) => `p${i}`)
+    expect(earlyRequest(full, 'self', 'late', 4)).toEqual(full) // it asks again when it sees the queue
+  })
+
+  it('opens its queue with the joiners that asked while the claim settled pending: its first turn and their handoff go out in one snapshot', async () => {
+    const { room, macroLeases, clock } = await claimRoom()
+    const published: QueueState[] = []
+    Object.assign(room, {
+      size: 64, topic: 't', heartbeatMs: 1_000, maxBatch: 64, maxBytes: 65_536, early: [], doneOutbox: [], lastPublish: 0,
+      completed: false, flushScheduled: false, epochRoot: undefined, view: crdt(), memory: ownerMemory(), waiter: new TurnWaiter(),
+      ownersSeen: new Set<string>(), dispatch: () => {}
+    })
+    const doc = new Y.Doc()
+    const micro = leases({ signer: recordSigner(await generateKeyPair('Ed25519'), room.self), verifier: recordVerifier(), clock: () => clock.now }, { settleMs: 0 })
+    Object.assign(room.components, {
+      microLeases: micro.table(doc.getMap('micro'), 'jobmesh/micro/j'),
+      progress: { doneIn: () => 0, has: () => false },
+      metrics: { snapshotsSent: 0, handoffs: 0 },
+      pubsub: { publish: async () => { published.push(structuredClone(room.state as QueueState)) } }
+    })
+    const [b, c, x] = await Promise.all([0, 1, 2].map(async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()))
+    const ask = (from: string, want: number): void => { onRequest(room, from, { macroIndex: 0, done: [], want }) }
+    ask(x, 4) // before the claim: nobody to remember it for
+    const lease = await claimQueue(room, async () => {
+      ask(b, 4)
+      ask(c, 4)
+      return macroLeases.claim('0')
+    })
+    createQueue(room, lease)
+    // the queue goes out at once with both joiners pending; the owner keeps it for its own first turn
+    expect(published).toHaveLength(1)
+    expect(published[0]).toMatchObject({ owner: room.self, epoch: 1, pending: [b, c] })
+    expect(room.early).toEqual([])
+    // its turn loop asks: it locks its batch and hands the queue to the first joiner in the same snapshot
+    const turn = room.waiter.wait(4)
+    serve(room)
+    expect((await turn).map(i => i.index)).toEqual([0, 1, 2, 3])
+    expect(published).toHaveLength(2)
+    expect(published[1]).toMatchObject({ owner: b, term: 1, pending: [c] })
+  })
+
+  it('forgets the joiners it remembered when its claim is lost', async () => {
+    const { room, macroLeases } = await claimRoom()
+    room.early = []
+    await expect(claimQueue(room, async () => {
+      onRequest(room, 'joiner-b', { macroIndex: 0, done: [], want: 4 })
+      expect(room.early).toEqual(['joiner-b'])
+      macroLeases.take('0')
+      throw new Error('lost')
+    })).rejects.toThrow('lost')
+    expect(room.early).toEqual([])
   })
 
   it('a room closed while its claim settles releases what the claim wrote', async () => {
