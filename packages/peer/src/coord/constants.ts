@@ -9,8 +9,8 @@ export const DEFAULT_SETTLE_MS = 250
 /** The shortest settle of a claim whose confirm reached every connected peer (ms; leases.ts `settleWait`). */
 export const MIN_SETTLE_MS = 50
 /**
- * A MacroJob claim confirms with every peer while gossipsub knows at most this many, beyond with its room's
- * subscribers only (room-claim.ts `rivals`). Up to 8 peers the exchanges are cheap and a confirm that reached every
+ * A MacroJob claim confirms with every peer (and its room's subscribers beside) while gossipsub knows at most this
+ * many, beyond with its room's subscribers only (room-claim.ts `claimPeers`). Up to 8 peers the exchanges are cheap and a confirm that reached every
  * peer shortens the settle by ~100-200 ms; at 16 peer processes on 2 cores the 15 exchanges of each claim held it 1-2 s.
  */
 export const CONFIRM_ALL_MAX_PEERS = 8

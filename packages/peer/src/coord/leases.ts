@@ -228,14 +228,14 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
         log('claimed %s term %d, settling', domain(key), written.term)
         // the exchange makes concurrent claims visible on both sides without relying on gossip timing; the settle
         // window covers peers the exchange could not reach
-        const confirmWith = (peers: string[] | undefined): Promise<ConfirmResult | undefined | void> | undefined =>
+        const confirm = (peers: string[] | undefined): Promise<ConfirmResult | undefined | void> | undefined =>
           tableOptions.confirm?.({ signal: options.signal, peers })
             .catch((err: Error) => { log('confirm of %s failed: %s', domain(key), err.message) })
-        const settled = [settleWait(confirmWith(options.confirmWith), settleMs, options.signal)]
+        const settled = [settleWait(confirm(options.confirmWith), settleMs, options.signal)]
         if (options.confirmWith == null && options.rivals != null && tableOptions.confirm != null) {
           // peers starved at a job's start answer a confirm with every peer in 0.2-0.4 s: the rivals and the window
           // decide then
-          settled.push(settleWait(confirmWith(options.rivals), settleMs, options.signal))
+          settled.push(settleWait(confirm(options.rivals), settleMs, options.signal))
         }
         // a rival's record that replaces ours settles the claim at once: once the CRDT shows another value, ours
         // has lost on every peer (the loser looks elsewhere instead of waiting out the exchange)

@@ -89,11 +89,6 @@ export function handoff (state: QueueState, self: string, to: string): void {
 }
 
 /**
- * A member's request at the owner: the items it reports done (only its own locks) are marked done, and it joins
- * the pending list when it wants work, or leaves it when it wants nothing (a member leaving the room). Returns
- * whether the queue changed.
- */
-/**
  * The requesters a claimant remembers while its claim settles and it has no queue yet: each once, in the order they
  * asked, at most MAX_EARLY_REQUESTS (a later one asks again when it sees the queue); a request for nothing withdraws.
  * The queue it opens has them pending, so a joiner's first turn needs no second request (room-serve.ts).
@@ -104,6 +99,11 @@ export function earlyRequest (early: readonly string[], self: string, from: stri
   return [...early, from]
 }
 
+/**
+ * A member's request at the owner: the items it reports done (only its own locks) are marked done, and it joins
+ * the pending list when it wants work, or leaves it when it wants nothing (a member leaving the room). Returns
+ * whether the queue changed.
+ */
 export function applyRequest (state: QueueState, self: string, from: string, req: { done: number[], want: number }): boolean {
   let changed = false
   for (const index of req.done) {

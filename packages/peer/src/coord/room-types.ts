@@ -14,7 +14,7 @@ export interface RoomPubSub extends Partial<GuardedPubSub> {
   publish(topic: string, data?: Uint8Array): Promise<unknown>
   /** Peers subscribed to a topic (the processor sizes its turns by the job's peers). */
   getSubscribers?(topic: string): unknown[]
-  /** Peers gossipsub knows (a claim confirms with all of them while they are few: room-claim.ts `rivals`). */
+  /** Peers gossipsub knows (a claim confirms with all of them while they are few: room-claim.ts `claimPeers`). */
   getPeers?(): unknown[]
   addEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void
   removeEventListener(type: 'message', listener: (evt: CustomEvent<RoomPubSubMessage>) => void): void

@@ -65,12 +65,12 @@ export interface JobContextInit {
 
 /**
  * Opens the job doc of `job`'s round and builds what the processor works with: the signed lease tables (the
- * MacroJob claim confirms with every connected peer when the doc store can), results, progress, failures and the
+ * MacroJob claim confirms with its possible rivals when the doc store can), results, progress, failures and the
  * result batch.
  */
 export async function openJobContext (components: JobContextComponents, job: KnownJob, init: JobContextInit): Promise<JobContext> {
   const docName = roundDocName(job.jobId, job.round)
-  // one peer's answer is enough to start: the MacroJob claim confirms with every connected peer before it counts
+  // one peer's answer is enough to start: the MacroJob claim confirms with its possible rivals before it counts
   const doc = await components.docs.open(docName, { catchUp: 'first' })
   const docs = components.docs
   const confirm = docs.confirm == null ? undefined : async (options: ConfirmOptions) => docs.confirm?.(docName, options)

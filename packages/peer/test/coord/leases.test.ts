@@ -17,6 +17,34 @@ function sync (a: Y.Doc, b: Y.Doc): void {
   Y.applyUpdate(a, Y.encodeStateAsUpdate(b, Y.encodeStateVector(a)))
 }
 
+
+/** Runs `fn` on a fake clock (timers and `performance`, which the settle measures the confirm with). */
+async function withFakeTimers (fn: () => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+  try {
+    await fn()
+  } finally {
+    vi.useRealTimers()
+  }
+}
+
+/** Leases with a 250 ms settle window, for the settle rules. */
+async function settlingLeases (): Promise<ReturnType<typeof leases>> {
+  const key = await generateKeyPair('Ed25519')
+  const id = peerIdFromPrivateKey(key).toString()
+  return leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => 5_000 }, { leaseMs: 10_000, settleMs: 250 })
+}
+
+/** The claim resolves exactly `at` ms from now on the fake clock, not a ms before. */
+async function expectSettlesAt (claim: Promise<unknown>, at: number, what: string): Promise<void> {
+  let won = false
+  void claim.then(() => { won = true })
+  await vi.advanceTimersByTimeAsync(at - 1)
+  expect(won, `${what}: not before ${at} ms`).toBe(false)
+  await vi.advanceTimersByTimeAsync(1)
+  expect(won, `${what}: at ${at} ms`).toBe(true)
+}
+
 describe('leases', () => {
   it('drop deletes only the own lease of that term (a result decides the item)', async () => {
     let now = 10_000
@@ -115,11 +143,8 @@ describe('leases', () => {
   })
 
   it('a claim settles after twice its confirm when that reached every connected peer, else after the whole window', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
-    try {
-      const key = await generateKeyPair('Ed25519')
-      const id = peerIdFromPrivateKey(key).toString()
-      const l = leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => 5_000 }, { leaseMs: 10_000, settleMs: 250 })
+    await withFakeTimers(async () => {
+      const l = await settlingLeases()
       // [confirm takes ms, peers it could not reach, peers it did not ask, the claim resolves after ms]
       const cases: Array<[number, number, number, number]> = [
         [10, 0, 0, MIN_SETTLE_MS], // a quick confirm: the floor
@@ -133,24 +158,14 @@ describe('leases', () => {
         const table = l.table(new Y.Doc().getMap('macro'), 'jobmesh/macro/0x01', {
           confirm: async () => await new Promise(resolve => setTimeout(() => { resolve({ exchanged: 0, unreached, skipped }) }, confirmMs))
         })
-        let won = false
-        void table.claim('0').then(() => { won = true })
-        await vi.advanceTimersByTimeAsync(settlesAt - 1)
-        expect(won, `confirm ${confirmMs} ms, ${unreached} unreached: not before ${settlesAt} ms`).toBe(false)
-        await vi.advanceTimersByTimeAsync(1)
-        expect(won, `confirm ${confirmMs} ms, ${unreached} unreached: at ${settlesAt} ms`).toBe(true)
+        await expectSettlesAt(table.claim('0'), settlesAt, `confirm ${confirmMs} ms, ${unreached} unreached`)
       }
-    } finally {
-      vi.useRealTimers()
-    }
+    })
   })
 
   it('beside a confirm with every peer, one with the claim\'s rivals settles it once they answered and the window passed', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
-    try {
-      const key = await generateKeyPair('Ed25519')
-      const id = peerIdFromPrivateKey(key).toString()
-      const l = leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock: () => 5_000 }, { leaseMs: 10_000, settleMs: 250 })
+    await withFakeTimers(async () => {
+      const l = await settlingLeases()
       // [every peer answers after ms, the rivals answer after ms, the claim resolves after ms]
       const cases: Array<[number, number, number]> = [
         [600, 20, 250], // starved peers: the rivals and the window decide
@@ -166,18 +181,11 @@ describe('leases', () => {
             return await new Promise(resolve => setTimeout(() => { resolve({ exchanged: peers?.length ?? 7, unreached: 0, skipped: peers == null ? 0 : 7 - peers.length }) }, ms))
           }
         })
-        let won = false
-        void table.claim('0', { rivals: ['rival'] }).then(() => { won = true })
-        await vi.advanceTimersByTimeAsync(settlesAt - 1)
-        expect(won, `every peer ${allMs} ms, rivals ${rivalsMs} ms: not before ${settlesAt} ms`).toBe(false)
-        await vi.advanceTimersByTimeAsync(1)
-        expect(won, `every peer ${allMs} ms, rivals ${rivalsMs} ms: at ${settlesAt} ms`).toBe(true)
+        await expectSettlesAt(table.claim('0', { rivals: ['rival'] }), settlesAt, `every peer ${allMs} ms, rivals ${rivalsMs} ms`)
         expect(asked).toEqual([undefined, ['rival']])
         await vi.advanceTimersByTimeAsync(allMs)
       }
-    } finally {
-      vi.useRealTimers()
-    }
+    })
   })
 
   it('a record with a bad signature is absent', async () => {
