@@ -38,6 +38,15 @@ describe('sliceJob', () => {
     expect(macroJobs[1].microIds[0]).toBe(computeMicroId(spec.seed, macroJobs[1].macroId, 0))
   })
 
+  it('hashes a MicroJob id on its own, the same whichever is read first', () => {
+    const spec = parseJobSpec(validSpecInput())
+    const { macroJobs, microJobs } = sliceJob(spec, JOB_ID)
+    expect(macroJobs[1].microId(1)).toBe(computeMicroId(spec.seed, macroJobs[1].macroId, 1))
+    expect(microJobs[3].microId).toBe(macroJobs[1].microId(1))
+    expect(macroJobs[1].microIds).toEqual([computeMicroId(spec.seed, macroJobs[1].macroId, 0), macroJobs[1].microId(1)])
+    expect(sliceJob(spec, JOB_ID).macroJobs[1].microIds).toEqual(macroJobs[1].microIds)
+  })
+
   it('is deterministic and depends on seed and jobId', () => {
     const spec = parseJobSpec(validSpecInput())
     expect(sliceJob(spec, JOB_ID)).toEqual(sliceJob(spec, JOB_ID))
