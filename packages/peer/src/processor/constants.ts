@@ -17,6 +17,13 @@ export const DEFAULT_TURN_MS = 1_000
 export const TURN_MS_PER_PEER = 100
 /** Most MicroJobs asked for per queue turn (the owner caps it to a fair share and its `maxBatch`). */
 export const MAX_WANT = 64
+
+/**
+ * A peer asks for its next queue turn this long (ms, at the measured run time) before its current turn's work ends,
+ * so that the handoff, which takes a gossip round trip and the lock, overlaps the last MicroJobs instead of
+ * following them (turn-size.ts `lead`). At least the last MicroJob of a turn; at most a quarter of the turn.
+ */
+export const DEFAULT_ASK_AHEAD_MS = 250
 /** A room announcement is trusted for this long (ms). */
 export const DEFAULT_ANNOUNCEMENT_TTL_MS = 3_000
 /** Completion counts as ours if our last result was written this recently (ms). */

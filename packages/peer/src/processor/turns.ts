@@ -127,8 +127,9 @@ async function awaitTurn (host: TurnHost, ctx: JobContext, turn: Turn): Promise<
 export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSignal): Promise<void> {
   let readyAt = host.clock()
   let idleRounds = 0
-  // the next turn, asked for while the last MicroJob of this one runs: no idle gap waiting for the queue, and the
-  // lock writes this turn's results with the next turn's leases (one CRDT update per turn)
+  // the next turn, asked for while the last MicroJobs of this one run (TurnSize.lead): no idle gap waiting for the
+  // queue, and its lock writes the results finished so far with the next turn's leases (one CRDT update per turn;
+  // the results of the MicroJobs after the ask go with the lock after that, or at the end)
   let ahead: Turn | undefined
   while (!signal.aborted && !ctx.finalized) {
     let turn = ahead
@@ -165,7 +166,9 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
     try {
       for (const [n, item] of items.entries()) {
         if (signal.aborted) return
-        if (n === items.length - 1 && !ctx.finalized && !ownsOtherOpenRoom(ctx, room)) ahead = askTurn(host, ctx, room, signal)
+        if (ahead == null && items.length - n <= ctx.turnSize.lead(items.length) && !ctx.finalized && !ownsOtherOpenRoom(ctx, room)) {
+          ahead = askTurn(host, ctx, room, signal)
+        }
         const f = await runItem(host, ctx, room, item, readyAt, lockedAt, signal)
         if (f === 'failed') {
           // poison isolation: hand the rest of the batch back at once (the owner re-opens released leases) and

@@ -39,4 +39,19 @@ describe('TurnSize (MicroJobs asked for per queue turn)', () => {
     for (let i = 0; i < 20; i++) size.record(500)
     expect(size.want()).toBe(2)
   })
+
+  it('asks for the next turn about aheadMs of work before this one ends: the last MicroJob at least, a quarter at most', () => {
+    const size = new TurnSize({ turnMs: 1_000, aheadMs: 250 })
+    expect(size.lead(16)).toBe(1) // no run time measured yet: at the last MicroJob
+    size.record(50)
+    expect(size.lead(20)).toBe(5) // 250 ms of 50 ms MicroJobs
+    expect(size.lead(8)).toBe(2) // a quarter of a short turn
+    expect(size.lead(2)).toBe(1)
+    const long = new TurnSize({ aheadMs: 250 })
+    long.record(2_000)
+    expect(long.lead(4)).toBe(1) // one long MicroJob covers the handoff
+    const instant = new TurnSize({ aheadMs: 250 })
+    instant.record(0)
+    expect(instant.lead(64)).toBe(16)
+  })
 })
