@@ -213,6 +213,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       case 'known':
         return verdict.job
       case 'new':
+        log('%s learnt job %s round %d', this.self.slice(-6), verdict.job.jobId, verdict.job.round)
         this.jobs.set(verdict.job.jobId, verdict.job)
         if (verdict.previous != null) this.retireRound(verdict.job.jobId)
         this.wakeIdle?.()
@@ -317,11 +318,13 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     ctx = this.contexts.get(job.jobId)
     if (ctx != null || this.jobs.get(job.jobId) !== job) return ctx
     const verifier = excluded == null ? this.verifier : excludingVerifier(this.verifier, excluded)
+    const opening = this.clock()
     ctx = await openJobContext({ docs: this.components.docs, signer: this.signer, verifier, leases: this.leases, metrics: this.metrics }, job, {
       resultFlushMs: this.init.resultFlushMs,
       failures: this.init.failures,
       onWritten: (c, written) => { reportWritten(this.turnHost, c, written) }
     })
+    log('%s job %s: doc open in %d ms', this.self.slice(-6), job.jobId, this.clock() - opening)
     const { progress, failures } = ctx
     const c = ctx
     progress.addEventListener('complete', (evt) => { void jobComplete(this.endHost, c, evt.detail.local) })
