@@ -14,29 +14,29 @@ const ED25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30
 /** Signers whose imported public key is kept (a job's peers; the table is cleared when it grows past this). */
 const MAX_CACHED_KEYS = 4_096
 
+/** Imported public keys, shared by every verifier of the process (a job's verifiers and each round's see the same signers). */
+const keys = new Map<string, KeyObject | null>()
+
 /**
  * The signer's Ed25519 public key as a node KeyObject, imported once per signer: `verifySignedRecord` (libp2p's
  * `publicKey.verify`) parses the PeerId string and imports the key from JWK on every call, a quarter of the cost
  * of a record check (docs/coordination.md, Where the time and CPU go). `null`: not an Ed25519 PeerId.
  */
-function signerKeys (): (signer: string) => KeyObject | null {
-  const keys = new Map<string, KeyObject | null>()
-  return (signer) => {
-    let key = keys.get(signer)
-    if (key !== undefined) return key
-    key = null
-    try {
-      const peerId = peerIdFromString(signer)
-      if (peerId.type === 'Ed25519') {
-        key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, peerId.publicKey.raw]), format: 'der', type: 'spki' })
-      }
-    } catch {
-      key = null
+function signerKey (signer: string): KeyObject | null {
+  let key = keys.get(signer)
+  if (key !== undefined) return key
+  key = null
+  try {
+    const peerId = peerIdFromString(signer)
+    if (peerId.type === 'Ed25519') {
+      key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, peerId.publicKey.raw]), format: 'der', type: 'spki' })
     }
-    if (keys.size >= MAX_CACHED_KEYS) keys.clear()
-    keys.set(signer, key)
-    return key
+  } catch {
+    key = null
   }
+  if (keys.size >= MAX_CACHED_KEYS) keys.clear()
+  keys.set(signer, key)
+  return key
 }
 
 /**
@@ -111,7 +111,6 @@ export function recordSigner (privateKey: PrivateKey, peerId: string, counters?:
  */
 export function recordVerifier (counters?: TrafficCounters): RecordVerifier {
   const cache = new WeakMap<Uint8Array, Map<string, VerifiedRecord | null>>()
-  const keyOf = signerKeys()
   const remember = (envelope: Uint8Array, domain: string, result: VerifiedRecord | null): void => {
     let byDomain = cache.get(envelope)
     if (byDomain == null) {
@@ -133,7 +132,7 @@ export function recordVerifier (counters?: TrafficCounters): RecordVerifier {
       try {
         const record = decodeSignedRecord(envelope)
         if (counters != null) counters.recordVerifications++
-        const key = keyOf(record.signer)
+        const key = signerKey(record.signer)
         if (key != null && verifyEd25519(null, recordSigningMessage(domain, record.payload), key, record.signature)) {
           result = { signer: record.signer, payload: record.payload }
         }
