@@ -10,17 +10,18 @@ import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protoco
 import { DEFAULT_IDLE_MS } from './constants.js'
 import { giveUp, jobComplete } from './job-end.js'
 import { openJobContext } from './job-context.js'
-import { healthyFirst } from './poison.js'
+import { healthyFirst, itemFailed } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
 import type { KnownJob } from '../jobs/index.js'
 import type { JobEndHost } from './job-end.js'
+import type { PoisonHost } from './poison.js'
 import type { RoomsHost } from './rooms.js'
 import type { TurnHost } from './turns.js'
 import type { KnownJobSummary, Processor, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
 import type {
-  CoordMessage, Leases, LockedItem, RecordSigner, RecordVerifier, RoomPubSubMessage
+  CoordMessage, Leases, RecordSigner, RecordVerifier, RoomPubSubMessage
 } from '../coord/index.js'
 import type { JobSpec, PricingParams } from '../protocol/index.js'
 import type * as Y from 'yjs'
@@ -44,8 +45,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly failed = new Set<string>()
   /** jobId -> when a MicroJob of it last failed here (such jobs come last in the job choice). */
   private readonly failedAt = new Map<string, number>()
-  /** jobId -> failed attempts of this peer. */
-  private readonly localFailures = new Map<string, number>()
   /** Spec CIDs whose content this peer holds (`prepareJob` succeeded). */
   private readonly prepared = new Set<string>()
   /** Topic -> removes its gossipsub validator. */
@@ -68,6 +67,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly endHost: JobEndHost
   /** What joining and finding rooms (rooms.ts) uses of this processor. */
   private readonly roomsHost: RoomsHost
+  /** What a failed MicroJob (poison.ts) uses of this processor. */
+  private readonly poisonHost: PoisonHost
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
@@ -92,6 +93,13 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       clock: this.clock,
       onJobComplete: init.onJobComplete,
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
+    }
+    this.poisonHost = {
+      failedAt: this.failedAt,
+      localFailures: new Map(),
+      clock: this.clock,
+      localMaxFailures: init.localMaxFailures ?? DEFAULT_LOCAL_MAX_FAILURES,
+      endHost: this.endHost
     }
     this.roomsHost = {
       pubsub: components.pubsub,
@@ -124,7 +132,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),
       leaveRoom,
       waitFor,
-      itemFailed: (ctx, item, err) => { this.itemFailed(ctx, item, err) },
+      itemFailed: (ctx, item, err) => { itemFailed(this.poisonHost, ctx, item, err) },
       announceComplete: init.announceComplete === true,
       publish: (topic, msg) => { this.publish(topic, msg) },
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
@@ -372,24 +380,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     if (job.modelId != null) this.lastModelId = job.modelId
     if (ctx == null) return
     await runTurns(this.turnHost, ctx, signal)
-  }
-
-  /** A MicroJob failed here: recorded in the CRDT (it counts against the job), and the job goes to the back. */
-  private itemFailed (ctx: JobContext, item: LockedItem, err: Error): void {
-    const jobId = ctx.job.jobId
-    this.failedAt.set(jobId, this.clock())
-    const local = (this.localFailures.get(jobId) ?? 0) + 1
-    this.localFailures.set(jobId, local)
-    try {
-      ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name)
-    } catch (e) {
-      log.error('cannot record the failure of %s %d.%d: %e', jobId, item.macroIndex, item.index, e)
-    }
-    if (ctx.failures.failed) {
-      giveUp(this.endHost, ctx, ctx.failures.summary())
-    } else if (local >= (this.init.localMaxFailures ?? DEFAULT_LOCAL_MAX_FAILURES)) {
-      giveUp(this.endHost, ctx, { ...ctx.failures.summary(), attempts: local, peers: 1 })
-    }
   }
 }
 
