@@ -10,13 +10,12 @@ export interface MicroJobDescriptor {
   end: number
 }
 
-/** One MacroJob: its id, its `size` MicroJobs and their ids in index order (each hashed on its first read). */
+/** One MacroJob: its id and its `size` MicroJobs. */
 export interface MacroJobDescriptor {
   macroId: string
   index: number
   size: number
-  readonly microIds: string[]
-  /** The id of MicroJob `index` alone: hashes only that one. */
+  /** The id of its MicroJob `index` (hashed on its first read, that one alone). */
   microId: (index: number) => string
 }
 
@@ -61,26 +60,17 @@ export function sliceJob (spec: Pick<JobSpec, 'seed' | 'blockCount' | 'slicing'>
 
 /** A MacroJob whose MicroJob ids are hashed one at a time, each on its first read. */
 class LazyMacroJob implements MacroJobDescriptor {
-  readonly #seed: bigint
+  readonly #hash: (index: number) => string
   readonly #ids: Array<string | undefined>
-  #hash: ((index: number) => string) | undefined
 
   constructor (seed: bigint, readonly macroId: string, readonly index: number, readonly size: number) {
-    this.#seed = seed
+    this.#hash = idHasher(seed, macroId)
     this.#ids = new Array(size)
   }
 
   microId (i: number): string {
-    let id = this.#ids[i]
-    if (id == null) {
-      this.#hash ??= idHasher(this.#seed, this.macroId)
-      id = this.#hash(i)
-      this.#ids[i] = id
-    }
+    const id = this.#ids[i] ?? this.#hash(i)
+    this.#ids[i] = id
     return id
-  }
-
-  get microIds (): string[] {
-    return Array.from({ length: this.size }, (_, i) => this.microId(i))
   }
 }

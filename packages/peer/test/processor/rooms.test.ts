@@ -25,7 +25,7 @@ function harness (lose: Set<number>) {
   }) as unknown as MacroRoom
   const ctx = {
     job: { jobId: '0xjob', key: '0xjob' },
-    slicing: { macroJobs: [0, 1].map(m => ({ macroId: `macro${m}`, size: 8, microIds: Array.from({ length: 8 }, (_, i) => `m${m}.${i}`) })) },
+    slicing: { macroJobs: [0, 1].map(m => ({ macroId: `macro${m}`, size: 8, microId: (i: number) => `m${m}.${i}` })) },
     progress: { doneIn: () => 0, has: () => false },
     macroLeases: {
       get: () => undefined,
