@@ -67,15 +67,21 @@ function compareBytes (a: Uint8Array, b: Uint8Array): number {
  * with this peer, a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
  * message at all) and then into the least crowded rooms; equal shares in this peer's job start order (peers that
  * choose at the same moment from the same view go different ways), and a peer after the first M of that order
- * claims nothing while the job is new to it and a MacroJob is still unclaimed; 2. otherwise discovery.
+ * claims nothing while the job is new to it and a MacroJob is still unclaimed: it joins the room of its rotation's
+ * MacroJob once that is being opened, and waits otherwise; 2. otherwise discovery.
  */
 export function chooseRoom (view: RoomChoiceView): RoomChoice {
   for (const [m, room] of view.rooms) {
     if (room.owned === true && room.hasOpen && !room.complete) return { kind: 'join', macroIndex: m }
   }
   const claims = claimable(view)
-  if (view.waitForClaims === true && claims.size > 0) return { kind: 'wait' }
-  const join = largestShare(joinable(view), view.rank)
+  const joins = joinable(view)
+  if (view.waitForClaims === true && claims.size > 0) {
+    // its own MacroJob of the rotation being opened already, it joins that room without waiting for the other claims
+    const own = firstRanked(view)
+    return joins.has(own) && !claims.has(own) ? { kind: 'join', macroIndex: own } : { kind: 'wait' }
+  }
+  const join = largestShare(joins, view.rank)
   const claim = largestShare(claims, view.rank)
   if (claim != null && (join == null || claim.share > join.share)) return { kind: 'claim', macroIndex: claim.m }
   if (join != null) return { kind: 'join', macroIndex: join.m }
@@ -112,6 +118,15 @@ function claimable (view: RoomChoiceView): Map<number, number> {
     shares.set(m, view.remaining?.(m) ?? 1)
   }
   return shares
+}
+
+/** The MacroJob first in this peer's start order (its rotation's). */
+function firstRanked (view: RoomChoiceView): number {
+  let best = 0
+  for (let m = 1; m < view.macroJobs; m++) {
+    if (compareBytes(view.rank(m), view.rank(best)) < 0) best = m
+  }
+  return best
 }
 
 /** The candidate with the largest share; equal shares in this peer's start order. */

@@ -90,7 +90,7 @@ describe('chooseRoom', () => {
     expect(chooseRoom({ ...v, opening: () => false })).toEqual({ kind: 'join', macroIndex: 1 })
   })
 
-  it('the first M peers of the start order claim M different MacroJobs; the others wait for the rooms to open, then join', () => {
+  it('the first M peers of the start order claim M different MacroJobs; the others join the room of their rotation once it opens', () => {
     const byPosition = new Map(PEERS.map(peer => [startOrder(peer, PEERS, '0xjob', 4).position, peer]))
     expect([...byPosition.keys()].sort()).toEqual([0, 1, 2, 3, 4, 5])
     const claims = [0, 1, 2, 3].map(k => chooseRoom(view({ rank: rankOf(byPosition.get(k) ?? '') })))
@@ -99,6 +99,12 @@ describe('chooseRoom', () => {
     // the room of its rotation (4 mod 4 = 0), so the joiners spread over the rooms as the claimants did
     const late = byPosition.get(4) ?? ''
     expect(chooseRoom(view({ rank: rankOf(late), waitForClaims: true }))).toEqual({ kind: 'wait' })
+    // another claimant's room being opened while MacroJob 0 is unclaimed: it still waits (its share goes to room 0)
+    const others = { macroLeaseOpen: (m: number) => m === 0, opening: (m: number) => m !== 0, members: () => 1, remaining: () => 160 }
+    expect(chooseRoom(view({ rank: rankOf(late), waitForClaims: true, ...others }))).toEqual({ kind: 'wait' })
+    // its own room being opened: it joins at once, without waiting for the other claims
+    const own = { macroLeaseOpen: (m: number) => m !== 0, opening: (m: number) => m === 0, members: () => 1, remaining: () => 160 }
+    expect(chooseRoom(view({ rank: rankOf(late), waitForClaims: true, ...own }))).toEqual({ kind: 'join', macroIndex: 0 })
     const opened = view({ rank: rankOf(late), waitForClaims: true, macroLeaseOpen: () => false, opening: () => true, members: () => 1, remaining: () => 160 })
     expect(chooseRoom(opened)).toEqual({ kind: 'join', macroIndex: 0 })
     // its wait over (the job is no longer new to it), it claims what is still unclaimed
