@@ -4,12 +4,17 @@ export const DEFAULT_DISCOVERY_MS = 150
 export const DEFAULT_IDLE_MS = 500
 /** MicroJobs a processor asks for in its first queue turn of a job (then {@link DEFAULT_TURN_MS} of work, turn-size.ts). */
 export const DEFAULT_WANT = 16
-/** A queue turn asks for about this much work (ms) at the MicroJob run time measured so far. */
-export const DEFAULT_TURN_MS = 1_000
+/**
+ * A queue turn asks for about this much work (ms) at the MicroJob run time measured so far. Each turn costs a request,
+ * a snapshot or two and one CRDT update to every peer of the job; 2 s instead of 1 s cut proc:8's messages per MicroJob
+ * by 30 % and its ratio in 3 of 3 pairs (docs/coordination.md, Fifteenth round), while a large queue's last round is
+ * still split evenly (coord/queue.ts) so the tail does not grow with it.
+ */
+export const DEFAULT_TURN_MS = 2_000
 /**
  * A queue turn asks for at least this much work (ms) per peer of the job: each turn costs every peer of the job one
  * CRDT update, so with N peers a peer receives about N / (turn length) of them per second; 100 ms per peer keeps that
- * at or below 10 per second at any N (1 s turns up to 10 peers, 1.6 s at 16, 10 s at 100; `MAX_WANT` caps a turn of
+ * at or below 10 per second at any N (2 s turns up to 20 peers, 10 s at 100; `MAX_WANT` caps a turn of
  * short MicroJobs). It was 10 ms (100 updates per second) until 16 peer processes on 2 cores showed the loop it
  * feeds: a starved peer's MicroJobs take longer on the wall clock, so its turns held fewer of them, so there were more
  * turns and updates, which starved the peers further (docs/coordination.md, Twelfth round).

@@ -20,7 +20,7 @@ export interface TurnHost {
   readonly self: string
   readonly executor: MicroJobExecutor
   storeOutput?(bytes: Uint8Array): Promise<string | undefined>
-  /** MicroJobs asked for per turn. Default: about a second of work at the measured run time (turn-size.ts). */
+  /** MicroJobs asked for per turn. Default: about two seconds of work at the measured run time (turn-size.ts). */
   readonly want?: number
   /** Peers working on the job (this one included), as far as this peer knows. */
   jobPeers?(ctx: JobContext): number
