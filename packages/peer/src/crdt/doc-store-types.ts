@@ -61,6 +61,12 @@ export interface OpenOptions extends AbortOptions {
    * counts (docs/crdt.md, Sync protocol).
    */
   catchUp?: CatchUpMode
+  /**
+   * `open` resolves once the catch-up is done or this long (ms) has passed, whichever comes first; a catch-up not done
+   * by then goes on, and what it brings is applied as it arrives (its failure is logged, not thrown). Default: wait
+   * for it.
+   */
+  catchUpWaitMs?: number
 }
 
 /** See {@link OpenOptions.catchUp}. */

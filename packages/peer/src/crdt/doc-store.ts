@@ -118,7 +118,9 @@ class DefaultDocStore implements DocStore {
     }
     const doc = await pending
     if (options.offline !== true) {
-      await this.catchUp.catchUp(name, options)
+      const caughtUp = this.catchUp.catchUp(name, options)
+      if (options.catchUpWaitMs == null) await caughtUp
+      else await waitAtMost(caughtUp, options.catchUpWaitMs, name)
     }
     return doc
   }
@@ -238,4 +240,15 @@ class DefaultDocStore implements DocStore {
 /** Creates a doc store on a node's gossipsub, libp2p and datastore. Call `stop()` before stopping the node. */
 export function createDocStore (components: DocStoreComponents, init: DocStoreInit = {}): DocStore {
   return new DefaultDocStore(components, init)
+}
+
+/** Waits for a catch-up at most `ms`; one that goes on afterwards only logs its failure. */
+async function waitAtMost (caughtUp: Promise<void>, ms: number, name: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const background = caughtUp.catch((err: Error) => { log('catch-up of %s failed: %e', name, err) })
+  try {
+    await Promise.race([background, new Promise<void>(resolve => { timer = setTimeout(resolve, ms) })])
+  } finally {
+    clearTimeout(timer)
+  }
 }

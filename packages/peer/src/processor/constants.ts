@@ -29,6 +29,11 @@ export const MAX_WANT = 64
  * following them (turn-size.ts `lead`). At least the last MicroJob of a turn; at most a quarter of the turn.
  */
 export const DEFAULT_ASK_AHEAD_MS = 250
+/**
+ * A job's doc opens once its catch-up from one peer is done or after this long (ms); the catch-up goes on (job-context.ts).
+ * At a new job the peers that learn it last waited 0.2-0.6 s for it at proc:8 (docs/coordination.md, Fifteenth round).
+ */
+export const DEFAULT_CATCH_UP_WAIT_MS = 100
 /** A room announcement is trusted for this long (ms). */
 export const DEFAULT_ANNOUNCEMENT_TTL_MS = 3_000
 /** Completion counts as ours if our last result was written this recently (ms). */

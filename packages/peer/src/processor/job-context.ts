@@ -3,7 +3,7 @@ import {
 } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
 import { sliceJob } from '../protocol/index.js'
-import { DEFAULT_RESULT_FLUSH_MS } from './constants.js'
+import { DEFAULT_CATCH_UP_WAIT_MS, DEFAULT_RESULT_FLUSH_MS } from './constants.js'
 import { ResultBatch } from './result-batch.js'
 import { TurnSize } from './turn-size.js'
 import type { FinishedMicroJob } from './result-batch.js'
@@ -48,7 +48,7 @@ export interface JobContext {
 }
 
 export interface JobContextComponents {
-  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp' | 'catchUpWaitMs'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
   signer: RecordSigner
   /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
   verifier: RecordVerifier
@@ -70,8 +70,11 @@ export interface JobContextInit {
  */
 export async function openJobContext (components: JobContextComponents, job: KnownJob, init: JobContextInit): Promise<JobContext> {
   const docName = roundDocName(job.jobId, job.round)
-  // one peer's answer is enough to start: the MacroJob claim confirms with its possible rivals before it counts
-  const doc = await components.docs.open(docName, { catchUp: 'first' })
+  // one peer's answer is enough to start: the MacroJob claim confirms with its possible rivals before it counts. And
+  // not for long: at a new job that answer comes from a peer busy with every other peer's exchanges (0.2-0.6 s at
+  // proc:8), while what this peer chooses first does not need it (rooms being opened have subscribers, which it
+  // joins and never claims; a room's queue is built from the doc when its claim settles)
+  const doc = await components.docs.open(docName, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS })
   const docs = components.docs
   const confirm = docs.confirm == null ? undefined : async (options: ConfirmOptions) => docs.confirm?.(docName, options)
   const slicing = sliceJob(job.spec, job.jobId)

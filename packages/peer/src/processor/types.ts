@@ -14,7 +14,7 @@ export interface ProcessorComponents {
    * The CRDT doc store (`createDocStore`). With `confirm`, a MacroJob lease claim exchanges state with every
    * connected peer before it re-reads (concurrent claims cannot both win); without it only the settle window does.
    */
-  docs: { open(name: string, options?: Pick<OpenOptions, 'signal' | 'catchUp'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'signal' | 'catchUp' | 'catchUpWaitMs'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
   clock?: () => number
   /** Counts messages, record signatures and verifications (benches, profiles); pass the same one to the doc store. */
   counters?: TrafficCounters

@@ -76,6 +76,23 @@ describe('doc store', () => {
     await waitFor(() => docs.every(d => d.getMap('micro').get('0.3') === 'late'), { timeoutMs: 10_000, what: 'the late write everywhere' })
   })
 
+  it('open with catchUpWaitMs resolves when the wait ends; the catch-up goes on and brings the rest', async () => {
+    let release = (): void => {}
+    const held = new Promise<boolean>(resolve => { release = () => { resolve(true) } })
+    // a answers no exchange until released
+    const a = await h.start({ docs: { admit: async () => held } })
+    const b = await h.start()
+    await connect(a, b)
+    const name = jobDocName('0x' + 'ce'.repeat(32))
+    const da = await a.docs.open(name, { offline: true })
+    da.getMap('micro').set('0.0', 'from a')
+    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(name)).length === 1, { what: "b to see a's subscription" })
+    const db = await b.docs.open(name, { catchUp: 'first', catchUpWaitMs: 50 })
+    expect(db.getMap('micro').size).toBe(0)
+    release()
+    await waitFor(() => db.getMap('micro').get('0.0') === 'from a', { timeoutMs: 10_000, what: "a's write, once a answers" })
+  })
+
   it("open with catchUp 'first' and no subscriber known asks nobody; a peer that opens the doc later exchanges with it", async () => {
     const [a, b] = await Promise.all([h.start(), h.start()])
     await connect(a, b)
