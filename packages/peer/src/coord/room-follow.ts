@@ -29,6 +29,8 @@ export function sendRequest (room: RoomCore, want: number): void {
   const done = room.doneOutbox
   room.doneOutbox = []
   room.components.metrics.requestsSent++
+  log.trace('%s room %d: requests %d (%d subscribers known)', room.self.slice(-6), room.macroIndex, want,
+    room.components.pubsub.getSubscribers?.(room.topic).length ?? -1)
   publish(room, { request: { macroIndex: room.macroIndex, done, want } })
 }
 

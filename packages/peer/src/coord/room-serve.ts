@@ -150,6 +150,8 @@ export function scheduleFlush (room: RoomCore): void {
 
 export function onRequest (room: RoomCore, from: string, req: NonNullable<CoordMessage['request']>): void {
   const state = room.state
+  log.trace('%s room %d: request from %s for %d (%s)', room.self.slice(-6), room.macroIndex, from.slice(-6), req.want,
+    state == null ? (room.claiming ? 'claiming' : 'no queue') : isOwner(room) ? 'owner' : 'member')
   if (state == null) {
     // a joiner that chose this room while its claim settles: remembered for the queue this peer is about to open
     if (room.claiming) room.early = earlyRequest(room.early, room.self, from, req.want)
