@@ -63,8 +63,8 @@ export interface OpenOptions extends AbortOptions {
   catchUp?: CatchUpMode
   /**
    * `open` resolves once the catch-up is done or this long (ms) has passed, whichever comes first; a catch-up not done
-   * by then goes on, and what it brings is applied as it arrives (its failure is logged, not thrown). Default: wait
-   * for it.
+   * by then goes on, and what it brings is applied as it arrives (its failure is logged, not thrown; an abort of
+   * `signal` still is). Default: wait for it.
    */
   catchUpWaitMs?: number
 }

@@ -121,6 +121,8 @@ class DefaultDocStore implements DocStore {
       const caughtUp = this.catchUp.catchUp(name, options)
       if (options.catchUpWaitMs == null) await caughtUp
       else await waitAtMost(caughtUp, options.catchUpWaitMs, name)
+      // the wait swallows the catch-up's failure, not the caller's abort
+      options.signal?.throwIfAborted()
     }
     return doc
   }

@@ -87,6 +87,10 @@ describe('doc store', () => {
     const da = await a.docs.open(name, { offline: true })
     da.getMap('micro').set('0.0', 'from a')
     await waitFor(() => b.node.pubsub.getSubscribers(docTopic(name)).length === 1, { what: "b to see a's subscription" })
+    // an aborted open still throws
+    const aborted = new AbortController()
+    aborted.abort(new Error('caller gave up'))
+    await expect(b.docs.open(jobDocName('0x' + 'cf'.repeat(32)), { catchUp: 'first', catchUpWaitMs: 50, signal: aborted.signal })).rejects.toThrow('caller gave up')
     const db = await b.docs.open(name, { catchUp: 'first', catchUpWaitMs: 50 })
     expect(db.getMap('micro').size).toBe(0)
     release()
