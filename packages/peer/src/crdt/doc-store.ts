@@ -1,3 +1,4 @@
+import { raceSignal } from 'race-signal'
 import { logger } from '@libp2p/logger'
 import * as Y from 'yjs'
 import { admissionCheck } from './admit.js'
@@ -246,11 +247,7 @@ export function createDocStore (components: DocStoreComponents, init: DocStoreIn
 
 /** Waits for a catch-up at most `ms`; one that goes on afterwards only logs its failure. */
 async function waitAtMost (caughtUp: Promise<void>, ms: number, name: string): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined
   const background = caughtUp.catch((err: Error) => { log('catch-up of %s failed: %e', name, err) })
-  try {
-    await Promise.race([background, new Promise<void>(resolve => { timer = setTimeout(resolve, ms) })])
-  } finally {
-    clearTimeout(timer)
-  }
+  // the timeout's rejection is the wait ending, not an error
+  await raceSignal(background, AbortSignal.timeout(ms)).catch(() => {})
 }

@@ -48,10 +48,9 @@ export const RUN_TIMEOUT_FACTOR = 10
  * Finished MicroJobs of a queue turn are written together: at the end of the turn, or once the oldest unwritten
  * result is this old (ms). One CRDT update (one gossip message, verified once per peer) per turn instead of one per
  * MicroJob; well under the lease renew interval, so an unwritten result's lease never runs out. A turn is about two
- * seconds of work and its results go out with the next turn's lock; the timer is for a turn that runs long (6 s
- * instead changed nothing at proc:16, docs/coordination.md, Fifteenth round). At 1 s it
+ * seconds of work and its results go out with the next turn's lock; the timer is for a turn that runs long. At 1 s it
  * fired inside most turns of a starved peer (16 processes on 2 cores), one more doc update to every peer each time
- * (docs/coordination.md, Eleventh round).
+ * (docs/coordination.md, Eleventh round); 6 s instead of 3 changed nothing at proc:16 (Fifteenth round).
  */
 export const DEFAULT_RESULT_FLUSH_MS = 3_000
 /**
