@@ -1,0 +1,124 @@
+// What a coordination bench run observed, as the issue's fields (bench/coordination.bench.js): one run's row, a
+// row's median and worst, the per-run line and the table it prints, and the timeline file.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+function percentile (sorted, p) {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
+}
+
+const round3 = (x) => Number(x.toFixed(3))
+
+/** The issue's fields from what a run observed. */
+export function fields ({ peers, processes, microJobs, workMs, announced, firstStart, peerStarts, quietMs, notQuiet, lastDone, runs, failovers, handoffs, cpuMs, counters, claimToStart }) {
+  const executions = [...runs.values()].reduce((a, b) => a + b, 0)
+  const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
+  const kinds = {}
+  for (const c of counters) {
+    for (const [kind, k] of Object.entries(c.kinds)) {
+      const t = kinds[kind] ?? (kinds[kind] = { sent: 0, received: 0, bytesSent: 0 })
+      t.sent += k.sent
+      t.received += k.received
+      t.bytesSent += k.bytesSent
+    }
+  }
+  const makespanMs = Math.round(lastDone - announced)
+  const idealMs = workMs > 0 ? microJobs * workMs / peers : null
+  claimToStart.sort((a, b) => a - b)
+  return {
+    peers,
+    processes,
+    microJobs,
+    workMs,
+    makespanMs,
+    idealMs,
+    ratio: idealMs == null ? null : round3(makespanMs / idealMs),
+    perSecond: Math.round(microJobs / ((lastDone - firstStart) / 1000)),
+    duplicates: executions - runs.size,
+    failovers,
+    handoffs,
+    cpuMsPerMicroJob: round3(cpuMs / microJobs),
+    messagesPerMicroJob: round3(sum(c => c.messagesSent) / microJobs),
+    deliveriesPerMicroJob: round3(sum(c => c.messagesReceived) / microJobs),
+    signatureVerificationsPerMicroJob: round3(sum(c => c.messageVerifications + c.recordVerifications) / microJobs),
+    messageVerificationsPerMicroJob: round3(sum(c => c.messageVerifications) / microJobs),
+    recordVerificationsPerMicroJob: round3(sum(c => c.recordVerifications) / microJobs),
+    recordSignaturesPerMicroJob: round3(sum(c => c.recordSignatures) / microJobs),
+    bytesPerMicroJob: Math.round(sum(c => c.bytesSent) / microJobs),
+    startupMs: Math.round(firstStart - announced),
+    // the announcement to the first MicroJob of the peer that started last
+    lastPeerStartMs: peerStarts.size < peers ? null : Math.round(Math.max(...peerStarts.values()) - announced),
+    // multi-process rows: how long the peers took to be quiet after the mesh formed, and how many never were
+    ...(processes ? { quietMs: Math.round(quietMs), notQuiet } : {}),
+    claimToStartP50: percentile(claimToStart, 0.5),
+    claimToStartP99: percentile(claimToStart, 0.99),
+    kinds
+  }
+}
+
+/** Per peer: what it ran and when; per room (multi-process rows): who owned the queue when. Times from the announcement. */
+export function writeTimeline (name, { events, announced, ...rest }) {
+  mkdirSync(join(here, 'out'), { recursive: true })
+  writeFileSync(join(here, 'out', name), JSON.stringify({
+    ...rest, announced, events: events.map(e => ({ ...e, at: Math.round(e.at - announced) }))
+  }) + '\n')
+}
+
+// which way is worse for each field (everything else: higher is worse)
+const LOWER_IS_WORSE = new Set(['perSecond'])
+
+/** A row's median and worst run, field by field. */
+export function summarize (results) {
+  const median = {}
+  const worst = {}
+  for (const [key, value] of Object.entries(results[0])) {
+    if (typeof value !== 'number') {
+      median[key] = value
+      worst[key] = value
+      continue
+    }
+    const values = results.map(r => r[key]).filter(v => typeof v === 'number').sort((a, b) => a - b)
+    median[key] = values[Math.floor((values.length - 1) / 2)]
+    worst[key] = LOWER_IS_WORSE.has(key) ? values[0] : values[values.length - 1]
+  }
+  return { median, worst }
+}
+
+/** The line printed after each run of row `name`. */
+export function runLine (name, r) {
+  const line = name.startsWith('failover')
+    ? `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}`
+    : `makespan ${r.makespanMs} ms${r.idealMs == null ? '' : ` (ideal ${r.idealMs}, ratio ${r.ratio})`}, ${r.perSecond} MicroJobs/s, ` +
+      `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
+      `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)` +
+      (r.quietMs == null ? '' : `, quiet after ${r.quietMs} ms${r.notQuiet > 0 ? ` (${r.notQuiet} peers never)` : ''}`)
+  return `${line}, duplicates ${r.duplicates}, failovers ${r.failovers}`
+}
+
+const COLUMNS = ['peers', 'processes', 'microJobs', 'workMs', 'makespanMs', 'idealMs', 'ratio', 'perSecond', 'duplicates',
+  'failovers', 'cpuMsPerMicroJob', 'messagesPerMicroJob', 'signatureVerificationsPerMicroJob']
+
+/** The table of every row's median and worst run. */
+export function formatTable (rows) {
+  const table = [['row', 'of', ...COLUMNS]]
+  for (const r of rows) {
+    if (r.median == null) {
+      table.push([r.name, 'failed', r.errors.join('; ')])
+      continue
+    }
+    if (r.name.startsWith('failover')) {
+      for (const which of ['median', 'worst']) {
+        const s = r[which]
+        table.push([r.name, which, s.peers, s.processes, s.microJobs, s.workMs, `kill->next start ${s.killToNextStartMs}`, s.targetMs, '', '', s.duplicates, s.failovers, `lost ${s.lost}`, '', ''])
+      }
+      continue
+    }
+    for (const which of ['median', 'worst']) table.push([r.name, which, ...COLUMNS.map(c => r[which][c] ?? '')])
+  }
+  const widths = table[0].map((_, c) => Math.max(...table.map(r => String(r[c] ?? '').length)))
+  return table.map(r => r.map((v, c) => String(v).padEnd(widths[c])).join(' | ')).join('\n')
+}
