@@ -9,11 +9,19 @@ export const DEFAULT_SETTLE_MS = 250
 /** The shortest settle of a claim whose confirm reached every connected peer (ms; leases.ts `settleWait`). */
 export const MIN_SETTLE_MS = 50
 /**
- * A MacroJob claim confirms with every peer (and its room's subscribers beside) while gossipsub knows at most this
- * many, beyond with its room's subscribers only (room-claim.ts `claimPeers`). Up to 8 peers the exchanges are cheap and a confirm that reached every
- * peer shortens the settle by ~100-200 ms; at 16 peer processes on 2 cores the 15 exchanges of each claim held it 1-2 s.
+ * A failover's MacroJob claim confirms with every peer (and its room's subscribers beside) while gossipsub knows at
+ * most this many, beyond with its room's subscribers only (room-claim.ts `claimPeers`). Up to 8 peers the exchanges
+ * are cheap and a confirm that reached every peer shortens the settle by ~100-200 ms; at 16 peer processes on 2 cores
+ * the 15 exchanges of each claim held it 1-2 s.
  */
 export const CONFIRM_ALL_MAX_PEERS = 8
+
+/**
+ * The same bound for a room's first claim, made at a job's start while every peer opens the job: at 4 peer processes
+ * the confirm with the 3 others settled claims 100-150 ms before the window; at 8 the one with the 7 others never did
+ * (0.2-0.6 s), and its exchanges made the start slower (docs/coordination.md, Leases).
+ */
+export const FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS = 4
 /** The queue owner publishes a snapshot at least this often (ms). */
 export const DEFAULT_HEARTBEAT_MS = 1_000
 /** A room whose owner is silent this long fails over through the MacroJob lease (ms). */

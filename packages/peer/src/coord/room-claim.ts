@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { CONFIRM_ALL_MAX_PEERS } from './constants.js'
+import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS } from './constants.js'
 import type { ClaimOptions, Lease } from './leases.js'
 import type { RoomCore } from './room-core.js'
 
@@ -33,18 +33,21 @@ export async function claimQueue (room: RoomCore, claim: () => Promise<Lease>): 
  * Whom a claim of this room's MacroJob confirms with (`ClaimOptions`). Its possible rivals are the subscribers of
  * its room topic: a claimant subscribes to the room before it writes its lease, and gossipsub sends a peer's
  * subscription and its later messages on one stream, so a rival's claim never arrives before its subscription.
- * Up to CONFIRM_ALL_MAX_PEERS known peers the claim confirms with every one (cheap on an idle network, where a claim
- * that reached every peer settles in about twice its confirm, leases.ts) and with the rivals alone beside it (at a
- * job's start, where every peer is busy, it then settles after the rivals and the window). Beyond, with the rivals
- * only, and the other peers are left to the whole settle window: confirming with all of them made a job's start
- * O(N^2) exchanges (docs/coordination.md, Leases). Neither when the pubsub cannot list them.
+ * While gossipsub knows few peers the claim confirms with every one as well (the rivals' confirm beside it): a claim
+ * whose confirm reached every peer settles in about twice its confirm (leases.ts), not the whole window. Beyond, with
+ * the rivals only, and the other peers are left to the whole settle window. "Few" is CONFIRM_ALL_MAX_PEERS for a
+ * failover's claim (`failover`: on a running job the peers answer at once) and FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS for
+ * a room's first claim, made at a job's start when every peer of the job is opening it: with 7 other peers the
+ * confirm took 0.2-0.6 s and never settled a claim before the window did, while its exchanges delayed everyone's
+ * start (docs/coordination.md, Leases). Neither when the pubsub cannot list them.
  */
-export function claimPeers (room: RoomCore): Pick<ClaimOptions, 'confirmWith' | 'rivals'> {
+export function claimPeers (room: RoomCore, options: { failover?: boolean } = {}): Pick<ClaimOptions, 'confirmWith' | 'rivals'> {
   const { pubsub } = room.components
   const known = pubsub.getPeers?.().length
   const subscribers = pubsub.getSubscribers?.(room.topic).map(String)
   if (known == null || subscribers == null) return {}
-  return known <= CONFIRM_ALL_MAX_PEERS ? { rivals: subscribers } : { confirmWith: subscribers }
+  const few = options.failover === true ? CONFIRM_ALL_MAX_PEERS : FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS
+  return known <= few ? { rivals: subscribers } : { confirmWith: subscribers }
 }
 
 /**

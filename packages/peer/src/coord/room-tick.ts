@@ -87,7 +87,7 @@ async function failover (room: RoomCore): Promise<void> {
   const seenEpoch = room.state?.epoch ?? 0
   try {
     log('%s room %d: owner %s silent, claiming the next epoch', room.self.slice(-6), room.macroIndex, room.state?.owner.slice(-6))
-    const lease = await claimQueue(room, async () => claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal, claimPeers(room)))
+    const lease = await claimQueue(room, async () => claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal, claimPeers(room, { failover: true })))
     if (room.closed || (room.state != null && room.state.epoch >= lease.term && room.state.owner !== room.self)) {
       return
     }

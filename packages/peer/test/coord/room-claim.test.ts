@@ -9,7 +9,7 @@ import { createQueue, onRequest, serve } from '../../src/coord/room-serve.js'
 import { OwnerSilence } from '../../src/coord/owner-silence.js'
 import { claimNextEpoch } from '../../src/coord/room-failover.js'
 import { claimPeers, claimQueue, releaseUnserved, unservedLease } from '../../src/coord/room-claim.js'
-import { CONFIRM_ALL_MAX_PEERS, MAX_EARLY_REQUESTS } from '../../src/coord/constants.js'
+import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS, MAX_EARLY_REQUESTS } from '../../src/coord/constants.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { crdt, queue } from './room-fixtures.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
@@ -44,7 +44,7 @@ describe('room claiming role (room-claim.ts)', () => {
     return { room, clock, macroLeases, rival, silence, self }
   }
 
-  it('confirms a claim with every peer while they are few and with its rivals (the room topic\'s subscribers) beside it, beyond with the rivals only', async () => {
+  it('confirms a claim with every peer while they are few and with its rivals (the room topic\'s subscribers) beside it, beyond with the rivals only; a failover\'s claim counts more peers as few than a first claim', async () => {
     const key = await generateKeyPair('Ed25519')
     const self = peerIdFromPrivateKey(key).toString()
     const asked: Array<string[] | undefined> = []
@@ -59,13 +59,19 @@ describe('room claiming role (room-claim.ts)', () => {
       components: { pubsub: { getPeers: () => Array.from({ length: peers }, (_, i) => `peer${i}`), getSubscribers: (t: string) => subscribers.get(t) ?? [] } }
     }) as unknown as RoomCore
     const blind = { topic, components: { pubsub: {} } } as unknown as RoomCore
-    await claimNextEpoch(table, '0', 0, new AbortController().signal, claimPeers(room(CONFIRM_ALL_MAX_PEERS + 1)))
+    const failover = { failover: true }
+    await claimNextEpoch(table, '0', 0, new AbortController().signal, claimPeers(room(CONFIRM_ALL_MAX_PEERS + 1), failover))
     expect(asked).toEqual([['peerA', 'peerB']])
     // few peers: every one, and the rivals alone beside it
-    await claimNextEpoch(table, '0', 1, new AbortController().signal, claimPeers(room(CONFIRM_ALL_MAX_PEERS)))
+    await claimNextEpoch(table, '0', 1, new AbortController().signal, claimPeers(room(CONFIRM_ALL_MAX_PEERS), failover))
     expect(asked.slice(1)).toEqual([undefined, ['peerA', 'peerB']])
-    await claimNextEpoch(table, '0', 2, new AbortController().signal, claimPeers(blind))
+    await claimNextEpoch(table, '0', 2, new AbortController().signal, claimPeers(blind, failover))
     expect(asked.slice(3)).toEqual([undefined])
+    // a room's first claim (at a job's start every peer is opening the job): fewer peers count as few
+    await table.claim('1', claimPeers(room(FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS + 1)))
+    expect(asked.slice(4)).toEqual([['peerA', 'peerB']])
+    await table.claim('2', claimPeers(room(FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS)))
+    expect(asked.slice(5)).toEqual([undefined, ['peerA', 'peerB']])
   })
 
   it('stands the failover role aside while the claim settles, and counts the silence from the claim\'s end', async () => {
