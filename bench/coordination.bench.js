@@ -187,7 +187,6 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   }
 }
 
-/** Kills the queue owner of a one-MacroJob job of 50 ms MicroJobs; times the queue moving on. */
 // COORD_BENCH_ONLY=no-op:8,proc:16 runs a subset (default: every row)
 const only = process.env.COORD_BENCH_ONLY?.split(',')
 const ROWS = [
