@@ -8,7 +8,7 @@ import { createTrafficCounters } from '@jobmesh/peer/protocol'
 import { testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { countersSince } from './coordination-counters.js'
 import { benchDocStore } from './coordination-docs.js'
-import { fields, writeTimeline } from './coordination-report.js'
+import { RunTally, fields, writeTimeline } from './coordination-report.js'
 
 /** How long one job of a row may take (ms). */
 export const TIMEOUT_MS = 180_000
@@ -60,25 +60,12 @@ async function stopPeers (peers) {
 export async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   const peers = await startPeers(n, testExecutor({ workMs }))
   const total = macroJobs * microJobsPerMacro
-  const runs = new Map()
-  const claimToStart = []
-  let firstStart = Infinity
-  const peerStarts = new Map()
-  let lastDone = 0
-  const timeline = []
+  const tally = new RunTally()
   for (const [i, p] of peers.entries()) {
     p.processor.addEventListener('microjob:start', (evt) => {
-      firstStart = Math.min(firstStart, now())
-      if (!peerStarts.has(i)) peerStarts.set(i, now())
-      claimToStart.push(evt.detail.claimToStartMs)
-      timeline.push({ peer: i, type: 'start', key: `${evt.detail.macroIndex}.${evt.detail.index}`, at: now() })
+      tally.start(i, `${evt.detail.macroIndex}.${evt.detail.index}`, now(), evt.detail.claimToStartMs)
     })
-    p.processor.addEventListener('microjob:done', (evt) => {
-      lastDone = now()
-      const key = `${evt.detail.macroIndex}.${evt.detail.index}`
-      runs.set(key, (runs.get(key) ?? 0) + 1)
-      timeline.push({ peer: i, type: 'done', key, at: lastDone })
-    })
+    p.processor.addEventListener('microjob:done', (evt) => { tally.done(i, `${evt.detail.macroIndex}.${evt.detail.index}`, now()) })
   }
   const job = testJob(macroJobs, microJobsPerMacro)
   const complete = Promise.all(peers.map(p => new Promise(resolve => {
@@ -92,29 +79,25 @@ export async function runInProcess ({ peers: n, macroJobs, microJobsPerMacro, wo
   try {
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await Promise.race([complete, new Promise((resolve, reject) => setTimeout(() => { reject(new Error('job timed out')) }, TIMEOUT_MS).unref())])
-    await waitFor(() => runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
+    await waitFor(() => tally.runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
     const used = process.cpuUsage(cpu)
     cpuMs = (used.user + used.system) / 1000
     counted = peers.map((p, i) => countersSince(p.counters, countersAtStart[i]))
   } finally {
     await stopPeers(peers)
   }
-  if (process.env.COORD_BENCH_TIMELINE != null) writeTimeline(`coordination-timeline-inproc-${n}.json`, { peers: n, workMs, announced, events: timeline })
+  if (process.env.COORD_BENCH_TIMELINE != null) writeTimeline(`coordination-timeline-inproc-${n}.json`, { peers: n, workMs, announced, events: tally.timeline })
   return fields({
     peers: n,
     processes: false,
     microJobs: total,
     workMs,
     announced,
-    firstStart,
-    peerStarts,
-    lastDone,
-    runs,
+    tally,
     failovers: peers.reduce((a, p) => a + p.processor.metrics.failovers, 0),
     handoffs: peers.reduce((a, p) => a + p.processor.metrics.handoffs, 0),
     cpuMs,
-    counters: counted,
-    claimToStart
+    counters: counted
   })
 }
 

@@ -13,8 +13,46 @@ function percentile (sorted, p) {
 
 const round3 = (x) => Number(x.toFixed(3))
 
-/** The issue's fields from what a run observed. */
-export function fields ({ peers, processes, microJobs, workMs, announced, firstStart, peerStarts, quietMs, notQuiet, lastDone, runs, failovers, handoffs, cpuMs, counters, claimToStart }) {
+/**
+ * What a run's peers report as it goes: each MicroJob start and done by peer, with its time (and, for the timeline,
+ * queue ownership). Both kinds of row feed one, and `fields` reads it.
+ */
+export class RunTally {
+  constructor () {
+    this.reset()
+  }
+
+  /** Forgets everything (a warm-up job's events are not the measured job's). */
+  reset () {
+    this.runs = new Map()
+    this.claimToStart = []
+    this.firstStart = Infinity
+    this.peerStarts = new Map()
+    this.lastDone = 0
+    this.timeline = []
+  }
+
+  start (peer, key, at, claimToStartMs) {
+    this.firstStart = Math.min(this.firstStart, at)
+    if (!this.peerStarts.has(peer)) this.peerStarts.set(peer, at)
+    this.claimToStart.push(claimToStartMs)
+    this.timeline.push({ peer, type: 'start', key, at, claimToStartMs })
+  }
+
+  done (peer, key, at) {
+    this.lastDone = Math.max(this.lastDone, at)
+    this.runs.set(key, (this.runs.get(key) ?? 0) + 1)
+    this.timeline.push({ peer, type: 'done', key, at })
+  }
+
+  ownership (peer, detail) {
+    this.timeline.push({ peer, type: 'ownership', ...detail })
+  }
+}
+
+/** The issue's fields from what a run observed (`tally`: a {@link RunTally}). */
+export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters }) {
+  const { firstStart, peerStarts, lastDone, runs, claimToStart } = tally
   const executions = [...runs.values()].reduce((a, b) => a + b, 0)
   const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
   const kinds = {}

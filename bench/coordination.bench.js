@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url'
 import { testJob, waitFor } from '@jobmesh/testkit'
 import { stopChildren } from './child-processes.js'
 import { TIMEOUT_MS, dialPlan, now, runFailover, runInProcess } from './coordination-inprocess.js'
-import { fields, formatTable, runLine, summarize, writeTimeline } from './coordination-report.js'
+import { RunTally, fields, formatTable, runLine, summarize, writeTimeline } from './coordination-report.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure
@@ -89,31 +89,16 @@ function startChild (workMs, onEvent) {
 /** Runs one job on `n` peers, each its own OS process. */
 async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs }) {
   const total = macroJobs * microJobsPerMacro
-  const runs = new Map()
-  const claimToStart = []
-  let firstStart = Infinity
-  const peerStarts = new Map()
-  let lastDone = 0
+  const tally = new RunTally()
   let completes = 0
   let quietMs = 0
   let notQuiet = 0
-  const onEvent = (msg) => {
-    if (msg.type === 'start') {
-      firstStart = Math.min(firstStart, msg.at)
-      claimToStart.push(msg.claimToStartMs)
-    } else if (msg.type === 'done') {
-      lastDone = Math.max(lastDone, msg.at)
-      runs.set(msg.key, (runs.get(msg.key) ?? 0) + 1)
-    } else if (msg.type === 'complete') {
-      completes++
-    }
-  }
   const children = Array.from({ length: n }, (_, i) => startChild(workMs, (msg) => {
-    onEvent(msg)
-    if (msg.type === 'start' && !peerStarts.has(i)) peerStarts.set(i, msg.at)
-    if (msg.type === 'start' || msg.type === 'done' || msg.type === 'ownership') timeline.push({ peer: i, ...msg })
+    if (msg.type === 'start') tally.start(i, msg.key, msg.at, msg.claimToStartMs)
+    else if (msg.type === 'done') tally.done(i, msg.key, msg.at)
+    else if (msg.type === 'ownership') tally.ownership(i, { macroIndex: msg.macroIndex, epoch: msg.epoch, term: msg.term, at: msg.at })
+    else if (msg.type === 'complete') completes++
   }))
-  const timeline = []
   try {
     const ready = await Promise.all(children.map(c => c.next('ready', 240_000)))
     const plan = dialPlan(n)
@@ -146,23 +131,20 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       await Promise.all(children.map(async c => { const r = c.next('rebased'); c.child.send({ type: 'rebase' }); await r }))
       // what the warm-up job left is not the measured job's
       completes = 0
-      firstStart = Infinity
-      lastDone = 0
-      for (const seen of [runs, peerStarts]) seen.clear()
-      for (const list of [claimToStart, timeline]) list.length = 0
+      tally.reset()
     }
     const job = testJob(macroJobs, microJobsPerMacro)
     const announced = now()
     children[0].child.send({ type: 'announce', job: { spec: job.input, jobId: job.jobId, specCid: job.specCid } })
     await waitFor(() => completes === n, { timeoutMs: TIMEOUT_MS, what: 'job:complete on every peer' })
-    await waitFor(() => runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
+    await waitFor(() => tally.runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
     const reports = await Promise.all(children.map(async c => {
       const report = c.next('report')
       c.child.send({ type: 'report' })
       return await report
     }))
     if (process.env.COORD_BENCH_TIMELINE != null) {
-      writeTimeline(`coordination-timeline-${n}.json`, { peers: n, peerIds: ready.map(r => r.peerId), workMs, announced, events: timeline })
+      writeTimeline(`coordination-timeline-${n}.json`, { peers: n, peerIds: ready.map(r => r.peerId), workMs, announced, events: tally.timeline })
     }
     return fields({
       peers: n,
@@ -170,17 +152,13 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       microJobs: total,
       workMs,
       announced,
-      firstStart,
-      peerStarts,
+      tally,
       quietMs,
       notQuiet,
-      lastDone,
-      runs,
       failovers: reports.reduce((a, r) => a + r.metrics.failovers, 0),
       handoffs: reports.reduce((a, r) => a + r.metrics.handoffs, 0),
       cpuMs: reports.reduce((a, r) => a + (r.cpu.user + r.cpu.system) / 1000, 0),
-      counters: reports.map(r => r.counters),
-      claimToStart
+      counters: reports.map(r => r.counters)
     })
   } finally {
     await stopChildren(children)
