@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {NodeRegistryFixture} from "./utils/NodeRegistryFixture.sol";
 import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
+import {drawRequest} from "./utils/DrawRequests.sol";
 
 /// Registry tests of the escrow-only API: draw, assign, release, lock and slash, the busy state, scores and QoS
 /// kick-out they drive, and draw frequencies; this contract plays the escrow.
@@ -12,17 +13,7 @@ contract NodeRegistryEscrowApiTest is NodeRegistryFixture {
         pure
         returns (NodeRegistryBase.DrawRequest memory)
     {
-        return NodeRegistryBase.DrawRequest({
-            entropy: e,
-            jobId: bytes32(uint256(7)),
-            counter: 0,
-            need: need,
-            minVram: minVram,
-            gpuModel: gpu,
-            modelId: modelId,
-            identical: identical,
-            exclude: excl
-        });
+        return drawRequest(e, bytes32(uint256(7)), need, minVram, gpu, modelId, identical, excl);
     }
 
     // ------------------------------------------------ escrow-only API

@@ -5,6 +5,7 @@ import {Test} from "./utils/Test.sol";
 import {NodeRegistry} from "../src/NodeRegistry.sol";
 import {UncheckedPeerIdRegistry} from "./utils/UncheckedPeerIdRegistry.sol";
 import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
+import {drawRequest} from "./utils/DrawRequests.sol";
 
 /// The draw over (GPU model, VRAM tier) groups: it looks only at the groups a job may use and finds an idle eligible
 /// node whenever one exists. This contract plays the escrow.
@@ -43,17 +44,7 @@ contract NodeRegistryGroupsTest is Test {
         pure
         returns (NodeRegistryBase.DrawRequest memory)
     {
-        return NodeRegistryBase.DrawRequest({
-            entropy: e,
-            jobId: keccak256(abi.encode(e, "job")),
-            counter: 0,
-            need: need,
-            minVram: minVram,
-            gpuModel: gpu,
-            modelId: modelId,
-            identical: identical,
-            exclude: excl
-        });
+        return drawRequest(e, keccak256(abi.encode(e, "job")), need, minVram, gpu, modelId, identical, excl);
     }
 
     function releaseAll(address[] memory d) internal {
