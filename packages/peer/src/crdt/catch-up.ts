@@ -3,6 +3,7 @@ import * as Y from 'yjs'
 import { YOUNG_DOC_MAX_ITEMS } from './constants.js'
 import { DocNotFoundError } from './errors.js'
 import { docNameOfTopic } from './names.js'
+import { owesPeer } from './open-doc.js'
 import type { DocStoreComponents, OpenOptions, SyncOptions } from './doc-store-types.js'
 import type { OpenDoc } from './open-doc.js'
 import type { SyncResult } from './sync.js'
@@ -104,6 +105,11 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
   async function exchangeWithSubscriber (entry: OpenDoc, peerId: PeerId): Promise<void> {
     const peer = peerId.toString()
     if (isYoung(entry.doc)) {
+      // Each peer delivers what it published itself: the subscriber's own writes reach us from it (its gossip, if
+      // it knew us; else its exchange when it sees our subscription), others' writes from their writers. So a peer
+      // that published nothing since its last diff to this subscriber has nothing to give it. At a new job, where
+      // every peer subscribes at once and most have written nothing yet, this skips most of N(N-1) exchanges.
+      if (!owesPeer(entry, peer)) return
       // both ways at once: the push's diff is taken now, against the state the peer sends, and all this doc holds
       // is a few records (YOUNG_DOC_MAX_ITEMS)
       await components.sync(entry.name, peerId, { push: true, fresh: true, quiet: true })
@@ -129,7 +135,11 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
 
   function onPeerDisconnect (evt: CustomEvent<PeerId>): void {
     const peer = evt.detail.toString()
-    for (const entry of docs.values()) entry.synced.delete(peer)
+    for (const entry of docs.values()) {
+      entry.synced.delete(peer)
+      // it may come back without what we sent it (a restart)
+      entry.sentTo.delete(peer)
+    }
   }
 
   return { catchUp, onSubscriptionChange, onPeerDisconnect }

@@ -150,6 +150,8 @@ class DefaultDocStore implements DocStore {
       synced: new Set(),
       pendingPulls: new Map(),
       serving: new Map(),
+      published: stored != null ? 1 : 0,
+      sentTo: new Map(),
       rate: rateLimiter(this.init.gossipRate ?? { ratePerSecond: DEFAULT_GOSSIP_RATE_PER_SECOND, burst: DEFAULT_GOSSIP_BURST }),
       onUpdate: (update, origin) => { this.flusher.onDocUpdate(entry, update, origin) }
     }

@@ -43,6 +43,7 @@ export function createFlusher (components: FlushComponents): Flusher {
     entry.toPersist.push(update)
     if (origin !== ORIGIN_GOSSIP && origin !== ORIGIN_SYNC_PULL && origin !== ORIGIN_SYNC_QUIET) {
       entry.toPublish.push(update)
+      entry.published++
     }
     if (!entry.flushScheduled) {
       entry.flushScheduled = true

@@ -27,12 +27,29 @@ export interface OpenDoc {
   synced: Set<string>
   /** Exchanges this peer is answering, per initiating peer. */
   serving: Map<string, Promise<void>>
+  /**
+   * Updates this store published (its writes, the pushed diffs it re-broadcast), plus one for a stored state: what a
+   * subscriber it did not know yet when it published may lack.
+   */
+  published: number
+  /** Per peer on its current connection: `published` as it was when a diff of ours last reached that peer. */
+  sentTo: Map<string, number>
   /** Last pull per peer started because a gossiped update left the doc with missing dependencies. */
   pendingPulls: Map<string, number>
   rate: RateLimiter
   /** Set when the doc topic has a gossipsub validator (it applies the updates; 'message' events are only counted). */
   unguard?: () => void
   onUpdate(update: Uint8Array, origin: unknown): void
+}
+
+/** Records that a diff taken when `entry.published` was `published` reached `peer`. */
+export function noteSent (entry: OpenDoc, peer: string, published: number): void {
+  entry.sentTo.set(peer, Math.max(published, entry.sentTo.get(peer) ?? 0))
+}
+
+/** Whether this store published something since its last diff that reached `peer` (which may then lack it). */
+export function owesPeer (entry: OpenDoc, peer: string): boolean {
+  return entry.published > (entry.sentTo.get(peer) ?? 0)
 }
 
 /** How a remote update went: applied, applied with forbidden changes (undone), or refused by Yjs. */

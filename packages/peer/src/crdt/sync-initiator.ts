@@ -9,6 +9,7 @@ import { initiateSync } from './sync.js'
 import type { Admitted } from './admit.js'
 import type { ConfirmOptions, ConfirmResult, DocStoreComponents, SyncOptions } from './doc-store-types.js'
 import type { DocStoreMetrics } from './metrics.js'
+import { noteSent } from './open-doc.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
 import type { SyncResult } from './sync.js'
 import type { PeerId } from '@libp2p/interface'
@@ -111,10 +112,14 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
       const stream = await components.libp2p.dialProtocol(peerId, SYNC_PROTOCOL, { signal, negotiateFully: false })
       frames = new FrameStream(stream, { chunkBytes: components.syncChunkBytes, maxDiffBytes: components.maxSyncBytes })
       signal.throwIfAborted()
+      const published = entry.published
       const result = await initiateSync(frames, entry.name, entry.doc, push,
         update => components.applyRemote(entry, update, ORIGIN_SYNC_PULL) !== 'failed', { signal, quiet: options.quiet })
       metrics.syncCompleted++
-      if (push) entry.synced.add(peerId.toString())
+      if (push) {
+        entry.synced.add(peerId.toString())
+        noteSent(entry, peerId.toString(), published)
+      }
       metrics.syncBytesIn += result.received
       metrics.syncBytesOut += result.sent
       log('synced %s with %p: received %d, sent %d bytes', entry.name, peerId, result.received, result.sent)

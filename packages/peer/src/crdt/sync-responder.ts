@@ -5,6 +5,7 @@ import { answerSync } from './sync.js'
 import { FrameType } from './sync-frames.js'
 import type { Admitted } from './admit.js'
 import type { DocStoreMetrics } from './metrics.js'
+import { noteSent } from './open-doc.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
 import type { Connection, Stream } from '@libp2p/interface'
 
@@ -63,6 +64,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
 
   async function answer (entry: OpenDoc, frames: FrameStream, request: { stateVector: Uint8Array, push: boolean, quiet?: boolean },
     from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
+    const published = entry.published
     const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
       if (!admitted) {
         metrics.syncRefused++
@@ -77,6 +79,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
       }
     }, { signal })
     metrics.syncServed++
+    noteSent(entry, from, published)
     if (request.push && admitted) entry.synced.add(from)
     metrics.syncBytesIn += result.received
     metrics.syncBytesOut += result.sent

@@ -132,6 +132,33 @@ describe('doc store', () => {
     }
   })
 
+  it('a new subscriber of a young doc gets an exchange only from the peers that published something it may lack', async () => {
+    const asked: string[] = []
+    const [a, b] = await Promise.all([h.start(), h.start({ docs: { admit: async peer => { asked.push(peer); return true } } })])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'ad'.repeat(32))
+    const da = await a.docs.open(name, { offline: true })
+    da.getMap('micro').set('0.0', 'from a')
+    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(name)).length === 1, { what: "b to see a's subscription" })
+    // a published a write b never got: a exchanges with b when it sees b subscribe
+    const db = await b.docs.open(name, { offline: true })
+    await waitFor(() => db.getMap('micro').get('0.0') === 'from a', { timeoutMs: 10_000, what: "a's write at b" })
+    const c = await h.start()
+    await connect(c, a)
+    await connect(c, b)
+    await waitFor(() => c.node.pubsub.getSubscribers(docTopic(name)).length === 2, { what: 'c to see both subscriptions' })
+    const dc = await c.docs.open(name, { offline: true })
+    await waitFor(() => dc.getMap('micro').get('0.0') === 'from a', { timeoutMs: 10_000, what: "a's exchange with c" })
+    // b published nothing (a's write came to it over sync): it starts no exchange with c. Its store handles c's
+    // subscription in the same event that makes it a subscriber here, and an exchange asks `admit` before it dials.
+    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(name)).some(p => p.equals(c.node.peerId)), { what: "b to see c's subscription" })
+    expect(asked).not.toContain(c.node.peerId.toString())
+    expect(b.docs.metrics.syncCompleted + b.docs.metrics.syncFailed).toBe(0)
+    // what b writes now reaches c on gossip
+    db.getMap('micro').set('0.1', 'from b')
+    await waitFor(() => dc.getMap('micro').get('0.1') === 'from b', { timeoutMs: 10_000, what: "b's write at c" })
+  })
+
   it('a pushed diff is re-broadcast on gossip, a quiet one (confirm, a subscriber\'s catch-up) only applied, an empty one neither kept nor sent', async () => {
     const [a, b] = await Promise.all([h.start(), h.start()])
     await connect(a, b)
