@@ -25,6 +25,11 @@ export interface CatchUpComponents {
 export interface CatchUp {
   /** Sync with one connected peer (subscribers of the topic first), then with the rest in parallel. */
   catchUp(name: string, options: AbortOptions & Pick<OpenOptions, 'catchUp'>): Promise<void>
+  /**
+   * After an open without catch-up: a young doc's stored state goes to one subscriber, in the background. A subscriber
+   * that published nothing for us skips its exchange with us (below), so nobody would pull what we stored.
+   */
+  pushStored(name: string): void
   /** The pubsub 'subscription-change' listener. */
   onSubscriptionChange(evt: CustomEvent<SubscriptionChangeData>): void
   /** The libp2p 'peer:disconnect' listener. */
@@ -76,6 +81,12 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
       }
     })
     await Promise.all(workers)
+  }
+
+  function pushStored (name: string): void {
+    const entry = docs.get(name)
+    if (entry == null || entry.published === 0 || !isYoung(entry.doc)) return
+    catchUp(name, { catchUp: 'first' }).catch(err => { log('push of the stored %s failed: %e', name, err) })
   }
 
   function onSubscriptionChange (evt: CustomEvent<SubscriptionChangeData>): void {
@@ -142,5 +153,5 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
     }
   }
 
-  return { catchUp, onSubscriptionChange, onPeerDisconnect }
+  return { catchUp, pushStored, onSubscriptionChange, onPeerDisconnect }
 }

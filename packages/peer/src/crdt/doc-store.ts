@@ -124,6 +124,8 @@ class DefaultDocStore implements DocStore {
       else await waitAtMost(caughtUp, options.catchUpWaitMs, name)
       // the wait swallows the catch-up's failure, not the caller's abort
       options.signal?.throwIfAborted()
+    } else {
+      this.catchUp.pushStored(name)
     }
     return doc
   }

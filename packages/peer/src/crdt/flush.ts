@@ -79,9 +79,10 @@ export function createFlusher (components: FlushComponents): Flusher {
       data[0] = GOSSIP_UPDATE_VERSION
       data.set(update, 1)
       try {
-        await components.pubsub.publish(entry.topic, data)
+        const { recipients } = await components.pubsub.publish(entry.topic, data)
         metrics.updatesPublished++
         countSent(components.counters, 'doc', data.length)
+        pushUnreached(entry, recipients, pushSource)
       } catch (err) {
         log('publish on %s failed: %e', entry.topic, err)
       }
@@ -95,6 +96,23 @@ export function createFlusher (components: FlushComponents): Flusher {
       // would push nothing of this update (the peer then lacked it until some later exchange: a whole MacroJob's
       // results missing for about a lease, the 8-peer no-op stall of issue #10)
       components.sync(entry.name, peer, { push: true, fresh: true }).catch(err => {
+        log('push of %s to %p failed: %e', entry.name, peer, err)
+      })
+    }
+  }
+
+  /**
+   * A known subscriber gossipsub could not send to (no outbound stream yet: a connection just made) gets the update
+   * over sync. A new subscriber's exchange runs only when we published something since our last diff to it
+   * (catch-up.ts), so this is the one path left for an update to a subscriber we knew.
+   */
+  function pushUnreached (entry: OpenDoc, recipients: PeerId[], pushSource: string | undefined): void {
+    const reached = new Set(recipients.map(String))
+    for (const peer of components.pubsub.getSubscribers(entry.topic)) {
+      const id = peer.toString()
+      if (reached.has(id) || id === pushSource) continue
+      log('%p was not reached by gossip on %s: pushing over sync', peer, entry.name)
+      components.sync(entry.name, peer, { push: true, fresh: true, quiet: true }).catch(err => {
         log('push of %s to %p failed: %e', entry.name, peer, err)
       })
     }

@@ -159,6 +159,22 @@ describe('doc store', () => {
     await waitFor(() => dc.getMap('micro').get('0.1') === 'from b', { timeoutMs: 10_000, what: "b's write at c" })
   })
 
+  it('a young doc opened offline with a stored state pushes it to a subscriber that has nothing to give it', async () => {
+    const name = jobDocName('0x' + 'ae'.repeat(32))
+    const dir = await h.tempDir()
+    const first = await h.start({ dataDir: dir })
+    const stored = await first.docs.open(name, { offline: true })
+    stored.getMap('micro').set('0.0', 'stored')
+    await h.stopPeer(first)
+    const [a, b] = await Promise.all([h.start(), h.start({ dataDir: dir })])
+    await connect(a, b)
+    // a has the doc open and published nothing: it starts no exchange with b when b subscribes
+    const da = await a.docs.open(name)
+    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(name)).length === 1, { what: "b to see a's subscription" })
+    await b.docs.open(name, { offline: true })
+    await waitFor(() => da.getMap('micro').get('0.0') === 'stored', { timeoutMs: 10_000, what: "b's stored write at a" })
+  })
+
   it('a pushed diff is re-broadcast on gossip, a quiet one (confirm, a subscriber\'s catch-up) only applied, an empty one neither kept nor sent', async () => {
     const [a, b] = await Promise.all([h.start(), h.start()])
     await connect(a, b)
