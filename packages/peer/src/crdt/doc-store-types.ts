@@ -3,7 +3,7 @@ import type { DocStoreMetrics } from './metrics.js'
 import type { SyncResult } from './sync.js'
 import type { DocGuards } from './update-guard.js'
 import type { TrafficCounters } from '../protocol/index.js'
-import type { GossipSub } from '@libp2p/gossipsub'
+import type { GossipSub, PublishResult } from '@libp2p/gossipsub'
 import type { AbortOptions, Libp2p, PeerId } from '@libp2p/interface'
 import type { Datastore } from 'interface-datastore'
 import type * as Y from 'yjs'
@@ -12,11 +12,21 @@ import type * as Y from 'yjs'
 export interface DocStoreComponents {
   peerId: PeerId
   datastore: Datastore
-  pubsub: Pick<GossipSub, 'subscribe' | 'unsubscribe' | 'publish' | 'getSubscribers' | 'addEventListener' | 'removeEventListener'> &
-  Partial<GuardedPubSub>
+  pubsub: Pick<GossipSub, 'subscribe' | 'unsubscribe' | 'getSubscribers' | 'addEventListener' | 'removeEventListener'> &
+  MeshPublisher & Partial<GuardedPubSub>
   libp2p: Pick<Libp2p, 'handle' | 'unhandle' | 'dialProtocol' | 'getPeers' | 'addEventListener' | 'removeEventListener'>
   /** Counts published and received updates (benches, profiles). */
   counters?: TrafficCounters
+}
+
+/**
+ * Publishing with gossipsub's implementation (@libp2p/gossipsub 17), which takes per-message options and shows a
+ * topic's mesh: an update goes to the mesh only once it has formed (flush.ts). Without `getMeshPeers` every update
+ * is flood published.
+ */
+export interface MeshPublisher {
+  publish(topic: string, data: Uint8Array, options?: { floodPublish?: boolean }): Promise<PublishResult>
+  getMeshPeers?(topic: string): string[]
 }
 
 export interface DocStoreInit {

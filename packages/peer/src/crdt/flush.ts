@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
 import * as Y from 'yjs'
-import { GOSSIP_UPDATE_VERSION } from './constants.js'
+import { GOSSIP_UPDATE_VERSION, MESH_PUBLISH_MIN_PEERS } from './constants.js'
 import { ORIGIN_GOSSIP, ORIGIN_STORAGE, ORIGIN_SYNC_QUIET, ORIGIN_SYNC_PULL } from './origins.js'
 import { countSent } from '../protocol/index.js'
 import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
@@ -12,7 +12,7 @@ import type { PeerId } from '@libp2p/interface'
 const log = logger('jobmesh:crdt')
 
 export interface FlushComponents {
-  pubsub: Pick<DocStoreComponents['pubsub'], 'publish' | 'getSubscribers'>
+  pubsub: Pick<DocStoreComponents['pubsub'], 'publish' | 'getSubscribers' | 'getMeshPeers'>
   counters?: DocStoreComponents['counters']
   metrics: DocStoreMetrics
   /** The open docs (the compaction timer visits the dirty ones). */
@@ -78,11 +78,13 @@ export function createFlusher (components: FlushComponents): Flusher {
       const data = new Uint8Array(update.length + 1)
       data[0] = GOSSIP_UPDATE_VERSION
       data.set(update, 1)
+      // to the mesh once it has formed, else to every known subscriber (MESH_PUBLISH_MIN_PEERS)
+      const floodPublish = (components.pubsub.getMeshPeers?.(entry.topic).length ?? 0) < MESH_PUBLISH_MIN_PEERS
       try {
-        const { recipients } = await components.pubsub.publish(entry.topic, data)
+        const { recipients } = await components.pubsub.publish(entry.topic, data, { floodPublish })
         metrics.updatesPublished++
         countSent(components.counters, 'doc', data.length)
-        pushUnreached(entry, recipients, pushSource)
+        if (floodPublish) pushUnreached(entry, recipients, pushSource)
       } catch (err) {
         log('publish on %s failed: %e', entry.topic, err)
       }
@@ -102,8 +104,8 @@ export function createFlusher (components: FlushComponents): Flusher {
   }
 
   /**
-   * A known subscriber gossipsub could not send to (no outbound stream yet: a connection just made) gets the update
-   * over sync. A new subscriber's exchange runs only when we published something since our last diff to it
+   * After a flood publish, a known subscriber gossipsub could not send to (no outbound stream yet: a connection just
+   * made) gets the update over sync. (A mesh publish reaches the others through the mesh's forwarding.) A new subscriber's exchange runs only when we published something since our last diff to it
    * (catch-up.ts), so this is the one path left for an update to a subscriber we knew.
    */
   function pushUnreached (entry: OpenDoc, recipients: PeerId[], pushSource: string | undefined): void {

@@ -37,32 +37,61 @@ function openDoc (name: string): OpenDoc {
   return entry
 }
 
-describe('flusher', () => {
-  it('pushes an update over sync to each known subscriber gossip did not reach, and counts what it published', async () => {
-    const [reached, unreached] = await Promise.all([peer(), peer()])
-    const pushes: Array<{ peer: string, options: SyncOptions }> = []
-    const entry = openDoc('jobmesh/job/x')
-    const flusher = createFlusher({
-      pubsub: {
-        // gossipsub leaves out a subscriber it has no outbound stream to
-        publish: async () => ({ recipients: [reached] }),
-        getSubscribers: () => [reached, unreached]
+interface Published { floodPublish?: boolean }
+
+/** A flusher over a pubsub that reaches `reached` of the doc topic's `subscribers`, with a mesh of `mesh` peers. */
+function flusherOf (entry: OpenDoc, pubsub: { reached: PeerId[], subscribers: PeerId[], mesh: string[] }): { published: Published[], pushes: Array<{ peer: string, options: SyncOptions }> } {
+  const published: Published[] = []
+  const pushes: Array<{ peer: string, options: SyncOptions }> = []
+  const flusher = createFlusher({
+    pubsub: {
+      publish: async (_topic: string, _data: Uint8Array, options?: Published) => {
+        published.push(options ?? {})
+        return { recipients: pubsub.reached }
       },
-      metrics: createMetrics(),
-      docs: new Map([[entry.name, entry]]),
-      maxUpdateBytes: 64 * 1024,
-      compactEvery: 1_000,
-      sync: async (_name: string, p: PeerId, options: SyncOptions) => {
-        pushes.push({ peer: p.toString(), options })
-        return { received: 0, sent: 0 }
-      }
-    })
-    entry.onUpdate = (update, origin) => { flusher.onDocUpdate(entry, update, origin) }
-    entry.doc.on('update', entry.onUpdate)
+      getSubscribers: () => pubsub.subscribers,
+      getMeshPeers: () => pubsub.mesh
+    },
+    metrics: createMetrics(),
+    docs: new Map([[entry.name, entry]]),
+    maxUpdateBytes: 64 * 1024,
+    compactEvery: 1_000,
+    sync: async (_name: string, p: PeerId, options: SyncOptions) => {
+      pushes.push({ peer: p.toString(), options })
+      return { received: 0, sent: 0 }
+    }
+  })
+  entry.onUpdate = (update, origin) => { flusher.onDocUpdate(entry, update, origin) }
+  entry.doc.on('update', entry.onUpdate)
+  return { published, pushes }
+}
+
+describe('flusher', () => {
+  it('before the mesh forms: floods an update, and pushes it over sync to each subscriber gossip did not reach', async () => {
+    const [reached, unreached] = await Promise.all([peer(), peer()])
+    const entry = openDoc('jobmesh/job/x')
+    const { published, pushes } = flusherOf(entry, { reached: [reached], subscribers: [reached, unreached], mesh: [reached.toString()] })
     entry.doc.getMap('micro').set('0.0', 'x')
-    flusher.scheduleFlush(entry, undefined)
-    await entry.chain
+    await waitForFlush(entry)
     expect(entry.published).toBe(1)
+    expect(published).toEqual([{ floodPublish: true }])
     expect(pushes).toEqual([{ peer: unreached.toString(), options: { push: true, fresh: true, quiet: true } }])
   })
+
+  it('once the mesh has formed: publishes to the mesh, whose forwarding reaches the other subscribers', async () => {
+    const peers = await Promise.all([peer(), peer(), peer(), peer()])
+    const entry = openDoc('jobmesh/job/y')
+    const mesh = peers.slice(0, 2)
+    const { published, pushes } = flusherOf(entry, { reached: mesh, subscribers: peers, mesh: mesh.map(String) })
+    entry.doc.getMap('micro').set('0.0', 'y')
+    await waitForFlush(entry)
+    expect(published).toEqual([{ floodPublish: false }])
+    expect(pushes).toEqual([])
+  })
 })
+
+/** The flush runs on the next macrotask after a write (setImmediate), then on the doc's chain. */
+async function waitForFlush (entry: OpenDoc): Promise<void> {
+  await new Promise(resolve => setImmediate(resolve))
+  await entry.chain
+}
