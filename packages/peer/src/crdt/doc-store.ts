@@ -14,7 +14,7 @@ import { guardTopic, rateLimiter } from './gossip-guard.js'
 import { createGossipReceiver } from './gossip-receiver.js'
 import { createMetrics } from './metrics.js'
 import { assertDocName, docTopic } from './names.js'
-import { remoteApplier } from './open-doc.js'
+import { openDocEntry, remoteApplier } from './open-doc.js'
 import { ORIGIN_STORAGE } from './origins.js'
 import { DocPersistence } from './persistence.js'
 import { createSyncInitiator } from './sync-initiator.js'
@@ -139,24 +139,15 @@ class DefaultDocStore implements DocStore {
       Y.applyUpdate(doc, stored, ORIGIN_STORAGE)
     }
     this.assertRunning()
-    const entry: OpenDoc = {
+    const entry: OpenDoc = openDocEntry({
       name,
       topic: docTopic(name),
       doc,
       persistence,
-      toPublish: [],
-      toPersist: [],
-      flushScheduled: false,
-      chain: Promise.resolve(),
-      dirtySinceCompaction: false,
-      synced: new Set(),
-      pendingPulls: new Map(),
-      serving: new Map(),
       published: stored != null ? 1 : 0,
-      sentTo: new Map(),
       rate: rateLimiter(this.init.gossipRate ?? { ratePerSecond: DEFAULT_GOSSIP_RATE_PER_SECOND, burst: DEFAULT_GOSSIP_BURST }),
       onUpdate: (update, origin) => { this.flusher.onDocUpdate(entry, update, origin) }
-    }
+    })
     doc.on('update', entry.onUpdate)
     this.docs.set(name, entry)
     const pubsub = this.components.pubsub

@@ -42,6 +42,22 @@ export interface OpenDoc {
   onUpdate(update: Uint8Array, origin: unknown): void
 }
 
+/** The state of a doc the store opens: these fields, and nothing queued, synced or sent yet. */
+export function openDocEntry (fields: Pick<OpenDoc, 'name' | 'topic' | 'doc' | 'persistence' | 'published' | 'rate' | 'onUpdate'>): OpenDoc {
+  return {
+    ...fields,
+    toPublish: [],
+    toPersist: [],
+    flushScheduled: false,
+    chain: Promise.resolve(),
+    dirtySinceCompaction: false,
+    synced: new Set(),
+    serving: new Map(),
+    pendingPulls: new Map(),
+    sentTo: new Map()
+  }
+}
+
 /** Records that a diff taken when `entry.published` was `published` reached `peer`. */
 export function noteSent (entry: OpenDoc, peer: string, published: number): void {
   entry.sentTo.set(peer, Math.max(published, entry.sentTo.get(peer) ?? 0))

@@ -7,6 +7,7 @@ import { createFlusher } from '../../src/crdt/flush.js'
 import { rateLimiter } from '../../src/crdt/gossip-guard.js'
 import { createMetrics } from '../../src/crdt/metrics.js'
 import { DocPersistence } from '../../src/crdt/persistence.js'
+import { openDocEntry } from '../../src/crdt/open-doc.js'
 import type { OpenDoc } from '../../src/crdt/open-doc.js'
 import type { SyncOptions } from '../../src/crdt/doc-store-types.js'
 import type { PeerId } from '@libp2p/interface'
@@ -16,25 +17,15 @@ async function peer (): Promise<PeerId> {
 }
 
 function openDoc (name: string): OpenDoc {
-  const entry: OpenDoc = {
+  return openDocEntry({
     name,
     topic: `topic/${name}`,
     doc: new Y.Doc(),
     persistence: new DocPersistence(new MemoryDatastore(), name),
-    toPublish: [],
-    toPersist: [],
-    flushScheduled: false,
-    chain: Promise.resolve(),
-    dirtySinceCompaction: false,
-    synced: new Set(),
-    serving: new Map(),
-    pendingPulls: new Map(),
     published: 0,
-    sentTo: new Map(),
     rate: rateLimiter({ ratePerSecond: 100, burst: 100 }),
     onUpdate: () => {}
-  }
-  return entry
+  })
 }
 
 interface Published { floodPublish?: boolean }
