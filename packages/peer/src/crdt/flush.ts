@@ -105,8 +105,9 @@ export function createFlusher (components: FlushComponents): Flusher {
 
   /**
    * After a flood publish, a known subscriber gossipsub could not send to (no outbound stream yet: a connection just
-   * made) gets the update over sync. (A mesh publish reaches the others through the mesh's forwarding.) A new subscriber's exchange runs only when we published something since our last diff to it
-   * (catch-up.ts), so this is the one path left for an update to a subscriber we knew.
+   * made) gets the update over sync; a mesh publish reaches the others through the mesh's forwarding. A subscriber's
+   * exchange runs only when we published something since our last diff to it (catch-up.ts), so this is the one path
+   * left for an update to a subscriber we knew.
    */
   function pushUnreached (entry: OpenDoc, recipients: PeerId[], pushSource: string | undefined): void {
     const reached = new Set(recipients.map(String))

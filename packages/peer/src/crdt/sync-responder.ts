@@ -1,11 +1,11 @@
 import { logger } from '@libp2p/logger'
 import { FrameStream } from './frame-stream.js'
+import { noteSent } from './open-doc.js'
 import { ORIGIN_SYNC_QUIET, ORIGIN_SYNC_PUSH } from './origins.js'
 import { answerSync } from './sync.js'
 import { FrameType } from './sync-frames.js'
 import type { Admitted } from './admit.js'
 import type { DocStoreMetrics } from './metrics.js'
-import { noteSent } from './open-doc.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
 import type { Connection, Stream } from '@libp2p/interface'
 
