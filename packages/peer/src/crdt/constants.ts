@@ -67,6 +67,6 @@ export const YOUNG_DOC_MAX_ITEMS = 1_000
  * node's configuration). Until then (a job just announced: the mesh forms at the heartbeats after every peer
  * subscribed) an update goes to every known subscriber (flood publishing). Every receiver forwards a message to
  * its own mesh, so flood publishing added the N - 1 direct copies to the ~N (D - 1) forwarded ones: 16 peer
- * processes used ~20 % more CPU per MicroJob (docs/coordination.md, Seventeenth round).
+ * processes ran ~12 % more CPU per MicroJob and a longer makespan (docs/coordination.md, Seventeenth round).
  */
 export const MESH_PUBLISH_MIN_PEERS = 2

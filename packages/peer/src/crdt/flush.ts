@@ -74,48 +74,49 @@ export function createFlusher (components: FlushComponents): Flusher {
   }
 
   async function publish (entry: OpenDoc, update: Uint8Array, pushSource: string | undefined): Promise<void> {
-    if (update.length + 1 <= components.maxUpdateBytes) {
-      const data = new Uint8Array(update.length + 1)
-      data[0] = GOSSIP_UPDATE_VERSION
-      data.set(update, 1)
-      // to the mesh once it has formed, else to every known subscriber (MESH_PUBLISH_MIN_PEERS)
-      const floodPublish = (components.pubsub.getMeshPeers?.(entry.topic).length ?? 0) < MESH_PUBLISH_MIN_PEERS
-      try {
-        const { recipients } = await components.pubsub.publish(entry.topic, data, { floodPublish })
-        metrics.updatesPublished++
-        countSent(components.counters, 'doc', data.length)
-        if (floodPublish) pushUnreached(entry, recipients, pushSource)
-      } catch (err) {
-        log('publish on %s failed: %e', entry.topic, err)
-      }
+    if (update.length + 1 > components.maxUpdateBytes) {
+      metrics.updatesOversized++
+      const targets = subscribersBut(entry, pushSource)
+      log('update of %d bytes on %s goes over sync to %d peers', update.length, entry.name, targets.length)
+      pushOverSync(entry, targets, false)
       return
     }
-    metrics.updatesOversized++
-    const targets = components.pubsub.getSubscribers(entry.topic).filter(p => p.toString() !== pushSource)
-    log('update of %d bytes on %s goes over sync to %d peers', update.length, entry.name, targets.length)
-    for (const peer of targets) {
-      // fresh: an exchange already running with that peer computed its diff before this update existed; joining it
-      // would push nothing of this update (the peer then lacked it until some later exchange: a whole MacroJob's
-      // results missing for about a lease, the 8-peer no-op stall of issue #10)
-      components.sync(entry.name, peer, { push: true, fresh: true }).catch(err => {
-        log('push of %s to %p failed: %e', entry.name, peer, err)
-      })
+    const data = new Uint8Array(update.length + 1)
+    data[0] = GOSSIP_UPDATE_VERSION
+    data.set(update, 1)
+    // to the mesh once it has formed, else to every known subscriber (MESH_PUBLISH_MIN_PEERS)
+    const floodPublish = (components.pubsub.getMeshPeers?.(entry.topic).length ?? 0) < MESH_PUBLISH_MIN_PEERS
+    try {
+      const { recipients } = await components.pubsub.publish(entry.topic, data, { floodPublish })
+      metrics.updatesPublished++
+      countSent(components.counters, 'doc', data.length)
+      // After a flood publish, a known subscriber gossipsub could not send to (no outbound stream yet: a connection
+      // just made) gets the update over sync; a mesh publish reaches the others through the mesh's forwarding. A
+      // subscriber's exchange runs only when we published something since our last diff to it (catch-up.ts), so this
+      // is the one path left for an update to a subscriber we knew. Quiet: the update is ours to publish, not its.
+      if (floodPublish) {
+        const reached = new Set(recipients.map(String))
+        pushOverSync(entry, subscribersBut(entry, pushSource).filter(p => !reached.has(p.toString())), true)
+      }
+    } catch (err) {
+      log('publish on %s failed: %e', entry.topic, err)
     }
   }
 
+  /** The doc topic's known subscribers, but the peer the update came from. */
+  function subscribersBut (entry: OpenDoc, pushSource: string | undefined): PeerId[] {
+    return components.pubsub.getSubscribers(entry.topic).filter(p => p.toString() !== pushSource)
+  }
+
   /**
-   * After a flood publish, a known subscriber gossipsub could not send to (no outbound stream yet: a connection just
-   * made) gets the update over sync; a mesh publish reaches the others through the mesh's forwarding. A subscriber's
-   * exchange runs only when we published something since our last diff to it (catch-up.ts), so this is the one path
-   * left for an update to a subscriber we knew.
+   * Pushes the doc's new state to each of `peers` over sync. Fresh: an exchange already running with that peer
+   * computed its diff before this update existed; joining it would push nothing of this update (the peer then lacked
+   * it until some later exchange: a whole MacroJob's results missing for about a lease, the 8-peer no-op stall of
+   * issue #10).
    */
-  function pushUnreached (entry: OpenDoc, recipients: PeerId[], pushSource: string | undefined): void {
-    const reached = new Set(recipients.map(String))
-    for (const peer of components.pubsub.getSubscribers(entry.topic)) {
-      const id = peer.toString()
-      if (reached.has(id) || id === pushSource) continue
-      log('%p was not reached by gossip on %s: pushing over sync', peer, entry.name)
-      components.sync(entry.name, peer, { push: true, fresh: true, quiet: true }).catch(err => {
+  function pushOverSync (entry: OpenDoc, peers: PeerId[], quiet: boolean): void {
+    for (const peer of peers) {
+      components.sync(entry.name, peer, { push: true, fresh: true, quiet }).catch(err => {
         log('push of %s to %p failed: %e', entry.name, peer, err)
       })
     }
