@@ -23,6 +23,8 @@ import { benchDocStore } from './coordination-docs.js'
 
 const workMs = Number(process.env.COORD_PEER_WORK_MS ?? '0')
 const now = () => performance.timeOrigin + performance.now()
+/** How often a peer process reports its CPU for the timeline (ms). */
+const CPU_SAMPLE_MS = 250
 const send = (msg) => { process.send?.(msg) }
 
 process.on('uncaughtException', (err) => {
@@ -57,6 +59,15 @@ processor.addEventListener('ownership', (evt) => {
   send({ type: 'ownership', macroIndex: evt.detail.macroIndex, epoch: evt.detail.epoch, term: evt.detail.term, at: now() })
 })
 processor.addEventListener('job:complete', () => { send({ type: 'complete', at: now() }) })
+// COORD_BENCH_TIMELINE: this process's CPU every 250 ms, for the timeline (where in a job the CPU goes)
+if (process.env.COORD_BENCH_TIMELINE != null) {
+  let last = process.cpuUsage()
+  setInterval(() => {
+    const used = process.cpuUsage(last)
+    last = process.cpuUsage()
+    send({ type: 'cpu', at: now(), ms: (used.user + used.system) / 1000 })
+  }, CPU_SAMPLE_MS).unref()
+}
 
 async function stop () {
   await processor.stop().catch(() => {})

@@ -48,6 +48,26 @@ export class RunTally {
   ownership (peer, detail) {
     this.timeline.push({ peer, type: 'ownership', ...detail })
   }
+
+  /** A peer process used `ms` of CPU in the interval that ended `at` (multi-process rows, COORD_BENCH_TIMELINE). */
+  cpu (peer, at, ms) {
+    this.timeline.push({ peer, type: 'cpu', at, ms })
+  }
+}
+
+/**
+ * The CPU of all peers in each `sliceMs` from the announcement to the last MicroJob done (ms of CPU per slice, from the
+ * timeline's `cpu` events; a sample counts in the slice its interval ended in). Shows where in a job the CPU goes:
+ * the start, the turns' ends, the steady state between them.
+ */
+export function cpuSlices (tally, announced, sliceMs = 500) {
+  const slices = Array.from({ length: Math.max(1, Math.ceil((tally.lastDone - announced) / sliceMs)) }, () => 0)
+  for (const e of tally.timeline) {
+    if (e.type !== 'cpu') continue
+    const i = Math.floor((e.at - announced) / sliceMs)
+    if (i >= 0 && i < slices.length) slices[i] += e.ms
+  }
+  return slices.map(ms => Math.round(ms))
 }
 
 /** The issue's fields from what a run observed (`tally`: a {@link RunTally}). */

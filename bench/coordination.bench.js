@@ -12,6 +12,9 @@
 //                              quiet, < 12 ms of CPU in its last second; how long that took is `quietMs`)
 //   COORD_BENCH_WARMUP=1 ...  (multi-process rows: the peers run a first job of the same size, not measured)
 //   COORD_BENCH_GOSSIP='{"D":2}' ... (multi-process rows: gossipsub parameters over the node's defaults)
+//   COORD_BENCH_TIMELINE=1 ... (writes bench/out/coordination-timeline-*.json: each MicroJob's start and done, queue
+//                              ownership and, in the multi-process rows, each peer's CPU every 250 ms, whose sum per
+//                              500 ms from the announcement is printed after the run)
 //
 // Rows (each run COORD_BENCH_RUNS times, default 5; the table shows the median and the worst run):
 // - no-op:2/4/8   in one process, a job of no-op MicroJobs; perSecond = MicroJobs / (last done - first start).
@@ -38,7 +41,7 @@ import { fileURLToPath } from 'node:url'
 import { testJob, waitFor } from '@jobmesh/testkit'
 import { stopChildren } from './child-processes.js'
 import { TIMEOUT_MS, dialPlan, now, runFailover, runInProcess } from './coordination-inprocess.js'
-import { RunTally, fields, formatTable, runLine, summarize, writeTimeline } from './coordination-report.js'
+import { RunTally, cpuSlices, fields, formatTable, runLine, summarize, writeTimeline } from './coordination-report.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure
@@ -53,6 +56,8 @@ const QUIET_MS_PER_SECOND = 12
 /** How long the bench waits for every peer process to be quiet before it announces the job anyway (ms). */
 const QUIET_TIMEOUT_MS = 30_000
 const RUNS = Number(process.env.COORD_BENCH_RUNS ?? '5')
+/** The timeline's CPU slices (ms; COORD_BENCH_TIMELINE). */
+const CPU_SLICE_MS = 500
 
 function startChild (workMs, onEvent) {
   // COORD_BENCH_CPU_PROF=<dir>: every peer process writes a V8 CPU profile there (node --cpu-prof)
@@ -97,6 +102,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
     if (msg.type === 'start') tally.start(i, msg.key, msg.at, msg.claimToStartMs)
     else if (msg.type === 'done') tally.done(i, msg.key, msg.at)
     else if (msg.type === 'ownership') tally.ownership(i, { macroIndex: msg.macroIndex, epoch: msg.epoch, term: msg.term, at: msg.at })
+    else if (msg.type === 'cpu') tally.cpu(i, msg.at, msg.ms)
     else if (msg.type === 'complete') completes++
   }))
   try {
@@ -145,6 +151,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
     }))
     if (process.env.COORD_BENCH_TIMELINE != null) {
       writeTimeline(`coordination-timeline-${n}.json`, { peers: n, peerIds: ready.map(r => r.peerId), workMs, announced, events: tally.timeline })
+      process.stdout.write(`  CPU of all ${n} peers per ${CPU_SLICE_MS} ms from the announcement (ms; ${cpus().length} cores give ${cpus().length * CPU_SLICE_MS}): ${cpuSlices(tally, announced, CPU_SLICE_MS).join(' ')}\n`)
     }
     return fields({
       peers: n,
