@@ -70,6 +70,36 @@ export function cpuSlices (tally, announced, sliceMs = 500) {
   return slices.map(ms => Math.round(ms))
 }
 
+/**
+ * Where the peers' time went (rows with work, whose MicroJobs a peer runs one at a time), averaged over the peers that
+ * ran any: from the announcement to a peer's first MicroJob (`firstMs`), the gaps between its MicroJobs beyond their
+ * work (`gapMs`: timers firing late on busy cores, turns that came late), and from its last MicroJob's end to the
+ * job's (`tailMs`). For every peer, first + its MicroJobs' work + gaps + tail is about the makespan.
+ */
+export function peerTime (timeline, announced, lastDone, workMs) {
+  const starts = new Map()
+  const ends = new Map()
+  for (const e of timeline) {
+    if (e.type === 'start') {
+      const at = starts.get(e.peer)
+      if (at == null) starts.set(e.peer, [e.at])
+      else at.push(e.at)
+    } else if (e.type === 'done') ends.set(e.peer, Math.max(ends.get(e.peer) ?? 0, e.at))
+  }
+  if (workMs <= 0 || starts.size === 0) return { firstMs: null, gapMs: null, tailMs: null }
+  let first = 0
+  let gaps = 0
+  let tail = 0
+  for (const [peer, at] of starts) {
+    at.sort((a, b) => a - b)
+    first += at[0] - announced
+    for (let i = 1; i < at.length; i++) gaps += Math.max(0, at[i] - at[i - 1] - workMs)
+    tail += lastDone - (ends.get(peer) ?? lastDone)
+  }
+  const mean = (ms) => Math.round(ms / starts.size)
+  return { firstMs: mean(first), gapMs: mean(gaps), tailMs: mean(tail) }
+}
+
 /** The issue's fields from what a run observed (`tally`: a {@link RunTally}). */
 export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters }) {
   const { firstStart, peerStarts, lastDone, runs, claimToStart } = tally
@@ -87,6 +117,7 @@ export function fields ({ peers, processes, microJobs, workMs, announced, tally,
   const makespanMs = Math.round(lastDone - announced)
   const idealMs = workMs > 0 ? microJobs * workMs / peers : null
   claimToStart.sort((a, b) => a - b)
+  const time = peerTime(tally.timeline, announced, lastDone, workMs)
   return {
     peers,
     processes,
@@ -110,6 +141,10 @@ export function fields ({ peers, processes, microJobs, workMs, announced, tally,
     startupMs: Math.round(firstStart - announced),
     // the announcement to the first MicroJob of the peer that started last
     lastPeerStartMs: peerStarts.size < peers ? null : Math.round(Math.max(...peerStarts.values()) - announced),
+    // per peer on average: to its first MicroJob, between its MicroJobs beyond their work, idle at the end (peerTime)
+    peerFirstMs: time.firstMs,
+    peerGapMs: time.gapMs,
+    peerTailMs: time.tailMs,
     // multi-process rows: how long the peers took to be quiet after the mesh formed, and how many never were
     ...(processes ? { quietMs: Math.round(quietMs), notQuiet } : {}),
     claimToStartP50: percentile(claimToStart, 0.5),
@@ -153,6 +188,7 @@ export function runLine (name, r) {
     : `makespan ${r.makespanMs} ms${r.idealMs == null ? '' : ` (ideal ${r.idealMs}, ratio ${r.ratio})`}, ${r.perSecond} MicroJobs/s, ` +
       `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
       `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)` +
+      (r.peerFirstMs == null ? '' : `, per peer ${r.peerFirstMs} ms to start, ${r.peerGapMs} ms of gaps, ${r.peerTailMs} ms idle at the end`) +
       (r.quietMs == null ? '' : `, quiet after ${r.quietMs} ms${r.notQuiet > 0 ? ` (${r.notQuiet} peers never)` : ''}`)
   return `${line}, duplicates ${r.duplicates}, failovers ${r.failovers}`
 }

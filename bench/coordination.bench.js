@@ -30,7 +30,9 @@
 // process), messagesPerMicroJob (gossip messages published by all peers / MicroJobs), deliveriesPerMicroJob (gossip
 // messages received by all peers / MicroJobs), signatureVerificationsPerMicroJob (gossipsub StrictSign checks of
 // received messages + record signature checks, all peers / MicroJobs), bytesPerMicroJob (gossip bytes published),
-// and per message kind, startupMs / lastPeerStartMs (announce -> the first MicroJob of the first / the last peer). Counters come from the code paths (`createTrafficCounters`, given to the doc store and the
+// and per message kind, startupMs / lastPeerStartMs (announce -> the first MicroJob of the first / the last peer),
+// peerFirstMs / peerGapMs / peerTailMs (per peer on average: announce -> its first MicroJob, the gaps between its
+// MicroJobs beyond their work, idle after its last; rows with work). Counters come from the code paths (`createTrafficCounters`, given to the doc store and the
 // processor). Writes bench/out/coordination.json.
 import '@jobmesh/peer/polyfill'
 import { fork } from 'node:child_process'
