@@ -224,6 +224,8 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   const pricing = await client.pricing()
   const gpuModel = init.gpuModel ?? 'Any'
   const vramGb = init.vramGb ?? 0
+  // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
+  const since = await client.blockNumber()
   try {
     // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
     await ensureSeedCommitted(client)
@@ -249,7 +251,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
     replicate: async (jobId, manifestCid, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
       jobId, manifestCid, producers, { replicas: init.outputReplicas, signal: options.signal })
   }, { livePeers: () => parts.node.libp2p.getPeers().map(String), ...init.chain.settlement })
-  await settlement.start()
+  await settlement.start({ since })
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
   return { client, settlement, address, pricing }

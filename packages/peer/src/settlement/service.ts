@@ -63,7 +63,7 @@ export interface Settlement extends EventTarget, RoundOracle {
    * (re-announce the job for its next round) and `ResultsSubmitted` / `VerificationRestarted` (draw another node's
    * submission when its submitter let the grace pass); also re-announces announced jobs whose round on chain is ahead.
    */
-  start(): Promise<void>
+  start(options?: SettlementStartOptions): Promise<void>
   /** Aborts every watcher and running step, and waits for them. */
   stop(): Promise<void>
   /**
@@ -78,6 +78,16 @@ export interface Settlement extends EventTarget, RoundOracle {
    * grace time, the live peers of the job take over its finalization one at a time (`takeover.ts`).
    */
   onJobCompletedElsewhere(jobId: string): void
+}
+
+/** What {@link Settlement.start} is told about this start. */
+export interface SettlementStartOptions {
+  /**
+   * The earliest block the watchers must see: the head before this node registered (or topped up its stake), since
+   * the registry draws a waiting job's verifiers from a node in the very block that registers it. Default: the head
+   * at `start()`. A saved cursor that is earlier (a restart) still wins.
+   */
+  since?: number
 }
 
 /**
@@ -202,9 +212,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
   }
 
   return Object.assign(events, {
-    async start (): Promise<void> {
+    async start (startOptions: SettlementStartOptions = {}): Promise<void> {
       const me = await components.chain.address()
-      const head = await components.chain.blockNumber({ signal: controller.signal })
+      const head = Math.min(await components.chain.blockNumber({ signal: controller.signal }), startOptions.since ?? Infinity)
       // after a restart the watchers go on from where they were (assignments, releases and rejections of the
       // time away are seen again; every handler is idempotent)
       const saved = Number(await journal?.get('cursor') ?? NaN)
