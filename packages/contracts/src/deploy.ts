@@ -1,4 +1,4 @@
-import { Contract, ContractFactory, isError } from 'ethers'
+import { Contract, ContractFactory, JsonRpcProvider, isError } from 'ethers'
 import {
   incentivePoolAbi, incentivePoolBytecode, jobEscrowAbi, jobEscrowBytecode, modelRegistryAbi, modelRegistryBytecode, nodeRegistryAbi, nodeRegistryBytecode
 } from './artifacts.generated.js'
@@ -9,7 +9,7 @@ import {
   DEFAULT_INCENTIVE_PARAMS,
   DEFAULT_REGISTRY_PARAMS
 } from './constants.js'
-import { AbortError, ChainMismatchError, DeploymentFailedError, RpcUnreachableError } from './errors.js'
+import { AbortError, ChainMismatchError, DeploymentFailedError, InvalidDeploymentError, RpcUnreachableError } from './errors.js'
 import type { TypedContract } from './types.js'
 import type { ContractRunner, Provider, Signer, TransactionReceipt, TransactionResponse } from 'ethers'
 
@@ -188,6 +188,8 @@ async function mined (tx: TransactionResponse | null, what: string, init: Deploy
 async function chainIdOf (provider: Provider | null, signal?: AbortSignal): Promise<number> {
   if (provider === null) throw new DeploymentFailedError('the signer has no provider')
   try {
+    // a JSON-RPC provider is asked (its network may be a static one, taken from the very deployment being checked)
+    if (provider instanceof JsonRpcProvider) return Number(BigInt(await abortable(provider.send('eth_chainId', []) as Promise<string>, signal, 'eth_chainId')))
     return Number((await abortable(provider.getNetwork(), signal, 'getNetwork')).chainId)
   } catch (err) {
     throw wrap(err, 'reading the chain id')
@@ -315,11 +317,35 @@ export function serializeDeployment (deployment: Deployment): string {
   return JSON.stringify(deployment, (_k, v: unknown) => typeof v === 'bigint' ? v.toString() : v, 2) + '\n'
 }
 
-/** Parses {@link serializeDeployment}'s output. */
+/**
+ * Parses {@link serializeDeployment}'s output.
+ * @throws InvalidDeploymentError (not JSON, or a field the chain access needs is missing or malformed)
+ */
 export function parseDeployment (json: string): Deployment {
-  const d = JSON.parse(json) as Deployment
-  d.params.registry.minStake = BigInt(d.params.registry.minStake)
-  d.params.registry.stakeCap = BigInt(d.params.registry.stakeCap)
-  d.params.escrow.minFee = BigInt(d.params.escrow.minFee)
+  let d: Deployment
+  try {
+    d = JSON.parse(json) as Deployment
+  } catch (err) {
+    throw new InvalidDeploymentError(`not JSON: ${(err as Error).message}`)
+  }
+  const field = (ok: boolean, name: string, what: string): void => {
+    if (!ok) throw new InvalidDeploymentError(`${name} must be ${what}`)
+  }
+  const isAddress = (v: unknown): boolean => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v)
+  field(typeof d === 'object' && d !== null, 'the file', 'a JSON object')
+  field(Number.isSafeInteger(d.chainId) && d.chainId > 0, 'chainId', 'a positive whole number')
+  field(isAddress(d.nodeRegistry), 'nodeRegistry', 'a 0x address')
+  field(isAddress(d.jobEscrow), 'jobEscrow', 'a 0x address')
+  for (const name of ['incentivePool', 'modelRegistry'] as const) field(d[name] == null || isAddress(d[name]), name, 'a 0x address when present')
+  field(Number.isSafeInteger(d.blockNumber) && d.blockNumber >= 0, 'blockNumber', 'a whole number')
+  const amount = (v: unknown, name: string): bigint => {
+    const text = typeof v === 'string' || typeof v === 'number' ? String(v) : ''
+    if (!/^[0-9]+$/.test(text)) throw new InvalidDeploymentError(`${name} must be a whole number of wei`)
+    return BigInt(text)
+  }
+  field(typeof d.params?.registry === 'object' && typeof d.params?.escrow === 'object', 'params', 'an object with registry and escrow')
+  d.params.registry.minStake = amount(d.params.registry.minStake, 'params.registry.minStake')
+  d.params.registry.stakeCap = amount(d.params.registry.stakeCap, 'params.registry.stakeCap')
+  d.params.escrow.minFee = amount(d.params.escrow.minFee, 'params.escrow.minFee')
   return d
 }

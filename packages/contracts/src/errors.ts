@@ -62,6 +62,12 @@ export class DeploymentFailedError extends Error {
   override name = 'DeploymentFailedError'
 }
 
+/** A deployment file's text is not a deployment: not JSON, or a field missing or of the wrong type. */
+export class InvalidDeploymentError extends Error {
+  static override readonly name = 'InvalidDeploymentError'
+  override name = 'InvalidDeploymentError'
+}
+
 /** The deployment belongs to another chain than the runner is connected to. */
 export class ChainMismatchError extends Error {
   static override readonly name = 'ChainMismatchError'

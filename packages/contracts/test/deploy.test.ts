@@ -72,6 +72,20 @@ describe('deploy', () => {
     expect((await nodeRegistry.params()).minStake).toBe(DEFAULT_REGISTRY_PARAMS.minStake)
 
     expect(parseDeployment(serializeDeployment(d))).toEqual(d)
+    // a file that is not a deployment: a typed error naming what is wrong, never a TypeError from deep inside
+    expect(() => parseDeployment('{"chainId":')).toThrow(expect.objectContaining({ name: 'InvalidDeploymentError' }))
+    expect(() => parseDeployment('null')).toThrow('the file must be a JSON object')
+    expect(() => parseDeployment(JSON.stringify({ chainId: 31337, jobEscrow: d.jobEscrow }))).toThrow('nodeRegistry must be a 0x address')
+    const noParams = JSON.parse(serializeDeployment(d)) as Record<string, unknown>
+    delete noParams.params
+    expect(() => parseDeployment(JSON.stringify(noParams))).toThrow('params must be an object with registry and escrow')
+    const badStake = JSON.parse(serializeDeployment(d)) as { params: { registry: { minStake: string } } }
+    badStake.params.registry.minStake = 'ten'
+    expect(() => parseDeployment(JSON.stringify(badStake))).toThrow('params.registry.minStake must be a whole number of wei')
+    // the chain id comes from the node, not from a provider whose static network is the deployment's own claim
+    const claimed = createProvider(anvil.rpcUrl, { chainId: 80002 })
+    await expect(verifyDeployment({ ...d, chainId: 80002 }, claimed)).rejects.toMatchObject({ name: 'ChainMismatchError' })
+    claimed.destroy()
     await expect(verifyDeployment({ ...d, chainId: 80002 }, provider)).rejects.toMatchObject({ name: 'ChainMismatchError' })
     await expect(verifyDeployment({ ...d, jobEscrow: signer.address }, provider)).rejects.toMatchObject({ name: 'DeploymentFailedError' })
   })

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { createProvider } from '@jobmesh/contracts'
 import { Wallet, formatEther } from 'ethers'
-import { InsufficientFundsError, createChainClient } from '@jobmesh/contracts'
+import { InsufficientFundsError, createChainClient, verifyDeployment } from '@jobmesh/contracts'
 import { coordGuards, createAdmission } from './coord/index.js'
 import { INDEX_DOC, createDocStore } from './crdt/index.js'
 import { createWasmExecutor, wasmMicroJobExecutor } from './executor/index.js'
@@ -220,6 +220,8 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   if (init.chain == null || client == null) {
     return undefined
   }
+  // the deployment file names this chain and its contracts are there: else every call below fails obscurely
+  await verifyDeployment(init.chain.deployment, client.provider)
   const address = await client.address()
   const pricing = await client.pricing()
   const gpuModel = init.gpuModel ?? 'Any'

@@ -15,3 +15,5 @@ export const CONTROL_SOCKET = 'control.sock'
 
 /** How long `jobmesh status` waits for the running peer to answer, in ms. */
 export const DEFAULT_STATUS_TIMEOUT_MS = 5_000
+/** An error's cause is printed on one line of at most this many characters. */
+export const MAX_CAUSE_CHARS = 240

@@ -4,11 +4,20 @@ import { DEFAULT_DATA_DIR } from './constants.js'
 import { parseHttpAddress } from '../http/index.js'
 import type { HttpAddress } from '../http/index.js'
 
-/** Parses a positive number (`--vram 24`). */
+/** Parses a number >= 0 (`--holder-grace 1.5`). */
 export function positiveNumber (value: string): number {
   const n = Number(value)
   if (value.trim() === '' || !Number.isFinite(n) || n < 0) {
     throw new InvalidArgumentError(`expected a number >= 0, got "${value}"`)
+  }
+  return n
+}
+
+/** Parses a whole number >= 0 (`--vram 24`: the registry stores whole GB). */
+export function wholeNumber (value: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) {
+    throw new InvalidArgumentError(`expected a whole number >= 0, got "${value}"`)
   }
   return n
 }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander'
-import { EXIT_FAILURE, EXIT_USAGE } from './constants.js'
+import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
 import { claimCommand } from './commands/claim.js'
 import { devnetCommand } from './commands/devnet.js'
 import { idCommand } from './commands/id.js'
@@ -54,9 +54,16 @@ function exitCodeFor (err: unknown): number {
     return EXIT_USAGE
   }
   process.stderr.write(`error: ${e?.message ?? String(err)}\n`)
-  const cause = (e as { cause?: Error })?.cause
-  if (cause?.message != null) {
-    process.stderr.write(`  cause: ${cause.message}\n`)
-  }
+  const cause = causeLine((e as { cause?: unknown })?.cause)
+  if (cause != null) process.stderr.write(`  cause: ${cause}\n`)
   return EXIT_FAILURE
+}
+
+/** Most of a cause a person reads: ethers' short message (not its request and transaction dump), one line, capped. */
+function causeLine (cause: unknown): string | undefined {
+  const c = cause as { shortMessage?: unknown, message?: unknown } | undefined
+  const text = typeof c?.shortMessage === 'string' ? c.shortMessage : typeof c?.message === 'string' ? c.message : undefined
+  const line = text?.split('\n')[0].trim()
+  if (line == null || line === '') return undefined
+  return line.length > MAX_CAUSE_CHARS ? `${line.slice(0, MAX_CAUSE_CHARS)}...` : line
 }

@@ -42,6 +42,9 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
     throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
   }
   const privateKey = opts.keyFile != null ? (await readText(opts.keyFile, 'key file')).trim() : opts.privateKey
+  if (opts.keyFile != null && !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey ?? '')) {
+    throw new UsageError(`the key file ${opts.keyFile} does not hold a 32-byte hex private key`)
+  }
   if (privateKey == null || !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) {
     throw new UsageError('a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
   }

@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir } from '../options.js'
+import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -41,7 +41,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .addOption(new Option('-b, --bootstrap <multiaddr>', 'peer to join through, with /p2p/<peerId>; repeatable (variable: comma-separated)')
       .env('JOBMESH_BOOTSTRAP').argParser(collectMultiaddr))
     .option('--gpu-model <name>', 'GPU model this node offers (omit for CPU-only: "Any" jobs)')
-    .option('--vram <GB>', 'VRAM in GB', positiveNumber, 0)
+    .option('--vram <GB>', 'VRAM in whole GB; jobs needing more are not picked (at least 1 to register on a chain)', wholeNumber, 0)
     .option('--model <id>', 'a model this node keeps at hand (a job\'s modelId, e.g. ipfs://<cid>: fetched and pinned at start); jobs naming it are chosen first; repeatable', collectModel)
     .option('--holder-grace <s>', 'leave a job naming a model this node does not hold to the model\'s holders (on chain) for this many seconds first (default 3)', positiveNumber)
     .option('--mdns', 'also discover peers on the LAN with mDNS')
@@ -50,7 +50,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
   cmd
     .option('--takeover-grace <s>', 'finalize a job completed by another peer that is still not submitted after this many seconds', positiveInteger, 120)
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
-    .option('--stake <eth>', 'stake to register with on first start', '0.1')
+    .option('--stake <eth>', 'stake to register with on first start, and to top a paused node up to', '0.1')
     .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', positiveInteger)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
@@ -113,17 +113,24 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
     if (opts.commitTimeout != null) throw new UsageError('--commit-timeout needs --rpc (or JOBMESH_RPC_URL)')
     return undefined
   }
-  const { parseEther } = await import('ethers')
+  const { formatEther, parseEther } = await import('ethers')
   const { TIMEOUT_MIN_PCT, TIMEOUT_MAX_PCT } = await import('@jobmesh/contracts')
   const timeout = opts.commitTimeout
   if (timeout != null && (timeout < TIMEOUT_MIN_PCT || timeout > TIMEOUT_MAX_PCT)) {
     throw new UsageError(`--commit-timeout: expected a whole percent from ${TIMEOUT_MIN_PCT} to ${TIMEOUT_MAX_PCT}, got ${timeout}`)
+  }
+  if (opts.vram < 1) {
+    throw new UsageError('--vram: registering on a chain needs the node\'s VRAM in whole GB, at least 1 (the registry refuses 0)')
   }
   let stake: bigint
   try {
     stake = parseEther(opts.stake)
   } catch {
     throw new UsageError(`--stake: "${opts.stake}" is not an amount of ETH`)
+  }
+  const minStake = wallet.deployment.params.registry.minStake
+  if (stake < minStake) {
+    throw new UsageError(`--stake: ${opts.stake} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
   }
   return { ...wallet, stake, commitTimeoutPct: opts.commitTimeout, settlement: { takeoverGraceMs: opts.takeoverGrace * 1000 } }
 }

@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { createProvider, deploy, serializeDeployment } from '@jobmesh/contracts'
+import { workerAnvil } from '@jobmesh/testkit/anvil'
+import { Wallet } from 'ethers'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CLI_BIN } from '../../src/devnet/index.js'
+import type { Anvil, Deployment } from '@jobmesh/contracts'
+
+const execute = promisify(execFile)
+
+interface Outcome { code: number, stdout: string, stderr: string }
+
+/** `jobmesh start` on a chain, refused before it registers: the exit code and what it printed. */
+async function start (args: string[]): Promise<Outcome> {
+  return await execute(process.execPath, [CLI_BIN, 'start', '--listen', '/ip4/127.0.0.1/tcp/0', ...args], { timeout: 30_000, env: { ...process.env, JOBMESH_RPC_URL: '' } })
+    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
+}
+
+describe('jobmesh start refuses bad chain input with one clear line, before any transaction', () => {
+  let anvil: Anvil
+  let dir: string
+  let deployment: Deployment
+  let keyFile: string
+  let deploymentFile: string
+
+  beforeEach(async () => {
+    anvil = await workerAnvil({ accounts: 2 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+    provider.destroy()
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-start-chain-'))
+    keyFile = join(dir, 'wallet.key')
+    await writeFile(keyFile, anvil.accounts[1].privateKey)
+    deploymentFile = join(dir, 'deployment.json')
+    await writeFile(deploymentFile, serializeDeployment(deployment))
+  })
+
+  afterEach(async () => {
+    await anvil.stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  const chainArgs = (over: { deployment?: string, keyFile?: string } = {}): string[] =>
+    ['--data-dir', join(dir, 'peer'), '--rpc', anvil.rpcUrl, '--deployment', over.deployment ?? deploymentFile, '--key-file', over.keyFile ?? keyFile]
+
+  async function registered (): Promise<boolean> {
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    try {
+      return (await provider.getTransactionCount(anvil.accounts[1].address)) > 0
+    } finally {
+      provider.destroy()
+    }
+  }
+
+  it('VRAM: a whole number, and at least 1 on a chain (the registry refuses 0)', async () => {
+    const fraction = await start([...chainArgs(), '--vram', '1.5'])
+    expect(fraction.code).toBe(2)
+    expect(fraction.stderr).toMatch(/--vram.*expected a whole number >= 0, got "1.5"/)
+    const none = await start(chainArgs())
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/--vram: registering on a chain needs the node's VRAM in whole GB, at least 1/)
+    expect(await registered()).toBe(false)
+  }, 60_000)
+
+  it('a stake below the registry\'s minimum, a key file without a key, a deployment missing a field', async () => {
+    const low = await start([...chainArgs(), '--vram', '8', '--stake', '0'])
+    expect(low.code).toBe(2)
+    expect(low.stderr).toContain('--stake: 0 ETH is below the registry\'s minimum stake of 0.01 ETH')
+
+    const badKey = join(dir, 'bad.key')
+    await writeFile(badKey, 'not a key\n')
+    const key = await start([...chainArgs({ keyFile: badKey }), '--vram', '8'])
+    expect(key.code).toBe(2)
+    expect(key.stderr).toContain(`the key file ${badKey} does not hold a 32-byte hex private key`)
+
+    const partial = join(dir, 'partial.json')
+    await writeFile(partial, JSON.stringify({ chainId: deployment.chainId, jobEscrow: deployment.jobEscrow }))
+    const fields = await start([...chainArgs({ deployment: partial }), '--vram', '8'])
+    expect(fields.code).toBe(2)
+    expect(fields.stderr).toContain(`${partial} is not a jobmesh deployment file: nodeRegistry must be a 0x address`)
+    expect(await registered()).toBe(false)
+  }, 60_000)
+
+  it('a deployment of another chain, or whose contracts are not there: one line, no transaction dump', async () => {
+    const other = join(dir, 'other.json')
+    await writeFile(other, serializeDeployment({ ...deployment, chainId: 80002 }))
+    const mismatch = await start([...chainArgs({ deployment: other }), '--vram', '8'])
+    expect(mismatch.code).toBe(1)
+    expect(mismatch.stderr).toContain(`error: the deployment is for chain 80002, the provider is on chain ${anvil.chainId}`)
+
+    const empty = join(dir, 'empty.json')
+    await writeFile(empty, serializeDeployment({ ...deployment, jobEscrow: anvil.accounts[0].address }))
+    const missing = await start([...chainArgs({ deployment: empty }), '--vram', '8'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain(`error: JobEscrow has no code at ${anvil.accounts[0].address}`)
+    for (const out of [mismatch, missing]) {
+      expect(out.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
+      expect(out.stderr).not.toMatch(/0x[0-9a-f]{200}/)
+    }
+    expect(await registered()).toBe(false)
+  }, 60_000)
+})
