@@ -1,8 +1,11 @@
-import { createChainClient } from '@jobmesh/contracts'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createChainClient, serializeDeployment } from '@jobmesh/contracts'
 import { rankQueued, verificationQueueCursor } from '@jobmesh/peer/observe'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
+import { run } from '../src/cli/program.js'
 import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 
@@ -44,8 +47,19 @@ describe('describe on a job waiting in the verification queue', () => {
     const stories = await Promise.all([dear48, wide, cheap48].map(async j => env.client.describe(j.jobId)))
     expect(stories.map(s => s.phase)).toEqual(['verifying', 'verifying', 'verifying'])
     expect(stories[0].waitingFor).toBe('2 verifiers in the verification queue: position 1 of 3 (higher-value tasks first); 1 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
-    expect(stories[1].waitingFor).toBe('3 verifiers in the verification queue: position 2 of 3 (higher-value tasks first); 1 of 1 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+    // 3 verifiers besides its submitter need 4 nodes: with 3 registered the queue can never serve it, and the story says so
+    expect(stories[1].waitingFor).toBe('more nodes: 3 are registered and active, and its 3 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 3 so far) until 1 more joins; if none does by the deadline the creator can refund')
     expect(stories[2].waitingFor).toBe('2 verifiers in the verification queue: position 3 of 3 (higher-value tasks first); 2 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+
+    // `jobmesh-dapp wait` on that job warns at once that it waits for nodes that are not there
+    const files = { key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
+    await writeFile(files.key, `${env.anvil.accounts[1].privateKey}\n`)
+    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const err: string[] = []
+    const waited = await run(['wait', wide.jobId, '--timeout', '1', '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment],
+      { out: () => {}, err: (l) => err.push(l) })
+    expect(waited).toBe(1)
+    expect(err.join('\n')).toContain(`warning: 3 nodes are registered, job ${wide.jobId} has 3 verifiers and needs 4`)
 
     // a long-lived reader (the dashboard's) sees the same queue, scanning only new blocks on later reads
     const cursor = verificationQueueCursor(createChainClient({ provider: env.provider, deployment: env.deployment }))

@@ -63,7 +63,8 @@ export function jobCommands (root: Command, io: CliIo): void {
       await withClient(flags, io, async (client) => {
         const job = await client.status(jobId)
         const active = await client.activeNodes()
-        if (job.status === 'Open' && active < job.k + 1) {
+        // open, or submitted with verifiers still to draw: either way it needs k nodes besides its submitter
+        if ((job.status === 'Open' || (job.status === 'Submitted' && job.assigned < job.k)) && active < job.k + 1) {
           io.err(`warning: ${active} nodes are registered, job ${jobId} has ${job.k} verifiers and needs ${job.k + 1} (its submitter cannot verify it): it will not be released unless more nodes join`)
         }
         const r = await followOutcome(client, jobId, io, {

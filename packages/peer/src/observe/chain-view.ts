@@ -60,6 +60,8 @@ export interface VerificationView {
    * until its submitter draws again.
    */
   parked?: boolean
+  /** Registered, active nodes (read while verifiers are missing): fewer than k + 1 can never verify it. */
+  activeNodes?: number
 }
 
 const ZERO = '0x0000000000000000000000000000000000000000'
@@ -140,10 +142,12 @@ export async function readVerification (chain: ChainClient, jobId: string,
   const view = verificationFrom(job, headBlock, verifiers)
   if (job.status === 'Submitted' && job.assigned < job.k) {
     const escrow = chain.contracts.jobEscrow
-    const [queued, size] = await Promise.all([
+    const [queued, size, active] = await Promise.all([
       withTimeout(escrow.isQueued(jobId) as Promise<boolean>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.isQueued', options.signal),
-      withTimeout(escrow.queueSize() as Promise<bigint>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.queueSize', options.signal)
+      withTimeout(escrow.queueSize() as Promise<bigint>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.queueSize', options.signal),
+      chain.activeNodes(options)
     ])
+    view.activeNodes = active
     view.queued = queued
     view.queueSize = Number(size)
     view.parked = !queued && job.drawn

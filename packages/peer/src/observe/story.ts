@@ -166,6 +166,12 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
 
 function verification (chain: VerificationView): { phase: string, waitingFor: string } {
   const head = chain.headBlock
+  if (chain.assigned < chain.k && chain.activeNodes != null && chain.activeNodes < chain.k + 1) {
+    return {
+      phase: 'verifying',
+      waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (${chain.assigned} of ${chain.k} so far) until ${chain.k + 1 - chain.activeNodes} more ${plural(chain.k + 1 - chain.activeNodes, 'joins', 'join')}; if none does by the deadline the creator can refund`
+    }
+  }
   if (chain.assigned < chain.k) {
     const need = chain.k - chain.assigned
     const at = chain.queuePosition

@@ -55,6 +55,10 @@ describe('job stories', () => {
     expect(drawing.waitingFor).toBe('verifiers to be drawn: 1 of 3 so far; the rest are drawn as eligible nodes become idle')
     const queued = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2 }) }))
     expect(queued.waitingFor).toBe('verifiers to be drawn: 0 of 3 so far; the job waits in the verification queue (2 jobs queued) until enough eligible nodes are idle')
+    // a network too small to ever draw k verifiers besides the submitter says so, whatever the queue says
+    const tooFew = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 1, activeNodes: 3 }) }))
+    expect(tooFew.waitingFor).toBe('more nodes: 3 are registered and active, and its 3 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 3 so far) until 1 more joins; if none does by the deadline the creator can refund')
+    expect(explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2, activeNodes: 4 }) })).waitingFor).toBe(queued.waitingFor)
     const seeding = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 1, sampleFixed: false, seedDeadline: 120, commitDeadline: 160, revealDeadline: 180 }) }))
     expect(seeding.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 1 of 3, until block 120 (20 blocks left)')
     const seedsLate = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 2, sampleFixed: false, seedDeadline: 90, commitDeadline: 160, revealDeadline: 180 }) }))
