@@ -48,7 +48,7 @@ describe('chain client against anvil', () => {
       .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'PeerIdKeyMismatch' })
     expect((await chain.nodeInfo()).registered).toBe(false)
     const first = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
-    expect(first).toEqual({ registered: true, stakeAdded: stake, stake })
+    expect(first).toEqual({ registered: true, stakeAdded: stake, stake, resumed: false })
     const again = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
     expect(again.registered).toBe(false)
     expect(again.stakeAdded).toBe(0n)

@@ -15,7 +15,7 @@ import { createContentStore, pinJobContent } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
 import { metricsFor, startObservability } from './peer-observe.js'
 import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount } from './observe/index.js'
-import type { ChainClient } from '@jobmesh/contracts'
+import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
 import type { JobmeshNode, NodeInit } from './node/index.js'
@@ -84,6 +84,8 @@ export interface Peer {
   processor?: Processor
   chain?: ChainClient
   settlement?: Settlement
+  /** What this start did in the registry (registered, resumed, stake added); undefined without a chain. */
+  registration?: RegisterResult
   /** Notable events (finalizations, verifications, claims, errors, ...), typed, with the recent ones kept. */
   events: EventLog
   /** The HTTP listener (dashboard, `/metrics`) when `init.http` was given. */
@@ -187,6 +189,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       processor,
       chain: chain?.client,
       settlement: chain?.settlement,
+      registration: chain?.registration,
       events,
       http,
       status,
@@ -212,6 +215,7 @@ interface ChainParts {
   address: string
   /** The escrow's pricing parameters: the processor's task values use the network's, not the defaults. */
   pricing: PricingParams
+  registration: RegisterResult
 }
 
 async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor, client?: ChainClient },
@@ -228,10 +232,11 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   const vramGb = init.vramGb ?? 0
   // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
   const since = await client.blockNumber()
+  let registration: RegisterResult
   try {
     // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
     await ensureSeedCommitted(client)
-    await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake })
+    registration = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake })
   } catch (err) {
     throw await explainFunds(init.chain, address, err as Error)
   }
@@ -256,7 +261,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   await settlement.start({ since })
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
-  return { client, settlement, address, pricing }
+  return { client, settlement, address, pricing, registration }
 }
 
 function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {

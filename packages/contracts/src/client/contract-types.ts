@@ -134,6 +134,8 @@ export interface RegisterResult {
   stakeAdded: bigint
   /** Stake after the call (wei). */
   stake: bigint
+  /** True when the registry had paused the node and this call resumed it. */
+  resumed: boolean
 }
 
 /** A node's committed verifier seed (`JobEscrow.seedCommits`). */

@@ -1,6 +1,22 @@
 import { short, table } from './output.js'
 import { MODEL_SOURCE_LABELS } from '../models/index.js'
 import type { PeerStatus } from '../peer.js'
+import type { RegisterResult } from '@jobmesh/contracts'
+
+/**
+ * `jobmesh start`'s wallet line: what this start did in the registry, since it may have moved the operator's money
+ * (registered with a stake, topped the stake up) or changed the node's standing (resumed it from paused).
+ */
+export function walletLine (address: string, registration: Pick<RegisterResult, 'registered' | 'stakeAdded' | 'stake' | 'resumed'> | undefined): string {
+  if (registration == null) return `wallet    ${address} (registered)`
+  if (registration.registered) return `wallet    ${address} (registered now with a stake of ${eth(registration.stake.toString())})`
+  const did: string[] = []
+  if (registration.resumed) did.push('the registry had paused it: resumed')
+  if (registration.stakeAdded > 0n) {
+    did.push(`stake topped up by ${eth(registration.stakeAdded.toString())} to ${eth(registration.stake.toString())}`)
+  }
+  return `wallet    ${address} (registered${did.length === 0 ? '' : `; ${did.join('; ')}`})`
+}
 
 /** Formats a running peer's status for people. */
 export function formatStatus (s: PeerStatus): string {

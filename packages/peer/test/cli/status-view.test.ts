@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatStatus } from '../../src/cli/status-view.js'
+import { formatStatus, walletLine } from '../../src/cli/status-view.js'
 import type { PeerStatus } from '../../src/peer-status.js'
 
 function status (models: PeerStatus['models']): PeerStatus {
@@ -26,5 +26,17 @@ describe('formatStatus', () => {
 
   it('has no model lines for a peer that holds none', () => {
     expect(formatStatus(status({ held: [] }))).not.toContain('models')
+  })
+})
+
+describe('walletLine', () => {
+  const a = '0x' + 'ab'.repeat(20)
+  const ETH = 10n ** 18n
+  it('says what the start did in the registry: registered, resumed, stake topped up, or nothing', () => {
+    expect(walletLine(a, { registered: true, stakeAdded: ETH / 10n, stake: ETH / 10n, resumed: false })).toBe(`wallet    ${a} (registered now with a stake of 0.1 ETH)`)
+    expect(walletLine(a, { registered: false, stakeAdded: 7n * ETH / 100n, stake: ETH / 10n, resumed: true }))
+      .toBe(`wallet    ${a} (registered; the registry had paused it: resumed; stake topped up by 0.07 ETH to 0.1 ETH)`)
+    expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: true })).toBe(`wallet    ${a} (registered; the registry had paused it: resumed)`)
+    expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: false })).toBe(`wallet    ${a} (registered)`)
   })
 })

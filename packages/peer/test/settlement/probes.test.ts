@@ -1,5 +1,7 @@
 import { pollUntil } from '@jobmesh/contracts'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { answerOwnProbes, scanProbes } from '../../src/settlement/probes.js'
 import type { ProbeAnswer } from '../../src/settlement/probes.js'
@@ -88,5 +90,21 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     expect((await node.provider.getTransactionReceipt(resumed.txHash))?.status).toBe(1)
     expect((await node.nodeInfo()).paused).toBe(false)
     expect(errors).toEqual([])
+  }, 90_000)
+
+  it('a paused node that starts again is resumed by its registration, which says so', async () => {
+    const [node, keeper] = chains
+    const fromBlock = await node.blockNumber()
+    duties.push(scanProbes(keeper, () => {}, { signal: controller.signal, intervalMs: 200, maxScan: 16 })
+      .catch((err: Error) => { if (err.name !== 'AbortError') throw err }))
+    const me = await node.address()
+    await pollUntil(async () => (await node.findEvents({ names: ['ProbeMissed'], topic1: me, fromBlock }))[0], { pollMs: 100, timeoutMs: 60_000, what: 'ProbeMissed' })
+    const paused = await node.nodeInfo()
+    expect(paused.paused).toBe(true)
+    // what `jobmesh start` does at its start: the same stake wanted again, so nothing added, only resumed
+    const key = await generateKeyPair('Ed25519')
+    const again = await node.ensureRegistered({ peerId: peerIdFromPrivateKey(key).toString(), privateKey: key, gpuModel: 'cpu', vramGb: 1, stake: paused.stake })
+    expect(again).toEqual({ registered: false, stakeAdded: 0n, stake: paused.stake, resumed: true })
+    expect((await node.nodeInfo()).paused).toBe(false)
   }, 90_000)
 })

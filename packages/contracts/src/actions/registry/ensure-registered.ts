@@ -26,7 +26,7 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
     const args = [input.peerId, proof.publicKey, proof.signature, labelId(input.gpuModel), input.vramGb]
     const tx = await registryTx('NodeRegistry.register', 'register', args, options, input.stake)
     log('registered %s (%s) with stake %s in block %d', input.peerId, await address(), input.stake, tx.blockNumber)
-    return { registered: true, stakeAdded: input.stake, stake: input.stake }
+    return { registered: true, stakeAdded: input.stake, stake: input.stake, resumed: false }
   }
   if (info.peerIdHash !== keccakText(input.peerId)) log('address %s is registered with another PeerId', await address())
   if (info.paused) {
@@ -34,8 +34,8 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
     await resume(client, options)
     log('resumed %s', await address())
   }
-  if (info.stake >= input.stake) return { registered: false, stakeAdded: 0n, stake: info.stake }
+  if (info.stake >= input.stake) return { registered: false, stakeAdded: 0n, stake: info.stake, resumed: info.paused }
   const add = input.stake - info.stake
   await registryTx('NodeRegistry.addStake', 'addStake', [], options, add)
-  return { registered: false, stakeAdded: add, stake: input.stake }
+  return { registered: false, stakeAdded: add, stake: input.stake, resumed: info.paused }
 }

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
 import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
+import { walletLine } from '../status-view.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { HttpAddress } from '../../http/index.js'
@@ -71,7 +72,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         process.stdout.write(`listening ${a}\n`)
       }
       if (s.chain != null) {
-        process.stdout.write(`wallet    ${s.chain.address} (registered)\n`)
+        process.stdout.write(`${walletLine(s.chain.address, peer.registration)}\n`)
       }
       if (peer.http != null) {
         process.stdout.write(`dashboard ${peer.http.url}\n`)
