@@ -80,6 +80,8 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
       throw new Error(`${err.message}; the page: ${join(shots, 'not-released.png')}`)
     })
     expect(await page.textContent(`${card} [data-field="verifiers drawn"]`)).toMatch(/^[1-9]\d*\/[1-9]\d*$/)
+    // a released job's deadlines are history, not a countdown (its chain view is no longer refreshed)
+    for (const field of ['commit deadline', 'reveal deadline']) expect(await page.textContent(`${card} [data-field="${field}"]`)).toMatch(/^(block \d+|-)$/)
     // this peer's QoS scores from the registry: B (of 2000), R (its 16 GB is the largest VRAM registered), P
     expect(await page.textContent('#self [data-field="QoS"]')).toMatch(/^B \d+ of 2000 · R 1\.00 · P (0|1)\.\d\d$/)
     expect(await page.textContent('#self [data-field="incentive"]')).toMatch(/^share 0\.\d\d · [\d.]+ ETH unclaimed$/)

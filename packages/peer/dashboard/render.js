@@ -80,7 +80,9 @@ export function renderPeers (section, s) {
 
 function verification (v) {
   if (v == null) return h('p', { class: 'muted' }, 'chain state not read yet')
-  const left = (b) => b == null ? '' : b >= v.headBlock ? ` (in ${b - v.headBlock} blocks)` : ' (passed)'
+  // a settled job's view is no longer refreshed: its deadlines are history, not a countdown
+  const live = v.status === 'Submitted'
+  const left = (b) => b == null || !live ? '' : b >= v.headBlock ? ` (in ${b - v.headBlock} blocks)` : ' (passed)'
   const rows = [
     ['escrow', v.status + (v.round > 0 ? `, round ${v.round}` : '')],
     ['fee', eth(v.feeWei)],

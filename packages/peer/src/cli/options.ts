@@ -22,6 +22,12 @@ export function wholeNumber (value: string): number {
   return n
 }
 
+/** Checks an amount of ETH (`--stake 0.1`: decimal, at most 18 places), kept as text for the chain library to parse. */
+export function ethAmount (value: string): string {
+  if (!/^\d+(\.\d{1,18})?$/.test(value.trim())) throw new InvalidArgumentError(`expected an amount of ETH such as 0.1, got "${value}"`)
+  return value.trim()
+}
+
 /** Collects a repeatable multiaddr option (a comma- or space-separated list too: JOBMESH_BOOTSTRAP), checking each one parses. */
 export function collectMultiaddr (value: string, previous: string[] = []): string[] {
   const addrs = value.split(/[\s,]+/).filter(a => a !== '')

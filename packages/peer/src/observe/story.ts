@@ -128,7 +128,7 @@ export function explainJob (facts: JobFacts): JobStory {
   if (chain?.submitter != null) lines.push(`results submitted by ${chain.submitter} in block ${chain.submitBlock ?? '?'}`)
   if (chain != null && chain.k > 0 && (chain.assigned > 0 || chain.status === 'Submitted')) {
     lines.push(`verifiers drawn ${chain.assigned}/${chain.k}, committed ${chain.commits}, revealed ${chain.reveals}` +
-      (chain.commitDeadline != null ? `; commit by block ${chain.commitDeadline}, reveal by block ${chain.revealDeadline ?? '?'} (now ${chain.headBlock})` : ''))
+      (chain.status === 'Submitted' && chain.commitDeadline != null ? `; commit by block ${chain.commitDeadline}, reveal by block ${chain.revealDeadline ?? '?'} (now ${chain.headBlock})` : ''))
   }
   if (chain != null && chain.round > 0) lines.push(`rejected ${chain.round} ${plural(chain.round, 'time', 'times')}: now in round ${chain.round}`)
   for (const note of facts.notes ?? []) lines.push(`note: ${note}`)

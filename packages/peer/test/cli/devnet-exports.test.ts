@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { exportLines } from '../../src/cli/commands/devnet.js'
+import { CLI_BIN } from '../../src/devnet/index.js'
 import { collectMultiaddr } from '../../src/cli/options.js'
 
 describe('jobmesh devnet exports', () => {
@@ -19,5 +22,21 @@ describe('jobmesh devnet exports', () => {
     const value = lines[2].slice('export JOBMESH_BOOTSTRAP='.length)
     expect(collectMultiaddr(value)).toHaveLength(2)
     expect(() => collectMultiaddr('not-a-multiaddr')).toThrow(/not a multiaddr/)
+  })
+})
+
+describe('jobmesh devnet refuses options it cannot honour before it starts anything', () => {
+  const devnet = async (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> =>
+    await promisify(execFile)(process.execPath, [CLI_BIN, 'devnet', ...args], { timeout: 20_000 })
+      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: { code: number, stdout: string, stderr: string }) => err)
+
+  it('a stake that is not an amount of ETH, and a single peer', async () => {
+    const stake = await devnet(['--stake', 'abc'])
+    expect(stake.code).toBe(2)
+    expect(stake.stderr).toContain('--stake <eth>\' argument \'abc\' is invalid. expected an amount of ETH such as 0.1, got "abc"')
+    const one = await devnet(['--peers', '1'])
+    expect(one.code).toBe(2)
+    expect(one.stderr).toContain('--peers: at least 2; with one peer no job can ever be verified')
+    for (const out of [stake, one]) expect(out.stdout).not.toContain('starting devnet')
   })
 })

@@ -70,6 +70,9 @@ describe('job stories', () => {
     expect(revealing.waitingFor).toBe('verifiers to reveal: 2 of 3, until block 104 (4 blocks left)')
     const released = explainJob(facts({ chain: chain({ status: 'Released' }), finalizer: peers[1].peerId }))
     expect(released.phase).toBe('released')
+    // a settled job's deadlines are history: no "commit by" line once it left Submitted
+    const settled = explainJob(facts({ chain: chain({ status: 'Released', assigned: 3, commits: 3, reveals: 3, commitDeadline: 99, revealDeadline: 104 }) }))
+    expect(settled.lines.find(l => l.startsWith('verifiers drawn'))).toBe('verifiers drawn 3/3, committed 3, revealed 3')
     expect(released.lines).toContain('finalized by 12D3KooW…BBBB')
   })
 

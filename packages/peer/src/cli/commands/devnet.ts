@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
-import { positiveInteger, positiveNumber } from '../options.js'
+import { UsageError } from '../errors.js'
+import { ethAmount, positiveInteger, positiveNumber } from '../options.js'
 import { table } from '../output.js'
 import { untilSignal } from '../signals.js'
 import type { Devnet } from '../../devnet/index.js'
@@ -18,13 +19,14 @@ export interface DevnetOptions {
 export function devnetCommand (program: Command): void {
   program.command('devnet')
     .description('run a whole network on this machine: anvil, the contracts, and N registered peers (until Ctrl-C)')
-    .option('-n, --peers <n>', 'number of peers', positiveInteger, 4)
+    .option('-n, --peers <n>', 'number of peers, at least 2 (a job\'s verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)', positiveInteger, 4)
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
     .option('--block-time <s>', 'seconds per block (default 1; Polygon Amoy: 2)', positiveNumber)
     .option('--dir <dir>', 'where peers keep their data (default: a new temp dir)')
-    .option('--stake <eth>', 'stake each peer registers with', '1')
+    .option('--stake <eth>', 'stake each peer registers with', ethAmount, '1')
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
+      if (opts.peers < 2) throw new UsageError('--peers: at least 2; with one peer no job can ever be verified (its submitter never verifies it)')
       process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
       const { startDevnet } = await import('../../devnet/index.js')
       const devnet = await startDevnet({

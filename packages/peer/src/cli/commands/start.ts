@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectModel, collectMultiaddr, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
+import { collectModel, collectMultiaddr, ethAmount, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { walletLine } from '../status-view.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
@@ -51,7 +51,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
   cmd
     .option('--takeover-grace <s>', 'finalize a job completed by another peer that is still not submitted after this many seconds', positiveInteger, 120)
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
-    .option('--stake <eth>', 'stake to register with on first start, and to top a paused node up to', '0.1')
+    .option('--stake <eth>', 'stake to register with on first start, and to top a paused node up to', ethAmount, '0.1')
     .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', positiveInteger)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
