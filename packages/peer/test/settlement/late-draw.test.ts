@@ -1,9 +1,9 @@
 import { connect } from '@jobmesh/contracts'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { keccak256, toUtf8Bytes } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DRAW_BOUNTY_BPS, DRAW_GRACE_BLOCKS } from '../../src/protocol/index.js'
-import { drawIfLate, drawVerifiers, resultCommitment } from '../../src/settlement/index.js'
+import { drawIfLate, drawVerifiers } from '../../src/settlement/index.js'
+import { fakeSubmission } from './fake-submission.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -27,16 +27,7 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
 
   /** A job created by account 0 and submitted by account 1 (results are not checked before the draw). */
   async function submitted (nonce: bigint): Promise<string> {
-    const head = await chains[0].provider.getBlock('latest')
-    const { jobId } = await chains[0].createJob({
-      specCid: `bafy-late-draw-${nonce}`, nonce, jobRoot: keccak256(toUtf8Bytes(`jobs ${nonce}`)), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
-      minVramGb: 0, k: 2, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
-    }, FEE)
-    const submitter = chains[1]
-    const root = keccak256(toUtf8Bytes(`results ${nonce}`))
-    await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))
-    await submitter.submitResults(jobId, { resultRoot: root, manifestCid: '' })
-    return jobId
+    return await fakeSubmission(chains[0], chains[1], { tag: `late-draw-${nonce}`, nonce, fee: FEE })
   }
 
   it('mirrors the escrow\'s grace and bounty constants', async () => {

@@ -2,17 +2,17 @@ import { pollUntil } from '@jobmesh/contracts'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { keccak256, toUtf8Bytes } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { createWasmExecutor, wasmMicroJobExecutor } from '../../src/executor/index.js'
 import { createNode } from '../../src/node/index.js'
-import { createSettlement, ensureSeedCommitted, resultCommitment } from '../../src/settlement/index.js'
+import { createSettlement, ensureSeedCommitted } from '../../src/settlement/index.js'
 import { createContentStore } from '../../src/storage/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { WasmExecutor } from '../../src/executor/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { Settlement } from '../../src/settlement/index.js'
+import { fakeSubmission } from './fake-submission.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
 const STAKE = 10n ** 17n
@@ -44,15 +44,8 @@ describe('a node drawn for a waiting job in the block that registers it', () => 
   /** A job of account 0 (k = 2) submitted by account 1; account 2 is its only idle verifier, so it waits for another. */
   async function waitingForAVerifier (): Promise<string> {
     await registerNodes(chains.slice(1, 3), STAKE)
-    const head = await chains[0].provider.getBlock('latest')
-    const { jobId } = await chains[0].createJob({
-      specCid: 'bafy-registration-draw', nonce: 1n, jobRoot: keccak256(toUtf8Bytes('jobs')), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
-      minVramGb: 0, k: 2, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
-    }, FEE)
     const submitter = chains[1]
-    const root = keccak256(toUtf8Bytes('results'))
-    await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))
-    await submitter.submitResults(jobId, { resultRoot: root, manifestCid: '' })
+    const jobId = await fakeSubmission(chains[0], submitter, { tag: 'registration-draw', fee: FEE })
     const { submitBlock } = await submitter.job(jobId)
     await pollUntil(async () => await submitter.blockNumber() >= submitBlock + 2 ? true : undefined, { ...OPTIONS, timeoutMs: 30_000, what: 'the entropy block' })
     await submitter.selectVerifiers(jobId, OPTIONS)

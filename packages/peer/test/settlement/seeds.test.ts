@@ -1,8 +1,9 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { ZeroHash, keccak256, toUtf8Bytes } from 'ethers'
+import { ZeroHash } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { drawVerifiers, ensureSeedCommitted, resultCommitment, revealSeed, seedAt, seedHash } from '../../src/settlement/index.js'
+import { drawVerifiers, ensureSeedCommitted, revealSeed, seedAt, seedHash } from '../../src/settlement/index.js'
 import { waitForSample } from '../../src/settlement/phases.js'
+import { fakeSubmission } from './fake-submission.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -47,15 +48,8 @@ describe('verifier seeds on a real chain: derived from the wallet, revealed on a
 
   it('the drawn verifiers reveal their seeds; a silent one is closed out after the window and slashed the bond', async () => {
     for (let i = 1; i < 5; i++) await ensureSeedCommitted(chains[i], OPTIONS)
-    const head = await chains[0].provider.getBlock('latest')
-    const { jobId } = await chains[0].createJob({
-      specCid: 'bafy-seeds', nonce: 1n, jobRoot: keccak256(toUtf8Bytes('jobs')), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
-      minVramGb: 0, k: 2, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
-    }, FEE)
     const submitter = chains[1]
-    const root = keccak256(toUtf8Bytes('results'))
-    await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))
-    await submitter.submitResults(jobId, { resultRoot: root, manifestCid: '' })
+    const jobId = await fakeSubmission(chains[0], submitter, { tag: 'seeds', fee: FEE })
     await drawVerifiers({ chain: submitter }, jobId, OPTIONS)
     const drawn = (await submitter.job(jobId))
     expect(drawn.drawn).toBe(true)

@@ -1,0 +1,20 @@
+import { keccak256, toUtf8Bytes } from 'ethers'
+import { resultCommitment } from '../../src/settlement/index.js'
+import type { ChainClient } from '@jobmesh/contracts'
+
+/**
+ * A job of `creator` (one MacroJob of 2 MicroJobs, `k` verifiers) whose results `submitter` commits and submits with
+ * a made-up root and no manifest: for the draw and seed steps, which never look at the results.
+ */
+export async function fakeSubmission (creator: ChainClient, submitter: ChainClient, init: { tag: string, nonce?: bigint, k?: number, fee: bigint }): Promise<string> {
+  const head = await creator.provider.getBlock('latest')
+  const nonce = init.nonce ?? 1n
+  const { jobId } = await creator.createJob({
+    specCid: `bafy-${init.tag}`, nonce, jobRoot: keccak256(toUtf8Bytes(`jobs ${init.tag}`)), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
+    minVramGb: 0, k: init.k ?? 2, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
+  }, init.fee)
+  const root = keccak256(toUtf8Bytes(`results ${init.tag}`))
+  await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))
+  await submitter.submitResults(jobId, { resultRoot: root, manifestCid: '' })
+  return jobId
+}
