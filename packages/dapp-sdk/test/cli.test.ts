@@ -31,6 +31,23 @@ describe('jobmesh-dapp', () => {
     expect(io3.stderr.join('\n')).toMatch(/--out/)
 
     expect(await run(['frobnicate'], capture())).toBe(2)
+
+    // an RPC endpoint that is not an http(s) URL is bad usage, from the flag or from its variable
+    for (const rpc of ['notaurl', 'ftp://127.0.0.1:8545', 'ws://127.0.0.1:8545']) {
+      const io4 = capture()
+      expect(await run(['status', '0x' + '1'.repeat(64), '--rpc', rpc, '--deployment', 'd.json'], io4)).toBe(2)
+      expect(io4.stderr.join('\n')).toContain(`--rpc <url>' argument '${rpc}' is invalid. expected an http:// or https:// URL`)
+    }
+    const saved = process.env.JOBMESH_RPC_URL
+    process.env.JOBMESH_RPC_URL = 'notaurl'
+    try {
+      const io5 = capture()
+      expect(await run(['status', '0x' + '1'.repeat(64), '--deployment', 'd.json'], io5)).toBe(2)
+      expect(io5.stderr.join('\n')).toMatch(/expected an http:\/\/ or https:\/\/ URL/)
+    } finally {
+      if (saved === undefined) delete process.env.JOBMESH_RPC_URL
+      else process.env.JOBMESH_RPC_URL = saved
+    }
   })
 
   it('submits a job from files and shows its status', async () => {
@@ -66,6 +83,15 @@ describe('jobmesh-dapp', () => {
     expect(await run(['status', jobId!, ...connect], io2)).toBe(0)
     expect(io2.stdout).toContain('status: Open')
     expect(io2.stdout).toContain('microJobs: 4')
+
+    // a --bootstrap that looks like a multiaddr but does not parse, or names no peer, is bad usage too
+    for (const [addr, why] of [['/ip4/127.0.0.1/tcp/abc', /InvalidMultiaddrError: bad bootstrap multiaddr "\/ip4\/127.0.0.1\/tcp\/abc"/],
+      ['/ip4/127.0.0.1/tcp/4001', /InvalidMultiaddrError: bootstrap address \/ip4\/127.0.0.1\/tcp\/4001 lacks \/p2p\/<peerId>/]] as const) {
+      const io7 = capture()
+      expect(await run(['status', jobId!, ...connect, '--bootstrap', addr], io7)).toBe(2)
+      expect(io7.stderr).toHaveLength(1)
+      expect(io7.stderr[0]).toMatch(why)
+    }
 
     // the variables `jobmesh devnet` prints stand in for the flags; --json everywhere
     const saved = { ...process.env }

@@ -1,7 +1,7 @@
 import { Option } from 'commander'
 import { createJobClient } from '../client.js'
 import { InvalidConfigError } from '../errors.js'
-import { bootstrapList, readDeployment, readKeyFile } from './options.js'
+import { bootstrapList, readDeployment, readKeyFile, rpcUrl } from './options.js'
 import type { JobClient, JobClientInit } from '../client.js'
 import type { Command } from 'commander'
 
@@ -24,7 +24,8 @@ export const DEFAULT_CLI_RPC_URL = 'http://127.0.0.1:8545'
  */
 export function withConnectFlags (cmd: Command): Command {
   return cmd
-    .addOption(new Option('--rpc <url>', 'JSON-RPC endpoint').env('JOBMESH_RPC_URL').default(DEFAULT_CLI_RPC_URL))
+    .addOption(new Option('--rpc <url>', 'JSON-RPC endpoint (http:// or https://)').env('JOBMESH_RPC_URL').default(DEFAULT_CLI_RPC_URL)
+      .argParser(rpcUrl))
     .option('--key-file <file>', 'file holding the 0x private key that pays (or JOBMESH_PRIVATE_KEY)')
     .addOption(new Option('--private-key <hex>', 'the 0x private key; prefer the variable or --key-file').env('JOBMESH_PRIVATE_KEY').hideHelp())
     .addOption(new Option('--deployment <file>', 'deployment JSON of the jobmesh contracts').env('JOBMESH_DEPLOYMENT').makeOptionMandatory())

@@ -44,6 +44,20 @@ export function bootstrapList (value: string, previous: string[] = []): string[]
   return [...previous, ...addrs]
 }
 
+/** Commander parser of the JSON-RPC endpoint: an http:// or https:// URL (the client speaks JSON-RPC over HTTP). */
+export function rpcUrl (value: string): string {
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    throw new InvalidArgumentError(`expected an http:// or https:// URL such as http://127.0.0.1:8545, got ${value}`)
+  }
+  return value
+}
+
 /** Reads a 0x private key from a file (whitespace trimmed). */
 export async function readKeyFile (path: string): Promise<string> {
   let text: string

@@ -10,7 +10,8 @@ export const EXIT_OK = 0
 export const EXIT_FAILED = 1
 export const EXIT_USAGE = 2
 
-const USAGE_ERRORS = new Set(['InvalidJobError', 'InvalidConfigError', 'InvalidCodeError'])
+// InvalidMultiaddrError: a --bootstrap address that starts with / but does not parse (the node parses it)
+const USAGE_ERRORS = new Set(['InvalidJobError', 'InvalidConfigError', 'InvalidCodeError', 'InvalidMultiaddrError'])
 
 function program (io: CliIo): Command {
   const root = new Command('jobmesh-dapp')
