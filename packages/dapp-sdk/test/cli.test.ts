@@ -122,7 +122,16 @@ describe('jobmesh-dapp', () => {
     const io3 = capture()
     expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '3', '--micro-per-macro', '2',
       '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--detach', ...connect], io3)).toBe(2)
-    expect(io3.stderr.join('\n')).toMatch(/slicing/)
+    // in plain words, with what would fit; and no warning about the small network for a job that was refused
+    expect(io3.stderr).toEqual(['invalid job:', '  slicing: the slicing (3 MacroJobs x 2 MicroJobs x 2 blocks) needs 11 to 12 blocks ' +
+      '(only the last MicroJob may be shorter), but the data has 8 blocks of 4 bytes; what fits: 4 MicroJobs of 2 blocks (MacroJobs x MicroJobs per MacroJob = 4)'])
+    const rows = join(env.dir, 'rows.bin')
+    await writeFile(rows, new Uint8Array(96 * 64))
+    const io8 = capture()
+    expect(await run(['submit', '--code', files.code, '--data', rows, '--macro-jobs', '2', '--micro-per-macro', '16',
+      '--blocks-per-micro', '4', '--block-size', '64', '--price', '0.001', '--detach', ...connect], io8)).toBe(2)
+    expect(io8.stderr).toEqual(['invalid job:', '  slicing: the slicing (2 MacroJobs x 16 MicroJobs x 4 blocks) needs 125 to 128 blocks ' +
+      '(only the last MicroJob may be shorter), but the data has 96 blocks of 64 bytes; what fits: 24 MicroJobs of 4 blocks (2 MacroJobs x 12), or 32 MicroJobs of 3 blocks'])
   })
 
   it('refuses code that is not a jobmesh WebAssembly module with one line and exit 2, paying nothing', async () => {

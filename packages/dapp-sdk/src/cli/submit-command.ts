@@ -48,13 +48,15 @@ function submitInput (flags: SubmitFlags): SubmitInput {
   }
 }
 
-/** Warns when the registry has fewer than k + 1 active nodes: such a job can never be released. */
-async function warnSmallNetwork (client: JobClient, k: number, io: CliIo, signal: AbortSignal): Promise<void> {
+/**
+ * The warning for a registry with fewer than k + 1 active nodes (such a job can never be released), or undefined.
+ * Read before the submission, printed once the job passed validation (the `uploading` stage).
+ */
+async function smallNetworkWarning (client: JobClient, k: number, signal: AbortSignal): Promise<string | undefined> {
   const active = await client.activeNodes({ signal })
-  if (active < k + 1) {
-    io.err(`warning: ${active} nodes are registered, a job with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
-      'it will not be released unless more nodes join; lower --verifiers or start more peers')
-  }
+  if (active >= k + 1) return undefined
+  return `warning: ${active} nodes are registered, a job with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
+    'it will not be released unless more nodes join; lower --verifiers or start more peers'
 }
 
 async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitState, signal: AbortSignal): Promise<void> {
@@ -62,13 +64,16 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
   const client = await clientFrom(flags, { signal }, io.err)
   state.client = client
   try {
-    await warnSmallNetwork(client, flags.verifiers ?? DEFAULT_VERIFIERS, io, signal)
+    let warning = await smallNetworkWarning(client, flags.verifiers ?? DEFAULT_VERIFIERS, signal)
     const timeoutMs = (flags.timeout ?? 1800) * 1000
     const job = await client.submit(submitInput(flags), {
       signal,
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them
       ...(flags.detach === true ? { detached: true, replicationTimeoutMs: timeoutMs } : {}),
       onProgress: ({ stage, jobId }) => {
+        // the first stage after validation: no warning about a job that was refused
+        if (warning !== undefined) io.err(warning)
+        warning = undefined
         if (stage === 'creating' && jobId !== undefined) {
           state.jobId = jobId
           state.phase = 'creating'
