@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
-import { DEFAULT_PRICING, taskValue, taskValueToNumber } from '../src/index.js'
+import { DEFAULT_PRICING, taskValue } from '../src/index.js'
+import { plural, weiPerSecond } from '../src/cli/text.js'
 import { cleanup, setup, smallJob } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
 
@@ -50,6 +51,13 @@ describe('jobmesh-dapp', () => {
     }
   })
 
+  it('counts and prices in plain words', () => {
+    expect(['0 peers', '1 peer', '2 peers']).toEqual([0, 1, 2].map(n => plural(n, 'peer', 'peers')))
+    expect(weiPerSecond(16129032258n)).toBe('16129032258 wei/s (16.129032258 gwei/s)')
+    expect(weiPerSecond(7n)).toBe('7 wei/s (0.000000007 gwei/s)')
+    expect(weiPerSecond(3n * 10n ** 18n)).toBe('3000000000000000000 wei/s (3000000000.0 gwei/s)')
+  })
+
   it('submits a job from files and shows its status', async () => {
     const env = await setup()
     const { code, data } = smallJob()
@@ -71,7 +79,11 @@ describe('jobmesh-dapp', () => {
     expect(io.stderr.join('\n')).toMatch(/InputsNotHeldError: job 0x[0-9a-f]{64} is funded and announced, but no peer confirmed it holds the job's code and data within 2 s/)
     expect(io.stdout.join('\n')).not.toMatch(/detached/)
     // the task value from the network's pricing (deployment defaults): 0.001 ETH over 4 MicroJobs
-    expect(io.stdout).toContain(`task value: ${taskValue(10n ** 15n, 4, DEFAULT_PRICING)} wei/s (${taskValueToNumber(taskValue(10n ** 15n, 4, DEFAULT_PRICING))} per second)`)
+    const value = taskValue(10n ** 15n, 4, DEFAULT_PRICING)
+    expect(value).toBe(29411764705882n)
+    // the exact wei and the same in gwei, in plain notation (no exponent)
+    expect(io.stdout).toContain('task value: 29411764705882 wei/s (29411.764705882 gwei/s)')
+    expect(io.stdout).toContain('inputs held by: 0 peers')
     // no node is registered: a job with k = 2 can never be released, and submit says so
     expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, a job with 2 verifiers needs 3/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]

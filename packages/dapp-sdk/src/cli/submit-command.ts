@@ -1,5 +1,4 @@
 import { resolve } from 'node:path'
-import { taskValueToNumber } from '@jobmesh/peer/protocol'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
 import { InputsNotHeldError } from '../errors.js'
@@ -7,6 +6,7 @@ import { clientFrom, withConnectFlags } from './client-options.js'
 import { followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
 import { ether, nonNegativeInt, positiveInt } from './options.js'
+import { plural, weiPerSecond } from './text.js'
 import type { ConnectFlags } from './client-options.js'
 import type { SubmitState } from './interrupt.js'
 import type { CliIo } from './io.js'
@@ -94,8 +94,8 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       io.out(`tx: ${job.txHash}`)
       io.out(`microJobs: ${job.microJobs.length}`)
       if (job.spec.requirements.modelId != null) io.out(`model: ${job.spec.requirements.modelId}`)
-      io.out(`task value: ${job.taskValue} wei/s (${taskValueToNumber(job.taskValue)} per second)`)
-      io.out(`inputs held by: ${job.holders.length} peers`)
+      io.out(`task value: ${weiPerSecond(job.taskValue)}`)
+      io.out(`inputs held by: ${plural(job.holders.length, 'peer', 'peers')}`)
     }
     if (job.holders.length === 0 && flags.detach === true) {
       throw new InputsNotHeldError(`job ${job.jobId} is funded and announced, but no peer confirmed it holds the job's code and data ` +
