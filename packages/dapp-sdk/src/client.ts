@@ -123,6 +123,8 @@ export interface JobClient {
   /**
    * The job's story: created, announced, how many peers match its requirements and why the others do not (VRAM,
    * GPU model, paused), progress, finalizer, verifiers and their phase, and in plain words what it waits for now.
+   *
+   * @throws JobNotFoundError (the escrow has no such job), the chain errors, AbortError
    */
   describe(jobId: string, options?: DescribeOptions): Promise<JobStory>
   /** Stops the node and closes the provider it created. Idempotent. */

@@ -1,5 +1,6 @@
 import { describeJob } from '@jobmesh/peer/observe'
 import { anySignal } from './abort.js'
+import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
 import type { JobStory } from '@jobmesh/peer/observe'
 
@@ -13,10 +14,12 @@ export interface DescribeOptions {
  * The job's story as this client sees it: announcement, how many peers match its requirements and why the others
  * do not, progress, finalizer, verifiers and their phase, and what it is waiting for now.
  *
- * @throws the chain errors, AbortError
+ * @throws JobNotFoundError (the escrow has no such job, like `status`), the chain errors, AbortError
  */
 export async function describeJobStory (ctx: ClientContext, jobId: string, options: DescribeOptions = {}): Promise<JobStory> {
   const signal = anySignal([options.signal, ctx.stopped])
+  // every job is funded before it is announced: one the escrow does not know has no story to tell
+  await loadEscrowJob(ctx, jobId, signal)
   return describeJob({ docs: ctx.docs, chain: ctx.chain.client, privateKey: ctx.node.privateKey, peerId: ctx.node.peerId.toString() }, jobId, {
     signal,
     timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs

@@ -96,6 +96,15 @@ describe('jobmesh-dapp', () => {
     expect(io2.stdout).toContain('status: Open')
     expect(io2.stdout).toContain('microJobs: 4')
 
+    // describe, like status, fails on a job the escrow does not know
+    const unknown = '0x' + 'ab'.repeat(32)
+    for (const cmd of ['status', 'describe']) {
+      const io9 = capture()
+      expect(await run([cmd, unknown, ...connect], io9)).toBe(1)
+      expect(io9.stderr).toEqual([`JobNotFoundError: the escrow has no job ${unknown}`])
+      expect(io9.stdout).toEqual([])
+    }
+
     // a --bootstrap that looks like a multiaddr but does not parse, or names no peer, is bad usage too
     for (const [addr, why] of [['/ip4/127.0.0.1/tcp/abc', /InvalidMultiaddrError: bad bootstrap multiaddr "\/ip4\/127.0.0.1\/tcp\/abc"/],
       ['/ip4/127.0.0.1/tcp/4001', /InvalidMultiaddrError: bootstrap address \/ip4\/127.0.0.1\/tcp\/4001 lacks \/p2p\/<peerId>/]] as const) {

@@ -45,6 +45,9 @@ describe('describe on a job waiting in the verification queue', () => {
     for (const job of [cheap48, dear48, wide]) await submitAndQueue(env, job.jobId)
 
     const stories = await Promise.all([dear48, wide, cheap48].map(async j => env.client.describe(j.jobId)))
+    // a job the escrow does not know has no story: JobNotFoundError, as from status
+    const missing = await env.client.describe('0x' + 'cd'.repeat(32)).catch((e: unknown) => e as Error)
+    expect(missing.name).toBe('JobNotFoundError')
     expect(stories.map(s => s.phase)).toEqual(['verifying', 'verifying', 'verifying'])
     expect(stories[0].waitingFor).toBe('2 verifiers in the verification queue: position 1 of 3 (higher-value tasks first); 1 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
     // 3 verifiers besides its submitter need 4 nodes: with 3 registered the queue can never serve it, and the story says so
