@@ -16,6 +16,7 @@ import { loadEscrowJob } from './job-info.js'
 import { activeNodes, listJobs } from './jobs.js'
 import { createAnnouncer } from './network/announce.js'
 import { watchProgress } from './progress.js'
+import { refundJob } from './refund.js'
 import { waitForRelease } from './release.js'
 import { downloadResults } from './results.js'
 import { submitJob } from './submit.js'
@@ -112,7 +113,13 @@ export interface JobClient {
    * @throws ResultNotFoundError, ResultHashMismatchError, ResultRootMismatchError, DownloadError, the chain errors, AbortError
    */
   results(jobId: string, options?: ResultsOptions): Promise<MicroJobOutput[]>
-  /** Refunds the fee after the deadline if the job was never released. @throws ChainRevertError and the other chain errors */
+  /**
+   * Refunds the fee after the deadline if the job was never released. A refusal is a ChainRevertError whose message
+   * says why in plain words: the job's status (`WrongStatus`), its deadline in ISO UTC and the time left
+   * (`DeadlineNotReached`), a verification under way (`VerificationUnderway`).
+   *
+   * @throws ChainRevertError and the other chain errors
+   */
   refund(jobId: string, options?: { signal?: AbortSignal }): Promise<{ txHash: string, blockNumber: number }>
   /** Jobs of this wallet (or `creator`), oldest first, from `JobCreated` events. @throws the chain errors */
   list(options?: { creator?: string, signal?: AbortSignal }): Promise<ListedJob[]>
@@ -245,8 +252,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     },
     async refund (jobId, options = {}) {
       live()
-      const mined = await chain.client.refund(jobId, { signal: options.signal })
-      return { txHash: mined.hash, blockNumber: mined.blockNumber }
+      return await refundJob(ctx, jobId, options.signal)
     },
     async list (options) {
       live()

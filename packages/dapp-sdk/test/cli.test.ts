@@ -131,7 +131,11 @@ describe('jobmesh-dapp', () => {
       // before the deadline a refund is refused with the decoded error
       const io6 = capture()
       expect(await run(['refund', jobId!], io6)).toBe(1)
-      expect(io6.stderr.join('\n')).toMatch(/ChainRevertError: .*DeadlineNotReached/)
+      // ... which names the deadline (ISO, UTC) and the time left (deadline: 1440 min after the submission)
+      const deadline = (JSON.parse(io4.stdout.join('')) as { deadline: number }).deadline
+      const iso = new Date(deadline * 1000).toISOString().replace(/\.000Z$/, 'Z')
+      expect(io6.stderr).toEqual([expect.stringMatching(new RegExp(`^ChainRevertError: job ${jobId!} can be refunded only after its deadline ${iso}: ` +
+        '(23 h \\d+ min|1 d 0 h) left by the chain\'s clock \\(JobEscrow\\.refund reverted: DeadlineNotReached\\)$'))])
     } finally {
       for (const k of ['JOBMESH_RPC_URL', 'JOBMESH_DEPLOYMENT', 'JOBMESH_PRIVATE_KEY']) {
         if (saved[k] === undefined) delete process.env[k]

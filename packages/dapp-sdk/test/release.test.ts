@@ -34,6 +34,13 @@ describe('waitForRelease and refund', () => {
     expect(release.resultRoot).toBe(resultTree(leaves).root)
     expect(seen[0]).toBe('Open')
     expect(seen.at(-1)).toBe('Released')
+
+    // a released job cannot be refunded, and the refusal names its status
+    const refused = await env.client.refund(job.jobId).catch((e: unknown) => e as Error & { errorName: string })
+    expect(refused.name).toBe('ChainRevertError')
+    expect(refused.errorName).toBe('WrongStatus')
+    expect(refused.message).toBe(`job ${job.jobId} is Released: only an Open job, or a Submitted one whose verifiers are not drawn yet, ` +
+      'can be refunded, after its deadline (JobEscrow.refund reverted: WrongStatus)')
   })
 
   it('ends progress at total once the round is released on chain, even when no result record reached the client', async () => {
