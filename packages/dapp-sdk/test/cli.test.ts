@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
 import { DEFAULT_PRICING, taskValue } from '../src/index.js'
 import { plural, weiPerSecond } from '../src/cli/text.js'
+import { secondsToMs } from '../src/cli/options.js'
 import { cleanup, setup, smallJob } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
 
@@ -56,6 +57,18 @@ describe('jobmesh-dapp', () => {
     expect(weiPerSecond(16129032258n)).toBe('16129032258 wei/s (16.129032258 gwei/s)')
     expect(weiPerSecond(7n)).toBe('7 wei/s (0.000000007 gwei/s)')
     expect(weiPerSecond(3n * 10n ** 18n)).toBe('3000000000000000000 wei/s (3000000000.0 gwei/s)')
+  })
+
+  it('reads --poll in seconds, fractions allowed', async () => {
+    expect(['2', '0.5', '.25', '1.5'].map(secondsToMs)).toEqual([2000, 500, 250, 1500])
+    for (const bad of ['0', '-1', 'abc', '1e3', '']) {
+      const io = capture()
+      expect(await run(['wait', '0x' + '1'.repeat(64), '--poll', bad, '--deployment', 'd.json'], io)).toBe(2)
+      expect(io.stderr.join('\n')).toContain('expected a positive number of seconds')
+    }
+    const help = capture()
+    expect(await run(['wait', '--help'], help)).toBe(0)
+    expect(help.stdout.join('\n')).toMatch(/--poll <s>\s+seconds between two status reads/)
   })
 
   it('submits a job from files and shows its status', async () => {

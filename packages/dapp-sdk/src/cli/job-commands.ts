@@ -4,7 +4,7 @@ import { formatEther } from 'ethers'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
-import { jobIdArg, positiveInt } from './options.js'
+import { jobIdArg, positiveInt, secondsToMs } from './options.js'
 import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
@@ -58,7 +58,7 @@ export function jobCommands (root: Command, io: CliIo): void {
     .description('wait until the escrow releases the job, showing its status; exits 1 at once when the peers gave the job up (failing code)')
     .argument('<jobId>', 'job id', jobIdArg)
     .option('--timeout <s>', 'give up after this many seconds (default 1800)', positiveInt)
-    .addOption(new Option('--poll <ms>', 'poll interval in ms (default 2000)').argParser(positiveInt)))
+    .addOption(new Option('--poll <s>', 'seconds between two status reads, fractions allowed, e.g. 0.5 (default 2)').argParser(secondsToMs)))
     .action(async (jobId: string, flags: ConnectFlags & { timeout?: number, poll?: number }) => {
       await withClient(flags, io, async (client) => {
         const job = await client.status(jobId)
@@ -70,6 +70,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         const r = await followOutcome(client, jobId, io, {
           quiet: flags.json === true,
           ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
+          // --poll is parsed to ms
           ...(flags.poll === undefined ? {} : { pollIntervalMs: flags.poll })
         })
         if (flags.json === true) io.out(JSON.stringify({ jobId, ...r }))

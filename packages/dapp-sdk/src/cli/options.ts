@@ -11,6 +11,15 @@ export function positiveInt (value: string): number {
   return n
 }
 
+/** Commander parser of a positive number of seconds, fractions allowed (`0.5`), to whole milliseconds (at least 1). */
+export function secondsToMs (value: string): number {
+  const s = Number(value)
+  if (!/^([0-9]+(\.[0-9]*)?|\.[0-9]+)$/.test(value) || !Number.isFinite(s) || s <= 0 || s * 1000 > 2 ** 31 - 1) {
+    throw new InvalidArgumentError('expected a positive number of seconds, e.g. 2 or 0.5')
+  }
+  return Math.max(1, Math.round(s * 1000))
+}
+
 /** Commander parser of a non-negative integer flag. */
 export function nonNegativeInt (value: string): number {
   const n = Number(value)
