@@ -41,6 +41,20 @@ function printJob (io: CliIo, j: EscrowJob): void {
   io.out(`resultRoot: ${j.resultRoot}`)
 }
 
+/** What `results` could not check yet, for a job the escrow has not released: the outputs are not confirmed. */
+function unconfirmedNote (jobId: string, status: EscrowJob['status']): string | undefined {
+  if (status === 'Submitted') {
+    return 'note: the verifiers have not confirmed these outputs yet: each matches its hash and the root the submitter put on chain, ' +
+      `but the escrow has not released job ${jobId} (jobmesh-dapp wait ${jobId} waits for it)`
+  }
+  if (status === 'Open') {
+    return 'note: these outputs are not submitted on chain yet: each matches the hash of its result record in the job doc, ' +
+      `but no root is on chain and no verifier has checked them (jobmesh-dapp wait ${jobId} waits for the release)`
+  }
+  if (status === 'Refunded') return `note: job ${jobId} was refunded: no verifier confirmed these outputs`
+  return undefined
+}
+
 /** `status`, `wait`, `results`, `list`, `refund`. */
 export function jobCommands (root: Command, io: CliIo): void {
   withConnectFlags(root.command('status')
@@ -92,10 +106,13 @@ export function jobCommands (root: Command, io: CliIo): void {
           timeoutMs: (flags.timeout ?? 300) * 1000,
           ...(flags.fetchTimeout === undefined ? {} : { fetchTimeoutMs: flags.fetchTimeout * 1000 })
         })
+        const { status } = await client.status(jobId)
         if (flags.json === true) {
-          io.out(JSON.stringify({ jobId, out, outputs: outputs.map(o => ({ macroIndex: o.macroIndex, index: o.index, cid: o.cid, outputHash: o.outputHash, signer: o.signer, size: o.bytes.byteLength })) }))
+          io.out(JSON.stringify({ jobId, status, out, outputs: outputs.map(o => ({ macroIndex: o.macroIndex, index: o.index, cid: o.cid, outputHash: o.outputHash, signer: o.signer, size: o.bytes.byteLength })) }))
         } else {
           io.out(`${outputs.length} outputs verified and written to ${out}`)
+          const note = unconfirmedNote(jobId, status)
+          if (note !== undefined) io.err(note)
         }
       })
     })
