@@ -50,7 +50,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     expect(submitted.stderr[0]).toBe(`jobId: ${jobId}`)
 
     // the submitting process is gone: its helia was the only holder of code and data at upload time
-    const waited = await runCli(['wait', jobId, '--timeout', '240', '--poll', '500', '--json'], env, 260_000)
+    const waited = await runCli(['wait', jobId, '--timeout', '240', '--poll', '0.5', '--json'], env, 260_000)
     expect(waited.stderr.join('\n')).not.toMatch(/Error/)
     expect(waited.code).toBe(0)
     expect(JSON.parse(waited.stdout.at(-1) ?? '{}')).toMatchObject({ jobId, status: 'Released' })
