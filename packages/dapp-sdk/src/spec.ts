@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { parseJobSpec } from '@jobmesh/peer/protocol'
+import { parseJobSpec, slicingMismatch } from '@jobmesh/peer/protocol'
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
 import { verificationIssue } from './verification.js'
@@ -104,7 +104,7 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   } else if (dataSize === undefined && blockCount === undefined) {
     issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI' })
   }
-  const slicing = blockCount === undefined || !validBs ? undefined : slicingIssue(input.slicing, blockCount, bs)
+  const slicing = blockCount === undefined || !validBs ? undefined : slicingMismatch(input.slicing ?? {}, blockCount, bs)
   if (slicing !== undefined) issues.push({ path: 'slicing', message: slicing })
   const verification = verificationIssue(input.verification, input.slicing)
   if (verification !== undefined) issues.push({ path: 'verification', message: verification })
@@ -119,33 +119,6 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
     issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
   }
   return { input, creator, seed: input.seed ?? randomUint256(), deadline, blockCount, issues }
-}
-
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
-
-/**
- * The slicing must cover the blocks exactly (the JobSpec validator's rule): `macroJobs * microJobsPerMacro` MicroJobs
- * of `blocksPerMicro` blocks, only the last one shorter, so their number is `ceil(blockCount / blocksPerMicro)`.
- * Says what is wrong and what would fit; undefined when it fits or a value is malformed (the validator names that).
- */
-export function slicingIssue (slicing: SlicingSpec | undefined, blockCount: number, blockSize: number): string | undefined {
-  const { macroJobs, microJobsPerMacro, blocksPerMicro } = (slicing ?? {}) as Partial<SlicingSpec>
-  const values = [blockCount, macroJobs, microJobsPerMacro, blocksPerMicro]
-  if (!values.every(v => Number.isSafeInteger(v) && (v as number) > 0)) return undefined
-  const [m, p, b] = [macroJobs as number, microJobsPerMacro as number, blocksPerMicro as number]
-  const total = m * p
-  if (!Number.isSafeInteger(total) || !Number.isSafeInteger(total * b)) return undefined
-  const needed = Math.ceil(blockCount / b)
-  if (total === needed) return undefined
-  const least = (total - 1) * b + 1
-  const covers = least === total * b ? `${total * b}` : `${least} to ${total * b}`
-  const fits = [`${plural(needed, 'MicroJob', 'MicroJobs')} of ${plural(b, 'block', 'blocks')}` +
-    (needed % m === 0 ? ` (${plural(m, 'MacroJob', 'MacroJobs')} x ${needed / m})` : ` (MacroJobs x MicroJobs per MacroJob = ${needed})`)]
-  const other = Math.ceil(blockCount / total)
-  if (Math.ceil(blockCount / other) === total) fits.push(`${plural(total, 'MicroJob', 'MicroJobs')} of ${plural(other, 'block', 'blocks')}`)
-  return `the slicing (${plural(m, 'MacroJob', 'MacroJobs')} x ${plural(p, 'MicroJob', 'MicroJobs')} x ${plural(b, 'block', 'blocks')}) ` +
-    `needs ${covers} blocks (only the last MicroJob may be shorter), but the data has ${plural(blockCount, 'block', 'blocks')} of ` +
-    `${plural(blockSize, 'byte', 'bytes')}; what fits: ${fits.join(', or ')}`
 }
 
 /**

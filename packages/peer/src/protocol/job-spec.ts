@@ -2,6 +2,7 @@ import { getAddress } from 'ethers'
 import { z } from 'zod'
 import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MIN_VERIFIERS } from './constants.js'
 import { InvalidJobSpecError } from './errors.js'
+import { slicingMismatch } from './slicing-fit.js'
 import type { SpecIssue } from './errors.js'
 
 /** How a Job is cut: `macroJobs * microJobsPerMacro` MicroJobs of `blocksPerMicro` blocks (the last may be shorter). */
@@ -112,21 +113,10 @@ const schema = z.strictObject({
  */
 function slicingIssues (input: unknown): SpecIssue[] {
   if (typeof input !== 'object' || input === null) return []
-  const { blockCount, slicing } = input as { blockCount?: unknown, slicing?: Record<string, unknown> }
+  const { blockCount, blockSize, slicing } = input as { blockCount?: unknown, blockSize?: unknown, slicing?: Partial<SlicingSpec> }
   if (typeof slicing !== 'object' || slicing === null) return []
-  const { macroJobs, microJobsPerMacro, blocksPerMicro } = slicing
-  const values = [blockCount, macroJobs, microJobsPerMacro, blocksPerMicro]
-  if (!values.every(v => Number.isSafeInteger(v) && (v as number) > 0)) return []
-  const total = (macroJobs as number) * (microJobsPerMacro as number)
-  const needed = Math.ceil((blockCount as number) / (blocksPerMicro as number))
-  if (!Number.isSafeInteger(total)) return [{ path: 'slicing', message: 'too many MicroJobs' }]
-  if (total > needed) {
-    return [{ path: 'slicing', message: `more MicroJobs (${total}) than blocks need (${needed} of ${String(blocksPerMicro)} blocks): some would be empty` }]
-  }
-  if (total < needed) {
-    return [{ path: 'slicing', message: `MicroJobs (${total} x ${String(blocksPerMicro)} blocks) do not cover blockCount ${String(blockCount)}` }]
-  }
-  return []
+  const message = slicingMismatch(slicing, blockCount as number, Number.isSafeInteger(blockSize) ? blockSize as number : undefined)
+  return message === undefined ? [] : [{ path: 'slicing', message }]
 }
 
 /**

@@ -77,13 +77,15 @@ describe('parseJobSpec', () => {
     input.price = '0'
     const issues = issuesOf(input)
     expect(issues.map(i => i.path).sort()).toEqual(['price', 'slicing'])
-    expect(issues.find(i => i.path === 'slicing')?.message).toMatch(/more MicroJobs/)
+    // 10 blocks of 4 bytes: 6 MicroJobs of 3 need 16 to 18
+    expect(issues.find(i => i.path === 'slicing')?.message).toBe('the slicing (3 MacroJobs x 2 MicroJobs x 3 blocks) needs 16 to 18 blocks ' +
+      `(only the last MicroJob may be shorter), but the data has 10 blocks of ${input.blockSize as number} bytes; what fits: 4 MicroJobs of 3 blocks (MacroJobs x MicroJobs per MacroJob = 4)`)
   })
 
   it('reports slicing that leaves blocks uncovered', () => {
     const input = validSpecInput()
     input.blockCount = 13 // 4 MicroJobs x 3 blocks = 12
-    expect(issuesOf(input)).toEqual([{ path: 'slicing', message: expect.stringMatching(/do not cover/) }])
+    expect(issuesOf(input)).toEqual([{ path: 'slicing', message: expect.stringMatching(/^the slicing \(2 MacroJobs x 2 MicroJobs x 3 blocks\) needs 10 to 12 blocks .* but the data has 13 blocks .*; what fits: 5 MicroJobs of 3 blocks/) }])
   })
 
   it('accepts a shorter last MicroJob (10 blocks in 4 x 3)', () => {
