@@ -1,12 +1,10 @@
-import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { createChainClient, serializeDeployment } from '@jobmesh/contracts'
+import { createChainClient } from '@jobmesh/contracts'
 import { rankQueued, verificationQueueCursor } from '@jobmesh/peer/observe'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
-import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, connectFlags, registerNode, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 
 afterEach(cleanup)
@@ -55,12 +53,8 @@ describe('describe on a job waiting in the verification queue', () => {
     expect(stories[2].waitingFor).toBe('2 verifiers in the verification queue: position 3 of 3 (higher-value tasks first); 2 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
 
     // `jobmesh-dapp wait` on that job warns at once that it waits for nodes that are not there
-    const files = { key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
-    await writeFile(files.key, `${env.anvil.accounts[1].privateKey}\n`)
-    await writeFile(files.deployment, serializeDeployment(env.deployment))
     const err: string[] = []
-    const waited = await run(['wait', wide.jobId, '--timeout', '1', '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment],
-      { out: () => {}, err: (l) => err.push(l) })
+    const waited = await run(['wait', wide.jobId, '--timeout', '1', ...await connectFlags(env)], { out: () => {}, err: (l) => err.push(l) })
     expect(waited).toBe(1)
     expect(err.join('\n')).toContain(`warning: 3 nodes are registered, job ${wide.jobId} has 3 verifiers and needs 4`)
 

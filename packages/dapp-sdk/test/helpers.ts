@@ -1,9 +1,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto'
 import { testWallet, workerAnvil } from '@jobmesh/testkit/anvil'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect, createProvider, deploy, signPeerBinding } from '@jobmesh/contracts'
+import { connect, createProvider, deploy, serializeDeployment, signPeerBinding } from '@jobmesh/contracts'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
@@ -145,4 +145,13 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const receipt = await (await sub.jobEscrow.settle(jobId)).wait()
   if (receipt == null) throw new Error('settle not mined')
   return receipt.blockNumber
+}
+
+/** The CLI's connection flags for `env`: --rpc, and a key file (account `account`) and deployment file in its dir. */
+export async function connectFlags (env: Env, account = 1): Promise<string[]> {
+  const key = join(env.dir, `key-${account}`)
+  const deployment = join(env.dir, 'deployment.json')
+  await writeFile(key, `${env.anvil.accounts[account].privateKey}\n`)
+  await writeFile(deployment, serializeDeployment(env.deployment))
+  return ['--rpc', env.anvil.rpcUrl, '--key-file', key, '--deployment', deployment]
 }

@@ -1,10 +1,7 @@
-import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { serializeDeployment } from '@jobmesh/contracts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
 import { resultTree } from '../src/index.js'
-import { SLICING, cleanup, driveRelease, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, connectFlags, driveRelease, setup, smallJob } from './helpers.js'
 
 const PAYEE = '0x00000000000000000000000000000000000000a1'
 import type { ResultLeaf } from '../src/index.js'
@@ -40,13 +37,10 @@ describe('waitForRelease and refund', () => {
     expect(seen.at(-1)).toBe('Released')
 
     // jobmesh-dapp wait --poll takes seconds (0.5): the released job ends the wait at once
-    const files = { key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
-    await writeFile(files.key, `${env.anvil.accounts[1].privateKey}\n`)
-    await writeFile(files.deployment, serializeDeployment(env.deployment))
     const out: string[] = []
     const err: string[] = []
-    expect(await run(['wait', job.jobId, '--poll', '0.5', '--timeout', '30', '--rpc', env.anvil.rpcUrl, '--key-file', files.key,
-      '--deployment', files.deployment], { out: (l) => out.push(l), err: (l) => err.push(l) })).toBe(0)
+    expect(await run(['wait', job.jobId, '--poll', '0.5', '--timeout', '30', ...await connectFlags(env)],
+      { out: (l) => out.push(l), err: (l) => err.push(l) })).toBe(0)
     expect(out).toEqual([`released in block ${settledIn}`])
 
     // a released job cannot be refunded, and the refusal names its status

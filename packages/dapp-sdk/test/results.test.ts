@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { serializeDeployment } from '@jobmesh/contracts'
 import { RESULTS_MAP, recordSigner, recordVerifier, resultKey, resultTable } from '@jobmesh/peer/coord'
 import { jobDocName } from '@jobmesh/peer/crdt'
 import { resultTree } from '@jobmesh/peer/protocol'
@@ -12,7 +11,7 @@ import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
-import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, connectFlags, registerNode, setup, smallJob } from './helpers.js'
 import type { ProgressUpdate } from '../src/index.js'
 import type * as Y from 'yjs'
 
@@ -94,13 +93,11 @@ describe('progress and results', () => {
     expect(verified.map(o => new TextDecoder().decode(o.bytes))).toEqual(outputs.map(o => new TextDecoder().decode(o)))
 
     // jobmesh-dapp results writes them, and says the verifiers have not confirmed them: the job is Submitted, not Released
-    const files = { key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json'), out: join(env.dir, 'out') }
-    await writeFile(files.key, `${env.anvil.accounts[1].privateKey}\n`)
-    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const files = { out: join(env.dir, 'out') }
     const bootstrap = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))!.toString()
     const stdout: string[] = []
     const stderr: string[] = []
-    expect(await run(['results', job.jobId, '--out', files.out, '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment,
+    expect(await run(['results', job.jobId, '--out', files.out, ...await connectFlags(env),
       '--bootstrap', bootstrap], { out: (l) => stdout.push(l), err: (l) => stderr.push(l) })).toBe(0)
     expect(stdout).toEqual([`4 outputs verified and written to ${files.out}`])
     expect(stderr).toEqual(['note: the verifiers have not confirmed these outputs yet: each matches its hash and the root the submitter put on chain, ' +

@@ -4,6 +4,9 @@ import { UsageError } from './errors.js'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
 
+/** A wallet private key: 32 bytes of hex, with or without 0x. */
+const HEX_KEY = /^(0x)?[0-9a-fA-F]{64}$/
+
 /** The chain options of `jobmesh start` and `jobmesh claim`. */
 export interface WalletOptions {
   rpc?: string
@@ -42,11 +45,10 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
     throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
   }
   const privateKey = opts.keyFile != null ? (await readText(opts.keyFile, 'key file')).trim() : opts.privateKey
-  if (opts.keyFile != null && !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey ?? '')) {
-    throw new UsageError(`the key file ${opts.keyFile} does not hold a 32-byte hex private key`)
-  }
-  if (privateKey == null || !/^(0x)?[0-9a-fA-F]{64}$/.test(privateKey)) {
-    throw new UsageError('a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
+  if (privateKey == null || !HEX_KEY.test(privateKey)) {
+    throw new UsageError(opts.keyFile != null
+      ? `the key file ${opts.keyFile} does not hold a 32-byte hex private key`
+      : 'a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
   }
   const { parseDeployment } = await import('@jobmesh/contracts')
   let deployment: Deployment

@@ -123,12 +123,8 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
   if (opts.vram < 1) {
     throw new UsageError('--vram: registering on a chain needs the node\'s VRAM in whole GB, at least 1 (the registry refuses 0)')
   }
-  let stake: bigint
-  try {
-    stake = parseEther(opts.stake)
-  } catch {
-    throw new UsageError(`--stake: "${opts.stake}" is not an amount of ETH`)
-  }
+  // --stake passed `ethAmount`: a decimal amount parseEther reads
+  const stake = parseEther(opts.stake)
   const minStake = wallet.deployment.params.registry.minStake
   if (stake < minStake) {
     throw new UsageError(`--stake: ${opts.stake} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
