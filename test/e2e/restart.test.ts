@@ -34,9 +34,9 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-e2e-restart-'))
     // a reveal window long enough for a verifier process to restart in it on a loaded machine; a finalizer
-    // restarted within 60 s submits itself, one gone for good is replaced after 60 s
+    // restarted within 30 s submits itself (a restart takes a few seconds), one gone for good is replaced after 30 s
     devnet = await startDevnet({
-      dir: join(dir, 'net'), peers: 4, contracts: { escrow: { commitWindow: 10, revealWindow: 25 } }, peer: () => ({ takeoverGraceSeconds: 60 })
+      dir: join(dir, 'net'), peers: 4, contracts: { escrow: { commitWindow: 10, revealWindow: 25 } }, peer: () => ({ takeoverGraceSeconds: 30 })
     })
     client = await createJobClient({
       rpcUrl: devnet.anvil.rpcUrl, signer: devnet.dapp.privateKey, deployment: devnet.deployment,

@@ -1,5 +1,4 @@
 import { Option } from 'commander'
-import { createJobClient } from '../client.js'
 import { InvalidConfigError } from '../errors.js'
 import { bootstrapList, readDeployment, readKeyFile, rpcUrl } from './options.js'
 import type { JobClient, JobClientInit } from '../client.js'
@@ -50,6 +49,8 @@ export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientI
     throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY (jobmesh devnet prints one)')
   }
   const bootstrap = flags.bootstrap ?? []
+  // the client (libp2p, helia, ethers) is loaded by a command that connects, not by `--help` or a bad flag
+  const { createJobClient } = await import('../client.js')
   const client = await createJobClient({
     rpcUrl: flags.rpc,
     signer: key,

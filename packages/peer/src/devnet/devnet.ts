@@ -90,7 +90,12 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   const dir = init.dir ?? await mkdtemp(join(tmpdir(), 'jobmesh-devnet-'))
   await mkdir(dir, { recursive: true })
   progress('chain')
-  const anvil = await startAnvil({ chainId: init.chainId, blockTime: init.blockTime ?? DEFAULT_DEVNET_BLOCK_TIME, accounts: Math.max(10, count + 4), signal: init.signal })
+  const blockTime = init.blockTime ?? DEFAULT_DEVNET_BLOCK_TIME
+  // the chain mines a block per transaction while the contracts deploy and the peers register (a block each, not a
+  // block time each: 15 s less per devnet start), then a block every `blockTime` seconds; anvil switches to whole
+  // seconds only (evm_setIntervalMining), so another block time is kept from the start
+  const switchToInterval = Number.isInteger(blockTime) && blockTime > 0
+  const anvil = await startAnvil({ chainId: init.chainId, blockTime: switchToInterval ? undefined : blockTime, accounts: Math.max(10, count + 4), signal: init.signal })
   const peers: PeerProcess[] = []
   // the deployer's provider is destroyed when the devnet stops, not at once: ethers may still have a receipt poll of
   // the last deployment transaction queued, and destroying the provider rejects it where nobody can catch it
@@ -135,6 +140,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
     if (failed != null) {
       throw failed.reason
     }
+    if (switchToInterval) await provider.send('evm_setIntervalMining', [blockTime])
     log('devnet up: %d peers, chain %d at %s', count, anvil.chainId, anvil.rpcUrl)
     return {
       dir,

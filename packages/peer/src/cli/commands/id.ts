@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises'
-import { loadOrCreateIdentity } from '../../node/index.js'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { resolveDataDir } from '../options.js'
 import type { Command } from 'commander'
@@ -18,6 +17,8 @@ export function idCommand (program: Command): void {
     .action(async (opts: IdOptions) => {
       const dataDir = resolveDataDir(opts.dataDir)
       await mkdir(dataDir, { recursive: true })
+      // the node folder (libp2p, helia) is loaded by this command, not by every other command's `--help`
+      const { loadOrCreateIdentity } = await import('../../node/index.js')
       const key = await loadOrCreateIdentity(dataDir)
       const peerId = peerIdFromPrivateKey(key).toString()
       process.stdout.write(opts.json === true ? JSON.stringify({ peerId, dataDir }) + '\n' : `${peerId}\n`)

@@ -5,7 +5,6 @@ import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
 import { collectModel, collectMultiaddr, ethAmount, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
-import { walletLine } from '../status-view.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { HttpAddress } from '../../http/index.js'
@@ -58,8 +57,8 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .action(async (opts: StartOptions) => {
       const init = { ...await peerInit(opts), ...overrides }
       process.stdout.write('starting jobmesh peer...\n')
-      // loaded here, not at the top: every other command (status above all) starts without libp2p, helia and ethers
-      const { createPeer } = await import('../../peer.js')
+      // loaded here, not at the top: every other command and `--help` start without libp2p, helia and ethers
+      const [{ createPeer }, { walletLine }] = await Promise.all([import('../../peer.js'), import('../status-view.js')])
       const peer = await createPeer(init)
       const stopLines = printPeerEvents(peer.events)
       const control = await startControlServer(init.dataDir ?? '', async () => await peer.report({ signal: AbortSignal.timeout(4_000) }).catch(() => peer.status())).catch(async err => {

@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import { CONTROL_SOCKET } from '../constants.js'
 import { fetchStatus } from '../control.js'
 import { resolveDataDir } from '../options.js'
-import { formatStatus } from '../status-view.js'
 import type { PeerStatus } from '../../peer.js'
 import type { Command } from 'commander'
 
@@ -20,6 +19,7 @@ export function statusCommand (program: Command): void {
     .action(async (opts: StatusOptions) => {
       const dataDir = resolveDataDir(opts.dataDir)
       const status = await fetchStatus(join(dataDir, CONTROL_SOCKET)) as PeerStatus
+      const { formatStatus } = await import('../status-view.js')
       process.stdout.write(opts.json === true ? JSON.stringify(status, null, 2) + '\n' : formatStatus(status))
     })
 }
