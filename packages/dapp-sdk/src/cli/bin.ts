@@ -1,5 +1,13 @@
 #!/usr/bin/env node
 import '@jobmesh/peer/polyfill'
+import { EXIT_INTERRUPTED } from './interrupt.js'
 
+// Ctrl-C while the program loads: nothing was sent yet (a command installs its own handler once it runs)
+const whileLoading = (): void => {
+  process.stderr.write('interrupted: nothing was sent\n')
+  process.exit(EXIT_INTERRUPTED)
+}
+process.once('SIGINT', whileLoading)
 const { run } = await import('./program.js')
+process.off('SIGINT', whileLoading)
 process.exitCode = await run(process.argv.slice(2))
