@@ -69,9 +69,14 @@ describe('the incentive pool on a devnet of 2 jobmesh processes', () => {
     expect(claimed.stdout).toContain(`claimed ${formatEther(earned)} ETH`)
     expect(BigInt((await peerStatus(peer.dataDir)).chain?.incentive?.earnedWei ?? '-1')).toBe(0n)
 
-    const again = await jobmesh(['claim', ...wallet])
+    const again = await jobmesh(['claim', '--json', ...wallet])
     expect(again.code).toBe(0)
-    expect(again.stdout).toContain('nothing to claim')
+    // --json: one document, nothing claimed the second time, the share recorded (the claim recorded it)
+    const report = JSON.parse(again.stdout) as { address: string, claimedWei: string, tx: string | null, share: number, shareNow: number }
+    expect(report).toMatchObject({ claimedWei: '0', tx: null })
+    expect(report.address.toLowerCase()).toBe(devnet.peerAccount(0).address.toLowerCase())
+    expect(report.share).toBeGreaterThan(0)
+    expect(report.share).toBeCloseTo(report.shareNow, 5)
 
     const noChain = await jobmesh(['claim'])
     expect(noChain.code).toBe(2)
