@@ -224,7 +224,7 @@ describe('end to end: a node that did no work submits first with a self-paying p
   it('gets nothing, is slashed, and the processors are paid', async () => {
     net = await startNetwork({ peers: 4 })
     const { client, devnet } = net
-    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId, pollingInterval: 250 })
     const wasm = createWasmExecutor({ concurrency: 1 })
     let paused = false
     try {
@@ -269,6 +269,9 @@ describe('end to end: a node that did no work submits first with a self-paying p
       const positions = samplePositions(state.seed, 2, 4, 1, state.sampleEntropy)
       const tuple = (l: ResultLeaf): [string, number, number, string, string] => [l.microId, l.macroIndex, l.index, l.outputHash, l.payee]
       await (await asThief.jobEscrow.proveSample(job.jobId, positions.map(p => tuple(leaves[p])), positions.map(p => tree.getProof(p)))).wait()
+      // then it is gone, as a node without a peer soon is (its missed probes pause it): the next round draws its
+      // verifiers among the peers, not a thief that would hold the round up to its seed and reveal deadlines
+      await (await asThief.nodeRegistry.pause()).wait()
 
       // the verifiers see leaves paying a wallet that signed no result: rejected, the thief (the submitter) slashed
       const rejected = await waitFor(async () => {
