@@ -88,6 +88,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     try {
       // SIGINT when the given line appears; k = 4 needs 5 registered nodes, the devnet has 4
       for (const [at, k] of [[/^uploading\.\.\./, '4'], [/^creating\.\.\./, '2'], [/^announcing\.\.\./, '2'], [/^inputs held by/, '2']] as const) {
+        const sentBefore = await provider.getTransactionCount(devnet.dapp.address, 'pending')
         const p = startCli(['submit', ...job, '--verifiers', k], env)
         await p.line(at, 60_000)
         const sent = Date.now()
@@ -110,7 +111,11 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
         }
         // what it says is true
         if (jobId !== undefined && /^interrupted: job 0x[0-9a-f]{64} is funded/.test(said)) expect(Number(await jobEscrow.statusOf(jobId)), `${at}: ${said}`).not.toBe(0)
-        if (/^interrupted: no job was created/.test(said)) expect(p.stdout.some(l => l.startsWith('jobId:'))).toBe(false)
+        if (/^interrupted: no job was created/.test(said)) {
+          // nothing was paid: the DApp's wallet sent no transaction at all
+          expect(p.stdout.some(l => l.startsWith('jobId:'))).toBe(false)
+          expect(await provider.getTransactionCount(devnet.dapp.address, 'pending')).toBe(sentBefore)
+        }
       }
     } finally {
       provider.destroy()

@@ -128,6 +128,8 @@ describe('end to end: a faked MicroJob whose output is withheld does not stall t
       const outputs = await client.results(job.jobId, { timeoutMs: 60_000 })
       expect(outputs).toHaveLength(16)
       const stand = outputs.find(o => `${o.macroIndex}.${o.index}` === faked)
+      expect(finalizer).toBeDefined()
+      expect(stand).toBeDefined()
       expect(stand?.signer).toBe(finalizer?.peerId)
       expect(matchesReference(outputs, IMAGE)).toBe(true)
     } finally {

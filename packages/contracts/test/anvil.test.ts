@@ -44,7 +44,7 @@ describe('startAnvil', () => {
   })
 
   it('honours an aborted signal', async () => {
-    await expect(startAnvil({ signal: AbortSignal.abort() })).rejects.toBeDefined()
+    await expect(startAnvil({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' })
   })
 
   it('parses the banner', () => {

@@ -106,7 +106,9 @@ describe('deploy', () => {
     await expect(probeChainId('http://127.0.0.1:1', { timeout: 5_000 })).rejects.toMatchObject({ message: /^connection refused at 127\.0\.0\.1:1 / })
   })
 
-  it.skipIf(!built)('scripts/deploy.mjs writes deployments/<chainId>.json and explains bad setups', async () => {
+  it('scripts/deploy.mjs writes deployments/<chainId>.json and explains bad setups', async () => {
+    // the script runs the built package: a run without a build fails here, it is not skipped
+    expect(built, 'packages/contracts/dist is missing: run npm run build first').toBe(true)
     const dir = mkdtempSync(path.join(tmpdir(), 'jobmesh-deploy-'))
     try {
       const ok = await runScript({

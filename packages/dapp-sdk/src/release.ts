@@ -27,7 +27,7 @@ export interface WaitForReleaseOptions {
   onStatus?(job: EscrowJob): void
 }
 
-/** Consecutive failed status reads tolerated before the RPC error is thrown. */
+/** Consecutive failed status reads tolerated: the next one's RPC error is thrown. */
 const MAX_CONSECUTIVE_ERRORS = 5
 
 /** Chain errors a status poll retries (the RPC endpoint was slow, unreachable or answered oddly), up to MAX_CONSECUTIVE_ERRORS. */
@@ -80,7 +80,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
       failures++
       lastError = err
       log('status read %d of %s failed: %s', failures, id, (err as Error).message)
-      if (failures >= MAX_CONSECUTIVE_ERRORS) throw err
+      if (failures > MAX_CONSECUTIVE_ERRORS) throw err
     }
     try {
       await pause(interval, signal)

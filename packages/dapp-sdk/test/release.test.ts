@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
 import { resultTree } from '../src/index.js'
+import { createJobClient } from '../src/index.js'
+import { flakyRpc } from './flaky-rpc.js'
 import { SLICING, cleanup, connectFlags, driveRelease, setup, smallJob } from './helpers.js'
 
 const PAYEE = '0x00000000000000000000000000000000000000a1'
@@ -14,6 +16,29 @@ describe('waitForRelease and refund', () => {
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
     const err = await env.client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 300 }).catch((e: unknown) => e as Error)
     expect(err.name).toBe('ReleaseTimeoutError')
+  })
+
+  it('tolerates 5 failed status reads in a row and throws the 6th', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+    // a second client whose RPC endpoint fails the escrow reads (eth_call) on demand
+    const rpc = await flakyRpc(env.anvil.rpcUrl, 'eth_call')
+    const client = await createJobClient({ rpcUrl: rpc.url, signer: env.anvil.accounts[1].privateKey, deployment: env.deployment })
+    try {
+      rpc.failNext(5)
+      const tolerated = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 2_000 }).catch((e: unknown) => e as Error)
+      expect(rpc.failed()).toBe(5)
+      // the job stays open: the wait ran on to its timeout
+      expect(tolerated.name).toBe('ReleaseTimeoutError')
+
+      rpc.failNext(6)
+      const thrown = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
+      expect(rpc.failed()).toBe(11)
+      expect(['ChainRequestError', 'RpcUnreachableError']).toContain(thrown.name)
+    } finally {
+      await client.stop()
+      await rpc.stop()
+    }
   })
 
   it('resolves when the escrow releases the job', async () => {

@@ -41,7 +41,7 @@ describe('finalizer retry', () => {
     const f = failing('ContentTimeoutError', 1_000)
     const p = withRetry(f.fn, { delayMs: 10_000, signal: controller.signal })
     setTimeout(() => { controller.abort() }, 50)
-    await expect(p).rejects.toBeDefined()
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' })
     expect(f.calls()).toBe(1)
   })
 })
