@@ -2,7 +2,7 @@
 // Benchmark runner.
 //
 //   node bench/run.js            runs every bench/*.bench.js, one after another
-//   node bench/run.js gas crdt   runs bench/gas.bench.js and bench/crdt.bench.js
+//   node bench/run.js gas crdt-sync   runs bench/gas.bench.js and bench/crdt-sync.bench.js
 //   node bench/run.js --list     lists the benches it finds
 //
 // Convention: a bench is a file `bench/<name>.bench.js` (ESM, plain JS, runnable on its own with

@@ -14,8 +14,3 @@ export function macroTopic (jobId: string): string {
 export function roomTopic (jobId: string, macroId: string): string {
   return `/jobmesh/1/job/${jobId}/macro/${macroId}`
 }
-
-/** The name of a job's CRDT doc. */
-export function jobDocName (jobId: string): string {
-  return `jobmesh/job/${jobId}`
-}

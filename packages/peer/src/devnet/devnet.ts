@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { logger } from '@libp2p/logger'
-import { createProvider, deploy, serializeDeployment, startAnvil } from '@jobmesh/contracts'
+import { createProvider, deploy, rpcCall, serializeDeployment, startAnvil } from '@jobmesh/contracts'
 import { Wallet } from 'ethers'
 import { DAPP_ACCOUNT, DEFAULT_DEVNET_BLOCK_TIME, DEFAULT_DEVNET_PEERS, DEFAULT_DEVNET_STAKE } from './constants.js'
 import { TooManyPeersError } from './errors.js'
@@ -140,7 +140,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
     if (failed != null) {
       throw failed.reason
     }
-    if (switchToInterval) await provider.send('evm_setIntervalMining', [blockTime])
+    if (switchToInterval) await rpcCall(anvil.rpcUrl, 'evm_setIntervalMining', [blockTime], { signal: init.signal })
     log('devnet up: %d peers, chain %d at %s', count, anvil.chainId, anvil.rpcUrl)
     return {
       dir,

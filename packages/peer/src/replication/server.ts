@@ -73,9 +73,13 @@ export async function startReplicationServer (components: ReplicationServerCompo
 
   const handle = async (stream: Stream): Promise<void> => {
     const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])
+    // a peer that opens the stream and never sends its request holds an inbound slot only until the timeout
+    const onAbort = (): void => { stream.abort(new ReplicationProtocolError('no request within the timeout')) }
+    signal.addEventListener('abort', onAbort, { once: true })
     let answer: ReplicationAnswer
     try {
       const next = await lp.decode(stream, { maxDataLength: MAX_REPLICATION_MESSAGE_BYTES }).next()
+      signal.removeEventListener('abort', onAbort)
       if (next.done === true) throw new ReplicationProtocolError('stream ended without a request')
       const request = decodeRequest(next.value.subarray())
       try {
@@ -91,6 +95,8 @@ export async function startReplicationServer (components: ReplicationServerCompo
     } catch (err) {
       log('replication stream failed: %e', err)
       stream.abort(err as Error)
+    } finally {
+      signal.removeEventListener('abort', onAbort)
     }
   }
 

@@ -3,7 +3,7 @@ import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
 import { computeJobId, encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
-import { askReplica, replicate, replicateOutputs, startReplicationServer } from '../../src/replication/index.js'
+import { askReplica, replicate, replicateOutputs, startReplicationServer, REPLICATION_PROTOCOL } from '../../src/replication/index.js'
 import { decodeRequest } from '../../src/replication/wire.js'
 import { MANIFEST_VERSION } from '../../src/settlement/constants.js'
 import { encodeManifest } from '../../src/settlement/manifest.js'
@@ -112,6 +112,24 @@ describe('replication', () => {
     expect(await isPinned(b, job.dataUri)).toBe(false)
     expect(() => decodeRequest(new TextEncoder().encode('{"kind":"inputs","jobId":"0x12"}'))).toThrow(expect.objectContaining({ name: 'ReplicationProtocolError' }))
     expect(() => decodeRequest(new Uint8Array(5000))).toThrow(expect.objectContaining({ name: 'ReplicationProtocolError' }))
+  })
+
+  it('ends a stream whose request never comes at its timeout: a silent peer holds no inbound slot', async () => {
+    const [asker, server] = [await holder(false), await holder(false)]
+    server.server = await startReplicationServer({ libp2p: server.node.libp2p, store: server.store }, { timeoutMs: 300 })
+    await connect(asker, server)
+    const stream = await asker.node.libp2p.dialProtocol(server.node.peerId, REPLICATION_PROTOCOL, { signal: AbortSignal.timeout(10_000) })
+    // the asker sends nothing; the server ends the stream (libp2p's own inactivity timeout is 120 s)
+    const read = (async (): Promise<string> => {
+      try {
+        for await (const _ of stream) { /* no answer comes */ }
+        return 'ended'
+      } catch (err) {
+        return (err as Error).name
+      }
+    })()
+    const still = new Promise<string>(resolve => { setTimeout(() => resolve('still open'), 10_000).unref() })
+    expect(await Promise.race([read, still])).not.toBe('still open')
   })
 
   it('the finalizer has r peers besides each producer hold the manifest and every output', async () => {
