@@ -74,7 +74,7 @@ export async function putRaw (store: Pick<ContentStore, 'addRaw'>, bytes: Uint8A
  *
  * @throws DownloadError, AbortError (when `signal` aborted it)
  */
-export async function fetchContent (store: Pick<ContentStore, 'fetch'>, cid: string, options: AbortOptions & { timeoutMs?: number } = {}): Promise<Uint8Array> {
+export async function fetchContent (store: Pick<ContentStore, 'fetch'>, cid: string, options: AbortOptions & { timeoutMs?: number, maxBytes?: number } = {}): Promise<Uint8Array> {
   try {
     return await store.fetch(`ipfs://${cid}`, options)
   } catch (err) {

@@ -1,4 +1,4 @@
-import { decodeManifest, manifestTree } from '@jobmesh/peer/settlement'
+import { DEFAULT_MAX_MANIFEST_BYTES, decodeManifest, manifestTree } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { CID } from 'multiformats/cid'
 import { anySignal } from './abort.js'
@@ -24,7 +24,7 @@ export async function loadManifest (ctx: ClientContext, jobId: string, resultRoo
   let manifest: Manifest
   try {
     const cid = CID.parse(cidText.replace(/^ipfs:\/\//, '')).toString()
-    manifest = decodeManifest(await fetchContent(ctx.store, cid, { signal: anySignal([signal, ctx.stopped], ctx.settings.fetchTimeoutMs) }))
+    manifest = decodeManifest(await fetchContent(ctx.store, cid, { signal: anySignal([signal, ctx.stopped], ctx.settings.fetchTimeoutMs), maxBytes: DEFAULT_MAX_MANIFEST_BYTES }))
   } catch (err) {
     if (signal?.aborted === true) throw err
     log('manifest %s of %s unusable, using the job doc: %s', cidText, jobId, (err as Error).message)

@@ -1,6 +1,6 @@
 import { DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES } from './constants.js'
 import { InvalidManifestError, SpecUnavailableError } from './errors.js'
-import { decodeManifest } from './manifest.js'
+import { decodeManifest, manifestTree } from './manifest.js'
 import { readFinalRecords } from '../jobs/index.js'
 import { decodeJobSpec } from '../protocol/index.js'
 import type { Manifest } from './manifest.js'
@@ -23,7 +23,8 @@ export async function loadSpecFromChain (components: { chain: ChainClient, store
 
 /**
  * The manifest of a job's current submission (the one whose `resultRoot` is on chain): from a `final` record in
- * the round's doc (`round` = the job's rejections on chain, default 0), else from the job's `ResultsSubmitted` events.
+ * the round's doc (`round` = the job's rejections on chain, default 0), else from the job's `ResultsSubmitted` events;
+ * the first one whose leaves give `resultRoot`.
  *
  * @throws InvalidManifestError
  */
@@ -40,9 +41,11 @@ export async function loadManifest (components: Pick<SettlementComponents, 'docs
     try {
       const bytes = await components.store.fetch(`ipfs://${cid}`, { signal: options.signal, maxBytes: DEFAULT_MAX_MANIFEST_BYTES, timeoutMs: DEFAULT_MANIFEST_FETCH_TIMEOUT_MS })
       const manifest = decodeManifest(bytes)
-      if (manifest.jobId.toLowerCase() === jobId.toLowerCase() && manifest.resultRoot.toLowerCase() === resultRoot.toLowerCase()) {
-        return { manifest, manifestCid: cid }
-      }
+      if (manifest.jobId.toLowerCase() !== jobId.toLowerCase() || manifest.resultRoot.toLowerCase() !== resultRoot.toLowerCase()) continue
+      // its leaves must give the root it names: any peer can write a final record, and one naming the right root
+      // over other leaves would otherwise stand in front of the real manifest (claims and proofs would fail)
+      manifestTree(manifest)
+      return { manifest, manifestCid: cid }
     } catch (err) {
       if (options.signal?.aborted === true) throw err
     }
