@@ -18,7 +18,10 @@ export const DEFAULT_POLL_INTERVAL_MS = 2_000
 /** How long `waitForRelease` waits before it throws ReleaseTimeoutError (ms). */
 export const DEFAULT_RELEASE_TIMEOUT_MS = 30 * 60 * 1000
 
-/** How long a single JSON-RPC call may take (ms). */
+/**
+ * How long a single JSON-RPC call may take (ms): the SDK's own default, twice the chain client's (15 s, in
+ * `@jobmesh/contracts`), since a DApp usually talks to a public endpoint.
+ */
 export const DEFAULT_RPC_TIMEOUT_MS = 30_000
 
 /** How long `submit` waits for the createJob transaction to be mined (ms). */

@@ -91,9 +91,11 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
 export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
   await mkdir(dataDir, { recursive: true })
+  // the node folder is loaded by the start that follows anyway
+  const { LAN_LISTEN } = await import('../../node/index.js')
   return {
     dataDir,
-    listen: opts.listen ?? ['/ip4/0.0.0.0/tcp/0', '/ip4/0.0.0.0/tcp/0/ws'],
+    listen: opts.listen ?? [...LAN_LISTEN],
     bootstrap: opts.bootstrap ?? [],
     outputReplicas: opts.replicas,
     mdns: opts.mdns === true,
