@@ -66,7 +66,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
   try {
     let warning = await smallNetworkWarning(client, flags.verifiers ?? DEFAULT_VERIFIERS, signal)
     const timeoutMs = (flags.timeout ?? 1800) * 1000
-    const job = await client.submit(submitInput(flags), {
+    const submission = client.submit(submitInput(flags), {
       signal,
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them
       ...(flags.detach === true ? { detached: true, replicationTimeoutMs: timeoutMs } : {}),
@@ -81,10 +81,17 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
           if (json) io.err(`jobId: ${jobId}`)
           else io.out(`jobId: ${jobId}`)
         }
-        if (stage === 'announcing') state.phase = 'funded'
+        if (stage === 'announcing') state.phase = 'announcing'
         if (stage !== 'done' && !json) io.err(`${stage}...`)
       }
     })
+    // from the funding transaction on, a Ctrl-C waits for the submission instead of stranding a paid job
+    state.submission = submission
+    const job = await submission
+    // a Ctrl-C that waited for it prints its line and ends the process
+    if (state.interrupted === true) await new Promise<never>(() => {})
+    state.phase = 'submitted'
+    state.job = job
     const summary: Record<string, unknown> = {
       jobId: job.jobId, specCid: job.specCid, txHash: job.txHash, blockNumber: job.blockNumber, microJobs: job.microJobs.length, holders: job.holders,
       taskValue: job.taskValue.toString()
@@ -120,7 +127,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     if (json) io.out(JSON.stringify({ ...summary, status: 'Released', releaseBlock: release.blockNumber, outputs: outputs.length, out }))
     else io.out(`${outputs.length} outputs verified and written to ${out}`)
   } finally {
-    // after Ctrl-C the handler still asks the chain whether the job is funded, then ends the process
+    // after Ctrl-C the handler may still wait for the submission or ask the chain about the job, then ends the process
     if (state.interrupted !== true) await client.stop()
   }
 }
