@@ -233,6 +233,8 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
   const since = await client.blockNumber()
   let registration: RegisterResult
+  // the stake it must still add is checked before the first transaction (the seed commitment costs gas too)
+  await checkStakeFunds(client, address, init.chain.stake)
   try {
     // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
     await ensureSeedCommitted(client)
@@ -279,6 +281,15 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
 }
 
 /** A registration that failed for want of ETH says so in one line, instead of the node's hex dump. */
+/** @throws InsufficientFundsError when the wallet cannot pay the stake it must still add (registered or not) */
+async function checkStakeFunds (client: ChainClient, address: string, stake: bigint): Promise<void> {
+  const node = await client.nodeInfo(address)
+  const toAdd = !node.registered ? stake : stake > node.stake ? stake - node.stake : 0n
+  if (toAdd === 0n) return
+  const balance = await client.provider.getBalance(address)
+  if (balance <= toAdd) throw new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(toAdd)} stake + gas`)
+}
+
 async function explainFunds (chain: PeerChainInit, address: string, err: Error): Promise<Error> {
   const provider = createProvider(chain.rpcUrl, { chainId: chain.deployment.chainId })
   try {

@@ -22,6 +22,16 @@ export function wholeNumber (value: string): number {
   return n
 }
 
+/** Parses `--rpc`: an http(s) or ws(s) URL; empty (an unset JOBMESH_RPC_URL) means none. */
+export function rpcUrl (value: string): string {
+  if (value.trim() === '') return ''
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  if (url === undefined || !['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol) || url.hostname === '') {
+    throw new InvalidArgumentError(`expected an http:// or https:// URL such as http://127.0.0.1:8545, got "${value}"`)
+  }
+  return value
+}
+
 /** Checks an amount of ETH (`--stake 0.1`: decimal, at most 18 places), kept as text for the chain library to parse. */
 export function ethAmount (value: string): string {
   if (!/^\d+(\.\d{1,18})?$/.test(value.trim())) throw new InvalidArgumentError(`expected an amount of ETH such as 0.1, got "${value}"`)

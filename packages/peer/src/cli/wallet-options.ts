@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Option } from 'commander'
 import { UsageError } from './errors.js'
+import { rpcUrl } from './options.js'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
 
@@ -26,7 +27,7 @@ export interface Wallet {
 /** Adds --rpc, --key-file, --private-key (hidden) and --deployment, each with its environment variable. */
 export function addWalletOptions (cmd: Command, rpcHelp: string): Command {
   return cmd
-    .addOption(new Option('--rpc <url>', rpcHelp).env('JOBMESH_RPC_URL'))
+    .addOption(new Option('--rpc <url>', rpcHelp).env('JOBMESH_RPC_URL').argParser(rpcUrl))
     .option('--key-file <file>', 'file holding the wallet private key (hex) (or JOBMESH_PRIVATE_KEY)')
     .addOption(new Option('--private-key <hex>', 'the wallet key; prefer the variable or --key-file').env('JOBMESH_PRIVATE_KEY').hideHelp())
     .addOption(new Option('--deployment <file>', 'deployments/<chainId>.json with the contract addresses').env('JOBMESH_DEPLOYMENT'))

@@ -60,6 +60,9 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     const fraction = await start([...chainArgs(), '--vram', '1.5'])
     expect(fraction.code).toBe(2)
     expect(fraction.stderr).toMatch(/--vram.*expected a whole number >= 0, got "1.5"/)
+    const noScheme = await start(['--rpc', 'localhost:8545', '--deployment', deploymentFile, '--vram', '8'])
+    expect(noScheme.code).toBe(2)
+    expect(noScheme.stderr).toContain('expected an http:// or https:// URL such as http://127.0.0.1:8545, got "localhost:8545"')
     const none = await start(chainArgs())
     expect(none.code).toBe(2)
     expect(none.stderr).toMatch(/--vram: registering on a chain needs the node's VRAM in whole GB, at least 1/)
@@ -82,6 +85,11 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     const fields = await start([...chainArgs({ deployment: partial }), '--vram', '8'])
     expect(fields.code).toBe(2)
     expect(fields.stderr).toContain(`${partial} is not a jobmesh deployment file: nodeRegistry must be a 0x address`)
+
+    // a stake the wallet cannot pay: refused before the seed commitment, which costs gas too
+    const poor = await start([...chainArgs(), '--vram', '8', '--stake', '20000'])
+    expect(poor.code).toBe(1)
+    expect(poor.stderr).toContain(`error: wallet ${anvil.accounts[1].address} has 10000.0 ETH, needs 20000.0 stake + gas`)
     expect(await registered()).toBe(false)
   }, 60_000)
 
