@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process'
 /** The built `jobmesh-dapp` CLI. */
 export const DAPP_BIN = fileURLToPath(new URL('../../packages/dapp-sdk/dist/cli/bin.js', import.meta.url))
 
-/** A running `jobmesh-dapp` process: its lines as they come, and its exit. */
+/** A running CLI process: its lines as they come, and its exit. */
 export interface CliProcess {
   child: ChildProcess
   stdout: string[]
@@ -18,9 +18,9 @@ export interface CliProcess {
   line(re: RegExp, timeoutMs: number): Promise<string>
 }
 
-/** Starts `jobmesh-dapp <args>` with `env` added to this process's environment. */
-export function startCli (args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, [DAPP_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+/** Starts `jobmesh-dapp <args>` (or another CLI: `bin`) with `env` added to this process's environment. */
+export function startCli (args: string[], env: Record<string, string> = {}, bin = DAPP_BIN): CliProcess {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   const stdout: string[] = []
   const stderr: string[] = []
   const waiters: Array<{ re: RegExp, resolve(line: string): void }> = []

@@ -10,7 +10,7 @@ import {
   DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_INPUT_REPLICAS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
   DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
-import { ClientStoppedError } from './errors.js'
+import { ClientStoppedError, InvalidConfigError } from './errors.js'
 import { describeJobStory } from './describe.js'
 import { loadEscrowJob } from './job-info.js'
 import { activeNodes, listJobs } from './jobs.js'
@@ -172,6 +172,9 @@ async function waitForBootstrap (node: JobmeshNode, count: number, timeoutMs: nu
  * ```
  */
 export async function createJobClient (init: JobClientInit): Promise<JobClient> {
+  if (init.bootstrap !== undefined && !Array.isArray(init.bootstrap)) {
+    throw new InvalidConfigError('bootstrap must be an array of multiaddrs, e.g. [\'/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...\']')
+  }
   const settings = {
     rpcTimeoutMs: init.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
     txTimeoutMs: init.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS,

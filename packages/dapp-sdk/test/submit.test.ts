@@ -178,4 +178,15 @@ describe('submit', () => {
     expect(err.name).toBe('RpcUnreachableError')
     expect(err.cause).toBeInstanceOf(Error)
   })
+
+  it('refuses a bootstrap given as one string (it was read character by character)', async () => {
+    const err = await createJobClient({
+      rpcUrl: 'http://127.0.0.1:9',
+      signer: '0x' + '11'.repeat(32),
+      deployment: { jobEscrow: '0x' + '22'.repeat(20) },
+      bootstrap: '/ip4/127.0.0.1/tcp/4001' as unknown as string[]
+    }).catch((e: unknown) => e as Error)
+    expect(err.name).toBe('InvalidConfigError')
+    expect(err.message).toContain('bootstrap must be an array of multiaddrs')
+  })
 })

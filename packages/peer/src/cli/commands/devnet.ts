@@ -1,4 +1,5 @@
-import { resolve } from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
 import { ethAmount, positiveInteger, positiveNumber } from '../options.js'
 import { table } from '../output.js'
@@ -38,7 +39,7 @@ export function devnetCommand (program: Command): void {
         http: opts.http,
         onProgress: stage => { process.stdout.write(`  ${stage}\n`) }
       })
-      process.stdout.write(describe(devnet))
+      process.stdout.write(describe(devnet, await writeSpareKey(devnet)))
       await untilSignal()
       process.stdout.write('stopping devnet...\n')
       await devnet.stop()
@@ -56,7 +57,16 @@ export function exportLines (devnet: Pick<Devnet, 'anvil' | 'deploymentFile' | '
   ]
 }
 
-function describe (devnet: Devnet): string {
+/** Writes the key of a funded anvil account no peer uses to the devnet's dir, for another peer; returns its path. */
+async function writeSpareKey (devnet: Devnet): Promise<string | undefined> {
+  const spare = devnet.anvil.accounts[devnet.peers.length + 1]
+  if (spare === undefined) return undefined
+  const file = join(devnet.dir, 'spare-wallet.key')
+  await writeFile(file, `${spare.privateKey}\n`, { mode: 0o600 })
+  return file
+}
+
+function describe (devnet: Devnet, spareKey: string | undefined): string {
   const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dashboardUrl ?? '-', p.dataDir])
   return [
     '',
@@ -75,8 +85,9 @@ function describe (devnet: Devnet): string {
     table(['peer', 'peer id', 'wallet', 'dashboard', 'data dir'], rows),
     ...(devnet.peers[0]?.dashboardUrl != null ? [`dashboard   ${devnet.peers[0].dashboardUrl} (open it in a browser; /metrics for Prometheus)`, ''] : []),
     'connect another peer:',
-    `  jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file <file>`,
-    '  (with the variables above exported: jobmesh start --data-dir <dir> --vram 8 --key-file <file>)',
+    `  jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
+    `  (with the variables above exported: jobmesh start --data-dir <dir> --vram 8 --key-file ${spareKey ?? '<file>'})`,
+    ...(spareKey === undefined ? [] : [`  ${spareKey}: the key of a funded anvil account no peer uses (one more peer; a third needs its own funded key)`]),
     'status of a peer:',
     `  jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
     '',

@@ -1,0 +1,50 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CLI_BIN } from '@jobmesh/peer'
+import { waitFor } from '@jobmesh/testkit'
+import { startCli } from './cli.js'
+import { peerStatus } from './helpers.js'
+import type { CliProcess } from './cli.js'
+
+describe('jobmesh devnet, and one more peer started as its output says', () => {
+  const running: CliProcess[] = []
+  let dir = ''
+
+  afterEach(async () => {
+    for (const p of running.splice(0).reverse()) {
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGINT')
+      await p.exited
+    }
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('the printed `jobmesh start` line, with its spare funded key, joins the network and registers; Ctrl-C stops both', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-e2e-devnet-cli-'))
+    // no JOBMESH_* from the test's environment: only what the command line says
+    const clean = { JOBMESH_RPC_URL: '', JOBMESH_DEPLOYMENT: '', JOBMESH_BOOTSTRAP: '', JOBMESH_PRIVATE_KEY: '' }
+    const devnet = startCli(['devnet', '--peers', '2', '--no-http', '--dir', join(dir, 'net')], clean, CLI_BIN)
+    running.push(devnet)
+    await devnet.line(/^running \(Ctrl-C to stop\)/, 120_000)
+    const printed = devnet.stdout.find(l => l.startsWith('  jobmesh start --data-dir <dir>') && l.includes('--bootstrap'))
+    expect(printed, devnet.stdout.join('\n')).toBeDefined()
+    const args = (printed ?? '').trim().split(/\s+/).slice(1).map(a => a === '<dir>' ? join(dir, 'extra') : a)
+    const keyFile = args[args.indexOf('--key-file') + 1]
+    expect(await readFile(keyFile, 'utf8')).toMatch(/^0x[0-9a-f]{64}\n$/)
+
+    const peer = startCli(args, clean, CLI_BIN)
+    running.push(peer)
+    await peer.line(/^ready/, 90_000)
+    expect(peer.stdout.some(l => /^wallet +0x[0-9a-fA-F]{40} \(registered now with a stake of 0\.1 ETH\)/.test(l)), peer.stdout.join('\n')).toBe(true)
+    // it is connected to the devnet (its bootstrap at least)
+    await waitFor(async () => (await peerStatus(join(dir, 'extra'))).peers.length >= 1, { timeoutMs: 30_000, what: 'the extra peer to connect to the devnet', intervalMs: 500 })
+
+    // Ctrl-C: a clean stop
+    peer.child.kill('SIGINT')
+    expect(await peer.exited).toBe(0)
+    devnet.child.kill('SIGINT')
+    await devnet.exited
+    expect(devnet.stdout).toContain('stopped')
+  }, 240_000)
+})
