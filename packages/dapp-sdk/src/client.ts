@@ -11,7 +11,7 @@ import {
   DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
 import { ClientStoppedError, InvalidConfigError } from './errors.js'
-import { describeJobStory } from './describe.js'
+import { describeJobStory, matchingPeers } from './describe.js'
 import { loadEscrowJob } from './job-info.js'
 import { activeNodes, listJobs } from './jobs.js'
 import { createAnnouncer } from './network/announce.js'
@@ -24,7 +24,7 @@ import type { DeploymentRef } from './chain/connection.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { ClientContext, KnownSpec } from './context.js'
 import type { ListedJob } from './jobs.js'
-import type { DescribeOptions } from './describe.js'
+import type { DescribeOptions, PeerMatching } from './describe.js'
 import type { ProgressOptions, ProgressUpdate } from './progress.js'
 import type { Release, WaitForReleaseOptions } from './release.js'
 import type { MicroJobOutput, ResultsOptions } from './results.js'
@@ -134,6 +134,12 @@ export interface JobClient {
    * @throws JobNotFoundError (the escrow has no such job), the chain errors, AbortError
    */
   describe(jobId: string, options?: DescribeOptions): Promise<JobStory>
+  /**
+   * Which peers this client knows can take a job needing `requirements` (VRAM, GPU model; paused and unregistered
+   * peers cannot), and why the others cannot: `describe`'s matching, before a job is submitted. A job needs one to
+   * run it and k + 1 to be verified (its verifiers are drawn among matching nodes besides its submitter).
+   */
+  matchingPeers(requirements: { minVramGb?: number, gpuModel?: string }, options?: DescribeOptions): Promise<PeerMatching>
   /** Stops the node and closes the provider it created. Idempotent. */
   stop(): Promise<void>
 }
@@ -272,6 +278,10 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     async describe (jobId, options) {
       live()
       return describeJobStory(ctx, jobId, options)
+    },
+    async matchingPeers (requirements, options) {
+      live()
+      return matchingPeers(ctx, requirements, options)
     },
     async stop () {
       stopping ??= (async () => {

@@ -1,8 +1,11 @@
-import { describeJob } from '@jobmesh/peer/observe'
+import { describeJob, gatherPeerFacts, matchPeers } from '@jobmesh/peer/observe'
 import { anySignal } from './abort.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
 import type { JobStory } from '@jobmesh/peer/observe'
+
+/** Which known peers can take a job with some requirements (`JobClient.matchingPeers`). */
+export type PeerMatching = JobStory['matching']
 
 export interface DescribeOptions {
   signal?: AbortSignal
@@ -24,4 +27,15 @@ export async function describeJobStory (ctx: ClientContext, jobId: string, optio
     signal,
     timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs
   })
+}
+
+/**
+ * Which peers this client knows (their signed profiles, with their registry state) can take a job needing
+ * `requirements`, and why the others cannot: what `describe` says of a job, before one is submitted.
+ */
+export async function matchingPeers (ctx: ClientContext, requirements: { minVramGb?: number, gpuModel?: string },
+  options: DescribeOptions = {}): Promise<PeerMatching> {
+  const signal = anySignal([options.signal, ctx.stopped])
+  const peers = await gatherPeerFacts({ docs: ctx.docs, chain: ctx.chain.client }, { signal, timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs })
+  return matchPeers({ minVramGb: requirements.minVramGb ?? 0, ...(requirements.gpuModel === undefined ? {} : { gpuModel: requirements.gpuModel }) }, peers)
 }

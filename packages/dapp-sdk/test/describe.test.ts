@@ -1,4 +1,9 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { generateKeyPair } from '@libp2p/crypto/keys'
 import { createChainClient } from '@jobmesh/contracts'
+import { publishProfile } from '@jobmesh/peer/jobs'
+import { waitFor } from '@jobmesh/testkit'
 import { rankQueued, verificationQueueCursor } from '@jobmesh/peer/observe'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
@@ -96,5 +101,43 @@ describe('describe on a job parked by a full verification queue', () => {
     expect(parked.phase).toBe('verifying')
     expect(parked.waitingFor).toBe('a place in the verification queue: it is full (1 job) of tasks worth more, so the job is parked; its submitter draws again every few blocks, and if no verifier is drawn by the deadline the creator can refund')
     expect((await env.client.describe(dear.jobId)).waitingFor).toContain('position 1 of 1')
+  })
+})
+
+describe('the peers that can take a job, before it is submitted', () => {
+  it('matchingPeers counts the known peers a job fits and says why the others do not; submit warns when fewer than k + 1 fit', async () => {
+    const env = await setup()
+    const gpu = keccak256(new TextEncoder().encode('any-gpu'))
+    const stake = env.deployment.params.registry.minStake
+    for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, stake)
+    // each node's signed profile, as its peer publishes it when it starts: 8 GB each, one of them an RTX 4090
+    const models = ['cpu', 'cpu', 'RTX 4090']
+    for (const [j, i] of [2, 3, 4].entries()) {
+      await publishProfile({ docs: env.peerDocs, privateKey: await generateKeyPair('Ed25519') }, { address: await env.wallet(i).getAddress(), gpuModel: models[j], vramGb: 8 })
+    }
+    const big = await waitFor(async () => {
+      const m = await env.client.matchingPeers({ minVramGb: 16 })
+      return m.peers === 3 ? m : undefined
+    }, { timeoutMs: 20_000, what: 'the three profiles at the client' })
+    expect(big.matching).toBe(0)
+    expect(big.summary).toBe('0 of 3 peers match (needs 16 GB VRAM): 3 have too little VRAM (3 x 8 GB; the job needs 16 GB)')
+    const rtx = await env.client.matchingPeers({ gpuModel: 'RTX 4090' })
+    expect(rtx.matching).toBe(1)
+
+    // the CLI says so before it pays (a warning: the job is still submitted)
+    const addr = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
+    const err: string[] = []
+    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin') }
+    const { code, data } = smallJob()
+    await writeFile(files.code, code)
+    await writeFile(files.data, data)
+    const submit = (extra: string[]): string[] => ['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '1', ...extra]
+    const flags = [...await connectFlags(env), '--bootstrap', addr]
+    await run([...submit(['--min-vram', '16']), ...flags], { out: () => {}, err: (l) => err.push(l) })
+    expect(err).toContain('warning: no known peer can run this job: 0 of 3 peers match (needs 16 GB VRAM): 3 have too little VRAM (3 x 8 GB; the job needs 16 GB); it will not start unless such peers join')
+    err.length = 0
+    await run([...submit(['--gpu-model', 'RTX 4090']), ...flags], { out: () => {}, err: (l) => err.push(l) })
+    expect(err.some(l => l.startsWith('warning: 1 of 3 peers matches (needs 0 GB VRAM, GPU RTX 4090): 2 have another GPU model (cpu; the job needs RTX 4090): its 2 verifiers are drawn among matching nodes besides its submitter, so it needs 3'))).toBe(true)
   })
 })

@@ -49,14 +49,23 @@ function submitInput (flags: SubmitFlags): SubmitInput {
 }
 
 /**
- * The warning for a registry with fewer than k + 1 active nodes (such a job can never be released), or undefined.
- * Read before the submission, printed once the job passed validation (the `uploading` stage).
+ * The warning for a job that cannot finish on this network, or undefined: a registry with fewer than k + 1 active
+ * nodes (its submitter cannot verify it), or fewer known peers matching its requirements than one to run it and
+ * k + 1 to verify it (verifiers are drawn among matching nodes). Read before the submission, printed once the job
+ * passed validation (the `uploading` stage). Without any known peer profile nothing is said of the requirements.
  */
-async function smallNetworkWarning (client: JobClient, k: number, signal: AbortSignal): Promise<string | undefined> {
+async function cannotFinishWarning (client: JobClient, k: number, requirements: { minVramGb?: number, gpuModel?: string }, signal: AbortSignal): Promise<string | undefined> {
   const active = await client.activeNodes({ signal })
-  if (active >= k + 1) return undefined
-  return `warning: ${active} nodes are registered, a job with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
-    'it will not be released unless more nodes join; lower --verifiers or start more peers'
+  if (active < k + 1) {
+    return `warning: ${active} nodes are registered, a job with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
+      'it will not be released unless more nodes join; lower --verifiers or start more peers'
+  }
+  if (requirements.minVramGb === undefined && requirements.gpuModel === undefined) return undefined
+  const m = await client.matchingPeers(requirements, { signal })
+  if (m.peers === 0 || m.matching >= k + 1) return undefined
+  if (m.matching === 0) return `warning: no known peer can run this job: ${m.summary}; it will not start unless such peers join`
+  return `warning: ${m.summary}: its ${k} verifiers are drawn among matching nodes besides its submitter, so it needs ${k + 1}; ` +
+    'it will not be released unless more join; lower --verifiers or the requirements'
 }
 
 async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitState, signal: AbortSignal): Promise<void> {
@@ -64,7 +73,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
   const client = await clientFrom(flags, { signal }, io.err)
   state.client = client
   try {
-    let warning = await smallNetworkWarning(client, flags.verifiers ?? DEFAULT_VERIFIERS, signal)
+    let warning = await cannotFinishWarning(client, flags.verifiers ?? DEFAULT_VERIFIERS, { minVramGb: flags.minVram, gpuModel: flags.gpuModel }, signal)
     const timeoutMs = (flags.timeout ?? 1800) * 1000
     const submission = client.submit(submitInput(flags), {
       signal,

@@ -21,24 +21,13 @@ export interface DescribeOptions {
   timeoutMs?: number
 }
 
-/** Everything a node can find out about a job, gathered from the CRDT (announcement, profiles, progress) and the chain. */
-export async function gatherJobFacts (components: DescribeComponents, jobId: string, options: DescribeOptions = {}): Promise<JobFacts> {
-  const id = jobId.toLowerCase()
+/** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */
+export async function gatherPeerFacts (components: Pick<DescribeComponents, 'docs' | 'chain'>, options: DescribeOptions = {}): Promise<PeerFacts[]> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS
   const signal = (): AbortSignal => options.signal == null ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
-  const notes: string[] = []
   const { chain } = components
-  const [announced, profiles, verification] = await Promise.all([
-    readAnnouncedJobs(components.docs, { signal: signal() }).then(m => m.get(id)),
-    readProfiles(components, { signal: signal() }),
-    chain == null
-      ? undefined
-      : readVerification(chain, id, { signal: signal() }).catch((err: Error) => {
-        notes.push(`the chain could not be read (${err.name}: ${err.message})`)
-        return undefined
-      })
-  ])
-  const peers: PeerFacts[] = await Promise.all([...profiles].map(async ([peerId, p]) => {
+  const profiles = await readProfiles(components, { signal: signal() })
+  return await Promise.all([...profiles].map(async ([peerId, p]) => {
     const facts: PeerFacts = { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address }
     if (chain == null) return facts
     try {
@@ -48,6 +37,25 @@ export async function gatherJobFacts (components: DescribeComponents, jobId: str
       return facts
     }
   }))
+}
+
+/** Everything a node can find out about a job, gathered from the CRDT (announcement, profiles, progress) and the chain. */
+export async function gatherJobFacts (components: DescribeComponents, jobId: string, options: DescribeOptions = {}): Promise<JobFacts> {
+  const id = jobId.toLowerCase()
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS
+  const signal = (): AbortSignal => options.signal == null ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
+  const notes: string[] = []
+  const { chain } = components
+  const [announced, peers, verification] = await Promise.all([
+    readAnnouncedJobs(components.docs, { signal: signal() }).then(m => m.get(id)),
+    gatherPeerFacts(components, options),
+    chain == null
+      ? undefined
+      : readVerification(chain, id, { signal: signal() }).catch((err: Error) => {
+        notes.push(`the chain could not be read (${err.name}: ${err.message})`)
+        return undefined
+      })
+  ])
   const facts: JobFacts = { jobId: id, peers, chain: verification, notes }
   if (announced != null) {
     facts.announced = {
