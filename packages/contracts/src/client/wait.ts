@@ -3,11 +3,21 @@ import { AbortError, ChainTimeoutError } from '../errors.js'
 /** Waits `ms` unless `signal` aborts first (then rejects with AbortError). The pause between two polls. */
 export async function delay (ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted === true) throw new AbortError('aborted')
+  const follower = follow(signal)
   await new Promise<void>((resolve, reject) => {
     const onAbort = (): void => { clearTimeout(timer); reject(new AbortError('aborted')) }
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
+    const timer = setTimeout(() => { follower?.removeEventListener('abort', onAbort); resolve() }, ms)
+    follower?.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/**
+ * A signal that aborts with `signal`, for one wait to listen on: a client's calls share its long-lived signal, and
+ * a listener of each on that signal itself made Node warn of a leak (MaxListenersExceededWarning) once more than 10
+ * ran at once. `AbortSignal.any` follows its sources without listeners of theirs.
+ */
+function follow (signal: AbortSignal | undefined): AbortSignal | undefined {
+  return signal === undefined ? undefined : AbortSignal.any([signal])
 }
 
 /**
@@ -19,14 +29,15 @@ export async function withTimeout<T> (promise: Promise<T>, timeoutMs: number, wh
     promise.catch(() => {})
     throw new AbortError(`${what} aborted`)
   }
+  const follower = follow(signal)
   return new Promise<T>((resolve, reject) => {
     const done = (): void => {
       clearTimeout(timer)
-      signal?.removeEventListener('abort', onAbort)
+      follower?.removeEventListener('abort', onAbort)
     }
     const onAbort = (): void => { done(); reject(new AbortError(`${what} aborted`)) }
     const timer = setTimeout(() => { done(); reject(new ChainTimeoutError(`${what} got no answer within ${timeoutMs} ms`)) }, timeoutMs)
-    signal?.addEventListener('abort', onAbort, { once: true })
+    follower?.addEventListener('abort', onAbort, { once: true })
     promise.then((v) => { done(); resolve(v) }, (e: unknown) => { done(); reject(e) })
   })
 }
