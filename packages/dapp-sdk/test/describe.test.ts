@@ -134,8 +134,15 @@ describe('the peers that can take a job, before it is submitted', () => {
     const submit = (extra: string[]): string[] => ['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
       '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '1', ...extra]
     const flags = [...await connectFlags(env), '--bootstrap', addr]
-    await run([...submit(['--min-vram', '16']), ...flags], { out: () => {}, err: (l) => err.push(l) })
+    const out: string[] = []
+    await run([...submit(['--min-vram', '16']), ...flags], { out: (l) => out.push(l), err: (l) => err.push(l) })
     expect(err).toContain('warning: no known peer can run this job: 0 of 3 peers match (needs 16 GB VRAM): 3 have too little VRAM (3 x 8 GB; the job needs 16 GB); it will not start unless such peers join')
+    // and `wait` says why that job does not move
+    const jobId = /jobId: (0x[0-9a-f]{64})/.exec(out.join('\n'))?.[1] ?? ''
+    err.length = 0
+    await run(['wait', jobId, '--timeout', '1', ...flags], { out: () => {}, err: (l) => err.push(l) })
+    expect(err[0]).toBe(`warning: 0 of 3 peers match (needs 16 GB VRAM): 3 have too little VRAM (3 x 8 GB; the job needs 16 GB); job ${jobId} needs 3 ` +
+      '(its 2 verifiers are drawn among matching nodes besides its submitter): it will not be released unless more join')
     err.length = 0
     await run([...submit(['--gpu-model', 'RTX 4090']), ...flags], { out: () => {}, err: (l) => err.push(l) })
     expect(err.some(l => l.startsWith('warning: 1 of 3 peers matches (needs 0 GB VRAM, GPU RTX 4090): 2 have another GPU model (cpu; the job needs RTX 4090): its 2 verifiers are drawn among matching nodes besides its submitter, so it needs 3'))).toBe(true)

@@ -56,6 +56,22 @@ function unconfirmedNote (jobId: string, status: EscrowJob['status']): string | 
 }
 
 /** `status`, `wait`, `results`, `list`, `refund`. */
+/**
+ * Why a job waiting to run or to be verified cannot finish on this network, or undefined: fewer than k + 1 registered
+ * nodes, or fewer than k + 1 known peers matching its requirements (its verifiers are drawn among matching nodes
+ * besides its submitter; the announcement names the requirements, `describe` weighs them).
+ */
+async function tooFewNodes (client: JobClient, jobId: string, k: number): Promise<string | undefined> {
+  const active = await client.activeNodes()
+  if (active < k + 1) {
+    return `warning: ${active} nodes are registered, job ${jobId} has ${k} verifiers and needs ${k + 1} (its submitter cannot verify it): it will not be released unless more nodes join`
+  }
+  const matching = (await client.describe(jobId).catch(() => undefined))?.matching
+  if (matching === undefined || matching.peers === 0 || matching.matching >= k + 1) return undefined
+  return `warning: ${matching.summary}; job ${jobId} needs ${k + 1} (its ${k} verifiers are drawn among matching nodes besides its submitter): ` +
+    'it will not be released unless more join'
+}
+
 export function jobCommands (root: Command, io: CliIo): void {
   withConnectFlags(root.command('status')
     .description('show the escrow status of a job')
@@ -76,10 +92,10 @@ export function jobCommands (root: Command, io: CliIo): void {
     .action(async (jobId: string, flags: ConnectFlags & { timeout?: number, poll?: number }) => {
       await withClient(flags, io, async (client) => {
         const job = await client.status(jobId)
-        const active = await client.activeNodes()
         // open, or submitted with verifiers still to draw: either way it needs k nodes besides its submitter
-        if ((job.status === 'Open' || (job.status === 'Submitted' && job.assigned < job.k)) && active < job.k + 1) {
-          io.err(`warning: ${active} nodes are registered, job ${jobId} has ${job.k} verifiers and needs ${job.k + 1} (its submitter cannot verify it): it will not be released unless more nodes join`)
+        if (job.status === 'Open' || (job.status === 'Submitted' && job.assigned < job.k)) {
+          const warning = await tooFewNodes(client, jobId, job.k)
+          if (warning !== undefined) io.err(warning)
         }
         const r = await followOutcome(client, jobId, io, {
           quiet: flags.json === true,
