@@ -1,5 +1,4 @@
 import { ChainRevertError, JOB_STATUS_NAMES } from '@jobmesh/contracts'
-import { race } from './abort.js'
 import type { ClientContext } from './context.js'
 
 /** Unix seconds as `2026-11-28T12:00:00Z`. */
@@ -17,15 +16,10 @@ export function span (seconds: number): string {
   return `${s} s`
 }
 
-/** The chain's clock (the latest block's timestamp, what the escrow compares the deadline with); the local one if unreadable. */
+/** The chain's clock (what the escrow compares the deadline with); the local one if unreadable. */
 async function chainNow (ctx: ClientContext, signal?: AbortSignal): Promise<number> {
-  try {
-    const block = await race(ctx.chain.provider.getBlock('latest'), { signal, timeoutMs: ctx.settings.rpcTimeoutMs, what: 'the latest block' })
-    if (block != null) return block.timestamp
-  } catch {
-    // the local clock is close enough for a message
-  }
-  return Math.floor(Date.now() / 1000)
+  // the local clock is close enough for a message
+  return await ctx.chain.client.chainTime({ signal }).catch(() => Math.floor(Date.now() / 1000))
 }
 
 /**

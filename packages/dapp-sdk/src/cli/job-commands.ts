@@ -4,6 +4,7 @@ import { formatEther } from 'ethers'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
+import { cannotFinishWarning } from './network-fit.js'
 import { jobIdArg, positiveInt, secondsToMs } from './options.js'
 import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
@@ -56,22 +57,6 @@ function unconfirmedNote (jobId: string, status: EscrowJob['status']): string | 
 }
 
 /** `status`, `wait`, `results`, `list`, `refund`. */
-/**
- * Why a job waiting to run or to be verified cannot finish on this network, or undefined: fewer than k + 1 registered
- * nodes, or fewer than k + 1 known peers matching its requirements (its verifiers are drawn among matching nodes
- * besides its submitter; the announcement names the requirements, `describe` weighs them).
- */
-async function tooFewNodes (client: JobClient, jobId: string, k: number): Promise<string | undefined> {
-  const active = await client.activeNodes()
-  if (active < k + 1) {
-    return `warning: ${active} nodes are registered, job ${jobId} has ${k} verifiers and needs ${k + 1} (its submitter cannot verify it): it will not be released unless more nodes join`
-  }
-  const matching = (await client.describe(jobId).catch(() => undefined))?.matching
-  if (matching === undefined || matching.peers === 0 || matching.matching >= k + 1) return undefined
-  return `warning: ${matching.summary}; job ${jobId} needs ${k + 1} (its ${k} verifiers are drawn among matching nodes besides its submitter): ` +
-    'it will not be released unless more join'
-}
-
 export function jobCommands (root: Command, io: CliIo): void {
   withConnectFlags(root.command('status')
     .description('show the escrow status of a job')
@@ -94,7 +79,12 @@ export function jobCommands (root: Command, io: CliIo): void {
         const job = await client.status(jobId)
         // open, or submitted with verifiers still to draw: either way it needs k nodes besides its submitter
         if (job.status === 'Open' || (job.status === 'Submitted' && job.assigned < job.k)) {
-          const warning = await tooFewNodes(client, jobId, job.k)
+          const warning = await cannotFinishWarning(client, {
+            k: job.k,
+            name: `job ${jobId}`,
+            unprocessed: job.status === 'Open',
+            matching: async () => (await client.describe(jobId).catch(() => undefined))?.matching
+          })
           if (warning !== undefined) io.err(warning)
         }
         const r = await followOutcome(client, jobId, io, {

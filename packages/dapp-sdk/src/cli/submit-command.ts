@@ -5,12 +5,12 @@ import { InputsNotHeldError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
+import { cannotFinishWarning } from './network-fit.js'
 import { ether, nonNegativeInt, positiveInt } from './options.js'
 import { plural, weiPerSecond } from './text.js'
 import type { ConnectFlags } from './client-options.js'
 import type { SubmitState } from './interrupt.js'
 import type { CliIo } from './io.js'
-import type { JobClient } from '../client.js'
 import type { SubmitInput } from '../spec.js'
 import type { Command } from 'commander'
 
@@ -48,32 +48,19 @@ function submitInput (flags: SubmitFlags): SubmitInput {
   }
 }
 
-/**
- * The warning for a job that cannot finish on this network, or undefined: a registry with fewer than k + 1 active
- * nodes (its submitter cannot verify it), or fewer known peers matching its requirements than one to run it and
- * k + 1 to verify it (verifiers are drawn among matching nodes). Read before the submission, printed once the job
- * passed validation (the `uploading` stage). Without any known peer profile nothing is said of the requirements.
- */
-async function cannotFinishWarning (client: JobClient, k: number, requirements: { minVramGb?: number, gpuModel?: string }, signal: AbortSignal): Promise<string | undefined> {
-  const active = await client.activeNodes({ signal })
-  if (active < k + 1) {
-    return `warning: ${active} nodes are registered, a job with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
-      'it will not be released unless more nodes join; lower --verifiers or start more peers'
-  }
-  if (requirements.minVramGb === undefined && requirements.gpuModel === undefined) return undefined
-  const m = await client.matchingPeers(requirements, { signal })
-  if (m.peers === 0 || m.matching >= k + 1) return undefined
-  if (m.matching === 0) return `warning: no known peer can run this job: ${m.summary}; it will not start unless such peers join`
-  return `warning: ${m.summary}: its ${k} verifiers are drawn among matching nodes besides its submitter, so it needs ${k + 1}; ` +
-    'it will not be released unless more join; lower --verifiers or the requirements'
-}
-
 async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitState, signal: AbortSignal): Promise<void> {
   const json = flags.json === true
   const client = await clientFrom(flags, { signal }, io.err)
   state.client = client
   try {
-    let warning = await cannotFinishWarning(client, flags.verifiers ?? DEFAULT_VERIFIERS, { minVramGb: flags.minVram, gpuModel: flags.gpuModel }, signal)
+    const requirements = { minVramGb: flags.minVram, gpuModel: flags.gpuModel }
+    let warning = await cannotFinishWarning(client, {
+      k: flags.verifiers ?? DEFAULT_VERIFIERS,
+      name: 'this job',
+      unprocessed: true,
+      matching: async () => requirements.minVramGb === undefined && requirements.gpuModel === undefined ? undefined : await client.matchingPeers(requirements, { signal }),
+      signal
+    })
     const timeoutMs = (flags.timeout ?? 1800) * 1000
     const submission = client.submit(submitInput(flags), {
       signal,

@@ -1,0 +1,35 @@
+import type { JobClient } from '../client.js'
+import type { PeerMatching } from '../describe.js'
+
+/** A job weighed against the network: `submit` before it pays, `wait` while it waits. */
+export interface JobToFit {
+  /** Its verifiers. */
+  k: number
+  /** How lines name it: `a job`, `job 0x...`. */
+  name: string
+  /** Not processed yet: no matching peer means it never starts. */
+  unprocessed: boolean
+  /** The known peers matching its requirements; undefined when they cannot be told. */
+  matching: () => Promise<PeerMatching | undefined>
+  signal?: AbortSignal
+}
+
+/**
+ * Why a job cannot finish on this network, or undefined: fewer than k + 1 registered nodes (its submitter cannot
+ * verify it), or fewer than k + 1 known peers matching its requirements (its verifiers are drawn among matching
+ * nodes besides its submitter; with none it never starts). Without any known peer profile nothing is said of the
+ * requirements.
+ */
+export async function cannotFinishWarning (client: JobClient, job: JobToFit): Promise<string | undefined> {
+  const { k, name } = job
+  const active = await client.activeNodes({ signal: job.signal })
+  if (active < k + 1) {
+    return `warning: ${active} nodes are registered, ${name} with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
+      'it will not be released unless more nodes join'
+  }
+  const m = await job.matching()
+  if (m === undefined || m.peers === 0 || m.matching >= k + 1) return undefined
+  if (m.matching === 0 && job.unprocessed) return `warning: no known peer can run ${name}: ${m.summary}; it will not start unless such peers join`
+  return `warning: ${m.summary}; ${name} needs ${k + 1} (its ${k} verifiers are drawn among matching nodes besides its submitter): ` +
+    'it will not be released unless more join'
+}
