@@ -49,7 +49,7 @@ export type {
   IncentivePoolContract,
   ModelRegistryContract
 } from './deploy.js'
-export { createProvider, probeChainId } from './provider.js'
+export { createProvider, isRpcUrl, probeChainId } from './provider.js'
 export type { ProviderInit } from './provider.js'
 export { rpcCall } from './rpc-call.js'
 export type { RpcCallInit } from './rpc-call.js'

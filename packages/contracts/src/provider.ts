@@ -27,6 +27,12 @@ export function createProvider (rpcUrl: string, init: ProviderInit = {}): JsonRp
   return provider
 }
 
+/** Whether `value` is a JSON-RPC endpoint {@link createProvider} can use: an http:// or https:// URL with a host. */
+export function isRpcUrl (value: string): boolean {
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+}
+
 /**
  * Asks the endpoint for its chain id with {@link rpcCall} (plain `fetch`, so a dead endpoint does not leave ethers
  * retrying in the background); throws {@link RpcUnreachableError} when it does not answer or answers without a chain

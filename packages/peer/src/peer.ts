@@ -1,5 +1,4 @@
 import { logger } from '@libp2p/logger'
-import { createProvider } from '@jobmesh/contracts'
 import { Wallet, formatEther } from 'ethers'
 import { InsufficientFundsError, createChainClient, verifyDeployment } from '@jobmesh/contracts'
 import { coordGuards, createAdmission } from './coord/index.js'
@@ -240,7 +239,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
     await ensureSeedCommitted(client)
     registration = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake })
   } catch (err) {
-    throw await explainFunds(init.chain, address, err as Error)
+    throw await explainFunds(client, address, init.chain.stake, err as Error)
   }
   const timeoutPct = init.chain.commitTimeoutPct
   if (timeoutPct != null && (await client.qosScores(address)).timeoutPct !== timeoutPct) await client.setCommitTimeout(timeoutPct)
@@ -281,26 +280,23 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
 }
 
 /** A registration that failed for want of ETH says so in one line, instead of the node's hex dump. */
+function fundsError (address: string, balance: bigint, needed: bigint, cause?: Error): InsufficientFundsError {
+  return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(needed)} stake + gas`, { cause })
+}
+
 /** @throws InsufficientFundsError when the wallet cannot pay the stake it must still add (registered or not) */
 async function checkStakeFunds (client: ChainClient, address: string, stake: bigint): Promise<void> {
   const node = await client.nodeInfo(address)
   const toAdd = !node.registered ? stake : stake > node.stake ? stake - node.stake : 0n
   if (toAdd === 0n) return
   const balance = await client.provider.getBalance(address)
-  if (balance <= toAdd) throw new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(toAdd)} stake + gas`)
+  if (balance <= toAdd) throw fundsError(address, balance, toAdd)
 }
 
-async function explainFunds (chain: PeerChainInit, address: string, err: Error): Promise<Error> {
-  const provider = createProvider(chain.rpcUrl, { chainId: chain.deployment.chainId })
-  try {
-    const balance = await provider.getBalance(address)
-    if (balance > chain.stake) return err
-    return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(chain.stake)} stake + gas`, { cause: err })
-  } catch {
-    return err
-  } finally {
-    provider.destroy()
-  }
+/** A registration that failed on a wallet left with less than the stake (gas spent on the way) says so. */
+async function explainFunds (client: ChainClient, address: string, stake: bigint, err: Error): Promise<Error> {
+  const balance = await client.provider.getBalance(address).catch(() => undefined)
+  return balance === undefined || balance > stake ? err : fundsError(address, balance, stake, err)
 }
 
 function countWork (processor: Processor, work: WorkCounters): void {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { InvalidArgumentError } from 'commander'
+import { isRpcUrl } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
 import { InvalidConfigError } from '../errors.js'
 import type { DeploymentRef } from '../chain/connection.js'
@@ -55,15 +56,7 @@ export function bootstrapList (value: string, previous: string[] = []): string[]
 
 /** Commander parser of the JSON-RPC endpoint: an http:// or https:// URL (the client speaks JSON-RPC over HTTP). */
 export function rpcUrl (value: string): string {
-  let url: URL | undefined
-  try {
-    url = new URL(value)
-  } catch {
-    url = undefined
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new InvalidArgumentError(`expected an http:// or https:// URL such as http://127.0.0.1:8545, got ${value}`)
-  }
+  if (!isRpcUrl(value)) throw new InvalidArgumentError(`expected an http:// or https:// URL such as http://127.0.0.1:8545, got "${value}"`)
   return value
 }
 

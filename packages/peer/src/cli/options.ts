@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander'
+import { isRpcUrl } from '@jobmesh/contracts'
 import { multiaddr } from '@multiformats/multiaddr'
 import { DEFAULT_DATA_DIR } from './constants.js'
 import { parseHttpAddress } from '../http/index.js'
@@ -22,13 +23,10 @@ export function wholeNumber (value: string): number {
   return n
 }
 
-/** Parses `--rpc`: an http(s) or ws(s) URL; empty (an unset JOBMESH_RPC_URL) means none. */
+/** Parses `--rpc`: an http:// or https:// URL; empty (an unset JOBMESH_RPC_URL) means none. */
 export function rpcUrl (value: string): string {
   if (value.trim() === '') return ''
-  const url = URL.canParse(value) ? new URL(value) : undefined
-  if (url === undefined || !['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol) || url.hostname === '') {
-    throw new InvalidArgumentError(`expected an http:// or https:// URL such as http://127.0.0.1:8545, got "${value}"`)
-  }
+  if (!isRpcUrl(value)) throw new InvalidArgumentError(`expected an http:// or https:// URL such as http://127.0.0.1:8545, got "${value}"`)
   return value
 }
 
