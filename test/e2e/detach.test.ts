@@ -123,8 +123,11 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
         // what it says is true: funded, and announced (the peers know the job)
         expect(jobId).toBeDefined()
         expect(Number(await jobEscrow.statusOf(jobId ?? '')), `${at}: ${said}`).not.toBe(0)
-        await waitFor(async () => (await peerStatus(devnet.peers[1].dataDir)).jobs.some(j => j.jobId.toLowerCase() === jobId),
-          { timeoutMs: 30_000, what: `peer 1 to know job ${jobId ?? ''}`, intervalMs: 500 })
+        // a peer still running (the first test killed one for good)
+        const live = devnet.peers.find(q => q.child.exitCode === null && q.child.signalCode === null)
+        expect(live).toBeDefined()
+        await waitFor(async () => (await peerStatus(live?.dataDir ?? '')).jobs.some(j => j.jobId.toLowerCase() === jobId),
+          { timeoutMs: 30_000, what: `a running peer to know job ${jobId ?? ''}`, intervalMs: 500 })
       }
     } finally {
       provider.destroy()
