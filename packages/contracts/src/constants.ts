@@ -27,14 +27,8 @@ export const DEFAULT_ANVIL_STOP_TIMEOUT = 5_000
 /** anvil's default dev mnemonic (its accounts are printed at start and derived from this). */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk'
 
-/** How long `deploy` waits for each deployment transaction to be mined, in ms. */
-export const DEFAULT_DEPLOY_TIMEOUT = 120_000
-
 /** Confirmations `deploy` waits for on each deployment transaction. */
 export const DEFAULT_CONFIRMATIONS = 1
-
-/** How long a single RPC probe (e.g. `eth_chainId`) may take, in ms. */
-export const DEFAULT_RPC_TIMEOUT = 10_000
 
 /**
  * Default `NodeRegistry` parameters (constructor `Params`): 0.01 ether minimum stake, stake score saturating at
@@ -94,10 +88,10 @@ export const TIMEOUT_MAX_PCT = 100
 
 // --- the chain client (createChainClient) ---
 
-/** How long one RPC call (read, estimate, send) may take (ms). */
+/** How long one RPC call (read, estimate, send, a probe such as `eth_chainId`) may take (ms). */
 export const DEFAULT_RPC_TIMEOUT_MS = 15_000
 
-/** How long to wait for a sent transaction to be mined (ms). Amoy mines a block about every 2 s. */
+/** How long to wait for a sent transaction (a deployment's too) to be mined (ms). Amoy mines a block about every 2 s. */
 export const DEFAULT_TX_TIMEOUT_MS = 120_000
 
 /** Interval of every poll: receipts, block numbers, event logs, job state (ms). */

@@ -4,12 +4,15 @@ import {
 } from './artifacts.generated.js'
 import {
   DEFAULT_CONFIRMATIONS,
-  DEFAULT_DEPLOY_TIMEOUT,
   DEFAULT_ESCROW_PARAMS,
   DEFAULT_INCENTIVE_PARAMS,
-  DEFAULT_REGISTRY_PARAMS
+  DEFAULT_REGISTRY_PARAMS,
+  DEFAULT_RPC_TIMEOUT_MS,
+  DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
-import { AbortError, ChainMismatchError, DeploymentFailedError, InvalidDeploymentError, RpcUnreachableError } from './errors.js'
+import { withTimeout } from './client/wait.js'
+import { isUnreachable } from './client/wrap-error.js'
+import { ChainMismatchError, DeploymentFailedError, InvalidDeploymentError, RpcUnreachableError } from './errors.js'
 import type { TypedContract } from './types.js'
 import type { ContractRunner, Provider, Signer, TransactionReceipt, TransactionResponse } from 'ethers'
 
@@ -143,19 +146,6 @@ export function resolveDeployParams (init: Pick<DeployInit, 'registry' | 'escrow
   }
 }
 
-function abortable<T> (p: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
-  if (signal === undefined) return p
-  if (signal.aborted) return Promise.reject(new AbortError(`${what}: aborted`))
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbortError(`${what}: aborted`))
-    signal.addEventListener('abort', onAbort, { once: true })
-    p.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
-      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e) }
-    )
-  })
-}
-
 function describe (err: unknown): string {
   const e = err as { shortMessage?: string, message?: string }
   return e.shortMessage ?? e.message ?? String(err)
@@ -163,8 +153,7 @@ function describe (err: unknown): string {
 
 function wrap (err: unknown, what: string): Error {
   if ((err as Error)?.name === 'AbortError') return err as Error
-  if (isError(err, 'NETWORK_ERROR') || isError(err, 'SERVER_ERROR') ||
-      (err as { code?: string })?.code === 'ECONNREFUSED') {
+  if (!isError(err, 'TIMEOUT') && isUnreachable(err)) {
     return new RpcUnreachableError(`${what}: RPC endpoint unreachable: ${describe(err)}`, { cause: err })
   }
   return new DeploymentFailedError(`${what} failed: ${describe(err)}`, { cause: err })
@@ -172,10 +161,10 @@ function wrap (err: unknown, what: string): Error {
 
 async function mined (tx: TransactionResponse | null, what: string, init: DeployInit): Promise<TransactionReceipt> {
   if (tx === null) throw new DeploymentFailedError(`${what}: no transaction was sent`)
-  const timeout = init.timeout ?? DEFAULT_DEPLOY_TIMEOUT
+  const timeout = init.timeout ?? DEFAULT_TX_TIMEOUT_MS
   let receipt: TransactionReceipt | null
   try {
-    receipt = await abortable(tx.wait(init.confirmations ?? DEFAULT_CONFIRMATIONS, timeout), init.signal, what)
+    receipt = await withTimeout(tx.wait(init.confirmations ?? DEFAULT_CONFIRMATIONS, timeout), timeout, what, init.signal)
   } catch (err) {
     throw wrap(err, what)
   }
@@ -189,8 +178,8 @@ async function chainIdOf (provider: Provider | null, signal?: AbortSignal): Prom
   if (provider === null) throw new DeploymentFailedError('the signer has no provider')
   try {
     // a JSON-RPC provider is asked (its network may be a static one, taken from the very deployment being checked)
-    if (provider instanceof JsonRpcProvider) return Number(BigInt(await abortable(provider.send('eth_chainId', []) as Promise<string>, signal, 'eth_chainId')))
-    return Number((await abortable(provider.getNetwork(), signal, 'getNetwork')).chainId)
+    if (provider instanceof JsonRpcProvider) return Number(BigInt(await withTimeout(provider.send('eth_chainId', []) as Promise<string>, DEFAULT_RPC_TIMEOUT_MS, 'eth_chainId', signal)))
+    return Number((await withTimeout(provider.getNetwork(), DEFAULT_RPC_TIMEOUT_MS, 'getNetwork', signal)).chainId)
   } catch (err) {
     throw wrap(err, 'reading the chain id')
   }
@@ -215,7 +204,7 @@ export async function deploy (signer: Signer, init: DeployInit = {}): Promise<De
   const chainId = await chainIdOf(signer.provider, init.signal)
   let deployer: string
   try {
-    deployer = await abortable(signer.getAddress(), init.signal, 'getAddress')
+    deployer = await withTimeout(signer.getAddress(), DEFAULT_RPC_TIMEOUT_MS, 'getAddress', init.signal)
   } catch (err) {
     throw wrap(err, 'reading the deployer address')
   }
@@ -224,7 +213,7 @@ export async function deploy (signer: Signer, init: DeployInit = {}): Promise<De
     init.signal?.throwIfAborted()
     let tx: TransactionResponse | null
     try {
-      tx = await abortable(fn(), init.signal, what)
+      tx = await withTimeout(fn(), DEFAULT_RPC_TIMEOUT_MS, what, init.signal)
     } catch (err) {
       throw wrap(err, what)
     }
@@ -304,7 +293,7 @@ export async function verifyDeployment (deployment: Deployment, provider: Provid
   for (const [name, address] of contracts) {
     let code: string
     try {
-      code = await abortable(provider.getCode(address), signal, 'getCode')
+      code = await withTimeout(provider.getCode(address), DEFAULT_RPC_TIMEOUT_MS, 'getCode', signal)
     } catch (err) {
       throw wrap(err, `reading the code of ${name}`)
     }

@@ -1,9 +1,9 @@
-import { DEFAULT_RPC_TIMEOUT } from './constants.js'
+import { DEFAULT_RPC_TIMEOUT_MS } from './constants.js'
 import { AbortError, JsonRpcError, RpcUnreachableError } from './errors.js'
 
 /** Options of {@link rpcCall}. */
 export interface RpcCallInit {
-  /** How long the call may take, in ms (`DEFAULT_RPC_TIMEOUT` when omitted). */
+  /** How long the call may take, in ms (`DEFAULT_RPC_TIMEOUT_MS` when omitted). */
   timeout?: number
   /** Aborts the call: it then rejects with {@link AbortError}. */
   signal?: AbortSignal
@@ -17,7 +17,7 @@ export interface RpcCallInit {
  */
 export async function rpcCall (rpcUrl: string, method: string, params: readonly unknown[], init: RpcCallInit = {}): Promise<unknown> {
   init.signal?.throwIfAborted()
-  const timeout = init.timeout ?? DEFAULT_RPC_TIMEOUT
+  const timeout = init.timeout ?? DEFAULT_RPC_TIMEOUT_MS
   const signals = [AbortSignal.timeout(timeout)]
   if (init.signal !== undefined) signals.push(init.signal)
   let body: { result?: unknown, error?: { message?: unknown, code?: unknown } | null } | null

@@ -17,11 +17,27 @@ function plainArgs (args: unknown): unknown[] {
   }
 }
 
+/** Node's and undici's codes for a connection that failed or broke (ethers passes Node's error through as it is). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE',
+  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'
+])
+
+/** The `code` of `err` and of the errors it wraps (`cause`, ethers' `error`), outermost first. */
+function codes (err: unknown): string[] {
+  const found: string[] = []
+  let at = err as { code?: unknown, cause?: unknown, error?: unknown } | undefined
+  for (let depth = 0; at != null && typeof at === 'object' && depth < 4; depth++) {
+    if (typeof at.code === 'string') found.push(at.code)
+    at = (at.cause ?? at.error) as typeof at
+  }
+  return found
+}
+
 /** True when `err` says the endpoint could not be reached (as opposed to an answer with an error). */
 export function isUnreachable (err: unknown): boolean {
   if (isError(err, 'NETWORK_ERROR') || isError(err, 'TIMEOUT')) return true
-  const text = `${(err as { code?: string })?.code ?? ''} ${short(err)} ${String((err as { cause?: { code?: string } })?.cause?.code ?? '')}`
-  if (/ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|fetch failed|socket hang up/i.test(text)) return true
+  if (codes(err).some((code) => UNREACHABLE_CODES.has(code))) return true
   // ethers reports a dead endpoint as SERVER_ERROR without a response status
   return isError(err, 'SERVER_ERROR') && (err as { response?: { statusCode?: number } }).response?.statusCode == null
 }
