@@ -46,25 +46,6 @@ export async function race<T> (promise: Promise<T>, options: RaceOptions): Promi
   })
 }
 
-/**
- * Resolves after `ms`, or rejects with AbortError when `signal` aborts. For poll intervals only, never as
- * synchronisation.
- */
-export async function pause (ms: number, signal?: AbortSignal): Promise<void> {
-  signal?.throwIfAborted()
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new AbortError('wait aborted', { cause: signal?.reason }))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 /** A signal that aborts when any of `signals` does, or after `timeoutMs`. */
 export function anySignal (signals: Array<AbortSignal | undefined>, timeoutMs?: number): AbortSignal {
   const list = signals.filter((s): s is AbortSignal => s !== undefined)

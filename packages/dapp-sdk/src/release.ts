@@ -1,5 +1,6 @@
+import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { anySignal, pause } from './abort.js'
+import { anySignal } from './abort.js'
 import {
   AbortError, DeadlinePassedError, JobNotFoundError, JobRefundedError, JobRejectedError,
   ReleaseTimeoutError
@@ -83,7 +84,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
       if (failures > MAX_CONSECUTIVE_ERRORS) throw err
     }
     try {
-      await pause(interval, signal)
+      await delay(interval, signal)
     } catch (err) {
       if (timeout.aborted) throw new ReleaseTimeoutError(`job ${id} was not released within ${timeoutMs} ms`, { cause: lastError })
       throw new AbortError(`waiting for the release of ${id} aborted`, { cause: err })

@@ -1,4 +1,4 @@
-import { sleep } from '@jobmesh/peer/settlement'
+import { delay } from '@jobmesh/contracts'
 import { WaitTimeoutError } from './errors.js'
 
 /** What a check returns: a value when the condition holds; `undefined`, `null` or `false` while it does not. */
@@ -31,7 +31,10 @@ export async function waitFor<T> (check: Check<T>, options: WaitForOptions): Pro
     const value = await check()
     if (value !== undefined && value !== null && value !== false) return value
     if (Date.now() > deadline) throw new WaitTimeoutError(options.what, timeoutMs)
-    await sleep(intervalMs, options.signal)
+    await delay(intervalMs, options.signal).catch((err: unknown) => {
+      options.signal?.throwIfAborted()
+      throw err
+    })
   }
 }
 

@@ -1,6 +1,6 @@
 import { AbortError, ChainTimeoutError } from '../errors.js'
 
-/** Waits `ms` unless `signal` aborts first (then rejects with AbortError). The pause between two polls. */
+/** Waits `ms` unless `signal` aborts first (then rejects with AbortError): the one abortable pause of every package (polls, retries, back-offs). */
 export async function delay (ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted === true) throw new AbortError('aborted')
   const follower = follow(signal)

@@ -1,3 +1,4 @@
+import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS, MIN_SETTLE_MS } from './constants.js'
 import { LeaseHeldError, LeaseLostError } from './errors.js'
@@ -99,21 +100,6 @@ export interface Leases {
   now(): number
   isOpen(lease: Lease | undefined, now?: number): boolean
   table(map: Y.Map<Uint8Array>, scope: string, options?: LeaseTableOptions): LeaseTable
-}
-
-async function delay (ms: number, signal?: AbortSignal): Promise<void> {
-  signal?.throwIfAborted()
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 /**

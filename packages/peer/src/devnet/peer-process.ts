@@ -1,3 +1,4 @@
+import { raceSignal } from 'race-signal'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
@@ -82,7 +83,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
   const timeout = AbortSignal.timeout(timeoutMs)
   const signal = init.signal == null ? timeout : AbortSignal.any([timeout, init.signal])
   try {
-    await raceAbort(ready, signal, () => new DevnetPeerError(`${init.name} did not start within ${timeoutMs} ms:\n${output.slice(-10).join('\n')}`))
+    await raceSignal(ready, signal, { translateError: () => new DevnetPeerError(`${init.name} did not start within ${timeoutMs} ms:\n${output.slice(-10).join('\n')}`) })
   } catch (err) {
     child.kill('SIGKILL')
     await exited
@@ -113,13 +114,4 @@ async function stopChild (child: ChildProcess, exited: Promise<number | null>): 
   } finally {
     clearTimeout(timer)
   }
-}
-
-async function raceAbort<T> (promise: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
-  if (signal.aborted) throw error()
-  return await new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => { reject(error()) }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort) })
-  })
 }

@@ -1,3 +1,4 @@
+import { raceSignal } from 'race-signal'
 import { logger } from '@libp2p/logger'
 import { DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_INPUT_BYTES } from './constants.js'
 import { jobModelUri } from '../protocol/index.js'
@@ -79,7 +80,7 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
     code.set(uri, hit)
     hit.catch(() => { if (code.get(uri) === hit) code.delete(uri) })
     while (code.size > cacheEntries) code.delete(code.keys().next().value as string)
-    return raceAbort(hit, signal)
+    return raceSignal(hit, signal)
   }
 
   const load = async (task: MicroJobTask, signal: AbortSignal): Promise<[Uint8Array, Uint8Array]> => {
@@ -102,13 +103,4 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
       return execution
     }
   }
-}
-
-function raceAbort<T> (promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => { reject(signal.reason) }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort) })
-  })
 }

@@ -1,9 +1,9 @@
+import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import * as lp from 'it-length-prefixed'
 import { DEFAULT_REPLICATION_TIMEOUT_MS, MAX_REPLICATION_MESSAGE_BYTES, REPLICATION_PROTOCOL } from './constants.js'
 import { ReplicaRefusedError, ReplicationProtocolError } from './errors.js'
 import { decodeAnswer, encodeMessage } from './wire.js'
-import { sleep } from '../settlement/index.js'
 import type { ReplicationRequest } from './wire.js'
 import type { PeerId, Stream } from '@libp2p/interface'
 import type { Libp2p } from 'libp2p'
@@ -86,7 +86,7 @@ export async function replicate (components: ReplicationClientComponents, reques
     options.signal?.throwIfAborted()
     if (enough() || options.retryIntervalMs == null || signal.aborted) break
     try {
-      await sleep(options.retryIntervalMs, signal)
+      await delay(options.retryIntervalMs, signal)
     } catch {
       break // the time is up, or the caller aborted (thrown below)
     }

@@ -17,7 +17,7 @@
 export { createSettlement } from './service.js'
 export { datastoreJournal } from './journal.js'
 export type { DutyJournal } from './journal.js'
-export { sleep, withRetry } from './retry.js'
+export { withRetry } from './retry.js'
 export type { RetryOptions } from './retry.js'
 export type { Settlement, SettlementInit, SettlementEvents, SettlementStartOptions } from './service.js'
 export { finalizeJob, buildManifest, resultCommitment } from './finalize.js'

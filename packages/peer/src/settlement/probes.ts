@@ -1,5 +1,5 @@
+import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { sleep } from './retry.js'
 import type { ChainClient, TxResult } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement:probes')
@@ -72,7 +72,7 @@ export interface ProbeScanOptions {
  */
 export async function scanProbes (chain: ChainClient, onScan: (work: number) => void, options: ProbeScanOptions): Promise<void> {
   for (;;) {
-    await sleep(options.intervalMs * (0.5 + Math.random()), options.signal)
+    await delay(options.intervalMs * (0.5 + Math.random()), options.signal)
     await guarded(async () => {
       const { work } = await chain.probeNext(options.maxScan, { signal: options.signal })
       if (work > 0) onScan(work)

@@ -1,3 +1,4 @@
+import { delay as pause } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { DEFAULT_FINALIZE_MAX_RETRY_MS, DEFAULT_FINALIZE_RETRY_MS, DEFAULT_FINALIZE_TIMEOUT_MS } from './constants.js'
 
@@ -37,18 +38,8 @@ export async function withRetry<T> (fn: () => Promise<T>, options: RetryOptions 
       const e = err as Error
       if (options.signal?.aborted === true || e.name === 'AbortError' || PERMANENT.has(e.name) || Date.now() + delay > deadline) throw err
       log('%s failed (attempt %d), retrying in %d ms: %s: %s', options.what ?? 'step', attempt, delay, e.name, e.message)
-      await sleep(delay, options.signal)
+      await pause(delay, options.signal)
       delay = Math.min(delay * 2, maxDelay)
     }
   }
-}
-
-/** Waits `ms`; rejects with the signal's reason when it is aborted. */
-export async function sleep (ms: number, signal?: AbortSignal): Promise<void> {
-  signal?.throwIfAborted()
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => { clearTimeout(timer); reject(signal?.reason) }
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -1,7 +1,8 @@
+import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { claimPayouts } from './claim.js'
 import { finalizeJob } from './finalize.js'
-import { isPermanent, sleep, withRetry } from './retry.js'
+import { isPermanent, withRetry } from './retry.js'
 import { CURSOR_SAVE_MS, DEFAULT_PROBE_SCAN_MS, DEFAULT_PROBE_SCAN_NODES } from './constants.js'
 import { answerOwnProbes, scanProbes } from './probes.js'
 import { drawIfLate, drawVerifiers, proveAndSettle } from './settle.js'
@@ -180,7 +181,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
         const head = await components.chain.blockNumber({ signal: controller.signal })
         if (previous != null) await journal.put('cursor', String(previous))
         previous = head
-        await sleep(CURSOR_SAVE_MS, controller.signal)
+        await delay(CURSOR_SAVE_MS, controller.signal)
       }
     })
   }

@@ -1,8 +1,8 @@
+import { delay } from '@jobmesh/contracts'
 import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { DEFAULT_TAKEOVER_GRACE_MS, DEFAULT_TAKEOVER_STEP_MS } from './constants.js'
-import { sleep } from './retry.js'
 import { readProfiles, roundKey } from '../jobs/index.js'
 import type { SettlementComponents } from './types.js'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -79,7 +79,7 @@ export function createTakeover (components: TakeoverComponents, init: TakeoverIn
     const { status, rejections: round } = await components.chain.job(jobId, { signal })
     if (status !== 'Open') return
     for (let tick = 0; ; tick++) {
-      await sleep(Math.max(0, seenAt + graceMs + tick * stepMs - now()), signal)
+      await delay(Math.max(0, seenAt + graceMs + tick * stepMs - now()), signal)
       const job = await components.chain.job(jobId, { signal })
       if (job.status !== 'Open' || job.rejections !== round) return
       const live = new Set([self, ...components.livePeers()])
