@@ -289,13 +289,13 @@ async function checkStakeFunds (client: ChainClient, address: string, stake: big
   const node = await client.nodeInfo(address)
   const toAdd = !node.registered ? stake : stake > node.stake ? stake - node.stake : 0n
   if (toAdd === 0n) return
-  const balance = await client.provider.getBalance(address)
+  const balance = await client.balance(address)
   if (balance <= toAdd) throw fundsError(address, balance, toAdd)
 }
 
 /** A registration that failed on a wallet left with less than the stake (gas spent on the way) says so. */
 async function explainFunds (client: ChainClient, address: string, stake: bigint, err: Error): Promise<Error> {
-  const balance = await client.provider.getBalance(address).catch(() => undefined)
+  const balance = await client.balance(address).catch(() => undefined)
   return balance === undefined || balance > stake ? err : fundsError(address, balance, stake, err)
 }
 

@@ -169,6 +169,8 @@ export interface ChainClient {
   releasedBlock(jobId: string, options?: CallOptions & BlockRange): Promise<number | undefined>
   /** Unix seconds of the latest block (the clock of the escrow's deadlines). */
   chainTime(options?: CallOptions): Promise<number>
+  /** A wallet's balance (wei). */
+  balance(address: string, options?: CallOptions): Promise<bigint>
   /**
    * Follows events by polling `eth_getLogs` over block ranges with a cursor (no `eth_newFilter`). Transient RPC
    * errors are retried at the poll interval; ends when `signal` aborts.

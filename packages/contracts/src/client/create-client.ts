@@ -1,3 +1,4 @@
+import { balance } from '../actions/balance.js'
 import { chainTime } from '../actions/chain-time.js'
 import { claim } from '../actions/escrow/claim.js'
 import { closeSeeds } from '../actions/escrow/close-seeds.js'
@@ -74,6 +75,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     signMessage: c.signMessage,
     blockNumber: c.blockNumber,
     chainTime: async (options) => chainTime(c, options),
+    balance: async (address, options) => balance(c, address, options),
     waitForBlock: async (n, options) => waitForBlock(c, n, options),
     ensureRegistered: async (input, options) => ensureRegistered(c, input, options),
     nodeInfo: async (address, options) => nodeInfo(c, address, options),

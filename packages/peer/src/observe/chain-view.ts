@@ -112,7 +112,7 @@ export async function readAccount (chain: ChainClient, address: string, options:
   const a = getAddress(address)
   const earnings = options.earnings ?? earningsCursor(chain, a)
   const [balanceWei, info, { earnedWei, paidJobs }, qos] = await Promise.all([
-    withTimeout(chain.provider.getBalance(a), DEFAULT_DESCRIBE_TIMEOUT_MS, 'eth_getBalance', options.signal),
+    withTimeout(chain.balance(a, options), DEFAULT_DESCRIBE_TIMEOUT_MS, 'eth_getBalance', options.signal),
     chain.nodeInfo(a, options),
     earnings.read(options),
     chain.qosScores(a, options)

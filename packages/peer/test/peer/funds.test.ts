@@ -29,4 +29,24 @@ describe('a peer whose wallet has no ETH', () => {
       message: `wallet ${empty.address} has 0.0 ETH, needs 0.1 stake + gas`
     })
   })
+
+  it('says the same when the wallet holds the stake but not the gas of its transactions', async () => {
+    anvil = await workerAnvil({ accounts: 2 })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    const funder = new Wallet(anvil.accounts[0].privateKey, provider)
+    const deployment = await deploy(funder)
+    const short = Wallet.createRandom()
+    const stake = parseEther('0.1')
+    await (await funder.sendTransaction({ to: short.address, value: stake + 1000n })).wait()
+    provider.destroy()
+    const failed = createPeer({
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      process: false,
+      chain: { rpcUrl: anvil.rpcUrl, privateKey: short.privateKey, deployment, stake }
+    })
+    // the seed commitment's gas leaves it less than the stake: the registration fails, and says why in one line
+    const err = await failed.then(() => undefined, (e: Error) => e)
+    expect(err?.name).toBe('InsufficientFundsError')
+    expect(err?.message).toMatch(new RegExp(`^wallet ${short.address} has 0\\.0999\\d+ ETH, needs 0\\.1 stake \\+ gas$`))
+  })
 })
