@@ -3,6 +3,9 @@
  * realm boundaries, unlike `instanceof`), never on the message text.
  */
 
+/** An operation stopped by its AbortSignal: the one class of every jobmesh package (`@jobmesh/contracts`). */
+export { AbortError } from '@jobmesh/contracts'
+
 /** One bad field of a job submission, `path` dotted (e.g. `slicing.blocksPerMicro`). */
 export interface JobIssue {
   path: string
@@ -192,13 +195,6 @@ export class DownloadError extends Error {
 export class TimeoutError extends Error {
   static override readonly name = 'TimeoutError'
   override readonly name = 'TimeoutError'
-}
-
-/** The operation was aborted through its AbortSignal. */
-export class AbortError extends Error {
-  static override readonly name = 'AbortError'
-  override readonly name = 'AbortError'
-  readonly code = 'ABORT_ERR'
 }
 
 /** The client was stopped. */

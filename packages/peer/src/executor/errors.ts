@@ -1,3 +1,6 @@
+/** An operation stopped by its AbortSignal: the one class of every jobmesh package (`@jobmesh/contracts`). */
+export { AbortError } from '@jobmesh/contracts'
+
 /** The code is not a WebAssembly module, fails to compile, or uses an unsupported feature (shared or 64-bit memory). */
 export class InvalidWasmError extends Error {
   static override readonly name = 'InvalidWasmError'
@@ -50,12 +53,6 @@ export class OutputTooLargeError extends Error {
 export class AbiViolationError extends Error {
   static override readonly name = 'AbiViolationError'
   override name = 'AbiViolationError'
-}
-
-/** The run's AbortSignal fired before it finished. */
-export class AbortedError extends Error {
-  static override readonly name = 'AbortedError'
-  override name = 'AbortedError'
 }
 
 /** The executor was stopped before the run finished. */

@@ -4,7 +4,7 @@ import {
   DEFAULT_MAX_CACHED_MODULES, DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_TIMEOUT_MS, DEFAULT_WORKER_HEAP_MB, WASM_PAGE_BYTES
 } from './constants.js'
-import { AbortedError, ExecutorStoppedError, InputTooLargeError, WasmTrapError } from './errors.js'
+import { AbortError, ExecutorStoppedError, InputTooLargeError, WasmTrapError } from './errors.js'
 import { createModuleCache } from './module-cache.js'
 import { createWorkerPool } from './worker-pool.js'
 import type { PoolResult } from './worker-pool.js'
@@ -29,7 +29,7 @@ export interface WasmExecutorInit {
 }
 
 export interface RunOptions {
-  /** Aborts the run (or removes it from the queue); the promise rejects with `AbortedError`. */
+  /** Aborts the run (or removes it from the queue); the promise rejects with `AbortError`. */
   signal?: AbortSignal
   /** Overrides the executor's wall-clock limit for this run. */
   timeoutMs?: number
@@ -72,10 +72,10 @@ async function raceSignal<T> (promise: Promise<T>, signal?: AbortSignal): Promis
     return promise
   }
   if (signal.aborted) {
-    throw new AbortedError('Run aborted')
+    throw new AbortError('Run aborted')
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => { reject(new AbortedError('Run aborted')) }
+    const onAbort = (): void => { reject(new AbortError('Run aborted')) }
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort) })
   })

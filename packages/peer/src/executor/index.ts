@@ -27,7 +27,7 @@ export type { ContentReader, WasmMicroJobExecutorComponents, WasmMicroJobExecuto
 export type { MicroJobExecutor, MicroJobExecution, MicroJobRunOptions, MicroJobTask } from './micro-job-task.js'
 export {
   InvalidWasmError, ForbiddenImportError, MissingExportError, WasmTrapError, ExecutionTimeoutError,
-  MemoryLimitError, InputTooLargeError, OutputTooLargeError, AbiViolationError, AbortedError, ExecutorStoppedError
+  MemoryLimitError, InputTooLargeError, OutputTooLargeError, AbiViolationError, AbortError, ExecutorStoppedError
 } from './errors.js'
 export {
   DEFAULT_TIMEOUT_MS, DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_INPUT_BYTES,

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { logger } from '@libp2p/logger'
 import {
-  AbiViolationError, AbortedError, ExecutionTimeoutError, ExecutorStoppedError, MemoryLimitError,
+  AbiViolationError, AbortError, ExecutionTimeoutError, ExecutorStoppedError, MemoryLimitError,
   OutputTooLargeError, WasmTrapError
 } from './errors.js'
 import { WORKER_SOURCE } from './worker-source.js'
@@ -151,7 +151,7 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       slot.onOnline = startTimer
     }
     const onAbort = (): void => {
-      drop(slot, new AbortedError('Run aborted'))
+      drop(slot, new AbortError('Run aborted'))
     }
     task.signal?.addEventListener('abort', onAbort, { once: true })
     pending.cleanup = () => {
@@ -200,7 +200,7 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
         throw new ExecutorStoppedError('Executor is stopped')
       }
       if (task.signal?.aborted === true) {
-        throw new AbortedError('Run aborted')
+        throw new AbortError('Run aborted')
       }
       return new Promise<PoolResult>((resolve, reject) => {
         const pending: Pending = { id: nextId++, task, resolve, reject, cleanup: () => {} }
@@ -209,7 +209,7 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
           const at = queue.indexOf(pending)
           if (at !== -1) {
             queue.splice(at, 1)
-            reject(new AbortedError('Run aborted while queued'))
+            reject(new AbortError('Run aborted while queued'))
           }
         }
         task.signal?.addEventListener('abort', onAbort, { once: true })

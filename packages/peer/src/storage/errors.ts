@@ -1,3 +1,6 @@
+/** An operation stopped by its AbortSignal: the one class of every jobmesh package (`@jobmesh/contracts`). */
+export { AbortError } from '@jobmesh/contracts'
+
 /**
  * Errors of the content store and the WASM MicroJob executor adapter. One class per condition; branch on
  * `err.name`.
@@ -39,9 +42,3 @@ export class InvalidRangeError extends Error {
   override name = 'InvalidRangeError'
 }
 
-/** The operation was aborted through its AbortSignal. */
-export class AbortError extends Error {
-  static override readonly name = 'AbortError'
-  override name = 'AbortError'
-  readonly code = 'ABORT_ERR'
-}

@@ -22,8 +22,7 @@ export {
   UnsupportedUriError, ContentNotFoundError, ContentTooLargeError, ContentTimeoutError, ContentFetchError,
   InvalidRangeError
 } from './errors.js'
-// AbortError (name 'AbortError') is thrown too; its class is the chain client's twin and is not re-exported here
-// so the package root has one AbortError export.
+// AbortError (name 'AbortError') is thrown too: the class of `@jobmesh/contracts`, shared by every package.
 export {
   DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RAW_BLOCK_MAX_BYTES, SUPPORTED_SCHEMES
 } from './constants.js'

@@ -106,9 +106,9 @@ describe('wasm executor', () => {
     const controller = new AbortController()
     const run = executor.run(bad.endlessLoop, input, { signal: controller.signal, timeoutMs: 30_000 })
     controller.abort()
-    await expect(run).rejects.toMatchObject({ name: 'AbortedError' })
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' })
     const aborted = AbortSignal.abort()
-    await expect(executor.run(echoModule, input, { signal: aborted })).rejects.toMatchObject({ name: 'AbortedError' })
+    await expect(executor.run(echoModule, input, { signal: aborted })).rejects.toMatchObject({ name: 'AbortError' })
     await stillWorks()
   })
 
@@ -121,7 +121,7 @@ describe('wasm executor', () => {
       const queued = single.run(echoModule, input)
       // the queued run waits behind the loop; aborting the loop frees the worker for it
       controller.abort()
-      expect(await loopFailed).toMatchObject({ name: 'AbortedError' })
+      expect(await loopFailed).toMatchObject({ name: 'AbortError' })
       expect(await queued).toEqual(input)
     } finally {
       await single.stop()
