@@ -50,12 +50,6 @@ export class JsonRpcError extends Error {
   }
 }
 
-/** A private key is required (e.g. `JOBMESH_PRIVATE_KEY`) and was missing or malformed. */
-export class MissingPrivateKeyError extends Error {
-  static override readonly name = 'MissingPrivateKeyError'
-  override name = 'MissingPrivateKeyError'
-}
-
 /** A deployment transaction reverted or produced no contract. */
 export class DeploymentFailedError extends Error {
   static override readonly name = 'DeploymentFailedError'

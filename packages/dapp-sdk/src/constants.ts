@@ -48,8 +48,6 @@ export const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 10_000
 /** MicroJob outputs downloaded at the same time by `results`. */
 export const DEFAULT_DOWNLOAD_CONCURRENCY = 8
 
-/** Block confirmations the release status must have before `waitForRelease` resolves. */
-export const DEFAULT_RELEASE_CONFIRMATIONS = 0
 /** Peers that must confirm they hold a job's inputs before `submit` returns (the replication protocol's default). */
 export { DEFAULT_INPUT_REPLICAS } from '@jobmesh/peer/replication'
 /** How long `submit` waits for peers to hold the inputs (ms). */

@@ -1,9 +1,6 @@
 /** Recent events a peer keeps for the dashboard and `/api/events`. */
 export const DEFAULT_RECENT_EVENTS = 200
 
-/** Blocks of history scanned for this peer's earnings when the deployment block is unknown. */
-export const DEFAULT_EARNINGS_LOOKBACK_BLOCKS = 100_000
-
 /** How long a diagnostic read (doc open, chain call) may take before `describe` gives up on it, in ms. */
 export const DEFAULT_DESCRIBE_TIMEOUT_MS = 10_000
 

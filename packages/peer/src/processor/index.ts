@@ -20,7 +20,6 @@ export type {
   Processor, KnownJobSummary, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
 } from './processor.js'
 export { runTimeoutMs } from './poison.js'
-export { ProcessorStoppedError } from './errors.js'
 export {
   DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_WANT, DEFAULT_ANNOUNCEMENT_TTL_MS
 } from './constants.js'
