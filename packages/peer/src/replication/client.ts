@@ -68,68 +68,80 @@ export async function askReplica (components: ReplicationClientComponents, peer:
  * Asks every connected peer (but `exclude`) to hold content, at once, and resolves with the PeerIds that confirmed
  * as soon as `enough` says so, or when every peer answered (and, with `retryIntervalMs`, no retry is left) or the
  * time is up. Peers that do not speak the protocol (DApp clients) fail at once and are skipped; the caller decides
- * what too few replicas mean.
+ * what too few replicas mean. With `retryIntervalMs` a round lasts that long even while a peer has not answered
+ * (a stalled peer does not hold back the peers that connect later); a peer is never asked twice at once.
  *
  * @throws AbortError (the caller's signal)
  */
 export async function replicate (components: ReplicationClientComponents, request: ReplicationRequest,
   options: ReplicateOptions): Promise<string[]> {
-  const held: string[] = []
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS)
-  const signal = options.signal == null ? timeout : AbortSignal.any([options.signal, timeout])
-  const enough = (): boolean => options.enough(held)
-  const unanswered = new Set<string>()
-  for (;;) {
-    const skip = new Set([...(options.exclude ?? []), ...held])
-    const peers = components.libp2p.getPeers().filter(p => !skip.has(p.toString()))
-    await askAll(components, request, peers, { held, enough, unanswered, onFailed: options.onFailed, signal })
-    options.signal?.throwIfAborted()
-    if (enough() || options.retryIntervalMs == null || signal.aborted) break
-    try {
-      await delay(options.retryIntervalMs, signal)
-    } catch {
-      break // the time is up, or the caller aborted (thrown below)
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS
+  // ends the streams still open when the call returns (a peer that was asked keeps fetching on its own signal)
+  const ended = new AbortController()
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ended.signal, ...(options.signal == null ? [] : [options.signal])])
+  const asking = askingState(components, request, options, signal)
+  try {
+    for (;;) {
+      const skip = new Set([...(options.exclude ?? []), ...asking.held, ...asking.unanswered])
+      for (const peer of components.libp2p.getPeers()) if (!skip.has(peer.toString())) asking.ask(peer)
+      const roundEnd = options.retryIntervalMs == null ? undefined : Date.now() + options.retryIntervalMs
+      while (!asking.enough() && !signal.aborted) {
+        const left = roundEnd == null ? timeoutMs : roundEnd - Date.now()
+        if ((roundEnd == null && asking.unanswered.size === 0) || left <= 0) break
+        await asking.answerOr(left)
+      }
+      options.signal?.throwIfAborted()
+      if (asking.enough() || options.retryIntervalMs == null || signal.aborted) break
+      log('%d of the peers hold %s of %s: asking again', asking.held.length, request.kind, request.jobId)
     }
-    log('%d of the peers hold %s of %s: asking again', held.length, request.kind, request.jobId)
+    options.signal?.throwIfAborted()
+    // the time is up: peers still busy fetching count as not holding
+    if (!asking.enough()) for (const p of asking.unanswered) options.onFailed?.(p, 'no answer in time')
+    return [...asking.held]
+  } finally {
+    ended.abort()
   }
-  options.signal?.throwIfAborted()
-  // the time is up: peers still busy fetching count as not holding
-  if (!enough()) for (const p of unanswered) options.onFailed?.(p, 'no answer in time')
-  return [...held]
 }
 
-interface AskAllState {
+interface AskingState {
+  /** Peers that confirmed. */
   held: string[]
-  enough(): boolean
   /** Peers asked that have not answered yet. */
   unanswered: Set<string>
-  onFailed?: ReplicateOptions['onFailed']
-  signal: AbortSignal
+  enough(): boolean
+  /** Asks one peer; its answer lands in `held` (or `onFailed`) whenever it comes. */
+  ask(peer: PeerId): void
+  /** Resolves at the next answer, after `ms`, or when the call's signal aborts. */
+  answerOr(ms: number): Promise<void>
 }
 
-/** One round: asks `peers` at once; resolves when `enough`, when all answered, or when the signal aborts. */
-async function askAll (components: ReplicationClientComponents, request: ReplicationRequest, peers: PeerId[],
-  state: AskAllState): Promise<void> {
-  const { held, signal } = state
-  if (state.enough() || peers.length === 0 || signal.aborted) return
-  await new Promise<void>((resolve) => {
-    let pending = peers.length
-    const finish = (): void => { signal.removeEventListener('abort', finish); resolve() }
-    signal.addEventListener('abort', finish, { once: true })
-    for (const peer of peers) {
-      state.unanswered.add(peer.toString())
+function askingState (components: ReplicationClientComponents, request: ReplicationRequest, options: ReplicateOptions,
+  signal: AbortSignal): AskingState {
+  const held: string[] = []
+  const unanswered = new Set<string>()
+  const enough = (): boolean => options.enough(held)
+  let answered = new AbortController()
+  return {
+    held,
+    unanswered,
+    enough,
+    ask (peer) {
+      const id = peer.toString()
+      unanswered.add(id)
       askReplica(components, peer, request, { signal }).then(() => {
-        if (!held.includes(peer.toString())) held.push(peer.toString())
+        if (!held.includes(id)) held.push(id)
         log('%p holds %s of %s', peer, request.kind, request.jobId)
-        if (state.enough()) finish()
       }, (err: Error) => {
         log('%p: %s of %s not held: %s', peer, request.kind, request.jobId, err.message)
-        if (err.name === 'ReplicaRefusedError' && !state.enough()) state.onFailed?.(peer.toString(), err.message)
+        if (err.name === 'ReplicaRefusedError' && !enough()) options.onFailed?.(id, err.message)
       }).finally(() => {
-        state.unanswered.delete(peer.toString())
-        if (--pending === 0) finish()
+        unanswered.delete(id)
+        answered.abort()
       })
+    },
+    async answerOr (ms) {
+      answered = new AbortController()
+      await delay(ms, AbortSignal.any([signal, answered.signal])).catch(() => {})
     }
-  })
+  }
 }
-

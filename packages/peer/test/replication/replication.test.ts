@@ -89,6 +89,33 @@ describe('replication', () => {
     expect(await isPinned(b, job.dataUri)).toBe(true)
   })
 
+  it('asks a peer that has not answered yet only once, and ends its stream when the call returns', async () => {
+    const [dapp, b, silent] = [await holder(false), await holder(true), await holder(false)]
+    // a peer that takes requests and never answers them (one that is still fetching, or stalled)
+    const asked: Array<Promise<string>> = []
+    await silent.node.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => {
+      asked.push((async (): Promise<string> => {
+        try {
+          for await (const _ of stream) { /* the request; no answer is sent */ }
+          return 'ended'
+        } catch (err) {
+          return (err as Error).name
+        }
+      })())
+    })
+    await connect(dapp, silent)
+    const job = await uploadJob(dapp)
+    const request = { kind: 'inputs' as const, jobId: job.jobId, specCid: job.specCid, nonce: job.nonce.toString() }
+    // the silent peer is asked in the first round; b connects later and is asked in a retry round
+    const asking = replicate({ libp2p: dapp.node.libp2p }, request, { enough: h => h.length >= 1, timeoutMs: 30_000, retryIntervalMs: 50 })
+    await connect(dapp, b)
+    expect(await asking).toEqual([b.node.peerId.toString()])
+    expect(asked).toHaveLength(1)
+    // the call is over: the silent peer's stream ends now, not at the 30 s timeout
+    const still = new Promise<string>(resolve => { setTimeout(() => resolve('still open'), 10_000).unref() })
+    expect(await Promise.race([asked[0], still])).not.toBe('still open')
+  })
+
   it('with retryIntervalMs, stops at its deadline and when its signal aborts', async () => {
     const dapp = await holder(false)
     const job = await uploadJob(dapp)
