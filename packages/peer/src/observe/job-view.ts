@@ -63,6 +63,7 @@ export class JobView extends TypedEvents<JobViewEvents> {
   private readonly owners = new Map<number, { owner: string, moves: number }>()
   private readonly moves: OwnerMove[] = []
   private readonly onMacro = (): void => { this.safeDispatch('change', { jobId: this.job.jobId }) }
+  private stopped = false
 
   constructor (job: AnnouncedJob) {
     super()
@@ -72,6 +73,8 @@ export class JobView extends TypedEvents<JobViewEvents> {
   /** Opens the round's doc (catching up from peers) and starts tracking it. */
   async open (components: JobViewComponents, options: { signal?: AbortSignal } = {}): Promise<void> {
     const doc = await components.docs.open(roundDocName(this.job.jobId, this.job.round), options)
+    // a newer round replaced this view while its doc was opening: nothing to follow
+    if (this.stopped) return
     const verifier = recordVerifier()
     const size = (m: number): number => m < this.job.macroJobs ? this.job.microJobsPerMacro : 0
     this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total, size)
@@ -110,6 +113,7 @@ export class JobView extends TypedEvents<JobViewEvents> {
   }
 
   stop (): void {
+    this.stopped = true
     this.progress?.stop()
     this.failures?.stop()
     this.macroMap?.unobserve(this.onMacro)
