@@ -39,8 +39,9 @@ describe('finalizer retry', () => {
   it('stops on abort', async () => {
     const controller = new AbortController()
     const f = failing('ContentTimeoutError', 1_000)
-    const p = withRetry(f.fn, { delayMs: 10_000, signal: controller.signal })
-    setTimeout(() => { controller.abort() }, 50)
+    // aborted once the first attempt failed and the 10 s pause before the second began
+    const first = async (): Promise<unknown> => await f.fn().finally(() => { setImmediate(() => { controller.abort() }) })
+    const p = withRetry(first, { delayMs: 10_000, signal: controller.signal })
     await expect(p).rejects.toMatchObject({ name: 'AbortError' })
     expect(f.calls()).toBe(1)
   })
