@@ -1,3 +1,4 @@
+import { privateKeyHex } from '@jobmesh/contracts'
 import { Option } from 'commander'
 import { InvalidConfigError } from '../errors.js'
 import { bootstrapList, readDeployment, readKeyFile, rpcUrl } from './options.js'
@@ -43,8 +44,9 @@ export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientI
   if (flags.keyFile !== undefined) {
     key = await readKeyFile(flags.keyFile)
   } else if (flags.privateKey !== undefined && flags.privateKey !== '') {
-    key = flags.privateKey.startsWith('0x') ? flags.privateKey : `0x${flags.privateKey}`
-    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new InvalidConfigError('JOBMESH_PRIVATE_KEY is not a 32-byte hex private key')
+    const hex = privateKeyHex(flags.privateKey)
+    if (hex === undefined) throw new InvalidConfigError('JOBMESH_PRIVATE_KEY is not a 32-byte hex private key')
+    key = hex
   } else {
     throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY (jobmesh devnet prints one)')
   }

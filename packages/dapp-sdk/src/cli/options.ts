@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { InvalidArgumentError } from 'commander'
-import { isRpcUrl } from '@jobmesh/contracts'
+import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
 import { InvalidConfigError } from '../errors.js'
 import type { DeploymentRef } from '../chain/connection.js'
@@ -64,12 +64,12 @@ export function rpcUrl (value: string): string {
 export async function readKeyFile (path: string): Promise<string> {
   let text: string
   try {
-    text = (await readFile(path, 'utf8')).trim()
+    text = await readFile(path, 'utf8')
   } catch (err) {
     throw new InvalidConfigError(`cannot read the key file ${path}: ${(err as Error).message}`, { cause: err })
   }
-  const key = text.startsWith('0x') ? text : `0x${text}`
-  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new InvalidConfigError(`the key file ${path} does not hold a 32-byte hex private key`)
+  const key = privateKeyHex(text)
+  if (key === undefined) throw new InvalidConfigError(`the key file ${path} does not hold a 32-byte hex private key`)
   return key
 }
 

@@ -2,11 +2,9 @@ import { readFile } from 'node:fs/promises'
 import { Option } from 'commander'
 import { UsageError } from './errors.js'
 import { rpcUrl } from './options.js'
+import { privateKeyHex } from '@jobmesh/contracts'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
-
-/** A wallet private key: 32 bytes of hex, with or without 0x. */
-const HEX_KEY = /^(0x)?[0-9a-fA-F]{64}$/
 
 /** The chain options of `jobmesh start` and `jobmesh claim`. */
 export interface WalletOptions {
@@ -45,8 +43,8 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
   if (opts.deployment == null || opts.deployment === '') {
     throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
   }
-  const privateKey = opts.keyFile != null ? (await readText(opts.keyFile, 'key file')).trim() : opts.privateKey
-  if (privateKey == null || !HEX_KEY.test(privateKey)) {
+  const privateKey = privateKeyHex(opts.keyFile != null ? await readText(opts.keyFile, 'key file') : opts.privateKey ?? '')
+  if (privateKey == null) {
     throw new UsageError(opts.keyFile != null
       ? `the key file ${opts.keyFile} does not hold a 32-byte hex private key`
       : 'a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
@@ -59,7 +57,7 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
     if ((err as Error).name === 'UsageError') throw err
     throw new UsageError(`${opts.deployment} is not a jobmesh deployment file: ${(err as Error).message}`)
   }
-  return { rpcUrl, privateKey: privateKey.startsWith('0x') ? privateKey : `0x${privateKey}`, deployment }
+  return { rpcUrl, privateKey, deployment }
 }
 
 /** The wallet the options name. @throws UsageError when --rpc is missing */
