@@ -47,10 +47,10 @@ function unreachable (rpcUrl: string, method: string, err: Error, timeout: numbe
   const cause = err.cause as { code?: string, message?: string } | undefined
   const code = cause?.code
   const at = URL.canParse(rpcUrl) ? new URL(rpcUrl).host : rpcUrl
-  // fetch never dials the ports of its block list (1, 9, 25, ...)
-  if (cause?.message === 'bad port') return `connection refused at ${at} (fetch does not connect to this port)`
   if (code === 'ECONNREFUSED') return `connection refused at ${at} (is the chain running? jobmesh devnet prints JOBMESH_RPC_URL)`
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `unknown host in ${rpcUrl}`
   if (err.name === 'TimeoutError') return `RPC endpoint ${rpcUrl} did not answer ${method} within ${timeout} ms`
-  return `RPC endpoint ${rpcUrl} failed: ${err.message}${code == null ? '' : ` (${code})`}`
+  // fetch hides why in its cause, e.g. `bad port` for a port of its block list (1, 9, 25, ...)
+  const why = cause?.message == null || cause.message === '' ? '' : `: ${cause.message}`
+  return `RPC endpoint ${rpcUrl} failed: ${err.message}${why}${code == null ? '' : ` (${code})`}`
 }

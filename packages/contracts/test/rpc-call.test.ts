@@ -47,6 +47,12 @@ describe('rpcCall', () => {
     await expect(rpcCall(ep.url, 'evm_revert', [], { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' })
   })
 
+  it('says why fetch would not dial an endpoint (a port of its block list)', async () => {
+    await expect(rpcCall('http://127.0.0.1:9', 'eth_chainId', [], { timeout: 2_000 })).rejects.toMatchObject({
+      name: 'RpcUnreachableError', message: 'RPC endpoint http://127.0.0.1:9 failed: fetch failed: bad port'
+    })
+  })
+
   it('probeChainId keeps RpcUnreachableError for an answer without a chain id', async () => {
     const ep = await endpoint(() => ({ error: { code: -32000, message: 'boom' } }))
     server = ep.server
