@@ -1,4 +1,4 @@
-import { setTimeout as wait } from 'node:timers/promises'
+import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { promptTargets } from './prompt-targets.js'
 import {
@@ -9,6 +9,7 @@ import type { PeerProfile } from '../jobs/index.js'
 import type { EventLog } from '../observe/index.js'
 import { jobModelUri } from '../protocol/index.js'
 import type { Requirements } from '../protocol/index.js'
+import { withRetry } from '../settlement/index.js'
 import type { ContentStore } from '../storage/index.js'
 import { revertName } from '@jobmesh/contracts'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -105,18 +106,17 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
 
   /** Runs `fn` until it succeeds, backing off between tries, until the peer stops (or `fatal` says the error is final). */
   const untilDone = async (what: string, fn: () => Promise<void>, fatal: (err: Error) => boolean = () => false): Promise<void> => {
-    const first = init.retryMs ?? DEFAULT_RETRY_MS
-    for (let pause = first; ; pause = Math.min(2 * pause, init.maxRetryMs ?? DEFAULT_MAX_RETRY_MS)) {
-      try {
-        await fn()
-        return
-      } catch (err) {
-        if (signal.aborted || fatal(err as Error)) throw err
-        log('%s failed, again in %d ms: %e', what, pause, err)
-        if (pause === first) tell(`cannot ${what} yet (${(err as Error).message}); trying again, less and less often`, 'error')
+    await withRetry(fn, {
+      what,
+      signal,
+      totalMs: Infinity,
+      delayMs: init.retryMs ?? DEFAULT_RETRY_MS,
+      maxDelayMs: init.maxRetryMs ?? DEFAULT_MAX_RETRY_MS,
+      permanent: fatal,
+      onFailure: (err, attempt) => {
+        if (attempt === 1) tell(`cannot ${what} yet (${err.message}); trying again, less and less often`, 'error')
       }
-      await wait(pause, undefined, { signal })
-    }
+    })
   }
 
   /** Records on chain that this node holds the model; an unreachable RPC or a failed transaction is tried again. */
@@ -188,7 +188,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       } catch (err) {
         if (!signal.aborted) log('reading model prompts: %e', err)
       }
-      await wait(pollMs, undefined, { signal }).catch(() => {})
+      await delay(pollMs, signal).catch(() => {})
     }
   }
 

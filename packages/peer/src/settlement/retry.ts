@@ -12,9 +12,16 @@ export interface RetryOptions {
   /** First pause (ms), doubled after each failure up to `maxDelayMs`. */
   delayMs?: number
   maxDelayMs?: number
-  /** Bound of all attempts (ms): the last error is thrown once the next attempt would start after it. */
+  /**
+   * Bound of all attempts (ms): the last error is thrown once the next attempt would start after it. `Infinity`:
+   * until it succeeds, fails for good or the signal aborts.
+   */
   totalMs?: number
   what?: string
+  /** Whether a failure is final (thrown at once); default {@link isPermanent}. Aborts always are. */
+  permanent?(err: Error): boolean
+  /** Called after each failure that is tried again, with its attempt number (1 first). */
+  onFailure?(err: Error, attempt: number): void
 }
 
 /** True for a failure retrying cannot fix. */
@@ -24,8 +31,8 @@ export function isPermanent (err: Error): boolean {
 
 /**
  * Runs `fn` until it succeeds, with exponential backoff and a bounded total time (the finalizer's loop: a spec,
- * output or RPC endpoint that is away now may be back in a minute). Permanent failures (`OutputMismatchError`,
- * `NoPayeesError`, ...) and aborts are thrown at once.
+ * output or RPC endpoint that is away now may be back in a minute; a model's fetch and on-chain record). Permanent
+ * failures (by default `OutputMismatchError`, `NoPayeesError`, ...) and aborts are thrown at once.
  */
 export async function withRetry<T> (fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const deadline = Date.now() + (options.totalMs ?? DEFAULT_FINALIZE_TIMEOUT_MS)
@@ -36,7 +43,8 @@ export async function withRetry<T> (fn: () => Promise<T>, options: RetryOptions 
       return await fn()
     } catch (err) {
       const e = err as Error
-      if (options.signal?.aborted === true || e.name === 'AbortError' || PERMANENT.has(e.name) || Date.now() + delay > deadline) throw err
+      if (options.signal?.aborted === true || e.name === 'AbortError' || (options.permanent ?? isPermanent)(e) || Date.now() + delay > deadline) throw err
+      options.onFailure?.(e, attempt)
       log('%s failed (attempt %d), retrying in %d ms: %s: %s', options.what ?? 'step', attempt, delay, e.name, e.message)
       await pause(delay, options.signal)
       delay = Math.min(delay * 2, maxDelay)
