@@ -6,6 +6,7 @@ import { parseEther } from 'ethers'
 import { MACRO_MAP, MICRO_MAP, RESULTS_MAP, encodeMessage, jobsTopic, macroTopic } from '@jobmesh/peer/coord'
 import { createDocStore, docTopic, jobDocName } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
+import { waitFor } from '@jobmesh/testkit'
 
 /** The honest job the attacker goes for (`submitMandelbrot(client, HOSTILE_JOB)`): 16 MicroJobs, 2 verifiers. */
 export const HOSTILE_JOB = {
@@ -43,12 +44,8 @@ export async function vandalize (attacker, jobId, rounds, peers) {
   const doc = await attacker.docs.open(name, { signal: AbortSignal.timeout(20_000) })
   // its updates travel by gossip only to peers it knows subscribe to the doc's topic: under load that exchange can
   // outlast the job, and the peers would then only ever see its pushes over sync (refused, but not on gossip)
-  const deadline = Date.now() + 20_000
   const knows = () => peers.every(p => attacker.node.pubsub.getSubscribers(docTopic(name)).some(s => s.toString() === p))
-  while (!knows()) {
-    if (Date.now() > deadline) throw new Error(`the attacker never saw ${peers.length} subscribers of ${name}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
+  await waitFor(knows, { timeoutMs: 20_000, intervalMs: 50, what: `the attacker to see ${peers.length} subscribers of ${name}` })
   for (let r = 0; r < rounds; r++) {
     for (const mapName of [MICRO_MAP, MACRO_MAP, RESULTS_MAP]) {
       const map = doc.getMap(mapName)

@@ -1,6 +1,7 @@
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rpcCall } from '@jobmesh/contracts'
+import { waitFor } from '@jobmesh/testkit'
 import { submitMandelbrot } from '../../examples/src/index.js'
 import { runCli } from './cli.js'
 import { peerStatus, startNetwork } from './helpers.js'
@@ -55,17 +56,16 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
     expect(outputs).toHaveLength(8)
 
     // every peer is alive, answers, shows the honest job complete and (once it looked at them) the poison jobs failed
-    const deadline = Date.now() + 60_000
     let states: PeerStatus[] = []
     const settled = (): boolean => states.every(s => s.jobs.find(j => j.jobId === honest.jobId)?.state === 'complete' &&
       poisonJobs.every(j => s.jobs.find(x => x.jobId === j.jobId)?.state === 'failed'))
-    for (;;) {
+    await waitFor(async () => {
       // one `jobmesh status` process at a time: four node start-ups at once take more than its timeout on a loaded machine
       states = []
       for (const p of devnet.peers) states.push(await peerStatus(p.dataDir))
-      if (settled() || Date.now() > deadline) break
-      await new Promise(resolve => setTimeout(resolve, 500))
-    }
+      return settled()
+    }, { timeoutMs: 60_000, intervalMs: 500, what: 'every peer to show the honest job complete and the poison jobs failed' })
+      .catch(() => {}) // the states of the last look are compared below, with a diff
     expect(states.map(s => s.jobs.map(j => j.state).sort().join(','))).toEqual(devnet.peers.map(() => 'complete,failed,failed,failed'))
 
     // the fee comes back to the creator in full at the deadline (a day of chain time later), through the DApp's CLI
