@@ -9,11 +9,11 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { createSettlement, datastoreJournal, ensureSeedCommitted } from './settlement/index.js'
+import { createSettlement, datastoreJournal, ensureSeedCommitted, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
 import { metricsFor, startObservability } from './peer-observe.js'
-import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount } from './observe/index.js'
+import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId } from './observe/index.js'
 import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
@@ -45,6 +45,11 @@ export interface PeerChainInit {
    */
   commitTimeoutPct?: number
   settlement?: SettlementInit
+  /**
+   * How often the registry's count of active nodes is read again (ms): a job with k verifiers is left alone while
+   * fewer than k + 1 nodes are active (it could never be verified nor paid). Default 10 s.
+   */
+  activeNodesRefreshMs?: number
 }
 
 export interface PeerInit extends NodeInit {
@@ -149,6 +154,24 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }, { models: init.models, holderGraceMs: init.holderGraceMs })
     holdings.start()
     stack.push(async () => { await holdings.stop() })
+    const supply = chain == null
+      ? undefined
+      : verifierSupply({ chain: chain.client }, {
+        refreshMs: init.chain?.activeNodesRefreshMs,
+        onWaiting: (job, active) => {
+          events.push({
+            kind: 'job:waiting',
+            level: 'info',
+            jobId: job.jobId,
+            text: `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among the active nodes besides its submitter, ${job.verifiers + 1} are needed, ${active} ${active === 1 ? 'is' : 'are'} active`
+          })
+        }
+      })
+    if (supply != null) {
+      await supply.refresh().catch((err: Error) => { log('reading the active nodes failed: %e', err) })
+      supply.start()
+      stack.push(async () => { supply.stop() })
+    }
     let processor: Processor | undefined
     if (init.process !== false) {
       processor = createProcessor({ ...node, docs }, {
@@ -159,7 +182,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           await pinJobContent(store, job, options)
           holdings.acquired(job)
         },
-        deferJob: job => holdings.defer(job),
+        deferJob: job => holdings.defer(job) || supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false,
         onJobComplete: chain?.settlement == null
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },

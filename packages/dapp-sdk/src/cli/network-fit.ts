@@ -25,7 +25,7 @@ export async function cannotFinishWarning (client: JobClient, job: JobToFit): Pr
   const active = await client.activeNodes({ signal: job.signal })
   if (active < k + 1) {
     return `warning: ${active} nodes are registered, ${name} with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
-      'it will not be released unless more nodes join'
+      'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline'
   }
   const m = await job.matching()
   if (m === undefined || m.peers === 0 || m.matching >= k + 1) return undefined

@@ -1,7 +1,7 @@
 import type { EventLog, PeerEvent } from '../observe/index.js'
 
 /** Event kinds an operator sees on stdout (errors always go to stderr). */
-const PRINTED = new Set<PeerEvent['kind']>(['finalized', 'verified', 'settled', 'claimed', 'reannounced', 'drew', 'probed', 'model', 'job:complete'])
+const PRINTED = new Set<PeerEvent['kind']>(['finalized', 'verified', 'settled', 'claimed', 'reannounced', 'drew', 'probed', 'model', 'job:complete', 'job:waiting'])
 
 /** `HH:MM:SS` in UTC. */
 function clock (at: number): string {

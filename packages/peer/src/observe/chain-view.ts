@@ -60,7 +60,7 @@ export interface VerificationView {
    * until its submitter draws again.
    */
   parked?: boolean
-  /** Registered, active nodes (read while verifiers are missing): fewer than k + 1 can never verify it. */
+  /** Registered, active nodes (read while the job is open or its verifiers are missing): fewer than k + 1 can never verify it. */
   activeNodes?: number
 }
 
@@ -140,6 +140,8 @@ export async function readVerification (chain: ChainClient, jobId: string,
   const [job, headBlock] = await Promise.all([chain.job(jobId, options), chain.blockNumber(options)])
   const verifiers = job.status === 'None' ? [] : await chain.verifiers(jobId, options)
   const view = verificationFrom(job, headBlock, verifiers)
+  // an open job with fewer than k + 1 active nodes is left alone by the peers (settlement/verifier-supply.ts)
+  if (job.status === 'Open') view.activeNodes = await chain.activeNodes(options)
   if (job.status === 'Submitted' && job.assigned < job.k) {
     const escrow = chain.contracts.jobEscrow
     const [queued, size, active] = await Promise.all([

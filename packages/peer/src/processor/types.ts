@@ -40,9 +40,10 @@ export interface ProcessorInit {
   hardware?: PeerState
   /**
    * Jobs this peer leaves to others for now (holder-first: a job naming a model it does not hold, while the model's
-   * holders may take it). Asked again at every choice; default: none.
+   * holders may take it; a job with more verifiers than the network can draw). Asked again at every choice; default:
+   * none.
    */
-  deferJob?(job: { jobId: string, modelId?: string }): boolean
+  deferJob?(job: { jobId: string, modelId?: string, spec: { verifiers: number } }): boolean
   leases?: LeasesInit
   heartbeatMs?: number
   ownerTimeoutMs?: number

@@ -70,3 +70,6 @@ export const DEFAULT_PROBE_SCAN_NODES = 16
  * the manifest, the proof and the verifiers' commits.
  */
 export const PROVE_GRACE_BLOCKS = 3
+
+/** How often a peer re-reads the registry's count of active nodes, which decides the jobs it can be paid for (ms). */
+export const DEFAULT_ACTIVE_NODES_REFRESH_MS = 10_000

@@ -15,6 +15,8 @@
  * ```
  */
 export { createSettlement } from './service.js'
+export { verifierSupply } from './verifier-supply.js'
+export type { VerifierSupply, VerifierSupplyComponents, VerifierSupplyInit } from './verifier-supply.js'
 export { datastoreJournal } from './journal.js'
 export type { DutyJournal } from './journal.js'
 export { withRetry } from './retry.js'

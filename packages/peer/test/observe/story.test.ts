@@ -50,6 +50,11 @@ describe('job stories', () => {
     const processing = explainJob(facts({ progress: { done: 3, total: 8, macros: [] }, chain: chain({}) }))
     expect(processing.phase).toBe('processing')
     expect(processing.waitingFor).toBe('5 more MicroJobs (3 of 8 done; 1 peer can work on it)')
+    // an open job its k verifiers could never be drawn for: the peers leave it alone, and the story says why
+    const unverifiable = explainJob(facts({ chain: chain({ activeNodes: 2 }) }))
+    expect(unverifiable.phase).toBe('open')
+    expect(unverifiable.waitingFor).toBe('more nodes: 2 are registered and active, and its 3 verifiers are drawn from the nodes besides its submitter, so the peers leave it alone (no work on it could be paid) until 2 more join; if none does by the deadline the creator can refund')
+    expect(explainJob(facts({ progress: { done: 3, total: 8, macros: [] }, chain: chain({ activeNodes: 4 }) })).waitingFor).toBe(processing.waitingFor)
     expect(explainJob(facts({ progress: { done: 8, total: 8, macros: [] }, chain: chain({}) })).waitingFor).toContain('finalizer')
     const drawing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 1, submitter: '0x' + '11'.repeat(20), submitBlock: 90 }) }))
     expect(drawing.waitingFor).toBe('verifiers to be drawn: 1 of 3 so far; the rest are drawn as eligible nodes become idle')

@@ -1,0 +1,65 @@
+import { delay } from '@jobmesh/contracts'
+import { logger } from '@libp2p/logger'
+import { DEFAULT_ACTIVE_NODES_REFRESH_MS } from './constants.js'
+import type { ChainClient } from '@jobmesh/contracts'
+
+const log = logger('jobmesh:settlement')
+
+export interface VerifierSupplyComponents {
+  chain: Pick<ChainClient, 'activeNodes'>
+}
+
+export interface VerifierSupplyInit {
+  /** How often the count of active nodes is read again (ms). Default {@link DEFAULT_ACTIVE_NODES_REFRESH_MS}. */
+  refreshMs?: number
+  /** Called once per job that is left alone for want of nodes to verify it. */
+  onWaiting?(job: { jobId: string, verifiers: number }, activeNodes: number): void
+}
+
+/**
+ * Whether the escrow can draw a job's k verifiers: it draws them among the registered, active nodes besides the
+ * job's submitter, so a job needs k + 1 active nodes. A peer leaves a job that has fewer alone: its work could never
+ * be verified nor paid, and at the deadline the creator would get the whole fee back with the outputs in hand.
+ */
+export interface VerifierSupply {
+  /** Whether k + 1 nodes were active at the last read (true before the first read and while the chain is away). */
+  canVerify(job: { jobId: string, verifiers: number }): boolean
+  /** Reads the count of active nodes now. @throws the chain errors */
+  refresh(options?: { signal?: AbortSignal }): Promise<number>
+  start(): void
+  stop(): void
+}
+
+export function verifierSupply (components: VerifierSupplyComponents, init: VerifierSupplyInit = {}): VerifierSupply {
+  const refreshMs = init.refreshMs ?? DEFAULT_ACTIVE_NODES_REFRESH_MS
+  const controller = new AbortController()
+  const told = new Set<string>()
+  let active: number | undefined
+
+  const refresh = async (options: { signal?: AbortSignal } = {}): Promise<number> => {
+    active = await components.chain.activeNodes(options)
+    return active
+  }
+
+  const loop = async (): Promise<void> => {
+    const { signal } = controller
+    while (!signal.aborted) {
+      await refresh({ signal }).catch((err: Error) => { if (!signal.aborted) log('reading the active nodes failed: %e', err) })
+      await delay(refreshMs, signal).catch(() => {})
+    }
+  }
+
+  return {
+    canVerify (job) {
+      if (active === undefined || job.verifiers + 1 <= active) return true
+      if (!told.has(job.jobId)) {
+        told.add(job.jobId)
+        init.onWaiting?.(job, active)
+      }
+      return false
+    },
+    refresh,
+    start () { void loop() },
+    stop () { controller.abort() }
+  }
+}
