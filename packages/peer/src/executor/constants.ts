@@ -1,3 +1,5 @@
+import { MAX_MICROJOB_INPUT_BYTES } from '../protocol/index.js'
+
 /** Wall-clock limit of one run, in ms, counted from the moment a worker starts it. */
 export const DEFAULT_TIMEOUT_MS = 30_000
 
@@ -7,8 +9,8 @@ export const DEFAULT_MAX_MEMORY_BYTES = 256 * 1024 * 1024
 /** Limit of one run's output, in bytes (64 MiB). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 
-/** Limit of one run's input, in bytes (256 MiB). */
-export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
+/** Limit of one run's input, in bytes: the largest MicroJob input a spec may ask for (256 MiB). */
+export const DEFAULT_MAX_INPUT_BYTES = MAX_MICROJOB_INPUT_BYTES
 
 /** V8 old-generation heap limit of each worker, in MiB (the JS heap only; wasm memory is limited separately). */
 export const DEFAULT_WORKER_HEAP_MB = 64

@@ -21,6 +21,12 @@ export const DRAW_GRACE_BLOCKS = 16
 /** The late-draw bounty as a share of the submitter's bond (the escrow's DRAW_BOUNTY_BPS). */
 export const DRAW_BOUNTY_BPS = 500
 
+/**
+ * Largest input of one MicroJob a spec may ask for (`blockSize x blocksPerMicro`, 256 MiB): what a peer's executor
+ * reads at most (`DEFAULT_MAX_INPUT_BYTES`). A larger slicing could never run anywhere.
+ */
+export const MAX_MICROJOB_INPUT_BYTES = 256 * 1024 * 1024
+
 /** URI schemes a JobSpec may use for `codeUri` and `dataUri`. */
 export const ALLOWED_URI_SCHEMES = ['ipfs:', 'https:', 'file:'] as const
 

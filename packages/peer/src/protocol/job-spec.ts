@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers'
 import { z } from 'zod'
-import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MIN_VERIFIERS } from './constants.js'
+import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MAX_MICROJOB_INPUT_BYTES, MIN_VERIFIERS } from './constants.js'
 import { InvalidJobSpecError } from './errors.js'
 import { slicingMismatch } from './slicing-fit.js'
 import type { SpecIssue } from './errors.js'
@@ -119,6 +119,20 @@ function slicingIssues (input: unknown): SpecIssue[] {
   return message === undefined ? [] : [{ path: 'slicing', message }]
 }
 
+/** A MicroJob's input (`blockSize x blocksPerMicro`) above what any peer reads ({@link MAX_MICROJOB_INPUT_BYTES}). */
+function inputSizeIssues (input: unknown): SpecIssue[] {
+  if (typeof input !== 'object' || input === null) return []
+  const { blockSize, slicing } = input as { blockSize?: unknown, slicing?: { blocksPerMicro?: unknown } }
+  const perMicro = slicing?.blocksPerMicro
+  if (!Number.isSafeInteger(blockSize) || !Number.isSafeInteger(perMicro)) return []
+  const bytes = (blockSize as number) * (perMicro as number)
+  if (bytes <= MAX_MICROJOB_INPUT_BYTES) return []
+  return [{
+    path: 'slicing.blocksPerMicro',
+    message: `a MicroJob would read ${perMicro as number} blocks of ${blockSize as number} bytes (${bytes} bytes); peers read at most ${MAX_MICROJOB_INPUT_BYTES} bytes (256 MiB) per MicroJob`
+  }]
+}
+
 /**
  * Validates external input as a JobSpec. Amounts (`price`) are accepted as bigint or decimal strings, `seed` as
  * bigint, decimal or 0x hex string; `version`, `verifiers` (3) and `requirements` (`{ minVramGb: 0 }`) have
@@ -131,7 +145,7 @@ export function parseJobSpec (input: unknown): JobSpec {
   const issues: SpecIssue[] = result.success
     ? []
     : result.error.issues.map(issue => ({ path: issue.path.map(String).join('.'), message: issue.message }))
-  issues.push(...slicingIssues(input))
+  issues.push(...slicingIssues(input), ...inputSizeIssues(input))
   if (issues.length > 0 || !result.success) throw new InvalidJobSpecError(issues)
   const spec = result.data
   const requirements: Requirements = { minVramGb: spec.requirements.minVramGb }

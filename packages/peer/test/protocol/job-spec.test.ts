@@ -88,6 +88,23 @@ describe('parseJobSpec', () => {
     expect(issuesOf(input)).toEqual([{ path: 'slicing', message: expect.stringMatching(/^the slicing \(2 MacroJobs x 2 MicroJobs x 3 blocks\) needs 10 to 12 blocks .* but the data has 13 blocks .*; what fits: 5 MicroJobs of 3 blocks/) }])
   })
 
+  it('refuses a MicroJob input no peer reads (over 256 MiB), at the boundary too', () => {
+    const input = validSpecInput()
+    input.blockSize = 99_999_999_999_999
+    input.blockCount = 1
+    input.slicing = { macroJobs: 1, microJobsPerMacro: 1, blocksPerMicro: 1 }
+    expect(issuesOf(input)).toEqual([{
+      path: 'slicing.blocksPerMicro',
+      message: 'a MicroJob would read 1 blocks of 99999999999999 bytes (99999999999999 bytes); peers read at most 268435456 bytes (256 MiB) per MicroJob'
+    }])
+    input.blockSize = 64 * 1024 * 1024
+    input.blockCount = 4
+    input.slicing = { macroJobs: 1, microJobsPerMacro: 1, blocksPerMicro: 4 }
+    expect(parseJobSpec(input).blockSize).toBe(64 * 1024 * 1024)
+    input.blockSize += 1
+    expect(issuesOf(input).map(i => i.path)).toEqual(['slicing.blocksPerMicro'])
+  })
+
   it('accepts a shorter last MicroJob (10 blocks in 4 x 3)', () => {
     expect(parseJobSpec(validSpecInput()).blockCount).toBe(10)
   })
