@@ -20,6 +20,7 @@ import { refundJob } from './refund.js'
 import { waitForRelease } from './release.js'
 import { downloadResults } from './results.js'
 import { submitJob } from './submit.js'
+import { checkJobId } from './job-id.js'
 import type { DeploymentRef } from './chain/connection.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { ClientContext, KnownSpec } from './context.js'
@@ -249,19 +250,19 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     },
     progress (jobId, options) {
       live()
-      return watchProgress(ctx, jobId, options)
+      return watchProgress(ctx, checkJobId(jobId), options)
     },
     async waitForRelease (jobId, options) {
       live()
-      return waitForRelease(ctx, jobId, options)
+      return waitForRelease(ctx, checkJobId(jobId), options)
     },
     async results (jobId, options) {
       live()
-      return downloadResults(ctx, jobId, options)
+      return downloadResults(ctx, checkJobId(jobId), options)
     },
     async refund (jobId, options = {}) {
       live()
-      return await refundJob(ctx, jobId, options.signal)
+      return await refundJob(ctx, checkJobId(jobId), options.signal)
     },
     async list (options) {
       live()
@@ -273,11 +274,11 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     },
     async status (jobId, options = {}) {
       live()
-      return loadEscrowJob(ctx, jobId, options.signal)
+      return loadEscrowJob(ctx, checkJobId(jobId), options.signal)
     },
     async describe (jobId, options) {
       live()
-      return describeJobStory(ctx, jobId, options)
+      return describeJobStory(ctx, checkJobId(jobId), options)
     },
     async matchingPeers (requirements, options) {
       live()

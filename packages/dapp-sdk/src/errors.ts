@@ -106,6 +106,12 @@ export class InputsNotHeldError extends Error {
   }
 }
 
+/** A job id that is not one: 0x and 64 hex digits (a job's id is a keccak256). */
+export class InvalidJobIdError extends Error {
+  static override readonly name = 'InvalidJobIdError'
+  override readonly name = 'InvalidJobIdError'
+}
+
 /** The escrow knows no job with this id. */
 export class JobNotFoundError extends Error {
   static override readonly name = 'JobNotFoundError'

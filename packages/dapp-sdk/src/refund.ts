@@ -1,4 +1,5 @@
 import { ChainRevertError, JOB_STATUS_NAMES } from '@jobmesh/contracts'
+import { JobNotFoundError, JobRefundedError } from './errors.js'
 import type { ClientContext } from './context.js'
 
 /** Unix seconds as `2026-11-28T12:00:00Z`. */
@@ -43,6 +44,8 @@ async function explain (ctx: ClientContext, jobId: string, err: unknown, signal?
       const left = deadline - await chainNow(ctx, signal)
       return plain(`job ${id} can be refunded only after its deadline ${isoSeconds(deadline)}: ${span(left)} left by the chain's clock`)
     }
+    case 'UnknownJob':
+      return new JobNotFoundError(`the escrow has no job ${id}`, { cause: e })
     case 'VerificationUnderway':
       return plain(`job ${id} is being verified (its verifiers are drawn): it can be refunded only once that verification is settled`)
     default:
@@ -52,6 +55,10 @@ async function explain (ctx: ClientContext, jobId: string, err: unknown, signal?
 
 /** `JobEscrow.refund`, its refusals explained (see {@link JobClient.refund}). */
 export async function refundJob (ctx: ClientContext, jobId: string, signal?: AbortSignal): Promise<{ txHash: string, blockNumber: number }> {
+  // the escrow takes a second refund as a no-op that still costs gas: a refunded job is refused here
+  const status = await ctx.chain.client.jobStatus(jobId, { signal })
+  if (status === 'None') throw new JobNotFoundError(`the escrow has no job ${jobId.toLowerCase()}`)
+  if (status === 'Refunded') throw new JobRefundedError(`job ${jobId.toLowerCase()} was refunded already: its fee went back to its creator`)
   try {
     const mined = await ctx.chain.client.refund(jobId, { signal })
     return { txHash: mined.hash, blockNumber: mined.blockNumber }

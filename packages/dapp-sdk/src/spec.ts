@@ -89,6 +89,9 @@ export interface SpecDraft {
 /** Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock). */
 export function draftSpec (input: SubmitInput, creator: string, dataSize: number | undefined, now: number): SpecDraft {
   const issues: JobIssue[] = []
+  // an untyped caller (JavaScript) may leave out what the types require
+  if (input.code == null) issues.push({ path: 'code', message: 'code is required: WebAssembly bytes, a file, or an ipfs:// or https:// URI' })
+  if (input.data == null) issues.push({ path: 'data', message: 'data is required: bytes, a file, or an ipfs:// or https:// URI' })
   const deadline = input.deadline instanceof Date ? input.deadline.getTime() : (input.deadline ?? now + DEFAULT_DEADLINE_MS)
   if (Number.isFinite(deadline) && deadline <= now) issues.push({ path: 'deadline', message: 'deadline is in the past' })
   let blockCount = input.blockCount
@@ -101,7 +104,7 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
     else if (blockCount !== fromData) {
       issues.push({ path: 'blockCount', message: `data of ${dataSize} bytes has ${fromData} blocks of ${bs} bytes, not ${blockCount}` })
     }
-  } else if (dataSize === undefined && blockCount === undefined) {
+  } else if (dataSize === undefined && blockCount === undefined && input.data != null) {
     issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI' })
   }
   const slicing = blockCount === undefined || !validBs ? undefined : slicingMismatch(input.slicing ?? {}, blockCount, bs)

@@ -17,12 +17,14 @@ export function samplesFor (level: VerificationLevel | undefined, microJobsPerMa
 }
 
 /** Why a level is not usable for a slicing, or undefined. */
-export function verificationIssue (level: VerificationLevel | undefined, slicing: Pick<SlicingSpec, 'macroJobs' | 'microJobsPerMacro'>): string | undefined {
+export function verificationIssue (level: VerificationLevel | undefined, slicing: Partial<Pick<SlicingSpec, 'macroJobs' | 'microJobsPerMacro'>> | undefined): string | undefined {
   if (level !== undefined && level !== 'full' && !(typeof level === 'number' && level > 0 && level <= 1)) {
     return "verification must be a fraction in (0, 1] or 'full'"
   }
-  if (!Number.isSafeInteger(slicing.macroJobs) || !Number.isSafeInteger(slicing.microJobsPerMacro) || slicing.microJobsPerMacro < 1) return undefined
-  const leaves = slicing.macroJobs * samplesFor(level, slicing.microJobsPerMacro)
+  const { macroJobs, microJobsPerMacro } = slicing ?? {}
+  if (macroJobs === undefined || microJobsPerMacro === undefined) return undefined
+  if (!Number.isSafeInteger(macroJobs) || !Number.isSafeInteger(microJobsPerMacro) || microJobsPerMacro < 1) return undefined
+  const leaves = macroJobs * samplesFor(level, microJobsPerMacro)
   if (leaves > MAX_SAMPLE_LEAVES) {
     return `verification samples ${leaves} MicroJobs per round (macroJobs x samples), the escrow allows ${MAX_SAMPLE_LEAVES}`
   }

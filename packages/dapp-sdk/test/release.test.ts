@@ -133,5 +133,18 @@ describe('waitForRelease and refund', () => {
     expect(await env.provider.getBalance(env.client.address)).toBeGreaterThan(before)
     const refunded = await env.client.waitForRelease(job.jobId).catch((e: unknown) => e as Error)
     expect(refunded.name).toBe('JobRefundedError')
+
+    // a second refund sends nothing (the escrow would take it as a no-op that costs gas); an unknown job, and a
+    // string that is no job id, are refused as such
+    const nonce = await env.provider.getTransactionCount(env.client.address, 'pending')
+    const again = await env.client.refund(job.jobId).catch((e: unknown) => e as Error)
+    expect(again.name).toBe('JobRefundedError')
+    expect(again.message).toBe(`job ${job.jobId} was refunded already: its fee went back to its creator`)
+    expect((await env.client.refund('0x' + 'cd'.repeat(32)).catch((e: unknown) => e as Error)).name).toBe('JobNotFoundError')
+    expect(await env.provider.getTransactionCount(env.client.address, 'pending')).toBe(nonce)
+    for (const bad of ['hello', job.jobId.slice(0, -1), `${job.jobId}00`]) {
+      expect((await env.client.status(bad).catch((e: unknown) => e as Error)).name).toBe('InvalidJobIdError')
+      expect((await env.client.refund(bad).catch((e: unknown) => e as Error)).name).toBe('InvalidJobIdError')
+    }
   })
 })

@@ -136,6 +136,28 @@ describe('submit', () => {
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 
+  it('refuses a submission with missing parts (as from JavaScript, untyped) with InvalidJobError naming each, not a TypeError', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }
+    const without = async (...keys: string[]): Promise<Error & { issues?: Array<{ path: string }> }> => {
+      const input: Record<string, unknown> = { ...whole }
+      for (const k of keys) delete input[k]
+      return await env.client.submit(input as never).then(() => new Error('submitted'), (e: unknown) => e as Error)
+    }
+    for (const [keys, paths] of [
+      [['slicing'], ['slicing']],
+      [['code'], ['code']],
+      [['data'], ['data']],
+      [['price', 'blockSize'], ['blockSize', 'price']]
+    ] as const) {
+      const err = await without(...keys)
+      expect(err.name, `without ${keys.join(', ')}: ${err.message}`).toBe('InvalidJobError')
+      expect(err.issues?.map(i => i.path.split('.')[0]).filter(p => (paths as readonly string[]).includes(p)).sort(), keys.join(', ')).toEqual([...new Set(paths)])
+    }
+    expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
+  })
+
   it('refuses code that is not WebAssembly or lacks the ABI before any upload or transaction', async () => {
     const env = await setup()
     const { data } = smallJob()
