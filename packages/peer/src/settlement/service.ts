@@ -190,7 +190,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
     const settled = await proveAndSettle(components, jobId, options())
     emit('settled', settled)
     if (settled.released && init.autoClaim !== false) {
-      emit('claimed', { jobId, ...await claimPayouts(components, jobId, options()) })
+      const r = await claimPayouts(components, jobId, options())
+      // nothing left to claim (the release watcher's claim came first): nothing to tell
+      if (r.claimed > 0n || r.withdrawn > 0n) emit('claimed', { jobId, ...r })
     }
     return settled
   }
