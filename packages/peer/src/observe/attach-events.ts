@@ -54,7 +54,12 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     on('ownership', d => {
       log.push({ kind: 'ownership', level: 'info', jobId: d.jobId, text: `queue owner of MacroJob ${d.macroIndex} of job ${shortId(d.jobId)} (term ${d.term})` })
     })
+    // a job this peer ran MicroJobs of, in this run: a restarted peer that finds an old job done says nothing of it
+    const worked = new Set<string>()
+    on('microjob:start', d => { worked.add(d.jobId) })
     on('job:complete', d => {
+      const ran = worked.delete(d.jobId)
+      if (!d.finalizer && !ran) return
       log.push({ kind: 'job:complete', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)}: every MicroJob done` + (d.finalizer ? ', finalizing' : '') })
     })
     on('job:failed', d => {

@@ -11,6 +11,20 @@ function sink (): { stream: PassThrough, text: () => string } {
 }
 
 describe('operator lines', () => {
+  it('tells a job complete only where this peer ran MicroJobs of it or finalizes it (not old jobs a restart finds done)', () => {
+    const log = new EventLog()
+    const processor = new EventTarget()
+    const detach = attachPeerEvents({ processor: processor as never }, log)
+    const emit = (type: string, detail: unknown): void => { processor.dispatchEvent(new CustomEvent(type, { detail })) }
+    const [old, ran, mine] = ['0x' + '01'.repeat(32), '0x' + '02'.repeat(32), '0x' + '03'.repeat(32)]
+    emit('job:complete', { jobId: old, finalizer: false })
+    emit('microjob:start', { jobId: ran, macroIndex: 0, index: 0, leaseTerm: 1, waitMs: 0, claimToStartMs: 0 })
+    emit('job:complete', { jobId: ran, finalizer: false })
+    emit('job:complete', { jobId: mine, finalizer: true })
+    expect(log.recent().map(e => e.text)).toEqual(['job 0x020202…0202: every MicroJob done', 'job 0x030303…0303: every MicroJob done, finalizing'])
+    detach()
+  })
+
   it('prints finalizations, verifications, settlements and claims on stdout and errors on stderr, keeping recent events', () => {
     const log = new EventLog(3)
     const settlement = new EventTarget()
