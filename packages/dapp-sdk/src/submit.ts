@@ -1,6 +1,8 @@
 import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValue } from '@jobmesh/peer/protocol'
 import { replicate } from '@jobmesh/peer/replication'
+import { ChainRevertError } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import { formatEther } from 'ethers'
 import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
@@ -115,6 +117,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const value = taskValue(spec.price, microJobCount(spec), pricing)
   const samples = samplesFor(input.verification, spec.slicing.microJobsPerMacro)
   const created = await ctx.chain.client.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, { signal })
+    .catch((err: unknown) => { throw explainCreate(err) })
   if (created.jobId !== jobId) {
     throw new EscrowMismatchError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
   }
@@ -150,4 +153,13 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     samples,
     taskValue: value
   }
+}
+
+/** The escrow's refusal of a fee too small in plain words (the same ChainRevertError, `errorName` and `errorArgs` kept). */
+function explainCreate (err: unknown): unknown {
+  const e = err as ChainRevertError
+  if (e?.name !== ChainRevertError.name || e.errorName !== 'UnderfundedJob') return err
+  const [sent, minimum] = e.errorArgs.map(a => BigInt(a as bigint))
+  return new ChainRevertError(`the fee of ${formatEther(sent)} ETH is below this job's minimum of ${formatEther(minimum)} ETH: each ` +
+    'verifier\'s share of the fee must reach the escrow\'s minFee (JobEscrow.createJob reverted: UnderfundedJob)', e.errorName, e.errorArgs, { cause: e })
 }

@@ -188,6 +188,8 @@ describe('submit', () => {
     expect(err.errorName).toBe('UnderfundedJob')
     // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 4 x minFee
     expect(err.errorArgs).toEqual([1000n, 4n * 10n ** 18n])
+    expect(err.message).toBe('the fee of 0.000000000000001 ETH is below this job\'s minimum of 4.0 ETH: each verifier\'s share of the fee ' +
+      'must reach the escrow\'s minFee (JobEscrow.createJob reverted: UnderfundedJob)')
   })
 
   it('fails with RpcUnreachableError (and its cause) when the RPC endpoint is unreachable', async () => {
