@@ -5,8 +5,9 @@
  * escrow release, prints what each peer earned and writes the PNG. Ctrl-C stops everything.
  */
 import '@jobmesh/peer/polyfill'
-import { writeFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { constants } from 'node:fs'
+import { access, mkdir, stat, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { SingleBar } from 'cli-progress'
 import { createJobClient } from '@jobmesh/dapp-sdk'
@@ -31,6 +32,12 @@ const IMAGE: MandelbrotImage = { width: 768, height: 512, x0: -2.2, y0: 1.2, x1:
 async function main (): Promise<number> {
   const args = parseCommandLine()
   if (args == null) return 2
+  // before anything starts: a path the image cannot be written to would lose it once the job is paid
+  const badOut = await prepareOut(args.out)
+  if (badOut !== undefined) {
+    process.stderr.write(`error: ${badOut}\n(npm run demo -- --help for usage)\n`)
+    return 2
+  }
   const controller = new AbortController()
   const onSignal = (): void => {
     process.stdout.write('\nstopping...\n')
@@ -151,6 +158,29 @@ function parseCommandLine (): DemoArgs | undefined {
     process.stderr.write(`error: ${(err as Error).message}\n${USAGE}`)
     return undefined
   }
+}
+
+/**
+ * Makes the folder of `--out` (mkdir -p) and checks the image can be written there; returns what is wrong, if anything.
+ */
+async function prepareOut (out: string): Promise<string | undefined> {
+  const dir = dirname(out)
+  try {
+    await mkdir(dir, { recursive: true })
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    return code === 'EEXIST' || code === 'ENOTDIR'
+      ? `--out ${out}: its folder ${dir} cannot be made: it, or a folder above it, is a file`
+      : `--out ${out}: its folder ${dir} cannot be made (${code ?? (err as Error).message})`
+  }
+  const existing = await stat(out).catch(() => undefined)
+  if (existing?.isDirectory() === true) return `--out ${out} is a directory: name a file, such as ${join(out, 'mandelbrot.png')}`
+  try {
+    await access(existing === undefined ? dir : out, constants.W_OK)
+  } catch {
+    return `--out ${out}: ${existing === undefined ? `its folder ${dir}` : 'the file'} is not writable`
+  }
+  return undefined
 }
 
 process.exitCode = await main()
