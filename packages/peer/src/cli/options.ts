@@ -1,7 +1,10 @@
+import { stat } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl } from '@jobmesh/contracts'
 import { multiaddr } from '@multiformats/multiaddr'
 import { DEFAULT_DATA_DIR } from './constants.js'
+import { UsageError } from './errors.js'
 import { parseHttpAddress } from '../http/index.js'
 import type { HttpAddress } from '../http/index.js'
 
@@ -59,6 +62,33 @@ export function collectModel (value: string, previous: string[] = []): string[] 
 /** The data dir from the flag, the environment, or the default. */
 export function resolveDataDir (flag: string | undefined): string {
   return flag ?? process.env.JOBMESH_DATA_DIR ?? DEFAULT_DATA_DIR
+}
+
+/** What names the data dir in a message: the flag, the variable, or (neither given) the default. */
+export function dataDirLabel (flag: string | undefined): string {
+  return flag != null ? '--data-dir' : process.env.JOBMESH_DATA_DIR != null ? 'JOBMESH_DATA_DIR' : 'the data dir'
+}
+
+/**
+ * Checks that `dir` is a directory or can be made one (it does not exist yet), before anything starts; `label` names
+ * it in the message (`--data-dir`).
+ *
+ * @throws UsageError when it, or a folder above it, is a file
+ */
+export async function checkDirectory (dir: string, label: string): Promise<void> {
+  // the path itself, or (missing, or below a file) the first folder above it that exists
+  for (let path = dir; ; path = dirname(path)) {
+    const found = await stat(path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined
+      throw err
+    })
+    if (found?.isDirectory() === true) return
+    if (found !== undefined) {
+      const what = found.isFile() ? 'a file, not a directory' : 'not a directory'
+      throw new UsageError(path === dir ? `${label} ${dir} is ${what}` : `${label} ${dir}: ${path} is ${what}`)
+    }
+    if (dirname(path) === path) return
+  }
 }
 
 /** Parses a whole number >= 1 (`--peers 4`). */

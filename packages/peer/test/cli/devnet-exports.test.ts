@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { exportLines } from '../../src/cli/commands/devnet.js'
 import { CLI_BIN } from '../../src/devnet/index.js'
 import { collectMultiaddr } from '../../src/cli/options.js'
@@ -38,5 +41,23 @@ describe('jobmesh devnet refuses options it cannot honour before it starts anyth
     expect(one.code).toBe(2)
     expect(one.stderr).toContain('--peers: at least 2; with one peer no job can ever be verified')
     for (const out of [stake, one]) expect(out.stdout).not.toContain('starting devnet')
+  })
+
+  describe('with a temp dir', () => {
+    let dir = ''
+    beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'jobmesh-devnet-usage-')) })
+    afterEach(async () => { await rm(dir, { recursive: true, force: true }) })
+
+    it('a --dir that is a file (or below one) is a usage error, not EEXIST', async () => {
+      const file = join(dir, 'a-file')
+      await writeFile(file, 'not a dir\n')
+      const onFile = await devnet(['--dir', file])
+      expect(onFile.code, onFile.stderr).toBe(2)
+      expect(onFile.stderr).toContain(`error: --dir ${file} is a file, not a directory`)
+      expect(onFile.stdout).not.toContain('starting devnet')
+      const below = await devnet(['--dir', join(file, 'net')])
+      expect(below.code, below.stderr).toBe(2)
+      expect(below.stderr).toContain(`error: --dir ${join(file, 'net')}: ${file} is a file, not a directory`)
+    })
   })
 })

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
-import { ethAmount, positiveInteger, positiveNumber } from '../options.js'
+import { checkDirectory, ethAmount, positiveInteger, positiveNumber } from '../options.js'
 import { table } from '../output.js'
 import { untilSignal } from '../signals.js'
 import type { Devnet } from '../../devnet/index.js'
@@ -27,6 +27,7 @@ export function devnetCommand (program: Command): void {
     .option('--stake <eth>', 'stake each peer registers with', ethAmount, '1')
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
+      if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
       if (opts.peers < 2) throw new UsageError('--peers: at least 2; with one peer no job can ever be verified (its submitter never verifies it)')
       process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
       const { startDevnet } = await import('../../devnet/index.js')

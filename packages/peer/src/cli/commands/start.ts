@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { UsageError } from '../errors.js'
 import { untilSignal } from '../signals.js'
-import { collectModel, collectMultiaddr, ethAmount, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
+import { checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -87,9 +87,14 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     })
 }
 
-/** The peer `jobmesh start` builds from its options (the data dir created). */
+/**
+ * The peer `jobmesh start` builds from its options (the data dir created).
+ *
+ * @throws UsageError for a data dir that is a file, and for options the chain refuses (before any transaction)
+ */
 export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
+  await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
   await mkdir(dataDir, { recursive: true })
   // the node folder is loaded by the start that follows anyway
   const { LAN_LISTEN } = await import('../../node/index.js')
