@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl } from '@jobmesh/contracts'
 import { multiaddr } from '@multiformats/multiaddr'
-import { DEFAULT_DATA_DIR } from './constants.js'
+import { DEFAULT_DATA_DIR, MIN_DEVNET_PEERS } from './constants.js'
 import { UsageError } from './errors.js'
 import { parseHttpAddress } from '../http/index.js'
 import type { HttpAddress } from '../http/index.js'
@@ -91,11 +91,29 @@ export async function checkDirectory (dir: string, label: string): Promise<void>
   }
 }
 
-/** Parses a whole number >= 1 (`--peers 4`). */
+/** Parses a whole number >= 1 (`--replicas 3`). */
 export function positiveInteger (value: string): number {
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1) {
     throw new InvalidArgumentError(`expected a whole number >= 1, got "${value}"`)
+  }
+  return n
+}
+
+/** Parses `jobmesh devnet --peers`: a whole number >= {@link MIN_DEVNET_PEERS}. */
+export function devnetPeers (value: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isInteger(n) || n < MIN_DEVNET_PEERS) {
+    throw new InvalidArgumentError(`expected a whole number >= ${MIN_DEVNET_PEERS}, got "${value}"`)
+  }
+  return n
+}
+
+/** Parses a block time: a number of seconds > 0 (`--block-time 2`, or 0.5: anvil mines at any positive interval). */
+export function blockTime (value: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError(`expected a number of seconds > 0 such as 1, 2 or 0.5, got "${value}"`)
   }
   return n
 }

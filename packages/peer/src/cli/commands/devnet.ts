@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
-import { checkDirectory, ethAmount, positiveInteger, positiveNumber } from '../options.js'
+import { MIN_DEVNET_PEERS } from '../constants.js'
+import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
 import { untilSignal } from '../signals.js'
 import type { Devnet } from '../../devnet/index.js'
@@ -20,15 +21,15 @@ export interface DevnetOptions {
 export function devnetCommand (program: Command): void {
   program.command('devnet')
     .description('run a whole network on this machine: anvil, the contracts, and N registered peers (until Ctrl-C)')
-    .option('-n, --peers <n>', 'number of peers, at least 2 (a job\'s verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)', positiveInteger, 4)
+    .option('-n, --peers <n>', `number of peers, at least ${MIN_DEVNET_PEERS} (a job's verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)`, devnetPeers, 4)
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
-    .option('--block-time <s>', 'seconds per block (default 1; Polygon Amoy: 2)', positiveNumber)
+    .option('--block-time <s>', 'seconds per block, > 0 (default 1; Polygon Amoy: 2)', blockTime)
     .option('--dir <dir>', 'where peers keep their data (default: a new temp dir)')
-    .option('--stake <eth>', 'stake each peer registers with', ethAmount, '1')
+    .option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys', ethAmount, '1')
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
       if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
-      if (opts.peers < 2) throw new UsageError('--peers: at least 2; with one peer no job can ever be verified (its submitter never verifies it)')
+      await checkStake(opts.stake)
       process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
       const { startDevnet } = await import('../../devnet/index.js')
       const devnet = await startDevnet({
@@ -46,6 +47,21 @@ export function devnetCommand (program: Command): void {
       await devnet.stop()
       process.stdout.write('stopped\n')
     })
+}
+
+/**
+ * `--stake` against the minimum stake of the registry the devnet deploys (the default parameters), before anything
+ * starts: else each peer would be refused only once the chain runs and the contracts are deployed.
+ *
+ * @throws UsageError below it
+ */
+async function checkStake (stake: string): Promise<void> {
+  const [{ formatEther, parseEther }, { resolveDeployParams }] = await Promise.all([import('ethers'), import('@jobmesh/contracts')])
+  const minStake = resolveDeployParams().registry.minStake
+  // --stake passed `ethAmount`: a decimal amount parseEther reads
+  if (parseEther(stake) < minStake) {
+    throw new UsageError(`--stake: ${stake} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
+  }
 }
 
 /** `export JOBMESH_...=...` lines: the variables both CLIs read (commander's Option.env). */
