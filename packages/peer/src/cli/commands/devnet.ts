@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { UsageError } from '../errors.js'
+import { InterruptedError, UsageError } from '../errors.js'
 import { MIN_DEVNET_PEERS } from '../constants.js'
 import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
-import { untilSignal } from '../signals.js'
+import { untilSignal, watchInterrupt } from '../signals.js'
 import type { Devnet } from '../../devnet/index.js'
 import type { Command } from 'commander'
 
@@ -30,17 +30,32 @@ export function devnetCommand (program: Command): void {
     .action(async (opts: DevnetOptions) => {
       if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
       await checkStake(opts.stake)
-      process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
-      const { startDevnet } = await import('../../devnet/index.js')
-      const devnet = await startDevnet({
-        peers: opts.peers,
-        chainId: opts.chainId,
-        blockTime: opts.blockTime,
-        dir: opts.dir == null ? undefined : resolve(opts.dir),
-        stake: opts.stake,
-        http: opts.http,
-        onProgress: stage => { process.stdout.write(`  ${stage}\n`) }
-      })
+      // a Ctrl-C before `running` stops what was started (peers, chain), says so and exits 130
+      const interrupt = watchInterrupt()
+      let devnet: Devnet
+      try {
+        process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
+        const { startDevnet } = await import('../../devnet/index.js')
+        devnet = await startDevnet({
+          peers: opts.peers,
+          chainId: opts.chainId,
+          blockTime: opts.blockTime,
+          dir: opts.dir == null ? undefined : resolve(opts.dir),
+          stake: opts.stake,
+          http: opts.http,
+          onProgress: stage => { process.stdout.write(`  ${stage}\n`) },
+          signal: interrupt.signal
+        })
+        if (interrupt.received !== undefined) {
+          await devnet.stop()
+          interrupt.signal.throwIfAborted()
+        }
+      } catch (err) {
+        if (interrupt.received !== undefined) throw new InterruptedError('interrupted before the devnet was ready: stopped', interrupt.received)
+        throw err
+      } finally {
+        interrupt.off()
+      }
       process.stdout.write(describe(devnet, await writeSpareKey(devnet)))
       await untilSignal()
       process.stdout.write('stopping devnet...\n')
