@@ -5,21 +5,32 @@
  * escrow release, prints what each peer earned and writes the PNG. Ctrl-C stops everything.
  */
 import '@jobmesh/peer/polyfill'
-import { writeFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { constants } from 'node:fs'
+import { access, mkdir, stat, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { SingleBar } from 'cli-progress'
-import { createJobClient } from '@jobmesh/dapp-sdk'
+import { DEFAULT_VERIFIERS, createJobClient } from '@jobmesh/dapp-sdk'
 import { startDevnet } from '@jobmesh/peer/devnet'
+import { MIN_VERIFIERS } from '@jobmesh/peer/protocol'
 import { formatEther, parseEther } from 'ethers'
 import { submitMandelbrot, mandelbrotResultPng } from './mandelbrot-job.js'
 import { readPayouts } from './payouts.js'
 import type { MandelbrotImage } from './mandelbrot-data.js'
 import type { Devnet } from '@jobmesh/peer/devnet'
 
+/**
+ * Fewest peers the demo runs: its job has k >= MIN_VERIFIERS verifiers, drawn among the peers besides the one that
+ * submits the results, so it needs k + 1 of them to be released.
+ */
+const MIN_PEERS = MIN_VERIFIERS + 1
+const MAX_PEERS = 12
+
 const USAGE = `usage: npm run demo -- [--peers N] [--chain-id ID] [--block-time S] [--out FILE] [--dashboard]
 
-  --peers N        peers to run (default 4)
+  --peers N        peers to run, ${MIN_PEERS} to ${MAX_PEERS} (default 4); the job has k = min(${DEFAULT_VERIFIERS}, N - 1) verifiers, drawn
+                   among the peers besides the one that submits its results: k verifiers need k + 1 peers,
+                   and k is at least ${MIN_VERIFIERS}
   --chain-id ID    chain id (default 31337; 80002 looks like Polygon Amoy)
   --block-time S   seconds per block (default 1; Polygon Amoy: 2)
   --out FILE       where to write the PNG (default ./mandelbrot.png)
@@ -31,6 +42,14 @@ const IMAGE: MandelbrotImage = { width: 768, height: 512, x0: -2.2, y0: 1.2, x1:
 async function main (): Promise<number> {
   const args = parseCommandLine()
   if (args == null) return 2
+  // before anything starts: a path the image cannot be written to would lose it once the job is paid
+  const badOut = await prepareOut(args.out)
+  if (badOut !== undefined) {
+    process.stderr.write(`error: ${badOut}\n(npm run demo -- --help for usage)\n`)
+    return 2
+  }
+  // with fewer peers than the default k + 1 the job would never be released
+  const verifiers = Math.min(DEFAULT_VERIFIERS, args.peers - 1)
   const controller = new AbortController()
   const onSignal = (): void => {
     process.stdout.write('\nstopping...\n')
@@ -61,11 +80,11 @@ async function main (): Promise<number> {
       bootstrap: devnet.bootstrap
     })
     try {
-      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 4, microJobsPerMacro: 8, price: parseEther('1') }, {
+      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 4, microJobsPerMacro: 8, price: parseEther('1'), verifiers }, {
         signal: controller.signal,
         onProgress: p => { process.stdout.write(`  ${p.stage.padEnd(12)} ${elapsed()}\n`) }
       })
-      process.stdout.write(`job ${job.jobId} created in block ${job.blockNumber}: ${job.microJobs.length} MicroJobs, fee 1 ETH\n`)
+      process.stdout.write(`job ${job.jobId} created in block ${job.blockNumber}: ${job.microJobs.length} MicroJobs, ${verifiers} verifiers, fee 1 ETH\n`)
       const bar = new SingleBar({ format: '  processing [{bar}] {value}/{total} MicroJobs {duration}s', hideCursor: true })
       bar.start(job.microJobs.length, 0)
       for await (const { done } of client.progress(job.jobId, { signal: controller.signal })) {
@@ -143,7 +162,9 @@ function parseCommandLine (): DemoArgs | undefined {
     const peers = Number(values.peers)
     const chainId = values['chain-id'] == null ? undefined : Number(values['chain-id'])
     const blockTime = values['block-time'] == null ? undefined : Number(values['block-time'])
-    if (!Number.isInteger(peers) || peers < 2 || peers > 12) throw new Error('--peers must be a whole number from 2 to 12')
+    if (!Number.isInteger(peers) || peers < MIN_PEERS || peers > MAX_PEERS) {
+      throw new Error(`--peers must be a whole number from ${MIN_PEERS} to ${MAX_PEERS}: the job's k >= ${MIN_VERIFIERS} verifiers are drawn among the peers besides the one that submits its results, so it needs k + 1 >= ${MIN_PEERS} peers`)
+    }
     if (chainId != null && (!Number.isInteger(chainId) || chainId < 1)) throw new Error('--chain-id must be a positive whole number')
     if (blockTime != null && !(blockTime > 0)) throw new Error('--block-time must be a number of seconds > 0')
     return { peers, chainId, blockTime, out: resolve(values.out ?? 'mandelbrot.png'), dashboard: values.dashboard === true }
@@ -151,6 +172,29 @@ function parseCommandLine (): DemoArgs | undefined {
     process.stderr.write(`error: ${(err as Error).message}\n${USAGE}`)
     return undefined
   }
+}
+
+/**
+ * Makes the folder of `--out` (mkdir -p) and checks the image can be written there; returns what is wrong, if anything.
+ */
+async function prepareOut (out: string): Promise<string | undefined> {
+  const dir = dirname(out)
+  try {
+    await mkdir(dir, { recursive: true })
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    return code === 'EEXIST' || code === 'ENOTDIR'
+      ? `--out ${out}: its folder ${dir} cannot be made: it, or a folder above it, is a file`
+      : `--out ${out}: its folder ${dir} cannot be made (${code ?? (err as Error).message})`
+  }
+  const existing = await stat(out).catch(() => undefined)
+  if (existing?.isDirectory() === true) return `--out ${out} is a directory: name a file, such as ${join(out, 'mandelbrot.png')}`
+  try {
+    await access(existing === undefined ? dir : out, constants.W_OK)
+  } catch {
+    return `--out ${out}: ${existing === undefined ? `its folder ${dir}` : 'the file'} is not writable`
+  }
+  return undefined
 }
 
 process.exitCode = await main()

@@ -17,3 +17,10 @@ export const CONTROL_SOCKET = 'control.sock'
 export const DEFAULT_STATUS_TIMEOUT_MS = 5_000
 /** An error's cause is printed on one line of at most this many characters. */
 export const MAX_CAUSE_CHARS = 240
+
+/**
+ * Fewest peers `jobmesh devnet` runs: with one, no job could ever be verified (its submitter never verifies it). A job
+ * has k >= 2 verifiers drawn among the nodes besides its submitter, so it needs k + 1 >= 3 registered nodes to be
+ * released: two devnet peers need one more (the printed `jobmesh start` line, with the spare key).
+ */
+export const MIN_DEVNET_PEERS = 2

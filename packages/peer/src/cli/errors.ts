@@ -15,3 +15,16 @@ export class DataDirInUseError extends Error {
   static override readonly name = 'DataDirInUseError'
   override name = 'DataDirInUseError'
 }
+
+/** A signal (Ctrl-C) stopped a command before it was ready; what it had started is stopped (exit code 128 + the signal's number). */
+export class InterruptedError extends Error {
+  static override readonly name = 'InterruptedError'
+  override name = 'InterruptedError'
+  /** The signal that stopped it: SIGINT or SIGTERM. */
+  readonly signal: NodeJS.Signals
+
+  constructor (message: string, signal: NodeJS.Signals) {
+    super(message)
+    this.signal = signal
+  }
+}

@@ -1,7 +1,10 @@
+import { stat } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl } from '@jobmesh/contracts'
 import { multiaddr } from '@multiformats/multiaddr'
-import { DEFAULT_DATA_DIR } from './constants.js'
+import { DEFAULT_DATA_DIR, MIN_DEVNET_PEERS } from './constants.js'
+import { UsageError } from './errors.js'
 import { parseHttpAddress } from '../http/index.js'
 import type { HttpAddress } from '../http/index.js'
 
@@ -61,11 +64,56 @@ export function resolveDataDir (flag: string | undefined): string {
   return flag ?? process.env.JOBMESH_DATA_DIR ?? DEFAULT_DATA_DIR
 }
 
-/** Parses a whole number >= 1 (`--peers 4`). */
+/** What names the data dir in a message: the flag, the variable, or (neither given) the default. */
+export function dataDirLabel (flag: string | undefined): string {
+  return flag != null ? '--data-dir' : process.env.JOBMESH_DATA_DIR != null ? 'JOBMESH_DATA_DIR' : 'the data dir'
+}
+
+/**
+ * Checks that `dir` is a directory or can be made one (it does not exist yet), before anything starts; `label` names
+ * it in the message (`--data-dir`).
+ *
+ * @throws UsageError when it, or a folder above it, is a file
+ */
+export async function checkDirectory (dir: string, label: string): Promise<void> {
+  // the path itself, or (missing, or below a file) the first folder above it that exists
+  for (let path = dir; ; path = dirname(path)) {
+    const found = await stat(path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined
+      throw err
+    })
+    if (found?.isDirectory() === true) return
+    if (found !== undefined) {
+      const what = found.isFile() ? 'a file, not a directory' : 'not a directory'
+      throw new UsageError(path === dir ? `${label} ${dir} is ${what}` : `${label} ${dir}: ${path} is ${what}`)
+    }
+    if (dirname(path) === path) return
+  }
+}
+
+/** Parses a whole number >= 1 (`--replicas 3`). */
 export function positiveInteger (value: string): number {
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1) {
     throw new InvalidArgumentError(`expected a whole number >= 1, got "${value}"`)
+  }
+  return n
+}
+
+/** Parses `jobmesh devnet --peers`: a whole number >= {@link MIN_DEVNET_PEERS}. */
+export function devnetPeers (value: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isInteger(n) || n < MIN_DEVNET_PEERS) {
+    throw new InvalidArgumentError(`expected a whole number >= ${MIN_DEVNET_PEERS}, got "${value}"`)
+  }
+  return n
+}
+
+/** Parses a block time: a number of seconds > 0 (`--block-time 2`, or 0.5: anvil mines at any positive interval). */
+export function blockTime (value: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError(`expected a number of seconds > 0 such as 1, 2 or 0.5, got "${value}"`)
   }
   return n
 }

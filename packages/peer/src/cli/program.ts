@@ -1,3 +1,4 @@
+import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
 import { claimCommand } from './commands/claim.js'
@@ -5,6 +6,7 @@ import { devnetCommand } from './commands/devnet.js'
 import { idCommand } from './commands/id.js'
 import { startCommand } from './commands/start.js'
 import { statusCommand } from './commands/status.js'
+import type { InterruptedError } from './errors.js'
 
 /** Builds the `jobmesh` command line. */
 export function createProgram (): Command {
@@ -28,7 +30,8 @@ export function createProgram (): Command {
 }
 
 /**
- * Runs the CLI and returns the process exit code: 0 on success, 2 for bad flags or arguments, 1 for a failure.
+ * Runs the CLI and returns the process exit code: 0 on success, 2 for bad flags or arguments, 1 for a failure, 128 +
+ * the signal's number (130 for Ctrl-C) when a signal stopped a command before it was ready.
  * Errors are printed as one clear line (`error: ...`), with the cause where it helps.
  */
 export async function run (argv: string[]): Promise<number> {
@@ -49,6 +52,11 @@ function exitCodeFor (err: unknown): number {
     return EXIT_USAGE
   }
   const e = err as Error
+  if (e?.name === 'InterruptedError') {
+    const signal = (e as InterruptedError).signal
+    process.stderr.write(`${e.message}\n`)
+    return 128 + constants.signals[signal]
+  }
   if (e?.name === 'UsageError' || e?.name === 'InvalidMultiaddrError') {
     process.stderr.write(`error: ${e.message}\n(run with --help for usage)\n`)
     return EXIT_USAGE

@@ -19,3 +19,39 @@ export async function untilSignal (exitWithParent = false): Promise<string> {
     }
   })
 }
+
+/** SIGINT/SIGTERM seen while a command starts (`watchInterrupt`). */
+export interface InterruptWatch {
+  /** The first signal received, once one was. */
+  readonly received: NodeJS.Signals | undefined
+  /** Aborted by the first signal. */
+  readonly signal: AbortSignal
+  /** Stops watching (a signal then does what it did before). */
+  off(): void
+}
+
+/**
+ * Watches SIGINT and SIGTERM while a command starts, so that a Ctrl-C stops what it started instead of killing the
+ * process on the spot. The first signal is caught (and keeps other listeners, such as the one that kills the anvils
+ * this process started, from re-raising it); a second one ends the process at once, as if unwatched.
+ */
+export function watchInterrupt (): InterruptWatch {
+  const controller = new AbortController()
+  let received: NodeJS.Signals | undefined
+  const off = (): void => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+  function onSignal (signal: NodeJS.Signals): void {
+    if (received === undefined) {
+      received = signal
+      controller.abort(signal)
+      return
+    }
+    off()
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  return { get received () { return received }, signal: controller.signal, off }
+}

@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { exportLines } from '../../src/cli/commands/devnet.js'
 import { CLI_BIN } from '../../src/devnet/index.js'
 import { collectMultiaddr } from '../../src/cli/options.js'
@@ -36,7 +39,51 @@ describe('jobmesh devnet refuses options it cannot honour before it starts anyth
     expect(stake.stderr).toContain('--stake <eth>\' argument \'abc\' is invalid. expected an amount of ETH such as 0.1, got "abc"')
     const one = await devnet(['--peers', '1'])
     expect(one.code).toBe(2)
-    expect(one.stderr).toContain('--peers: at least 2; with one peer no job can ever be verified')
+    expect(one.stderr).toContain('--peers <n>\' argument \'1\' is invalid. expected a whole number >= 2, got "1"')
     for (const out of [stake, one]) expect(out.stdout).not.toContain('starting devnet')
+  })
+
+  describe('with a temp dir', () => {
+    let dir = ''
+    beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'jobmesh-devnet-usage-')) })
+    afterEach(async () => { await rm(dir, { recursive: true, force: true }) })
+
+    it('--peers that is not a number says the real minimum; --block-time 0 is refused as a usage error, not by anvil', async () => {
+      const net = join(dir, 'net')
+      const peers = await devnet(['--peers', 'x', '--dir', net])
+      expect(peers.code).toBe(2)
+      expect(peers.stderr).toContain('--peers <n>\' argument \'x\' is invalid. expected a whole number >= 2, got "x"')
+      for (const value of ['0', '-1', 'soon']) {
+        const block = await devnet(['--block-time', value, '--dir', net])
+        expect(block.code, block.stderr).toBe(2)
+        expect(block.stderr).toContain(`--block-time <s>' argument '${value}' is invalid. expected a number of seconds > 0 such as 1, 2 or 0.5, got "${value}"`)
+        expect(block.stdout).not.toContain('starting devnet')
+      }
+      expect(await readdir(dir)).toEqual([])
+    })
+
+    it('a stake below the minimum of the registry it deploys, before the chain starts', async () => {
+      const net = join(dir, 'net')
+      for (const stake of ['0', '0.009']) {
+        const low = await devnet(['--stake', stake, '--dir', net])
+        expect(low.code, low.stderr).toBe(2)
+        expect(low.stderr).toContain(`--stake: ${stake} ETH is below the registry's minimum stake of 0.01 ETH`)
+        expect(low.stdout).not.toContain('starting devnet')
+      }
+      // nothing was made: no chain, no peer data dirs
+      expect(await readdir(dir)).toEqual([])
+    })
+
+    it('a --dir that is a file (or below one) is a usage error, not EEXIST', async () => {
+      const file = join(dir, 'a-file')
+      await writeFile(file, 'not a dir\n')
+      const onFile = await devnet(['--dir', file])
+      expect(onFile.code, onFile.stderr).toBe(2)
+      expect(onFile.stderr).toContain(`error: --dir ${file} is a file, not a directory`)
+      expect(onFile.stdout).not.toContain('starting devnet')
+      const below = await devnet(['--dir', join(file, 'net')])
+      expect(below.code, below.stderr).toBe(2)
+      expect(below.stderr).toContain(`error: --dir ${join(file, 'net')}: ${file} is a file, not a directory`)
+    })
   })
 })

@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { UsageError } from '../errors.js'
-import { ethAmount, positiveInteger, positiveNumber } from '../options.js'
+import { InterruptedError, UsageError } from '../errors.js'
+import { MIN_DEVNET_PEERS } from '../constants.js'
+import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
-import { untilSignal } from '../signals.js'
+import { untilSignal, watchInterrupt } from '../signals.js'
 import type { Devnet } from '../../devnet/index.js'
 import type { Command } from 'commander'
 
@@ -20,31 +21,62 @@ export interface DevnetOptions {
 export function devnetCommand (program: Command): void {
   program.command('devnet')
     .description('run a whole network on this machine: anvil, the contracts, and N registered peers (until Ctrl-C)')
-    .option('-n, --peers <n>', 'number of peers, at least 2 (a job\'s verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)', positiveInteger, 4)
+    .option('-n, --peers <n>', `number of peers, at least ${MIN_DEVNET_PEERS} (a job's verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)`, devnetPeers, 4)
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
-    .option('--block-time <s>', 'seconds per block (default 1; Polygon Amoy: 2)', positiveNumber)
+    .option('--block-time <s>', 'seconds per block, > 0 (default 1; Polygon Amoy: 2)', blockTime)
     .option('--dir <dir>', 'where peers keep their data (default: a new temp dir)')
-    .option('--stake <eth>', 'stake each peer registers with', ethAmount, '1')
+    .option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys', ethAmount, '1')
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
-      if (opts.peers < 2) throw new UsageError('--peers: at least 2; with one peer no job can ever be verified (its submitter never verifies it)')
-      process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
-      const { startDevnet } = await import('../../devnet/index.js')
-      const devnet = await startDevnet({
-        peers: opts.peers,
-        chainId: opts.chainId,
-        blockTime: opts.blockTime,
-        dir: opts.dir == null ? undefined : resolve(opts.dir),
-        stake: opts.stake,
-        http: opts.http,
-        onProgress: stage => { process.stdout.write(`  ${stage}\n`) }
-      })
+      if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
+      await checkStake(opts.stake)
+      // a Ctrl-C before `running` stops what was started (peers, chain), says so and exits 130
+      const interrupt = watchInterrupt()
+      let devnet: Devnet
+      try {
+        process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
+        const { startDevnet } = await import('../../devnet/index.js')
+        devnet = await startDevnet({
+          peers: opts.peers,
+          chainId: opts.chainId,
+          blockTime: opts.blockTime,
+          dir: opts.dir == null ? undefined : resolve(opts.dir),
+          stake: opts.stake,
+          http: opts.http,
+          onProgress: stage => { process.stdout.write(`  ${stage}\n`) },
+          signal: interrupt.signal
+        })
+        if (interrupt.received !== undefined) {
+          await devnet.stop()
+          interrupt.signal.throwIfAborted()
+        }
+      } catch (err) {
+        if (interrupt.received !== undefined) throw new InterruptedError('interrupted before the devnet was ready: stopped', interrupt.received)
+        throw err
+      } finally {
+        interrupt.off()
+      }
       process.stdout.write(describe(devnet, await writeSpareKey(devnet)))
       await untilSignal()
       process.stdout.write('stopping devnet...\n')
       await devnet.stop()
       process.stdout.write('stopped\n')
     })
+}
+
+/**
+ * `--stake` against the minimum stake of the registry the devnet deploys (the default parameters), before anything
+ * starts: else each peer would be refused only once the chain runs and the contracts are deployed.
+ *
+ * @throws UsageError below it
+ */
+async function checkStake (stake: string): Promise<void> {
+  const [{ formatEther, parseEther }, { resolveDeployParams }] = await Promise.all([import('ethers'), import('@jobmesh/contracts')])
+  const minStake = resolveDeployParams().registry.minStake
+  // --stake passed `ethAmount`: a decimal amount parseEther reads
+  if (parseEther(stake) < minStake) {
+    throw new UsageError(`--stake: ${stake} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
+  }
 }
 
 /** `export JOBMESH_...=...` lines: the variables both CLIs read (commander's Option.env). */

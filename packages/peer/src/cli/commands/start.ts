@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises'
 import { Option } from 'commander'
 import { startControlServer } from '../control.js'
-import { UsageError } from '../errors.js'
-import { untilSignal } from '../signals.js'
-import { collectModel, collectMultiaddr, ethAmount, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
+import { InterruptedError, UsageError } from '../errors.js'
+import { untilSignal, watchInterrupt } from '../signals.js'
+import { checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -55,41 +55,67 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
     .action(async (opts: StartOptions) => {
-      const init = { ...await peerInit(opts), ...overrides }
-      process.stdout.write('starting jobmesh peer...\n')
-      // loaded here, not at the top: every other command and `--help` start without libp2p, helia and ethers
-      const [{ createPeer }, { walletLine }] = await Promise.all([import('../../peer.js'), import('../status-view.js')])
-      const peer = await createPeer(init)
-      const stopLines = printPeerEvents(peer.events)
-      const control = await startControlServer(init.dataDir ?? '', async () => await peer.report({ signal: AbortSignal.timeout(4_000) }).catch(() => peer.status())).catch(async err => {
-        await peer.stop()
+      // a Ctrl-C before `ready` stops what was started, says so and exits 130 (a second one ends it at once)
+      const interrupt = watchInterrupt()
+      // what was started, stopped in reverse order (at Ctrl-C after `ready`, or on a failure or Ctrl-C before it)
+      const started: Array<() => Promise<void>> = []
+      const stopStarted = async (): Promise<void> => {
+        for (const stop of started.reverse()) await stop()
+      }
+      const interrupted = (): void => {
+        if (interrupt.received !== undefined) throw new InterruptedError('interrupted before the peer was ready: stopped', interrupt.received)
+      }
+      try {
+        const init = { ...await peerInit(opts), ...overrides }
+        interrupted()
+        process.stdout.write('starting jobmesh peer...\n')
+        // loaded here, not at the top: every other command and `--help` start without libp2p, helia and ethers
+        const [{ createPeer }, { walletLine }] = await Promise.all([import('../../peer.js'), import('../status-view.js')])
+        interrupted()
+        // the peer's start cannot be cut short: a Ctrl-C meanwhile stops it once it is up
+        const peer = await createPeer(init)
+        started.push(async () => { await peer.stop() })
+        const stopLines = printPeerEvents(peer.events)
+        started.push(async () => { stopLines() })
+        interrupted()
+        const control = await startControlServer(init.dataDir, async () => await peer.report({ signal: AbortSignal.timeout(4_000) }).catch(() => peer.status()))
+        started.push(async () => { await control.close() })
+        interrupted()
+        const s = peer.status()
+        process.stdout.write(`peer id   ${s.peerId}\n`)
+        for (const a of s.addresses) {
+          process.stdout.write(`listening ${a}\n`)
+        }
+        if (s.chain != null) {
+          process.stdout.write(`${walletLine(s.chain.address, peer.registration)}\n`)
+        }
+        if (peer.http != null) {
+          process.stdout.write(`dashboard ${peer.http.url}\n`)
+          process.stdout.write(`metrics   ${peer.http.url}metrics\n`)
+        }
+      } catch (err) {
+        await stopStarted()
+        interrupted()
         throw err
-      })
-      const s = peer.status()
-      process.stdout.write(`peer id   ${s.peerId}\n`)
-      for (const a of s.addresses) {
-        process.stdout.write(`listening ${a}\n`)
-      }
-      if (s.chain != null) {
-        process.stdout.write(`${walletLine(s.chain.address, peer.registration)}\n`)
-      }
-      if (peer.http != null) {
-        process.stdout.write(`dashboard ${peer.http.url}\n`)
-        process.stdout.write(`metrics   ${peer.http.url}metrics\n`)
+      } finally {
+        interrupt.off()
       }
       process.stdout.write('ready (Ctrl-C to stop)\n')
       await untilSignal(opts.exitWithParent === true)
       process.stdout.write('stopping...\n')
-      stopLines()
-      await control.close()
-      await peer.stop()
+      await stopStarted()
       process.stdout.write('stopped\n')
     })
 }
 
-/** The peer `jobmesh start` builds from its options (the data dir created). */
+/**
+ * The peer `jobmesh start` builds from its options (the data dir created).
+ *
+ * @throws UsageError for a data dir that is a file, and for options the chain refuses (before any transaction)
+ */
 export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
+  await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
   await mkdir(dataDir, { recursive: true })
   // the node folder is loaded by the start that follows anyway
   const { LAN_LISTEN } = await import('../../node/index.js')

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { CONTROL_SOCKET } from '../constants.js'
 import { fetchStatus } from '../control.js'
-import { resolveDataDir } from '../options.js'
+import { checkDirectory, dataDirLabel, resolveDataDir } from '../options.js'
 import type { PeerStatus } from '../../peer.js'
 import type { Command } from 'commander'
 
@@ -18,6 +18,8 @@ export function statusCommand (program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: StatusOptions) => {
       const dataDir = resolveDataDir(opts.dataDir)
+      // a file there is a mistyped path, not a stopped peer
+      await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
       const status = await fetchStatus(join(dataDir, CONTROL_SOCKET)) as PeerStatus
       const { formatStatus } = await import('../status-view.js')
       process.stdout.write(opts.json === true ? JSON.stringify(status, null, 2) + '\n' : formatStatus(status))

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CLI_BIN } from '../../src/devnet/index.js'
+
+interface Outcome { code: number, stdout: string, stderr: string }
+
+async function jobmesh (args: string[], env: Record<string, string | undefined> = {}): Promise<Outcome> {
+  return await promisify(execFile)(process.execPath, [CLI_BIN, ...args], { timeout: 20_000, env: { ...process.env, JOBMESH_DATA_DIR: undefined, JOBMESH_RPC_URL: '', ...env } })
+    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
+}
+
+describe('a data dir that is a file is a usage error (exit 2) before anything starts', () => {
+  let dir = ''
+  let file = ''
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-data-dir-'))
+    file = join(dir, 'a-file')
+    await writeFile(file, 'not a dir\n')
+  })
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('jobmesh start: --data-dir, a path below a file, and JOBMESH_DATA_DIR', async () => {
+    const flag = await jobmesh(['start', '--data-dir', file, '--listen', '/ip4/127.0.0.1/tcp/0'])
+    expect(flag.code, flag.stderr).toBe(2)
+    expect(flag.stderr).toContain(`error: --data-dir ${file} is a file, not a directory`)
+    expect(flag.stderr).not.toContain('EEXIST')
+    expect(flag.stdout).not.toContain('starting jobmesh peer')
+    const below = await jobmesh(['start', '--data-dir', join(file, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0'])
+    expect(below.code, below.stderr).toBe(2)
+    expect(below.stderr).toContain(`error: --data-dir ${join(file, 'peer')}: ${file} is a file, not a directory`)
+    const env = await jobmesh(['start', '--listen', '/ip4/127.0.0.1/tcp/0'], { JOBMESH_DATA_DIR: file })
+    expect(env.code, env.stderr).toBe(2)
+    expect(env.stderr).toContain(`error: JOBMESH_DATA_DIR ${file} is a file, not a directory`)
+    expect(await readFile(file, 'utf8')).toBe('not a dir\n')
+  })
+
+  it('jobmesh status says the path is a file, not that no peer runs there', async () => {
+    const status = await jobmesh(['status', '--data-dir', file])
+    expect(status.code, status.stderr).toBe(2)
+    expect(status.stderr).toContain(`error: --data-dir ${file} is a file, not a directory`)
+    expect(status.stderr).not.toContain('ENOTDIR')
+    // a dir with no peer still says so, as a runtime failure
+    const empty = await jobmesh(['status', '--data-dir', join(dir, 'nothing-here')])
+    expect(empty.code).toBe(1)
+    expect(empty.stderr).toContain('no jobmesh peer is running there')
+  })
+})
