@@ -139,3 +139,12 @@ export class InsufficientFundsError extends Error {
   static override readonly name = 'InsufficientFundsError'
   override name = 'InsufficientFundsError'
 }
+
+/**
+ * The wallet is registered with another PeerId: another node (another data dir or machine) uses it. Two nodes on
+ * one wallet would both take its verifier duties and race for its transaction nonces.
+ */
+export class WalletInUseError extends Error {
+  static override readonly name = 'WalletInUseError'
+  override name = 'WalletInUseError'
+}

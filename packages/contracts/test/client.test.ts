@@ -58,6 +58,12 @@ describe('chain client against anvil', () => {
     expect(info.registered).toBe(true)
     expect(info.stake).toBe(3n * stake)
     expect(await chain.peerAddress(peerId)).toBe(await chain.address())
+    // a second node (another identity) on the same wallet is refused before any transaction
+    const second = await generateKeyPair('Ed25519')
+    const nonce = await chain.provider.getTransactionCount(await chain.address())
+    await expect(chain.ensureRegistered({ peerId: peerIdFromPrivateKey(second).toString(), privateKey: second, gpuModel: 'cpu', vramGb: 1, stake }))
+      .rejects.toMatchObject({ name: 'WalletInUseError' })
+    expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
     expect(await chain.peerAddress('12D3KooWnobody')).toBeUndefined()
   })
 

@@ -1,6 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { id as keccakText } from 'ethers'
 import { labelId } from '../../client/labels.js'
+import { WalletInUseError } from '../../errors.js'
 import { signPeerBinding } from '../../peer-binding.js'
 import { nodeInfo } from './node-info.js'
 import { resume } from './resume.js'
@@ -14,7 +15,8 @@ const log = logger('jobmesh:chain')
  * Registers the signer's node on first start, proving its PeerId with a signature of the PeerId's key (idempotent);
  * resumes it when the registry paused it; adds stake when it has less than `input.stake`.
  *
- * @throws ChainRevertError (e.g. `PeerIdTaken`, `Banned`), PeerKeyTypeError, and the other chain errors
+ * @throws WalletInUseError (registered with another PeerId), ChainRevertError (e.g. `PeerIdTaken`, `Banned`),
+ * PeerKeyTypeError, and the other chain errors
  */
 export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 'contracts' | 'deployment' | 'read' | 'registryTx' | 'address'>,
   input: RegisterInput, options: TxOptions = {}): Promise<RegisterResult> {
@@ -28,7 +30,10 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
     log('registered %s (%s) with stake %s in block %d', input.peerId, await address(), input.stake, tx.blockNumber)
     return { registered: true, stakeAdded: input.stake, stake: input.stake, resumed: false }
   }
-  if (info.peerIdHash !== keccakText(input.peerId)) log('address %s is registered with another PeerId', await address())
+  if (info.peerIdHash !== keccakText(input.peerId)) {
+    throw new WalletInUseError(`wallet ${await address()} is registered with another PeerId than ${input.peerId}: another node (data dir) ` +
+      'uses this wallet; start that node, or give this one a wallet of its own')
+  }
   if (info.paused) {
     // paused by the registry after a verification it missed entirely (offline): back into selection
     await resume(client, options)
