@@ -1,18 +1,18 @@
 import { pollUntil } from '@jobmesh/contracts'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { answerOwnProbes, scanProbes } from '../../src/settlement/probes.js'
 import type { ProbeAnswer } from '../../src/settlement/probes.js'
 import type { ChainClient } from '@jobmesh/contracts'
-import type { TestChain } from '@jobmesh/testkit/anvil'
+import type { NodeKey, TestChain } from '@jobmesh/testkit/anvil'
 
 const STAKE = 10n ** 17n
 
 describe('probe tasks on a real chain: a live node answers its probes, a silent one misses them and is paused', () => {
   let chain: TestChain
   let chains: ChainClient[]
+  let keys: NodeKey[]
   let controller: AbortController
   let duties: Array<Promise<void>>
 
@@ -20,7 +20,7 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     // a probe for a node without a scored task for 2 s
     chain = await startChain({ accounts: 4, blockTime: 0.5, deploy: { registry: { probeInterval: 2 } } })
     chains = chain.clients.slice(1)
-    await registerNodes(chains, STAKE)
+    keys = await registerNodes(chains, STAKE)
     controller = new AbortController()
     duties = []
   })
@@ -102,7 +102,7 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     const paused = await node.nodeInfo()
     expect(paused.paused).toBe(true)
     // what `jobmesh start` does at its start: the same stake wanted again, so nothing added, only resumed
-    const key = await generateKeyPair('Ed25519')
+    const key = keys[0]
     const again = await node.ensureRegistered({ peerId: peerIdFromPrivateKey(key).toString(), privateKey: key, gpuModel: 'cpu', vramGb: 1, stake: paused.stake })
     expect(again).toEqual({ registered: false, stakeAdded: 0n, stake: paused.stake, resumed: true })
     expect((await node.nodeInfo()).paused).toBe(false)

@@ -6,6 +6,9 @@ import { DEFAULT_CHAIN_POLL_MS } from '../constants.js'
 import { workerAnvil } from './worker-anvil.js'
 import type { Anvil, ChainClient, DeployInit, Deployment } from '@jobmesh/contracts'
 
+/** A node's PeerId key (Ed25519). */
+export type NodeKey = Awaited<ReturnType<typeof generateKeyPair>>
+
 export interface TestChainInit {
   /** Funded accounts; account 0 deploys. */
   accounts: number
@@ -63,10 +66,16 @@ export async function startChain (init: TestChainInit): Promise<TestChain> {
   }
 }
 
-/** Registers each client's account as a node with a fresh Ed25519 PeerId and `stake` (default profile: cpu, 1 GB). */
-export async function registerNodes (clients: ChainClient[], stake: bigint, profile: { gpuModel: string, vramGb: number } = { gpuModel: 'cpu', vramGb: 1 }): Promise<void> {
+/**
+ * Registers each client's account as a node with a fresh Ed25519 PeerId and `stake` (default profile: cpu, 1 GB).
+ * Returns the PeerIds' keys, in the clients' order (a node that registers again must use its own).
+ */
+export async function registerNodes (clients: ChainClient[], stake: bigint, profile: { gpuModel: string, vramGb: number } = { gpuModel: 'cpu', vramGb: 1 }): Promise<NodeKey[]> {
+  const keys: NodeKey[] = []
   for (const c of clients) {
     const privateKey = await generateKeyPair('Ed25519')
     await c.ensureRegistered({ peerId: peerIdFromPrivateKey(privateKey).toString(), privateKey, ...profile, stake })
+    keys.push(privateKey)
   }
+  return keys
 }

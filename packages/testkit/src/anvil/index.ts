@@ -15,6 +15,6 @@
  */
 export { workerAnvil } from './worker-anvil.js'
 export { registerNodes, startChain } from './chain.js'
-export type { TestChain, TestChainInit } from './chain.js'
+export type { NodeKey, TestChain, TestChainInit } from './chain.js'
 export { TestWallet, testWallet } from './wallet.js'
 export { AnvilRpcError } from '../errors.js'
