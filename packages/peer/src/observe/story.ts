@@ -153,18 +153,18 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
     return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failures.reasons.join(', ') || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
   }
   if (announced == null) return { phase: 'open', waitingFor: 'an announcement: the job is on chain but no peer has seen it announced' }
+  const done = progress?.done ?? 0
+  const total = progress?.total ?? announced.macroJobs * announced.microJobsPerMacro
+  if (done >= total) return { phase: 'processed', waitingFor: 'the finalizer to submit results on chain (every MicroJob is done)' }
+  if (done === 0 && matching.matching === 0) {
+    return { phase: 'open', waitingFor: `a peer that can take it: ${matching.summary}` }
+  }
   if (chain != null && status === 'Open' && chain.activeNodes != null && chain.activeNodes < chain.k + 1) {
     const more = chain.k + 1 - chain.activeNodes
     return {
       phase: 'open',
       waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so the peers leave it alone (no work on it could be paid) until ${more} more ${plural(more, 'joins', 'join')}; if none does by the deadline the creator can refund`
     }
-  }
-  const done = progress?.done ?? 0
-  const total = progress?.total ?? announced.macroJobs * announced.microJobsPerMacro
-  if (done >= total) return { phase: 'processed', waitingFor: 'the finalizer to submit results on chain (every MicroJob is done)' }
-  if (done === 0 && matching.matching === 0) {
-    return { phase: 'open', waitingFor: `a peer that can take it: ${matching.summary}` }
   }
   const who = matching.peers === 0 ? '' : `; ${matching.matching} ${plural(matching.matching, 'peer', 'peers')} can work on it`
   if (done === 0) return { phase: 'open', waitingFor: `a peer to start it (0 of ${total} MicroJobs done${who})` }
