@@ -73,3 +73,8 @@ export const PROVE_GRACE_BLOCKS = 3
 
 /** How often a peer re-reads the registry's count of active nodes, which decides the jobs it can be paid for (ms). */
 export const DEFAULT_ACTIVE_NODES_REFRESH_MS = 10_000
+/**
+ * A count of active nodes too small for a job is read again at once when it is older than this (ms): nodes that
+ * registered since (a devnet's, a network's first minutes) are seen within a choice or two, not a refresh later.
+ */
+export const ACTIVE_NODES_RECHECK_MS = 1_000

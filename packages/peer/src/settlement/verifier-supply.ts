@@ -1,6 +1,6 @@
 import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { DEFAULT_ACTIVE_NODES_REFRESH_MS } from './constants.js'
+import { ACTIVE_NODES_RECHECK_MS, DEFAULT_ACTIVE_NODES_REFRESH_MS } from './constants.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
@@ -12,7 +12,7 @@ export interface VerifierSupplyComponents {
 export interface VerifierSupplyInit {
   /** How often the count of active nodes is read again (ms). Default {@link DEFAULT_ACTIVE_NODES_REFRESH_MS}. */
   refreshMs?: number
-  /** Called once per job that is left alone for want of nodes to verify it. */
+  /** Called once per job that is left alone for want of nodes to verify it (on a fresh count, not a stale one). */
   onWaiting?(job: { jobId: string, verifiers: number }, activeNodes: number): void
 }
 
@@ -35,10 +35,22 @@ export function verifierSupply (components: VerifierSupplyComponents, init: Veri
   const controller = new AbortController()
   const told = new Set<string>()
   let active: number | undefined
+  let readAt = 0
+  let reading: Promise<unknown> | undefined
 
   const refresh = async (options: { signal?: AbortSignal } = {}): Promise<number> => {
-    active = await components.chain.activeNodes(options)
-    return active
+    const count = await components.chain.activeNodes(options)
+    active = count
+    readAt = Date.now()
+    return count
+  }
+
+  /** Reads the count again in the background, once at a time. */
+  const recheck = (): void => {
+    if (reading != null || controller.signal.aborted) return
+    reading = refresh({ signal: controller.signal })
+      .catch((err: Error) => { log('reading the active nodes failed: %e', err) })
+      .finally(() => { reading = undefined })
   }
 
   const loop = async (): Promise<void> => {
@@ -52,6 +64,11 @@ export function verifierSupply (components: VerifierSupplyComponents, init: Veri
   return {
     canVerify (job) {
       if (active === undefined || job.verifiers + 1 <= active) return true
+      // too few at the last read: nodes may have joined since; the job waits for a fresh count
+      if (Date.now() - readAt >= ACTIVE_NODES_RECHECK_MS) {
+        recheck()
+        return false
+      }
       if (!told.has(job.jobId)) {
         told.add(job.jobId)
         init.onWaiting?.(job, active)
