@@ -43,7 +43,11 @@ function printJob (io: CliIo, j: EscrowJob): void {
 }
 
 /** What `results` could not check yet, for a job the escrow has not released: the outputs are not confirmed. */
-function unconfirmedNote (jobId: string, status: EscrowJob['status']): string | undefined {
+function unconfirmedNote (jobId: string, { status, deadline }: Pick<EscrowJob, 'status' | 'deadline'>, nowSeconds: number): string | undefined {
+  if (status === 'Open' && nowSeconds > deadline) {
+    return `note: these outputs are not submitted on chain and no release can come: the deadline of job ${jobId} has passed ` +
+      `(jobmesh-dapp refund ${jobId} returns the fee)`
+  }
   if (status === 'Submitted') {
     return 'note: the verifiers have not confirmed these outputs yet: each matches its hash and the root the submitter put on chain, ' +
       `but the escrow has not released job ${jobId} (jobmesh-dapp wait ${jobId} waits for it)`
@@ -112,12 +116,13 @@ export function jobCommands (root: Command, io: CliIo): void {
           timeoutMs: (flags.timeout ?? 300) * 1000,
           ...(flags.fetchTimeout === undefined ? {} : { fetchTimeoutMs: flags.fetchTimeout * 1000 })
         })
-        const { status } = await client.status(jobId)
+        const job = await client.status(jobId)
+        const status = job.status
         if (flags.json === true) {
           io.out(JSON.stringify({ jobId, status, out, outputs: outputs.map(o => ({ macroIndex: o.macroIndex, index: o.index, cid: o.cid, outputHash: o.outputHash, signer: o.signer, size: o.bytes.byteLength })) }))
         } else {
           io.out(`${outputs.length} outputs verified and written to ${out}`)
-          const note = unconfirmedNote(jobId, status)
+          const note = unconfirmedNote(jobId, job, Math.floor(Date.now() / 1000))
           if (note !== undefined) io.err(note)
         }
       })

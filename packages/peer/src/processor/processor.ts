@@ -8,6 +8,7 @@ import { INDEX_DOC } from '../crdt/index.js'
 import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement } from '../jobs/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS } from './constants.js'
+import { pastCutoff } from './deadline.js'
 import { giveUp, jobComplete } from './job-end.js'
 import { openJobContext } from './job-context.js'
 import { healthyFirst, itemFailed } from './poison.js'
@@ -282,7 +283,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
     while (!signal.aborted) {
       const candidates = [...this.jobs.values()]
-        .filter(j => !this.completed.has(j.jobId) && this.init.deferJob?.(j) !== true)
+        .filter(j => !this.completed.has(j.jobId) && !pastCutoff(j) && this.init.deferJob?.(j) !== true)
         .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
       let choice: (typeof candidates)[number] | undefined
       for (const group of healthyFirst(candidates, this.failedAt)) {

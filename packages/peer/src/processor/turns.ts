@@ -3,6 +3,7 @@ import { logger } from '@libp2p/logger'
 import { countStates, macroTopic, microKey } from '../coord/index.js'
 import { bytesToHex, hexToBytes } from '../jobs/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS } from './constants.js'
+import { pastCutoff } from './deadline.js'
 import { runTimeoutMs } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
 import { workTag } from '../protocol/index.js'
@@ -132,6 +133,13 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
   // the results of the MicroJobs after the ask go with the lock after that, or at the end)
   let ahead: Turn | undefined
   while (!signal.aborted && !ctx.finalized) {
+    if (pastCutoff(ctx.job)) {
+      // too near the deadline: what is finished is written, nothing more is taken (deadline.ts)
+      log('%s stops work on %s: its deadline is near', host.self.slice(-6), ctx.job.jobId)
+      ctx.batch.flush()
+      for (const r of ctx.rooms.values()) host.leaveRoom(ctx, r)
+      return
+    }
     let turn = ahead
     ahead = undefined
     if (turn == null) {

@@ -91,6 +91,32 @@ function harness () {
 describe('runTurns (the processor\'s turn loop)', () => {
   afterEach(() => { vi.useRealTimers() })
 
+  it('takes no turn of a job near its deadline, and stops taking turns when the deadline comes near during the work', async () => {
+    const near = harness()
+    const spec = near.ctx.job.spec as { deadline: number }
+    // a minute and a half before the deadline: work goes on (the margin is a minute)
+    spec.deadline = Date.now() + 90_000
+    const h = harness()
+    ;(h.ctx.job.spec as { deadline: number }).deadline = Date.now() + 90_000
+    const done = runTurns(h.host, h.ctx, new AbortController().signal)
+    await h.settle()
+    expect(h.events).toEqual(['next'])
+    h.turns[0].resolve([item(0)])
+    await h.settle()
+    // the next turn was asked for before MicroJob 0 (the last) started; the deadline comes near while it runs: its result
+    // is written, and the loop ends without waiting for that turn or asking another
+    expect(h.events).toEqual(['next', 'next', 'start 0'])
+    ;(h.ctx.job.spec as { deadline: number }).deadline = Date.now() + 30_000
+    h.running.get(0)?.resolve()
+    await done
+    expect(h.events).toEqual(['next', 'next', 'start 0', 'end 0'])
+    expect(h.transactions).toEqual([['result 0']])
+    // a job already within the margin: not one turn
+    spec.deadline = Date.now() + 30_000
+    await runTurns(near.host, near.ctx, new AbortController().signal)
+    expect(near.events).toEqual([])
+  })
+
   it('asks for the next turn while the last MicroJob of this one runs, and writes this turn\'s results with the next lock', async () => {
     const h = harness()
     const done = runTurns(h.host, h.ctx, new AbortController().signal)
