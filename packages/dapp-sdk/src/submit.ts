@@ -7,7 +7,7 @@ import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
-import { EscrowMismatchError } from './errors.js'
+import { EscrowMismatchError, InvalidJobError } from './errors.js'
 import { DEFAULT_INPUT_RETRY_INTERVAL_MS } from './constants.js'
 import { buildSpec, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
@@ -91,6 +91,10 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     }
   }
   signal?.throwIfAborted()
+  // an untyped caller (JavaScript) may pass anything
+  if (typeof input !== 'object' || input === null) {
+    throw new InvalidJobError([{ path: '', message: 'a job is an object: { code, data, blockSize, slicing, price, ... }' }])
+  }
   const creator = ctx.chain.address
   const dataSize = await localSize(input.data, 'data')
   await localSize(input.code, 'code')

@@ -196,4 +196,25 @@ describe('jobmesh-dapp', () => {
     expect(await env.provider.getBalance(address)).toBe(balance)
     expect(await env.provider.getTransactionCount(address)).toBe(0)
   })
+
+  it('refuses an --out it cannot write before paying (submit) or downloading (results), exit 2', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json'), file: join(env.dir, 'a-file') }
+    await writeFile(files.code, code)
+    await writeFile(files.data, data)
+    await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
+    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    await writeFile(files.file, 'not a folder\n')
+    const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
+    const io = capture()
+    expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--out', files.file, ...connect], io)).toBe(2)
+    expect(io.stderr).toEqual([`InvalidConfigError: --out ${files.file}: it is a file, not a directory`])
+    expect(await env.provider.getTransactionCount(env.anvil.accounts[2].address)).toBe(0)
+    const io2 = capture()
+    const below = join(files.file, 'out')
+    expect(await run(['results', '0x' + '1'.repeat(64), '--out', below, ...connect], io2)).toBe(2)
+    expect(io2.stderr).toEqual([`InvalidConfigError: --out ${below}: a folder on its path is a file`])
+  })
 })

@@ -155,6 +155,9 @@ describe('submit', () => {
       expect(err.name, `without ${keys.join(', ')}: ${err.message}`).toBe('InvalidJobError')
       expect(err.issues?.map(i => i.path.split('.')[0]).filter(p => (paths as readonly string[]).includes(p)).sort(), keys.join(', ')).toEqual([...new Set(paths)])
     }
+    for (const input of [null, undefined, 'a job']) {
+      expect((await env.client.submit(input as never).catch((e: unknown) => e as Error)).name).toBe('InvalidJobError')
+    }
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 

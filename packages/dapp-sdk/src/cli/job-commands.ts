@@ -1,11 +1,10 @@
-import { resolve } from 'node:path'
 import { Option } from 'commander'
 import { formatEther } from 'ethers'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
-import { jobIdArg, positiveInt, secondsToMs } from './options.js'
+import { jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.js'
 import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
@@ -109,8 +108,9 @@ export function jobCommands (root: Command, io: CliIo): void {
     .option('--timeout <s>', 'give up after this many seconds (default 300)', positiveInt)
     .option('--fetch-timeout <s>', 'give up on one output nobody serves after this many seconds (default 60)', positiveInt))
     .action(async (jobId: string, flags: ConnectFlags & { out: string, timeout?: number, fetchTimeout?: number }) => {
+      // a folder that cannot be written is found before anything is downloaded
+      const out = await prepareOutputDir(flags.out)
       await withClient(flags, io, async (client) => {
-        const out = resolve(flags.out)
         const outputs = await writeResults(client, jobId, out, io, {
           quiet: flags.json === true,
           timeoutMs: (flags.timeout ?? 300) * 1000,

@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { access, mkdir, readFile, stat } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
@@ -88,4 +90,37 @@ export async function readDeployment (path: string): Promise<DeploymentRef> {
     ...(typeof d.chainId === 'number' ? { chainId: d.chainId } : {}),
     ...(typeof d.blockNumber === 'number' ? { blockNumber: d.blockNumber } : {})
   }
+}
+
+/** Why a folder could not be made, from the error's code. */
+function mkdirProblem (err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'EEXIST': return 'it is a file, not a directory'
+    case 'ENOTDIR': return 'a folder on its path is a file'
+    case 'EACCES': case 'EPERM': case 'EROFS': return 'no permission to make it'
+    case 'ENAMETOOLONG': return 'its name is too long'
+    default: return err.message
+  }
+}
+
+/**
+ * The folder outputs are written to, made (`mkdir -p`) and checked to be writable by this process before anything is
+ * paid or downloaded: a bad `--out` found after a paid job would leave its outputs unwritten.
+ *
+ * @throws InvalidConfigError (exit 2)
+ */
+export async function prepareOutputDir (path: string, flag = '--out'): Promise<string> {
+  const dir = resolve(path)
+  try {
+    await mkdir(dir, { recursive: true })
+  } catch (err) {
+    throw new InvalidConfigError(`${flag} ${path}: ${mkdirProblem(err as NodeJS.ErrnoException)}`, { cause: err })
+  }
+  if (!(await stat(dir)).isDirectory()) throw new InvalidConfigError(`${flag} ${path}: it is a file, not a directory`)
+  try {
+    await access(dir, constants.W_OK)
+  } catch (err) {
+    throw new InvalidConfigError(`${flag} ${path}: this process may not write there`, { cause: err })
+  }
+  return dir
 }

@@ -6,7 +6,7 @@ import { clientFrom, withConnectFlags } from './client-options.js'
 import { followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
-import { ether, nonNegativeInt, positiveInt } from './options.js'
+import { ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
 import { plural, weiPerSecond } from './text.js'
 import type { ConnectFlags } from './client-options.js'
 import type { SubmitState } from './interrupt.js'
@@ -152,8 +152,10 @@ export function submitCommand (root: Command, io: CliIo): void {
       const controller = new AbortController()
       const off = onSubmitInterrupt(io, state, () => { controller.abort() })
       try {
-        // code that is not a jobmesh WebAssembly module fails here, before the client connects
+        // code that is not a jobmesh WebAssembly module, and an --out that cannot be written, fail here, before the
+        // client connects (not once the job is paid for)
         await checkCode(flags.code)
+        if (flags.detach !== true) await prepareOutputDir(flags.out ?? process.cwd(), flags.out === undefined ? 'the current directory' : '--out')
         await submitAndFollow(flags, io, state, controller.signal)
       } catch (err) {
         // the aborted steps fail; the interrupt handler prints the line that matters and exits
