@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { createSettlement, datastoreJournal, ensureSeedCommitted, verifierSupply } from './settlement/index.js'
+import { createSettlement, datastoreJournal, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { peerStatus } from './peer-status.js'
 import { metricsFor, startObservability } from './peer-observe.js'
@@ -172,6 +172,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       supply.start()
       stack.push(async () => { supply.stop() })
     }
+    // on a chain, only a job the escrow holds open, funded, with the announced spec is worked on
+    const funded = chain == null ? undefined : fundedJobs({ chain: chain.client })
+    if (funded != null) stack.push(async () => { funded.stop() })
     let processor: Processor | undefined
     if (init.process !== false) {
       processor = createProcessor({ ...node, docs }, {
@@ -182,7 +185,8 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           await pinJobContent(store, job, options)
           holdings.acquired(job)
         },
-        deferJob: job => holdings.defer(job) || supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false,
+        deferJob: job => holdings.defer(job) || supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false ||
+          funded?.isOpen(job) === false,
         onJobComplete: chain?.settlement == null
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },

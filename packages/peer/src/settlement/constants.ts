@@ -78,3 +78,6 @@ export const DEFAULT_ACTIVE_NODES_REFRESH_MS = 10_000
  * registered since (a devnet's, a network's first minutes) are seen within a choice or two, not a refresh later.
  */
 export const ACTIVE_NODES_RECHECK_MS = 1_000
+
+/** How often a job's escrow status, which decides whether a peer works on it, is read again (ms). */
+export const DEFAULT_JOB_STATUS_RECHECK_MS = 5_000

@@ -16,6 +16,8 @@
  */
 export { createSettlement } from './service.js'
 export { verifierSupply } from './verifier-supply.js'
+export { fundedJobs } from './funded-jobs.js'
+export type { FundedJobs, FundedJobsComponents, FundedJobsInit } from './funded-jobs.js'
 export type { VerifierSupply, VerifierSupplyComponents, VerifierSupplyInit } from './verifier-supply.js'
 export { datastoreJournal } from './journal.js'
 export type { DutyJournal } from './journal.js'
