@@ -111,4 +111,12 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     }
     expect(await registered()).toBe(false)
   }, 60_000)
+
+  it('claim with a wallet that is no node (the DApp\'s key, say) says so, besides that nothing is to claim', async () => {
+    const out = await execute(process.execPath, [CLI_BIN, 'claim', '--rpc', anvil.rpcUrl, '--deployment', deploymentFile, '--key-file', keyFile],
+      { timeout: 30_000 }).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
+    expect(out.code, out.stderr).toBe(0)
+    expect(out.stdout).toContain(`nothing to claim for ${anvil.accounts[1].address} (recorded share 0.00, 0.00 now); it is not a registered node`)
+    expect(await registered()).toBe(false)
+  }, 60_000)
 })

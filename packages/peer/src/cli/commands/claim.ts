@@ -34,7 +34,9 @@ export function claimCommand (program: Command): void {
         const say = (line: string): void => { if (opts.json !== true) process.stdout.write(`${line}\n`) }
         let claim: { amountWei: bigint, hash: string } | undefined
         if (before.earnedWei === 0n) {
-          say(`nothing to claim for ${address} (recorded share ${before.share.toFixed(2)}, ${before.shareNow.toFixed(2)} now)`)
+          // a wallet that is no node (e.g. the DApp's key) earns no share: say that, not only "nothing"
+          const node = (await chain.nodeInfo(address)).registered ? '' : '; it is not a registered node: a node\'s wallet is the one its `jobmesh start` used'
+          say(`nothing to claim for ${address} (recorded share ${before.share.toFixed(2)}, ${before.shareNow.toFixed(2)} now)${node}`)
           if (before.shareNow !== before.share) {
             await chain.pokeIncentive(address)
             say(`recorded share ${before.shareNow.toFixed(2)}: it earns from now on`)
