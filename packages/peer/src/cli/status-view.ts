@@ -64,7 +64,7 @@ export function formatStatus (s: PeerStatus): string {
       s.jobs.map(j => [short(j.jobId, 10), j.microJobs, j.value.toPrecision(4), j.state])).trimEnd())
   }
   out.push('')
-  out.push(`own work: ${s.work.microJobsDone} MicroJobs done, ${s.work.microJobsFailed} failed, ` +
+  out.push(`own work since this start: ${s.work.microJobsDone} MicroJobs done, ${s.work.microJobsFailed} failed, ` +
     `${s.work.ownerships} queue ownerships` + (s.work.currentJob != null ? `, working on ${short(s.work.currentJob, 10)}` : ''))
   return out.join('\n') + '\n'
 }
