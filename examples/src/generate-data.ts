@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_MANDELBROT_IMAGE, MANDELBROT_BLOCK_SIZE, encodeMandelbrotData } from './mandelbrot-data.js'
+import { gradientPalette } from './mandelbrot-palette.js'
 import { DEFAULT_TEXT_BLOCK_SIZE, DEFAULT_TEXT_BYTES, generateText } from './wordcount-data.js'
 
 export interface ExampleDataInit {
@@ -41,10 +42,14 @@ export async function writeExampleData (dir: string, init: ExampleDataInit = {})
   return files.map(f => ({ path: f.path, blockSize: f.blockSize, blockCount: f.bytes.length / f.blockSize }))
 }
 
-// node examples/dist/generate-data.js [dir]
+// node examples/dist/generate-data.js [dir]: the data of both examples and the palette model of mandelbrot-palette.wasm
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const files = await writeExampleData(process.argv[2] ?? 'data')
+  const dir = process.argv[2] ?? 'data'
+  const files = await writeExampleData(dir)
   for (const f of files) {
     process.stdout.write(`${f.path}: ${f.blockCount} blocks of ${f.blockSize} bytes\n`)
   }
+  const palette = join(dir, 'palette.bin')
+  await writeFile(palette, gradientPalette())
+  process.stdout.write(`${palette}: a palette model (256 RGB colours) for mandelbrot-palette.wasm (--model)\n`)
 }
