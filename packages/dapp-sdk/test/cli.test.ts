@@ -216,5 +216,9 @@ describe('jobmesh-dapp', () => {
     const below = join(files.file, 'out')
     expect(await run(['results', '0x' + '1'.repeat(64), '--out', below, ...connect], io2)).toBe(2)
     expect(io2.stderr).toEqual([`InvalidConfigError: --out ${below}: a folder on its path is a file`])
+    // with --json the failure is one JSON document on stdout too
+    const io3 = capture()
+    expect(await run(['results', '0x' + '1'.repeat(64), '--out', below, '--json', ...connect], io3)).toBe(2)
+    expect(io3.stdout.map(l => JSON.parse(l) as unknown)).toEqual([{ error: { name: 'InvalidConfigError', message: `--out ${below}: a folder on its path is a file` } }])
   })
 })

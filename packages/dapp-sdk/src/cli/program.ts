@@ -44,6 +44,8 @@ export async function run (argv: string[], io: CliIo = processIo): Promise<numbe
     } else {
       io.err(`${e.name}: ${e.message}`)
     }
+    // with --json a script reads one document on stdout, a failure too
+    if (argv.includes('--json')) io.out(JSON.stringify({ error: { name: e.name, message: e.message, ...(e.issues === undefined ? {} : { issues: e.issues }) } }))
     return USAGE_ERRORS.has(e.name) ? EXIT_USAGE : EXIT_FAILED
   }
 }
