@@ -185,8 +185,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           await pinJobContent(store, job, options)
           holdings.acquired(job)
         },
-        deferJob: job => holdings.defer(job) || supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false ||
-          funded?.isOpen(job) === false,
+        // funded first: an announcement nobody paid for is not worth a word about verifiers
+        deferJob: job => holdings.defer(job) || funded?.isOpen(job) === false ||
+          supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false,
         onJobComplete: chain?.settlement == null
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },

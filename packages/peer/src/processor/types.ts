@@ -43,7 +43,7 @@ export interface ProcessorInit {
    * holders may take it; a job with more verifiers than the network can draw). Asked again at every choice; default:
    * none.
    */
-  deferJob?(job: { jobId: string, specCid: string, modelId?: string, spec: { verifiers: number } }): boolean
+  deferJob?(job: { jobId: string, modelId?: string, spec: JobSpec }): boolean
   leases?: LeasesInit
   heartbeatMs?: number
   ownerTimeoutMs?: number

@@ -1,5 +1,9 @@
+import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
+import { encodeJobSpec } from '../protocol/index.js'
+import { rawOutputCid } from '../storage/index.js'
 import { DEFAULT_JOB_STATUS_RECHECK_MS } from './constants.js'
+import type { JobSpec } from '../protocol/index.js'
 import type { ChainClient, JobStatusName } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
@@ -13,6 +17,9 @@ export interface FundedJobsInit {
   recheckMs?: number
 }
 
+/** What a read found: the escrow's status, `forged` (the announced spec is not the one the job was created with). */
+export type FundedStatus = JobStatusName | 'forged' | 'unreadable'
+
 /**
  * Whether the escrow holds a job open, funded, with the announced spec: only such a job can pay for work. An
  * announcement is only a signed record, so without this check anybody could have the peers compute for free (a job
@@ -20,51 +27,67 @@ export interface FundedJobsInit {
  */
 export interface FundedJobs {
   /**
-   * True when the last read found the job Open with this spec (`JobCreated`'s specCid). False until a first read
-   * (asked here, in the background), for a job the escrow does not hold open, and while the chain cannot be read.
+   * True when the last read found the job Open, created (`JobCreated`) with the CID of the announced spec's bytes.
+   * False until a first read (asked here, in the background), for a job the escrow does not hold open, and while
+   * the chain cannot be read.
    */
-  isOpen(job: { jobId: string, specCid: string }): boolean
-  /** Reads the job's status now (what `isOpen` then answers): `forged` for a spec the escrow did not create it with. */
-  check(job: { jobId: string, specCid: string }): Promise<JobStatusName | 'forged' | 'unreadable'>
+  isOpen(job: { jobId: string, spec: JobSpec }): boolean
+  /** Reads the job's status now (what `isOpen` then answers). */
+  check(job: { jobId: string, spec: JobSpec }): Promise<FundedStatus>
   stop(): void
 }
 
-interface Known { status: JobStatusName | 'forged' | 'unreadable', at: number }
+interface Known { status: FundedStatus, at: number }
+
+/** The CID the spec's canonical bytes get as one raw block (how the SDK stores it), kept per spec object. */
+const specCids = new WeakMap<JobSpec, string>()
+function specCidOf (spec: JobSpec): string {
+  let cid = specCids.get(spec)
+  if (cid === undefined) {
+    cid = rawOutputCid(createHash('sha256').update(encodeJobSpec(spec)).digest('hex'))
+    specCids.set(spec, cid)
+  }
+  return cid
+}
 
 /** Settled for good: no read changes these. */
-const FINAL = new Set<Known['status']>(['Released', 'Refunded', 'forged'])
+const FINAL = new Set<FundedStatus>(['Released', 'Refunded', 'forged'])
 
 export function fundedJobs (components: FundedJobsComponents, init: FundedJobsInit = {}): FundedJobs {
   const recheckMs = init.recheckMs ?? DEFAULT_JOB_STATUS_RECHECK_MS
   const controller = new AbortController()
   const known = new Map<string, Known>()
   const reading = new Set<string>()
-  /** specCid of each job from its `JobCreated`, read once (null: the escrow never created it). */
-  const created = new Map<string, string | null>()
+  /** The spec CID of each job from its `JobCreated`, read once (it never changes). */
+  const created = new Map<string, string>()
 
-  const read = async (jobId: string, specCid: string): Promise<Known['status']> => {
+  /** The status first (one call); `JobCreated` (a log scan) once, only for a job the escrow holds open. */
+  const read = async (jobId: string, specCid: string): Promise<FundedStatus> => {
     const options = { signal: controller.signal }
-    if (!created.has(jobId)) created.set(jobId, (await components.chain.jobCreated(jobId, options))?.specCid ?? null)
-    const onChain = created.get(jobId)
-    if (onChain == null) {
-      created.delete(jobId) // not created yet, or not at all: asked again at the next recheck
-      return 'None'
+    const status = await components.chain.jobStatus(jobId, options)
+    if (status !== 'Open') return status
+    let onChain = created.get(jobId)
+    if (onChain === undefined) {
+      onChain = (await components.chain.jobCreated(jobId, options))?.specCid
+      if (onChain === undefined) return 'unreadable'
+      created.set(jobId, onChain)
     }
-    if (onChain !== specCid) return 'forged'
-    return await components.chain.jobStatus(jobId, options)
+    return specCid === onChain ? status : 'forged'
   }
 
-  const check = async (jobId: string, specCid: string): Promise<Known['status']> => {
+  /** Keyed by job and spec: a forged announcement of a job id does not stand in the way of the real one. */
+  const check = async (jobId: string, specCid: string): Promise<FundedStatus> => {
+    const key = `${jobId}/${specCid}`
     const status = await read(jobId, specCid).catch((err: Error) => {
       log('reading the escrow status of %s failed: %e', jobId, err)
       return 'unreadable' as const
     })
-    if (status === 'forged') log('job %s is announced with spec %s, not the one the escrow created it with', jobId, specCid)
-    known.set(`${jobId}/${specCid}`, { status, at: Date.now() })
+    if (status === 'forged') log('job %s is announced with a spec it was not created with', jobId)
+    known.set(key, { status, at: Date.now() })
     return status
   }
 
-  /** Reads again in the background, once at a time per job and spec. */
+  /** Reads again in the background, once at a time per job. */
   const refresh = (jobId: string, specCid: string): void => {
     const key = `${jobId}/${specCid}`
     if (reading.has(key) || controller.signal.aborted) return
@@ -73,13 +96,14 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   }
 
   return {
-    isOpen ({ jobId, specCid }) {
+    isOpen ({ jobId, spec }) {
       const id = jobId.toLowerCase()
+      const specCid = specCidOf(spec)
       const k = known.get(`${id}/${specCid}`)
       if (k === undefined || (!FINAL.has(k.status) && Date.now() - k.at >= recheckMs)) refresh(id, specCid)
       return k?.status === 'Open'
     },
-    async check ({ jobId, specCid }) { return await check(jobId.toLowerCase(), specCid) },
+    async check ({ jobId, spec }) { return await check(jobId.toLowerCase(), specCidOf(spec)) },
     stop () { controller.abort() }
   }
 }

@@ -1,9 +1,10 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { testJob, waitFor } from '@jobmesh/testkit'
+import { waitFor } from '@jobmesh/testkit'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPeer } from '../../src/peer.js'
 import { verifierSupply } from '../../src/settlement/index.js'
+import { fundJob } from './funded-job.js'
 import type { Peer } from '../../src/peer.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -35,7 +36,7 @@ describe('verifierSupply', () => {
     expect(waiting).toEqual([['0x01', 0], ['0x02', 3]])
   })
 
-  it('a peer alone on the registry leaves a job with 3 verifiers alone and says why', async () => {
+  it('a peer alone on the registry leaves a funded job with 3 verifiers alone and says why', async () => {
     chain = await startChain({ accounts: 3 })
     peer = await createPeer({
       listen: ['/ip4/127.0.0.1/tcp/0'],
@@ -45,7 +46,8 @@ describe('verifierSupply', () => {
     })
     const started: string[] = []
     peer.processor?.addEventListener('microjob:start', (evt) => { started.push(evt.detail.jobId) })
-    const job = testJob(1, 2)
+    // funded and open on chain, with the announced spec: only the count of nodes holds it back
+    const job = await fundJob(chain.clients[0], { verifiers: 3 })
     await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
     const told = await waitFor(() => peer?.events.recent().find(e => e.kind === 'job:waiting'), { what: 'the job:waiting event', timeoutMs: 10_000 })
     expect(told.jobId).toBe(job.jobId)
