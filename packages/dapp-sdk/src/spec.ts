@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { parseJobSpec, slicingMismatch } from '@jobmesh/peer/protocol'
+import { DEADLINE_MARGIN_MS, parseJobSpec, slicingMismatch } from '@jobmesh/peer/protocol'
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
 import { verificationIssue } from './verification.js'
@@ -94,6 +94,10 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   if (input.data == null) issues.push({ path: 'data', message: 'data is required: bytes, a file, or an ipfs:// or https:// URI' })
   const deadline = input.deadline instanceof Date ? input.deadline.getTime() : (input.deadline ?? now + DEFAULT_DEADLINE_MS)
   if (Number.isFinite(deadline) && deadline <= now) issues.push({ path: 'deadline', message: 'deadline is in the past' })
+  else if (Number.isFinite(deadline) && deadline <= now + DEADLINE_MARGIN_MS) {
+    // a job the peers would never take (they stop this long before the deadline): funded, and locked until then
+    issues.push({ path: 'deadline', message: `deadline is less than ${DEADLINE_MARGIN_MS / 60_000} minutes away: the peers stop working on a job ${DEADLINE_MARGIN_MS / 60_000} minutes before its deadline, so that its results are submitted and verified in time` })
+  }
   let blockCount = input.blockCount
   const bs = input.blockSize
   const validBs = Number.isSafeInteger(bs) && bs > 0

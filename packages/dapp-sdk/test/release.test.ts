@@ -114,7 +114,7 @@ describe('waitForRelease and refund', () => {
   it('refunds after the deadline, not before', async () => {
     const env = await setup()
     const job = await env.client.submit({
-      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadline: Date.now() + 60_000
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadline: Date.now() + 600_000
     })
     const early = await env.client.refund(job.jobId).catch((e: unknown) => e as Error & { errorName: string })
     expect(early.name).toBe('ChainRevertError')

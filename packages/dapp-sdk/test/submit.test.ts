@@ -158,6 +158,10 @@ describe('submit', () => {
     for (const input of [null, undefined, 'a job']) {
       expect((await env.client.submit(input as never).catch((e: unknown) => e as Error)).name).toBe('InvalidJobError')
     }
+    // a deadline the peers would never work before (they stop 3 minutes ahead of it): refused, not funded
+    const soon = await env.client.submit({ ...whole, deadline: Date.now() + 60_000 }).catch((e: unknown) => e as Error & { issues: Array<{ path: string, message: string }> })
+    expect(soon.name).toBe('InvalidJobError')
+    expect(soon.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is less than 3 minutes away: the peers stop working on a job 3 minutes before its deadline/) }])
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 

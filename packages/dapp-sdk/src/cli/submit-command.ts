@@ -140,7 +140,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .requiredOption('--block-size <bytes>', 'bytes per data block', positiveInt)
     .requiredOption('--price <eth>', 'fee paid into the escrow, in ether', ether)
     .option('--verifiers <k>', `verifiers who re-run a sample, at least 2 (default ${DEFAULT_VERIFIERS})`, positiveInt)
-    .option('--deadline-minutes <min>', 'minutes until the job may be refunded (default 1440)', positiveInt)
+    .option('--deadline-minutes <min>', 'minutes until the job may be refunded, more than 3 (the peers stop 3 minutes before it; default 1440)', positiveInt)
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')
     .option('--model <file|ipfs://cid>', 'a model the job\'s code reads (weights, a palette, a data set): uploaded, named in the job; peers holding it run the job first, and the code gets it before its data')

@@ -71,10 +71,3 @@ export const DEFAULT_START_WAIT_MS = 2_000
 
 /** How often a peer waiting on the start order looks again (ms); a room announcement wakes it sooner. */
 export const DEFAULT_START_POLL_MS = 50
-
-/**
- * How long before a job's deadline a peer stops working on it (ms): the finalizer still has to submit its results
- * and the verifiers to be drawn (a few blocks) before the deadline, after which the creator could refund the job
- * with its outputs in hand.
- */
-export const DEFAULT_DEADLINE_MARGIN_MS = 60_000

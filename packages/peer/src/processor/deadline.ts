@@ -1,10 +1,10 @@
-import { DEFAULT_DEADLINE_MARGIN_MS } from './constants.js'
+import { DEADLINE_MARGIN_MS } from '../protocol/index.js'
 
 /**
  * Whether a job is too near its deadline to be worked on: its results must be submitted and its verifiers drawn
  * before the deadline, else its creator refunds it with the outputs in hand and nobody is paid. A peer chooses no
  * such job and stops taking turns of one it works on (`spec.deadline`: unix ms, against this machine's clock).
  */
-export function pastCutoff (job: { spec: { deadline: number } }, now: number = Date.now(), marginMs: number = DEFAULT_DEADLINE_MARGIN_MS): boolean {
+export function pastCutoff (job: { spec: { deadline: number } }, now: number = Date.now(), marginMs: number = DEADLINE_MARGIN_MS): boolean {
   return now >= job.spec.deadline - marginMs
 }

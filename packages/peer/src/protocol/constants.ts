@@ -27,6 +27,13 @@ export const DRAW_BOUNTY_BPS = 500
  */
 export const MAX_MICROJOB_INPUT_BYTES = 256 * 1024 * 1024
 
+/**
+ * How long before a job's deadline the peers stop working on it (ms): its finalizer still has to have the outputs
+ * replicated (up to 2 min), submit the results and have the verifiers drawn (a few blocks) before the deadline, after
+ * which the creator could refund the job with its outputs in hand. The SDK refuses a deadline closer than this.
+ */
+export const DEADLINE_MARGIN_MS = 180_000
+
 /** URI schemes a JobSpec may use for `codeUri` and `dataUri`. */
 export const ALLOWED_URI_SCHEMES = ['ipfs:', 'https:', 'file:'] as const
 
