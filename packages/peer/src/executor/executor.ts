@@ -1,3 +1,4 @@
+import { raceSignal } from 'race-signal'
 import { availableParallelism } from 'node:os'
 import { logger } from '@libp2p/logger'
 import {
@@ -67,19 +68,8 @@ export interface WasmExecutor {
   stop(): Promise<void>
 }
 
-async function raceSignal<T> (promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (signal == null) {
-    return promise
-  }
-  if (signal.aborted) {
-    throw new AbortError('Run aborted')
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => { reject(new AbortError('Run aborted')) }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort) })
-  })
-}
+/** A run's abort: the executor's own error, not the signal's reason. */
+const ABORTED = { translateError: (): Error => new AbortError('Run aborted') }
 
 /**
  * Creates a WebAssembly executor: a pool of `worker_threads` workers that run job modules with a wall-clock
@@ -107,7 +97,7 @@ export function createWasmExecutor (init: WasmExecutorInit = {}): WasmExecutor {
     if (input.length > maxInputBytes) {
       throw new InputTooLargeError(`Input of ${input.length} bytes, limit ${maxInputBytes}`)
     }
-    const prepared = await raceSignal(cache.get(code), options.signal)
+    const prepared = await raceSignal(cache.get(code), options.signal, ABORTED)
     return pool.run({ module: prepared.module, input, timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal, digest })
   }
 
@@ -124,7 +114,7 @@ export function createWasmExecutor (init: WasmExecutorInit = {}): WasmExecutor {
       if (stopped) {
         throw new ExecutorStoppedError('Executor is stopped')
       }
-      const prepared = await raceSignal(cache.get(code), options.signal)
+      const prepared = await raceSignal(cache.get(code), options.signal, ABORTED)
       return prepared.hash
     },
     async stop () {

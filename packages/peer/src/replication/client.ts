@@ -133,7 +133,8 @@ function askingState (components: ReplicationClientComponents, request: Replicat
         log('%p holds %s of %s', peer, request.kind, request.jobId)
       }, (err: Error) => {
         log('%p: %s of %s not held: %s', peer, request.kind, request.jobId, err.message)
-        if (err.name === 'ReplicaRefusedError' && !enough()) options.onFailed?.(id, err.message)
+        // an answer decoded as the call returned is not reported after it (signal: the call's, aborted at its end)
+        if (err.name === 'ReplicaRefusedError' && !enough() && !signal.aborted) options.onFailed?.(id, err.message)
       }).finally(() => {
         unanswered.delete(id)
         answered.abort()

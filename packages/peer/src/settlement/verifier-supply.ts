@@ -22,7 +22,10 @@ export interface VerifierSupplyInit {
  * be verified nor paid, and at the deadline the creator would get the whole fee back with the outputs in hand.
  */
 export interface VerifierSupply {
-  /** Whether k + 1 nodes were active at the last read (true before the first read and while the chain is away). */
+  /**
+   * Whether k + 1 nodes were active at the last read: true before the first read; a count too small is read again
+   * once it is a second old (the answer stays false until a read says otherwise, also while the chain is away).
+   */
   canVerify(job: { jobId: string, verifiers: number }): boolean
   /** Reads the count of active nodes now. @throws the chain errors */
   refresh(options?: { signal?: AbortSignal }): Promise<number>

@@ -32,7 +32,8 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
   }
   if (info.peerIdHash !== keccakText(input.peerId)) {
     throw new WalletInUseError(`wallet ${await address()} is registered with another PeerId than ${input.peerId}: another node (data dir) ` +
-      'uses this wallet; start that node, or give this one a wallet of its own')
+      'uses this wallet. Start that node (its data dir holds the PeerId), or give this one a wallet of its own; a node whose ' +
+      'data dir is lost comes back under a new wallet (the registry binds a wallet to one PeerId)')
   }
   if (info.paused) {
     // paused by the registry after a verification it missed entirely (offline): back into selection
