@@ -17,15 +17,6 @@ export function positiveNumber (value: string): number {
   return n
 }
 
-/** Parses a whole number >= 0 (`--vram 24`: the registry stores whole GB). */
-export function wholeNumber (value: string): number {
-  const n = Number(value)
-  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) {
-    throw new InvalidArgumentError(`expected a whole number >= 0, got "${value}"`)
-  }
-  return n
-}
-
 /** Parses `--rpc`: an http:// or https:// URL; empty (an unset JOBMESH_RPC_URL) means none. */
 export function rpcUrl (value: string): string {
   if (value.trim() === '') return ''
@@ -91,23 +82,25 @@ export async function checkDirectory (dir: string, label: string): Promise<void>
   }
 }
 
-/** Parses a whole number >= 1 (`--replicas 3`). */
-export function positiveInteger (value: string): number {
-  const n = Number(value)
-  if (!Number.isInteger(n) || n < 1) {
-    throw new InvalidArgumentError(`expected a whole number >= 1, got "${value}"`)
+/** A commander parser of a whole number >= `min` (the empty string too is refused). */
+export function integerAtLeast (min: number): (value: string) => number {
+  return (value: string): number => {
+    const n = Number(value)
+    if (value.trim() === '' || !Number.isSafeInteger(n) || n < min) {
+      throw new InvalidArgumentError(`expected a whole number >= ${min}, got "${value}"`)
+    }
+    return n
   }
-  return n
 }
 
+/** Parses a whole number >= 1 (`--replicas 3`). */
+export const positiveInteger = integerAtLeast(1)
+
+/** Parses a whole number >= 0 (`--vram 24`: the registry stores whole GB). */
+export const wholeNumber = integerAtLeast(0)
+
 /** Parses `jobmesh devnet --peers`: a whole number >= {@link MIN_DEVNET_PEERS}. */
-export function devnetPeers (value: string): number {
-  const n = Number(value)
-  if (value.trim() === '' || !Number.isInteger(n) || n < MIN_DEVNET_PEERS) {
-    throw new InvalidArgumentError(`expected a whole number >= ${MIN_DEVNET_PEERS}, got "${value}"`)
-  }
-  return n
-}
+export const devnetPeers = integerAtLeast(MIN_DEVNET_PEERS)
 
 /** Parses a block time: a number of seconds > 0 (`--block-time 2`, or 0.5: anvil mines at any positive interval). */
 export function blockTime (value: string): number {
