@@ -5,6 +5,7 @@ import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
 import { InvalidConfigError } from '../errors.js'
+import { checkJobId } from '../job-id.js'
 import type { DeploymentRef } from '../chain/connection.js'
 
 /** Commander parser of a positive integer flag. */
@@ -43,8 +44,11 @@ export function ether (value: string): bigint {
 
 /** Commander parser of a 32-byte hex job id. */
 export function jobIdArg (value: string): string {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new InvalidArgumentError('expected a job id: 0x and 64 hex digits')
-  return value.toLowerCase()
+  try {
+    return checkJobId(value)
+  } catch {
+    throw new InvalidArgumentError('expected a job id: 0x and 64 hex digits')
+  }
 }
 
 /** Collects a repeatable multiaddr flag; a comma- or space-separated list (the JOBMESH_BOOTSTRAP variable) too. */

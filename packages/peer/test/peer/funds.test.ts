@@ -47,6 +47,6 @@ describe('a peer whose wallet has no ETH', () => {
     // the seed commitment's gas leaves it less than the stake: the registration fails, and says why in one line
     const err = await failed.then(() => undefined, (e: Error) => e)
     expect(err?.name).toBe('InsufficientFundsError')
-    expect(err?.message).toMatch(new RegExp(`^wallet ${short.address} has 0\\.0999\\d+ ETH, needs 0\\.1 stake \\+ gas$`))
+    expect(err?.message).toMatch(new RegExp(`^wallet ${short.address} has 0\\.09\\d+ ETH, needs 0\\.1 stake \\+ gas$`))
   })
 })

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto'
 import { testJob } from '@jobmesh/testkit'
 import { keccak256, toUtf8Bytes } from 'ethers'
 import { encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
-import { rawOutputCid } from '../../src/storage/index.js'
+import { rawBlockCid } from '../../src/storage/index.js'
 import type { JobSpec } from '../../src/protocol/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
@@ -17,7 +16,8 @@ export async function fundJob (creator: ChainClient, init: { verifiers?: number,
     verifiers: init.verifiers ?? 3,
     deadline: Date.now() + 3_600_000
   })
-  const specCid = rawOutputCid(createHash('sha256').update(encodeJobSpec(spec)).digest('hex'))
+  // the CID the SDK's upload gives the spec (one raw block, as `addRaw` stores it)
+  const specCid = (await rawBlockCid(encodeJobSpec(spec))).toString()
   const { jobId } = await creator.createJob({
     specCid, nonce: init.nonce ?? 1n, jobRoot: keccak256(toUtf8Bytes(`jobs ${specCid}`)), seed: spec.seed, macroJobs: 1, microJobsPerMacro: 2,
     minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: 1
