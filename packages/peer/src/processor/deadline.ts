@@ -5,6 +5,6 @@ import { DEADLINE_MARGIN_MS } from '../protocol/index.js'
  * before the deadline, else its creator refunds it with the outputs in hand and nobody is paid. A peer chooses no
  * such job and stops taking turns of one it works on (`spec.deadline`: unix ms, against this machine's clock).
  */
-export function pastCutoff (job: { spec: { deadline: number } }, now: number = Date.now(), marginMs: number = DEADLINE_MARGIN_MS): boolean {
-  return now >= job.spec.deadline - marginMs
+export function pastCutoff (job: { spec: { deadline: number } }): boolean {
+  return Date.now() >= job.spec.deadline - DEADLINE_MARGIN_MS
 }
