@@ -154,6 +154,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }, { models: init.models, holderGraceMs: init.holderGraceMs })
     holdings.start()
     stack.push(async () => { await holdings.stop() })
+    let processor: Processor | undefined
     const supply = chain == null
       ? undefined
       : verifierSupply({ chain: chain.client }, {
@@ -165,7 +166,8 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
             jobId: job.jobId,
             text: `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among the active nodes besides its submitter, ${job.verifiers + 1} are needed, ${active} ${active === 1 ? 'is' : 'are'} active`
           })
-        }
+        },
+        onGrowth: () => { processor?.wake() }
       })
     if (supply != null) {
       await supply.refresh().catch((err: Error) => { log('reading the active nodes failed: %e', err) })
@@ -173,9 +175,10 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       stack.push(async () => { supply.stop() })
     }
     // on a chain, only a job the escrow holds open, funded, with the announced spec is worked on
-    const funded = chain == null ? undefined : fundedJobs({ chain: chain.client })
+    // a gate that lifts wakes the processor: otherwise every peer of a new job waited out an idle pause, and the
+    // first to wake took MacroJobs the others would have claimed
+    const funded = chain == null ? undefined : fundedJobs({ chain: chain.client }, { onOpen: () => { processor?.wake() } })
     if (funded != null) stack.push(async () => { funded.stop() })
-    let processor: Processor | undefined
     if (init.process !== false) {
       processor = createProcessor({ ...node, docs }, {
         ...init.processor,

@@ -203,6 +203,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
   }
 
+  wake (): void { this.wakeIdle?.() }
+
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
     this.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing))
   }

@@ -100,6 +100,8 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
   start(): Promise<void>
   /** Stops the loop and leaves every room (`abrupt`: no handoff, like a crash). */
   stop(options?: { abrupt?: boolean }): Promise<void>
+  /** Looks at the known jobs again now, instead of at the end of an idle pause: a job `deferJob` held back may be ready. */
+  wake(): void
   /** Writes a signed JobAnnouncement to `jobmesh/index` and publishes it on /jobs. */
   announceJob(spec: JobSpec, jobId: string, specCid: string): Promise<void>
   /** Every owner seen per `jobId/macroIndex` (observability, tests). */

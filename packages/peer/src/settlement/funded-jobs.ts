@@ -15,6 +15,8 @@ export interface FundedJobsComponents {
 export interface FundedJobsInit {
   /** How often a job's status is read again (ms). Default {@link DEFAULT_JOB_STATUS_RECHECK_MS}. */
   recheckMs?: number
+  /** Called when a read finds a job Open that was not known Open before (the processor looks at it at once). */
+  onOpen?(jobId: string): void
 }
 
 /** What a read found: the escrow's status, `forged` (the announced spec is not the one the job was created with). */
@@ -83,7 +85,9 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       return 'unreadable' as const
     })
     if (status === 'forged') log('job %s is announced with a spec it was not created with', jobId)
+    const before = known.get(key)?.status
     known.set(key, { status, at: Date.now() })
+    if (status === 'Open' && before !== 'Open') init.onOpen?.(jobId)
     return status
   }
 

@@ -14,6 +14,8 @@ export interface VerifierSupplyInit {
   refreshMs?: number
   /** Called once per job that is left alone for want of nodes to verify it (on a fresh count, not a stale one). */
   onWaiting?(job: { jobId: string, verifiers: number }, activeNodes: number): void
+  /** Called when a read counts more active nodes than the one before (a job left alone may now be verifiable). */
+  onGrowth?(activeNodes: number): void
 }
 
 /**
@@ -43,8 +45,10 @@ export function verifierSupply (components: VerifierSupplyComponents, init: Veri
 
   const refresh = async (options: { signal?: AbortSignal } = {}): Promise<number> => {
     const count = await components.chain.activeNodes(options)
+    const before = active
     active = count
     readAt = Date.now()
+    if (before !== undefined && count > before) init.onGrowth?.(count)
     return count
   }
 

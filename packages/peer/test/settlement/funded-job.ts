@@ -7,11 +7,14 @@ import type { ChainClient } from '@jobmesh/contracts'
 
 /**
  * A job of `creator` funded on chain as the SDK creates one: a spec (a test job's, 1 MacroJob of 2 MicroJobs,
- * `verifiers` k) whose canonical bytes' CID is the `specCid` the escrow records. Nothing fetches its content.
+ * `verifiers` k) whose canonical bytes' CID is the `specCid` the escrow records. Its code is `codeUri` (default a
+ * CID nobody serves).
  */
-export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
+export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
+  const input = testJob(1, 2).input
   const spec = parseJobSpec({
-    ...testJob(1, 2).input,
+    ...input,
+    codeUri: init.codeUri ?? input.codeUri,
     creator: await creator.address(),
     verifiers: init.verifiers ?? 3,
     deadline: Date.now() + 3_600_000

@@ -1,14 +1,20 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { waitFor } from '@jobmesh/testkit'
+import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createPeer } from '../../src/peer.js'
 import { fundedJobs } from '../../src/settlement/index.js'
 import { fakeSubmission } from './fake-submission.js'
 import { fundJob } from './funded-job.js'
+import type { Peer } from '../../src/peer.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
 let chain: TestChain | undefined
+let peer: Peer | undefined
 
 afterEach(async () => {
+  await peer?.stop()
+  peer = undefined
   await chain?.stop()
   chain = undefined
 })
@@ -17,12 +23,15 @@ describe('fundedJobs', () => {
   it('a peer works only on a job the escrow holds open, created with the announced spec', async () => {
     chain = await startChain({ accounts: 3 })
     const [creator, submitter] = chain.clients
-    const funded = fundedJobs({ chain: creator })
+    const opened: string[] = []
+    const funded = fundedJobs({ chain: creator }, { onOpen: (jobId) => { opened.push(jobId) } })
     try {
       const open = await fundJob(creator)
-      // not known yet: not worked on, and read in the background; once read, open
+      // not known yet: not worked on, and read in the background; once read, open (told once)
       expect(funded.isOpen(open)).toBe(false)
       await waitFor(() => funded.isOpen(open), { what: 'the open job read', timeoutMs: 10_000 })
+      expect(await funded.check(open)).toBe('Open')
+      expect(opened).toEqual([open.jobId.toLowerCase()])
       // an announcement of a job never funded, or of a funded job's id with other code: never worked on
       const unfunded = { jobId: '0x' + 'ab'.repeat(32), spec: open.spec }
       expect(await funded.check(unfunded)).toBe('None')
@@ -40,5 +49,26 @@ describe('fundedJobs', () => {
     } finally {
       funded.stop()
     }
+  })
+
+  it('a peer starts on a job as soon as the read finds it open, not after an idle pause', async () => {
+    chain = await startChain({ accounts: 4 })
+    // three active nodes: the job's two verifiers can be drawn besides its submitter
+    await registerNodes(chain.clients.slice(2, 4), parseEther('0.1'))
+    peer = await createPeer({
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      gpuModel: 'cpu',
+      vramGb: 1,
+      // an idle pause far longer than the wait below: only the read's wake-up can start the work in time
+      processor: { idleMs: 600_000 },
+      chain: { rpcUrl: chain.anvil.rpcUrl, privateKey: chain.anvil.accounts[1].privateKey, deployment: chain.deployment, stake: parseEther('0.1') }
+    })
+    const owned: string[] = []
+    peer.processor?.addEventListener('ownership', (evt) => { owned.push(evt.detail.jobId) })
+    // its code on the peer itself, so that preparing the job fetches nothing
+    const code = await peer.store.addRaw(new TextEncoder().encode('code of the job'))
+    const job = await fundJob(chain.clients[0], { verifiers: 2, codeUri: `ipfs://${code}` })
+    await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => owned.includes(job.jobId), { what: 'the peer owning the job\'s MacroJob', timeoutMs: 20_000 })
   })
 })

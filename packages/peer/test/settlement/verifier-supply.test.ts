@@ -22,7 +22,11 @@ describe('verifierSupply', () => {
   it('a job needs k + 1 active nodes (its k verifiers besides its submitter); a job left alone is told once', async () => {
     chain = await startChain({ accounts: 5 })
     const waiting: Array<[string, number]> = []
-    const supply = verifierSupply({ chain: chain.clients[0] }, { onWaiting: (job, active) => { waiting.push([job.jobId, active]) } })
+    const grown: number[] = []
+    const supply = verifierSupply({ chain: chain.clients[0] }, {
+      onWaiting: (job, active) => { waiting.push([job.jobId, active]) },
+      onGrowth: (active) => { grown.push(active) }
+    })
     // before any read: nothing is held back on a count it does not know
     expect(supply.canVerify({ jobId: '0x01', verifiers: 2 })).toBe(true)
     expect(await supply.refresh()).toBe(0)
@@ -34,6 +38,10 @@ describe('verifierSupply', () => {
     await waitFor(() => supply.canVerify({ jobId: '0x01', verifiers: 2 }), { what: 'the job verifiable on a fresh count', timeoutMs: 10_000 })
     expect(supply.canVerify({ jobId: '0x02', verifiers: 3 })).toBe(false)
     expect(waiting).toEqual([['0x01', 0], ['0x02', 3]])
+    // the read that found more nodes said so (the peer wakes its processor on it), a read finding as many does not
+    expect(grown).toEqual([3])
+    expect(await supply.refresh()).toBe(3)
+    expect(grown).toEqual([3])
   })
 
   it('a peer alone on the registry leaves a funded job with 3 verifiers alone and says why', async () => {
