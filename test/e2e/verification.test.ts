@@ -106,8 +106,9 @@ describe('end to end: a faked MicroJob whose output is withheld does not stall t
     try {
       const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
       const stakes = await stakesOf(devnet, nodeRegistry)
-      // a MacroJob per peer: each peer claims one, so the faker processes (a peer that joins late may find nothing open)
-      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 4, microJobsPerMacro: 4, price: parseEther('1'), verification: 'full' })
+      // two MacroJobs per peer: each peer claims one at once, so the faker processes (a peer that joins late may find
+      // nothing open)
+      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 8, microJobsPerMacro: 2, price: parseEther('1'), verification: 'full' })
       const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 150_000 })
         .catch(withHistory(devnet, job.jobId))
       expect(release.status).toBe('Released')
