@@ -34,6 +34,15 @@ describe('jobmesh-dapp', () => {
 
     expect(await run(['frobnicate'], capture())).toBe(2)
 
+    // with --json a usage error is one JSON document on stdout as well, like every other failure
+    const json = capture()
+    expect(await run(['wait', '0x' + '1'.repeat(64), '--json', '--timeout', 'soon', '--deployment', 'd.json'], json)).toBe(2)
+    expect(json.stdout).toHaveLength(1)
+    const { error } = JSON.parse(json.stdout[0]) as { error: { name: string, code: string, message: string } }
+    expect(error.name).toBe('UsageError')
+    expect(error.code).toBe('commander.invalidArgument')
+    expect(error.message).toMatch(/--timeout/)
+
     // an RPC endpoint that is not an http(s) URL is bad usage, from the flag or from its variable
     for (const rpc of ['notaurl', 'ftp://127.0.0.1:8545', 'ws://127.0.0.1:8545']) {
       const io4 = capture()

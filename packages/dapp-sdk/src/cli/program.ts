@@ -35,7 +35,10 @@ export async function run (argv: string[], io: CliIo = processIo): Promise<numbe
     return EXIT_OK
   } catch (err) {
     if (err instanceof CommanderError) {
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0 ? EXIT_OK : EXIT_USAGE
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT_OK
+      // commander printed the message on stderr; a script reading --json gets it on stdout too
+      if (argv.includes('--json')) io.out(JSON.stringify({ error: { name: 'UsageError', code: err.code, message: err.message } }))
+      return EXIT_USAGE
     }
     const e = err as Error & { issues?: Array<{ path: string, message: string }> }
     if (e.name === 'InvalidJobError' && e.issues !== undefined) {
