@@ -40,8 +40,17 @@ export async function run (argv: string[]): Promise<number> {
     await program.parseAsync(argv)
     return 0
   } catch (err) {
-    return exitCodeFor(err)
+    const code = exitCodeFor(err)
+    // with --json a script reads one document on stdout, a failure too (the person reads stderr)
+    if (code !== 0 && argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: errorDocument(err) })}\n`)
+    return code
   }
+}
+
+function errorDocument (err: unknown): { name: string, code?: string, message: string } {
+  if (err instanceof CommanderError) return { name: 'UsageError', code: err.code, message: err.message }
+  const e = err as Error | undefined
+  return { name: e?.name ?? 'Error', message: e?.message ?? String(err) }
 }
 
 function exitCodeFor (err: unknown): number {
