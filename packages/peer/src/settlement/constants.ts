@@ -81,3 +81,10 @@ export const ACTIVE_NODES_RECHECK_MS = 1_000
 
 /** How often a job's escrow status, which decides whether a peer works on it, is read again (ms). */
 export const DEFAULT_JOB_STATUS_RECHECK_MS = 5_000
+/** A job the escrow does not know is read again after twice the wait of the read before, up to this (ms). */
+export const UNKNOWN_JOB_RECHECK_MAX_MS = 300_000
+/**
+ * A job the escrow still does not know this long after the first read found none is not read again (ms): jobs are
+ * announced once funded, so only a lagging RPC node answers None for a real one, and not for ten minutes.
+ */
+export const UNKNOWN_JOB_GIVE_UP_MS = 600_000

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { encodeJobSpec } from '../protocol/index.js'
-import { rawOutputCid } from '../storage/index.js'
-import { DEFAULT_JOB_STATUS_RECHECK_MS } from './constants.js'
+import { rawBlockCid } from '../storage/index.js'
+import { DEFAULT_JOB_STATUS_RECHECK_MS, UNKNOWN_JOB_GIVE_UP_MS, UNKNOWN_JOB_RECHECK_MAX_MS } from './constants.js'
 import type { JobSpec } from '../protocol/index.js'
 import type { ChainClient, JobStatusName } from '@jobmesh/contracts'
 
@@ -10,6 +9,8 @@ const log = logger('jobmesh:settlement')
 
 export interface FundedJobsComponents {
   chain: Pick<ChainClient, 'jobStatus' | 'jobCreated'>
+  /** Default `Date.now`. */
+  clock?: () => number
 }
 
 export interface FundedJobsInit {
@@ -39,14 +40,15 @@ export interface FundedJobs {
   stop(): void
 }
 
-interface Known { status: FundedStatus, at: number }
+/** The last read of a job (`at`); for a job the escrow did not know, since when (`noneSince`) and how often. */
+interface Known { status: FundedStatus, at: number, noneSince?: number, noneReads: number }
 
-/** The CID the spec's canonical bytes get as one raw block (how the SDK stores it), kept per spec object. */
+/** The CID the spec's canonical bytes get as one raw block (`addRaw`, how the SDK stores it), kept per spec object. */
 const specCids = new WeakMap<JobSpec, string>()
 function specCidOf (spec: JobSpec): string {
   let cid = specCids.get(spec)
   if (cid === undefined) {
-    cid = rawOutputCid(createHash('sha256').update(encodeJobSpec(spec)).digest('hex'))
+    cid = rawBlockCid(encodeJobSpec(spec)).toString()
     specCids.set(spec, cid)
   }
   return cid
@@ -57,6 +59,7 @@ const FINAL = new Set<FundedStatus>(['Released', 'Refunded', 'forged'])
 
 export function fundedJobs (components: FundedJobsComponents, init: FundedJobsInit = {}): FundedJobs {
   const recheckMs = init.recheckMs ?? DEFAULT_JOB_STATUS_RECHECK_MS
+  const clock = components.clock ?? Date.now
   const controller = new AbortController()
   const known = new Map<string, Known>()
   const reading = new Set<string>()
@@ -85,10 +88,25 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       return 'unreadable' as const
     })
     if (status === 'forged') log('job %s is announced with a spec it was not created with', jobId)
-    const before = known.get(key)?.status
-    known.set(key, { status, at: Date.now() })
-    if (status === 'Open' && before !== 'Open') init.onOpen?.(jobId)
+    const before = known.get(key)
+    const at = clock()
+    known.set(key, status === 'None'
+      ? { status, at, noneSince: before?.noneSince ?? at, noneReads: (before?.noneReads ?? 0) + 1 }
+      : { status, at, noneReads: 0 })
+    if (status === 'Open' && before?.status !== 'Open') init.onOpen?.(jobId)
     return status
+  }
+
+  /**
+   * Whether a job is to be read again: a settled one never; one the escrow does not know less and less often (an
+   * announcement of a job nobody funded costs every peer a read per back-off, not one per 5 s for good), then never.
+   */
+  const due = (k: Known): boolean => {
+    if (FINAL.has(k.status)) return false
+    const age = clock() - k.at
+    if (k.noneSince === undefined) return age >= recheckMs
+    if (clock() - k.noneSince >= UNKNOWN_JOB_GIVE_UP_MS) return false
+    return age >= Math.min(recheckMs * 2 ** (k.noneReads - 1), UNKNOWN_JOB_RECHECK_MAX_MS)
   }
 
   /** Reads again in the background, once at a time per job. */
@@ -104,7 +122,7 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       const id = jobId.toLowerCase()
       const specCid = specCidOf(spec)
       const k = known.get(`${id}/${specCid}`)
-      if (k === undefined || (!FINAL.has(k.status) && Date.now() - k.at >= recheckMs)) refresh(id, specCid)
+      if (k === undefined || due(k)) refresh(id, specCid)
       return k?.status === 'Open'
     },
     async check ({ jobId, spec }) { return await check(jobId.toLowerCase(), specCidOf(spec)) },

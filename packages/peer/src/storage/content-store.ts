@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { unixfs } from '@helia/unixfs'
 import { logger } from '@libp2p/logger'
@@ -83,14 +84,18 @@ export interface PinOptions {
 }
 
 /** The CID (v1, raw codec, sha256) of bytes stored as one raw block (`addRaw`): how specs and small outputs are stored. */
-export async function rawBlockCid (bytes: Uint8Array): Promise<CID> {
-  return CID.createV1(raw.code, await sha256.digest(bytes))
+export function rawBlockCid (bytes: Uint8Array): CID {
+  return sha256RawCid(createHash('sha256').update(bytes).digest())
 }
 
 /** The CID (v1, raw codec) a small output gets from `addOutput`, derived from its sha256 (32-byte hex). */
 export function rawOutputCid (outputHash: string): string {
   const hex = outputHash.startsWith('0x') ? outputHash.slice(2) : outputHash
-  return CID.createV1(raw.code, Digest.create(sha256.code, Uint8Array.from(Buffer.from(hex, 'hex')))).toString()
+  return sha256RawCid(Buffer.from(hex, 'hex')).toString()
+}
+
+function sha256RawCid (digest: Uint8Array): CID {
+  return CID.createV1(raw.code, Digest.create(sha256.code, Uint8Array.from(digest)))
 }
 
 async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
@@ -128,7 +133,7 @@ export function createContentStore (components: ContentStoreComponents, init: Co
   const rawMax = init.rawBlockMaxBytes ?? DEFAULT_RAW_BLOCK_MAX_BYTES
 
   const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
-    const cid = await rawBlockCid(bytes)
+    const cid = rawBlockCid(bytes)
     await components.helia.blockstore.put(cid, bytes, { signal: options.signal })
     await pin(components.helia.pins, cid, options.signal)
     return cid.toString()

@@ -33,7 +33,7 @@ export async function pinJobContent (store: Pick<ContentStore, 'pin' | 'addRaw'>
   const pinned: string[] = []
   const specBytes = encodeJobSpec(job.spec)
   // the announcement carries the canonical spec: when it hashes to the spec CID, no fetch is needed
-  if ((await rawBlockCid(specBytes)).toString() === job.specCid) {
+  if (rawBlockCid(specBytes).toString() === job.specCid) {
     await store.addRaw(specBytes, { signal: options.signal })
     pinned.push(`ipfs://${job.specCid}`)
   } else if (await store.pin(`ipfs://${job.specCid}`, options)) {

@@ -20,7 +20,7 @@ export async function fundJob (creator: ChainClient, init: { verifiers?: number,
     deadline: Date.now() + 3_600_000
   })
   // the CID the SDK's upload gives the spec (one raw block, as `addRaw` stores it)
-  const specCid = (await rawBlockCid(encodeJobSpec(spec))).toString()
+  const specCid = rawBlockCid(encodeJobSpec(spec)).toString()
   const { jobId } = await creator.createJob({
     specCid, nonce: init.nonce ?? 1n, jobRoot: keccak256(toUtf8Bytes(`jobs ${specCid}`)), seed: spec.seed, macroJobs: 1, microJobsPerMacro: 2,
     minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: 1

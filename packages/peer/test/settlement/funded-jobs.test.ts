@@ -1,9 +1,10 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { waitFor } from '@jobmesh/testkit'
+import { testJob, waitFor } from '@jobmesh/testkit'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPeer } from '../../src/peer.js'
 import { fundedJobs } from '../../src/settlement/index.js'
+import { UNKNOWN_JOB_GIVE_UP_MS } from '../../src/settlement/constants.js'
 import { fakeSubmission } from './fake-submission.js'
 import { fundJob } from './funded-job.js'
 import type { Peer } from '../../src/peer.js'
@@ -70,5 +71,31 @@ describe('fundedJobs', () => {
     const job = await fundJob(chain.clients[0], { verifiers: 2, codeUri: `ipfs://${code}` })
     await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
     await waitFor(() => owned.includes(job.jobId), { what: 'the peer owning the job\'s MacroJob', timeoutMs: 20_000 })
+  })
+
+  it('reads a job the escrow does not know less and less often, then not at all', async () => {
+    let now = 0
+    const reads: number[] = []
+    // a chain that answers at once: a read is done once the promises already queued have run
+    const chain = {
+      jobStatus: async () => { reads.push(now); return 'None' as const },
+      jobCreated: async () => undefined
+    }
+    const settled = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
+    const funded = fundedJobs({ chain, clock: () => now }, { recheckMs: 1_000 })
+    const { jobId, spec } = testJob(1, 2)
+    try {
+      // what a peer's loop does: ask on each choice (here every 500 ms); a read runs in the background
+      for (; now <= UNKNOWN_JOB_GIVE_UP_MS + 600_000; now += 500) {
+        expect(funded.isOpen({ jobId, spec })).toBe(false)
+        await settled()
+      }
+      // 1, 2, 4 ... s apart (not one read per second for good), none once the first None is 10 min old
+      const gaps = reads.slice(1).map((t, i) => t - reads[i])
+      expect(gaps).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000])
+      expect(reads[reads.length - 1]).toBeLessThan(UNKNOWN_JOB_GIVE_UP_MS)
+    } finally {
+      funded.stop()
+    }
   })
 })
