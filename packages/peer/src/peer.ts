@@ -45,11 +45,6 @@ export interface PeerChainInit {
    */
   commitTimeoutPct?: number
   settlement?: SettlementInit
-  /**
-   * How often the registry's count of active nodes is read again (ms): a job with k verifiers is left alone while
-   * fewer than k + 1 nodes are active (it could never be verified nor paid). Default 10 s.
-   */
-  activeNodesRefreshMs?: number
 }
 
 export interface PeerInit extends NodeInit {
@@ -158,7 +153,6 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const supply = chain == null
       ? undefined
       : verifierSupply({ chain: chain.client }, {
-        refreshMs: init.chain?.activeNodesRefreshMs,
         onWaiting: (job, active) => {
           events.push({
             kind: 'job:waiting',
@@ -188,8 +182,8 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           await pinJobContent(store, job, options)
           holdings.acquired(job)
         },
-        // funded first: an announcement nobody paid for is not worth a word about verifiers
-        deferJob: job => holdings.defer(job) || funded?.isOpen(job) === false ||
+        // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
+        deferJob: job => funded?.isOpen(job) === false || holdings.defer(job) ||
           supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false,
         onJobComplete: chain?.settlement == null
           ? undefined

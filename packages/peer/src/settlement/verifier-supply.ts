@@ -31,6 +31,7 @@ export interface VerifierSupply {
   canVerify(job: { jobId: string, verifiers: number }): boolean
   /** Reads the count of active nodes now. @throws the chain errors */
   refresh(options?: { signal?: AbortSignal }): Promise<number>
+  /** Reads the count every `refreshMs` from now on (the first read is `refresh`'s, before). */
   start(): void
   stop(): void
 }
@@ -62,9 +63,11 @@ export function verifierSupply (components: VerifierSupplyComponents, init: Veri
 
   const loop = async (): Promise<void> => {
     const { signal } = controller
+    // the first read is the caller's (`refresh` before `start`)
     while (!signal.aborted) {
-      await refresh({ signal }).catch((err: Error) => { if (!signal.aborted) log('reading the active nodes failed: %e', err) })
       await delay(refreshMs, signal).catch(() => {})
+      if (signal.aborted) return
+      await refresh({ signal }).catch((err: Error) => { if (!signal.aborted) log('reading the active nodes failed: %e', err) })
     }
   }
 

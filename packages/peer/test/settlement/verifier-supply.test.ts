@@ -44,23 +44,27 @@ describe('verifierSupply', () => {
     expect(grown).toEqual([3])
   })
 
-  it('a peer alone on the registry leaves a funded job with 3 verifiers alone and says why', async () => {
-    chain = await startChain({ accounts: 3 })
+  it('a peer alone on the registry leaves a funded job with 3 verifiers alone, says why, and takes it once nodes join', async () => {
+    chain = await startChain({ accounts: 5 })
     peer = await createPeer({
       listen: ['/ip4/127.0.0.1/tcp/0'],
       gpuModel: 'cpu',
       vramGb: 1,
       chain: { rpcUrl: chain.anvil.rpcUrl, privateKey: chain.anvil.accounts[1].privateKey, deployment: chain.deployment, stake: parseEther('0.1') }
     })
-    const started: string[] = []
-    peer.processor?.addEventListener('microjob:start', (evt) => { started.push(evt.detail.jobId) })
-    // funded and open on chain, with the announced spec: only the count of nodes holds it back
-    const job = await fundJob(chain.clients[0], { verifiers: 3 })
+    const owned: string[] = []
+    peer.processor?.addEventListener('ownership', (evt) => { owned.push(evt.detail.jobId) })
+    // funded and open on chain, with the announced spec, its code on the peer itself: only the count holds it back
+    const code = await peer.store.addRaw(new TextEncoder().encode('code of the job'))
+    const job = await fundJob(chain.clients[0], { verifiers: 3, codeUri: `ipfs://${code}` })
     await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
     const told = await waitFor(() => peer?.events.recent().find(e => e.kind === 'job:waiting'), { what: 'the job:waiting event', timeoutMs: 10_000 })
     expect(told.jobId).toBe(job.jobId)
     expect(told.text).toMatch(/is left alone until more nodes join: its 3 verifiers are drawn among the active nodes besides its submitter, 4 are needed, 1 is active$/)
-    expect(started).toEqual([])
+    expect(owned).toEqual([])
     expect(peer.status().work.currentJob).toBeUndefined()
+    // three more nodes: four active, the job can be verified and the peer takes it
+    await registerNodes(chain.clients.slice(2, 5), parseEther('0.1'))
+    await waitFor(() => owned.includes(job.jobId), { what: 'the peer owning the job\'s MacroJob once 4 nodes are active', timeoutMs: 20_000 })
   })
 })
