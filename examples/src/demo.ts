@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util'
 import { SingleBar } from 'cli-progress'
 import { DEFAULT_VERIFIERS, createJobClient } from '@jobmesh/dapp-sdk'
 import { startDevnet } from '@jobmesh/peer/devnet'
-import { MIN_VERIFIERS } from '@jobmesh/peer/protocol'
+import { MIN_VERIFIERS, nodesNeeded } from '@jobmesh/peer/protocol'
 import { formatEther, parseEther } from 'ethers'
 import { submitMandelbrot, mandelbrotResultPng } from './mandelbrot-job.js'
 import { readPayouts } from './payouts.js'
@@ -23,7 +23,7 @@ import type { Devnet } from '@jobmesh/peer/devnet'
  * Fewest peers the demo runs: its job has k >= MIN_VERIFIERS verifiers, drawn among the peers besides the one that
  * submits the results, so it needs k + 1 of them to be released.
  */
-const MIN_PEERS = MIN_VERIFIERS + 1
+const MIN_PEERS = nodesNeeded(MIN_VERIFIERS)
 const MAX_PEERS = 12
 
 const USAGE = `usage: npm run demo -- [--peers N] [--chain-id ID] [--block-time S] [--out FILE] [--dashboard]

@@ -11,6 +11,7 @@ import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
 import { createSettlement, datastoreJournal, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
+import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
 import { metricsFor, startObservability } from './peer-observe.js'
 import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId } from './observe/index.js'
@@ -158,7 +159,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
             kind: 'job:waiting',
             level: 'info',
             jobId: job.jobId,
-            text: `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among the active nodes besides its submitter, ${job.verifiers + 1} are needed, ${active} ${active === 1 ? 'is' : 'are'} active`
+            text: `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among the active nodes besides its submitter, ${nodesNeeded(job.verifiers)} are needed, ${active} ${active === 1 ? 'is' : 'are'} active`
           })
         },
         onGrowth: () => { processor?.wake() }

@@ -1,3 +1,4 @@
+import { nodesNeeded } from '@jobmesh/peer/protocol'
 import type { JobClient } from '../client.js'
 import type { PeerMatching } from '../describe.js'
 
@@ -22,14 +23,15 @@ export interface JobToFit {
  */
 export async function cannotFinishWarning (client: JobClient, job: JobToFit): Promise<string | undefined> {
   const { k, name } = job
+  const needed = nodesNeeded(k)
   const active = await client.activeNodes({ signal: job.signal })
-  if (active < k + 1) {
-    return `warning: ${active} nodes are registered, ${name} with ${k} verifiers needs ${k + 1} (its submitter cannot verify it): ` +
+  if (active < needed) {
+    return `warning: ${active} nodes are registered, ${name} with ${k} verifiers needs ${needed} (its submitter cannot verify it): ` +
       'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline'
   }
   const m = await job.matching()
-  if (m === undefined || m.peers === 0 || m.matching >= k + 1) return undefined
+  if (m === undefined || m.peers === 0 || m.matching >= needed) return undefined
   if (m.matching === 0 && job.unprocessed) return `warning: no known peer can run ${name}: ${m.summary}; it will not start unless such peers join`
-  return `warning: ${m.summary}; ${name} needs ${k + 1} (its ${k} verifiers are drawn among matching nodes besides its submitter): ` +
+  return `warning: ${m.summary}; ${name} needs ${needed} (its ${k} verifiers are drawn among matching nodes besides its submitter): ` +
     'it will not be released unless more join'
 }

@@ -1,4 +1,5 @@
 import { formatEther } from 'ethers'
+import { nodesNeeded } from '../protocol/index.js'
 import { shortId } from './attach-events.js'
 import type { VerificationView } from './chain-view.js'
 
@@ -159,8 +160,8 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   if (done === 0 && matching.matching === 0) {
     return { phase: 'open', waitingFor: `a peer that can take it: ${matching.summary}` }
   }
-  if (chain != null && status === 'Open' && chain.activeNodes != null && chain.activeNodes < chain.k + 1) {
-    const more = chain.k + 1 - chain.activeNodes
+  if (chain != null && status === 'Open' && chain.activeNodes != null && chain.activeNodes < nodesNeeded(chain.k)) {
+    const more = nodesNeeded(chain.k) - chain.activeNodes
     return {
       phase: 'open',
       waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so the peers leave it alone (no work on it could be paid) until ${more} more ${plural(more, 'joins', 'join')}; if none does by the deadline the creator can refund`
@@ -173,10 +174,11 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
 
 function verification (chain: VerificationView): { phase: string, waitingFor: string } {
   const head = chain.headBlock
-  if (chain.assigned < chain.k && chain.activeNodes != null && chain.activeNodes < chain.k + 1) {
+  if (chain.assigned < chain.k && chain.activeNodes != null && chain.activeNodes < nodesNeeded(chain.k)) {
+    const more = nodesNeeded(chain.k) - chain.activeNodes
     return {
       phase: 'verifying',
-      waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (${chain.assigned} of ${chain.k} so far) until ${chain.k + 1 - chain.activeNodes} more ${plural(chain.k + 1 - chain.activeNodes, 'joins', 'join')}; if none does by the deadline the creator can refund`
+      waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (${chain.assigned} of ${chain.k} so far) until ${more} more ${plural(more, 'joins', 'join')}; if none does by the deadline the creator can refund`
     }
   }
   if (chain.assigned < chain.k) {

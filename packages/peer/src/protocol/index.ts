@@ -27,6 +27,7 @@
  */
 
 export * from './constants.js'
+export { nodesNeeded } from './verifiers.js'
 export * from './errors.js'
 export { parseJobSpec, microJobCount, jobModelUri } from './job-spec.js'
 export { slicingMismatch } from './slicing-fit.js'

@@ -1,5 +1,6 @@
 import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import { nodesNeeded } from '../protocol/index.js'
 import { ACTIVE_NODES_RECHECK_MS, DEFAULT_ACTIVE_NODES_REFRESH_MS } from './constants.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
@@ -73,7 +74,7 @@ export function verifierSupply (components: VerifierSupplyComponents, init: Veri
 
   return {
     canVerify (job) {
-      if (active === undefined || job.verifiers + 1 <= active) return true
+      if (active === undefined || nodesNeeded(job.verifiers) <= active) return true
       // too few at the last read: nodes may have joined since; the job waits for a fresh count
       if (Date.now() - readAt >= ACTIVE_NODES_RECHECK_MS) {
         recheck()
