@@ -8,14 +8,20 @@ import { UsageError } from './errors.js'
 import { parseHttpAddress } from '../http/index.js'
 import type { HttpAddress } from '../http/index.js'
 
-/** Parses a number >= 0 (`--holder-grace 1.5`). */
-export function positiveNumber (value: string): number {
-  const n = Number(value)
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) {
-    throw new InvalidArgumentError(`expected a number >= 0, got "${value}"`)
+/** Digits, with a decimal fraction or not (`2`, `0.5`, `.25`): no sign, exponent, hex or blank, which `Number` takes. */
+const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/
+
+/** A commander parser of a decimal number that `accepts`; the message says what was `expected`. */
+function decimal (accepts: (n: number) => boolean, expected: string): (value: string) => number {
+  return (value: string): number => {
+    const n = Number(value)
+    if (!DECIMAL.test(value) || !accepts(n)) throw new InvalidArgumentError(`expected ${expected}, got "${value}"`)
+    return n
   }
-  return n
 }
+
+/** Parses a number >= 0 (`--holder-grace 1.5`). */
+export const nonNegativeNumber = decimal(n => n >= 0, 'a number >= 0')
 
 /** Parses `--rpc`: an http:// or https:// URL; empty (an unset JOBMESH_RPC_URL) means none. */
 export function rpcUrl (value: string): string {
@@ -82,15 +88,9 @@ export async function checkDirectory (dir: string, label: string): Promise<void>
   }
 }
 
-/** A commander parser of a whole number >= `min` (the empty string too is refused). */
+/** A commander parser of a whole number >= `min`, in digits. */
 export function integerAtLeast (min: number): (value: string) => number {
-  return (value: string): number => {
-    const n = Number(value)
-    if (value.trim() === '' || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected a whole number >= ${min}, got "${value}"`)
-    }
-    return n
-  }
+  return decimal(n => Number.isSafeInteger(n) && n >= min, `a whole number >= ${min}`)
 }
 
 /** Parses a whole number >= 1 (`--replicas 3`). */
@@ -103,13 +103,7 @@ export const wholeNumber = integerAtLeast(0)
 export const devnetPeers = integerAtLeast(MIN_DEVNET_PEERS)
 
 /** Parses a block time: a number of seconds > 0 (`--block-time 2`, or 0.5: anvil mines at any positive interval). */
-export function blockTime (value: string): number {
-  const n = Number(value)
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
-    throw new InvalidArgumentError(`expected a number of seconds > 0 such as 1, 2 or 0.5, got "${value}"`)
-  }
-  return n
-}
+export const blockTime = decimal(n => n > 0, 'a number of seconds > 0 such as 1, 2 or 0.5')
 
 /** Parses `--http 127.0.0.1:8080` (or a bare port, on loopback). */
 export function httpAddress (value: string): HttpAddress {

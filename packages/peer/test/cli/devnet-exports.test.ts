@@ -50,10 +50,13 @@ describe('jobmesh devnet refuses options it cannot honour before it starts anyth
 
     it('--peers that is not a number says the real minimum; --block-time 0 is refused as a usage error, not by anvil', async () => {
       const net = join(dir, 'net')
-      const peers = await devnet(['--peers', 'x', '--dir', net])
-      expect(peers.code).toBe(2)
-      expect(peers.stderr).toContain('--peers <n>\' argument \'x\' is invalid. expected a whole number >= 2, got "x"')
-      for (const value of ['0', '-1', 'soon']) {
+      // in digits: Number() would take 1e1 and 0x10 as 10 and 16
+      for (const value of ['x', '1e1', '0x10']) {
+        const peers = await devnet(['--peers', value, '--dir', net])
+        expect(peers.code).toBe(2)
+        expect(peers.stderr).toContain(`--peers <n>' argument '${value}' is invalid. expected a whole number >= 2, got "${value}"`)
+      }
+      for (const value of ['0', '-1', 'soon', '1e0']) {
         const block = await devnet(['--block-time', value, '--dir', net])
         expect(block.code, block.stderr).toBe(2)
         expect(block.stderr).toContain(`--block-time <s>' argument '${value}' is invalid. expected a number of seconds > 0 such as 1, 2 or 0.5, got "${value}"`)

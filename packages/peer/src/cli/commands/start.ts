@@ -3,7 +3,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
-import { checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, positiveInteger, positiveNumber, resolveDataDir, wholeNumber } from '../options.js'
+import { checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -43,7 +43,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--gpu-model <name>', 'GPU model this node offers (omit for CPU-only: "Any" jobs)')
     .option('--vram <GB>', 'VRAM in whole GB; jobs needing more are not picked (at least 1 to register on a chain)', wholeNumber, 0)
     .option('--model <id>', 'a model this node keeps at hand (a job\'s modelId, e.g. ipfs://<cid>: fetched and pinned at start); jobs naming it are chosen first; repeatable', collectModel)
-    .option('--holder-grace <s>', 'leave a job naming a model this node does not hold to the model\'s holders (on chain) for this many seconds first (default 3)', positiveNumber)
+    .option('--holder-grace <s>', 'leave a job naming a model this node does not hold to the model\'s holders (on chain) for this many seconds first (default 3)', nonNegativeNumber)
     .option('--mdns', 'also discover peers on the LAN with mDNS')
     .option('--no-process', 'do not process jobs (relay, store and sync only)')
   addWalletOptions(cmd, 'JSON-RPC URL of the chain; enables settlement')
