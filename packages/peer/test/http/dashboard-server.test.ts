@@ -114,7 +114,8 @@ describe('the HTTP listener of a peer', () => {
     expect(family(METRIC_NAMES.dropped)?.metrics.map(m => m.labels?.reason).sort()).toEqual(['crdt_rejected', 'forged', 'invalid_record', 'malformed', 'oversized', 'stale'])
     expect(family(METRIC_NAMES.crdtBytes)?.type).toBe('COUNTER')
     expect(family(METRIC_NAMES.handoffs)?.type).toBe('COUNTER')
-    expect(Number(family(METRIC_NAMES.handoffs)?.metrics[0]?.value)).toBeGreaterThanOrEqual(0)
+    // exported with a count (a may or may not have handed a queue off in this run)
+    expect(family(METRIC_NAMES.handoffs)?.metrics[0]?.value).toMatch(/^\d+$/)
     // every queue turn was answered
     expect(family(METRIC_NAMES.turnsUnanswered)?.metrics[0].value).toBe('0')
   })
