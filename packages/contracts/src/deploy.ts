@@ -164,7 +164,7 @@ async function mined (tx: TransactionResponse | null, what: string, init: Deploy
   const timeout = init.timeout ?? DEFAULT_TX_TIMEOUT_MS
   let receipt: TransactionReceipt | null
   try {
-    receipt = await withTimeout(tx.wait(init.confirmations ?? DEFAULT_CONFIRMATIONS, timeout), timeout, what, init.signal)
+    receipt = await withTimeout(tx.wait(init.confirmations ?? DEFAULT_CONFIRMATIONS, timeout), { timeoutMs: timeout, what, signal: init.signal })
   } catch (err) {
     throw wrap(err, what)
   }
@@ -178,8 +178,8 @@ async function chainIdOf (provider: Provider | null, signal?: AbortSignal): Prom
   if (provider === null) throw new DeploymentFailedError('the signer has no provider')
   try {
     // a JSON-RPC provider is asked (its network may be a static one, taken from the very deployment being checked)
-    if (provider instanceof JsonRpcProvider) return Number(BigInt(await withTimeout(provider.send('eth_chainId', []) as Promise<string>, DEFAULT_RPC_TIMEOUT_MS, 'eth_chainId', signal)))
-    return Number((await withTimeout(provider.getNetwork(), DEFAULT_RPC_TIMEOUT_MS, 'getNetwork', signal)).chainId)
+    if (provider instanceof JsonRpcProvider) return Number(BigInt(await withTimeout(provider.send('eth_chainId', []) as Promise<string>, { timeoutMs: DEFAULT_RPC_TIMEOUT_MS, what: 'eth_chainId', signal })))
+    return Number((await withTimeout(provider.getNetwork(), { timeoutMs: DEFAULT_RPC_TIMEOUT_MS, what: 'getNetwork', signal })).chainId)
   } catch (err) {
     throw wrap(err, 'reading the chain id')
   }
@@ -204,7 +204,7 @@ export async function deploy (signer: Signer, init: DeployInit = {}): Promise<De
   const chainId = await chainIdOf(signer.provider, init.signal)
   let deployer: string
   try {
-    deployer = await withTimeout(signer.getAddress(), DEFAULT_RPC_TIMEOUT_MS, 'getAddress', init.signal)
+    deployer = await withTimeout(signer.getAddress(), { timeoutMs: DEFAULT_RPC_TIMEOUT_MS, what: 'getAddress', signal: init.signal })
   } catch (err) {
     throw wrap(err, 'reading the deployer address')
   }
@@ -213,7 +213,7 @@ export async function deploy (signer: Signer, init: DeployInit = {}): Promise<De
     init.signal?.throwIfAborted()
     let tx: TransactionResponse | null
     try {
-      tx = await withTimeout(fn(), DEFAULT_RPC_TIMEOUT_MS, what, init.signal)
+      tx = await withTimeout(fn(), { timeoutMs: DEFAULT_RPC_TIMEOUT_MS, what, signal: init.signal })
     } catch (err) {
       throw wrap(err, what)
     }
@@ -293,7 +293,7 @@ export async function verifyDeployment (deployment: Deployment, provider: Provid
   for (const [name, address] of contracts) {
     let code: string
     try {
-      code = await withTimeout(provider.getCode(address), DEFAULT_RPC_TIMEOUT_MS, 'getCode', signal)
+      code = await withTimeout(provider.getCode(address), { timeoutMs: DEFAULT_RPC_TIMEOUT_MS, what: 'getCode', signal })
     } catch (err) {
       throw wrap(err, `reading the code of ${name}`)
     }

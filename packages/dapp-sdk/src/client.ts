@@ -3,14 +3,14 @@ import { createDocStore } from '@jobmesh/peer/crdt'
 import { createContentStore } from '@jobmesh/peer/storage'
 import { createNode } from '@jobmesh/peer/node'
 import { logger } from '@libp2p/logger'
-import { race } from './abort.js'
+import { withTimeout } from '@jobmesh/contracts'
 import { connectChain } from './chain/connection.js'
 import {
   DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CONFIRMATIONS, DEFAULT_DOC_TIMEOUT_MS, DEFAULT_DOWNLOAD_CONCURRENCY,
   DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_INPUT_REPLICAS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
   DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
-import { ClientStoppedError, InvalidConfigError } from './errors.js'
+import { ClientStoppedError, InvalidConfigError, TimeoutError } from './errors.js'
 import { describeJobStory, matchingPeers } from './describe.js'
 import { loadEscrowJob } from './job-info.js'
 import { activeNodes, listJobs } from './jobs.js'
@@ -149,10 +149,10 @@ async function waitForBootstrap (node: JobmeshNode, count: number, timeoutMs: nu
   if (count === 0 || node.libp2p.getPeers().length > 0) return
   let onConnect: (() => void) | undefined
   try {
-    await race(new Promise<void>((resolve) => {
+    await withTimeout(new Promise<void>((resolve) => {
       onConnect = () => { resolve() }
       node.libp2p.addEventListener('peer:connect', onConnect, { once: true })
-    }), { signal, timeoutMs, what: 'bootstrap connection' })
+    }), { signal, timeoutMs, what: 'bootstrap connection', onTimeout: () => new TimeoutError(`no bootstrap peer connected within ${timeoutMs} ms`) })
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err
     log('no bootstrap peer connected within %d ms; going on', timeoutMs)

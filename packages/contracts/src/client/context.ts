@@ -64,7 +64,7 @@ export function createChainContext (components: ChainClientComponents, init: Cha
 
   const read = async <T>(what: string, fn: () => Promise<T>, options: CallOptions = {}): Promise<T> => {
     try {
-      return await withTimeout(fn(), rpcTimeoutMs, what, options.signal)
+      return await withTimeout(fn(), { timeoutMs: rpcTimeoutMs, what, signal: options.signal })
     } catch (err) {
       throw wrapChainError(err, what)
     }

@@ -79,7 +79,7 @@ export class TxSender {
   private async sendOnce (what: string, req: TransactionRequest, floor: bigint, options: TxOptions): Promise<{ receipt: TransactionReceipt, gasLimit: bigint }> {
     let gas: bigint
     try {
-      gas = await withTimeout(this.provider.estimateGas(req), this.init.rpcTimeoutMs, `${what} (estimate)`, options.signal)
+      gas = await withTimeout(this.provider.estimateGas(req), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (estimate)`, signal: options.signal })
     } catch (err) {
       throw wrapChainError(err, what)
     }
@@ -87,8 +87,8 @@ export class TxSender {
     const gasLimit = estimated > floor ? estimated : floor
     const hash = await this.serial(async () => {
       try {
-        this.nonce ??= await withTimeout(this.provider.getTransactionCount(req.from as string, 'pending'), this.init.rpcTimeoutMs, `${what} (nonce)`, options.signal)
-        const tx = await withTimeout(this.signer.sendTransaction({ ...req, nonce: this.nonce, gasLimit }), this.init.rpcTimeoutMs, what, options.signal)
+        this.nonce ??= await withTimeout(this.provider.getTransactionCount(req.from as string, 'pending'), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (nonce)`, signal: options.signal })
+        const tx = await withTimeout(this.signer.sendTransaction({ ...req, nonce: this.nonce, gasLimit }), { timeoutMs: this.init.rpcTimeoutMs, what, signal: options.signal })
         this.nonce++
         return tx.hash
       } catch (err) {
@@ -100,10 +100,10 @@ export class TxSender {
     const timeoutMs = options.timeoutMs ?? this.init.txTimeoutMs
     try {
       const receipt = await pollUntil(async () => {
-        const r = await withTimeout(this.provider.getTransactionReceipt(hash), this.init.rpcTimeoutMs, `${what} (receipt)`, options.signal)
+        const r = await withTimeout(this.provider.getTransactionReceipt(hash), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (receipt)`, signal: options.signal })
         if (r == null) return undefined
         if (this.init.confirmations > 1) {
-          const head = await withTimeout(this.provider.getBlockNumber(), this.init.rpcTimeoutMs, `${what} (block number)`, options.signal)
+          const head = await withTimeout(this.provider.getBlockNumber(), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (block number)`, signal: options.signal })
           if (head - r.blockNumber + 1 < this.init.confirmations) return undefined
         }
         return r
@@ -122,7 +122,7 @@ export class TxSender {
   private async explainFailure (what: string, req: TransactionRequest, receipt: TransactionReceipt, gasLimit: bigint,
     signal?: AbortSignal): Promise<ChainRevertError> {
     try {
-      await withTimeout(this.provider.call({ ...req, blockTag: receipt.blockNumber }), this.init.rpcTimeoutMs, `${what} (replay)`, signal)
+      await withTimeout(this.provider.call({ ...req, blockTag: receipt.blockNumber }), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (replay)`, signal: signal })
     } catch (err) {
       const wrapped = wrapChainError(err, what)
       if (wrapped instanceof ChainRevertError) return wrapped

@@ -20,23 +20,39 @@ function follow (signal: AbortSignal | undefined): AbortSignal | undefined {
   return signal === undefined ? undefined : AbortSignal.any([signal])
 }
 
+/** Options of {@link withTimeout}. */
+export interface WithTimeoutOptions {
+  /** What is waited for, for messages. */
+  what: string
+  /** No timeout when undefined. */
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** The error a timeout rejects with; default a ChainTimeoutError naming `what` (most waits are chain requests). */
+  onTimeout?: () => Error
+}
+
 /**
- * Races `promise` against `timeoutMs` and `signal`: rejects with ChainTimeoutError / AbortError. The underlying
- * request is not cancelled (ethers requests cannot be), only abandoned.
+ * Settles like `promise`, or rejects with AbortError when `signal` aborts, or with the timeout error once `timeoutMs`
+ * passed: the one race of a promise against a timeout and a signal of the packages without race-signal. The promise
+ * is not cancelled (ethers requests cannot be), only abandoned.
  */
-export async function withTimeout<T> (promise: Promise<T>, timeoutMs: number, what: string, signal?: AbortSignal): Promise<T> {
+export async function withTimeout<T> (promise: Promise<T>, options: WithTimeoutOptions): Promise<T> {
+  const { what, timeoutMs, signal } = options
   if (signal?.aborted === true) {
     promise.catch(() => {})
-    throw new AbortError(`${what} aborted`)
+    throw new AbortError(`${what} aborted`, { cause: signal.reason })
   }
+  if (signal === undefined && timeoutMs === undefined) return await promise
   const follower = follow(signal)
-  return new Promise<T>((resolve, reject) => {
+  return await new Promise<T>((resolve, reject) => {
     const done = (): void => {
       clearTimeout(timer)
       follower?.removeEventListener('abort', onAbort)
     }
-    const onAbort = (): void => { done(); reject(new AbortError(`${what} aborted`)) }
-    const timer = setTimeout(() => { done(); reject(new ChainTimeoutError(`${what} got no answer within ${timeoutMs} ms`)) }, timeoutMs)
+    const onAbort = (): void => { done(); reject(new AbortError(`${what} aborted`, { cause: signal?.reason })) }
+    const timer = timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => { done(); reject(options.onTimeout?.() ?? new ChainTimeoutError(`${what} got no answer within ${timeoutMs} ms`)) }, timeoutMs)
     follower?.addEventListener('abort', onAbort, { once: true })
     promise.then((v) => { done(); resolve(v) }, (e: unknown) => { done(); reject(e) })
   })

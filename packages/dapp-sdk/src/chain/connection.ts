@@ -1,6 +1,5 @@
-import { ChainMismatchError, RpcUnreachableError, createChainClient, probeChainId, registryOf, wrapChainError } from '@jobmesh/contracts'
+import { ChainMismatchError, RpcUnreachableError, createChainClient, probeChainId, registryOf, withTimeout, wrapChainError } from '@jobmesh/contracts'
 import { FetchRequest, JsonRpcProvider, Network, Wallet } from 'ethers'
-import { race } from '../abort.js'
 import { InvalidConfigError } from '../errors.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { Provider, Signer } from 'ethers'
@@ -57,7 +56,7 @@ async function ownProvider (rpcUrl: string, init: ChainInit): Promise<{ provider
 
 async function givenProvider (provider: Provider, init: ChainInit): Promise<number> {
   try {
-    const network = await race(provider.getNetwork(), { signal: init.signal, timeoutMs: init.rpcTimeoutMs, what: 'getNetwork' })
+    const network = await withTimeout(provider.getNetwork(), { signal: init.signal, timeoutMs: init.rpcTimeoutMs, what: 'getNetwork' })
     return Number(network.chainId)
   } catch (err) {
     throw wrapChainError(err, 'reading the chain id')
@@ -105,7 +104,7 @@ export async function connectChain (init: ChainInit): Promise<ChainConnection> {
     const signer = plainSigner(init.signer, provider)
     let address: string
     try {
-      address = await race(signer.getAddress(), { signal: init.signal, timeoutMs: init.rpcTimeoutMs, what: 'getAddress' })
+      address = await withTimeout(signer.getAddress(), { signal: init.signal, timeoutMs: init.rpcTimeoutMs, what: 'getAddress' })
     } catch (err) {
       throw wrapChainError(err, 'reading the signer address')
     }

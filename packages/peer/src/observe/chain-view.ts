@@ -112,7 +112,7 @@ export async function readAccount (chain: ChainClient, address: string, options:
   const a = getAddress(address)
   const earnings = options.earnings ?? earningsCursor(chain, a)
   const [balanceWei, info, { earnedWei, paidJobs }, qos] = await Promise.all([
-    withTimeout(chain.balance(a, options), DEFAULT_DESCRIBE_TIMEOUT_MS, 'eth_getBalance', options.signal),
+    withTimeout(chain.balance(a, options), { timeoutMs: DEFAULT_DESCRIBE_TIMEOUT_MS, what: 'eth_getBalance', signal: options.signal }),
     chain.nodeInfo(a, options),
     earnings.read(options),
     chain.qosScores(a, options)
@@ -145,8 +145,8 @@ export async function readVerification (chain: ChainClient, jobId: string,
   if (job.status === 'Submitted' && job.assigned < job.k) {
     const escrow = chain.contracts.jobEscrow
     const [queued, size, active] = await Promise.all([
-      withTimeout(escrow.isQueued(jobId) as Promise<boolean>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.isQueued', options.signal),
-      withTimeout(escrow.queueSize() as Promise<bigint>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.queueSize', options.signal),
+      withTimeout(escrow.isQueued(jobId) as Promise<boolean>, { timeoutMs: DEFAULT_DESCRIBE_TIMEOUT_MS, what: 'JobEscrow.isQueued', signal: options.signal }),
+      withTimeout(escrow.queueSize() as Promise<bigint>, { timeoutMs: DEFAULT_DESCRIBE_TIMEOUT_MS, what: 'JobEscrow.queueSize', signal: options.signal }),
       chain.activeNodes(options)
     ])
     view.activeNodes = active
@@ -188,7 +188,7 @@ export function verificationQueueCursor (chain: ChainClient): VerificationQueueC
           next = head + 1
         }
         await Promise.all([...known].map(async ([jobId, seen]) => {
-          const queued = await withTimeout(escrow.isQueued(jobId) as Promise<boolean>, DEFAULT_DESCRIBE_TIMEOUT_MS, 'JobEscrow.isQueued', options.signal)
+          const queued = await withTimeout(escrow.isQueued(jobId) as Promise<boolean>, { timeoutMs: DEFAULT_DESCRIBE_TIMEOUT_MS, what: 'JobEscrow.isQueued', signal: options.signal })
           if (!queued) {
             known.delete(jobId)
             return

@@ -16,7 +16,7 @@ export async function registryOf (provider: Provider, jobEscrow: string, options
   const escrow = new Contract(jobEscrow, jobEscrowAbi, provider)
   try {
     const read = escrow.getFunction('registry')() as Promise<string>
-    return String(await withTimeout(read, options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS, 'JobEscrow.registry', options.signal))
+    return String(await withTimeout(read, { timeoutMs: options.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS, what: 'JobEscrow.registry', signal: options.signal }))
   } catch (err) {
     throw wrapChainError(err, 'JobEscrow.registry')
   }
