@@ -86,6 +86,18 @@ export interface SpecDraft {
   issues: JobIssue[]
 }
 
+/**
+ * What is wrong with a deadline at `now`, if anything: past, or closer than {@link DEADLINE_MARGIN_MS} (the peers stop
+ * working on a job that long before its deadline: funded, it would be locked until then with nothing done).
+ */
+export function deadlineIssue (deadline: number, now: number): JobIssue | undefined {
+  if (!Number.isFinite(deadline)) return undefined
+  if (deadline <= now) return { path: 'deadline', message: 'deadline is in the past' }
+  if (deadline > now + DEADLINE_MARGIN_MS) return undefined
+  const minutes = DEADLINE_MARGIN_MS / 60_000
+  return { path: 'deadline', message: `deadline is less than ${minutes} minutes away: the peers stop working on a job ${minutes} minutes before its deadline, so that its results are submitted and verified in time` }
+}
+
 /** Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock). */
 export function draftSpec (input: SubmitInput, creator: string, dataSize: number | undefined, now: number): SpecDraft {
   const issues: JobIssue[] = []
@@ -93,11 +105,8 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   if (input.code == null) issues.push({ path: 'code', message: 'code is required: WebAssembly bytes, a file, or an ipfs:// or https:// URI' })
   if (input.data == null) issues.push({ path: 'data', message: 'data is required: bytes, a file, or an ipfs:// or https:// URI' })
   const deadline = input.deadline instanceof Date ? input.deadline.getTime() : (input.deadline ?? now + DEFAULT_DEADLINE_MS)
-  if (Number.isFinite(deadline) && deadline <= now) issues.push({ path: 'deadline', message: 'deadline is in the past' })
-  else if (Number.isFinite(deadline) && deadline <= now + DEADLINE_MARGIN_MS) {
-    // a job the peers would never take (they stop this long before the deadline): funded, and locked until then
-    issues.push({ path: 'deadline', message: `deadline is less than ${DEADLINE_MARGIN_MS / 60_000} minutes away: the peers stop working on a job ${DEADLINE_MARGIN_MS / 60_000} minutes before its deadline, so that its results are submitted and verified in time` })
-  }
+  const late = deadlineIssue(deadline, now)
+  if (late !== undefined) issues.push(late)
   let blockCount = input.blockCount
   const bs = input.blockSize
   const validBs = Number.isSafeInteger(bs) && bs > 0

@@ -9,7 +9,7 @@ import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
 import { EscrowMismatchError, InvalidJobError } from './errors.js'
 import { DEFAULT_INPUT_RETRY_INTERVAL_MS } from './constants.js'
-import { buildSpec, draftSpec, localSize, randomUint256 } from './spec.js'
+import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
 import type { ContentInput } from './content.js'
 import type { SubmitInput } from './spec.js'
@@ -116,6 +116,9 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const slicing = sliceJob(spec, jobId)
   const jobRoot = jobTree(slicing.microJobs).root
 
+  // checked again: an upload of minutes may have brought the deadline within the peers' margin
+  const late = deadlineIssue(spec.deadline, Date.now())
+  if (late !== undefined) throw new InvalidJobError([{ ...late, message: `${late.message} (after the upload; nothing was paid)` }])
   report({ stage: 'creating', jobId, specCid })
   const pricing = await ctx.chain.client.pricing({ signal })
   const value = taskValue(spec.price, microJobCount(spec), pricing)

@@ -3,7 +3,7 @@ import { JobAnnouncement, INDEX_JOBS_MAP, recordVerifier } from '@jobmesh/peer/c
 import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
 import { CID } from 'multiformats/cid'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
 import { SLICING, cleanup, setup, smallJob } from './helpers.js'
 import type { SubmitStage } from '../src/index.js'
@@ -162,6 +162,20 @@ describe('submit', () => {
     const soon = await env.client.submit({ ...whole, deadline: Date.now() + 60_000 }).catch((e: unknown) => e as Error & { issues: Array<{ path: string, message: string }> })
     expect(soon.name).toBe('InvalidJobError')
     expect(soon.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is less than 3 minutes away: the peers stop working on a job 3 minutes before its deadline/) }])
+    // a deadline 5 s past the margin at the start, and an upload that takes 10 s (the clock moved on at its start):
+    // checked again before paying, refused
+    const realNow = Date.now.bind(Date)
+    let uploadMs = 0
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + uploadMs)
+    try {
+      const slow = await env.client.submit({ ...whole, deadline: realNow() + 185_000 }, {
+        onProgress: (p) => { if (p.stage === 'uploading') uploadMs = 10_000 }
+      }).catch((e: unknown) => e as Error & { issues: Array<{ path: string, message: string }> })
+      expect(slow.name).toBe('InvalidJobError')
+      expect(slow.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is less than 3 minutes away: .* \(after the upload; nothing was paid\)$/) }])
+    } finally {
+      clock.mockRestore()
+    }
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 
