@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { createSettlement, datastoreJournal, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
+import { chainClock, createSettlement, datastoreJournal, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
@@ -174,6 +174,13 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     // first to wake took MacroJobs the others would have claimed
     const funded = chain == null ? undefined : fundedJobs({ chain: chain.client }, { onOpen: () => { processor?.wake() } })
     if (funded != null) stack.push(async () => { funded.stop() })
+    // deadlines are read against the chain's time, as the escrow reads them
+    const clock = chain == null ? undefined : chainClock({ chain: chain.client })
+    if (clock != null) {
+      await clock.refresh().catch((err: Error) => { log('reading the chain\'s time failed: %e', err) })
+      clock.start()
+      stack.push(async () => { clock.stop() })
+    }
     if (init.process !== false) {
       processor = createProcessor({ ...node, docs }, {
         ...init.processor,
@@ -184,6 +191,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           holdings.acquired(job)
         },
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
+        deadlineClock: clock?.now,
         deferJob: job => funded?.isOpen(job) === false || holdings.defer(job) ||
           supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false,
         onJobComplete: chain?.settlement == null

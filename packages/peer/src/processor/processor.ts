@@ -130,6 +130,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       idleMs: init.idleMs,
       renewMs: this.leases.renewMs,
       clock: this.clock,
+      deadlineClock: init.deadlineClock ?? Date.now,
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),
       leaveRoom,
       waitFor,
@@ -284,8 +285,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const signal = this.controller.signal
     const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
     while (!signal.aborted) {
+      const now = this.turnHost.deadlineClock()
       const candidates = [...this.jobs.values()]
-        .filter(j => !this.completed.has(j.jobId) && !pastCutoff(j) && this.init.deferJob?.(j) !== true)
+        .filter(j => !this.completed.has(j.jobId) && !pastCutoff(j, now) && this.init.deferJob?.(j) !== true)
         .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
       let choice: (typeof candidates)[number] | undefined
       for (const group of healthyFirst(candidates, this.failedAt)) {

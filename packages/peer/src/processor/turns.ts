@@ -31,6 +31,8 @@ export interface TurnHost {
   /** A running MicroJob's lease is renewed this often (ms). */
   readonly renewMs: number
   clock(): number
+  /** The time deadlines are read against (ProcessorInit.deadlineClock). */
+  deadlineClock(): number
   /** A room of the job with open items (joined, or claimed), or undefined after waiting for announcements. */
   findRoom(ctx: JobContext, signal: AbortSignal, idleRounds: number): Promise<MacroRoom | undefined>
   /** Leaves a room whose last turn for this peer came back empty (unless this peer owns its queue). */
@@ -133,7 +135,7 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
   // the results of the MicroJobs after the ask go with the lock after that, or at the end)
   let ahead: Turn | undefined
   while (!signal.aborted && !ctx.finalized) {
-    if (pastCutoff(ctx.job)) {
+    if (pastCutoff(ctx.job, host.deadlineClock())) {
       // too near the deadline: what is finished is written, nothing more is taken (deadline.ts)
       log('%s stops work on %s: its deadline is near', host.self.slice(-6), ctx.job.jobId)
       ctx.batch.flush()

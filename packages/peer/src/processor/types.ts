@@ -44,6 +44,11 @@ export interface ProcessorInit {
    * none.
    */
   deferJob?(job: { jobId: string, modelId?: string, spec: JobSpec }): boolean
+  /**
+   * The time a job's deadline is read against (unix ms): the escrow's is the latest block's. Default `Date.now` (no
+   * chain).
+   */
+  deadlineClock?: () => number
   leases?: LeasesInit
   heartbeatMs?: number
   ownerTimeoutMs?: number

@@ -79,6 +79,9 @@ export const DEFAULT_ACTIVE_NODES_REFRESH_MS = 10_000
  */
 export const ACTIVE_NODES_RECHECK_MS = 1_000
 
+/** How often a peer reads the chain's time again, against which it reads the jobs' deadlines (ms). */
+export const DEFAULT_CHAIN_CLOCK_REFRESH_MS = 60_000
+
 /** How often a job's escrow status, which decides whether a peer works on it, is read again (ms). */
 export const DEFAULT_JOB_STATUS_RECHECK_MS = 5_000
 /** A job the escrow does not know is read again after twice the wait of the read before, up to this (ms). */

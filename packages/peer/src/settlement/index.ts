@@ -17,6 +17,8 @@
 export { createSettlement } from './service.js'
 export { verifierSupply } from './verifier-supply.js'
 export { fundedJobs } from './funded-jobs.js'
+export { chainClock } from './chain-clock.js'
+export type { ChainClock, ChainClockComponents, ChainClockInit } from './chain-clock.js'
 export type { FundedJobs, FundedJobsComponents, FundedJobsInit } from './funded-jobs.js'
 export type { VerifierSupply, VerifierSupplyComponents, VerifierSupplyInit } from './verifier-supply.js'
 export { datastoreJournal } from './journal.js'

@@ -68,6 +68,7 @@ function harness () {
     renewMs: 60_000,
     announceComplete: false,
     clock: () => 0,
+    deadlineClock: () => Date.now(),
     findRoom: async () => rooms++ === 0 ? room : undefined,
     // leaving closes the room, which ends a turn still waited on (as MacroRoom.close does)
     leaveRoom: () => {
@@ -111,6 +112,11 @@ describe('runTurns (the processor\'s turn loop)', () => {
     await done
     expect(h.events).toEqual(['next', 'next', 'start 0', 'end 0'])
     expect(h.transactions).toEqual([['result 0']])
+    // four minutes away by this machine's clock, but the chain's runs two minutes ahead: within the margin, not one
+    // turn (the escrow reads the deadline against block time)
+    spec.deadline = Date.now() + 240_000
+    await runTurns({ ...near.host, deadlineClock: () => Date.now() + 120_000 }, near.ctx, new AbortController().signal)
+    expect(near.events).toEqual([])
     // a job already within the margin: not one turn
     spec.deadline = Date.now() + 60_000
     await runTurns(near.host, near.ctx, new AbortController().signal)
