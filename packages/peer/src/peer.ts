@@ -72,6 +72,11 @@ export interface PeerInit extends NodeInit {
   chain?: PeerChainInit
   /** Peers besides its producer that must hold each output before this peer submits a job. Default 3. */
   outputReplicas?: number
+  /**
+   * Cuts the start short: `createPeer` stops what it started and rejects with the signal's reason (a chain call
+   * under way is abandoned, a transaction already sent stays sent). Not used once the peer is up.
+   */
+  signal?: AbortSignal
   /** Serve the dashboard, its live state and `/metrics` here (`jobmesh start --http`). Default: no listener. */
   http?: HttpAddress
 }
@@ -110,6 +115,7 @@ export interface Peer {
 export async function createPeer (init: PeerInit = {}): Promise<Peer> {
   const startedAt = Date.now()
   const { registry, metrics } = metricsFor(init.http)
+  init.signal?.throwIfAborted()
   const node = await createNode({ ...init, metrics: init.metrics ?? metrics })
   const stack: Array<() => Promise<void>> = [async () => { await node.stop() }]
   const stopAll = async (): Promise<void> => {
@@ -137,7 +143,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       executor = init.executor != null ? init.executor({ store, wasm }) : wasmMicroJobExecutor({ store, executor: wasm })
     }
     const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
+    init.signal?.throwIfAborted()
     const chain = await startChain(init, { node, docs, store, executor, client }, stack)
+    init.signal?.throwIfAborted()
     const replication = await startReplicationServer({ libp2p: node.libp2p, store, chain: chain?.client })
     stack.push(async () => { await replication.stop() })
     const events = new EventLog()
@@ -150,6 +158,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }, { models: init.models, holderGraceMs: init.holderGraceMs })
     holdings.start()
     stack.push(async () => { await holdings.stop() })
+    init.signal?.throwIfAborted()
     let processor: Processor | undefined
     const supply = chain == null
       ? undefined
@@ -165,7 +174,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         onGrowth: () => { processor?.wake() }
       })
     if (supply != null) {
-      await supply.refresh().catch((err: Error) => { log('reading the active nodes failed: %e', err) })
+      await supply.refresh({ signal: init.signal }).catch((err: Error) => { log('reading the active nodes failed: %e', err) })
       supply.start()
       stack.push(async () => { supply.stop() })
     }
@@ -177,7 +186,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     // deadlines are read against the chain's time, as the escrow reads them
     const clock = chain == null ? undefined : chainClock({ chain: chain.client })
     if (clock != null) {
-      await clock.refresh().catch((err: Error) => { log('reading the chain\'s time failed: %e', err) })
+      await clock.refresh({ signal: init.signal }).catch((err: Error) => { log('reading the chain\'s time failed: %e', err) })
       clock.start()
       stack.push(async () => { clock.stop() })
     }
@@ -202,6 +211,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0, heldModelIds: holdings.held }
       })
       countWork(processor, work)
+      init.signal?.throwIfAborted()
       const settlement = chain?.settlement
       // completed by another peer's result: its finalizer may never submit (takeover.ts)
       if (settlement != null) processor.addEventListener('job:complete', (evt) => { if (!evt.detail.finalizer) settlement.onJobCompletedElsewhere(evt.detail.jobId) })
@@ -258,30 +268,34 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
     return undefined
   }
   // the deployment file names this chain and its contracts are there: else every call below fails obscurely
-  await verifyDeployment(init.chain.deployment, client.provider)
+  const signal = init.signal
+  const options = { signal }
+  await verifyDeployment(init.chain.deployment, client.provider, signal)
   const address = await client.address()
-  const pricing = await client.pricing()
+  const pricing = await client.pricing(options)
   const gpuModel = init.gpuModel ?? 'Any'
   const vramGb = init.vramGb ?? 0
   // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
-  const since = await client.blockNumber()
+  const since = await client.blockNumber(options)
   let registration: RegisterResult
   // the stake it must still add is checked before the first transaction (the seed commitment costs gas too)
-  await checkStakeFunds(client, address, init.chain.stake)
+  await checkStakeFunds(client, address, init.chain.stake, options)
   try {
     // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
-    await ensureSeedCommitted(client)
-    registration = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake })
+    await ensureSeedCommitted(client, options)
+    registration = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake }, options)
   } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err
     throw await explainFunds(client, address, init.chain.stake, err as Error)
   }
   const timeoutPct = init.chain.commitTimeoutPct
-  if (timeoutPct != null && (await client.qosScores(address)).timeoutPct !== timeoutPct) await client.setCommitTimeout(timeoutPct)
+  if (timeoutPct != null && (await client.qosScores(address, options)).timeoutPct !== timeoutPct) await client.setCommitTimeout(timeoutPct, options)
   if (client.contracts.incentivePool != null) {
     // the pool records shares lazily: from this start on, this node earns its share (jobmesh claim records it again)
-    await client.pokeIncentive(address).catch((err: Error) => { log('recording the incentive share of %s failed: %e', address, err) })
+    await client.pokeIncentive(address, options).catch((err: Error) => { log('recording the incentive share of %s failed: %e', address, err) })
   }
-  await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb })
+  signal?.throwIfAborted()
+  await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb }, options)
   const self = parts.node.peerId.toString()
   const settlement = createSettlement({
     docs: parts.docs,
@@ -319,11 +333,11 @@ function fundsError (address: string, balance: bigint, needed: bigint, cause?: E
 }
 
 /** @throws InsufficientFundsError when the wallet cannot pay the stake it must still add (registered or not) */
-async function checkStakeFunds (client: ChainClient, address: string, stake: bigint): Promise<void> {
-  const node = await client.nodeInfo(address)
+async function checkStakeFunds (client: ChainClient, address: string, stake: bigint, options: { signal?: AbortSignal }): Promise<void> {
+  const node = await client.nodeInfo(address, options)
   const toAdd = !node.registered ? stake : stake > node.stake ? stake - node.stake : 0n
   if (toAdd === 0n) return
-  const balance = await client.balance(address)
+  const balance = await client.balance(address, options)
   if (balance <= toAdd) throw fundsError(address, balance, toAdd)
 }
 

@@ -1,14 +1,18 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { createProvider, deploy, serializeDeployment } from '@jobmesh/contracts'
 import { waitFor } from '@jobmesh/testkit'
+import { workerAnvil } from '@jobmesh/testkit/anvil'
+import { Wallet } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CLI_BIN } from '../../src/devnet/index.js'
 import type { ChildProcess } from 'node:child_process'
+import type { Anvil } from '@jobmesh/contracts'
 
 interface Cli {
   child: ChildProcess
@@ -64,6 +68,35 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     late.child.kill('SIGINT')
     expect(await late.exited).toBe(0)
     expect(late.stdout.slice(-2)).toEqual(['stopping...', 'stopped'])
+  })
+
+  it('jobmesh start: interrupted while its registration waits for a block that does not come', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-start-interrupt-chain-'))
+    // an anvil of its own (args): its mining is switched off below
+    const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    try {
+      const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+      await writeFile(join(dir, 'deployment.json'), serializeDeployment(deployment))
+      await writeFile(join(dir, 'wallet.key'), anvil.accounts[1].privateKey)
+      await provider.send('evm_setAutomine', [false])
+      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--rpc', anvil.rpcUrl,
+        '--deployment', join(dir, 'deployment.json'), '--key-file', join(dir, 'wallet.key'), '--vram', '8'])
+      running.push(cli)
+      // its first transaction is sent and waits for a block
+      const wallet = anvil.accounts[1].address
+      await waitFor(async () => await provider.getTransactionCount(wallet, 'pending') > 0,
+        { what: 'the peer\'s first transaction pending', timeoutMs: 30_000 }).catch((err: Error) => { throw new Error(`${err.message}: ${cli.lines.join(' | ')}`) })
+      cli.child.kill('SIGINT')
+      // it stops without waiting for that block (the transaction's wait is a minute and more)
+      const code = await waitFor(async () => cli.child.exitCode ?? undefined, { what: 'the peer to exit after Ctrl-C', timeoutMs: 15_000 })
+      expect(code).toBe(130)
+      expect(cli.stderr).toContain('interrupted before the peer was ready: stopped')
+      expect(cli.stdout).not.toContain('ready (Ctrl-C to stop)')
+    } finally {
+      provider.destroy()
+      await anvil.stop()
+    }
   })
 
   it('jobmesh devnet: interrupted while it deploys or starts its peers', async () => {

@@ -72,8 +72,8 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         // loaded here, not at the top: every other command and `--help` start without libp2p, helia and ethers
         const [{ createPeer }, { walletLine }] = await Promise.all([import('../../peer.js'), import('../status-view.js')])
         interrupted()
-        // the peer's start cannot be cut short: a Ctrl-C meanwhile stops it once it is up
-        const peer = await createPeer(init)
+        // a Ctrl-C while it starts cuts the start short (a transaction already sent stays sent): what started stops
+        const peer = await createPeer({ ...init, signal: interrupt.signal })
         started.push(async () => { await peer.stop() })
         const stopLines = printPeerEvents(peer.events)
         started.push(async () => { stopLines() })
