@@ -34,6 +34,14 @@ export default tseslint.config(
     }
   },
   {
+    // Node holds an AbortSignal.timeout only weakly: inside AbortSignal.any (ours or a library's) it never fires once
+    // a garbage collection ran (nodejs/node#57736). The packages use timeoutSignal / anySignal of @jobmesh/contracts.
+    files: ['packages/*/src/**/*.ts', 'examples/src/**/*.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'AbortSignal', property: 'timeout', message: 'use timeoutSignal or anySignal from @jobmesh/contracts (nodejs/node#57736)' }]
+    }
+  },
+  {
     // Libraries never print: only the CLI talks to people.
     files: ['packages/*/src/**/*.ts'],
     ignores: ['packages/*/src/cli/**'],

@@ -1,3 +1,4 @@
+import { anySignal } from './client/wait.js'
 import { DEFAULT_RPC_TIMEOUT_MS } from './constants.js'
 import { AbortError, JsonRpcError, RpcUnreachableError } from './errors.js'
 
@@ -18,15 +19,13 @@ export interface RpcCallInit {
 export async function rpcCall (rpcUrl: string, method: string, params: readonly unknown[], init: RpcCallInit = {}): Promise<unknown> {
   init.signal?.throwIfAborted()
   const timeout = init.timeout ?? DEFAULT_RPC_TIMEOUT_MS
-  const signals = [AbortSignal.timeout(timeout)]
-  if (init.signal !== undefined) signals.push(init.signal)
   let body: { result?: unknown, error?: { message?: unknown, code?: unknown } | null } | null
   try {
     const res = await fetch(rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.any(signals)
+      signal: anySignal([init.signal], timeout)
     })
     if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`)
     body = await res.json() as typeof body

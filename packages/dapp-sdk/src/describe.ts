@@ -1,5 +1,5 @@
+import { anySignal } from '@jobmesh/contracts'
 import { describeJob, gatherPeerFacts, matchPeers } from '@jobmesh/peer/observe'
-import { anySignal } from './abort.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
 import type { JobStory } from '@jobmesh/peer/observe'

@@ -1,6 +1,6 @@
+import { anySignal } from '@jobmesh/contracts'
 import { decodeJobSpec } from '@jobmesh/peer/protocol'
 import { CID } from 'multiformats/cid'
-import { anySignal } from './abort.js'
 import { fetchContent } from './content.js'
 import { DownloadError, JobNotFoundError } from './errors.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'

@@ -1,7 +1,7 @@
+import { anySignal } from '@jobmesh/contracts'
 import { DEFAULT_MAX_MANIFEST_BYTES, decodeManifest, manifestTree } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { CID } from 'multiformats/cid'
-import { anySignal } from './abort.js'
 import { fetchContent } from './content.js'
 import { ResultRootMismatchError } from './errors.js'
 import type { ClientContext } from './context.js'

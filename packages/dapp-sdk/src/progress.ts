@@ -1,7 +1,7 @@
+import { anySignal } from '@jobmesh/contracts'
 import { FAILURES_MAP, JobFailures, JobProgress, RESULTS_MAP, recordVerifier } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { excludingVerifier, roundKey, slashedPeerIds } from '@jobmesh/peer/jobs'
-import { anySignal } from './abort.js'
 import { PROGRESS_RESYNC_MS } from './constants.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'

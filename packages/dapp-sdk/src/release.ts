@@ -1,6 +1,5 @@
-import { delay } from '@jobmesh/contracts'
+import { anySignal, delay, timeoutSignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { anySignal } from './abort.js'
 import {
   AbortError, DeadlinePassedError, JobNotFoundError, JobRefundedError, JobRejectedError,
   ReleaseTimeoutError
@@ -41,7 +40,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
   const id = jobId.toLowerCase()
   const interval = options.pollIntervalMs ?? ctx.settings.pollIntervalMs
   const timeoutMs = options.timeoutMs ?? ctx.settings.releaseTimeoutMs
-  const timeout = AbortSignal.timeout(timeoutMs)
+  const timeout = timeoutSignal(timeoutMs)
   const signal = anySignal([options.signal, ctx.stopped, timeout])
   let failures = 0
   let lastError: unknown

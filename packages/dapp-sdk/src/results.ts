@@ -1,3 +1,4 @@
+import { anySignal, timeoutSignal } from '@jobmesh/contracts'
 import { createHash } from 'node:crypto'
 import { MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, resultTable } from '@jobmesh/peer/coord'
 import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
@@ -5,7 +6,6 @@ import { payeeResolver, roundKey } from '@jobmesh/peer/jobs'
 import { rawOutputCid } from '@jobmesh/peer/storage'
 import { ZeroHash } from 'ethers'
 import { CID } from 'multiformats/cid'
-import { anySignal } from './abort.js'
 import { fetchContent } from './content.js'
 import {
   AbortError, DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError, ResultUnavailableError, TimeoutError
@@ -65,7 +65,7 @@ function hex (bytes: Uint8Array): string {
 export async function downloadResults (ctx: ClientContext, jobId: string, options: ResultsOptions = {}): Promise<MicroJobOutput[]> {
   const id = jobId.toLowerCase()
   const failed = new AbortController()
-  const overall = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)
+  const overall = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs)
   const signal = anySignal([options.signal, ctx.stopped, failed.signal, overall])
   try {
     return await download(ctx, id, signal, failed, options)
@@ -128,7 +128,7 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
       throw new DownloadError(`MicroJob ${d.macroIndex}.${d.index}: invalid output CID ${String(outputCid)}`, { cause: err })
     }
     const timeoutMs = options.fetchTimeoutMs ?? ctx.settings.fetchTimeoutMs
-    const timeout = AbortSignal.timeout(timeoutMs)
+    const timeout = timeoutSignal(timeoutMs)
     let bytes: Uint8Array
     try {
       bytes = await fetchContent(ctx.store, cid, { signal: anySignal([signal, timeout]), timeoutMs })

@@ -1,3 +1,4 @@
+import { timeoutSignal } from '@jobmesh/contracts'
 import { jobsTopic } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
@@ -44,7 +45,7 @@ export async function startPeers (n: number, init: Partial<ProcessorInit> = {}):
   }
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      await peers[i].node.libp2p.dial(peers[j].node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+      await peers[i].node.libp2p.dial(peers[j].node.libp2p.getMultiaddrs()[0], { signal: timeoutSignal(10_000) })
     }
   }
   return peers

@@ -1,11 +1,34 @@
 import { AbortError, ChainTimeoutError } from '../errors.js'
 
+/**
+ * A signal that aborts `ms` from now with a `TimeoutError` (as `AbortSignal.timeout`), held by its timer. Node (20,
+ * 22) holds an `AbortSignal.timeout` only weakly: given to `AbortSignal.any` (ours, or a library's, such as a dial's)
+ * it never fires once a garbage collection ran (nodejs/node#57736; `test/abort-gc.test.ts` shows it), and an
+ * exchange with a stuck peer waited for ever. The timer is unref'd: it keeps no process running.
+ */
+export function timeoutSignal (ms: number): AbortSignal {
+  const controller = new AbortController()
+  setTimeout(() => { controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')) }, ms).unref()
+  return controller.signal
+}
+
+/**
+ * A signal that aborts when any of `signals` does, or `timeoutMs` from now ({@link timeoutSignal}): the one way the
+ * packages combine a caller's signal with a timeout.
+ */
+export function anySignal (signals: Array<AbortSignal | undefined>, timeoutMs?: number): AbortSignal {
+  const list = signals.filter((s): s is AbortSignal => s !== undefined)
+  if (timeoutMs !== undefined) list.push(timeoutSignal(timeoutMs))
+  return list.length === 1 ? list[0] : AbortSignal.any(list)
+}
+
 /** Waits `ms` unless `signal` aborts first (then rejects with AbortError): the one abortable pause of every package (polls, retries, back-offs). */
 export async function delay (ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted === true) throw new AbortError('aborted')
   const follower = follow(signal)
   await new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => { clearTimeout(timer); reject(new AbortError('aborted')) }
+    // names `signal`, so that it lives as long as its follower waits (a follower holds its source only weakly)
+    const onAbort = (): void => { clearTimeout(timer); reject(new AbortError('aborted', { cause: signal?.reason })) }
     const timer = setTimeout(() => { follower?.removeEventListener('abort', onAbort); resolve() }, ms)
     follower?.addEventListener('abort', onAbort, { once: true })
   })

@@ -1,3 +1,4 @@
+import { timeoutSignal } from '@jobmesh/contracts'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { SubmittedJob } from '../submit.js'
@@ -28,7 +29,7 @@ export interface SubmitState {
 
 async function fundedNow (client: JobClient, jobId: string, ms: number): Promise<boolean | Error> {
   try {
-    await client.status(jobId, { signal: AbortSignal.timeout(ms) })
+    await client.status(jobId, { signal: timeoutSignal(ms) })
     return true
   } catch (err) {
     return (err as Error).name === 'JobNotFoundError' ? false : err as Error

@@ -1,3 +1,4 @@
+import { timeoutSignal } from '@jobmesh/contracts'
 import { raceSignal } from 'race-signal'
 import { logger } from '@libp2p/logger'
 import * as Y from 'yjs'
@@ -244,5 +245,5 @@ export function createDocStore (components: DocStoreComponents, init: DocStoreIn
 async function waitAtMost (caughtUp: Promise<void>, ms: number, name: string): Promise<void> {
   const background = caughtUp.catch((err: Error) => { log('catch-up of %s failed: %e', name, err) })
   // the timeout's rejection is the wait ending, not an error
-  await raceSignal(background, AbortSignal.timeout(ms)).catch(() => {})
+  await raceSignal(background, timeoutSignal(ms)).catch(() => {})
 }

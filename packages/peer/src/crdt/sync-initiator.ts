@@ -1,3 +1,4 @@
+import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { raceSignal } from 'race-signal'
@@ -95,11 +96,7 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
 
   /** Aborted by the store's stop, the exchange's timeout or the caller. */
   function exchangeSignal (options: SyncOptions): AbortSignal {
-    return AbortSignal.any([
-      components.shutdown,
-      AbortSignal.timeout(options.timeoutMs ?? components.syncTimeoutMs),
-      ...(options.signal != null ? [options.signal] : [])
-    ])
+    return anySignal([components.shutdown, options.signal], options.timeoutMs ?? components.syncTimeoutMs)
   }
 
   async function runSync (entry: OpenDoc, peerId: PeerId, push: boolean, options: SyncOptions, signal: AbortSignal): Promise<SyncResult> {

@@ -1,3 +1,4 @@
+import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { FrameStream } from './frame-stream.js'
 import { noteSent } from './open-doc.js'
@@ -30,7 +31,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
   const { metrics } = components
 
   async function serve (stream: Stream, connection: Connection): Promise<void> {
-    const signal = AbortSignal.any([components.shutdown, AbortSignal.timeout(components.syncTimeoutMs)])
+    const signal = anySignal([components.shutdown], components.syncTimeoutMs)
     const frames = new FrameStream(stream, { chunkBytes: components.syncChunkBytes, maxDiffBytes: components.maxSyncBytes })
     const onAbort = (): void => { frames.abort(signal.reason instanceof Error ? signal.reason : new Error('sync aborted')) }
     signal.addEventListener('abort', onAbort, { once: true })

@@ -1,3 +1,4 @@
+import { anySignal } from '@jobmesh/contracts'
 import { raceSignal } from 'race-signal'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -80,8 +81,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
     void exited.then(code => { reject(new DevnetPeerError(`${init.name} exited with ${code} before it was ready:\n${output.slice(-10).join('\n')}`)) })
   })
   const timeoutMs = init.startTimeoutMs ?? DEFAULT_PEER_START_TIMEOUT_MS
-  const timeout = AbortSignal.timeout(timeoutMs)
-  const signal = init.signal == null ? timeout : AbortSignal.any([timeout, init.signal])
+  const signal = anySignal([init.signal], timeoutMs)
   try {
     await raceSignal(ready, signal, { translateError: () => new DevnetPeerError(`${init.name} did not start within ${timeoutMs} ms:\n${output.slice(-10).join('\n')}`) })
   } catch (err) {

@@ -1,3 +1,4 @@
+import { timeoutSignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { DEFAULT_GOSSIP_REPAIR_GRACE_MS, DEFAULT_GOSSIP_REPAIR_INTERVAL_MS, GOSSIP_REDIAL_TIMEOUT_MS } from './constants.js'
 import type { GossipSub } from '@libp2p/gossipsub'
@@ -44,7 +45,7 @@ export function gossipRepair (components: GossipRepairComponents, init: GossipRe
     log('no gossipsub stream to %p for %d ms: renewing the connection', peer, graceMs)
     try {
       await libp2p.hangUp(peer)
-      await libp2p.dial(peer, { signal: AbortSignal.timeout(GOSSIP_REDIAL_TIMEOUT_MS) })
+      await libp2p.dial(peer, { signal: timeoutSignal(GOSSIP_REDIAL_TIMEOUT_MS) })
     } catch (err) {
       // a peer that cannot be dialled back (it dialled in) redials itself if it keeps the connection alive
       log('renewing the connection to %p failed: %e', peer, err)

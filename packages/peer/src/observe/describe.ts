@@ -1,3 +1,4 @@
+import { anySignal } from '@jobmesh/contracts'
 import { readFinalRecords, readProfiles } from '../jobs/index.js'
 import { readAnnouncedJobs } from './announced-jobs.js'
 import { readVerification } from './chain-view.js'
@@ -24,7 +25,7 @@ export interface DescribeOptions {
 /** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */
 export async function gatherPeerFacts (components: Pick<DescribeComponents, 'docs' | 'chain'>, options: DescribeOptions = {}): Promise<PeerFacts[]> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS
-  const signal = (): AbortSignal => options.signal == null ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
+  const signal = (): AbortSignal => anySignal([options.signal], timeoutMs)
   const { chain } = components
   const profiles = await readProfiles(components, { signal: signal() })
   return await Promise.all([...profiles].map(async ([peerId, p]) => {
@@ -43,7 +44,7 @@ export async function gatherPeerFacts (components: Pick<DescribeComponents, 'doc
 export async function gatherJobFacts (components: DescribeComponents, jobId: string, options: DescribeOptions = {}): Promise<JobFacts> {
   const id = jobId.toLowerCase()
   const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS
-  const signal = (): AbortSignal => options.signal == null ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
+  const signal = (): AbortSignal => anySignal([options.signal], timeoutMs)
   const notes: string[] = []
   const { chain } = components
   const [announced, peers, verification] = await Promise.all([

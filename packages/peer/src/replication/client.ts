@@ -1,4 +1,4 @@
-import { delay } from '@jobmesh/contracts'
+import { anySignal, delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import * as lp from 'it-length-prefixed'
 import { DEFAULT_REPLICATION_TIMEOUT_MS, MAX_REPLICATION_MESSAGE_BYTES, REPLICATION_PROTOCOL } from './constants.js'
@@ -78,7 +78,7 @@ export async function replicate (components: ReplicationClientComponents, reques
   const timeoutMs = options.timeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS
   // ends the streams still open when the call returns (a peer that was asked keeps fetching on its own signal)
   const ended = new AbortController()
-  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ended.signal, ...(options.signal == null ? [] : [options.signal])])
+  const signal = anySignal([ended.signal, options.signal], timeoutMs)
   const asking = askingState(components, request, options, signal)
   try {
     for (;;) {

@@ -1,3 +1,4 @@
+import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import * as lp from 'it-length-prefixed'
 import {
@@ -72,7 +73,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
   }
 
   const handle = async (stream: Stream): Promise<void> => {
-    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])
+    const signal = anySignal([controller.signal], timeoutMs)
     // a peer that opens the stream and never sends its request holds an inbound slot only until the timeout
     const onAbort = (): void => { stream.abort(new ReplicationProtocolError('no request within the timeout')) }
     signal.addEventListener('abort', onAbort, { once: true })

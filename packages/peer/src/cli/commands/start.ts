@@ -1,3 +1,4 @@
+import { timeoutSignal } from '@jobmesh/contracts'
 import { mkdir } from 'node:fs/promises'
 import { Option } from 'commander'
 import { startControlServer } from '../control.js'
@@ -78,7 +79,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         const stopLines = printPeerEvents(peer.events)
         started.push(async () => { stopLines() })
         interrupted()
-        const control = await startControlServer(init.dataDir, async () => await peer.report({ signal: AbortSignal.timeout(4_000) }).catch(() => peer.status()))
+        const control = await startControlServer(init.dataDir, async () => await peer.report({ signal: timeoutSignal(4_000) }).catch(() => peer.status()))
         started.push(async () => { await control.close() })
         interrupted()
         const s = peer.status()
