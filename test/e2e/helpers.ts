@@ -16,6 +16,8 @@ export type { Network } from './network.js'
 
 /** The test peer that returns wrong outputs (`entry` of a devnet peer; modes in the file). */
 export const CHEATING_PEER = fileURLToPath(new URL('./peers/cheating-peer.mjs', import.meta.url))
+/** A cheating peer whose profile names another wallet (`framing-peer.mjs <address> <cheating-peer args>`). */
+export const FRAMING_PEER = fileURLToPath(new URL('./peers/framing-peer.mjs', import.meta.url))
 
 const run = promisify(execFile)
 

@@ -104,7 +104,7 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
   // the results the submitter committed to on chain must be these
   if (manifest === undefined && job.resultRoot !== ZeroHash) {
     // each leaf pays the signer's wallet, by the rule the finalizer and the verifiers use (payeeOf)
-    const payee = payeeResolver({ docs: ctx.docs, chain: ctx.chain.client }, { signal })
+    const payee = payeeResolver({ chain: ctx.chain.client }, { signal })
     const leaves: ResultLeaf[] = []
     for (const { d, outputHash, signer } of picked) {
       leaves.push({ microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash, payee: await payee(signer) })

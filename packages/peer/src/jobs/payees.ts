@@ -1,23 +1,21 @@
 import { ZeroAddress, getAddress } from 'ethers'
-import { readProfile } from './profiles.js'
-import type { JobsDocs } from './types.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
-/** What payee lookups need: the docs (profiles) and the registry's `peerIdOwner`. */
+/** What payee lookups need: the registry's `peerIdOwner`. */
 export interface PayeeComponents {
-  docs: JobsDocs
   chain: Pick<ChainClient, 'peerAddress'>
 }
 
 /**
- * The wallet paid for a result signed by `peerId`: the address of its signed peer profile (the PeerId's own key
- * names it, so nobody else can), else the address that registered the PeerId (`peerIdOwner`), else the zero address
- * (a leaf nobody can claim; swept after the claim window). Finalizers and verifiers use this same rule, so a
- * verifier rejects a sampled leaf that pays anyone else (docs/settlement.md).
+ * The wallet paid, and blamed, for a result signed by `peerId`: the wallet that registered the PeerId (`peerIdOwner`,
+ * bound by the PeerId key's own proof at registration), else the zero address (a leaf nobody can claim; swept after
+ * the claim window). Not the address a peer profile names: a profile is the peer's own word, so a faker could name
+ * another node's wallet and have the escrow slash that node for its fake (docs/settlement.md, Defences).
+ * Finalizers and verifiers use this same rule, so a verifier rejects a sampled leaf that pays anyone else.
  */
 export async function payeeOf (components: PayeeComponents, peerId: string,
   options: { signal?: AbortSignal } = {}): Promise<string> {
-  const address = (await readProfile(components, peerId, options))?.address ?? await components.chain.peerAddress(peerId, options)
+  const address = await components.chain.peerAddress(peerId, options)
   return address == null ? ZeroAddress : getAddress(address)
 }
 

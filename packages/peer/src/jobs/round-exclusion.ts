@@ -30,8 +30,9 @@ export async function slashedSubmitters (components: Pick<RoundExclusionComponen
 }
 
 /**
- * PeerIds whose results must not count in `round` of the job: every peer whose profile names the wallet of a
- * submitter slashed in an earlier round, and the finalizer (signer of the `final` record) of each rejected round.
+ * PeerIds whose results must not count in `round` of the job: every known peer (by its profile) registered by the
+ * wallet of a submitter slashed in an earlier round (`peerIdOwner`, not the address its profile names: that is the
+ * peer's own word), and the finalizer (signer of the `final` record) of each rejected round.
  */
 export async function slashedPeerIds (components: RoundExclusionComponents, jobId: string, round: number,
   options: { signal?: AbortSignal } = {}): Promise<Set<string>> {
@@ -39,8 +40,9 @@ export async function slashedPeerIds (components: RoundExclusionComponents, jobI
   const out = new Set<string>()
   if (slashed.length === 0) return out
   const addresses = new Set(slashed.map(s => s.address))
-  for (const [peerId, profile] of await readProfiles(components, options)) {
-    if (addresses.has(getAddress(profile.address))) out.add(peerId)
+  for (const peerId of (await readProfiles(components, options)).keys()) {
+    const owner = await components.chain.peerAddress(peerId, options)
+    if (owner != null && addresses.has(getAddress(owner))) out.add(peerId)
   }
   for (const s of slashed) {
     for (const r of await readFinalRecords(components, jobId, { ...options, round: s.round })) {
@@ -51,22 +53,21 @@ export async function slashedPeerIds (components: RoundExclusionComponents, jobI
 }
 
 /**
- * Decides per result signer whether it may count in a round: not a slashed PeerId, and its payout wallet (profile,
- * else the registry's `peerIdOwner`) is not a slashed submitter's. Lookups are cached per signer.
+ * Decides per result signer whether it may count in a round: not a slashed PeerId, and its wallet (the registry's
+ * `peerIdOwner`) is not a slashed submitter's. Lookups are cached per signer.
  */
 export async function roundSignerFilter (components: RoundExclusionComponents, jobId: string, round: number,
   options: { signal?: AbortSignal } = {}): Promise<(signer: string) => Promise<boolean>> {
   if (round === 0) return async () => true
   const slashed = new Set((await slashedSubmitters(components, jobId, options)).filter(s => s.round < round).map(s => s.address))
   const peers = await slashedPeerIds(components, jobId, round, options)
-  const profiles = await readProfiles(components, options)
   const cache = new Map<string, boolean>()
   return async (signer) => {
     const hit = cache.get(signer)
     if (hit != null) return hit
     let ok = !peers.has(signer)
     if (ok) {
-      const address = profiles.get(signer)?.address ?? await components.chain.peerAddress(signer, options)
+      const address = await components.chain.peerAddress(signer, options)
       ok = address == null || !slashed.has(getAddress(address))
     }
     cache.set(signer, ok)

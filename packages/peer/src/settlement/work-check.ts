@@ -1,4 +1,5 @@
 import { logger } from '@libp2p/logger'
+import { ZeroAddress } from 'ethers'
 import { countingResult } from '../coord/index.js'
 import { mapBounded } from './bounded.js'
 import { DEFAULT_OUTPUT_CONCURRENCY } from './constants.js'
@@ -29,6 +30,7 @@ export interface WorkCheck {
 /**
  * Whether the payee of a MicroJob must be checked by a re-run: results from more than one signer (a copy of another
  * peer's output hash under a higher term looks like a duplicate run), or a counting result without a work tag.
+ * (A counting signer no wallet registered is re-run too: `checkWork`.)
  */
 function contested (all: readonly Result[], counting: string): boolean {
   if (new Set(all.map(r => r.signer)).size > 1) return true
@@ -54,7 +56,8 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
   const contestedOnes: Array<{ e: ManifestEntry, all: Result[] }> = []
   for (const e of entries) {
     const { all } = await records.of(e)
-    if (executor != null && contested(all, e.signer)) contestedOnes.push({ e, all })
+    // a signer no wallet registered can be neither paid nor blamed: the escrow would slash the submitter for its fake
+    if (executor != null && (contested(all, e.signer) || e.payee === ZeroAddress)) contestedOnes.push({ e, all })
   }
   if (executor == null || contestedOnes.length === 0) return { entries: [...entries], own: [], rerun: 0, copiers: [] }
 
@@ -68,7 +71,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     // a copier caught on another MicroJob: its records here are set aside, and what is left may need no re-run
     const rest = all.filter(r => !caught.has(r.signer))
     const left = countingResult(rest, undefined)
-    if (rest.length < all.length && left != null && !contested(rest, left.signer)) return { entry: await paying(e, left) }
+    if (rest.length < all.length && left != null && !contested(rest, left.signer) && await payee(left.signer) !== ZeroAddress) return { entry: await paying(e, left) }
     rerun++
     const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal })
     const hash = outputHash(run.output)
@@ -76,7 +79,9 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     const correct = all.filter(r => bytesToHex(r.outputHash) === hash)
     const valid = correct.filter(r => isWorkTag(r.workTag, run.digest, r.signer))
     for (const r of correct) if (!valid.includes(r)) caught.add(r.signer)
-    const best = countingResult(valid, undefined)
+    const payable: Result[] = []
+    for (const r of valid) if (await payee(r.signer) !== ZeroAddress) payable.push(r)
+    const best = countingResult(payable, undefined)
     if (best != null) {
       if (best.signer !== e.signer) log('%s %d.%d: %s counted without a valid work tag; pays %s', jobId, e.macroIndex, e.index, e.signer, best.signer)
       return { entry: await paying(e, best) }

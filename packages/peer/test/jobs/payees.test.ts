@@ -10,7 +10,7 @@ const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const B = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
 describe('payees, manifest and peer profiles', () => {
-  it('pays a signer through its signed profile, else its registration, else nobody', async () => {
+  it('pays (and blames) the wallet that registered the signer\'s PeerId, whatever its profile names, else nobody', async () => {
     const doc = new Y.Doc()
     const docs: SettlementDocs = { open: async () => doc }
     const [withProfile, registered, unknown] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519'), generateKeyPair('Ed25519')])
@@ -18,9 +18,10 @@ describe('payees, manifest and peer profiles', () => {
     const id = (k: typeof withProfile): string => peerIdFromPrivateKey(k).toString()
     await publishProfile({ docs, privateKey: withProfile }, { address: A.toLowerCase(), gpuModel: 'cpu', vramGb: 4 })
     const chain = { peerAddress: async (peerId: string) => peerId === id(registered) || peerId === id(withProfile) ? B : undefined }
-    expect(await payeeOf({ docs, chain }, id(withProfile))).toBe(A)
-    expect(await payeeOf({ docs, chain }, id(registered))).toBe(B)
-    expect(await payeeOf({ docs, chain }, id(unknown))).toBe('0x0000000000000000000000000000000000000000')
+    // its profile names A (its own word): the registry binds it to B, so B is paid, and blamed for a fake
+    expect(await payeeOf({ chain }, id(withProfile))).toBe(B)
+    expect(await payeeOf({ chain }, id(registered))).toBe(B)
+    expect(await payeeOf({ chain }, id(unknown))).toBe('0x0000000000000000000000000000000000000000')
   })
 
   it('round-trips a manifest and checks its root', () => {

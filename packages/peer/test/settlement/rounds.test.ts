@@ -33,10 +33,11 @@ function memoryDocs (): SettlementDocs & { docs: Map<string, Y.Doc> } {
 }
 
 /** A chain that knows one rejection of `jobId` (submitter `slashed`) and the registry owner of no PeerId. */
-function rejectedChain (jobId: string, slashed: string): ChainClient {
+/** A chain on which `slashed` was slashed for `jobId`, and `owners` names the wallet that registered each PeerId. */
+function rejectedChain (jobId: string, slashed: string, owners: ReadonlyMap<string, string> = new Map()): ChainClient {
   return {
     rejectedCulprits: async (id: string) => id.toLowerCase() === jobId.toLowerCase() ? [getAddress(slashed)] : [],
-    peerAddress: async () => undefined,
+    peerAddress: async (peerId: string) => owners.get(peerId),
     processorPool: async () => 8_000n
   } as unknown as ChainClient
 }
@@ -96,7 +97,10 @@ describe('rounds: names, exclusion, re-announcement, finalization', () => {
     await publishProfile({ docs, privateKey: cheater }, { address: cheaterWallet, gpuModel: 'cpu', vramGb: 1 })
     await publishProfile({ docs, privateKey: honest }, { address: honestWallet, gpuModel: 'cpu', vramGb: 1 })
     const job = testJob(1, 2)
-    const chain = rejectedChain(job.jobId, cheaterWallet)
+    const chain = rejectedChain(job.jobId, cheaterWallet, new Map([
+      [peerIdFromPrivateKey(cheater).toString(), cheaterWallet],
+      [peerIdFromPrivateKey(honest).toString(), honestWallet]
+    ]))
     const components = { docs, chain, privateKey: finalizer }
     expect(await slashedPeerIds(components, job.jobId, 1)).toEqual(new Set([peerIdFromPrivateKey(cheater).toString()]))
     expect((await slashedPeerIds(components, job.jobId, 0)).size).toBe(0)
