@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { chainClock, createSettlement, datastoreJournal, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
+import { chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
@@ -20,7 +20,7 @@ import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
 import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { Processor, ProcessorInit } from './processor/index.js'
-import type { Settlement, SettlementInit } from './settlement/index.js'
+import type { Settlement, SettlementInit, SupplyJob } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
 import type { PricingParams } from './protocol/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
@@ -162,14 +162,12 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     let processor: Processor | undefined
     const supply = chain == null
       ? undefined
-      : verifierSupply({ chain: chain.client }, {
-        onWaiting: (job, active) => {
-          events.push({
-            kind: 'job:waiting',
-            level: 'info',
-            jobId: job.jobId,
-            text: `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among the active nodes besides its submitter, ${nodesNeeded(job.verifiers)} are needed, ${active} ${active === 1 ? 'is' : 'are'} active`
-          })
+      : verifierSupply({
+        chain: chain.client,
+        eligible: async (req, options) => await eligibleNodes({ docs, chain: chain.client }, req, options)
+      }, {
+        onWaiting: (job, nodes, fitting) => {
+          events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: waitingText(job, nodes, fitting) })
         },
         onGrowth: () => { processor?.wake() }
       })
@@ -202,7 +200,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
         deadlineClock: clock?.now,
         deferJob: job => funded?.isOpen(job) === false || holdings.defer(job) ||
-          supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers }) === false,
+          supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers, requirements: job.spec.requirements }) === false,
         onJobComplete: chain?.settlement == null
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
@@ -330,6 +328,16 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
 /** A registration that failed for want of ETH says so in one line, instead of the node's hex dump. */
 function fundsError (address: string, balance: bigint, needed: bigint, cause?: Error): InsufficientFundsError {
   return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(needed)} stake + gas`, { cause })
+}
+
+/** The `job:waiting` line of a job left alone for want of nodes to verify it (`nodes` active, or `fitting` it). */
+function waitingText (job: SupplyJob, nodes: number, fitting: boolean): string {
+  const needed = nodesNeeded(job.verifiers)
+  const req = job.requirements
+  const among = fitting && req != null
+    ? `the active nodes with at least ${req.minVramGb} GB VRAM${req.gpuModel == null ? '' : ` and a ${req.gpuModel}`}`
+    : 'the active nodes'
+  return `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among ${among} besides its submitter, ${needed} are needed, ${nodes} ${nodes === 1 ? 'is' : 'are'} ${fitting ? 'known' : 'active'}`
 }
 
 /** @throws InsufficientFundsError when the wallet cannot pay the stake it must still add (registered or not) */

@@ -11,6 +11,7 @@ import type { IncentiveAccount } from '../actions/incentive/incentive-account.js
 import type { ModelHolding } from '../actions/models/model-holding.js'
 import type { ModelPrompt } from '../actions/models/model-prompts.js'
 import type { JobCreatedEvent } from '../actions/events/job-created.js'
+import type { NodeGrade } from '../actions/registry/node-grade.js'
 import type { NodeInfo } from '../actions/registry/node-info.js'
 import type { ProbeScan } from '../actions/registry/probe-next.js'
 import type { QosScores } from '../actions/registry/qos-scores.js'
@@ -83,6 +84,8 @@ export interface ChainClient {
   nodeInfo(address?: string, options?: CallOptions): Promise<NodeInfo>
   /** Nodes registered, staked and active in the NodeRegistry (verifiers are drawn among them). */
   activeNodes(options?: CallOptions): Promise<number>
+  /** `NodeRegistry.nodeGrade`: the GPU model id and VRAM tier size a node is drawn as. */
+  nodeGrade(address: string, options?: CallOptions): Promise<NodeGrade>
   /** The QoS scores B, R and P of `address` (default: this signer), and its tasks and timeouts in the window. */
   qosScores(address?: string, options?: CallOptions): Promise<QosScores>
   /** `NodeRegistry.probeOf` of `address` (default: this signer): its open probe and its last scored task. */

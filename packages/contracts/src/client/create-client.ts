@@ -42,6 +42,7 @@ import { modelHolders, modelHolding } from '../actions/models/model-holding.js'
 import { modelPrompts } from '../actions/models/model-prompts.js'
 import { promptModel } from '../actions/models/prompt-model.js'
 import { activeNodes } from '../actions/registry/active-nodes.js'
+import { nodeGrade } from '../actions/registry/node-grade.js'
 import { ensureRegistered } from '../actions/registry/ensure-registered.js'
 import { nodeInfo } from '../actions/registry/node-info.js'
 import { answerProbe } from '../actions/registry/answer-probe.js'
@@ -81,6 +82,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     nodeInfo: async (address, options) => nodeInfo(c, address, options),
     peerAddress: async (peerId, options) => peerAddress(c, peerId, options),
     activeNodes: async (options) => activeNodes(c, options),
+    nodeGrade: async (address, options) => nodeGrade(c, address, options),
     qosScores: async (address, options) => qosScores(c, address, options),
     probeOf: async (address, options) => probeOf(c, address, options),
     probeNext: async (maxScan, options) => probeNext(c, maxScan, options),
