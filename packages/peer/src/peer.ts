@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
+import { bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
@@ -176,6 +176,20 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       supply.start()
       stack.push(async () => { supply.stop() })
     }
+    // only jobs whose results this node could submit (lock their bond): see settlement/bond-capacity.ts
+    const bonds = chain == null
+      ? undefined
+      : bondCapacity({ chain: chain.client }, {
+        onShort: (job, bond, free) => {
+          events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: bondText(job.jobId, bond, free) })
+        },
+        onGrowth: () => { processor?.wake() }
+      })
+    if (bonds != null) {
+      await bonds.refresh({ signal: init.signal }).catch((err: Error) => { log('reading this node\'s free stake failed: %e', err) })
+      bonds.start()
+      stack.push(async () => { bonds.stop() })
+    }
     // on a chain, only a job the escrow holds open, funded, with the announced spec is worked on
     // a gate that lifts wakes the processor: otherwise every peer of a new job waited out an idle pause, and the
     // first to wake took MacroJobs the others would have claimed
@@ -200,6 +214,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
         deadlineClock: clock?.now,
         deferJob: job => funded?.isOpen(job) === false || holdings.defer(job) ||
+          bonds?.canBond({ jobId: job.jobId, fee: job.spec.price }) === false ||
           supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers, requirements: job.spec.requirements }) === false,
         onJobComplete: chain?.settlement == null
           ? undefined
@@ -328,6 +343,11 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
 /** A registration that failed for want of ETH says so in one line, instead of the node's hex dump. */
 function fundsError (address: string, balance: bigint, needed: bigint, cause?: Error): InsufficientFundsError {
   return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(needed)} stake + gas`, { cause })
+}
+
+/** The `job:waiting` line of a job whose bond this node cannot lock. */
+function bondText (jobId: string, bond: bigint, free: bigint): string {
+  return `job ${shortId(jobId)} is left alone: submitting its results locks a bond of ${formatEther(bond)} ETH, this node has ${formatEther(free)} ETH of free stake (more stake: jobmesh start --stake)`
 }
 
 /** The `job:waiting` line of a job left alone for want of nodes to verify it (`nodes` active, or `fitting` it). */

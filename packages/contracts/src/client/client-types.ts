@@ -86,6 +86,10 @@ export interface ChainClient {
   activeNodes(options?: CallOptions): Promise<number>
   /** `NodeRegistry.nodeGrade`: the GPU model id and VRAM tier size a node is drawn as. */
   nodeGrade(address: string, options?: CallOptions): Promise<NodeGrade>
+  /** Stake of `address` (default: this signer) not locked by submission bonds. */
+  freeStake(address?: string, options?: CallOptions): Promise<bigint>
+  /** The stake a node locks to submit the results of a job paying `fee` (`JobEscrow.params().bondBps`). */
+  submissionBond(fee: bigint, options?: CallOptions): Promise<bigint>
   /** The QoS scores B, R and P of `address` (default: this signer), and its tasks and timeouts in the window. */
   qosScores(address?: string, options?: CallOptions): Promise<QosScores>
   /** `NodeRegistry.probeOf` of `address` (default: this signer): its open probe and its last scored task. */

@@ -43,6 +43,8 @@ import { modelPrompts } from '../actions/models/model-prompts.js'
 import { promptModel } from '../actions/models/prompt-model.js'
 import { activeNodes } from '../actions/registry/active-nodes.js'
 import { nodeGrade } from '../actions/registry/node-grade.js'
+import { freeStake } from '../actions/registry/free-stake.js'
+import { submissionBond } from '../actions/escrow/submission-bond.js'
 import { ensureRegistered } from '../actions/registry/ensure-registered.js'
 import { nodeInfo } from '../actions/registry/node-info.js'
 import { answerProbe } from '../actions/registry/answer-probe.js'
@@ -83,6 +85,8 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     peerAddress: async (peerId, options) => peerAddress(c, peerId, options),
     activeNodes: async (options) => activeNodes(c, options),
     nodeGrade: async (address, options) => nodeGrade(c, address, options),
+    freeStake: async (address, options) => freeStake(c, address, options),
+    submissionBond: async (fee, options) => submissionBond(c, fee, options),
     qosScores: async (address, options) => qosScores(c, address, options),
     probeOf: async (address, options) => probeOf(c, address, options),
     probeNext: async (maxScan, options) => probeNext(c, maxScan, options),

@@ -16,6 +16,8 @@
  */
 export { createSettlement } from './service.js'
 export { verifierSupply } from './verifier-supply.js'
+export { bondCapacity } from './bond-capacity.js'
+export type { BondCapacity, BondCapacityComponents, BondCapacityInit } from './bond-capacity.js'
 export { eligibleNodes, narrowsDraw } from './eligible-nodes.js'
 export type { EligibleNodesComponents, HardwareRequirements } from './eligible-nodes.js'
 export { fundedJobs } from './funded-jobs.js'

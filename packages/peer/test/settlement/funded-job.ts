@@ -12,8 +12,10 @@ import type { ChainClient } from '@jobmesh/contracts'
  */
 export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
   const input = testJob(1, 2).input
+  const fee = 10n ** 16n
   const spec = parseJobSpec({
     ...input,
+    price: fee,
     codeUri: init.codeUri ?? input.codeUri,
     creator: await creator.address(),
     verifiers: init.verifiers ?? 3,
@@ -24,6 +26,6 @@ export async function fundJob (creator: ChainClient, init: { verifiers?: number,
   const { jobId } = await creator.createJob({
     specCid, nonce: init.nonce ?? 1n, jobRoot: keccak256(toUtf8Bytes(`jobs ${specCid}`)), seed: spec.seed, macroJobs: 1, microJobsPerMacro: 2,
     minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: 1
-  }, 10n ** 16n)
+  }, fee)
   return { jobId, spec, specCid }
 }

@@ -1,0 +1,42 @@
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
+import { waitFor } from '@jobmesh/testkit'
+import { parseEther } from 'ethers'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bondCapacity } from '../../src/settlement/index.js'
+import type { TestChain } from '@jobmesh/testkit/anvil'
+
+let chain: TestChain | undefined
+
+afterEach(async () => {
+  await chain?.stop()
+  chain = undefined
+})
+
+describe('bondCapacity', () => {
+  it('a node works only on jobs whose results it could submit: their bond (2 x the fee) within its free stake', async () => {
+    chain = await startChain({ accounts: 2 })
+    const node = chain.clients[1]
+    const [key] = await registerNodes([node], parseEther('1'))
+    const short: Array<[string, bigint, bigint]> = []
+    let grown = 0
+    const bonds = bondCapacity({ chain: node }, { onShort: (job, bond, free) => { short.push([job.jobId, bond, free]) }, onGrowth: () => { grown++ } })
+    try {
+      // before a read: nothing held back
+      expect(bonds.canBond({ jobId: '0x01', fee: parseEther('100') })).toBe(true)
+      await bonds.refresh()
+      expect(await node.submissionBond(parseEther('1'))).toBe(parseEther('2'))
+      // a 1 ETH job locks 2 ETH: more than this node's 1 ETH stake; told once
+      expect(bonds.canBond({ jobId: '0x01', fee: parseEther('1') })).toBe(false)
+      expect(bonds.canBond({ jobId: '0x01', fee: parseEther('1') })).toBe(false)
+      expect(short).toEqual([['0x01', parseEther('2'), parseEther('1')]])
+      expect(bonds.canBond({ jobId: '0x02', fee: parseEther('0.5') })).toBe(true)
+      // the operator stakes 3 ETH: the stake is read again (it was too small, and is a second old) and the job taken
+      await node.ensureRegistered({ peerId: peerIdFromPrivateKey(key).toString(), privateKey: key, gpuModel: 'cpu', vramGb: 1, stake: parseEther('3') })
+      await waitFor(() => bonds.canBond({ jobId: '0x01', fee: parseEther('1') }), { what: 'the 1 ETH job bondable', timeoutMs: 10_000 })
+      expect(grown).toBe(1)
+    } finally {
+      bonds.stop()
+    }
+  })
+})
