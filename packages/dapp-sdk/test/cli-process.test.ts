@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { startChain } from '@jobmesh/testkit/anvil'
 import { afterEach, describe, expect, it } from 'vitest'
+import { smallJob } from './helpers.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
 /** The built `jobmesh-dapp` (npm run build). */
@@ -15,6 +16,17 @@ const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
 const NO_ENV = { JOBMESH_RPC_URL: '', JOBMESH_DEPLOYMENT: '', JOBMESH_BOOTSTRAP: '', JOBMESH_PRIVATE_KEY: '' }
 
 /** Runs `jobmesh-dapp` with a stdout whose reader is gone before it writes (`... | head -3` after head exited). */
+/** Runs `jobmesh-dapp` to its end: exit code, stdout and stderr. */
+async function jobmeshDapp (args: string[], env: Record<string, string> = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NO_ENV, ...env } })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d })
+  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d })
+  const [code] = await once(child, 'close') as [number | null]
+  return { code, stdout, stderr }
+}
+
 async function closedStdout (args: string[], env: Record<string, string> = {}): Promise<{ code: number | null, stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NO_ENV, ...env } })
   child.stdout.destroy()
@@ -48,5 +60,35 @@ describe('jobmesh-dapp as a process', () => {
       { JOBMESH_PRIVATE_KEY: chain.anvil.accounts[1].privateKey })
     expect(list.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/)
     expect(list.code).toBe(0)
+  }, 60_000)
+
+  it('submit refuses --verifiers and --deadline-minutes beyond the escrow\'s bounds before any upload or payment, exit 2', async () => {
+    // the default deployment: at most 7 verifiers, deadlines up to 30 days
+    chain = await startChain({ accounts: 2 })
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-dapp-bounds-'))
+    const { code, data } = smallJob()
+    const files = { code: join(dir, 'job.wasm'), data: join(dir, 'data.bin'), deployment: join(dir, 'deployment.json') }
+    await writeFile(files.code, code)
+    await writeFile(files.data, data)
+    await writeFile(files.deployment, serializeDeployment(chain.deployment))
+    const key = chain.anvil.accounts[1]
+    const submit = async (extra: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> =>
+      await jobmeshDapp(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--detach', '--rpc', chain!.anvil.rpcUrl,
+        '--deployment', files.deployment, ...extra], { JOBMESH_PRIVATE_KEY: key.privateKey })
+    for (const [extra, line] of [
+      [['--verifiers', '8'], '  verifiers: k (verifiers) must be at most 7: this network\'s escrow accepts 2 to 7 verifiers, not 8'],
+      [['--verifiers', '300'], '  verifiers: k (verifiers) must be at most 7: this network\'s escrow accepts 2 to 7 verifiers, not 300'],
+      [['--deadline-minutes', '100000'], '  deadline: deadline is more than 30 days away: this network\'s escrow accepts a deadline at most 30 days after the job is created']
+    ] as const) {
+      const r = await submit([...extra])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toContain('invalid job:')
+      expect(r.stderr).toContain(line)
+      expect(r.stderr).not.toMatch(/uploading|TypeError|ChainRevertError/)
+      expect(r.stdout).not.toContain('jobId')
+    }
+    // nothing was sent from the wallet
+    expect(await chain.clients[1].provider.getTransactionCount(key.address)).toBe(0)
   }, 60_000)
 })
