@@ -91,4 +91,19 @@ describe('jobmesh-dapp as a process', () => {
     // nothing was sent from the wallet
     expect(await chain.clients[1].provider.getTransactionCount(key.address)).toBe(0)
   }, 60_000)
+
+  it('a deployment whose escrow address holds no JobEscrow: EscrowNotFoundError in one line, not an undecodable result', async () => {
+    chain = await startChain({ accounts: 2 })
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-dapp-escrow-'))
+    const { deployment, anvil } = chain
+    for (const [address, why] of [[anvil.accounts[0].address, 'there is no contract at that address'], [deployment.nodeRegistry, 'the contract there is not a JobEscrow']] as const) {
+      const file = join(dir, `deployment-${address}.json`)
+      await writeFile(file, serializeDeployment({ ...deployment, jobEscrow: address }))
+      const r = await jobmeshDapp(['status', `0x${'1'.repeat(64)}`, '--rpc', anvil.rpcUrl, '--deployment', file],
+        { JOBMESH_PRIVATE_KEY: anvil.accounts[1].privateKey })
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stderr.trim()).toBe(`EscrowNotFoundError: no JobEscrow contract answers at ${address} on chain ${anvil.chainId}: ${why} ` +
+        '(is the deployment file the one of this chain\'s jobmesh contracts?)')
+    }
+  }, 60_000)
 })

@@ -258,6 +258,23 @@ describe('submit', () => {
     expect(err.cause).toBeInstanceOf(Error)
   })
 
+  it('fails with EscrowNotFoundError when no JobEscrow answers at deployment.jobEscrow, and names a registry of another deployment', async () => {
+    const env = await setup()
+    const signer = env.anvil.accounts[2].privateKey
+    for (const [jobEscrow, reason] of [[env.anvil.accounts[0].address, 'no-code'], [env.deployment.nodeRegistry, 'not-an-escrow']] as const) {
+      // with and without the registry in the deployment: the escrow is asked either way
+      for (const deployment of [{ jobEscrow }, { ...env.deployment, jobEscrow }]) {
+        const err = await createJobClient({ rpcUrl: env.anvil.rpcUrl, signer, deployment }).then(async (c) => { await c.stop(); return new Error('connected') }, (e: unknown) => e as Error)
+        expect(err.name, err.message).toBe('EscrowNotFoundError')
+        expect(err).toMatchObject({ address: jobEscrow, reason })
+      }
+    }
+    const mixed = await createJobClient({ rpcUrl: env.anvil.rpcUrl, signer, deployment: { ...env.deployment, nodeRegistry: env.anvil.accounts[0].address } })
+      .then(async (c) => { await c.stop(); return new Error('connected') }, (e: unknown) => e as Error)
+    expect(mixed.name, mixed.message).toBe('InvalidConfigError')
+    expect(mixed.message).toContain('is not the registry of the JobEscrow at')
+  })
+
   it('refuses a bootstrap given as one string (it was read character by character)', async () => {
     const err = await createJobClient({
       rpcUrl: 'http://127.0.0.1:9',
