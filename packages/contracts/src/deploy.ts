@@ -12,7 +12,8 @@ import {
 } from './constants.js'
 import { withTimeout } from './client/wait.js'
 import { isUnreachable } from './client/wrap-error.js'
-import { ChainMismatchError, DeploymentFailedError, InvalidDeploymentError, RpcUnreachableError } from './errors.js'
+import { ChainMismatchError, DeploymentFailedError, EscrowNotFoundError, InvalidDeploymentError, RpcUnreachableError } from './errors.js'
+import { registryOf } from './actions/registry/registry-of.js'
 import type { TypedContract } from './types.js'
 import type { ContractRunner, Provider, Signer, TransactionReceipt, TransactionResponse } from 'ethers'
 
@@ -279,8 +280,10 @@ export function connect (deployment: Pick<Deployment, 'nodeRegistry' | 'jobEscro
 }
 
 /**
- * Checks that `provider` is on the deployment's chain and that both contracts have code there.
- * @throws ChainMismatchError, DeploymentFailedError (no code), RpcUnreachableError
+ * Checks that `provider` is on the deployment's chain, that its contracts have code there, and that a JobEscrow
+ * answers at `jobEscrow` and settles against the deployment's NodeRegistry.
+ * @throws ChainMismatchError, EscrowNotFoundError (no contract, or not a JobEscrow, at `jobEscrow`),
+ * DeploymentFailedError (no code at another address, or an escrow of another NodeRegistry), RpcUnreachableError
  */
 export async function verifyDeployment (deployment: Deployment, provider: Provider, signal?: AbortSignal): Promise<void> {
   const chainId = await chainIdOf(provider, signal)
@@ -297,7 +300,12 @@ export async function verifyDeployment (deployment: Deployment, provider: Provid
     } catch (err) {
       throw wrap(err, `reading the code of ${name}`)
     }
+    if (code === '0x' && name === 'JobEscrow') throw new EscrowNotFoundError(address, 'no-code', chainId)
     if (code === '0x') throw new DeploymentFailedError(`${name} has no code at ${address} on chain ${chainId}`)
+  }
+  const registry = await registryOf(provider, deployment.jobEscrow, { signal })
+  if (registry.toLowerCase() !== deployment.nodeRegistry.toLowerCase()) {
+    throw new DeploymentFailedError(`the JobEscrow at ${deployment.jobEscrow} settles against the NodeRegistry at ${registry}, not the deployment's ${deployment.nodeRegistry} on chain ${chainId}: the deployment file mixes two deployments`)
   }
 }
 

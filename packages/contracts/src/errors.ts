@@ -62,6 +62,27 @@ export class InvalidDeploymentError extends Error {
   override name = 'InvalidDeploymentError'
 }
 
+/**
+ * No JobEscrow contract answers at the deployment's escrow address on the endpoint's chain: `reason` `no-code` (no
+ * contract at all there: a wrong address, or a deployment of another chain) or `not-an-escrow` (a contract that does not
+ * answer JobEscrow's views, e.g. the NodeRegistry's address).
+ */
+export class EscrowNotFoundError extends Error {
+  static override readonly name = 'EscrowNotFoundError'
+  override name = 'EscrowNotFoundError'
+  readonly address: string
+  readonly reason: 'no-code' | 'not-an-escrow'
+
+  constructor (address: string, reason: 'no-code' | 'not-an-escrow', chainId?: number, options?: ErrorOptions) {
+    const chain = chainId === undefined ? 'this chain' : `chain ${chainId}`
+    super(`no JobEscrow contract answers at ${address} on ${chain}: ${reason === 'no-code'
+      ? 'there is no contract at that address'
+      : 'the contract there is not a JobEscrow'} (is the deployment file the one of this chain's jobmesh contracts?)`, options)
+    this.address = address
+    this.reason = reason
+  }
+}
+
 /** The deployment belongs to another chain than the runner is connected to. */
 export class ChainMismatchError extends Error {
   static override readonly name = 'ChainMismatchError'

@@ -63,7 +63,7 @@ export type { PeerBindingKey, PeerIdProof } from './peer-binding.js'
 export { createChainClient } from './client/create-client.js'
 export type { ChainClient, ChainClientComponents, ChainClientInit, CallOptions, WaitOptions, WatchOptions } from './client/client-types.js'
 export type {
-  CreateJobInput, EscrowJobState, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
+  CreateJobInput, EscrowJobState, JobLimits, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
   VerifierState
 } from './client/contract-types.js'
 export type { TxOptions, TxResult } from './client/tx-sender.js'

@@ -15,10 +15,11 @@ import {
   DEFAULT_REGISTRY_PARAMS,
   parseDeployment,
   probeChainId,
+  registryOf,
   serializeDeployment,
   verifyDeployment
 } from '../src/index.js'
-import type { Anvil } from '../src/index.js'
+import type { Anvil, EscrowNotFoundError } from '../src/index.js'
 import type { JsonRpcProvider } from 'ethers'
 
 const pkgDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -87,7 +88,29 @@ describe('deploy', () => {
     await expect(verifyDeployment({ ...d, chainId: 80002 }, claimed)).rejects.toMatchObject({ name: 'ChainMismatchError' })
     claimed.destroy()
     await expect(verifyDeployment({ ...d, chainId: 80002 }, provider)).rejects.toMatchObject({ name: 'ChainMismatchError' })
-    await expect(verifyDeployment({ ...d, jobEscrow: signer.address }, provider)).rejects.toMatchObject({ name: 'DeploymentFailedError' })
+    await expect(verifyDeployment({ ...d, nodeRegistry: signer.address }, provider)).rejects.toMatchObject({ name: 'DeploymentFailedError' })
+  })
+
+  it('says no JobEscrow answers at a wrong escrow address: no contract there, or another contract (verifyDeployment, registryOf)', async () => {
+    const signer = new Wallet(anvil.accounts[0].privateKey, provider)
+    const d = await deploy(signer)
+    expect(await registryOf(provider, d.jobEscrow)).toBe(d.nodeRegistry)
+    const chain = anvil.chainId
+    // an account (no code), the registry, and the incentive pool (which has a registry() of its own)
+    for (const [address, reason] of [[signer.address, 'no-code'], [d.nodeRegistry, 'not-an-escrow'], [d.incentivePool!, 'not-an-escrow']] as const) {
+      const message = `no JobEscrow contract answers at ${address} on chain ${chain}: ` +
+        (reason === 'no-code' ? 'there is no contract at that address' : 'the contract there is not a JobEscrow')
+      for (const check of [async () => verifyDeployment({ ...d, jobEscrow: address }, provider), async () => registryOf(provider, address)]) {
+        const err = await check().then(() => new Error('accepted'), (e: unknown) => e as EscrowNotFoundError)
+        expect(err.name, err.message).toBe('EscrowNotFoundError')
+        expect(err).toMatchObject({ address, reason })
+        expect(err.message).toMatch(new RegExp(`^${message.replace(/[()]/g, '\\$&')}`))
+      }
+    }
+    // a JobEscrow of another deployment: it answers, but settles against another registry
+    const other = await deploy(signer)
+    await expect(verifyDeployment({ ...d, jobEscrow: other.jobEscrow }, provider)).rejects
+      .toMatchObject({ name: 'DeploymentFailedError', message: expect.stringContaining('the deployment file mixes two deployments') })
   })
 
   it('reports a reverted deployment', async () => {

@@ -9,6 +9,7 @@ import type { ContentInput } from './content.js'
 import type { JobIssue } from './errors.js'
 import type { VerificationLevel } from './verification.js'
 import type { Estimate, JobSpec, Requirements, SlicingSpec } from '@jobmesh/peer/protocol'
+import type { JobLimits } from '@jobmesh/contracts'
 
 /** What a DApp describes to {@link JobClient.submit}. */
 export interface SubmitInput {
@@ -98,8 +99,50 @@ export function deadlineIssue (deadline: number, now: number): JobIssue | undefi
   return { path: 'deadline', message: `deadline is less than ${minutes} minutes away: the peers stop working on a job ${minutes} minutes before its deadline, so that its results are submitted and verified in time` }
 }
 
-/** Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock). */
-export function draftSpec (input: SubmitInput, creator: string, dataSize: number | undefined, now: number): SpecDraft {
+/**
+ * What the deployed escrow's `createJob` accepts (`JobLimits`: k in `minVerifiers..maxVerifiers`, a deadline at most
+ * `maxDeadlineSeconds` after the job's block), with the chain's clock its deadline bound is read against.
+ */
+export interface EscrowBounds extends JobLimits {
+  /** Unix seconds of the chain's latest block: the block that creates the job is no earlier. */
+  chainTime: number
+}
+
+/** `30 days`, `36 hours`, `90 minutes`, `45 s`: a span of seconds in its largest whole unit. */
+function span (seconds: number): string {
+  for (const [unit, s] of [['days', 86_400], ['hours', 3_600], ['minutes', 60]] as const) {
+    if (seconds >= s && seconds % s === 0) return `${seconds / s} ${unit}`
+  }
+  return `${seconds} s`
+}
+
+/**
+ * What the deployed escrow would refuse of `verifiers` and `deadline` (unix ms): k outside its bounds
+ * (`InvalidVerifierCount`), a deadline further than its `maxDeadline` from the chain's clock (`InvalidDeadline`).
+ * Checked before anything is uploaded or paid.
+ */
+export function escrowIssues (verifiers: unknown, deadline: number, bounds: EscrowBounds): JobIssue[] {
+  const issues: JobIssue[] = []
+  const { minVerifiers: min, maxVerifiers: max } = bounds
+  if (typeof verifiers === 'number' && Number.isInteger(verifiers) && (verifiers < min || verifiers > max)) {
+    issues.push({ path: 'verifiers', message: `k (verifiers) must be ${verifiers < min ? `at least ${min}` : `at most ${max}`}: this network's escrow accepts ${min} to ${max} verifiers, not ${verifiers}` })
+  }
+  const latest = bounds.chainTime + bounds.maxDeadlineSeconds
+  if (Number.isFinite(deadline) && Math.ceil(deadline / 1000) > latest) {
+    issues.push({
+      path: 'deadline',
+      message: `deadline is more than ${span(bounds.maxDeadlineSeconds)} away: this network's escrow accepts a deadline at most ${span(bounds.maxDeadlineSeconds)} ` +
+        `after the job is created (by the chain's clock, no later than ${new Date(latest * 1000).toISOString()})`
+    })
+  }
+  return issues
+}
+
+/**
+ * Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock, and with
+ * `bounds` what the deployed escrow accepts).
+ */
+export function draftSpec (input: SubmitInput, creator: string, dataSize: number | undefined, now: number, bounds?: EscrowBounds): SpecDraft {
   const issues: JobIssue[] = []
   // an untyped caller (JavaScript) may leave out what the types require
   if (input.code == null) issues.push({ path: 'code', message: 'code is required: WebAssembly bytes, a file, or an ipfs:// or https:// URI' })
@@ -107,6 +150,7 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   const deadline = input.deadline instanceof Date ? input.deadline.getTime() : (input.deadline ?? now + DEFAULT_DEADLINE_MS)
   const late = deadlineIssue(deadline, now)
   if (late !== undefined) issues.push(late)
+  if (bounds !== undefined) issues.push(...escrowIssues(input.verifiers ?? DEFAULT_VERIFIERS, deadline, bounds))
   let blockCount = input.blockCount
   const bs = input.blockSize
   const validBs = Number.isSafeInteger(bs) && bs > 0
@@ -170,8 +214,10 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, m
     cause = err
     const specIssues = (err as { issues: JobIssue[] }).issues
     // a missing blockCount is reported once, by the draft; so is a slicing that does not cover the blocks (in plainer words)
-    const draftSlicing = draft.issues.some(i => i.path === 'slicing')
-    issues = [...issues, ...specIssues.filter(i => !(draft.blockCount === undefined && i.path === 'blockCount') && !(draftSlicing && i.path === 'slicing'))]
+    // and k beyond the escrow's bound (the validator knows only the uint8 bound, the draft this network's)
+    const drafted = (path: string): boolean => draft.issues.some(i => i.path === path)
+    issues = [...issues, ...specIssues.filter(i => !(draft.blockCount === undefined && i.path === 'blockCount') &&
+      !(i.path === 'slicing' && drafted('slicing')) && !(i.path === 'verifiers' && drafted('verifiers')))]
   }
   if (issues.length > 0 || spec === undefined) throw new InvalidJobError(issues, { cause })
   return spec

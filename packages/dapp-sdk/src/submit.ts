@@ -99,7 +99,9 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const dataSize = await localSize(input.data, 'data')
   await localSize(input.code, 'code')
   if (input.model !== undefined) await localSize(input.model, 'model')
-  const draft = draftSpec(input, creator, dataSize, Date.now())
+  // what the deployed escrow accepts (k, the furthest deadline): a job it would refuse is refused here, before the upload
+  const [limits, chainTime] = await Promise.all([ctx.chain.client.jobLimits({ signal }), ctx.chain.client.chainTime({ signal })])
+  const draft = draftSpec(input, creator, dataSize, Date.now(), { ...limits, chainTime })
   // validate everything before anything is uploaded or paid
   buildSpec(draft, placeholder(input.code), placeholder(input.data), input.model === undefined ? undefined : placeholder(input.model))
   await checkCode(input.code)

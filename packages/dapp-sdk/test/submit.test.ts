@@ -200,6 +200,40 @@ describe('submit', () => {
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 
+  it('refuses k and a deadline beyond the deployed escrow\'s bounds, read from the chain, before any upload or payment', async () => {
+    // a network whose escrow takes at most 4 verifiers and deadlines up to 2 days (the defaults are 7 and 30 days)
+    const env = await setup({ deploy: { escrow: { maxVerifiers: 4, maxDeadline: 2 * 86_400 } } })
+    const { code, data } = smallJob()
+    const address = env.client.address
+    const balance = await env.provider.getBalance(address)
+    const nonce = await env.provider.getTransactionCount(address)
+    const base = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n }
+    const refused = async (over: { verifiers?: number, deadline?: number }): Promise<Error & { issues: Array<{ path: string, message: string }> }> => {
+      const stages: SubmitStage[] = []
+      const err = await env.client.submit({ ...base, ...over }, { onProgress: (p) => stages.push(p.stage) })
+        .then(() => new Error('submitted'), (e: unknown) => e as Error)
+      expect(stages).toEqual([])
+      return err as Error & { issues: Array<{ path: string, message: string }> }
+    }
+    for (const k of [5, 300]) {
+      const err = await refused({ verifiers: k })
+      expect(err.name, err.message).toBe('InvalidJobError')
+      // one issue per field: the uint8 bound of the validator gives way to this network's (300 > 255 as well)
+      expect(err.issues).toEqual([{ path: 'verifiers', message: `k (verifiers) must be at most 4: this network's escrow accepts 2 to 4 verifiers, not ${k}` }])
+    }
+    const far = await refused({ verifiers: 2, deadline: Date.now() + 3 * 86_400_000 })
+    expect(far.name, far.message).toBe('InvalidJobError')
+    expect(far.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is more than 2 days away: this network's escrow accepts a deadline at most 2 days after the job is created/) }])
+    // both at once, each named
+    expect((await refused({ verifiers: 8, deadline: Date.now() + 3 * 86_400_000 })).issues.map(i => i.path).sort()).toEqual(['deadline', 'verifiers'])
+    expect(await env.provider.getBalance(address)).toBe(balance)
+    expect(await env.provider.getTransactionCount(address)).toBe(nonce)
+    expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
+    // at the bounds the escrow takes the job
+    const job = await env.client.submit({ ...base, verifiers: 4, deadline: Date.now() + 2 * 86_400_000 - 60_000 }, { signal: AbortSignal.timeout(30_000) })
+    expect((await env.client.status(job.jobId)).k).toBe(4)
+  })
+
   it('reports an underfunded job with the decoded custom error', async () => {
     const env = await setup({ deploy: { escrow: { minFee: 10n ** 18n } } })
     const { code, data } = smallJob()
@@ -222,6 +256,23 @@ describe('submit', () => {
     }).catch((e: unknown) => e as Error)
     expect(err.name).toBe('RpcUnreachableError')
     expect(err.cause).toBeInstanceOf(Error)
+  })
+
+  it('fails with EscrowNotFoundError when no JobEscrow answers at deployment.jobEscrow, and names a registry of another deployment', async () => {
+    const env = await setup()
+    const signer = env.anvil.accounts[2].privateKey
+    for (const [jobEscrow, reason] of [[env.anvil.accounts[0].address, 'no-code'], [env.deployment.nodeRegistry, 'not-an-escrow']] as const) {
+      // with and without the registry in the deployment: the escrow is asked either way
+      for (const deployment of [{ jobEscrow }, { ...env.deployment, jobEscrow }]) {
+        const err = await createJobClient({ rpcUrl: env.anvil.rpcUrl, signer, deployment }).then(async (c) => { await c.stop(); return new Error('connected') }, (e: unknown) => e as Error)
+        expect(err.name, err.message).toBe('EscrowNotFoundError')
+        expect(err).toMatchObject({ address: jobEscrow, reason })
+      }
+    }
+    const mixed = await createJobClient({ rpcUrl: env.anvil.rpcUrl, signer, deployment: { ...env.deployment, nodeRegistry: env.anvil.accounts[0].address } })
+      .then(async (c) => { await c.stop(); return new Error('connected') }, (e: unknown) => e as Error)
+    expect(mixed.name, mixed.message).toBe('InvalidConfigError')
+    expect(mixed.message).toContain('is not the registry of the JobEscrow at')
   })
 
   it('refuses a bootstrap given as one string (it was read character by character)', async () => {

@@ -1,5 +1,5 @@
 import type {
-  CreateJobInput, EscrowJobState, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
+  CreateJobInput, EscrowJobState, JobLimits, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
   VerifierState
 } from './contract-types.js'
 import type { ChainEvent, EventFilter } from './events.js'
@@ -162,6 +162,8 @@ export interface ChainClient {
   processorPool(jobId: string, options?: CallOptions): Promise<bigint>
   /** The network's pricing parameters (`JobEscrow.pricing()`): task values come from these, in ms. */
   pricing(options?: CallOptions): Promise<PricingParams>
+  /** What `createJob` accepts (`MIN_VERIFIERS`, `params().maxVerifiers`, `params().maxDeadline`): check a job before paying. */
+  jobLimits(options?: CallOptions): Promise<JobLimits>
   /** Events in `[fromBlock, toBlock]` (default: deployment block to head), in chain order, scanned in chunks. */
   findEvents(filter: EventFilter & BlockRange, options?: CallOptions): Promise<ChainEvent[]>
   /** The job's `JobCreated` event (spec CID, creator, block), or undefined. */

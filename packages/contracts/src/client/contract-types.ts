@@ -158,3 +158,17 @@ export interface PricingParams {
   /** Network time of one MicroJob, ms. */
   msPerMicroJob: number
 }
+
+/**
+ * What `JobEscrow.createJob` accepts of a job, as the deployed escrow holds it: `minVerifiers <= k <= maxVerifiers`
+ * (`InvalidVerifierCount(k, min, max)` otherwise) and a deadline at most `maxDeadlineSeconds` after the block that
+ * creates the job (`InvalidDeadline()` otherwise).
+ */
+export interface JobLimits {
+  /** `JobEscrow.MIN_VERIFIERS`: fewest verifiers a job may ask for. */
+  minVerifiers: number
+  /** `params().maxVerifiers`: most verifiers a job may ask for (a uint8, set at deployment). */
+  maxVerifiers: number
+  /** `params().maxDeadline`: how far after its creation a job's deadline may be, in seconds. */
+  maxDeadlineSeconds: number
+}

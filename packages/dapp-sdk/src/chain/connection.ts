@@ -77,7 +77,8 @@ function plainSigner (signer: Signer | string, provider: Provider): Signer {
  * retrying forever), builds a static-network provider without a result cache, and a chain client of
  * `@jobmesh/contracts` over the deployment with the DApp's wallet (it keeps the wallet's nonce itself).
  *
- * @throws RpcUnreachableError, ChainMismatchError (the deployment is for another chain), InvalidConfigError, and
+ * @throws RpcUnreachableError, ChainMismatchError (the deployment is for another chain), EscrowNotFoundError (no
+ * JobEscrow at `deployment.jobEscrow` on this chain), InvalidConfigError, and
  * the other chain errors
  */
 export async function connectChain (init: ChainInit): Promise<ChainConnection> {
@@ -108,8 +109,12 @@ export async function connectChain (init: ChainInit): Promise<ChainConnection> {
     } catch (err) {
       throw wrapChainError(err, 'reading the signer address')
     }
-    const nodeRegistry = init.deployment.nodeRegistry ??
-      await registryOf(provider, init.deployment.jobEscrow, { signal: init.signal, timeoutMs: init.rpcTimeoutMs })
+    // asked even when the deployment names the registry: a wrong escrow address fails here, as EscrowNotFoundError
+    const nodeRegistry = await registryOf(provider, init.deployment.jobEscrow, { signal: init.signal, timeoutMs: init.rpcTimeoutMs })
+    if (init.deployment.nodeRegistry !== undefined && init.deployment.nodeRegistry.toLowerCase() !== nodeRegistry.toLowerCase()) {
+      throw new InvalidConfigError(`deployment.nodeRegistry ${init.deployment.nodeRegistry} is not the registry of the JobEscrow at ` +
+        `${init.deployment.jobEscrow} (${nodeRegistry}): the deployment mixes two deployments`)
+    }
     const deployment = {
       jobEscrow: init.deployment.jobEscrow,
       nodeRegistry,

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 import '@jobmesh/peer/polyfill'
+import { ignoreClosedStdout } from './closed-stdout.js'
 import { EXIT_INTERRUPTED } from './interrupt.js'
+
+// `jobmesh-dapp ... | head`: a reader that stops early ends the output, not the command
+ignoreClosedStdout()
 
 // Ctrl-C while the program loads: nothing was sent yet (a command installs its own handler once it runs)
 const whileLoading = (): void => {

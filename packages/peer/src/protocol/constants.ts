@@ -12,6 +12,11 @@ export const JOB_SPEC_VERSION = 1
 export const DEFAULT_VERIFIERS = 3
 /** Fewest verifiers a job may have (the escrow's MIN_VERIFIERS): one verifier's word alone never decides a slash. */
 export const MIN_VERIFIERS = 2
+/**
+ * Most verifiers any escrow can hold: `k` is a uint8 in `JobEscrow.createJob`. A larger k could not even be encoded;
+ * a deployment allows at most its `params().maxVerifiers` (7 by default), which only the chain knows.
+ */
+export const MAX_VERIFIERS_ENCODABLE = 255
 
 /**
  * Blocks after a submission's entropy block during which only its submitter draws for free (the escrow's

@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers'
 import { z } from 'zod'
-import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MAX_MICROJOB_INPUT_BYTES, MIN_VERIFIERS } from './constants.js'
+import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MAX_MICROJOB_INPUT_BYTES, MAX_VERIFIERS_ENCODABLE, MIN_VERIFIERS } from './constants.js'
 import { InvalidJobSpecError } from './errors.js'
 import { slicingMismatch } from './slicing-fit.js'
 import type { SpecIssue } from './errors.js'
@@ -102,7 +102,10 @@ const schema = z.strictObject({
   estimate: z.strictObject({
     secondsPerMicroJob: z.number().positive().finite()
   }),
-  verifiers: z.int().min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: one verifier alone would decide who is slashed`).default(DEFAULT_VERIFIERS),
+  verifiers: z.int()
+    .min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: one verifier alone would decide who is slashed`)
+    .max(MAX_VERIFIERS_ENCODABLE, `k (verifiers) must be at most ${MAX_VERIFIERS_ENCODABLE}: the escrow stores k as a uint8 (a deployment allows fewer: its maxVerifiers)`)
+    .default(DEFAULT_VERIFIERS),
   deadline: positiveInt
 })
 

@@ -93,7 +93,7 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     expect(await registered()).toBe(false)
   }, 60_000)
 
-  it('a deployment of another chain, or whose contracts are not there: one line, no transaction dump', async () => {
+  it('a deployment of another chain, or whose contracts are not there, or no JobEscrow at its escrow address: one line, no transaction dump', async () => {
     const other = join(dir, 'other.json')
     await writeFile(other, serializeDeployment({ ...deployment, chainId: 80002 }))
     const mismatch = await start([...chainArgs({ deployment: other }), '--vram', '8'])
@@ -104,8 +104,15 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     await writeFile(empty, serializeDeployment({ ...deployment, jobEscrow: anvil.accounts[0].address }))
     const missing = await start([...chainArgs({ deployment: empty }), '--vram', '8'])
     expect(missing.code).toBe(1)
-    expect(missing.stderr).toContain(`error: JobEscrow has no code at ${anvil.accounts[0].address}`)
-    for (const out of [mismatch, missing]) {
+    expect(missing.stderr).toContain(`error: no JobEscrow contract answers at ${anvil.accounts[0].address} on chain ${anvil.chainId}: there is no contract at that address`)
+    // an address with another contract (the registry's): not "could not decode result data" from the first read
+    const swapped = join(dir, 'swapped.json')
+    await writeFile(swapped, serializeDeployment({ ...deployment, jobEscrow: deployment.nodeRegistry }))
+    const notEscrow = await start([...chainArgs({ deployment: swapped }), '--vram', '8'])
+    expect(notEscrow.code).toBe(1)
+    expect(notEscrow.stderr).toContain(`error: no JobEscrow contract answers at ${deployment.nodeRegistry} on chain ${anvil.chainId}: the contract there is not a JobEscrow`)
+    expect(notEscrow.stderr).not.toContain('could not decode')
+    for (const out of [mismatch, missing, notEscrow]) {
       expect(out.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
       expect(out.stderr).not.toMatch(/0x[0-9a-f]{200}/)
     }

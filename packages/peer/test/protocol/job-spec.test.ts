@@ -64,6 +64,17 @@ describe('parseJobSpec', () => {
     ])
   })
 
+  it('bounds k by what the escrow can encode (uint8), the network bound being the chain\'s', () => {
+    for (const k of [256, 300]) {
+      const input = validSpecInput()
+      input.verifiers = k
+      expect(issuesOf(input)).toEqual([{ path: 'verifiers', message: expect.stringMatching(/^k \(verifiers\) must be at most 255: the escrow stores k as a uint8/) }])
+    }
+    const input = validSpecInput()
+    input.verifiers = 255
+    expect(parseJobSpec(input).verifiers).toBe(255)
+  })
+
   it('rejects a negative price and a seed above 2^256 - 1', () => {
     const input = validSpecInput()
     input.price = '-5'

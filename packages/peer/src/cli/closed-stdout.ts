@@ -1,0 +1,12 @@
+/**
+ * Keeps the CLI alive when the reader of its stdout goes away (`jobmesh status | head -3`): the write fails
+ * with EPIPE, which Node raises as an `error` event on `process.stdout` and, with no listener, as a crash with a stack
+ * trace. From then on nothing more can be printed there, so the command goes on without its stdout and ends with its
+ * usual exit code (a running peer keeps running). Other errors stay fatal.
+ */
+export function ignoreClosedStdout (stdout: NodeJS.WriteStream = process.stdout): void {
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return
+    throw err
+  })
+}
