@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import '@jobmesh/peer/polyfill'
-import { ignoreClosedStdout } from './closed-stdout.js'
+import { ignoreClosedStdout } from '@jobmesh/peer/closed-stdout'
 import { EXIT_INTERRUPTED } from './interrupt.js'
 
 // `jobmesh-dapp ... | head`: a reader that stops early ends the output, not the command
