@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, verifierSupply } from './settlement/index.js'
+import { bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
@@ -232,6 +232,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       const p = processor
       stack.push(async () => { await p.stop() })
     }
+    // stopped, the node leaves the verifier draw (the next start resumes it): drawn while down it would miss its seed
+    // and be slashed the bond. First to run at stop: the stack stops in reverse.
+    if (chain != null) stack.push(async () => { await leaveDraw(chain.client) })
     const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address, models: holdings.models },
       { http: init.http, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)

@@ -100,6 +100,8 @@ export interface ChainClient {
   answerProbe(options?: TxOptions): Promise<TxResult | undefined>
   /** Puts this signer's paused node back into selection. */
   resume(options?: TxOptions): Promise<TxResult>
+  /** Takes this signer's node out of the verifier draw until `resume` (a node that stops). */
+  pause(options?: TxOptions): Promise<TxResult>
   /** Sets this node's timeout: it commits verifications within `pct` percent of a commit window (25..100; stake must cover it). */
   setCommitTimeout(pct: number, options?: TxOptions): Promise<TxResult>
   /** The node's recorded and current incentive share and its unclaimed earnings (default: this signer). @throws NoIncentivePoolError */

@@ -53,6 +53,7 @@ import { probeNext } from '../actions/registry/probe-next.js'
 import { probeOf } from '../actions/registry/probe-of.js'
 import { qosScores } from '../actions/registry/qos-scores.js'
 import { resume } from '../actions/registry/resume.js'
+import { pause } from '../actions/registry/pause.js'
 import { setCommitTimeout } from '../actions/registry/set-commit-timeout.js'
 import { peerAddress } from '../actions/registry/peer-address.js'
 import { createChainContext } from './context.js'
@@ -93,6 +94,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     probeNext: async (maxScan, options) => probeNext(c, maxScan, options),
     answerProbe: async (options) => answerProbe(c, options),
     resume: async (options) => resume(c, options),
+    pause: async (options) => pause(c, options),
     setCommitTimeout: async (pct, options) => setCommitTimeout(c, pct, options),
     incentiveAccount: async (address, options) => incentiveAccount(c, address, options),
     pokeIncentive: async (node, options) => pokeIncentive(c, node, options),

@@ -11,7 +11,7 @@ export function walletLine (address: string, registration: Pick<RegisterResult, 
   if (registration == null) return `wallet    ${address} (registered)`
   if (registration.registered) return `wallet    ${address} (registered now with a stake of ${eth(registration.stake.toString())})`
   const did: string[] = []
-  if (registration.resumed) did.push('the registry had paused it: resumed')
+  if (registration.resumed) did.push('it was paused (by its last stop, or by the registry after a missed task): resumed')
   if (registration.stakeAdded > 0n) {
     did.push(`stake topped up by ${eth(registration.stakeAdded.toString())} to ${eth(registration.stake.toString())}`)
   }

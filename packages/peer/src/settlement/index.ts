@@ -17,6 +17,7 @@
 export { createSettlement } from './service.js'
 export { verifierSupply } from './verifier-supply.js'
 export { bondCapacity } from './bond-capacity.js'
+export { leaveDraw } from './leave-draw.js'
 export type { BondCapacity, BondCapacityComponents, BondCapacityInit } from './bond-capacity.js'
 export { eligibleNodes, narrowsDraw } from './eligible-nodes.js'
 export type { EligibleNodesComponents, HardwareRequirements } from './eligible-nodes.js'
