@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest'
 
 const pkgDir = fileURLToPath(new URL('../../', import.meta.url))
 const pkg = JSON.parse(readFileSync(`${pkgDir}package.json`, 'utf8')) as { exports: Record<string, { types: string, import: string }> }
-/** The folder entry points: every subpath but the root and the CLI's polyfill. */
-const folders = Object.keys(pkg.exports).filter(k => k !== '.' && k !== './polyfill').map(k => k.slice(2))
+/** The CLIs' entry-point helpers (one module each, in src/cli), not folders: the polyfill, the closed-stdout guard. */
+const CLI_ENTRY = new Set(['./polyfill', './closed-stdout'])
+/** The folder entry points: every subpath but the root and the CLIs' entry-point helpers. */
+const folders = Object.keys(pkg.exports).filter(k => k !== '.' && !CLI_ENTRY.has(k)).map(k => k.slice(2))
 
 describe('the public API of @jobmesh/peer', () => {
   it('keeps the root small: what a node operator or embedder needs, under 100 names', async () => {
