@@ -131,7 +131,9 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   const self = peerIdFromPrivateKey(components.privateKey).toString()
   const asSelf = { signer: self, payee: await payeeResolver(components, { signal })(self) }
   // a MicroJob with results of several signers is re-run: only the signers whose work tag checks may be paid
-  const checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf })
+  // a signer whose wallet stakes less than the bond is not paid: its fake would cost it less than the work earns
+  const minStake = await components.chain.submissionBond(job.fee, { signal })
+  const checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf, minStake })
   const held = await ensureOutputs(components, id, spec, checked.entries, {
     signal,
     fetchTimeoutMs: options.outputFetchTimeoutMs,

@@ -37,6 +37,42 @@ function contested (all: readonly Result[], counting: string): boolean {
   return all.every(r => r.signer !== counting || r.workTag == null)
 }
 
+export interface CheckWorkOptions {
+  signal?: AbortSignal
+  /** This node, whose re-run stands in where no result may be paid. */
+  self: { signer: string, payee: string }
+  concurrency?: number
+  /**
+   * The stake a paid signer's wallet must hold: the job's bond, what the escrow slashes the payee of a wrong leaf
+   * (`slash` takes at most the stake). Default: none asked.
+   */
+  minStake?: bigint
+}
+
+/**
+ * Whether a result signer may be paid, and so blamed, for a leaf: a wallet registered its PeerId (the escrow would
+ * otherwise slash the submitter for its fake), and that wallet stakes at least `minStake` (a slash capped by a small
+ * stake would leave a fake of a large job more profitable than the work). Cached per signer.
+ */
+function payableSigners (components: Pick<SettlementComponents, 'chain'>, payee: (signer: string) => Promise<string>,
+  options: CheckWorkOptions): (signer: string) => Promise<boolean> {
+  const cache = new Map<string, Promise<boolean>>()
+  const check = async (signer: string): Promise<boolean> => {
+    const wallet = await payee(signer)
+    if (wallet === ZeroAddress) return false
+    if (options.minStake === undefined) return true
+    return (await components.chain.nodeInfo(wallet, { signal: options.signal })).stake >= options.minStake
+  }
+  return async (signer) => {
+    let hit = cache.get(signer)
+    if (hit === undefined) {
+      hit = check(signer)
+      cache.set(signer, hit)
+    }
+    return await hit
+  }
+}
+
 /**
  * Who ran the MicroJobs whose results disagree about it (docs/settlement.md, Work tags). Any peer can sign a result
  * with any term for any MicroJob, and the highest term counts; so a peer that copies an honest result's output hash
@@ -50,14 +86,14 @@ function contested (all: readonly Result[], counting: string): boolean {
  */
 export async function checkWork (components: Pick<SettlementComponents, 'docs' | 'chain' | 'executor' | 'store'>, records: RoundRecords,
   jobId: string, spec: JobSpec, entries: readonly ManifestEntry[],
-  options: { signal?: AbortSignal, self: { signer: string, payee: string }, concurrency?: number }): Promise<WorkCheck> {
+  options: CheckWorkOptions): Promise<WorkCheck> {
   const { executor, store } = components
   const payee = payeeResolver(components, options)
+  const payable = payableSigners(components, payee, options)
   const contestedOnes: Array<{ e: ManifestEntry, all: Result[] }> = []
   for (const e of entries) {
     const { all } = await records.of(e)
-    // a signer no wallet registered can be neither paid nor blamed: the escrow would slash the submitter for its fake
-    if (executor != null && (contested(all, e.signer) || e.payee === ZeroAddress)) contestedOnes.push({ e, all })
+    if (executor != null && (contested(all, e.signer) || !(await payable(e.signer)))) contestedOnes.push({ e, all })
   }
   if (executor == null || contestedOnes.length === 0) return { entries: [...entries], own: [], rerun: 0, copiers: [] }
 
@@ -71,7 +107,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     // a copier caught on another MicroJob: its records here are set aside, and what is left may need no re-run
     const rest = all.filter(r => !caught.has(r.signer))
     const left = countingResult(rest, undefined)
-    if (rest.length < all.length && left != null && !contested(rest, left.signer) && await payee(left.signer) !== ZeroAddress) return { entry: await paying(e, left) }
+    if (rest.length < all.length && left != null && !contested(rest, left.signer) && await payable(left.signer)) return { entry: await paying(e, left) }
     rerun++
     const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal })
     const hash = outputHash(run.output)
@@ -79,9 +115,9 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     const correct = all.filter(r => bytesToHex(r.outputHash) === hash)
     const valid = correct.filter(r => isWorkTag(r.workTag, run.digest, r.signer))
     for (const r of correct) if (!valid.includes(r)) caught.add(r.signer)
-    const payable: Result[] = []
-    for (const r of valid) if (await payee(r.signer) !== ZeroAddress) payable.push(r)
-    const best = countingResult(payable, undefined)
+    const paid: Result[] = []
+    for (const r of valid) if (await payable(r.signer)) paid.push(r)
+    const best = countingResult(paid, undefined)
     if (best != null) {
       if (best.signer !== e.signer) log('%s %d.%d: %s counted without a valid work tag; pays %s', jobId, e.macroIndex, e.index, e.signer, best.signer)
       return { entry: await paying(e, best) }
