@@ -13,7 +13,7 @@ import {
 import { ClientStoppedError, InvalidConfigError, TimeoutError } from './errors.js'
 import { describeJobStory, matchingPeers } from './describe.js'
 import { loadEscrowJob } from './job-info.js'
-import { activeNodes, listJobs } from './jobs.js'
+import { activeNodes, bondableNodes, listJobs } from './jobs.js'
 import { createAnnouncer } from './network/announce.js'
 import { watchProgress } from './progress.js'
 import { refundJob } from './refund.js'
@@ -24,7 +24,7 @@ import { checkJobId } from './job-id.js'
 import type { DeploymentRef } from './chain/connection.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { ClientContext, KnownSpec } from './context.js'
-import type { ListedJob } from './jobs.js'
+import type { BondableNodes, ListedJob } from './jobs.js'
 import type { DescribeOptions, PeerMatching } from './describe.js'
 import type { ProgressOptions, ProgressUpdate } from './progress.js'
 import type { Release, WaitForReleaseOptions } from './release.js'
@@ -126,6 +126,11 @@ export interface JobClient {
   list(options?: { creator?: string, signal?: AbortSignal }): Promise<ListedJob[]>
   /** Active nodes in the registry: a job with k verifiers needs k + 1 (its submitter cannot verify). @throws the chain errors */
   activeNodes(options?: { signal?: AbortSignal }): Promise<number>
+  /**
+   * Which known nodes (by their profiles) could lock the bond of a job paying `fee`: a peer works only on jobs whose
+   * bond (`fee x bondBps`) its free stake covers, so with none the job is never processed. @throws the chain errors
+   */
+  bondableNodes(fee: bigint, options?: { signal?: AbortSignal }): Promise<BondableNodes>
   /** The escrow's record of the job. @throws JobNotFoundError and the chain errors */
   status(jobId: string, options?: { signal?: AbortSignal }): Promise<EscrowJob>
   /**
@@ -271,6 +276,10 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     async activeNodes (options) {
       live()
       return await activeNodes(ctx, options)
+    },
+    async bondableNodes (fee, options) {
+      live()
+      return await bondableNodes(ctx, fee, options)
     },
     async status (jobId, options = {}) {
       live()

@@ -1,3 +1,4 @@
+import { knownNodeWallets } from '@jobmesh/peer/settlement'
 import type { ClientContext } from './context.js'
 import type { EscrowJobState } from '@jobmesh/contracts'
 
@@ -32,4 +33,36 @@ export async function listJobs (ctx: ClientContext, options: { creator?: string,
  */
 export async function activeNodes (ctx: ClientContext, options: { signal?: AbortSignal } = {}): Promise<number> {
   return ctx.chain.client.activeNodes({ signal: options.signal })
+}
+
+/** How many known nodes could submit a job paying `fee`, and the bond that takes ({@link JobClient.bondableNodes}). */
+export interface BondableNodes {
+  /** The stake a submitter locks (`fee x bondBps`, wei). */
+  bond: bigint
+  /** Known nodes (by their profiles) whose free stake covers it. */
+  nodes: number
+  /** The largest free stake among the known nodes (wei; 0 with none known). */
+  largestFree: bigint
+  /** Nodes known (their profiles, registered): with none, nothing can be told. */
+  known: number
+}
+
+/**
+ * Which known nodes could lock the bond of a job paying `fee`: the peers work only on jobs whose bond their own free
+ * stake covers, so with none a job is never processed.
+ *
+ * @throws the chain errors, AbortError
+ */
+export async function bondableNodes (ctx: ClientContext, fee: bigint, options: { signal?: AbortSignal } = {}): Promise<BondableNodes> {
+  const chain = ctx.chain.client
+  const bond = await chain.submissionBond(fee, options)
+  let nodes = 0
+  let largestFree = 0n
+  const wallets = await knownNodeWallets({ docs: ctx.docs, chain }, options)
+  for (const wallet of wallets) {
+    const free = await chain.freeStake(wallet, options)
+    if (free > largestFree) largestFree = free
+    if (free >= bond) nodes++
+  }
+  return { bond, nodes, largestFree, known: wallets.length }
 }

@@ -86,6 +86,7 @@ export function jobCommands (root: Command, io: CliIo): void {
             k: job.k,
             name: `job ${jobId}`,
             unprocessed: job.status === 'Open',
+            fee: job.fee,
             matching: async () => (await client.describe(jobId).catch(() => undefined))?.matching
           })
           if (warning !== undefined) io.err(warning)

@@ -1,4 +1,5 @@
 import { nodesNeeded } from '@jobmesh/peer/protocol'
+import { formatEther } from 'ethers'
 import type { JobClient } from '../client.js'
 import type { PeerMatching } from '../describe.js'
 
@@ -12,6 +13,8 @@ export interface JobToFit {
   unprocessed: boolean
   /** The known peers matching its requirements; undefined when they cannot be told. */
   matching: () => Promise<PeerMatching | undefined>
+  /** Its fee (wei): the bond its submitter locks follows from it. */
+  fee?: bigint
   signal?: AbortSignal
 }
 
@@ -28,6 +31,14 @@ export async function cannotFinishWarning (client: JobClient, job: JobToFit): Pr
   if (active < needed) {
     return `warning: ${active} nodes are registered, ${name} with ${k} verifiers needs ${needed} (its submitter cannot verify it): ` +
       'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline'
+  }
+  if (job.fee !== undefined && job.unprocessed) {
+    const b = await client.bondableNodes(job.fee, { signal: job.signal })
+    if (b.known > 0 && b.nodes === 0) {
+      return `warning: no known node can submit the results of ${name}: that locks a bond of ${formatEther(b.bond)} ETH ` +
+        `(from the fee), the largest free stake among the ${b.known} known nodes is ${formatEther(b.largestFree)} ETH; ` +
+        'the peers leave it alone (a lower price, or nodes with more stake)'
+    }
   }
   const m = await job.matching()
   if (m === undefined || m.peers === 0 || m.matching >= needed) return undefined

@@ -58,6 +58,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       k: flags.verifiers ?? DEFAULT_VERIFIERS,
       name: 'this job',
       unprocessed: true,
+      fee: flags.price,
       matching: async () => requirements.minVramGb === undefined && requirements.gpuModel === undefined ? undefined : await client.matchingPeers(requirements, { signal }),
       signal
     })

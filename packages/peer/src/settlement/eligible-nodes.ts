@@ -8,6 +8,20 @@ export interface EligibleNodesComponents {
   chain: Pick<ChainClient, 'peerAddress' | 'nodeInfo' | 'nodeGrade'>
 }
 
+/**
+ * The wallets of the nodes this peer knows of (lower case): each running peer publishes a profile; the registry, not
+ * the profile, says which wallet registered its PeerId. Nodes without a profile are not seen.
+ */
+export async function knownNodeWallets (components: { docs: JobsDocs, chain: Pick<ChainClient, 'peerAddress'> },
+  options: { signal?: AbortSignal } = {}): Promise<string[]> {
+  const owners = new Set<string>()
+  for (const peerId of (await readProfiles(components, options)).keys()) {
+    const owner = await components.chain.peerAddress(peerId, options)
+    if (owner != null) owners.add(owner.toLowerCase())
+  }
+  return [...owners]
+}
+
 /** What a job asks of the hardware of its processors and verifiers. */
 export interface HardwareRequirements {
   minVramGb: number
@@ -28,13 +42,8 @@ export function narrowsDraw (req: HardwareRequirements): boolean {
 export async function eligibleNodes (components: EligibleNodesComponents, req: HardwareRequirements,
   options: { signal?: AbortSignal } = {}): Promise<number> {
   const model = req.gpuModel == null ? undefined : labelId(req.gpuModel).toLowerCase()
-  const owners = new Set<string>()
-  for (const peerId of (await readProfiles(components, options)).keys()) {
-    const owner = await components.chain.peerAddress(peerId, options)
-    if (owner != null) owners.add(owner.toLowerCase())
-  }
   let count = 0
-  for (const owner of owners) {
+  for (const owner of await knownNodeWallets(components, options)) {
     const info = await components.chain.nodeInfo(owner, options)
     if (!info.registered || info.paused || info.exiting || info.kickedOut) continue
     const grade = await components.chain.nodeGrade(owner, options)

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { publishProfile } from '../../src/jobs/index.js'
 import { createPeer } from '../../src/peer.js'
-import { eligibleNodes, verifierSupply } from '../../src/settlement/index.js'
+import { eligibleNodes, knownNodeWallets, verifierSupply } from '../../src/settlement/index.js'
 import { fundJob } from './funded-job.js'
 import type { Peer } from '../../src/peer.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
@@ -81,6 +81,8 @@ describe('verifierSupply', () => {
       await publishProfile({ docs, privateKey: key }, { address: await chain.clients[i + 1].address(), gpuModel: 'cpu', vramGb: i < 2 ? 24 : 8 })
     }
     const parts = { docs, chain: chain.clients[0] }
+    // the wallets the registry binds to the known PeerIds
+    expect((await knownNodeWallets(parts)).sort()).toEqual((await Promise.all(chain.clients.slice(1, 5).map(async c => (await c.address()).toLowerCase()))).sort())
     expect(await eligibleNodes(parts, { minVramGb: 24 })).toBe(2)
     // 20 GB: the draw's tier is 20, and 8 GB nodes are graded below it
     expect(await eligibleNodes(parts, { minVramGb: 20 })).toBe(2)
