@@ -70,8 +70,11 @@ describe('models on a devnet of jobmesh processes', () => {
       expect(o.bytes).toEqual(mandelbrotPaletteReference(microJobInput(data.subarray(o.start * MANDELBROT_BLOCK_SIZE, o.end * MANDELBROT_BLOCK_SIZE), palette)))
     }
 
-    // the holder is gone (still a holder on chain): after its grace the other peer runs the job, fetching the model
-    await holder.stop()
+    // the holder is gone (crashed: still a holder on chain, and still in the registry's draw, so the job can still
+    // be verified; a clean stop would pause it, leaving two active nodes for a job with two verifiers): after its
+    // grace the other peer runs the job, fetching the model
+    holder.kill('SIGKILL')
+    await holder.exited
     const second = await submitMandelbrotPalette(client, { ...job, macroJobs: 1, microJobsPerMacro: 4 })
     expect(await finished(client, second.jobId)).toBe(4)
     expect((await peerStatus(fallback.dataDir)).work.microJobsDone).toBe(4)
