@@ -1,5 +1,5 @@
-import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import { every } from './every.js'
 import { ACTIVE_NODES_RECHECK_MS, DEFAULT_ACTIVE_NODES_REFRESH_MS } from './constants.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
@@ -64,15 +64,6 @@ export function bondCapacity (components: BondCapacityComponents, init: BondCapa
       .finally(() => { reading = undefined })
   }
 
-  const loop = async (): Promise<void> => {
-    const { signal } = controller
-    while (!signal.aborted) {
-      await delay(refreshMs, signal).catch(() => {})
-      if (signal.aborted) return
-      await refresh({ signal }).catch((err: Error) => { if (!signal.aborted) log('reading this node\'s free stake failed: %e', err) })
-    }
-  }
-
   return {
     canBond (job) {
       if (bps === undefined || free === undefined) return true
@@ -89,7 +80,7 @@ export function bondCapacity (components: BondCapacityComponents, init: BondCapa
       return false
     },
     refresh,
-    start () { void loop() },
+    start () { void every(refreshMs, controller.signal, async signal => { await refresh({ signal }) }, err => { log('reading this node\'s free stake failed: %e', err) }) },
     stop () { controller.abort() }
   }
 }

@@ -1,5 +1,5 @@
-import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import { every } from './every.js'
 import { DEFAULT_CHAIN_CLOCK_REFRESH_MS } from './constants.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
@@ -41,19 +41,10 @@ export function chainClock (components: ChainClockComponents, init: ChainClockIn
     if (Math.abs(offsetMs) > 60_000) log('the chain\'s clock is %d s off this machine\'s: deadlines are read against the chain\'s', Math.round(offsetMs / 1000))
   }
 
-  const loop = async (): Promise<void> => {
-    const { signal } = controller
-    while (!signal.aborted) {
-      await delay(refreshMs, signal).catch(() => {})
-      if (signal.aborted) return
-      await refresh({ signal }).catch((err: Error) => { if (!signal.aborted) log('reading the chain\'s time failed: %e', err) })
-    }
-  }
-
   return {
     now: () => Date.now() + offsetMs,
     refresh,
-    start () { void loop() },
+    start () { void every(refreshMs, controller.signal, async signal => { await refresh({ signal }) }, err => { log('reading the chain\'s time failed: %e', err) }) },
     stop () { controller.abort() }
   }
 }

@@ -1,5 +1,5 @@
-import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import { every } from './every.js'
 import { nodesNeeded } from '../protocol/index.js'
 import { ACTIVE_NODES_RECHECK_MS, DEFAULT_ACTIVE_NODES_REFRESH_MS } from './constants.js'
 import { narrowsDraw } from './eligible-nodes.js'
@@ -116,15 +116,6 @@ export function verifierSupply (components: VerifierSupplyComponents, init: Veri
     return { count, read: async signal => await eligible(req, { signal }) }
   }
 
-  const loop = async (): Promise<void> => {
-    const { signal } = controller
-    while (!signal.aborted) {
-      await delay(refreshMs, signal).catch(() => {})
-      if (signal.aborted) return
-      await refresh({ signal }).catch((err: Error) => { if (!signal.aborted) log('reading the active nodes failed: %e', err) })
-    }
-  }
-
   return {
     canVerify (job) {
       if (!enough(job, active, async signal => await components.chain.activeNodes({ signal }), false)) return false
@@ -137,7 +128,7 @@ export function verifierSupply (components: VerifierSupplyComponents, init: Veri
       return enough(job, count, read, true)
     },
     refresh,
-    start () { void loop() },
+    start () { void every(refreshMs, controller.signal, async signal => { await refresh({ signal }) }, err => { log('reading the active nodes failed: %e', err) }) },
     stop () { controller.abort() }
   }
 }
