@@ -145,7 +145,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   const status = chain?.status
   if (status === 'Released') return { phase: 'released', waitingFor: 'nothing: the escrow released the fee; outputs can be downloaded' }
   if (status === 'Refunded') return { phase: 'refunded', waitingFor: 'nothing: the fee was refunded to the creator' }
-  if (status === 'Submitted' && chain != null) return verification(chain)
+  if (status === 'Submitted' && chain != null) return verification(chain, matching)
   if (chain != null && status === 'Open' && (facts.now ?? Date.now()) > chain.deadline * 1000) {
     return { phase: 'open', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
   }
@@ -172,7 +172,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   return { phase: 'processing', waitingFor: `${total - done} more MicroJobs (${done} of ${total} done${who})` }
 }
 
-function verification (chain: VerificationView): { phase: string, waitingFor: string } {
+function verification (chain: VerificationView, matching: JobStory['matching']): { phase: string, waitingFor: string } {
   const head = chain.headBlock
   if (chain.assigned < chain.k && chain.activeNodes != null && chain.activeNodes < nodesNeeded(chain.k)) {
     const more = nodesNeeded(chain.k) - chain.activeNodes
@@ -183,6 +183,13 @@ function verification (chain: VerificationView): { phase: string, waitingFor: st
   }
   if (chain.assigned < chain.k) {
     const need = chain.k - chain.assigned
+    // the draw takes only nodes that fit the job's hardware: too few of those known, and it never completes
+    if (matching.peers > 0 && matching.matching < nodesNeeded(chain.k)) {
+      return {
+        phase: 'verifying',
+        waitingFor: `verifiers that fit it: ${matching.summary}; its ${chain.k} verifiers are drawn among such nodes besides its submitter (${chain.assigned} drawn so far), so it cannot be verified unless more join; if none does by the deadline the creator can refund`
+      }
+    }
     const at = chain.queuePosition
     if (chain.queued === true && at != null) {
       const group = at.groupOf < at.of ? `; ${at.groupPosition} of ${at.groupOf} among the jobs needing the same VRAM and GPU model` : ''

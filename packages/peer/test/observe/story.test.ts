@@ -9,6 +9,8 @@ const peers = [
 ]
 
 const jobId = '0x' + 'ab'.repeat(32)
+/** Four active peers that fit a 20 GB job: enough for its 3 verifiers besides a submitter. */
+const fit = [0, 1, 2, 3].map(i => ({ peerId: `12D3KooWFit${i}`, gpuModel: 'RTX 4090', vramGb: 24 }))
 
 function chain (over: Partial<VerificationView>): VerificationView {
   return {
@@ -56,14 +58,19 @@ describe('job stories', () => {
     expect(unverifiable.waitingFor).toBe('more nodes: 2 are registered and active, and its 3 verifiers are drawn from the nodes besides its submitter, so the peers leave it alone (no work on it could be paid) until 2 more join; if none does by the deadline the creator can refund')
     expect(explainJob(facts({ progress: { done: 3, total: 8, macros: [] }, chain: chain({ activeNodes: 4 }) })).waitingFor).toBe(processing.waitingFor)
     expect(explainJob(facts({ progress: { done: 8, total: 8, macros: [] }, chain: chain({}) })).waitingFor).toContain('finalizer')
-    const drawing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 1, submitter: '0x' + '11'.repeat(20), submitBlock: 90 }) }))
+    // submitted, its verifiers are drawn among the nodes that fit it: with too few of those known, it says so
+    const unfit = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 1, submitter: '0x' + '11'.repeat(20), submitBlock: 90 }) }))
+    expect(unfit.waitingFor).toBe('verifiers that fit it: 1 of 3 peers matches (needs 20 GB VRAM): 1 has too little VRAM (16 GB; the job needs 20 GB); ' +
+      '1 is paused or not eligible on the registry; its 3 verifiers are drawn among such nodes besides its submitter (1 drawn so far), so it ' +
+      'cannot be verified unless more join; if none does by the deadline the creator can refund')
+    const drawing = explainJob(facts({ peers: fit, chain: chain({ status: 'Submitted', assigned: 1, submitter: '0x' + '11'.repeat(20), submitBlock: 90 }) }))
     expect(drawing.waitingFor).toBe('verifiers to be drawn: 1 of 3 so far; the rest are drawn as eligible nodes become idle')
-    const queued = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2 }) }))
+    const queued = explainJob(facts({ peers: fit, chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2 }) }))
     expect(queued.waitingFor).toBe('verifiers to be drawn: 0 of 3 so far; the job waits in the verification queue (2 jobs queued) until enough eligible nodes are idle')
     // a network too small to ever draw k verifiers besides the submitter says so, whatever the queue says
     const tooFew = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 1, activeNodes: 3 }) }))
     expect(tooFew.waitingFor).toBe('more nodes: 3 are registered and active, and its 3 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 3 so far) until 1 more joins; if none does by the deadline the creator can refund')
-    expect(explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2, activeNodes: 4 }) })).waitingFor).toBe(queued.waitingFor)
+    expect(explainJob(facts({ peers: fit, chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2, activeNodes: 4 }) })).waitingFor).toBe(queued.waitingFor)
     const seeding = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 1, sampleFixed: false, seedDeadline: 120, commitDeadline: 160, revealDeadline: 180 }) }))
     expect(seeding.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 1 of 3, until block 120 (20 blocks left)')
     const seedsLate = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 2, sampleFixed: false, seedDeadline: 90, commitDeadline: 160, revealDeadline: 180 }) }))
