@@ -112,6 +112,11 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     expect(notEscrow.code).toBe(1)
     expect(notEscrow.stderr).toContain(`error: no JobEscrow contract answers at ${deployment.nodeRegistry} on chain ${anvil.chainId}: the contract there is not a JobEscrow`)
     expect(notEscrow.stderr).not.toContain('could not decode')
+    // jobmesh claim reads the same deployment file the same way
+    const claim = await execute(process.execPath, [CLI_BIN, 'claim', '--rpc', anvil.rpcUrl, '--deployment', swapped, '--key-file', keyFile], { timeout: 30_000, env: { ...process.env, JOBMESH_RPC_URL: '' } })
+      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
+    expect(claim.code).toBe(1)
+    expect(claim.stderr).toContain(`error: no JobEscrow contract answers at ${deployment.nodeRegistry} on chain ${anvil.chainId}: the contract there is not a JobEscrow`)
     for (const out of [mismatch, missing, notEscrow]) {
       expect(out.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
       expect(out.stderr).not.toMatch(/0x[0-9a-f]{200}/)

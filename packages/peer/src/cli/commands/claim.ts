@@ -26,9 +26,11 @@ export function claimCommand (program: Command): void {
     .action(async (opts: ClaimOptions) => {
       const wallet = await requireWallet(opts)
       const { Wallet, formatEther } = await import('ethers')
-      const { createChainClient } = await import('@jobmesh/contracts')
+      const { createChainClient, verifyDeployment } = await import('@jobmesh/contracts')
       const chain = createChainClient({ rpcUrl: wallet.rpcUrl, signer: new Wallet(wallet.privateKey), deployment: wallet.deployment })
       try {
+        // the deployment names this chain and its contracts are there (a wrong escrow address is said as such)
+        await verifyDeployment(wallet.deployment, chain.provider)
         const address = await chain.address()
         const before = await chain.incentiveAccount(address)
         const say = (line: string): void => { if (opts.json !== true) process.stdout.write(`${line}\n`) }
