@@ -7,16 +7,23 @@ const log = logger('jobmesh:settlement')
 
 /**
  * Takes this node out of the verifier draw as its peer stops (`NodeRegistry.pause`; the next start resumes it,
- * `ensureRegistered`): a node drawn while it is down misses its seed and is slashed the bond. Waits at most
- * {@link STOP_PAUSE_TIMEOUT_MS}; a failure (already paused, chain away) is logged, the stop goes on.
+ * `ensureRegistered`): a node drawn while it is down misses its seed and is slashed the bond. Then records its
+ * incentive share (0 while paused). Waits at most {@link STOP_PAUSE_TIMEOUT_MS} for both; a failure (already paused,
+ * chain away) is logged, the stop goes on.
  */
-export async function leaveDraw (chain: Pick<ChainClient, 'pause'>): Promise<boolean> {
+export async function leaveDraw (chain: Pick<ChainClient, 'pause' | 'pokeIncentive' | 'address' | 'contracts'>): Promise<boolean> {
+  const signal = timeoutSignal(STOP_PAUSE_TIMEOUT_MS)
   try {
-    await chain.pause({ signal: timeoutSignal(STOP_PAUSE_TIMEOUT_MS) })
+    await chain.pause({ signal })
     log('paused in the registry until the next start')
-    return true
   } catch (err) {
     log('pausing in the registry failed: %e', err)
     return false
   }
+  // a paused node's incentive share is 0, but the pool records shares lazily: recorded now, it stops earning while
+  // down (the next start records it again), instead of keeping its old share until someone pokes it
+  if (chain.contracts.incentivePool != null) {
+    await chain.pokeIncentive(await chain.address(), { signal }).catch((err: Error) => { log('recording the incentive share failed: %e', err) })
+  }
+  return true
 }

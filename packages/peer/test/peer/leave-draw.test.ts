@@ -22,7 +22,7 @@ afterEach(async () => {
 })
 
 describe('a peer that stops leaves the verifier draw', () => {
-  it('pauses its node in the registry at a clean stop, and the next start resumes it', async () => {
+  it('pauses its node in the registry at a clean stop (its incentive share recorded as 0), and the next start resumes it', async () => {
     chain = await startChain({ accounts: 2 })
     // one data dir: the same PeerId at both starts (the registry binds the wallet to it)
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-leave-draw-'))
@@ -37,14 +37,19 @@ describe('a peer that stops leaves the verifier draw', () => {
     const address = c.anvil.accounts[1].address
     peer = await start()
     expect((await c.clients[0].nodeInfo(address)).paused).toBe(false)
+    expect(c.deployment.incentivePool).toBeDefined()
+    expect((await c.clients[0].incentiveAccount(address)).share).toBeGreaterThan(0)
     await peer.stop()
     peer = undefined
-    // stopped: out of the draw (a node drawn while down misses its seed and is slashed the bond)
+    // stopped: out of the draw (a node drawn while down misses its seed and is slashed the bond), and its incentive
+    // share recorded as 0 (it earns nothing while down)
     expect((await c.clients[0].nodeInfo(address)).paused).toBe(true)
     expect(await c.clients[0].activeNodes()).toBe(0)
+    expect((await c.clients[0].incentiveAccount(address)).share).toBe(0)
     peer = await start()
     expect(peer.registration?.resumed).toBe(true)
     expect((await c.clients[0].nodeInfo(address)).paused).toBe(false)
     expect(await c.clients[0].activeNodes()).toBe(1)
+    expect((await c.clients[0].incentiveAccount(address)).share).toBeGreaterThan(0)
   })
 })
