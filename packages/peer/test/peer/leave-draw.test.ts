@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startChain } from '@jobmesh/testkit/anvil'
-import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPeer } from '../../src/peer.js'
+import { chainPeer } from '../settlement/funded-job.js'
 import type { Peer } from '../../src/peer.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -27,13 +26,7 @@ describe('a peer that stops leaves the verifier draw', () => {
     // one data dir: the same PeerId at both starts (the registry binds the wallet to it)
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-leave-draw-'))
     const c = chain
-    const start = async (): Promise<Peer> => await createPeer({
-      dataDir: dir,
-      listen: ['/ip4/127.0.0.1/tcp/0'],
-      gpuModel: 'cpu',
-      vramGb: 1,
-      chain: { rpcUrl: c.anvil.rpcUrl, privateKey: c.anvil.accounts[1].privateKey, deployment: c.deployment, stake: parseEther('0.1') }
-    })
+    const start = async (): Promise<Peer> => await chainPeer(c, { dataDir: dir })
     const address = c.anvil.accounts[1].address
     peer = await start()
     expect((await c.clients[0].nodeInfo(address)).paused).toBe(false)

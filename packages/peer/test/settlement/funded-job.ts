@@ -1,9 +1,12 @@
 import { testJob } from '@jobmesh/testkit'
-import { keccak256, toUtf8Bytes } from 'ethers'
+import { keccak256, parseEther, toUtf8Bytes } from 'ethers'
+import { createPeer } from '../../src/peer.js'
 import { encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
 import { rawBlockCid } from '../../src/storage/index.js'
 import type { JobSpec } from '../../src/protocol/index.js'
+import type { Peer, PeerInit } from '../../src/peer.js'
 import type { ChainClient } from '@jobmesh/contracts'
+import type { TestChain } from '@jobmesh/testkit/anvil'
 
 /**
  * A job of `creator` funded on chain as the SDK creates one: a spec (a test job's, 1 MacroJob of 2 MicroJobs,
@@ -28,4 +31,28 @@ export async function fundJob (creator: ChainClient, init: { verifiers?: number,
     minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: 1
   }, fee)
   return { jobId, spec, specCid }
+}
+
+/** A peer on `chain` with anvil account 1's wallet (cpu, 1 GB, a stake of 0.1 ETH), as a test of the job gates runs one. */
+export async function chainPeer (chain: TestChain, init: Partial<PeerInit> = {}): Promise<Peer> {
+  return await createPeer({
+    listen: ['/ip4/127.0.0.1/tcp/0'],
+    gpuModel: 'cpu',
+    vramGb: 1,
+    chain: { rpcUrl: chain.anvil.rpcUrl, privateKey: chain.anvil.accounts[1].privateKey, deployment: chain.deployment, stake: parseEther('0.1') },
+    ...init
+  })
+}
+
+/**
+ * A job funded by `creator` whose code `peer` serves itself (preparing it fetches nothing, so only the gates can hold
+ * it back), announced to `peer`; `owned` fills with the jobs of the MacroJobs the peer comes to own.
+ */
+export async function announceServedJob (peer: Peer, creator: ChainClient, verifiers: number): Promise<{ job: Awaited<ReturnType<typeof fundJob>>, owned: string[] }> {
+  const owned: string[] = []
+  peer.processor?.addEventListener('ownership', (evt) => { owned.push(evt.detail.jobId) })
+  const code = await peer.store.addRaw(new TextEncoder().encode('code of the job'))
+  const job = await fundJob(creator, { verifiers, codeUri: `ipfs://${code}` })
+  await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
+  return { job, owned }
 }

@@ -2,11 +2,10 @@ import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { testJob, waitFor } from '@jobmesh/testkit'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPeer } from '../../src/peer.js'
 import { fundedJobs } from '../../src/settlement/index.js'
 import { UNKNOWN_JOB_GIVE_UP_MS } from '../../src/settlement/constants.js'
 import { fakeSubmission } from './fake-submission.js'
-import { fundJob } from './funded-job.js'
+import { announceServedJob, chainPeer, fundJob } from './funded-job.js'
 import type { Peer } from '../../src/peer.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -56,20 +55,9 @@ describe('fundedJobs', () => {
     chain = await startChain({ accounts: 4 })
     // three active nodes: the job's two verifiers can be drawn besides its submitter
     await registerNodes(chain.clients.slice(2, 4), parseEther('0.1'))
-    peer = await createPeer({
-      listen: ['/ip4/127.0.0.1/tcp/0'],
-      gpuModel: 'cpu',
-      vramGb: 1,
-      // an idle pause far longer than the wait below: only the read's wake-up can start the work in time
-      processor: { idleMs: 600_000 },
-      chain: { rpcUrl: chain.anvil.rpcUrl, privateKey: chain.anvil.accounts[1].privateKey, deployment: chain.deployment, stake: parseEther('0.1') }
-    })
-    const owned: string[] = []
-    peer.processor?.addEventListener('ownership', (evt) => { owned.push(evt.detail.jobId) })
-    // its code on the peer itself, so that preparing the job fetches nothing
-    const code = await peer.store.addRaw(new TextEncoder().encode('code of the job'))
-    const job = await fundJob(chain.clients[0], { verifiers: 2, codeUri: `ipfs://${code}` })
-    await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
+    // an idle pause far longer than the wait below: only the read's wake-up can start the work in time
+    peer = await chainPeer(chain, { processor: { idleMs: 600_000 } })
+    const { job, owned } = await announceServedJob(peer, chain.clients[0], 2)
     await waitFor(() => owned.includes(job.jobId), { what: 'the peer owning the job\'s MacroJob', timeoutMs: 20_000 })
   })
 

@@ -4,9 +4,8 @@ import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { publishProfile } from '../../src/jobs/index.js'
-import { createPeer } from '../../src/peer.js'
 import { eligibleNodes, knownNodeWallets, verifierSupply } from '../../src/settlement/index.js'
-import { fundJob } from './funded-job.js'
+import { announceServedJob, chainPeer } from './funded-job.js'
 import type { Peer } from '../../src/peer.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -48,18 +47,9 @@ describe('verifierSupply', () => {
 
   it('a peer alone on the registry leaves a funded job with 3 verifiers alone, says why, and takes it once nodes join', async () => {
     chain = await startChain({ accounts: 5 })
-    peer = await createPeer({
-      listen: ['/ip4/127.0.0.1/tcp/0'],
-      gpuModel: 'cpu',
-      vramGb: 1,
-      chain: { rpcUrl: chain.anvil.rpcUrl, privateKey: chain.anvil.accounts[1].privateKey, deployment: chain.deployment, stake: parseEther('0.1') }
-    })
-    const owned: string[] = []
-    peer.processor?.addEventListener('ownership', (evt) => { owned.push(evt.detail.jobId) })
+    peer = await chainPeer(chain)
     // funded and open on chain, with the announced spec, its code on the peer itself: only the count holds it back
-    const code = await peer.store.addRaw(new TextEncoder().encode('code of the job'))
-    const job = await fundJob(chain.clients[0], { verifiers: 3, codeUri: `ipfs://${code}` })
-    await peer.processor?.announceJob(job.spec, job.jobId, job.specCid)
+    const { job, owned } = await announceServedJob(peer, chain.clients[0], 3)
     const told = await waitFor(() => peer?.events.recent().find(e => e.kind === 'job:waiting'), { what: 'the job:waiting event', timeoutMs: 10_000 })
     expect(told.jobId).toBe(job.jobId)
     expect(told.text).toMatch(/is left alone until more nodes join: its 3 verifiers are drawn among the active nodes besides its submitter, 4 are needed, 1 is active$/)
