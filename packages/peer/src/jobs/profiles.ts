@@ -43,19 +43,6 @@ export async function publishProfile (components: { docs: JobsDocs, privateKey: 
   await peersMap(doc).set(peerId, encodeProfile(profile), components.privateKey)
 }
 
-/** The verified profile of `peerId`, or undefined (absent, forged or malformed). */
-export async function readProfile (components: { docs: JobsDocs }, peerId: string,
-  options: { signal?: AbortSignal } = {}): Promise<PeerProfile | undefined> {
-  const doc = await components.docs.open(INDEX_DOC, options)
-  const payload = peersMap(doc).get(peerId)
-  if (payload == null) return undefined
-  try {
-    return decodeProfile(payload)
-  } catch {
-    return undefined
-  }
-}
-
 /** Every verified profile in `jobmesh/index` (PeerId -> profile); malformed ones are left out. */
 export async function readProfiles (components: { docs: JobsDocs }, options: { signal?: AbortSignal } = {}): Promise<Map<string, PeerProfile>> {
   const doc = await components.docs.open(INDEX_DOC, options)

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { resultTree } from '../../src/protocol/index.js'
 import { decodeManifest, encodeManifest, manifestTree, resultLeaves } from '../../src/settlement/index.js'
-import { payeeOf, publishProfile, readProfile } from '../../src/jobs/index.js'
+import { payeeOf, publishProfile, readProfiles } from '../../src/jobs/index.js'
 import type { Manifest, SettlementDocs } from '../../src/settlement/index.js'
 
 const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
@@ -47,12 +47,12 @@ describe('payees, manifest and peer profiles', () => {
     await publishProfile({ docs, privateKey: key }, { address: A.toLowerCase(), gpuModel: 'cpu', vramGb: 4 })
     const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
     const me = peerIdFromPrivateKey(key).toString()
-    expect(await readProfile({ docs }, me)).toEqual({ address: A, gpuModel: 'cpu', vramGb: 4 })
+    expect((await readProfiles({ docs })).get(me)).toEqual({ address: A, gpuModel: 'cpu', vramGb: 4 })
     // another peer's record copied under my key does not verify
     const other = await generateKeyPair('Ed25519')
     await publishProfile({ docs, privateKey: other }, { address: B, gpuModel: 'cpu', vramGb: 4 })
     const otherId = peerIdFromPrivateKey(other).toString()
     doc.getMap<Uint8Array>('peers').set(me, doc.getMap<Uint8Array>('peers').get(otherId) as Uint8Array)
-    expect(await readProfile({ docs }, me)).toBeUndefined()
+    expect((await readProfiles({ docs })).get(me)).toBeUndefined()
   })
 })

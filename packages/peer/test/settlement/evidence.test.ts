@@ -9,7 +9,7 @@ import { createNode } from '../../src/node/index.js'
 import { roundKey } from '../../src/jobs/index.js'
 import { sliceJob, workTag } from '../../src/protocol/index.js'
 import { judgeSample, pullFromSubmitter, roundRecords, walletPeerIds } from '../../src/settlement/index.js'
-import { publishProfile, readProfile } from '../../src/jobs/index.js'
+import { publishProfile, readProfiles } from '../../src/jobs/index.js'
 import { evidenceComplete } from '../../src/settlement/sample.js'
 import type { ChainClient, SampleLeaf } from '@jobmesh/contracts'
 import type { DocStore } from '../../src/crdt/index.js'
@@ -66,7 +66,7 @@ describe('evidence: a verifier pulls the round doc from the submitter it is not 
     for (const p of peers) await p.docs.open(INDEX_DOC)
     await publishProfile({ docs: submitter.docs, privateKey: submitter.node.privateKey }, { address: submitter.wallet, gpuModel: 'cpu', vramGb: 1 })
     await waitFor(() => verifier.docs.get(INDEX_DOC)?.getMap('peers').has(submitter.id) === true, { timeoutMs: 20_000, what: 'the submitter\'s profile at the verifier' })
-    expect((await readProfile({ docs: verifier.docs }, submitter.id))?.address).toBe(submitter.wallet)
+    expect((await readProfiles({ docs: verifier.docs })).get(submitter.id)?.address).toBe(submitter.wallet)
 
     // the submitter's round-1 doc: its signed result of each MicroJob (the leaves of its manifest)
     const name = roundDocName(job.jobId, round)
