@@ -51,8 +51,10 @@ export interface CheckWorkOptions {
 
 /**
  * Whether a result signer may be paid, and so blamed, for a leaf: a wallet registered its PeerId (the escrow would
- * otherwise slash the submitter for its fake), and that wallet stakes at least `minStake` (a slash capped by a small
- * stake would leave a fake of a large job more profitable than the work). Cached per signer.
+ * otherwise slash the submitter for its fake), that wallet is not exiting (one that is can withdraw once its cooldown
+ * is over, which deletes its PeerId's registration: the verifiers would then find the leaf's payee wrong and the
+ * escrow would slash the submitter), and it stakes at least `minStake` (a slash capped by a small stake would leave
+ * a fake of a large job more profitable than the work). Cached per signer.
  */
 function payableSigners (components: Pick<SettlementComponents, 'chain'>, payee: (signer: string) => Promise<string>,
   options: CheckWorkOptions): (signer: string) => Promise<boolean> {
@@ -60,8 +62,9 @@ function payableSigners (components: Pick<SettlementComponents, 'chain'>, payee:
   const check = async (signer: string): Promise<boolean> => {
     const wallet = await payee(signer)
     if (wallet === ZeroAddress) return false
-    if (options.minStake === undefined) return true
-    return (await components.chain.nodeInfo(wallet, { signal: options.signal })).stake >= options.minStake
+    const info = await components.chain.nodeInfo(wallet, { signal: options.signal })
+    if (info.exiting) return false
+    return options.minStake === undefined || info.stake >= options.minStake
   }
   return async (signer) => {
     let hit = cache.get(signer)

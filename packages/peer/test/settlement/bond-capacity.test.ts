@@ -1,7 +1,8 @@
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { waitFor } from '@jobmesh/testkit'
-import { parseEther } from 'ethers'
+import { connect, createProvider } from '@jobmesh/contracts'
+import { parseEther, Wallet } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bondCapacity } from '../../src/settlement/index.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
@@ -35,6 +36,29 @@ describe('bondCapacity', () => {
       await node.ensureRegistered({ peerId: peerIdFromPrivateKey(key).toString(), privateKey: key, gpuModel: 'cpu', vramGb: 1, stake: parseEther('3') })
       await waitFor(() => bonds.canBond({ jobId: '0x01', fee: parseEther('1') }), { what: 'the 1 ETH job bondable', timeoutMs: 10_000 })
       expect(grown).toBe(1)
+    } finally {
+      bonds.stop()
+    }
+  })
+
+  it('a node that asked to exit bonds nothing: the registry locks no stake of an exiting node', async () => {
+    chain = await startChain({ accounts: 2 })
+    const node = chain.clients[1]
+    await registerNodes([node], parseEther('5'))
+    const bonds = bondCapacity({ chain: node })
+    try {
+      await bonds.refresh()
+      expect(bonds.canBond({ jobId: '0x01', fee: parseEther('1') })).toBe(true)
+      const provider = createProvider(chain.anvil.rpcUrl, { chainId: chain.anvil.chainId })
+      try {
+        const registry = connect(chain.deployment, new Wallet(chain.anvil.accounts[1].privateKey, provider)).nodeRegistry
+        await (await registry.getFunction('requestExit')()).wait()
+      } finally {
+        provider.destroy()
+      }
+      expect(await node.freeStake()).toBe(0n)
+      await bonds.refresh()
+      expect(bonds.canBond({ jobId: '0x01', fee: parseEther('1') })).toBe(false)
     } finally {
       bonds.stop()
     }

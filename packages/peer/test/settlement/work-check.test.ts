@@ -18,13 +18,13 @@ const signal = AbortSignal.timeout(10_000)
 
 /**
  * Payees from the registry only (no profiles): PeerId `p<n>` pays `wallet(n)`, `p0` is registered by nobody; each
- * wallet stakes 100 wei, `wallet(1)` 1 wei.
+ * wallet stakes 100 wei, `wallet(1)` 1 wei; `wallet(4)` has asked to exit.
  */
 const components = (stored: Uint8Array[], runs: string[]): Parameters<typeof checkWork>[0] => ({
   docs: { open: async () => new Y.Doc() },
   chain: {
     peerAddress: async (peerId: string) => peerId === 'p0' ? undefined : wallet(Number(peerId.slice(1))),
-    nodeInfo: async (address: string) => ({ stake: address === wallet(1) ? 1n : 100n })
+    nodeInfo: async (address: string) => ({ stake: address === wallet(1) ? 1n : 100n, exiting: address === wallet(4) })
   },
   executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) } },
   store: { addOutput: async (bytes: Uint8Array) => { stored.push(bytes); return 'cid' } }
@@ -104,25 +104,28 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(checked.rerun).toBe(0)
   })
 
-  it('pays nobody the escrow could not blame: a signer no wallet registered, or whose wallet stakes less than the bond', async () => {
-    const micro = await Promise.all([0, 1, 2, 3].map(microJob))
+  it('pays nobody the escrow could not blame: a signer no wallet registered, whose wallet stakes less than the bond, or is exiting', async () => {
+    const micro = await Promise.all([0, 1, 2, 3, 4].map(microJob))
     const results = new Map<number, Result[]>([
       [0, [result('p0', 1, micro[0].hash, micro[0].digest)]], // registered by nobody: its fake would be the submitter's
       [1, [result('p1', 1, micro[1].hash, micro[1].digest)]], // 1 wei of stake against a bond of 10
       [2, [result('p1', 2, micro[2].hash, micro[2].digest), result('p2', 1, micro[2].hash, micro[2].digest)]],
-      [3, [result('p3', 1, micro[3].hash, micro[3].digest)]]
+      [3, [result('p3', 1, micro[3].hash, micro[3].digest)]],
+      // honest work, but its wallet may withdraw before the verifiers judge: its PeerId then pays nobody, and the
+      // verifiers would blame the submitter for the leaf's payee
+      [4, [result('p4', 1, micro[4].hash, micro[4].digest)]]
     ])
     const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
     const runs: string[] = []
     const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, minStake: 10n })
     // re-run: the three whose counting signer cannot be paid; this node stands in where no payable signer ran it
-    expect(runs).toEqual(['0.0', '0.1', '0.2'])
-    expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3'])
-    expect(checked.own.map(x => x.index)).toEqual([0, 1])
-    // without a bond asked, a staked signer is paid whatever its stake (only the unregistered one is re-run)
+    expect(runs).toEqual(['0.0', '0.1', '0.2', '0.4'])
+    expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3', 'p9'])
+    expect(checked.own.map(x => x.index)).toEqual([0, 1, 4])
+    // without a bond asked, a staked signer is paid whatever its stake (the unregistered and the exiting are re-run)
     const again: string[] = []
     const plain = await checkWork(components([], again), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) } })
-    expect(again).toEqual(['0.0', '0.2'])
-    expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3'])
+    expect(again).toEqual(['0.0', '0.2', '0.4'])
+    expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9'])
   })
 })
