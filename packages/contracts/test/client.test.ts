@@ -1,4 +1,4 @@
-import { createChainClient, createProvider, deploy } from '../src/index.js'
+import { connect, createChainClient, createProvider, deploy } from '../src/index.js'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { Wallet, ZeroHash, id as keccakText } from 'ethers'
@@ -48,7 +48,7 @@ describe('chain client against anvil', () => {
       .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'PeerIdKeyMismatch' })
     expect((await chain.nodeInfo()).registered).toBe(false)
     const first = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
-    expect(first).toEqual({ registered: true, stakeAdded: stake, stake, resumed: false })
+    expect(first).toEqual({ registered: true, stakeAdded: stake, stake, resumed: false, exiting: false })
     const again = await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
     expect(again.registered).toBe(false)
     expect(again.stakeAdded).toBe(0n)
@@ -65,6 +65,22 @@ describe('chain client against anvil', () => {
       .rejects.toMatchObject({ name: 'WalletInUseError' })
     expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
     expect(await chain.peerAddress('12D3KooWnobody')).toBeUndefined()
+  })
+
+  it('a node that asked to exit starts as it is: not resumed, no stake added, said to be exiting', async () => {
+    const chain = client(1)
+    const stake = 10n ** 16n
+    const privateKey = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(privateKey).toString()
+    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 8, stake })
+    // paused by its last stop, then asked to exit: the registry resumes no exiting node (NodeIsExiting)
+    await chain.pause()
+    const registry = connect(deployment, new Wallet(anvil.accounts[1].privateKey, chain.provider)).nodeRegistry
+    await (await registry.getFunction('requestExit')()).wait()
+    const nonce = await chain.provider.getTransactionCount(await chain.address())
+    expect(await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 8, stake: 2n * stake }))
+      .toEqual({ registered: false, stakeAdded: 0n, stake, resumed: false, exiting: true })
+    expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
   })
 
   it('creates a job, decodes reverts to the custom error name, and watches events by block range', async () => {

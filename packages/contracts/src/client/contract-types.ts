@@ -136,6 +136,11 @@ export interface RegisterResult {
   stake: bigint
   /** True when the registry had paused the node and this call resumed it. */
   resumed: boolean
+  /**
+   * True when the node asked to exit (`requestExit`): it is left as it is (not resumed, no stake added). It is out of
+   * every draw and can lock no bond, so its peer only settles and claims what it earned.
+   */
+  exiting: boolean
 }
 
 /** A node's committed verifier seed (`JobEscrow.seedCommits`). */

@@ -7,8 +7,11 @@ import type { RegisterResult } from '@jobmesh/contracts'
  * `jobmesh start`'s wallet line: what this start did in the registry, since it may have moved the operator's money
  * (registered with a stake, topped the stake up) or changed the node's standing (resumed it from paused).
  */
-export function walletLine (address: string, registration: Pick<RegisterResult, 'registered' | 'stakeAdded' | 'stake' | 'resumed'> | undefined): string {
+export function walletLine (address: string, registration: Pick<RegisterResult, 'registered' | 'stakeAdded' | 'stake' | 'resumed' | 'exiting'> | undefined): string {
   if (registration == null) return `wallet    ${address} (registered)`
+  if (registration.exiting) {
+    return `wallet    ${address} (registered, exiting: out of every draw and takes no work; it settles and claims what it earned until the stake is withdrawn)`
+  }
   if (registration.registered) return `wallet    ${address} (registered now with a stake of ${eth(registration.stake.toString())})`
   const did: string[] = []
   if (registration.resumed) did.push('it was paused (by its last stop, or by the registry after a missed task): resumed')

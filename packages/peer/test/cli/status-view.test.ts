@@ -33,10 +33,12 @@ describe('walletLine', () => {
   const a = '0x' + 'ab'.repeat(20)
   const ETH = 10n ** 18n
   it('says what the start did in the registry: registered, resumed, stake topped up, or nothing', () => {
-    expect(walletLine(a, { registered: true, stakeAdded: ETH / 10n, stake: ETH / 10n, resumed: false })).toBe(`wallet    ${a} (registered now with a stake of 0.1 ETH)`)
-    expect(walletLine(a, { registered: false, stakeAdded: 7n * ETH / 100n, stake: ETH / 10n, resumed: true }))
+    expect(walletLine(a, { registered: true, stakeAdded: ETH / 10n, stake: ETH / 10n, resumed: false, exiting: false })).toBe(`wallet    ${a} (registered now with a stake of 0.1 ETH)`)
+    expect(walletLine(a, { registered: false, stakeAdded: 7n * ETH / 100n, stake: ETH / 10n, resumed: true, exiting: false }))
       .toBe(`wallet    ${a} (registered; it was paused (by its last stop, or by the registry after a missed task): resumed; stake topped up by 0.07 ETH to 0.1 ETH)`)
-    expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: true })).toBe(`wallet    ${a} (registered; it was paused (by its last stop, or by the registry after a missed task): resumed)`)
-    expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: false })).toBe(`wallet    ${a} (registered)`)
+    expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: true, exiting: false })).toBe(`wallet    ${a} (registered; it was paused (by its last stop, or by the registry after a missed task): resumed)`)
+    expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
+    expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: false, exiting: true }))
+      .toBe(`wallet    ${a} (registered, exiting: out of every draw and takes no work; it settles and claims what it earned until the stake is withdrawn)`)
   })
 })

@@ -104,7 +104,7 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     // what `jobmesh start` does at its start: the same stake wanted again, so nothing added, only resumed
     const key = keys[0]
     const again = await node.ensureRegistered({ peerId: peerIdFromPrivateKey(key).toString(), privateKey: key, gpuModel: 'cpu', vramGb: 1, stake: paused.stake })
-    expect(again).toEqual({ registered: false, stakeAdded: 0n, stake: paused.stake, resumed: true })
+    expect(again).toEqual({ registered: false, stakeAdded: 0n, stake: paused.stake, resumed: true, exiting: false })
     expect((await node.nodeInfo()).paused).toBe(false)
   }, 90_000)
 })

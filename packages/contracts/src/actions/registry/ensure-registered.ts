@@ -13,7 +13,8 @@ const log = logger('jobmesh:chain')
 
 /**
  * Registers the signer's node on first start, proving its PeerId with a signature of the PeerId's key (idempotent);
- * resumes it when the registry paused it; adds stake when it has less than `input.stake`.
+ * resumes it when the registry paused it; adds stake when it has less than `input.stake`. A node that asked to exit
+ * is left as it is (the registry resumes no exiting node, and stake added would only wait out the cooldown).
  *
  * @throws WalletInUseError (registered with another PeerId), ChainRevertError (e.g. `PeerIdTaken`, `Banned`),
  * PeerKeyTypeError, and the other chain errors
@@ -28,20 +29,24 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
     const args = [input.peerId, proof.publicKey, proof.signature, labelId(input.gpuModel), input.vramGb]
     const tx = await registryTx('NodeRegistry.register', 'register', args, options, input.stake)
     log('registered %s (%s) with stake %s in block %d', input.peerId, await address(), input.stake, tx.blockNumber)
-    return { registered: true, stakeAdded: input.stake, stake: input.stake, resumed: false }
+    return { registered: true, stakeAdded: input.stake, stake: input.stake, resumed: false, exiting: false }
   }
   if (info.peerIdHash !== keccakText(input.peerId)) {
     throw new WalletInUseError(`wallet ${await address()} is registered with another PeerId than ${input.peerId}: another node (data dir) ` +
       'uses this wallet. Start that node (its data dir holds the PeerId), or give this one a wallet of its own; a node whose ' +
       'data dir is lost comes back under a new wallet (the registry binds a wallet to one PeerId)')
   }
+  if (info.exiting) {
+    log('%s asked to exit: not resumed, no stake added', await address())
+    return { registered: false, stakeAdded: 0n, stake: info.stake, resumed: false, exiting: true }
+  }
   if (info.paused) {
     // paused by the registry after a verification it missed entirely (offline): back into selection
     await resume(client, options)
     log('resumed %s', await address())
   }
-  if (info.stake >= input.stake) return { registered: false, stakeAdded: 0n, stake: info.stake, resumed: info.paused }
+  if (info.stake >= input.stake) return { registered: false, stakeAdded: 0n, stake: info.stake, resumed: info.paused, exiting: false }
   const add = input.stake - info.stake
   await registryTx('NodeRegistry.addStake', 'addStake', [], options, add)
-  return { registered: false, stakeAdded: add, stake: input.stake, resumed: info.paused }
+  return { registered: false, stakeAdded: add, stake: input.stake, resumed: info.paused, exiting: false }
 }
