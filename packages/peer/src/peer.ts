@@ -193,7 +193,8 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     // on a chain, only a job the escrow holds open, funded, with the announced spec is worked on
     // a gate that lifts wakes the processor: otherwise every peer of a new job waited out an idle pause, and the
     // first to wake took MacroJobs the others would have claimed
-    const funded = chain == null ? undefined : fundedJobs({ chain: chain.client }, { onOpen: () => { processor?.wake() } })
+    // and in its round on chain: an announcement's round is anybody's word
+    const funded = chain == null ? undefined : fundedJobs({ chain: chain.client }, { onOpen: () => { processor?.wake() }, onRound: () => { processor?.wake() } })
     if (funded != null) stack.push(async () => { funded.stop() })
     // deadlines are read against the chain's time, as the escrow reads them
     const clock = chain == null ? undefined : chainClock({ chain: chain.client })
@@ -220,6 +221,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           ? undefined
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
         rounds: chain?.settlement,
+        roundOf: funded?.round,
         pricing: chain?.pricing ?? init.processor?.pricing,
         hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0, heldModelIds: holdings.held }
       })

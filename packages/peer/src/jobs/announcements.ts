@@ -65,16 +65,21 @@ export type AnnouncementVerdict =
   /** A job this peer did not know, or a later round of one it knew (`previous`). */
   | { kind: 'new', job: KnownJob, previous?: KnownJob }
 
-/** Verifies and decodes a JobAnnouncement record (signature under its domain, protobuf, job spec). */
+/**
+ * Verifies and decodes a JobAnnouncement record (signature under its domain, protobuf, job spec). `roundOf`: the job's
+ * round on chain when known (given the round the record names), which then stands for the record's: anybody can
+ * re-sign an announcement with another round.
+ */
 export function readAnnouncement (record: Uint8Array, verifier: RecordVerifier, known: (jobId: string) => KnownJob | undefined,
-  pricing: PricingParams): AnnouncementVerdict {
+  pricing: PricingParams, roundOf?: (jobId: string, announced: number) => number | undefined): AnnouncementVerdict {
   const verified = verifier.verify(record, ANNOUNCEMENT_DOMAIN)
   if (verified == null) return { kind: 'forged' }
   try {
     const a = JobAnnouncement.decode(verified.payload)
     const jobId = bytesToHex(a.jobId)
     const previous = known(jobId)
-    const round = announcedRound(a)
+    const announced = announcedRound(a)
+    const round = roundOf?.(jobId, announced) ?? announced
     if (previous != null && round <= previous.round) return { kind: 'known', job: previous }
     if (a.spec == null && previous == null) return { kind: 'known' }
     const spec = a.spec != null ? decodeJobSpec(a.spec) : (previous as KnownJob).spec

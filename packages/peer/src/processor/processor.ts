@@ -5,7 +5,7 @@ import {
   recordVerifier, TypedEvents
 } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
-import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement } from '../jobs/index.js'
+import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement, roundKey } from '../jobs/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
@@ -204,7 +204,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
   }
 
-  wake (): void { this.wakeIdle?.() }
+  wake (): void {
+    this.followRounds()
+    this.wakeIdle?.()
+  }
 
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
     this.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing))
@@ -213,7 +216,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   // ---- job discovery ----
 
   private learn (record: Uint8Array): KnownJob | undefined {
-    const verdict = readAnnouncement(record, this.verifier, (jobId) => this.jobs.get(jobId), this.pricing)
+    const verdict = readAnnouncement(record, this.verifier, (jobId) => this.jobs.get(jobId), this.pricing, this.init.roundOf)
     switch (verdict.kind) {
       case 'forged':
         this.metrics.droppedForged++
@@ -285,6 +288,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const signal = this.controller.signal
     const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
     while (!signal.aborted) {
+      this.followRounds()
       const now = this.turnHost.deadlineClock()
       const candidates = [...this.jobs.values()]
         .filter(j => !this.completed.has(j.jobId) && !pastCutoff(j, now) && this.init.deferJob?.(j) !== true)
@@ -351,7 +355,19 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     return ctx
   }
 
-  /** A later round of the job was announced: leave the earlier round's rooms and doc context (processor/rounds.ts). */
+  /** Moves every known job whose round on chain is known and is not the one held to that round. */
+  private followRounds (): void {
+    if (this.init.roundOf == null) return
+    for (const job of [...this.jobs.values()]) {
+      const round = this.init.roundOf(job.jobId, job.round)
+      if (round === undefined || round === job.round) continue
+      log('%s job %s: round %d on chain, not %d', this.self.slice(-6), job.jobId, round, job.round)
+      this.jobs.set(job.jobId, { ...job, round, key: roundKey(job.jobId, round) })
+      this.retireRound(job.jobId)
+    }
+  }
+
+  /** Another round of the job is to be worked on: leave the earlier round's rooms and doc context (processor/rounds.ts). */
   private retireRound (jobId: string): void {
     this.completed.delete(jobId)
     this.failed.delete(jobId)

@@ -67,6 +67,11 @@ export interface ProcessorInit {
   resultFlushMs?: number
   /** Rounds after a rejection: whose results do not count (slashed submitters). Default: nobody is excluded. */
   rounds?: RoundOracle
+  /**
+   * A job's round on chain when known (undefined: not read yet), given the round the peer holds or an announcement
+   * names; a job is then worked on in that round, whatever announcements say. Default: the announced round (no chain).
+   */
+  roundOf?(jobId: string, announced: number): number | undefined
   /** Poison isolation: failed attempts after which a job is given up (coord/failures.ts). */
   failures?: JobFailuresInit
   /** This peer gives a job up after this many of its own failed attempts. Default {@link DEFAULT_LOCAL_MAX_FAILURES}. */
@@ -105,7 +110,10 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
   start(): Promise<void>
   /** Stops the loop and leaves every room (`abrupt`: no handoff, like a crash). */
   stop(options?: { abrupt?: boolean }): Promise<void>
-  /** Looks at the known jobs again now, instead of at the end of an idle pause: a job `deferJob` held back may be ready. */
+  /**
+   * Looks at the known jobs again now, instead of at the end of an idle pause: a job `deferJob` held back may be
+   * ready, or a job's round on chain (`roundOf`) may have moved.
+   */
   wake(): void
   /** Writes a signed JobAnnouncement to `jobmesh/index` and publishes it on /jobs. */
   announceJob(spec: JobSpec, jobId: string, specCid: string): Promise<void>

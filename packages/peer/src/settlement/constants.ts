@@ -87,6 +87,11 @@ export const DEFAULT_CHAIN_CLOCK_REFRESH_MS = 60_000
 
 /** How often a job's escrow status, which decides whether a peer works on it, is read again (ms). */
 export const DEFAULT_JOB_STATUS_RECHECK_MS = 5_000
+/**
+ * A job whose announced round differs from its round on chain (`rejections`) at the last read is read again at most
+ * this often (ms): a rejection moves the round on, and anybody can announce any round.
+ */
+export const ROUND_RECHECK_MS = 1_000
 /** A job the escrow does not know is read again after twice the wait of the read before, up to this (ms). */
 export const UNKNOWN_JOB_RECHECK_MAX_MS = 300_000
 /**

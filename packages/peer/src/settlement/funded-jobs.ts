@@ -1,14 +1,14 @@
 import { logger } from '@libp2p/logger'
 import { encodeJobSpec } from '../protocol/index.js'
 import { rawBlockCid } from '../storage/index.js'
-import { DEFAULT_JOB_STATUS_RECHECK_MS, UNKNOWN_JOB_GIVE_UP_MS, UNKNOWN_JOB_RECHECK_MAX_MS } from './constants.js'
+import { DEFAULT_JOB_STATUS_RECHECK_MS, ROUND_RECHECK_MS, UNKNOWN_JOB_GIVE_UP_MS, UNKNOWN_JOB_RECHECK_MAX_MS } from './constants.js'
 import type { JobSpec } from '../protocol/index.js'
 import type { ChainClient, JobStatusName } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
 
 export interface FundedJobsComponents {
-  chain: Pick<ChainClient, 'jobStatus' | 'jobCreated'>
+  chain: Pick<ChainClient, 'job' | 'jobCreated'>
   /** Default `Date.now`. */
   clock?: () => number
 }
@@ -18,6 +18,8 @@ export interface FundedJobsInit {
   recheckMs?: number
   /** Called when a read finds a job Open that was not known Open before (the processor looks at it at once). */
   onOpen?(jobId: string): void
+  /** Called when a read finds a job's round on chain other than the read before (the processor follows it at once). */
+  onRound?(jobId: string, round: number): void
 }
 
 /** What a read found: the escrow's status, `forged` (the announced spec is not the one the job was created with). */
@@ -37,6 +39,14 @@ export interface FundedJobs {
   isOpen(job: { jobId: string, spec: JobSpec }): boolean
   /** Reads the job's status now (what `isOpen` then answers). */
   check(job: { jobId: string, spec: JobSpec }): Promise<FundedStatus>
+  /**
+   * The job's round on chain (its `rejections`) at the last read, undefined before one. An announcement's round is
+   * anybody's word (any peer can re-sign an announcement with a higher round, and processors that believed it left
+   * the job's real round for a doc no finalizer reads); so a processor on a chain works on this round. `announced`:
+   * the round an announcement names; when it differs from the last read, the job is read again (at most once per
+   * {@link ROUND_RECHECK_MS}), and `onRound` tells of a round that moved.
+   */
+  round(jobId: string, announced?: number): number | undefined
   stop(): void
 }
 
@@ -66,10 +76,23 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   /** The spec CID of each job from its `JobCreated`, read once (it never changes). */
   const created = new Map<string, string>()
 
+  /** jobId -> its round on chain at the last read, and when. */
+  const rounds = new Map<string, { round: number, at: number }>()
+  const readingRound = new Set<string>()
+
+  /** The job as the escrow stores it (one call): its status, and its round noted (`onRound` when it moved). */
+  const readJob = async (jobId: string): Promise<JobStatusName> => {
+    const job = await components.chain.job(jobId, { signal: controller.signal })
+    const before = rounds.get(jobId)
+    rounds.set(jobId, { round: job.rejections, at: clock() })
+    if (job.status !== 'None' && before?.round !== job.rejections) init.onRound?.(jobId, job.rejections)
+    return job.status
+  }
+
   /** The status first (one call); `JobCreated` (a log scan) once, only for a job the escrow holds open. */
   const read = async (jobId: string, specCid: string): Promise<FundedStatus> => {
     const options = { signal: controller.signal }
-    const status = await components.chain.jobStatus(jobId, options)
+    const status = await readJob(jobId)
     if (status !== 'Open') return status
     let onChain = created.get(jobId)
     if (onChain === undefined) {
@@ -126,6 +149,18 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       return k?.status === 'Open'
     },
     async check ({ jobId, spec }) { return await check(jobId.toLowerCase(), specCidOf(spec)) },
+    round (jobId, announced) {
+      const id = jobId.toLowerCase()
+      const r = rounds.get(id)
+      if (r !== undefined && announced !== undefined && announced !== r.round && clock() - r.at >= ROUND_RECHECK_MS &&
+        !readingRound.has(id) && !controller.signal.aborted) {
+        readingRound.add(id)
+        void readJob(id)
+          .catch((err: Error) => { log('reading the round of %s failed: %e', id, err) })
+          .finally(() => { readingRound.delete(id) })
+      }
+      return r?.round
+    },
     stop () { controller.abort() }
   }
 }

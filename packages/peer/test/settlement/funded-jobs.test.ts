@@ -66,7 +66,7 @@ describe('fundedJobs', () => {
     const reads: number[] = []
     // a chain that answers at once: a read is done once the promises already queued have run
     const chain = {
-      jobStatus: async () => { reads.push(now); return 'None' as const },
+      job: async () => { reads.push(now); return { status: 'None' as const, rejections: 0 } },
       jobCreated: async () => undefined
     }
     const settled = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
@@ -82,6 +82,54 @@ describe('fundedJobs', () => {
       const gaps = reads.slice(1).map((t, i) => t - reads[i])
       expect(gaps).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000])
       expect(reads[reads.length - 1]).toBeLessThan(UNKNOWN_JOB_GIVE_UP_MS)
+    } finally {
+      funded.stop()
+    }
+  })
+
+  it('tells the round on chain, not the announced one; reads it again when an announcement names another', async () => {
+    let now = 0
+    let rejections = 0
+    const reads: number[] = []
+    const chain = {
+      job: async () => { reads.push(now); return { status: 'Open' as const, rejections } },
+      jobCreated: async () => undefined
+    }
+    const settled = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
+    const moved: Array<[string, number]> = []
+    const funded = fundedJobs({ chain, clock: () => now }, { recheckMs: 60_000, onRound: (jobId, round) => { moved.push([jobId, round]) } })
+    const { jobId, spec } = testJob(1, 2)
+    const id = jobId.toLowerCase()
+    try {
+      // not read yet: unknown (the announcement's round stands meanwhile)
+      expect(funded.round(jobId, 3)).toBeUndefined()
+      expect(reads).toEqual([])
+      funded.isOpen({ jobId, spec })
+      await settled()
+      expect(funded.round(jobId)).toBe(0)
+      expect(moved).toEqual([[id, 0]])
+      // a forged round 3 is answered with the chain's 0, and read again at most once a second
+      expect(funded.round(jobId, 3)).toBe(0)
+      await settled()
+      expect(reads).toEqual([0])
+      now = 1_000
+      expect(funded.round(jobId, 3)).toBe(0)
+      expect(funded.round(jobId, 3)).toBe(0)
+      await settled()
+      expect(reads).toEqual([0, 1_000])
+      expect(moved).toEqual([[id, 0]])
+      // a rejection on chain: the next announcement of round 1 has it read, and the round moves
+      rejections = 1
+      now = 2_000
+      expect(funded.round(jobId, 1)).toBe(0)
+      await settled()
+      expect(funded.round(jobId, 1)).toBe(1)
+      expect(moved).toEqual([[id, 0], [id, 1]])
+      // the round held is the chain's: nothing to read again
+      now = 10_000
+      funded.round(jobId, 1)
+      await settled()
+      expect(reads).toEqual([0, 1_000, 2_000])
     } finally {
       funded.stop()
     }

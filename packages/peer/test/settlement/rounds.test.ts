@@ -10,7 +10,7 @@ import { doneMicroJobs, resultTable } from '../../src/coord/results.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { INDEX_DOC } from '../../src/crdt/constants.js'
 import { jobDocName, roundDocName } from '../../src/crdt/names.js'
-import { ANNOUNCEMENT_DOMAIN, excludingVerifier, reannounceRound, roundKey } from '../../src/jobs/index.js'
+import { ANNOUNCEMENT_DOMAIN, excludingVerifier, indexedRounds, reannounceRound, roundKey } from '../../src/jobs/index.js'
 import { sliceJob } from '../../src/protocol/index.js'
 import { buildManifest } from '../../src/settlement/index.js'
 import { publishProfile, slashedPeerIds } from '../../src/jobs/index.js'
@@ -167,5 +167,35 @@ describe('rounds: processors follow a re-announced job', () => {
     // round 0's results stay where they were
     expect(doneInRound0(peers[1])).toBe(total)
     expect(peers[1].processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('complete')
+  }, 60_000)
+
+  it('on a chain, the round on chain is worked on: a re-signed announcement of a higher round moves nobody', async () => {
+    // the job's rejections as the escrow holds them (what `fundedJobs` reads in a peer)
+    let onChain = 0
+    peers = await startPeers(2, { roundOf: () => onChain })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const job = testJob(2, 4)
+    const total = sliceJob(job.spec, job.jobId).microJobs.length
+    const done = (p: TestPeer, round: number): number => {
+      const doc = p.docs.get(roundDocName(job.jobId, round))
+      if (doc == null) return 0
+      return resultTable({ signer: recordSigner(p.node.privateKey, p.id), verifier: recordVerifier() },
+        doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, round)).doneKeys().size
+    }
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => peers.every(p => done(p, 0) === total), { timeoutMs: 20_000, what: 'round 0 done' })
+
+    // anybody (a key no peer holds) re-signs the announcement with round 3: the index says 3 everywhere
+    const stranger = await generateKeyPair('Ed25519')
+    expect(await reannounceRound({ docs: peers[1].docs, privateKey: stranger }, job.jobId, 3)).toBe(true)
+    await waitFor(async () => (await Promise.all(peers.map(async p => (await indexedRounds({ docs: p.docs })).get(job.jobId.toLowerCase())))).every(r => r === 3),
+      { timeoutMs: 10_000, what: 'the forged round in every index' })
+    // the escrow rejects round 0: the processors follow the chain to round 1, though the index still says 3
+    onChain = 1
+    for (const p of peers) p.processor.wake()
+    await waitFor(() => peers.every(p => done(p, 1) === total), { timeoutMs: 20_000, what: 'round 1 done' })
+    // round 3 was never opened, let alone worked on
+    for (const p of peers) expect(p.docs.get(roundDocName(job.jobId, 3))).toBeUndefined()
   }, 60_000)
 })
