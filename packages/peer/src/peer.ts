@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, verifierSupply } from './settlement/index.js'
+import { bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
@@ -160,11 +160,13 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     stack.push(async () => { await holdings.stop() })
     init.signal?.throwIfAborted()
     let processor: Processor | undefined
+    // the registry's owner of each profile's PeerId, kept between counts: anybody can publish profiles
+    const owners = chain == null ? undefined : peerOwners({ chain: chain.client })
     const supply = chain == null
       ? undefined
       : verifierSupply({
         chain: chain.client,
-        eligible: async (req, options) => await eligibleNodes({ docs, chain: chain.client }, req, options)
+        eligible: async (req, options) => await eligibleNodes({ docs, chain: chain.client, owners }, req, options)
       }, {
         onWaiting: (job, nodes, fitting) => {
           events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: waitingText(job, nodes, fitting) })

@@ -99,3 +99,10 @@ export const UNKNOWN_JOB_RECHECK_MAX_MS = 300_000
  * announced once funded, so only a lagging RPC node answers None for a real one, and not for ten minutes.
  */
 export const UNKNOWN_JOB_GIVE_UP_MS = 600_000
+
+/** How long the registry's owner of a PeerId, once read, is taken as it was (ms; `peerOwners`). */
+export const OWNER_RECHECK_MS = 600_000
+/** A PeerId nobody registered is read again after this (ms), then after twice the wait before each time (`peerOwners`). */
+export const UNREGISTERED_RECHECK_MS = 10_000
+/** The longest wait before a PeerId nobody registered is read again (ms). */
+export const UNREGISTERED_RECHECK_MAX_MS = 3_600_000

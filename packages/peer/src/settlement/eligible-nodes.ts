@@ -1,10 +1,17 @@
 import { labelId } from '@jobmesh/contracts'
 import { readProfiles } from '../jobs/index.js'
+import type { PeerOwners } from './peer-owners.js'
 import type { JobsDocs } from '../jobs/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
-export interface EligibleNodesComponents {
+export interface KnownNodesComponents {
   docs: JobsDocs
+  chain: Pick<ChainClient, 'peerAddress'>
+  /** The owners read before (`peerOwners`); without it every PeerId's owner is read. */
+  owners?: PeerOwners
+}
+
+export interface EligibleNodesComponents extends KnownNodesComponents {
   chain: Pick<ChainClient, 'peerAddress' | 'nodeInfo' | 'nodeGrade'>
 }
 
@@ -12,11 +19,12 @@ export interface EligibleNodesComponents {
  * The wallets of the nodes this peer knows of (lower case): each running peer publishes a profile; the registry, not
  * the profile, says which wallet registered its PeerId. Nodes without a profile are not seen.
  */
-export async function knownNodeWallets (components: { docs: JobsDocs, chain: Pick<ChainClient, 'peerAddress'> },
+export async function knownNodeWallets (components: KnownNodesComponents,
   options: { signal?: AbortSignal } = {}): Promise<string[]> {
   const owners = new Set<string>()
+  const ownerOf = components.owners?.of ?? (async (peerId: string) => await components.chain.peerAddress(peerId, options))
   for (const peerId of (await readProfiles(components, options)).keys()) {
-    const owner = await components.chain.peerAddress(peerId, options)
+    const owner = await ownerOf(peerId, options)
     if (owner != null) owners.add(owner.toLowerCase())
   }
   return [...owners]
