@@ -16,6 +16,8 @@ import type { NodeInfo } from '../actions/registry/node-info.js'
 import type { ProbeScan } from '../actions/registry/probe-next.js'
 import type { QosScores } from '../actions/registry/qos-scores.js'
 import type { ProbeState } from '../actions/registry/probe-of.js'
+import type { ExitRequest } from '../actions/registry/request-exit.js'
+import type { StakeWithdrawal } from '../actions/registry/withdraw-stake.js'
 import type { Deployment, JobmeshContracts } from '../deploy.js'
 import type { Provider, Signer } from 'ethers'
 
@@ -102,6 +104,10 @@ export interface ChainClient {
   resume(options?: TxOptions): Promise<TxResult>
   /** Takes this signer's node out of the verifier draw until `resume` (a node that stops). */
   pause(options?: TxOptions): Promise<TxResult>
+  /** Takes this signer's node out of every draw for good and starts its exit cooldown (`withdrawStake` after it). */
+  requestExit(options?: TxOptions): Promise<ExitRequest>
+  /** After the exit cooldown: pays this signer's whole stake back and unregisters its node. */
+  withdrawStake(options?: TxOptions): Promise<StakeWithdrawal>
   /** Sets this node's timeout: it commits verifications within `pct` percent of a commit window (25..100; stake must cover it). */
   setCommitTimeout(pct: number, options?: TxOptions): Promise<TxResult>
   /** The node's recorded and current incentive share and its unclaimed earnings (default: this signer). @throws NoIncentivePoolError */

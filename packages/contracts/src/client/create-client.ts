@@ -54,6 +54,8 @@ import { probeOf } from '../actions/registry/probe-of.js'
 import { qosScores } from '../actions/registry/qos-scores.js'
 import { resume } from '../actions/registry/resume.js'
 import { pause } from '../actions/registry/pause.js'
+import { requestExit } from '../actions/registry/request-exit.js'
+import { withdrawStake } from '../actions/registry/withdraw-stake.js'
 import { setCommitTimeout } from '../actions/registry/set-commit-timeout.js'
 import { peerAddress } from '../actions/registry/peer-address.js'
 import { createChainContext } from './context.js'
@@ -95,6 +97,8 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     answerProbe: async (options) => answerProbe(c, options),
     resume: async (options) => resume(c, options),
     pause: async (options) => pause(c, options),
+    requestExit: async (options) => requestExit(c, options),
+    withdrawStake: async (options) => withdrawStake(c, options),
     setCommitTimeout: async (pct, options) => setCommitTimeout(c, pct, options),
     incentiveAccount: async (address, options) => incentiveAccount(c, address, options),
     pokeIncentive: async (node, options) => pokeIncentive(c, node, options),

@@ -28,3 +28,24 @@ export class InterruptedError extends Error {
     this.signal = signal
   }
 }
+
+/** `jobmesh exit` cannot start the wallet's exit: it is no registered node, or it asked to exit already. */
+export class ExitRefusedError extends Error {
+  static override readonly name = 'ExitRefusedError'
+  override name = 'ExitRefusedError'
+}
+
+/**
+ * `jobmesh withdraw` cannot return the stake yet: no exit was asked, the cooldown is not over, the node is a drawn
+ * verifier, or part of its stake is a bond of results under verification (`reason`: the registry's error name).
+ */
+export class WithdrawRefusedError extends Error {
+  static override readonly name = 'WithdrawRefusedError'
+  override name = 'WithdrawRefusedError'
+  readonly reason: string
+
+  constructor (message: string, reason: string, options?: ErrorOptions) {
+    super(message, options)
+    this.reason = reason
+  }
+}

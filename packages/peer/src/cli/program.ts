@@ -2,6 +2,8 @@ import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
 import { claimCommand } from './commands/claim.js'
+import { exitCommand } from './commands/exit.js'
+import { withdrawCommand } from './commands/withdraw.js'
 import { devnetCommand } from './commands/devnet.js'
 import { idCommand } from './commands/id.js'
 import { startCommand } from './commands/start.js'
@@ -22,6 +24,8 @@ export function createProgram (): Command {
   idCommand(program)
   statusCommand(program)
   claimCommand(program)
+  exitCommand(program)
+  withdrawCommand(program)
   devnetCommand(program)
   for (const cmd of program.commands) {
     cmd.exitOverride().showHelpAfterError('(run with --help for usage)')

@@ -1,4 +1,5 @@
-import { addWalletOptions, requireWallet } from '../wallet-options.js'
+import { addWalletOptions } from '../wallet-options.js'
+import { withWalletChain } from '../wallet-chain.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { Command } from 'commander'
 
@@ -24,13 +25,8 @@ export function claimCommand (program: Command): void {
   addWalletOptions(cmd, 'JSON-RPC URL of the chain')
     .option('--json', 'print one JSON document: address, claimedWei, tx, share, shareNow')
     .action(async (opts: ClaimOptions) => {
-      const wallet = await requireWallet(opts)
-      const { Wallet, formatEther } = await import('ethers')
-      const { createChainClient, verifyDeployment } = await import('@jobmesh/contracts')
-      const chain = createChainClient({ rpcUrl: wallet.rpcUrl, signer: new Wallet(wallet.privateKey), deployment: wallet.deployment })
-      try {
-        // the deployment names this chain and its contracts are there (a wrong escrow address is said as such)
-        await verifyDeployment(wallet.deployment, chain.provider)
+      const { formatEther } = await import('ethers')
+      await withWalletChain(opts, async (chain) => {
         const address = await chain.address()
         const before = await chain.incentiveAccount(address)
         const say = (line: string): void => { if (opts.json !== true) process.stdout.write(`${line}\n`) }
@@ -52,8 +48,6 @@ export function claimCommand (program: Command): void {
           const report: ClaimReport = { address, claimedWei: String(claim?.amountWei ?? 0n), tx: claim?.hash ?? null, share: after.share, shareNow: after.shareNow }
           process.stdout.write(`${JSON.stringify(report)}\n`)
         }
-      } finally {
-        chain.provider.destroy()
-      }
+      })
     })
 }

@@ -1,0 +1,45 @@
+import { ExitRefusedError } from '../errors.js'
+import { addWalletOptions } from '../wallet-options.js'
+import { withWalletChain } from '../wallet-chain.js'
+import { chainDate } from '../chain-date.js'
+import type { WalletOptions } from '../wallet-options.js'
+import type { Command } from 'commander'
+
+interface ExitOptions extends WalletOptions {
+  json?: boolean
+}
+
+/** What `jobmesh exit --json` prints. */
+export interface ExitReport {
+  address: string
+  tx: string
+  /** Unix seconds (chain time) from which `jobmesh withdraw` returns the stake. */
+  withdrawableAt: number
+  stakeWei: string
+}
+
+/** `jobmesh exit`: the wallet's node leaves the network; its stake can be withdrawn after the exit cooldown. */
+export function exitCommand (program: Command): void {
+  const cmd = program.command('exit')
+    .description('take the wallet\'s node out of every draw for good and start its exit cooldown, after which `jobmesh withdraw` returns its stake')
+  addWalletOptions(cmd, 'JSON-RPC URL of the chain')
+    .option('--json', 'print one JSON document: address, tx, withdrawableAt (unix seconds), stakeWei')
+    .action(async (opts: ExitOptions) => {
+      const { formatEther } = await import('ethers')
+      await withWalletChain(opts, async (chain) => {
+        const address = await chain.address()
+        const info = await chain.nodeInfo(address)
+        if (!info.registered) throw new ExitRefusedError(`${address} is not a registered node: a node's wallet is the one its \`jobmesh start\` used`)
+        if (info.exiting) throw new ExitRefusedError(`${address} asked to exit already: \`jobmesh withdraw\` returns its stake once the cooldown is over`)
+        const { tx, withdrawableAt } = await chain.requestExit()
+        if (opts.json === true) {
+          const report: ExitReport = { address, tx: tx.hash, withdrawableAt, stakeWei: String(info.stake) }
+          process.stdout.write(`${JSON.stringify(report)}\n`)
+          return
+        }
+        process.stdout.write(`exit requested for ${address} (tx ${tx.hash}): the node is out of every draw and takes no more work\n`)
+        process.stdout.write(`its stake of ${formatEther(info.stake)} ETH can be withdrawn with \`jobmesh withdraw\` from ${await chainDate(chain, withdrawableAt)}\n`)
+        process.stdout.write('until then a running peer of this wallet still settles and claims what it earned\n')
+      })
+    })
+}
