@@ -40,7 +40,7 @@ function submitInput (flags: SubmitFlags): SubmitInput {
     slicing: { macroJobs: flags.macroJobs, microJobsPerMacro: flags.microPerMacro, blocksPerMicro: flags.blocksPerMicro },
     price: flags.price,
     ...(flags.verifiers === undefined ? {} : { verifiers: flags.verifiers }),
-    ...(flags.deadlineMinutes === undefined ? {} : { deadline: Date.now() + flags.deadlineMinutes * 60_000 }),
+    ...(flags.deadlineMinutes === undefined ? {} : { deadlineAfterMs: flags.deadlineMinutes * 60_000 }),
     ...(flags.minVram === undefined && flags.gpuModel === undefined
       ? {}
       : { requirements: { minVramGb: flags.minVram ?? 0, ...(flags.gpuModel === undefined ? {} : { gpuModel: flags.gpuModel }) } }),
