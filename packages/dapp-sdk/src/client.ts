@@ -96,7 +96,9 @@ export interface JobClient {
    * Progress stages: `uploading`, `creating` (the jobId is known; the funding transaction is not sent yet),
    * `announcing`, `replicating`, `done`.
    *
-   * @throws InvalidJobError (every bad field), UploadError, ChainRevertError and the other chain errors, AnnounceError, AbortError
+   * With `requirePeer` it first makes sure a connected peer can hold the inputs (NoPeerConnectedError otherwise).
+   *
+   * @throws InvalidJobError (every bad field), NoPeerConnectedError, UploadError, ChainRevertError and the other chain errors, AnnounceError, AbortError
    */
   submit(input: SubmitInput, options?: SubmitOptions): Promise<SubmittedJob>
   /** `{ done, total }` from the job's CRDT doc on every change; ends when `done === total`. */

@@ -7,8 +7,9 @@ import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
-import { EscrowMismatchError, InvalidJobError } from './errors.js'
-import { DEFAULT_INPUT_RETRY_INTERVAL_MS } from './constants.js'
+import { EscrowMismatchError, InvalidJobError, NoPeerConnectedError } from './errors.js'
+import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS } from './constants.js'
+import { waitForHolderPeer } from './network/holders.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
 import type { ContentInput } from './content.js'
@@ -38,6 +39,15 @@ export interface SubmitOptions {
    * connected peers are asked once: the client stays online and serves the inputs itself.
    */
   detached?: boolean
+  /**
+   * Refuse the job (NoPeerConnectedError) before anything is uploaded or paid unless a connected peer can hold its
+   * inputs (speaks `/jobmesh/replicate/1.0.0`), waiting up to `peerWaitMs` for one to identify as such. Without it a
+   * job is funded with no peer in sight (the client may serve the inputs to peers that connect later).
+   * `jobmesh-dapp submit` sets it unless `--force`.
+   */
+  requirePeer?: boolean
+  /** With `requirePeer`: how long to wait (ms) for such a peer. Default {@link DEFAULT_PEER_WAIT_MS}. */
+  peerWaitMs?: number
   /** How long to wait (ms) for peers to hold the inputs; default the client's `replicationTimeoutMs`. */
   replicationTimeoutMs?: number
   signal?: AbortSignal
@@ -106,6 +116,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   // validate everything before anything is uploaded or paid
   buildSpec(draft, placeholder(input.code), placeholder(input.data), input.model === undefined ? undefined : placeholder(input.model))
   await checkCode(input.code)
+  if (options.requirePeer === true) await requirePeer(ctx, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
 
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
@@ -163,6 +174,17 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     samples,
     taskValue: value
   }
+}
+
+/** Throws NoPeerConnectedError unless a connected peer can hold the inputs (see {@link SubmitOptions.requirePeer}). */
+async function requirePeer (ctx: ClientContext, waitMs: number, signal?: AbortSignal): Promise<void> {
+  const { connected, holders } = await waitForHolderPeer(ctx.node, waitMs, signal)
+  if (holders.length > 0) return
+  const why = connected === 0
+    ? 'no peer is connected'
+    : `${connected} ${connected === 1 ? 'peer is' : 'peers are'} connected but none is a jobmesh peer that holds job inputs (within ${waitMs} ms)`
+  throw new NoPeerConnectedError(`no peer can hold this job's code and data: ${why}. Funded, the job would wait for its deadline ` +
+    'with nobody to run it, so nothing was uploaded or paid; check that peers run and are reachable (the bootstrap addresses)', connected)
 }
 
 /**

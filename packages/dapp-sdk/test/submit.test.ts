@@ -2,6 +2,8 @@ import { unixfs } from '@helia/unixfs'
 import { JobAnnouncement, INDEX_JOBS_MAP, recordVerifier } from '@jobmesh/peer/coord'
 import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
+import { startReplicationServer } from '@jobmesh/peer/replication'
+import { createContentStore } from '@jobmesh/peer/storage'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
@@ -208,6 +210,30 @@ describe('submit', () => {
     expect((await env.client.status(job.jobId)).deadline).toBe(chainNow + 30 * 60)
     const byDefault = await env.client.submit(whole)
     expect((await env.client.status(byDefault.jobId)).deadline).toBeGreaterThanOrEqual(chainNow + 24 * 3600)
+  })
+
+  it('with requirePeer, refuses before any upload unless a connected peer can hold the inputs (speaks the replication protocol)', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }
+    const nonce = await env.provider.getTransactionCount(env.client.address)
+    // the client's one peer is a plain node: connected, but it holds no job inputs
+    const stages: string[] = []
+    const refused = await env.client.submit(whole, { requirePeer: true, peerWaitMs: 300, onProgress: (p) => stages.push(p.stage) })
+      .catch((e: unknown) => e as Error & { connected: number })
+    expect(refused.name).toBe('NoPeerConnectedError')
+    expect(refused.connected).toBe(1)
+    expect(refused.message).toMatch(/^no peer can hold this job's code and data: 1 peer is connected but none is a jobmesh peer that holds job inputs \(within 300 ms\)/)
+    expect(stages).toEqual([])
+    expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
+    // once the peer serves the replication protocol (identify tells the client), the job is taken and its inputs held
+    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    try {
+      const job = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
+      expect(job.holders).toEqual([env.peer.peerId.toString()])
+    } finally {
+      await server.stop()
+    }
   })
 
   it('refuses code that is not WebAssembly or lacks the ABI before any upload or transaction', async () => {
