@@ -27,6 +27,7 @@ import type { ClientContext, KnownSpec } from './context.js'
 import type { BondableNodes, ListedJob } from './jobs.js'
 import type { DescribeOptions, PeerMatching } from './describe.js'
 import type { ProgressOptions, ProgressUpdate } from './progress.js'
+import type { Refund, RefundOptions } from './refund.js'
 import type { Release, WaitForReleaseOptions } from './release.js'
 import type { MicroJobOutput, ResultsOptions } from './results.js'
 import type { SubmitInput } from './spec.js'
@@ -95,7 +96,9 @@ export interface JobClient {
    * Progress stages: `uploading`, `creating` (the jobId is known; the funding transaction is not sent yet),
    * `announcing`, `replicating`, `done`.
    *
-   * @throws InvalidJobError (every bad field), UploadError, ChainRevertError and the other chain errors, AnnounceError, AbortError
+   * With `requirePeer` it first makes sure a connected peer can hold the inputs (NoPeerConnectedError otherwise).
+   *
+   * @throws InvalidJobError (every bad field), NoPeerConnectedError, UploadError, ChainRevertError and the other chain errors, AnnounceError, AbortError
    */
   submit(input: SubmitInput, options?: SubmitOptions): Promise<SubmittedJob>
   /** `{ done, total }` from the job's CRDT doc on every change; ends when `done === total`. */
@@ -115,13 +118,16 @@ export interface JobClient {
    */
   results(jobId: string, options?: ResultsOptions): Promise<MicroJobOutput[]>
   /**
-   * Refunds the fee after the deadline if the job was never released. A refusal is a ChainRevertError whose message
-   * says why in plain words: the job's status (`WrongStatus`), its deadline in ISO UTC and the time left
-   * (`DeadlineNotReached`), a verification under way (`VerificationUnderway`).
+   * Refunds the fee after the deadline if the job was never released. A verification round still open past the
+   * deadline (its peers gone) is settled first when anyone may settle it (all verifiers revealed, or its reveal window
+   * over): progress stages `settling`, `settled`, then `refunding`; a settle someone else sent first is taken as done.
+   * A refusal is a ChainRevertError whose message says why in plain words: the job's status (`WrongStatus`; also a
+   * round that settled as Released), its deadline in ISO UTC and the time left (`DeadlineNotReached`), a verification
+   * under way (`VerificationUnderway`, with the block after which its round can be settled).
    *
-   * @throws ChainRevertError and the other chain errors
+   * @throws ChainRevertError and the other chain errors, JobNotFoundError, JobRefundedError
    */
-  refund(jobId: string, options?: { signal?: AbortSignal }): Promise<{ txHash: string, blockNumber: number }>
+  refund(jobId: string, options?: RefundOptions): Promise<Refund>
   /** Jobs of this wallet (or `creator`), oldest first, from `JobCreated` events. @throws the chain errors */
   list(options?: { creator?: string, signal?: AbortSignal }): Promise<ListedJob[]>
   /** Active nodes in the registry: a job with k verifiers needs k + 1 (its submitter cannot verify). @throws the chain errors */
@@ -267,7 +273,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     },
     async refund (jobId, options = {}) {
       live()
-      return await refundJob(ctx, checkJobId(jobId), options.signal)
+      return await refundJob(ctx, checkJobId(jobId), options)
     },
     async list (options) {
       live()

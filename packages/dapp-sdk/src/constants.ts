@@ -50,6 +50,11 @@ export const DEFAULT_DOWNLOAD_CONCURRENCY = 8
 
 /** Peers that must confirm they hold a job's inputs before `submit` returns (the replication protocol's default). */
 export { DEFAULT_INPUT_REPLICAS } from '@jobmesh/peer/replication'
+/**
+ * How long `submit` with `requirePeer` waits, before it uploads, for a connected peer to identify as one that can hold
+ * the inputs (speaks the replication protocol) (ms).
+ */
+export const DEFAULT_PEER_WAIT_MS = 10_000
 /** How long `submit` waits for peers to hold the inputs (ms). */
 export const DEFAULT_REPLICATION_TIMEOUT_MS = 60_000
 /**

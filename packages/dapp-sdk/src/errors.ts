@@ -106,6 +106,22 @@ export class InputsNotHeldError extends Error {
   }
 }
 
+/**
+ * `submit` with `requirePeer` found no connected peer that could hold the job's inputs (none speaks the replication
+ * protocol): funded, the job would wait for its deadline with nobody to run it. Nothing was uploaded or paid.
+ * `connected` is how many peers were connected (DApp clients, peers of another network).
+ */
+export class NoPeerConnectedError extends Error {
+  static override readonly name = 'NoPeerConnectedError'
+  override readonly name = 'NoPeerConnectedError'
+  readonly connected: number
+
+  constructor (message: string, connected: number, options?: ErrorOptions) {
+    super(message, options)
+    this.connected = connected
+  }
+}
+
 /** A job id that is not one: 0x and 64 hex digits (a job's id is a keccak256). */
 export class InvalidJobIdError extends Error {
   static override readonly name = 'InvalidJobIdError'

@@ -1,6 +1,34 @@
-import { ChainRevertError, JOB_STATUS_NAMES } from '@jobmesh/contracts'
+import { ChainRevertError, JOB_STATUS_NAMES, revertName } from '@jobmesh/contracts'
+import { logger } from '@libp2p/logger'
 import { JobNotFoundError, JobRefundedError } from './errors.js'
 import type { ClientContext } from './context.js'
+import type { EscrowJobState } from '@jobmesh/contracts'
+
+const log = logger('jobmesh:sdk')
+
+/** Stages of a refund, in order: `settling` only when a verification round is due to be settled first. */
+export type RefundStage = 'settling' | 'settled' | 'refunding'
+
+/** A progress report of `refund`. */
+export interface RefundProgress {
+  stage: RefundStage
+  /** `settled`: the settle transaction (absent when someone else settled the round first). */
+  txHash?: string
+  blockNumber?: number
+}
+
+export interface RefundOptions {
+  onProgress?(progress: RefundProgress): void
+  signal?: AbortSignal
+}
+
+/** A refunded job: its refund transaction, and the settle transaction `refund` sent first, if any. */
+export interface Refund {
+  txHash: string
+  blockNumber: number
+  /** The verification round `refund` settled before it refunded (nobody else had). */
+  settled?: { txHash: string, blockNumber: number }
+}
 
 /** Unix seconds as `2026-11-28T12:00:00Z`. */
 function isoSeconds (seconds: number): string {
@@ -47,21 +75,75 @@ async function explain (ctx: ClientContext, jobId: string, err: unknown, signal?
     case 'UnknownJob':
       return new JobNotFoundError(`the escrow has no job ${id}`, { cause: e })
     case 'VerificationUnderway':
-      return plain(`job ${id} is being verified (its verifiers are drawn): it can be refunded only once that verification is settled`)
+      return plain(await underway(ctx, id, signal))
     default:
       return err
   }
 }
 
-/** `JobEscrow.refund`, its refusals explained (see {@link JobClient.refund}). */
-export async function refundJob (ctx: ClientContext, jobId: string, signal?: AbortSignal): Promise<{ txHash: string, blockNumber: number }> {
+/** Why a verification under way blocks the refund, and from which block `refund` can settle it itself. */
+async function underway (ctx: ClientContext, id: string, signal?: AbortSignal): Promise<string> {
+  const what = `job ${id} is being verified (its verifiers are drawn)`
+  const [j, head] = await Promise.all([ctx.chain.client.job(id, { signal }), ctx.chain.client.blockNumber({ signal })]).catch(() => [undefined, undefined])
+  if (j === undefined || head === undefined || j.assigned !== j.k || j.revealDeadline === 0) {
+    return `${what}: it can be refunded only once that verification is settled; after its deadline refund settles it first`
+  }
+  return `${what}: its round can be settled after block ${j.revealDeadline} (the end of its reveal window; the chain is at block ${head}, ` +
+    `${Math.max(1, j.revealDeadline + 1 - head)} more to go); from then on refund settles it first, then refunds`
+}
+
+/** A verification round past the job's deadline that anyone may settle now: all verifiers revealed, or the reveal window is over. */
+function settleDue (j: EscrowJobState, head: number, now: number): boolean {
+  if (j.status !== 'Submitted' || j.assigned === 0 || now <= j.deadline) return false
+  // verifiers still missing after the deadline: settle reopens the job
+  if (j.assigned < j.k) return true
+  return j.reveals === j.k || head > j.revealDeadline
+}
+
+/**
+ * Settles the job's verification round when it is due (past the deadline, nobody settled it: its peers may be gone),
+ * so that the refund can follow. Idempotent: a round someone else settled meanwhile is taken as settled.
+ */
+async function settleIfDue (ctx: ClientContext, jobId: string, report: (p: RefundProgress) => void, signal?: AbortSignal): Promise<Refund['settled']> {
+  const [j, head, now] = await Promise.all([ctx.chain.client.job(jobId, { signal }), ctx.chain.client.blockNumber({ signal }), chainNow(ctx, signal)])
+  if (!settleDue(j, head, now)) return undefined
+  report({ stage: 'settling' })
+  try {
+    const mined = await ctx.chain.client.settle(jobId, { signal })
+    log('settled the verification round of %s in block %d (tx %s)', jobId, mined.blockNumber, mined.hash)
+    report({ stage: 'settled', txHash: mined.hash, blockNumber: mined.blockNumber })
+    return { txHash: mined.hash, blockNumber: mined.blockNumber }
+  } catch (err) {
+    // WrongStatus: settled (released, reopened) or refunded by someone else since the read
+    const name = revertName(err)
+    if (name !== 'WrongStatus') throw err
+    report({ stage: 'settled' })
+    return undefined
+  }
+}
+
+/**
+ * `JobEscrow.refund`, its refusals explained (see {@link JobClient.refund}). A verification round that is due to be
+ * settled (past the deadline, its reveal window over) is settled first: anyone may, and its peers may be gone.
+ */
+export async function refundJob (ctx: ClientContext, jobId: string, options: RefundOptions = {}): Promise<Refund> {
+  const signal = options.signal
+  const report = (p: RefundProgress): void => {
+    try {
+      options.onProgress?.(p)
+    } catch (err) {
+      log.error('onProgress threw: %e', err)
+    }
+  }
   // the escrow takes a second refund as a no-op that still costs gas: a refunded job is refused here
   const status = await ctx.chain.client.jobStatus(jobId, { signal })
   if (status === 'None') throw new JobNotFoundError(`the escrow has no job ${jobId.toLowerCase()}`)
   if (status === 'Refunded') throw new JobRefundedError(`job ${jobId.toLowerCase()} was refunded already: its fee went back to its creator`)
+  const settled = status === 'Submitted' ? await settleIfDue(ctx, jobId, report, signal) : undefined
+  report({ stage: 'refunding' })
   try {
     const mined = await ctx.chain.client.refund(jobId, { signal })
-    return { txHash: mined.hash, blockNumber: mined.blockNumber }
+    return { txHash: mined.hash, blockNumber: mined.blockNumber, ...(settled === undefined ? {} : { settled }) }
   } catch (err) {
     throw await explain(ctx, jobId, err, signal)
   }

@@ -50,8 +50,13 @@ export interface SubmitInput {
    * guarantees at each level: docs/sdk.md.
    */
   verification?: VerificationLevel
-  /** Unix ms (or a Date) after which the job may be refunded; default now + {@link DEFAULT_DEADLINE_MS}. */
+  /**
+   * Unix ms (or a Date) after which the job may be refunded; default the chain's latest block time +
+   * {@link DEFAULT_DEADLINE_MS}. It is checked against the chain's clock (the escrow's), not this machine's.
+   */
   deadline?: number | Date
+  /** Instead of `deadline`: ms after the chain's latest block (its clock may differ from this machine's). */
+  deadlineAfterMs?: number
   /** Seed of the MicroJob ids (uint256); default random. */
   seed?: bigint | string
   /** Nonce of the job id (uint256); default random. */
@@ -147,7 +152,14 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   // an untyped caller (JavaScript) may leave out what the types require
   if (input.code == null) issues.push({ path: 'code', message: 'code is required: WebAssembly bytes, a file, or an ipfs:// or https:// URI' })
   if (input.data == null) issues.push({ path: 'data', message: 'data is required: bytes, a file, or an ipfs:// or https:// URI' })
-  const deadline = input.deadline instanceof Date ? input.deadline.getTime() : (input.deadline ?? now + DEFAULT_DEADLINE_MS)
+  const after = input.deadlineAfterMs
+  if (after !== undefined && input.deadline !== undefined) issues.push({ path: 'deadline', message: 'name the deadline once: deadline or deadlineAfterMs' })
+  if (after !== undefined && !(typeof after === 'number' && Number.isFinite(after) && after > 0)) {
+    issues.push({ path: 'deadlineAfterMs', message: 'must be a positive number of ms' })
+  }
+  const deadline = input.deadline instanceof Date
+    ? input.deadline.getTime()
+    : (input.deadline ?? now + (typeof after === 'number' && Number.isFinite(after) ? after : DEFAULT_DEADLINE_MS))
   const late = deadlineIssue(deadline, now)
   if (late !== undefined) issues.push(late)
   if (bounds !== undefined) issues.push(...escrowIssues(input.verifiers ?? DEFAULT_VERIFIERS, deadline, bounds))

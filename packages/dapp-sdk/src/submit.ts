@@ -7,8 +7,9 @@ import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
-import { EscrowMismatchError, InvalidJobError } from './errors.js'
-import { DEFAULT_INPUT_RETRY_INTERVAL_MS } from './constants.js'
+import { EscrowMismatchError, InvalidJobError, NoPeerConnectedError } from './errors.js'
+import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS } from './constants.js'
+import { waitForHolderPeer } from './network/holders.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
 import type { ContentInput } from './content.js'
@@ -38,6 +39,15 @@ export interface SubmitOptions {
    * connected peers are asked once: the client stays online and serves the inputs itself.
    */
   detached?: boolean
+  /**
+   * Refuse the job (NoPeerConnectedError) before anything is uploaded or paid unless a connected peer can hold its
+   * inputs (speaks `/jobmesh/replicate/1.0.0`), waiting up to `peerWaitMs` for one to identify as such. Without it a
+   * job is funded with no peer in sight (the client may serve the inputs to peers that connect later).
+   * `jobmesh-dapp submit` sets it unless `--force`.
+   */
+  requirePeer?: boolean
+  /** With `requirePeer`: how long to wait (ms) for such a peer. Default {@link DEFAULT_PEER_WAIT_MS}. */
+  peerWaitMs?: number
   /** How long to wait (ms) for peers to hold the inputs; default the client's `replicationTimeoutMs`. */
   replicationTimeoutMs?: number
   signal?: AbortSignal
@@ -99,12 +109,14 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const dataSize = await localSize(input.data, 'data')
   await localSize(input.code, 'code')
   if (input.model !== undefined) await localSize(input.model, 'model')
-  // what the deployed escrow accepts (k, the furthest deadline): a job it would refuse is refused here, before the upload
+  // what the deployed escrow accepts (k, the furthest deadline): a job it would refuse is refused here, before the upload.
+  // The deadline is read against the chain's clock, the one the escrow and the peers go by, not this machine's.
   const [limits, chainTime] = await Promise.all([ctx.chain.client.jobLimits({ signal }), ctx.chain.client.chainTime({ signal })])
-  const draft = draftSpec(input, creator, dataSize, Date.now(), { ...limits, chainTime })
+  const draft = draftSpec(input, creator, dataSize, chainTime * 1000, { ...limits, chainTime })
   // validate everything before anything is uploaded or paid
   buildSpec(draft, placeholder(input.code), placeholder(input.data), input.model === undefined ? undefined : placeholder(input.model))
   await checkCode(input.code)
+  if (options.requirePeer === true) await requirePeer(ctx, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
 
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
@@ -119,14 +131,14 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const jobRoot = jobTree(slicing.microJobs).root
 
   // checked again: an upload of minutes may have brought the deadline within the peers' margin
-  const late = deadlineIssue(spec.deadline, Date.now())
+  const late = deadlineIssue(spec.deadline, await ctx.chain.client.chainTime({ signal }) * 1000)
   if (late !== undefined) throw new InvalidJobError([{ ...late, message: `${late.message} (after the upload; nothing was paid)` }])
   report({ stage: 'creating', jobId, specCid })
   const pricing = await ctx.chain.client.pricing({ signal })
   const value = taskValue(spec.price, microJobCount(spec), pricing)
   const samples = samplesFor(input.verification, spec.slicing.microJobsPerMacro)
   const created = await ctx.chain.client.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, { signal })
-    .catch((err: unknown) => { throw explainCreate(err) })
+    .catch((err: unknown) => { throw explainCreate(err, spec.deadline) })
   if (created.jobId !== jobId) {
     throw new EscrowMismatchError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
   }
@@ -164,10 +176,29 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   }
 }
 
-/** The escrow's refusal of a fee too small in plain words (the same ChainRevertError, `errorName` and `errorArgs` kept). */
-function explainCreate (err: unknown): unknown {
+/** Throws NoPeerConnectedError unless a connected peer can hold the inputs (see {@link SubmitOptions.requirePeer}). */
+async function requirePeer (ctx: ClientContext, waitMs: number, signal?: AbortSignal): Promise<void> {
+  const { connected, holders } = await waitForHolderPeer(ctx.node, waitMs, signal)
+  if (holders.length > 0) return
+  const why = connected === 0
+    ? 'no peer is connected'
+    : `${connected} ${connected === 1 ? 'peer is' : 'peers are'} connected but none is a jobmesh peer that holds job inputs (within ${waitMs} ms)`
+  throw new NoPeerConnectedError(`no peer can hold this job's code and data: ${why}. Funded, the job would wait for its deadline ` +
+    'with nobody to run it, so nothing was uploaded or paid; check that peers run and are reachable (the bootstrap addresses)', connected)
+}
+
+/**
+ * The escrow's refusal of a fee too small, or of a deadline (the chain's clock moved between the check and the
+ * block), in plain words (the same ChainRevertError, `errorName` and `errorArgs` kept).
+ */
+function explainCreate (err: unknown, deadline: number): unknown {
   const e = err as ChainRevertError
-  if (e?.name !== ChainRevertError.name || e.errorName !== 'UnderfundedJob') return err
+  if (e?.name !== ChainRevertError.name) return err
+  if (e.errorName === 'InvalidDeadline') {
+    return new ChainRevertError(`the escrow refused the deadline ${new Date(deadline).toISOString()}: by the chain's clock it is in the past, ` +
+      'or further away than the escrow\'s maxDeadline (JobEscrow.createJob reverted: InvalidDeadline)', e.errorName, e.errorArgs, { cause: e })
+  }
+  if (e.errorName !== 'UnderfundedJob') return err
   const [sent, minimum] = e.errorArgs.map(a => BigInt(a as bigint))
   return new ChainRevertError(`the fee of ${formatEther(sent)} ETH is below this job's minimum of ${formatEther(minimum)} ETH: each ` +
     'verifier\'s share of the fee must reach the escrow\'s minFee (JobEscrow.createJob reverted: UnderfundedJob)', e.errorName, e.errorArgs, { cause: e })

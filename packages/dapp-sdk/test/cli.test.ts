@@ -95,8 +95,8 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--model', files.model, '--detach', '--timeout', '2', ...connect], io)
-    // no peer runs, so none can hold the inputs: a detached submit does not walk away from a job nobody can start
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--model', files.model, '--detach', '--timeout', '2', '--force', ...connect], io)
+    // no peer runs, so none can hold the inputs (--force pays anyway): a detached submit does not walk away from a job nobody can start
     expect(code0).toBe(1)
     expect(io.stderr.join('\n')).toMatch(/InputsNotHeldError: job 0x[0-9a-f]{64} is funded and announced, but no peer confirmed it holds the job's code and data within 2 s/)
     expect(io.stdout.join('\n')).not.toMatch(/detached/)
@@ -180,6 +180,32 @@ describe('jobmesh-dapp', () => {
     expect(io8.stderr).toEqual(['invalid job:', '  slicing: the slicing (2 MacroJobs x 16 MicroJobs x 4 blocks) needs 125 to 128 blocks ' +
       '(only the last MicroJob may be shorter), but the data has 96 blocks of 64 bytes; what fits: 24 MicroJobs of 4 blocks (2 MacroJobs x 12), or 32 MicroJobs of 3 blocks'])
   })
+
+  it('refuses to pay for a job no connected peer can hold (its bootstrap peer does not answer), before any upload (--force pays: above)', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
+    await writeFile(files.code, code)
+    await writeFile(files.data, data)
+    await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
+    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    // a bootstrap address where nobody listens
+    const dead = `/ip4/127.0.0.1/tcp/1/p2p/${env.peer.peerId.toString()}`
+    const io = capture()
+    expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '10',
+      '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', dead], io)).toBe(1)
+    expect(io.stderr[0]).toBe(`warning: no bootstrap peer answered (${dead}): is the network running? jobmesh devnet prints JOBMESH_BOOTSTRAP`)
+    expect(io.stderr.at(-1)).toBe('NoPeerConnectedError: no peer can hold this job\'s code and data: no peer is connected. Funded, the job would wait ' +
+      'for its deadline with nobody to run it, so nothing was uploaded or paid; check that peers run and are reachable (the bootstrap addresses) ' +
+      '(--bootstrap, JOBMESH_BOOTSTRAP; jobmesh devnet prints it). --force submits anyway: the fee is then locked until the deadline unless a peer takes the job')
+    expect(io.stderr.join('\n')).not.toMatch(/uploading|creating/)
+    expect(io.stdout.join('\n')).not.toMatch(/jobId/)
+    expect(await env.provider.getTransactionCount(env.anvil.accounts[2].address)).toBe(0)
+    const help = capture()
+    expect(await run(['submit', '--help'], help)).toBe(0)
+    expect(help.stdout.join('\n')).toMatch(/--force\s+submit and pay even when no/)
+  }, 60_000)
 
   it('refuses code that is not a jobmesh WebAssembly module with one line and exit 2, paying nothing', async () => {
     const env = await setup()

@@ -132,7 +132,7 @@ describe('the peers that can take a job, before it is submitted', () => {
     await writeFile(files.code, code)
     await writeFile(files.data, data)
     const submit = (extra: string[]): string[] => ['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '1', ...extra]
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '1', '--force', ...extra]
     const flags = [...await connectFlags(env), '--bootstrap', addr]
     const out: string[] = []
     await run([...submit(['--min-vram', '16']), ...flags], { out: (l) => out.push(l), err: (l) => err.push(l) })

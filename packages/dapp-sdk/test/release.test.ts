@@ -3,12 +3,40 @@ import { run } from '../src/cli/program.js'
 import { resultTree } from '../src/index.js'
 import { createJobClient } from '../src/index.js'
 import { flakyRpc } from './flaky-rpc.js'
-import { SLICING, cleanup, connectFlags, driveRelease, setup, smallJob } from './helpers.js'
+import { resultCommitment } from '@jobmesh/peer/settlement'
+import { AbiCoder, keccak256 } from 'ethers'
+import { SLICING, cleanup, connectFlags, driveRelease, registerNode, setup, smallJob } from './helpers.js'
+import type { Env } from './helpers.js'
 
 const PAYEE = '0x00000000000000000000000000000000000000a1'
 import type { ResultLeaf } from '../src/index.js'
 
 afterEach(cleanup)
+
+async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
+  await (await p).wait()
+}
+
+/**
+ * With the contracts directly: account 2 registers and submits (arbitrary) results, accounts 3 and 4 register, commit
+ * their seeds and are drawn as the job's two verifiers; then every one of them goes silent (a dead network).
+ */
+async function submitAndDraw (env: Env, jobId: string): Promise<void> {
+  const gpu = keccak256(new TextEncoder().encode('any-gpu'))
+  const stake = env.deployment.params.registry.minStake
+  const coder = AbiCoder.defaultAbiCoder()
+  for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, stake)
+  for (const v of [3, 4]) {
+    await mined(env.contracts(v).jobEscrow.commitSeed(keccak256(coder.encode(['bytes32'], [keccak256(coder.encode(['uint256'], [v]))])), 0))
+  }
+  const sub = env.contracts(2)
+  const root = keccak256('0x01')
+  await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, 0, root, '', await env.wallet(2).getAddress())))
+  await mined(sub.jobEscrow.submitResults(jobId, root, ''))
+  await env.provider.send('evm_mine', [])
+  await env.provider.send('evm_mine', [])
+  await mined(sub.jobEscrow.selectVerifiers(jobId))
+}
 
 describe('waitForRelease and refund', () => {
   it('throws ReleaseTimeoutError while the job stays open', async () => {
@@ -109,6 +137,40 @@ describe('waitForRelease and refund', () => {
     await env.provider.send('evm_mine', [])
     const err = await env.client.waitForRelease(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
     expect(err.name).toBe('JobRejectedError')
+  })
+
+  it('refund settles a verification round its dead network left open, once due, then refunds; before that it says from which block', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadlineAfterMs: 600_000 })
+    await submitAndDraw(env, job.jobId)
+    const drawn = await env.client.status(job.jobId)
+    expect([drawn.status, drawn.assigned, drawn.k]).toEqual(['Submitted', 2, 2])
+
+    // past the deadline, the reveal window still open: refused, naming the block from which the round can be settled
+    await env.provider.send('evm_increaseTime', [3600])
+    await env.provider.send('evm_mine', [])
+    const stages: string[] = []
+    const early = await env.client.refund(job.jobId, { onProgress: (p) => stages.push(p.stage) })
+      .catch((e: unknown) => e as Error & { errorName: string })
+    const head = await env.provider.getBlockNumber()
+    expect(early.name).toBe('ChainRevertError')
+    expect(early.errorName).toBe('VerificationUnderway')
+    expect(early.message).toBe(`job ${job.jobId} is being verified (its verifiers are drawn): its round can be settled after block ${drawn.revealDeadline} ` +
+      `(the end of its reveal window; the chain is at block ${head}, ${drawn.revealDeadline + 1 - head} more to go); from then on refund settles it first, then refunds ` +
+      '(JobEscrow.refund reverted: VerificationUnderway)')
+    expect(stages).toEqual(['refunding'])
+
+    // the reveal window over and no peer left to settle: jobmesh-dapp refund settles the round, then refunds
+    await env.provider.send('anvil_mine', [`0x${(drawn.revealDeadline + 1 - head).toString(16)}`])
+    const before = await env.provider.getBalance(env.client.address)
+    const out: string[] = []
+    const err: string[] = []
+    expect(await run(['refund', job.jobId, ...await connectFlags(env)], { out: (l) => out.push(l), err: (l) => err.push(l) }), err.join('\n')).toBe(0)
+    expect(err[0]).toBe(`settling the verification round of job ${job.jobId} first: it is past its deadline and no peer settled it (anyone may)...`)
+    expect(err[1]).toMatch(/^settled in block \d+ \(tx 0x[0-9a-f]{64}\)$/)
+    expect(out).toEqual([expect.stringMatching(/^refunded in block \d+ \(tx 0x[0-9a-f]{64}\)$/)])
+    expect((await env.client.status(job.jobId)).status).toBe('Refunded')
+    expect(await env.provider.getBalance(env.client.address)).toBeGreaterThan(before)
   })
 
   it('refunds after the deadline, not before', async () => {

@@ -2,6 +2,8 @@ import { unixfs } from '@helia/unixfs'
 import { JobAnnouncement, INDEX_JOBS_MAP, recordVerifier } from '@jobmesh/peer/coord'
 import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
+import { startReplicationServer } from '@jobmesh/peer/replication'
+import { createContentStore } from '@jobmesh/peer/storage'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
@@ -162,21 +164,76 @@ describe('submit', () => {
     const soon = await env.client.submit({ ...whole, deadline: Date.now() + 60_000 }).catch((e: unknown) => e as Error & { issues: Array<{ path: string, message: string }> })
     expect(soon.name).toBe('InvalidJobError')
     expect(soon.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is less than 3 minutes away: the peers stop working on a job 3 minutes before its deadline/) }])
-    // a deadline 5 s past the margin at the start, and an upload that takes 10 s (the clock moved on at its start):
-    // checked again before paying, refused
-    const realNow = Date.now.bind(Date)
-    let uploadMs = 0
-    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + uploadMs)
+    // a deadline 5 s past the margin at the start, and an upload that takes 10 s of the chain's clock (the clock the
+    // escrow goes by moved on at its start): checked again before paying, refused
+    const chainNow = (await env.provider.getBlock('latest'))!.timestamp * 1000
+    const provider = env.provider
+    let uploadSeconds = 0
+    const getBlock = provider.getBlock.bind(provider)
+    const clock = vi.spyOn(provider, 'getBlock').mockImplementation(async (...args: Parameters<typeof provider.getBlock>) => {
+      const block = await getBlock(...args)
+      return block === null ? null : Object.assign(Object.create(Object.getPrototypeOf(block) as object) as typeof block, block, { timestamp: block.timestamp + uploadSeconds })
+    })
+    const slowClient = await createJobClient({ provider, signer: env.anvil.accounts[1].privateKey, deployment: env.deployment })
     try {
-      const slow = await env.client.submit({ ...whole, deadline: realNow() + 185_000 }, {
-        onProgress: (p) => { if (p.stage === 'uploading') uploadMs = 10_000 }
+      const slow = await slowClient.submit({ ...whole, deadline: chainNow + 185_000 }, {
+        onProgress: (p) => { if (p.stage === 'uploading') uploadSeconds = 10 }
       }).catch((e: unknown) => e as Error & { issues: Array<{ path: string, message: string }> })
       expect(slow.name).toBe('InvalidJobError')
       expect(slow.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is less than 3 minutes away: .* \(after the upload; nothing was paid\)$/) }])
     } finally {
       clock.mockRestore()
+      await slowClient.stop()
     }
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
+  })
+
+  it('reads the deadline against the chain\'s clock, not this machine\'s: a chain ahead refuses a deadline in its past before any upload', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }
+    // the chain runs two hours ahead of this machine
+    await env.provider.send('evm_increaseTime', [2 * 3600])
+    await env.provider.send('evm_mine', [])
+    const nonce = await env.provider.getTransactionCount(env.client.address)
+    const stages: string[] = []
+    // 30 minutes from this machine's now is 90 minutes in the chain's past
+    const late = await env.client.submit({ ...whole, deadline: Date.now() + 30 * 60_000 }, { onProgress: (p) => stages.push(p.stage) })
+      .catch((e: unknown) => e as Error & { issues: Array<{ path: string, message: string }> })
+    expect(late.name).toBe('InvalidJobError')
+    expect(late.issues).toEqual([{ path: 'deadline', message: 'deadline is in the past' }])
+    expect(stages).toEqual([])
+    expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
+    // a deadline after the chain's now (the default, or deadlineAfterMs) is taken and created
+    const chainNow = (await env.provider.getBlock('latest'))!.timestamp
+    const job = await env.client.submit({ ...whole, deadlineAfterMs: 30 * 60_000 })
+    expect((await env.client.status(job.jobId)).deadline).toBe(chainNow + 30 * 60)
+    const byDefault = await env.client.submit(whole)
+    expect((await env.client.status(byDefault.jobId)).deadline).toBeGreaterThanOrEqual(chainNow + 24 * 3600)
+  })
+
+  it('with requirePeer, refuses before any upload unless a connected peer can hold the inputs (speaks the replication protocol)', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }
+    const nonce = await env.provider.getTransactionCount(env.client.address)
+    // the client's one peer is a plain node: connected, but it holds no job inputs
+    const stages: string[] = []
+    const refused = await env.client.submit(whole, { requirePeer: true, peerWaitMs: 300, onProgress: (p) => stages.push(p.stage) })
+      .catch((e: unknown) => e as Error & { connected: number })
+    expect(refused.name).toBe('NoPeerConnectedError')
+    expect(refused.connected).toBe(1)
+    expect(refused.message).toMatch(/^no peer can hold this job's code and data: 1 peer is connected but none is a jobmesh peer that holds job inputs \(within 300 ms\)/)
+    expect(stages).toEqual([])
+    expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
+    // once the peer serves the replication protocol (identify tells the client), the job is taken and its inputs held
+    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    try {
+      const job = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
+      expect(job.holders).toEqual([env.peer.peerId.toString()])
+    } finally {
+      await server.stop()
+    }
   })
 
   it('refuses code that is not WebAssembly or lacks the ABI before any upload or transaction', async () => {

@@ -146,11 +146,20 @@ export function jobCommands (root: Command, io: CliIo): void {
     })
 
   withConnectFlags(root.command('refund')
-    .description('take the fee back from the escrow after the deadline of a job that was not released')
+    .description('take the fee back from the escrow after the deadline of a job that was not released (settling first a verification round its peers left unsettled)')
     .argument('<jobId>', 'job id', jobIdArg))
     .action(async (jobId: string, flags: ConnectFlags) => {
       await withClient(flags, io, async (client) => {
-        const r = await client.refund(jobId)
+        const r = await client.refund(jobId, {
+          // stage lines on stderr: stdout keeps the result (one JSON document with --json)
+          onProgress: ({ stage, txHash, blockNumber }) => {
+            if (stage === 'settling') {
+              io.err(`settling the verification round of job ${jobId} first: it is past its deadline and no peer settled it (anyone may)...`)
+            } else if (stage === 'settled') {
+              io.err(txHash === undefined ? 'the round was settled meanwhile by someone else' : `settled in block ${blockNumber ?? '?'} (tx ${txHash})`)
+            }
+          }
+        })
         if (flags.json === true) io.out(JSON.stringify({ jobId, ...r }))
         else io.out(`refunded in block ${r.blockNumber} (tx ${r.txHash})`)
       })

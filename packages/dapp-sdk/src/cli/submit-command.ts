@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
-import { InputsNotHeldError } from '../errors.js'
+import { InputsNotHeldError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
@@ -30,6 +30,7 @@ interface SubmitFlags extends ConnectFlags {
   detach?: boolean
   out?: string
   timeout?: number
+  force?: boolean
 }
 
 function submitInput (flags: SubmitFlags): SubmitInput {
@@ -40,7 +41,7 @@ function submitInput (flags: SubmitFlags): SubmitInput {
     slicing: { macroJobs: flags.macroJobs, microJobsPerMacro: flags.microPerMacro, blocksPerMicro: flags.blocksPerMicro },
     price: flags.price,
     ...(flags.verifiers === undefined ? {} : { verifiers: flags.verifiers }),
-    ...(flags.deadlineMinutes === undefined ? {} : { deadline: Date.now() + flags.deadlineMinutes * 60_000 }),
+    ...(flags.deadlineMinutes === undefined ? {} : { deadlineAfterMs: flags.deadlineMinutes * 60_000 }),
     ...(flags.minVram === undefined && flags.gpuModel === undefined
       ? {}
       : { requirements: { minVramGb: flags.minVram ?? 0, ...(flags.gpuModel === undefined ? {} : { gpuModel: flags.gpuModel }) } }),
@@ -65,6 +66,8 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     const timeoutMs = (flags.timeout ?? 1800) * 1000
     const submission = client.submit(submitInput(flags), {
       signal,
+      // no peer that could hold the inputs: refused before anything is uploaded or paid, unless --force
+      requirePeer: flags.force !== true,
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them
       ...(flags.detach === true ? { detached: true, replicationTimeoutMs: timeoutMs } : {}),
       onProgress: ({ stage, jobId }) => {
@@ -84,7 +87,12 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     })
     // from the funding transaction on, a Ctrl-C waits for the submission instead of stranding a paid job
     state.submission = submission
-    const job = await submission
+    const job = await submission.catch((err: unknown) => {
+      const e = err as NoPeerConnectedError
+      if (e?.name !== NoPeerConnectedError.name) throw err
+      throw new NoPeerConnectedError(`${e.message} (--bootstrap, JOBMESH_BOOTSTRAP; jobmesh devnet prints it). --force submits anyway: ` +
+        'the fee is then locked until the deadline unless a peer takes the job', e.connected, { cause: e })
+    })
     // a Ctrl-C that waited for it prints its line and ends the process
     if (state.interrupted === true) await new Promise<never>(() => {})
     state.phase = 'submitted'
@@ -147,7 +155,8 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--model <file|ipfs://cid>', 'a model the job\'s code reads (weights, a palette, a data set): uploaded, named in the job; peers holding it run the job first, and the code gets it before its data')
     .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by a peer (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
-    .option('--timeout <s>', 'give up following (with --detach: waiting for a peer to hold the inputs) after this many seconds (default 1800)', positiveInt))
+    .option('--timeout <s>', 'give up following (with --detach: waiting for a peer to hold the inputs) after this many seconds (default 1800)', positiveInt)
+    .option('--force', 'submit and pay even when no connected peer can hold the inputs (by default such a job is refused before anything is uploaded or paid)'))
     .action(async (flags: SubmitFlags) => {
       const state: SubmitState = { phase: 'preparing' }
       const controller = new AbortController()

@@ -210,7 +210,7 @@ function verification (chain: VerificationView, matching: JobStory['matching']):
     return { phase: 'verifying', waitingFor: `verifiers to be drawn: ${chain.assigned} of ${chain.k} so far${queue}` }
   }
   if (!chain.sampleFixed && chain.seedDeadline != null) {
-    const left = head <= chain.seedDeadline ? `until block ${chain.seedDeadline} (${chain.seedDeadline - head} blocks left)` : 'the window is over; any peer closes it'
+    const left = head <= chain.seedDeadline ? `until block ${chain.seedDeadline} (${chain.seedDeadline - head} blocks left)` : 'the window is over; any peer closes it, and with no peer left the creator\'s refund settles the round after the deadline'
     return { phase: 'verifying', waitingFor: `verifiers to reveal their seeds, which fix the sample: ${chain.seeds} of ${chain.k}, ${left}` }
   }
   if (chain.commitDeadline != null && head <= chain.commitDeadline && chain.commits < chain.k) {
@@ -219,7 +219,7 @@ function verification (chain: VerificationView, matching: JobStory['matching']):
   if (chain.revealDeadline != null && head <= chain.revealDeadline && chain.reveals < chain.commits) {
     return { phase: 'verifying', waitingFor: `verifiers to reveal: ${chain.reveals} of ${chain.commits}, until block ${chain.revealDeadline} (${chain.revealDeadline - head} blocks left)` }
   }
-  return { phase: 'settling', waitingFor: 'settlement: the sample proof and the settle transaction (any peer sends them)' }
+  return { phase: 'settling', waitingFor: 'settlement: the sample proof and the settle transaction (any peer sends them; with no peer left, the creator\'s refund settles the round after the deadline)' }
 }
 
 function vramList (peers: PeerMatch[]): string {

@@ -74,7 +74,7 @@ describe('job stories', () => {
     const seeding = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 1, sampleFixed: false, seedDeadline: 120, commitDeadline: 160, revealDeadline: 180 }) }))
     expect(seeding.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 1 of 3, until block 120 (20 blocks left)')
     const seedsLate = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 2, sampleFixed: false, seedDeadline: 90, commitDeadline: 160, revealDeadline: 180 }) }))
-    expect(seedsLate.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 2 of 3, the window is over; any peer closes it')
+    expect(seedsLate.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 2 of 3, the window is over; any peer closes it, and with no peer left the creator\'s refund settles the round after the deadline')
     const committing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, commits: 1, commitDeadline: 106, revealDeadline: 112 }) }))
     expect(committing.waitingFor).toBe('verifiers to commit: 1 of 3, until block 106 (6 blocks left)')
     expect(committing.lines.some(l => l.includes('verifiers drawn 3/3') && l.includes('commit by block 106'))).toBe(true)
