@@ -1,17 +1,8 @@
-import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CLI_BIN } from '../../src/devnet/index.js'
-
-interface Outcome { code: number, stdout: string, stderr: string }
-
-async function jobmesh (args: string[], env: Record<string, string | undefined> = {}): Promise<Outcome> {
-  return await promisify(execFile)(process.execPath, [CLI_BIN, ...args], { timeout: 20_000, env: { ...process.env, JOBMESH_DATA_DIR: undefined, JOBMESH_RPC_URL: '', ...env } })
-    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
-}
+import { jobmesh } from './run-cli.js'
 
 describe('a data dir that is a file is a usage error (exit 2) before anything starts', () => {
   let dir = ''

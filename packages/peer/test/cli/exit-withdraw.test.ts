@@ -1,27 +1,12 @@
-import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { rpcCall, serializeDeployment } from '@jobmesh/contracts'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CLI_BIN } from '../../src/devnet/index.js'
+import { jobmesh } from './run-cli.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
-
-const run = promisify(execFile)
-
-/** `jobmesh <args>` to its end: exit code and output (a failing exit is a result here). */
-async function jobmesh (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI_BIN, ...args], { timeout: 60_000, env: { ...process.env, JOBMESH_RPC_URL: '', JOBMESH_PRIVATE_KEY: '' } })
-    return { code: 0, stdout, stderr }
-  } catch (err) {
-    const e = err as { code?: number, stdout?: string, stderr?: string }
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
-  }
-}
 
 let chain: TestChain | undefined
 let dir = ''

@@ -1,23 +1,17 @@
-import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { createProvider, deploy, serializeDeployment } from '@jobmesh/contracts'
 import { workerAnvil } from '@jobmesh/testkit/anvil'
 import { Wallet } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CLI_BIN } from '../../src/devnet/index.js'
+import { jobmesh } from './run-cli.js'
+import type { Outcome } from './run-cli.js'
 import type { Anvil, Deployment } from '@jobmesh/contracts'
-
-const execute = promisify(execFile)
-
-interface Outcome { code: number, stdout: string, stderr: string }
 
 /** `jobmesh start` on a chain, refused before it registers: the exit code and what it printed. */
 async function start (args: string[]): Promise<Outcome> {
-  return await execute(process.execPath, [CLI_BIN, 'start', '--listen', '/ip4/127.0.0.1/tcp/0', ...args], { timeout: 30_000, env: { ...process.env, JOBMESH_RPC_URL: '' } })
-    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
+  return await jobmesh(['start', '--listen', '/ip4/127.0.0.1/tcp/0', ...args], {}, 30_000)
 }
 
 describe('jobmesh start refuses bad chain input with one clear line, before any transaction', () => {
@@ -113,8 +107,7 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     expect(notEscrow.stderr).toContain(`error: no JobEscrow contract answers at ${deployment.nodeRegistry} on chain ${anvil.chainId}: the contract there is not a JobEscrow`)
     expect(notEscrow.stderr).not.toContain('could not decode')
     // jobmesh claim reads the same deployment file the same way
-    const claim = await execute(process.execPath, [CLI_BIN, 'claim', '--rpc', anvil.rpcUrl, '--deployment', swapped, '--key-file', keyFile], { timeout: 30_000, env: { ...process.env, JOBMESH_RPC_URL: '' } })
-      .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
+    const claim = await jobmesh(['claim', '--rpc', anvil.rpcUrl, '--deployment', swapped, '--key-file', keyFile], {}, 30_000)
     expect(claim.code).toBe(1)
     expect(claim.stderr).toContain(`error: no JobEscrow contract answers at ${deployment.nodeRegistry} on chain ${anvil.chainId}: the contract there is not a JobEscrow`)
     for (const out of [mismatch, missing, notEscrow]) {
@@ -125,8 +118,7 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
   }, 60_000)
 
   it('claim with a wallet that is no node (the DApp\'s key, say) says so, besides that nothing is to claim', async () => {
-    const out = await execute(process.execPath, [CLI_BIN, 'claim', '--rpc', anvil.rpcUrl, '--deployment', deploymentFile, '--key-file', keyFile],
-      { timeout: 30_000 }).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (err: Outcome) => err)
+    const out = await jobmesh(['claim', '--rpc', anvil.rpcUrl, '--deployment', deploymentFile, '--key-file', keyFile], {}, 30_000)
     expect(out.code, out.stderr).toBe(0)
     expect(out.stdout).toContain(`nothing to claim for ${anvil.accounts[1].address} (recorded share 0.00, 0.00 now); it is not a registered node`)
     expect(await registered()).toBe(false)
