@@ -66,6 +66,8 @@ function specCidOf (spec: JobSpec): string {
 
 /** Settled for good: no read changes these. */
 const FINAL = new Set<FundedStatus>(['Released', 'Refunded', 'forged'])
+/** Statuses in which a job's round cannot move. */
+const SETTLED_OR_NONE = new Set<JobStatusName>(['None', 'Released', 'Refunded'])
 
 export function fundedJobs (components: FundedJobsComponents, init: FundedJobsInit = {}): FundedJobs {
   const recheckMs = init.recheckMs ?? DEFAULT_JOB_STATUS_RECHECK_MS
@@ -76,15 +78,15 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   /** The spec CID of each job from its `JobCreated`, read once (it never changes). */
   const created = new Map<string, string>()
 
-  /** jobId -> its round on chain at the last read, and when. */
-  const rounds = new Map<string, { round: number, at: number }>()
+  /** jobId -> its round on chain at the last read, the status read with it, and when. */
+  const rounds = new Map<string, { round: number, status: JobStatusName, at: number }>()
   const readingRound = new Set<string>()
 
   /** The job as the escrow stores it (one call): its status, and its round noted (`onRound` when it moved). */
   const readJob = async (jobId: string): Promise<JobStatusName> => {
     const job = await components.chain.job(jobId, { signal: controller.signal })
     const before = rounds.get(jobId)
-    rounds.set(jobId, { round: job.rejections, at: clock() })
+    rounds.set(jobId, { round: job.rejections, status: job.status, at: clock() })
     if (job.status !== 'None' && before?.round !== job.rejections) init.onRound?.(jobId, job.rejections)
     return job.status
   }
@@ -152,8 +154,10 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
     round (jobId, announced) {
       const id = jobId.toLowerCase()
       const r = rounds.get(id)
-      if (r !== undefined && announced !== undefined && announced !== r.round && clock() - r.at >= ROUND_RECHECK_MS &&
-        !readingRound.has(id) && !controller.signal.aborted) {
+      // a job the escrow does not know, or settled for good, has no round to move to: an announcement does not
+      // have it read (an unfunded id re-announced with other rounds would cost a read each time)
+      if (r !== undefined && announced !== undefined && announced !== r.round && !SETTLED_OR_NONE.has(r.status) &&
+        clock() - r.at >= ROUND_RECHECK_MS && !readingRound.has(id) && !controller.signal.aborted) {
         readingRound.add(id)
         void readJob(id)
           .catch((err: Error) => { log('reading the round of %s failed: %e', id, err) })

@@ -90,9 +90,10 @@ describe('fundedJobs', () => {
   it('tells the round on chain, not the announced one; reads it again when an announcement names another', async () => {
     let now = 0
     let rejections = 0
+    let status: 'Open' | 'None' = 'Open'
     const reads: number[] = []
     const chain = {
-      job: async () => { reads.push(now); return { status: 'Open' as const, rejections } },
+      job: async () => { reads.push(now); return { status, rejections: status === 'None' ? 0 : rejections } },
       jobCreated: async () => undefined
     }
     const settled = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
@@ -130,6 +131,17 @@ describe('fundedJobs', () => {
       funded.round(jobId, 1)
       await settled()
       expect(reads).toEqual([0, 1_000, 2_000])
+      // an id the escrow does not know, announced with round after round: read once (by the funded check), never for a round
+      const unfunded = testJob(1, 2)
+      status = 'None'
+      funded.isOpen(unfunded)
+      await settled()
+      for (let r = 1; r <= 5; r++) {
+        now += 2_000
+        expect(funded.round(unfunded.jobId, r)).toBe(0)
+        await settled()
+      }
+      expect(reads).toEqual([0, 1_000, 2_000, 10_000])
     } finally {
       funded.stop()
     }
