@@ -42,9 +42,12 @@ export interface FundedJobs {
   /**
    * The job's round on chain (its `rejections`) at the last read, undefined before one. An announcement's round is
    * anybody's word (any peer can re-sign an announcement with a higher round, and processors that believed it left
-   * the job's real round for a doc no finalizer reads); so a processor on a chain works on this round. `announced`:
-   * the round an announcement names; when it differs from the last read, the job is read again (at most once per
-   * {@link ROUND_RECHECK_MS}), and `onRound` tells of a round that moved.
+   * the job's real round for a doc no finalizer reads); so a processor on a chain works on this round. A job not
+   * settled is read again when asked once `recheckMs` has passed (a rejection moves the round on, and a processor
+   * that finished the round before asks nothing else of it); `announced`, the round an announcement or the
+   * processor holds: one higher than both the last read and any announced before has it read at once (at most once
+   * per {@link ROUND_RECHECK_MS}). Rounds only grow (`rejections` on chain never falls): a read that answers a lower
+   * one (a lagging RPC node) changes nothing. `onRound` tells of a round that moved.
    */
   round(jobId: string, announced?: number): number | undefined
   stop(): void
@@ -78,16 +81,20 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   /** The spec CID of each job from its `JobCreated`, read once (it never changes). */
   const created = new Map<string, string>()
 
-  /** jobId -> its round on chain at the last read, the status read with it, and when. */
-  const rounds = new Map<string, { round: number, status: JobStatusName, at: number }>()
+  /**
+   * jobId -> its round on chain as read (the highest), the status of the last read, when, and the highest round an
+   * announcement named that a read then refuted (not read for again).
+   */
+  const rounds = new Map<string, { round: number, status: JobStatusName, at: number, asked: number }>()
   const readingRound = new Set<string>()
 
   /** The job as the escrow stores it (one call): its status, and its round noted (`onRound` when it moved). */
-  const readJob = async (jobId: string): Promise<JobStatusName> => {
+  const readJob = async (jobId: string, asked = 0): Promise<JobStatusName> => {
     const job = await components.chain.job(jobId, { signal: controller.signal })
     const before = rounds.get(jobId)
-    rounds.set(jobId, { round: job.rejections, status: job.status, at: clock() })
-    if (job.status !== 'None' && before?.round !== job.rejections) init.onRound?.(jobId, job.rejections)
+    const round = Math.max(before?.round ?? 0, job.rejections)
+    rounds.set(jobId, { round, status: job.status, at: clock(), asked: Math.max(before?.asked ?? 0, asked) })
+    if (job.status !== 'None' && before?.round !== round) init.onRound?.(jobId, round)
     return job.status
   }
 
@@ -156,10 +163,12 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       const r = rounds.get(id)
       // a job the escrow does not know, or settled for good, has no round to move to: an announcement does not
       // have it read (an unfunded id re-announced with other rounds would cost a read each time)
-      if (r !== undefined && announced !== undefined && announced !== r.round && !SETTLED_OR_NONE.has(r.status) &&
-        clock() - r.at >= ROUND_RECHECK_MS && !readingRound.has(id) && !controller.signal.aborted) {
+      if (r === undefined || SETTLED_OR_NONE.has(r.status) || readingRound.has(id) || controller.signal.aborted) return r?.round
+      const age = clock() - r.at
+      const claimed = announced !== undefined && announced > Math.max(r.round, r.asked)
+      if ((claimed && age >= ROUND_RECHECK_MS) || age >= recheckMs) {
         readingRound.add(id)
-        void readJob(id)
+        void readJob(id, claimed ? announced : 0)
           .catch((err: Error) => { log('reading the round of %s failed: %e', id, err) })
           .finally(() => { readingRound.delete(id) })
       }

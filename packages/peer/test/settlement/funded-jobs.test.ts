@@ -87,10 +87,10 @@ describe('fundedJobs', () => {
     }
   })
 
-  it('tells the round on chain, not the announced one; reads it again when an announcement names another', async () => {
+  it('tells the round on chain, not the announced one: read again when stale, or at once for a higher round never refuted', async () => {
     let now = 0
     let rejections = 0
-    let status: 'Open' | 'None' = 'Open'
+    let status: 'Open' | 'None' | 'Released' = 'Open'
     const reads: number[] = []
     const chain = {
       job: async () => { reads.push(now); return { status, rejections: status === 'None' ? 0 : rejections } },
@@ -109,7 +109,7 @@ describe('fundedJobs', () => {
       await settled()
       expect(funded.round(jobId)).toBe(0)
       expect(moved).toEqual([[id, 0]])
-      // a forged round 3 is answered with the chain's 0, and read again at most once a second
+      // a forged round 3 is answered with the chain's 0, read again at most once a second, and once refuted not again
       expect(funded.round(jobId, 3)).toBe(0)
       await settled()
       expect(reads).toEqual([0])
@@ -117,31 +117,45 @@ describe('fundedJobs', () => {
       expect(funded.round(jobId, 3)).toBe(0)
       expect(funded.round(jobId, 3)).toBe(0)
       await settled()
-      expect(reads).toEqual([0, 1_000])
-      expect(moved).toEqual([[id, 0]])
-      // a rejection on chain: the next announcement of round 1 has it read, and the round moves
-      rejections = 1
       now = 2_000
-      expect(funded.round(jobId, 1)).toBe(0)
+      expect(funded.round(jobId, 3)).toBe(0)
+      expect(funded.round(jobId, 2)).toBe(0)
+      await settled()
+      expect(reads).toEqual([0, 1_000])
+      // a rejection on chain: a processor that finished round 0 asks of the round it holds, and the stale read is redone
+      rejections = 1
+      now = 61_000
+      expect(funded.round(jobId, 0)).toBe(0)
+      await settled()
+      expect(funded.round(jobId, 0)).toBe(1)
+      expect(moved).toEqual([[id, 0], [id, 1]])
+      // an RPC node that lags behind answers round 0: the round does not go back
+      rejections = 0
+      now = 122_000
+      funded.round(jobId, 1)
       await settled()
       expect(funded.round(jobId, 1)).toBe(1)
       expect(moved).toEqual([[id, 0], [id, 1]])
-      // the round held is the chain's: nothing to read again
-      now = 10_000
+      // released: never read again
+      status = 'Released'
+      now = 183_000
       funded.round(jobId, 1)
       await settled()
-      expect(reads).toEqual([0, 1_000, 2_000])
+      now = 500_000
+      funded.round(jobId, 7)
+      await settled()
+      expect(reads).toEqual([0, 1_000, 61_000, 122_000, 183_000])
       // an id the escrow does not know, announced with round after round: read once (by the funded check), never for a round
       const unfunded = testJob(1, 2)
       status = 'None'
       funded.isOpen(unfunded)
       await settled()
       for (let r = 1; r <= 5; r++) {
-        now += 2_000
+        now += 70_000
         expect(funded.round(unfunded.jobId, r)).toBe(0)
         await settled()
       }
-      expect(reads).toEqual([0, 1_000, 2_000, 10_000])
+      expect(reads).toEqual([0, 1_000, 61_000, 122_000, 183_000, 500_000])
     } finally {
       funded.stop()
     }

@@ -11,8 +11,9 @@ import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { INDEX_DOC } from '../../src/crdt/constants.js'
 import { jobDocName, roundDocName } from '../../src/crdt/names.js'
 import { ANNOUNCEMENT_DOMAIN, excludingVerifier, indexedRounds, reannounceRound, roundKey } from '../../src/jobs/index.js'
-import { sliceJob } from '../../src/protocol/index.js'
-import { buildManifest } from '../../src/settlement/index.js'
+import { encodeJobSpec, sliceJob } from '../../src/protocol/index.js'
+import { buildManifest, fundedJobs } from '../../src/settlement/index.js'
+import { rawBlockCid } from '../../src/storage/index.js'
 import { publishProfile, slashedPeerIds } from '../../src/jobs/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { SettlementDocs } from '../../src/settlement/index.js'
@@ -170,32 +171,44 @@ describe('rounds: processors follow a re-announced job', () => {
   }, 60_000)
 
   it('on a chain, the round on chain is worked on: a re-signed announcement of a higher round moves nobody', async () => {
-    // the job's rejections as the escrow holds them (what `fundedJobs` reads in a peer)
-    let onChain = 0
-    peers = await startPeers(2, { roundOf: () => onChain })
-    await Promise.all(peers.map(async p => p.processor.start()))
-    await waitForMesh(peers, jobsTopic())
     const job = testJob(2, 4)
-    const total = sliceJob(job.spec, job.jobId).microJobs.length
-    const done = (p: TestPeer, round: number): number => {
-      const doc = p.docs.get(roundDocName(job.jobId, round))
-      if (doc == null) return 0
-      return resultTable({ signer: recordSigner(p.node.privateKey, p.id), verifier: recordVerifier() },
-        doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, round)).doneKeys().size
+    // the escrow as a peer reads it (its status and rejections, the spec CID it was created with), through the
+    // peer's own gate (`fundedJobs`), which wakes the processors when the round moves, as `createPeer` wires it
+    const onChain = { status: 'Open' as const, rejections: 0 }
+    const chain = {
+      job: async () => ({ ...onChain }),
+      jobCreated: async () => ({ specCid: rawBlockCid(encodeJobSpec(job.spec)).toString() })
     }
-    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => peers.every(p => done(p, 0) === total), { timeoutMs: 20_000, what: 'round 0 done' })
+    const funded = fundedJobs({ chain: chain as unknown as Parameters<typeof fundedJobs>[0]['chain'] },
+      { recheckMs: 300, onRound: () => { for (const p of peers) p.processor.wake() } })
+    try {
+      peers = await startPeers(2, { roundOf: funded.round, deferJob: (j) => !funded.isOpen(j) })
+      await Promise.all(peers.map(async p => p.processor.start()))
+      await waitForMesh(peers, jobsTopic())
+      const total = sliceJob(job.spec, job.jobId).microJobs.length
+      const done = (p: TestPeer, round: number): number => {
+        const doc = p.docs.get(roundDocName(job.jobId, round))
+        if (doc == null) return 0
+        return resultTable({ signer: recordSigner(p.node.privateKey, p.id), verifier: recordVerifier() },
+          doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, round)).doneKeys().size
+      }
+      await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+      await waitFor(() => peers.every(p => done(p, 0) === total), { timeoutMs: 20_000, what: 'round 0 done' })
 
-    // anybody (a key no peer holds) re-signs the announcement with round 3: the index says 3 everywhere
-    const stranger = await generateKeyPair('Ed25519')
-    expect(await reannounceRound({ docs: peers[1].docs, privateKey: stranger }, job.jobId, 3)).toBe(true)
-    await waitFor(async () => (await Promise.all(peers.map(async p => (await indexedRounds({ docs: p.docs })).get(job.jobId.toLowerCase())))).every(r => r === 3),
-      { timeoutMs: 10_000, what: 'the forged round in every index' })
-    // the escrow rejects round 0: the processors follow the chain to round 1, though the index still says 3
-    onChain = 1
-    for (const p of peers) p.processor.wake()
-    await waitFor(() => peers.every(p => done(p, 1) === total), { timeoutMs: 20_000, what: 'round 1 done' })
-    // round 3 was never opened, let alone worked on
-    for (const p of peers) expect(p.docs.get(roundDocName(job.jobId, 3))).toBeUndefined()
+      // anybody (a key no peer holds) re-signs the announcement with round 3: the index says 3 everywhere
+      const stranger = await generateKeyPair('Ed25519')
+      expect(await reannounceRound({ docs: peers[1].docs, privateKey: stranger }, job.jobId, 3)).toBe(true)
+      await waitFor(async () => (await Promise.all(peers.map(async p => (await indexedRounds({ docs: p.docs })).get(job.jobId.toLowerCase())))).every(r => r === 3),
+        { timeoutMs: 10_000, what: 'the forged round in every index' })
+      // the escrow rejects round 0: processors that finished it follow the chain to round 1 by themselves, though
+      // nobody can re-announce it (the index's 3 is higher)
+      expect(await reannounceRound({ docs: peers[1].docs, privateKey: peers[1].node.privateKey }, job.jobId, 1)).toBe(false)
+      onChain.rejections = 1
+      await waitFor(() => peers.every(p => done(p, 1) === total), { timeoutMs: 20_000, what: 'round 1 done' })
+      // round 3 was never opened, let alone worked on
+      for (const p of peers) expect(p.docs.get(roundDocName(job.jobId, 3))).toBeUndefined()
+    } finally {
+      funded.stop()
+    }
   }, 60_000)
 })
