@@ -183,7 +183,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       ? undefined
       : bondCapacity({ chain: chain.client }, {
         onShort: (job, bond, free) => {
-          events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: bondText(job.jobId, bond, free) })
+          events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: bondText(job.jobId, bond, free, chain.registration.exiting) })
         },
         onGrowth: () => { processor?.wake() }
       })
@@ -352,8 +352,9 @@ function fundsError (address: string, balance: bigint, needed: bigint, cause?: E
   return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(needed)} stake + gas`, { cause })
 }
 
-/** The `job:waiting` line of a job whose bond this node cannot lock. */
-function bondText (jobId: string, bond: bigint, free: bigint): string {
+/** The `job:waiting` line of a job whose bond this node cannot lock (an exiting node locks none: it takes no job). */
+function bondText (jobId: string, bond: bigint, free: bigint, exiting: boolean): string {
+  if (exiting) return `job ${shortId(jobId)} is left alone: this node asked to exit, so it takes no job (it settles and claims what it earned)`
   return `job ${shortId(jobId)} is left alone: submitting its results locks a bond of ${formatEther(bond)} ETH, this node has ${formatEther(free)} ETH of free stake (more stake: jobmesh start --stake)`
 }
 
@@ -370,7 +371,8 @@ function waitingText (job: SupplyJob, nodes: number, fitting: boolean): string {
 /** @throws InsufficientFundsError when the wallet cannot pay the stake it must still add (registered or not) */
 async function checkStakeFunds (client: ChainClient, address: string, stake: bigint, options: { signal?: AbortSignal }): Promise<void> {
   const node = await client.nodeInfo(address, options)
-  const toAdd = !node.registered ? stake : stake > node.stake ? stake - node.stake : 0n
+  // an exiting node is started as it is: nothing is added to its stake
+  const toAdd = !node.registered ? stake : node.exiting ? 0n : stake > node.stake ? stake - node.stake : 0n
   if (toAdd === 0n) return
   const balance = await client.balance(address, options)
   if (balance <= toAdd) throw fundsError(address, balance, toAdd)

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { waitFor } from '@jobmesh/testkit'
@@ -5,11 +8,19 @@ import { connect, createProvider } from '@jobmesh/contracts'
 import { parseEther, Wallet } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bondCapacity } from '../../src/settlement/index.js'
+import { announceServedJob, chainPeer } from './funded-job.js'
+import type { Peer } from '../../src/peer.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
 let chain: TestChain | undefined
+let peer: Peer | undefined
+let dir = ''
 
 afterEach(async () => {
+  await peer?.stop()
+  peer = undefined
+  if (dir !== '') await rm(dir, { recursive: true, force: true })
+  dir = ''
   await chain?.stop()
   chain = undefined
 })
@@ -62,5 +73,21 @@ describe('bondCapacity', () => {
     } finally {
       bonds.stop()
     }
+  })
+
+  it('a peer of an exiting node starts as it is, whatever --stake asks, takes no job and says why', async () => {
+    chain = await startChain({ accounts: 3 })
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-exiting-'))
+    // one data dir: the same PeerId, which the wallet registered
+    peer = await chainPeer(chain, { dataDir: dir })
+    await peer.stop()
+    await chain.clients[1].requestExit()
+    // a stake its wallet could never pay: nothing is added to an exiting node, so nothing is asked of the wallet
+    peer = await chainPeer(chain, { dataDir: dir, chain: { rpcUrl: chain.anvil.rpcUrl, privateKey: chain.anvil.accounts[1].privateKey, deployment: chain.deployment, stake: parseEther('1000000') } })
+    expect(peer.registration).toMatchObject({ exiting: true, stakeAdded: 0n, stake: parseEther('0.1') })
+    const { job, owned } = await announceServedJob(peer, chain.clients[0], 2)
+    const told = await waitFor(() => peer?.events.recent().find(e => e.kind === 'job:waiting' && e.jobId === job.jobId), { what: 'the job:waiting event', timeoutMs: 10_000 })
+    expect(told.text).toContain('this node asked to exit, so it takes no job')
+    expect(owned).toEqual([])
   })
 })
