@@ -73,7 +73,8 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total, size)
   const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round))
   const byDeadline = options.timeoutMs === undefined
-  const waitMs = options.timeoutMs ?? Math.max(0, job.deadline * 1000 - Date.now())
+  // until the deadline by the chain's clock, which the escrow reads it against
+  const waitMs = options.timeoutMs ?? Math.max(0, (job.deadline - await ctx.chain.client.chainTime({ signal: options.signal })) * 1000)
   const signal = anySignal([options.signal, ctx.stopped])
   let wake: (() => void) | undefined
   const onDone = (): void => { wake?.() }

@@ -1,4 +1,5 @@
 import { ChainRevertError, JOB_STATUS_NAMES, revertName } from '@jobmesh/contracts'
+import { settleOpen } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { JobNotFoundError, JobRefundedError } from './errors.js'
 import type { ClientContext } from './context.js'
@@ -96,8 +97,7 @@ async function underway (ctx: ClientContext, id: string, signal?: AbortSignal): 
 function settleDue (j: EscrowJobState, head: number, now: number): boolean {
   if (j.status !== 'Submitted' || j.assigned === 0 || now <= j.deadline) return false
   // verifiers still missing after the deadline: settle reopens the job
-  if (j.assigned < j.k) return true
-  return j.reveals === j.k || head > j.revealDeadline
+  return j.assigned < j.k || settleOpen(j, head)
 }
 
 /**
@@ -105,7 +105,8 @@ function settleDue (j: EscrowJobState, head: number, now: number): boolean {
  * so that the refund can follow. Idempotent: a round someone else settled meanwhile is taken as settled.
  */
 async function settleIfDue (ctx: ClientContext, jobId: string, report: (p: RefundProgress) => void, signal?: AbortSignal): Promise<Refund['settled']> {
-  const [j, head, now] = await Promise.all([ctx.chain.client.job(jobId, { signal }), ctx.chain.client.blockNumber({ signal }), chainNow(ctx, signal)])
+  // the chain's own clock: this decides a transaction, not a message
+  const [j, head, now] = await Promise.all([ctx.chain.client.job(jobId, { signal }), ctx.chain.client.blockNumber({ signal }), ctx.chain.client.chainTime({ signal })])
   if (!settleDue(j, head, now)) return undefined
   report({ stage: 'settling' })
   try {

@@ -28,13 +28,24 @@ export function peerOwners (components: PeerOwnersComponents): PeerOwners {
     const wait = e.owner != null ? OWNER_RECHECK_MS : Math.min(UNREGISTERED_RECHECK_MS * 2 ** (e.misses - 1), UNREGISTERED_RECHECK_MAX_MS)
     return clock() - e.at < wait
   }
+  /** Reads in flight: counts running at once share one read of a PeerId. */
+  const reading = new Map<string, Promise<string | undefined>>()
+  const read = async (peerId: string, options: { signal?: AbortSignal }): Promise<string | undefined> => {
+    const owner = await components.chain.peerAddress(peerId, options)
+    const known = entries.get(peerId)
+    entries.set(peerId, { owner, at: clock(), misses: owner != null ? 0 : (known?.misses ?? 0) + 1 })
+    return owner
+  }
   return {
     async of (peerId, options = {}) {
       const known = entries.get(peerId)
       if (known !== undefined && fresh(known)) return known.owner
-      const owner = await components.chain.peerAddress(peerId, options)
-      entries.set(peerId, { owner, at: clock(), misses: owner != null ? 0 : (known?.misses ?? 0) + 1 })
-      return owner
+      let pending = reading.get(peerId)
+      if (pending === undefined) {
+        pending = read(peerId, options).finally(() => { reading.delete(peerId) })
+        reading.set(peerId, pending)
+      }
+      return await pending
     }
   }
 }

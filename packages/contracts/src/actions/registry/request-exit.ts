@@ -1,3 +1,4 @@
+import { ChainRequestError } from '../../errors.js'
 import type { ChainContext } from '../../client/context.js'
 import type { TxOptions, TxResult } from '../../client/tx-sender.js'
 
@@ -16,5 +17,6 @@ export interface ExitRequest {
 export async function requestExit (client: Pick<ChainContext, 'registryTx'>, options?: TxOptions): Promise<ExitRequest> {
   const tx = await client.registryTx('NodeRegistry.requestExit', 'requestExit', [], options)
   const event = tx.events.find(e => e.name === 'ExitRequested')
-  return { tx, withdrawableAt: Number(event?.args.exitAt ?? 0) }
+  if (event === undefined) throw new ChainRequestError(`NodeRegistry.requestExit (tx ${tx.hash}) emitted no ExitRequested event`)
+  return { tx, withdrawableAt: Number(event.args.exitAt) }
 }

@@ -1,3 +1,4 @@
+import { ChainRequestError } from '../../errors.js'
 import type { ChainContext } from '../../client/context.js'
 import type { TxOptions, TxResult } from '../../client/tx-sender.js'
 
@@ -15,5 +16,6 @@ export interface StakeWithdrawal {
 export async function withdrawStake (client: Pick<ChainContext, 'registryTx'>, options?: TxOptions): Promise<StakeWithdrawal> {
   const tx = await client.registryTx('NodeRegistry.withdraw', 'withdraw', [], options)
   const event = tx.events.find(e => e.name === 'StakeWithdrawn')
-  return { tx, amountWei: BigInt(event?.args.amount as bigint | undefined ?? 0n) }
+  if (event === undefined) throw new ChainRequestError(`NodeRegistry.withdraw (tx ${tx.hash}) emitted no StakeWithdrawn event`)
+  return { tx, amountWei: BigInt(event.args.amount as bigint) }
 }
