@@ -1,4 +1,5 @@
 import { ChainRevertError, JOB_STATUS_NAMES, revertName } from '@jobmesh/contracts'
+import { isoSeconds, timeLeft } from '@jobmesh/peer/observe'
 import { settleOpen } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { JobNotFoundError, JobRefundedError } from './errors.js'
@@ -31,21 +32,6 @@ export interface Refund {
   settled?: { txHash: string, blockNumber: number }
 }
 
-/** Unix seconds as `2026-11-28T12:00:00Z`. */
-function isoSeconds (seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.000Z$/, 'Z')
-}
-
-/** A span of seconds for people: `6 d 23 h`, `23 h 59 min`, `4 min 10 s`, `42 s`. */
-export function span (seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds))
-  const [d, h, m] = [Math.floor(s / 86_400), Math.floor(s / 3_600) % 24, Math.floor(s / 60) % 60]
-  if (d > 0) return `${d} d ${h} h`
-  if (h > 0) return `${h} h ${m} min`
-  if (m > 0) return `${m} min ${s % 60} s`
-  return `${s} s`
-}
-
 /** The chain's clock (what the escrow compares the deadline with); the local one if unreadable. */
 async function chainNow (ctx: ClientContext, signal?: AbortSignal): Promise<number> {
   // the local clock is close enough for a message
@@ -71,7 +57,7 @@ async function explain (ctx: ClientContext, jobId: string, err: unknown, signal?
     case 'DeadlineNotReached': {
       const deadline = Number(e.errorArgs[0])
       const left = deadline - await chainNow(ctx, signal)
-      return plain(`job ${id} can be refunded only after its deadline ${isoSeconds(deadline)}: ${span(left)} left by the chain's clock`)
+      return plain(`job ${id} can be refunded only after its deadline ${isoSeconds(deadline)}: ${timeLeft(left)} left by the chain's clock`)
     }
     case 'UnknownJob':
       return new JobNotFoundError(`the escrow has no job ${id}`, { cause: e })

@@ -8,6 +8,7 @@
 export { EventLog } from './event-log.js'
 export type { PeerEvent, PeerEventKind, EventLogEvents } from './event-log.js'
 export { attachPeerEvents, shortId, ethText } from './attach-events.js'
+export { isoSeconds, timeLeft } from './time-text.js'
 export type { EventSources } from './attach-events.js'
 export { registerPeerMetrics, METRIC_NAMES } from './metrics.js'
 export type { MetricsSources } from './metrics.js'

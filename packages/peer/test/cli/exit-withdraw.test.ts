@@ -53,7 +53,7 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
 
     const waiting = await jobmesh(['withdraw', ...mine])
     expect(waiting.code).toBe(1)
-    expect(waiting.stderr).toMatch(/error: the exit cooldown of 0x[0-9a-fA-F]{40} ends at \S+Z \(in 24 h 0 min, chain time\): withdraw after it/)
+    expect(waiting.stderr).toMatch(/error: the exit cooldown of 0x[0-9a-fA-F]{40} ends at \S+Z \(in 1 d 0 h, chain time\): withdraw after it/)
     expect((await node.nodeInfo()).stake).toBe(parseEther('1'))
 
     await rpcCall(chain.anvil.rpcUrl, 'evm_increaseTime', [86_400], { timeout: 10_000 })
