@@ -4,6 +4,7 @@ import { settleOpen } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { JobNotFoundError, JobRefundedError } from './errors.js'
 import type { ClientContext } from './context.js'
+import { progressReporter } from './progress-report.js'
 import type { EscrowJobState } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:sdk')
@@ -115,13 +116,7 @@ async function settleIfDue (ctx: ClientContext, jobId: string, report: (p: Refun
  */
 export async function refundJob (ctx: ClientContext, jobId: string, options: RefundOptions = {}): Promise<Refund> {
   const signal = options.signal
-  const report = (p: RefundProgress): void => {
-    try {
-      options.onProgress?.(p)
-    } catch (err) {
-      log.error('onProgress threw: %e', err)
-    }
-  }
+  const report = progressReporter<RefundProgress>(options.onProgress)
   // the escrow takes a second refund as a no-op that still costs gas: a refunded job is refused here
   const status = await ctx.chain.client.jobStatus(jobId, { signal })
   if (status === 'None') throw new JobNotFoundError(`the escrow has no job ${jobId.toLowerCase()}`)

@@ -14,6 +14,7 @@ import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from '.
 import type { ClientContext } from './context.js'
 import type { ContentInput } from './content.js'
 import type { SubmitInput } from './spec.js'
+import { progressReporter } from './progress-report.js'
 import type { JobSpec, MicroJobDescriptor } from '@jobmesh/peer/protocol'
 
 const log = logger('jobmesh:sdk')
@@ -93,13 +94,7 @@ function placeholder (input: ContentInput): string {
  */
 export async function submitJob (ctx: ClientContext, input: SubmitInput, options: SubmitOptions = {}): Promise<SubmittedJob> {
   const signal = options.signal
-  const report = (p: SubmitProgress): void => {
-    try {
-      options.onProgress?.(p)
-    } catch (err) {
-      log.error('onProgress threw: %e', err)
-    }
-  }
+  const report = progressReporter<SubmitProgress>(options.onProgress)
   signal?.throwIfAborted()
   // an untyped caller (JavaScript) may pass anything
   if (typeof input !== 'object' || input === null) {
