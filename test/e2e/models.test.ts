@@ -86,7 +86,11 @@ describe('models on a devnet of jobmesh processes', () => {
       return s.models.announced?.includes(model) === true
     }, { timeoutMs: 60_000, what: 'the fallback announced the model' })
     expect(s?.models.fallback).toEqual([model])
-    const prompts = await c.modelPrompts(verifierAddress)
+    // the prompt is sent after the announcement, in its own transaction
+    const prompts = await waitFor(async () => {
+      const sent = await c.modelPrompts(verifierAddress)
+      return sent.length > 0 ? sent : undefined
+    }, { timeoutMs: 60_000, what: 'the fallback prompted the verifier' })
     expect(prompts.map(p => ({ modelId: p.modelId, by: p.by }))).toEqual([{ modelId: model, by: fallbackAddress }])
     await waitFor(async () => {
       s = await peerStatus(verifier.dataDir)
