@@ -5,11 +5,12 @@ import {
   recordVerifier, TypedEvents
 } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
-import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement, roundKey } from '../jobs/index.js'
+import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement } from '../jobs/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { giveUp, jobComplete } from './job-end.js'
+import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { healthyFirst, itemFailed } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
@@ -17,6 +18,7 @@ import { reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
 import type { KnownJob } from '../jobs/index.js'
 import type { JobEndHost } from './job-end.js'
+import type { JobRoundsHost } from './job-rounds.js'
 import type { PoisonHost } from './poison.js'
 import type { RoomsHost } from './rooms.js'
 import type { TurnHost } from './turns.js'
@@ -70,6 +72,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly roomsHost: RoomsHost
   /** What a failed MicroJob (poison.ts) uses of this processor. */
   private readonly poisonHost: PoisonHost
+  private readonly roundsHost: JobRoundsHost
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
@@ -94,6 +97,16 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       clock: this.clock,
       onJobComplete: init.onJobComplete,
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
+    }
+    this.roundsHost = {
+      self: this.self,
+      jobs: this.jobs,
+      contexts: this.contexts,
+      completed: this.completed,
+      failed: this.failed,
+      unguards: this.unguards,
+      pubsub: components.pubsub,
+      roundOf: init.roundOf
     }
     this.poisonHost = {
       failedAt: this.failedAt,
@@ -205,7 +218,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   wake (): void {
-    this.followRounds()
+    followRounds(this.roundsHost)
     this.wakeIdle?.()
   }
 
@@ -230,7 +243,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       case 'new':
         log('%s learnt job %s round %d', this.self.slice(-6), verdict.job.jobId, verdict.job.round)
         this.jobs.set(verdict.job.jobId, verdict.job)
-        if (verdict.previous != null) this.retireRound(verdict.job.jobId)
+        if (verdict.previous != null) retireRound(this.roundsHost, verdict.job.jobId)
         this.wakeIdle?.()
         return verdict.job
     }
@@ -288,7 +301,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const signal = this.controller.signal
     const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
     while (!signal.aborted) {
-      this.followRounds()
+      followRounds(this.roundsHost)
       const now = this.turnHost.deadlineClock()
       const candidates = [...this.jobs.values()]
         .filter(j => !this.completed.has(j.jobId) && !pastCutoff(j, now) && this.init.deferJob?.(j) !== true)
@@ -353,37 +366,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     if (progress.complete) void jobComplete(this.endHost, ctx, false)
     else if (failures.failed) giveUp(this.endHost, ctx, failures.summary())
     return ctx
-  }
-
-  /** Moves every known job whose round on chain is known and is not the one held to that round. */
-  private followRounds (): void {
-    if (this.init.roundOf == null) return
-    for (const job of [...this.jobs.values()]) {
-      const round = this.init.roundOf(job.jobId, job.round)
-      if (round === undefined || round === job.round) continue
-      log('%s job %s: round %d on chain, not %d', this.self.slice(-6), job.jobId, round, job.round)
-      this.jobs.set(job.jobId, { ...job, round, key: roundKey(job.jobId, round) })
-      this.retireRound(job.jobId)
-    }
-  }
-
-  /** Another round of the job is to be worked on: leave the earlier round's rooms and doc context (processor/rounds.ts). */
-  private retireRound (jobId: string): void {
-    this.completed.delete(jobId)
-    this.failed.delete(jobId)
-    const ctx = this.contexts.get(jobId)
-    if (ctx == null) return
-    this.contexts.delete(jobId)
-    ctx.finalized = true
-    ctx.batch.flush()
-    for (const room of ctx.rooms.values()) room.close()
-    ctx.progress.stop()
-    ctx.failures.stop()
-    ctx.wake?.()
-    this.components.pubsub.unsubscribe(macroTopic(ctx.job.key))
-    this.unguards.get(macroTopic(ctx.job.key))?.()
-    this.unguards.delete(macroTopic(ctx.job.key))
-    log('job %s: round %d retired', jobId, ctx.job.round)
   }
 
   private async workOn (job: KnownJob, signal: AbortSignal): Promise<void> {
