@@ -1,5 +1,5 @@
 import { labelId } from '../../client/labels.js'
-import { ChainRequestError } from '../../errors.js'
+import { emitted } from '../../client/emitted.js'
 import type { ChainContext } from '../../client/context.js'
 import type { CreateJobInput } from '../../client/contract-types.js'
 import type { TxOptions, TxResult } from '../../client/tx-sender.js'
@@ -35,7 +35,6 @@ export async function createJob (client: Pick<ChainContext, 'escrowTx'>, input: 
     secondsPerMicroJob: input.secondsPerMicroJob
   }
   const tx = await client.escrowTx('JobEscrow.createJob', 'createJob', [params], options, fee)
-  const created = tx.events.find(e => e.name === 'JobCreated')
-  if (created === undefined) throw new ChainRequestError(`JobEscrow.createJob (tx ${tx.hash}) emitted no JobCreated event`)
-  return { ...tx, jobId: String(created.args.jobId).toLowerCase(), taskValue: BigInt(created.args.taskValue as bigint) }
+  const created = emitted(tx, 'JobCreated', 'JobEscrow.createJob')
+  return { ...tx, jobId: String(created.jobId).toLowerCase(), taskValue: BigInt(created.taskValue as bigint) }
 }

@@ -1,3 +1,4 @@
+import { emitted } from '../../client/emitted.js'
 import type { ChainContext } from '../../client/context.js'
 import type { TxOptions, TxResult } from '../../client/tx-sender.js'
 
@@ -9,10 +10,9 @@ export interface IncentiveClaim extends TxResult {
 
 /**
  * `IncentivePool.claim`: records the signer's current share and pays it everything it earned.
- * @throws NoIncentivePoolError, ChainRevertError (`NothingToClaim`) and the other chain errors
+ * @throws NoIncentivePoolError, ChainRevertError (`NothingToClaim`), ChainRequestError (no `Claimed` event) and the other chain errors
  */
 export async function claimIncentive (client: Pick<ChainContext, 'incentiveTx'>, options?: TxOptions): Promise<IncentiveClaim> {
   const tx = await client.incentiveTx('IncentivePool.claim', 'claim', [], options)
-  const claimed = tx.events.find(e => e.name === 'Claimed')
-  return { ...tx, amountWei: BigInt(claimed?.args.amount as bigint | undefined ?? 0n) }
+  return { ...tx, amountWei: BigInt(emitted(tx, 'Claimed', 'IncentivePool.claim').amount as bigint) }
 }

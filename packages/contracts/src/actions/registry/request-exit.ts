@@ -1,10 +1,9 @@
-import { ChainRequestError } from '../../errors.js'
+import { emitted } from '../../client/emitted.js'
 import type { ChainContext } from '../../client/context.js'
 import type { TxOptions, TxResult } from '../../client/tx-sender.js'
 
 /** What `requestExit` did: its transaction, and from when (unix seconds) the stake can be withdrawn. */
-export interface ExitRequest {
-  tx: TxResult
+export interface ExitRequest extends TxResult {
   /** `ExitRequested.exitAt`: the end of the exit cooldown. */
   withdrawableAt: number
 }
@@ -16,7 +15,5 @@ export interface ExitRequest {
  */
 export async function requestExit (client: Pick<ChainContext, 'registryTx'>, options?: TxOptions): Promise<ExitRequest> {
   const tx = await client.registryTx('NodeRegistry.requestExit', 'requestExit', [], options)
-  const event = tx.events.find(e => e.name === 'ExitRequested')
-  if (event === undefined) throw new ChainRequestError(`NodeRegistry.requestExit (tx ${tx.hash}) emitted no ExitRequested event`)
-  return { tx, withdrawableAt: Number(event.args.exitAt) }
+  return { ...tx, withdrawableAt: Number(emitted(tx, 'ExitRequested', 'NodeRegistry.requestExit').exitAt) }
 }

@@ -1,10 +1,9 @@
-import { ChainRequestError } from '../../errors.js'
+import { emitted } from '../../client/emitted.js'
 import type { ChainContext } from '../../client/context.js'
 import type { TxOptions, TxResult } from '../../client/tx-sender.js'
 
-/** What `withdraw` paid the signer (wei), and its transaction. */
-export interface StakeWithdrawal {
-  tx: TxResult
+/** What `withdraw` paid the signer (wei), with its transaction. */
+export interface StakeWithdrawal extends TxResult {
   amountWei: bigint
 }
 
@@ -15,7 +14,5 @@ export interface StakeWithdrawal {
  */
 export async function withdrawStake (client: Pick<ChainContext, 'registryTx'>, options?: TxOptions): Promise<StakeWithdrawal> {
   const tx = await client.registryTx('NodeRegistry.withdraw', 'withdraw', [], options)
-  const event = tx.events.find(e => e.name === 'StakeWithdrawn')
-  if (event === undefined) throw new ChainRequestError(`NodeRegistry.withdraw (tx ${tx.hash}) emitted no StakeWithdrawn event`)
-  return { tx, amountWei: BigInt(event.args.amount as bigint) }
+  return { ...tx, amountWei: BigInt(emitted(tx, 'StakeWithdrawn', 'NodeRegistry.withdraw').amount as bigint) }
 }

@@ -31,13 +31,13 @@ export function exitCommand (program: Command): void {
         const info = await chain.nodeInfo(address)
         if (!info.registered) throw new ExitRefusedError(`${address} is not a registered node: a node's wallet is the one its \`jobmesh start\` used`)
         if (info.exiting) throw new ExitRefusedError(`${address} asked to exit already: \`jobmesh withdraw\` returns its stake once the cooldown is over`)
-        const { tx, withdrawableAt } = await chain.requestExit()
+        const { hash, withdrawableAt } = await chain.requestExit()
         if (opts.json === true) {
-          const report: ExitReport = { address, tx: tx.hash, withdrawableAt, stakeWei: String(info.stake) }
+          const report: ExitReport = { address, tx: hash, withdrawableAt, stakeWei: String(info.stake) }
           process.stdout.write(`${JSON.stringify(report)}\n`)
           return
         }
-        process.stdout.write(`exit requested for ${address} (tx ${tx.hash}): the node is out of every draw and takes no more work\n`)
+        process.stdout.write(`exit requested for ${address} (tx ${hash}): the node is out of every draw and takes no more work\n`)
         process.stdout.write(`its stake of ${formatEther(info.stake)} ETH can be withdrawn with \`jobmesh withdraw\` from ${await chainDate(chain, withdrawableAt)}\n`)
         process.stdout.write('until then a running peer of this wallet still settles and claims what it earned\n')
       })

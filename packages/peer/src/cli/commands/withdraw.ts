@@ -50,11 +50,11 @@ export function withdrawCommand (program: Command): void {
           throw new WithdrawRefusedError(why, revertName(err) as string, { cause: err })
         }
         if (opts.json === true) {
-          const report: WithdrawReport = { address, tx: done.tx.hash, amountWei: String(done.amountWei) }
+          const report: WithdrawReport = { address, tx: done.hash, amountWei: String(done.amountWei) }
           process.stdout.write(`${JSON.stringify(report)}\n`)
           return
         }
-        process.stdout.write(`withdrew ${formatEther(done.amountWei)} ETH to ${address} (tx ${done.tx.hash}); the node is unregistered\n`)
+        process.stdout.write(`withdrew ${formatEther(done.amountWei)} ETH to ${address} (tx ${done.hash}); the node is unregistered\n`)
       })
     })
 }
