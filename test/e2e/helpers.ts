@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { CLI_BIN } from '@jobmesh/peer'
+import { waitFor } from '@jobmesh/testkit'
 import { shortId } from '@jobmesh/peer/observe'
 import { PNG } from 'pngjs'
 import { encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, MANDELBROT_TILE_HEADER } from '../../examples/src/index.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
-import type { JobClient, MicroJobOutput } from '@jobmesh/dapp-sdk'
+import type { JobClient, MicroJobOutput, SubmittedJob } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
 import type { Devnet } from '@jobmesh/peer/devnet'
 
@@ -37,6 +38,32 @@ export function matchesReference (outputs: MicroJobOutput[], image: MandelbrotIm
 export async function peerStatus (dataDir: string, timeoutMs = 30_000): Promise<PeerStatus> {
   const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: timeoutMs })
   return JSON.parse(stdout) as PeerStatus
+}
+
+/** The MicroJob the cheating peer (test/e2e/peers) printed it cheated on in a job (`macro.index`), if any. */
+export function cheatedOn (output: readonly string[], jobId: string): string | undefined {
+  const line = output.find(l => l.toLowerCase().startsWith(`cheated on ${jobId.toLowerCase()} `))
+  return line?.split(' ')[3]
+}
+
+/**
+ * Submits jobs one at a time (at most `attempts`) until the cheating peer `cheater` cheats on one, and returns it.
+ * A cheater that fakes only what it processes may process nothing of a small job: a peer that learns the job a few
+ * hundred ms after the others (its content pinned later on a busy machine) finds every MacroJob taken. Such a job is
+ * honest; it is left to be released, and the next one finds every peer warm.
+ */
+export async function submitUntilCheated (client: JobClient, cheater: { output: readonly string[] },
+  submit: () => Promise<SubmittedJob>, attempts = 3): Promise<SubmittedJob> {
+  for (let attempt = 1; ; attempt++) {
+    const job = await submit()
+    const cheated = await waitFor(async () => {
+      if (cheatedOn(cheater.output, job.jobId) != null) return 'cheated'
+      return (await client.status(job.jobId)).status === 'Released' ? 'honest' : undefined
+    }, { what: `a cheat on, or the release of, job ${job.jobId}`, timeoutMs: 150_000, intervalMs: 250 })
+    if (cheated === 'cheated') return job
+    if (attempt >= attempts) throw new Error(`the cheating peer processed no MicroJob of ${attempts} jobs`)
+    console.info(`the cheating peer processed no MicroJob of job ${attempt} (${job.jobId}): submitting another`)
+  }
 }
 
 /** Waits until `done` MicroJobs of the job have results (or the progress iterator ends). */

@@ -3,7 +3,7 @@ import { connect, createProvider } from '@jobmesh/contracts'
 import { waitFor } from '@jobmesh/testkit'
 import { parseEther } from 'ethers'
 import { submitMandelbrot } from '../../examples/src/index.js'
-import { FRAMING_PEER, startNetwork, withHistory } from './helpers.js'
+import { FRAMING_PEER, startNetwork, submitUntilCheated, withHistory } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 
@@ -31,7 +31,8 @@ describe('end to end: a faker whose profile names another node\'s wallet', () =>
       const [fakerBefore, victimBefore] = [await stake(0), await stake(1)]
       // two MacroJobs per peer, every MicroJob re-run by the verifiers: the fake is found in round 0
       const price = parseEther('1')
-      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 8, microJobsPerMacro: 2, price, verification: 'full' })
+      const job = await submitUntilCheated(client, devnet.peers[0],
+        async () => await submitMandelbrot(client, { image: IMAGE, macroJobs: 8, microJobsPerMacro: 2, price, verification: 'full' }))
       const rejected = await waitFor(async () => {
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))
         return events.length > 0 ? events[0] : undefined

@@ -8,7 +8,7 @@ import { resultCommitment } from '@jobmesh/peer/settlement'
 import {
   encodeMandelbrotData, loadExampleWasm, readPayouts, submitMandelbrot, MANDELBROT_BLOCK_SIZE
 } from '../../examples/src/index.js'
-import { CHEATING_PEER, jobHistory, matchesReference, startNetwork, withHistory } from './helpers.js'
+import { CHEATING_PEER, cheatedOn, jobHistory, matchesReference, startNetwork, submitUntilCheated, withHistory } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { ResultLeaf } from '@jobmesh/peer/protocol'
@@ -53,8 +53,10 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
       const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
       const faker = devnet.peerAccount(0).address
       const stakes = await stakesOf(devnet, nodeRegistry)
-      // a MacroJob per peer: each peer claims one, so the faker processes (a peer that joins late may find nothing open)
-      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 4, microJobsPerMacro: 4, price: parseEther('1'), verification: 'full' })
+      // a MacroJob per peer: each peer claims one; a faker that learns the job late may find nothing open, and then
+      // the next job is the test's
+      const job = await submitUntilCheated(client, devnet.peers[0],
+        async () => await submitMandelbrot(client, { image: IMAGE, macroJobs: 4, microJobsPerMacro: 4, price: parseEther('1'), verification: 'full' }))
       expect(job.samples).toBe(4)
 
       // round 0: every MicroJob re-run by the verifiers; the faked one is found and its processor is the culprit
@@ -106,15 +108,14 @@ describe('end to end: a faked MicroJob whose output is withheld does not stall t
     try {
       const { jobEscrow, nodeRegistry } = connect(devnet.deployment, provider)
       const stakes = await stakesOf(devnet, nodeRegistry)
-      // two MacroJobs per peer: each peer claims one at once, so the faker processes (a peer that joins late may find
-      // nothing open)
-      const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 8, microJobsPerMacro: 2, price: parseEther('1'), verification: 'full' })
+      // two MacroJobs per peer: each peer claims one at once; a faker that learns the job late may find nothing open,
+      // and then the next job is the test's
+      const job = await submitUntilCheated(client, devnet.peers[0],
+        async () => await submitMandelbrot(client, { image: IMAGE, macroJobs: 8, microJobsPerMacro: 2, price: parseEther('1'), verification: 'full' }))
       const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 150_000 })
         .catch(withHistory(devnet, job.jobId))
       expect(release.status).toBe('Released')
-      const cheated = devnet.peers[0].output.find(l => l.toLowerCase().startsWith(`cheated on ${job.jobId.toLowerCase()} `))
-      expect(cheated, 'the faker processed no MicroJob of the job').toBeDefined()
-      const faked = (cheated ?? '').split(' ')[3]
+      const faked = cheatedOn(devnet.peers[0].output, job.jobId)
 
       // one round: every MicroJob re-run by the verifiers passed, nobody was blamed or slashed
       expect(await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))).toHaveLength(0)
