@@ -1,3 +1,4 @@
+import type { UpdateVerdict } from './admit.js'
 import type { GuardedPubSub, RateLimitInit } from './gossip-guard.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { SyncResult } from './sync.js'
@@ -53,6 +54,13 @@ export interface DocStoreInit {
    * is applied or forwarded; sync exchanges with it are refused both ways. Default: every peer.
    */
   admit?(peerId: string, docName: string): boolean | Promise<boolean>
+  /**
+   * Whether a remote update of a doc, from a peer `admit` let in (the gossip's author, the sync's other side), may be
+   * applied: content rules that need more than the guard's synchronous look, such as a chain read (`UpdateVerdict`:
+   * a gossiped update is rejected on `no`, ignored on `later`; a sync diff is dropped unless `yes`). Default: every
+   * update.
+   */
+  admitUpdate?(peerId: string, docName: string, update: Uint8Array): UpdateVerdict | Promise<UpdateVerdict>
   /** Who may change which keys of a doc (docs/crdt.md, Ownership). Default: no guard. */
   guards?: DocGuards
   /** Per-peer rate of gossip messages on each doc topic. Default {@link DEFAULT_GOSSIP_RATE_PER_SECOND} / {@link DEFAULT_GOSSIP_BURST}. */

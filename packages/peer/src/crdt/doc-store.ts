@@ -2,7 +2,7 @@ import { timeoutSignal } from '@jobmesh/contracts'
 import { raceSignal } from 'race-signal'
 import { logger } from '@libp2p/logger'
 import * as Y from 'yjs'
-import { admissionCheck } from './admit.js'
+import { admissionCheck, updateCheck } from './admit.js'
 import { createCatchUp } from './catch-up.js'
 import {
   DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, DEFAULT_CONFIRM_TIMEOUT_MS, DEFAULT_MAX_SYNC_BYTES,
@@ -73,16 +73,17 @@ class DefaultDocStore implements DocStore {
     })
     const applyRemote = remoteApplier({ metrics, init, onDocUpdate: this.flusher.onDocUpdate })
     const admitted = admissionCheck({ peerId: components.peerId, init })
+    const updateAdmitted = updateCheck({ peerId: components.peerId, init })
     this.gossip = createGossipReceiver({
-      counters: components.counters, metrics, docs, maxUpdateBytes, pendingPullIntervalMs, admitted, applyRemote, sync
+      counters: components.counters, metrics, docs, maxUpdateBytes, pendingPullIntervalMs, admitted, updateAdmitted, applyRemote, sync
     })
     this.initiator = createSyncInitiator({
       libp2p: components.libp2p, metrics, docs, inflight: this.inflight, shutdown: this.shutdown.signal, syncTimeoutMs,
-      syncChunkBytes, maxSyncBytes, confirmTimeoutMs, admitted, applyRemote, assertRunning: () => { this.assertRunning() }
+      syncChunkBytes, maxSyncBytes, confirmTimeoutMs, admitted, updateAdmitted, applyRemote, assertRunning: () => { this.assertRunning() }
     })
     this.catchUp = createCatchUp({ pubsub: components.pubsub, libp2p: components.libp2p, docs, syncConcurrency, sync })
     const serve = createSyncResponder({
-      metrics, docs, shutdown: this.shutdown.signal, syncTimeoutMs, syncChunkBytes, maxSyncBytes, admitted, applyRemote
+      metrics, docs, shutdown: this.shutdown.signal, syncTimeoutMs, syncChunkBytes, maxSyncBytes, admitted, updateAdmitted, applyRemote
     })
     components.libp2p.addEventListener('peer:disconnect', this.catchUp.onPeerDisconnect)
     components.pubsub.addEventListener('message', this.gossip.onMessage)

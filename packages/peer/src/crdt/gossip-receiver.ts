@@ -5,7 +5,7 @@ import { TopicValidatorResult } from './gossip-guard.js'
 import { docNameOfTopic } from './names.js'
 import { ORIGIN_GOSSIP } from './origins.js'
 import { countReceived } from '../protocol/index.js'
-import type { Admitted } from './admit.js'
+import type { Admitted, UpdateAdmitted } from './admit.js'
 import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
@@ -22,6 +22,7 @@ export interface GossipReceiverComponents {
   maxUpdateBytes: number
   pendingPullIntervalMs: number
   admitted: Admitted
+  updateAdmitted: UpdateAdmitted
   applyRemote: ApplyRemote
   /** The store's `sync`: pulls what a gossiped update depends on. */
   sync(name: string, peer: PeerId, options: SyncOptions): Promise<SyncResult>
@@ -72,6 +73,12 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
       return reject('gossipMalformed')
     }
     if (!(await components.admitted(from, entry.name))) return reject('gossipUnauthorized')
+    const verdict = await components.updateAdmitted(from, entry.name, update)
+    if (verdict === 'no') return reject('gossipUnauthorized')
+    if (verdict === 'later') {
+      metrics.gossipUnauthorized++
+      return TopicValidatorResult.Ignore
+    }
     if (components.docs.get(entry.name) !== entry) return TopicValidatorResult.Ignore
     const result = components.applyRemote(entry, update, ORIGIN_GOSSIP)
     if (result === 'failed') return reject('gossipMalformed')

@@ -34,7 +34,7 @@ export interface DocStoreMetrics {
   gossipRateLimited: number
   /** Remote changes (gossip or sync) the doc's guard forbade and this store undid (docs/crdt.md, Ownership). */
   guardViolations: number
-  /** Sync exchanges refused because the other peer is not admitted to the doc. */
+  /** Sync exchanges refused, and diffs dropped, because the other peer is not admitted to the doc or its diff is refused. */
   syncRefused: number
 }
 

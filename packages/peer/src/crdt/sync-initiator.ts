@@ -3,12 +3,13 @@ import { logger } from '@libp2p/logger'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { raceSignal } from 'race-signal'
 import { SYNC_PROTOCOL } from './constants.js'
+import { dropped } from './admit.js'
 import { DocNotFoundError, DocNotOpenError, PeerNotAdmittedError } from './errors.js'
 import { FrameStream } from './frame-stream.js'
 import { noteSent } from './open-doc.js'
 import { ORIGIN_SYNC_PULL } from './origins.js'
 import { initiateSync } from './sync.js'
-import type { Admitted } from './admit.js'
+import type { Admitted, UpdateAdmitted } from './admit.js'
 import type { ConfirmOptions, ConfirmResult, DocStoreComponents, SyncOptions } from './doc-store-types.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
@@ -32,6 +33,7 @@ export interface SyncInitiatorComponents {
   maxSyncBytes: number
   confirmTimeoutMs: number
   admitted: Admitted
+  updateAdmitted: UpdateAdmitted
   applyRemote: ApplyRemote
   /** Throws once the store is stopped. */
   assertRunning(): void
@@ -110,8 +112,11 @@ export function createSyncInitiator (components: SyncInitiatorComponents): SyncI
       frames = new FrameStream(stream, { chunkBytes: components.syncChunkBytes, maxDiffBytes: components.maxSyncBytes })
       signal.throwIfAborted()
       const published = entry.published
-      const result = await initiateSync(frames, entry.name, entry.doc, push,
-        update => components.applyRemote(entry, update, ORIGIN_SYNC_PULL) !== 'failed', { signal, quiet: options.quiet })
+      const peer = peerId.toString()
+      const result = await initiateSync(frames, entry.name, entry.doc, push, async update => {
+        if (await components.updateAdmitted(peer, entry.name, update) !== 'yes') return dropped(metrics, entry.name, peer, update)
+        return components.applyRemote(entry, update, ORIGIN_SYNC_PULL) !== 'failed'
+      }, { signal, quiet: options.quiet })
       metrics.syncCompleted++
       if (push) {
         entry.synced.add(peerId.toString())

@@ -1,11 +1,12 @@
 import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import { dropped } from './admit.js'
 import { FrameStream } from './frame-stream.js'
 import { noteSent } from './open-doc.js'
 import { ORIGIN_SYNC_QUIET, ORIGIN_SYNC_PUSH } from './origins.js'
 import { answerSync } from './sync.js'
 import { FrameType } from './sync-frames.js'
-import type { Admitted } from './admit.js'
+import type { Admitted, UpdateAdmitted } from './admit.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
 import type { Connection, Stream } from '@libp2p/interface'
@@ -21,6 +22,7 @@ export interface SyncResponderComponents {
   syncChunkBytes: number
   maxSyncBytes: number
   admitted: Admitted
+  updateAdmitted: UpdateAdmitted
   applyRemote: ApplyRemote
 }
 
@@ -66,12 +68,8 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
   async function answer (entry: OpenDoc, frames: FrameStream, request: { stateVector: Uint8Array, push: boolean, quiet?: boolean },
     from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
     const published = entry.published
-    const result = await answerSync(frames, entry.doc, request.stateVector, request.push, update => {
-      if (!admitted) {
-        metrics.syncRefused++
-        log('dropped a diff of %d bytes pushed by %s, not admitted to %s', update.length, from, entry.name)
-        return true
-      }
+    const result = await answerSync(frames, entry.doc, request.stateVector, request.push, async update => {
+      if (!admitted || await components.updateAdmitted(from, entry.name, update) !== 'yes') return dropped(metrics, entry.name, from, update)
       entry.pushSource = from
       try {
         return components.applyRemote(entry, update, request.quiet === true ? ORIGIN_SYNC_QUIET : ORIGIN_SYNC_PUSH) !== 'failed'

@@ -15,8 +15,8 @@ export interface SyncResult {
   sent: number
 }
 
-/** Applies a remote diff to a doc; returns false if Yjs refused it. */
-export type ApplyDiff = (update: Uint8Array) => boolean
+/** Applies a remote diff to a doc (or drops it); returns false if Yjs refused it. */
+export type ApplyDiff = (update: Uint8Array) => boolean | Promise<boolean>
 
 function decodeStateVector (sv: Uint8Array): void {
   try {
@@ -51,7 +51,7 @@ export async function initiateSync (frames: FrameStream, name: string, doc: Y.Do
     diff.set(rest, first.chunk.length)
   }
   const received = Date.now()
-  if (!apply(diff)) {
+  if (!(await apply(diff))) {
     throw new SyncProtocolError('remote diff was not a valid Yjs update')
   }
   log('%s: %d diff bytes in %d ms, applied in %d ms', name, diff.length, received - start, Date.now() - received)
@@ -83,7 +83,7 @@ export async function answerSync (frames: FrameStream, doc: Y.Doc, stateVector: 
     await frames.write({ type: FrameType.STATE_VECTOR, stateVector: Y.encodeStateVector(doc) }, options)
     const theirs = await frames.readDiff()
     received = theirs.length
-    if (!apply(theirs)) {
+    if (!(await apply(theirs))) {
       throw new SyncProtocolError('pushed diff was not a valid Yjs update')
     }
   }

@@ -1,6 +1,7 @@
 import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ORIGIN_GOSSIP, SYNC_PROTOCOL, docTopic, indexDocName, jobDocName } from '../../src/crdt/index.js'
+import { ORIGIN_GOSSIP, SYNC_PROTOCOL, docTopic, indexDocName, jobDocName, writtenKeys } from '../../src/crdt/index.js'
+import type { UpdateVerdict } from '../../src/crdt/index.js'
 import { connect, Harness} from './helpers.js'
 import { waitFor } from '@jobmesh/testkit'
 import type { Peer } from './helpers.js'
@@ -208,6 +209,34 @@ describe('doc store', () => {
     await b.docs.flush(name)
     expect(b.docs.metrics.updatesPublished).toBe(before + 1)
     expect(b.docs.metrics.updatesPersisted).toBe(persisted)
+  })
+
+  it('admitUpdate: an update held back (later) or refused (no) is not applied, on gossip nor in a pulled or pushed diff', async () => {
+    // b applies from a only updates that write keys starting with "ok"; "no..." is refused, anything else held back
+    let db = new Y.Doc()
+    const verdict = (update: Uint8Array): UpdateVerdict => {
+      const keys = [...(writtenKeys(update, db)?.get('jobs') ?? [])]
+      return keys.every(k => k.startsWith('ok')) ? 'yes' : keys.some(k => k.startsWith('no')) ? 'no' : 'later'
+    }
+    const [a, b] = await Promise.all([h.start(), h.start({ docs: { admitUpdate: (_peer, _name, update) => verdict(update) } })])
+    await connect(a, b)
+    const da = await a.docs.open(NAME)
+    db = await b.docs.open(NAME)
+    await waitFor(() => a.node.pubsub.getSubscribers(docTopic(NAME)).length === 1 && b.node.pubsub.getSubscribers(docTopic(NAME)).length === 1, { what: 'both subscribed' })
+    da.getMap('jobs').set('ok-1', 1)
+    await waitFor(() => db.getMap('jobs').get('ok-1') === 1, { what: 'an admitted update applied' })
+    const unauthorized = b.docs.metrics.gossipUnauthorized
+    da.getMap('jobs').set('held', 2)
+    await waitFor(() => b.docs.metrics.gossipUnauthorized > unauthorized, { what: 'the held-back update counted' })
+    expect(b.docs.metrics.gossipRejected).toBe(0)
+    da.getMap('jobs').set('no-1', 3)
+    await waitFor(() => b.docs.metrics.gossipRejected === 1, { what: 'the refused update rejected' })
+    // the diffs that carry them, pulled by b or pushed by a, are dropped
+    const refused = b.docs.metrics.syncRefused
+    await b.docs.sync(NAME, a.node.peerId, { push: false, fresh: true })
+    await a.docs.sync(NAME, b.node.peerId, { push: true, fresh: true })
+    await waitFor(() => b.docs.metrics.syncRefused >= refused + 2, { what: 'both diffs dropped' })
+    expect(db.getMap('jobs').toJSON()).toEqual({ 'ok-1': 1 })
   })
 
   it('a restarted peer keeps its PeerId and doc state and catches up on what it missed', async () => {
