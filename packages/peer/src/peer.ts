@@ -130,8 +130,12 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       : createChainClient({ rpcUrl: init.chain.rpcUrl, signer: new Wallet(init.chain.privateKey), deployment: init.chain.deployment })
     const admission = client == null
       ? undefined
-      : createAdmission({ isRegistered: async peerId => (await client.peerAddress(peerId)) != null, index: () => docs.get(INDEX_DOC) })
-    const docs = createDocStore(node, { guards: coordGuards(), admit: admission?.admit })
+      : createAdmission({
+        isRegistered: async peerId => (await client.peerAddress(peerId)) != null,
+        jobKnown: async jobId => (await client.job(jobId)).status !== 'None',
+        index: () => docs.get(INDEX_DOC)
+      })
+    const docs = createDocStore(node, { guards: coordGuards(), admit: admission?.admit, admitUpdate: admission?.admitUpdate })
     stack.push(async () => { await docs.stop() })
     const store = createContentStore(node)
     let executor: MicroJobExecutor

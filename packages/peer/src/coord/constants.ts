@@ -60,6 +60,16 @@ export const DEFAULT_LOCAL_MAX_FAILURES = 3
 
 /** A peer found not registered is asked about again after this long (ms). */
 export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000
+/**
+ * The most announcements one update of the index by a node not registered may write (`admitUpdate`): a DApp's
+ * announcement is one; each not known yet costs a chain read.
+ */
+export const DEFAULT_ADMISSION_MAX_JOB_READS = 32
+/**
+ * How many jobs not known yet a node that is not registered may have read on chain through its updates of the index
+ * (`admitUpdate`, a token bucket per node): a DApp announces a job at a time; past it the update is refused.
+ */
+export const DEFAULT_ADMISSION_JOB_READS = { ratePerSecond: 1, burst: 10 }
 /** Per-peer rate of coordination messages on each topic (token bucket): messages per second and burst. */
 export const DEFAULT_COORD_RATE_PER_SECOND = 100
 export const DEFAULT_COORD_BURST = 200

@@ -4,10 +4,10 @@ import {
   guardCoordTopic, INDEX_JOBS_MAP, jobsTopic, leases as createLeases, macroTopic, messageKind, recordSigner,
   recordVerifier, TypedEvents
 } from '../coord/index.js'
-import { INDEX_DOC } from '../crdt/index.js'
+import { INDEX_DOC, rateLimiter } from '../crdt/index.js'
 import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement } from '../jobs/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
-import { DEFAULT_IDLE_MS } from './constants.js'
+import { DEFAULT_IDLE_MS, NEW_JOBS_PER_SENDER } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { giveUp, jobComplete } from './job-end.js'
 import { followRounds, retireRound } from './job-rounds.js'
@@ -73,6 +73,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   /** What a failed MicroJob (poison.ts) uses of this processor. */
   private readonly poisonHost: PoisonHost
   private readonly roundsHost: JobRoundsHost
+  /** Jobs new to this peer that each sender may announce on `/jobs` (each costs a chain read; the index is kept). */
+  private readonly newJobs = rateLimiter(NEW_JOBS_PER_SENDER)
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
@@ -228,7 +230,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   // ---- job discovery ----
 
-  private learn (record: Uint8Array): KnownJob | undefined {
+  /** `from`: the sender of a `/jobs` announcement (one learnt from the index has none). */
+  private learn (record: Uint8Array, from?: string): KnownJob | undefined {
     const verdict = readAnnouncement(record, this.verifier, (jobId) => this.jobs.get(jobId), this.pricing, this.init.roundOf)
     switch (verdict.kind) {
       case 'forged':
@@ -241,6 +244,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       case 'known':
         return verdict.job
       case 'new':
+        if (from != null && this.newJobs.take(from, this.clock()) !== 'ok') {
+          this.metrics.rateLimited++
+          return undefined
+        }
         log('%s learnt job %s round %d', this.self.slice(-6), verdict.job.jobId, verdict.job.round)
         this.jobs.set(verdict.job.jobId, verdict.job)
         if (verdict.previous != null) retireRound(this.roundsHost, verdict.job.jobId)
@@ -273,7 +280,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
     countReceived(this.components.counters, messageKind(decoded), msg.data.byteLength, true)
     if (isJobs) {
-      if (decoded.announcement != null) this.learn(decoded.announcement)
+      if (decoded.announcement != null) this.learn(decoded.announcement, from)
       if (decoded.openJobs != null) {
         for (const [, value] of this.indexMap ?? []) {
           const v = this.verifier.verify(value, ANNOUNCEMENT_DOMAIN)

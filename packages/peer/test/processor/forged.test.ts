@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  CoordMessage, RESULTS_MAP, fromWire, jobsTopic, roomTopic, toWire
+  CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, recordSigner, roomTopic, toWire
 } from '../../src/coord/index.js'
 import { createDocStore, jobDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
-import { sliceJob } from '../../src/protocol/index.js'
+import { signAnnouncement } from '../../src/jobs/index.js'
+import { NEW_JOBS_PER_SENDER } from '../../src/processor/constants.js'
+import { DEFAULT_PRICING, sliceJob } from '../../src/protocol/index.js'
 import type { QueueState } from '../../src/coord/index.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
@@ -102,5 +104,38 @@ describe('forged and malformed input', () => {
     expect(sum(m => m.invalidRecords)).toBeGreaterThanOrEqual(1)
     // the attacker never owned the queue, and every MicroJob has a valid result
     for (const p of peers) expect(p.processor.ownersSeen().get(`${job.jobId}/0`)?.has(me)).toBe(false)
+  })
+})
+
+describe('announcements on /jobs', () => {
+  it('a sender announces at most its budget of jobs new to a peer; the others\' announcements are still learnt', async () => {
+    peers = await startPeers(2)
+    const attacker = await createNode()
+    extra.push({ stop: async () => { await attacker.stop() } })
+    await attacker.libp2p.dial(peers[0].node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    attacker.pubsub.subscribe(jobsTopic())
+    await waitFor(() => peers[0].node.pubsub.getSubscribers(jobsTopic()).some(p => p.equals(attacker.peerId)) &&
+      attacker.pubsub.getSubscribers(jobsTopic()).some(p => p.equals(peers[0].node.peerId)), { what: 'the attacker on /jobs', timeoutMs: 10_000 })
+    // valid, signed announcements of 60 jobs nobody funded (there is no chain here: each would be worked on)
+    const signer = recordSigner(attacker.privateKey, attacker.peerId.toString())
+    const template = testJob(1, 2)
+    const start = Date.now()
+    for (let i = 0; i < 60; i++) {
+      const jobId = `0x${(i + 1).toString(16).padStart(64, 'f')}`
+      const announcement = signAnnouncement(signer, template.spec, jobId, template.specCid, DEFAULT_PRICING) as Uint8Array<ArrayBuffer>
+      await attacker.pubsub.publish(jobsTopic(), encodeMessage({ announcement }, DEFAULT_MAX_MESSAGE_BYTES))
+    }
+    const target = peers[0].processor
+    await waitFor(() => target.knownJobs().length + target.metrics.rateLimited >= 60, { what: 'every announcement learnt or dropped', timeoutMs: 20_000 })
+    // the budget, and what it refilled (1 a second) while the announcements arrived
+    const budget = NEW_JOBS_PER_SENDER.burst
+    const refilled = Math.ceil((Date.now() - start) / 1000) * NEW_JOBS_PER_SENDER.ratePerSecond
+    expect(target.knownJobs().length).toBeGreaterThanOrEqual(budget)
+    expect(target.knownJobs().length).toBeLessThanOrEqual(budget + refilled)
+    // another peer's job is learnt as before
+    const job = testJob(1, 2)
+    await peers[1].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => target.knownJobs().some(j => j.jobId === job.jobId), { what: 'the honest job learnt', timeoutMs: 20_000 })
   })
 })
