@@ -15,7 +15,7 @@ export type Admitted = (peer: string, name: string) => Promise<boolean>
  */
 export type UpdateVerdict = 'yes' | 'no' | 'later'
 
-/** The store's `admitUpdate`, never throwing (a failing check says no). */
+/** The store's `admitUpdate`, never throwing (a failing check says later: it may be a chain read that failed). */
 export type UpdateAdmitted = (peer: string, name: string, update: Uint8Array) => Promise<UpdateVerdict>
 
 export interface AdmitComponents {
@@ -45,7 +45,7 @@ export function updateCheck (components: AdmitComponents): UpdateAdmitted {
       return await components.init.admitUpdate(peer, name, update)
     } catch (err) {
       log('admission of an update of %s from %s failed: %e', name, peer, err)
-      return 'no'
+      return 'later'
     }
   }
 }

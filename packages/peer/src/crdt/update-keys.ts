@@ -1,26 +1,32 @@
 import * as Y from 'yjs'
 
-/** The keys of root maps an update writes: map name -> keys. */
-export type WrittenKeys = Map<string, Set<string>>
+/** What an update writes to root maps: map name -> key -> the values it writes there (deleted content left out). */
+export type WrittenKeys = Map<string, Map<string, unknown[]>>
 
 type Place = readonly [map: string, key: string] | undefined
 
-/** Items of one update by client, in clock order (as `Y.decodeUpdate` lists them). */
-type ItemsByClient = Map<number, Y.Item[]>
-
-function byClient (structs: ReadonlyArray<Y.Item | Y.GC | unknown>): ItemsByClient {
-  const out: ItemsByClient = new Map()
+/**
+ * Items of one update by client, in clock order, leaving out those the doc already holds (Yjs skips them too).
+ * Undefined when a client's items are not in increasing clock order (an update Yjs would read differently).
+ */
+function newItems (structs: ReadonlyArray<Y.Item | Y.GC | unknown>, doc: Y.Doc): Map<number, Y.Item[]> | undefined {
+  const out = new Map<number, Y.Item[]>()
+  const next = new Map<number, number>()
   for (const s of structs) {
-    if (!(s instanceof Y.Item)) continue
-    const list = out.get(s.id.client) ?? []
+    if (!(s instanceof Y.Item || s instanceof Y.GC)) continue
+    const { client, clock } = s.id
+    if (clock < (next.get(client) ?? 0)) return undefined
+    next.set(client, clock + s.length)
+    if (!(s instanceof Y.Item) || clock + s.length <= Y.getState(doc.store, client)) continue
+    const list = out.get(client) ?? []
     list.push(s)
-    out.set(s.id.client, list)
+    out.set(client, list)
   }
   return out
 }
 
 /** The item of the update that holds `id` (binary search over its client's items). */
-function inUpdate (items: ItemsByClient, id: Y.ID): Y.Item | undefined {
+function inUpdate (items: Map<number, Y.Item[]>, id: Y.ID): Y.Item | undefined {
   const list = items.get(id.client)
   if (list == null) return undefined
   let lo = 0
@@ -35,9 +41,8 @@ function inUpdate (items: ItemsByClient, id: Y.ID): Y.Item | undefined {
   return undefined
 }
 
-/** Where an item already in `doc` sits, when it is an entry of a root map. */
+/** Where an item the doc holds sits, when it is an entry of a root map. */
 function placeInDoc (doc: Y.Doc, id: Y.ID): Place {
-  if (Y.getState(doc.store, id.client) <= id.clock) return undefined
   const item = Y.getItem(doc.store, id)
   if (!(item instanceof Y.Item) || item.parentSub == null) return undefined
   const parent = item.parent as Y.AbstractType<unknown> | null
@@ -46,35 +51,38 @@ function placeInDoc (doc: Y.Doc, id: Y.ID): Place {
 }
 
 /**
- * The keys of root maps a remote update writes (sets, overwrites, deleted values it carries), found without applying
- * it: an item written with its parent names its map and key; an overwrite names only its origin (the value it
- * replaces), looked up in the update itself, then in `doc`. Undefined when an item cannot be placed so (its origin
- * is in neither, or it is not an entry of a root map: a nested type, an array, a text): the caller cannot tell what
- * such an update writes. The delete set is not looked at (which deletions are allowed is the doc guard's rule).
+ * What a remote update writes to root maps, found without applying it: an item written with its parent names its map
+ * and key; an overwrite names only its origin (the value it replaces), looked up in `doc` when the doc holds that
+ * id (the doc's copy is the one Yjs uses), else in the update. Items the doc already holds are left out, as Yjs
+ * leaves them out. Undefined when the update cannot be read so: an item that cannot be placed (its origin is in
+ * neither, or it is not an entry of a root map: a nested type, an array, a text), an origin chain that loops, or a
+ * client's items out of order. The delete set is not looked at (which deletions are allowed is the doc guard's rule).
  */
 export function writtenKeys (update: Uint8Array, doc: Y.Doc): WrittenKeys | undefined {
-  const items = byClient(Y.decodeUpdate(update).structs)
+  const items = newItems(Y.decodeUpdate(update).structs, doc)
+  if (items == null) return undefined
   const placed = new Map<Y.Item, Place>()
   const place = (start: Y.Item): Place => {
     // an overwrite chain inside the update is walked back to an item that names its place, then remembered for all
-    const chain: Y.Item[] = []
+    const chain = new Set<Y.Item>()
     let item: Y.Item | undefined = start
     let found: Place
-    while (item != null) {
+    while (item != null && !chain.has(item)) {
       if (placed.has(item)) {
         found = placed.get(item)
         break
       }
-      chain.push(item)
+      chain.add(item)
       const parent: unknown = item.parent // a decoded item names a root type by its key
       if (typeof parent === 'string') {
         found = item.parentSub == null ? undefined : [parent, item.parentSub]
         break
       }
-      if (item.parent != null || item.origin == null) break
-      const origin: Y.ID = item.origin
-      item = inUpdate(items, origin)
-      if (item == null) found = placeInDoc(doc, origin)
+      const origin: Y.ID | null = item.origin
+      if (parent != null || origin == null) break
+      const held: boolean = origin.clock < Y.getState(doc.store, origin.client)
+      item = held ? undefined : inUpdate(items, origin)
+      if (held) found = placeInDoc(doc, origin)
     }
     for (const c of chain) placed.set(c, found)
     return found
@@ -84,8 +92,10 @@ export function writtenKeys (update: Uint8Array, doc: Y.Doc): WrittenKeys | unde
     for (const item of list) {
       const where = place(item)
       if (where == null) return undefined
-      const keys = out.get(where[0]) ?? new Set<string>()
-      keys.add(where[1])
+      const keys = out.get(where[0]) ?? new Map<string, unknown[]>()
+      const values = keys.get(where[1]) ?? []
+      if (!(item.content instanceof Y.ContentDeleted)) values.push(...item.content.getContent())
+      keys.set(where[1], values)
       out.set(where[0], keys)
     }
   }

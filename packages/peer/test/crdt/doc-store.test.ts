@@ -215,7 +215,7 @@ describe('doc store', () => {
     // b applies from a only updates that write keys starting with "ok"; "no..." is refused, anything else held back
     let db = new Y.Doc()
     const verdict = (update: Uint8Array): UpdateVerdict => {
-      const keys = [...(writtenKeys(update, db)?.get('jobs') ?? [])]
+      const keys = [...(writtenKeys(update, db)?.get('jobs')?.keys() ?? [])]
       return keys.every(k => k.startsWith('ok')) ? 'yes' : keys.some(k => k.startsWith('no')) ? 'no' : 'later'
     }
     const [a, b] = await Promise.all([h.start(), h.start({ docs: { admitUpdate: (_peer, _name, update) => verdict(update) } })])

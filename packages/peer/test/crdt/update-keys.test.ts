@@ -1,3 +1,4 @@
+import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import { writtenKeys } from '../../src/crdt/index.js'
@@ -12,10 +13,32 @@ function updateOf (base: Y.Doc, write: (doc: Y.Doc) => void): Uint8Array {
 }
 
 const plain = (keys: ReturnType<typeof writtenKeys>): Record<string, string[]> | undefined =>
-  keys == null ? undefined : Object.fromEntries([...keys].map(([map, set]) => [map, [...set].sort()]))
+  keys == null ? undefined : Object.fromEntries([...keys].map(([map, entries]) => [map, [...entries.keys()].sort()]))
+
+/** A map entry item as a peer could forge it: its id, and either its place (map, key) or an origin. */
+function item (client: number, clock: number, at: { map: string, key: string } | { origin: [number, number] }, value: unknown = 'x'): Y.Item {
+  const origin = 'origin' in at ? Y.createID(...at.origin) : null
+  const made = new Y.Item(Y.createID(client, clock), null, origin, null, null, null, 'key' in at ? at.key : null, new Y.ContentAny([value]))
+  if ('map' in at) made.parent = at.map as never // written as the root type's key
+  return made
+}
+
+/** An update of hand-made items: one block per group, as given (a peer may send any bytes). */
+function craft (...blocks: Y.Item[][]): Uint8Array {
+  const encoder = new Y.UpdateEncoderV1()
+  encoding.writeVarUint(encoder.restEncoder, blocks.length)
+  for (const items of blocks) {
+    encoding.writeVarUint(encoder.restEncoder, items.length)
+    encoder.writeClient(items[0].id.client)
+    encoding.writeVarUint(encoder.restEncoder, items[0].id.clock)
+    for (const i of items) i.write(encoder, 0)
+  }
+  encoding.writeVarUint(encoder.restEncoder, 0) // an empty delete set
+  return encoder.toUint8Array()
+}
 
 describe('writtenKeys', () => {
-  it('names the map and key of each new entry, across root maps', () => {
+  it('names the map and key of each new entry, across root maps, with the values written', () => {
     const doc = new Y.Doc()
     const update = updateOf(doc, d => {
       d.getMap('jobs').set('0xaa', new Uint8Array([1]))
@@ -23,6 +46,7 @@ describe('writtenKeys', () => {
       d.getMap('peers').set('12D3', 'profile')
     })
     expect(plain(writtenKeys(update, doc))).toEqual({ jobs: ['0xaa', '0xbb'], peers: ['12D3'] })
+    expect(writtenKeys(update, doc)?.get('jobs')?.get('0xbb')).toEqual([new Uint8Array([2])])
   })
 
   it('places an overwrite by the value it replaces: in the doc, or earlier in the same update', () => {
@@ -47,7 +71,7 @@ describe('writtenKeys', () => {
 
     const empty = new Y.Doc()
     expect(writtenKeys(updateOf(empty, d => { d.getArray('list').push(['x']) }), empty)).toBeUndefined()
-    expect(writtenKeys(updateOf(empty, d => { d.getMap('jobs').set('nested', new Y.Map()) }), empty)).toEqual(new Map([['jobs', new Set(['nested'])]]))
+    expect(plain(writtenKeys(updateOf(empty, d => { d.getMap('jobs').set('nested', new Y.Map()) }), empty))).toEqual({ jobs: ['nested'] })
     const nested = new Y.Doc()
     const inner = new Y.Map<string>()
     nested.getMap('jobs').set('nested', inner)
@@ -59,5 +83,27 @@ describe('writtenKeys', () => {
     doc.getMap('jobs').set('0xaa', 'first')
     const deletion = updateOf(doc, d => { d.getMap('jobs').delete('0xaa') })
     expect(plain(writtenKeys(deletion, doc))).toEqual({})
+  })
+
+  it('a crafted update: origins that loop cannot be placed (and the walk ends)', () => {
+    const doc = new Y.Doc()
+    expect(writtenKeys(craft([item(7, 0, { origin: [7, 0] })]), doc)).toBeUndefined()
+    expect(writtenKeys(craft([item(7, 0, { origin: [7, 1] }), item(7, 1, { origin: [7, 0] })]), doc)).toBeUndefined()
+    // the same items placed properly are read
+    expect(plain(writtenKeys(craft([item(7, 0, { map: 'jobs', key: '0xaa' }), item(7, 1, { origin: [7, 0] })]), doc))).toEqual({ jobs: ['0xaa'] })
+  })
+
+  it('a crafted update: a forged copy of an item the doc holds is left out, and what builds on it is placed by the doc\'s copy', () => {
+    const doc = new Y.Doc()
+    doc.clientID = 5
+    doc.getMap('jobs').set('0xaa', 'real')
+    // (5, 0) is jobs/0xaa in the doc; the update claims it sits in map "junk" and overwrites it from client 9
+    const update = craft([item(5, 0, { map: 'junk', key: 'x' })], [item(9, 0, { origin: [5, 0] }, 'over')])
+    expect(plain(writtenKeys(update, doc))).toEqual({ jobs: ['0xaa'] })
+  })
+
+  it('a crafted update that lists a client twice cannot be read', () => {
+    const update = craft([item(7, 0, { map: 'jobs', key: '0xaa' })], [item(7, 0, { map: 'jobs', key: '0xbb' })])
+    expect(writtenKeys(update, new Y.Doc())).toBeUndefined()
   })
 })
