@@ -1,11 +1,14 @@
 import { logger } from '@libp2p/logger'
 import { INDEX_DOC, jobIdOfDoc, rateLimiter, writtenKeys } from '../crdt/index.js'
+import { cachedAnswers } from './cached-answers.js'
 import {
-  ANNOUNCEMENT_DOMAIN, DEFAULT_ADMISSION_JOB_READS, DEFAULT_ADMISSION_MAX_JOB_READS, DEFAULT_ADMISSION_NEGATIVE_TTL_MS, INDEX_JOBS_MAP
+  ANNOUNCEMENT_DOMAIN, DEFAULT_ADMISSION_ALL_JOB_READS, DEFAULT_ADMISSION_JOB_READS, DEFAULT_ADMISSION_MAX_JOB_READS,
+  DEFAULT_ADMISSION_NEGATIVE_TTL_MS, INDEX_JOBS_MAP, PEERS_MAP
 } from './constants.js'
+import { indexWriteVerdict } from './index-writes.js'
 import { recordVerifier } from './signing.js'
 import type { RecordVerifier } from './signing.js'
-import type { RateLimitInit, UpdateVerdict } from '../crdt/index.js'
+import type { RateLimitInit, UpdateVerdict, WrittenKeys } from '../crdt/index.js'
 import type * as Y from 'yjs'
 
 const log = logger('jobmesh:coord:admission')
@@ -33,6 +36,8 @@ export interface AdmissionInit {
   maxJobReads?: number
   /** How many jobs not known yet each node not registered may have read on chain (a token bucket per node). */
   jobReads?: RateLimitInit
+  /** The same for all such nodes together (writer keys are free). */
+  allJobReads?: RateLimitInit
 }
 
 export interface Admission {
@@ -40,43 +45,6 @@ export interface Admission {
   admit(peerId: string, docName: string): Promise<boolean>
   /** Whether an update of `docName` from `peerId` (admitted) may be applied (the doc store's `admitUpdate`). */
   admitUpdate(peerId: string, docName: string, update: Uint8Array): Promise<UpdateVerdict>
-}
-
-/** A yes/no answer per key: `ask` reads it (or answers from the cache), `sure` says whether a yes is cached. */
-interface CachedAnswers {
-  ask(key: string): Promise<boolean>
-  sure(key: string): boolean
-}
-
-/**
- * A yes/no answer read once per key: yes for the life of the process, no for `negativeTtlMs`; concurrent reads of a
- * key share one call.
- */
-function cachedAnswers (read: (key: string) => Promise<boolean>, negativeTtlMs: number): CachedAnswers {
-  const yes = new Set<string>()
-  const no = new Map<string, number>()
-  const pending = new Map<string, Promise<boolean>>()
-  const ask = async (key: string): Promise<boolean> => {
-    if (yes.has(key)) return true
-    const at = no.get(key)
-    if (at != null && Date.now() - at < negativeTtlMs) return false
-    let lookup = pending.get(key)
-    if (lookup == null) {
-      lookup = read(key).then(ok => {
-        if (ok) {
-          if (yes.size > 100_000) yes.clear()
-          yes.add(key)
-        } else {
-          if (no.size > 10_000) no.clear()
-          no.set(key, Date.now())
-        }
-        return ok
-      }).finally(() => pending.delete(key))
-      pending.set(key, lookup)
-    }
-    return await lookup
-  }
-  return { ask, sure: key => yes.has(key) }
 }
 
 /**
@@ -92,32 +60,23 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
   const negativeTtlMs = init.negativeTtlMs ?? DEFAULT_ADMISSION_NEGATIVE_TTL_MS
   const maxJobReads = init.maxJobReads ?? DEFAULT_ADMISSION_MAX_JOB_READS
   const isRegistered = cachedAnswers(components.isRegistered, negativeTtlMs).ask
-  const jobKnown = components.jobKnown == null ? undefined : cachedAnswers(components.jobKnown, negativeTtlMs)
-
-  const reads = rateLimiter(init.jobReads ?? DEFAULT_ADMISSION_JOB_READS)
-
-  /**
-   * `yes` when every announcement an update of the index writes names a job the escrow knows; `later` when some job is
-   * not known (yet: the chain this peer reads may lag the DApp's), when the update writes more than `maxJobReads`, or
-   * when it cannot be placed (it builds on what this peer does not hold: an honest node re-broadcasting another's
-   * writes may send such an update); `no` for a node past its budget of reads.
-   */
-  const announcesKnownJobs = async (peerId: string, known: CachedAnswers, update: Uint8Array): Promise<UpdateVerdict> => {
-    const index = components.index()
-    const keys = index == null ? undefined : writtenKeys(update, index)
-    if (keys == null) return 'later'
-    const jobs = [...keys.get(INDEX_JOBS_MAP) ?? []]
-    if (jobs.length > maxJobReads) return 'later'
-    for (const jobId of jobs) {
-      if (!known.sure(jobId) && reads.take(peerId) !== 'ok') return 'no'
-    }
-    return (await Promise.all(jobs.map(known.ask))).every(Boolean) ? 'yes' : 'later'
-  }
+  const writes = components.jobKnown == null
+    ? undefined
+    : {
+        verifier,
+        jobs: cachedAnswers(components.jobKnown, negativeTtlMs),
+        reads: rateLimiter(init.jobReads ?? DEFAULT_ADMISSION_JOB_READS),
+        allReads: rateLimiter(init.allJobReads ?? DEFAULT_ADMISSION_ALL_JOB_READS)
+      }
 
   const announcer = (jobId: string): string | undefined => {
     const value = components.index()?.getMap<Uint8Array>(INDEX_JOBS_MAP).get(jobId)
     return value instanceof Uint8Array ? verifier.verify(value, ANNOUNCEMENT_DOMAIN)?.signer : undefined
   }
+
+  /** Writes only its own profile (or deletes only): no chain read needed. */
+  const ownProfileOnly = (keys: WrittenKeys, peerId: string): boolean =>
+    [...keys].every(([map, entries]) => map === PEERS_MAP && [...entries.keys()].every(k => k === peerId))
 
   return {
     async admit (peerId, docName) {
@@ -130,9 +89,13 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
       return ok
     },
     async admitUpdate (peerId, docName, update) {
-      if (docName !== INDEX_DOC || jobKnown == null || await isRegistered(peerId)) return 'yes'
-      const verdict = await announcesKnownJobs(peerId, jobKnown, update)
-      if (verdict !== 'yes') log('%s is not a registered node: its update of %s is refused (%s)', peerId, docName, verdict)
+      if (docName !== INDEX_DOC || writes == null) return 'yes'
+      const index = components.index()
+      const keys = index == null ? undefined : writtenKeys(update, index)
+      if (keys != null && ownProfileOnly(keys, peerId)) return 'yes'
+      if (await isRegistered(peerId)) return 'yes'
+      const verdict = keys == null ? 'later' : await indexWriteVerdict(writes, peerId, keys, maxJobReads)
+      if (verdict !== 'yes') log('%s is not a registered node: its update of %s is held back (%s)', peerId, docName, verdict)
       return verdict
     }
   }

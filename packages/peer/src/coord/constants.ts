@@ -67,9 +67,12 @@ export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000
 export const DEFAULT_ADMISSION_MAX_JOB_READS = 32
 /**
  * How many jobs not known yet a node that is not registered may have read on chain through its updates of the index
- * (`admitUpdate`, a token bucket per node): a DApp announces a job at a time; past it the update is refused.
+ * (`admitUpdate`, a token bucket per node): a DApp announces a job at a time; past it the update is held back, and
+ * far past it refused.
  */
 export const DEFAULT_ADMISSION_JOB_READS = { ratePerSecond: 1, burst: 10 }
+/** The same for all nodes that are not registered together (`admitUpdate`): a key per update costs an attacker nothing. */
+export const DEFAULT_ADMISSION_ALL_JOB_READS = { ratePerSecond: 10, burst: 100 }
 /** Per-peer rate of coordination messages on each topic (token bucket): messages per second and burst. */
 export const DEFAULT_COORD_RATE_PER_SECOND = 100
 export const DEFAULT_COORD_BURST = 200

@@ -3,7 +3,7 @@ import {
   ANNOUNCEMENT_DOMAIN, FAILURES_MAP, FINAL_DOMAIN, FINAL_MAP, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP, PEERS_MAP, PROFILE_DOMAIN,
   RESULTS_MAP
 } from './constants.js'
-import { failureScope, macroScope, microScope, parseResultKey, resultScope, resultSlot } from './keys.js'
+import { announcementKey, failureScope, macroScope, microScope, parseResultKey, resultScope, resultSlot } from './keys.js'
 import { decodeSignedRecord } from '../protocol/index.js'
 import { readResults } from './results.js'
 import { recordVerifier } from './signing.js'
@@ -17,6 +17,8 @@ interface MapRule {
   domain(key: string): string | undefined
   /** Whether `signer` may write `key`. */
   owner(key: string, signer: string): boolean
+  /** Whether a record's payload belongs under `key`. Default: any. */
+  fits?(key: string, payload: Uint8Array): boolean
   /** A valid record replaced by another valid record of a different signer. Default: never. */
   replace?(previous: VerifiedRecord, next: VerifiedRecord): boolean
   /** A valid record deleted. Default: never. */
@@ -90,8 +92,9 @@ function claimedSigner (value: unknown): string | undefined {
 
 function indexRules (): Map<string, MapRule> {
   return new Map<string, MapRule>([
-    // announcements are re-signed by whoever announces a later round (settlement): any valid one may replace another
-    [INDEX_JOBS_MAP, { domain: () => ANNOUNCEMENT_DOMAIN, owner: anyone, replace: () => true }],
+    // announcements are re-signed by whoever announces a later round (settlement): any valid one of the same job may
+    // replace another (one of another job is not valid under this key)
+    [INDEX_JOBS_MAP, { domain: () => ANNOUNCEMENT_DOMAIN, owner: anyone, fits: (key, payload) => announcementKey(payload) === key, replace: () => true }],
     [PEERS_MAP, { domain: key => `${PROFILE_DOMAIN}/${key}`, owner: keyOwner }]
   ])
 }
@@ -102,7 +105,7 @@ function ruleGuard (rules: Map<string, MapRule>, verifier: RecordVerifier): DocG
     const domain = rule.domain(key)
     if (domain == null) return undefined
     const record = verifier.verify(value, domain)
-    return record != null && rule.owner(key, record.signer) ? record : undefined
+    return record != null && rule.owner(key, record.signer) && rule.fits?.(key, record.payload) !== false ? record : undefined
   }
   return {
     allows (change: KeyChange, doc: Y.Doc): boolean {

@@ -30,7 +30,7 @@ export { createMetrics } from './metrics.js'
 export type { CoordMetrics } from './metrics.js'
 export { TypedEvents } from './events.js'
 export { jobsTopic, macroTopic, roomTopic } from './topics.js'
-export { microKey, macroKey, resultKey, turnResultKey, resultSlot, macroScope, microScope, resultScope, failureScope } from './keys.js'
+export { microKey, macroKey, resultKey, turnResultKey, resultSlot, macroScope, microScope, resultScope, failureScope, announcementKey } from './keys.js'
 export {
   DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SKEW_MS, DEFAULT_SETTLE_MS, DEFAULT_HEARTBEAT_MS,
   DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS,

@@ -1,4 +1,5 @@
 import { RESULT_SLOT_CHARS } from './constants.js'
+import { JobAnnouncement } from './pb/coord.js'
 
 /** Key of a MicroJob in the `micro` map: `<macroIndex>.<index>` (short keys keep the doc small). */
 export function microKey (macroIndex: number, index: number): string {
@@ -70,4 +71,16 @@ export function parseResultKey (key: string): { micro: string, slot: string } | 
     return undefined
   }
   return { micro: key.slice(0, slash), slot: key.slice(slash + 1) }
+}
+
+/**
+ * Key of an announcement in the index's `jobs` map: the job id it names, lower-case 0x hex (undefined when the payload
+ * is not an announcement). A record stored under another key is not that key's announcement.
+ */
+export function announcementKey (payload: Uint8Array): string | undefined {
+  try {
+    return `0x${Buffer.from(JobAnnouncement.decode(payload).jobId).toString('hex')}`
+  } catch {
+    return undefined
+  }
 }

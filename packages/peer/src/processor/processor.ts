@@ -7,7 +7,7 @@ import {
 import { INDEX_DOC, rateLimiter } from '../crdt/index.js'
 import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement } from '../jobs/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
-import { DEFAULT_IDLE_MS, NEW_JOBS_PER_SENDER } from './constants.js'
+import { DEFAULT_IDLE_MS, NEW_JOBS_ALL_SENDERS, NEW_JOBS_PER_SENDER } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { giveUp, jobComplete } from './job-end.js'
 import { followRounds, retireRound } from './job-rounds.js'
@@ -75,6 +75,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly roundsHost: JobRoundsHost
   /** Jobs new to this peer that each sender may announce on `/jobs` (each costs a chain read; the index is kept). */
   private readonly newJobs = rateLimiter(NEW_JOBS_PER_SENDER)
+  /** The same for all senders together (`*`): sender keys are free. */
+  private readonly allNewJobs = rateLimiter(NEW_JOBS_ALL_SENDERS)
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
@@ -185,11 +187,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.components.pubsub.addEventListener('message', this.onMessage)
     const index = await this.components.docs.open(INDEX_DOC)
     this.indexMap = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
-    for (const [, value] of this.indexMap) this.learn(value)
+    for (const [key, value] of this.indexMap) this.learn(value, { key })
     this.indexMap.observe((event) => {
       for (const key of event.keysChanged) {
         const value = this.indexMap?.get(key)
-        if (value != null) this.learn(value)
+        if (value != null) this.learn(value, { key })
       }
     })
     this.publish(jobsTopic(), { openJobs: { nonce: BigInt(this.clock()) } })
@@ -230,8 +232,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   // ---- job discovery ----
 
-  /** `from`: the sender of a `/jobs` announcement (one learnt from the index has none). */
-  private learn (record: Uint8Array, from?: string): KnownJob | undefined {
+  /**
+   * `from`: the sender of a `/jobs` announcement (budgeted); `key`: the index key it was stored under (a record of
+   * another job there is not that key's announcement).
+   */
+  private learn (record: Uint8Array, source: { from?: string, key?: string } = {}): KnownJob | undefined {
     const verdict = readAnnouncement(record, this.verifier, (jobId) => this.jobs.get(jobId), this.pricing, this.init.roundOf)
     switch (verdict.kind) {
       case 'forged':
@@ -244,7 +249,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       case 'known':
         return verdict.job
       case 'new':
-        if (from != null && this.newJobs.take(from, this.clock()) !== 'ok') {
+        if (source.key != null && source.key !== verdict.job.jobId) return undefined
+        if (source.from != null && !this.withinNewJobs(source.from)) {
           this.metrics.rateLimited++
           return undefined
         }
@@ -254,6 +260,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         this.wakeIdle?.()
         return verdict.job
     }
+  }
+
+  private withinNewJobs (from: string): boolean {
+    const now = this.clock()
+    return this.newJobs.take(from, now) === 'ok' && this.allNewJobs.take('*', now) === 'ok'
   }
 
   private handle (msg: RoomPubSubMessage): void {
@@ -280,7 +291,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
     countReceived(this.components.counters, messageKind(decoded), msg.data.byteLength, true)
     if (isJobs) {
-      if (decoded.announcement != null) this.learn(decoded.announcement, from)
+      if (decoded.announcement != null) this.learn(decoded.announcement, { from })
       if (decoded.openJobs != null) {
         for (const [, value] of this.indexMap ?? []) {
           const v = this.verifier.verify(value, ANNOUNCEMENT_DOMAIN)

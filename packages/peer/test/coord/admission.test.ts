@@ -1,22 +1,40 @@
 import * as Y from 'yjs'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createAdmission, INDEX_JOBS_MAP } from '../../src/coord/index.js'
-import type { AdmissionInit } from '../../src/coord/admission.js'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { testJob } from '@jobmesh/testkit'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createAdmission, INDEX_JOBS_MAP, PEERS_MAP, recordSigner } from '../../src/coord/index.js'
 import { DEFAULT_ADMISSION_NEGATIVE_TTL_MS } from '../../src/coord/constants.js'
 import { INDEX_DOC, jobDocName } from '../../src/crdt/index.js'
+import { signAnnouncement } from '../../src/jobs/index.js'
+import { DEFAULT_PRICING } from '../../src/protocol/index.js'
+import type { AdmissionInit } from '../../src/coord/admission.js'
 
 const FUNDED = '0x' + 'aa'.repeat(32)
 const NODE = '12D3KooWnode'
-const DAPP = '12D3KooWdapp'
+let DAPP = ''
+let sign: (jobId: string) => Uint8Array
 
-/** An update writing an entry for each of `jobIds` to the jobs map of a copy of `index`. */
-function announcing (index: Y.Doc, ...jobIds: string[]): Uint8Array {
+beforeAll(async () => {
+  const key = await generateKeyPair('Ed25519')
+  DAPP = peerIdFromPrivateKey(key).toString()
+  const signer = recordSigner(key, DAPP)
+  const job = testJob(1, 2)
+  sign = jobId => signAnnouncement(signer, job.spec, jobId, job.specCid, DEFAULT_PRICING)
+})
+
+/** An update of a copy of `index`: `write` changes it. */
+function updateOf (index: Y.Doc, write: (doc: Y.Doc) => void): Uint8Array {
   const copy = new Y.Doc()
   Y.applyUpdate(copy, Y.encodeStateAsUpdate(index))
   const before = Y.encodeStateVector(copy)
-  for (const id of jobIds) copy.getMap(INDEX_JOBS_MAP).set(id, new Uint8Array([1]))
+  write(copy)
   return Y.encodeStateAsUpdate(copy, before)
 }
+
+/** An update announcing each job (a valid announcement signed by DAPP, under its own key). */
+const announcing = (index: Y.Doc, ...jobIds: string[]): Uint8Array =>
+  updateOf(index, d => { for (const id of jobIds) d.getMap(INDEX_JOBS_MAP).set(id, sign(id)) })
 
 /** An admission over a chain where only NODE is registered and only FUNDED is known; counts the reads. */
 function setup (init: AdmissionInit = {}): { admission: ReturnType<typeof createAdmission>, index: Y.Doc, reads: string[] } {
@@ -44,10 +62,21 @@ describe('index admission', () => {
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unfunded))).toBe('later')
     // one unknown job among known ones holds the whole update back (Yjs cannot apply part of it)
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, FUNDED, unfunded))).toBe('later')
-    // a registered node writes what the guard allows, and nothing is read for it
+    // a registered node writes what the guard allows
     expect(await admission.admitUpdate(NODE, INDEX_DOC, announcing(index, unfunded))).toBe('yes')
     // job docs are the business of `admit` alone
     expect(await admission.admitUpdate(DAPP, jobDocName(FUNDED), announcing(index, unfunded))).toBe('yes')
+  })
+
+  it('the key of a known job does not carry another job\'s announcement, junk, another map or another node\'s profile', async () => {
+    const { admission, index } = setup()
+    const other = '0x' + 'cc'.repeat(32)
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set(FUNDED, sign(other)) }))).toBe('later')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set(FUNDED, new Uint8Array(5000)) }))).toBe('later')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap('x').set('junk', new Uint8Array(5000)) }))).toBe('later')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(NODE, new Uint8Array(5)) }))).toBe('later')
+    // its own profile (the guard checks the record) needs no chain read at all
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, new Uint8Array(5)) }))).toBe('yes')
   })
 
   it('answers are cached: a known job is read once, an unknown one again after the negative TTL', async () => {
@@ -70,29 +99,37 @@ describe('index admission', () => {
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, ...flood))).toBe('later')
     // an overwrite of an entry this peer does not hold: what it writes cannot be told
     const elsewhere = new Y.Doc()
-    elsewhere.getMap(INDEX_JOBS_MAP).set(FUNDED, new Uint8Array([0]))
+    elsewhere.getMap(INDEX_JOBS_MAP).set(FUNDED, sign(FUNDED))
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(elsewhere, FUNDED))).toBe('later')
     expect(reads).toEqual([])
   })
 
-  it('a node not registered has a budget of reads of unknown jobs; past it its updates are refused, known jobs cost none', async () => {
+  it('reads of unknown jobs have a budget per node and one for all: past them held back, far past a node\'s own refused', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
-    const { admission, index, reads } = setup({ jobReads: { ratePerSecond: 1, burst: 3 } })
+    const { admission, index, reads } = setup({ jobReads: { ratePerSecond: 1, burst: 3 }, allJobReads: { ratePerSecond: 1, burst: 5 } })
     const unknown = (i: number): string => `0x${(i + 1).toString(16).padStart(64, 'e')}`
     for (let i = 0; i < 3; i++) expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(i)))).toBe('later')
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(3)))).toBe('no')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(3)))).toBe('later')
     expect(reads).toHaveLength(3)
-    // another node has its own budget; a job read once is known for good and costs no token
-    expect(await admission.admitUpdate('12D3KooWother', INDEX_DOC, announcing(index, FUNDED))).toBe('yes')
+    // a job cached as unknown costs no token (no read runs)
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(0)))).toBe('later')
+    // far past its own budget (a whole burst beyond): refused, the sender's score falls
+    for (let i = 4; i < 6; i++) await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(i)))
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(9)))).toBe('no')
+    // another node has its own budget, within the one for all (5: two left)
+    const other = async (i: number): Promise<string> => await admission.admitUpdate('12D3KooWother', INDEX_DOC, announcing(index, unknown(i)))
+    expect([await other(10), await other(11), await other(12)]).toEqual(['later', 'later', 'later'])
+    expect(reads).toHaveLength(5)
+    // a job read once as known costs nothing after
+    vi.setSystemTime(Date.now() + 60_000)
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, FUNDED))).toBe('yes')
-    // the budget refills with time (the refused read overdrew it by one)
-    vi.setSystemTime(Date.now() + 2_000)
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(4)))).toBe('later')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, FUNDED))).toBe('yes')
+    expect(reads.filter(r => r === FUNDED)).toHaveLength(1)
   })
 
   it('without a way to read jobs (no chain), every update the guard allows', async () => {
     const index = new Y.Doc()
     const admission = createAdmission({ isRegistered: async () => false, index: () => index })
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, '0x' + 'dd'.repeat(32)))).toBe('yes')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set('x', new Uint8Array(1)) }))).toBe('yes')
   })
 })

@@ -3,13 +3,14 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  MICRO_MAP, RESULTS_MAP, coordGuards, encodeMessage, judgeCoordMessage, leases, createMetrics, recordSigner,
+  INDEX_JOBS_MAP, MICRO_MAP, RESULTS_MAP, coordGuards, encodeMessage, judgeCoordMessage, leases, createMetrics, recordSigner,
   recordVerifier, resultKey, resultTable
 } from '../../src/coord/index.js'
-import { TopicValidatorResult, applyGuarded, docTopic, heal, jobDocName, rateLimiter } from '../../src/crdt/index.js'
-import { createTrafficCounters } from '../../src/protocol/index.js'
+import { INDEX_DOC, TopicValidatorResult, applyGuarded, docTopic, heal, jobDocName, rateLimiter } from '../../src/crdt/index.js'
+import { signAnnouncement } from '../../src/jobs/index.js'
+import { DEFAULT_PRICING, createTrafficCounters } from '../../src/protocol/index.js'
 import { connect, Harness} from './helpers.js'
-import { waitFor } from '@jobmesh/testkit'
+import { testJob, waitFor } from '@jobmesh/testkit'
 import type { RecordSigner } from '../../src/coord/index.js'
 
 const JOB = '0x' + 'cd'.repeat(32)
@@ -68,6 +69,31 @@ describe('CRDT ownership guard (coordGuards + applyGuarded)', () => {
       expect(doc.getMap<Uint8Array>(RESULTS_MAP).get(key)).toEqual(result)
       expect(doc.getMap<Uint8Array>(MICRO_MAP).get('0.1')).toEqual(lease)
     }
+  })
+
+  it('an announcement in the index is replaced only by an announcement of the same job (a later round), not another job\'s', async () => {
+    const job = testJob(1, 2)
+    const [dapp, mallory] = [await signer(), await signer()]
+    const index = new Y.Doc()
+    const id = job.jobId.toLowerCase()
+    index.getMap<Uint8Array>(INDEX_JOBS_MAP).set(id, signAnnouncement(dapp, job.spec, job.jobId, job.specCid, DEFAULT_PRICING))
+    const real = index.getMap<Uint8Array>(INDEX_JOBS_MAP).get(id)
+    const guard = coordGuards()(INDEX_DOC)
+    if (guard == null) throw new Error('the index is guarded')
+    const write = (value: Uint8Array): number => {
+      const copy = new Y.Doc()
+      Y.applyUpdate(copy, Y.encodeStateAsUpdate(index))
+      const before = Y.encodeStateVector(copy)
+      copy.getMap<Uint8Array>(INDEX_JOBS_MAP).set(id, value)
+      const forbidden = applyGuarded(index, Y.encodeStateAsUpdate(copy, before), Symbol('remote'), guard)
+      heal(index, forbidden)
+      return forbidden.length
+    }
+    // a valid announcement of another job, signed by anybody, under this job's key: undone
+    expect(write(signAnnouncement(mallory, job.spec, '0x' + 'ee'.repeat(32), job.specCid, DEFAULT_PRICING))).toBe(1)
+    expect(index.getMap<Uint8Array>(INDEX_JOBS_MAP).get(id)).toEqual(real)
+    // the same job re-signed by another peer (a later round is announced so): allowed
+    expect(write(signAnnouncement(mallory, job.spec, job.jobId, job.specCid, DEFAULT_PRICING))).toBe(0)
   })
 
   it('allows what honest peers do: new records, a lease taken over, a lease dropped with its result', async () => {

@@ -56,6 +56,10 @@ describe('the index, written by nodes that are not registered', () => {
     await announceJob({ ...dapp.node, docs: dapp.docs }, job.spec, job.jobId, job.specCid, DEFAULT_PRICING)
     const jobs = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
     await waitFor(() => jobs.has(job.jobId.toLowerCase()), { what: 'the funded job in the peer\'s index', timeoutMs: 20_000 })
+    // the whole flood, pushed in one diff, is dropped too
+    const dropped = peer.docs.metrics.syncRefused
+    await attacker.docs.sync(INDEX_DOC, peer.node.peerId, { push: true, fresh: true })
+    await waitFor(() => peer!.docs.metrics.syncRefused > dropped, { what: 'the pushed flood dropped', timeoutMs: 20_000 })
     expect(flooded.filter(id => jobs.has(id))).toEqual([])
     expect([...jobs.keys()]).toEqual([job.jobId.toLowerCase()])
   })

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, recordSigner, roomTopic, toWire
+  CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, INDEX_JOBS_MAP, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, recordSigner, roomTopic, toWire
 } from '../../src/coord/index.js'
-import { createDocStore, jobDocName } from '../../src/crdt/index.js'
+import { INDEX_DOC, createDocStore, jobDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { NEW_JOBS_PER_SENDER } from '../../src/processor/constants.js'
@@ -137,5 +137,18 @@ describe('announcements on /jobs', () => {
     const job = testJob(1, 2)
     await peers[1].processor.announceJob(job.spec, job.jobId, job.specCid)
     await waitFor(() => target.knownJobs().some(j => j.jobId === job.jobId), { what: 'the honest job learnt', timeoutMs: 20_000 })
+  })
+
+  it('an index entry that holds another job\'s announcement is not learnt', async () => {
+    peers = await startPeers(2)
+    await Promise.all(peers.map(async p => p.processor.start()))
+    const signer = recordSigner(peers[1].node.privateKey, peers[1].node.peerId.toString())
+    const [hidden, shown] = [testJob(1, 2), testJob(1, 2)]
+    const index = (await peers[1].docs.open(INDEX_DOC)).getMap<Uint8Array>(INDEX_JOBS_MAP)
+    index.set('0x' + 'ab'.repeat(32), signAnnouncement(signer, hidden.spec, hidden.jobId, hidden.specCid, DEFAULT_PRICING))
+    index.set(shown.jobId.toLowerCase(), signAnnouncement(signer, shown.spec, shown.jobId, shown.specCid, DEFAULT_PRICING))
+    const target = peers[0].processor
+    await waitFor(() => target.knownJobs().some(j => j.jobId === shown.jobId), { what: 'the job under its own key learnt', timeoutMs: 20_000 })
+    expect(target.knownJobs().some(j => j.jobId === hidden.jobId)).toBe(false)
   })
 })
