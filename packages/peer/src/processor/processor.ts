@@ -4,11 +4,12 @@ import {
   guardCoordTopic, INDEX_JOBS_MAP, jobsTopic, leases as createLeases, macroTopic, messageKind, recordSigner,
   recordVerifier, TypedEvents
 } from '../coord/index.js'
-import { INDEX_DOC, rateLimiter } from '../crdt/index.js'
-import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier, readAnnouncement } from '../jobs/index.js'
+import { INDEX_DOC } from '../crdt/index.js'
+import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier } from '../jobs/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
-import { DEFAULT_IDLE_MS, NEW_JOBS_ALL_SENDERS, NEW_JOBS_PER_SENDER } from './constants.js'
+import { DEFAULT_IDLE_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
+import { jobDiscovery } from './job-discovery.js'
 import { giveUp, jobComplete } from './job-end.js'
 import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
@@ -16,6 +17,7 @@ import { healthyFirst, itemFailed } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
+import type { JobDiscovery } from './job-discovery.js'
 import type { KnownJob } from '../jobs/index.js'
 import type { JobEndHost } from './job-end.js'
 import type { JobRoundsHost } from './job-rounds.js'
@@ -73,10 +75,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   /** What a failed MicroJob (poison.ts) uses of this processor. */
   private readonly poisonHost: PoisonHost
   private readonly roundsHost: JobRoundsHost
-  /** Jobs new to this peer that each sender may announce on `/jobs` (each costs a chain read; the index is kept). */
-  private readonly newJobs = rateLimiter(NEW_JOBS_PER_SENDER)
-  /** The same for all senders together (`*`): sender keys are free. */
-  private readonly allNewJobs = rateLimiter(NEW_JOBS_ALL_SENDERS)
+  /** Learning jobs from announcements (job-discovery.ts). */
+  private readonly discovery: JobDiscovery
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
@@ -112,6 +112,19 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       pubsub: components.pubsub,
       roundOf: init.roundOf
     }
+    this.discovery = jobDiscovery({
+      self: this.self,
+      jobs: this.jobs,
+      verifier: this.verifier,
+      pricing: this.pricing,
+      metrics: this.metrics,
+      clock: this.clock,
+      roundOf: init.roundOf,
+      onLearnt: (job, previous) => {
+        if (previous != null) retireRound(this.roundsHost, job.jobId)
+        this.wakeIdle?.()
+      }
+    })
     this.poisonHost = {
       failedAt: this.failedAt,
       localFailures: new Map(),
@@ -187,11 +200,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.components.pubsub.addEventListener('message', this.onMessage)
     const index = await this.components.docs.open(INDEX_DOC)
     this.indexMap = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
-    for (const [key, value] of this.indexMap) this.learn(value, { key })
+    for (const [key, value] of this.indexMap) this.discovery.learn(value, { key })
     this.indexMap.observe((event) => {
       for (const key of event.keysChanged) {
         const value = this.indexMap?.get(key)
-        if (value != null) this.learn(value, { key })
+        if (value != null) this.discovery.learn(value, { key })
       }
     })
     this.publish(jobsTopic(), { openJobs: { nonce: BigInt(this.clock()) } })
@@ -227,44 +240,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
-    this.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing))
-  }
-
-  // ---- job discovery ----
-
-  /**
-   * `from`: the sender of a `/jobs` announcement (budgeted); `key`: the index key it was stored under (a record of
-   * another job there is not that key's announcement).
-   */
-  private learn (record: Uint8Array, source: { from?: string, key?: string } = {}): KnownJob | undefined {
-    const verdict = readAnnouncement(record, this.verifier, (jobId) => this.jobs.get(jobId), this.pricing, this.init.roundOf)
-    switch (verdict.kind) {
-      case 'forged':
-        this.metrics.droppedForged++
-        return undefined
-      case 'malformed':
-        log('bad announcement: %e', verdict.error)
-        this.metrics.droppedMalformed++
-        return undefined
-      case 'known':
-        return verdict.job
-      case 'new':
-        if (source.key != null && source.key !== verdict.job.jobId) return undefined
-        if (source.from != null && !this.withinNewJobs(source.from)) {
-          this.metrics.rateLimited++
-          return undefined
-        }
-        log('%s learnt job %s round %d', this.self.slice(-6), verdict.job.jobId, verdict.job.round)
-        this.jobs.set(verdict.job.jobId, verdict.job)
-        if (verdict.previous != null) retireRound(this.roundsHost, verdict.job.jobId)
-        this.wakeIdle?.()
-        return verdict.job
-    }
-  }
-
-  private withinNewJobs (from: string): boolean {
-    const now = this.clock()
-    return this.newJobs.take(from, now) === 'ok' && this.allNewJobs.take('*', now) === 'ok'
+    this.discovery.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing))
   }
 
   private handle (msg: RoomPubSubMessage): void {
@@ -291,7 +267,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     }
     countReceived(this.components.counters, messageKind(decoded), msg.data.byteLength, true)
     if (isJobs) {
-      if (decoded.announcement != null) this.learn(decoded.announcement, { from })
+      if (decoded.announcement != null) this.discovery.learn(decoded.announcement, { from })
       if (decoded.openJobs != null) {
         for (const [, value] of this.indexMap ?? []) {
           const v = this.verifier.verify(value, ANNOUNCEMENT_DOMAIN)
