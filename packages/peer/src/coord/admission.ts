@@ -1,14 +1,14 @@
 import { logger } from '@libp2p/logger'
-import { INDEX_DOC, jobIdOfDoc, rateLimiter, writtenKeys } from '../crdt/index.js'
+import { appendsOnly, INDEX_DOC, jobIdOfDoc, rateLimiter, writtenKeys } from '../crdt/index.js'
 import { cachedAnswers } from './cached-answers.js'
 import {
   ANNOUNCEMENT_DOMAIN, DEFAULT_ADMISSION_ALL_JOB_READS, DEFAULT_ADMISSION_JOB_READS, DEFAULT_ADMISSION_MAX_JOB_READS,
   DEFAULT_ADMISSION_NEGATIVE_TTL_MS, INDEX_JOBS_MAP, PEERS_MAP
 } from './constants.js'
-import { indexWriteVerdict } from './index-writes.js'
+import { indexWriteVerdict, ownProfile } from './index-writes.js'
 import { recordVerifier } from './signing.js'
 import type { RecordVerifier } from './signing.js'
-import type { RateLimitInit, UpdateVerdict, WrittenKeys } from '../crdt/index.js'
+import type { RateLimitInit, UpdateVerdict } from '../crdt/index.js'
 import type * as Y from 'yjs'
 
 const log = logger('jobmesh:coord:admission')
@@ -50,8 +50,8 @@ export interface Admission {
 /**
  * Who may write a doc (the doc store's `admit` and `admitUpdate`): the index doc is open to every peer (a DApp's node
  * announces its jobs there; its records are guarded per key, docs/crdt.md), but an update of it from a node that is
- * not registered is applied only when every announcement it writes names a job the escrow knows (with `jobKnown`):
- * announcements are free to sign, jobs cost a deposit. A job doc is open only to registered nodes and to the node that
+ * not registered is applied only when it only appends (`appendsOnly`) its own profile or announcements of jobs the
+ * escrow knows (with `jobKnown`; `indexWriteVerdict`): announcements are free to sign, jobs cost a deposit. A job doc is open only to registered nodes and to the node that
  * announced the job (its creator's). Answers are cached: positive ones for the life of the process, negative ones
  * for {@link DEFAULT_ADMISSION_NEGATIVE_TTL_MS}; concurrent lookups of one peer or job share one call.
  */
@@ -74,10 +74,6 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
     return value instanceof Uint8Array ? verifier.verify(value, ANNOUNCEMENT_DOMAIN)?.signer : undefined
   }
 
-  /** Writes only its own profile (or deletes only): no chain read needed. */
-  const ownProfileOnly = (keys: WrittenKeys, peerId: string): boolean =>
-    [...keys].every(([map, entries]) => map === PEERS_MAP && [...entries.keys()].every(k => k === peerId))
-
   return {
     async admit (peerId, docName) {
       if (docName === INDEX_DOC) return true
@@ -91,11 +87,13 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
     async admitUpdate (peerId, docName, update) {
       if (docName !== INDEX_DOC || writes == null) return 'yes'
       const index = components.index()
-      const keys = index == null ? undefined : writtenKeys(update, index)
-      if (keys != null && ownProfileOnly(keys, peerId)) return 'yes'
+      const keys = index != null && appendsOnly(update, index) ? writtenKeys(update, index) : undefined
+      // its own profile needs no chain read; anything else is checked only for a node that is not registered
+      const profile = keys?.size === 1 ? keys.get(PEERS_MAP) : undefined
+      if (profile != null && ownProfile(verifier, peerId, profile)) return 'yes'
       if (await isRegistered(peerId)) return 'yes'
       const verdict = keys == null ? 'later' : await indexWriteVerdict(writes, peerId, keys, maxJobReads)
-      if (verdict !== 'yes') log('%s is not a registered node: its update of %s is held back (%s)', peerId, docName, verdict)
+      if (verdict !== 'yes') log('%s is not a registered node: its update of %s is held back', peerId, docName)
       return verdict
     }
   }

@@ -62,13 +62,14 @@ export const DEFAULT_LOCAL_MAX_FAILURES = 3
 export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000
 /**
  * The most announcements one update of the index by a node not registered may write (`admitUpdate`): a DApp's
- * announcement is one; each not known yet costs a chain read.
+ * announcement is one (at most one of them may be of a job not read yet).
  */
-export const DEFAULT_ADMISSION_MAX_JOB_READS = 32
+export const DEFAULT_ADMISSION_MAX_JOB_READS = 8
+/** The largest profile record a node that is not registered may write to the index (bytes). */
+export const MAX_PROFILE_BYTES = 2048
 /**
  * How many jobs not known yet a node that is not registered may have read on chain through its updates of the index
- * (`admitUpdate`, a token bucket per node): a DApp announces a job at a time; past it the update is held back, and
- * far past it refused.
+ * (`admitUpdate`, a token bucket per node): a DApp announces a job at a time; past it the update is held back.
  */
 export const DEFAULT_ADMISSION_JOB_READS = { ratePerSecond: 1, burst: 10 }
 /** The same for all nodes that are not registered together (`admitUpdate`): a key per update costs an attacker nothing. */

@@ -1,8 +1,8 @@
-import { ANNOUNCEMENT_DOMAIN, INDEX_JOBS_MAP, PEERS_MAP } from './constants.js'
+import { ANNOUNCEMENT_DOMAIN, INDEX_JOBS_MAP, MAX_PROFILE_BYTES, PEERS_MAP, PROFILE_DOMAIN } from './constants.js'
 import { announcementKey } from './keys.js'
 import type { CachedAnswers } from './cached-answers.js'
 import type { RecordVerifier } from './signing.js'
-import type { RateLimiter, UpdateVerdict, WrittenKeys } from '../crdt/index.js'
+import type { RateLimiter, WrittenKeys } from '../crdt/index.js'
 
 export interface IndexWritesComponents {
   verifier: RecordVerifier
@@ -13,44 +13,44 @@ export interface IndexWritesComponents {
   allReads: RateLimiter
 }
 
-/** Whether every value written under each key is a valid announcement of that key's job. */
+/** Each key holds one value, a valid announcement of that key's job. */
 function announcesItsKey (verifier: RecordVerifier, entries: Map<string, unknown[]>): boolean {
   for (const [key, values] of entries) {
-    for (const value of values) {
-      const record = value instanceof Uint8Array ? verifier.verify(value, ANNOUNCEMENT_DOMAIN) : undefined
-      if (record == null || announcementKey(record.payload) !== key) return false
-    }
+    const value = values.length === 1 ? values[0] : undefined
+    const record = value instanceof Uint8Array ? verifier.verify(value, ANNOUNCEMENT_DOMAIN) : undefined
+    if (record == null || announcementKey(record.payload) !== key) return false
   }
   return true
 }
 
-/** `ok` when every job that would be read fits both budgets; `later` past one; `no` for a writer far past its own. */
-function budget (components: IndexWritesComponents, writer: string, jobIds: string[]): UpdateVerdict | 'ok' {
-  for (const jobId of jobIds) {
-    if (!components.jobs.due(jobId)) continue
-    const own = components.reads.take(writer)
-    if (own === 'abusive') return 'no'
-    if (own !== 'ok' || components.allReads.take('*') !== 'ok') return 'later'
+/** The writer's own profile and nothing else in `peers`: one valid record of its own, of a profile's size. */
+export function ownProfile (verifier: RecordVerifier, writer: string, entries: Map<string, unknown[]>): boolean {
+  for (const [key, values] of entries) {
+    const value = values.length === 1 ? values[0] : undefined
+    if (key !== writer || !(value instanceof Uint8Array) || value.byteLength > MAX_PROFILE_BYTES) return false
+    if (verifier.verify(value, `${PROFILE_DOMAIN}/${key}`)?.signer !== writer) return false
   }
-  return 'ok'
+  return true
 }
 
 /**
- * What a node that is not registered may write to the index (docs/crdt.md, Ownership): its own profile, and valid
- * announcements, each under its own job's key, of at most `maxJobs` jobs the escrow knows. `later` for anything
- * else (not applied, no penalty: a lagging RPC node, or an honest node passing on a diff, can send such an update),
- * `no` only for a writer far past its budget of chain reads.
+ * What a node that is not registered may write to the index (docs/crdt.md, Ownership): its own profile, and one valid
+ * announcement under each job's own key, of at most `maxJobs` jobs the escrow knows, of which at most one not read
+ * yet (a DApp announces a job at a time); that read within the writer's budget and the one for all writers. `later`
+ * for anything else: not applied, and no penalty (a lagging RPC node, or an honest node passing on a diff, can send
+ * such an update; a budget is this peer's state, which a forwarder cannot know).
  */
 export async function indexWriteVerdict (components: IndexWritesComponents, writer: string, keys: WrittenKeys,
-  maxJobs: number): Promise<UpdateVerdict> {
+  maxJobs: number): Promise<'yes' | 'later'> {
   for (const [map, entries] of keys) {
-    if (map === PEERS_MAP && [...entries.keys()].every(k => k === writer)) continue
+    if (map === PEERS_MAP && ownProfile(components.verifier, writer, entries)) continue
     if (map !== INDEX_JOBS_MAP) return 'later'
   }
   const entries = keys.get(INDEX_JOBS_MAP) ?? new Map<string, unknown[]>()
   if (entries.size > maxJobs || !announcesItsKey(components.verifier, entries)) return 'later'
   const jobIds = [...entries.keys()]
-  const spent = budget(components, writer, jobIds)
-  if (spent !== 'ok') return spent
+  const due = jobIds.filter(components.jobs.due)
+  if (due.length > 1) return 'later'
+  if (due.length === 1 && (components.reads.take(writer) !== 'ok' || components.allReads.take('*') !== 'ok')) return 'later'
   return (await Promise.all(jobIds.map(components.jobs.ask))).every(Boolean) ? 'yes' : 'later'
 }

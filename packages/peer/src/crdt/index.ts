@@ -44,7 +44,7 @@ export {
   DEFAULT_PENDING_PULL_INTERVAL_MS, DEFAULT_GOSSIP_RATE_PER_SECOND, DEFAULT_GOSSIP_BURST
 } from './constants.js'
 export { applyGuarded, heal, ORIGIN_HEAL } from './update-guard.js'
-export { writtenKeys } from './update-keys.js'
+export { appendsOnly, writtenKeys } from './update-keys.js'
 export type { UpdateVerdict } from './admit.js'
 export type { WrittenKeys } from './update-keys.js'
 export type { DocGuard, DocGuards, KeyChange } from './update-guard.js'

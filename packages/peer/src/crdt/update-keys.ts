@@ -101,3 +101,40 @@ export function writtenKeys (update: Uint8Array, doc: Y.Doc): WrittenKeys | unde
   }
   return out
 }
+
+/** The number of client blocks a (v1) update starts with: its first unsigned varint. */
+function clientBlocks (update: Uint8Array): number {
+  let n = 0
+  for (let i = 0, shift = 1; i < Math.min(update.length, 8); i++, shift *= 128) {
+    n += (update[i] & 0x7f) * shift
+    if (update[i] < 0x80) return n
+  }
+  throw new RangeError('not a Yjs update')
+}
+
+/**
+ * Whether an update only appends: items right after what `doc` holds of each client, in one block per client, none
+ * of them GC, skipped or deleted content. Yjs applies such an update in full at once: nothing of it waits as
+ * pending, to be completed later by another update (which could then change a key this one did not name), and it
+ * claims no range of another writer's clock without content. The delete set is not looked at (the doc guard judges
+ * deletions).
+ */
+export function appendsOnly (update: Uint8Array, doc: Y.Doc): boolean {
+  let blocks: number
+  let structs: ReturnType<typeof Y.decodeUpdate>['structs']
+  try {
+    blocks = clientBlocks(update)
+    structs = Y.decodeUpdate(update).structs
+  } catch {
+    return false
+  }
+  const next = new Map<number, number>()
+  for (const s of structs) {
+    if (!(s instanceof Y.Item) || s.content instanceof Y.ContentDeleted) return false
+    const expected = next.get(s.id.client) ?? Y.getState(doc.store, s.id.client)
+    if (s.id.clock !== expected) return false
+    next.set(s.id.client, expected + s.length)
+  }
+  // Yjs keeps one block per client (the last): an update that lists a client twice is not read as it looks
+  return blocks === next.size
+}

@@ -77,5 +77,3 @@ export const DEFAULT_START_POLL_MS = 50
  * learns the rest from the index (not limited: what a node not registered writes there is checked, docs/crdt.md).
  */
 export const NEW_JOBS_PER_SENDER = { ratePerSecond: 1, burst: 20 }
-/** The same for all senders together: a key per message costs an attacker nothing. */
-export const NEW_JOBS_ALL_SENDERS = { ratePerSecond: 10, burst: 200 }

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { rateLimiter } from '../crdt/index.js'
 import { readAnnouncement } from '../jobs/index.js'
-import { NEW_JOBS_ALL_SENDERS, NEW_JOBS_PER_SENDER } from './constants.js'
+import { NEW_JOBS_PER_SENDER } from './constants.js'
 import type { CoordMetrics, RecordVerifier } from '../coord/index.js'
 import type { KnownJob } from '../jobs/index.js'
 import type { PricingParams } from '../protocol/index.js'
@@ -36,17 +36,14 @@ export interface JobDiscovery {
 
 /**
  * Learning jobs from announcements (`/jobs` and `jobmesh/index`): forged and malformed ones are counted and dropped; a
- * record of another job under an index key is not that key's announcement; on `/jobs` each sender, and all senders
- * together, may announce only so many jobs new to this peer ({@link NEW_JOBS_PER_SENDER}, {@link NEW_JOBS_ALL_SENDERS}):
- * each is read on chain, and announcements and sender keys are free.
+ * record of another job under an index key is not that key's announcement; on `/jobs` each sender may announce only
+ * so many jobs new to this peer ({@link NEW_JOBS_PER_SENDER}): each is read on chain, and announcements are free. (No
+ * cap for all senders together: sender keys are free too, and such a cap would let a flood of fresh keys keep every
+ * new job out.)
  */
 export function jobDiscovery (host: JobDiscoveryHost): JobDiscovery {
   const perSender = rateLimiter(NEW_JOBS_PER_SENDER)
-  const allSenders = rateLimiter(NEW_JOBS_ALL_SENDERS)
-  const withinBudget = (from: string): boolean => {
-    const now = host.clock()
-    return perSender.take(from, now) === 'ok' && allSenders.take('*', now) === 'ok'
-  }
+  const withinBudget = (from: string): boolean => perSender.take(from, host.clock()) === 'ok'
   return {
     learn (record, source = {}) {
       const verdict = readAnnouncement(record, host.verifier, (jobId) => host.jobs.get(jobId), host.pricing, host.roundOf)

@@ -3,7 +3,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { testJob } from '@jobmesh/testkit'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createAdmission, INDEX_JOBS_MAP, PEERS_MAP, recordSigner } from '../../src/coord/index.js'
+import { createAdmission, INDEX_JOBS_MAP, PEERS_MAP, PROFILE_DOMAIN, recordSigner } from '../../src/coord/index.js'
 import { DEFAULT_ADMISSION_NEGATIVE_TTL_MS } from '../../src/coord/constants.js'
 import { INDEX_DOC, jobDocName } from '../../src/crdt/index.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
@@ -14,11 +14,13 @@ const FUNDED = '0x' + 'aa'.repeat(32)
 const NODE = '12D3KooWnode'
 let DAPP = ''
 let sign: (jobId: string) => Uint8Array
+let profile: Uint8Array
 
 beforeAll(async () => {
   const key = await generateKeyPair('Ed25519')
   DAPP = peerIdFromPrivateKey(key).toString()
   const signer = recordSigner(key, DAPP)
+  profile = signer.sign(`${PROFILE_DOMAIN}/${DAPP}`, new Uint8Array([1, 2, 3]))
   const job = testJob(1, 2)
   sign = jobId => signAnnouncement(signer, job.spec, jobId, job.specCid, DEFAULT_PRICING)
 })
@@ -74,9 +76,12 @@ describe('index admission', () => {
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set(FUNDED, sign(other)) }))).toBe('later')
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set(FUNDED, new Uint8Array(5000)) }))).toBe('later')
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap('x').set('junk', new Uint8Array(5000)) }))).toBe('later')
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(NODE, new Uint8Array(5)) }))).toBe('later')
-    // its own profile (the guard checks the record) needs no chain read at all
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, new Uint8Array(5)) }))).toBe('yes')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(NODE, profile) }))).toBe('later')
+    // its own profile: a valid record of its own, not junk under its key
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, new Uint8Array(5)) }))).toBe('later')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, profile) }))).toBe('yes')
+    // two values under one key in one update, or a key written and then deleted: not one announcement
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set(FUNDED, sign(FUNDED)); d.getMap(INDEX_JOBS_MAP).set(FUNDED, sign(FUNDED)) }))).toBe('later')
   })
 
   it('answers are cached: a known job is read once, an unknown one again after the negative TTL', async () => {
@@ -104,21 +109,23 @@ describe('index admission', () => {
     expect(reads).toEqual([])
   })
 
-  it('reads of unknown jobs have a budget per node and one for all: past them held back, far past a node\'s own refused', async () => {
+  it('reads of unknown jobs: one per update, within a budget per node and one for all; past them held back, never refused', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     const { admission, index, reads } = setup({ jobReads: { ratePerSecond: 1, burst: 3 }, allJobReads: { ratePerSecond: 1, burst: 5 } })
     const unknown = (i: number): string => `0x${(i + 1).toString(16).padStart(64, 'e')}`
+    // two jobs not read yet in one update: held back, nothing read
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(0), unknown(1)))).toBe('later')
+    expect(reads).toHaveLength(0)
     for (let i = 0; i < 3; i++) expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(i)))).toBe('later')
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(3)))).toBe('later')
     expect(reads).toHaveLength(3)
-    // a job cached as unknown costs no token (no read runs)
+    // past its own budget, however far: held back, not refused (a budget is this peer's state)
+    for (let i = 3; i < 12; i++) expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(i)))).toBe('later')
+    expect(reads).toHaveLength(3)
+    // a job cached as unknown costs no read
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(0)))).toBe('later')
-    // far past its own budget (a whole burst beyond): refused, the sender's score falls
-    for (let i = 4; i < 6; i++) await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(i)))
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unknown(9)))).toBe('no')
     // another node has its own budget, within the one for all (5: two left)
     const other = async (i: number): Promise<string> => await admission.admitUpdate('12D3KooWother', INDEX_DOC, announcing(index, unknown(i)))
-    expect([await other(10), await other(11), await other(12)]).toEqual(['later', 'later', 'later'])
+    expect([await other(20), await other(21), await other(22)]).toEqual(['later', 'later', 'later'])
     expect(reads).toHaveLength(5)
     // a job read once as known costs nothing after
     vi.setSystemTime(Date.now() + 60_000)

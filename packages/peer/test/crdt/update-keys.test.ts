@@ -1,7 +1,7 @@
 import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
-import { writtenKeys } from '../../src/crdt/index.js'
+import { appendsOnly, writtenKeys } from '../../src/crdt/index.js'
 
 /** What `write` adds to a copy of `base`, as the update a remote peer would send. */
 function updateOf (base: Y.Doc, write: (doc: Y.Doc) => void): Uint8Array {
@@ -105,5 +105,34 @@ describe('writtenKeys', () => {
   it('a crafted update that lists a client twice cannot be read', () => {
     const update = craft([item(7, 0, { map: 'jobs', key: '0xaa' })], [item(7, 0, { map: 'jobs', key: '0xbb' })])
     expect(writtenKeys(update, new Y.Doc())).toBeUndefined()
+  })
+
+  it('appendsOnly: what a peer writes is; a gap, a GC struct, deleted content, or a client listed twice is not', () => {
+    const doc = new Y.Doc()
+    doc.clientID = 5
+    doc.getMap('jobs').set('0xaa', 'real')
+    expect(appendsOnly(updateOf(doc, d => { d.getMap('jobs').set('0xbb', 'new') }), doc)).toBe(true)
+    // the same write, when the doc already holds it
+    const written = updateOf(doc, d => { d.getMap('jobs').set('0xbb', 'new') })
+    Y.applyUpdate(doc, written)
+    expect(appendsOnly(written, doc)).toBe(false)
+    // a gap: client 7 starts at clock 1, its clock 0 never sent (Yjs parks it as pending)
+    expect(appendsOnly(craft([item(7, 1, { map: 'jobs', key: '0xcc' })]), doc)).toBe(false)
+    // a GC struct claiming a range of another writer's clock
+    const gc = new Y.UpdateEncoderV1()
+    encoding.writeVarUint(gc.restEncoder, 1)
+    encoding.writeVarUint(gc.restEncoder, 1)
+    gc.writeClient(9)
+    encoding.writeVarUint(gc.restEncoder, 0)
+    new Y.GC(Y.createID(9, 0), 1000).write(gc, 0)
+    encoding.writeVarUint(gc.restEncoder, 0)
+    expect(appendsOnly(gc.toUint8Array(), doc)).toBe(false)
+    // deleted content
+    const deleted = new Y.Item(Y.createID(7, 0), null, null, null, null, null, 'k', new Y.ContentDeleted(1))
+    deleted.parent = 'jobs' as never
+    expect(appendsOnly(craft([deleted]), doc)).toBe(false)
+    // a client in two blocks (Yjs keeps the last), clocks that look contiguous
+    expect(appendsOnly(craft([item(7, 0, { map: 'peers', key: 'me' })], [item(7, 1, { origin: [7, 0] })]), doc)).toBe(false)
+    expect(appendsOnly(craft([item(7, 0, { map: 'peers', key: 'me' }), item(7, 1, { origin: [7, 0] })]), doc)).toBe(true)
   })
 })
