@@ -83,9 +83,12 @@ export function readAnnouncement (record: Uint8Array, verifier: RecordVerifier, 
     if (previous != null && round <= previous.round) return { kind: 'known', job: previous }
     if (a.spec == null && previous == null) return { kind: 'known' }
     const spec = a.spec != null ? decodeJobSpec(a.spec) : (previous as KnownJob).spec
+    // what a job needs is read from its spec (checked against the escrow's record of the job, settlement/funded-jobs.ts),
+    // not from the announcement's copy: anybody may re-sign an announcement of the job with other fields
+    const { minVramGb, gpuModel, modelId } = spec.requirements
     const job: KnownJob = {
-      jobId, specCid: a.specCid, spec, value: specValue(spec, pricing), minVramGb: a.minVramGb, gpuModel: a.gpuModel,
-      modelId: a.modelId, signer: verified.signer, round, key: roundKey(jobId, round)
+      jobId, specCid: a.specCid, spec, value: specValue(spec, pricing), minVramGb, gpuModel, modelId, signer: verified.signer,
+      round, key: roundKey(jobId, round)
     }
     return { kind: 'new', job, previous }
   } catch (err) {

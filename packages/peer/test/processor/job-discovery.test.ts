@@ -2,7 +2,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { testJob } from '@jobmesh/testkit'
 import { describe, expect, it } from 'vitest'
-import { createMetrics, recordSigner, recordVerifier } from '../../src/coord/index.js'
+import { ANNOUNCEMENT_DOMAIN, createMetrics, JobAnnouncement, recordSigner, recordVerifier } from '../../src/coord/index.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { NEW_JOBS_PER_SENDER } from '../../src/processor/constants.js'
 import { jobDiscovery } from '../../src/processor/job-discovery.js'
@@ -59,5 +59,18 @@ describe('job discovery', () => {
     expect(learnt).toHaveLength(NEW_JOBS_PER_SENDER.burst + 1)
     // the index (no sender) is not budgeted
     expect(learn(sign(jobId(n++)), { key: jobId(n - 1) })).toBeDefined()
+  })
+
+  it('what a job needs is read from its spec, not from the announcement\'s copy (anybody may re-sign it)', async () => {
+    const key = await generateKeyPair('Ed25519')
+    const signer = recordSigner(key, peerIdFromPrivateKey(key).toString())
+    const job = testJob(1, 2)
+    const honest = JobAnnouncement.decode(recordVerifier().verify(signAnnouncement(signer, job.spec, job.jobId, job.specCid, DEFAULT_PRICING), ANNOUNCEMENT_DOMAIN)?.payload ?? new Uint8Array())
+    const resigned = signer.sign(ANNOUNCEMENT_DOMAIN, JobAnnouncement.encode({ ...honest, minVramGb: 1000, gpuModel: 'H100', modelId: 'ipfs://nothing' }))
+    const { learn } = setup()
+    const learnt = learn(resigned)
+    expect(learnt?.minVramGb).toBe(job.spec.requirements.minVramGb)
+    expect(learnt?.gpuModel).toBe(job.spec.requirements.gpuModel)
+    expect(learnt?.modelId).toBe(job.spec.requirements.modelId)
   })
 })
