@@ -8,6 +8,7 @@ import { DEFAULT_ADMISSION_NEGATIVE_TTL_MS } from '../../src/coord/constants.js'
 import { INDEX_DOC, jobDocName } from '../../src/crdt/index.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { DEFAULT_PRICING } from '../../src/protocol/index.js'
+import { updateOf } from '../crdt/helpers.js'
 import type { AdmissionInit } from '../../src/coord/admission.js'
 
 const FUNDED = '0x' + 'aa'.repeat(32)
@@ -24,15 +25,6 @@ beforeAll(async () => {
   const job = testJob(1, 2)
   sign = jobId => signAnnouncement(signer, job.spec, jobId, job.specCid, DEFAULT_PRICING)
 })
-
-/** An update of a copy of `index`: `write` changes it. */
-function updateOf (index: Y.Doc, write: (doc: Y.Doc) => void): Uint8Array {
-  const copy = new Y.Doc()
-  Y.applyUpdate(copy, Y.encodeStateAsUpdate(index))
-  const before = Y.encodeStateVector(copy)
-  write(copy)
-  return Y.encodeStateAsUpdate(copy, before)
-}
 
 /** An update announcing each job (a valid announcement signed by DAPP, under its own key). */
 const announcing = (index: Y.Doc, ...jobIds: string[]): Uint8Array =>

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import * as Y from 'yjs'
 import { createDocStore } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import type { DocStore, DocStoreInit } from '../../src/crdt/index.js'
@@ -47,4 +48,13 @@ export class Harness {
 /** Dials b from a and waits until the connection is up. */
 export async function connect (a: Peer, b: Peer): Promise<void> {
   await a.node.libp2p.dial(b.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+}
+
+/** What `write` adds to a copy of `base`: the update a remote peer would send. */
+export function updateOf (base: Y.Doc, write: (doc: Y.Doc) => void): Uint8Array {
+  const copy = new Y.Doc()
+  Y.applyUpdate(copy, Y.encodeStateAsUpdate(base))
+  const before = Y.encodeStateVector(copy)
+  write(copy)
+  return Y.encodeStateAsUpdate(copy, before)
 }

@@ -2,15 +2,7 @@ import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import { appendsOnly, writtenKeys } from '../../src/crdt/index.js'
-
-/** What `write` adds to a copy of `base`, as the update a remote peer would send. */
-function updateOf (base: Y.Doc, write: (doc: Y.Doc) => void): Uint8Array {
-  const copy = new Y.Doc()
-  Y.applyUpdate(copy, Y.encodeStateAsUpdate(base))
-  const before = Y.encodeStateVector(copy)
-  write(copy)
-  return Y.encodeStateAsUpdate(copy, before)
-}
+import { updateOf } from './helpers.js'
 
 const plain = (keys: ReturnType<typeof writtenKeys>): Record<string, string[]> | undefined =>
   keys == null ? undefined : Object.fromEntries([...keys].map(([map, entries]) => [map, [...entries.keys()].sort()]))
