@@ -61,17 +61,17 @@ export const DEFAULT_LOCAL_MAX_FAILURES = 3
 /** A peer found not registered is asked about again after this long (ms). */
 export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000
 /**
- * The most announcements one update of the index by a node not registered may write (`admitUpdate`): a DApp's
- * announcement is one (at most one of them may be of a job not read yet).
+ * The most announcements one update of the index by a node not registered may write (`admitUpdate`): a DApp writes
+ * one per job, and a few when it submits several at once.
  */
 export const DEFAULT_ADMISSION_MAX_JOB_READS = 8
 /** The largest profile record a node that is not registered may write to the index (bytes). */
 export const MAX_PROFILE_BYTES = 2048
 /**
  * How many jobs not known yet a node that is not registered may have read on chain through its updates of the index
- * (`admitUpdate`, a token bucket per node): a DApp announces a job at a time; past it the update is held back.
+ * (`admitUpdate`, a token bucket per node): a DApp may submit dozens of jobs at once; past it the update is held back.
  */
-export const DEFAULT_ADMISSION_JOB_READS = { ratePerSecond: 1, burst: 10 }
+export const DEFAULT_ADMISSION_JOB_READS = { ratePerSecond: 5, burst: 50 }
 /** The same for all nodes that are not registered together (`admitUpdate`): a key per update costs an attacker nothing. */
 export const DEFAULT_ADMISSION_ALL_JOB_READS = { ratePerSecond: 10, burst: 100 }
 /** Per-peer rate of coordination messages on each topic (token bucket): messages per second and burst. */

@@ -35,8 +35,8 @@ export function ownProfile (verifier: RecordVerifier, writer: string, entries: M
 
 /**
  * What a node that is not registered may write to the index (docs/crdt.md, Ownership): its own profile, and one valid
- * announcement under each job's own key, of at most `maxJobs` jobs the escrow knows, of which at most one not read
- * yet (a DApp announces a job at a time); that read within the writer's budget and the one for all writers. `later`
+ * announcement under each job's own key, of at most `maxJobs` jobs the escrow knows; each job not read yet is read
+ * within the writer's budget and the one for all writers (a token each, only for a read that runs). `later`
  * for anything else: not applied, and no penalty (a lagging RPC node, or an honest node passing on a diff, can send
  * such an update; a budget is this peer's state, which a forwarder cannot know).
  */
@@ -49,8 +49,9 @@ export async function indexWriteVerdict (components: IndexWritesComponents, writ
   const entries = keys.get(INDEX_JOBS_MAP) ?? new Map<string, unknown[]>()
   if (entries.size > maxJobs || !announcesItsKey(components.verifier, entries)) return 'later'
   const jobIds = [...entries.keys()]
-  const due = jobIds.filter(components.jobs.due)
-  if (due.length > 1) return 'later'
-  if (due.length === 1 && (components.reads.take(writer) !== 'ok' || components.allReads.take('*') !== 'ok')) return 'later'
+  const reads = jobIds.filter(components.jobs.due).length
+  for (let i = 0; i < reads; i++) {
+    if (components.reads.take(writer) !== 'ok' || components.allReads.take('*') !== 'ok') return 'later'
+  }
   return (await Promise.all(jobIds.map(components.jobs.ask))).every(Boolean) ? 'yes' : 'later'
 }

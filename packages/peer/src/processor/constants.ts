@@ -73,7 +73,8 @@ export const DEFAULT_START_WAIT_MS = 2_000
 export const DEFAULT_START_POLL_MS = 50
 /**
  * Jobs new to a peer that one sender may announce on `/jobs` (a token bucket per sender): each is read on chain
- * (`fundedJobs`), and announcements are free to sign. A DApp announces a job at a time; a peer asking for open jobs
- * learns the rest from the index (not limited: what a node not registered writes there is checked, docs/crdt.md).
+ * (`fundedJobs`), and announcements are free to sign. A DApp may submit dozens of jobs at once (the e2e tests submit
+ * 20); a peer asking for open jobs learns the rest from the index (not limited: what a node not registered writes
+ * there is checked, docs/crdt.md).
  */
-export const NEW_JOBS_PER_SENDER = { ratePerSecond: 1, burst: 20 }
+export const NEW_JOBS_PER_SENDER = { ratePerSecond: 5, burst: 100 }
