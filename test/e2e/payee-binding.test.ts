@@ -47,5 +47,5 @@ describe('end to end: a faker whose profile names another node\'s wallet', () =>
     } finally {
       provider.destroy()
     }
-  }, 300_000)
+  }, 480_000)
 })

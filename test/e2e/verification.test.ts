@@ -87,7 +87,7 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
     } finally {
       provider.destroy()
     }
-  }, 300_000)
+  }, 480_000)
 })
 
 describe('end to end: a faked MicroJob whose output is withheld does not stall the job', () => {
@@ -137,7 +137,7 @@ describe('end to end: a faked MicroJob whose output is withheld does not stall t
     } finally {
       provider.destroy()
     }
-  }, 300_000)
+  }, 480_000)
 })
 
 /** Smallest and largest counts of Binomial(n, p) outside which lies at most `alpha` on each side. */

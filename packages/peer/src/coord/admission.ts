@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { appendsOnly, INDEX_DOC, jobIdOfDoc, rateLimiter, writtenKeys } from '../crdt/index.js'
 import { cachedAnswers } from './cached-answers.js'
 import {
-  ANNOUNCEMENT_DOMAIN, DEFAULT_ADMISSION_ALL_JOB_READS, DEFAULT_ADMISSION_JOB_READS, DEFAULT_ADMISSION_MAX_JOB_READS,
+  ANNOUNCEMENT_DOMAIN, DEFAULT_ADMISSION_ALL_JOB_READS, DEFAULT_ADMISSION_JOB_READS, DEFAULT_ADMISSION_MAX_ANNOUNCEMENTS,
   DEFAULT_ADMISSION_NEGATIVE_TTL_MS, INDEX_JOBS_MAP, PEERS_MAP
 } from './constants.js'
 import { indexWriteVerdict, ownProfile } from './index-writes.js'
@@ -33,7 +33,7 @@ export interface AdmissionInit {
    */
   negativeTtlMs?: number
   /** The most announcements one update of the index by a node not registered may write. */
-  maxJobReads?: number
+  maxAnnouncements?: number
   /** How many jobs not known yet each node not registered may have read on chain (a token bucket per node). */
   jobReads?: RateLimitInit
   /** The same for all such nodes together (writer keys are free). */
@@ -51,14 +51,14 @@ export interface Admission {
  * Who may write a doc (the doc store's `admit` and `admitUpdate`): the index doc is open to every peer (a DApp's node
  * announces its jobs there; its records are guarded per key, docs/crdt.md), but an update of it from a node that is
  * not registered is applied only when it only appends (`appendsOnly`) its own profile or announcements of jobs the
- * escrow knows (with `jobKnown`; `indexWriteVerdict`): announcements are free to sign, jobs cost a deposit. A job doc is open only to registered nodes and to the node that
- * announced the job (its creator's). Answers are cached: positive ones for the life of the process, negative ones
+ * escrow knows (with `jobKnown`; `indexWriteVerdict`): announcements are free to sign, jobs cost a deposit. A job doc
+ * is open only to registered nodes and to the node that announced the job (its creator's). Answers are cached: positive ones for the life of the process, negative ones
  * for {@link DEFAULT_ADMISSION_NEGATIVE_TTL_MS}; concurrent lookups of one peer or job share one call.
  */
 export function createAdmission (components: AdmissionComponents, init: AdmissionInit = {}): Admission {
   const verifier = components.verifier ?? recordVerifier()
   const negativeTtlMs = init.negativeTtlMs ?? DEFAULT_ADMISSION_NEGATIVE_TTL_MS
-  const maxJobReads = init.maxJobReads ?? DEFAULT_ADMISSION_MAX_JOB_READS
+  const maxAnnouncements = init.maxAnnouncements ?? DEFAULT_ADMISSION_MAX_ANNOUNCEMENTS
   const isRegistered = cachedAnswers(components.isRegistered, negativeTtlMs).ask
   const writes = components.jobKnown == null
     ? undefined
@@ -92,7 +92,7 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
       const profile = keys?.size === 1 ? keys.get(PEERS_MAP) : undefined
       if (profile != null && ownProfile(verifier, peerId, profile)) return 'yes'
       if (await isRegistered(peerId)) return 'yes'
-      const verdict = keys == null ? 'later' : await indexWriteVerdict(writes, peerId, keys, maxJobReads)
+      const verdict = keys == null ? 'later' : await indexWriteVerdict(writes, peerId, keys, maxAnnouncements)
       if (verdict !== 'yes') log('%s is not a registered node: its update of %s is held back', peerId, docName)
       return verdict
     }

@@ -64,7 +64,7 @@ export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000
  * The most announcements one update of the index by a node not registered may write (`admitUpdate`): a DApp writes
  * one per job, and a few when it submits several at once.
  */
-export const DEFAULT_ADMISSION_MAX_JOB_READS = 8
+export const DEFAULT_ADMISSION_MAX_ANNOUNCEMENTS = 8
 /** The largest profile record a node that is not registered may write to the index (bytes). */
 export const MAX_PROFILE_BYTES = 2048
 /**

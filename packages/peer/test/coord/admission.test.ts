@@ -91,7 +91,7 @@ describe('index admission', () => {
   })
 
   it('holds back, without a read, a flood in one update and an update it cannot place', async () => {
-    const { admission, index, reads } = setup({ maxJobReads: 4 })
+    const { admission, index, reads } = setup({ maxAnnouncements: 4 })
     const flood = Array.from({ length: 5 }, (_, i) => `0x${i.toString(16).padStart(64, '0')}`)
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, ...flood))).toBe('later')
     // an overwrite of an entry this peer does not hold: what it writes cannot be told
