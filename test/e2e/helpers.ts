@@ -52,7 +52,7 @@ export function cheatedOn (output: readonly string[], jobId: string): string | u
  * hundred ms after the others (its content pinned later on a busy machine) finds every MacroJob taken. Such a job is
  * honest; it is left to be released, and the next one finds every peer warm.
  */
-export async function submitUntilCheated (client: JobClient, cheater: { output: readonly string[] },
+export async function submitUntilCheated (devnet: Devnet, client: JobClient, cheater: { output: readonly string[] },
   submit: () => Promise<SubmittedJob>, attempts = 3): Promise<SubmittedJob> {
   for (let attempt = 1; ; attempt++) {
     const job = await submit()
@@ -60,6 +60,7 @@ export async function submitUntilCheated (client: JobClient, cheater: { output: 
       if (cheatedOn(cheater.output, job.jobId) != null) return 'cheated'
       return (await client.status(job.jobId)).status === 'Released' ? 'honest' : undefined
     }, { what: `a cheat on, or the release of, job ${job.jobId}`, timeoutMs: 150_000, intervalMs: 250 })
+      .catch(withHistory(devnet, job.jobId))
     if (cheated === 'cheated') return job
     if (attempt >= attempts) throw new Error(`the cheating peer processed no MicroJob of ${attempts} jobs`)
     console.info(`the cheating peer processed no MicroJob of job ${attempt} (${job.jobId}): submitting another`)

@@ -31,7 +31,7 @@ describe('end to end: a faker whose profile names another node\'s wallet', () =>
       const [fakerBefore, victimBefore] = [await stake(0), await stake(1)]
       // two MacroJobs per peer, every MicroJob re-run by the verifiers: the fake is found in round 0
       const price = parseEther('1')
-      const job = await submitUntilCheated(client, devnet.peers[0],
+      const job = await submitUntilCheated(devnet, client, devnet.peers[0],
         async () => await submitMandelbrot(client, { image: IMAGE, macroJobs: 8, microJobsPerMacro: 2, price, verification: 'full' }))
       const rejected = await waitFor(async () => {
         const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(job.jobId))

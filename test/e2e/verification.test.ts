@@ -55,7 +55,7 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
       const stakes = await stakesOf(devnet, nodeRegistry)
       // a MacroJob per peer: each peer claims one; a faker that learns the job late may find nothing open, and then
       // the next job is the test's
-      const job = await submitUntilCheated(client, devnet.peers[0],
+      const job = await submitUntilCheated(devnet, client, devnet.peers[0],
         async () => await submitMandelbrot(client, { image: IMAGE, macroJobs: 4, microJobsPerMacro: 4, price: parseEther('1'), verification: 'full' }))
       expect(job.samples).toBe(4)
 
@@ -110,7 +110,7 @@ describe('end to end: a faked MicroJob whose output is withheld does not stall t
       const stakes = await stakesOf(devnet, nodeRegistry)
       // two MacroJobs per peer: each peer claims one at once; a faker that learns the job late may find nothing open,
       // and then the next job is the test's
-      const job = await submitUntilCheated(client, devnet.peers[0],
+      const job = await submitUntilCheated(devnet, client, devnet.peers[0],
         async () => await submitMandelbrot(client, { image: IMAGE, macroJobs: 8, microJobsPerMacro: 2, price: parseEther('1'), verification: 'full' }))
       const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 150_000 })
         .catch(withHistory(devnet, job.jobId))
