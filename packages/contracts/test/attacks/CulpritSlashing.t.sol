@@ -46,6 +46,29 @@ contract CulpritSlashingTest is AttackBase {
         assertTrue(stakeOf(honestProc) >= proc0);
     }
 
+    /// A thieving submitter re-points a leaf to its own sock-puppet node, staked far below the bond, that signed a
+    /// copy of the output (no work of its own). The verifiers blame the payee; the sock-puppet's whole stake falls
+    /// short of the bond, and the submitter that chose to pay it loses the rest: the theft still costs the bond.
+    function test_payeeStakedBelowTheBondLeavesTheRestToTheSubmitter() public {
+        uint256 fee = 10 ether; // bond 20 ether
+        address sock = registerNode(9, GPU_A, 24, 1 ether);
+        JobEscrowBase.CreateJobParams memory p = jobParams(1, 4, 3);
+        p.samples = 4;
+        bytes32 id = createJob(p, fee);
+        Results memory truth = buildResults(id, 1, 4, "honest", one(nodeAddr(2)));
+        Results memory sent = copyResults(truth);
+        sent.payees[1] = sock;
+        _rebuild(id, 4, sent);
+        uint256 att0 = stakeOf(attacker);
+        uint256 sock0 = stakeOf(sock);
+        submit(id, attacker, sent.root);
+        verifyRound(id, sent, views3(truth, truth, truth), allBlame(3));
+        assertEq(status(id), uint256(JobEscrowBase.Status.Open), "rejected");
+        assertEq(sock0 - stakeOf(sock), 1 ether, "the sock-puppet loses its whole stake");
+        assertEq(att0 - stakeOf(attacker), 2 * fee - 1 ether, "the submitter loses the rest of the bond");
+        assertEq(registry.lockedStake(attacker), 0, "and nothing stays locked");
+    }
+
     /// The culprit is announced: JobRejected carries the slashed address and the sample position, so the next
     /// round can exclude the culprit's work.
     function test_rejectionNamesTheCulprit() public {

@@ -111,7 +111,9 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
     }
     progress('contracts')
     const deployer = new Wallet(anvil.accounts[DAPP_ACCOUNT].privateKey, provider)
-    const deployment = await deploy(deployer, { ...init.contracts, signal: init.signal })
+    // the escrow turns a sample's re-run seconds into commit-window blocks with its block time: this chain's
+    const escrow = { secondsPerBlock: Math.max(1, Math.ceil(blockTime)), ...init.contracts?.escrow }
+    const deployment = await deploy(deployer, { ...init.contracts, escrow, signal: init.signal })
     const deploymentFile = join(dir, `deployment-${deployment.chainId}.json`)
     await writeFile(deploymentFile, serializeDeployment(deployment))
     const bootstrap: string[] = []
