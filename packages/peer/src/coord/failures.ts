@@ -1,4 +1,4 @@
-import { DEFAULT_FAILURE_PEERS, DEFAULT_MAX_FAILURES } from './constants.js'
+import { DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_FAILURES } from './constants.js'
 import { TypedEvents } from './events.js'
 import { failureScope, microKey, parseResultKey, resultKey, resultSlot } from './keys.js'
 import { FailureRecord } from './pb/coord.js'
@@ -27,6 +27,11 @@ export interface JobFailuresInit {
   maxFailures?: number
   /** Distinct peers that must have failed before the job is given up. Default {@link DEFAULT_FAILURE_PEERS}. */
   failurePeers?: number
+  /**
+   * Most attempts one record counts for: a peer gives a job up after that many of its own, so a record that claims
+   * more is not believed past it. Default {@link DEFAULT_LOCAL_MAX_FAILURES}.
+   */
+  localMaxFailures?: number
 }
 
 export interface JobFailuresEvents {
@@ -55,6 +60,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
   private readonly components: JobFailuresComponents
   private readonly maxFailures: number
   private readonly failurePeers: number
+  private readonly maxAttemptsPerRecord: number
   private readonly valid = new Map<string, Failure>()
   private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
   private stopped = false
@@ -67,6 +73,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     this.scope = failureScope(jobId)
     this.maxFailures = init.maxFailures ?? DEFAULT_MAX_FAILURES
     this.failurePeers = init.failurePeers ?? DEFAULT_FAILURE_PEERS
+    this.maxAttemptsPerRecord = init.localMaxFailures ?? DEFAULT_LOCAL_MAX_FAILURES
     for (const key of map.keys()) this.check(key)
     this.observer = (event) => {
       for (const key of event.keysChanged) this.check(key)
@@ -142,7 +149,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     }
     try {
       const f = FailureRecord.decode(record.payload)
-      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.max(1, f.attempts), reason: f.reason })
+      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.min(this.maxAttemptsPerRecord, Math.max(1, f.attempts)), reason: f.reason })
     } catch {
       if (this.components.metrics != null) this.components.metrics.invalidRecords++
     }

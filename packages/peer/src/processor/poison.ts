@@ -62,3 +62,18 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
     giveUp(host.endHost, ctx, { ...ctx.failures.summary(), attempts: local, peers: 1 })
   }
 }
+
+/**
+ * The CRDT says the job failed: this peer gives it up only once one of its own runs failed too. A failure record is
+ * a signed claim, free to write for any key (two colluding keys, the DApp's own node among them, could otherwise
+ * fail a healthy job that is nearly done on every peer, and its creator would refund the work at the deadline); a
+ * peer that has not failed here goes on working, and meets a real poison MicroJob in the queue soon enough.
+ */
+export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
+  const jobId = ctx.job.jobId
+  if ((host.localFailures.get(jobId) ?? 0) === 0) {
+    log('job %s: the CRDT says it failed, no run failed here: working on', jobId)
+    return
+  }
+  giveUp(host.endHost, ctx, ctx.failures.summary())
+}

@@ -10,10 +10,10 @@ import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protoco
 import { DEFAULT_IDLE_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { jobDiscovery } from './job-discovery.js'
-import { giveUp, jobComplete } from './job-end.js'
+import { jobComplete } from './job-end.js'
 import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
-import { healthyFirst, itemFailed } from './poison.js'
+import { healthyFirst, itemFailed, jobFailedInCrdt } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
@@ -353,12 +353,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const c = ctx
     progress.addEventListener('complete', (evt) => { void jobComplete(this.endHost, c, evt.detail.local) })
     progress.addEventListener('microjob:done', () => { c.wake?.() })
-    failures.addEventListener('failed', (evt) => { giveUp(this.endHost, c, evt.detail) })
+    failures.addEventListener('failed', () => { jobFailedInCrdt(this.poisonHost, c) })
     this.contexts.set(job.jobId, ctx)
     this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(macroTopic(job.key))
     if (progress.complete) void jobComplete(this.endHost, ctx, false)
-    else if (failures.failed) giveUp(this.endHost, ctx, failures.summary())
+    else if (failures.failed) jobFailedInCrdt(this.poisonHost, ctx)
     return ctx
   }
 

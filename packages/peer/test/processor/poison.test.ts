@@ -2,7 +2,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { FAILURES_MAP, JobFailures, RESULTS_MAP, jobsTopic, recordSigner, recordVerifier } from '../../src/coord/index.js'
+import { FAILURES_MAP, FailureRecord, JobFailures, RESULTS_MAP, failureScope, jobsTopic, microKey, recordSigner, recordVerifier, resultKey } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs } from '../../src/processor/index.js'
@@ -63,6 +63,36 @@ describe('poison isolation', () => {
     }
   })
 
+  it('forged failure records do not make a peer give up a healthy job: only a failure of its own does', async () => {
+    const job = testJob(2, 16)
+    peers = await startPeers(3, { executor: testExecutor({ workMs: 40 }) })
+    const failedEvents: string[] = []
+    for (const p of peers) p.processor.addEventListener('job:failed', (evt) => { failedEvents.push(`${p.id} ${evt.detail.jobId}`) })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const complete = peers.map(p => new Promise<void>(resolve => {
+      p.processor.addEventListener('job:complete', (evt) => { if (evt.detail.jobId === job.jobId) resolve() })
+    }))
+    const firstDone = new Promise<void>(resolve => { peers[0].processor.addEventListener('microjob:done', () => { resolve() }) })
+    await peers[1].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await firstDone
+    // two keys that never ran a MicroJob sign failures, one claiming 100 attempts, in a doc the peers gossip
+    const doc = peers[0].docs.get(jobDocName(job.jobId))!
+    for (const attempts of [100, 1]) {
+      const key = await generateKeyPair('Ed25519')
+      const signer = recordSigner(key, peerIdFromPrivateKey(key).toString())
+      doc.getMap<Uint8Array>(FAILURES_MAP).set(resultKey(0, 1, signer.peerId),
+        signer.sign(`${failureScope(job.jobId)}/${microKey(0, 1)}`, FailureRecord.encode({ term: 1, attempts, reason: 'WasmTrapError' })))
+    }
+    for (const p of peers) {
+      const seen = p.docs.get(jobDocName(job.jobId))!
+      await waitFor(() => new JobFailures({ verifier: recordVerifier() }, seen.getMap(FAILURES_MAP), job.jobId).failed, { timeoutMs: 10_000, what: 'the forged failed state synced' })
+    }
+    await Promise.all(complete)
+    expect(failedEvents).toEqual([])
+    for (const p of peers) expect(p.processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('complete')
+  })
+
   it('JobFailures: a job fails after the bounded attempts from at least two peers; a peer only writes its own slot', async () => {
     const doc = new Y.Doc()
     const job = '0x' + '11'.repeat(32)
@@ -85,6 +115,13 @@ describe('poison isolation', () => {
     // junk or a record in someone else's slot does not count
     doc.getMap(FAILURES_MAP).set('0.2/zzzzzzzz', new Uint8Array([1, 2, 3]))
     expect(reader.summary().attempts).toBe(4)
+    // a record counts for at most the attempts after which a peer gives up alone, whatever it claims
+    const other = new Y.Doc()
+    const c = await generateKeyPair('Ed25519')
+    const liar = recordSigner(c, peerIdFromPrivateKey(c).toString())
+    other.getMap<Uint8Array>(FAILURES_MAP).set(resultKey(0, 3, liar.peerId),
+      liar.sign(`${failureScope(job)}/${microKey(0, 3)}`, FailureRecord.encode({ term: 1, attempts: 1000, reason: 'WasmTrapError' })))
+    expect(new JobFailures({ verifier: recordVerifier() }, other.getMap(FAILURES_MAP), job).summary()).toMatchObject({ attempts: 3, peers: 1 })
   })
 
   it('bounds a run by the job estimate', () => {
