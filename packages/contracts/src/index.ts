@@ -58,12 +58,13 @@ export { decodeContractError } from './decode.js'
 export type { DecodedContractError } from './decode.js'
 export type { TypedContract, AbiParameter, AbiFunction, AbiValue, AbiArgs, AbiResult } from './types.js'
 export { JobStatus } from './status.js'
+export { rerunAllowanceMs } from './rerun-allowance.js'
 export { PEER_BINDING_DOMAIN, ed25519PeerId, peerBindingMessage, signPeerBinding } from './peer-binding.js'
 export type { PeerBindingKey, PeerIdProof } from './peer-binding.js'
 export { createChainClient } from './client/create-client.js'
 export type { ChainClient, ChainClientComponents, ChainClientInit, CallOptions, WaitOptions, WatchOptions } from './client/client-types.js'
 export type {
-  CreateJobInput, EscrowJobState, JobLimits, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
+  CommitTimes, CreateJobInput, EscrowJobState, JobLimits, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
   VerifierState
 } from './client/contract-types.js'
 export type { TxOptions, TxResult } from './client/tx-sender.js'

@@ -9,7 +9,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree'
 import { AbiCoder, Wallet, concat, hexlify, id as keccakUtf8, keccak256, parseEther } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testWallet, workerAnvil } from '@jobmesh/testkit/anvil'
-import { connect, createProvider, decodeContractError, deploy, JobStatus, peerBindingMessage, signPeerBinding } from '../src/index.js'
+import { connect, createProvider, decodeContractError, deploy, JobStatus, peerBindingMessage, rerunAllowanceMs, signPeerBinding } from '../src/index.js'
 import type { Anvil, Deployment, JobmeshContracts, PeerBindingKey, PeerIdProof } from '../src/index.js'
 import type { ContractTransactionResponse, JsonRpcProvider, TransactionReceipt } from 'ethers'
 
@@ -220,6 +220,13 @@ describe('settlement lifecycle on anvil', () => {
     await mine()
     const selected = await ok(jobEscrow.selectVerifiers(job.jobId))
     expect(eventNames(jobEscrow, selected)).toContain('VerifiersSelected')
+    // the commit window the draw opened is what a processor bounds its runs by (rerunAllowanceMs), re-run by re-run
+    const j = await jobEscrow.jobs(job.jobId)
+    const p = await jobEscrow.params()
+    const times = { commitWindowBlocks: Number(p.commitWindow), secondsPerBlock: Number(p.secondsPerBlock), maxRerunBlocks: Number(await jobEscrow.MAX_RERUN_BLOCKS()) }
+    const reruns = Number(j.samples) * Number(j.macroJobs)
+    expect(rerunAllowanceMs({ samples: Number(j.samples), macroJobs: Number(j.macroJobs), secondsPerMicroJob: Number(j.secondsPerMicroJob) }, times))
+      .toBe(Math.floor((Number(j.commitDeadline) - Number(j.seedDeadline)) * times.secondsPerBlock * 1000 / reruns))
     const drawn = (await provider.getBlock(submitted.blockNumber + 1))!.hash!
     expect((await jobEscrow.jobs(job.jobId)).drawEntropy).toBe(drawn)
     const verifiers = (await jobEscrow.verifiersOf(job.jobId)).map((v) => nodes.find((w) => w.address === v.node)!)

@@ -228,6 +228,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           : async jobId => { await chain.settlement.onJobComplete(jobId) },
         rounds: chain?.settlement,
         roundOf: funded?.round,
+        runLimitMs: funded?.runLimitMs,
         pricing: chain?.pricing ?? init.processor?.pricing,
         hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0, heldModelIds: holdings.held }
       })

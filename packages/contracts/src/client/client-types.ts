@@ -1,5 +1,5 @@
 import type {
-  CreateJobInput, EscrowJobState, JobLimits, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
+  CommitTimes, CreateJobInput, EscrowJobState, JobLimits, JobStatusName, PricingParams, RegisterInput, RegisterResult, RevealInput, SampleLeaf, SeedCommitState,
   VerifierState
 } from './contract-types.js'
 import type { ChainEvent, EventFilter } from './events.js'
@@ -172,6 +172,8 @@ export interface ChainClient {
   pricing(options?: CallOptions): Promise<PricingParams>
   /** What `createJob` accepts (`MIN_VERIFIERS`, `params().maxVerifiers`, `params().maxDeadline`): check a job before paying. */
   jobLimits(options?: CallOptions): Promise<JobLimits>
+  /** What sizes every job's commit window (`params()`, `MAX_RERUN_BLOCKS`): see {@link rerunAllowanceMs}. */
+  commitTimes(options?: CallOptions): Promise<CommitTimes>
   /** Events in `[fromBlock, toBlock]` (default: deployment block to head), in chain order, scanned in chunks. */
   findEvents(filter: EventFilter & BlockRange, options?: CallOptions): Promise<ChainEvent[]>
   /** The job's `JobCreated` event (spec CID, creator, block), or undefined. */

@@ -46,6 +46,8 @@ export interface EscrowJobState {
   fee: bigint
   macroJobs: number
   microJobsPerMacro: number
+  /** The creator's run-time hint: the commit window gives each sampled re-run this long ({@link rerunAllowanceMs}). */
+  secondsPerMicroJob: number
   /** The sample is fixed: every drawn verifier revealed its seed, or the seed window was closed. */
   entropySet: boolean
   /** The verifiers were drawn (the draw blockhash is set). */
@@ -169,6 +171,16 @@ export interface PricingParams {
  * (`InvalidVerifierCount(k, min, max)` otherwise) and a deadline at most `maxDeadlineSeconds` after the block that
  * creates the job (`InvalidDeadline()` otherwise).
  */
+/** What sizes a job's commit window (`JobEscrow.params()` and `MAX_RERUN_BLOCKS`), see {@link rerunAllowanceMs}. */
+export interface CommitTimes {
+  /** `params().commitWindow`: blocks every job's commit window has, besides its sample's re-run time. */
+  commitWindowBlocks: number
+  /** `params().secondsPerBlock`: turns the sample's re-run seconds into blocks. */
+  secondsPerBlock: number
+  /** `MAX_RERUN_BLOCKS`: the re-run time's cap, in blocks. */
+  maxRerunBlocks: number
+}
+
 export interface JobLimits {
   /** `JobEscrow.MIN_VERIFIERS`: fewest verifiers a job may ask for. */
   minVerifiers: number

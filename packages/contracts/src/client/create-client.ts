@@ -10,6 +10,7 @@ import { credits } from '../actions/escrow/credits.js'
 import { isClaimed } from '../actions/escrow/is-claimed.js'
 import { jobStatus } from '../actions/escrow/job-status.js'
 import { job } from '../actions/escrow/job.js'
+import { commitTimes } from '../actions/escrow/commit-times.js'
 import { jobLimits } from '../actions/escrow/job-limits.js'
 import { pricing } from '../actions/escrow/pricing.js'
 import { processorPool } from '../actions/escrow/processor-pool.js'
@@ -136,6 +137,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     processorPool: async (jobId, options) => processorPool(c, jobId, options),
     pricing: async (options) => pricing(c, options),
     jobLimits: async (options) => jobLimits(c, options),
+    commitTimes: async (options) => commitTimes(c, options),
     findEvents: async (filter, options) => findEvents(c, filter, options),
     jobCreated: async (jobId, options) => jobCreated(c, jobId, options),
     jobsCreatedBy: async (creator, options) => jobsCreatedBy(c, creator, options),

@@ -159,6 +159,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       jobPeers: (ctx) => (this.components.pubsub.getSubscribers?.(macroTopic(ctx.job.key)).length ?? 0) + 1,
       idleMs: init.idleMs,
       renewMs: this.leases.renewMs,
+      runLimitMs: init.runLimitMs,
       clock: this.clock,
       deadlineClock: init.deadlineClock ?? Date.now,
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),

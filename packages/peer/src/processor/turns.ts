@@ -30,6 +30,8 @@ export interface TurnHost {
   readonly turnWaitMs?: number
   /** A running MicroJob's lease is renewed this often (ms). */
   readonly renewMs: number
+  /** ProcessorInit.runLimitMs. */
+  runLimitMs?(jobId: string): number | undefined
   clock(): number
   /** The time deadlines are read against (ProcessorInit.deadlineClock). */
   deadlineClock(): number
@@ -232,7 +234,7 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
   })
   const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, host.renewMs)
   try {
-    const { output, digest } = await host.executor.run(task, { signal, timeoutMs: runTimeoutMs(ctx.job.spec) })
+    const { output, digest } = await host.executor.run(task, { signal, timeoutMs: runLimit(host, ctx) })
     ctx.turnSize.record(host.clock() - started)
     const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
     let outputCid = await host.storeOutput?.(output)
@@ -256,4 +258,9 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
   } finally {
     clearInterval(renew)
   }
+}
+
+/** A run's time limit: the spec's (`runTimeoutMs`), within what the job's commit window gives a verifier's re-run. */
+function runLimit (host: Pick<TurnHost, 'runLimitMs'>, ctx: JobContext): number {
+  return Math.min(runTimeoutMs(ctx.job.spec), host.runLimitMs?.(ctx.job.jobId) ?? Infinity)
 }

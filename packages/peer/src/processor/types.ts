@@ -72,6 +72,11 @@ export interface ProcessorInit {
    * names; a job is then worked on in that round, whatever announcements say. Default: the announced round (no chain).
    */
   roundOf?(jobId: string, announced: number): number | undefined
+  /**
+   * The longest one run of a job's MicroJob may take, in ms, besides the spec's own bound (`runTimeoutMs`): on a chain,
+   * what the job's commit window gives a verifier per sampled re-run (`FundedJobs.runLimitMs`). Default: no other bound.
+   */
+  runLimitMs?(jobId: string): number | undefined
   /** Poison isolation: failed attempts after which a job is given up (coord/failures.ts). */
   failures?: JobFailuresInit
   /** This peer gives a job up after this many of its own failed attempts. Default {@link DEFAULT_LOCAL_MAX_FAILURES}. */

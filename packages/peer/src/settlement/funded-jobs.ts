@@ -3,12 +3,13 @@ import { encodeJobSpec } from '../protocol/index.js'
 import { rawBlockCid } from '../storage/index.js'
 import { DEFAULT_JOB_STATUS_RECHECK_MS, ROUND_RECHECK_MS, UNKNOWN_JOB_GIVE_UP_MS, UNKNOWN_JOB_RECHECK_MAX_MS } from './constants.js'
 import type { JobSpec } from '../protocol/index.js'
-import type { ChainClient, JobStatusName } from '@jobmesh/contracts'
+import { rerunAllowanceMs } from '@jobmesh/contracts'
+import type { ChainClient, CommitTimes, EscrowJobState, JobStatusName } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
 
 export interface FundedJobsComponents {
-  chain: Pick<ChainClient, 'job' | 'jobCreated'>
+  chain: Pick<ChainClient, 'job' | 'jobCreated' | 'commitTimes'>
   /** Default `Date.now`. */
   clock?: () => number
 }
@@ -22,7 +23,10 @@ export interface FundedJobsInit {
   onRound?(jobId: string, round: number): void
 }
 
-/** What a read found: the escrow's status, `forged` (the announced spec is not the one the job was created with). */
+/**
+ * What a read found: the escrow's status, `forged` (the announced spec is not the one the job was created with, or the
+ * job's run-time hint on chain is below the spec's estimate).
+ */
 export type FundedStatus = JobStatusName | 'forged' | 'unreadable'
 
 /**
@@ -50,6 +54,13 @@ export interface FundedJobs {
    * one (a lagging RPC node) changes nothing. `onRound` tells of a round that moved.
    */
   round(jobId: string, announced?: number): number | undefined
+  /**
+   * The longest a run of one of the job's MicroJobs may take here, in ms: the time its commit window gives a verifier
+   * for each sampled re-run ({@link rerunAllowanceMs}). Undefined before the job was read Open. A processor that ran
+   * a MicroJob longer than this would leave the drawn verifiers a window they cannot meet, and they are slashed and
+   * paused for it: a creator's hint of 0 seconds on chain with an honest spec estimate did exactly that.
+   */
+  runLimitMs(jobId: string): number | undefined
   stop(): void
 }
 
@@ -87,10 +98,14 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
    */
   const rounds = new Map<string, { round: number, status: JobStatusName, at: number, asked: number }>()
   const readingRound = new Set<string>()
+  /** What each job's commit window is made of, from its last read. */
+  const windows = new Map<string, Pick<EscrowJobState, 'samples' | 'macroJobs' | 'secondsPerMicroJob'>>()
+  let times: CommitTimes | undefined
 
   /** The job as the escrow stores it (one call): its status, and its round noted (`onRound` when it moved). */
   const readJob = async (jobId: string, asked = 0): Promise<JobStatusName> => {
     const job = await components.chain.job(jobId, { signal: controller.signal })
+    if (job.status !== 'None') windows.set(jobId, { samples: job.samples, macroJobs: job.macroJobs, secondsPerMicroJob: job.secondsPerMicroJob })
     const before = rounds.get(jobId)
     const round = Math.max(before?.round ?? 0, job.rejections)
     rounds.set(jobId, { round, status: job.status, at: clock(), asked: Math.max(before?.asked ?? 0, asked) })
@@ -99,10 +114,15 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   }
 
   /** The status first (one call); `JobCreated` (a log scan) once, only for a job the escrow holds open. */
-  const read = async (jobId: string, specCid: string): Promise<FundedStatus> => {
+  const read = async (jobId: string, specCid: string, spec: JobSpec): Promise<FundedStatus> => {
     const options = { signal: controller.signal }
     const status = await readJob(jobId)
     if (status !== 'Open') return status
+    times ??= await components.chain.commitTimes(options)
+    if ((windows.get(jobId)?.secondsPerMicroJob ?? 0) < Math.ceil(spec.estimate.secondsPerMicroJob)) {
+      log('job %s has a run-time hint on chain below its spec\'s estimate', jobId)
+      return 'forged'
+    }
     let onChain = created.get(jobId)
     if (onChain === undefined) {
       onChain = (await components.chain.jobCreated(jobId, options))?.specCid
@@ -113,9 +133,9 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   }
 
   /** Keyed by job and spec: a forged announcement of a job id does not stand in the way of the real one. */
-  const check = async (jobId: string, specCid: string): Promise<FundedStatus> => {
+  const check = async (jobId: string, specCid: string, spec: JobSpec): Promise<FundedStatus> => {
     const key = `${jobId}/${specCid}`
-    const status = await read(jobId, specCid).catch((err: Error) => {
+    const status = await read(jobId, specCid, spec).catch((err: Error) => {
       log('reading the escrow status of %s failed: %e', jobId, err)
       return 'unreadable' as const
     })
@@ -142,11 +162,11 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   }
 
   /** Reads again in the background, once at a time per job. */
-  const refresh = (jobId: string, specCid: string): void => {
+  const refresh = (jobId: string, specCid: string, spec: JobSpec): void => {
     const key = `${jobId}/${specCid}`
     if (reading.has(key) || controller.signal.aborted) return
     reading.add(key)
-    void check(jobId, specCid).finally(() => { reading.delete(key) })
+    void check(jobId, specCid, spec).finally(() => { reading.delete(key) })
   }
 
   return {
@@ -154,10 +174,10 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       const id = jobId.toLowerCase()
       const specCid = specCidOf(spec)
       const k = known.get(`${id}/${specCid}`)
-      if (k === undefined || due(k)) refresh(id, specCid)
+      if (k === undefined || due(k)) refresh(id, specCid, spec)
       return k?.status === 'Open'
     },
-    async check ({ jobId, spec }) { return await check(jobId.toLowerCase(), specCidOf(spec)) },
+    async check ({ jobId, spec }) { return await check(jobId.toLowerCase(), specCidOf(spec), spec) },
     round (jobId, announced) {
       const id = jobId.toLowerCase()
       const r = rounds.get(id)
@@ -173,6 +193,10 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
           .finally(() => { readingRound.delete(id) })
       }
       return r?.round
+    },
+    runLimitMs (jobId) {
+      const window = windows.get(jobId.toLowerCase())
+      return window == null || times == null ? undefined : rerunAllowanceMs(window, times)
     },
     stop () { controller.abort() }
   }

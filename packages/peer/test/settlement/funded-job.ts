@@ -10,10 +10,11 @@ import type { TestChain } from '@jobmesh/testkit/anvil'
 
 /**
  * A job of `creator` funded on chain as the SDK creates one: a spec (a test job's, 1 MacroJob of 2 MicroJobs,
- * `verifiers` k) whose canonical bytes' CID is the `specCid` the escrow records. Its code is `codeUri` (default a
- * CID nobody serves).
+ * `verifiers` k, an estimate of 1 s per MicroJob) whose canonical bytes' CID is the `specCid` the escrow records. Its
+ * code is `codeUri` (default a CID nobody serves); its run-time hint on chain `secondsPerMicroJob` (default 1, as the SDK
+ * sets it for that estimate).
  */
-export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
+export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string, secondsPerMicroJob?: number } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
   const input = testJob(1, 2).input
   const fee = 10n ** 16n
   const spec = parseJobSpec({
@@ -28,7 +29,7 @@ export async function fundJob (creator: ChainClient, init: { verifiers?: number,
   const specCid = rawBlockCid(encodeJobSpec(spec)).toString()
   const { jobId } = await creator.createJob({
     specCid, nonce: init.nonce ?? 1n, jobRoot: keccak256(toUtf8Bytes(`jobs ${specCid}`)), seed: spec.seed, macroJobs: 1, microJobsPerMacro: 2,
-    minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: 1
+    minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: init.secondsPerMicroJob ?? 1
   }, fee)
   return { jobId, spec, specCid }
 }

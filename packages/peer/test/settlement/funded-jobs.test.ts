@@ -1,5 +1,6 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { testJob, waitFor } from '@jobmesh/testkit'
+import { rerunAllowanceMs } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fundedJobs } from '../../src/settlement/index.js'
@@ -46,6 +47,29 @@ describe('fundedJobs', () => {
       const submitted = await fakeSubmission(creator, submitter, { tag: 'submitted', nonce: 2n, fee: 10n ** 15n })
       expect(await funded.check({ jobId: submitted, spec: open.spec })).toBe('Submitted')
       expect(funded.isOpen({ jobId: submitted, spec: open.spec })).toBe(false)
+    } finally {
+      funded.stop()
+    }
+  })
+
+  it('a job whose run-time hint on chain is below its spec\'s estimate is not worked on; an open one\'s runs are bounded by its commit window', async () => {
+    chain = await startChain({ accounts: 2 })
+    const [creator] = chain.clients
+    const funded = fundedJobs({ chain: creator })
+    try {
+      // the spec estimates 1 s per MicroJob; the creator's own client tells the escrow 0 s: its verifiers would get
+      // the bare commit window for every re-run, miss it, and be slashed and paused
+      const lying = await fundJob(creator, { secondsPerMicroJob: 0 })
+      expect(await funded.check(lying)).toBe('forged')
+      expect(funded.isOpen(lying)).toBe(false)
+      const honest = await fundJob(creator, { nonce: 2n })
+      expect(await funded.check(honest)).toBe('Open')
+      const state = await creator.job(honest.jobId)
+      expect(state.secondsPerMicroJob).toBe(1)
+      const limit = funded.runLimitMs(honest.jobId)
+      expect(limit).toBe(rerunAllowanceMs(state, await creator.commitTimes()))
+      expect(limit).toBeGreaterThan(0)
+      expect(funded.runLimitMs('0x' + 'cd'.repeat(32))).toBeUndefined()
     } finally {
       funded.stop()
     }

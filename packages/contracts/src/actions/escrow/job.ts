@@ -23,6 +23,7 @@ export async function job (client: Pick<ChainContext, 'contracts' | 'read'>, job
     fee: j.fee,
     macroJobs: Number(j.macroJobs),
     microJobsPerMacro: Number(j.microJobsPerMacro),
+    secondsPerMicroJob: Number(j.secondsPerMicroJob),
     entropySet: j.entropySet,
     drawn: j.drawEntropy !== ZeroHash,
     drawEntropy: j.drawEntropy,
