@@ -53,4 +53,14 @@ describe('a data dir that is a file is a usage error (exit 2) before anything st
     expect(flag.code).toBe(2)
     expect(JSON.parse(flag.stdout)).toMatchObject({ error: { name: 'UsageError', code: 'commander.unknownOption' } })
   })
+
+  it('jobmesh id says the path is a file (exit 2), with --json too', async () => {
+    const id = await jobmesh(['id', '--data-dir', file])
+    expect(id.code, id.stderr).toBe(2)
+    expect(id.stderr).toContain(`error: --data-dir ${file} is a file, not a directory`)
+    expect(id.stderr).not.toContain('EEXIST')
+    const json = await jobmesh(['id', '--data-dir', file, '--json'])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout)).toEqual({ error: { name: 'UsageError', message: `--data-dir ${file} is a file, not a directory` } })
+  })
 })

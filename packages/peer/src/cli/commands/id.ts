@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { resolveDataDir } from '../options.js'
+import { checkDirectory, dataDirLabel, resolveDataDir } from '../options.js'
 import type { Command } from 'commander'
 
 export interface IdOptions {
@@ -16,6 +16,7 @@ export function idCommand (program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: IdOptions) => {
       const dataDir = resolveDataDir(opts.dataDir)
+      await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
       await mkdir(dataDir, { recursive: true })
       // the node folder (libp2p, helia) is loaded by this command, not by every other command's `--help`
       const { loadOrCreateIdentity } = await import('../../node/index.js')
