@@ -229,6 +229,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         rounds: chain?.settlement,
         roundOf: funded?.round,
         runLimitMs: funded?.runLimitMs,
+        settled: funded?.settled,
         pricing: chain?.pricing ?? init.processor?.pricing,
         hardware: { gpuModel: init.gpuModel ?? 'Any', vramGb: init.vramGb ?? 0, heldModelIds: holdings.held }
       })

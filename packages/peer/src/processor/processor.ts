@@ -177,7 +177,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       jobId: j.jobId,
       microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,
       value: Number(j.value),
-      state: this.failed.has(j.jobId) ? 'failed' : this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : 'open'
+      state: this.failed.has(j.jobId)
+        ? 'failed'
+        : this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : this.init.settled?.(j.jobId) === true ? 'settled' : 'open'
     }))
   }
 

@@ -77,6 +77,8 @@ export interface ProcessorInit {
    * what the job's commit window gives a verifier per sampled re-run (`FundedJobs.runLimitMs`). Default: no other bound.
    */
   runLimitMs?(jobId: string): number | undefined
+  /** Whether a job is settled on chain for good (`FundedJobs.settled`), as `jobmesh status` shows it. Default: never. */
+  settled?(jobId: string): boolean
   /** Poison isolation: failed attempts after which a job is given up (coord/failures.ts). */
   failures?: JobFailuresInit
   /** This peer gives a job up after this many of its own failed attempts. Default {@link DEFAULT_LOCAL_MAX_FAILURES}. */
@@ -138,5 +140,6 @@ export interface KnownJobSummary {
   microJobs: number
   /** Task value (wei per estimated second). */
   value: number
-  state: 'open' | 'working' | 'complete' | 'failed'
+  /** `settled`: released or refunded on chain, and not worked on here (a peer restarted after it, or joined later). */
+  state: 'open' | 'working' | 'complete' | 'failed' | 'settled'
 }

@@ -61,6 +61,8 @@ export interface FundedJobs {
    * paused for it: a creator's hint of 0 seconds on chain with an honest spec estimate did exactly that.
    */
   runLimitMs(jobId: string): number | undefined
+  /** Whether the last read found the job released or refunded (settled for good). */
+  settled(jobId: string): boolean
   stop(): void
 }
 
@@ -197,6 +199,10 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
     runLimitMs (jobId) {
       const window = windows.get(jobId.toLowerCase())
       return window == null || times == null ? undefined : rerunAllowanceMs(window, times)
+    },
+    settled (jobId) {
+      const status = rounds.get(jobId.toLowerCase())?.status
+      return status === 'Released' || status === 'Refunded'
     },
     stop () { controller.abort() }
   }

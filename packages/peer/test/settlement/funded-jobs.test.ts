@@ -70,6 +70,12 @@ describe('fundedJobs', () => {
       expect(limit).toBe(rerunAllowanceMs(state, await creator.commitTimes()))
       expect(limit).toBeGreaterThan(0)
       expect(funded.runLimitMs('0x' + 'cd'.repeat(32))).toBeUndefined()
+      // refunded after its deadline: settled for good (`jobmesh status` shows it so on a peer that never worked on it)
+      expect(funded.settled(honest.jobId)).toBe(false)
+      await creator.provider.send('evm_increaseTime', [7_200])
+      await creator.refund(honest.jobId)
+      expect(await funded.check(honest)).toBe('Refunded')
+      expect(funded.settled(honest.jobId)).toBe(true)
     } finally {
       funded.stop()
     }
