@@ -22,6 +22,11 @@ export interface EnsureOutputsOptions {
    * its `payee`) and is listed in `replaced`. Without it such an output fails with OutputMismatchError.
    */
   replaceAs?: { signer: string, payee: string }
+  /**
+   * Fetch each output with its entry's `size` as the limit (the replication server's use: the sizes are what it
+   * budgeted); a larger output is not held (and regenerated, or failed, as one that did not arrive).
+   */
+  limitToSize?: boolean
 }
 
 export interface EnsureOutputsResult {
@@ -61,7 +66,7 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
 
   const fetchOutput = async (e: ManifestEntry, signal: AbortSignal): Promise<Uint8Array | undefined> => {
     try {
-      const bytes = await store.fetch(`ipfs://${e.outputCid}`, { timeoutMs, signal })
+      const bytes = await store.fetch(`ipfs://${e.outputCid}`, { timeoutMs, signal, ...(options.limitToSize === true ? { maxBytes: e.size } : {}) })
       const actual = outputHash(bytes)
       if (actual === e.outputHash.toLowerCase()) return bytes
       log('output of %s %d.%d at %s hashes to %s, not %s', jobId, e.macroIndex, e.index, e.outputCid, actual, e.outputHash)
