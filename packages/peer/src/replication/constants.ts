@@ -23,3 +23,15 @@ export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 
 /** Requests one peer serves at once. */
 export const MAX_INBOUND_REPLICATION_STREAMS = 8
+
+/**
+ * Most bytes one `outputs` request may make a peer hold: the manifest plus the `size` of every output it lists
+ * (each output is fetched with its `size` as its limit).
+ */
+export const DEFAULT_MAX_REPLICATION_REQUEST_BYTES = 1024 * 1024 * 1024
+
+/** Most bytes of `outputs` requests one sender may make a peer hold per {@link DEFAULT_REPLICATION_SENDER_WINDOW_MS}. */
+export const DEFAULT_MAX_REPLICATION_SENDER_BYTES = 4 * 1024 * 1024 * 1024
+
+/** The window of the per-sender byte budget (ms). */
+export const DEFAULT_REPLICATION_SENDER_WINDOW_MS = 3_600_000

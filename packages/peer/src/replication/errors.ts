@@ -12,6 +12,27 @@ export class ReplicaRefusedError extends Error {
   override name = 'ReplicaRefusedError'
 }
 
+/** An `outputs` request came from a peer no wallet registered as a node: only nodes finalize, so none is held. */
+export class UnregisteredSenderError extends Error {
+  static override readonly name = 'UnregisteredSenderError'
+  override name = 'UnregisteredSenderError'
+}
+
+/** An `outputs` request names a job that is not Open on chain: only a job being finalized has outputs to replicate. */
+export class JobNotOpenError extends Error {
+  static override readonly name = 'JobNotOpenError'
+  override name = 'JobNotOpenError'
+}
+
+/**
+ * An `outputs` request would make this peer hold more bytes than it accepts in one request, or from one sender in the
+ * current window. A policy of the asked peer, not a fault of the content: the finalizer does not count it as a failure.
+ */
+export class ReplicationBudgetError extends Error {
+  static override readonly name = 'ReplicationBudgetError'
+  override name = 'ReplicationBudgetError'
+}
+
 /** Fewer peers than required confirmed they hold the content within the time allowed. */
 export class NotEnoughReplicasError extends Error {
   static override readonly name = 'NotEnoughReplicasError'

@@ -10,9 +10,13 @@ export type { ReplicateOptions, ReplicationClientComponents } from './client.js'
 export { startReplicationServer } from './server.js'
 export type { ReplicationServer, ReplicationServerComponents, ReplicationServerInit } from './server.js'
 export type { ReplicationAnswer, ReplicationRequest } from './wire.js'
-export { NotEnoughReplicasError, ReplicaRefusedError, ReplicationProtocolError } from './errors.js'
 export {
-  DEFAULT_INPUT_REPLICAS, DEFAULT_OUTPUT_REPLICAS, DEFAULT_REPLICATION_TIMEOUT_MS, REPLICATION_PROTOCOL
+  JobNotOpenError, NotEnoughReplicasError, ReplicaRefusedError, ReplicationBudgetError, ReplicationProtocolError,
+  UnregisteredSenderError
+} from './errors.js'
+export {
+  DEFAULT_INPUT_REPLICAS, DEFAULT_MAX_REPLICATION_REQUEST_BYTES, DEFAULT_MAX_REPLICATION_SENDER_BYTES,
+  DEFAULT_OUTPUT_REPLICAS, DEFAULT_REPLICATION_SENDER_WINDOW_MS, DEFAULT_REPLICATION_TIMEOUT_MS, REPLICATION_PROTOCOL
 } from './constants.js'
 export { replicateOutputs } from './outputs.js'
 export type { ReplicateOutputsOptions, ReplicateOutputsResult } from './outputs.js'

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { replicate } from './client.js'
 import { DEFAULT_OUTPUT_REPLICAS } from './constants.js'
-import { NotEnoughReplicasError } from './errors.js'
+import { NotEnoughReplicasError, ReplicationBudgetError } from './errors.js'
 import type { ReplicationClientComponents } from './client.js'
 
 const log = logger('jobmesh:replication')
@@ -32,7 +32,8 @@ function holders (self: string, held: readonly string[], producer: string): numb
  * as it has (logged); the job is submitted anyway, this peer holding everything. But when a connected peer that
  * speaks the protocol could not hold them (it could not fetch the manifest or an output from this peer, or did not
  * answer in time) the network is not too small, something is wrong: `NotEnoughReplicasError`, and the finalizer
- * retries instead of submitting a root only it can back.
+ * retries instead of submitting a root only it can back. A peer that declines for its byte budget
+ * (`ReplicationBudgetError`) is not such a failure: it counts as a peer that does not hold them.
  *
  * @throws NotEnoughReplicasError, AbortError
  */
@@ -47,7 +48,11 @@ export async function replicateOutputs (components: ReplicationClientComponents 
     exclude: new Set([components.self]),
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    onFailed: (peer, reason) => { failed.push(`${peer} (${reason})`) }
+    onFailed: (peer, reason) => {
+      // a peer whose byte budget this job exceeds declines by policy: like a small network, not a fault
+      if (reason.includes(`${ReplicationBudgetError.name}:`)) log('%s declined %s: %s', peer, jobId, reason)
+      else failed.push(`${peer} (${reason})`)
+    }
   })
   const minReplicas = distinct.length === 0 ? 0 : Math.min(...distinct.map(p => holders(components.self, held, p)))
   if (minReplicas < want && failed.length > 0) {

@@ -2,13 +2,16 @@ import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import * as lp from 'it-length-prefixed'
 import {
+  DEFAULT_MAX_REPLICATION_REQUEST_BYTES, DEFAULT_MAX_REPLICATION_SENDER_BYTES, DEFAULT_REPLICATION_SENDER_WINDOW_MS,
   DEFAULT_REPLICATION_TIMEOUT_MS, MAX_INBOUND_REPLICATION_STREAMS, MAX_MANIFEST_BYTES, MAX_REPLICATION_MESSAGE_BYTES,
   MAX_SPEC_BYTES, REPLICATION_PROTOCOL
 } from './constants.js'
-import { ReplicaRefusedError, ReplicationProtocolError } from './errors.js'
+import {
+  JobNotOpenError, ReplicaRefusedError, ReplicationBudgetError, ReplicationProtocolError, UnregisteredSenderError
+} from './errors.js'
 import { decodeRequest, encodeMessage } from './wire.js'
 import { computeJobId, decodeJobSpec } from '../protocol/index.js'
-import { decodeManifest, ensureOutputs } from '../settlement/index.js'
+import { decodeManifest, ensureOutputs, peerOwners } from '../settlement/index.js'
 import { pinJobContent } from '../storage/index.js'
 import type { ReplicationAnswer, ReplicationRequest } from './wire.js'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -21,13 +24,24 @@ const log = logger('jobmesh:replication')
 export interface ReplicationServerComponents {
   libp2p: Pick<Libp2p, 'handle' | 'unhandle'>
   store: Pick<ContentStore, 'fetch' | 'pin' | 'addOutput' | 'addRaw'>
-  /** Without it any well-formed request is served; with it the job must exist in the escrow. */
-  chain?: Pick<ChainClient, 'jobStatus'>
+  /**
+   * Without it any well-formed request is served (within the byte budgets); with it the job must exist in the
+   * escrow, and an `outputs` request must come from a registered node and name a job that is Open.
+   */
+  chain?: Pick<ChainClient, 'jobStatus' | 'peerAddress'>
+  /** Default `Date.now` (the per-sender window). */
+  clock?: () => number
 }
 
 export interface ReplicationServerInit {
   /** Bound of serving one request: fetching and pinning everything it names (ms), default 120 000. */
   timeoutMs?: number
+  /** Most bytes one `outputs` request may make this peer hold (manifest and the outputs' `size`s), default 1 GiB. */
+  maxRequestBytes?: number
+  /** Most bytes of `outputs` requests one sender may make this peer hold per `senderWindowMs`, default 4 GiB. */
+  maxSenderBytes?: number
+  /** The window of `maxSenderBytes` (ms), default 1 h. */
+  senderWindowMs?: number
 }
 
 /** The running handler of {@link REPLICATION_PROTOCOL}. */
@@ -39,21 +53,68 @@ export interface ReplicationServer {
  * Serves {@link REPLICATION_PROTOCOL}: on request this peer fetches and pins a job's inputs (spec, code, data) or
  * its manifest and every output the manifest lists (sha256 checked), and answers `ok` once it holds them all. With a
  * chain the job must exist in the escrow (nobody makes a peer store content for a job nobody paid for), and the
- * spec of an `inputs` request must be the one the jobId commits to.
+ * spec of an `inputs` request must be the one the jobId commits to. An `outputs` request names a manifest its sender
+ * made, so it is bounded before anything is fetched: with a chain its sender must be a registered node (the
+ * finalizer is one) and the job must be Open (a finalizer replicates before it submits); and, chain or not, the
+ * manifest and the outputs it lists (their `size`s, each fetched with its `size` as the limit) must fit in
+ * `maxRequestBytes` and in what is left of its sender's `maxSenderBytes` for the current window (a manifest
+ * counted once per window, so a finalizer's retries of the same manifest cost nothing more).
  */
 export async function startReplicationServer (components: ReplicationServerComponents,
   init: ReplicationServerInit = {}): Promise<ReplicationServer> {
   const controller = new AbortController()
   const timeoutMs = init.timeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS
+  const maxRequestBytes = init.maxRequestBytes ?? DEFAULT_MAX_REPLICATION_REQUEST_BYTES
+  const maxSenderBytes = init.maxSenderBytes ?? DEFAULT_MAX_REPLICATION_SENDER_BYTES
+  const senderWindowMs = init.senderWindowMs ?? DEFAULT_REPLICATION_SENDER_WINDOW_MS
+  const clock = components.clock ?? Date.now
+  const chain = components.chain
+  // the registry's owner of each sender, cached (a flood of requests from one unregistered PeerId costs few reads)
+  const owners = chain == null ? undefined : peerOwners({ chain, clock })
+  /** Bytes each sender made this peer hold in its current window, and the manifests counted in it. */
+  const spent = new Map<string, { since: number, bytes: number, manifests: Set<string> }>()
 
-  const checkJob = async (jobId: string, signal: AbortSignal): Promise<void> => {
-    if (components.chain == null) return
-    const status = await components.chain.jobStatus(jobId, { signal })
-    if (status === 'None') throw new ReplicaRefusedError(`job ${jobId} does not exist in the escrow`)
+  const checkJob = async (request: ReplicationRequest, signal: AbortSignal): Promise<void> => {
+    if (chain == null) return
+    const status = await chain.jobStatus(request.jobId, { signal })
+    if (status === 'None') throw new ReplicaRefusedError(`job ${request.jobId} does not exist in the escrow`)
+    if (request.kind === 'outputs' && status !== 'Open') {
+      throw new JobNotOpenError(`job ${request.jobId} is ${status}: its outputs are replicated only while it is Open`)
+    }
   }
 
-  const serve = async (request: ReplicationRequest, signal: AbortSignal): Promise<void> => {
-    await checkJob(request.jobId, signal)
+  const checkSender = async (sender: string, signal: AbortSignal): Promise<void> => {
+    if (owners == null) return
+    if (await owners.of(sender, { signal }) == null) throw new UnregisteredSenderError(`${sender} is not a registered node`)
+  }
+
+  /** Counts the bytes a manifest makes this peer hold against the budgets. @throws ReplicationBudgetError */
+  const charge = (sender: string, manifestCid: string, manifestBytes: number, entries: ReadonlyArray<{ size: unknown }>): void => {
+    let bytes = manifestBytes
+    for (const e of entries) {
+      if (typeof e.size !== 'number' || !Number.isSafeInteger(e.size) || e.size < 0) {
+        throw new ReplicaRefusedError(`manifest ${manifestCid} lists an output without a valid size`)
+      }
+      bytes += e.size
+    }
+    if (bytes > maxRequestBytes) {
+      throw new ReplicationBudgetError(`manifest ${manifestCid} names ${bytes} bytes (limit ${maxRequestBytes} per request)`)
+    }
+    const now = clock()
+    for (const [peer, s] of spent) if (now - s.since >= senderWindowMs) spent.delete(peer)
+    const s = spent.get(sender) ?? { since: now, bytes: 0, manifests: new Set<string>() }
+    if (s.manifests.has(manifestCid)) return
+    if (s.bytes + bytes > maxSenderBytes) {
+      throw new ReplicationBudgetError(`${sender} asked for ${s.bytes} + ${bytes} bytes (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
+    }
+    s.bytes += bytes
+    s.manifests.add(manifestCid)
+    spent.set(sender, s)
+  }
+
+  const serve = async (request: ReplicationRequest, sender: string, signal: AbortSignal): Promise<void> => {
+    if (request.kind === 'outputs') await checkSender(sender, signal)
+    await checkJob(request, signal)
     if (request.kind === 'inputs') {
       const bytes = await components.store.fetch(`ipfs://${request.specCid}`, { maxBytes: MAX_SPEC_BYTES, signal })
       const spec = decodeJobSpec(bytes)
@@ -63,16 +124,20 @@ export async function startReplicationServer (components: ReplicationServerCompo
       await pinJobContent(components.store, { jobId: request.jobId, specCid: request.specCid, spec }, { signal })
       return
     }
-    const manifest = decodeManifest(await components.store.fetch(`ipfs://${request.manifestCid}`, { maxBytes: MAX_MANIFEST_BYTES, signal }))
+    const manifestBytes = await components.store.fetch(`ipfs://${request.manifestCid}`, {
+      maxBytes: Math.min(MAX_MANIFEST_BYTES, maxRequestBytes), signal
+    })
+    const manifest = decodeManifest(manifestBytes)
     if (manifest.jobId.toLowerCase() !== request.jobId) {
       throw new ReplicaRefusedError(`manifest ${request.manifestCid} is of job ${manifest.jobId}, not ${request.jobId}`)
     }
-    // fetch only (no executor): the asking peer holds every output
-    await ensureOutputs({ store: components.store }, request.jobId, undefined, manifest.microJobs, { signal })
+    charge(sender, request.manifestCid, manifestBytes.byteLength, manifest.microJobs)
+    // fetch only (no executor): the asking peer holds every output; none larger than the size it was counted at
+    await ensureOutputs({ store: components.store }, request.jobId, undefined, manifest.microJobs, { signal, limitToSize: true })
     await components.store.pin(`ipfs://${request.manifestCid}`, { signal })
   }
 
-  const handle = async (stream: Stream): Promise<void> => {
+  const handle = async (stream: Stream, sender: string): Promise<void> => {
     const signal = anySignal([controller.signal], timeoutMs)
     // a peer that opens the stream and never sends its request holds an inbound slot only until the timeout
     const onAbort = (): void => { stream.abort(new ReplicationProtocolError('no request within the timeout')) }
@@ -84,11 +149,11 @@ export async function startReplicationServer (components: ReplicationServerCompo
       if (next.done === true) throw new ReplicationProtocolError('stream ended without a request')
       const request = decodeRequest(next.value.subarray())
       try {
-        await serve(request, signal)
+        await serve(request, sender, signal)
         answer = { ok: true }
         log('holding %s of %s', request.kind, request.jobId)
       } catch (err) {
-        log('cannot hold %s of %s: %e', request.kind, request.jobId, err)
+        log('cannot hold %s of %s for %s: %e', request.kind, request.jobId, sender, err)
         answer = { ok: false, reason: `${(err as Error).name}: ${(err as Error).message}` }
       }
       if (!stream.send(lp.encode.single(encodeMessage(answer)))) await stream.onDrain({ signal })
@@ -101,7 +166,9 @@ export async function startReplicationServer (components: ReplicationServerCompo
     }
   }
 
-  await components.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => { await handle(stream) }, {
+  await components.libp2p.handle(REPLICATION_PROTOCOL, async (stream, connection) => {
+    await handle(stream, connection.remotePeer.toString())
+  }, {
     maxInboundStreams: MAX_INBOUND_REPLICATION_STREAMS
   })
   return {

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import { startChain } from '@jobmesh/testkit/anvil'
+import { parseEther } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
@@ -9,17 +11,24 @@ import { MANIFEST_VERSION } from '../../src/settlement/constants.js'
 import { encodeManifest } from '../../src/settlement/manifest.js'
 import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
-import type { ReplicationServer } from '../../src/replication/index.js'
+import { fundJob } from '../settlement/funded-job.js'
+import type { ReplicationServer, ReplicationServerComponents, ReplicationServerInit } from '../../src/replication/index.js'
+import type { ManifestEntry } from '../../src/settlement/index.js'
 import type { ContentStore } from '../../src/storage/index.js'
+import type { TestChain } from '@jobmesh/testkit/anvil'
 
 interface Holder { node: JobmeshNode, store: ContentStore, server?: ReplicationServer }
 
 const nodes: Holder[] = []
 
-async function holder (serve: boolean): Promise<Holder> {
+/** A node; `serve` runs a replication server on it (true: without a chain, the defaults). */
+async function holder (serve: boolean | { chain?: ReplicationServerComponents['chain'], init?: ReplicationServerInit }): Promise<Holder> {
   const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
   const store = createContentStore({ helia: node.helia }, { fetchTimeoutMs: 5_000 })
-  const h: Holder = { node, store, server: serve ? await startReplicationServer({ libp2p: node.libp2p, store }) : undefined }
+  const server = serve === false
+    ? undefined
+    : await startReplicationServer({ libp2p: node.libp2p, store, chain: serve === true ? undefined : serve.chain }, serve === true ? {} : serve.init)
+  const h: Holder = { node, store, server }
   nodes.push(h)
   return h
 }
@@ -34,6 +43,23 @@ function bytes (n: number, seed: number): Uint8Array {
 
 async function isPinned (h: Holder, uri: string): Promise<boolean> {
   return await h.node.helia.pins.isPinned(CID.parse(uri.slice('ipfs://'.length)))
+}
+
+/** Whether `h`'s blockstore has the block of `cid` at all (fetched, pinned or not). */
+async function hasBlock (h: Holder, cid: string): Promise<boolean> {
+  return await h.node.helia.blockstore.has(CID.parse(cid))
+}
+
+/** `outputs` stored by `h` and a manifest of job `jobId` listing them (signed by `signer`), as a finalizer builds one. */
+async function addManifest (h: Holder, jobId: string, outputs: Uint8Array[], signer: string): Promise<{ manifestCid: string, microJobs: ManifestEntry[] }> {
+  const microJobs: ManifestEntry[] = []
+  for (const [i, o] of outputs.entries()) {
+    const outputHash = '0x' + createHash('sha256').update(o).digest('hex')
+    const outputCid = await h.store.addOutput(o)
+    microJobs.push({ microId: '0x' + String(i % 10).repeat(64), macroIndex: 0, index: i, start: i, end: i + 1, outputHash, outputCid, size: o.byteLength, signer, payee: '0x' + '00'.repeat(20) })
+  }
+  const manifestCid = await h.store.addBytes(encodeManifest({ version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), microJobs }))
+  return { manifestCid, microJobs }
 }
 
 /** A DApp-side holder with a job's code, data and spec: what `submit` uploads. */
@@ -216,5 +242,92 @@ describe('replication', () => {
     const failed = replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, timeoutMs: 30_000 })
     await expect(failed).rejects.toMatchObject({ name: 'NotEnoughReplicasError', held: [] })
     await expect(failed).rejects.toThrow(b.node.peerId.toString())
+  })
+})
+
+describe('replication of outputs: who may ask, for which job, how much', () => {
+  let chain: TestChain | undefined
+  afterEach(async () => {
+    await chain?.stop()
+    chain = undefined
+  })
+
+  /** A chain, a funded (Open) job, a replica that checks with the chain, and a finalizer registered as a node. */
+  async function setup (init?: ReplicationServerInit): Promise<{ chain: TestChain, jobId: string, replica: Holder, fin: Holder }> {
+    chain = await startChain({ accounts: 3 })
+    const { jobId } = await fundJob(chain.clients[0])
+    const replica = await holder({ chain: chain.clients[2], init })
+    const fin = await holder(false)
+    await chain.clients[1].ensureRegistered({ peerId: fin.node.peerId.toString(), privateKey: fin.node.privateKey, gpuModel: 'cpu', vramGb: 1, stake: parseEther('0.1') })
+    await connect(fin, replica)
+    return { chain, jobId: jobId.toLowerCase(), replica, fin }
+  }
+
+  const ask = async (from: Holder, to: Holder, jobId: string, manifestCid: string): Promise<void> => {
+    await askReplica({ libp2p: from.node.libp2p }, to.node.peerId, { kind: 'outputs', jobId, manifestCid }, { signal: AbortSignal.timeout(30_000) })
+  }
+
+  it('an unregistered node cannot make a peer fetch or store anything; the registered finalizer of an Open job can', async () => {
+    const { jobId, replica, fin } = await setup()
+    // the attack: a hand-made manifest of junk "outputs" for a job the escrow knows, from a node nobody registered
+    const attacker = await holder(false)
+    await connect(attacker, replica)
+    const junk = await addManifest(attacker, jobId, [bytes(50_000, 20), bytes(50_000, 21), bytes(50_000, 22)], attacker.node.peerId.toString())
+    await expect(ask(attacker, replica, jobId, junk.manifestCid)).rejects.toMatchObject({ name: 'ReplicaRefusedError', message: expect.stringContaining('UnregisteredSenderError') })
+    // refused before fetching: not even the manifest reached the replica's blockstore
+    expect(await hasBlock(replica, junk.manifestCid)).toBe(false)
+    for (const e of junk.microJobs) expect(await hasBlock(replica, e.outputCid)).toBe(false)
+
+    // the honest path: the registered finalizer, the job Open
+    const real = await addManifest(fin, jobId, [bytes(40_000, 23), bytes(40_000, 24)], fin.node.peerId.toString())
+    await ask(fin, replica, jobId, real.manifestCid)
+    expect(await isPinned(replica, `ipfs://${real.manifestCid}`)).toBe(true)
+    for (const e of real.microJobs) expect(await isPinned(replica, `ipfs://${e.outputCid}`)).toBe(true)
+  })
+
+  it('refuses the outputs of a job that is no longer Open, even from a registered node', async () => {
+    const { chain, jobId, replica, fin } = await setup()
+    await chain.clients[0].provider.send('evm_increaseTime', [7200])
+    await chain.clients[0].refund(jobId)
+    const late = await addManifest(fin, jobId, [bytes(30_000, 25)], fin.node.peerId.toString())
+    await expect(ask(fin, replica, jobId, late.manifestCid)).rejects.toMatchObject({ name: 'ReplicaRefusedError', message: expect.stringContaining('JobNotOpenError') })
+    expect(await hasBlock(replica, late.manifestCid)).toBe(false)
+    expect(await hasBlock(replica, late.microJobs[0].outputCid)).toBe(false)
+  })
+
+  it('bounds the bytes of one request and of one sender; an output larger than its listed size is not held', async () => {
+    const { jobId, replica, fin } = await setup({ maxRequestBytes: 30_000, maxSenderBytes: 35_000 })
+    const self = fin.node.peerId.toString()
+    const big = await addManifest(fin, jobId, [bytes(20_000, 30), bytes(20_000, 31)], self)
+    await expect(ask(fin, replica, jobId, big.manifestCid)).rejects.toMatchObject({ message: expect.stringContaining('ReplicationBudgetError') })
+    for (const e of big.microJobs) expect(await hasBlock(replica, e.outputCid)).toBe(false)
+
+    const first = await addManifest(fin, jobId, [bytes(20_000, 32)], self)
+    await ask(fin, replica, jobId, first.manifestCid)
+    // a retry of the same manifest is not counted again
+    await ask(fin, replica, jobId, first.manifestCid)
+    expect(await isPinned(replica, `ipfs://${first.microJobs[0].outputCid}`)).toBe(true)
+    // another 20 000 bytes (and its manifest) would pass the sender's 35 000
+    const second = await addManifest(fin, jobId, [bytes(20_000, 33)], self)
+    await expect(ask(fin, replica, jobId, second.manifestCid)).rejects.toMatchObject({ message: expect.stringContaining('ReplicationBudgetError') })
+    expect(await hasBlock(replica, second.microJobs[0].outputCid)).toBe(false)
+
+    // a size that understates the output: the replica stops at the size it counted
+    const other = await holder({ chain: chain?.clients[2], init: { maxRequestBytes: 30_000 } })
+    await connect(fin, other)
+    const lying = await addManifest(fin, jobId, [bytes(25_000, 34)], self)
+    const understated = { ...lying.microJobs[0], size: 100 }
+    const lyingCid = await fin.store.addBytes(encodeManifest({ version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), microJobs: [understated] }))
+    await expect(ask(fin, other, jobId, lyingCid)).rejects.toMatchObject({ name: 'ReplicaRefusedError' })
+    expect(await isPinned(other, `ipfs://${understated.outputCid}`)).toBe(false)
+  })
+
+  it('a replica that declines for its budget does not stop the submission: it counts as one that does not hold them', async () => {
+    const { jobId, replica, fin } = await setup({ maxRequestBytes: 10_000 })
+    const self = fin.node.peerId.toString()
+    const m = await addManifest(fin, jobId, [bytes(20_000, 40)], self)
+    const r = await replicateOutputs({ libp2p: fin.node.libp2p, self }, jobId, m.manifestCid, [self], { replicas: 3, timeoutMs: 30_000 })
+    expect(r).toEqual({ held: [], minReplicas: 0 })
+    expect(await hasBlock(replica, m.microJobs[0].outputCid)).toBe(false)
   })
 })
