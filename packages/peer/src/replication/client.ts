@@ -24,7 +24,7 @@ export interface ReplicateOptions {
    * Called for a peer that speaks the protocol but did not confirm: it answered no, or had not answered when the
    * call ended without `enough` (peers that do not speak the protocol, such as DApp clients, are not reported).
    */
-  onFailed?(peer: string, reason: string): void
+  onFailed?(peer: string, reason: string, refusal?: string): void
   /** Bound of the whole call (ms), default 120 000. */
   timeoutMs?: number
   /**
@@ -55,7 +55,7 @@ export async function askReplica (components: ReplicationClientComponents, peer:
     if (next.done === true) throw new ReplicationProtocolError(`${peer.toString()} closed the stream without an answer`)
     const answer = decodeAnswer(next.value.subarray())
     await stream.close({ signal }).catch(() => {})
-    if (!answer.ok) throw new ReplicaRefusedError(`${peer.toString()} did not hold ${request.kind} of ${request.jobId}: ${answer.reason}`)
+    if (!answer.ok) throw new ReplicaRefusedError(`${peer.toString()} did not hold ${request.kind} of ${request.jobId}: ${answer.reason}`, { refusal: answer.error })
   } catch (err) {
     stream.abort(err as Error)
     throw err
@@ -134,7 +134,7 @@ function askingState (components: ReplicationClientComponents, request: Replicat
       }, (err: Error) => {
         log('%p: %s of %s not held: %s', peer, request.kind, request.jobId, err.message)
         // an answer decoded as the call returned is not reported after it (signal: the call's, aborted at its end)
-        if (err.name === 'ReplicaRefusedError' && !enough() && !signal.aborted) options.onFailed?.(id, err.message)
+        if (err.name === 'ReplicaRefusedError' && !enough() && !signal.aborted) options.onFailed?.(id, err.message, (err as ReplicaRefusedError).refusal)
       }).finally(() => {
         unanswered.delete(id)
         answered.abort()

@@ -10,6 +10,13 @@ export class ReplicationProtocolError extends Error {
 export class ReplicaRefusedError extends Error {
   static override readonly name = 'ReplicaRefusedError'
   override name = 'ReplicaRefusedError'
+  /** The name of the error the replica refused with (`ReplicationBudgetError`...), when it said. */
+  readonly refusal?: string
+
+  constructor (message: string, options?: ErrorOptions & { refusal?: string }) {
+    super(message, options)
+    this.refusal = options?.refusal
+  }
 }
 
 /** An `outputs` request came from a peer no wallet registered as a node: only nodes finalize, so none is held. */

@@ -48,9 +48,9 @@ export async function replicateOutputs (components: ReplicationClientComponents 
     exclude: new Set([components.self]),
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    onFailed: (peer, reason) => {
+    onFailed: (peer, reason, refusal) => {
       // a peer whose byte budget this job exceeds declines by policy: like a small network, not a fault
-      if (reason.includes(`${ReplicationBudgetError.name}:`)) log('%s declined %s: %s', peer, jobId, reason)
+      if (refusal === ReplicationBudgetError.name) log('%s declined %s: %s', peer, jobId, reason)
       else failed.push(`${peer} (${reason})`)
     }
   })

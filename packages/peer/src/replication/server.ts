@@ -154,7 +154,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
         log('holding %s of %s', request.kind, request.jobId)
       } catch (err) {
         log('cannot hold %s of %s for %s: %e', request.kind, request.jobId, sender, err)
-        answer = { ok: false, reason: `${(err as Error).name}: ${(err as Error).message}` }
+        answer = { ok: false, reason: `${(err as Error).name}: ${(err as Error).message}`, error: (err as Error).name }
       }
       if (!stream.send(lp.encode.single(encodeMessage(answer)))) await stream.onDrain({ signal })
       await stream.close({ signal })

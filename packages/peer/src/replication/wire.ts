@@ -11,8 +11,10 @@ export type ReplicationRequest =
   | { kind: 'inputs', jobId: string, specCid: string, nonce: string }
   | { kind: 'outputs', jobId: string, manifestCid: string }
 
-/** The answer: `ok` once everything is held and pinned, else the reason. */
-export type ReplicationAnswer = { ok: true } | { ok: false, reason: string }
+/** The answer: `ok` once everything is held and pinned, else the reason and the name of the error it was refused with. */
+export type ReplicationAnswer = { ok: true } | { ok: false, reason: string, error?: string }
+
+const ERROR_NAME = /^[A-Za-z]{1,64}$/
 
 const HEX32 = /^0x[0-9a-f]{64}$/
 const CID_TEXT = /^[a-zA-Z0-9]{10,128}$/
@@ -56,6 +58,9 @@ export function decodeRequest (bytes: Uint8Array): ReplicationRequest {
 export function decodeAnswer (bytes: Uint8Array): ReplicationAnswer {
   const v = parse(bytes)
   if (v.ok === true) return { ok: true }
-  if (v.ok === false) return { ok: false, reason: typeof v.reason === 'string' ? v.reason.slice(0, 500) : 'refused' }
+  if (v.ok === false) {
+    const reason = typeof v.reason === 'string' ? v.reason.slice(0, 500) : 'refused'
+    return typeof v.error === 'string' && ERROR_NAME.test(v.error) ? { ok: false, reason, error: v.error } : { ok: false, reason }
+  }
   throw new ReplicationProtocolError('answer has no ok field')
 }
