@@ -214,7 +214,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       held.push(m)
       source.set(m, 'fallback')
       log('job %s: fetched model %s to run it', job.jobId, m)
-      tell(`fetched model ${m} to run job ${job.jobId.slice(0, 10)}: its holders left it`)
+      tell(`fetched model ${m} to run job ${job.jobId.slice(0, 10)}: no active node held it`)
       background(`holding model ${m}`, async () => {
         await announce(m)
         await prompt(m, job.spec.requirements)
