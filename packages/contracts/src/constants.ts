@@ -112,5 +112,11 @@ export const JOB_STATUS_NAMES = ['None', 'Open', 'Submitted', 'Released', 'Refun
 /** Sends of one transaction that ran out of gas before the error is thrown (each with twice the last gas limit). */
 export const OUT_OF_GAS_ATTEMPTS = 2
 
+/**
+ * Sends of one transaction the node refused because its nonce was taken (another sender of the same wallet, such as
+ * `jobmesh claim` beside a running peer) before the error is thrown; the nonce is read from the chain before each.
+ */
+export const NONCE_TAKEN_ATTEMPTS = 3
+
 /** A reverted transaction that used at least this share (%) of its gas limit and replays cleanly ran out of gas. */
 export const OUT_OF_GAS_USED_PERCENT = 95n

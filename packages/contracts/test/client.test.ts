@@ -161,6 +161,48 @@ describe('chain client against anvil', () => {
     expect((await always.nodeInfo()).registered).toBe(false)
   })
 
+  it('a wallet used by another sender meanwhile (`jobmesh claim` beside a running peer): the next send re-reads the nonce and goes through', async () => {
+    const peer = client(1)
+    const other = client(1)
+    const me = await peer.address()
+    const block = await peer.provider.getBlock('latest')
+    const deadline = Number(block?.timestamp ?? 0) + 3600
+    await peer.createJob(jobInput(1n, deadline), 10_000n)
+    // another signer object of the same key, as `jobmesh claim` makes: it takes the nonce the peer keeps as its next
+    await other.createJob(jobInput(2n, deadline), 10_000n)
+    const before = await peer.provider.getTransactionCount(me)
+    const third = await peer.createJob(jobInput(3n, deadline), 10_000n)
+    expect((await peer.provider.getTransactionReceipt(third.hash))?.status).toBe(1)
+    expect(await peer.provider.getTransactionCount(me)).toBe(before + 1)
+    expect(await peer.jobStatus(third.jobId)).toBe('Open')
+    // a revert is no nonce failure: it is thrown at once, nothing is sent
+    await expect(peer.createJob(jobInput(3n, deadline), 10_000n)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'JobExists' })
+    expect(await peer.provider.getTransactionCount(me)).toBe(before + 1)
+  })
+
+  it('a send the node refused for its nonce although it holds the transaction (forwarded twice) is not sent again', async () => {
+    const chain = client(2)
+    const me = await chain.address()
+    const block = await chain.provider.getBlock('latest')
+    const deadline = Number(block?.timestamp ?? 0) + 3600
+    // a proxy that forwards the signed transaction twice and passes on the second answer: anvil's own "nonce too low"
+    const broadcast = chain.provider.broadcastTransaction.bind(chain.provider)
+    const answers: unknown[] = []
+    chain.provider.broadcastTransaction = async (signed) => {
+      const first = await broadcast(signed)
+      if (answers.length > 0) return first
+      return await broadcast(signed).catch((err: unknown) => { answers.push(err); throw err })
+    }
+    const before = await chain.provider.getTransactionCount(me)
+    const created = await chain.createJob(jobInput(4n, deadline), 10_000n)
+    expect(answers).toEqual([expect.objectContaining({ code: 'NONCE_EXPIRED' })])
+    expect((await chain.provider.getTransactionReceipt(created.hash))?.status).toBe(1)
+    expect(await chain.provider.getTransactionCount(me)).toBe(before + 1)
+    // and the nonce it keeps is right for the next one
+    await chain.createJob(jobInput(5n, deadline), 10_000n)
+    expect(await chain.provider.getTransactionCount(me)).toBe(before + 2)
+  })
+
   it('reports an unreachable RPC endpoint with a typed error', async () => {
     const provider = createProvider('http://127.0.0.1:9', { chainId: 31337 })
     const chain = createChainClient({ provider, signer: new Wallet(anvil.accounts[1].privateKey), deployment }, { rpcTimeoutMs: 5_000 })

@@ -1,6 +1,6 @@
 import { makeError } from 'ethers'
 import { describe, expect, it } from 'vitest'
-import { isUnreachable, wrapChainError } from '../src/client/wrap-error.js'
+import { isNonceTaken, isUnreachable, wrapChainError } from '../src/client/wrap-error.js'
 
 /** An error as Node's net module raises it (ethers passes it through as it is). */
 function nodeError (code: string, message: string): Error {
@@ -21,5 +21,19 @@ describe('wrapChainError', () => {
     expect(isUnreachable(answer)).toBe(false)
     expect(isUnreachable(new Error('connect ECONNREFUSED 127.0.0.1:9'))).toBe(false)
     expect(wrapChainError(answer, 'reading')).toMatchObject({ name: 'ChainRequestError' })
+  })
+
+  it('reads a taken nonce from ethers\' code, and from the node\'s JSON-RPC error only when ethers set no code of its own', () => {
+    // anvil's answers to a mined nonce and to one a pending transaction holds, as ethers reports them
+    expect(isNonceTaken(makeError('nonce has already been used', 'NONCE_EXPIRED', { info: { error: { code: -32003, message: 'nonce too low' } } }))).toBe(true)
+    expect(isNonceTaken(makeError('replacement fee too low', 'REPLACEMENT_UNDERPRICED', { info: { error: { code: -32003, message: 'replacement transaction underpriced' } } }))).toBe(true)
+    // an answer ethers did not recognise: the node's own error object decides
+    expect(isNonceTaken(makeError('could not coalesce error', 'UNKNOWN_ERROR', { error: { code: -32000, message: 'NONCE_TOO_LOW' } }))).toBe(true)
+    expect(isNonceTaken({ code: -32000, message: 'nonce too low: next nonce 7, tx nonce 5' })).toBe(true)
+    expect(isNonceTaken(makeError('could not coalesce error', 'UNKNOWN_ERROR', { error: { code: -32000, message: 'already known' } }))).toBe(false)
+    // ethers gave a code of its own: the text is not read
+    expect(isNonceTaken(makeError('execution reverted: "nonce too low"', 'CALL_EXCEPTION'))).toBe(false)
+    expect(isNonceTaken(makeError('insufficient funds', 'INSUFFICIENT_FUNDS', { transaction: {} }))).toBe(false)
+    expect(isNonceTaken(new Error('nonce too low'))).toBe(false)
   })
 })

@@ -1,9 +1,10 @@
 import { logger } from '@libp2p/logger'
-import { OUT_OF_GAS_ATTEMPTS, OUT_OF_GAS_USED_PERCENT } from '../constants.js'
+import { isHexString, keccak256 } from 'ethers'
+import { NONCE_TAKEN_ATTEMPTS, OUT_OF_GAS_ATTEMPTS, OUT_OF_GAS_USED_PERCENT } from '../constants.js'
 import { decodeLog } from './events.js'
 import { ChainRevertError, ChainTimeoutError } from '../errors.js'
-import { pollUntil, withTimeout } from './wait.js'
-import { wrapChainError } from './wrap-error.js'
+import { delay, pollUntil, withTimeout } from './wait.js'
+import { isNonceTaken, wrapChainError } from './wrap-error.js'
 import type { ChainEvent } from './events.js'
 import type { Provider, Signer, TransactionReceipt, TransactionRequest } from 'ethers'
 
@@ -35,7 +36,8 @@ export interface TxSenderInit {
 
 /**
  * Sends transactions one at a time per signer with a locally kept nonce: estimate (a revert surfaces here, decoded),
- * send with an explicit nonce and gas limit, then poll for the receipt. A failed send re-reads the nonce.
+ * send with an explicit nonce and gas limit, then poll for the receipt. A failed send re-reads the nonce; one refused
+ * because another sender of the wallet took the nonce is sent again with the new one (never one that entered the pool).
  */
 export class TxSender {
   private readonly provider: Provider
@@ -85,17 +87,7 @@ export class TxSender {
     }
     const estimated = gas * BigInt(this.init.gasMarginBps) / 10_000n
     const gasLimit = estimated > floor ? estimated : floor
-    const hash = await this.serial(async () => {
-      try {
-        this.nonce ??= await withTimeout(this.provider.getTransactionCount(req.from as string, 'pending'), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (nonce)`, signal: options.signal })
-        const tx = await withTimeout(this.signer.sendTransaction({ ...req, nonce: this.nonce, gasLimit }), { timeoutMs: this.init.rpcTimeoutMs, what, signal: options.signal })
-        this.nonce++
-        return tx.hash
-      } catch (err) {
-        this.nonce = undefined
-        throw wrapChainError(err, what)
-      }
-    })
+    const hash = await this.serial(async () => await this.sendWithNonce(what, { ...req, gasLimit }, options))
     log('%s sent: %s', what, hash)
     const timeoutMs = options.timeoutMs ?? this.init.txTimeoutMs
     try {
@@ -112,6 +104,50 @@ export class TxSender {
     } catch (err) {
       if ((err as Error).name === 'ChainTimeoutError') throw new ChainTimeoutError(`${what}: tx ${hash} not mined within ${timeoutMs} ms`, { cause: err })
       throw wrapChainError(err, what)
+    }
+  }
+
+  /**
+   * Sends `req` with the locally kept nonce (read from the chain's pending count when unknown). A send the node
+   * refused because the nonce is taken (another sender of the same wallet used it, e.g. `jobmesh claim` beside a
+   * running peer) re-reads the nonce and is sent again, at most {@link NONCE_TAKEN_ATTEMPTS} sends in all. Such a
+   * refused transaction did not enter the pool, so nothing is sent twice; should the node know it all the same (a
+   * proxy that forwarded it twice and reported the second answer), it is taken as sent. Any other failure clears the
+   * nonce and is thrown.
+   */
+  private async sendWithNonce (what: string, req: TransactionRequest, options: TxOptions): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      let nonce: number | undefined
+      try {
+        this.nonce ??= await withTimeout(this.provider.getTransactionCount(req.from as string, 'pending'), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (nonce)`, signal: options.signal })
+        nonce = this.nonce
+        const tx = await withTimeout(this.signer.sendTransaction({ ...req, nonce }), { timeoutMs: this.init.rpcTimeoutMs, what, signal: options.signal })
+        this.nonce++
+        return tx.hash
+      } catch (err) {
+        this.nonce = undefined
+        if (!isNonceTaken(err)) throw wrapChainError(err, what)
+        const known = await this.knownTransaction(what, err, options.signal)
+        if (known !== undefined) {
+          log('%s: the node refused nonce %d but holds the transaction (%s): taken as sent', what, nonce, known)
+          return known
+        }
+        if (attempt >= NONCE_TAKEN_ATTEMPTS) throw wrapChainError(err, what)
+        log('%s: nonce %d is taken (another sender of this wallet used it): re-reading it and sending again', what, nonce)
+        if (attempt > 1) await delay(this.init.pollMs, options.signal)
+      }
+    }
+  }
+
+  /** The hash of the signed transaction a refused send carries, when the node knows it (it did enter after all). */
+  private async knownTransaction (what: string, err: unknown, signal?: AbortSignal): Promise<string | undefined> {
+    const raw = (err as { transaction?: unknown }).transaction
+    if (typeof raw !== 'string' || !isHexString(raw)) return undefined
+    try {
+      const tx = await withTimeout(this.provider.getTransaction(keccak256(raw)), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (lookup)`, signal })
+      return tx?.hash ?? undefined
+    } catch (lookup) {
+      throw wrapChainError(lookup, what)
     }
   }
 

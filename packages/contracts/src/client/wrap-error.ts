@@ -42,6 +42,35 @@ export function isUnreachable (err: unknown): boolean {
   return isError(err, 'SERVER_ERROR') && (err as { response?: { statusCode?: number } }).response?.statusCode == null
 }
 
+/** ethers' codes for a send the node refused because its nonce is taken: mined already, or held by a pending tx. */
+const NONCE_TAKEN_CODES = new Set(['NONCE_EXPIRED', 'REPLACEMENT_UNDERPRICED'])
+
+/** A node's JSON-RPC message for a stale nonce, read only when ethers gave the error no code of its own. */
+const NONCE_TAKEN_RPC = /nonce[\s_]*too[\s_]*low|nonce has already been used|OldNonce/i
+
+/** The node's JSON-RPC error object (`{ code, message }`) that `err` carries, outermost first. */
+function rpcErrorOf (err: unknown): { code: number, message: string } | undefined {
+  let at = err as { code?: unknown, message?: unknown, error?: unknown, info?: { error?: unknown }, cause?: unknown } | undefined
+  for (let depth = 0; at != null && typeof at === 'object' && depth < 4; depth++) {
+    if (typeof at.code === 'number' && typeof at.message === 'string') return { code: at.code, message: at.message }
+    at = (at.error ?? at.info?.error ?? at.cause) as typeof at
+  }
+  return undefined
+}
+
+/**
+ * True when the node refused a send because its nonce is taken (ethers `NONCE_EXPIRED`: "nonce too low", the nonce
+ * was mined; `REPLACEMENT_UNDERPRICED`: a pending transaction of the same wallet holds it): another sender of the
+ * wallet used it. The refused transaction did not enter the pool. Decided by ethers' `code`; only when ethers set
+ * none of its own (no code, or `UNKNOWN_ERROR`) by the node's JSON-RPC error message.
+ */
+export function isNonceTaken (err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string' && code !== 'UNKNOWN_ERROR') return NONCE_TAKEN_CODES.has(code)
+  const rpc = rpcErrorOf(code === 'UNKNOWN_ERROR' ? (err as { error?: unknown }).error : err)
+  return rpc !== undefined && NONCE_TAKEN_RPC.test(rpc.message)
+}
+
 /** Wraps an ethers/RPC error in a typed error: ChainRevertError (decoded custom error), RpcUnreachableError, ChainRequestError. */
 export function wrapChainError (err: unknown, what: string): Error {
   if (err instanceof Error && PASS_THROUGH.has(err.name)) return err
