@@ -106,3 +106,18 @@ export const OWNER_RECHECK_MS = 600_000
 export const UNREGISTERED_RECHECK_MS = 10_000
 /** The longest wait before a PeerId nobody registered is read again (ms). */
 export const UNREGISTERED_RECHECK_MAX_MS = 3_600_000
+
+/**
+ * A probe answer whose send failed (an RPC hiccup, a nonce another sender of the wallet took) is sent again after
+ * this pause (ms), doubled after each failure up to {@link PROBE_ANSWER_MAX_RETRY_MS}.
+ */
+export const PROBE_ANSWER_RETRY_MS = 1_000
+
+/** Longest pause between two sends of one probe answer (ms). */
+export const PROBE_ANSWER_MAX_RETRY_MS = 4_000
+
+/**
+ * Bound of all sends of one probe answer (ms): longer than the probe's window (20 blocks; 40 s at Amoy's 2 s) up to
+ * 6 s blocks. A revert ends the retries at once: `ProbeExpired` once the window closed, `NoOpenProbe` once answered.
+ */
+export const PROBE_ANSWER_RETRY_TOTAL_MS = 120_000

@@ -1,5 +1,7 @@
 import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import { PROBE_ANSWER_MAX_RETRY_MS, PROBE_ANSWER_RETRY_MS, PROBE_ANSWER_RETRY_TOTAL_MS } from './constants.js'
+import { withRetry } from './retry.js'
 import type { ChainClient, TxResult } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement:probes')
@@ -14,7 +16,10 @@ export interface ProbeAnswer {
 
 export interface ProbeDutyOptions {
   signal: AbortSignal
-  /** A failed answer, resume or scan (an RPC hiccup, a probe already expired): reported, and the duty goes on. */
+  /**
+   * A failed answer (once its retries within the probe's window are spent, or a revert such as a probe already
+   * expired), resume or scan: reported, and the duty goes on.
+   */
   onError(err: Error): void
   /** First block the watcher scans. */
   fromBlock: number
@@ -28,8 +33,17 @@ export interface ProbeDutyOptions {
  */
 export async function answerOwnProbes (chain: ChainClient, onAnswer: (a: ProbeAnswer) => void, options: ProbeDutyOptions): Promise<void> {
   const me = await chain.address()
+  // a failed send (an RPC hiccup, a nonce another sender of the wallet took) is sent again while the probe is open:
+  // each send re-reads the probe, and a revert (`ProbeExpired` once its window closed) ends the retries
   const answer = async (): Promise<void> => {
-    const tx = await chain.answerProbe({ signal: options.signal })
+    const tx = await withRetry(async () => await chain.answerProbe({ signal: options.signal }), {
+      signal: options.signal,
+      delayMs: PROBE_ANSWER_RETRY_MS,
+      maxDelayMs: PROBE_ANSWER_MAX_RETRY_MS,
+      totalMs: PROBE_ANSWER_RETRY_TOTAL_MS,
+      what: 'probe answer',
+      permanent: (err) => err.name === 'ChainRevertError'
+    })
     if (tx != null) onAnswer(answered('answered', tx))
   }
   const resume = async (): Promise<void> => {

@@ -1,6 +1,7 @@
 import { pollUntil } from '@jobmesh/contracts'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import { Wallet } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { answerOwnProbes, scanProbes } from '../../src/settlement/probes.js'
 import type { ProbeAnswer } from '../../src/settlement/probes.js'
@@ -67,6 +68,42 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     for (const s of scores) expect(s).toBeGreaterThanOrEqual(1000n)
     expect(info.paused).toBe(false)
     expect(info.score).toBe(scores.reduce((a, b) => a + b, 0n) / BigInt(scores.length))
+    expect(errors).toEqual([])
+  }, 90_000)
+
+  it('a probe answer whose send failed is sent again within the probe\'s window, and one after another sender of the wallet took its nonce goes through: answered, not missed', async () => {
+    const [live, keeper] = chains
+    const errors: Error[] = []
+    const answers: ProbeAnswer[] = []
+    const options = { signal: controller.signal, onError: (e: Error) => { errors.push(e) } }
+    const fromBlock = await live.blockNumber()
+    // the node's first send (its first probe answer) fails on the way: the endpoint dropped the connection
+    const broadcast = live.provider.broadcastTransaction.bind(live.provider)
+    let failed = 0
+    live.provider.broadcastTransaction = async (signed) => {
+      if (failed++ === 0) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })
+      return await broadcast(signed)
+    }
+    duties.push(answerOwnProbes(live, a => { answers.push(a) }, { ...options, fromBlock, pollMs: 50 }))
+    duties.push(scanProbes(keeper, () => {}, { ...options, intervalMs: 200, maxScan: 16 })
+      .catch((err: Error) => { if (err.name !== 'AbortError') throw err }))
+
+    const first = await pollUntil(async () => answers[0], { pollMs: 100, timeoutMs: 60_000, what: 'the live node\'s first probe answer' })
+    expect(failed).toBeGreaterThanOrEqual(2)
+    expect(first.outcome).toBe('answered')
+    expect((await live.provider.getTransactionReceipt(first.txHash))?.status).toBe(1)
+    const me = await live.address()
+
+    // another signer of the node's wallet sends a transaction (`jobmesh claim` with the running peer's key): the
+    // nonce the node keeps is taken, and its next answer still goes through
+    const other = new Wallet(chain.anvil.accounts[1].privateKey, chain.client(1).provider)
+    expect(other.address).toBe(me)
+    await (await other.sendTransaction({ to: me, value: 1n })).wait()
+    const second = await pollUntil(async () => answers[1], { pollMs: 100, timeoutMs: 60_000, what: 'the live node\'s next probe answer' })
+    expect(second.outcome).toBe('answered')
+    expect((await live.provider.getTransactionReceipt(second.txHash))?.status).toBe(1)
+    expect(await live.findEvents({ names: ['ProbeMissed'], topic1: me, fromBlock })).toEqual([])
+    expect((await live.nodeInfo()).paused).toBe(false)
     expect(errors).toEqual([])
   }, 90_000)
 
