@@ -1,4 +1,4 @@
-import { connect, createChainClient, createProvider, deploy } from '../src/index.js'
+import { connect, createChainClient, createProvider, deploy, pollUntil, rpcCall } from '../src/index.js'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { Wallet, ZeroHash, id as keccakText } from 'ethers'
@@ -178,6 +178,36 @@ describe('chain client against anvil', () => {
     // a revert is no nonce failure: it is thrown at once, nothing is sent
     await expect(peer.createJob(jobInput(3n, deadline), 10_000n)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'JobExists' })
     expect(await peer.provider.getTransactionCount(me)).toBe(before + 1)
+  })
+
+  it('a nonce held by a pending transaction of another sender of the wallet: the send is refused as underpriced, re-reads the nonce and goes through', async () => {
+    const peer = client(3)
+    const me = await peer.address()
+    const block = await peer.provider.getBlock('latest')
+    const deadline = Number(block?.timestamp ?? 0) + 3600
+    await peer.createJob(jobInput(6n, deadline), 10_000n)
+    // a chain that does not mine at once (as Amoy): the other sender's transaction waits in the pool with the nonce
+    // the peer keeps as its next
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [false])
+    try {
+      const pending = await new Wallet(anvil.accounts[3].privateKey, provider).sendTransaction({ to: me, value: 1n })
+      const mined = await peer.provider.getTransactionCount(me)
+      let failed: Error | undefined
+      const sending = peer.createJob(jobInput(7n, deadline), 10_000n).catch((err: Error) => { failed = err })
+      // both wait in the pool: the other's with the kept nonce, the peer's with the next
+      await pollUntil(async () => failed !== undefined || (await peer.provider.getTransactionCount(me, 'pending')) === mined + 2 ? true : undefined,
+        { pollMs: 20, timeoutMs: 10_000, what: 'both transactions pending' })
+      await rpcCall(anvil.rpcUrl, 'evm_mine', [])
+      const created = await sending
+      expect(failed).toBeUndefined()
+      expect((await peer.provider.getTransactionReceipt(pending.hash))?.status).toBe(1)
+      expect((await peer.provider.getTransactionReceipt(created?.hash ?? ''))?.status).toBe(1)
+      expect(await peer.provider.getTransactionCount(me)).toBe(mined + 2)
+    } finally {
+      await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [true])
+      provider.destroy()
+    }
   })
 
   it('a send the node refused for its nonce although it holds the transaction (forwarded twice) is not sent again', async () => {
