@@ -1,6 +1,7 @@
 // Compiles the AssemblyScript example jobs to examples/build/<name>.wasm (run: npm run generate -w examples).
-// Exports `generate()` for tests; skips a module whose .wasm is newer than its source.
-import { mkdir, stat } from 'node:fs/promises'
+// Exports `generate()` for tests; skips a module whose .wasm is newer than every source in assembly/ (a module
+// imports others: mandelbrot-palette.ts renders with mandelbrot.ts).
+import { mkdir, readdir, stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import asc from 'assemblyscript/asc'
 
@@ -29,10 +30,15 @@ async function mtime (path) {
 export async function generate (options = {}) {
   await mkdir(`${root}build`, { recursive: true })
   const built = []
+  // the newest source: any change in assembly/ may change any module that imports it
+  let newest = -1
+  for (const file of await readdir(`${root}assembly`)) {
+    newest = Math.max(newest, await mtime(`${root}assembly/${file}`))
+  }
   for (const name of EXAMPLES) {
     const source = `assembly/${name}.ts`
     const target = `build/${name}.wasm`
-    if (options.force !== true && await mtime(`${root}${target}`) > await mtime(`${root}${source}`)) {
+    if (options.force !== true && await mtime(`${root}${target}`) > newest) {
       continue
     }
     let errors = ''
