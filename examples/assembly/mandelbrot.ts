@@ -11,17 +11,33 @@
 // Pixel (px, py): cx = x0 + (x1 - x0) * (px + 0.5) / width, cy = y0 + (y1 - y0) * (py + 0.5) / height;
 // i = escape iteration count of z <- z^2 + c from 0 (|z|^2 > 4), capped at maxIter;
 // gray = i == maxIter ? 0 : 255 - floor(i * 255 / maxIter).
+//
+// Scratch (not output): after the output, the run leaves each pixel's final iterate z_i in memory, row by row, as
+// two f64 (re, im; a NaN as the canonical 0x7ff8000000000000). The execution digest hashes the whole memory after
+// the run (docs/executor.md), and without this buffer that memory would hold nothing but the input and the output:
+// anyone could rebuild it from the public output with the module's own `alloc`, without iterating. z_i takes i
+// iterations to get, so the digest (a processor's work tag, a verifier's vote) now needs the whole computation.
+// It costs 16 bytes of memory per pixel (a MicroJob of 12 M pixels needs about 200 MiB of the executor's 256).
 
 const BLOCK: i32 = 64
 const IN_MAGIC: u32 = 0x3154424d
 const OUT_MAGIC: u32 = 0x314f424d
 const OUT_HEADER: i32 = 16
+const SCRATCH_PIXEL: usize = 16 // f64 re, f64 im of the final iterate
+const CANONICAL_NAN: u64 = 0x7ff8000000000000
 
 export function alloc(len: i32): usize {
   return heap.alloc(<usize>max(len, 1))
 }
 
-function escape(cx: f64, cy: f64, maxIter: u32): u32 {
+// @ts-ignore: decorator
+@inline function storeIterate(at: usize, v: f64): void {
+  // NaN bits can differ between CPUs (docs/executor.md, Determinism); a NaN is stored as one pattern
+  store<u64>(at, v != v ? CANONICAL_NAN : reinterpret<u64>(v))
+}
+
+/** The escape iteration of c; stores the final iterate z_i at `scratch` (re, im). */
+function escape(cx: f64, cy: f64, maxIter: u32, scratch: usize): u32 {
   let zx = 0.0
   let zy = 0.0
   let i: u32 = 0
@@ -33,6 +49,8 @@ function escape(cx: f64, cy: f64, maxIter: u32): u32 {
     zx = zx2 - zy2 + cx
     i++
   }
+  storeIterate(scratch, zx)
+  storeIterate(scratch + 8, zy)
   return i
 }
 
@@ -66,6 +84,7 @@ function render(ptr: usize, len: i32): usize {
   store<u32>(out, firstRow, 12)
   store<u32>(out, lastRow, 16)
   let at = out + 4 + <usize>OUT_HEADER
+  let scratch = heap.alloc(pixels * SCRATCH_PIXEL)
   const x0 = load<f64>(ptr, 24)
   const y0 = load<f64>(ptr, 32)
   const x1 = load<f64>(ptr, 40)
@@ -76,10 +95,11 @@ function render(ptr: usize, len: i32): usize {
     const cy = y0 + (y1 - y0) * (<f64>py + 0.5) / h
     for (let px: u32 = 0; px < width; px++) {
       const cx = x0 + (x1 - x0) * (<f64>px + 0.5) / w
-      const i = escape(cx, cy, maxIter)
+      const i = escape(cx, cy, maxIter, scratch)
       const gray: u32 = i >= maxIter ? 0 : 255 - <u32>((<u64>i * 255) / <u64>maxIter)
       store<u8>(at, <u8>gray)
       at++
+      scratch += SCRATCH_PIXEL
     }
   }
   return out
