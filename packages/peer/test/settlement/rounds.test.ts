@@ -174,10 +174,11 @@ describe('rounds: processors follow a re-announced job', () => {
     const job = testJob(2, 4)
     // the escrow as a peer reads it (its status and rejections, the spec CID it was created with), through the
     // peer's own gate (`fundedJobs`), which wakes the processors when the round moves, as `createPeer` wires it
-    const onChain = { status: 'Open' as const, rejections: 0 }
+    const onChain = { status: 'Open' as const, rejections: 0, samples: 1, macroJobs: 2, secondsPerMicroJob: 1 }
     const chain = {
       job: async () => ({ ...onChain }),
-      jobCreated: async () => ({ specCid: rawBlockCid(encodeJobSpec(job.spec)).toString() })
+      jobCreated: async () => ({ specCid: rawBlockCid(encodeJobSpec(job.spec)).toString() }),
+      commitTimes: async () => ({ commitWindowBlocks: 20, secondsPerBlock: 2, maxRerunBlocks: 7_200 })
     }
     const funded = fundedJobs({ chain: chain as unknown as Parameters<typeof fundedJobs>[0]['chain'] },
       { recheckMs: 300, onRound: () => { for (const p of peers) p.processor.wake() } })
