@@ -126,11 +126,10 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         address culprit = submitter;
         if (t.blame && t.payee != address(0) && registry.isRegistered(t.payee)) culprit = t.payee;
         uint256 bond = _bond(j);
-        uint256 slashed = registry.slash(culprit, bond);
-        // a blamed payee staked below the bond (an honest finalizer pays none such: docs/settlement.md, Payees)
-        // leaves the rest to the submitter that chose to pay it: a sock-puppet payee cannot cap the thief's loss
-        if (culprit != submitter && slashed < bond) slashed += registry.slash(submitter, bond - slashed);
+        // unlocked first: a slash clamps the locked stake to what is left, so an unlock after it would also free the
+        // bonds of the submitter's other submitted jobs
         registry.unlock(submitter, bond);
+        uint256 slashed = registry.slash(culprit, bond);
         // verifiers that found the fault (all that committed when nobody proved the sample) get their share
         _payRound(jobId, j, k, t.bad == 0 ? type(uint256).max - 1 : t.bad, 0, false, slashed);
         j.status = Status.Open;

@@ -46,27 +46,22 @@ contract CulpritSlashingTest is AttackBase {
         assertTrue(stakeOf(honestProc) >= proc0);
     }
 
-    /// A thieving submitter re-points a leaf to its own sock-puppet node, staked far below the bond, that signed a
-    /// copy of the output (no work of its own). The verifiers blame the payee; the sock-puppet's whole stake falls
-    /// short of the bond, and the submitter that chose to pay it loses the rest: the theft still costs the bond.
-    function test_payeeStakedBelowTheBondLeavesTheRestToTheSubmitter() public {
-        uint256 fee = 10 ether; // bond 20 ether
-        address sock = registerNode(9, GPU_A, 24, 1 ether);
-        JobEscrowBase.CreateJobParams memory p = jobParams(1, 4, 3);
-        p.samples = 4;
-        bytes32 id = createJob(p, fee);
-        Results memory truth = buildResults(id, 1, 4, "honest", one(nodeAddr(2)));
-        Results memory sent = copyResults(truth);
-        sent.payees[1] = sock;
-        _rebuild(id, 4, sent);
-        uint256 att0 = stakeOf(attacker);
-        uint256 sock0 = stakeOf(sock);
-        submit(id, attacker, sent.root);
-        verifyRound(id, sent, views3(truth, truth, truth), allBlame(3));
-        assertEq(status(id), uint256(JobEscrowBase.Status.Open), "rejected");
-        assertEq(sock0 - stakeOf(sock), 1 ether, "the sock-puppet loses its whole stake");
-        assertEq(att0 - stakeOf(attacker), 2 * fee - 1 ether, "the submitter loses the rest of the bond");
-        assertEq(registry.lockedStake(attacker), 0, "and nothing stays locked");
+    /// A submitter with two jobs submitted is caught faking one: it loses that job's bond, and the other job's bond
+    /// stays locked (a slash that came before the unlock used to free it: the slash clamps the locked stake to what
+    /// is left, and the unlock then took a whole bond more).
+    function test_rejectionLeavesTheSubmittersOtherBondLocked() public {
+        uint256 bond = 2 * FEE;
+        address sub = registerNode(9, GPU_A, 24, 2 * bond); // staked exactly the two bonds
+        bytes32 faked = newJob(1, 4, 4);
+        bytes32 other = newJob(1, 4, 4);
+        Results memory truth = honestResults(faked, 1, 4);
+        Results memory fake = buildResults(faked, 1, 4, "fake", one(sub));
+        submit(faked, sub, fake.root);
+        submit(other, sub, honestResults(other, 1, 4).root);
+        assertEq(registry.lockedStake(sub), 2 * bond);
+        verifyRound(faked, fake, views3(truth, truth, truth), noBlame(3));
+        assertEq(stakeOf(sub), bond, "the faked job's bond is slashed");
+        assertEq(registry.lockedStake(sub), bond, "the other job's bond is still locked");
     }
 
     /// The culprit is announced: JobRejected carries the slashed address and the sample position, so the next
