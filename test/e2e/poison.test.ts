@@ -55,9 +55,15 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
     const outputs = await client.results(honest.jobId, { fetchTimeoutMs: 20_000, timeoutMs: 60_000 })
     expect(outputs).toHaveLength(8)
 
-    // every peer is alive, answers, shows the honest job complete and (once it looked at them) the poison jobs failed
+    // every peer is alive, answers, shows the honest job done and (once it looked at them) the poison jobs failed; a
+    // peer still checking a poison job by a run of its own when the others finished the honest job shows that one
+    // `settled` (released on chain, not worked on here), which is as healthy
     let states: PeerStatus[] = []
-    const settled = (): boolean => states.every(s => s.jobs.find(j => j.jobId === honest.jobId)?.state === 'complete' &&
+    const honestState = (s: PeerStatus): string | undefined => {
+      const state = s.jobs.find(j => j.jobId === honest.jobId)?.state
+      return state === 'settled' ? 'complete' : state
+    }
+    const settled = (): boolean => states.every(s => honestState(s) === 'complete' &&
       poisonJobs.every(j => s.jobs.find(x => x.jobId === j.jobId)?.state === 'failed'))
     await waitFor(async () => {
       // one `jobmesh status` process at a time: four node start-ups at once take more than its timeout on a loaded machine
@@ -66,7 +72,7 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
       return settled()
     }, { timeoutMs: 60_000, intervalMs: 500, what: 'every peer to show the honest job complete and the poison jobs failed' })
       .catch(() => {}) // the states of the last look are compared below, with a diff
-    expect(states.map(s => s.jobs.map(j => j.state).sort().join(','))).toEqual(devnet.peers.map(() => 'complete,failed,failed,failed'))
+    expect(states.map(s => s.jobs.map(j => j.jobId === honest.jobId ? honestState(s) : j.state).sort().join(','))).toEqual(devnet.peers.map(() => 'complete,failed,failed,failed'))
 
     // the fee comes back to the creator in full at the deadline (a day of chain time later), through the DApp's CLI
     const trapJob = poisonJobs[1].jobId

@@ -103,6 +103,13 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     }
   }
 
+  /** The MicroJobs (`m.i` keys) the valid failure records name, most recorded attempts first. */
+  failingMicroJobs (): string[] {
+    const attempts = new Map<string, number>()
+    for (const f of this.valid.values()) attempts.set(f.micro, (attempts.get(f.micro) ?? 0) + f.attempts)
+    return [...attempts].sort((a, b) => b[1] - a[1]).map(([micro]) => micro)
+  }
+
   /** This peer's failed attempts at a MicroJob so far. */
   attemptsOf (macroIndex: number, index: number, peerId: string): number {
     return this.valid.get(resultKey(macroIndex, index, peerId))?.attempts ?? 0

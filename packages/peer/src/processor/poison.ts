@@ -18,6 +18,8 @@ export interface PoisonHost {
   /** This peer gives a job up after this many of its own failed attempts. */
   localMaxFailures: number
   endHost: JobEndHost
+  /** Runs one MicroJob of the job here, outside the queue, keeping nothing (`checkRun`). @throws what the run throws */
+  checkRun(ctx: JobContext, macroIndex: number, index: number): Promise<void>
 }
 
 /**
@@ -64,16 +66,38 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
 }
 
 /**
- * The CRDT says the job failed: this peer gives it up only once one of its own runs failed too. A failure record is
- * a signed claim, free to write for any key (two colluding keys, the DApp's own node among them, could otherwise
- * fail a healthy job that is nearly done on every peer, and its creator would refund the work at the deadline); a
- * peer that has not failed here goes on working, and meets a real poison MicroJob in the queue soon enough.
+ * The CRDT says the job failed. A failure record is a signed claim any key can write in its own slot: two keys that
+ * never ran anything (the DApp's own node may be one) could otherwise make every processor give a healthy job up when
+ * it is nearly done, and its creator would refund the fee at the deadline with the outputs stored. So a peer whose
+ * own runs of the job never failed runs the MicroJob the records name most (one run, outside the queue, under the
+ * same time limit) and gives the job up if it fails here too; if it runs, the records are false and the peer works
+ * on (a later failure of its own, in `itemFailed`, still ends the job here). One check per job at a time.
  */
 export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
   const jobId = ctx.job.jobId
-  if ((host.localFailures.get(jobId) ?? 0) === 0) {
-    log('job %s: the CRDT says it failed, no run failed here: working on', jobId)
+  if ((host.localFailures.get(jobId) ?? 0) > 0) {
+    giveUp(host.endHost, ctx, ctx.failures.summary())
     return
   }
-  giveUp(host.endHost, ctx, ctx.failures.summary())
+  if (checking.has(ctx)) return
+  const micro = ctx.failures.failingMicroJobs().find(key => !ctx.progress.has(key))
+  if (micro === undefined) {
+    // every MicroJob the records name has a result: they are refuted already
+    log('job %s: the CRDT says it failed, on MicroJobs that have results: working on', jobId)
+    return
+  }
+  const [macroIndex, index] = micro.split('.').map(Number)
+  checking.add(ctx)
+  void host.checkRun(ctx, macroIndex, index).then(() => {
+    log('job %s: the CRDT says it failed; %s runs here: working on', jobId, micro)
+  }, (err: Error) => {
+    if (err.name === 'AbortError') return
+    host.failedAt.set(jobId, host.clock())
+    host.localFailures.set(jobId, (host.localFailures.get(jobId) ?? 0) + 1)
+    log('job %s: %s failed here too (%s): giving it up', jobId, micro, err.name)
+    giveUp(host.endHost, ctx, ctx.failures.summary())
+  }).finally(() => { checking.delete(ctx) })
 }
+
+/** Job contexts whose failed state is being checked by a run (`jobFailedInCrdt`). */
+const checking = new WeakSet<JobContext>()

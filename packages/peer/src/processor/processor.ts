@@ -15,7 +15,7 @@ import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { healthyFirst, itemFailed, jobFailedInCrdt } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
-import { reportWritten, runTurns } from './turns.js'
+import { checkRun, reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
 import type { JobDiscovery } from './job-discovery.js'
 import type { KnownJob } from '../jobs/index.js'
@@ -130,7 +130,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       localFailures: new Map(),
       clock: this.clock,
       localMaxFailures: init.localMaxFailures ?? DEFAULT_LOCAL_MAX_FAILURES,
-      endHost: this.endHost
+      endHost: this.endHost,
+      checkRun: async (ctx, macroIndex, index) => { await checkRun(this.turnHost, ctx, macroIndex, index, this.controller.signal) }
     }
     this.roomsHost = {
       pubsub: components.pubsub,

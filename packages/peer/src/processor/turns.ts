@@ -210,7 +210,6 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
 
 async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: LockedItem, readyAt: number, lockedAt: number,
   signal: AbortSignal): Promise<'failed' | undefined> {
-  const d = ctx.slicing.microJobs[item.macroIndex * ctx.job.spec.slicing.microJobsPerMacro + item.index]
   const key = microKey(item.macroIndex, item.index)
   if (ctx.progress.has(key)) {
     room.done(item.index)
@@ -222,14 +221,11 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     room.lost(item.index)
     return
   }
-  const task: MicroJobTask = {
-    jobId: ctx.job.jobId, spec: ctx.job.spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId,
-    start: d.start, end: d.end
-  }
+  const task = microJobTask(ctx, item.macroIndex, item.index)
   log('%s runs %s term %d (room owner %s epoch %d term %d)', host.self.slice(-6), key, item.leaseTerm, room.state?.owner.slice(-6), room.state?.epoch, room.state?.term)
   const started = host.clock()
   host.dispatch('microjob:start', {
-    jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm,
+    jobId: task.jobId, macroIndex: task.macroIndex, index: task.index, leaseTerm: item.leaseTerm,
     waitMs: started - readyAt, claimToStartMs: started - lockedAt
   })
   const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, host.renewMs)
@@ -245,14 +241,14 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     // update, which saves its signed record in the doc (DESIGN 11: < 300 bytes per MicroJob); the turn's results
     // share that update (result-batch.ts)
     ctx.batch.add({
-      macroIndex: d.macroIndex, index: d.index, leaseTerm: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer>, size: output.length, outputCid,
+      macroIndex: task.macroIndex, index: task.index, leaseTerm: item.leaseTerm, outputHash: outputHash as Uint8Array<ArrayBuffer>, size: output.length, outputCid,
       workTag: workTag(digest, host.self)
     })
   } catch (err) {
     if (signal.aborted) return
     log.error('MicroJob %s failed: %e', key, err)
     ctx.microLeases.release(key, item.leaseTerm)
-    host.dispatch('microjob:error', { jobId: task.jobId, macroIndex: d.macroIndex, index: d.index, error: err as Error })
+    host.dispatch('microjob:error', { jobId: task.jobId, macroIndex: task.macroIndex, index: task.index, error: err as Error })
     host.itemFailed(ctx, item, err as Error)
     return 'failed'
   } finally {
@@ -263,4 +259,19 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
 /** A run's time limit: the spec's (`runTimeoutMs`), within what the job's commit window gives a verifier's re-run. */
 function runLimit (host: Pick<TurnHost, 'runLimitMs'>, ctx: JobContext): number {
   return Math.min(runTimeoutMs(ctx.job.spec), host.runLimitMs?.(ctx.job.jobId) ?? Infinity)
+}
+
+/** The executor's task for MicroJob `index` of MacroJob `macroIndex` of the job. */
+function microJobTask (ctx: JobContext, macroIndex: number, index: number): MicroJobTask {
+  const d = ctx.slicing.microJobs[macroIndex * ctx.job.spec.slicing.microJobsPerMacro + index]
+  return { jobId: ctx.job.jobId, spec: ctx.job.spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end }
+}
+
+/**
+ * Runs one MicroJob outside the queue, under the same time limit, and keeps nothing of it: a check that it fails
+ * here too (poison.ts, `jobFailedInCrdt`). @throws what the run throws
+ */
+export async function checkRun (host: Pick<TurnHost, 'executor' | 'runLimitMs'>, ctx: JobContext, macroIndex: number, index: number,
+  signal: AbortSignal): Promise<void> {
+  await host.executor.run(microJobTask(ctx, macroIndex, index), { signal, timeoutMs: runLimit(host, ctx) })
 }
