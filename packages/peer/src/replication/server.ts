@@ -88,28 +88,62 @@ export async function startReplicationServer (components: ReplicationServerCompo
     if (await owners.of(sender, { signal }) == null) throw new UnregisteredSenderError(`${sender} is not a registered node`)
   }
 
-  /** Counts the bytes a manifest makes this peer hold against the budgets. @throws ReplicationBudgetError */
+  /** The sender's spending in its current window (windows past `senderWindowMs` are dropped). */
+  const windowOf = (sender: string): { since: number, bytes: number, manifests: Set<string> } => {
+    const now = clock()
+    for (const [peer, w] of spent) if (now - w.since >= senderWindowMs) spent.delete(peer)
+    let w = spent.get(sender)
+    if (w === undefined) {
+      w = { since: now, bytes: 0, manifests: new Set<string>() }
+      spent.set(sender, w)
+    }
+    return w
+  }
+
+  /**
+   * Fetches a manifest within what its sender has left, and charges its bytes at once, whatever they turn out to be
+   * (a blob that is not a manifest is stored all the same; a fetch that fails is charged its whole limit). A manifest
+   * charged in full before is fetched again free.
+   * @throws ReplicationBudgetError
+   */
+  const fetchManifest = async (sender: string, manifestCid: string, signal: AbortSignal): Promise<Uint8Array> => {
+    const w = windowOf(sender)
+    const known = w.manifests.has(manifestCid)
+    const left = Math.min(maxRequestBytes, maxSenderBytes - w.bytes)
+    if (!known && left <= 0) {
+      throw new ReplicationBudgetError(`${sender} asked for ${w.bytes} bytes already (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
+    }
+    const limit = Math.min(MAX_MANIFEST_BYTES, known ? maxRequestBytes : left)
+    try {
+      const bytes = await components.store.fetch(`ipfs://${manifestCid}`, { maxBytes: limit, signal })
+      if (!known) w.bytes += bytes.byteLength
+      return bytes
+    } catch (err) {
+      // what a failed fetch stored is unknown: as much as it was allowed
+      if (!known) w.bytes += limit
+      throw err
+    }
+  }
+
+  /** Counts the outputs a manifest lists (their `size`s) against the budgets. @throws ReplicationBudgetError */
   const charge = (sender: string, manifestCid: string, manifestBytes: number, entries: ReadonlyArray<{ size: unknown }>): void => {
-    let bytes = manifestBytes
+    let bytes = 0
     for (const e of entries) {
       if (typeof e.size !== 'number' || !Number.isSafeInteger(e.size) || e.size < 0) {
         throw new ReplicaRefusedError(`manifest ${manifestCid} lists an output without a valid size`)
       }
       bytes += e.size
     }
-    if (bytes > maxRequestBytes) {
-      throw new ReplicationBudgetError(`manifest ${manifestCid} names ${bytes} bytes (limit ${maxRequestBytes} per request)`)
+    if (manifestBytes + bytes > maxRequestBytes) {
+      throw new ReplicationBudgetError(`manifest ${manifestCid} names ${manifestBytes + bytes} bytes (limit ${maxRequestBytes} per request)`)
     }
-    const now = clock()
-    for (const [peer, s] of spent) if (now - s.since >= senderWindowMs) spent.delete(peer)
-    const s = spent.get(sender) ?? { since: now, bytes: 0, manifests: new Set<string>() }
-    if (s.manifests.has(manifestCid)) return
-    if (s.bytes + bytes > maxSenderBytes) {
-      throw new ReplicationBudgetError(`${sender} asked for ${s.bytes} + ${bytes} bytes (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
+    const w = windowOf(sender)
+    if (w.manifests.has(manifestCid)) return
+    if (w.bytes + bytes > maxSenderBytes) {
+      throw new ReplicationBudgetError(`${sender} asked for ${w.bytes} + ${bytes} bytes (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
     }
-    s.bytes += bytes
-    s.manifests.add(manifestCid)
-    spent.set(sender, s)
+    w.bytes += bytes
+    w.manifests.add(manifestCid)
   }
 
   const serve = async (request: ReplicationRequest, sender: string, signal: AbortSignal): Promise<void> => {
@@ -124,9 +158,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
       await pinJobContent(components.store, { jobId: request.jobId, specCid: request.specCid, spec }, { signal })
       return
     }
-    const manifestBytes = await components.store.fetch(`ipfs://${request.manifestCid}`, {
-      maxBytes: Math.min(MAX_MANIFEST_BYTES, maxRequestBytes), signal
-    })
+    const manifestBytes = await fetchManifest(sender, request.manifestCid, signal)
     const manifest = decodeManifest(manifestBytes)
     if (manifest.jobId.toLowerCase() !== request.jobId) {
       throw new ReplicaRefusedError(`manifest ${request.manifestCid} is of job ${manifest.jobId}, not ${request.jobId}`)

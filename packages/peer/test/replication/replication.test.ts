@@ -319,7 +319,20 @@ describe('replication of outputs: who may ask, for which job, how much', () => {
     const understated = { ...lying.microJobs[0], size: 100 }
     const lyingCid = await fin.store.addBytes(encodeManifest({ version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), microJobs: [understated] }))
     await expect(ask(fin, other, jobId, lyingCid)).rejects.toMatchObject({ name: 'ReplicaRefusedError' })
+    // not pinned; a raw block is fetched whole before its size is checked, so it may sit unpinned in the blockstore
     expect(await isPinned(other, `ipfs://${understated.outputCid}`)).toBe(false)
+  })
+
+  it('a blob that is no manifest is charged to its sender: once the budget is spent, nothing more is fetched', async () => {
+    const { jobId, replica, fin } = await setup({ maxSenderBytes: 50_000 })
+    const junk = async (seed: number): Promise<string> => await fin.store.addBytes(bytes(30_000, seed))
+    const first = await junk(50)
+    await expect(ask(fin, replica, jobId, first)).rejects.toMatchObject({ name: 'ReplicaRefusedError' })
+    // 20 000 bytes left: a 30 000-byte blob is more than the fetch may take, and the attempt spends them
+    await expect(ask(fin, replica, jobId, await junk(51))).rejects.toMatchObject({ name: 'ReplicaRefusedError' })
+    const third = await junk(52)
+    await expect(ask(fin, replica, jobId, third)).rejects.toMatchObject({ message: expect.stringContaining('ReplicationBudgetError') })
+    expect(await hasBlock(replica, third)).toBe(false)
   })
 
   it('a replica that declines for its budget does not stop the submission: it counts as one that does not hold them', async () => {
