@@ -27,11 +27,6 @@ export interface JobFailuresInit {
   maxFailures?: number
   /** Distinct peers that must have failed before the job is given up. Default {@link DEFAULT_FAILURE_PEERS}. */
   failurePeers?: number
-  /**
-   * Most attempts one record counts for: a peer gives a job up after that many of its own, so a record that claims
-   * more is not believed past it. Default {@link DEFAULT_LOCAL_MAX_FAILURES}.
-   */
-  localMaxFailures?: number
 }
 
 export interface JobFailuresEvents {
@@ -52,7 +47,9 @@ export interface FailureSummary {
  * The failed attempts of a job's MicroJobs (map `failures`, one signed record per MicroJob and peer, in the peer's
  * own slot like results). A MicroJob that fails on every attempt counts against its job: once the job has
  * `maxFailures` failed attempts from at least `failurePeers` peers it is failed (a state every reader computes the
- * same way from the CRDT; the SDK's progress reports it) and processors give it up.
+ * same way from the CRDT; the SDK's progress reports it; a record counts for at most
+ * {@link DEFAULT_LOCAL_MAX_FAILURES} attempts, after which its signer gave the job up, whatever it claims), and
+ * processors check it with a run of their own (processor/poison.ts).
  */
 export class JobFailures extends TypedEvents<JobFailuresEvents> {
   private readonly map: Y.Map<Uint8Array>
@@ -60,7 +57,6 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
   private readonly components: JobFailuresComponents
   private readonly maxFailures: number
   private readonly failurePeers: number
-  private readonly maxAttemptsPerRecord: number
   private readonly valid = new Map<string, Failure>()
   private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
   private stopped = false
@@ -73,7 +69,6 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     this.scope = failureScope(jobId)
     this.maxFailures = init.maxFailures ?? DEFAULT_MAX_FAILURES
     this.failurePeers = init.failurePeers ?? DEFAULT_FAILURE_PEERS
-    this.maxAttemptsPerRecord = init.localMaxFailures ?? DEFAULT_LOCAL_MAX_FAILURES
     for (const key of map.keys()) this.check(key)
     this.observer = (event) => {
       for (const key of event.keysChanged) this.check(key)
@@ -156,7 +151,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     }
     try {
       const f = FailureRecord.decode(record.payload)
-      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.min(this.maxAttemptsPerRecord, Math.max(1, f.attempts)), reason: f.reason })
+      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.min(DEFAULT_LOCAL_MAX_FAILURES, Math.max(1, f.attempts)), reason: f.reason })
     } catch {
       if (this.components.metrics != null) this.components.metrics.invalidRecords++
     }

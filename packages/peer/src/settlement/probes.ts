@@ -42,7 +42,8 @@ export async function answerOwnProbes (chain: ChainClient, onAnswer: (a: ProbeAn
       maxDelayMs: PROBE_ANSWER_MAX_RETRY_MS,
       totalMs: PROBE_ANSWER_RETRY_TOTAL_MS,
       what: 'probe answer',
-      permanent: (err) => err.name === 'ChainRevertError'
+      // a revert ends it; so does a timeout, whose answer may be in the pool already (a second would only revert)
+      permanent: (err) => err.name === 'ChainRevertError' || err.name === 'ChainTimeoutError'
     })
     if (tx != null) onAnswer(answered('answered', tx))
   }

@@ -98,7 +98,7 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     // nonce the node keeps is taken, and its next answer still goes through
     const other = new Wallet(chain.anvil.accounts[1].privateKey, chain.client(1).provider)
     expect(other.address).toBe(me)
-    await (await other.sendTransaction({ to: me, value: 1n })).wait()
+    await (await other.sendTransaction({ to: me, value: 1n })).wait(1, 30_000)
     const second = await pollUntil(async () => answers[1], { pollMs: 100, timeoutMs: 60_000, what: 'the live node\'s next probe answer' })
     expect(second.outcome).toBe('answered')
     expect((await live.provider.getTransactionReceipt(second.txHash))?.status).toBe(1)
