@@ -226,7 +226,8 @@ contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes, NodeRegistryTimeo
         if (amount > stake) amount = stake;
         if (amount == 0) return 0;
         n.stake = uint96(stake - amount);
-        if (lockedStake[node] > stake - amount) lockedStake[node] = stake - amount;
+        // the locked stake is left as it is (it may exceed the stake now): each bond is given back by its own job's
+        // unlock, and lowering it here let a later unlock free the bond of another job still submitted
         emit NodeSlashed(node, amount, n.stake);
         _sync(node);
         (bool ok,) = escrow.call{value: amount}("");

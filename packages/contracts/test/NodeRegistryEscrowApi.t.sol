@@ -175,6 +175,18 @@ contract NodeRegistryEscrowApiTest is NodeRegistryFixture {
         assertFalse(reg.isEligible(a));
     }
 
+    /// A slash leaves the bonds locked as they were: each is given back by the unlock of its own job, so a slash
+    /// for one job (or a verifier penalty) before another job's unlock cannot free a third job's bond.
+    function test_slashKeepsOtherBondsLocked() public {
+        address a = reg1(1, GPU_A, 8, 4 ether);
+        reg.lock(a, 2 ether, MODEL_X); // job x
+        reg.lock(a, 2 ether, MODEL_X); // job y
+        reg.slash(a, 0.5 ether); // a verifier penalty elsewhere
+        assertEq(reg.lockedStake(a), 4 ether, "bonds owed beyond the stake stay locked");
+        reg.unlock(a, 2 ether); // job x released
+        assertEq(reg.lockedStake(a), 2 ether, "job y's bond is still locked");
+    }
+
     function test_scoresViews() public {
         address a = reg1(1, GPU_A, 20, 2 ether);
         reg1(2, GPU_A, 80, 2 ether);
