@@ -71,7 +71,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   // the escrow's slicing: results for MicroJobs outside it are not counted
   const size = (m: number): number => m < job.macroJobs ? job.microJobsPerMacro : 0
   const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total, size)
-  const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round))
+  const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round), { sizeOf: size })
   const byDeadline = options.timeoutMs === undefined
   // until the deadline by the chain's clock, which the escrow reads it against
   const waitMs = options.timeoutMs ?? Math.max(0, (job.deadline - await ctx.chain.client.chainTime({ signal: options.signal })) * 1000)

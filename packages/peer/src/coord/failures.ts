@@ -27,6 +27,11 @@ export interface JobFailuresInit {
   maxFailures?: number
   /** Distinct peers that must have failed before the job is given up. Default {@link DEFAULT_FAILURE_PEERS}. */
   failurePeers?: number
+  /**
+   * MicroJobs in each MacroJob of the job (0 past the last): a record naming a MicroJob the job does not have is not
+   * counted. Default: every `m.i` key counts.
+   */
+  sizeOf?(macroIndex: number): number
 }
 
 export interface JobFailuresEvents {
@@ -57,6 +62,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
   private readonly components: JobFailuresComponents
   private readonly maxFailures: number
   private readonly failurePeers: number
+  private readonly sizeOf?: (macroIndex: number) => number
   private readonly valid = new Map<string, Failure>()
   private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
   private stopped = false
@@ -69,6 +75,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     this.scope = failureScope(jobId)
     this.maxFailures = init.maxFailures ?? DEFAULT_MAX_FAILURES
     this.failurePeers = init.failurePeers ?? DEFAULT_FAILURE_PEERS
+    this.sizeOf = init.sizeOf
     for (const key of map.keys()) this.check(key)
     this.observer = (event) => {
       for (const key of event.keysChanged) this.check(key)
@@ -139,11 +146,19 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     this.safeDispatch('failed', { attempts: s.attempts, peers: s.peers, reasons: s.reasons })
   }
 
+  /** Whether `micro` is a MicroJob key `m.i` of the job (any `m.i` without `sizeOf`). */
+  private isMicroJob (micro: string): boolean {
+    const parts = micro.split('.')
+    if (parts.length !== 2 || !parts.every(p => /^(0|[1-9][0-9]{0,8})$/.test(p))) return false
+    const [m, i] = parts.map(Number)
+    return this.sizeOf == null || i < this.sizeOf(m)
+  }
+
   private check (key: string): void {
     this.valid.delete(key)
     const parsed = parseResultKey(key)
     const value = this.map.get(key)
-    if (parsed == null || !(value instanceof Uint8Array)) return
+    if (parsed == null || !(value instanceof Uint8Array) || !this.isMicroJob(parsed.micro)) return
     const record = this.components.verifier.verify(value, `${this.scope}/${parsed.micro}`)
     if (record == null || resultSlot(record.signer) !== parsed.slot) {
       if (this.components.metrics != null) this.components.metrics.invalidRecords++

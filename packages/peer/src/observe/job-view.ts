@@ -79,7 +79,7 @@ export class JobView extends TypedEvents<JobViewEvents> {
     const size = (m: number): number => m < this.job.macroJobs ? this.job.microJobsPerMacro : 0
     this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total, size)
     this.progress.addEventListener('microjob:done', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
-    this.failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), this.job.key)
+    this.failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), this.job.key, { sizeOf: size })
     this.failures.addEventListener('failed', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
     const table = leases({ signer: recordSigner(components.privateKey, components.peerId), verifier })
     this.macroMap = doc.getMap<Uint8Array>(MACRO_MAP)

@@ -81,7 +81,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   const records = { signer: components.signer, verifier: components.verifier, metrics: components.metrics }
   const size = (m: number): number => slicing.macroJobs[m]?.size ?? 0
   const progress = new JobProgress(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length, size)
-  const failures = new JobFailures(records, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, init.failures)
+  const failures = new JobFailures(records, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, { ...init.failures, sizeOf: size })
   const microLeases = components.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key))
   const results = resultTable(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, size)
   const batch = new ResultBatch({ transact: (fn) => { doc.transact(fn) }, results, microLeases }, {

@@ -66,12 +66,23 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
 }
 
 /**
+ * Run errors that depend on the module and its input alone: a check that ends with one shows the job's code fails
+ * here too. A time limit depends on the machine and its load, a content fetch on the network: neither is decisive.
+ */
+const DETERMINISTIC_FAILURES = new Set([
+  'InvalidWasmError', 'ForbiddenImportError', 'MissingExportError', 'WasmTrapError', 'MemoryLimitError',
+  'InputTooLargeError', 'OutputTooLargeError', 'AbiViolationError'
+])
+
+/**
  * The CRDT says the job failed. A failure record is a signed claim any key can write in its own slot: two keys that
  * never ran anything (the DApp's own node may be one) could otherwise make every processor give a healthy job up when
  * it is nearly done, and its creator would refund the fee at the deadline with the outputs stored. So a peer whose
  * own runs of the job never failed runs the MicroJob the records name most (one run, outside the queue, under the
- * same time limit) and gives the job up if it fails here too; if it runs, the records are false and the peer works
- * on (a later failure of its own, in `itemFailed`, still ends the job here). One check per job at a time.
+ * same time limit) and gives the job up if it fails here too with an error of the module's own
+ * ({@link DETERMINISTIC_FAILURES}); otherwise the records are not borne out and the peer works on (a failure of its
+ * own in the queue, `itemFailed`, still ends the job here: a module that loops ends that way). One check per job
+ * context at a time; none once the job is over here.
  */
 export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
   const jobId = ctx.job.jobId
@@ -79,24 +90,30 @@ export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
     giveUp(host.endHost, ctx, ctx.failures.summary())
     return
   }
-  if (checking.has(ctx)) return
+  if (checking.has(ctx) || ctx.finalized) return
+  // JobFailures counts only records of the job's own MicroJobs
   const micro = ctx.failures.failingMicroJobs().find(key => !ctx.progress.has(key))
   if (micro === undefined) {
-    // every MicroJob the records name has a result: they are refuted already
     log('job %s: the CRDT says it failed, on MicroJobs that have results: working on', jobId)
     return
   }
   const [macroIndex, index] = micro.split('.').map(Number)
   checking.add(ctx)
-  void host.checkRun(ctx, macroIndex, index).then(() => {
-    log('job %s: the CRDT says it failed; %s runs here: working on', jobId, micro)
-  }, (err: Error) => {
-    if (err.name === 'AbortError') return
-    host.failedAt.set(jobId, host.clock())
-    host.localFailures.set(jobId, (host.localFailures.get(jobId) ?? 0) + 1)
-    log('job %s: %s failed here too (%s): giving it up', jobId, micro, err.name)
-    giveUp(host.endHost, ctx, ctx.failures.summary())
-  }).finally(() => { checking.delete(ctx) })
+  void host.checkRun(ctx, macroIndex, index)
+    .then(() => {
+      log('job %s: the CRDT says it failed; %s runs here: working on', jobId, micro)
+    }, (err: Error) => {
+      if (ctx.finalized || !DETERMINISTIC_FAILURES.has(err.name)) {
+        log('job %s: the check of %s ended with %s: working on', jobId, micro, err.name)
+        return
+      }
+      host.failedAt.set(jobId, host.clock())
+      host.localFailures.set(jobId, (host.localFailures.get(jobId) ?? 0) + 1)
+      log('job %s: %s failed here too (%s): giving it up', jobId, micro, err.name)
+      giveUp(host.endHost, ctx, ctx.failures.summary())
+    })
+    .catch((err: Error) => { log.error('job %s: checking its failed state: %e', jobId, err) })
+    .finally(() => { checking.delete(ctx) })
 }
 
 /** Job contexts whose failed state is being checked by a run (`jobFailedInCrdt`). */

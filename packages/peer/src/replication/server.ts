@@ -44,6 +44,12 @@ export interface ReplicationServerInit {
   senderWindowMs?: number
 }
 
+/**
+ * What one sender made this peer hold since `since`: `bytes`, the manifests whose fetch was charged (`fetched`) and
+ * those whose outputs were too (`manifests`).
+ */
+interface SenderWindow { since: number, bytes: number, fetched: Set<string>, manifests: Set<string> }
+
 /** The running handler of {@link REPLICATION_PROTOCOL}. */
 export interface ReplicationServer {
   stop(): Promise<void>
@@ -72,7 +78,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
   // the registry's owner of each sender, cached (a flood of requests from one unregistered PeerId costs few reads)
   const owners = chain == null ? undefined : peerOwners({ chain, clock })
   /** Bytes each sender made this peer hold in its current window, and the manifests counted in it. */
-  const spent = new Map<string, { since: number, bytes: number, manifests: Set<string> }>()
+  const spent = new Map<string, SenderWindow>()
 
   const checkJob = async (request: ReplicationRequest, signal: AbortSignal): Promise<void> => {
     if (chain == null) return
@@ -89,12 +95,12 @@ export async function startReplicationServer (components: ReplicationServerCompo
   }
 
   /** The sender's spending in its current window (windows past `senderWindowMs` are dropped). */
-  const windowOf = (sender: string): { since: number, bytes: number, manifests: Set<string> } => {
+  const windowOf = (sender: string): SenderWindow => {
     const now = clock()
     for (const [peer, w] of spent) if (now - w.since >= senderWindowMs) spent.delete(peer)
     let w = spent.get(sender)
     if (w === undefined) {
-      w = { since: now, bytes: 0, manifests: new Set<string>() }
+      w = { since: now, bytes: 0, fetched: new Set<string>(), manifests: new Set<string>() }
       spent.set(sender, w)
     }
     return w
@@ -102,13 +108,13 @@ export async function startReplicationServer (components: ReplicationServerCompo
 
   /**
    * Fetches a manifest within what its sender has left, and charges its bytes at once, whatever they turn out to be
-   * (a blob that is not a manifest is stored all the same; a fetch that fails is charged its whole limit). A manifest
-   * charged in full before is fetched again free.
+   * (a blob that is not a manifest is stored all the same; a fetch that fails is charged its whole limit), once per
+   * CID and window: a finalizer's retries of one manifest are fetched again free.
    * @throws ReplicationBudgetError
    */
   const fetchManifest = async (sender: string, manifestCid: string, signal: AbortSignal): Promise<Uint8Array> => {
     const w = windowOf(sender)
-    const known = w.manifests.has(manifestCid)
+    const known = w.fetched.has(manifestCid)
     const left = Math.min(maxRequestBytes, maxSenderBytes - w.bytes)
     if (!known && left <= 0) {
       throw new ReplicationBudgetError(`${sender} asked for ${w.bytes} bytes already (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
@@ -117,10 +123,12 @@ export async function startReplicationServer (components: ReplicationServerCompo
     try {
       const bytes = await components.store.fetch(`ipfs://${manifestCid}`, { maxBytes: limit, signal })
       if (!known) w.bytes += bytes.byteLength
+      w.fetched.add(manifestCid)
       return bytes
     } catch (err) {
       // what a failed fetch stored is unknown: as much as it was allowed
       if (!known) w.bytes += limit
+      w.fetched.add(manifestCid)
       throw err
     }
   }

@@ -42,8 +42,9 @@ export async function answerOwnProbes (chain: ChainClient, onAnswer: (a: ProbeAn
       maxDelayMs: PROBE_ANSWER_MAX_RETRY_MS,
       totalMs: PROBE_ANSWER_RETRY_TOTAL_MS,
       what: 'probe answer',
-      // a revert ends it; so does a timeout, whose answer may be in the pool already (a second would only revert)
-      permanent: (err) => err.name === 'ChainRevertError' || err.name === 'ChainTimeoutError'
+      // a revert ends it; a timeout does not (most come before anything is sent: the probe's read, the estimate, the
+      // nonce), and a retry of one whose answer did reach the pool re-reads the probe first: answered, it sends nothing
+      permanent: (err) => err.name === 'ChainRevertError'
     })
     if (tx != null) onAnswer(answered('answered', tx))
   }

@@ -2,7 +2,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { FAILURES_MAP, FailureRecord, JobFailures, RESULTS_MAP, failureScope, jobsTopic, microKey, recordSigner, recordVerifier, resultKey } from '../../src/coord/index.js'
+import { FAILURES_MAP, FailureRecord, JobFailures, RESULTS_MAP, failureScope, jobsTopic, microKey, recordSigner, recordVerifier, resultKey, resultSlot } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs } from '../../src/processor/index.js'
@@ -42,12 +42,11 @@ describe('poison isolation', () => {
     await waitForMesh(peers, jobsTopic())
     // the poison job is announced first and is worth more: every peer goes for it first
     poison.spec.price = honest.spec.price * 10n
-    const complete = peers.map(p => new Promise<void>(resolve => {
-      p.processor.addEventListener('job:complete', (evt) => { if (evt.detail.jobId === honest.jobId) resolve() })
-    }))
+    const complete = new Set<string>()
+    for (const p of peers) p.processor.addEventListener('job:complete', (evt) => { if (evt.detail.jobId === honest.jobId) complete.add(p.id) })
     await peers[0].processor.announceJob(poison.spec, poison.jobId, poison.specCid)
     await peers[1].processor.announceJob(honest.spec, honest.jobId, honest.specCid)
-    await Promise.all(complete)
+    await waitFor(() => complete.size === peers.length, { timeoutMs: 30_000, what: 'every peer to complete the honest job' })
     await waitFor(() => failedEvents.size === peers.length, { timeoutMs: 20_000, what: 'every peer gave the poison job up' })
     expect([...failedEvents.values()].every(r => r.includes('WasmTrapError'))).toBe(true)
     // bounded: a handful of attempts, not one per MicroJob per peer forever
@@ -64,8 +63,18 @@ describe('poison isolation', () => {
   })
 
   it('forged failure records do not make a peer give up a healthy job: it runs the named MicroJob itself, which works', async () => {
-    const job = testJob(2, 16)
-    peers = await startPeers(3, { executor: testExecutor({ workMs: 100 }) })
+    const job = testJob(2, 32)
+    const healthy = testExecutor({ workMs: 100 })
+    // runs of the MicroJob the forged records name: once from the queue, and once per peer that checks the records
+    let runsOfNamed = 0
+    const executor: MicroJobExecutor = {
+      ...healthy,
+      async run (task, options) {
+        if (task.macroIndex === 1 && task.index === 31) runsOfNamed++
+        return healthy.run(task, options)
+      }
+    }
+    peers = await startPeers(3, { executor })
     const failedEvents: string[] = []
     for (const p of peers) p.processor.addEventListener('job:failed', (evt) => { failedEvents.push(`${p.id} ${evt.detail.jobId}`) })
     await Promise.all(peers.map(async p => p.processor.start()))
@@ -73,13 +82,20 @@ describe('poison isolation', () => {
     const state = (p: TestPeer): string | undefined => p.processor.knownJobs().find(j => j.jobId === job.jobId)?.state
     await peers[1].processor.announceJob(job.spec, job.jobId, job.specCid)
     await waitFor(() => peers[0].docs.get(jobDocName(job.jobId)) != null && state(peers[0]) === 'working', { timeoutMs: 10_000, what: 'peer 0 working on the job' })
-    // two keys that never ran a MicroJob sign failures of MicroJob 1.15, one claiming 100 attempts
+    // two keys that never ran a MicroJob sign failures of MicroJob 1.31 (the last), one claiming 100 attempts, and
+    // of MicroJobs the job does not have (a check run of one of those would throw)
     const doc = peers[0].docs.get(jobDocName(job.jobId))!
     for (const attempts of [100, 1]) {
       const key = await generateKeyPair('Ed25519')
       const signer = recordSigner(key, peerIdFromPrivateKey(key).toString())
-      doc.getMap<Uint8Array>(FAILURES_MAP).set(resultKey(1, 15, signer.peerId),
-        signer.sign(`${failureScope(job.jobId)}/${microKey(1, 15)}`, FailureRecord.encode({ term: 1, attempts, reason: 'WasmTrapError' })))
+      const forge = (m: number | string, i: number, n: number): void => {
+        doc.getMap<Uint8Array>(FAILURES_MAP).set(`${m}.${i}/${resultSlot(signer.peerId)}`,
+          signer.sign(`${failureScope(job.jobId)}/${m}.${i}`, FailureRecord.encode({ term: 1, attempts: n, reason: 'WasmTrapError' })))
+      }
+      forge(1, 31, attempts)
+      forge(99, 0, 1000)
+      forge('x', 0, 1000)
+      forge(0, 32, 1000)
     }
     for (const p of peers) {
       const seen = p.docs.get(jobDocName(job.jobId))!
@@ -89,6 +105,11 @@ describe('poison isolation', () => {
     expect(peers.some(p => state(p) === 'working')).toBe(true)
     await waitFor(() => peers.every(p => state(p) === 'complete'), { timeoutMs: 30_000, what: 'every peer to complete the job' })
     expect(failedEvents).toEqual([])
+    // the records were checked by a run, not ignored (the MicroJob itself ran once from the queue)
+    expect(runsOfNamed).toBeGreaterThanOrEqual(2)
+    // and only the job's own MicroJob counts
+    const reader = new JobFailures({ verifier: recordVerifier() }, doc.getMap(FAILURES_MAP), job.jobId, { sizeOf: m => m < 2 ? 32 : 0 })
+    expect(reader.failingMicroJobs()).toEqual(['1.31'])
   })
 
   it('JobFailures: a job fails after the bounded attempts from at least two peers; a peer only writes its own slot', async () => {
