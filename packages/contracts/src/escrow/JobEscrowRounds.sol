@@ -126,8 +126,7 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         address culprit = submitter;
         if (t.blame && t.payee != address(0) && registry.isRegistered(t.payee)) culprit = t.payee;
         uint256 bond = _bond(j);
-        // unlocked first: a slash clamps the locked stake to what is left, so an unlock after it would also free the
-        // bonds of the submitter's other submitted jobs
+        // this job's bond only: a slash leaves the locked stake as it is, so the submitter's other bonds stay locked
         registry.unlock(submitter, bond);
         uint256 slashed = registry.slash(culprit, bond);
         // verifiers that found the fault (all that committed when nobody proved the sample) get their share

@@ -47,8 +47,8 @@ contract CulpritSlashingTest is AttackBase {
     }
 
     /// A submitter with two jobs submitted is caught faking one: it loses that job's bond, and the other job's bond
-    /// stays locked (a slash that came before the unlock used to free it: the slash clamps the locked stake to what
-    /// is left, and the unlock then took a whole bond more).
+    /// stays locked (the registry's slash used to lower the locked stake to the stake left, and the unlock that
+    /// followed then freed the other bond too).
     function test_rejectionLeavesTheSubmittersOtherBondLocked() public {
         uint256 bond = 2 * FEE;
         address sub = registerNode(9, GPU_A, 24, 2 * bond); // staked exactly the two bonds

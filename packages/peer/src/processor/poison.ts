@@ -14,6 +14,11 @@ export interface PoisonHost {
   failedAt: Map<string, number>
   /** jobId -> failed attempts of this peer. */
   localFailures: Map<string, number>
+  /**
+   * Jobs with a failure here that bears the CRDT's failed state out: an error of the module's own, or a run that
+   * used its whole time limit in the queue (a content fetch depends on the network, not the job).
+   */
+  decisive: Set<string>
   clock(): number
   /** This peer gives a job up after this many of its own failed attempts. */
   localMaxFailures: number
@@ -46,19 +51,21 @@ export function healthyFirst<C extends { id: string }> (candidates: C[], failedA
 
 /**
  * A MicroJob failed here: recorded in the CRDT (it counts against the job), and the job goes to the back of the job
- * choice. The job is given up here once the CRDT says it failed, or after `localMaxFailures` attempts of this peer.
+ * choice. The job is given up here once the CRDT says it failed and a failure here bears it out ({@link
+ * PoisonHost.decisive}), or after `localMaxFailures` attempts of this peer.
  */
 export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem, err: Error): void {
   const jobId = ctx.job.jobId
   host.failedAt.set(jobId, host.clock())
   const local = (host.localFailures.get(jobId) ?? 0) + 1
   host.localFailures.set(jobId, local)
+  if (DETERMINISTIC_FAILURES.has(err.name) || err.name === 'ExecutionTimeoutError') host.decisive.add(jobId)
   try {
     ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name)
   } catch (e) {
     log.error('cannot record the failure of %s %d.%d: %e', jobId, item.macroIndex, item.index, e)
   }
-  if (ctx.failures.failed) {
+  if (ctx.failures.failed && host.decisive.has(jobId)) {
     giveUp(host.endHost, ctx, ctx.failures.summary())
   } else if (local >= host.localMaxFailures) {
     giveUp(host.endHost, ctx, { ...ctx.failures.summary(), attempts: local, peers: 1 })
@@ -86,7 +93,7 @@ const DETERMINISTIC_FAILURES = new Set([
  */
 export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
   const jobId = ctx.job.jobId
-  if ((host.localFailures.get(jobId) ?? 0) > 0) {
+  if (host.decisive.has(jobId)) {
     giveUp(host.endHost, ctx, ctx.failures.summary())
     return
   }
@@ -109,6 +116,7 @@ export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
       }
       host.failedAt.set(jobId, host.clock())
       host.localFailures.set(jobId, (host.localFailures.get(jobId) ?? 0) + 1)
+      host.decisive.add(jobId)
       log('job %s: %s failed here too (%s): giving it up', jobId, micro, err.name)
       giveUp(host.endHost, ctx, ctx.failures.summary())
     })

@@ -128,6 +128,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.poisonHost = {
       failedAt: this.failedAt,
       localFailures: new Map(),
+      decisive: new Set(),
       clock: this.clock,
       localMaxFailures: init.localMaxFailures ?? DEFAULT_LOCAL_MAX_FAILURES,
       endHost: this.endHost,

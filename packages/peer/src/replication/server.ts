@@ -45,10 +45,10 @@ export interface ReplicationServerInit {
 }
 
 /**
- * What one sender made this peer hold since `since`: `bytes`, the manifests whose fetch was charged (`fetched`) and
- * those whose outputs were too (`manifests`).
+ * What one sender made this peer hold since `since`: `bytes`, the manifests whose fetch was charged, with the bytes
+ * charged (`fetched`), and those whose outputs were too (`manifests`).
  */
-interface SenderWindow { since: number, bytes: number, fetched: Set<string>, manifests: Set<string> }
+interface SenderWindow { since: number, bytes: number, fetched: Map<string, number>, manifests: Set<string> }
 
 /** The running handler of {@link REPLICATION_PROTOCOL}. */
 export interface ReplicationServer {
@@ -100,7 +100,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
     for (const [peer, w] of spent) if (now - w.since >= senderWindowMs) spent.delete(peer)
     let w = spent.get(sender)
     if (w === undefined) {
-      w = { since: now, bytes: 0, fetched: new Set<string>(), manifests: new Set<string>() }
+      w = { since: now, bytes: 0, fetched: new Map<string, number>(), manifests: new Set<string>() }
       spent.set(sender, w)
     }
     return w
@@ -114,21 +114,27 @@ export async function startReplicationServer (components: ReplicationServerCompo
    */
   const fetchManifest = async (sender: string, manifestCid: string, signal: AbortSignal): Promise<Uint8Array> => {
     const w = windowOf(sender)
-    const known = w.fetched.has(manifestCid)
+    const charged = w.fetched.get(manifestCid)
+    const known = charged !== undefined
     const left = Math.min(maxRequestBytes, maxSenderBytes - w.bytes)
     if (!known && left <= 0) {
       throw new ReplicationBudgetError(`${sender} asked for ${w.bytes} bytes already (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
     }
-    const limit = Math.min(MAX_MANIFEST_BYTES, known ? maxRequestBytes : left)
+    // a manifest fetched again may take what was charged for it, no more
+    const limit = Math.min(MAX_MANIFEST_BYTES, charged ?? left)
     try {
       const bytes = await components.store.fetch(`ipfs://${manifestCid}`, { maxBytes: limit, signal })
-      if (!known) w.bytes += bytes.byteLength
-      w.fetched.add(manifestCid)
+      if (!known) {
+        w.bytes += bytes.byteLength
+        w.fetched.set(manifestCid, bytes.byteLength)
+      }
       return bytes
     } catch (err) {
       // what a failed fetch stored is unknown: as much as it was allowed
-      if (!known) w.bytes += limit
-      w.fetched.add(manifestCid)
+      if (!known) {
+        w.bytes += limit
+        w.fetched.set(manifestCid, limit)
+      }
       throw err
     }
   }

@@ -6,6 +6,9 @@ import { FAILURES_MAP, FailureRecord, JobFailures, RESULTS_MAP, failureScope, jo
 import { jobDocName } from '../../src/crdt/index.js'
 import { WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs } from '../../src/processor/index.js'
+import { itemFailed } from '../../src/processor/poison.js'
+import type { JobContext } from '../../src/processor/job-context.js'
+import type { LockedItem } from '../../src/coord/index.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
@@ -99,7 +102,8 @@ describe('poison isolation', () => {
     }
     for (const p of peers) {
       const seen = p.docs.get(jobDocName(job.jobId))!
-      await waitFor(() => new JobFailures({ verifier: recordVerifier() }, seen.getMap(FAILURES_MAP), job.jobId).failed, { timeoutMs: 10_000, what: 'the forged failed state synced' })
+      const reader = new JobFailures({ verifier: recordVerifier() }, seen.getMap(FAILURES_MAP), job.jobId, { sizeOf: m => m < 2 ? 32 : 0 })
+      await waitFor(() => reader.failed, { timeoutMs: 10_000, what: 'the forged failed state synced' }).finally(() => { reader.stop() })
     }
     // the forged state reached every peer while the job was still being worked on (32 x 100 ms over 3 peers)
     expect(peers.some(p => state(p) === 'working')).toBe(true)
@@ -110,6 +114,7 @@ describe('poison isolation', () => {
     // and only the job's own MicroJob counts
     const reader = new JobFailures({ verifier: recordVerifier() }, doc.getMap(FAILURES_MAP), job.jobId, { sizeOf: m => m < 2 ? 32 : 0 })
     expect(reader.failingMicroJobs()).toEqual(['1.31'])
+    reader.stop()
   })
 
   it('JobFailures: a job fails after the bounded attempts from at least two peers; a peer only writes its own slot', async () => {
@@ -141,6 +146,31 @@ describe('poison isolation', () => {
     other.getMap<Uint8Array>(FAILURES_MAP).set(resultKey(0, 3, liar.peerId),
       liar.sign(`${failureScope(job)}/${microKey(0, 3)}`, FailureRecord.encode({ term: 1, attempts: 1000, reason: 'WasmTrapError' })))
     expect(new JobFailures({ verifier: recordVerifier() }, other.getMap(FAILURES_MAP), job).summary()).toMatchObject({ attempts: 3, peers: 1 })
+  })
+
+  it('with the CRDT failed, a fetch error of its own does not make a peer give up; an error of the module\'s own does', () => {
+    const endHost = { completed: new Set<string>(), failed: new Set<string>(), clock: () => 0, dispatch: () => {} }
+    const host = {
+      failedAt: new Map<string, number>(), localFailures: new Map<string, number>(), decisive: new Set<string>(), clock: () => 0,
+      localMaxFailures: 3, endHost, checkRun: async () => {}
+    }
+    const context = (jobId: string): JobContext => ({
+      job: { jobId }, finalized: false, rooms: new Map(),
+      failures: { failed: true, record: () => {}, summary: () => ({ attempts: 4, peers: 2, reasons: ['WasmTrapError'], failed: true }) }
+    }) as unknown as JobContext
+    const item = { macroIndex: 0, index: 0, leaseTerm: 1 } as unknown as LockedItem
+    const fetchFailed = context('0xa')
+    const err = (name: string): Error => Object.assign(new Error(name), { name })
+    itemFailed(host, fetchFailed, item, err('ContentTimeoutError'))
+    expect(fetchFailed.finalized).toBe(false)
+    const trapped = context('0xb')
+    itemFailed(host, trapped, item, err('WasmTrapError'))
+    expect(trapped.finalized).toBe(true)
+    expect([...endHost.failed]).toEqual(['0xb'])
+    // a time limit used up in the queue bears it out too (a module that loops)
+    const looped = context('0xc')
+    itemFailed(host, looped, item, err('ExecutionTimeoutError'))
+    expect(looped.finalized).toBe(true)
   })
 
   it('bounds a run by the job estimate', () => {
