@@ -1,4 +1,5 @@
 import { logger } from '@libp2p/logger'
+import { ExecutionTimeoutError, isModuleFailure } from '../executor/index.js'
 import { DEFAULT_MAX_RUN_TIMEOUT_MS, DEFAULT_MIN_RUN_TIMEOUT_MS, RUN_TIMEOUT_FACTOR } from './constants.js'
 import { giveUp } from './job-end.js'
 import type { JobContext } from './job-context.js'
@@ -59,7 +60,7 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
   host.failedAt.set(jobId, host.clock())
   const local = (host.localFailures.get(jobId) ?? 0) + 1
   host.localFailures.set(jobId, local)
-  if (DETERMINISTIC_FAILURES.has(err.name) || err.name === 'ExecutionTimeoutError') host.decisive.add(jobId)
+  if (isModuleFailure(err) || err.name === ExecutionTimeoutError.name) host.decisive.add(jobId)
   try {
     ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name)
   } catch (e) {
@@ -73,21 +74,12 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
 }
 
 /**
- * Run errors that depend on the module and its input alone: a check that ends with one shows the job's code fails
- * here too. A time limit depends on the machine and its load, a content fetch on the network: neither is decisive.
- */
-const DETERMINISTIC_FAILURES = new Set([
-  'InvalidWasmError', 'ForbiddenImportError', 'MissingExportError', 'WasmTrapError', 'MemoryLimitError',
-  'InputTooLargeError', 'OutputTooLargeError', 'AbiViolationError'
-])
-
-/**
  * The CRDT says the job failed. A failure record is a signed claim any key can write in its own slot: two keys that
  * never ran anything (the DApp's own node may be one) could otherwise make every processor give a healthy job up when
  * it is nearly done, and its creator would refund the fee at the deadline with the outputs stored. So a peer whose
  * own runs of the job never failed runs the MicroJob the records name most (one run, outside the queue, under the
  * same time limit) and gives the job up if it fails here too with an error of the module's own
- * ({@link DETERMINISTIC_FAILURES}); otherwise the records are not borne out and the peer works on (a failure of its
+ * (`isModuleFailure`); otherwise the records are not borne out and the peer works on (a failure of its
  * own in the queue, `itemFailed`, still ends the job here: a module that loops ends that way). One check per job
  * context at a time; none once the job is over here.
  */
@@ -110,7 +102,7 @@ export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
     .then(() => {
       log('job %s: the CRDT says it failed; %s runs here: working on', jobId, micro)
     }, (err: Error) => {
-      if (ctx.finalized || !DETERMINISTIC_FAILURES.has(err.name)) {
+      if (ctx.finalized || !isModuleFailure(err)) {
         log('job %s: the check of %s ended with %s: working on', jobId, micro, err.name)
         return
       }
