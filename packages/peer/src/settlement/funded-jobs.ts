@@ -80,10 +80,12 @@ function specCidOf (spec: JobSpec): string {
   return cid
 }
 
+/** Released or refunded: the escrow is done with the job. */
+const SETTLED = new Set<JobStatusName>(['Released', 'Refunded'])
 /** Settled for good: no read changes these. */
-const FINAL = new Set<FundedStatus>(['Released', 'Refunded', 'forged'])
+const FINAL = new Set<FundedStatus>([...SETTLED, 'forged'])
 /** Statuses in which a job's round cannot move. */
-const SETTLED_OR_NONE = new Set<JobStatusName>(['None', 'Released', 'Refunded'])
+const SETTLED_OR_NONE = new Set<JobStatusName>(['None', ...SETTLED])
 
 export function fundedJobs (components: FundedJobsComponents, init: FundedJobsInit = {}): FundedJobs {
   const recheckMs = init.recheckMs ?? DEFAULT_JOB_STATUS_RECHECK_MS
@@ -202,7 +204,7 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
     },
     settled (jobId) {
       const status = rounds.get(jobId.toLowerCase())?.status
-      return status === 'Released' || status === 'Refunded'
+      return status !== undefined && SETTLED.has(status)
     },
     stop () { controller.abort() }
   }
