@@ -7,8 +7,9 @@ import {
   MAX_SPEC_BYTES, REPLICATION_PROTOCOL
 } from './constants.js'
 import {
-  JobNotOpenError, ReplicaRefusedError, ReplicationBudgetError, ReplicationProtocolError, UnregisteredSenderError
+  JobNotOpenError, ReplicaRefusedError, ReplicationProtocolError, UnregisteredSenderError
 } from './errors.js'
+import { senderBudget } from './sender-budget.js'
 import { decodeRequest, encodeMessage } from './wire.js'
 import { computeJobId, decodeJobSpec } from '../protocol/index.js'
 import { decodeManifest, ensureOutputs, peerOwners } from '../settlement/index.js'
@@ -44,12 +45,6 @@ export interface ReplicationServerInit {
   senderWindowMs?: number
 }
 
-/**
- * What one sender made this peer hold since `since`: `bytes`, the manifests whose fetch was charged, with the bytes
- * charged (`fetched`), and those whose outputs were too (`manifests`).
- */
-interface SenderWindow { since: number, bytes: number, fetched: Map<string, number>, manifests: Set<string> }
-
 /** The running handler of {@link REPLICATION_PROTOCOL}. */
 export interface ReplicationServer {
   stop(): Promise<void>
@@ -70,15 +65,16 @@ export async function startReplicationServer (components: ReplicationServerCompo
   init: ReplicationServerInit = {}): Promise<ReplicationServer> {
   const controller = new AbortController()
   const timeoutMs = init.timeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS
-  const maxRequestBytes = init.maxRequestBytes ?? DEFAULT_MAX_REPLICATION_REQUEST_BYTES
-  const maxSenderBytes = init.maxSenderBytes ?? DEFAULT_MAX_REPLICATION_SENDER_BYTES
-  const senderWindowMs = init.senderWindowMs ?? DEFAULT_REPLICATION_SENDER_WINDOW_MS
   const clock = components.clock ?? Date.now
   const chain = components.chain
   // the registry's owner of each sender, cached (a flood of requests from one unregistered PeerId costs few reads)
   const owners = chain == null ? undefined : peerOwners({ chain, clock })
-  /** Bytes each sender made this peer hold in its current window, and the manifests counted in it. */
-  const spent = new Map<string, SenderWindow>()
+  const budget = senderBudget({
+    maxRequestBytes: init.maxRequestBytes ?? DEFAULT_MAX_REPLICATION_REQUEST_BYTES,
+    maxSenderBytes: init.maxSenderBytes ?? DEFAULT_MAX_REPLICATION_SENDER_BYTES,
+    windowMs: init.senderWindowMs ?? DEFAULT_REPLICATION_SENDER_WINDOW_MS,
+    clock
+  })
 
   const checkJob = async (request: ReplicationRequest, signal: AbortSignal): Promise<void> => {
     if (chain == null) return
@@ -94,70 +90,20 @@ export async function startReplicationServer (components: ReplicationServerCompo
     if (await owners.of(sender, { signal }) == null) throw new UnregisteredSenderError(`${sender} is not a registered node`)
   }
 
-  /** The sender's spending in its current window (windows past `senderWindowMs` are dropped). */
-  const windowOf = (sender: string): SenderWindow => {
-    const now = clock()
-    for (const [peer, w] of spent) if (now - w.since >= senderWindowMs) spent.delete(peer)
-    let w = spent.get(sender)
-    if (w === undefined) {
-      w = { since: now, bytes: 0, fetched: new Map<string, number>(), manifests: new Set<string>() }
-      spent.set(sender, w)
-    }
-    return w
-  }
-
   /**
-   * Fetches a manifest within what its sender has left, and charges its bytes at once, whatever they turn out to be
-   * (a blob that is not a manifest is stored all the same; a fetch that fails is charged its whole limit), once per
-   * CID and window: a finalizer's retries of one manifest are fetched again free.
-   * @throws ReplicationBudgetError
+   * Fetches a manifest within what its sender may make this peer hold, and charges the fetch at once, whatever the
+   * bytes turn out to be (a failed fetch: its whole limit, what it may have stored). @throws ReplicationBudgetError
    */
   const fetchManifest = async (sender: string, manifestCid: string, signal: AbortSignal): Promise<Uint8Array> => {
-    const w = windowOf(sender)
-    const charged = w.fetched.get(manifestCid)
-    const known = charged !== undefined
-    const left = Math.min(maxRequestBytes, maxSenderBytes - w.bytes)
-    if (!known && left <= 0) {
-      throw new ReplicationBudgetError(`${sender} asked for ${w.bytes} bytes already (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
-    }
-    // a manifest fetched again may take what was charged for it, no more
-    const limit = Math.min(MAX_MANIFEST_BYTES, charged ?? left)
+    const limit = Math.min(MAX_MANIFEST_BYTES, budget.manifestLimit(sender, manifestCid))
     try {
       const bytes = await components.store.fetch(`ipfs://${manifestCid}`, { maxBytes: limit, signal })
-      if (!known) {
-        w.bytes += bytes.byteLength
-        w.fetched.set(manifestCid, bytes.byteLength)
-      }
+      budget.chargeManifest(sender, manifestCid, bytes.byteLength)
       return bytes
     } catch (err) {
-      // what a failed fetch stored is unknown: as much as it was allowed
-      if (!known) {
-        w.bytes += limit
-        w.fetched.set(manifestCid, limit)
-      }
+      budget.chargeManifest(sender, manifestCid, limit)
       throw err
     }
-  }
-
-  /** Counts the outputs a manifest lists (their `size`s) against the budgets. @throws ReplicationBudgetError */
-  const charge = (sender: string, manifestCid: string, manifestBytes: number, entries: ReadonlyArray<{ size: unknown }>): void => {
-    let bytes = 0
-    for (const e of entries) {
-      if (typeof e.size !== 'number' || !Number.isSafeInteger(e.size) || e.size < 0) {
-        throw new ReplicaRefusedError(`manifest ${manifestCid} lists an output without a valid size`)
-      }
-      bytes += e.size
-    }
-    if (manifestBytes + bytes > maxRequestBytes) {
-      throw new ReplicationBudgetError(`manifest ${manifestCid} names ${manifestBytes + bytes} bytes (limit ${maxRequestBytes} per request)`)
-    }
-    const w = windowOf(sender)
-    if (w.manifests.has(manifestCid)) return
-    if (w.bytes + bytes > maxSenderBytes) {
-      throw new ReplicationBudgetError(`${sender} asked for ${w.bytes} + ${bytes} bytes (limit ${maxSenderBytes} per ${senderWindowMs} ms)`)
-    }
-    w.bytes += bytes
-    w.manifests.add(manifestCid)
   }
 
   const serve = async (request: ReplicationRequest, sender: string, signal: AbortSignal): Promise<void> => {
@@ -177,7 +123,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
     if (manifest.jobId.toLowerCase() !== request.jobId) {
       throw new ReplicaRefusedError(`manifest ${request.manifestCid} is of job ${manifest.jobId}, not ${request.jobId}`)
     }
-    charge(sender, request.manifestCid, manifestBytes.byteLength, manifest.microJobs)
+    budget.chargeOutputs(sender, request.manifestCid, manifestBytes.byteLength, manifest.microJobs)
     // fetch only (no executor): the asking peer holds every output; none larger than the size it was counted at
     await ensureOutputs({ store: components.store }, request.jobId, undefined, manifest.microJobs, { signal, limitToSize: true })
     await components.store.pin(`ipfs://${request.manifestCid}`, { signal })
