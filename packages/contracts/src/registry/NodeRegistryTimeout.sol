@@ -14,9 +14,13 @@ abstract contract NodeRegistryTimeout is NodeRegistryBase {
     uint256 public constant TIMEOUT_MIN_PCT = QoS.TIMEOUT_MIN_PCT;
     uint256 public constant TIMEOUT_MAX_PCT = QoS.TIMEOUT_MAX_PCT;
 
-    /// @notice Sets the caller's timeout to `pct` percent of a commit window; its stake must cover it.
+    /// @notice Sets the caller's timeout to `pct` percent of a commit window; its stake must cover it. Not while the
+    ///         node is busy (a drawn verifier, or an open probe): the escrow reads the setting when the verifier
+    ///         commits, so a setting changed during a task would let a late verifier drop its promise just for that
+    ///         commit (`NodeIsBusy`).
     function setTimeout(uint256 pct) external {
         Node storage n = _requireRegistered(msg.sender);
+        if (n.flags & F_BUSY != 0) revert NodeIsBusy();
         if (pct < TIMEOUT_MIN_PCT || pct > TIMEOUT_MAX_PCT) revert InvalidTimeout(pct);
         uint256 needed = timeoutStake(pct);
         if (n.stake < needed) revert InsufficientStake(n.stake, needed);
