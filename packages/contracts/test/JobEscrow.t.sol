@@ -217,6 +217,11 @@ contract JobEscrowTest is JobEscrowFixture {
         leaves[1].outputHash = bytes32("forged");
         vm.expectRevert(JobEscrowBase.InvalidProof.selector);
         escrow.proveSample(id, leaves, proofs);
+        // after the commit deadline nobody may prove: the verifiers would have no reveal window left to answer it
+        leaves[1] = leafAt(id, r, 4, leaves[1].macroIndex * 4 + leaves[1].index);
+        vm.roll(escrow.jobs(id).commitDeadline + 1);
+        vm.expectRevert(JobEscrowBase.ProveWindowClosed.selector);
+        escrow.proveSample(id, leaves, proofs);
     }
 
 

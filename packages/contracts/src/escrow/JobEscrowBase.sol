@@ -264,6 +264,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error BadSeed();
     error NoSeed();
     error AlreadyProven();
+    error ProveWindowClosed();
     error WrongSampleLength(uint256 got, uint256 expected);
     error WrongSampleLeaf(uint256 position);
     error InvalidProof();

@@ -134,12 +134,15 @@ contract JobEscrowSettlement is JobEscrowSeeds {
     }
     /// @notice Proves the submitted leaves of the sample (for each MacroJob m, `samples` consecutive MicroJobs from
     ///         validationIndex(m), in order m * samples + t) against resultRoot at their positions. Anyone may call
-    ///         once the entropy is set; the leaves are emitted so verifiers need not fetch the manifest to reveal.
+    ///         once the entropy is set, until the commit deadline (`ProveWindowClosed` after it), so the verifiers
+    ///         always have the whole reveal window to answer a proof; a sample still unproven then is the
+    ///         submitter's fault at settle. The leaves are emitted so verifiers need not fetch the manifest to reveal.
     function proveSample(bytes32 jobId, ResultLeaf[] calldata leaves, bytes32[][] calldata proofs) external onlyDelegated {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
         if (j.proven) revert AlreadyProven();
         if (!j.entropySet) revert SampleNotOpen();
+        if (block.number > j.commitDeadline) revert ProveWindowClosed();
         bytes32 entropy = j.sampleEntropy;
         SampleCtx memory c = SampleCtx({
             samples: j.samples,

@@ -98,8 +98,8 @@ contract VerifierSeedsTest is AttackBase {
         Results memory silent;
         Results[] memory views = views3(r, r, silent); // the withholder does not vote
         commitViews(id, views, noBlame(3));
-        vm.roll(escrow.jobs(id).commitDeadline + 1);
         prove(id, r);
+        vm.roll(escrow.jobs(id).commitDeadline + 1);
         revealViews(id, r, views, noBlame(3));
         vm.roll(escrow.jobs(id).revealDeadline + 1);
         escrow.settle(id);

@@ -306,8 +306,8 @@ abstract contract Fixture is Test {
         select(jobId);
         commitViews(jobId, views, blame);
         JobEscrowBase.Job memory j0 = escrow.jobs(jobId);
+        prove(jobId, submitted); // before the commit deadline (ProveWindowClosed after it)
         vm.roll(j0.commits < j0.k ? j0.commitDeadline + 1 : block.number + 1);
-        prove(jobId, submitted);
         revealViews(jobId, submitted, views, blame);
         JobEscrowBase.Job memory j = escrow.jobs(jobId);
         if (j.reveals < j.k) vm.roll(j.revealDeadline + 1);

@@ -16,7 +16,8 @@ const log = logger('jobmesh:settlement')
 /**
  * Proves the fixed sample of `job` against its resultRoot: the sampled leaves of the submitted manifest (`manifest`
  * when it is that one, else fetched by its CID) with their positional proofs. A sample proven meanwhile (or a job
- * settled) by someone else is not an error.
+ * settled) by someone else is not an error, nor is a proof refused after the round's commit deadline
+ * (`ProveWindowClosed`: the round is then settled against its submitter).
  *
  * @throws InvalidManifestError, ManifestUnavailableError, ChainRevertError, ...
  */
@@ -40,7 +41,14 @@ export async function proveSample (components: Pick<SettlementComponents, 'chain
     await components.chain.proveSample(id, leaves, proofs, { signal })
     log('proved the sample of %s', id)
   } catch (err) {
-    if (revertName(err) !== 'AlreadyProven' && revertName(err) !== 'WrongStatus') throw err
+    const name = revertName(err)
+    // past the commit deadline nobody may prove (the verifiers must have the whole reveal window to answer a
+    // proof): the round is settled against its submitter, unproven
+    if (name === 'ProveWindowClosed') {
+      log('too late to prove the sample of %s: its commit deadline passed', id)
+      return
+    }
+    if (name !== 'AlreadyProven' && name !== 'WrongStatus') throw err
   }
 }
 
