@@ -4,7 +4,8 @@ pragma solidity ^0.8.24;
 import {JobEscrowRounds} from "./JobEscrowRounds.sol";
 
 /// @title JobEscrowSeeds
-/// @notice Verifier seeds: the sample of a round is keccak256(drawEntropy, the drawn verifiers' seeds), each seed the
+/// @notice Verifier seeds: the sample of a round is keccak256(drawEntropy, mix), mix the XOR of keccak256(jobId, seed)
+///         over the drawn verifiers' revealed seeds (so the order of the reveals does not matter), each seed the
 ///         preimage of a commitment its node made before it was drawn. The block producer that set drawEntropy does
 ///         not know the seeds, and no verifier can choose its own; so nobody can read or grind the sample before the
 ///         last seed is revealed, unless every drawn verifier colludes (docs/settlement.md, "Re-rolled sample").
@@ -52,7 +53,9 @@ abstract contract JobEscrowSeeds is JobEscrowRounds {
         seedCommits[msg.sender] = SeedCommit({hash: nextHash, blockNumber: uint40(block.number), index: next});
         emit SeedCommitted(msg.sender, nextHash, next);
         v.seeded = true;
-        j.sampleEntropy = keccak256(abi.encode(j.sampleEntropy, seed));
+        // order-independent: the last revealers cannot pick a sample by the order they reveal in. Not the seed's
+        // commitment keccak256(abi.encode(seed)): that one is public before the reveal.
+        j.sampleEntropy ^= keccak256(abi.encode(jobId, seed));
         emit SeedRevealed(jobId, msg.sender, seed);
         if (++j.seeds == j.k) _fixSample(jobId, j);
     }
