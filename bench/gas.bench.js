@@ -19,11 +19,11 @@
 //   probe round: a probe interval later one `probeNext(16)` (16 due nodes scanned and probed) and each probed node's
 //   `answerProbe` (the most expensive reported); then the incentive pool: a node's `poke`, a `fund`, an hour later its
 //   `claim`; then the model registry (from N = 8): announce (first and second holder), prompt of 1 and of 4 nodes, drop.
-//   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 2 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=2)`) and, halved, one verifier's draw.
+//   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 3 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=3, smallest)`) and, divided by 3, one verifier's draw; a k = 4 job, the cost of a further verifier.
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
 // - Groups row: a fresh deployment with N = JOBMESH_GAS_GROUP_NODES nodes spread over 8 GPU models x 6 VRAM sizes
-//   (8 12 16 24 48 80 GB: 48 groups), registered the same way; a k = 2 job of any model needing 24 GB (the draw
-//   looks at 3 tiers x 8 models) and a k = 2 job requiring one model and 48 GB; each draw's gas halved = per
+//   (8 12 16 24 48 80 GB: 48 groups), registered the same way; a k = 3 job of any model needing 24 GB (the draw
+//   looks at 3 tiers x 8 models) and a k = 3 job requiring one model and 48 GB; each draw's gas / 3 = per
 //   verifier ('draw per verifier, groups any model' / '..., groups one model').
 // Output: a table on stdout and bench/out/gas.json as [{ op, nodes, gas }].
 // Needs the built package (`npm run build`, or `npm run build -w @jobmesh/contracts`).
@@ -328,11 +328,12 @@ try {
     for (const op of ['createJob', 'commitResults', 'submitResults', 'selectVerifiers', 'revealSeed', 'proveSample', 'commit', 'reveal', 'settle', 'claim', 'claim (15 leaves)']) {
       record(op, n, gas[op])
     }
-    const two = await runJob(deployment, creator, ++nonce, 2, 2)
-    record('selectVerifiers(k=2)', n, two.selectVerifiers)
+    const smallest = await runJob(deployment, creator, ++nonce, 3, 2)
+    record('selectVerifiers(k=3, smallest)', n, smallest.selectVerifiers)
+    const four = await runJob(deployment, creator, ++nonce, 4, 2)
     // derived, not transactions: one verifier's share of the smallest draw, and the cost of a further verifier
-    record('draw per verifier (k=2)', n, two.selectVerifiers / 2n)
-    record('draw per extra verifier', n, gas.selectVerifiers - two.selectVerifiers)
+    record('draw per verifier (k=3)', n, smallest.selectVerifiers / 3n)
+    record('draw per extra verifier', n, four.selectVerifiers - smallest.selectVerifiers)
     const probes = await probeRound(deployment)
     record('probeNext (16 scanned)', n, probes.scan)
     record('probe dispatch per probe', n, probes.scan / BigInt(probes.assigned))
@@ -358,10 +359,10 @@ try {
     const grouped = await deploy(creator)
     await bulkRegister(grouped, 0, GROUP_NODES, spread)
     const bulkMs = Date.now() - started
-    const any = await runJob(grouped, creator, ++nonce, 2, 0, { minVramGb: 24, gpuModel: ZERO32 })
-    record('draw per verifier, groups any model', GROUP_NODES, any.selectVerifiers / 2n)
-    const one = await runJob(grouped, creator, ++nonce, 2, 2, { minVramGb: 48, gpuModel: GROUP_GPUS[3] })
-    record('draw per verifier, groups one model', GROUP_NODES, one.selectVerifiers / 2n)
+    const any = await runJob(grouped, creator, ++nonce, 3, 0, { minVramGb: 24, gpuModel: ZERO32 })
+    record('draw per verifier, groups any model', GROUP_NODES, any.selectVerifiers / 3n)
+    const one = await runJob(grouped, creator, ++nonce, 3, 2, { minVramGb: 48, gpuModel: GROUP_GPUS[3] })
+    record('draw per verifier, groups one model', GROUP_NODES, one.selectVerifiers / 3n)
     process.stdout.write(`groups, N = ${GROUP_NODES}: registered in ${(bulkMs / 1000).toFixed(1)} s, measured in ${((Date.now() - started - bulkMs) / 1000).toFixed(1)} s\n`)
   }
 
@@ -376,7 +377,7 @@ try {
   process.stdout.write('\n' + lines.join('\n') + '\n')
   const at = (op) => results.filter((r) => r.op === op).map((r) => r.gas)
   process.stdout.write('\nDESIGN section 11 targets (max over N):\n' + [
-    ['a verifier draw, selectVerifiers(k=2) / 2', Math.max(...at('draw per verifier (k=2)')), 150_000],
+    ['a verifier draw, selectVerifiers(k=3) / 3', Math.max(...at('draw per verifier (k=3)')), 150_000],
     ...(GROUP_NODES > 0
       ? [['a verifier draw with VRAM/model groups', Math.max(...at('draw per verifier, groups any model'), ...at('draw per verifier, groups one model')), 150_000]]
       : []),

@@ -8,13 +8,13 @@ import { createDocStore, docTopic, jobDocName } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { waitFor } from '@jobmesh/testkit'
 
-/** The honest job the attacker goes for (`submitMandelbrot(client, HOSTILE_JOB)`): 16 MicroJobs, 2 verifiers. */
+/** The honest job the attacker goes for (`submitMandelbrot(client, HOSTILE_JOB)`): 16 MicroJobs, 3 verifiers. */
 export const HOSTILE_JOB = {
   image: { width: 256, height: 128, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 20_000 },
   macroJobs: 2,
   microJobsPerMacro: 8,
   price: parseEther('1'),
-  verifiers: 2
+  verifiers: 3
 }
 
 /** Starts the attacker and dials every peer of the devnet (TCP). */

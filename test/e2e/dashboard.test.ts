@@ -46,7 +46,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
 
   it('a browser watches a job to its release; metrics count its MicroJobs; describe explains an impossible job', async () => {
     // peer-0 keeps a model at hand: a name, not content, so nothing is fetched; it is announced on chain all the same
-    net = await startNetwork({ peers: 3, http: true, peer: (i) => i === 0 ? { models: ['sdxl'] } : {} })
+    net = await startNetwork({ peers: 4, http: true, peer: (i) => i === 0 ? { models: ['sdxl'] } : {} })
     const { client, devnet } = net
     const peerIds = new Set(devnet.peers.map(p => p.peerId))
     const url = devnet.peers[0].dashboardUrl
@@ -69,7 +69,7 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 3 jobm
       })
 
     // 2 verifiers: with 3 peers, the two that did not submit the results
-    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 3 })
     const card = `[data-job="${job.jobId}"]`
     await page.waitForSelector(`${card} [data-field="percent"]:text-is("100 %")`, { timeout: 120_000 })
     const owners = await page.$$eval(`${card} .owner`, els => els.map(e => (e as HTMLElement).dataset.owner ?? ''))

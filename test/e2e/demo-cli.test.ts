@@ -39,13 +39,13 @@ describe('npm run demo refuses what would fail after the job was paid, before an
     return demo
   }
 
-  it('--peers 2: the job\'s k >= 2 verifiers need 3 peers (it hung after "all MicroJobs done"); --help says so', async () => {
-    const two = await refused(['--peers', '2', '--out', join(dir, 'm.png')])
-    expect(two.stderr[0]).toMatch(/^error: --peers must be a whole number from 3 to 12: the job's k >= 2 verifiers are drawn among the peers besides the one that submits its results/)
+  it('--peers 3: the job\'s k >= 3 verifiers need 4 peers (with too few it hung after "all MicroJobs done"); --help says so', async () => {
+    const two = await refused(['--peers', '3', '--out', join(dir, 'm.png')])
+    expect(two.stderr[0]).toMatch(/^error: --peers must be a whole number from 4 to 12: the job's k >= 3 verifiers are drawn among the peers besides the one that submits its results/)
     const help = startCli(['--help'], {}, DEMO)
     running.push(help)
     expect(await help.exited).toBe(0)
-    expect(help.stdout.join('\n')).toMatch(/--peers N +peers to run, 3 to 12 \(default 4\); the job has k = min\(3, N - 1\) verifiers/)
+    expect(help.stdout.join('\n')).toMatch(/--peers N +peers to run, 4 to 12 \(default 4\); the job has k = min\(3, N - 1\) verifiers/)
   })
 
   it('an --out whose folder cannot be made (a file on the way) is a usage error before anything runs', async () => {
@@ -60,7 +60,7 @@ describe('npm run demo refuses what would fail after the job was paid, before an
 
   it('an --out in a folder that does not exist yet: the folder is made before the devnet starts', async () => {
     const out = join(dir, 'new', 'sub', 'm.png')
-    const demo = startCli(['--peers', '3', '--out', out], {}, DEMO)
+    const demo = startCli(['--peers', '4', '--out', out], {}, DEMO)
     running.push(demo)
     await demo.line(STARTING, 30_000)
     expect(existsSync(join(dir, 'new', 'sub'))).toBe(true)

@@ -20,7 +20,7 @@ describe('a hostile node on a devnet of 3 jobmesh processes', () => {
   })
 
   it('overwrites and deletes records, then floods the job\'s topics: the job is released with correct outputs, every peer stays up', async () => {
-    net = await startNetwork({ peers: 3 })
+    net = await startNetwork({ peers: 4 })
     const { client, devnet } = net
     const a = await startAttacker(devnet)
     attacker = a

@@ -34,8 +34,9 @@ describe('models on a devnet of jobmesh processes', () => {
   })
 
   it('a job naming a model (a palette its code reads) runs on its holder first; with the holder gone a peer without it fetches it and prompts another, which prefetches it', async () => {
-    // peer-0 processes and holds nothing; peer-1 only verifies (never a fallback, so the one to prompt)
-    net = await startNetwork({ peers: 2, peer: (i) => i === 0 ? { holderGraceSeconds: GRACE_S } : { process: false, holderGraceSeconds: GRACE_S } })
+    // peer-0 processes and holds nothing; peers 1 and 2 only verify (never a fallback, so the ones to prompt; a job
+    // needs k >= 3 verifiers besides its submitter)
+    net = await startNetwork({ peers: 3, peer: (i) => i === 0 ? { holderGraceSeconds: GRACE_S } : { process: false, holderGraceSeconds: GRACE_S } })
     const { client, devnet } = net
     chain = createChainClient({ rpcUrl: devnet.anvil.rpcUrl, deployment: devnet.deployment })
     const store = createContentStore({ helia: client.node.helia })
@@ -46,15 +47,15 @@ describe('models on a devnet of jobmesh processes', () => {
     // the model is on the DApp's node only: the holder fetches it from there (bitswap asks the peers it is connected to)
     const tcp = holder.addresses.find(a => !a.includes('/ws')) ?? holder.addresses[0]
     await client.node.libp2p.dial(multiaddr(tcp.includes('/p2p/') ? tcp : `${tcp}/p2p/${holder.peerId}`))
-    const [fallback, verifier] = devnet.peers
+    const [fallback, ...verifiers] = devnet.peers
     const address = async (p: { dataDir: string }): Promise<string> => (await peerStatus(p.dataDir)).chain?.address ?? ''
-    const [holderAddress, fallbackAddress, verifierAddress] = [await address(holder), await address(fallback), await address(verifier)]
+    const [holderAddress, fallbackAddress] = [await address(holder), await address(fallback)]
     const c = chain
     await waitFor(async () => (await c.modelHolding(model, holderAddress)).held, { timeoutMs: 60_000, what: 'the holder announced its model' })
 
     // holder first: the peer without the model leaves the job to the holder, which runs all of it
     const image = { width: 64, height: 16, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, maxIter: 64 }
-    const job = { image, price: parseEther('1'), verifiers: 2, palette: { uri: model } }
+    const job = { image, price: parseEther('1'), verifiers: 3, palette: { uri: model } }
     const first = await submitMandelbrotPalette(client, { ...job, macroJobs: 4, microJobsPerMacro: 2 })
     expect(first.spec.requirements.modelId).toBe(model)
     expect(await finished(client, first.jobId)).toBe(8)
@@ -71,7 +72,7 @@ describe('models on a devnet of jobmesh processes', () => {
     }
 
     // the holder is gone (crashed: still a holder on chain, and still in the registry's draw, so the job can still
-    // be verified; a clean stop would pause it, leaving two active nodes for a job with two verifiers): after its
+    // be verified; a clean stop would pause it, leaving three active nodes for a job with three verifiers): after its
     // grace the other peer runs the job, fetching the model
     holder.kill('SIGKILL')
     await holder.exited
@@ -79,7 +80,7 @@ describe('models on a devnet of jobmesh processes', () => {
     expect(await finished(client, second.jobId)).toBe(4)
     expect((await peerStatus(fallback.dataDir)).work.microJobsDone).toBe(4)
 
-    // it holds the model now, says so on chain, and prompted the verifier, which prefetched and announced it
+    // it holds the model now, says so on chain, and prompted one of the verifiers, which prefetched and announced it
     let s: PeerStatus | undefined
     await waitFor(async () => {
       s = await peerStatus(fallback.dataDir)
@@ -87,10 +88,14 @@ describe('models on a devnet of jobmesh processes', () => {
     }, { timeoutMs: 60_000, what: 'the fallback announced the model' })
     expect(s?.models.fallback).toEqual([model])
     // the prompt is sent after the announcement, in its own transaction
-    const prompts = await waitFor(async () => {
-      const sent = await c.modelPrompts(verifierAddress)
-      return sent.length > 0 ? sent : undefined
-    }, { timeoutMs: 60_000, what: 'the fallback prompted the verifier' })
+    const { verifier, verifierAddress, prompts } = await waitFor(async () => {
+      for (const v of verifiers) {
+        const a = await address(v)
+        const sent = await c.modelPrompts(a)
+        if (sent.length > 0) return { verifier: v, verifierAddress: a, prompts: sent }
+      }
+      return undefined
+    }, { timeoutMs: 60_000, what: 'the fallback prompted a verifier' })
     expect(prompts.map(p => ({ modelId: p.modelId, by: p.by }))).toEqual([{ modelId: model, by: fallbackAddress }])
     await waitFor(async () => {
       s = await peerStatus(verifier.dataDir)

@@ -10,7 +10,7 @@ export const POISON_HONEST_JOB = {
   macroJobs: 2,
   microJobsPerMacro: 4,
   price: parseEther('0.5'),
-  verifiers: 2
+  verifiers: 3
 }
 
 /** Submits three jobs whose code is not WebAssembly, traps, or loops forever; each with the error it must end with. */
@@ -28,7 +28,7 @@ export async function submitPoisonJobs (client) {
     // worth more than the honest job: every peer goes for the poison first
     const job = await client.submit({
       code: p.code, data, blockSize: 16, slicing: { macroJobs: 1, microJobsPerMacro: 4, blocksPerMicro: 1 },
-      price: parseEther('2'), verifiers: 2, estimate: { secondsPerMicroJob: 0.1 }
+      price: parseEther('2'), verifiers: 3, estimate: { secondsPerMicroJob: 0.1 }
     })
     jobs.push({ jobId: job.jobId, reason: p.reason })
   }

@@ -79,7 +79,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
   }
 
   it('the finalizer killed after the last MicroJob, restarted: it submits, serves its manifest, every payee claims', async () => {
-    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 3 })
     const victims = await killFinalizers(job.jobId)
     for (const i of victims) await devnet.peers[i].exited
     // killed before a submission reached the chain
@@ -102,7 +102,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
 
   it('the finalizer killed for good after the last MicroJob: another peer of the job takes over after the grace time, the job is released', async () => {
     // one MicroJob: its processor is the job's only finalizer, the three others see the job complete and wait
-    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 1, microJobsPerMacro: 1, price: parseEther('1'), verifiers: 2 })
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 1, microJobsPerMacro: 1, price: parseEther('1'), verifiers: 3 })
     const victims = await killFinalizers(job.jobId)
     expect(victims.length).toBeLessThan(devnet.peers.length)
     expect(Number(await escrow.statusOf(job.jobId))).toBe(1) // Open
@@ -124,7 +124,7 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
   }, 420_000)
 
   it('a verifier killed between its commit and its reveal, restarted: it reveals with its journaled salt', async () => {
-    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 2 })
+    const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 3 })
     const committed = await waitFor(async () => {
       const events = await escrow.queryFilter(escrow.filters.VerificationCommitted(job.jobId))
       const first = events[0] as unknown as { args: { verifier: string } } | undefined

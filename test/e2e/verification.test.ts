@@ -183,7 +183,7 @@ describe('end to end: the default verification level detects fakes at the design
       const P = 4
       // 20 jobs of 2 x 4 MicroJobs, two verifiers each, the default level: one MicroJob per MacroJob per round
       const jobs = await Promise.all(Array.from({ length: 20 }, async () =>
-        submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 2 })))
+        submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 3 })))
       for (const j of jobs) expect(j.samples).toBe(1)
       const releases = await Promise.all(jobs.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 300_000 })
         .catch(withHistory(devnet, j.jobId))))

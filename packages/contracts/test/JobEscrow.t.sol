@@ -48,7 +48,7 @@ contract JobEscrowTest is JobEscrowFixture {
         JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 3);
         p.k = 8;
         vm.prank(creator);
-        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.InvalidVerifierCount.selector, 8, 2, 7));
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.InvalidVerifierCount.selector, 8, 3, 7));
         escrow.createJob{value: FEE}(p);
         p = jobParams(4, 8, 3);
         p.samples = 9;

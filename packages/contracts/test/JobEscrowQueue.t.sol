@@ -32,14 +32,13 @@ contract JobEscrowQueueTest is JobEscrowFixture {
         assertTrue(registry.nodeInfo(n50).busy);
     }
 
-    /// Two jobs wait for two verifiers each with three eligible nodes: the draws never split the nodes between
-    /// them (which would leave both waiting forever); one job gets its two, the other waits with the third idle.
+    /// Two jobs wait for three verifiers each with five eligible nodes: the draws never split the nodes between
+    /// them (which would leave both waiting forever); one job gets its three, the other waits with two idle.
     function test_waitingJobsNeverSplitTheIdleNodes() public {
-        // only these three have the 64 GB the jobs need
-        address a = registerNode(60, GPU_B, 80, 2 ether);
-        address b = registerNode(61, GPU_B, 80, 2 ether);
-        address c = registerNode(62, GPU_B, 80, 2 ether);
-        JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 2);
+        // only these five have the 64 GB the jobs need
+        address[5] memory big;
+        for (uint256 i; i < 5; ++i) big[i] = registerNode(60 + i, GPU_B, 80, 2 ether);
+        JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 3);
         p.minVramGb = 64;
         bytes32 j1 = createJob(p, FEE);
         p.nonce += 1;
@@ -49,11 +48,12 @@ contract JobEscrowQueueTest is JobEscrowFixture {
         vm.roll(block.number + 2);
         escrow.selectVerifiers(j1);
         escrow.selectVerifiers(j2);
-        assertEq(escrow.verifiersOf(j1).length, 2);
+        assertEq(escrow.verifiersOf(j1).length, 3);
         assertEq(escrow.verifiersOf(j2).length, 0);
         assertTrue(escrow.isQueued(j2));
-        uint256 busy = (registry.nodeInfo(a).busy ? 1 : 0) + (registry.nodeInfo(b).busy ? 1 : 0) + (registry.nodeInfo(c).busy ? 1 : 0);
-        assertEq(busy, 2, "the third node stays idle");
+        uint256 busy;
+        for (uint256 i; i < 5; ++i) if (registry.nodeInfo(big[i]).busy) ++busy;
+        assertEq(busy, 3, "the other two nodes stay idle");
     }
 
     function test_queueFullParksTheLowestValueWhichKeepsItsWorkAndIsRefundedOnlyAfterTheDeadline() public {

@@ -26,7 +26,7 @@ contract PricingTest is Fixture {
 
     /// A job of `microJobs` MicroJobs (one MacroJob) paying `fee`; checks the event, the view and the quote agree.
     function valueOf(uint256 fee, uint32 microJobs) internal returns (uint256 value) {
-        JobEscrowBase.CreateJobParams memory p = jobParams(1, microJobs, 2);
+        JobEscrowBase.CreateJobParams memory p = jobParams(1, microJobs, 3);
         value = escrow.quoteTaskValue(fee, microJobs);
         vm.expectEmit(false, true, false, true, address(escrow));
         emit JobEscrowBase.JobCreated(bytes32(0), creator, p.specCid, fee, p.jobRoot, p.deadline, value);
@@ -53,8 +53,8 @@ contract PricingTest is Fixture {
 
     /// The creator's run-time hint sizes the commit window only: it cannot raise its job's value.
     function test_creatorHintDoesNotChangeTheValue() public {
-        JobEscrowBase.CreateJobParams memory a = jobParams(4, 16, 2);
-        JobEscrowBase.CreateJobParams memory b = jobParams(4, 16, 2);
+        JobEscrowBase.CreateJobParams memory a = jobParams(4, 16, 3);
+        JobEscrowBase.CreateJobParams memory b = jobParams(4, 16, 3);
         a.secondsPerMicroJob = 1;
         b.secondsPerMicroJob = 3600;
         bytes32 ia = createJob(a, 1 ether);

@@ -10,7 +10,7 @@ import type { Anvil, ChainClient, ChainEvent, CreateJobInput, Deployment } from 
 function jobInput (nonce: bigint, deadline: number): CreateJobInput {
   return {
     specCid: 'bafkreispec', nonce, jobRoot: keccakText('root'), seed: 7n, macroJobs: 2, microJobsPerMacro: 3,
-    minVramGb: 0, k: 2, deadline, secondsPerMicroJob: 1
+    minVramGb: 0, k: 3, deadline, secondsPerMicroJob: 1
   }
 }
 
@@ -103,8 +103,8 @@ describe('chain client against anvil', () => {
     const state = await chain.job(created.jobId)
     expect(state.fee).toBe(10_000n)
     expect(state.macroJobs).toBe(2)
-    // k = 2 verifiers each re-running 1 of 3 MicroJobs per MacroJob: the fee buys 3 + 2 runs per MacroJob
-    expect(await chain.processorPool(created.jobId)).toBe(6_000n)
+    // k = 3 verifiers each re-running 1 of 3 MicroJobs per MacroJob: the fee buys 3 + 3 runs per MacroJob
+    expect(await chain.processorPool(created.jobId)).toBe(5_000n)
 
     // the same job again: JobExists; too small a fee: UnderfundedJob; settle of an Open job: WrongStatus
     await expect(chain.createJob(jobInput(1n, deadline), 10_000n)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'JobExists' })

@@ -367,9 +367,9 @@ describe('settlement lifecycle on anvil', () => {
       expect(parsed?.name).toBe('UnderfundedJob')
       expect(parsed?.args.toArray()).toEqual([MIN_FEE - 1n, 4n * MIN_FEE])
     }
-    expect(await reverts(jobEscrow.createJob({ ...params, k: 99 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([99n, 2n, 7n])
+    expect(await reverts(jobEscrow.createJob({ ...params, k: 99 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([99n, 3n, 7n])
     // one verifier alone would decide who is slashed: refused
-    expect(await reverts(jobEscrow.createJob({ ...params, k: 1 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([1n, 2n, 7n])
+    expect(await reverts(jobEscrow.createJob({ ...params, k: 1 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([1n, 3n, 7n])
 
     await ok(jobEscrow.createJob(params, { value: FEE }))
     await reverts(jobEscrow.createJob(params, { value: FEE }), 'JobExists')

@@ -95,7 +95,7 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--model', files.model, '--detach', '--timeout', '2', '--force', ...connect], io)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--model', files.model, '--detach', '--timeout', '2', '--force', ...connect], io)
     // no peer runs, so none can hold the inputs (--force pays anyway): a detached submit does not walk away from a job nobody can start
     expect(code0).toBe(1)
     expect(io.stderr.join('\n')).toMatch(/InputsNotHeldError: job 0x[0-9a-f]{64} is funded and announced, but no peer confirmed it holds the job's code and data within 2 s/)
@@ -106,7 +106,7 @@ describe('jobmesh-dapp', () => {
     // the exact wei and the same in gwei, in plain notation (no exponent)
     expect(io.stdout).toContain('task value: 29411764705882 wei/s (29411.764705882 gwei/s)')
     expect(io.stdout).toContain('inputs held by: 0 peers')
-    // no node is registered: a job with k = 2 can never be released, and submit says so
+    // no node is registered: a job with k = 3 can never be released, and submit says so
     expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, this job with 2 verifiers needs 3/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
@@ -144,7 +144,7 @@ describe('jobmesh-dapp', () => {
     try {
       const io4 = capture()
       expect(await run(['status', jobId!, '--json'], io4)).toBe(0)
-      expect(JSON.parse(io4.stdout.join(''))).toMatchObject({ jobId, status: 'Open', k: 2 })
+      expect(JSON.parse(io4.stdout.join(''))).toMatchObject({ jobId, status: 'Open', k: 3 })
       const io5 = capture()
       expect(await run(['list', '--json'], io5)).toBe(0)
       const listed = JSON.parse(io5.stdout.join('')) as Array<{ jobId: string, status: string, creator: string }>
@@ -193,7 +193,7 @@ describe('jobmesh-dapp', () => {
     const dead = `/ip4/127.0.0.1/tcp/1/p2p/${env.peer.peerId.toString()}`
     const io = capture()
     expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '10',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach', '--timeout', '10',
       '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', dead], io)).toBe(1)
     expect(io.stderr[0]).toBe(`warning: no bootstrap peer answered (${dead}): is the network running? jobmesh devnet prints JOBMESH_BOOTSTRAP`)
     expect(io.stderr.at(-1)).toBe('NoPeerConnectedError: no peer can hold this job\'s code and data: no peer is connected. Funded, the job would wait ' +
@@ -221,7 +221,7 @@ describe('jobmesh-dapp', () => {
     for (const [code, pattern] of [[files.text, /bad magic number/], [files.noAbi, /does not export/]] as const) {
       const io = capture()
       expect(await run(['submit', '--code', code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach',
         '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment], io)).toBe(2)
       expect(io.stderr).toHaveLength(1)
       expect(io.stderr[0]).toMatch(/^InvalidCodeError: /)
@@ -244,7 +244,7 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--out', files.file, ...connect], io)).toBe(2)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--out', files.file, ...connect], io)).toBe(2)
     expect(io.stderr).toEqual([`InvalidConfigError: --out ${files.file}: it is a file, not a directory`])
     expect(await env.provider.getTransactionCount(env.anvil.accounts[2].address)).toBe(0)
     const io2 = capture()

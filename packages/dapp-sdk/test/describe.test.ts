@@ -34,17 +34,17 @@ async function submitAndQueue (env: Env, jobId: string): Promise<void> {
 describe('describe on a job waiting in the verification queue', () => {
   it('says how many verifiers it waits for and its position among the queued jobs, higher-value tasks first', async () => {
     const env = await setup()
-    // three 8 GB nodes: the submitter (never its own verifier) and two possible verifiers
+    // four 8 GB nodes: the submitter (never its own verifier) and three possible verifiers
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     const stake = env.deployment.params.registry.minStake
     // the submitter stakes enough for the bonds of three jobs
-    for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, i === 2 ? 10n ** 18n + stake : stake)
-    const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 2 }
+    for (const i of [2, 3, 4, 5]) await registerNode(env, i, gpu, 8, i === 2 ? 10n ** 18n + stake : stake)
+    const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 3 }
     // no node has 48 GB: both wait in the (48 GB, any model) group; the dearer one first
     const cheap48 = await env.client.submit({ ...base, price: 10n ** 15n, requirements: { minVramGb: 48 } })
     const dear48 = await env.client.submit({ ...base, price: 3n * 10n ** 15n, requirements: { minVramGb: 48 } })
-    // 3 verifiers wanted, 2 eligible nodes idle: it waits in the (0 GB, any model) group
-    const wide = await env.client.submit({ ...base, price: 2n * 10n ** 15n, verifiers: 3 })
+    // 4 verifiers wanted, 3 eligible nodes idle: it waits in the (0 GB, any model) group
+    const wide = await env.client.submit({ ...base, price: 2n * 10n ** 15n, verifiers: 4 })
     for (const job of [cheap48, dear48, wide]) await submitAndQueue(env, job.jobId)
 
     const stories = await Promise.all([dear48, wide, cheap48].map(async j => env.client.describe(j.jobId)))
@@ -52,16 +52,16 @@ describe('describe on a job waiting in the verification queue', () => {
     const missing = await env.client.describe('0x' + 'cd'.repeat(32)).catch((e: unknown) => e as Error)
     expect(missing.name).toBe('JobNotFoundError')
     expect(stories.map(s => s.phase)).toEqual(['verifying', 'verifying', 'verifying'])
-    expect(stories[0].waitingFor).toBe('2 verifiers in the verification queue: position 1 of 3 (higher-value tasks first); 1 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
-    // 3 verifiers besides its submitter need 4 nodes: with 3 registered the queue can never serve it, and the story says so
-    expect(stories[1].waitingFor).toBe('more nodes: 3 are registered and active, and its 3 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 3 so far) until 1 more joins; if none does by the deadline the creator can refund')
-    expect(stories[2].waitingFor).toBe('2 verifiers in the verification queue: position 3 of 3 (higher-value tasks first); 2 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+    expect(stories[0].waitingFor).toBe('3 verifiers in the verification queue: position 1 of 3 (higher-value tasks first); 1 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+    // 4 verifiers besides its submitter need 5 nodes: with 4 registered the queue can never serve it, and the story says so
+    expect(stories[1].waitingFor).toBe('more nodes: 4 are registered and active, and its 4 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 4 so far) until 1 more joins; if none does by the deadline the creator can refund')
+    expect(stories[2].waitingFor).toBe('3 verifiers in the verification queue: position 3 of 3 (higher-value tasks first); 2 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
 
     // `jobmesh-dapp wait` on that job warns at once that it waits for nodes that are not there
     const err: string[] = []
     const waited = await run(['wait', wide.jobId, '--timeout', '1', ...await connectFlags(env)], { out: () => {}, err: (l) => err.push(l) })
     expect(waited).toBe(1)
-    expect(err.join('\n')).toContain(`warning: 3 nodes are registered, job ${wide.jobId} with 3 verifiers needs 4`)
+    expect(err.join('\n')).toContain(`warning: 4 nodes are registered, job ${wide.jobId} with 4 verifiers needs 5`)
 
     // a long-lived reader (the dashboard's) sees the same queue, scanning only new blocks on later reads
     const cursor = verificationQueueCursor(createChainClient({ provider: env.provider, deployment: env.deployment }))
@@ -77,7 +77,7 @@ describe('describe on a job waiting in the verification queue', () => {
     expect(later.map(t => t.jobId).sort()).toEqual([wide.jobId, cheap48.jobId].map(id => id.toLowerCase()).sort())
     expect(rankQueued(later, wide.jobId)?.position).toBe(1)
     const after = await env.client.describe(cheap48.jobId)
-    expect(after.waitingFor).toBe('2 verifiers in the verification queue: position 2 of 2 (higher-value tasks first); 1 of 1 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+    expect(after.waitingFor).toBe('3 verifiers in the verification queue: position 2 of 2 (higher-value tasks first); 1 of 1 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
   })
 })
 
@@ -88,7 +88,7 @@ describe('describe on a job parked by a full verification queue', () => {
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     const stake = env.deployment.params.registry.minStake
     for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, i === 2 ? 10n ** 18n + stake : stake)
-    const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 2, requirements: { minVramGb: 48 } }
+    const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 3, requirements: { minVramGb: 48 } }
     const cheap = await env.client.submit({ ...base, price: 10n ** 15n })
     const dear = await env.client.submit({ ...base, price: 3n * 10n ** 15n })
     await submitAndQueue(env, cheap.jobId)
@@ -132,7 +132,7 @@ describe('the peers that can take a job, before it is submitted', () => {
     await writeFile(files.code, code)
     await writeFile(files.data, data)
     const submit = (extra: string[]): string[] => ['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '1', '--force', ...extra]
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach', '--timeout', '1', '--force', ...extra]
     const flags = [...await connectFlags(env), '--bootstrap', addr]
     const out: string[] = []
     await run([...submit(['--min-vram', '16']), ...flags], { out: (l) => out.push(l), err: (l) => err.push(l) })
@@ -146,6 +146,6 @@ describe('the peers that can take a job, before it is submitted', () => {
     err.length = 0
     await run([...submit(['--gpu-model', 'RTX 4090']), ...flags], { out: () => {}, err: (l) => err.push(l) })
     expect(err).toContain('warning: 1 of 3 peers matches (needs 0 GB VRAM, GPU RTX 4090): 2 have another GPU model (cpu; the job needs RTX 4090); ' +
-      'this job needs 3 (its 2 verifiers are drawn among matching nodes besides its submitter): it will not be released unless more join')
+      'this job needs 4 (its 3 verifiers are drawn among matching nodes besides its submitter): it will not be released unless more join')
   })
 })

@@ -17,7 +17,7 @@ describe('with a processing peer', () => {
     })
     await processor.start()
     try {
-      const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+      const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
       const updates: ProgressUpdate[] = []
       for await (const u of env.client.progress(job.jobId, { timeoutMs: 45_000 })) updates.push(u)
       expect(updates.at(-1)).toEqual({ done: 4, total: 4 })

@@ -98,7 +98,7 @@ export async function registerNode (env: Env, i: number, gpuModel: string, vramG
 
 /**
  * Drives the escrow from Open to Released with the contracts directly: account 2 registers, commits and submits the
- * results, accounts 3 and 4 register and are the two verifiers (k = 2, the fewest a job may have); both commit and
+ * results, accounts 3, 4 and 5 register and are the three verifiers (k = 3, the fewest a job may have); all commit and
  * reveal the expected leaf hashes (wrong ones with `honest: false`: the results are rejected and the job is Open
  * again).
  */
@@ -107,7 +107,7 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const gpu = keccak256(new TextEncoder().encode('any-gpu'))
   const stake = env.deployment.params.registry.minStake
   const sub = env.contracts(2)
-  const vers = [3, 4]
+  const vers = [3, 4, 5]
   await registerNode(env, 2, gpu, 8, stake)
   const coder = AbiCoder.defaultAbiCoder()
   const seedOf = (v: number, index: number): string => keccak256(coder.encode(['string', 'uint256', 'uint256'], ['seed', v, index]))

@@ -11,7 +11,7 @@ function client (active: number, bondable: BondableNodes): JobClient {
   } as unknown as JobClient
 }
 
-const job = { k: 2, name: 'this job', unprocessed: true, matching: async () => undefined }
+const job = { k: 3, name: 'this job', unprocessed: true, matching: async () => undefined }
 
 describe('submit\'s warning of a job this network cannot finish', () => {
   it('says when no known node could lock the bond of the job\'s results, with the bond and the largest free stake', async () => {

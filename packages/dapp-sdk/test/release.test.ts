@@ -18,15 +18,15 @@ async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
 }
 
 /**
- * With the contracts directly: account 2 registers and submits (arbitrary) results, accounts 3 and 4 register, commit
- * their seeds and are drawn as the job's two verifiers; then every one of them goes silent (a dead network).
+ * With the contracts directly: account 2 registers and submits (arbitrary) results, accounts 3, 4 and 5 register, commit
+ * their seeds and are drawn as the job's three verifiers; then every one of them goes silent (a dead network).
  */
 async function submitAndDraw (env: Env, jobId: string): Promise<void> {
   const gpu = keccak256(new TextEncoder().encode('any-gpu'))
   const stake = env.deployment.params.registry.minStake
   const coder = AbiCoder.defaultAbiCoder()
-  for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, stake)
-  for (const v of [3, 4]) {
+  for (const i of [2, 3, 4, 5]) await registerNode(env, i, gpu, 8, stake)
+  for (const v of [3, 4, 5]) {
     await mined(env.contracts(v).jobEscrow.commitSeed(keccak256(coder.encode(['bytes32'], [keccak256(coder.encode(['uint256'], [v]))])), 0))
   }
   const sub = env.contracts(2)
@@ -41,14 +41,14 @@ async function submitAndDraw (env: Env, jobId: string): Promise<void> {
 describe('waitForRelease and refund', () => {
   it('throws ReleaseTimeoutError while the job stays open', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
     const err = await env.client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 300 }).catch((e: unknown) => e as Error)
     expect(err.name).toBe('ReleaseTimeoutError')
   })
 
   it('tolerates 5 failed status reads in a row and throws the 6th', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
     // a second client whose RPC endpoint fails the escrow reads (eth_call) on demand
     const rpc = await flakyRpc(env.anvil.rpcUrl, 'eth_call')
     const client = await createJobClient({ rpcUrl: rpc.url, signer: env.anvil.accounts[1].privateKey, deployment: env.deployment })
@@ -71,7 +71,7 @@ describe('waitForRelease and refund', () => {
 
   it('resolves when the escrow releases the job', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
     const seen: string[] = []
     const waiting = env.client.waitForRelease(job.jobId, {
       pollIntervalMs: 20,
@@ -106,7 +106,7 @@ describe('waitForRelease and refund', () => {
 
   it('ends progress at total once the round is released on chain, even when no result record reached the client', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
     const total = job.microJobs.length
     const seen: number[] = []
     const following = (async () => {
@@ -125,7 +125,7 @@ describe('waitForRelease and refund', () => {
   it('throws JobRejectedError when rejected results leave the job open past its deadline', async () => {
     const env = await setup()
     const job = await env.client.submit({
-      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadline: Date.now() + 600_000
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, deadline: Date.now() + 600_000
     })
     const leaves: ResultLeaf[] = job.microJobs.map((d, g) => ({
       microId: d.microId, macroIndex: d.macroIndex, index: d.index, outputHash: `0x${(g + 1).toString(16).padStart(64, '0')}`, payee: PAYEE
@@ -141,7 +141,7 @@ describe('waitForRelease and refund', () => {
 
   it('refund settles a verification round its dead network left open, once due, then refunds; before that it says from which block', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadlineAfterMs: 600_000 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, deadlineAfterMs: 600_000 })
     await submitAndDraw(env, job.jobId)
     const drawn = await env.client.status(job.jobId)
     expect([drawn.status, drawn.assigned, drawn.k]).toEqual(['Submitted', 2, 2])
@@ -176,7 +176,7 @@ describe('waitForRelease and refund', () => {
   it('refunds after the deadline, not before', async () => {
     const env = await setup()
     const job = await env.client.submit({
-      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, deadline: Date.now() + 600_000
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, deadline: Date.now() + 600_000
     })
     const early = await env.client.refund(job.jobId).catch((e: unknown) => e as Error & { errorName: string })
     expect(early.name).toBe('ChainRevertError')

@@ -33,7 +33,7 @@ async function seen (map: Y.Map<Uint8Array>, key: string, value: Uint8Array, sig
 describe('progress and results', () => {
   it('follows progress, downloads verified outputs in order and detects a tampered output', async () => {
     const env = await setup()
-    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 })
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
 
     // the network peer plays the processors: outputs in its blockstore, signed results in the job doc
     const doc = await env.peerDocs.open(jobDocName(job.jobId), { signal: AbortSignal.timeout(10_000) })

@@ -37,7 +37,7 @@ describe('submit', () => {
     const env = await setup()
     const { code, data } = smallJob()
     const jobs = await Promise.all(Array.from({ length: 8 }, async () =>
-      env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }, { signal: AbortSignal.timeout(60_000) })))
+      env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }, { signal: AbortSignal.timeout(60_000) })))
     expect(new Set(jobs.map(j => j.jobId)).size).toBe(8)
     for (const j of jobs) expect((await env.client.status(j.jobId)).status).toBe('Open')
   })
@@ -47,7 +47,7 @@ describe('submit', () => {
     const { code, data } = smallJob()
     const index = (await env.peerDocs.open(indexDocName(), { signal: AbortSignal.timeout(10_000) })).getMap<Uint8Array>(INDEX_JOBS_MAP)
     const stages: SubmitStage[] = []
-    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }, {
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }, {
       onProgress: (p) => stages.push(p.stage),
       signal: AbortSignal.timeout(30_000)
     })
@@ -89,13 +89,13 @@ describe('submit', () => {
     const env = await setup()
     const { code, data } = smallJob()
     const model = new TextEncoder().encode('weights of a tiny model')
-    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, model },
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, model },
       { signal: AbortSignal.timeout(30_000) })
     expect(job.spec.requirements.modelId).toMatch(/^ipfs:\/\//)
     expect(await cat(unixfs(env.peer.helia), job.spec.requirements.modelId ?? '')).toEqual(model)
     // named twice, or at an address peers cannot fetch by CID: refused before anything is uploaded or paid
     for (const bad of [{ model, requirements: { minVramGb: 0, modelId: 'sdxl' } }, { model: 'https://example.org/weights.bin' }]) {
-      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2, ...bad })
+      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, ...bad })
         .catch((e: unknown) => e as Error & { issues: Array<{ path: string }> })
       expect(err.name).toBe('InvalidJobError')
       expect(err.issues.map(i => i.path)).toContain('model')
@@ -108,7 +108,7 @@ describe('submit', () => {
     const env = await setup({ deploy: { escrow: pricing } })
     const { code, data } = smallJob()
     const price = 10n ** 15n + 7n
-    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price, verifiers: 2, estimate: { secondsPerMicroJob: 600 } },
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price, verifiers: 3, estimate: { secondsPerMicroJob: 600 } },
       { signal: AbortSignal.timeout(30_000) })
     expect(job.taskValue).toBe(price * 1000n / (5_000n + 4n * 250n))
     expect(job.taskValue).toBe(taskValue(price, 4, pricing))
@@ -141,7 +141,7 @@ describe('submit', () => {
   it('refuses a submission with missing parts (as from JavaScript, untyped) with InvalidJobError naming each, not a TypeError', async () => {
     const env = await setup()
     const { code, data } = smallJob()
-    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
     const without = async (...keys: string[]): Promise<Error & { issues?: Array<{ path: string }> }> => {
       const input: Record<string, unknown> = { ...whole }
       for (const k of keys) delete input[k]
@@ -191,7 +191,7 @@ describe('submit', () => {
   it('reads the deadline against the chain\'s clock, not this machine\'s: a chain ahead refuses a deadline in its past before any upload', async () => {
     const env = await setup()
     const { code, data } = smallJob()
-    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
     // the chain runs two hours ahead of this machine
     await env.provider.send('evm_increaseTime', [2 * 3600])
     await env.provider.send('evm_mine', [])
@@ -215,7 +215,7 @@ describe('submit', () => {
   it('with requirePeer, refuses before any upload unless a connected peer can hold the inputs (speaks the replication protocol)', async () => {
     const env = await setup()
     const { code, data } = smallJob()
-    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 }
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
     const nonce = await env.provider.getTransactionCount(env.client.address)
     // the client's one peer is a plain node: connected, but it holds no job inputs
     const stages: string[] = []
@@ -246,7 +246,7 @@ describe('submit', () => {
     const noAbi = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]) // an empty module: no exports
     for (const [code, reason] of [[notWasm, 'InvalidWasmError'], [noAbi, 'MissingExportError']] as const) {
       const stages: string[] = []
-      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 2 },
+      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
         { onProgress: (p) => stages.push(p.stage) }).catch((e: unknown) => e as Error & { reason: string })
       expect(err.name).toBe('InvalidCodeError')
       expect(err.reason).toBe(reason)
@@ -278,7 +278,7 @@ describe('submit', () => {
       // one issue per field: the uint8 bound of the validator gives way to this network's (300 > 255 as well)
       expect(err.issues).toEqual([{ path: 'verifiers', message: `k (verifiers) must be at most 4: this network's escrow accepts 2 to 4 verifiers, not ${k}` }])
     }
-    const far = await refused({ verifiers: 2, deadline: Date.now() + 3 * 86_400_000 })
+    const far = await refused({ verifiers: 3, deadline: Date.now() + 3 * 86_400_000 })
     expect(far.name, far.message).toBe('InvalidJobError')
     expect(far.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is more than 2 days away: this network's escrow accepts a deadline at most 2 days after the job is created/) }])
     // both at once, each named
@@ -294,7 +294,7 @@ describe('submit', () => {
   it('reports an underfunded job with the decoded custom error', async () => {
     const env = await setup({ deploy: { escrow: { minFee: 10n ** 18n } } })
     const { code, data } = smallJob()
-    const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 1000n, verifiers: 2 })
+    const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 1000n, verifiers: 3 })
       .catch((e: unknown) => e as Error & { errorName: string, errorArgs: unknown[] })
     expect(err.name).toBe('ChainRevertError')
     expect(err.errorName).toBe('UnderfundedJob')

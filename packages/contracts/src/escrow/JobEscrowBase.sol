@@ -21,9 +21,11 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     /// @notice Extra commit-window blocks for re-running the sample are capped at this.
     uint256 public constant MAX_RERUN_BLOCKS = 7_200;
     /// @notice Fewest verifiers a job may ask for. With one verifier its word alone would decide: a lone wrong
-    ///         re-run (or a lie) would slash an honest processor, and without that slash a faked output would pay
-    ///         (docs/settlement.md, "Why k >= 2"). With two, a rejection needs both; a split vote restarts the round.
-    uint256 public constant MIN_VERIFIERS = 2;
+    ///         re-run (or a lie) would slash an honest processor, and without that slash a faked output would pay.
+    ///         With two, one liar beside an honest verifier that caught a fake split the vote: the round restarted
+    ///         with a new sample and nobody was slashed. With three, one liar is outvoted (docs/settlement.md,
+    ///         Defences 8 and 24).
+    uint256 public constant MIN_VERIFIERS = 3;
     /// @notice After its results are in (block submitBlock + 1), the submitter alone draws for free for this many
     ///         blocks; a later first draw by anyone else earns DRAW_BOUNTY_BPS of the submitter's bond, so watchers
     ///         fix the sample long before the 256-block window a re-roll would need runs out.

@@ -12,7 +12,7 @@ contract LivenessTest is AttackBase {
     function test_cheapJobCannotFreezeManyVerifiers() public {
         JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 15);
         vm.prank(creator);
-        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.InvalidVerifierCount.selector, 15, 2, 7));
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.InvalidVerifierCount.selector, 15, 3, 7));
         escrow.createJob{value: 1000}(p);
         p = jobParams(1, 1, 7);
         vm.prank(creator);

@@ -20,7 +20,7 @@ export const MAX_CAUSE_CHARS = 240
 
 /**
  * Fewest peers `jobmesh devnet` runs: with one, no job could ever be verified (its submitter never verifies it). A job
- * has k >= 2 verifiers drawn among the nodes besides its submitter, so it needs k + 1 >= 3 registered nodes to be
- * released: two devnet peers need one more (the printed `jobmesh start` line, with the spare key).
+ * has k >= 3 verifiers drawn among the nodes besides its submitter, so it needs k + 1 >= 4 registered nodes to be
+ * released: two or three devnet peers need more (the printed `jobmesh start` line, with the spare key).
  */
 export const MIN_DEVNET_PEERS = 2

@@ -10,8 +10,8 @@ export const JOB_SPEC_VERSION = 1
 
 /** Verifiers per job when the spec does not say. */
 export const DEFAULT_VERIFIERS = 3
-/** Fewest verifiers a job may have (the escrow's MIN_VERIFIERS): one verifier's word alone never decides a slash. */
-export const MIN_VERIFIERS = 2
+/** Fewest verifiers a job may have (the escrow's MIN_VERIFIERS): one verifier alone never decides a slash, and one liar never splits the vote. */
+export const MIN_VERIFIERS = 3
 /**
  * Most verifiers any escrow can hold: `k` is a uint8 in `JobEscrow.createJob`. A larger k could not even be encoded;
  * a deployment allows at most its `params().maxVerifiers` (7 by default), which only the chain knows.

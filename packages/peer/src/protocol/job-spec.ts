@@ -103,7 +103,7 @@ const schema = z.strictObject({
     secondsPerMicroJob: z.number().positive().finite()
   }),
   verifiers: z.int()
-    .min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: one verifier alone would decide who is slashed`)
+    .min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: a majority of them must outvote one wrong or lying verifier`)
     .max(MAX_VERIFIERS_ENCODABLE, `k (verifiers) must be at most ${MAX_VERIFIERS_ENCODABLE}: the escrow stores k as a uint8 (a deployment allows fewer: its maxVerifiers)`)
     .default(DEFAULT_VERIFIERS),
   deadline: positiveInt

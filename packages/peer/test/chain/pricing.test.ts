@@ -48,7 +48,7 @@ describe('task value: protocol core vs the escrow on anvil', () => {
         // a real job of that size: the creator's run-time hint (secondsPerMicroJob) does not enter the value
         const { jobId } = await client.createJob({
           specCid: `bafkreipricing${i}`, nonce: BigInt(i), jobRoot: keccakText(`root${i}`), seed: 1n, macroJobs: 1,
-          microJobsPerMacro: row.microJobs, minVramGb: 0, k: 2, deadline, secondsPerMicroJob: 3600
+          microJobsPerMacro: row.microJobs, minVramGb: 0, k: 3, deadline, secondsPerMicroJob: 3600
         }, row.fee)
         expect(await escrow.taskValue(jobId)).toBe(row.value)
       }

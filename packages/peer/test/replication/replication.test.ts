@@ -69,7 +69,7 @@ async function uploadJob (dapp: Holder): Promise<{ jobId: string, specCid: strin
   const spec = parseJobSpec({
     version: 1, creator: '0x00000000000000000000000000000000000000a1', codeUri, dataUri, blockSize: 1000, blockCount: 300,
     slicing: { macroJobs: 3, microJobsPerMacro: 10, blocksPerMicro: 10 }, seed: '7', requirements: { minVramGb: 0 },
-    price: '1000000000000000', estimate: { secondsPerMicroJob: 1 }, verifiers: 2, deadline: 1_900_000_000_000
+    price: '1000000000000000', estimate: { secondsPerMicroJob: 1 }, verifiers: 3, deadline: 1_900_000_000_000
   })
   const specCid = await dapp.store.addOutput(encodeJobSpec(spec))
   const nonce = 42n

@@ -26,7 +26,7 @@ describe('finalizer availability: ensureOutputs', () => {
     spec = parseJobSpec({
       creator: '0x' + '11'.repeat(20), codeUri: 'ipfs://bafkqaaa', dataUri: 'ipfs://bafkqaaa', blockSize: 10, blockCount: 8,
       slicing: { macroJobs: 2, microJobsPerMacro: 2, blocksPerMicro: 2 }, seed: 7n, price: 1000n,
-      estimate: { secondsPerMicroJob: 1 }, verifiers: 2, deadline: Date.now() + 3_600_000
+      estimate: { secondsPerMicroJob: 1 }, verifiers: 3, deadline: Date.now() + 3_600_000
     })
   })
   afterAll(async () => { await node.stop() })

@@ -85,7 +85,7 @@ describe('bondCapacity', () => {
     // a stake its wallet could never pay: nothing is added to an exiting node, so nothing is asked of the wallet
     peer = await chainPeer(chain, { dataDir: dir, chain: { rpcUrl: chain.anvil.rpcUrl, privateKey: chain.anvil.accounts[1].privateKey, deployment: chain.deployment, stake: parseEther('1000000') } })
     expect(peer.registration).toMatchObject({ exiting: true, stakeAdded: 0n, stake: parseEther('0.1') })
-    const { job, owned } = await announceServedJob(peer, chain.clients[0], 2)
+    const { job, owned } = await announceServedJob(peer, chain.clients[0], 3)
     const told = await waitFor(() => peer?.events.recent().find(e => e.kind === 'job:waiting' && e.jobId === job.jobId), { what: 'the job:waiting event', timeoutMs: 10_000 })
     expect(told.text).toContain('this node asked to exit, so it takes no job')
     expect(owned).toEqual([])

@@ -11,7 +11,7 @@ export async function fakeSubmission (creator: ChainClient, submitter: ChainClie
   const nonce = init.nonce ?? 1n
   const { jobId } = await creator.createJob({
     specCid: `bafy-${init.tag}`, nonce, jobRoot: keccak256(toUtf8Bytes(`jobs ${init.tag}`)), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
-    minVramGb: 0, k: init.k ?? 2, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
+    minVramGb: 0, k: init.k ?? 3, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
   }, init.fee)
   const root = keccak256(toUtf8Bytes(`results ${init.tag}`))
   await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))

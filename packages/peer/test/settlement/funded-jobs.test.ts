@@ -82,12 +82,12 @@ describe('fundedJobs', () => {
   })
 
   it('a peer starts on a job as soon as the read finds it open, not after an idle pause', async () => {
-    chain = await startChain({ accounts: 4 })
-    // three active nodes: the job's two verifiers can be drawn besides its submitter
-    await registerNodes(chain.clients.slice(2, 4), parseEther('0.1'))
+    chain = await startChain({ accounts: 5 })
+    // four active nodes: the job's three verifiers can be drawn besides its submitter
+    await registerNodes(chain.clients.slice(2, 5), parseEther('0.1'))
     // an idle pause far longer than the wait below: only the read's wake-up can start the work in time
     peer = await chainPeer(chain, { processor: { idleMs: 600_000 } })
-    const { job, owned } = await announceServedJob(peer, chain.clients[0], 2)
+    const { job, owned } = await announceServedJob(peer, chain.clients[0], 3)
     await waitFor(() => owned.includes(job.jobId), { what: 'the peer owning the job\'s MacroJob', timeoutMs: 20_000 })
   })
 

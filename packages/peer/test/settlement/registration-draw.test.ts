@@ -27,7 +27,7 @@ describe('a node drawn for a waiting job in the block that registers it', () => 
   let settlement: Settlement | undefined
 
   beforeEach(async () => {
-    chain = await startChain({ accounts: 4, blockTime: 0.1 })
+    chain = await startChain({ accounts: 5, blockTime: 0.1 })
     chains = chain.clients
     node = await createNode()
     executor = createWasmExecutor({ concurrency: 1 })
@@ -41,15 +41,15 @@ describe('a node drawn for a waiting job in the block that registers it', () => 
     await chain.stop()
   })
 
-  /** A job of account 0 (k = 2) submitted by account 1; account 2 is its only idle verifier, so it waits for another. */
+  /** A job of account 0 (k = 3) submitted by account 1; accounts 2 and 3 are its only idle verifiers, so it waits for another. */
   async function waitingForAVerifier (): Promise<string> {
-    await registerNodes(chains.slice(1, 3), STAKE)
+    await registerNodes(chains.slice(1, 4), STAKE)
     const submitter = chains[1]
     const jobId = await fakeSubmission(chains[0], submitter, { tag: 'registration-draw', fee: FEE })
     const { submitBlock } = await submitter.job(jobId)
     await pollUntil(async () => await submitter.blockNumber() >= submitBlock + 2 ? true : undefined, { ...OPTIONS, timeoutMs: 30_000, what: 'the entropy block' })
     await submitter.selectVerifiers(jobId, OPTIONS)
-    // all k are drawn at once: with one idle node the job waits in the verification queue
+    // all k are drawn at once: with two idle nodes the job waits in the verification queue
     const queued = await submitter.job(jobId)
     expect(queued.drawn).toBe(true)
     expect(queued.assigned).toBe(0)
@@ -58,7 +58,7 @@ describe('a node drawn for a waiting job in the block that registers it', () => 
 
   it('sees the assignment and reveals its seed for it, though the draw came before its settlement started', async () => {
     const jobId = await waitingForAVerifier()
-    const late = chains[3]
+    const late = chains[4]
     const key = await generateKeyPair('Ed25519')
     // as a peer starts on a chain: the head first, then the seed, then the registration (which draws it)
     const since = await late.blockNumber()

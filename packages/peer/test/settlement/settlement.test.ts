@@ -39,7 +39,7 @@ describe('settlement end to end on anvil', () => {
 
   beforeEach(async () => {
     // commit and reveal windows of 50 blocks, 5 s each: room for a loaded CI machine
-    chain = await startChain({ accounts: 6, blockTime: 0.1, deploy: { escrow: { commitWindow: 50, revealWindow: 50 } } })
+    chain = await startChain({ accounts: 7, blockTime: 0.1, deploy: { escrow: { commitWindow: 50, revealWindow: 50 } } })
     node = await createNode()
     executor = createWasmExecutor({ concurrency: 1 })
     peers = []
@@ -251,13 +251,13 @@ describe('settlement end to end on anvil', () => {
   }, 180_000)
 
   it('a round restarted by a verifier\'s settle is drawn again by its submitter, not left waiting; the silent verifier is paused', async () => {
-    // three nodes staked: the submitter and the two it can draw (k = 2), one of which is silent (it has a seed, so
-    // it can be drawn, and never reveals it); the submitter's settle is held until the round restarted, so the live
-    // verifier settles it: one vote of two is no quorum, and the round restarts under the submitter's wait
-    const prepared = await prepare({ k: 2, registered: 3 })
+    // four nodes staked: the submitter and the three it can draw (k = 3), two of which are silent (they have a seed,
+    // so they can be drawn, and never reveal it); the submitter's settle is held until the round restarted, so the
+    // live verifier settles it: one vote of three is no quorum, and the round restarts under the submitter's wait
+    const prepared = await prepare({ k: 3, registered: 4 })
     const { jobId } = prepared
-    const [submitter, live, silent, late] = peers
-    await ensureSeedCommitted(silent.chain, { pollMs: 50, phaseTimeoutMs: 60_000 })
+    const [submitter, live, silent, other, late] = peers
+    for (const s of [silent, other]) await ensureSeedCommitted(s.chain, { pollMs: 50, phaseTimeoutMs: 60_000 })
     const restarted = pollUntil(async () => (await events('VerificationRestarted', jobId))[0],
       { pollMs: 100, timeoutMs: 120_000, what: 'VerificationRestarted' })
     restarted.catch(() => {}) // awaited below; the held settle waits on it too
@@ -270,9 +270,14 @@ describe('settlement end to end on anvil', () => {
     const settledBy = await submitter.chain.provider.getTransaction(restart.transactionHash)
     expect(settledBy?.from).toBe(await live.chain.address())
     expect((await silent.chain.nodeInfo()).paused).toBe(true)
-    // the next round needs a second live node besides the submitter
-    await register(late)
-    await startSettlement(late, prepared)
+    expect((await other.chain.nodeInfo()).paused).toBe(true)
+    // the next round needs two more live nodes besides the submitter (a silent node's weight is 0 after its
+    // timed-out task: it is not drawn again until a probe scores it): two join
+    const later: Peer = { chain: chain.clients[6], key: await generateKeyPair('Ed25519') }
+    for (const p of [late, later]) {
+      await register(p)
+      await startSettlement(p, prepared)
+    }
 
     const released = await pollUntil(async () => (await events('JobReleased', jobId))[0],
       { pollMs: 100, timeoutMs: 120_000, what: 'JobReleased' })
