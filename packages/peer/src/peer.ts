@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { Wallet, formatEther } from 'ethers'
-import { InsufficientFundsError, createChainClient, revertName, verifyDeployment } from '@jobmesh/contracts'
+import { InsufficientFundsError, createChainClient, verifyDeployment } from '@jobmesh/contracts'
 import { coordGuards, createAdmission } from './coord/index.js'
 import { INDEX_DOC, createDocStore } from './crdt/index.js'
 import { createWasmExecutor, wasmMicroJobExecutor } from './executor/index.js'
@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
 import { publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
+import { applyCommitTimeout, bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
@@ -341,48 +341,6 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
   return { client, settlement, address, pricing, registration }
-}
-
-/** How often a busy node tries again to set its commit timeout. */
-const COMMIT_TIMEOUT_RETRY_MS = 10_000
-
-/**
- * Sets the node's commit timeout (`--commit-timeout`) unless it is already in force. The registry refuses a change
- * while the node is busy (a verification it was drawn for, or an open probe: `NodeIsBusy`), so that a verifier cannot
- * relax its promise for one late commit; a node that starts busy keeps its old setting until that task is over and
- * sets it then, in the background (every {@link COMMIT_TIMEOUT_RETRY_MS}), instead of failing its start.
- */
-async function applyCommitTimeout (client: ChainClient, address: string, pct: number, signal: AbortSignal): Promise<void> {
-  const attempt = async (): Promise<boolean> => {
-    if ((await client.qosScores(address, { signal })).timeoutPct === pct) return true
-    try {
-      await client.setCommitTimeout(pct, { signal })
-      return true
-    } catch (err) {
-      if (revertName(err) !== 'NodeIsBusy') throw err
-      return false
-    }
-  }
-  if (await attempt()) return
-  log('node %s is busy with a task: its commit timeout of %d%% is set once the task is over', address, pct)
-  void (async () => {
-    while (!signal.aborted) {
-      await new Promise<void>(resolve => {
-        const t = setTimeout(resolve, COMMIT_TIMEOUT_RETRY_MS)
-        signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
-      })
-      if (signal.aborted) return
-      try {
-        if (await attempt()) {
-          log('set the commit timeout of %s to %d%%', address, pct)
-          return
-        }
-      } catch (err) {
-        if (signal.aborted) return
-        log.error('setting the commit timeout of %s failed: %e', address, err)
-      }
-    }
-  })()
 }
 
 function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {

@@ -121,3 +121,6 @@ export const PROBE_ANSWER_MAX_RETRY_MS = 4_000
  * 6 s blocks. A revert ends the retries at once: `ProbeExpired` once the window closed, `NoOpenProbe` once answered.
  */
 export const PROBE_ANSWER_RETRY_TOTAL_MS = 120_000
+
+/** How often a busy node tries again to set its commit timeout (commit-timeout.ts). */
+export const COMMIT_TIMEOUT_RETRY_MS = 10_000
