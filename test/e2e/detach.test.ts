@@ -133,4 +133,31 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
       provider.destroy()
     }
   }, 180_000)
+
+  it('SIGTERM during submit (kill, a service manager) is Ctrl-C: while announcing it finishes the submission, then exits with 143', async () => {
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    const { jobEscrow } = connect(devnet.deployment, provider)
+    try {
+      const p = startCli(['submit', ...job, '--verifiers', '2'], env)
+      await p.line(/^announcing\.\.\./, 60_000)
+      p.child.kill('SIGTERM')
+      const code = await p.exited
+      const lines = p.stderr.filter(l => l.startsWith('interrupted'))
+      const said = lines.at(-1) ?? ''
+      // not killed by the signal (exit code null): handled, and ended with 128 + SIGTERM
+      expect(code, p.stderr.join('\n')).toBe(143)
+      expect(lines[0], p.stderr.join('\n')).toMatch(/^interrupted: finishing the submission of job 0x[0-9a-f]{64} so that its fee is not stranded/)
+      expect(said, p.stderr.join('\n')).toMatch(/^interrupted: job 0x[0-9a-f]{64} is funded and goes on without this process/)
+      // funded, and announced: a running peer knows the job
+      const jobId = /0x[0-9a-f]{64}/.exec(said)?.[0]
+      expect(jobId).toBeDefined()
+      expect(Number(await jobEscrow.statusOf(jobId ?? ''))).not.toBe(0)
+      const live = devnet.peers.find(q => q.child.exitCode === null && q.child.signalCode === null)
+      expect(live).toBeDefined()
+      await waitFor(async () => (await peerStatus(live?.dataDir ?? '')).jobs.some(j => j.jobId.toLowerCase() === jobId),
+        { timeoutMs: 30_000, what: `a running peer to know job ${jobId ?? ''}`, intervalMs: 500 })
+    } finally {
+      provider.destroy()
+    }
+  }, 120_000)
 })

@@ -6,6 +6,14 @@ import type { SubmittedJob } from '../submit.js'
 /** Exit code after Ctrl-C (128 + SIGINT). */
 export const EXIT_INTERRUPTED = 130
 
+/** Exit code after SIGTERM (128 + SIGTERM), handled like Ctrl-C. */
+export const EXIT_TERMINATED = 143
+
+/** The exit code of a command stopped by `signal`: 130 for Ctrl-C, 143 for SIGTERM. */
+export function interruptedExitCode (signal: NodeJS.Signals | undefined): number {
+  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED
+}
+
 /** How long the chain is asked whether an interrupted job is funded (ms). */
 const INTERRUPT_BUDGET_MS = 1_500
 
@@ -69,7 +77,7 @@ export function interruptLine (state: SubmitState): string {
 }
 
 /**
- * Handles Ctrl-C during `submit`. Before anything is sent, and once `submit` returned, it aborts what runs, prints one
+ * Handles Ctrl-C (and SIGTERM, alike) during `submit`. Before anything is sent, and once `submit` returned, it aborts what runs, prints one
  * line and exits. In between (funding, announcing, handing the inputs to peers) stopping would leave a paid job that
  * no peer may ever run, so it says so and lets the submission finish, then prints whether the job is funded and held;
  * a second Ctrl-C ends the process at once. Returns the remover of the handler.
@@ -77,10 +85,11 @@ export function interruptLine (state: SubmitState): string {
 export function onSubmitInterrupt (io: CliIo, state: SubmitState, abort: () => void): () => void {
   if (io.onInterrupt === undefined) return () => {}
   let interrupted = false
-  return io.onInterrupt(() => {
+  return io.onInterrupt((signal) => {
+    const code = interruptedExitCode(signal)
     if (interrupted) {
       io.err(interruptLine(state))
-      io.exit?.(EXIT_INTERRUPTED)
+      io.exit?.(code)
       return
     }
     interrupted = true
@@ -92,20 +101,20 @@ export function onSubmitInterrupt (io: CliIo, state: SubmitState, abort: () => v
       void submission.then(
         (job) => { io.err(submittedLine(job)) },
         async (err: Error) => { io.err(await failedLine(state, err, INTERRUPT_BUDGET_MS)) }
-      ).finally(() => { io.exit?.(EXIT_INTERRUPTED) })
+      ).finally(() => { io.exit?.(code) })
       return
     }
     abort()
     io.err(interruptLine(state))
-    io.exit?.(EXIT_INTERRUPTED)
+    io.exit?.(code)
   })
 }
 
-/** Ctrl-C during the other commands: stop at once (nothing they do costs money). */
+/** Ctrl-C (or SIGTERM) during the other commands: stop at once (nothing they do costs money). */
 export function onInterruptExit (io: CliIo): () => void {
   if (io.onInterrupt === undefined) return () => {}
-  return io.onInterrupt(() => {
+  return io.onInterrupt((signal) => {
     io.err('interrupted')
-    io.exit?.(EXIT_INTERRUPTED)
+    io.exit?.(interruptedExitCode(signal))
   })
 }
