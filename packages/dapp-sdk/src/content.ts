@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { AbortError, DownloadError, UploadError } from './errors.js'
+import { AbortError, DownloadError, TimeoutError, UploadError } from './errors.js'
 import type { ContentStore } from '@jobmesh/peer/storage'
 import type { AbortOptions } from '@libp2p/interface'
 
@@ -70,15 +70,18 @@ export async function putRaw (store: Pick<ContentStore, 'addRaw'>, bytes: Uint8A
 }
 
 /**
- * Fetches content by CID through the peer's content store (locally or from peers over bitswap).
+ * Fetches content by CID through the peer's content store (locally or from peers over bitswap), within `timeoutMs`
+ * (default the store's).
  *
- * @throws DownloadError, AbortError (when `signal` aborted it)
+ * @throws TimeoutError (no peer served it within `timeoutMs`), DownloadError, AbortError (when `signal` aborted it)
  */
 export async function fetchContent (store: Pick<ContentStore, 'fetch'>, cid: string, options: AbortOptions & { timeoutMs?: number, maxBytes?: number } = {}): Promise<Uint8Array> {
   try {
     return await store.fetch(`ipfs://${cid}`, options)
   } catch (err) {
     if (options.signal?.aborted === true) throw new AbortError(`download of ${cid} aborted`, { cause: err })
+    // the store's timeout (`timeoutMs`): nobody served the content in time
+    if ((err as Error).name === 'ContentTimeoutError') throw new TimeoutError(`download of ${cid} timed out: ${(err as Error).message}`, { cause: err })
     throw new DownloadError(`cannot fetch ${cid}: ${(err as Error).message}`, { cause: err })
   }
 }

@@ -2,17 +2,17 @@ import { anySignal } from '@jobmesh/contracts'
 import { decodeJobSpec } from '@jobmesh/peer/protocol'
 import { CID } from 'multiformats/cid'
 import { fetchContent } from './content.js'
-import { DownloadError, JobNotFoundError } from './errors.js'
+import { DownloadError, JobNotFoundError, TimeoutError } from './errors.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { ClientContext, KnownSpec } from './context.js'
 
 /**
  * The spec of a job: from the client's cache (jobs it submitted), else the `JobCreated` event's spec CID, fetched
- * over IPFS and decoded.
+ * over IPFS (within `fetchTimeoutMs`, default the client's) and decoded.
  *
- * @throws JobNotFoundError, DownloadError, the chain errors
+ * @throws JobNotFoundError, TimeoutError (no peer served the spec in time), DownloadError, AbortError, the chain errors
  */
-export async function loadSpec (ctx: ClientContext, jobId: string, signal?: AbortSignal): Promise<KnownSpec> {
+export async function loadSpec (ctx: ClientContext, jobId: string, signal?: AbortSignal, fetchTimeoutMs?: number): Promise<KnownSpec> {
   const key = jobId.toLowerCase()
   const cached = ctx.specs.get(key)
   if (cached !== undefined) return cached
@@ -24,7 +24,16 @@ export async function loadSpec (ctx: ClientContext, jobId: string, signal?: Abor
   } catch (err) {
     throw new DownloadError(`job ${jobId} names an invalid spec CID ${created.specCid}`, { cause: err })
   }
-  const bytes = await fetchContent(ctx.store, cid.toString(), { signal: anySignal([signal, ctx.stopped], ctx.settings.fetchTimeoutMs) })
+  const timeoutMs = fetchTimeoutMs ?? ctx.settings.fetchTimeoutMs
+  let bytes: Uint8Array
+  try {
+    // the timeout is the store's own (not folded into the signal), so that it fails as a timeout, not as an abort
+    bytes = await fetchContent(ctx.store, cid.toString(), { signal: anySignal([signal, ctx.stopped]), timeoutMs })
+  } catch (err) {
+    if ((err as Error).name !== TimeoutError.name) throw err
+    throw new TimeoutError(`the spec ${created.specCid} of job ${jobId} could not be fetched within ${timeoutMs} ms: no peer this client ` +
+      'reaches holds it (the job may never have been announced: its creator\'s process stopped before a peer took its inputs)', { cause: err })
+  }
   let known: KnownSpec
   try {
     known = { spec: decodeJobSpec(bytes), specCid: created.specCid }

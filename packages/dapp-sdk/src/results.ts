@@ -79,7 +79,7 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
 
 async function download (ctx: ClientContext, id: string, signal: AbortSignal, failed: AbortController,
   options: ResultsOptions): Promise<MicroJobOutput[]> {
-  const [job, known] = await Promise.all([loadEscrowJob(ctx, id, signal), loadSpec(ctx, id, signal)])
+  const [job, known] = await Promise.all([loadEscrowJob(ctx, id, signal), loadSpec(ctx, id, signal, options.fetchTimeoutMs)])
   const { microJobs } = sliceJob(known.spec, id)
   // the current round (rejections on chain): its doc, its signing scope, without the slashed submitters' results
   const round = job.rejections
