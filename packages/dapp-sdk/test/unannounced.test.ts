@@ -28,4 +28,15 @@ describe('a funded job nobody announced', () => {
     expect(err.message).toContain(job.jobId)
     expect(Date.now() - started).toBeLessThan(10_000)
   })
+
+  it('describe says no peer saw it announced, that submitting again makes another job, and that the fee comes back by a refund after the deadline', async () => {
+    const env = await setup()
+    const job = await strandedJob(env)
+    const { deadline } = await env.client.status(job.jobId)
+    const story = await env.client.describe(job.jobId, { timeoutMs: 3_000 })
+    expect(story.phase).toBe('open')
+    expect(story.waitingFor).toMatch(/^an announcement: the job is funded on chain but no peer has seen it announced/)
+    expect(story.waitingFor).toContain('a new submit creates and pays for another job')
+    expect(story.waitingFor).toContain(`refund after its deadline (${new Date(deadline * 1000).toISOString()}) (jobmesh-dapp refund ${job.jobId})`)
+  })
 })

@@ -153,7 +153,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   if (failures?.failed === true) {
     return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failures.reasons.join(', ') || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
   }
-  if (announced == null) return { phase: 'open', waitingFor: 'an announcement: the job is on chain but no peer has seen it announced' }
+  if (announced == null) return { phase: 'open', waitingFor: unannounced(facts.jobId, chain) }
   const done = progress?.done ?? 0
   const total = progress?.total ?? announced.macroJobs * announced.microJobsPerMacro
   if (done >= total) return { phase: 'processed', waitingFor: 'the finalizer to submit results on chain (every MicroJob is done)' }
@@ -170,6 +170,19 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   const who = matching.peers === 0 ? '' : `; ${matching.matching} ${plural(matching.matching, 'peer', 'peers')} can work on it`
   if (done === 0) return { phase: 'open', waitingFor: `a peer to start it (0 of ${total} MicroJobs done${who})` }
   return { phase: 'processing', waitingFor: `${total - done} more MicroJobs (${done} of ${total} done${who})` }
+}
+
+/**
+ * What an Open job no peer saw announced waits for, and what its creator can do: its submitting process stopped
+ * between the funding transaction and the announcement (or this node reaches no peer that saw it). A new submit
+ * creates and pays for another job; this one's fee comes back with a refund after its deadline.
+ */
+function unannounced (jobId: string, chain: VerificationView | undefined): string {
+  const deadline = chain == null ? 'its deadline' : `its deadline (${new Date(chain.deadline * 1000).toISOString()})`
+  return 'an announcement: the job is funded on chain but no peer has seen it announced, so no peer works on it (the process that ' +
+    'submitted it stopped before announcing it, or this node reaches no peer that saw the announcement); submitting it again does ' +
+    `not announce it (a new submit creates and pays for another job): the creator takes the fee back with a refund after ${deadline} ` +
+    `(jobmesh-dapp refund ${jobId})`
 }
 
 function verification (chain: VerificationView, matching: JobStory['matching']): { phase: string, waitingFor: string } {

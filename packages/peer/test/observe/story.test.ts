@@ -98,6 +98,14 @@ describe('job stories', () => {
     expect(failed.waitingFor).toBe('nothing: its MicroJobs failed 6 times on 2 peers (WasmTrapError) and the peers gave it up; the creator can refund after the deadline')
   })
 
+  it('a funded job no peer saw announced: says that a new submit would be another job, and that the fee comes back by a refund after the deadline', () => {
+    const story = explainJob(facts({ announced: undefined, chain: chain({}) }))
+    expect(story.phase).toBe('open')
+    expect(story.waitingFor).toMatch(/^an announcement: the job is funded on chain but no peer has seen it announced/)
+    expect(story.waitingFor).toContain('a new submit creates and pays for another job')
+    expect(story.waitingFor).toContain(`refund after its deadline (${new Date(2_000_000_000 * 1000).toISOString()}) (jobmesh-dapp refund ${jobId})`)
+  })
+
   it('says when nothing is known and when the deadline has passed', () => {
     expect(explainJob({ jobId, peers: [] }).phase).toBe('unknown')
     const late = explainJob(facts({ chain: chain({ deadline: 1_000 }), now: 2_000_000 }))
