@@ -9,6 +9,7 @@ import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
+import type { JobStory } from '@jobmesh/peer/observe'
 import type { Command } from 'commander'
 
 /** Runs `fn` with a client from the connection flags; Ctrl-C exits with 130; the client is stopped after. */
@@ -82,12 +83,18 @@ export function jobCommands (root: Command, io: CliIo): void {
         const job = await client.status(jobId)
         // open, or submitted with verifiers still to draw: either way it needs k nodes besides its submitter
         if (job.status === 'Open' || (job.status === 'Submitted' && job.assigned < job.k)) {
+          // the job's story, read once: its announcement and the peers matching it
+          let story: Promise<JobStory | undefined> | undefined
+          const describe = async (): Promise<JobStory | undefined> => await (story ??= client.describe(jobId).catch(() => undefined))
           const warning = await cannotFinishWarning(client, {
             k: job.k,
             name: `job ${jobId}`,
             unprocessed: job.status === 'Open',
             fee: job.fee,
-            matching: async () => (await client.describe(jobId).catch(() => undefined))?.matching
+            deadline: job.deadline,
+            // with no peer profile known, this client did not get the peers' index: it cannot tell
+            announced: async () => await describe().then(s => s === undefined || s.matching.peers === 0 ? undefined : s.announced),
+            matching: async () => (await describe())?.matching
           })
           if (warning !== undefined) io.err(warning)
         }

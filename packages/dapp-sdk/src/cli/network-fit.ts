@@ -15,17 +15,30 @@ export interface JobToFit {
   matching: () => Promise<PeerMatching | undefined>
   /** Its fee (wei): the bond its submitter locks follows from it. */
   fee?: bigint
+  /**
+   * Whether a peer saw it announced: false when the known peers' index has no announcement of it (a submit that
+   * stopped between its funding transaction and its announcement), undefined when that cannot be told.
+   */
+  announced?: () => Promise<boolean | undefined>
+  /** Its deadline (unix s), for what to do about it. */
+  deadline?: number
   signal?: AbortSignal
 }
 
 /**
- * Why a job cannot finish on this network, or undefined: fewer than k + 1 registered nodes (its submitter cannot
+ * Why a job cannot finish on this network, or undefined: an open job no known peer saw announced, fewer than k + 1 registered nodes (its submitter cannot
  * verify it), or fewer than k + 1 known peers matching its requirements (its verifiers are drawn among matching
  * nodes besides its submitter; with none it never starts). Without any known peer profile nothing is said of the
  * requirements.
  */
 export async function cannotFinishWarning (client: JobClient, job: JobToFit): Promise<string | undefined> {
   const { k, name } = job
+  if (job.unprocessed && await job.announced?.() === false) {
+    const after = job.deadline === undefined ? 'its deadline' : `its deadline (${new Date(job.deadline * 1000).toISOString()})`
+    return `warning: no peer has seen ${name} announced (the process that submitted it stopped before announcing it?): no peer will ` +
+      'work on it; submitting it again does not announce it (a new submit creates and pays for another job): take the fee back after ' +
+      `${after} with jobmesh-dapp refund ${name.replace(/^job /, '')}`
+  }
   const needed = nodesNeeded(k)
   const active = await client.activeNodes({ signal: job.signal })
   if (active < needed) {

@@ -67,6 +67,8 @@ export interface JobStory {
   lines: string[]
   /** What the job is waiting for now. */
   waitingFor: string
+  /** Whether this node knows a signed announcement of the job (in `jobmesh/index`). */
+  announced: boolean
 }
 
 /** Which of `peers` can take a job with `req`, and why the others cannot. */
@@ -134,7 +136,7 @@ export function explainJob (facts: JobFacts): JobStory {
   if (chain != null && chain.round > 0) lines.push(`rejected ${chain.round} ${plural(chain.round, 'time', 'times')}: now in round ${chain.round}`)
   for (const note of facts.notes ?? []) lines.push(`note: ${note}`)
   const { phase, waitingFor } = waiting(facts, matching)
-  return { jobId: facts.jobId, phase, matching, lines, waitingFor }
+  return { jobId: facts.jobId, phase, matching, lines, waitingFor, announced: announced != null }
 }
 
 function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: string, waitingFor: string } {
