@@ -1,3 +1,4 @@
+import { createServer, request } from 'node:http'
 import { unixfs } from '@helia/unixfs'
 import { JobAnnouncement, INDEX_JOBS_MAP, recordVerifier } from '@jobmesh/peer/coord'
 import { indexDocName } from '@jobmesh/peer/crdt'
@@ -8,6 +9,7 @@ import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
 import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import type { AddressInfo } from 'node:net'
 import type { SubmitStage } from '../src/index.js'
 import type * as Y from 'yjs'
 
@@ -313,6 +315,35 @@ describe('submit', () => {
     }).catch((e: unknown) => e as Error)
     expect(err.name).toBe('RpcUnreachableError')
     expect(err.cause).toBeInstanceOf(Error)
+  })
+
+  it('refuses a missing signer and an rpcUrl without a scheme with InvalidConfigError naming the option, before any request', async () => {
+    const env = await setup()
+    // an endpoint that counts what it is asked, in front of the anvil
+    let requests = 0
+    const server = createServer((req, res) => { requests++; req.pipe(request(env.anvil.rpcUrl, { method: 'POST', headers: req.headers }, (up) => { res.writeHead(up.statusCode ?? 502, up.headers); up.pipe(res) })) })
+    await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve) })
+    try {
+      const port = (server.address() as AddressInfo).port
+      const base = { deployment: env.deployment, rpcTimeoutMs: 2_000 }
+      const connect = async (init: Record<string, unknown>): Promise<Error> =>
+        await createJobClient({ ...base, ...init } as never).then(async (c) => { await c.stop(); return new Error('connected') }, (e: unknown) => e as Error)
+      for (const signer of [undefined, null, 42]) {
+        const err = await connect({ rpcUrl: `http://127.0.0.1:${port}`, signer })
+        expect(err.name, `${String(signer)}: ${err.message}`).toBe('InvalidConfigError')
+        expect(err.message).toMatch(/^signer/)
+      }
+      const noScheme = await connect({ rpcUrl: `127.0.0.1:${port}`, signer: env.anvil.accounts[2].privateKey })
+      expect(noScheme.name, noScheme.message).toBe('InvalidConfigError')
+      expect(noScheme.message).toBe(`malformed option rpcUrl: expected an http:// or https:// URL such as http://127.0.0.1:8545, got "127.0.0.1:${port}"`)
+      expect(requests).toBe(0)
+      // the same endpoint, well given, answers
+      const ok = await createJobClient({ ...base, rpcUrl: `http://127.0.0.1:${port}`, signer: env.anvil.accounts[2].privateKey })
+      await ok.stop()
+      expect(requests).toBeGreaterThan(0)
+    } finally {
+      server.close()
+    }
   })
 
   it('fails with EscrowNotFoundError when no JobEscrow answers at deployment.jobEscrow, and names a registry of another deployment', async () => {

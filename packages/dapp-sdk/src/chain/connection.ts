@@ -1,4 +1,4 @@
-import { ChainMismatchError, RpcUnreachableError, createChainClient, probeChainId, registryOf, withTimeout, wrapChainError } from '@jobmesh/contracts'
+import { ChainMismatchError, RpcUnreachableError, createChainClient, isRpcUrl, probeChainId, registryOf, withTimeout, wrapChainError } from '@jobmesh/contracts'
 import { FetchRequest, JsonRpcProvider, Network, Wallet } from 'ethers'
 import { InvalidConfigError } from '../errors.js'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -63,6 +63,23 @@ async function givenProvider (provider: Provider, init: ChainInit): Promise<numb
   }
 }
 
+/**
+ * The options a JavaScript caller (untyped) may get wrong, checked before any request: a signer that is neither a
+ * private key nor a Signer, an `rpcUrl` that is not an http:// or https:// URL (`localhost:8545`).
+ */
+function checkOptions (init: ChainInit): void {
+  const signer = init.signer as unknown
+  if (signer === undefined || signer === null) {
+    throw new InvalidConfigError('signer is required: a 0x private key or an ethers Signer (it pays for the jobs and is their creator)')
+  }
+  if (typeof signer !== 'string' && typeof (signer as Partial<Signer>).getAddress !== 'function') {
+    throw new InvalidConfigError(`signer must be a 0x private key or an ethers Signer, got ${typeof signer}`)
+  }
+  if (init.rpcUrl !== undefined && init.provider === undefined && (typeof init.rpcUrl !== 'string' || !isRpcUrl(init.rpcUrl))) {
+    throw new InvalidConfigError(`malformed option rpcUrl: expected an http:// or https:// URL such as http://127.0.0.1:8545, got "${String(init.rpcUrl)}"`)
+  }
+}
+
 function plainSigner (signer: Signer | string, provider: Provider): Signer {
   if (typeof signer !== 'string') return signer.provider == null ? signer.connect(provider) : signer
   try {
@@ -82,6 +99,7 @@ function plainSigner (signer: Signer | string, provider: Provider): Signer {
  * the other chain errors
  */
 export async function connectChain (init: ChainInit): Promise<ChainConnection> {
+  checkOptions(init)
   if (typeof init.deployment?.jobEscrow !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(init.deployment.jobEscrow)) {
     throw new InvalidConfigError('deployment.jobEscrow must be a 0x address')
   }
