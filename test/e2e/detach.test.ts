@@ -48,8 +48,8 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     expect(summary.detached).toBe(true)
     expect(summary.holders.length).toBeGreaterThanOrEqual(1)
     const jobId = summary.jobId
-    // the jobId was shown before the funding transaction was sent
-    expect(submitted.stderr[0]).toBe(`jobId: ${jobId}`)
+    // the job was named before the funding transaction was sent
+    expect(submitted.stderr[0]).toBe(`creating job ${jobId}...`)
 
     // the submitting process is gone: its helia was the only holder of code and data at upload time
     const waited = await runCli(['wait', jobId, '--timeout', '240', '--poll', '0.5', '--json'], env, 260_000)
@@ -89,7 +89,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     const { jobEscrow } = connect(devnet.deployment, provider)
     try {
       // SIGINT when the given line appears; k = 4 needs 5 registered nodes, the devnet has 4
-      for (const [at, k] of [[/^uploading\.\.\./, '4'], [/^creating\.\.\./, '2'], [/^announcing\.\.\./, '2'], [/^inputs held by/, '2']] as const) {
+      for (const [at, k] of [[/^uploading\.\.\./, '4'], [/^creating job 0x/, '2'], [/^announcing\.\.\./, '2'], [/^inputs held by/, '2']] as const) {
         const sentBefore = await provider.getTransactionCount(devnet.dapp.address, 'pending')
         const p = startCli(['submit', ...job, '--verifiers', k], env)
         await p.line(at, 60_000)

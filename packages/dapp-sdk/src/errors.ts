@@ -76,8 +76,11 @@ export class EscrowMismatchError extends Error {
 
 // The chain errors are those of the chain client in `@jobmesh/contracts`, shared with the peers: a revert with its
 // decoded custom error (`ChainRevertError.errorName`, `.errorArgs`), an unreachable endpoint, a timeout, any other
-// failed request, a deployment of another chain, an escrow address where no JobEscrow answers.
-export { ChainMismatchError, ChainRequestError, ChainRevertError, ChainTimeoutError, EscrowNotFoundError, RpcUnreachableError } from '@jobmesh/contracts'
+// failed request, a deployment of another chain, an escrow address where no JobEscrow answers, a wallet that cannot
+// pay (`submit`: the fee and the gas of the funding transaction).
+export {
+  ChainMismatchError, ChainRequestError, ChainRevertError, ChainTimeoutError, EscrowNotFoundError, InsufficientFundsError, RpcUnreachableError
+} from '@jobmesh/contracts'
 
 /** Code or data could not be read or added to the client's IPFS node. */
 export class UploadError extends Error {

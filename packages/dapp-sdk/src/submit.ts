@@ -2,12 +2,12 @@ import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValu
 import { replicate } from '@jobmesh/peer/replication'
 import { ChainRevertError } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { formatEther } from 'ethers'
+import { formatEther, isError } from 'ethers'
 import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
-import { EscrowMismatchError, InvalidJobError, NoPeerConnectedError } from './errors.js'
+import { EscrowMismatchError, InsufficientFundsError, InvalidJobError, NoPeerConnectedError } from './errors.js'
 import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS } from './constants.js'
 import { waitForHolderPeer } from './network/holders.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
@@ -109,8 +109,11 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const [limits, chainTime] = await Promise.all([ctx.chain.client.jobLimits({ signal }), ctx.chain.client.chainTime({ signal })])
   const draft = draftSpec(input, creator, dataSize, chainTime * 1000, { ...limits, chainTime })
   // validate everything before anything is uploaded or paid
-  buildSpec(draft, placeholder(input.code), placeholder(input.data), input.model === undefined ? undefined : placeholder(input.model))
+  const checked = buildSpec(draft, placeholder(input.code), placeholder(input.data), input.model === undefined ? undefined : placeholder(input.model))
   await checkCode(input.code)
+  // a wallet that cannot pay the fee is refused before anything is uploaded
+  const balance = await ctx.chain.client.balance(creator, { signal })
+  if (balance < checked.price) throw fundsError(creator, balance, checked.price, 'nothing was uploaded or paid')
   if (options.requirePeer === true) await requirePeer(ctx, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
 
   report({ stage: 'uploading' })
@@ -133,7 +136,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const value = taskValue(spec.price, microJobCount(spec), pricing)
   const samples = samplesFor(input.verification, spec.slicing.microJobsPerMacro)
   const created = await ctx.chain.client.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, { signal })
-    .catch((err: unknown) => { throw explainCreate(err, spec.deadline) })
+    .catch(async (err: unknown) => { throw await explainCreate(ctx, err, spec, jobId, signal) })
   if (created.jobId !== jobId) {
     throw new EscrowMismatchError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
   }
@@ -186,7 +189,25 @@ async function requirePeer (ctx: ClientContext, waitMs: number, signal?: AbortSi
  * The escrow's refusal of a fee too small, or of a deadline (the chain's clock moved between the check and the
  * block), in plain words (the same ChainRevertError, `errorName` and `errorArgs` kept).
  */
-function explainCreate (err: unknown, deadline: number): unknown {
+/** The wallet cannot pay the job's fee and the gas of its funding transaction: its balance and what the job needs. */
+function fundsError (address: string, balance: bigint, fee: bigint, what: string, cause?: unknown): InsufficientFundsError {
+  return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(fee)} ETH (the job's fee) + gas; ${what}`, { cause })
+}
+
+/** Whether a failed transaction failed for want of ETH (the node's "insufficient funds", found by ethers). */
+function isInsufficientFunds (err: unknown): boolean {
+  for (let e = err; e != null; e = (e as { cause?: unknown }).cause) {
+    if (isError(e, 'INSUFFICIENT_FUNDS')) return true
+  }
+  return false
+}
+
+async function explainCreate (ctx: ClientContext, err: unknown, spec: JobSpec, jobId: string, signal?: AbortSignal): Promise<unknown> {
+  if (isInsufficientFunds(err)) {
+    const balance = await ctx.chain.client.balance(ctx.chain.address, { signal }).catch(() => undefined)
+    if (balance !== undefined) return fundsError(ctx.chain.address, balance, spec.price, `job ${jobId} was not created, nothing was paid`, err)
+  }
+  const deadline = spec.deadline
   const e = err as ChainRevertError
   if (e?.name !== ChainRevertError.name) return err
   if (e.errorName === 'InvalidDeadline') {

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
+import { Wallet, toQuantity } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
 import { DEFAULT_PRICING, taskValue } from '../src/index.js'
@@ -206,6 +207,38 @@ describe('jobmesh-dapp', () => {
     expect(await run(['submit', '--help'], help)).toBe(0)
     expect(help.stdout.join('\n')).toMatch(/--force\s+submit and pay even when no/)
   }, 60_000)
+
+  it('a wallet that cannot pay: submit says its balance and what the job needs, prints no jobId of a job that was not created (--json too)', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const wallet = Wallet.createRandom()
+    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
+    await writeFile(files.code, code)
+    await writeFile(files.data, data)
+    await writeFile(files.key, `${wallet.privateKey}\n`)
+    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const submit = ['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2', '--blocks-per-micro', '2',
+      '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '2', '--force',
+      '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
+    // nothing at all: refused before the upload
+    const empty = capture()
+    expect(await run(submit, empty)).toBe(1)
+    expect(empty.stderr.at(-1)).toBe(`InsufficientFundsError: wallet ${wallet.address} has 0.0 ETH, needs 0.001 ETH (the job's fee) + gas; nothing was uploaded or paid`)
+    expect(empty.stderr.join('\n')).not.toMatch(/uploading|creating/)
+    expect(empty.stdout.join('\n')).not.toMatch(/jobId/)
+    const json = capture()
+    expect(await run([...submit, '--json'], json)).toBe(1)
+    expect(json.stderr.join('\n')).not.toMatch(/jobId/)
+    expect(JSON.parse(json.stdout.at(-1) ?? '{}')).toMatchObject({ error: { name: 'InsufficientFundsError' } })
+    // the fee but not the gas: the funding transaction fails, and no jobId is printed as if the job existed
+    await env.provider.send('anvil_setBalance', [wallet.address, toQuantity(10n ** 15n)])
+    const feeOnly = capture()
+    expect(await run(submit, feeOnly)).toBe(1)
+    expect(feeOnly.stderr.at(-1)).toMatch(new RegExp(`^InsufficientFundsError: wallet ${wallet.address} has 0\\.001 ETH, needs 0\\.001 ETH \\(the job's fee\\) \\+ gas; ` +
+      'job 0x[0-9a-f]{64} was not created, nothing was paid$'))
+    expect(feeOnly.stdout.join('\n')).not.toMatch(/jobId/)
+    expect(await env.provider.getTransactionCount(wallet.address)).toBe(0)
+  })
 
   it('refuses code that is not a jobmesh WebAssembly module with one line and exit 2, paying nothing', async () => {
     const env = await setup()

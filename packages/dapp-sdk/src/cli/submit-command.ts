@@ -78,11 +78,16 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
         if (stage === 'creating' && jobId !== undefined) {
           state.jobId = jobId
           state.phase = 'creating'
-          // before the funding transaction: a Ctrl-C from here on can name the job
-          if (json) io.err(`jobId: ${jobId}`)
-          else io.out(`jobId: ${jobId}`)
+          // before the funding transaction: the job it may fund is named (a Ctrl-C from here on names it too), but it
+          // exists only once funded (with --json too: the one line before it pays)
+          io.err(`creating job ${jobId}...`)
+          return
         }
-        if (stage === 'announcing') state.phase = 'announcing'
+        if (stage === 'announcing') {
+          state.phase = 'announcing'
+          // funded: the job exists
+          if (!json) io.out(`jobId: ${jobId ?? state.jobId ?? ''}`)
+        }
         if (stage !== 'done' && !json) io.err(`${stage}...`)
       }
     })
