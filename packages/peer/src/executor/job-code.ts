@@ -12,6 +12,9 @@ export const REQUIRED_EXPORTS: ReadonlyArray<readonly [string, WasmExternKind]> 
   ['process', 'function']
 ]
 
+/** The exports of the job ABI, in plain words. */
+const ABI = 'the job ABI: memory "memory", functions "alloc" and "process"'
+
 /**
  * Checks a compiled module against the job ABI: it imports nothing but the function `env.abort` and exports
  * `memory`, `alloc` and `process`.
@@ -27,9 +30,12 @@ export function checkJobModule (module: WasmModule): void {
   }
   const exports = new Map(wasm.Module.exports(module).map(e => [e.name, e.kind]))
   for (const [name, kind] of REQUIRED_EXPORTS) {
-    if (exports.get(name) !== kind) {
-      throw new MissingExportError(`Module does not export ${kind} ${name}`)
-    }
+    const actual = exports.get(name)
+    if (actual === kind) continue
+    const what = actual !== undefined
+      ? `Module exports "${name}" as a ${actual}, not as a ${kind}`
+      : kind === 'memory' ? `Module does not export its memory as "${name}"` : `Module does not export the ${kind} "${name}"`
+    throw new MissingExportError(`${what} (${ABI})`)
   }
 }
 

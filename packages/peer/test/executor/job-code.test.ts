@@ -17,10 +17,13 @@ describe('validateJobCode', () => {
   })
 
   it('refuses a module without the ABI exports or with other imports', async () => {
+    // each message names the missing export once, and what it should be
     await expect(validateJobCode(buildModule({ memory: { min: 1, export: 'memory' }, funcs: [fixedAlloc] })))
-      .rejects.toMatchObject({ name: 'MissingExportError' })
+      .rejects.toMatchObject({ name: 'MissingExportError', message: 'Module does not export the function "process" (the job ABI: memory "memory", functions "alloc" and "process")' })
     await expect(validateJobCode(buildModule({ memory: { min: 1 }, funcs: [fixedAlloc, { params: 2, results: 1, export: 'process', body: i32(4) }] })))
-      .rejects.toMatchObject({ name: 'MissingExportError' })
+      .rejects.toMatchObject({ name: 'MissingExportError', message: 'Module does not export its memory as "memory" (the job ABI: memory "memory", functions "alloc" and "process")' })
+    await expect(validateJobCode(buildModule({ memory: { min: 1 }, funcs: [{ ...fixedAlloc, export: 'memory' }] })))
+      .rejects.toMatchObject({ name: 'MissingExportError', message: 'Module exports "memory" as a function, not as a memory (the job ABI: memory "memory", functions "alloc" and "process")' })
     await expect(validateJobCode(abiModule([...i32(4)], { min: 2 }, [{ module: 'wasi_snapshot_preview1', name: 'fd_write', params: 4, results: 1 }])))
       .rejects.toMatchObject({ name: 'ForbiddenImportError' })
   })
