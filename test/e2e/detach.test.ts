@@ -89,7 +89,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     const { jobEscrow } = connect(devnet.deployment, provider)
     try {
       // SIGINT when the given line appears; k = 4 needs 5 registered nodes, the devnet has 4
-      for (const [at, k] of [[/^uploading\.\.\./, '4'], [/^creating job 0x/, '2'], [/^announcing\.\.\./, '2'], [/^inputs held by/, '2']] as const) {
+      for (const [at, k] of [[/^uploading\.\.\./, '4'], [/^creating job 0x/, '3'], [/^announcing\.\.\./, '3'], [/^inputs held by/, '3']] as const) {
         const sentBefore = await provider.getTransactionCount(devnet.dapp.address, 'pending')
         const p = startCli(['submit', ...job, '--verifiers', k], env)
         await p.line(at, 60_000)
@@ -138,7 +138,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
     const { jobEscrow } = connect(devnet.deployment, provider)
     try {
-      const p = startCli(['submit', ...job, '--verifiers', '2'], env)
+      const p = startCli(['submit', ...job, '--verifiers', '3'], env)
       await p.line(/^announcing\.\.\./, 60_000)
       p.child.kill('SIGTERM')
       const code = await p.exited

@@ -218,7 +218,7 @@ describe('jobmesh-dapp', () => {
     await writeFile(files.key, `${wallet.privateKey}\n`)
     await writeFile(files.deployment, serializeDeployment(env.deployment))
     const submit = ['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2', '--blocks-per-micro', '2',
-      '--block-size', '4', '--price', '0.001', '--verifiers', '2', '--detach', '--timeout', '2', '--force',
+      '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach', '--timeout', '2', '--force',
       '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     // nothing at all: refused before the upload
     const empty = capture()
