@@ -77,8 +77,8 @@ describe('jobmesh-dapp as a process', () => {
         '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--detach', '--rpc', chain!.anvil.rpcUrl,
         '--deployment', files.deployment, ...extra], { JOBMESH_PRIVATE_KEY: key.privateKey })
     for (const [extra, line] of [
-      [['--verifiers', '8'], '  verifiers: k (verifiers) must be at most 7: this network\'s escrow accepts 2 to 7 verifiers, not 8'],
-      [['--verifiers', '300'], '  verifiers: k (verifiers) must be at most 7: this network\'s escrow accepts 2 to 7 verifiers, not 300'],
+      [['--verifiers', '8'], '  verifiers: k (verifiers) must be at most 7: this network\'s escrow accepts 3 to 7 verifiers, not 8'],
+      [['--verifiers', '300'], '  verifiers: k (verifiers) must be at most 7: this network\'s escrow accepts 3 to 7 verifiers, not 300'],
       [['--deadline-minutes', '100000'], '  deadline: deadline is more than 30 days away: this network\'s escrow accepts a deadline at most 30 days after the job is created']
     ] as const) {
       const r = await submit([...extra])

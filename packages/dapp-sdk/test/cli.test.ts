@@ -108,7 +108,7 @@ describe('jobmesh-dapp', () => {
     expect(io.stdout).toContain('task value: 29411764705882 wei/s (29411.764705882 gwei/s)')
     expect(io.stdout).toContain('inputs held by: 0 peers')
     // no node is registered: a job with k = 3 can never be released, and submit says so
-    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, this job with 2 verifiers needs 3/)
+    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, this job with 3 verifiers needs 4/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
     // the model file was uploaded and named in the job by its CID

@@ -87,7 +87,7 @@ describe('describe on a job parked by a full verification queue', () => {
     const env = await setup({ deploy: { escrow: { queueMin: 1, alphaBps: 1 } } })
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     const stake = env.deployment.params.registry.minStake
-    for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, i === 2 ? 10n ** 18n + stake : stake)
+    for (const i of [2, 3, 4, 5]) await registerNode(env, i, gpu, 8, i === 2 ? 10n ** 18n + stake : stake)
     const base = { ...smallJob(), blockSize: 4, slicing: SLICING, verifiers: 3, requirements: { minVramGb: 48 } }
     const cheap = await env.client.submit({ ...base, price: 10n ** 15n })
     const dear = await env.client.submit({ ...base, price: 3n * 10n ** 15n })
@@ -109,7 +109,8 @@ describe('the peers that can take a job, before it is submitted', () => {
     const env = await setup()
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     const stake = env.deployment.params.registry.minStake
-    for (const i of [2, 3, 4]) await registerNode(env, i, gpu, 8, stake)
+    // k + 1 = 4 registered nodes (the job is not short of nodes), three of them known by their profiles
+    for (const i of [2, 3, 4, 5]) await registerNode(env, i, gpu, 8, stake)
     // each node's signed profile, as its peer publishes it when it starts: 8 GB each, one of them an RTX 4090
     const models = ['cpu', 'cpu', 'RTX 4090']
     for (const [j, i] of [2, 3, 4].entries()) {

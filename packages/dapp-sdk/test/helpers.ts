@@ -43,7 +43,7 @@ export async function cleanup (): Promise<void> {
 export async function setup (init: { deploy?: DeployInit, client?: Partial<JobClientInit> } = {}): Promise<Env> {
   const dir = await mkdtemp(join(tmpdir(), 'jobmesh-sdk-'))
   cleanups.push(async () => rm(dir, { recursive: true, force: true }))
-  const anvil = await workerAnvil({ accounts: 5 })
+  const anvil = await workerAnvil({ accounts: 6 })
   cleanups.push(async () => anvil.stop())
   const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId, pollingInterval: 50 })
   cleanups.push(async () => provider.destroy())

@@ -144,7 +144,7 @@ describe('waitForRelease and refund', () => {
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, deadlineAfterMs: 600_000 })
     await submitAndDraw(env, job.jobId)
     const drawn = await env.client.status(job.jobId)
-    expect([drawn.status, drawn.assigned, drawn.k]).toEqual(['Submitted', 2, 2])
+    expect([drawn.status, drawn.assigned, drawn.k]).toEqual(['Submitted', 3, 3])
 
     // past the deadline, the reveal window still open: refused, naming the block from which the round can be settled
     await env.provider.send('evm_increaseTime', [3600])

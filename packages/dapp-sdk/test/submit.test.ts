@@ -278,7 +278,7 @@ describe('submit', () => {
       const err = await refused({ verifiers: k })
       expect(err.name, err.message).toBe('InvalidJobError')
       // one issue per field: the uint8 bound of the validator gives way to this network's (300 > 255 as well)
-      expect(err.issues).toEqual([{ path: 'verifiers', message: `k (verifiers) must be at most 4: this network's escrow accepts 2 to 4 verifiers, not ${k}` }])
+      expect(err.issues).toEqual([{ path: 'verifiers', message: `k (verifiers) must be at most 4: this network's escrow accepts 3 to 4 verifiers, not ${k}` }])
     }
     const far = await refused({ verifiers: 3, deadline: Date.now() + 3 * 86_400_000 })
     expect(far.name, far.message).toBe('InvalidJobError')
@@ -300,9 +300,9 @@ describe('submit', () => {
       .catch((e: unknown) => e as Error & { errorName: string, errorArgs: unknown[] })
     expect(err.name).toBe('ChainRevertError')
     expect(err.errorName).toBe('UnderfundedJob')
-    // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 4 x minFee
-    expect(err.errorArgs).toEqual([1000n, 4n * 10n ** 18n])
-    expect(err.message).toBe('the fee of 0.000000000000001 ETH is below this job\'s minimum of 4.0 ETH: each verifier\'s share of the fee ' +
+    // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 5 x minFee
+    expect(err.errorArgs).toEqual([1000n, 5n * 10n ** 18n])
+    expect(err.message).toBe('the fee of 0.000000000000001 ETH is below this job\'s minimum of 5.0 ETH: each verifier\'s share of the fee ' +
       'must reach the escrow\'s minFee (JobEscrow.createJob reverted: UnderfundedJob)')
   })
 

@@ -49,12 +49,12 @@ describe('a funded job nobody announced', () => {
     const env = await setup()
     // enough registered nodes with stake for its bond, and their profiles known: only the announcement is missing
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
-    for (const i of [2, 3, 4]) {
+    for (const i of [2, 3, 4, 5]) {
       await registerNode(env, i, gpu, 8, 10n ** 17n)
       await publishProfile({ docs: env.peerDocs, privateKey: await generateKeyPair('Ed25519') }, { address: await env.wallet(i).getAddress(), gpuModel: 'cpu', vramGb: 8 })
     }
-    const job = await strandedJob(env, 2)
-    await waitFor(async () => (await env.client.matchingPeers({})).peers === 3, { timeoutMs: 20_000, what: 'the three profiles at the client' })
+    const job = await strandedJob(env)
+    await waitFor(async () => (await env.client.matchingPeers({})).peers === 4, { timeoutMs: 20_000, what: 'the four profiles at the client' })
     const { deadline } = await env.client.status(job.jobId)
     const addr = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
     const err: string[] = []
