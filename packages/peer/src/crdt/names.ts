@@ -21,9 +21,17 @@ export function roundDocName (jobId: string, round: number): string {
   return round === 0 ? jobDocName(jobId) : `${jobDocName(jobId)}/r${round}`
 }
 
-/** The jobId of a job doc name, or undefined for other names. */
+/**
+ * The doc of MacroJob `macroIndex` of a job round (its MicroJob leases and results): `<roundDocName>/m<macroIndex>`.
+ * Only the MacroJob's room members hold it while they work (docs/coordination.md, A doc per MacroJob).
+ */
+export function macroDocName (roundDoc: string, macroIndex: number): string {
+  return `${roundDoc}/m${macroIndex}`
+}
+
+/** The round key (`<jobId>` or `<jobId>/r<round>`) of a job or MacroJob doc name, or undefined for other names. */
 export function jobIdOfDoc (name: string): string | undefined {
-  return name.startsWith(JOB_DOC_PREFIX) ? name.slice(JOB_DOC_PREFIX.length) : undefined
+  return name.startsWith(JOB_DOC_PREFIX) ? name.slice(JOB_DOC_PREFIX.length).replace(/\/m\d+$/, '') : undefined
 }
 
 /** The gossipsub topic of a doc, `/jobmesh/1/doc/<name>`. */
