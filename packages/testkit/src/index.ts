@@ -8,6 +8,7 @@
  * - {@link testJob}: a coordination job spec with a random seed and id.
  * - {@link startPeers} / {@link stopPeers} / {@link waitForMesh}: in-process peers on loopback with processors.
  * - {@link testExecutor}: a deterministic MicroJob executor standing for remote compute (a timer).
+ * - {@link heldDone} / {@link heldResults}: the results of a job round in the MacroJob docs a peer holds.
  *
  * @example
  * ```ts
@@ -16,7 +17,7 @@
  * await waitForMesh(peers)
  * const job = testJob(2, 8)
  * // announce job.spec, start the processors, then:
- * const done = (p) => doneMicroJobs(p.docs.get(jobDocName(job.jobId))!.getMap(RESULTS_MAP), job.jobId, recordVerifier()).size
+ * const done = (p) => heldDone(p.docs, job.jobId, 2).size
  * await waitFor(() => peers.every(p => done(p) === 16), { timeoutMs: 20_000, what: 'every result synced' })
  * await stopPeers(peers)
  * ```
@@ -28,4 +29,5 @@ export { testExecutor } from './test-executor.js'
 export { testJob, TEST_SPEC_CID } from './job-spec.js'
 export type { TestJob } from './job-spec.js'
 export { waitFor } from './wait-for.js'
+export { heldDone, heldResults } from './round-results.js'
 export type { Check, WaitForOptions } from './wait-for.js'

@@ -87,6 +87,8 @@ export const MICRO_MAP = 'micro'
 export const RESULTS_MAP = 'results'
 export const FINAL_MAP = 'final'
 export const FAILURES_MAP = 'failures'
+/** Job doc map of finished MacroJobs' summaries (key = MacroJob index). */
+export const SUMMARY_MAP = 'summary'
 /** Index doc and its job map. */
 export const INDEX_DOC = 'jobmesh/index'
 export const INDEX_JOBS_MAP = 'jobs'

@@ -1,9 +1,9 @@
 import { INDEX_DOC, jobIdOfDoc } from '../crdt/index.js'
 import {
   ANNOUNCEMENT_DOMAIN, FAILURES_MAP, FINAL_DOMAIN, FINAL_MAP, INDEX_JOBS_MAP, MACRO_MAP, MICRO_MAP, PEERS_MAP, PROFILE_DOMAIN,
-  RESULTS_MAP
+  RESULTS_MAP, SUMMARY_MAP
 } from './constants.js'
-import { announcementKey, failureScope, macroScope, microScope, parseResultKey, resultScope, resultSlot } from './keys.js'
+import { announcementKey, failureScope, macroScope, microScope, parseResultKey, resultScope, resultSlot, summaryScope } from './keys.js'
 import { decodeSignedRecord } from '../protocol/index.js'
 import { readResults } from './results.js'
 import { recordVerifier } from './signing.js'
@@ -64,7 +64,9 @@ function jobRules (roundKey: string, verifier: RecordVerifier): Map<string, MapR
     }],
     [RESULTS_MAP, { domain: perMicro(results), owner: slotOwner }],
     [FAILURES_MAP, { domain: perMicro(failureScope(roundKey)), owner: slotOwner }],
-    [FINAL_MAP, { domain: key => `${FINAL_DOMAIN}/${roundKey}/${key}`, owner: keyOwner }]
+    [FINAL_MAP, { domain: key => `${FINAL_DOMAIN}/${roundKey}/${key}`, owner: keyOwner }],
+    // any peer of the room may say its MacroJob finished; the summary is a hint, the results decide (progress.ts)
+    [SUMMARY_MAP, { domain: key => `${summaryScope(roundKey)}/${key}`, owner: anyone, replace: () => true }]
   ])
 }
 

@@ -27,3 +27,9 @@ export class RoomClosedError extends Error {
   static override readonly name = 'RoomClosedError'
   override readonly name = 'RoomClosedError'
 }
+
+/** A MacroJob's leases or results were written while its doc is not open here (coord/macro-docs.ts). */
+export class MacroDocNotOpenError extends Error {
+  static override readonly name = 'MacroDocNotOpenError'
+  override readonly name = 'MacroDocNotOpenError'
+}

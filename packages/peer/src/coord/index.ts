@@ -10,6 +10,8 @@ export type { Lease, Leases, LeasesComponents, LeasesInit, LeaseTable, LeaseTabl
 export { resultTable, countingResult, readResults, doneMicroJobs } from './results.js'
 export type { Result, ResultTable, ResultsComponents, TurnItem, MacroSize } from './results.js'
 export { JobProgress } from './progress.js'
+export { macroDocs, followMacroDocs } from './macro-docs.js'
+export type { MacroDoc, MacroDocs, MacroDocsComponents, MacroDocsInit } from './macro-docs.js'
 export type { JobProgressEvents, JobProgressComponents } from './progress.js'
 export { JobFailures } from './failures.js'
 export type { Failure, FailureSummary, JobFailuresComponents, JobFailuresEvents, JobFailuresInit } from './failures.js'
@@ -30,11 +32,11 @@ export { createMetrics } from './metrics.js'
 export type { CoordMetrics } from './metrics.js'
 export { TypedEvents } from './events.js'
 export { jobsTopic, macroTopic, roomTopic } from './topics.js'
-export { microKey, macroKey, resultKey, turnResultKey, resultSlot, macroScope, microScope, resultScope, failureScope, announcementKey } from './keys.js'
+export { microKey, macroKey, resultKey, turnResultKey, resultSlot, macroScope, microScope, resultScope, failureScope, summaryScope, announcementKey } from './keys.js'
 export {
   DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SKEW_MS, DEFAULT_SETTLE_MS, DEFAULT_HEARTBEAT_MS,
   DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS,
-  RESULT_SLOT_CHARS, JOBS_TOPIC, MACRO_MAP, MICRO_MAP, RESULTS_MAP, INDEX_JOBS_MAP, FAILURES_MAP,
+  RESULT_SLOT_CHARS, JOBS_TOPIC, MACRO_MAP, MICRO_MAP, RESULTS_MAP, INDEX_JOBS_MAP, FAILURES_MAP, SUMMARY_MAP,
   DEFAULT_MAX_FAILURES, DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_ADMISSION_NEGATIVE_TTL_MS,
   DEFAULT_COORD_RATE_PER_SECOND, DEFAULT_COORD_BURST, ANNOUNCEMENT_DOMAIN, PEERS_MAP, PROFILE_DOMAIN, FINAL_DOMAIN, FINAL_MAP
 } from './constants.js'

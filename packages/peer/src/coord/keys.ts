@@ -56,6 +56,11 @@ export function resultScope (jobId: string): string {
   return `jobmesh/result/${jobId}`
 }
 
+/** Signing domain of the `summary` records of a job round (one per finished MacroJob, key = its index). */
+export function summaryScope (jobId: string): string {
+  return `jobmesh/summary/${jobId}`
+}
+
 export function failureScope (jobId: string): string {
   return `jobmesh/failure/${jobId}`
 }

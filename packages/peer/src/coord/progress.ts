@@ -1,5 +1,5 @@
 import { TypedEvents } from './events.js'
-import { parseResultKey, resultScope } from './keys.js'
+import { parseResultKey, resultScope, summaryScope } from './keys.js'
 import { readResults } from './results.js'
 import type { MacroSize } from './results.js'
 import type { CoordMetrics } from './metrics.js'
@@ -11,6 +11,8 @@ export interface JobProgressEvents {
   'microjob:done': { key: string, local: boolean }
   /** Every MicroJob has a valid result. */
   complete: { local: boolean }
+  /** A valid summary of finished MacroJob `macroIndex` arrived (`watchSummaries`). */
+  summary: { macroIndex: number }
 }
 
 export interface JobProgressComponents {
@@ -26,11 +28,12 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   readonly total: number
   /** macroIndex -> MicroJobs of that MacroJob with a valid result. */
   private readonly perMacro = new Map<number, number>()
-  private readonly map: Y.Map<Uint8Array>
+  private readonly watched: Array<{ map: Y.Map<Uint8Array>, observer: (event: Y.YMapEvent<Uint8Array>) => void }> = []
+  private readonly jobId: string
   private readonly scope: string
   private readonly components: JobProgressComponents
   private readonly size?: MacroSize
-  private readonly observer: (event: Y.YMapEvent<Uint8Array>) => void
+  private readonly summaries = new Set<number>()
   private stopped = false
 
   /**
@@ -40,25 +43,79 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   constructor (components: JobProgressComponents, map: Y.Map<Uint8Array>, jobId: string, total: number, size?: MacroSize) {
     super()
     this.components = components
-    this.map = map
     this.total = total
     this.size = size
+    this.jobId = jobId
     this.scope = resultScope(jobId)
-    for (const key of map.keys()) {
-      this.check(key)
+    this.watch(map)
+  }
+
+  /**
+   * Follows another `results` map of the job too (a MacroJob doc's): its records count like the first map's. What it
+   * already holds is counted now, with events.
+   */
+  watch (map: Y.Map<Uint8Array>): void {
+    if (this.stopped || this.watched.some(w => w.map === map)) return
+    const observer = (event: Y.YMapEvent<Uint8Array>): void => {
+      this.dispatchAdded(Array.from(event.keysChanged).flatMap(key => this.check(map, key)), event.transaction.local)
     }
-    this.observer = (event) => {
-      const local = event.transaction.local
-      for (const key of event.keysChanged) {
-        for (const added of this.check(key)) {
-          this.safeDispatch('microjob:done', { key: added, local })
-          if (this.done.size === this.total) {
-            this.safeDispatch('complete', { local })
-          }
-        }
+    this.watched.push({ map, observer })
+    this.dispatchAdded(Array.from(map.keys()).flatMap(key => this.check(map, key)), false)
+    map.observe(observer)
+  }
+
+  /**
+   * Follows the job's MacroJob summaries (`SUMMARY_MAP` of the job doc): a valid summary says MacroJob m finished, for
+   * the peers that do not hold m's doc. It does not make m's MicroJobs done here (only their signed results do:
+   * a summary is one peer's word); it is a `summary` event, {@link summarized}, and counts in {@link shown}.
+   */
+  watchSummaries (map: Y.Map<Uint8Array>): void {
+    if (this.stopped || this.watched.some(w => w.map === map)) return
+    const check = (key: string): number[] => {
+      const m = Number(key)
+      const value = map.get(key)
+      const size = this.size?.(m) ?? 0
+      if (!Number.isSafeInteger(m) || m < 0 || size === 0 || this.summaries.has(m) || !(value instanceof Uint8Array)) return []
+      const record = this.components.verifier.verify(value, `${summaryScope(this.jobId)}/${key}`)
+      if (record == null || new TextDecoder().decode(record.payload) !== String(size)) return []
+      this.summaries.add(m)
+      return [m]
+    }
+    const observer = (event: Y.YMapEvent<Uint8Array>): void => {
+      for (const m of Array.from(event.keysChanged).flatMap(check)) this.safeDispatch('summary', { macroIndex: m })
+    }
+    this.watched.push({ map, observer })
+    for (const m of Array.from(map.keys()).flatMap(check)) this.safeDispatch('summary', { macroIndex: m })
+    map.observe(observer)
+  }
+
+  /** Whether a valid summary says MacroJob m finished (see {@link watchSummaries}). */
+  summarized (macroIndex: number): boolean {
+    return this.summaries.has(macroIndex)
+  }
+
+  /**
+   * MicroJobs to show as done: those with a valid result here, and those of summarized MacroJobs whose results are
+   * not here (a reader that holds only the job doc).
+   */
+  shown (): number {
+    let n = this.done.size
+    for (const m of this.summaries) n += Math.max(0, (this.size?.(m) ?? 0) - this.doneIn(m))
+    return Math.min(n, this.total)
+  }
+
+  private dispatchAdded (added: string[], local: boolean): void {
+    for (const key of added) {
+      this.safeDispatch('microjob:done', { key, local })
+      if (this.done.size === this.total) {
+        this.safeDispatch('complete', { local })
       }
     }
-    map.observe(this.observer)
+  }
+
+  private add (micro: string, m: number): void {
+    this.done.add(micro)
+    this.perMacro.set(m, (this.perMacro.get(m) ?? 0) + 1)
   }
 
   get complete (): boolean {
@@ -78,24 +135,22 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   stop (): void {
     if (this.stopped) return
     this.stopped = true
-    this.map.unobserve(this.observer)
+    for (const { map, observer } of this.watched) map.unobserve(observer)
   }
 
   /** Verifies one results key (a one-MicroJob or a turn record); returns the MicroJob keys that became done. */
-  private check (key: string): string[] {
+  private check (map: Y.Map<Uint8Array>, key: string): string[] {
     const parsed = parseResultKey(key)
     if (parsed == null || this.done.has(parsed.micro)) return []
-    const results = readResults(this.components.verifier, this.scope, key, this.map.get(key), this.size)
+    const results = readResults(this.components.verifier, this.scope, key, map.get(key), this.size)
     if (results == null) {
-      if (this.map.has(key) && this.components.metrics != null) this.components.metrics.invalidRecords++
+      if (map.has(key) && this.components.metrics != null) this.components.metrics.invalidRecords++
       return []
     }
     const added: string[] = []
     for (const micro of results.keys()) {
       if (this.done.has(micro)) continue
-      this.done.add(micro)
-      const m = Number(micro.slice(0, micro.indexOf('.')))
-      this.perMacro.set(m, (this.perMacro.get(m) ?? 0) + 1)
+      this.add(micro, Number(micro.slice(0, micro.indexOf('.'))))
       added.push(micro)
     }
     return added
