@@ -1,5 +1,5 @@
 import {
-  FAILURES_MAP, JobFailures, JobProgress, MACRO_MAP, macroScope, MICRO_MAP, microScope, RESULTS_MAP, resultTable
+  FAILURES_MAP, JobFailures, JobProgress, MACRO_MAP, macroDocs, macroScope, RESULTS_MAP, SUMMARY_MAP, summaryScope
 } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
 import { sliceJob } from '../protocol/index.js'
@@ -8,7 +8,7 @@ import { ResultBatch } from './result-batch.js'
 import { TurnSize } from './turn-size.js'
 import type { FinishedMicroJob } from './result-batch.js'
 import type {
-  CoordMetrics, JobFailuresInit, Leases, LeaseTable, MacroRoom, RecordSigner, RecordVerifier
+  CoordMetrics, JobFailuresInit, Leases, LeaseTable, MacroDocs, MacroRoom, RecordSigner, RecordVerifier, ResultTable
 } from '../coord/index.js'
 import type { Slicing } from '../protocol/index.js'
 import type { ConfirmOptions, ConfirmResult, OpenOptions } from '../crdt/index.js'
@@ -23,7 +23,7 @@ export interface JobContext {
   slicing: Slicing
   macroLeases: LeaseTable
   microLeases: LeaseTable
-  results: ReturnType<typeof resultTable>
+  results: ResultTable
   progress: JobProgress
   failures: JobFailures
   rooms: Map<number, MacroRoom>
@@ -44,11 +44,17 @@ export interface JobContext {
   /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */
   turnSize: TurnSize
   finalized: boolean
+  /** The docs of the job's MacroJobs this peer joined or checked; `microLeases` and `results` read them. */
+  macroDocs: MacroDocs
+  /** Opens MacroJob `m`'s doc (once; a catch-up from one peer that holds it) and follows its results. */
+  openMacro(m: number, signal?: AbortSignal): Promise<void>
+  /** Writes this peer's summary of finished MacroJob `m` into the job doc, unless a valid one is there. */
+  summarize(m: number): void
   wake?(): void
 }
 
 export interface JobContextComponents {
-  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp' | 'catchUpWaitMs'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp' | 'catchUpWaitMs' | 'signal'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
   signer: RecordSigner
   /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
   verifier: RecordVerifier
@@ -81,10 +87,29 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   const records = { signer: components.signer, verifier: components.verifier, metrics: components.metrics }
   const size = (m: number): number => slicing.macroJobs[m]?.size ?? 0
   const progress = new JobProgress(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length, size)
+  progress.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
   const failures = new JobFailures(records, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, { ...init.failures, sizeOf: size })
-  const microLeases = components.leases.table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.key))
-  const results = resultTable(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, size)
-  const batch = new ResultBatch({ transact: (fn) => { doc.transact(fn) }, results, microLeases }, {
+  const docsOfMacros = macroDocs({ ...records, docs: components.docs, leases: components.leases }, {
+    roundDoc: docName,
+    jobKey: job.key,
+    size,
+    onOpen: (_m, md) => { progress.watch(md.doc.getMap<Uint8Array>(RESULTS_MAP)) }
+  })
+  const openMacro = async (m: number, signal?: AbortSignal): Promise<void> => {
+    await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, signal })
+  }
+  const summaries = doc.getMap<Uint8Array>(SUMMARY_MAP)
+  const summarize = (m: number): void => {
+    if (progress.summarized(m)) return
+    summaries.set(String(m), components.signer.sign(`${summaryScope(job.key)}/${m}`, new TextEncoder().encode(String(size(m)))))
+  }
+  const microLeases = docsOfMacros.microLeases
+  const results = docsOfMacros.results
+  const batch = new ResultBatch({
+    transact: (m, fn) => { docsOfMacros.transact(m, fn) },
+    results,
+    microLeases
+  }, {
     flushMs: init.resultFlushMs ?? DEFAULT_RESULT_FLUSH_MS,
     onWritten: (written) => { init.onWritten(ctx, written) }
   })
@@ -104,7 +129,10 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     lostClaims: new Set(),
     discoveredAt: 0,
     lastLocalResult: 0,
-    finalized: false
+    finalized: false,
+    macroDocs: docsOfMacros,
+    openMacro,
+    summarize
   }
   return ctx
 }

@@ -18,8 +18,8 @@ export interface FinishedMicroJob {
 }
 
 export interface ResultBatchComponents {
-  /** Runs `fn` in one Yjs transaction of the job doc (one CRDT update, one gossip message). */
-  transact(fn: () => void): void
+  /** Runs `fn` in one Yjs transaction of MacroJob `macroIndex`'s doc (one CRDT update, one gossip message). */
+  transact(macroIndex: number, fn: () => void): void
   results: Pick<ResultTable, 'writeTurn'>
   microLeases: Pick<LeaseTable, 'drop'>
 }
@@ -68,23 +68,27 @@ export class ResultBatch {
    * its next batch writes those MicroJob leases there, so a turn costs one CRDT update (the previous turn's results
    * and the next turn's leases) instead of two.
    */
-  flush (also?: () => void): FinishedMicroJob[] {
+  flush (also?: { macroIndex: number, fn: () => void }): FinishedMicroJob[] {
     clearTimeout(this.timer)
     this.timer = undefined
     const written = this.pending
     if (written.length === 0) {
-      if (also != null) this.components.transact(also)
+      if (also != null) this.components.transact(also.macroIndex, also.fn)
       return written
     }
     this.pending = []
     const { results, microLeases } = this.components
-    this.components.transact(() => {
-      for (const [macroIndex, turn] of byMacroJob(written)) {
-        results.writeTurn(macroIndex, turn.map(f => ({ index: f.index, term: f.leaseTerm, outputHash: f.outputHash, size: f.size, outputCid: f.outputCid, workTag: f.workTag })))
-      }
-      for (const f of written) microLeases.drop(microKey(f.macroIndex, f.index), f.leaseTerm)
-      also?.()
-    })
+    const groups = byMacroJob(written)
+    if (also != null && !groups.has(also.macroIndex)) groups.set(also.macroIndex, [])
+    for (const [macroIndex, turn] of groups) {
+      this.components.transact(macroIndex, () => {
+        if (turn.length > 0) {
+          results.writeTurn(macroIndex, turn.map(f => ({ index: f.index, term: f.leaseTerm, outputHash: f.outputHash, size: f.size, outputCid: f.outputCid, workTag: f.workTag })))
+        }
+        for (const f of turn) microLeases.drop(microKey(f.macroIndex, f.index), f.leaseTerm)
+        if (also?.macroIndex === macroIndex) also.fn()
+      })
+    }
     log('wrote %d results', written.length)
     this.init.onWritten(written)
     return written

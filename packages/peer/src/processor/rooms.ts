@@ -52,7 +52,7 @@ export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number):
     clock: host.clock,
     lastSeen: (peer) => host.lastSeen(peer),
     counters: host.counters,
-    lockWith: (lock) => { ctx.batch.flush(lock) }
+    lockWith: (lock) => { ctx.batch.flush({ macroIndex, fn: lock }) }
   }, {
     jobId: ctx.job.key,
     macroIndex,
@@ -75,7 +75,10 @@ export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number):
     host.dispatch('room:owner', { jobId: ctx.job.jobId, macroIndex, owner: host.self, epoch: evt.detail.epoch, term: evt.detail.term })
     host.dispatch('ownership', { jobId: ctx.job.jobId, macroIndex, epoch: evt.detail.epoch, term: evt.detail.term })
   })
-  room.addEventListener('complete', () => { ctx.wake?.() })
+  room.addEventListener('complete', () => {
+    ctx.summarize(macroIndex)
+    ctx.wake?.()
+  })
   ctx.rooms.set(macroIndex, room)
   room.start()
   return room
@@ -93,6 +96,7 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
   // before its first result a MacroJob with a peer in its room is being opened: a claimant subscribes to the room
   // before it writes the lease, and its subscription reaches the other peers sooner than the lease's CRDT update
   const started = (m: number): boolean => ctx.progress.doneIn(m) > 0
+  const early = now < (ctx.firstChoiceAt ?? now) + DEFAULT_START_WAIT_MS
   const heldByOther = (m: number): boolean => {
     const lease = ctx.macroLeases.get(macroKey(m))
     return lease != null && lease.owner !== host.self && !ctx.macroLeases.isOpen(macroKey(m))
@@ -108,11 +112,14 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
     ttlMs: DEFAULT_ANNOUNCEMENT_TTL_MS,
     announced: ctx.announced,
     rooms,
-    macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || macroDone(ctx, m),
+    // a summary is a hint for the MacroJobs whose doc is not open here; where it is, the results decide
+    macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || macroDone(ctx, m) || (ctx.progress.summarized(m) && ctx.macroDocs.get(m) == null),
     macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)) && (started(m) || members(m) === 0),
     members,
     remaining: (m) => macroJobs[m].size - ctx.progress.doneIn(m),
-    opening: (m) => !started(m) && (heldByOther(m) || members(m) > 0),
+    // a peer outside a room sees no result of it (they live in the MacroJob's doc): after the start, what is open in
+    // other rooms comes from their announcements
+    opening: (m) => early && !started(m) && (heldByOther(m) || members(m) > 0),
     rank: order.rank,
     waitForClaims: order.position >= macroJobs.length && now < (ctx.firstChoiceAt ?? now) + DEFAULT_START_WAIT_MS
   }
@@ -141,11 +148,13 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
   leaveLostClaims(ctx, choice)
   if (choice.kind === 'join') {
     ctx.announced.delete(choice.macroIndex)
+    await ctx.openMacro(choice.macroIndex, signal)
     return joinRoom(host, ctx, choice.macroIndex)
   }
   if (choice.kind === 'claim') {
     const m = choice.macroIndex
     try {
+      await ctx.openMacro(m, signal)
       const room = joinRoom(host, ctx, m)
       const lease = await room.claim({ signal })
       const rival = ctx.announced.get(m)
@@ -198,6 +207,21 @@ function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
     if (choice.kind === 'join' && choice.macroIndex === m) continue
     const room = ctx.rooms.get(m)
     if (room != null) leaveRoom(ctx, room)
+  }
+}
+
+/**
+ * Once every MacroJob of the job has its results here or a summary, opens the docs of the summarized ones not open
+ * here (one catch-up each): their results, not the summaries, complete the job (a summary is one peer's word).
+ */
+export function checkSummaries (ctx: JobContext): void {
+  const count = ctx.slicing.macroJobs.length
+  for (let m = 0; m < count; m++) {
+    if (!ctx.progress.summarized(m) && !macroDone(ctx, m)) return
+  }
+  for (let m = 0; m < count; m++) {
+    if (ctx.macroDocs.get(m) != null || macroDone(ctx, m)) continue
+    ctx.openMacro(m).catch((err: Error) => { log('doc of MacroJob %d of %s not opened: %s', m, ctx.job.jobId, err.message) })
   }
 }
 

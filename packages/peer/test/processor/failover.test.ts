@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  MICRO_MAP, RESULTS_MAP, countStates, countingResult, doneMicroJobs, jobsTopic, leases as createLeases, microKey, microScope,
+  MICRO_MAP, RESULTS_MAP, countStates, countingResult, jobsTopic, leases as createLeases, microKey, microScope,
   recordSigner, recordVerifier, resultTable
 } from '../../src/coord/index.js'
+import { jobDocName, macroDocName } from '../../src/crdt/index.js'
 import type { QueueState } from '../../src/coord/index.js'
 import type * as Y from 'yjs'
-import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import { heldDone, startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
@@ -71,12 +72,11 @@ describe('processor failover', () => {
     // no MicroJob lost: each ran (at least once), and each has a synced result on every survivor
     expect(runs.size).toBe(48)
     for (const p of survivors) {
-      const results = context(p, job.jobId)!.doc.getMap<Uint8Array>(RESULTS_MAP)
-      await waitFor(() => doneMicroJobs(results, job.jobId, recordVerifier()).size === 48, { timeoutMs: 20_000, what: 'every result synced' })
+      await waitFor(() => heldDone(p.docs, job.jobId, 1).size === 48, { timeoutMs: 20_000, what: 'every result synced' })
     }
-    // fencing: every MicroJob counts exactly one result, whatever stale-term duplicates exist
+    // fencing: every MicroJob counts exactly one result, whatever stale-term duplicates exist (in the MacroJob's doc)
     const alive = survivors[0]
-    const doc = context(alive, job.jobId)!.doc
+    const doc = alive.docs.get(macroDocName(jobDocName(job.jobId), 0))!
     const verifier = recordVerifier()
     const table = resultTable({ signer: recordSigner(alive.node.privateKey, alive.id), verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId)
     const micro = createLeases({ signer: recordSigner(alive.node.privateKey, alive.id), verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(job.jobId))

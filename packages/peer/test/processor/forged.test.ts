@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import {
   CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, INDEX_JOBS_MAP, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, recordSigner, roomTopic, toWire
 } from '../../src/coord/index.js'
-import { INDEX_DOC, createDocStore, jobDocName } from '../../src/crdt/index.js'
+import { INDEX_DOC, createDocStore, jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { NEW_JOBS_PER_SENDER } from '../../src/processor/constants.js'
@@ -83,8 +83,9 @@ describe('forged and malformed input', () => {
     await publish(new Uint8Array(70 * 1024))
     // 4. an undecodable message
     await publish(Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02]))
-    // 5. a result record with a bad signature, written into the shared job doc under an honest peer's slot
-    const honest = doc.getMap<Uint8Array>(RESULTS_MAP)
+    // 5. a result record with a bad signature, written into the MacroJob's shared doc under an honest peer's slot
+    const macroDoc = await attackerDocs.open(macroDocName(jobDocName(job.jobId), 0))
+    const honest = macroDoc.getMap<Uint8Array>(RESULTS_MAP)
     await waitFor(() => honest.size > 0, { timeoutMs: 10_000, what: 'a result to copy' })
     const [key, value] = [...honest.entries()][0]
     const bad = value.slice()

@@ -10,7 +10,7 @@ import { itemFailed } from '../../src/processor/poison.js'
 import type { JobContext } from '../../src/processor/job-context.js'
 import type { LockedItem } from '../../src/coord/index.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
-import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import { heldResults, startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
@@ -61,8 +61,12 @@ describe('poison isolation', () => {
       const doc = p.docs.get(jobDocName(poison.jobId))
       expect(doc).toBeDefined()
       await waitFor(() => new JobFailures({ verifier: recordVerifier() }, doc!.getMap(FAILURES_MAP), poison.jobId).failed, { timeoutMs: 10_000, what: 'failed state synced' })
+      // and no result: in the MacroJob docs this peer joined (where results live) as in the job doc
       expect(doc!.getMap(RESULTS_MAP).size).toBe(0)
+      expect(heldResults(p.docs, poison.jobId, 2).every(map => map.size === 0)).toBe(true)
     }
+    // the peers did join the poison job's rooms (the check above reads their MacroJob docs)
+    expect(peers.some(p => heldResults(p.docs, poison.jobId, 2).length > 0)).toBe(true)
   })
 
   it('forged failure records do not make a peer give up a healthy job: it runs the named MicroJob itself, which works', async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
-import { RESULTS_MAP, doneMicroJobs, jobsTopic, recordSigner, recordVerifier, resultTable } from '../../src/coord/index.js'
+import { jobsTopic, leases, macroDocs, recordSigner, recordVerifier } from '../../src/coord/index.js'
 import { isWorkTag, sliceJob } from '../../src/protocol/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
-import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import { heldDone, startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
@@ -47,15 +47,16 @@ describe('processor', () => {
     expect([...runs.values()].every(n => n === 1)).toBe(true)
     expect(completions.length).toBeGreaterThanOrEqual(1)
     expect(completions.every(id => id === job.jobId)).toBe(true)
-    // every peer's doc has a result for every MicroJob
-    const done = (p: TestPeer): number => {
-      const doc = p.docs.get(jobDocName(job.jobId))
-      return doc == null ? 0 : doneMicroJobs(doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId, recordVerifier()).size
-    }
-    await waitFor(() => peers.every(p => done(p) === 64), { timeoutMs: 10_000, what: 'results synced' })
+    // every peer holds a result for every MicroJob: its own rooms' MacroJob docs, and the others' it opened when their
+    // summaries came (their results, not the summaries, complete the job)
+    const macroCount = job.spec.slicing.macroJobs
+    await waitFor(() => peers.every(p => heldDone(p.docs, job.jobId, macroCount).size === 64), { timeoutMs: 10_000, what: 'results synced' })
     // each result proves its signer's run: its work tag is made from the run's execution digest and the signer
-    const doc = peers[0].docs.get(jobDocName(job.jobId))!
-    const table = resultTable({ signer: recordSigner(peers[0].node.privateKey, peers[0].id), verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId)
+    const signer = recordSigner(peers[0].node.privateKey, peers[0].id)
+    const verifier = recordVerifier()
+    const docs = macroDocs({ signer, verifier, docs: peers[0].docs, leases: leases({ signer, verifier }) }, { roundDoc: jobDocName(job.jobId), jobKey: job.jobId })
+    for (let m = 0; m < macroCount; m++) await docs.open(m, { offline: true })
+    const table = docs.results
     const executor = testExecutor()
     for (const d of sliceJob(job.spec, job.jobId).microJobs) {
       const { digest } = await executor.run({ jobId: job.jobId, spec: job.spec, ...d }, { signal: AbortSignal.timeout(5_000) })

@@ -12,7 +12,7 @@ function harness (flushMs = 1_000): { batch: ResultBatch, transactions: string[]
   const reported: number[][] = []
   let current: string[] | undefined
   const batch = new ResultBatch({
-    transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
+    transact: (m, fn) => { current = [`doc ${m}`]; fn(); transactions.push(current); current = undefined },
     results: {
       writeTurn: (m, items) => {
         if (current == null) throw new Error('write outside a transaction')
@@ -35,7 +35,7 @@ describe('ResultBatch', () => {
     batch.add(finished(1))
     expect(transactions).toEqual([])
     expect(batch.flush().map(f => f.index)).toEqual([0, 1])
-    expect(transactions).toEqual([['results 0: 0 term 3, 1 term 3', 'drop 0.0 term 3', 'drop 0.1 term 3']])
+    expect(transactions).toEqual([['doc 0', 'results 0: 0 term 3, 1 term 3', 'drop 0.0 term 3', 'drop 0.1 term 3']])
     expect(reported).toEqual([[0, 1]])
     expect(batch.size).toBe(0)
     // nothing left: a second flush writes nothing and reports nothing
@@ -48,22 +48,30 @@ describe('ResultBatch', () => {
     const { batch, transactions, reported, lease } = harness()
     batch.add(finished(0))
     batch.add(finished(1))
-    batch.flush(() => { lease('0.2'); lease('0.3') })
-    expect(transactions).toEqual([['results 0: 0 term 3, 1 term 3', 'drop 0.0 term 3', 'drop 0.1 term 3', 'lease 0.2', 'lease 0.3']])
+    batch.flush({ macroIndex: 0, fn: () => { lease('0.2'); lease('0.3') } })
+    expect(transactions).toEqual([['doc 0', 'results 0: 0 term 3, 1 term 3', 'drop 0.0 term 3', 'drop 0.1 term 3', 'lease 0.2', 'lease 0.3']])
     expect(reported).toEqual([[0, 1]])
     // nothing unwritten: the leases still go in, in a transaction of their own, and nothing is reported
-    batch.flush(() => { lease('0.4') })
-    expect(transactions).toEqual([transactions[0], ['lease 0.4']])
+    batch.flush({ macroIndex: 0, fn: () => { lease('0.4') } })
+    expect(transactions).toEqual([transactions[0], ['doc 0', 'lease 0.4']])
     expect(reported).toHaveLength(1)
   })
 
-  it('results of two MacroJobs in one flush are two records, one per MacroJob, in the same transaction', () => {
+  it('results of two MacroJobs in one flush are two records, one per MacroJob, each in a transaction of its MacroJob\'s doc', () => {
     const { batch, transactions } = harness()
     batch.add(finished(5, 1))
     batch.add(finished(0, 2))
     batch.add(finished(6, 1))
     batch.flush()
-    expect(transactions).toEqual([['results 1: 5 term 3, 6 term 3', 'results 2: 0 term 3', 'drop 1.5 term 3', 'drop 2.0 term 3', 'drop 1.6 term 3']])
+    expect(transactions).toEqual([['doc 1', 'results 1: 5 term 3, 6 term 3', 'drop 1.5 term 3', 'drop 1.6 term 3'], ['doc 2', 'results 2: 0 term 3', 'drop 2.0 term 3']])
+  })
+
+  it('a lock of another MacroJob than the unwritten results goes into that MacroJob\'s doc, in a transaction of its own', () => {
+    const { batch, transactions, reported, lease } = harness()
+    batch.add(finished(0, 1))
+    batch.flush({ macroIndex: 2, fn: () => { lease('2.4') } })
+    expect(transactions).toEqual([['doc 1', 'results 1: 0 term 3', 'drop 1.0 term 3'], ['doc 2', 'lease 2.4']])
+    expect(reported).toEqual([[0]])
   })
 
   it('writes by itself once the oldest unwritten result is flushMs old (a long MicroJob after short ones)', () => {

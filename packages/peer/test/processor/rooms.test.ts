@@ -26,7 +26,9 @@ function harness (lose: Set<number>) {
   const ctx = {
     job: { jobId: '0xjob', key: '0xjob' },
     slicing: { macroJobs: [0, 1].map(m => ({ macroId: `macro${m}`, size: 8, microId: (i: number) => `m${m}.${i}` })) },
-    progress: { doneIn: () => 0, has: () => false },
+    progress: { doneIn: () => 0, has: () => false, summarized: () => false },
+    macroDocs: { get: () => undefined },
+    openMacro: async () => {},
     macroLeases: {
       get: () => undefined,
       isOpen: (key: string) => !held.has(Number(key)),

@@ -55,7 +55,7 @@ function harness () {
   } as unknown as JobContext
   ctx.turnSize = new TurnSize()
   ctx.batch = new ResultBatch({
-    transact: (fn) => { current = []; fn(); transactions.push(current); current = undefined },
+    transact: (_m, fn) => { current = []; fn(); transactions.push(current); current = undefined },
     results: { writeTurn: (_m, items) => { for (const r of items) current?.push(`result ${r.index}`) } },
     microLeases: { drop: () => {} }
   }, { flushMs: 60_000, onWritten: () => {} })
@@ -85,7 +85,7 @@ function harness () {
   /** Lets the loop run until it waits on the test again. */
   const settle = async (): Promise<void> => { for (let i = 0; i < 10; i++) await new Promise(resolve => setImmediate(resolve)) }
   /** What a room's lock does with `lockWith`: this peer's unwritten results go with the new leases. */
-  const lock = (indices: number[]): void => { ctx.batch.flush(() => { current?.push(`leases ${indices.join(',')}`) }) }
+  const lock = (indices: number[]): void => { ctx.batch.flush({ macroIndex: 0, fn: () => { current?.push(`leases ${indices.join(',')}`) } }) }
   return { events, turns, running, released, transactions, ctx, host, settle, lock, failed, left: () => left, room }
 }
 

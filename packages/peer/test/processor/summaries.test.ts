@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { SUMMARY_MAP, jobsTopic, summaryScope } from '../../src/coord/index.js'
+import { jobDocName } from '../../src/crdt/index.js'
+import { recordSigner } from '../../src/coord/signing.js'
+import { heldDone, startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
+
+let peers: TestPeer[] = []
+
+afterEach(async () => {
+  await stopPeers(peers)
+  peers = []
+})
+
+describe('MacroJob summaries', () => {
+  it('summaries of every MacroJob, written before any work by a peer that did none, do not complete the job: its results do', async () => {
+    peers = await startPeers(4, { executor: testExecutor({ workMs: 5 }) })
+    const [liar, ...honest] = peers
+    const runs = new Map<string, number>()
+    for (const p of honest) {
+      p.processor.addEventListener('microjob:done', (evt) => {
+        const key = `${evt.detail.macroIndex}.${evt.detail.index}`
+        runs.set(key, (runs.get(key) ?? 0) + 1)
+      })
+    }
+    await Promise.all(honest.map(async p => p.processor.start()))
+    await waitForMesh(honest, jobsTopic())
+    const job = testJob(3, 8)
+    // the liar holds the job doc before the job is announced: its summaries are there when the peers open it
+    const doc = await liar.docs.open(jobDocName(job.jobId))
+    const sign = recordSigner(liar.node.privateKey, liar.id)
+    doc.transact(() => {
+      for (let m = 0; m < 3; m++) doc.getMap<Uint8Array>(SUMMARY_MAP).set(String(m), sign.sign(`${summaryScope(job.jobId)}/${m}`, new TextEncoder().encode('8')))
+    })
+    const completed = new Set<string>()
+    for (const p of honest) p.processor.addEventListener('job:complete', () => { completed.add(p.id) })
+    await honest[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => completed.size === honest.length, { timeoutMs: 30_000, what: 'job:complete on every honest peer' })
+    // every MicroJob ran, and every honest peer holds a result for each (the MacroJob docs it opened to check)
+    expect(runs.size).toBe(24)
+    await waitFor(() => honest.every(p => heldDone(p.docs, job.jobId, 3).size === 24), { timeoutMs: 10_000, what: 'every result on every peer' })
+  }, 60_000)
+})
