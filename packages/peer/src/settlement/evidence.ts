@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { getAddress } from 'ethers'
 import { readProfiles } from '../jobs/index.js'
-import { roundDocName } from '../crdt/index.js'
+import { macroDocName, roundDocName } from '../crdt/index.js'
 import type { SettlementComponents } from './types.js'
 
 const log = logger('jobmesh:settlement')
@@ -23,17 +23,19 @@ export async function walletPeerIds (components: Pick<SettlementComponents, 'doc
 }
 
 /**
- * Pulls a round's doc from the node that submitted the round's results (docs/settlement.md, Verification). The
- * submitter built every leaf from the signed results in its own copy of the doc, so that copy holds the evidence of
- * each leaf. Gossip and `confirm` reach connected peers only, and the submitter need not be one of them (a node that
- * joined for this round, reached only through a peer that does not follow the round): it is dialled by PeerId.
- * Returns how many exchanges succeeded; a failure is logged, never thrown (the verifier judges with what it has).
+ * Pulls MacroJob docs of a round (`macroJobs`, `macroDocName`) from the node that submitted the round's results
+ * (docs/settlement.md, Verification). The submitter built every leaf from the signed results in its own copies of
+ * the round's MacroJob docs, so those copies hold the evidence of each leaf. Gossip and `confirm` reach connected
+ * peers only, and the submitter need not be one of them (a node that joined for this round, reached only through a
+ * peer that does not follow the round): it is dialled by PeerId. Returns how many exchanges succeeded; a failure is
+ * logged, never thrown (the verifier judges with what it has).
  */
 export async function pullFromSubmitter (components: Pick<SettlementComponents, 'docs' | 'chain'>, jobId: string, round: number,
-  submitter: string, options: { timeoutMs?: number, signal?: AbortSignal } = {}): Promise<number> {
+  submitter: string, options: { macroJobs: number[], timeoutMs?: number, signal?: AbortSignal }): Promise<number> {
   const sync = components.docs.sync
   if (sync == null) return 0
-  const name = roundDocName(jobId.toLowerCase(), round)
+  const roundDoc = roundDocName(jobId.toLowerCase(), round)
+  const names = options.macroJobs.map(m => macroDocName(roundDoc, m))
   let peers: string[]
   try {
     peers = await walletPeerIds(components, submitter, options)
@@ -42,17 +44,17 @@ export async function pullFromSubmitter (components: Pick<SettlementComponents, 
     log('PeerId of the submitter %s of %s not found: %e', submitter, jobId, err)
     return 0
   }
-  if (peers.length === 0) log('no profile names the submitter %s of %s: its copy of %s cannot be pulled', submitter, jobId, name)
+  if (peers.length === 0) log('no profile names the submitter %s of %s: its copies of %s cannot be pulled', submitter, jobId, roundDoc)
   // the exchange with the submitter needs the doc open here; not the catch-up with every connected peer first
-  else await components.docs.open(name, { signal: options.signal, offline: true })
-  const pulled = await Promise.allSettled(peers.map(async peer => {
+  else await Promise.all(names.map(async name => await components.docs.open(name, { signal: options.signal, offline: true })))
+  const pulled = await Promise.allSettled(peers.flatMap(peer => names.map(async name => {
     try {
       await sync.call(components.docs, name, peer, { push: false, timeoutMs: options.timeoutMs, signal: options.signal })
     } catch (err) {
       log('pull of %s from its submitter %s failed: %e', name, peer, err)
       throw err
     }
-  }))
+  })))
   options.signal?.throwIfAborted()
   return pulled.filter(p => p.status === 'fulfilled').length
 }

@@ -1,9 +1,7 @@
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { getAddress } from 'ethers'
-import {
-  countingResult, leases, MICRO_MAP, microKey, microScope, recordSigner, recordVerifier, RESULTS_MAP, resultTable
-} from '../coord/index.js'
-import { roundDocName } from '../crdt/index.js'
+import { countingResult, leases, macroDocs, microKey, recordSigner, recordVerifier } from '../coord/index.js'
+import { macroDocName, roundDocName } from '../crdt/index.js'
 import { hexToBytes, payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
 import { isWorkTag, resultLeafHash } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
@@ -17,44 +15,55 @@ function hex (bytes: Uint8Array): string {
   return '0x' + Buffer.from(bytes).toString('hex')
 }
 
-/** The trusted signed results of some MicroJobs of a round, as a verifier or a finalizer reads them from the round's doc. */
+/**
+ * The trusted signed results of some MicroJobs of a round, as a verifier or a finalizer reads them from the round's
+ * MacroJob docs (`macroDocName`: each opened on first use, with a catch-up from every connected peer that holds it).
+ */
 export interface RoundRecords {
   /** Trusted results of a MicroJob (every signer), and the one that counts. */
   of(d: Pick<MicroJobDescriptor, 'macroIndex' | 'index'>): Promise<{ all: Result[], counting: Result | undefined }>
   /**
-   * Signs this node's own results of some MicroJobs into its copy of the round's doc, in one update: term 0 (no
-   * lease), so they never count over a recorded result (a finalizer's stand-ins, own-results.ts).
+   * Signs this node's own results of some MicroJobs (read with `of` before) into its copies of their MacroJob docs,
+   * one update per MacroJob: term 0 (no lease), so they never count over a recorded result (a finalizer's stand-ins,
+   * own-results.ts).
    */
   writeOwn(entries: ReadonlyArray<Pick<OwnResult, 'macroIndex' | 'index' | 'outputHash' | 'outputCid' | 'size' | 'workTag'>>): void
+  /** Names of the MacroJob docs read so far (to pull them again from the submitter or the connected peers). */
+  docNames(): string[]
 }
 
-/** Reads the round's doc (`roundDocName`) with the round's signer filter (culprits of earlier rounds refused). */
+/** Reads the round's MacroJob docs with the round's signer filter (culprits of earlier rounds refused). */
 export async function roundRecords (components: Pick<SettlementComponents, 'docs' | 'chain' | 'privateKey'>, jobId: string, round: number,
   options: { signal?: AbortSignal } = {}): Promise<RoundRecords> {
   const id = jobId.toLowerCase()
-  const doc = await components.docs.open(roundDocName(id, round), { signal: options.signal })
   const self = peerIdFromPrivateKey(components.privateKey).toString()
   const signer = recordSigner(components.privateKey, self)
   const verifier = recordVerifier()
-  const scope = roundKey(id, round)
-  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
-  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(scope))
+  const roundDoc = roundDocName(id, round)
+  const docs = macroDocs({ signer, verifier, docs: components.docs, leases: leases({ signer, verifier }) }, { roundDoc, jobKey: roundKey(id, round) })
+  const opened = new Set<number>()
   const trusted = await roundSignerFilter(components, id, round, options)
   return {
     async of (d) {
+      const md = await docs.open(d.macroIndex, { signal: options.signal })
+      opened.add(d.macroIndex)
       const all: Result[] = []
-      for (const c of results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) all.push(c)
-      return { all, counting: countingResult(all, microLeases.get(microKey(d.macroIndex, d.index))) }
+      for (const c of md.results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) all.push(c)
+      return { all, counting: countingResult(all, md.microLeases.get(microKey(d.macroIndex, d.index))) }
     },
     writeOwn (entries) {
-      if (entries.length === 0) return
-      doc.transact(() => {
-        for (const e of entries) {
-          const cid = e.outputCid === rawOutputCid(e.outputHash) ? undefined : e.outputCid
-          results.write(e.macroIndex, e.index, { term: 0, outputHash: hexToBytes(e.outputHash), size: e.size, outputCid: cid, workTag: e.workTag })
-        }
-      })
-    }
+      const byMacro = new Map<number, typeof entries[number][]>()
+      for (const e of entries) byMacro.set(e.macroIndex, [...(byMacro.get(e.macroIndex) ?? []), e])
+      for (const [m, group] of byMacro) {
+        docs.transact(m, () => {
+          for (const e of group) {
+            const cid = e.outputCid === rawOutputCid(e.outputHash) ? undefined : e.outputCid
+            docs.results.write(e.macroIndex, e.index, { term: 0, outputHash: hexToBytes(e.outputHash), size: e.size, outputCid: cid, workTag: e.workTag })
+          }
+        })
+      }
+    },
+    docNames: () => [...opened].map(m => macroDocName(roundDoc, m))
   }
 }
 

@@ -11,7 +11,6 @@ import { proveIfSubmitterSilent } from './prove.js'
 import { revealSeed } from './seeds.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
 import { pollUntil, revertName } from '@jobmesh/contracts'
-import { roundDocName } from '../crdt/index.js'
 import { outputHash } from '../executor/index.js'
 import { resultLeafHash, sampleExecutionDigest, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
@@ -114,9 +113,12 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
     log('no seed of ours in the sample of %s: no vote', id)
     return noVote(id)
   }
-  // the signed results the judgement rests on are in the submitter's copy of the round's doc: pull it while loading and re-running
+  // the signed results the judgement rests on are in the submitter's copies of the sampled MacroJobs' docs: pull them
+  // while loading and re-running (MacroJob m holds the MicroJobs m * P .. m * P + P - 1 of the slicing)
   const { rejections: round, submitter } = job
-  const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal })
+  const positions = samplePositions(job.seed, job.macroJobs, job.microJobsPerMacro, job.samples, job.sampleEntropy)
+  const sampled = [...new Set(positions.map(pos => Math.floor(pos / job.microJobsPerMacro)))]
+  const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, { macroJobs: sampled, timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal })
   void pull().catch(() => 0)
   const spec = components.loadSpec != null
     ? await components.loadSpec(id, { signal })
@@ -128,7 +130,6 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
   const onChain = await chain.validationIndex(id, 0, { signal })
   const local = validationIndex(job.seed, 0, job.sampleEntropy, P)
   if (onChain !== local) throw new ValidationIndexMismatchError(`validation index of ${id} MacroJob 0: contract ${onChain}, protocol core ${local}`)
-  const positions = samplePositions(job.seed, job.macroJobs, P, job.samples, job.sampleEntropy)
   const { microJobs } = sliceJob(spec, id)
   const outputHashes: string[] = []
   const digests: string[] = []
@@ -167,7 +168,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
           pulledAt = Date.now()
           await Promise.all([
             pull().catch(() => 0),
-            components.docs.confirm?.(roundDocName(id, round), { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal }).catch(() => 0)
+            ...records.docNames().map(async name => await components.docs.confirm?.(name, { timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal }).catch(() => 0))
           ])
           if (await evidenceComplete(components, records, sample, { signal })) return true
         }

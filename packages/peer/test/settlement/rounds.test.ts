@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { INDEX_JOBS_MAP, RESULTS_MAP, jobsTopic } from '../../src/coord/index.js'
 import { JobAnnouncement } from '../../src/coord/pb/coord.js'
-import { doneMicroJobs, resultTable } from '../../src/coord/results.js'
+import { resultTable } from '../../src/coord/results.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { INDEX_DOC } from '../../src/crdt/constants.js'
-import { jobDocName, roundDocName } from '../../src/crdt/names.js'
+import { jobDocName, macroDocName, roundDocName } from '../../src/crdt/names.js'
 import { ANNOUNCEMENT_DOMAIN, excludingVerifier, indexedRounds, reannounceRound, roundKey } from '../../src/jobs/index.js'
 import { encodeJobSpec, sliceJob } from '../../src/protocol/index.js'
 import { buildManifest, fundedJobs } from '../../src/settlement/index.js'
@@ -18,7 +18,7 @@ import { publishProfile, slashedPeerIds } from '../../src/jobs/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { SettlementDocs } from '../../src/settlement/index.js'
 import type { PrivateKey } from '@libp2p/interface'
-import { startPeers, stopPeers, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import { heldDone, startPeers, stopPeers, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
 
 function memoryDocs (): SettlementDocs & { docs: Map<string, Y.Doc> } {
@@ -110,7 +110,7 @@ describe('rounds: names, exclusion, re-announcement, finalization', () => {
       resultTable({ signer: recordSigner(key, peerIdFromPrivateKey(key).toString()), verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
         .write(0, index, { term: 1, outputHash: sha(text), size: text.length })
     }
-    const r1 = await docs.open(roundDocName(job.jobId, 1))
+    const r1 = await docs.open(macroDocName(roundDocName(job.jobId, 1), 0))
     // the cheater's result has a higher term than nothing else: without the exclusion it would count for MicroJob 0
     write(r1, cheater, roundKey(job.jobId, 1), 0, 'wrong')
     write(r1, cheater, roundKey(job.jobId, 1), 1, 'wrong')
@@ -144,10 +144,7 @@ describe('rounds: processors follow a re-announced job', () => {
     const job = testJob(2, 4)
     const total = sliceJob(job.spec, job.jobId).microJobs.length
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    const doneInRound0 = (p: TestPeer): number => {
-      const doc = p.docs.get(jobDocName(job.jobId))
-      return doc == null ? 0 : doneMicroJobs(doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId, recordVerifier()).size
-    }
+    const doneInRound0 = (p: TestPeer): number => heldDone(p.docs, job.jobId, 2).size
     await waitFor(() => peers.every(p => doneInRound0(p) === total), { timeoutMs: 20_000, what: 'round 0 done' })
 
     const round1: string[] = []
@@ -155,13 +152,7 @@ describe('rounds: processors follow a re-announced job', () => {
       p.processor.addEventListener('microjob:done', () => { round1.push(p.id) })
     }
     expect(await reannounceRound({ docs: peers[1].docs, privateKey: peers[1].node.privateKey }, job.jobId, 1)).toBe(true)
-    const name = roundDocName(job.jobId, 1)
-    const doneInRound1 = (p: TestPeer): number => {
-      const doc = p.docs.get(name)
-      if (doc == null) return 0
-      return resultTable({ signer: recordSigner(p.node.privateKey, p.id), verifier: recordVerifier() },
-        doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, 1)).doneKeys().size
-    }
+    const doneInRound1 = (p: TestPeer): number => heldDone(p.docs, job.jobId, 2, { round: 1, scope: roundKey(job.jobId, 1) }).size
     await waitFor(() => peers.slice(1).every(p => doneInRound1(p) === total), { timeoutMs: 20_000, what: 'round 1 done' })
     expect(round1.length).toBeGreaterThanOrEqual(total)
     expect(round1.includes(peers[0].id)).toBe(false)
@@ -187,12 +178,7 @@ describe('rounds: processors follow a re-announced job', () => {
       await Promise.all(peers.map(async p => p.processor.start()))
       await waitForMesh(peers, jobsTopic())
       const total = sliceJob(job.spec, job.jobId).microJobs.length
-      const done = (p: TestPeer, round: number): number => {
-        const doc = p.docs.get(roundDocName(job.jobId, round))
-        if (doc == null) return 0
-        return resultTable({ signer: recordSigner(p.node.privateKey, p.id), verifier: recordVerifier() },
-          doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(job.jobId, round)).doneKeys().size
-      }
+      const done = (p: TestPeer, round: number): number => heldDone(p.docs, job.jobId, 2, { round, scope: roundKey(job.jobId, round) }).size
       await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
       await waitFor(() => peers.every(p => done(p, 0) === total), { timeoutMs: 20_000, what: 'round 0 done' })
 

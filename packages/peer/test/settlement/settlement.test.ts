@@ -9,7 +9,7 @@ import { pollUntil } from '@jobmesh/contracts'
 import { RESULTS_MAP } from '../../src/coord/constants.js'
 import { resultTable } from '../../src/coord/results.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
-import { jobDocName } from '../../src/crdt/names.js'
+import { jobDocName, macroDocName } from '../../src/crdt/names.js'
 import { createWasmExecutor } from '../../src/executor/index.js'
 import { createNode } from '../../src/node/index.js'
 import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob, workTag } from '../../src/protocol/index.js'
@@ -101,8 +101,8 @@ describe('settlement end to end on anvil', () => {
 
     // results, produced directly with the executor; the submitter cheats on all of its MicroJobs when asked to
     const honest = wasmMicroJobExecutor({ store, executor })
-    const doc = await docs.open(jobDocName(jobId))
     for (const d of slicing.microJobs) {
+      const doc = await docs.open(macroDocName(jobDocName(jobId), d.macroIndex))
       const p = d.macroIndex === 0 ? submitter : processor
       const { output: real, digest } = await honest.run({ jobId, spec, ...d }, { signal: AbortSignal.timeout(30_000) })
       // a cheating processor's output: the real one with its first byte flipped
