@@ -1,5 +1,5 @@
 import { anySignal } from '@jobmesh/contracts'
-import { FAILURES_MAP, JobFailures, JobProgress, RESULTS_MAP, recordVerifier } from '@jobmesh/peer/coord'
+import { FAILURES_MAP, followMacroDocs, JobFailures, JobProgress, RESULTS_MAP, recordVerifier, SUMMARY_MAP } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { excludingVerifier, roundKey, slashedPeerIds } from '@jobmesh/peer/jobs'
 import { PROGRESS_RESYNC_MS } from './constants.js'
@@ -71,6 +71,11 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   // the escrow's slicing: results for MicroJobs outside it are not counted
   const size = (m: number): number => m < job.macroJobs ? job.microJobsPerMacro : 0
   const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total, size)
+  tracker.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
+  // the results live in the MacroJobs' docs (docs/coordination.md, A doc per MacroJob)
+  const macroDocNames = await followMacroDocs(ctx.docs, tracker, roundDocName(id, round), job.macroJobs, {
+    signal: anySignal([options.signal, ctx.stopped], ctx.settings.docTimeoutMs)
+  })
   const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round), { sizeOf: size })
   const byDeadline = options.timeoutMs === undefined
   // until the deadline by the chain's clock, which the escrow reads it against
@@ -81,11 +86,12 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const timer = setTimeout(onDone, waitMs)
   signal.addEventListener('abort', onDone)
   tracker.addEventListener('microjob:done', onDone)
+  tracker.addEventListener('summary', onDone)
   failures.addEventListener('failed', onDone)
   let released = false
   const resync = setInterval(() => {
     void Promise.all([
-      ctx.docs.confirm(roundDocName(id, round), { timeoutMs: PROGRESS_RESYNC_MS, signal }).catch(() => 0),
+      ...[roundDocName(id, round), ...macroDocNames].map(async name => await ctx.docs.confirm(name, { timeoutMs: PROGRESS_RESYNC_MS, signal }).catch(() => 0)),
       ctx.chain.client.job(id, { signal }).then(j => {
         if (j.status === 'Released' && j.rejections === round) {
           released = true
@@ -98,7 +104,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   try {
     let reported = -1
     while (true) {
-      const done = released ? total : Math.min(tracker.done.size, total)
+      const done = released ? total : tracker.shown()
       const f = failures.summary()
       if (f.failed && done < total) {
         const failed = { attempts: f.attempts, peers: f.peers, reasons: f.reasons }
@@ -123,6 +129,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
     clearTimeout(timer)
     signal.removeEventListener('abort', onDone)
     tracker.removeEventListener('microjob:done', onDone)
+    tracker.removeEventListener('summary', onDone)
     failures.removeEventListener('failed', onDone)
     tracker.stop()
     failures.stop()

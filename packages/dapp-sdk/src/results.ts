@@ -1,6 +1,7 @@
 import { anySignal, timeoutSignal } from '@jobmesh/contracts'
 import { createHash } from 'node:crypto'
-import { MICRO_MAP, RESULTS_MAP, leases, microKey, microScope, recordSigner, resultTable } from '@jobmesh/peer/coord'
+import { leases, macroDocs, microKey, recordSigner } from '@jobmesh/peer/coord'
+import { roundDocName } from '@jobmesh/peer/crdt'
 import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
 import { payeeResolver, roundKey } from '@jobmesh/peer/jobs'
 import { rawOutputCid } from '@jobmesh/peer/storage'
@@ -12,7 +13,7 @@ import {
 } from './errors.js'
 import { loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
-import { openJobDoc, roundVerifier } from './progress.js'
+import { roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
 import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer/protocol'
 
@@ -83,16 +84,21 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
   const { microJobs } = sliceJob(known.spec, id)
   // the current round (rejections on chain): its doc, its signing scope, without the slashed submitters' results
   const round = job.rejections
-  const doc = await openJobDoc(ctx, id, signal, round)
   const verifier = await roundVerifier(ctx, id, round, signal)
   const self = ctx.node.peerId.toString()
   const signer = recordSigner(ctx.node.privateKey, self)
-  const scope = roundKey(id, round)
-  const results = resultTable({ signer, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
-  const microLeases = leases({ signer, verifier }).table(doc.getMap<Uint8Array>(MICRO_MAP), microScope(scope))
+  const { results, microLeases, open } = macroDocs({ signer, verifier, docs: ctx.docs, leases: leases({ signer, verifier }) }, {
+    roundDoc: roundDocName(id, round),
+    jobKey: roundKey(id, round)
+  })
 
-  // the submitter's manifest (checked against the escrow's resultRoot) when there is one, else the job doc
+  // the submitter's manifest (checked against the escrow's resultRoot) when there is one, else the round's MacroJob docs
   const manifest = job.resultRoot !== ZeroHash ? await loadManifest(ctx, id, job.resultRoot, microJobs, signal) : undefined
+  // without a manifest the records are read from the MacroJobs' docs (each with its catch-up)
+  if (manifest === undefined) {
+    const docSignal = anySignal([signal], ctx.settings.docTimeoutMs)
+    await Promise.all(Array.from({ length: job.macroJobs }, async (_, m) => await open(m, { signal: docSignal })))
+  }
   const picked: Picked[] = manifest !== undefined
     ? manifest.microJobs.map((e, g) => ({ d: microJobs[g], outputHash: e.outputHash.toLowerCase(), outputCid: e.outputCid, signer: e.signer }))
     : microJobs.map((d) => {
@@ -111,7 +117,7 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
     }
     const root = resultTree(leaves).root
     if (root.toLowerCase() !== job.resultRoot.toLowerCase()) {
-      throw new ResultRootMismatchError(`the results in the job doc give resultRoot ${root}, the escrow holds ${job.resultRoot}`)
+      throw new ResultRootMismatchError(`the results in the round's MacroJob docs give resultRoot ${root}, the escrow holds ${job.resultRoot}`)
     }
   }
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { RESULTS_MAP, recordSigner, recordVerifier, resultKey, resultTable } from '@jobmesh/peer/coord'
-import { jobDocName } from '@jobmesh/peer/crdt'
+import { RESULTS_MAP, leases, macroDocs, recordSigner, recordVerifier, resultKey } from '@jobmesh/peer/coord'
+import { jobDocName, macroDocName } from '@jobmesh/peer/crdt'
 import { resultTree } from '@jobmesh/peer/protocol'
 import { encodeManifest, resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
@@ -35,10 +35,12 @@ describe('progress and results', () => {
     const env = await setup()
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
 
-    // the network peer plays the processors: outputs in its blockstore, signed results in the job doc
-    const doc = await env.peerDocs.open(jobDocName(job.jobId), { signal: AbortSignal.timeout(10_000) })
+    // the network peer plays the processors: outputs in its blockstore, signed results in the MacroJobs' docs
     const signer = recordSigner(env.peer.privateKey, env.peer.peerId.toString())
-    const results = resultTable({ signer, verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId)
+    const verifier = recordVerifier()
+    const docs = macroDocs({ signer, verifier, docs: env.peerDocs, leases: leases({ signer, verifier }) }, { roundDoc: jobDocName(job.jobId), jobKey: job.jobId })
+    for (const m of [0, 1]) await docs.open(m, { signal: AbortSignal.timeout(10_000) })
+    const results = docs.results
 
     const updates: ProgressUpdate[] = []
     const progress = (async () => {
@@ -64,8 +66,8 @@ describe('progress and results', () => {
     const cid = CID.createV1(raw.code, await sha256.digest(outputs[2]))
     results.write(d.macroIndex, d.index, { term: 2, outputHash: digest(new TextEncoder().encode('forged')), size: 6, outputCid: cid.toString() })
     const key = resultKey(d.macroIndex, d.index, env.peer.peerId.toString())
-    const clientMap = env.client.docs.get(jobDocName(job.jobId))!.getMap<Uint8Array>(RESULTS_MAP)
-    await seen(clientMap, key, doc.getMap<Uint8Array>(RESULTS_MAP).get(key)!, AbortSignal.timeout(20_000))
+    const clientMap = env.client.docs.get(macroDocName(jobDocName(job.jobId), 1))!.getMap<Uint8Array>(RESULTS_MAP)
+    await seen(clientMap, key, docs.get(1)!.doc.getMap<Uint8Array>(RESULTS_MAP).get(key)!, AbortSignal.timeout(20_000))
     const err = await env.client.results(job.jobId).catch((e: unknown) => e as Error & { macroIndex: number, index: number })
     expect(err.name).toBe('ResultHashMismatchError')
     expect([err.macroIndex, err.index]).toEqual([1, 0])

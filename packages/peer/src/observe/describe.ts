@@ -68,7 +68,7 @@ export async function gatherJobFacts (components: DescribeComponents, jobId: str
     }
     const view = new JobView(announced)
     try {
-      await view.open(components, { signal: signal() })
+      await view.open(components, { signal: signal(), macroDocs: 'all' })
       const v = view.view()
       facts.progress = { done: v.done, total: v.total, macros: v.macros, failures: v.failures }
       const finals = await readFinalRecords(components, id, { signal: signal(), round: announced.round })

@@ -1,8 +1,8 @@
 import {
-  FAILURES_MAP, JobFailures, JobProgress, leases, MACRO_MAP, macroKey, macroScope, recordSigner, recordVerifier,
-  RESULTS_MAP, TypedEvents
+  FAILURES_MAP, followMacroDocs, JobFailures, JobProgress, leases, MACRO_MAP, macroKey, macroScope, recordSigner, recordVerifier,
+  RESULTS_MAP, SUMMARY_MAP, TypedEvents
 } from '../coord/index.js'
-import { roundDocName } from '../crdt/index.js'
+import { macroDocName, roundDocName } from '../crdt/index.js'
 import type { AnnouncedJob } from './announced-jobs.js'
 import type { FailureSummary, LeaseTable } from '../coord/index.js'
 import type { PrivateKey } from '@libp2p/interface'
@@ -40,7 +40,7 @@ export interface JobProgressView {
 }
 
 export interface JobViewComponents {
-  docs: { open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc> }
+  docs: { open(name: string, options?: { signal?: AbortSignal }): Promise<Y.Doc>, get?(name: string): Y.Doc | undefined }
   privateKey: PrivateKey
   peerId: string
 }
@@ -64,21 +64,35 @@ export class JobView extends TypedEvents<JobViewEvents> {
   private readonly moves: OwnerMove[] = []
   private readonly onMacro = (): void => { this.safeDispatch('change', { jobId: this.job.jobId }) }
   private stopped = false
+  private roundDoc: string | undefined
+  private docs: JobViewComponents['docs'] | undefined
 
   constructor (job: AnnouncedJob) {
     super()
     this.job = job
   }
 
-  /** Opens the round's doc (catching up from peers) and starts tracking it. */
-  async open (components: JobViewComponents, options: { signal?: AbortSignal } = {}): Promise<void> {
-    const doc = await components.docs.open(roundDocName(this.job.jobId, this.job.round), options)
+  /**
+   * Opens the round's doc (catching up from peers) and starts tracking it. The MicroJobs' results are in the
+   * MacroJobs' docs: `macroDocs: 'all'` opens them too (a one-off reader, `describe`); by default the view counts the
+   * ones this node holds anyway (the rooms its processor joined) and the summaries of finished MacroJobs, so that
+   * watching a job does not make a peer a member of every MacroJob's doc.
+   */
+  async open (components: JobViewComponents, options: { signal?: AbortSignal, macroDocs?: 'all' | 'held' } = {}): Promise<void> {
+    const roundDoc = roundDocName(this.job.jobId, this.job.round)
+    const doc = await components.docs.open(roundDoc, { signal: options.signal })
     // a newer round replaced this view while its doc was opening: nothing to follow
     if (this.stopped) return
     const verifier = recordVerifier()
     const size = (m: number): number => m < this.job.macroJobs ? this.job.microJobsPerMacro : 0
     this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total, size)
     this.progress.addEventListener('microjob:done', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
+    this.progress.addEventListener('summary', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
+    this.progress.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
+    this.roundDoc = roundDoc
+    this.docs = components.docs
+    if (options.macroDocs === 'all') await followMacroDocs(components.docs, this.progress, roundDoc, this.job.macroJobs, { signal: options.signal })
+    else this.followHeld()
     this.failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), this.job.key, { sizeOf: size })
     this.failures.addEventListener('failed', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
     const table = leases({ signer: recordSigner(components.privateKey, components.peerId), verifier })
@@ -98,18 +112,29 @@ export class JobView extends TypedEvents<JobViewEvents> {
   }
 
   get done (): number {
-    return Math.min(this.progress?.done.size ?? 0, this.job.total)
+    return this.progress?.shown() ?? 0
   }
 
   view (): JobProgressView {
+    this.followHeld()
     const macros: MacroView[] = []
     for (let m = 0; m < this.job.macroJobs; m++) {
       const seen = this.owners.get(m)
-      const done = this.progress?.doneIn(m) ?? 0
+      const done = this.progress?.summarized(m) === true ? this.job.microJobsPerMacro : this.progress?.doneIn(m) ?? 0
       const lease = this.macroLeases?.get(macroKey(m))
       macros.push({ macroIndex: m, size: this.job.microJobsPerMacro, done, owner: seen?.owner ?? lease?.owner, moves: seen?.moves ?? 0 })
     }
     return { jobId: this.job.jobId, round: this.job.round, done: this.done, total: this.job.total, macros, moves: [...this.moves], failures: this.failures?.summary() }
+  }
+
+  /** Counts the results of the MacroJob docs this node holds open (its processor's rooms). */
+  private followHeld (): void {
+    const { progress, docs, roundDoc } = this
+    if (progress == null || docs?.get == null || roundDoc == null) return
+    for (let m = 0; m < this.job.macroJobs; m++) {
+      const doc = docs.get(macroDocName(roundDoc, m))
+      if (doc != null) progress.watch(doc.getMap<Uint8Array>(RESULTS_MAP))
+    }
   }
 
   stop (): void {
