@@ -1,11 +1,11 @@
 // The in-process rows of the coordination bench (bench/coordination.bench.js): n peers in this process, each a real
 // libp2p node on loopback with its doc store and processor, and the failover row; the mesh's dial plan and the
 // bench's clock, which the multi-process rows share.
-import { doneMicroJobs, jobsTopic, recordVerifier } from '@jobmesh/peer/coord'
+import { jobsTopic } from '@jobmesh/peer/coord'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
 import { createTrafficCounters } from '@jobmesh/peer/protocol'
-import { testExecutor, testJob, waitFor } from '@jobmesh/testkit'
+import { heldDone, testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { countersSince } from './coordination-counters.js'
 import { benchDocStore } from './coordination-docs.js'
 import { RunTally, fields, writeTimeline } from './coordination-report.js'
@@ -153,7 +153,7 @@ export async function runFailover ({ peers: n, microJobs, workMs }) {
     await Promise.race([resumed, timeout('the queue moving on')])
     await Promise.race([Promise.all(survivors.map(p => completes.get(p))), timeout('the job')])
     // lost = MicroJobs without a result on a survivor, once every survivor's doc has settled
-    const resultsOf = (p) => doneMicroJobs(contextOf(p).doc.getMap('results'), job.jobId, recordVerifier())
+    const resultsOf = (p) => heldDone(p.docs, job.jobId, 1)
     await waitFor(() => survivors.every(p => resultsOf(p).size === microJobs), { timeoutMs: 10_000, what: 'every result synced' }).catch(() => {})
     const lost = microJobs - Math.min(...survivors.map(p => resultsOf(p).size))
     const executions = [...runs.values()].reduce((a, b) => a + b, 0)

@@ -16,6 +16,6 @@ export interface Attacker {
 export declare const HOSTILE_JOB: MandelbrotJobInit
 export declare function startAttacker (devnet: Devnet): Promise<Attacker>
 export declare function stopAttacker (attacker: Attacker): Promise<void>
-export declare function vandalize (attacker: Attacker, jobId: string, rounds: number, peers: string[]): Promise<void>
+export declare function vandalize (attacker: Attacker, jobId: string, rounds: number, peers: string[], macroJobs?: number): Promise<void>
 export declare function flood (attacker: Attacker, jobId: string, ms: number): Promise<void>
 export declare function attack (attacker: Attacker, devnet: Devnet, jobId: string, floodMs?: number): Promise<void>

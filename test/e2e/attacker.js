@@ -4,7 +4,7 @@
 import { multiaddr } from '@multiformats/multiaddr'
 import { parseEther } from 'ethers'
 import { MACRO_MAP, MICRO_MAP, RESULTS_MAP, encodeMessage, jobsTopic, macroTopic } from '@jobmesh/peer/coord'
-import { createDocStore, docTopic, jobDocName } from '@jobmesh/peer/crdt'
+import { createDocStore, docTopic, jobDocName, macroDocName } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { waitFor } from '@jobmesh/testkit'
 
@@ -38,30 +38,41 @@ export async function stopAttacker (attacker) {
   await attacker.node.stop().catch(() => {})
 }
 
-/** (a) Overwrites every record it sees with junk and deletes the rest, over gossip and pushed over sync. */
-export async function vandalize (attacker, jobId, rounds, peers) {
+/**
+ * (a) Overwrites every record it sees with junk and deletes the rest, over gossip and pushed over sync: the MacroJob
+ * leases in the job doc, the MicroJob leases and results in each MacroJob's doc.
+ */
+export async function vandalize (attacker, jobId, rounds, peers, macroJobs = HOSTILE_JOB.macroJobs) {
   const name = jobDocName(jobId)
-  const doc = await attacker.docs.open(name, { signal: AbortSignal.timeout(20_000) })
+  const targets = [
+    { name, maps: [MACRO_MAP] },
+    ...Array.from({ length: macroJobs }, (_, m) => ({ name: macroDocName(name, m), maps: [MICRO_MAP, RESULTS_MAP] }))
+  ]
+  const docs = await Promise.all(targets.map(async t => await attacker.docs.open(t.name, { signal: AbortSignal.timeout(20_000) })))
   // its updates travel by gossip only to peers it knows subscribe to the doc's topic: under load that exchange can
-  // outlast the job, and the peers would then only ever see its pushes over sync (refused, but not on gossip)
+  // outlast the job, and the peers would then only ever see its pushes over sync (refused, but not on gossip). Every
+  // peer of the job holds its doc; a MacroJob's doc only the peers of its room
   const knows = () => peers.every(p => attacker.node.pubsub.getSubscribers(docTopic(name)).some(s => s.toString() === p))
   await waitFor(knows, { timeoutMs: 20_000, intervalMs: 50, what: `the attacker to see ${peers.length} subscribers of ${name}` })
   for (let r = 0; r < rounds; r++) {
-    for (const mapName of [MICRO_MAP, MACRO_MAP, RESULTS_MAP]) {
-      const map = doc.getMap(mapName)
-      doc.transact(() => {
-        // a key of its own every round: an update to gossip even while it has not received the peers' records yet
-        map.set(`attacker/${r}`, new Uint8Array([0x0a, 0x01, r & 0xff]))
-        for (const key of [...map.keys()]) {
-          if (key.startsWith('attacker/')) continue
-          if ((r + key.length) % 2 === 0) map.set(key, new Uint8Array([0x0a, 0x01, r & 0xff]))
-          else map.delete(key)
-        }
-      })
-      attacker.sent++
+    for (const [t, target] of targets.entries()) {
+      const doc = docs[t]
+      for (const mapName of target.maps) {
+        const map = doc.getMap(mapName)
+        doc.transact(() => {
+          // a key of its own every round: an update to gossip even while it has not received the peers' records yet
+          map.set(`attacker/${r}`, new Uint8Array([0x0a, 0x01, r & 0xff]))
+          for (const key of [...map.keys()]) {
+            if (key.startsWith('attacker/')) continue
+            if ((r + key.length) % 2 === 0) map.set(key, new Uint8Array([0x0a, 0x01, r & 0xff]))
+            else map.delete(key)
+          }
+        })
+        attacker.sent++
+      }
+      await attacker.docs.flush(target.name)
+      for (const p of peers) await attacker.docs.sync(target.name, p, { push: true, fresh: true, timeoutMs: 5_000 }).catch(() => {})
     }
-    await attacker.docs.flush(name)
-    for (const p of peers) await attacker.docs.sync(name, p, { push: true, fresh: true, timeoutMs: 5_000 }).catch(() => {})
     await new Promise(resolve => setTimeout(resolve, 250))
   }
 }

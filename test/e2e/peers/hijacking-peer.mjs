@@ -12,8 +12,9 @@ import '../../../packages/peer/dist/cli/polyfill.js'
 /* eslint-disable @typescript-eslint/explicit-function-return-type -- plain JS has no return type annotations */
 import { Command } from 'commander'
 import { INDEX_JOBS_MAP, RESULTS_MAP, readResults, recordSigner, recordVerifier, resultScope, resultTable } from '@jobmesh/peer/coord'
-import { INDEX_DOC, roundDocName } from '@jobmesh/peer/crdt'
-import { indexedRounds, roundKey } from '@jobmesh/peer/jobs'
+import { INDEX_DOC, macroDocName, roundDocName } from '@jobmesh/peer/crdt'
+import { roundKey } from '@jobmesh/peer/jobs'
+import { readAnnouncedJobs } from '@jobmesh/peer/observe'
 import { createPeer } from '@jobmesh/peer'
 import { peerInit, startCommand } from '../../../packages/peer/dist/cli/commands/start.js'
 import { untilSignal } from '../../../packages/peer/dist/cli/signals.js'
@@ -21,11 +22,14 @@ import { untilSignal } from '../../../packages/peer/dist/cli/signals.js'
 /** The highest lease term a result record can name: its result counts once the MicroJob's lease is gone. */
 const HIJACK_TERM = 0xffff_ffff
 
-/** Copies every other peer's result in `jobId`'s round `round` into this peer's slot, now and as they appear. */
-async function hijackRound (peer, signer, jobId, round) {
+/**
+ * Copies every other peer's result in MacroJob `m` of `jobId`'s round `round` into this peer's slot, now and as they
+ * appear (in the MacroJob's doc, where the results live).
+ */
+async function hijackMacroJob (peer, signer, jobId, round, m) {
   const verifier = recordVerifier()
   const key = roundKey(jobId, round)
-  const doc = await peer.docs.open(roundDocName(jobId, round))
+  const doc = await peer.docs.open(macroDocName(roundDocName(jobId, round), m))
   const map = doc.getMap(RESULTS_MAP)
   const table = resultTable({ signer, verifier }, map, key)
   const copied = new Set()
@@ -62,11 +66,12 @@ async function hijack (peer) {
   const followed = new Set()
   const index = await peer.docs.open(INDEX_DOC)
   const follow = async () => {
-    for (const [jobId, round] of await indexedRounds({ docs: peer.docs })) {
-      const key = roundKey(jobId, round)
-      if (followed.has(key)) continue
-      followed.add(key)
-      hijackRound(peer, signer, jobId, round).catch(err => { process.stderr.write(`hijack ${key} failed: ${err.message}\n`) })
+    for (const job of (await readAnnouncedJobs(peer.docs)).values()) {
+      if (followed.has(job.key)) continue
+      followed.add(job.key)
+      for (let m = 0; m < job.macroJobs; m++) {
+        hijackMacroJob(peer, signer, job.jobId, job.round, m).catch(err => { process.stderr.write(`hijack ${job.key} MacroJob ${m} failed: ${err.message}\n`) })
+      }
     }
   }
   index.getMap(INDEX_JOBS_MAP).observe(() => { follow().catch(() => {}) })
