@@ -19,10 +19,18 @@ export function heldResults (docs: Pick<DocStore, 'get'>, jobId: string, macroJo
   return out
 }
 
-/** MicroJobs (`m.i`) with a valid result in the MacroJob docs a doc store holds (see {@link heldResults}). */
+/** MicroJobs (`m.i`) with a valid result in their MacroJob's doc, of the docs a doc store holds (see {@link heldResults}). */
 export function heldDone (docs: Pick<DocStore, 'get'>, jobId: string, macroJobs: number,
   options: { round?: number, scope?: string, verifier?: RecordVerifier } = {}): Set<string> {
   const verifier = options.verifier ?? recordVerifier()
   const scope = options.scope ?? jobId.toLowerCase()
-  return new Set(heldResults(docs, jobId, macroJobs, options.round).flatMap(map => [...doneMicroJobs(map, scope, verifier)]))
+  const roundDoc = roundDocName(jobId.toLowerCase(), options.round ?? 0)
+  const done = new Set<string>()
+  for (let m = 0; m < macroJobs; m++) {
+    const doc = docs.get(macroDocName(roundDoc, m))
+    if (doc == null) continue
+    // a MacroJob doc's records of another MacroJob are nobody's results
+    for (const key of doneMicroJobs(doc.getMap<Uint8Array>(RESULTS_MAP), scope, verifier)) if (key.startsWith(`${m}.`)) done.add(key)
+  }
+  return done
 }

@@ -10,7 +10,7 @@ export type { Lease, Leases, LeasesComponents, LeasesInit, LeaseTable, LeaseTabl
 export { resultTable, countingResult, readResults, doneMicroJobs } from './results.js'
 export type { Result, ResultTable, ResultsComponents, TurnItem, MacroSize } from './results.js'
 export { JobProgress } from './progress.js'
-export { macroDocs, followMacroDocs } from './macro-docs.js'
+export { macroDocs, followMacroDocs, byMacroJob } from './macro-docs.js'
 export type { MacroDoc, MacroDocs, MacroDocsComponents, MacroDocsInit } from './macro-docs.js'
 export type { JobProgressEvents, JobProgressComponents } from './progress.js'
 export { JobFailures } from './failures.js'
@@ -32,7 +32,7 @@ export { createMetrics } from './metrics.js'
 export type { CoordMetrics } from './metrics.js'
 export { TypedEvents } from './events.js'
 export { jobsTopic, macroTopic, roomTopic } from './topics.js'
-export { microKey, macroKey, resultKey, turnResultKey, resultSlot, macroScope, microScope, resultScope, failureScope, summaryScope, announcementKey } from './keys.js'
+export { microKey, macroKey, macroOfResultKey, resultKey, turnResultKey, resultSlot, macroScope, microScope, resultScope, failureScope, summaryScope, announcementKey } from './keys.js'
 export {
   DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SKEW_MS, DEFAULT_SETTLE_MS, DEFAULT_HEARTBEAT_MS,
   DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS,

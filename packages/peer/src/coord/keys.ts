@@ -35,6 +35,17 @@ export function turnName (macroIndex: number, first: number, term: number): stri
   return `${macroIndex}@${first}.${term}`
 }
 
+/**
+ * The MacroJob a `results` (or `micro`) key names: `<m>.<i>/<slot>`, `<m>@<first>.<term>/<slot>` or `<m>.<i>`; undefined
+ * for a malformed key.
+ */
+export function macroOfResultKey (key: string): number | undefined {
+  const end = key.search(/[.@]/)
+  if (end <= 0) return undefined
+  const m = Number(key.slice(0, end))
+  return Number.isSafeInteger(m) && m >= 0 ? m : undefined
+}
+
 /** The MacroJob of a turn results key (`<macroIndex>@...`), or undefined for any other key. */
 export function turnMacroIndex (key: string): number | undefined {
   const at = key.indexOf('@')

@@ -44,7 +44,11 @@ export interface MacroDocs {
   open(macroIndex: number, options?: OpenOptions): Promise<MacroDoc>
   readonly microLeases: LeaseTable
   readonly results: ResultTable
-  /** Runs `fn` in one transaction of MacroJob m's doc (nothing when it is not open). */
+  /**
+   * Runs `fn` in one transaction of MacroJob m's doc.
+   *
+   * @throws MacroDocNotOpenError when it is not open here
+   */
   transact(macroIndex: number, fn: () => void): void
 }
 
@@ -79,7 +83,9 @@ export function macroDocs (components: MacroDocsComponents, init: MacroDocsInit)
     microLeases: routedLeases(open),
     results: routedResults(open),
     transact (m, fn) {
-      open.get(m)?.doc.transact(fn)
+      const md = open.get(m)
+      if (md == null) throw new MacroDocNotOpenError(`the doc of MacroJob ${m} is not open`)
+      md.doc.transact(fn)
     }
   }
 }
@@ -87,6 +93,18 @@ export function macroDocs (components: MacroDocsComponents, init: MacroDocsInit)
 /** The MacroJob of a `micro` key (`m.i`). */
 function macroOf (key: string): number {
   return Number(key.slice(0, key.indexOf('.')))
+}
+
+/** `items` grouped by their MacroJob, each group in the items' order (a turn's writes go one doc at a time). */
+export function byMacroJob<T> (items: Iterable<T>, macroIndex: (item: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>()
+  for (const item of items) {
+    const m = macroIndex(item)
+    const group = out.get(m)
+    if (group == null) out.set(m, [item])
+    else group.push(item)
+  }
+  return out
 }
 
 function routedLeases (docs: Map<number, MacroDoc>): LeaseTable {
@@ -107,10 +125,8 @@ function routedLeases (docs: Map<number, MacroDoc>): LeaseTable {
     release: (key, term) => { table(key)?.release(key, term) },
     drop: (key, term) => { table(key)?.drop(key, term) },
     takeMany: (keys) => {
-      const byMacro = new Map<number, string[]>()
-      for (const key of keys) byMacro.set(macroOf(key), [...(byMacro.get(macroOf(key)) ?? []), key])
       const out = new Map<string, Lease>()
-      for (const group of byMacro.values()) {
+      for (const group of byMacroJob(keys, macroOf).values()) {
         for (const [key, lease] of must(group[0]).takeMany(group)) out.set(key, lease)
       }
       return out
@@ -130,7 +146,8 @@ function routedResults (docs: Map<number, MacroDoc>): ResultTable {
     writeTurn: (m, items) => { must(m).writeTurn(m, items) },
     list,
     counting: (m, i, lease) => countingResult(list(m, i), lease),
-    doneKeys: () => new Set([...docs.values()].flatMap(d => [...d.results.doneKeys()]))
+    // a doc's records of another MacroJob are nobody's results (settlement reads MacroJob m in m's doc only)
+    doneKeys: () => new Set([...docs].flatMap(([m, d]) => [...d.results.doneKeys()].filter(key => macroOf(key) === m)))
   }
 }
 
@@ -142,6 +159,6 @@ export async function followMacroDocs (docs: MacroDocsComponents['docs'], progre
   count: number, options?: OpenOptions): Promise<string[]> {
   const names = Array.from({ length: count }, (_, m) => macroDocName(roundDoc, m))
   const opened = await Promise.all(names.map(async name => await docs.open(name, options)))
-  for (const doc of opened) progress.watch(doc.getMap<Uint8Array>(RESULTS_MAP))
+  for (const [m, doc] of opened.entries()) progress.watch(doc.getMap<Uint8Array>(RESULTS_MAP), m)
   return names
 }

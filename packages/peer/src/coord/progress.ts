@@ -1,5 +1,5 @@
 import { TypedEvents } from './events.js'
-import { parseResultKey, resultScope, summaryScope } from './keys.js'
+import { macroOfResultKey, parseResultKey, resultScope, summaryScope } from './keys.js'
 import { readResults } from './results.js'
 import type { MacroSize } from './results.js'
 import type { CoordMetrics } from './metrics.js'
@@ -34,33 +34,39 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   private readonly components: JobProgressComponents
   private readonly size?: MacroSize
   private readonly summaries = new Set<number>()
+  /** MacroJobs whose doc's results this tracker follows. */
+  private readonly held = new Set<number>()
   private stopped = false
 
   /**
-   * `size` (MicroJobs per MacroJob, when the reader knows the slicing): results for MicroJobs outside their MacroJob
-   * are not counted, so a peer cannot make a job look complete with records for MicroJobs that do not exist.
+   * Counts nothing until it is given the `results` maps to follow ({@link watch}). `size` (MicroJobs per MacroJob,
+   * when the reader knows the slicing): results for MicroJobs outside their MacroJob are not counted, so a peer cannot
+   * make a job look complete with records for MicroJobs that do not exist.
    */
-  constructor (components: JobProgressComponents, map: Y.Map<Uint8Array>, jobId: string, total: number, size?: MacroSize) {
+  constructor (components: JobProgressComponents, jobId: string, total: number, size?: MacroSize) {
     super()
     this.components = components
     this.total = total
     this.size = size
     this.jobId = jobId
     this.scope = resultScope(jobId)
-    this.watch(map)
   }
 
   /**
-   * Follows another `results` map of the job too (a MacroJob doc's): its records count like the first map's. What it
+   * Follows a `results` map: MacroJob `macroIndex`'s doc's (docs/coordination.md, A doc per MacroJob), whose records
+   * of other MacroJobs are not counted (nobody reads them there: settlement reads MacroJob m's results in m's doc
+   * only). Without `macroIndex`, every record of the map counts (a map holding a whole job: tests, old docs). What it
    * already holds is counted now, with events.
    */
-  watch (map: Y.Map<Uint8Array>): void {
+  watch (map: Y.Map<Uint8Array>, macroIndex?: number): void {
     if (this.stopped || this.watched.some(w => w.map === map)) return
+    const check = (key: string): string[] => macroIndex == null || macroOfResultKey(key) === macroIndex ? this.check(map, key) : []
     const observer = (event: Y.YMapEvent<Uint8Array>): void => {
-      this.dispatchAdded(Array.from(event.keysChanged).flatMap(key => this.check(map, key)), event.transaction.local)
+      this.dispatchAdded(Array.from(event.keysChanged).flatMap(check), event.transaction.local)
     }
     this.watched.push({ map, observer })
-    this.dispatchAdded(Array.from(map.keys()).flatMap(key => this.check(map, key)), false)
+    if (macroIndex != null) this.held.add(macroIndex)
+    this.dispatchAdded(Array.from(map.keys()).flatMap(check), false)
     map.observe(observer)
   }
 
@@ -95,12 +101,17 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   }
 
   /**
-   * MicroJobs to show as done: those with a valid result here, and those of summarized MacroJobs whose results are
-   * not here (a reader that holds only the job doc).
+   * Whether MacroJob m counts as finished on a summary's word alone: a summary says so and m's doc is not followed
+   * here (where it is, its results decide). For what a reader shows and chooses, never for completion.
    */
+  hinted (macroIndex: number): boolean {
+    return this.summaries.has(macroIndex) && !this.held.has(macroIndex)
+  }
+
+  /** MicroJobs to show as done: those with a valid result here, and all of each {@link hinted} MacroJob. */
   shown (): number {
     let n = this.done.size
-    for (const m of this.summaries) n += Math.max(0, (this.size?.(m) ?? 0) - this.doneIn(m))
+    for (const m of this.summaries) if (this.hinted(m)) n += Math.max(0, (this.size?.(m) ?? 0) - this.doneIn(m))
     return Math.min(n, this.total)
   }
 

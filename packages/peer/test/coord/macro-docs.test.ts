@@ -100,7 +100,7 @@ describe('JobProgress across MacroJob docs and summaries', () => {
     const a = await signer()
     const verifier = recordVerifier()
     const job = new Y.Doc()
-    const progress = new JobProgress({ verifier }, job.getMap<Uint8Array>(RESULTS_MAP), JOB, 4, size)
+    const progress = new JobProgress({ verifier }, JOB, 4, size)
     const events: string[] = []
     progress.addEventListener('microjob:done', (evt) => { events.push(evt.detail.key) })
     progress.addEventListener('summary', (evt) => { events.push(`summary ${evt.detail.macroIndex}`) })
@@ -109,7 +109,7 @@ describe('JobProgress across MacroJob docs and summaries', () => {
 
     const m0 = new Y.Doc()
     resultTable({ signer: a, verifier }, m0.getMap<Uint8Array>(RESULTS_MAP), JOB).writeTurn(0, [item(0)])
-    progress.watch(m0.getMap<Uint8Array>(RESULTS_MAP))
+    progress.watch(m0.getMap<Uint8Array>(RESULTS_MAP), 0)
     expect(events).toEqual(['0.0'])
 
     // MacroJob 1 summarized by a peer of its room: shown as done, not done
@@ -124,17 +124,33 @@ describe('JobProgress across MacroJob docs and summaries', () => {
     // its results, once its doc is read, complete the job
     const m1 = new Y.Doc()
     resultTable({ signer: a, verifier }, m1.getMap<Uint8Array>(RESULTS_MAP), JOB).writeTurn(1, [item(0), item(1)])
-    progress.watch(m1.getMap<Uint8Array>(RESULTS_MAP))
+    expect(progress.hinted(1)).toBe(true)
+    progress.watch(m1.getMap<Uint8Array>(RESULTS_MAP), 1)
+    expect(progress.hinted(1)).toBe(false)
     resultTable({ signer: a, verifier }, m0.getMap<Uint8Array>(RESULTS_MAP), JOB).writeTurn(0, [item(1, 3)])
     expect(events).toEqual(['0.0', 'summary 1', '1.0', '1.1', '0.1', 'complete'])
     expect(progress.shown()).toBe(4)
+  })
+
+  it('a MacroJob doc\'s records of another MacroJob count nowhere: settlement reads MacroJob m in m\'s doc only', async () => {
+    const a = await signer()
+    const verifier = recordVerifier()
+    const progress = new JobProgress({ verifier }, JOB, 4, size)
+    const { md } = await tables(a)
+    await md.open(0)
+    progress.watch(md.get(0)!.doc.getMap<Uint8Array>(RESULTS_MAP), 0)
+    // valid records of MacroJob 1, written into MacroJob 0's doc
+    resultTable({ signer: a, verifier }, md.get(0)!.doc.getMap<Uint8Array>(RESULTS_MAP), JOB).writeTurn(1, [item(0), item(1)])
+    expect(progress.done.size).toBe(0)
+    expect(md.results.doneKeys().size).toBe(0)
+    expect(md.results.list(1, 0)).toEqual([])
   })
 
   it('ignores summaries that do not verify, name another size or another job, or a MacroJob the job does not have', async () => {
     const a = await signer()
     const verifier = recordVerifier()
     const job = new Y.Doc()
-    const progress = new JobProgress({ verifier }, job.getMap<Uint8Array>(RESULTS_MAP), JOB, 4, size)
+    const progress = new JobProgress({ verifier }, JOB, 4, size)
     progress.watchSummaries(job.getMap<Uint8Array>(SUMMARY_MAP))
     const summaries = job.getMap<Uint8Array>(SUMMARY_MAP)
     const text = (t: string): Uint8Array => new TextEncoder().encode(t)
@@ -159,7 +175,13 @@ describe('JobProgress across MacroJob docs and summaries', () => {
     expect(guard.allows(change(valid(a), new Uint8Array([1, 2, 3])), doc)).toBe(false)
     expect(guard.allows(change(valid(a), valid(b)), doc)).toBe(true)
     expect(guard.allows({ map: SUMMARY_MAP, key: '0', action: 'delete', oldValue: valid(a), newValue: undefined }, doc)).toBe(false)
-    // a MacroJob's doc gets its round's rules: a valid result cannot be deleted there either
-    expect(coordGuards()(macroDocName(ROUND_DOC, 3))).toBeDefined()
+    // a MacroJob's doc gets its round's rules: a valid result cannot be deleted or replaced by junk there either
+    const macroGuard = coordGuards()(macroDocName(ROUND_DOC, 3))!
+    const m3 = new Y.Doc()
+    resultTable({ signer: a, verifier: recordVerifier() }, m3.getMap<Uint8Array>(RESULTS_MAP), JOB).writeTurn(3, [item(0)])
+    const [[key, value]] = [...m3.getMap<Uint8Array>(RESULTS_MAP).entries()]
+    expect(macroGuard.allows({ map: RESULTS_MAP, key, action: 'delete', oldValue: value, newValue: undefined }, m3)).toBe(false)
+    expect(macroGuard.allows({ map: RESULTS_MAP, key, action: 'update', oldValue: value, newValue: new Uint8Array([1]) }, m3)).toBe(false)
+
   })
 })

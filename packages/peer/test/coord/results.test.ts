@@ -65,7 +65,8 @@ describe('turn records (one signed record per queue turn)', () => {
     const table = resultTable({ signer: a, verifier }, map, JOB, size)
     expect(table.doneKeys()).toEqual(new Set(['0.0', '0.1', '0.3']))
     expect(table.list(0, 0)).toHaveLength(1)
-    const progress = new JobProgress({ verifier }, map, JOB, 4, size)
+    const progress = new JobProgress({ verifier }, JOB, 4, size)
+    progress.watch(map)
     expect([...progress.done].sort()).toEqual(['0.0', '0.1', '0.3'])
     expect(progress.complete).toBe(false)
     progress.stop()
@@ -76,7 +77,8 @@ describe('turn records (one signed record per queue turn)', () => {
     const doc = new Y.Doc()
     const map = doc.getMap<Uint8Array>(RESULTS_MAP)
     const verifier = recordVerifier()
-    const progress = new JobProgress({ verifier }, map, JOB, 3, () => 3)
+    const progress = new JobProgress({ verifier }, JOB, 3, () => 3)
+    progress.watch(map)
     const done: string[] = []
     let completes = 0
     progress.addEventListener('microjob:done', (evt) => { done.push(evt.detail.key) })

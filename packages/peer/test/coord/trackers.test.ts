@@ -10,7 +10,8 @@ describe('result and failure trackers', () => {
     const error = vi.spyOn(console, 'error')
     const doc = new Y.Doc()
     const jobId = '0x' + '1'.repeat(64)
-    const progress = new JobProgress({ verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), jobId, 4)
+    const progress = new JobProgress({ verifier: recordVerifier() }, jobId, 4)
+    progress.watch(doc.getMap<Uint8Array>(RESULTS_MAP))
     const failures = new JobFailures({ verifier: recordVerifier() }, doc.getMap<Uint8Array>(FAILURES_MAP), jobId)
     for (const tracker of [progress, failures]) {
       tracker.stop()
