@@ -44,6 +44,8 @@ export interface JobContext {
   /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */
   turnSize: TurnSize
   finalized: boolean
+  /** This peer's own result finished the job's last room to finish (rooms.ts `noteOwnResult`): it finalizes (job-end.ts). */
+  finishedLast?: boolean
   /** The docs of the job's MacroJobs this peer joined or checked; `microLeases` and `results` read them. */
   macroDocs: MacroDocs
   /** Opens MacroJob `m`'s doc (once; a catch-up from one peer that holds it) and follows its results. */
@@ -86,14 +88,15 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   const slicing = sliceJob(job.spec, job.jobId)
   const records = { signer: components.signer, verifier: components.verifier, metrics: components.metrics }
   const size = (m: number): number => slicing.macroJobs[m]?.size ?? 0
-  const progress = new JobProgress(records, doc.getMap<Uint8Array>(RESULTS_MAP), job.key, slicing.microJobs.length, size)
+  // the results live in the MacroJobs' docs: the job doc's `results` map is nobody's (docs/coordination.md)
+  const progress = new JobProgress(records, job.key, slicing.microJobs.length, size)
   progress.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
   const failures = new JobFailures(records, doc.getMap<Uint8Array>(FAILURES_MAP), job.key, { ...init.failures, sizeOf: size })
   const docsOfMacros = macroDocs({ ...records, docs: components.docs, leases: components.leases }, {
     roundDoc: docName,
     jobKey: job.key,
     size,
-    onOpen: (_m, md) => { progress.watch(md.doc.getMap<Uint8Array>(RESULTS_MAP)) }
+    onOpen: (m, md) => { progress.watch(md.doc.getMap<Uint8Array>(RESULTS_MAP), m) }
   })
   const openMacro = async (m: number, signal?: AbortSignal): Promise<void> => {
     await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, signal })

@@ -34,13 +34,14 @@ export function giveUp (host: JobEndHost, ctx: JobContext, detail: { attempts: n
 
 /**
  * Every MicroJob of the job has a result: this peer leaves its rooms; it finalizes (`onJobComplete`) when its own
- * write completed the job or it wrote a result within the completion window (finalization is idempotent).
+ * write completed the job, its own result finished the last room to finish (the other MacroJobs' results may reach it
+ * later, from their docs), or it wrote a result within the completion window (finalization is idempotent).
  */
 export async function jobComplete (host: JobEndHost, ctx: JobContext, local: boolean): Promise<void> {
   if (ctx.finalized) return
   ctx.finalized = true
   host.completed.add(ctx.job.jobId)
-  const finalizer = local || host.clock() - ctx.lastLocalResult <= DEFAULT_COMPLETION_WINDOW_MS
+  const finalizer = local || ctx.finishedLast === true || host.clock() - ctx.lastLocalResult <= DEFAULT_COMPLETION_WINDOW_MS
   log('job %s complete (finalizer %s)', ctx.job.jobId, finalizer)
   host.dispatch('job:complete', { jobId: ctx.job.jobId, finalizer })
   for (const room of ctx.rooms.values()) room.close()

@@ -14,7 +14,7 @@ import { jobComplete } from './job-end.js'
 import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { healthyFirst, itemFailed, jobFailedInCrdt } from './poison.js'
-import { checkSummaries, findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
+import { findRoom, leaveRoom, noteOwnResult, onMacroMessage, openSummarized, waitFor } from './rooms.js'
 import { checkRun, reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
 import type { JobDiscovery } from './job-discovery.js'
@@ -357,16 +357,19 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const { progress, failures } = ctx
     const c = ctx
     progress.addEventListener('complete', (evt) => { void jobComplete(this.endHost, c, evt.detail.local) })
-    progress.addEventListener('microjob:done', () => { c.wake?.() })
+    progress.addEventListener('microjob:done', (evt) => {
+      if (evt.detail.local) noteOwnResult(c, evt.detail.key)
+      c.wake?.()
+    })
     progress.addEventListener('summary', () => {
-      checkSummaries(c)
+      openSummarized(c)
       c.wake?.()
     })
     failures.addEventListener('failed', () => { jobFailedInCrdt(this.poisonHost, c) })
     this.contexts.set(job.jobId, ctx)
     this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(macroTopic(job.key))
-    checkSummaries(ctx)
+    openSummarized(ctx)
     if (progress.complete) void jobComplete(this.endHost, ctx, false)
     else if (failures.failed) jobFailedInCrdt(this.poisonHost, ctx)
     return ctx

@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { microKey } from '../coord/index.js'
+import { byMacroJob, microKey } from '../coord/index.js'
 import type { LeaseTable, ResultTable } from '../coord/index.js'
 
 const log = logger('jobmesh:processor:results')
@@ -78,7 +78,7 @@ export class ResultBatch {
     }
     this.pending = []
     const { results, microLeases } = this.components
-    const groups = byMacroJob(written)
+    const groups = byMacroJob(written, f => f.macroIndex)
     if (also != null && !groups.has(also.macroIndex)) groups.set(also.macroIndex, [])
     for (const [macroIndex, turn] of groups) {
       this.components.transact(macroIndex, () => {
@@ -100,15 +100,4 @@ export class ResultBatch {
     this.timer = undefined
     this.pending = []
   }
-}
-
-/** Finished MicroJobs grouped by MacroJob (a turn record holds one MacroJob's), in the order they finished. */
-function byMacroJob (finished: FinishedMicroJob[]): Map<number, FinishedMicroJob[]> {
-  const out = new Map<number, FinishedMicroJob[]>()
-  for (const f of finished) {
-    const group = out.get(f.macroIndex)
-    if (group == null) out.set(f.macroIndex, [f])
-    else group.push(f)
-  }
-  return out
 }

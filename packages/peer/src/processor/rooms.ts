@@ -112,8 +112,8 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
     ttlMs: DEFAULT_ANNOUNCEMENT_TTL_MS,
     announced: ctx.announced,
     rooms,
-    // a summary is a hint for the MacroJobs whose doc is not open here; where it is, the results decide
-    macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || macroDone(ctx, m) || (ctx.progress.summarized(m) && ctx.macroDocs.get(m) == null),
+    // a summary is a hint for the MacroJobs whose doc is not read here; where it is, the results decide
+    macroDone: (m) => ctx.rooms.get(m)?.isComplete === true || macroDone(ctx, m) || ctx.progress.hinted(m),
     macroLeaseOpen: (m) => ctx.macroLeases.isOpen(macroKey(m)) && (started(m) || members(m) === 0),
     members,
     remaining: (m) => macroJobs[m].size - ctx.progress.doneIn(m),
@@ -135,6 +135,7 @@ const START_WAIT_POLLS = 4 * Math.ceil(DEFAULT_START_WAIT_MS / DEFAULT_START_POL
 export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
   let now = host.clock()
   ctx.firstChoiceAt ??= now
+  openSummarized(ctx)
   let choice = chooseRoom(choiceView(host, ctx, now))
   // the job's first claimants are opening its MacroJobs (start-order.ts): a short wait, not an idle round; bounded by
   // polls as well as by the clock, so a clock that stands still (a test's) cannot hold the loop here
@@ -211,18 +212,27 @@ function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
 }
 
 /**
- * Once every MacroJob of the job has its results here or a summary, opens the docs of the summarized ones not open
- * here (one catch-up each): their results, not the summaries, complete the job (a summary is one peer's word).
+ * Opens the docs of the MacroJobs a summary says finished, which this peer does not read yet (one catch-up each, in
+ * the background; a failed one is tried again on the next call): their results, not the summaries, complete the job
+ * here (a summary is one peer's word), and a finished MacroJob's doc carries no more turns. Called on each summary
+ * and each room choice.
  */
-export function checkSummaries (ctx: JobContext): void {
-  const count = ctx.slicing.macroJobs.length
-  for (let m = 0; m < count; m++) {
-    if (!ctx.progress.summarized(m) && !macroDone(ctx, m)) return
-  }
-  for (let m = 0; m < count; m++) {
-    if (ctx.macroDocs.get(m) != null || macroDone(ctx, m)) continue
+export function openSummarized (ctx: JobContext): void {
+  for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
+    if (!ctx.progress.hinted(m)) continue
     ctx.openMacro(m).catch((err: Error) => { log('doc of MacroJob %d of %s not opened: %s', m, ctx.job.jobId, err.message) })
   }
+}
+
+/**
+ * A result this peer wrote (`microjob:done`, local) finished its MacroJob while every other MacroJob was finished here
+ * or summarized: this peer finished the job's last room and finalizes (job-end.ts), even when another MacroJob's
+ * results reach it after the completion window (the catch-up of a doc summarized at about the same time).
+ */
+export function noteOwnResult (ctx: JobContext, key: string): void {
+  const m = Number(key.slice(0, key.indexOf('.')))
+  if (!macroDone(ctx, m)) return
+  if (ctx.slicing.macroJobs.every((_, other) => other === m || macroDone(ctx, other) || ctx.progress.summarized(other))) ctx.finishedLast = true
 }
 
 /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */

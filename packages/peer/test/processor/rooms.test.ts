@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { LeaseLostError } from '../../src/coord/errors.js'
-import { findRoom, onMacroMessage } from '../../src/processor/rooms.js'
+import { findRoom, noteOwnResult, onMacroMessage } from '../../src/processor/rooms.js'
 import type { MacroRoom } from '../../src/coord/room.js'
 import type { JobContext } from '../../src/processor/job-context.js'
 import type { RoomsHost } from '../../src/processor/rooms.js'
@@ -26,7 +26,7 @@ function harness (lose: Set<number>) {
   const ctx = {
     job: { jobId: '0xjob', key: '0xjob' },
     slicing: { macroJobs: [0, 1].map(m => ({ macroId: `macro${m}`, size: 8, microId: (i: number) => `m${m}.${i}` })) },
-    progress: { doneIn: () => 0, has: () => false, summarized: () => false },
+    progress: { doneIn: () => 0, has: () => false, summarized: () => false, hinted: () => false },
     macroDocs: { get: () => undefined },
     openMacro: async () => {},
     macroLeases: {
@@ -116,5 +116,31 @@ describe('findRoom (the processor\'s room choice, applied)', () => {
     now = 11_150
     expect(await findRoom(host, h.ctx, signal)).toBeUndefined()
     expect(asked).toEqual([10_000, 11_150])
+  })
+})
+
+describe('noteOwnResult (who finalizes when the results of other MacroJobs arrive from their docs)', () => {
+  const ctxWith = (done: Set<string>, summarized: Set<number>): JobContext => ({
+    slicing: { macroJobs: [0, 1, 2].map(m => ({ macroId: `macro${m}`, size: 2 })) },
+    progress: {
+      doneIn: (m: number) => [...done].filter(k => k.startsWith(`${m}.`)).length,
+      has: (k: string) => done.has(k),
+      summarized: (m: number) => summarized.has(m)
+    }
+  }) as unknown as JobContext
+
+  it('a result of its own that finishes the last unfinished MacroJob makes this peer a finalizer', () => {
+    const ctx = ctxWith(new Set(['0.0', '0.1', '2.0', '2.1']), new Set([1]))
+    noteOwnResult(ctx, '2.1')
+    expect(ctx.finishedLast).toBe(true)
+  })
+
+  it('not while another MacroJob is neither done here nor summarized, nor when its own MacroJob is not finished', () => {
+    const open = ctxWith(new Set(['0.0', '0.1', '2.0', '2.1']), new Set())
+    noteOwnResult(open, '2.1')
+    expect(open.finishedLast).toBeUndefined()
+    const unfinished = ctxWith(new Set(['0.0', '0.1', '2.0']), new Set([1]))
+    noteOwnResult(unfinished, '2.0')
+    expect(unfinished.finishedLast).toBeUndefined()
   })
 })

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SUMMARY_MAP, jobsTopic, summaryScope } from '../../src/coord/index.js'
-import { jobDocName } from '../../src/crdt/index.js'
+import { RESULTS_MAP, SUMMARY_MAP, jobsTopic, recordVerifier, resultTable, summaryScope } from '../../src/coord/index.js'
+import type { TurnItem } from '../../src/coord/index.js'
+import { jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { recordSigner } from '../../src/coord/signing.js'
 import { heldDone, startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
@@ -13,7 +14,7 @@ afterEach(async () => {
 })
 
 describe('MacroJob summaries', () => {
-  it('summaries of every MacroJob, written before any work by a peer that did none, do not complete the job: its results do', async () => {
+  it('summaries of every MacroJob and results where nobody reads them, written before any work by a peer that did none, do not complete the job: its results do', async () => {
     peers = await startPeers(4, { executor: testExecutor({ workMs: 5 }) })
     const [liar, ...honest] = peers
     const runs = new Map<string, number>()
@@ -32,6 +33,13 @@ describe('MacroJob summaries', () => {
     doc.transact(() => {
       for (let m = 0; m < 3; m++) doc.getMap<Uint8Array>(SUMMARY_MAP).set(String(m), sign.sign(`${summaryScope(job.jobId)}/${m}`, new TextEncoder().encode('8')))
     })
+    // and validly signed results of every MicroJob where nobody reads them: the job doc's `results` map, and
+    // MacroJob 1's and 2's in MacroJob 0's doc (before the doc per MacroJob, the job doc's map was the one read)
+    const fake = (): TurnItem[] => Array.from({ length: 8 }, (_, index) => ({ index, term: 0xffff_ffff, outputHash: new Uint8Array(32), size: 1 }))
+    const verifier = recordVerifier()
+    doc.transact(() => { for (let m = 0; m < 3; m++) resultTable({ signer: sign, verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), job.jobId).writeTurn(m, fake()) })
+    const m0 = await liar.docs.open(macroDocName(jobDocName(job.jobId), 0))
+    m0.transact(() => { for (const m of [1, 2]) resultTable({ signer: sign, verifier }, m0.getMap<Uint8Array>(RESULTS_MAP), job.jobId).writeTurn(m, fake()) })
     const completed = new Set<string>()
     for (const p of honest) p.processor.addEventListener('job:complete', () => { completed.add(p.id) })
     await honest[0].processor.announceJob(job.spec, job.jobId, job.specCid)
