@@ -124,3 +124,6 @@ export const PROBE_ANSWER_RETRY_TOTAL_MS = 120_000
 
 /** How often a busy node tries again to set its commit timeout (commit-timeout.ts). */
 export const COMMIT_TIMEOUT_RETRY_MS = 10_000
+
+/** MacroJob docs a verifier pulls from a submitter at once (evidence.ts). */
+export const EVIDENCE_PULL_CONCURRENCY = 4

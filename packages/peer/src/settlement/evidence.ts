@@ -2,6 +2,8 @@ import { logger } from '@libp2p/logger'
 import { getAddress } from 'ethers'
 import { readProfiles } from '../jobs/index.js'
 import { macroDocName, roundDocName } from '../crdt/index.js'
+import { mapBounded } from './bounded.js'
+import { EVIDENCE_PULL_CONCURRENCY } from './constants.js'
 import type { SettlementComponents } from './types.js'
 
 const log = logger('jobmesh:settlement')
@@ -47,14 +49,16 @@ export async function pullFromSubmitter (components: Pick<SettlementComponents, 
   if (peers.length === 0) log('no profile names the submitter %s of %s: its copies of %s cannot be pulled', submitter, jobId, roundDoc)
   // the exchange with the submitter needs the doc open here; not the catch-up with every connected peer first
   else await Promise.all(names.map(async name => await components.docs.open(name, { signal: options.signal, offline: true })))
-  const pulled = await Promise.allSettled(peers.flatMap(peer => names.map(async name => {
+  // a few streams at once: a job has up to hundreds of MacroJobs, the submitter takes a bounded number of streams
+  const pulled = await mapBounded(peers.flatMap(peer => names.map(name => ({ peer, name }))), EVIDENCE_PULL_CONCURRENCY, async ({ peer, name }) => {
     try {
       await sync.call(components.docs, name, peer, { push: false, timeoutMs: options.timeoutMs, signal: options.signal })
+      return true
     } catch (err) {
       log('pull of %s from its submitter %s failed: %e', name, peer, err)
-      throw err
+      return false
     }
-  })))
+  }, options.signal)
   options.signal?.throwIfAborted()
-  return pulled.filter(p => p.status === 'fulfilled').length
+  return pulled.filter(ok => ok).length
 }

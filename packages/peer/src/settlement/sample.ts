@@ -1,6 +1,6 @@
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { getAddress } from 'ethers'
-import { countingResult, leases, macroDocs, microKey, recordSigner, recordVerifier } from '../coord/index.js'
+import { byMacroJob, countingResult, leases, macroDocs, microKey, recordSigner, recordVerifier } from '../coord/index.js'
 import { macroDocName, roundDocName } from '../crdt/index.js'
 import { hexToBytes, payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
 import { isWorkTag, resultLeafHash } from '../protocol/index.js'
@@ -52,9 +52,7 @@ export async function roundRecords (components: Pick<SettlementComponents, 'docs
       return { all, counting: countingResult(all, md.microLeases.get(microKey(d.macroIndex, d.index))) }
     },
     writeOwn (entries) {
-      const byMacro = new Map<number, typeof entries[number][]>()
-      for (const e of entries) byMacro.set(e.macroIndex, [...(byMacro.get(e.macroIndex) ?? []), e])
-      for (const [m, group] of byMacro) {
+      for (const [m, group] of byMacroJob(entries, e => e.macroIndex)) {
         docs.transact(m, () => {
           for (const e of group) {
             const cid = e.outputCid === rawOutputCid(e.outputHash) ? undefined : e.outputCid

@@ -113,12 +113,11 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
     log('no seed of ours in the sample of %s: no vote', id)
     return noVote(id)
   }
-  // the signed results the judgement rests on are in the submitter's copies of the sampled MacroJobs' docs: pull them
-  // while loading and re-running (MacroJob m holds the MicroJobs m * P .. m * P + P - 1 of the slicing)
+  // the signed results the judgement rests on are in the submitter's copies of the MacroJobs' docs (the sample takes
+  // MicroJobs of every MacroJob): pull them while loading and re-running
   const { rejections: round, submitter } = job
-  const positions = samplePositions(job.seed, job.macroJobs, job.microJobsPerMacro, job.samples, job.sampleEntropy)
-  const sampled = [...new Set(positions.map(pos => Math.floor(pos / job.microJobsPerMacro)))]
-  const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, { macroJobs: sampled, timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal })
+  const every = Array.from({ length: job.macroJobs }, (_, m) => m)
+  const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, { macroJobs: every, timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal })
   void pull().catch(() => 0)
   const spec = components.loadSpec != null
     ? await components.loadSpec(id, { signal })
@@ -130,6 +129,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
   const onChain = await chain.validationIndex(id, 0, { signal })
   const local = validationIndex(job.seed, 0, job.sampleEntropy, P)
   if (onChain !== local) throw new ValidationIndexMismatchError(`validation index of ${id} MacroJob 0: contract ${onChain}, protocol core ${local}`)
+  const positions = samplePositions(job.seed, job.macroJobs, P, job.samples, job.sampleEntropy)
   const { microJobs } = sliceJob(spec, id)
   const outputHashes: string[] = []
   const digests: string[] = []
