@@ -25,7 +25,8 @@ export async function describeJobStory (ctx: ClientContext, jobId: string, optio
   await loadEscrowJob(ctx, jobId, signal)
   return describeJob({ docs: ctx.docs, chain: ctx.chain.client, privateKey: ctx.node.privateKey, peerId: ctx.node.peerId.toString() }, jobId, {
     signal,
-    timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs
+    timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs,
+    macroDocs: 'all'
   })
 }
 

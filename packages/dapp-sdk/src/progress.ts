@@ -1,5 +1,5 @@
 import { anySignal } from '@jobmesh/contracts'
-import { FAILURES_MAP, followMacroDocs, JobFailures, JobProgress, RESULTS_MAP, recordVerifier, SUMMARY_MAP } from '@jobmesh/peer/coord'
+import { FAILURES_MAP, followMacroDocs, JobFailures, JobProgress, recordVerifier, SUMMARY_MAP } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { excludingVerifier, roundKey, slashedPeerIds } from '@jobmesh/peer/jobs'
 import { PROGRESS_RESYNC_MS } from './constants.js'
@@ -70,12 +70,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   const verifier = await roundVerifier(ctx, id, round, options.signal)
   // the escrow's slicing: results for MicroJobs outside it are not counted
   const size = (m: number): number => m < job.macroJobs ? job.microJobsPerMacro : 0
-  const tracker = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), roundKey(id, round), total, size)
-  tracker.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
-  // the results live in the MacroJobs' docs (docs/coordination.md, A doc per MacroJob)
-  const macroDocNames = await followMacroDocs(ctx.docs, tracker, roundDocName(id, round), job.macroJobs, {
-    signal: anySignal([options.signal, ctx.stopped], ctx.settings.docTimeoutMs)
-  })
+  const tracker = new JobProgress({ verifier }, roundKey(id, round), total, size)
   const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round), { sizeOf: size })
   const byDeadline = options.timeoutMs === undefined
   // until the deadline by the chain's clock, which the escrow reads it against
@@ -89,6 +84,7 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   tracker.addEventListener('summary', onDone)
   failures.addEventListener('failed', onDone)
   let released = false
+  const macroDocNames: string[] = []
   const resync = setInterval(() => {
     void Promise.all([
       ...[roundDocName(id, round), ...macroDocNames].map(async name => await ctx.docs.confirm(name, { timeoutMs: PROGRESS_RESYNC_MS, signal }).catch(() => 0)),
@@ -102,6 +98,11 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   }, PROGRESS_RESYNC_MS)
   const started = Date.now()
   try {
+    tracker.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
+    // the results live in the MacroJobs' docs (docs/coordination.md, A doc per MacroJob)
+    macroDocNames.push(...await followMacroDocs(ctx.docs, tracker, roundDocName(id, round), job.macroJobs, {
+      signal: anySignal([options.signal, ctx.stopped], ctx.settings.docTimeoutMs)
+    }))
     let reported = -1
     while (true) {
       const done = released ? total : tracker.shown()

@@ -20,6 +20,12 @@ export interface DescribeOptions {
   signal?: AbortSignal
   /** Per read (doc open, chain call), in ms. Default {@link DEFAULT_DESCRIBE_TIMEOUT_MS}. */
   timeoutMs?: number
+  /**
+   * The MacroJob docs whose results the progress counts (`JobView.open`): `'held'` (default), those this node holds,
+   * and the summaries, so that describing a job from a peer does not make it a member of every room's doc; `'all'`
+   * opens every one (a DApp's client).
+   */
+  macroDocs?: 'all' | 'held'
 }
 
 /** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */
@@ -68,7 +74,7 @@ export async function gatherJobFacts (components: DescribeComponents, jobId: str
     }
     const view = new JobView(announced)
     try {
-      await view.open(components, { signal: signal(), macroDocs: 'all' })
+      await view.open(components, { signal: signal(), macroDocs: options.macroDocs })
       const v = view.view()
       facts.progress = { done: v.done, total: v.total, macros: v.macros, failures: v.failures }
       const finals = await readFinalRecords(components, id, { signal: signal(), round: announced.round })

@@ -85,7 +85,7 @@ export class JobView extends TypedEvents<JobViewEvents> {
     if (this.stopped) return
     const verifier = recordVerifier()
     const size = (m: number): number => m < this.job.macroJobs ? this.job.microJobsPerMacro : 0
-    this.progress = new JobProgress({ verifier }, doc.getMap<Uint8Array>(RESULTS_MAP), this.job.key, this.job.total, size)
+    this.progress = new JobProgress({ verifier }, this.job.key, this.job.total, size)
     this.progress.addEventListener('microjob:done', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
     this.progress.addEventListener('summary', () => { this.safeDispatch('change', { jobId: this.job.jobId }) })
     this.progress.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
@@ -120,7 +120,7 @@ export class JobView extends TypedEvents<JobViewEvents> {
     const macros: MacroView[] = []
     for (let m = 0; m < this.job.macroJobs; m++) {
       const seen = this.owners.get(m)
-      const done = this.progress?.summarized(m) === true ? this.job.microJobsPerMacro : this.progress?.doneIn(m) ?? 0
+      const done = this.progress?.hinted(m) === true ? this.job.microJobsPerMacro : this.progress?.doneIn(m) ?? 0
       const lease = this.macroLeases?.get(macroKey(m))
       macros.push({ macroIndex: m, size: this.job.microJobsPerMacro, done, owner: seen?.owner ?? lease?.owner, moves: seen?.moves ?? 0 })
     }
@@ -133,7 +133,7 @@ export class JobView extends TypedEvents<JobViewEvents> {
     if (progress == null || docs?.get == null || roundDoc == null) return
     for (let m = 0; m < this.job.macroJobs; m++) {
       const doc = docs.get(macroDocName(roundDoc, m))
-      if (doc != null) progress.watch(doc.getMap<Uint8Array>(RESULTS_MAP))
+      if (doc != null) progress.watch(doc.getMap<Uint8Array>(RESULTS_MAP), m)
     }
   }
 
