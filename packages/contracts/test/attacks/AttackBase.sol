@@ -38,4 +38,36 @@ abstract contract AttackBase is Fixture {
     function stakeOf(address a) internal view returns (uint256) {
         return registry.nodeInfo(a).stake;
     }
+
+    /// @notice Whether the fixed sample of `id`'s round holds the MicroJob at global position `pos`.
+    function sampleHits(bytes32 id, uint256 pos) internal view returns (bool) {
+        uint256[] memory sampled = samplePositions(id);
+        for (uint256 i; i < sampled.length; ++i) if (sampled[i] == pos) return true;
+        return false;
+    }
+
+    /// @notice A job of k verifiers whose first round's sample catches the attacker's fake of MicroJob 0 (its leaf
+    ///         paid to the attacker, the submitter): jobs are created, submitted and drawn, each from its own snapshot,
+    ///         until one's sample holds position 0. `nonceBase` keeps the job ids of different tests apart.
+    function caughtFakeRound(uint32 macroJobs, uint32 per, uint8 k, uint256 nonceBase)
+        internal returns (bytes32 id, Results memory honest, Results memory fake)
+    {
+        for (uint256 n; n < 100; ++n) {
+            uint256 snap = vm.snapshotState();
+            vm.roll(block.number + 1 + n);
+            JobEscrowBase.CreateJobParams memory p = jobParams(macroJobs, per, k);
+            p.nonce = nonceBase + n;
+            id = createJob(p, FEE);
+            honest = honestResults(id, macroJobs, per);
+            fake = copyResults(honest);
+            fake.outputs[0] = keccak256("fake");
+            fake.payees[0] = attacker;
+            _rebuild(id, per, fake);
+            submit(id, attacker, fake.root);
+            select(id);
+            if (sampleHits(id, 0)) return (id, honest, fake);
+            vm.revertToState(snap);
+        }
+        revert("no round whose sample catches the fake");
+    }
 }

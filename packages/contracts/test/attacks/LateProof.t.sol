@@ -14,31 +14,9 @@ contract LateProofTest is AttackBase {
     uint32 constant M = 4;
     uint32 constant P = 8;
 
-    function _hits(bytes32 id, uint256 fakePos) internal view returns (bool) {
-        uint256[] memory pos = samplePositions(id);
-        for (uint256 i; i < pos.length; ++i) if (pos[i] == fakePos) return true;
-        return false;
-    }
-
     /// A job whose first round's sample catches the fake of MicroJob 0 (paid to the submitter, a thief's leaf).
     function _caughtRound() internal returns (bytes32 id, Results memory honest, Results memory fake) {
-        for (uint256 n; n < 100; ++n) {
-            uint256 snap = vm.snapshotState();
-            vm.roll(block.number + 1 + n);
-            JobEscrowBase.CreateJobParams memory p = jobParams(M, P, 3);
-            p.nonce = 4000 + n;
-            id = createJob(p, FEE);
-            honest = honestResults(id, M, P);
-            fake = copyResults(honest);
-            fake.outputs[0] = keccak256("fake");
-            fake.payees[0] = attacker;
-            _rebuild(id, P, fake);
-            submit(id, attacker, fake.root);
-            select(id);
-            if (_hits(id, 0)) return (id, honest, fake);
-            vm.revertToState(snap);
-        }
-        revert("no round whose sample catches the fake");
+        return caughtFakeRound(M, P, 3, 4000);
     }
 
     /// The sample catches the fake; the honest verifiers commit; the submitter holds its proof back to block
@@ -99,7 +77,7 @@ contract LateProofTest is AttackBase {
         for (uint256 guard; guard < 40; ++guard) {
             select(id);
             bool hit;
-            for (uint256 m; m < M; ++m) if (_hits(id, m * P)) hit = true;
+            for (uint256 m; m < M; ++m) if (sampleHits(id, m * P)) hit = true;
             if (!hit) {
                 // a lucky sample: proven at once, released with the fakes unseen (the sampling risk, Economics)
                 verifyTail(id, fake, honest);

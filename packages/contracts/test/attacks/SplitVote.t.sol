@@ -22,27 +22,7 @@ contract SplitVoteTest is AttackBase {
 
     /// The fewest verifiers a job may have, one of them lying for the cheating submitter: the fake is caught.
     function test_aCaughtFakeWithOneLiarCostsTheSubmitterAndTheLiar() public {
-        bytes32 id;
-        Results memory fake;
-        Results memory honest;
-        for (uint256 n; n < 100; ++n) {
-            uint256 snap = vm.snapshotState();
-            vm.roll(block.number + 1 + n);
-            JobEscrowBase.CreateJobParams memory p = jobParams(M, P, uint8(escrow.MIN_VERIFIERS()));
-            p.nonce = 9000 + n;
-            id = createJob(p, FEE);
-            honest = honestResults(id, M, P);
-            fake = copyResults(honest);
-            fake.outputs[0] = keccak256("fake");
-            fake.payees[0] = attacker;
-            _rebuild(id, P, fake);
-            submit(id, attacker, fake.root);
-            select(id);
-            if (samplePositions(id)[0] == 0) break; // the sample catches the fake
-            vm.revertToState(snap);
-            id = bytes32(0);
-        }
-        assertTrue(id != bytes32(0), "a round whose sample catches the fake");
+        (bytes32 id, Results memory honest, Results memory fake) = caughtFakeRound(M, P, uint8(escrow.MIN_VERIFIERS()), 9000);
         JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
         address liar = vs[2].node;
         uint256 s0 = stakeOf(attacker);
