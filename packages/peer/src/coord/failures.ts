@@ -1,6 +1,6 @@
 import { DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_FAILURES } from './constants.js'
 import { TypedEvents } from './events.js'
-import { failureScope, microKey, parseResultKey, resultKey, resultSlot } from './keys.js'
+import { failureScope, keyIndex, microKey, parseResultKey, resultKey, resultSlot } from './keys.js'
 import { FailureRecord } from './pb/coord.js'
 import type { CoordMetrics } from './metrics.js'
 import type { RecordSigner, RecordVerifier } from './signing.js'
@@ -149,7 +149,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
   /** Whether `micro` is a MicroJob key `m.i` of the job (any `m.i` without `sizeOf`). */
   private isMicroJob (micro: string): boolean {
     const parts = micro.split('.')
-    if (parts.length !== 2 || !parts.every(p => /^(0|[1-9][0-9]{0,8})$/.test(p))) return false
+    if (parts.length !== 2 || !parts.every(p => keyIndex(p) != null)) return false
     const [m, i] = parts.map(Number)
     return this.sizeOf == null || i < this.sizeOf(m)
   }

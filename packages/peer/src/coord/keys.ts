@@ -36,22 +36,27 @@ export function turnName (macroIndex: number, first: number, term: number): stri
 }
 
 /**
+ * An index as keys spell it: a canonical decimal integer (`0`, `17`; not `01`, `+1`, ` 1` or `1e1`, which `Number`
+ * would read as the same number). A key another spelling of a canonical one would be counted by one reader and missed
+ * by another that matches key prefixes (settlement's `list`), so every reader parses indices with this.
+ */
+export function keyIndex (text: string): number | undefined {
+  return /^(0|[1-9][0-9]{0,8})$/.test(text) ? Number(text) : undefined
+}
+
+/**
  * The MacroJob a `results` (or `micro`) key names: `<m>.<i>/<slot>`, `<m>@<first>.<term>/<slot>` or `<m>.<i>`; undefined
  * for a malformed key.
  */
 export function macroOfResultKey (key: string): number | undefined {
   const end = key.search(/[.@]/)
-  if (end <= 0) return undefined
-  const m = Number(key.slice(0, end))
-  return Number.isSafeInteger(m) && m >= 0 ? m : undefined
+  return end <= 0 ? undefined : keyIndex(key.slice(0, end))
 }
 
 /** The MacroJob of a turn results key (`<macroIndex>@...`), or undefined for any other key. */
 export function turnMacroIndex (key: string): number | undefined {
   const at = key.indexOf('@')
-  if (at <= 0) return undefined
-  const m = Number(key.slice(0, at))
-  return Number.isSafeInteger(m) && m >= 0 ? m : undefined
+  return at <= 0 ? undefined : keyIndex(key.slice(0, at))
 }
 
 /** Signing domains, binding a record to its job, map and key. */

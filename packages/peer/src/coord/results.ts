@@ -1,4 +1,4 @@
-import { microKey, parseResultKey, resultKey, resultScope, resultSlot, turnMacroIndex, turnName, turnResultKey } from './keys.js'
+import { keyIndex, microKey, parseResultKey, resultKey, resultScope, resultSlot, turnMacroIndex, turnName, turnResultKey } from './keys.js'
 import { ResultRecord, TurnResults } from './pb/coord.js'
 import { signTrusted } from './signing.js'
 import type { Lease } from './leases.js'
@@ -89,8 +89,9 @@ function decodeResults (name: string, signer: string, payload: Uint8Array): Map<
 
 /** Whether a MicroJob key (`m.i`) names a MicroJob, inside its MacroJob when `size` is known. */
 function inRange (micro: string, size?: MacroSize): boolean {
-  const [macroIndex, index] = micro.split('.').map(Number)
-  if (!Number.isSafeInteger(macroIndex) || !Number.isSafeInteger(index) || macroIndex < 0 || index < 0) return false
+  const parts = micro.split('.')
+  const [macroIndex, index] = parts.map(keyIndex)
+  if (parts.length !== 2 || macroIndex == null || index == null) return false
   const n = size?.(macroIndex)
   return n == null || index < n
 }

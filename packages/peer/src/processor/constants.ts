@@ -78,3 +78,6 @@ export const DEFAULT_START_POLL_MS = 50
  * there is checked, docs/crdt.md).
  */
 export const NEW_JOBS_PER_SENDER = { ratePerSecond: 5, burst: 100 }
+
+/** A summarized MacroJob's doc open here without all its results is exchanged again at most this often (ms; job-context.ts). */
+export const MACRO_RESYNC_MS = 2_000

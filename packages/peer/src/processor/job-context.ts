@@ -1,9 +1,9 @@
 import {
   FAILURES_MAP, JobFailures, JobProgress, MACRO_MAP, macroDocs, macroScope, RESULTS_MAP, SUMMARY_MAP, summaryScope
 } from '../coord/index.js'
-import { roundDocName } from '../crdt/index.js'
+import { macroDocName, roundDocName } from '../crdt/index.js'
 import { sliceJob } from '../protocol/index.js'
-import { DEFAULT_CATCH_UP_WAIT_MS, DEFAULT_RESULT_FLUSH_MS } from './constants.js'
+import { DEFAULT_CATCH_UP_WAIT_MS, DEFAULT_RESULT_FLUSH_MS, MACRO_RESYNC_MS } from './constants.js'
 import { ResultBatch } from './result-batch.js'
 import { TurnSize } from './turn-size.js'
 import type { FinishedMicroJob } from './result-batch.js'
@@ -44,12 +44,16 @@ export interface JobContext {
   /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */
   turnSize: TurnSize
   finalized: boolean
-  /** This peer's own result finished the job's last room to finish (rooms.ts `noteOwnResult`): it finalizes (job-end.ts). */
+  /** When a result of this peer's own last finished a MacroJob (rooms.ts `noteOwnResult`). */
+  ownFinishAt?: number
+  /** This peer's own result finished the job's last room to finish (rooms.ts `checkFinishedLast`): it finalizes (job-end.ts). */
   finishedLast?: boolean
   /** The docs of the job's MacroJobs this peer joined or checked; `microLeases` and `results` read them. */
   macroDocs: MacroDocs
   /** Opens MacroJob `m`'s doc (once; a catch-up from one peer that holds it) and follows its results. */
   openMacro(m: number, signal?: AbortSignal): Promise<void>
+  /** Exchanges MacroJob `m`'s doc again with the connected peers that hold it (at most every few seconds). */
+  resyncMacro(m: number): void
   /** Writes this peer's summary of finished MacroJob `m` into the job doc, unless a valid one is there. */
   summarize(m: number): void
   wake?(): void
@@ -101,6 +105,13 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   const openMacro = async (m: number, signal?: AbortSignal): Promise<void> => {
     await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, signal })
   }
+  const resyncedAt = new Map<number, number>()
+  const resyncMacro = (m: number): void => {
+    const now = Date.now()
+    if (docs.confirm == null || now - (resyncedAt.get(m) ?? 0) < MACRO_RESYNC_MS) return
+    resyncedAt.set(m, now)
+    docs.confirm(macroDocName(docName, m), { timeoutMs: MACRO_RESYNC_MS }).catch(() => {})
+  }
   const summaries = doc.getMap<Uint8Array>(SUMMARY_MAP)
   const summarize = (m: number): void => {
     if (progress.summarized(m)) return
@@ -135,6 +146,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     finalized: false,
     macroDocs: docsOfMacros,
     openMacro,
+    resyncMacro,
     summarize
   }
   return ctx

@@ -14,7 +14,7 @@ import { jobComplete } from './job-end.js'
 import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { healthyFirst, itemFailed, jobFailedInCrdt } from './poison.js'
-import { findRoom, leaveRoom, noteOwnResult, onMacroMessage, openSummarized, waitFor } from './rooms.js'
+import { checkFinishedLast, findRoom, leaveRoom, noteOwnResult, onMacroMessage, openSummarized, waitFor } from './rooms.js'
 import { checkRun, reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
 import type { JobDiscovery } from './job-discovery.js'
@@ -358,10 +358,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const c = ctx
     progress.addEventListener('complete', (evt) => { void jobComplete(this.endHost, c, evt.detail.local) })
     progress.addEventListener('microjob:done', (evt) => {
-      if (evt.detail.local) noteOwnResult(c, evt.detail.key)
+      if (evt.detail.local) noteOwnResult(c, evt.detail.key, this.clock())
       c.wake?.()
     })
     progress.addEventListener('summary', () => {
+      checkFinishedLast(c, this.clock())
       openSummarized(c)
       c.wake?.()
     })

@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_START_POLL_MS, DEFAULT_START_WAIT_MS } from './constants.js'
+import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_COMPLETION_WINDOW_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_START_POLL_MS, DEFAULT_START_WAIT_MS } from './constants.js'
 import { chooseRoom } from './room-choice.js'
 import { startOrder } from './start-order.js'
 import { countStates, jobsTopic, LeaseLostError, macroKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
@@ -214,25 +214,42 @@ function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
 /**
  * Opens the docs of the MacroJobs a summary says finished, which this peer does not read yet (one catch-up each, in
  * the background; a failed one is tried again on the next call): their results, not the summaries, complete the job
- * here (a summary is one peer's word), and a finished MacroJob's doc carries no more turns. Called on each summary
- * and each room choice.
+ * here (a summary is one peer's word), and a finished MacroJob's doc carries no more turns. A summarized doc open here
+ * without all its results is exchanged again with the peers that hold it (`resyncMacro`, throttled). Called on each
+ * summary and each room choice.
  */
 export function openSummarized (ctx: JobContext): void {
   for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
-    if (!ctx.progress.hinted(m)) continue
-    ctx.openMacro(m).catch((err: Error) => { log('doc of MacroJob %d of %s not opened: %s', m, ctx.job.jobId, err.message) })
+    if (ctx.progress.hinted(m)) {
+      ctx.openMacro(m).catch((err: Error) => { log('doc of MacroJob %d of %s not opened: %s', m, ctx.job.jobId, err.message) })
+    } else if (ctx.progress.summarized(m) && !macroDone(ctx, m)) {
+      // open, but its catch-up brought too little (a peer that had opened it empty answered first): a finished
+      // MacroJob's doc gets no more turns to bring the rest, so this peer asks the peers that hold it again
+      ctx.resyncMacro(m)
+    }
   }
 }
 
 /**
- * A result this peer wrote (`microjob:done`, local) finished its MacroJob while every other MacroJob was finished here
- * or summarized: this peer finished the job's last room and finalizes (job-end.ts), even when another MacroJob's
- * results reach it after the completion window (the catch-up of a doc summarized at about the same time).
+ * A result this peer wrote (`microjob:done`, local) finished its MacroJob: remembered (`ownFinishAt`) for
+ * {@link checkFinishedLast}.
  */
-export function noteOwnResult (ctx: JobContext, key: string): void {
+export function noteOwnResult (ctx: JobContext, key: string, now: number): void {
   const m = Number(key.slice(0, key.indexOf('.')))
   if (!macroDone(ctx, m)) return
-  if (ctx.slicing.macroJobs.every((_, other) => other === m || macroDone(ctx, other) || ctx.progress.summarized(other))) ctx.finishedLast = true
+  ctx.ownFinishAt = now
+  checkFinishedLast(ctx, now)
+}
+
+/**
+ * This peer finished a room with its own result, and every MacroJob was finished here or summarized then or within
+ * the completion window after (another room's summary that crossed its own): it finalizes (job-end.ts), even when the
+ * last MacroJobs' results reach it after that window (the catch-up of a doc summarized at about the same time).
+ * Called at its own finish and on each summary.
+ */
+export function checkFinishedLast (ctx: JobContext, now: number): void {
+  if (ctx.ownFinishAt == null || now - ctx.ownFinishAt > DEFAULT_COMPLETION_WINDOW_MS) return
+  if (ctx.slicing.macroJobs.every((_, m) => macroDone(ctx, m) || ctx.progress.summarized(m))) ctx.finishedLast = true
 }
 
 /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */

@@ -10,7 +10,7 @@ import { commitPhaseOver, inRound, waitForJob, waitForSample } from './phases.js
 import { proveIfSubmitterSilent } from './prove.js'
 import { revealSeed } from './seeds.js'
 import { evidenceComplete, judgeSample, provenLeaves, roundRecords } from './sample.js'
-import { pollUntil, revertName } from '@jobmesh/contracts'
+import { anySignal, pollUntil, revertName } from '@jobmesh/contracts'
 import { outputHash } from '../executor/index.js'
 import { resultLeafHash, sampleExecutionDigest, samplePositions, sliceJob, validationIndex, verifierHash } from '../protocol/index.js'
 import type { SettlementComponents, SettlementOptions } from './types.js'
@@ -117,7 +117,11 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
   // MicroJobs of every MacroJob): pull them while loading and re-running
   const { rejections: round, submitter } = job
   const every = Array.from({ length: job.macroJobs }, (_, m) => m)
-  const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, { macroJobs: every, timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal })
+  // each pull ends within the interval, whatever the number of MacroJobs: the commit deadline is checked between pulls
+  const pull = async (): Promise<number> => await pullFromSubmitter(components, id, round, submitter, {
+    macroJobs: every, timeoutMs: EVIDENCE_PULL_INTERVAL_MS, signal: anySignal([signal], EVIDENCE_PULL_INTERVAL_MS)
+  })
+  let pulledAt = Date.now()
   void pull().catch(() => 0)
   const spec = components.loadSpec != null
     ? await components.loadSpec(id, { signal })
@@ -159,7 +163,6 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
     const sample = positions.map((pos, i) => ({ descriptor: microJobs[pos], outputHash: outputHashes[i], digest: digests[i], proven: proven?.[i] }))
     // the round's doc may still be syncing: wait (bounded, and never into the last blocks of the commit window) for
     // the signed results the judgement rests on, pulling the doc from the submitter and the connected peers meanwhile
-    let pulledAt = 0
     try {
       await pollUntil(async () => {
         if (job.commitDeadline !== 0 && (await chain.blockNumber({ signal })) + COMMIT_MARGIN_BLOCKS > job.commitDeadline) return true

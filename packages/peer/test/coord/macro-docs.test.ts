@@ -3,8 +3,8 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import {
-  JobProgress, MICRO_MAP, RESULTS_MAP, SUMMARY_MAP, coordGuards, leases, macroDocs, microKey, recordSigner, recordVerifier,
-  resultTable, summaryScope
+  JobProgress, MICRO_MAP, RESULTS_MAP, ResultRecord, SUMMARY_MAP, TurnResults, coordGuards, leases, macroDocs, microKey, recordSigner,
+  recordVerifier, resultScope, resultSlot, resultTable, summaryScope
 } from '../../src/coord/index.js'
 import { jobDocName, macroDocName } from '../../src/crdt/index.js'
 import type { MacroDocs, RecordSigner, TurnItem } from '../../src/coord/index.js'
@@ -143,7 +143,32 @@ describe('JobProgress across MacroJob docs and summaries', () => {
     resultTable({ signer: a, verifier }, md.get(0)!.doc.getMap<Uint8Array>(RESULTS_MAP), JOB).writeTurn(1, [item(0), item(1)])
     expect(progress.done.size).toBe(0)
     expect(md.results.doneKeys().size).toBe(0)
+  })
+
+  it('a record under another spelling of a key (01@, 1.02) counts nowhere: settlement matches the canonical spelling only', async () => {
+    const a = await signer()
+    const verifier = recordVerifier()
+    const progress = new JobProgress({ verifier }, JOB, 4, size)
+    const { md } = await tables(a)
+    await md.open(1)
+    const map = md.get(1)!.doc.getMap<Uint8Array>(RESULTS_MAP)
+    progress.watch(map, 1)
+    const slot = resultSlot(a.peerId)
+    map.set(`01@0.5/${slot}`, a.sign(`${resultScope(JOB)}/01@0.5`, TurnResults.encode({ items: [item(0), item(1)] })))
+    map.set(`1.01/${slot}`, a.sign(`${resultScope(JOB)}/1.01`, ResultRecord.encode(item(1))))
+    map.set(`+1.0/${slot}`, a.sign(`${resultScope(JOB)}/+1.0`, ResultRecord.encode(item(0))))
+    expect(progress.done.size).toBe(0)
+    expect(md.results.doneKeys().size).toBe(0)
     expect(md.results.list(1, 0)).toEqual([])
+    // the canonical spelling counts in both
+    md.transact(1, () => { md.results.writeTurn(1, [item(0)]) })
+    expect([...progress.done]).toEqual(['1.0'])
+    expect(md.results.list(1, 0).map(r => r.signer)).toEqual([a.peerId])
+  })
+
+  it('transact on a MacroJob whose doc is not open is a typed error, not a write that goes nowhere', async () => {
+    const { md } = await tables(await signer())
+    expect(() => { md.transact(2, () => {}) }).toThrow(expect.objectContaining({ name: 'MacroDocNotOpenError' }))
   })
 
   it('ignores summaries that do not verify, name another size or another job, or a MacroJob the job does not have', async () => {

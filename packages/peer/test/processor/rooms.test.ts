@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { LeaseLostError } from '../../src/coord/errors.js'
-import { findRoom, noteOwnResult, onMacroMessage } from '../../src/processor/rooms.js'
+import { checkFinishedLast, findRoom, noteOwnResult, onMacroMessage } from '../../src/processor/rooms.js'
+import { DEFAULT_COMPLETION_WINDOW_MS } from '../../src/processor/constants.js'
 import type { MacroRoom } from '../../src/coord/room.js'
 import type { JobContext } from '../../src/processor/job-context.js'
 import type { RoomsHost } from '../../src/processor/rooms.js'
@@ -119,7 +120,7 @@ describe('findRoom (the processor\'s room choice, applied)', () => {
   })
 })
 
-describe('noteOwnResult (who finalizes when the results of other MacroJobs arrive from their docs)', () => {
+describe('who finalizes when the results of other MacroJobs arrive from their docs (noteOwnResult, checkFinishedLast)', () => {
   const ctxWith = (done: Set<string>, summarized: Set<number>): JobContext => ({
     slicing: { macroJobs: [0, 1, 2].map(m => ({ macroId: `macro${m}`, size: 2 })) },
     progress: {
@@ -131,16 +132,28 @@ describe('noteOwnResult (who finalizes when the results of other MacroJobs arriv
 
   it('a result of its own that finishes the last unfinished MacroJob makes this peer a finalizer', () => {
     const ctx = ctxWith(new Set(['0.0', '0.1', '2.0', '2.1']), new Set([1]))
-    noteOwnResult(ctx, '2.1')
+    noteOwnResult(ctx, '2.1', 1_000)
     expect(ctx.finishedLast).toBe(true)
   })
 
-  it('not while another MacroJob is neither done here nor summarized, nor when its own MacroJob is not finished', () => {
-    const open = ctxWith(new Set(['0.0', '0.1', '2.0', '2.1']), new Set())
-    noteOwnResult(open, '2.1')
-    expect(open.finishedLast).toBeUndefined()
+  it('so does a summary of the last other MacroJob that crossed its own finish, within the completion window, not later', () => {
+    const summarized = new Set<number>()
+    const ctx = ctxWith(new Set(['0.0', '0.1', '2.0', '2.1']), summarized)
+    noteOwnResult(ctx, '2.1', 1_000)
+    expect(ctx.finishedLast).toBeUndefined()
+    summarized.add(1)
+    checkFinishedLast(ctx, 1_000 + DEFAULT_COMPLETION_WINDOW_MS)
+    expect(ctx.finishedLast).toBe(true)
+    const late = ctxWith(new Set(['0.0', '0.1', '2.0', '2.1']), new Set())
+    noteOwnResult(late, '2.1', 1_000)
+    ;(late.progress as unknown as { summarized: (m: number) => boolean }).summarized = () => true
+    checkFinishedLast(late, 1_001 + DEFAULT_COMPLETION_WINDOW_MS)
+    expect(late.finishedLast).toBeUndefined()
+  })
+
+  it('not while its own MacroJob is not finished', () => {
     const unfinished = ctxWith(new Set(['0.0', '0.1', '2.0']), new Set([1]))
-    noteOwnResult(unfinished, '2.0')
+    noteOwnResult(unfinished, '2.0', 1_000)
     expect(unfinished.finishedLast).toBeUndefined()
   })
 })
