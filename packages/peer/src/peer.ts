@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { Wallet, formatEther } from 'ethers'
-import { InsufficientFundsError, createChainClient, verifyDeployment } from '@jobmesh/contracts'
+import { createChainClient, verifyDeployment } from '@jobmesh/contracts'
 import { coordGuards, createAdmission } from './coord/index.js'
 import { INDEX_DOC, createDocStore } from './crdt/index.js'
 import { createWasmExecutor, wasmMicroJobExecutor } from './executor/index.js'
@@ -13,6 +13,7 @@ import { applyCommitTimeout, bondCapacity, chainClock, createSettlement, datasto
 import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
+import { checkStakeFunds, explainFunds } from './stake-funds.js'
 import { metricsFor, startObservability } from './peer-observe.js'
 import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId } from './observe/index.js'
 import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
@@ -357,11 +358,6 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
   }
 }
 
-/** A registration that failed for want of ETH says so in one line, instead of the node's hex dump. */
-function fundsError (address: string, balance: bigint, needed: bigint, cause?: Error): InsufficientFundsError {
-  return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(needed)} stake + gas`, { cause })
-}
-
 /** The `job:waiting` line of a job whose bond this node cannot lock (an exiting node locks none: it takes no job). */
 function bondText (jobId: string, bond: bigint, free: bigint, exiting: boolean): string {
   if (exiting) return `job ${shortId(jobId)} is left alone: this node asked to exit, so it takes no job (it settles and claims what it earned)`
@@ -376,22 +372,6 @@ function waitingText (job: SupplyJob, nodes: number, fitting: boolean): string {
     ? `the active nodes with at least ${req.minVramGb} GB VRAM${req.gpuModel == null ? '' : ` and a ${req.gpuModel}`}`
     : 'the active nodes'
   return `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among ${among} besides its submitter, ${needed} are needed, ${nodes} ${nodes === 1 ? 'is' : 'are'} ${fitting ? 'known' : 'active'}`
-}
-
-/** @throws InsufficientFundsError when the wallet cannot pay the stake it must still add (registered or not) */
-async function checkStakeFunds (client: ChainClient, address: string, stake: bigint, options: { signal?: AbortSignal }): Promise<void> {
-  const node = await client.nodeInfo(address, options)
-  // an exiting node is started as it is: nothing is added to its stake
-  const toAdd = !node.registered ? stake : node.exiting ? 0n : stake > node.stake ? stake - node.stake : 0n
-  if (toAdd === 0n) return
-  const balance = await client.balance(address, options)
-  if (balance <= toAdd) throw fundsError(address, balance, toAdd)
-}
-
-/** A registration that failed on a wallet left with less than the stake (gas spent on the way) says so. */
-async function explainFunds (client: ChainClient, address: string, stake: bigint, err: Error): Promise<Error> {
-  const balance = await client.balance(address).catch(() => undefined)
-  return balance === undefined || balance > stake ? err : fundsError(address, balance, stake, err)
 }
 
 function countWork (processor: Processor, work: WorkCounters): void {
