@@ -10,11 +10,11 @@ import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protoco
 import { DEFAULT_IDLE_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { jobDiscovery } from './job-discovery.js'
-import { jobComplete } from './job-end.js'
 import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
-import { healthyFirst, itemFailed, jobFailedInCrdt } from './poison.js'
-import { checkFinishedLast, findRoom, leaveRoom, noteOwnResult, onMacroMessage, openSummarized, waitFor } from './rooms.js'
+import { followJob } from './job-follow.js'
+import { healthyFirst, itemFailed } from './poison.js'
+import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { checkRun, reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
 import type { JobDiscovery } from './job-discovery.js'
@@ -354,25 +354,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       onWritten: (c, written) => { reportWritten(this.turnHost, c, written) }
     })
     log('%s job %s: doc open in %d ms', this.self.slice(-6), job.jobId, this.clock() - opening)
-    const { progress, failures } = ctx
-    const c = ctx
-    progress.addEventListener('complete', (evt) => { void jobComplete(this.endHost, c, evt.detail.local) })
-    progress.addEventListener('microjob:done', (evt) => {
-      if (evt.detail.local) noteOwnResult(c, evt.detail.key, this.clock())
-      c.wake?.()
-    })
-    progress.addEventListener('summary', () => {
-      checkFinishedLast(c, this.clock())
-      openSummarized(c)
-      c.wake?.()
-    })
-    failures.addEventListener('failed', () => { jobFailedInCrdt(this.poisonHost, c) })
     this.contexts.set(job.jobId, ctx)
     this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(macroTopic(job.key))
-    openSummarized(ctx)
-    if (progress.complete) void jobComplete(this.endHost, ctx, false)
-    else if (failures.failed) jobFailedInCrdt(this.poisonHost, ctx)
+    followJob({ endHost: this.endHost, poisonHost: this.poisonHost, clock: () => this.clock() }, ctx)
     return ctx
   }
 
