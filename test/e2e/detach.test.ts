@@ -121,18 +121,22 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
           expect(lines[0], `${at}: ${p.stderr.join('\n')}`).toMatch(/^interrupted: finishing the submission of job 0x[0-9a-f]{64} so that its fee is not stranded/)
         }
         // what it says is true: funded, and announced (the peers know the job)
-        expect(jobId).toBeDefined()
-        expect(Number(await jobEscrow.statusOf(jobId ?? '')), `${at}: ${said}`).not.toBe(0)
-        // a peer still running (the first test killed one for good)
-        const live = devnet.peers.find(q => q.child.exitCode === null && q.child.signalCode === null)
-        expect(live).toBeDefined()
-        await waitFor(async () => (await peerStatus(live?.dataDir ?? '')).jobs.some(j => j.jobId.toLowerCase() === jobId),
-          { timeoutMs: 30_000, what: `a running peer to know job ${jobId ?? ''}`, intervalMs: 500 })
+        await fundedAndKnown(jobEscrow, jobId, `${at}: ${said}`)
       }
     } finally {
       provider.destroy()
     }
   }, 180_000)
+
+  /** The job is funded on chain and a peer still running knows it (the first test killed one for good). */
+  async function fundedAndKnown (jobEscrow: ReturnType<typeof connect>['jobEscrow'], jobId: string | undefined, context: string): Promise<void> {
+    expect(jobId, context).toBeDefined()
+    expect(Number(await jobEscrow.statusOf(jobId ?? '')), context).not.toBe(0)
+    const live = devnet.peers.find(q => q.child.exitCode === null && q.child.signalCode === null)
+    expect(live).toBeDefined()
+    await waitFor(async () => (await peerStatus(live?.dataDir ?? '')).jobs.some(j => j.jobId.toLowerCase() === jobId),
+      { timeoutMs: 30_000, what: `a running peer to know job ${jobId ?? ''}`, intervalMs: 500 })
+  }
 
   it('SIGTERM during submit (kill, a service manager) is Ctrl-C: while announcing it finishes the submission, then exits with 143', async () => {
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
@@ -149,13 +153,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
       expect(lines[0], p.stderr.join('\n')).toMatch(/^interrupted: finishing the submission of job 0x[0-9a-f]{64} so that its fee is not stranded/)
       expect(said, p.stderr.join('\n')).toMatch(/^interrupted: job 0x[0-9a-f]{64} is funded and goes on without this process/)
       // funded, and announced: a running peer knows the job
-      const jobId = /0x[0-9a-f]{64}/.exec(said)?.[0]
-      expect(jobId).toBeDefined()
-      expect(Number(await jobEscrow.statusOf(jobId ?? ''))).not.toBe(0)
-      const live = devnet.peers.find(q => q.child.exitCode === null && q.child.signalCode === null)
-      expect(live).toBeDefined()
-      await waitFor(async () => (await peerStatus(live?.dataDir ?? '')).jobs.some(j => j.jobId.toLowerCase() === jobId),
-        { timeoutMs: 30_000, what: `a running peer to know job ${jobId ?? ''}`, intervalMs: 500 })
+      await fundedAndKnown(jobEscrow, /0x[0-9a-f]{64}/.exec(said)?.[0], said)
     } finally {
       provider.destroy()
     }

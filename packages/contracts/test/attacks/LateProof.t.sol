@@ -14,6 +14,19 @@ contract LateProofTest is AttackBase {
     uint32 constant M = 4;
     uint32 constant P = 8;
 
+    /// The honest verifiers commit; the submitter tries to prove its sample in block revealDeadline: refused.
+    function _proveTooLate(bytes32 id, Results memory honest, Results memory fake)
+        internal returns (JobEscrowBase.Job memory j, JobEscrowBase.ResultLeaf[] memory leaves, bytes32[][] memory proofs)
+    {
+        commitViews(id, views3(honest, honest, honest), noBlame(3));
+        j = escrow.jobs(id);
+        vm.roll(j.revealDeadline);
+        (leaves, proofs,) = sample(id, fake);
+        vm.prank(attacker);
+        vm.expectRevert(JobEscrowBase.ProveWindowClosed.selector);
+        escrow.proveSample(id, leaves, proofs);
+    }
+
     /// A job whose first round's sample catches the fake of MicroJob 0 (paid to the submitter, a thief's leaf).
     function _caughtRound() internal returns (bytes32 id, Results memory honest, Results memory fake) {
         return caughtFakeRound(M, P, 3, 4000);
@@ -31,13 +44,7 @@ contract LateProofTest is AttackBase {
         uint256 bond = escrow.bondOf(id);
         uint256 share = escrow.verifierShare(id);
 
-        commitViews(id, views3(honest, honest, honest), noBlame(3));
-        JobEscrowBase.Job memory j = escrow.jobs(id);
-        vm.roll(j.revealDeadline);
-        (JobEscrowBase.ResultLeaf[] memory leaves, bytes32[][] memory proofs,) = sample(id, fake);
-        vm.prank(attacker);
-        vm.expectRevert(JobEscrowBase.ProveWindowClosed.selector);
-        escrow.proveSample(id, leaves, proofs);
+        (JobEscrowBase.Job memory j, JobEscrowBase.ResultLeaf[] memory leaves, bytes32[][] memory proofs) = _proveTooLate(id, honest, fake);
         // the last block a proof is taken in is the commit deadline
         vm.roll(j.commitDeadline + 1);
         vm.prank(attacker);
@@ -95,13 +102,7 @@ contract LateProofTest is AttackBase {
                 attacker0 = stakeOf(attacker);
                 continue;
             }
-            commitViews(id, views3(honest, honest, honest), noBlame(3));
-            JobEscrowBase.Job memory j = escrow.jobs(id);
-            vm.roll(j.revealDeadline);
-            (JobEscrowBase.ResultLeaf[] memory leaves, bytes32[][] memory proofs,) = sample(id, fake);
-            vm.prank(attacker);
-            vm.expectRevert(JobEscrowBase.ProveWindowClosed.selector);
-            escrow.proveSample(id, leaves, proofs);
+            (JobEscrowBase.Job memory j,,) = _proveTooLate(id, honest, fake);
             vm.roll(j.revealDeadline + 1);
             escrow.settle(id);
             break;
