@@ -1,7 +1,7 @@
 import { macroDocName } from '../crdt/index.js'
 import { MICRO_MAP, RESULTS_MAP } from './constants.js'
 import { MacroDocNotOpenError } from './errors.js'
-import { microScope } from './keys.js'
+import { macroOfResultKey, microScope } from './keys.js'
 import { countingResult, resultTable } from './results.js'
 import type { Lease, Leases, LeaseTable } from './leases.js'
 import type { JobProgress } from './progress.js'
@@ -90,9 +90,9 @@ export function macroDocs (components: MacroDocsComponents, init: MacroDocsInit)
   }
 }
 
-/** The MacroJob of a `micro` key (`m.i`). */
+/** The MacroJob of a `micro` key (`m.i`); -1 (no MacroJob) for a malformed key. */
 function macroOf (key: string): number {
-  return Number(key.slice(0, key.indexOf('.')))
+  return macroOfResultKey(key) ?? -1
 }
 
 /** `items` grouped by their MacroJob, each group in the items' order (a turn's writes go one doc at a time). */

@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_COMPLETION_WINDOW_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_START_POLL_MS, DEFAULT_START_WAIT_MS } from './constants.js'
 import { chooseRoom } from './room-choice.js'
 import { startOrder } from './start-order.js'
-import { countStates, jobsTopic, LeaseLostError, macroKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
+import { countStates, jobsTopic, LeaseLostError, macroKey, macroOfResultKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
 import type { JobContext } from './job-context.js'
 import type { RoomChoice, RoomChoiceView } from './room-choice.js'
 import type { ProcessorEvents } from './types.js'
@@ -235,8 +235,8 @@ export function openSummarized (ctx: JobContext): void {
  * {@link checkFinishedLast}.
  */
 export function noteOwnResult (ctx: JobContext, key: string, now: number): void {
-  const m = Number(key.slice(0, key.indexOf('.')))
-  if (!macroDone(ctx, m)) return
+  const m = macroOfResultKey(key)
+  if (m == null || !macroDone(ctx, m)) return
   ctx.ownFinishAt = now
   checkFinishedLast(ctx, now)
 }
