@@ -40,7 +40,10 @@ export interface MacroDocsInit {
 export interface MacroDocs {
   /** The doc of MacroJob m when open here. */
   get(macroIndex: number): MacroDoc | undefined
-  /** Opens MacroJob m's doc (once; concurrent calls share the open). */
+  /**
+   * Opens MacroJob m's doc (once; concurrent calls share the open). `follow: false` reads it without subscribing
+   * (`OpenOptions.follow`); a later open that follows subscribes it.
+   */
   open(macroIndex: number, options?: OpenOptions): Promise<MacroDoc>
   readonly microLeases: LeaseTable
   readonly results: ResultTable
@@ -55,8 +58,10 @@ export interface MacroDocs {
 export function macroDocs (components: MacroDocsComponents, init: MacroDocsInit): MacroDocs {
   const open = new Map<number, MacroDoc>()
   const opening = new Map<number, Promise<MacroDoc>>()
+  const followed = new Set<number>()
   const openOne = async (m: number, options?: OpenOptions): Promise<MacroDoc> => {
     const doc = await components.docs.open(macroDocName(init.roundDoc, m), options)
+    if (options?.follow !== false) followed.add(m)
     const known = open.get(m)
     if (known != null) return known
     const md: MacroDoc = {
@@ -71,14 +76,21 @@ export function macroDocs (components: MacroDocsComponents, init: MacroDocsInit)
   return {
     get: (m) => open.get(m),
     async open (m, options) {
-      const known = open.get(m)
-      if (known != null) return known
-      let pending = opening.get(m)
-      if (pending == null) {
-        pending = openOne(m, options).finally(() => { opening.delete(m) })
-        opening.set(m, pending)
+      let md = open.get(m)
+      if (md == null) {
+        let pending = opening.get(m)
+        if (pending == null) {
+          pending = openOne(m, options).finally(() => { opening.delete(m) })
+          opening.set(m, pending)
+        }
+        md = await pending
       }
-      return pending
+      if (options?.follow !== false && !followed.has(m)) {
+        // read before (follow: false), followed now: the store subscribes it and catches up
+        await components.docs.open(macroDocName(init.roundDoc, m), options)
+        followed.add(m)
+      }
+      return md
     },
     microLeases: routedLeases(open),
     results: routedResults(open),

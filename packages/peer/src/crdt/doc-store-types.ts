@@ -85,6 +85,14 @@ export interface OpenOptions extends AbortOptions {
    * `signal` still is). Default: wait for it.
    */
   catchUpWaitMs?: number
+  /**
+   * `false`: a read, not a membership. The doc is loaded, caught up (`catchUp`), persisted and served, but its topic is
+   * not subscribed: no gossip of it reaches this peer, and the peers that hold it do not exchange with this one on its
+   * subscription (a pull and a push each, per newcomer). For a doc nobody writes any more: a finished MacroJob's, read
+   * by a peer that did not work on it. A later open without `follow: false` subscribes it and catches up again.
+   * Default true.
+   */
+  follow?: boolean
 }
 
 /** See {@link OpenOptions.catchUp}. */
@@ -125,8 +133,9 @@ export interface ConfirmOptions extends AbortOptions {
 /** Yjs docs shared over gossipsub, caught up over `/jobmesh/sync/1.0.0`, persisted in the datastore. */
 export interface DocStore {
   /**
-   * Opens a doc (or returns the open one): loads its stored state, subscribes to `/jobmesh/1/doc/<name>`, and
-   * catches up from connected peers (one first, then the rest in parallel) before resolving.
+   * Opens a doc (or returns the open one): loads its stored state, subscribes to `/jobmesh/1/doc/<name>` (unless
+   * `follow: false`), and catches up from connected peers (one first, then the rest in parallel) before resolving.
+   * A doc open for reading only (`follow: false`) that is opened again to follow is subscribed and caught up then.
    */
   open(name: string, options?: OpenOptions): Promise<Y.Doc>
   /** The open doc, or undefined. */

@@ -110,16 +110,21 @@ class DefaultDocStore implements DocStore {
   async open (name: string, options: OpenOptions = {}): Promise<Y.Doc> {
     assertDocName(name)
     this.assertRunning()
+    const follow = options.follow !== false
     const open = this.docs.get(name)
-    if (open != null) {
+    if (open != null && (open.followed || !follow)) {
       return open.doc
     }
-    let pending = this.opening.get(name)
-    if (pending == null) {
-      pending = this.load(name).finally(() => this.opening.delete(name))
-      this.opening.set(name, pending)
+    let doc = open?.doc
+    if (doc == null) {
+      let pending = this.opening.get(name)
+      if (pending == null) {
+        pending = this.load(name).finally(() => this.opening.delete(name))
+        this.opening.set(name, pending)
+      }
+      doc = await pending
     }
-    const doc = await pending
+    if (follow) this.follow(name)
     if (options.offline !== true) {
       const caughtUp = this.catchUp.catchUp(name, options)
       if (options.catchUpWaitMs == null) await caughtUp
@@ -130,6 +135,14 @@ class DefaultDocStore implements DocStore {
       this.catchUp.pushStored(name)
     }
     return doc
+  }
+
+  /** Subscribes an open doc's topic (once). */
+  private follow (name: string): void {
+    const entry = this.docs.get(name)
+    if (entry == null || entry.followed) return
+    entry.followed = true
+    this.components.pubsub.subscribe(entry.topic)
   }
 
   private async load (name: string): Promise<Y.Doc> {
@@ -157,7 +170,6 @@ class DefaultDocStore implements DocStore {
       entry.unguard = guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score }, entry.topic,
         async msg => this.gossip.validateGossip(entry, msg))
     }
-    this.components.pubsub.subscribe(entry.topic)
     log('opened %s (%d stored bytes)', name, stored?.length ?? 0)
     return doc
   }
@@ -201,10 +213,12 @@ class DefaultDocStore implements DocStore {
     entry.doc.off('update', entry.onUpdate)
     entry.unguard?.()
     this.docs.delete(name)
-    try {
-      this.components.pubsub.unsubscribe(entry.topic)
-    } catch (err) {
-      log('unsubscribe %s failed: %e', entry.topic, err)
+    if (entry.followed) {
+      try {
+        this.components.pubsub.unsubscribe(entry.topic)
+      } catch (err) {
+        log('unsubscribe %s failed: %e', entry.topic, err)
+      }
     }
     entry.doc.destroy()
   }

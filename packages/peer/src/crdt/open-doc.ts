@@ -37,6 +37,8 @@ export interface OpenDoc {
   /** Last pull per peer started because a gossiped update left the doc with missing dependencies. */
   pendingPulls: Map<string, number>
   rate: RateLimiter
+  /** Its topic is subscribed: false while the doc is open for reading only (`OpenOptions.follow`). */
+  followed: boolean
   /** Set when the doc topic has a gossipsub validator (it applies the updates; 'message' events are only counted). */
   unguard?: () => void
   onUpdate(update: Uint8Array, origin: unknown): void
@@ -54,7 +56,8 @@ export function openDocEntry (fields: Pick<OpenDoc, 'name' | 'topic' | 'doc' | '
     synced: new Set(),
     serving: new Map(),
     pendingPulls: new Map(),
-    sentTo: new Map()
+    sentTo: new Map(),
+    followed: false
   }
 }
 

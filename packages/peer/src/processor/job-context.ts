@@ -52,6 +52,11 @@ export interface JobContext {
   macroDocs: MacroDocs
   /** Opens MacroJob `m`'s doc (once; a catch-up from one peer that holds it) and follows its results. */
   openMacro(m: number, signal?: AbortSignal): Promise<void>
+  /**
+   * Reads finished MacroJob `m`'s doc, which this peer did not work on: one catch-up, no subscription (its holders
+   * then exchange nothing with this peer; nobody writes it any more). Its results count here as they arrive.
+   */
+  readMacro(m: number): Promise<void>
   /** Exchanges MacroJob `m`'s doc again with the connected peers that hold it (at most every few seconds). */
   resyncMacro(m: number): void
   /** Writes this peer's summary of finished MacroJob `m` into the job doc, unless a valid one is there. */
@@ -106,6 +111,11 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, signal })
   }
   const resyncedAt = new Map<number, number>()
+  const readMacro = async (m: number): Promise<void> => {
+    // its catch-up goes on after the open resolves: no exchange again (resyncMacro) before that one had its time
+    if (docsOfMacros.get(m) == null) resyncedAt.set(m, Date.now())
+    await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, follow: false })
+  }
   const resyncMacro = (m: number): void => {
     const now = Date.now()
     if (docs.confirm == null || now - (resyncedAt.get(m) ?? 0) < MACRO_RESYNC_MS) return
@@ -146,6 +156,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     finalized: false,
     macroDocs: docsOfMacros,
     openMacro,
+    readMacro,
     resyncMacro,
     summarize
   }

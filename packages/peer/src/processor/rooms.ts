@@ -221,7 +221,7 @@ function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
 export function openSummarized (ctx: JobContext): void {
   for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
     if (ctx.progress.hinted(m)) {
-      ctx.openMacro(m).catch((err: Error) => { log('doc of MacroJob %d of %s not opened: %s', m, ctx.job.jobId, err.message) })
+      ctx.readMacro(m).catch((err: Error) => { log('doc of MacroJob %d of %s not read: %s', m, ctx.job.jobId, err.message) })
     } else if (ctx.progress.summarized(m) && !macroDone(ctx, m)) {
       // open, but its catch-up brought too little (a peer that had opened it empty answered first): a finished
       // MacroJob's doc gets no more turns to bring the rest, so this peer asks the peers that hold it again

@@ -8,6 +8,7 @@ import {
 } from '../../src/coord/index.js'
 import { jobDocName, macroDocName } from '../../src/crdt/index.js'
 import type { MacroDocs, RecordSigner, TurnItem } from '../../src/coord/index.js'
+import type { OpenOptions } from '../../src/crdt/index.js'
 
 const JOB = '0x' + 'ab'.repeat(32)
 const ROUND_DOC = jobDocName(JOB)
@@ -19,15 +20,15 @@ async function signer (): Promise<RecordSigner> {
 
 const item = (index: number, term = 2): TurnItem => ({ index, term, outputHash: new Uint8Array(32).fill(index), size: 4 })
 
-/** Real Yjs docs by name, as a doc store holds them (opened once), and the names asked for. */
-function store (): { open(name: string): Promise<Y.Doc>, docs: Map<string, Y.Doc>, asked: string[] } {
+/** Real Yjs docs by name, as a doc store holds them (opened once), and the names asked for (a read marked so). */
+function store (): { open(name: string, options?: OpenOptions): Promise<Y.Doc>, docs: Map<string, Y.Doc>, asked: string[] } {
   const docs = new Map<string, Y.Doc>()
   const asked: string[] = []
   return {
     docs,
     asked,
-    async open (name) {
-      asked.push(name)
+    async open (name, options) {
+      asked.push(options?.follow === false ? `read ${name}` : name)
       let doc = docs.get(name)
       if (doc == null) docs.set(name, doc = new Y.Doc())
       return doc
@@ -90,6 +91,20 @@ describe('macroDocs (a doc per MacroJob)', () => {
     expect(await md.open(3)).toBe(x)
     expect(opened).toEqual([3])
     expect(docs.asked).toEqual([macroDocName(ROUND_DOC, 3)])
+  })
+
+  it('a doc read (follow: false) is opened again to follow once a caller follows it, and only once', async () => {
+    const a = await signer()
+    const { md, docs } = await tables(a)
+    const read = await md.open(2, { follow: false })
+    expect(await md.open(2, { follow: false })).toBe(read)
+    const [x, y] = await Promise.all([md.open(2), md.open(2)])
+    expect(x).toBe(read)
+    expect(y).toBe(read)
+    await md.open(2)
+    const name = macroDocName(ROUND_DOC, 2)
+    // the two concurrent follows each ask the store, which subscribes once (doc-store.test.ts)
+    expect(docs.asked).toEqual([`read ${name}`, name, name])
   })
 })
 

@@ -133,6 +133,44 @@ describe('doc store', () => {
     }
   })
 
+  it('a doc read (follow: false) is caught up but not subscribed: its holders exchange nothing with the reader, its gossip does not reach it; followed later, it is', async () => {
+    const [a, b, c] = await Promise.all([h.start(), h.start(), h.start()])
+    await connect(a, b)
+    await connect(a, c)
+    await connect(b, c)
+    const name = jobDocName('0x' + 'ef'.repeat(32))
+    const topic = docTopic(name)
+    const [da, db] = await Promise.all([a.docs.open(name), b.docs.open(name)])
+    // grown (not young): a new subscriber of it gets a pull and a push from each holder
+    da.transact(() => { for (let i = 0; i < 1_200; i++) da.getMap('micro').set(`0.${i}`, i) })
+    await waitFor(() => db.getMap('micro').size === 1_200, { timeoutMs: 10_000, what: 'b to hold a\'s writes' })
+    await waitFor(() => c.node.pubsub.getSubscribers(topic).length === 2, { timeoutMs: 10_000, what: 'c to see both holders subscribed' })
+    const exchanges = (): number => a.docs.metrics.syncCompleted + b.docs.metrics.syncCompleted
+    const served = (): number => a.docs.metrics.syncServed + b.docs.metrics.syncServed
+    const [started, answered] = [exchanges(), served()]
+
+    const dc = await c.docs.open(name, { catchUp: 'first', follow: false })
+    expect(dc.getMap('micro').size).toBe(1_200)
+    expect(c.node.pubsub.getTopics()).not.toContain(topic)
+    da.getMap('micro').set('late', 'a')
+    await waitFor(() => db.getMap('micro').get('late') === 'a', { timeoutMs: 10_000, what: 'b to get a\'s late write' })
+    expect(dc.getMap('micro').has('late')).toBe(false)
+    expect(served() - answered).toBe(1)
+    expect(exchanges() - started).toBe(0)
+    expect(a.node.pubsub.getSubscribers(topic).map(String)).not.toContain(c.node.peerId.toString())
+    // read again: still the same doc, still not followed
+    expect(await c.docs.open(name, { follow: false })).toBe(dc)
+    expect(c.node.pubsub.getTopics()).not.toContain(topic)
+
+    // followed: subscribed, caught up, and reached by gossip
+    expect(await c.docs.open(name)).toBe(dc)
+    expect(c.node.pubsub.getTopics()).toContain(topic)
+    expect(dc.getMap('micro').get('late')).toBe('a')
+    await waitFor(() => a.node.pubsub.getSubscribers(topic).map(String).includes(c.node.peerId.toString()), { timeoutMs: 10_000, what: 'a to see c subscribed' })
+    da.getMap('micro').set('later', 'a')
+    await waitFor(() => dc.getMap('micro').get('later') === 'a', { timeoutMs: 10_000, what: 'c to get a\'s next write' })
+  })
+
   it('a new subscriber of a young doc gets an exchange only from the peers that published something it may lack', async () => {
     const asked: string[] = []
     const [a, b] = await Promise.all([h.start(), h.start({ docs: { admit: async peer => { asked.push(peer); return true } } })])

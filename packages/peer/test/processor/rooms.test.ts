@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { LeaseLostError } from '../../src/coord/errors.js'
-import { checkFinishedLast, findRoom, noteOwnResult, onMacroMessage } from '../../src/processor/rooms.js'
+import { checkFinishedLast, findRoom, noteOwnResult, onMacroMessage, openSummarized } from '../../src/processor/rooms.js'
 import { DEFAULT_COMPLETION_WINDOW_MS } from '../../src/processor/constants.js'
 import type { MacroRoom } from '../../src/coord/room.js'
 import type { JobContext } from '../../src/processor/job-context.js'
@@ -155,5 +155,28 @@ describe('who finalizes when the results of other MacroJobs arrive from their do
     const unfinished = ctxWith(new Set(['0.0', '0.1', '2.0']), new Set([1]))
     noteOwnResult(unfinished, '2.0', 1_000)
     expect(unfinished.finishedLast).toBeUndefined()
+  })
+})
+
+describe('summarized MacroJobs (openSummarized)', () => {
+  it('one this peer did not work on is read, not followed; one read short of its results is exchanged again', () => {
+    const calls: string[] = []
+    const done = new Set(['0.0', '0.1', '2.0'])
+    const ctx = {
+      job: { jobId: '0xjob' },
+      slicing: { macroJobs: [0, 1, 2].map(m => ({ macroId: `macro${m}`, size: 2 })) },
+      progress: {
+        doneIn: (m: number) => [...done].filter(k => k.startsWith(`${m}.`)).length,
+        has: (k: string) => done.has(k),
+        summarized: (m: number) => m > 0,
+        // 1: summarized, its doc not read yet; 2: read, one result short
+        hinted: (m: number) => m === 1
+      },
+      readMacro: async (m: number) => { calls.push(`read ${m}`) },
+      openMacro: async (m: number) => { calls.push(`follow ${m}`) },
+      resyncMacro: (m: number) => { calls.push(`resync ${m}`) }
+    } as unknown as JobContext
+    openSummarized(ctx)
+    expect(calls).toEqual(['read 1', 'resync 2'])
   })
 })
