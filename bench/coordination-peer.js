@@ -8,9 +8,11 @@
 //                  { type: 'stop' }
 // Child -> parent: { type: 'ready', peerId, addr }, { type: 'dialed' }, { type: 'meshed' }, { type: 'start' | 'done',
 //                  key, at, claimToStartMs }, { type: 'ownership', macroIndex, epoch, at }, { type: 'complete', at },
-//                  { type: 'report', counters, metrics, cpu }, { type: 'error', message }
+//                  { type: 'report', counters, metrics, syncs, cpu }, { type: 'error', message }
 // Times are wall-clock ms (performance.timeOrigin + performance.now()), comparable across processes on one machine.
 import '@jobmesh/peer/polyfill'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { jobsTopic } from '@jobmesh/peer/coord'
 import { createNode } from '@jobmesh/peer/node'
 import { createProcessor } from '@jobmesh/peer/processor'
@@ -46,6 +48,8 @@ const processor = createProcessor({ ...node, docs, counters }, {
 let cpuAtStart = process.cpuUsage()
 /** The traffic counters when the mesh formed: the report counts the job's traffic only, as it counts the job's CPU. */
 let countersAtStart = structuredClone(counters)
+/** The doc store's sync exchanges when the mesh formed, counted from there as the traffic is. */
+let docMetricsAtStart = { ...docs.metrics }
 /** The addresses this peer dials (the bench's dial plan). */
 let planned = []
 
@@ -108,6 +112,7 @@ process.on('message', (msg) => {
         // CPU from here on is the job's (startup and dialling are not coordination)
         cpuAtStart = process.cpuUsage()
         countersAtStart = structuredClone(counters)
+        docMetricsAtStart = { ...docs.metrics }
         send({ type: 'meshed' })
         return
       }
@@ -129,6 +134,7 @@ process.on('message', (msg) => {
         }, { timeoutMs: msg.timeoutMs, intervalMs: 1_000, what: 'a quiet process' }).catch(() => { timedOut = true })
         cpuAtStart = process.cpuUsage()
         countersAtStart = structuredClone(counters)
+        docMetricsAtStart = { ...docs.metrics }
         send({ type: 'quiet', waitedMs: now() - started, timedOut })
         return
       }
@@ -136,10 +142,19 @@ process.on('message', (msg) => {
         // a warm-up job ran: count from here
         cpuAtStart = process.cpuUsage()
         countersAtStart = structuredClone(counters)
+        docMetricsAtStart = { ...docs.metrics }
         send({ type: 'rebased' })
         return
       case 'report':
-        send({ type: 'report', counters: countersSince(counters, countersAtStart), metrics: processor.metrics, docMetrics: docs.metrics, cpu: process.cpuUsage(cpuAtStart) })
+        // a CPU profile's sample times are this clock's (µs): the mark places them on the bench's wall clock
+        if (process.env.COORD_BENCH_CPU_PROF != null) writeFileSync(join(process.env.COORD_BENCH_CPU_PROF, `marks-${process.pid}.json`), JSON.stringify({ wall: now(), hrUs: Number(process.hrtime.bigint() / 1000n) }))
+        send({
+          type: 'report',
+          counters: countersSince(counters, countersAtStart),
+          metrics: processor.metrics,
+          syncs: { completed: docs.metrics.syncCompleted - docMetricsAtStart.syncCompleted, bytesIn: docs.metrics.syncBytesIn - docMetricsAtStart.syncBytesIn },
+          cpu: process.cpuUsage(cpuAtStart)
+        })
         return
       case 'stop':
         await stop()

@@ -70,6 +70,11 @@ export function cpuSlices (tally, announced, sliceMs = 500) {
   return slices.map(ms => Math.round(ms))
 }
 
+/** All peers' CPU (ms) after the job's last MicroJob: its end (completion on every peer) and the report. */
+export function cpuAfterLastDone (tally) {
+  return Math.round(tally.timeline.filter(e => e.type === 'cpu' && e.at > tally.lastDone).reduce((a, e) => a + e.ms, 0))
+}
+
 /**
  * Where the peers' time went (rows with work, whose MicroJobs a peer runs one at a time), averaged over the peers that
  * ran any: from the announcement to a peer's first MicroJob (`firstMs`), the gaps between its MicroJobs beyond their
@@ -101,7 +106,7 @@ export function peerTime (timeline, announced, lastDone, workMs) {
 }
 
 /** The issue's fields from what a run observed (`tally`: a {@link RunTally}). */
-export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters }) {
+export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters, syncs }) {
   const { firstStart, peerStarts, lastDone, runs, claimToStart } = tally
   const executions = [...runs.values()].reduce((a, b) => a + b, 0)
   const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
@@ -138,6 +143,10 @@ export function fields ({ peers, processes, microJobs, workMs, announced, tally,
     recordVerificationsPerMicroJob: round3(sum(c => c.recordVerifications) / microJobs),
     recordSignaturesPerMicroJob: round3(sum(c => c.recordSignatures) / microJobs),
     bytesPerMicroJob: Math.round(sum(c => c.bytesSent) / microJobs),
+    // sync exchanges (catch-ups, confirms, subscription exchanges) the peers started, and the diff bytes they got
+    // (multi-process rows)
+    syncsPerMicroJob: syncs == null ? null : round3(syncs.reduce((a, s) => a + s.completed, 0) / microJobs),
+    syncBytesPerMicroJob: syncs == null ? null : Math.round(syncs.reduce((a, s) => a + s.bytesIn, 0) / microJobs),
     startupMs: Math.round(firstStart - announced),
     // the announcement to the first MicroJob of the peer that started last
     lastPeerStartMs: peerStarts.size < peers ? null : Math.round(Math.max(...peerStarts.values()) - announced),
@@ -187,7 +196,9 @@ export function runLine (name, r) {
     ? `kill -> next start ${r.killToNextStartMs} ms (target ${r.targetMs}), kill -> new owner ${r.killToFailoverOwnershipMs} ms, lost ${r.lost}`
     : `makespan ${r.makespanMs} ms${r.idealMs == null ? '' : ` (ideal ${r.idealMs}, ratio ${r.ratio})`}, ${r.perSecond} MicroJobs/s, ` +
       `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
-      `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)` +
+      `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob` +
+      (r.syncsPerMicroJob == null ? '' : `, sync exchanges ${r.syncsPerMicroJob} (${r.syncBytesPerMicroJob} B) per MicroJob`) +
+      `, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)` +
       (r.peerFirstMs == null ? '' : `, per peer ${r.peerFirstMs} ms to start, ${r.peerGapMs} ms of gaps, ${r.peerTailMs} ms idle at the end`) +
       (r.quietMs == null ? '' : `, quiet after ${r.quietMs} ms${r.notQuiet > 0 ? ` (${r.notQuiet} peers never)` : ''}`)
   return `${line}, duplicates ${r.duplicates}, failovers ${r.failovers}`

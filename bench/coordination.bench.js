@@ -43,7 +43,7 @@ import { fileURLToPath } from 'node:url'
 import { testJob, waitFor } from '@jobmesh/testkit'
 import { stopChildren } from './child-processes.js'
 import { TIMEOUT_MS, dialPlan, now, runFailover, runInProcess } from './coordination-inprocess.js'
-import { RunTally, cpuSlices, fields, formatTable, runLine, summarize, writeTimeline } from './coordination-report.js'
+import { RunTally, cpuAfterLastDone, cpuSlices, fields, formatTable, runLine, summarize, writeTimeline } from './coordination-report.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // stopping many nodes at once can leave a dial in flight that fails after its caller gave up: not a bench failure
@@ -153,7 +153,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
     }))
     if (process.env.COORD_BENCH_TIMELINE != null) {
       writeTimeline(`coordination-timeline-${n}.json`, { peers: n, peerIds: ready.map(r => r.peerId), workMs, announced, events: tally.timeline })
-      process.stdout.write(`  CPU of all ${n} peers per ${CPU_SLICE_MS} ms from the announcement (ms; ${cpus().length} cores give ${cpus().length * CPU_SLICE_MS}): ${cpuSlices(tally, announced, CPU_SLICE_MS).join(' ')}\n`)
+      process.stdout.write(`  CPU of all ${n} peers per ${CPU_SLICE_MS} ms from the announcement (ms; ${cpus().length} cores give ${cpus().length * CPU_SLICE_MS}): ${cpuSlices(tally, announced, CPU_SLICE_MS).join(' ')}; after the last MicroJob ${cpuAfterLastDone(tally)}\n`)
     }
     return fields({
       peers: n,
@@ -167,7 +167,8 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       failovers: reports.reduce((a, r) => a + r.metrics.failovers, 0),
       handoffs: reports.reduce((a, r) => a + r.metrics.handoffs, 0),
       cpuMs: reports.reduce((a, r) => a + (r.cpu.user + r.cpu.system) / 1000, 0),
-      counters: reports.map(r => r.counters)
+      counters: reports.map(r => r.counters),
+      syncs: reports.map(r => r.syncs)
     })
   } finally {
     await stopChildren(children)
