@@ -45,7 +45,9 @@ export async function roundRecords (components: Pick<SettlementComponents, 'docs
   const trusted = await roundSignerFilter(components, id, round, options)
   return {
     async of (d) {
-      const md = await docs.open(d.macroIndex, { signal: options.signal })
+      // read, not followed: settlement pulls what it needs, and following every MacroJob's doc would make each of its
+      // holders exchange with this peer on its subscription
+      const md = await docs.open(d.macroIndex, { signal: options.signal, follow: false })
       opened.add(d.macroIndex)
       const all: Result[] = []
       for (const c of md.results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) all.push(c)

@@ -8,8 +8,11 @@ import type * as Y from 'yjs'
 
 /** The doc store as settlement uses it (`createDocStore(node)` fits). */
 export interface SettlementDocs {
-  /** `offline`: load the doc without the catch-up exchange with the connected peers. */
-  open(name: string, options?: { signal?: AbortSignal, offline?: boolean }): Promise<Y.Doc>
+  /**
+   * `offline`: load the doc without the catch-up exchange with the connected peers. `follow: false`: read it without
+   * subscribing (DocStore's `OpenOptions.follow`): settlement pulls what it needs of a round's MacroJob docs.
+   */
+  open(name: string, options?: { signal?: AbortSignal, offline?: boolean, follow?: boolean }): Promise<Y.Doc>
   /** Exchanges the doc with every connected peer (DocStore.confirm): a verifier pulls the evidence it lacks. */
   confirm?(name: string, options?: { timeoutMs?: number, signal?: AbortSignal }): Promise<unknown>
   /** One exchange of the doc with one peer, dialled by PeerId (DocStore.sync): a verifier pulls from the submitter. */
