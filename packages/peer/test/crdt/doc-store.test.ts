@@ -171,6 +171,27 @@ describe('doc store', () => {
     await waitFor(() => dc.getMap('micro').get('later') === 'a', { timeoutMs: 10_000, what: 'c to get a\'s next write' })
   })
 
+  it('a read with no subscriber connected gets the doc from a peer that only read it (the writers gone)', async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'fe'.repeat(32))
+    const da = await a.docs.open(name)
+    da.transact(() => { for (let i = 0; i < 1_200; i++) da.getMap('micro').set(`0.${i}`, i) })
+    await a.docs.flush(name)
+    await waitFor(() => b.node.pubsub.getSubscribers(docTopic(name)).length === 1, { timeoutMs: 10_000, what: 'b to see a subscribed' })
+    const db = await b.docs.open(name, { catchUp: 'first', follow: false })
+    expect(db.getMap('micro').size).toBe(1_200)
+    await a.node.stop()
+
+    // c knows no subscriber of the doc: its read asks the peers it has, one at a time, until one has the doc
+    const [c, d] = await Promise.all([h.start(), h.start()])
+    await connect(c, d)
+    await connect(c, b)
+    const dc = await c.docs.open(name, { catchUp: 'first', follow: false })
+    expect(dc.getMap('micro').size).toBe(1_200)
+    expect(d.docs.metrics.syncServed).toBe(0)
+  })
+
   it('a new subscriber of a young doc gets an exchange only from the peers that published something it may lack', async () => {
     const asked: string[] = []
     const [a, b] = await Promise.all([h.start(), h.start({ docs: { admit: async peer => { asked.push(peer); return true } } })])
