@@ -72,8 +72,9 @@ export interface OpenOptions extends AbortOptions {
   offline?: boolean
   /**
    * The catch-up on open (default `'all'`: an exchange with every connected peer). `'first'`: one exchange, with the
-   * first subscriber of the doc's topic that answers (none known: no exchange; it brings nearly everything). The other
-   * peers that have the doc open exchange with this one anyway when they see its subscription (a pull and a push),
+   * first subscriber of the doc's topic that answers (none known: no exchange; it brings nearly everything; a read,
+   * `follow: false`, then asks the other connected peers one at a time until one has the doc). The other
+   * peers that have the doc open exchange with a follower anyway when they see its subscription (a pull and a push),
    * so `'all'` only doubles those exchanges; it is for readers that must hold every connected peer's state when
    * `open` resolves. The processor uses `'first'`: its MacroJob claim confirms with every connected peer before it
    * counts (docs/crdt.md, Sync protocol).
@@ -88,7 +89,7 @@ export interface OpenOptions extends AbortOptions {
   /**
    * `false`: a read, not a membership. The doc is loaded, caught up (`catchUp`), persisted and served, but its topic is
    * not subscribed: no gossip of it reaches this peer, and the peers that hold it do not exchange with this one on its
-   * subscription (a pull and a push each, per newcomer). For a doc nobody writes any more: a finished MacroJob's, read
+   * subscription (a pull and a push each, per newcomer). For a doc this peer only needs to read: a finished MacroJob's, read
    * by a peer that did not work on it. A later open without `follow: false` subscribes it and catches up again.
    * Default true.
    */

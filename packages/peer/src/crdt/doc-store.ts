@@ -141,8 +141,8 @@ class DefaultDocStore implements DocStore {
   private follow (name: string): void {
     const entry = this.docs.get(name)
     if (entry == null || entry.followed) return
-    entry.followed = true
     this.components.pubsub.subscribe(entry.topic)
+    entry.followed = true
   }
 
   private async load (name: string): Promise<Y.Doc> {

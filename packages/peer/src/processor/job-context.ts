@@ -54,7 +54,8 @@ export interface JobContext {
   openMacro(m: number, signal?: AbortSignal): Promise<void>
   /**
    * Reads finished MacroJob `m`'s doc, which this peer did not work on: one catch-up, no subscription (its holders
-   * then exchange nothing with this peer; nobody writes it any more). Its results count here as they arrive.
+   * then exchange nothing with this peer; its room writes it no more). Resolves when the catch-up is done; its results
+   * count here from then on (until then its summary is a hint).
    */
   readMacro(m: number): Promise<void>
   /** Exchanges MacroJob `m`'s doc again with the connected peers that hold it (at most every few seconds). */
@@ -110,12 +111,11 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   const openMacro = async (m: number, signal?: AbortSignal): Promise<void> => {
     await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, signal })
   }
-  const resyncedAt = new Map<number, number>()
   const readMacro = async (m: number): Promise<void> => {
-    // its catch-up goes on after the open resolves: no exchange again (resyncMacro) before that one had its time
-    if (docsOfMacros.get(m) == null) resyncedAt.set(m, Date.now())
-    await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, follow: false })
+    // the whole catch-up before the doc counts here: until then its summary is a hint (the MacroJob is not chosen)
+    await docsOfMacros.open(m, { catchUp: 'first', follow: false })
   }
+  const resyncedAt = new Map<number, number>()
   const resyncMacro = (m: number): void => {
     const now = Date.now()
     if (docs.confirm == null || now - (resyncedAt.get(m) ?? 0) < MACRO_RESYNC_MS) return

@@ -221,7 +221,10 @@ function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
 export function openSummarized (ctx: JobContext): void {
   for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
     if (ctx.progress.hinted(m)) {
-      ctx.readMacro(m).catch((err: Error) => { log('doc of MacroJob %d of %s not read: %s', m, ctx.job.jobId, err.message) })
+      // a read that came from a member short of some results (one exchange, and no holder pushes to a reader) is
+      // exchanged again at once: until it is complete the MacroJob could look open to the room choice
+      ctx.readMacro(m).then(() => { if (!macroDone(ctx, m)) ctx.resyncMacro(m) },
+        (err: Error) => { log('doc of MacroJob %d of %s not read: %s', m, ctx.job.jobId, err.message) })
     } else if (ctx.progress.summarized(m) && !macroDone(ctx, m)) {
       // open, but its catch-up brought too little (a peer that had opened it empty answered first): a finished
       // MacroJob's doc gets no more turns to bring the rest, so this peer asks the peers that hold it again

@@ -141,7 +141,7 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     replaceAs: asSelf
   })
   const stand = await standIns(components, records, held.replaced, held.digests, { signal })
-  records.writeOwn([...checked.own, ...stand.own])
+  await records.writeOwn([...checked.own, ...stand.own], { signal })
   const standing = new Map(stand.entries.map(e => [microKey(e.macroIndex, e.index), e]))
   const microJobs = held.entries.map(e => standing.get(microKey(e.macroIndex, e.index)) ?? e)
   // the root follows the leaves: a stand-in changes one

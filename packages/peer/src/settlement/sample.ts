@@ -25,9 +25,9 @@ export interface RoundRecords {
   /**
    * Signs this node's own results of some MicroJobs (read with `of` before) into its copies of their MacroJob docs,
    * one update per MacroJob: term 0 (no lease), so they never count over a recorded result (a finalizer's stand-ins,
-   * own-results.ts).
+   * own-results.ts). A doc written is followed first (the others are only read).
    */
-  writeOwn(entries: ReadonlyArray<Pick<OwnResult, 'macroIndex' | 'index' | 'outputHash' | 'outputCid' | 'size' | 'workTag'>>): void
+  writeOwn(entries: ReadonlyArray<Pick<OwnResult, 'macroIndex' | 'index' | 'outputHash' | 'outputCid' | 'size' | 'workTag'>>, options?: { signal?: AbortSignal }): Promise<void>
   /** Names of the MacroJob docs read so far (to pull them again from the submitter or the connected peers). */
   docNames(): string[]
 }
@@ -53,8 +53,11 @@ export async function roundRecords (components: Pick<SettlementComponents, 'docs
       for (const c of md.results.list(d.macroIndex, d.index)) if (await trusted(c.signer)) all.push(c)
       return { all, counting: countingResult(all, md.microLeases.get(microKey(d.macroIndex, d.index))) }
     },
-    writeOwn (entries) {
+    async writeOwn (entries, writeOptions = {}) {
       for (const [m, group] of byMacroJob(entries, e => e.macroIndex)) {
+        // followed before it is written: a doc only read here is not subscribed, and its write would reach only the
+        // subscribers it has then; following it also has its holders pull what this peer writes (catch-up.ts)
+        await docs.open(m, { signal: writeOptions.signal })
         docs.transact(m, () => {
           for (const e of group) {
             const cid = e.outputCid === rawOutputCid(e.outputHash) ? undefined : e.outputCid

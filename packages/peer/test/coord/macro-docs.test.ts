@@ -103,7 +103,7 @@ describe('macroDocs (a doc per MacroJob)', () => {
     expect(y).toBe(read)
     await md.open(2)
     const name = macroDocName(ROUND_DOC, 2)
-    // the two concurrent follows each ask the store, which subscribes once (doc-store.test.ts)
+    // the two concurrent follows each ask the store (a store subscribes a doc once however often it is opened)
     expect(docs.asked).toEqual([`read ${name}`, name, name])
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { waitFor } from '@jobmesh/testkit'
 import { LeaseLostError } from '../../src/coord/errors.js'
 import { checkFinishedLast, findRoom, noteOwnResult, onMacroMessage, openSummarized } from '../../src/processor/rooms.js'
 import { DEFAULT_COMPLETION_WINDOW_MS } from '../../src/processor/constants.js'
@@ -159,8 +160,9 @@ describe('who finalizes when the results of other MacroJobs arrive from their do
 })
 
 describe('summarized MacroJobs (openSummarized)', () => {
-  it('one this peer did not work on is read, not followed; one read short of its results is exchanged again', () => {
+  it('one this peer did not work on is read, not followed; one read short of its results is exchanged again, at once after its read', async () => {
     const calls: string[] = []
+    let readDone = (): void => {}
     const done = new Set(['0.0', '0.1', '2.0'])
     const ctx = {
       job: { jobId: '0xjob' },
@@ -172,11 +174,19 @@ describe('summarized MacroJobs (openSummarized)', () => {
         // 1: summarized, its doc not read yet; 2: read, one result short
         hinted: (m: number) => m === 1
       },
-      readMacro: async (m: number) => { calls.push(`read ${m}`) },
+      readMacro: async (m: number) => {
+        calls.push(`read ${m}`)
+        await new Promise<void>(resolve => { readDone = resolve })
+      },
       openMacro: async (m: number) => { calls.push(`follow ${m}`) },
       resyncMacro: (m: number) => { calls.push(`resync ${m}`) }
     } as unknown as JobContext
     openSummarized(ctx)
     expect(calls).toEqual(['read 1', 'resync 2'])
+    // the read of 1 brought one result of its 2: exchanged again as soon as the read is done
+    done.add('1.0')
+    readDone()
+    await waitFor(() => calls.length === 3, { timeoutMs: 1_000, what: 'the exchange after the read' })
+    expect(calls).toEqual(['read 1', 'resync 2', 'resync 1'])
   })
 })

@@ -33,7 +33,7 @@ function result (signer: string, hash: string, { term = 1, ran = true }: { term?
 
 /** The round's records; the counting one is the highest term, as the fencing rule picks once the leases are gone. */
 function records (all: Result[]): RoundRecords {
-  return { of: async () => ({ all, counting: [...all].sort((a, b) => b.term - a.term)[0] }), writeOwn: () => {} }
+  return { of: async () => ({ all, counting: [...all].sort((a, b) => b.term - a.term)[0] }), writeOwn: async () => {} }
 }
 
 function leaf (outputHash: string, payee: string): SampleLeaf {

@@ -23,7 +23,7 @@ const replaced = (index: number): ManifestEntry => ({
 })
 
 function records (results: Map<number, Result[]>): RoundRecords {
-  return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }), writeOwn: () => {} }
+  return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }), writeOwn: async () => {} }
 }
 
 /** The execution digest of every re-run here, and the finalizer's re-run digests by MicroJob key. */

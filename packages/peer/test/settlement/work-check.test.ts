@@ -48,7 +48,7 @@ function entry (d: { microId: string, macroIndex: number, index: number, start: 
 }
 
 function records (results: Map<number, Result[]>): RoundRecords {
-  return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }), writeOwn: () => {} }
+  return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }), writeOwn: async () => {} }
 }
 
 describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
