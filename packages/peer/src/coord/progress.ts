@@ -34,6 +34,8 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   private readonly components: JobProgressComponents
   private readonly size?: MacroSize
   private readonly summaries = new Set<number>()
+  /** The signer of each MacroJob's summary: it held every result of the MacroJob when it wrote it. */
+  private readonly summarizers = new Map<number, string>()
   /** MacroJobs whose doc's results this tracker follows. */
   private readonly held = new Set<number>()
   private stopped = false
@@ -85,6 +87,7 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
       const record = this.components.verifier.verify(value, `${summaryScope(this.jobId)}/${key}`)
       if (record == null || new TextDecoder().decode(record.payload) !== String(size)) return []
       this.summaries.add(m)
+      this.summarizers.set(m, record.signer)
       return [m]
     }
     const observer = (event: Y.YMapEvent<Uint8Array>): void => {
@@ -93,6 +96,11 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
     this.watched.push({ map, observer })
     for (const m of Array.from(map.keys()).flatMap(check)) this.safeDispatch('summary', { macroIndex: m })
     map.observe(observer)
+  }
+
+  /** The PeerId of the peer whose summary says MacroJob m finished (it held every result then), if one does. */
+  summarizer (macroIndex: number): string | undefined {
+    return this.summarizers.get(macroIndex)
   }
 
   /** Whether a valid summary says MacroJob m finished (see {@link watchSummaries}). */

@@ -24,7 +24,7 @@ export interface CatchUpComponents {
 /** When exchanges happen besides `sync` and `confirm` (docs/crdt.md, Sync protocol): on open and on subscription. */
 export interface CatchUp {
   /** Sync with one connected peer (subscribers of the topic first), then with the rest in parallel. */
-  catchUp(name: string, options: AbortOptions & Pick<OpenOptions, 'catchUp' | 'follow'>): Promise<void>
+  catchUp(name: string, options: AbortOptions & Pick<OpenOptions, 'catchUp' | 'follow' | 'askFirst'>): Promise<void>
   /**
    * After an open without catch-up: a young doc's stored state goes to one subscriber, in the background. A subscriber
    * that published nothing for us skips its exchange with us (below), so nobody would pull what we stored.
@@ -39,7 +39,7 @@ export interface CatchUp {
 export function createCatchUp (components: CatchUpComponents): CatchUp {
   const { docs } = components
 
-  async function catchUp (name: string, options: AbortOptions & Pick<OpenOptions, 'catchUp' | 'follow'>): Promise<void> {
+  async function catchUp (name: string, options: AbortOptions & Pick<OpenOptions, 'catchUp' | 'follow' | 'askFirst'>): Promise<void> {
     const entry = docs.get(name)
     if (entry == null) return
     const subscribers = new Set(components.pubsub.getSubscribers(entry.topic).map(String))
@@ -48,9 +48,11 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
     // processor one exchange of 150-570 ms (8 processes on 2 cores) before it could choose a MacroJob. A read
     // (follow: false) asks the subscribers first and then the others, one at a time until one has the doc: a finished
     // MacroJob's doc may be held only by peers that read it, which do not subscribe, once its room's members left.
+    const first = new Set(options.askFirst ?? [])
+    const rank = (p: PeerId): number => first.has(p.toString()) ? 2 : subscribers.has(p.toString()) ? 1 : 0
     const peers = components.libp2p.getPeers()
-      .filter(p => options.catchUp !== 'first' || options.follow === false || subscribers.has(p.toString()))
-      .sort((a, b) => Number(subscribers.has(b.toString())) - Number(subscribers.has(a.toString())))
+      .filter(p => options.catchUp !== 'first' || options.follow === false || rank(p) > 0)
+      .sort((a, b) => rank(b) - rank(a))
     if (peers.length === 0) return
     const attempt = async (peer: PeerId): Promise<boolean> => {
       try {

@@ -81,6 +81,11 @@ export interface OpenOptions extends AbortOptions {
    */
   catchUp?: CatchUpMode
   /**
+   * Connected peers (PeerId strings) the catch-up asks first, before the topic's subscribers: peers known to hold the
+   * whole doc (a finished MacroJob's summarizer). Not connected: skipped.
+   */
+  askFirst?: string[]
+  /**
    * `open` resolves once the catch-up is done or this long (ms) has passed, whichever comes first; a catch-up not done
    * by then goes on, and what it brings is applied as it arrives (its failure is logged, not thrown; an abort of
    * `signal` still is). Default: wait for it.

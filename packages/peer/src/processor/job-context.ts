@@ -113,7 +113,9 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   }
   const readMacro = async (m: number): Promise<void> => {
     // the whole catch-up before the doc counts here: until then its summary is a hint (the MacroJob is not chosen)
-    await docsOfMacros.open(m, { catchUp: 'first', follow: false })
+    // from the summary's signer first: it held every result when it wrote it (another member may lag behind)
+    const summarizer = progress.summarizer(m)
+    await docsOfMacros.open(m, { catchUp: 'first', follow: false, askFirst: summarizer == null ? undefined : [summarizer] })
   }
   const resyncedAt = new Map<number, number>()
   const resyncMacro = (m: number): void => {

@@ -131,6 +131,9 @@ describe('JobProgress across MacroJob docs and summaries', () => {
     job.getMap<Uint8Array>(SUMMARY_MAP).set('1', a.sign(`${summaryScope(JOB)}/1`, new TextEncoder().encode('2')))
     expect(events).toEqual(['0.0', 'summary 1'])
     expect(progress.summarized(1)).toBe(true)
+    // its signer held every result when it wrote it: a reader asks it first
+    expect(progress.summarizer(1)).toBe(a.peerId)
+    expect(progress.summarizer(0)).toBeUndefined()
     expect(progress.shown()).toBe(3)
     expect(progress.done.size).toBe(1)
     expect(progress.complete).toBe(false)

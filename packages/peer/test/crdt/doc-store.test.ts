@@ -194,6 +194,27 @@ describe('doc store', () => {
     await waitFor(() => b.docs.metrics.syncServed === served + 1, { timeoutMs: 10_000, what: 'b to have served the read' })
   })
 
+  it("a catch-up with askFirst asks those peers before the doc's other subscribers", async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'fd'.repeat(32))
+    const [da, db] = await Promise.all([a.docs.open(name), b.docs.open(name)])
+    da.transact(() => { for (let i = 0; i < 1_200; i++) da.getMap('micro').set(`0.${i}`, i) })
+    await waitFor(() => db.getMap('micro').size === 1_200, { timeoutMs: 10_000, what: 'b to hold a\'s writes' })
+    // two readers, each connected to both holders, each told to ask another one first
+    for (const [asked, other] of [[a, b], [b, a]]) {
+      const c = await h.start()
+      await connect(c, a)
+      await connect(c, b)
+      await waitFor(() => c.node.pubsub.getSubscribers(docTopic(name)).length === 2, { timeoutMs: 10_000, what: 'the reader to see both holders subscribed' })
+      const [servedAsked, servedOther] = [asked.docs.metrics.syncServed, other.docs.metrics.syncServed]
+      const dc = await c.docs.open(name, { catchUp: 'first', follow: false, askFirst: [asked.node.peerId.toString()] })
+      expect(dc.getMap('micro').size).toBe(1_200)
+      await waitFor(() => asked.docs.metrics.syncServed === servedAsked + 1, { timeoutMs: 10_000, what: 'the peer asked first to serve the read' })
+      expect(other.docs.metrics.syncServed).toBe(servedOther)
+    }
+  })
+
   it('a new subscriber of a young doc gets an exchange only from the peers that published something it may lack', async () => {
     const asked: string[] = []
     const [a, b] = await Promise.all([h.start(), h.start({ docs: { admit: async peer => { asked.push(peer); return true } } })])
