@@ -1,22 +1,17 @@
-import { generateKeyPair } from '@libp2p/crypto/keys'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
 import {
-  JobProgress, MICRO_MAP, RESULTS_MAP, ResultRecord, SUMMARY_MAP, TurnResults, coordGuards, leases, macroDocs, microKey, recordSigner,
+  JobProgress, MICRO_MAP, RESULTS_MAP, ResultRecord, SUMMARY_MAP, TurnResults, coordGuards, leases, macroDocs, microKey,
   recordVerifier, resultScope, resultSlot, resultTable, summaryScope
 } from '../../src/coord/index.js'
 import { jobDocName, macroDocName } from '../../src/crdt/index.js'
 import type { MacroDocs, RecordSigner, TurnItem } from '../../src/coord/index.js'
 import type { OpenOptions } from '../../src/crdt/index.js'
+import { signer } from './signer-fixture.js'
 
 const JOB = '0x' + 'ab'.repeat(32)
 const ROUND_DOC = jobDocName(JOB)
 
-async function signer (): Promise<RecordSigner> {
-  const key = await generateKeyPair('Ed25519')
-  return recordSigner(key, peerIdFromPrivateKey(key).toString())
-}
 
 const item = (index: number, term = 2): TurnItem => ({ index, term, outputHash: new Uint8Array(32).fill(index), size: 4 })
 
@@ -111,6 +106,17 @@ describe('macroDocs (a doc per MacroJob)', () => {
 describe('JobProgress across MacroJob docs and summaries', () => {
   const size = (m: number): number => m < 2 ? 2 : 0
 
+  /** MacroJob m's doc open in the tables of a fresh signer, its results map watched by a progress tracker. */
+  async function watched (m: number): Promise<{ a: RecordSigner, verifier: ReturnType<typeof recordVerifier>, progress: JobProgress, md: MacroDocs, map: Y.Map<Uint8Array> }> {
+    const a = await signer()
+    const verifier = recordVerifier()
+    const progress = new JobProgress({ verifier }, JOB, 4, size)
+    const { md } = await tables(a)
+    const map = (await md.open(m)).doc.getMap<Uint8Array>(RESULTS_MAP)
+    progress.watch(map, m)
+    return { a, verifier, progress, md, map }
+  }
+
   it('counts results from every watched doc; a summary is shown but makes no MicroJob done', async () => {
     const a = await signer()
     const verifier = recordVerifier()
@@ -151,26 +157,15 @@ describe('JobProgress across MacroJob docs and summaries', () => {
   })
 
   it('a MacroJob doc\'s records of another MacroJob count nowhere: settlement reads MacroJob m in m\'s doc only', async () => {
-    const a = await signer()
-    const verifier = recordVerifier()
-    const progress = new JobProgress({ verifier }, JOB, 4, size)
-    const { md } = await tables(a)
-    await md.open(0)
-    progress.watch(md.get(0)!.doc.getMap<Uint8Array>(RESULTS_MAP), 0)
+    const { a, verifier, progress, md, map } = await watched(0)
     // valid records of MacroJob 1, written into MacroJob 0's doc
-    resultTable({ signer: a, verifier }, md.get(0)!.doc.getMap<Uint8Array>(RESULTS_MAP), JOB).writeTurn(1, [item(0), item(1)])
+    resultTable({ signer: a, verifier }, map, JOB).writeTurn(1, [item(0), item(1)])
     expect(progress.done.size).toBe(0)
     expect(md.results.doneKeys().size).toBe(0)
   })
 
   it('a record under another spelling of a key (01@, 1.02) counts nowhere: settlement matches the canonical spelling only', async () => {
-    const a = await signer()
-    const verifier = recordVerifier()
-    const progress = new JobProgress({ verifier }, JOB, 4, size)
-    const { md } = await tables(a)
-    await md.open(1)
-    const map = md.get(1)!.doc.getMap<Uint8Array>(RESULTS_MAP)
-    progress.watch(map, 1)
+    const { a, progress, md, map } = await watched(1)
     const slot = resultSlot(a.peerId)
     map.set(`01@0.5/${slot}`, a.sign(`${resultScope(JOB)}/01@0.5`, TurnResults.encode({ items: [item(0), item(1)] })))
     map.set(`1.01/${slot}`, a.sign(`${resultScope(JOB)}/1.01`, ResultRecord.encode(item(1))))

@@ -1,16 +1,10 @@
-import { generateKeyPair } from '@libp2p/crypto/keys'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import * as Y from 'yjs'
 import { describe, expect, it } from 'vitest'
-import { JobProgress, RESULTS_MAP, recordSigner, recordVerifier, resultTable, turnResultKey } from '../../src/coord/index.js'
-import type { RecordSigner, TurnItem } from '../../src/coord/index.js'
+import { JobProgress, RESULTS_MAP, recordVerifier, resultTable, turnResultKey } from '../../src/coord/index.js'
+import type { TurnItem } from '../../src/coord/index.js'
+import { signer } from './signer-fixture.js'
 
 const JOB = '0x' + 'ef'.repeat(32)
-
-async function signer (): Promise<RecordSigner> {
-  const key = await generateKeyPair('Ed25519')
-  return recordSigner(key, peerIdFromPrivateKey(key).toString())
-}
 
 const item = (index: number, term = 2): TurnItem => ({ index, term, outputHash: new Uint8Array(32).fill(index), size: 10 + index })
 

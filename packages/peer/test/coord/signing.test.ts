@@ -5,11 +5,7 @@ import { recordSigner, recordVerifier } from '../../src/coord/index.js'
 import { signTrusted } from '../../src/coord/signing.js'
 import { excludingVerifier } from '../../src/jobs/rounds.js'
 import { createTrafficCounters, decodeSignedRecord, encodeSignedRecord, recordSigningMessage, verifySignedRecord } from '../../src/protocol/index.js'
-
-async function signer (): Promise<ReturnType<typeof recordSigner>> {
-  const key = await generateKeyPair('Ed25519')
-  return recordSigner(key, peerIdFromPrivateKey(key).toString())
-}
+import { signer } from './signer-fixture.js'
 
 describe('recordVerifier (signer keys imported once)', () => {
   it('accepts exactly what verifySignedRecord accepts: the domain, the payload and the signer bind', async () => {

@@ -1,5 +1,3 @@
-import { generateKeyPair } from '@libp2p/crypto/keys'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import * as Y from 'yjs'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
@@ -12,14 +10,11 @@ import { DEFAULT_PRICING, createTrafficCounters } from '../../src/protocol/index
 import { connect, Harness} from './helpers.js'
 import { testJob, waitFor } from '@jobmesh/testkit'
 import type { RecordSigner } from '../../src/coord/index.js'
+import { signer } from '../coord/signer-fixture.js'
 
 const JOB = '0x' + 'cd'.repeat(32)
 const DOC = jobDocName(JOB)
 
-async function signer (): Promise<RecordSigner> {
-  const key = await generateKeyPair('Ed25519')
-  return recordSigner(key, peerIdFromPrivateKey(key).toString())
-}
 
 /** A job doc where `holder` took MicroJob 0.0, wrote its result and dropped the lease, and holds 0.1. */
 function honestDoc (holder: RecordSigner): Y.Doc {
