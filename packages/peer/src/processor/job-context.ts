@@ -66,7 +66,7 @@ export interface JobContext {
 }
 
 export interface JobContextComponents {
-  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp' | 'catchUpWaitMs' | 'signal'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
+  docs: { open(name: string, options?: Pick<OpenOptions, 'catchUp' | 'catchUpWaitMs' | 'signal' | 'follow' | 'askFirst'>): Promise<Y.Doc>, confirm?(name: string, options?: ConfirmOptions): Promise<ConfirmResult> }
   signer: RecordSigner
   /** The verifier for this round (slashed submitters' records excluded in a round > 0). */
   verifier: RecordVerifier
@@ -112,8 +112,8 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     await docsOfMacros.open(m, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, signal })
   }
   const readMacro = async (m: number): Promise<void> => {
-    // the whole catch-up before the doc counts here: until then its summary is a hint (the MacroJob is not chosen)
-    // from the summary's signer first: it held every result when it wrote it (another member may lag behind)
+    // from the summary's signer first (it held every result when it signed; another member may lag behind), and the
+    // whole catch-up before the doc counts here: until then its summary is a hint (the MacroJob is not chosen)
     const summarizer = progress.summarizer(m)
     await docsOfMacros.open(m, { catchUp: 'first', follow: false, askFirst: summarizer == null ? undefined : [summarizer] })
   }
