@@ -33,8 +33,7 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
   private readonly scope: string
   private readonly components: JobProgressComponents
   private readonly size?: MacroSize
-  private readonly summaries = new Set<number>()
-  /** The signer of each MacroJob's summary: it held every result of the MacroJob when it wrote it. */
+  /** The MacroJobs a valid summary says finished, each with its signer (it held every result when it wrote it). */
   private readonly summarizers = new Map<number, string>()
   /** MacroJobs whose doc's results this tracker follows. */
   private readonly held = new Set<number>()
@@ -83,10 +82,9 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
       const m = Number(key)
       const value = map.get(key)
       const size = this.size?.(m) ?? 0
-      if (!Number.isSafeInteger(m) || m < 0 || size === 0 || this.summaries.has(m) || !(value instanceof Uint8Array)) return []
+      if (!Number.isSafeInteger(m) || m < 0 || size === 0 || this.summarizers.has(m) || !(value instanceof Uint8Array)) return []
       const record = this.components.verifier.verify(value, `${summaryScope(this.jobId)}/${key}`)
       if (record == null || new TextDecoder().decode(record.payload) !== String(size)) return []
-      this.summaries.add(m)
       this.summarizers.set(m, record.signer)
       return [m]
     }
@@ -105,7 +103,7 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
 
   /** Whether a valid summary says MacroJob m finished (see {@link watchSummaries}). */
   summarized (macroIndex: number): boolean {
-    return this.summaries.has(macroIndex)
+    return this.summarizers.has(macroIndex)
   }
 
   /**
@@ -113,13 +111,13 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
    * here (where it is, its results decide). For what a reader shows and chooses, never for completion.
    */
   hinted (macroIndex: number): boolean {
-    return this.summaries.has(macroIndex) && !this.held.has(macroIndex)
+    return this.summarizers.has(macroIndex) && !this.held.has(macroIndex)
   }
 
   /** MicroJobs to show as done: those with a valid result here, and all of each {@link hinted} MacroJob. */
   shown (): number {
     let n = this.done.size
-    for (const m of this.summaries) if (this.hinted(m)) n += Math.max(0, (this.size?.(m) ?? 0) - this.doneIn(m))
+    for (const m of this.summarizers.keys()) if (this.hinted(m)) n += Math.max(0, (this.size?.(m) ?? 0) - this.doneIn(m))
     return Math.min(n, this.total)
   }
 
