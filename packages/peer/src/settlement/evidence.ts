@@ -48,8 +48,8 @@ export async function pullFromSubmitter (components: Pick<SettlementComponents, 
   }
   if (peers.length === 0) log('no profile names the submitter %s of %s: its copies of %s cannot be pulled', submitter, jobId, roundDoc)
   // the exchange with the submitter needs the doc open here; not the catch-up with every connected peer first
-  // followed (not read): the sampled docs' holders among the connected peers then exchange with this verifier at once,
-  // and later records reach it by gossip; a verifier follows only the sampled MacroJobs
+  // followed (not read): each doc's holders among the connected peers then exchange with this verifier at once, and
+  // later records reach it by gossip (k verifiers of a round, each following the MacroJobs it pulls)
   else await Promise.all(names.map(async name => await components.docs.open(name, { signal: options.signal, offline: true })))
   // a few streams at once: a job has up to hundreds of MacroJobs, the submitter takes a bounded number of streams
   const pulled = await mapBounded(peers.flatMap(peer => names.map(name => ({ peer, name }))), EVIDENCE_PULL_CONCURRENCY, async ({ peer, name }) => {
