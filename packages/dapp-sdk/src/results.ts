@@ -94,10 +94,11 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
 
   // the submitter's manifest (checked against the escrow's resultRoot) when there is one, else the round's MacroJob docs
   const manifest = job.resultRoot !== ZeroHash ? await loadManifest(ctx, id, job.resultRoot, microJobs, signal) : undefined
-  // without a manifest the records are read from the MacroJobs' docs (each with its catch-up)
+  // without a manifest the records are read from the MacroJobs' docs (each with its catch-up): read, not followed, so
+  // that the peers holding them do not each exchange with this client on its subscription
   if (manifest === undefined) {
     const docSignal = anySignal([signal], ctx.settings.docTimeoutMs)
-    await Promise.all(Array.from({ length: job.macroJobs }, async (_, m) => await open(m, { signal: docSignal })))
+    await Promise.all(Array.from({ length: job.macroJobs }, async (_, m) => await open(m, { signal: docSignal, follow: false })))
   }
   const picked: Picked[] = manifest !== undefined
     ? manifest.microJobs.map((e, g) => ({ d: microJobs[g], outputHash: e.outputHash.toLowerCase(), outputCid: e.outputCid, signer: e.signer }))

@@ -45,9 +45,10 @@ export function createCatchUp (components: CatchUpComponents): CatchUp {
     const subscribers = new Set(components.pubsub.getSubscribers(entry.topic).map(String))
     // 'first' asks the subscribers only: a peer not subscribed (yet) has no state of this doc to give, and it exchanges
     // with us when it subscribes. At a new job nobody is subscribed yet, and asking an unsubscribed peer cost every
-    // processor one exchange of 150-570 ms (8 processes on 2 cores) before it could choose a MacroJob. A read
-    // (follow: false) asks the subscribers first and then the others, one at a time until one has the doc: a finished
-    // MacroJob's doc may be held only by peers that read it, which do not subscribe, once its room's members left.
+    // processor one exchange of 150-570 ms (8 processes on 2 cores) before it could choose a MacroJob. The peers
+    // of askFirst go first, then the subscribers; a read (follow: false) then asks the others too, one at a time until
+    // one has the doc: a finished MacroJob's doc may be held only by peers that read it (not subscribed) once its
+    // room's members left.
     const first = new Set(options.askFirst ?? [])
     const rank = (p: PeerId): number => first.has(p.toString()) ? 2 : subscribers.has(p.toString()) ? 1 : 0
     const peers = components.libp2p.getPeers()
