@@ -22,6 +22,16 @@ export const CONFIRM_ALL_MAX_PEERS = 8
  * (0.2-0.6 s), and its exchanges made the start slower (docs/coordination.md, Leases).
  */
 export const FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS = 4
+
+/**
+ * The settle window of a room's first claim while gossipsub knows at most CONFIRM_ALL_MAX_PEERS peers (ms; the
+ * default window is DEFAULT_SETTLE_MS). Peers that know each other agree on a job's start order, which gives each of
+ * the first claimants a MacroJob of its own, so the window only covers two peers that disagree on who is in the job;
+ * and two claims that both settle cost the MicroJobs both ran before the CRDT converged, not a wrong result (the
+ * lower PeerId keeps the epoch). 250 ms held every room of a proc:8 job that long before its first MicroJob
+ * (docs/coordination.md, Twenty-second round).
+ */
+export const FIRST_CLAIM_SETTLE_MS = 100
 /** The queue owner publishes a snapshot at least this often (ms). */
 export const DEFAULT_HEARTBEAT_MS = 1_000
 /** A room whose owner is silent this long fails over through the MacroJob lease (ms). */

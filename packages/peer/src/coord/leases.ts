@@ -54,6 +54,11 @@ export interface ClaimOptions extends AbortOptions {
    * settles, whatever the peers still answering: as a claim settles in a network too large to confirm with everyone.
    */
   rivals?: string[]
+  /**
+   * This claim's settle window (ms), at most the table's `settleMs`: a room's first claim among few peers waits less
+   * (room-claim.ts `claimPeers`).
+   */
+  settleMs?: number
 }
 
 /** Leases on the records of one Y.Map; the signing domain is `<scope>/<key>`. */
@@ -217,11 +222,12 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
         const confirm = (peers: string[] | undefined): Promise<ConfirmResult | undefined | void> | undefined =>
           tableOptions.confirm?.({ signal: options.signal, peers })
             .catch((err: Error) => { log('confirm of %s failed: %s', domain(key), err.message) })
-        const settled = [settleWait(confirm(options.confirmWith), settleMs, options.signal)]
+        const window = Math.min(settleMs, options.settleMs ?? settleMs)
+        const settled = [settleWait(confirm(options.confirmWith), window, options.signal)]
         if (options.confirmWith == null && options.rivals != null && tableOptions.confirm != null) {
           // peers starved at a job's start answer a confirm with every peer in 0.2-0.4 s: the rivals and the window
           // decide then
-          settled.push(settleWait(confirm(options.rivals), settleMs, options.signal))
+          settled.push(settleWait(confirm(options.rivals), window, options.signal))
         }
         // a rival's record that replaces ours settles the claim at once: once the CRDT shows another value, ours
         // has lost on every peer (the loser looks elsewhere instead of waiting out the exchange)

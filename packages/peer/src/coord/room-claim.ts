@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS } from './constants.js'
+import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_SETTLE_MS } from './constants.js'
 import type { ClaimOptions, Lease } from './leases.js'
 import type { RoomCore } from './room-core.js'
 
@@ -39,15 +39,19 @@ export async function claimQueue (room: RoomCore, claim: () => Promise<Lease>): 
  * failover's claim (`failover`: on a running job the peers answer at once) and FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS for
  * a room's first claim, made at a job's start when every peer of the job is opening it: with 7 other peers the
  * confirm took 0.2-0.6 s and never settled a claim before the window did, while its exchanges delayed everyone's
- * start (docs/coordination.md, Leases). Neither when the pubsub cannot list them.
+ * start (docs/coordination.md, Leases). Neither when the pubsub cannot list them. A first claim among at most
+ * CONFIRM_ALL_MAX_PEERS peers settles in FIRST_CLAIM_SETTLE_MS instead of the whole window: peers that know each
+ * other agree on the job's start order, which keeps its first claimants apart.
  */
-export function claimPeers (room: RoomCore, options: { failover?: boolean } = {}): Pick<ClaimOptions, 'confirmWith' | 'rivals'> {
+export function claimPeers (room: RoomCore, options: { failover?: boolean } = {}): Pick<ClaimOptions, 'confirmWith' | 'rivals' | 'settleMs'> {
   const { pubsub } = room.components
   const known = pubsub.getPeers?.().length
   const subscribers = pubsub.getSubscribers?.(room.topic).map(String)
   if (known == null || subscribers == null) return {}
-  const few = options.failover === true ? CONFIRM_ALL_MAX_PEERS : FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS
-  return known <= few ? { rivals: subscribers } : { confirmWith: subscribers }
+  const failover = options.failover === true
+  const few = failover ? CONFIRM_ALL_MAX_PEERS : FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS
+  const peers = known <= few ? { rivals: subscribers } : { confirmWith: subscribers }
+  return !failover && known <= CONFIRM_ALL_MAX_PEERS ? { ...peers, settleMs: FIRST_CLAIM_SETTLE_MS } : peers
 }
 
 /**

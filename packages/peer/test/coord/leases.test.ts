@@ -188,6 +188,23 @@ describe('leases', () => {
     })
   })
 
+  it('a claim\'s own settle window shortens the table\'s, never lengthens it', async () => {
+    await withFakeTimers(async () => {
+      const l = await settlingLeases()
+      const table = l.table(new Y.Doc().getMap('macro'), 'jobmesh/macro/0x01')
+      // [the claim's settleMs, the claim resolves after ms] with the table's window at 250 and no confirm
+      const cases: Array<[number | undefined, number]> = [[100, 100], [400, 250], [undefined, 250]]
+      for (const [settleMs, settlesAt] of cases) {
+        await expectSettlesAt(table.claim(`k${settleMs}`, { settleMs }), settlesAt, `settleMs ${settleMs}`)
+      }
+      // with a confirm that reached every peer, the shorter window bounds twice the confirm as well
+      const confirmed = l.table(new Y.Doc().getMap('macro'), 'jobmesh/macro/0x01', {
+        confirm: async () => await new Promise(resolve => setTimeout(() => { resolve({ exchanged: 3, unreached: 0, skipped: 0 }) }, 80))
+      })
+      await expectSettlesAt(confirmed.claim('0', { rivals: ['rival'], settleMs: 100 }), 100, 'confirm 80 ms, settleMs 100')
+    })
+  })
+
   it('a record with a bad signature is absent', async () => {
     const now = 1_000
     const a = await peer(() => now)

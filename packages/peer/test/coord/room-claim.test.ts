@@ -9,7 +9,7 @@ import { createQueue, onRequest, serve } from '../../src/coord/room-serve.js'
 import { OwnerSilence } from '../../src/coord/owner-silence.js'
 import { claimNextEpoch } from '../../src/coord/room-failover.js'
 import { claimPeers, claimQueue, releaseUnserved, unservedLease } from '../../src/coord/room-claim.js'
-import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS, MAX_EARLY_REQUESTS } from '../../src/coord/constants.js'
+import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_SETTLE_MS, MAX_EARLY_REQUESTS } from '../../src/coord/constants.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { crdt, queue } from './room-fixtures.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
@@ -72,6 +72,18 @@ describe('room claiming role (room-claim.ts)', () => {
     expect(asked.slice(4)).toEqual([['peerA', 'peerB']])
     await table.claim('2', claimPeers(room(FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS)))
     expect(asked.slice(5)).toEqual([undefined, ['peerA', 'peerB']])
+  })
+
+  it('a room\'s first claim settles in the shorter window while its peers are few; a failover\'s claim, or one among more peers, waits the whole window', () => {
+    const topic = '/jobmesh/1/job/j/macro/m0'
+    const room = (peers: number): RoomCore => ({
+      topic,
+      components: { pubsub: { getPeers: () => Array.from({ length: peers }, (_, i) => `peer${i}`), getSubscribers: () => ['peerA'] } }
+    }) as unknown as RoomCore
+    expect(claimPeers(room(FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS)).settleMs).toBe(FIRST_CLAIM_SETTLE_MS)
+    expect(claimPeers(room(CONFIRM_ALL_MAX_PEERS))).toEqual({ confirmWith: ['peerA'], settleMs: FIRST_CLAIM_SETTLE_MS })
+    expect(claimPeers(room(CONFIRM_ALL_MAX_PEERS + 1))).toEqual({ confirmWith: ['peerA'] })
+    expect(claimPeers(room(CONFIRM_ALL_MAX_PEERS), { failover: true }).settleMs).toBeUndefined()
   })
 
   it('stands the failover role aside while the claim settles, and counts the silence from the claim\'s end', async () => {
