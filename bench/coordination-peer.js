@@ -45,11 +45,14 @@ const processor = createProcessor({ ...node, docs, counters }, {
   executor: testExecutor({ workMs }),
   hardware: { gpuModel: 'cpu', vramGb: 8 }
 })
-let cpuAtStart = process.cpuUsage()
-/** The traffic counters when the mesh formed: the report counts the job's traffic only, as it counts the job's CPU. */
-let countersAtStart = structuredClone(counters)
-/** The doc store's sync exchanges when the mesh formed, counted from there as the traffic is. */
-let docMetricsAtStart = { ...docs.metrics }
+/**
+ * What the report counts from: this process's CPU, its traffic counters and its doc store's sync exchanges when the
+ * mesh formed (or the process went quiet, or a warm-up job ended), so that the report holds the job's only.
+ */
+function baseline () {
+  return { cpu: process.cpuUsage(), counters: structuredClone(counters), docMetrics: { ...docs.metrics } }
+}
+let atStart = baseline()
 /** The addresses this peer dials (the bench's dial plan). */
 let planned = []
 
@@ -110,9 +113,7 @@ process.on('message', (msg) => {
           clearInterval(redial)
         }
         // CPU from here on is the job's (startup and dialling are not coordination)
-        cpuAtStart = process.cpuUsage()
-        countersAtStart = structuredClone(counters)
-        docMetricsAtStart = { ...docs.metrics }
+        atStart = baseline()
         send({ type: 'meshed' })
         return
       }
@@ -132,17 +133,13 @@ process.on('message', (msg) => {
           last = process.cpuUsage()
           return used != null && (used.user + used.system) / 1000 < msg.msPerSecond
         }, { timeoutMs: msg.timeoutMs, intervalMs: 1_000, what: 'a quiet process' }).catch(() => { timedOut = true })
-        cpuAtStart = process.cpuUsage()
-        countersAtStart = structuredClone(counters)
-        docMetricsAtStart = { ...docs.metrics }
+        atStart = baseline()
         send({ type: 'quiet', waitedMs: now() - started, timedOut })
         return
       }
       case 'rebase':
         // a warm-up job ran: count from here
-        cpuAtStart = process.cpuUsage()
-        countersAtStart = structuredClone(counters)
-        docMetricsAtStart = { ...docs.metrics }
+        atStart = baseline()
         send({ type: 'rebased' })
         return
       case 'report':
@@ -150,10 +147,10 @@ process.on('message', (msg) => {
         if (process.env.COORD_BENCH_CPU_PROF != null) writeFileSync(join(process.env.COORD_BENCH_CPU_PROF, `marks-${process.pid}.json`), JSON.stringify({ wall: now(), hrUs: Number(process.hrtime.bigint() / 1000n) }))
         send({
           type: 'report',
-          counters: countersSince(counters, countersAtStart),
+          counters: countersSince(counters, atStart.counters),
           metrics: processor.metrics,
-          syncs: { completed: docs.metrics.syncCompleted - docMetricsAtStart.syncCompleted, bytesIn: docs.metrics.syncBytesIn - docMetricsAtStart.syncBytesIn },
-          cpu: process.cpuUsage(cpuAtStart)
+          syncs: { completed: docs.metrics.syncCompleted - atStart.docMetrics.syncCompleted, bytesIn: docs.metrics.syncBytesIn - atStart.docMetrics.syncBytesIn },
+          cpu: process.cpuUsage(atStart.cpu)
         })
         return
       case 'stop':
