@@ -39,6 +39,8 @@ export async function startPeers (n: number, init: Partial<ProcessorInit> = {}):
       heartbeatMs: 300,
       ownerTimeoutMs: 1_000,
       leases: { leaseMs: 3_000, renewMs: 1_000, skewMs: 200, settleMs: 50 },
+      // the docs of MacroJobs a peer did not work on are read 1 s after the job ended there on their summaries
+      summaryCheckMs: 1_000,
       ...init
     })
     peers.push({ node, docs, processor, counters, id: node.peerId.toString(), stopped: false })

@@ -79,5 +79,13 @@ export const DEFAULT_START_POLL_MS = 50
  */
 export const NEW_JOBS_PER_SENDER = { ratePerSecond: 5, burst: 100 }
 
+/**
+ * How long after a job ended here on MacroJob summaries (a peer that did not work on a MacroJob does not read its doc)
+ * those MacroJobs' docs are read, unless the job is settled on chain by then (ms; summary-check.ts). A forged summary
+ * delays its MacroJob by about this much at most, once; an honest job is usually settled within it (the demo releases
+ * its escrow ~18 s after the last MicroJob).
+ */
+export const DEFAULT_SUMMARY_CHECK_MS = 30_000
+
 /** A summarized MacroJob's doc open here without all its results is exchanged again at most this often (ms; job-context.ts). */
 export const MACRO_RESYNC_MS = 2_000

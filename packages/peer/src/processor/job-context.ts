@@ -48,6 +48,13 @@ export interface JobContext {
   ownFinishAt?: number
   /** This peer's own result finished the job's last room to finish (rooms.ts `checkFinishedLast`): it finalizes (job-end.ts). */
   finishedLast?: boolean
+  /**
+   * MacroJobs whose summary came here before anybody claimed them (no lease of theirs in the job doc): their docs are
+   * read at once, and their summaries never end the job here (rooms.ts `followSummaries`).
+   */
+  unbelieved: Set<number>
+  /** The pending check of the summaries that ended the job here (summary-check.ts). */
+  summaryCheck?: ReturnType<typeof setTimeout>
   /** The docs of the job's MacroJobs this peer joined or checked; `microLeases` and `results` read them. */
   macroDocs: MacroDocs
   /** Opens MacroJob `m`'s doc (once; a catch-up from one peer that holds it) and follows its results. */
@@ -58,8 +65,11 @@ export interface JobContext {
    * count here from then on (until then its summary is a hint).
    */
   readMacro(m: number): Promise<void>
-  /** Exchanges MacroJob `m`'s doc again with the connected peers that hold it (at most every few seconds). */
-  resyncMacro(m: number): void
+  /**
+   * Exchanges MacroJob `m`'s doc again with the connected peers that hold it (at most every few seconds): resolves when
+   * the exchanges are done, at once when one ran too recently.
+   */
+  resyncMacro(m: number): Promise<void>
   /** Writes this peer's summary of finished MacroJob `m` into the job doc, unless a valid one is there. */
   summarize(m: number): void
   wake?(): void
@@ -118,11 +128,11 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     await docsOfMacros.open(m, { catchUp: 'first', follow: false, askFirst: summarizer == null ? undefined : [summarizer] })
   }
   const resyncedAt = new Map<number, number>()
-  const resyncMacro = (m: number): void => {
+  const resyncMacro = async (m: number): Promise<void> => {
     const now = Date.now()
     if (docs.confirm == null || now - (resyncedAt.get(m) ?? 0) < MACRO_RESYNC_MS) return
     resyncedAt.set(m, now)
-    docs.confirm(macroDocName(docName, m), { timeoutMs: MACRO_RESYNC_MS }).catch(() => {})
+    await docs.confirm(macroDocName(docName, m), { timeoutMs: MACRO_RESYNC_MS }).catch(() => {})
   }
   const summaries = doc.getMap<Uint8Array>(SUMMARY_MAP)
   const summarize = (m: number): void => {
@@ -153,6 +163,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
     rooms: new Map(),
     announced: new Map(),
     lostClaims: new Set(),
+    unbelieved: new Set(),
     discoveredAt: 0,
     lastLocalResult: 0,
     finalized: false,

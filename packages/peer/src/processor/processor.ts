@@ -7,7 +7,7 @@ import {
 import { INDEX_DOC } from '../crdt/index.js'
 import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier } from '../jobs/index.js'
 import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
-import { DEFAULT_IDLE_MS } from './constants.js'
+import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { jobDiscovery } from './job-discovery.js'
 import { followRounds, retireRound } from './job-rounds.js'
@@ -23,6 +23,7 @@ import type { JobEndHost } from './job-end.js'
 import type { JobRoundsHost } from './job-rounds.js'
 import type { PoisonHost } from './poison.js'
 import type { RoomsHost } from './rooms.js'
+import type { SummaryCheckHost } from './summary-check.js'
 import type { TurnHost } from './turns.js'
 import type { KnownJobSummary, Processor, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
 import type {
@@ -75,6 +76,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   /** What a failed MicroJob (poison.ts) uses of this processor. */
   private readonly poisonHost: PoisonHost
   private readonly roundsHost: JobRoundsHost
+  /** What ending a job on its MacroJob summaries, and checking them later (summary-check.ts), uses of this processor. */
+  private readonly summaryHost: SummaryCheckHost
   /** Learning jobs from announcements (job-discovery.ts). */
   private readonly discovery: JobDiscovery
 
@@ -101,6 +104,13 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       clock: this.clock,
       onJobComplete: init.onJobComplete,
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
+    }
+    this.summaryHost = {
+      endHost: this.endHost,
+      summaryCheckMs: init.summaryCheckMs ?? DEFAULT_SUMMARY_CHECK_MS,
+      settled: init.settled,
+      reopen: (ctx) => { this.reopen(ctx) },
+      signal: () => this.controller.signal
     }
     this.roundsHost = {
       self: this.self,
@@ -357,8 +367,20 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.contexts.set(job.jobId, ctx)
     this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(macroTopic(job.key))
-    followJob({ endHost: this.endHost, poisonHost: this.poisonHost, clock: () => this.clock() }, ctx)
+    followJob({ endHost: this.endHost, poisonHost: this.poisonHost, summaryHost: this.summaryHost, clock: () => this.clock() }, ctx)
     return ctx
+  }
+
+  /** A job that ended here on summaries its MacroJobs' docs do not bear out (summary-check.ts): worked on again. */
+  private reopen (ctx: JobContext): void {
+    if (this.contexts.get(ctx.job.jobId) !== ctx || this.failed.has(ctx.job.jobId)) return
+    ctx.finalized = false
+    ctx.finishedLast = undefined
+    ctx.ownFinishAt = undefined
+    // its rooms were closed when it ended: the room choice finds or claims them again
+    ctx.rooms.clear()
+    this.completed.delete(ctx.job.jobId)
+    this.wakeIdle?.()
   }
 
   private async workOn (job: KnownJob, signal: AbortSignal): Promise<void> {

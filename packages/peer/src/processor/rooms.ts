@@ -135,7 +135,7 @@ const START_WAIT_POLLS = 4 * Math.ceil(DEFAULT_START_WAIT_MS / DEFAULT_START_POL
 export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
   let now = host.clock()
   ctx.firstChoiceAt ??= now
-  openSummarized(ctx)
+  followSummaries(ctx)
   let choice = chooseRoom(choiceView(host, ctx, now))
   // the job's first claimants are opening its MacroJobs (start-order.ts): a short wait, not an idle round; bounded by
   // polls as well as by the clock, so a clock that stands still (a test's) cannot hold the loop here
@@ -212,23 +212,27 @@ function leaveLostClaims (ctx: JobContext, choice: RoomChoice): void {
 }
 
 /**
- * Opens the docs of the MacroJobs a summary says finished, which this peer does not read yet (one catch-up each, in
- * the background; a failed one is tried again on the next call): their results, not the summaries, complete the job
- * here (a summary is one peer's word), and a finished MacroJob's doc carries no more turns. A summarized doc open here
- * without all its results is exchanged again with the peers that hold it (`resyncMacro`, throttled). Called on each
- * summary and each room choice.
+ * Follows up the MacroJob summaries. A summarized doc open here without all its results is exchanged again with the
+ * peers that hold it (throttled, `resyncMacro`): a peer that had opened it empty may have answered its catch-up first,
+ * and a finished MacroJob's doc gets no more turns to bring the rest. The doc of a summarized MacroJob nobody ever
+ * claimed (no lease of it in the job doc) is read at once: no room finished it, so the summary is not believed.
+ * The docs of other summarized MacroJobs are not read here: their summaries end the job here, and are checked later
+ * (summary-check.ts). Called on each summary and each room choice.
  */
-export function openSummarized (ctx: JobContext): void {
+export function followSummaries (ctx: JobContext): void {
   for (let m = 0; m < ctx.slicing.macroJobs.length; m++) {
+    if (!ctx.progress.summarized(m)) continue
     if (ctx.progress.hinted(m)) {
-      // a read that came from a member short of some results (one exchange, and no holder pushes to a reader) is
-      // exchanged again at once: until it is complete the MacroJob could look open to the room choice
-      ctx.readMacro(m).then(() => { if (!macroDone(ctx, m)) ctx.resyncMacro(m) },
-        (err: Error) => { log('doc of MacroJob %d of %s not read: %s', m, ctx.job.jobId, err.message) })
-    } else if (ctx.progress.summarized(m) && !macroDone(ctx, m)) {
-      // open, but its catch-up brought too little (a peer that had opened it empty answered first): a finished
-      // MacroJob's doc gets no more turns to bring the rest, so this peer asks the peers that hold it again
-      ctx.resyncMacro(m)
+      if (!ctx.unbelieved.has(m) && !everClaimed(ctx, m)) {
+        ctx.unbelieved.add(m)
+        // a read that failed is tried again on the next call
+        ctx.readMacro(m).catch((err: Error) => {
+          ctx.unbelieved.delete(m)
+          log('doc of MacroJob %d of %s not read: %s', m, ctx.job.jobId, err.message)
+        })
+      }
+    } else if (!macroDone(ctx, m)) {
+      void ctx.resyncMacro(m)
     }
   }
 }
@@ -255,8 +259,21 @@ export function checkFinishedLast (ctx: JobContext, now: number): void {
   if (ctx.slicing.macroJobs.every((_, m) => macroDone(ctx, m) || ctx.progress.summarized(m))) ctx.finishedLast = true
 }
 
+/**
+ * Every MacroJob of the job is finished as far as this peer can tell: by its results here, or by its summary when this
+ * peer does not hold its doc (`JobProgress.hinted`) and somebody had claimed it when the summary came here.
+ */
+export function finishedHere (ctx: JobContext): boolean {
+  return ctx.slicing.macroJobs.every((_, m) => (ctx.progress.hinted(m) && !ctx.unbelieved.has(m) && everClaimed(ctx, m)) || macroDone(ctx, m))
+}
+
+/** MacroJob `m` was claimed by somebody: a valid lease of it is in the job doc (a released one stays, expiring at 0). */
+function everClaimed (ctx: JobContext, m: number): boolean {
+  return ctx.macroLeases.get(macroKey(m)) != null
+}
+
 /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */
-function macroDone (ctx: JobContext, m: number): boolean {
+export function macroDone (ctx: JobContext, m: number): boolean {
   const size = ctx.slicing.macroJobs[m].size
   if (ctx.progress.doneIn(m) < size) return false
   for (let i = 0; i < size; i++) {

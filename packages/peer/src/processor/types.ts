@@ -77,6 +77,11 @@ export interface ProcessorInit {
    * what the job's commit window gives a verifier per sampled re-run (`FundedJobs.runLimitMs`). Default: no other bound.
    */
   runLimitMs?(jobId: string): number | undefined
+  /**
+   * How long after a job ended here on the summaries of MacroJobs this peer did not work on their docs are read, to
+   * check the summaries (ms). Default {@link DEFAULT_SUMMARY_CHECK_MS}.
+   */
+  summaryCheckMs?: number
   /** Whether a job is settled on chain for good (`FundedJobs.settled`), as `jobmesh status` shows it. Default: never. */
   settled?(jobId: string): boolean
   /** Poison isolation: failed attempts after which a job is given up (coord/failures.ts). */

@@ -47,8 +47,8 @@ describe('processor', () => {
     expect([...runs.values()].every(n => n === 1)).toBe(true)
     expect(completions.length).toBeGreaterThanOrEqual(1)
     expect(completions.every(id => id === job.jobId)).toBe(true)
-    // every peer holds a result for every MicroJob: its own rooms' MacroJob docs, and the others' it opened when their
-    // summaries came (their results, not the summaries, complete the job)
+    // every peer holds a result for every MicroJob: its own rooms' MacroJob docs, and the others' it read to check
+    // the summaries that ended the job there (1 s later here, `summaryCheckMs`)
     const macroCount = job.spec.slicing.macroJobs
     await waitFor(() => peers.every(p => heldDone(p.docs, job.jobId, macroCount).size === 64), { timeoutMs: 10_000, what: 'results synced' })
     // each result proves its signer's run: its work tag is made from the run's execution digest and the signer

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { waitFor } from '@jobmesh/testkit'
 import { LeaseLostError } from '../../src/coord/errors.js'
-import { checkFinishedLast, findRoom, noteOwnResult, onMacroMessage, openSummarized } from '../../src/processor/rooms.js'
+import { checkFinishedLast, findRoom, finishedHere, followSummaries, noteOwnResult, onMacroMessage } from '../../src/processor/rooms.js'
 import { DEFAULT_COMPLETION_WINDOW_MS } from '../../src/processor/constants.js'
 import type { MacroRoom } from '../../src/coord/room.js'
 import type { JobContext } from '../../src/processor/job-context.js'
@@ -159,34 +158,53 @@ describe('who finalizes when the results of other MacroJobs arrive from their do
   })
 })
 
-describe('summarized MacroJobs (openSummarized)', () => {
-  it('one this peer did not work on is read, not followed; one read short of its results is exchanged again, at once after its read', async () => {
+describe('summarized MacroJobs (followSummaries, finishedHere)', () => {
+  /** MacroJobs 0-2 of 2 MicroJobs; `claimed`: those with a lease in the job doc. */
+  const ctxOf = (done: Set<string>, summarized: (m: number) => boolean, hinted: (m: number) => boolean, calls: string[], claimed = new Set([0, 1, 2])): JobContext => ({
+    job: { jobId: '0xjob' },
+    slicing: { macroJobs: [0, 1, 2].map(m => ({ macroId: `macro${m}`, size: 2 })) },
+    progress: {
+      doneIn: (m: number) => [...done].filter(k => k.startsWith(`${m}.`)).length,
+      has: (k: string) => done.has(k),
+      summarized,
+      hinted
+    },
+    macroLeases: { get: (key: string) => claimed.has(Number(key)) ? { owner: 'someone' } : undefined },
+    unbelieved: new Set<number>(),
+    readMacro: async (m: number) => { calls.push(`read ${m}`) },
+    resyncMacro: async (m: number) => { calls.push(`resync ${m}`) }
+  }) as unknown as JobContext
+
+  it('one this peer did not work on is not read; one open here short of its results is exchanged again', () => {
     const calls: string[] = []
-    let readDone = (): void => {}
+    // 1: summarized, its doc not held here; 2: summarized, its doc held, one result short
+    const ctx = ctxOf(new Set(['0.0', '0.1', '2.0']), m => m > 0, m => m === 1, calls)
+    followSummaries(ctx)
+    expect(calls).toEqual(['resync 2'])
+  })
+
+  it('one nobody claimed is read at once, once, and its summary does not count, even once it is claimed', () => {
+    const calls: string[] = []
+    const claimed = new Set([0, 2])
+    const ctx = ctxOf(new Set(['0.0', '0.1', '2.0', '2.1']), m => m === 1, m => m === 1, calls, claimed)
+    followSummaries(ctx)
+    followSummaries(ctx)
+    expect(calls).toEqual(['read 1'])
+    expect(finishedHere(ctx)).toBe(false)
+    claimed.add(1)
+    expect(finishedHere(ctx)).toBe(false)
+  })
+
+  it('the job is finished here when each MacroJob has all its results here or a summary of a claimed MacroJob and no doc here', () => {
+    const calls: string[] = []
     const done = new Set(['0.0', '0.1', '2.0'])
-    const ctx = {
-      job: { jobId: '0xjob' },
-      slicing: { macroJobs: [0, 1, 2].map(m => ({ macroId: `macro${m}`, size: 2 })) },
-      progress: {
-        doneIn: (m: number) => [...done].filter(k => k.startsWith(`${m}.`)).length,
-        has: (k: string) => done.has(k),
-        summarized: (m: number) => m > 0,
-        // 1: summarized, its doc not read yet; 2: read, one result short
-        hinted: (m: number) => m === 1
-      },
-      readMacro: async (m: number) => {
-        calls.push(`read ${m}`)
-        await new Promise<void>(resolve => { readDone = resolve })
-      },
-      openMacro: async (m: number) => { calls.push(`follow ${m}`) },
-      resyncMacro: (m: number) => { calls.push(`resync ${m}`) }
-    } as unknown as JobContext
-    openSummarized(ctx)
-    expect(calls).toEqual(['read 1', 'resync 2'])
-    // the read of 1 brought one result of its 2: exchanged again as soon as the read is done
-    done.add('1.0')
-    readDone()
-    await waitFor(() => calls.length === 3, { timeoutMs: 1_000, what: 'the exchange after the read' })
-    expect(calls).toEqual(['read 1', 'resync 2', 'resync 1'])
+    const ctx = ctxOf(done, m => m > 0, m => m === 1, calls)
+    // 2's doc is held here: its summary does not count, its results do
+    expect(finishedHere(ctx)).toBe(false)
+    done.add('2.1')
+    expect(finishedHere(ctx)).toBe(true)
+    // without 1's summary, 1 is open
+    expect(finishedHere(ctxOf(done, m => m === 2, () => false, calls))).toBe(false)
+    expect(calls).toEqual([])
   })
 })

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { RESULTS_MAP, SUMMARY_MAP, jobsTopic, recordVerifier, resultTable, summaryScope } from '../../src/coord/index.js'
+import { MACRO_MAP, RESULTS_MAP, SUMMARY_MAP, jobsTopic, leases, macroKey, macroScope, recordVerifier, resultTable, summaryScope } from '../../src/coord/index.js'
 import type { TurnItem } from '../../src/coord/index.js'
 import { jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { recordSigner } from '../../src/coord/signing.js'
@@ -47,5 +47,41 @@ describe('MacroJob summaries', () => {
     // every MicroJob ran, and every honest peer holds a result for each (the MacroJob docs it opened to check)
     expect(runs.size).toBe(24)
     await waitFor(() => honest.every(p => heldDone(p.docs, job.jobId, 3).size === 24), { timeoutMs: 10_000, what: 'every result on every peer' })
+  }, 60_000)
+
+  it('summaries of MacroJobs their writer also claimed end the job where their docs are not held, until the check reads the docs: then it is worked on again', async () => {
+    peers = await startPeers(4, { executor: testExecutor({ workMs: 5 }) })
+    const [liar, ...honest] = peers
+    const runs = new Map<string, number>()
+    for (const p of honest) {
+      p.processor.addEventListener('microjob:done', (evt) => {
+        const key = `${evt.detail.macroIndex}.${evt.detail.index}`
+        runs.set(key, (runs.get(key) ?? 0) + 1)
+      })
+    }
+    await Promise.all(honest.map(async p => p.processor.start()))
+    await waitForMesh(honest, jobsTopic())
+    const job = testJob(3, 8)
+    // the liar claims every MacroJob's lease (3 s long, not renewed) and summarizes every MacroJob, before the job
+    // is announced: a claimed MacroJob's summary is believed by a peer that does not hold its doc
+    const doc = await liar.docs.open(jobDocName(job.jobId))
+    const sign = recordSigner(liar.node.privateKey, liar.id)
+    const table = leases({ signer: sign, verifier: recordVerifier() }, { leaseMs: 3_000, settleMs: 10 }).table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.jobId))
+    for (let m = 0; m < 3; m++) await table.claim(macroKey(m), { signal: AbortSignal.timeout(5_000) })
+    doc.transact(() => {
+      for (let m = 0; m < 3; m++) doc.getMap<Uint8Array>(SUMMARY_MAP).set(String(m), sign.sign(`${summaryScope(job.jobId)}/${m}`, new TextEncoder().encode('8')))
+    })
+    // job:complete per honest peer, with the MicroJobs run by then
+    const completions = new Map<string, number[]>()
+    for (const p of honest) p.processor.addEventListener('job:complete', () => { completions.set(p.id, [...completions.get(p.id) ?? [], runs.size]) })
+    await honest[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => completions.size === honest.length, { timeoutMs: 30_000, what: 'job:complete on every honest peer' })
+    expect([...completions.values()].map(c => c[0])).toEqual([0, 0, 0])
+    // 1 s later (`summaryCheckMs` in the testkit) each reads the docs, finds no result there and works on the job
+    // again (once the liar's leases ran out), until it ends with every MicroJob run once
+    await waitFor(() => honest.every(p => (completions.get(p.id) ?? []).length === 2), { timeoutMs: 40_000, what: 'the job ended again on every honest peer' })
+    expect(runs.size).toBe(24)
+    expect([...runs.values()].every(n => n === 1)).toBe(true)
+    expect(honest.every(p => p.processor.knownJobs().find(j => j.jobId === job.jobId)?.state === 'complete')).toBe(true)
   }, 60_000)
 })
