@@ -13,20 +13,28 @@ afterEach(async () => {
   peers = []
 })
 
+/**
+ * 4 peers: a liar (its processor not started) and 3 honest ones (started, meshed on /jobs), whose MicroJob runs are
+ * counted; a job of 3 MacroJobs of 8 MicroJobs, not announced yet.
+ */
+async function liarAndHonestPeers (): Promise<{ liar: TestPeer, honest: TestPeer[], runs: Map<string, number>, job: ReturnType<typeof testJob> }> {
+  peers = await startPeers(4, { executor: testExecutor({ workMs: 5 }) })
+  const [liar, ...honest] = peers
+  const runs = new Map<string, number>()
+  for (const p of honest) {
+    p.processor.addEventListener('microjob:done', (evt) => {
+      const key = `${evt.detail.macroIndex}.${evt.detail.index}`
+      runs.set(key, (runs.get(key) ?? 0) + 1)
+    })
+  }
+  await Promise.all(honest.map(async p => p.processor.start()))
+  await waitForMesh(honest, jobsTopic())
+  return { liar, honest, runs, job: testJob(3, 8) }
+}
+
 describe('MacroJob summaries', () => {
   it('summaries of every MacroJob and results where nobody reads them, written before any work by a peer that did none, do not complete the job: its results do', async () => {
-    peers = await startPeers(4, { executor: testExecutor({ workMs: 5 }) })
-    const [liar, ...honest] = peers
-    const runs = new Map<string, number>()
-    for (const p of honest) {
-      p.processor.addEventListener('microjob:done', (evt) => {
-        const key = `${evt.detail.macroIndex}.${evt.detail.index}`
-        runs.set(key, (runs.get(key) ?? 0) + 1)
-      })
-    }
-    await Promise.all(honest.map(async p => p.processor.start()))
-    await waitForMesh(honest, jobsTopic())
-    const job = testJob(3, 8)
+    const { liar, honest, runs, job } = await liarAndHonestPeers()
     // the liar holds the job doc before the job is announced: its summaries are there when the peers open it
     const doc = await liar.docs.open(jobDocName(job.jobId))
     const sign = recordSigner(liar.node.privateKey, liar.id)
@@ -50,18 +58,7 @@ describe('MacroJob summaries', () => {
   }, 60_000)
 
   it('summaries of MacroJobs their writer also claimed end the job where their docs are not held, until the check reads the docs: then it is worked on again', async () => {
-    peers = await startPeers(4, { executor: testExecutor({ workMs: 5 }) })
-    const [liar, ...honest] = peers
-    const runs = new Map<string, number>()
-    for (const p of honest) {
-      p.processor.addEventListener('microjob:done', (evt) => {
-        const key = `${evt.detail.macroIndex}.${evt.detail.index}`
-        runs.set(key, (runs.get(key) ?? 0) + 1)
-      })
-    }
-    await Promise.all(honest.map(async p => p.processor.start()))
-    await waitForMesh(honest, jobsTopic())
-    const job = testJob(3, 8)
+    const { liar, honest, runs, job } = await liarAndHonestPeers()
     // the liar claims every MacroJob's lease (3 s long, not renewed) and summarizes every MacroJob, before the job
     // is announced: a claimed MacroJob's summary is believed by a peer that does not hold its doc
     const doc = await liar.docs.open(jobDocName(job.jobId))
