@@ -162,9 +162,10 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
       if (rival != null && rival.owner !== host.self && rival.at >= now) {
         return room // another peer opened this room while we settled: join it
       }
+      // not announced on `/macro`: the job's other peers find a room being opened by its subscribers and its lease
+      // (their start order joins them to it), later ones by asking (`openMacro`); an announcement of every new room
+      // went to every peer of the job and drew joiners out of their rotation (Twenty-fourth round)
       if (room.state == null || room.state.epoch < lease.term) room.create(lease)
-      const a = room.announcement()
-      if (a != null) host.publish(macroTopic(ctx.job.key), { room: a })
       return room
     } catch (err) {
       if (signal.aborted) throw err
