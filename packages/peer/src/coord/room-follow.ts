@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { DONE, LOCKED, countStates, judge } from './queue.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner, publish, satisfy } from './room-core.js'
-import { readRoomMessage } from './room-inbox.js'
+import { countDrop, readRoomMessage } from './room-inbox.js'
 import { epochValid, leaseSigner, yieldsTo } from './room-member.js'
 import { onRequest, serve } from './room-serve.js'
 import type { QueueState } from './queue.js'
@@ -53,9 +53,7 @@ export function handle (room: RoomCore, msg: RoomPubSubMessage): void {
   const metrics = room.components.metrics
   switch (entry.kind) {
     case 'drop':
-      if (entry.reason === 'forged') metrics.droppedForged++
-      else if (entry.reason === 'oversized') metrics.droppedOversized++
-      else metrics.droppedMalformed++
+      countDrop(metrics, entry.reason)
       return
     case 'request':
       onRequest(room, entry.from, entry.request)

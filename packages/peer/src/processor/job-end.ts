@@ -54,3 +54,18 @@ export async function jobComplete (host: JobEndHost, ctx: JobContext, local: boo
     }
   }
 }
+
+/**
+ * The inverse of {@link jobComplete} for a job that ended here on summaries its MacroJobs' docs do not bear out
+ * (summary-check.ts): it is worked on again. Its rooms were closed when it ended; the room choice finds or claims
+ * them again. Returns false for a job given up (poison isolation), which stays ended.
+ */
+export function reopenJob (host: JobEndHost, ctx: JobContext): boolean {
+  if (host.failed.has(ctx.job.jobId)) return false
+  ctx.finalized = false
+  ctx.finishedLast = undefined
+  ctx.ownFinishAt = undefined
+  ctx.rooms.clear()
+  host.completed.delete(ctx.job.jobId)
+  return true
+}

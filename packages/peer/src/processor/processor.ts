@@ -1,17 +1,18 @@
 import { logger } from '@libp2p/logger'
 import {
-  createMetrics, decodeMessage, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_MESSAGE_BYTES, encodeMessage,
-  guardCoordTopic, INDEX_JOBS_MAP, jobsTopic, leases as createLeases, macroTopic, messageKind, recordSigner,
-  recordVerifier, TypedEvents
+  countDrop, createMetrics, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_MESSAGE_BYTES, encodeMessage,
+  guardCoordTopic, INDEX_JOBS_MAP, jobsTopic, leases as createLeases, macroTopic, messageKind, readCoordMessage,
+  recordSigner, recordVerifier, TypedEvents
 } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
 import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier } from '../jobs/index.js'
-import { chooseJob, countReceived, countSent, DEFAULT_PRICING } from '../protocol/index.js'
+import { chooseJob, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { jobDiscovery } from './job-discovery.js'
 import { followRounds, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
+import { reopenJob } from './job-end.js'
 import { followJob } from './job-follow.js'
 import { healthyFirst, itemFailed } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
@@ -109,7 +110,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       endHost: this.endHost,
       summaryCheckMs: init.summaryCheckMs ?? DEFAULT_SUMMARY_CHECK_MS,
       settled: init.settled,
-      reopen: (ctx) => { this.reopen(ctx) },
+      // a context of this processor's (not one a new round retired) whose job was not given up is worked on again
+      reopen: (ctx) => { if (this.contexts.get(ctx.job.jobId) === ctx && reopenJob(this.endHost, ctx)) this.wakeIdle?.() },
       signal: () => this.controller.signal
     }
     this.roundsHost = {
@@ -265,22 +267,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const isJobs = topic === jobsTopic()
     const ctx = isJobs ? undefined : [...this.contexts.values()].find(c => macroTopic(c.job.key) === topic)
     if (!isJobs && ctx == null) return
-    if (msg.type !== 'signed' || msg.from == null) {
-      this.metrics.droppedForged++
-      return
-    }
-    const from = msg.from.toString()
-    if (from === this.self) return
-    let decoded: CoordMessage
-    try {
-      decoded = decodeMessage(msg.data, this.maxBytes)
-    } catch (err) {
-      countReceived(this.components.counters, 'malformed', msg.data.byteLength, true)
-      if ((err as Error).name === 'MessageTooLargeError') this.metrics.droppedOversized++
-      else this.metrics.droppedMalformed++
-      return
-    }
-    countReceived(this.components.counters, messageKind(decoded), msg.data.byteLength, true)
+    const read = readCoordMessage(msg, { self: this.self, maxBytes: this.maxBytes, counters: this.components.counters })
+    if (read.kind === 'drop') countDrop(this.metrics, read.reason)
+    if (read.kind !== 'message') return
+    const { from, message: decoded } = read
     if (isJobs) {
       if (decoded.announcement != null) this.discovery.learn(decoded.announcement, { from })
       if (decoded.openJobs != null) {
@@ -369,18 +359,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.components.pubsub.subscribe(macroTopic(job.key))
     followJob({ endHost: this.endHost, poisonHost: this.poisonHost, summaryHost: this.summaryHost, clock: () => this.clock() }, ctx)
     return ctx
-  }
-
-  /** A job that ended here on summaries its MacroJobs' docs do not bear out (summary-check.ts): worked on again. */
-  private reopen (ctx: JobContext): void {
-    if (this.contexts.get(ctx.job.jobId) !== ctx || this.failed.has(ctx.job.jobId)) return
-    ctx.finalized = false
-    ctx.finishedLast = undefined
-    ctx.ownFinishAt = undefined
-    // its rooms were closed when it ended: the room choice finds or claims them again
-    ctx.rooms.clear()
-    this.completed.delete(ctx.job.jobId)
-    this.wakeIdle?.()
   }
 
   private async workOn (job: KnownJob, signal: AbortSignal): Promise<void> {

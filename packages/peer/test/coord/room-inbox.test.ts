@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { encodeMessage } from '../../src/coord/codec.js'
 import { LOCKED, OPEN, toWire } from '../../src/coord/queue.js'
-import { readRoomMessage } from '../../src/coord/room-inbox.js'
+import { countDrop, readCoordMessage, readRoomMessage } from '../../src/coord/room-inbox.js'
+import { createMetrics } from '../../src/coord/metrics.js'
 import { createTrafficCounters } from '../../src/protocol/index.js'
 import type { QueueState } from '../../src/coord/queue.js'
 import type { RoomInboxInit } from '../../src/coord/room-inbox.js'
@@ -66,5 +67,26 @@ describe('readRoomMessage (the inbox role of a room)', () => {
     expect(readRoomMessage(signed(encodeMessage({ request: { macroIndex: 1, done: [], want: 8 } }), OTHER), init()).kind).toBe('drop')
     expect(readRoomMessage(signed(encodeMessage({ snapshot: toWire(state()) })), init({ size: 16 }))).toEqual({ kind: 'drop', from: OWNER, reason: 'malformed' })
     expect(readRoomMessage(signed(encodeMessage({ openMacro: { nonce: 1n } }), OTHER), init())).toEqual({ kind: 'drop', from: OTHER, reason: 'malformed' })
+  })
+})
+
+describe('readCoordMessage (any coordination topic: /jobs, /macro, rooms)', () => {
+  it('decodes another peer\'s message of any kind and counts it; ignores its own; drops and counts the rest by reason', () => {
+    const counters = createTrafficCounters()
+    const open = encodeMessage({ openMacro: { nonce: 7n } })
+    const read = readCoordMessage(signed(open, OTHER, '/jobmesh/1/job/0xjob/macro'), { self: SELF, maxBytes: 1024, counters })
+    expect(read.kind === 'message' && read.from === OTHER && read.message.openMacro?.nonce === 7n).toBe(true)
+    expect(counters.kinds.openMacro?.received).toBe(1)
+    expect(readCoordMessage(signed(open, SELF), { self: SELF, maxBytes: 1024 })).toEqual({ kind: 'ignore' })
+    const metrics = createMetrics()
+    for (const msg of [
+      { type: 'unsigned' as const, topic: TOPIC, data: open },
+      signed(open, OTHER),
+      signed(new Uint8Array([0xff, 0xff, 0xff]), OTHER)
+    ]) {
+      const entry = readCoordMessage(msg, { self: SELF, maxBytes: 3 })
+      if (entry.kind === 'drop') countDrop(metrics, entry.reason)
+    }
+    expect([metrics.droppedForged, metrics.droppedOversized, metrics.droppedMalformed]).toEqual([1, 1, 1])
   })
 })

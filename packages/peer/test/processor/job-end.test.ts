@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { readAnnouncement, signAnnouncement } from '../../src/jobs/index.js'
 import { DEFAULT_PRICING, taskValue } from '../../src/protocol/index.js'
-import { giveUp, jobComplete } from '../../src/processor/job-end.js'
+import { giveUp, jobComplete, reopenJob } from '../../src/processor/job-end.js'
 import type { JobContext, KnownJob } from '../../src/processor/job-context.js'
 import type { JobEndHost } from '../../src/processor/job-end.js'
 import { testJob } from '@jobmesh/testkit'
@@ -74,5 +74,22 @@ describe('job announcements (announcements.ts)', () => {
     const forged = record.slice()
     forged[forged.length - 1] ^= 1
     expect(readAnnouncement(forged, verifier, () => undefined, DEFAULT_PRICING)).toEqual({ kind: 'forged' })
+  })
+
+  it('a job ended on summaries its docs do not bear out is worked on again, its rooms and finalizer state cleared; a job given up is not', async () => {
+    const h = endHarness(10_000, 0)
+    h.ctx.finishedLast = true
+    await jobComplete(h.host, h.ctx, false)
+    expect(h.finalized).toEqual(['0xjob'])
+    expect(reopenJob(h.host, h.ctx)).toBe(true)
+    expect(h.host.completed.has('0xjob')).toBe(false)
+    expect([h.ctx.finalized, h.ctx.finishedLast, h.ctx.rooms.size]).toEqual([false, undefined, 0])
+    // ending it again ends it again (and finalizes only as the completion window or its own finish says)
+    await jobComplete(h.host, h.ctx, false)
+    expect(h.events.filter(e => e.type === 'job:complete')).toHaveLength(2)
+    const given = endHarness(10_000, 0)
+    giveUp(given.host, given.ctx, { attempts: 3, peers: 2, reasons: [] })
+    expect(reopenJob(given.host, given.ctx)).toBe(false)
+    expect(given.host.completed.has('0xjob')).toBe(true)
   })
 })
