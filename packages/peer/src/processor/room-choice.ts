@@ -64,7 +64,7 @@ function compareBytes (a: Uint8Array, b: Uint8Array): number {
  * that took a queue over while it worked elsewhere would otherwise hold those items unserved); 1. of the rooms with
  * open items (announced within `ttlMs`, one this peer is in, or one being opened) and the open MacroJob leases whose
  * room was not announced recently, the one where this peer's share is largest: a room's open items over its members
- * with this peer, a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
+ * with this peer (at least one for a room it is not in), a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
  * message at all) and then into the least crowded rooms; equal shares in this peer's job start order (peers that
  * choose at the same moment from the same view go different ways), and a peer after the first M of that order
  * claims nothing while the job is new to it and a MacroJob is still unclaimed: it joins the room of its rotation's
@@ -88,7 +88,13 @@ export function chooseRoom (view: RoomChoiceView): RoomChoice {
   return { kind: 'discover' }
 }
 
-/** The open items per member (this peer included) of each room it could join now. */
+/**
+ * The open items per member (this peer included) of each room it could join now. A room this peer is not in counts
+ * only with at least one open item per member with this peer: fewer are the last items of its members' own turns,
+ * and every idle peer of the job hears the same announcement, so each such room drew all of them at once (a job's
+ * tail at 16 peers: 13 joined a room with 2 open items, each with its doc's catch-up from the room's two members,
+ * which held the room's last MicroJobs up by 2 s; docs/coordination.md, Twenty-fifth round).
+ */
 function joinable (view: RoomChoiceView): Map<number, number> {
   const open = new Map<number, number>()
   for (const [m, a] of view.announced) {
@@ -104,9 +110,18 @@ function joinable (view: RoomChoiceView): Map<number, number> {
   for (const [m, n] of open) {
     // a room this peer is not in has its owner in it, whether or not its subscription has reached this peer yet
     const others = Math.max(view.members?.(m) ?? 0, view.rooms.has(m) ? 0 : 1)
+    if (!view.rooms.has(m) && !worthJoining(n, others)) continue
     shares.set(m, n / (others + 1))
   }
   return shares
+}
+
+/**
+ * Whether a peer not in a room gains by joining it: at least one of its `open` items for each of its `members` (who
+ * are in it) and the joiner. Fewer are the last items of the members' own turns.
+ */
+export function worthJoining (open: number, members: number): boolean {
+  return open >= members + 1
 }
 
 /** The remaining MicroJobs of each MacroJob it could claim now (its share: it would be alone in the room). */

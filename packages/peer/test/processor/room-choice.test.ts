@@ -79,6 +79,19 @@ describe('chooseRoom', () => {
     expect(chooseRoom({ ...v, rooms, members: (m) => [3, 1, 2][m] })).toEqual({ kind: 'join', macroIndex: 1 })
   })
 
+  it('does not join a room it is not in for less than one open item per member (every idle peer hears the same announcement)', () => {
+    // the job's tail: 2 items open in a room of 2, announced to every idle peer; each would join for 2/3 of an item
+    const v = view({ macroJobs: 8, announced: announced([[7, { open: 2, at: 9_000, owner: 'b' }]]), members: (m) => m === 7 ? 2 : 0, macroLeaseOpen: () => false })
+    expect(chooseRoom(v)).toEqual({ kind: 'discover' })
+    // 3 open items: one for each member and this peer
+    expect(chooseRoom({ ...v, announced: announced([[7, { open: 3, at: 9_000, owner: 'b' }]]) })).toEqual({ kind: 'join', macroIndex: 7 })
+    // one open item where only the owner is known (its subscription not arrived yet): the owner takes it
+    expect(chooseRoom({ ...v, members: () => 0, announced: announced([[7, { open: 1, at: 9_000, owner: 'b' }]]) })).toEqual({ kind: 'discover' })
+    // a room it is in counts whatever its queue shows open
+    const rooms = new Map([[7, { hasOpen: true, complete: false, open: 1 }]])
+    expect(chooseRoom({ ...v, rooms })).toEqual({ kind: 'join', macroIndex: 7 })
+  })
+
   it('counts a room being opened (its lease taken, nothing done, not announced yet) as a room to join', () => {
     // peers that start together see the first claims' leases before their rooms are announced
     const a = announced([[1, { open: 160, at: 9_000, owner: 'b' }]])
