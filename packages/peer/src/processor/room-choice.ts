@@ -64,8 +64,8 @@ function compareBytes (a: Uint8Array, b: Uint8Array): number {
  * that took a queue over while it worked elsewhere would otherwise hold those items unserved); 1. of the rooms with
  * open items (announced within `ttlMs`, one this peer is in, or one being opened) and the open MacroJob leases whose
  * room was not announced recently, the one where this peer's share is largest: a room's open items over its members
- * with this peer (at least one for a room it is not in), a claim's remaining MicroJobs alone. So peers spread over the MacroJobs first (a room of one costs no room
- * message at all) and then into the least crowded rooms; equal shares in this peer's job start order (peers that
+ * with this peer (at least one for a room it is not in), a claim's remaining MicroJobs alone. So peers spread over
+ * the MacroJobs first (a room of one costs no room message at all) and then into the least crowded rooms; equal shares in this peer's job start order (peers that
  * choose at the same moment from the same view go different ways), and a peer after the first M of that order
  * claims nothing while the job is new to it and a MacroJob is still unclaimed: it joins the room of its rotation's
  * MacroJob once that is being opened, and waits otherwise; 2. otherwise discovery.
@@ -120,7 +120,7 @@ function joinable (view: RoomChoiceView): Map<number, number> {
  * Whether a peer not in a room gains by joining it: at least one of its `open` items for each of its `members` (who
  * are in it) and the joiner. Fewer are the last items of the members' own turns.
  */
-export function worthJoining (open: number, members: number): boolean {
+function worthJoining (open: number, members: number): boolean {
   return open >= members + 1
 }
 

@@ -55,6 +55,23 @@ describe('ending a job here (job-end.ts)', () => {
     expect(h.host.failed.has('0xjob')).toBe(true)
     expect(h.finalized).toEqual([])
   })
+
+  it('a job ended on summaries its docs do not bear out is worked on again, its rooms and finalizer state cleared; a job given up is not', async () => {
+    const h = endHarness(10_000, 0)
+    h.ctx.finishedLast = true
+    await jobComplete(h.host, h.ctx, false)
+    expect(h.finalized).toEqual(['0xjob'])
+    expect(reopenJob(h.host, h.ctx)).toBe(true)
+    expect(h.host.completed.has('0xjob')).toBe(false)
+    expect([h.ctx.finalized, h.ctx.finishedLast, h.ctx.rooms.size]).toEqual([false, undefined, 0])
+    // ending it again ends it again (and finalizes only as the completion window or its own finish says)
+    await jobComplete(h.host, h.ctx, false)
+    expect(h.events.filter(e => e.type === 'job:complete')).toHaveLength(2)
+    const given = endHarness(10_000, 0)
+    giveUp(given.host, given.ctx, { attempts: 3, peers: 2, reasons: [] })
+    expect(reopenJob(given.host, given.ctx)).toBe(false)
+    expect(given.host.completed.has('0xjob')).toBe(true)
+  })
 })
 
 describe('job announcements (announcements.ts)', () => {
@@ -74,22 +91,5 @@ describe('job announcements (announcements.ts)', () => {
     const forged = record.slice()
     forged[forged.length - 1] ^= 1
     expect(readAnnouncement(forged, verifier, () => undefined, DEFAULT_PRICING)).toEqual({ kind: 'forged' })
-  })
-
-  it('a job ended on summaries its docs do not bear out is worked on again, its rooms and finalizer state cleared; a job given up is not', async () => {
-    const h = endHarness(10_000, 0)
-    h.ctx.finishedLast = true
-    await jobComplete(h.host, h.ctx, false)
-    expect(h.finalized).toEqual(['0xjob'])
-    expect(reopenJob(h.host, h.ctx)).toBe(true)
-    expect(h.host.completed.has('0xjob')).toBe(false)
-    expect([h.ctx.finalized, h.ctx.finishedLast, h.ctx.rooms.size]).toEqual([false, undefined, 0])
-    // ending it again ends it again (and finalizes only as the completion window or its own finish says)
-    await jobComplete(h.host, h.ctx, false)
-    expect(h.events.filter(e => e.type === 'job:complete')).toHaveLength(2)
-    const given = endHarness(10_000, 0)
-    giveUp(given.host, given.ctx, { attempts: 3, peers: 2, reasons: [] })
-    expect(reopenJob(given.host, given.ctx)).toBe(false)
-    expect(given.host.completed.has('0xjob')).toBe(true)
   })
 })
