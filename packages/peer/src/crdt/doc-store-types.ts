@@ -146,7 +146,10 @@ export interface DocStore {
   open(name: string, options?: OpenOptions): Promise<Y.Doc>
   /** The open doc, or undefined. */
   get(name: string): Y.Doc | undefined
-  /** Flushes, compacts and closes a doc; it stays in the datastore. */
+  /**
+   * Flushes, compacts and closes a doc (its topic is left); it stays in the datastore, and this store still answers
+   * sync requests for it from there, read-only (a pushed diff is ignored): a settled job's docs stay readable.
+   */
   close(name: string): Promise<void>
   /** Names of the open docs. */
   names(): string[]

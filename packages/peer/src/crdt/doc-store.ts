@@ -83,7 +83,8 @@ class DefaultDocStore implements DocStore {
     })
     this.catchUp = createCatchUp({ pubsub: components.pubsub, libp2p: components.libp2p, docs, syncConcurrency, sync })
     const serve = createSyncResponder({
-      metrics, docs, shutdown: this.shutdown.signal, syncTimeoutMs, syncChunkBytes, maxSyncBytes, admitted, updateAdmitted, applyRemote
+      metrics, docs, shutdown: this.shutdown.signal, syncTimeoutMs, syncChunkBytes, maxSyncBytes, admitted, updateAdmitted, applyRemote,
+      stored: async (name) => await this.stored(name)
     })
     components.libp2p.addEventListener('peer:disconnect', this.catchUp.onPeerDisconnect)
     components.pubsub.addEventListener('message', this.gossip.onMessage)
@@ -172,6 +173,16 @@ class DefaultDocStore implements DocStore {
     }
     log('opened %s (%d stored bytes)', name, stored?.length ?? 0)
     return doc
+  }
+
+  /** The stored state of a doc that is not open; undefined for a name no doc of this store ever had (or a bad one). */
+  private async stored (name: string): Promise<Uint8Array | undefined> {
+    try {
+      assertDocName(name)
+    } catch {
+      return undefined
+    }
+    return await new DocPersistence(this.components.datastore, name).load()
   }
 
   sync (name: string, peer: PeerId | string, options: SyncOptions = {}): Promise<SyncResult> {

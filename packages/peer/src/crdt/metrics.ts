@@ -10,6 +10,8 @@ export interface DocStoreMetrics {
   updatesOversized: number
   /** Sync exchanges this peer answered. */
   syncServed: number
+  /** ... of which for a doc not open here, from its stored state (a closed doc: read-only). */
+  syncServedClosed: number
   /** Sync exchanges this peer started and finished. */
   syncCompleted: number
   /** Sync exchanges that failed (timeout, closed stream, protocol error). */
@@ -45,6 +47,7 @@ export function createMetrics (): DocStoreMetrics {
     updatesPublished: 0,
     updatesOversized: 0,
     syncServed: 0,
+    syncServedClosed: 0,
     syncCompleted: 0,
     syncFailed: 0,
     syncNotFound: 0,

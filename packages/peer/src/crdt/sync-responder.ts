@@ -1,5 +1,6 @@
 import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
+import * as Y from 'yjs'
 import { dropped } from './admit.js'
 import { FrameStream } from './frame-stream.js'
 import { noteSent } from './open-doc.js'
@@ -24,6 +25,8 @@ export interface SyncResponderComponents {
   admitted: Admitted
   updateAdmitted: UpdateAdmitted
   applyRemote: ApplyRemote
+  /** The stored state of a doc that is not open (a closed doc: a settled job's), or undefined when none is stored. */
+  stored(name: string): Promise<Uint8Array | undefined>
 }
 
 /** The answering side of `/jobmesh/sync/1.0.0` (docs/crdt.md, Sync protocol): the protocol's stream handler. */
@@ -44,6 +47,11 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
       }
       const entry = components.docs.get(request.name)
       if (entry == null) {
+        const stored = await components.stored(request.name)
+        if (stored != null) {
+          await answerStored(frames, request, stored, signal)
+          return
+        }
         await frames.write({ type: FrameType.NOT_OPEN }, { signal })
         await frames.close({ signal })
         return
@@ -82,6 +90,24 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
     if (request.push && admitted) entry.synced.add(from)
     metrics.syncBytesIn += result.received
     metrics.syncBytesOut += result.sent
+  }
+
+  /**
+   * A doc this peer closed (its job settled) is still read from its stored state, so that a DApp coming back for a
+   * job's results, or a peer that lost its copy, finds it: read-only, a pushed diff is ignored (nobody writes a
+   * closed doc's round any more).
+   */
+  async function answerStored (frames: FrameStream, request: { stateVector: Uint8Array, push: boolean }, stored: Uint8Array, signal: AbortSignal): Promise<void> {
+    const doc = new Y.Doc()
+    try {
+      Y.applyUpdate(doc, stored)
+      const result = await answerSync(frames, doc, request.stateVector, request.push, () => true, { signal })
+      metrics.syncServed++
+      metrics.syncServedClosed++
+      metrics.syncBytesOut += result.sent
+    } finally {
+      doc.destroy()
+    }
   }
 
   return serve

@@ -89,4 +89,40 @@ describe('doc store: reads', () => {
       expect(other.docs.metrics.syncServed).toBe(servedOther)
     }
   })
+
+  it('a closed doc is still read from its holder\'s storage: read-only (a pushed diff is ignored), its topic left', async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'fc'.repeat(32))
+    const da = await a.docs.open(name)
+    da.transact(() => { for (let i = 0; i < 1_200; i++) da.getMap('micro').set(`0.${i}`, i) })
+    await a.docs.close(name)
+    expect(a.docs.names()).not.toContain(name)
+    expect(a.node.pubsub.getTopics()).not.toContain(docTopic(name))
+
+    // b writes its own key before it reads: its push goes to a, which ignores it
+    const db = await b.docs.open(name, { offline: true })
+    db.getMap('micro').set('b', 'b')
+    await b.docs.flush(name)
+    await waitFor(() => b.node.libp2p.getConnections(a.node.peerId).length > 0, { timeoutMs: 10_000, what: 'b to see its connection to a' })
+    await b.docs.sync(name, a.node.peerId)
+    expect(db.getMap('micro').size).toBe(1_201)
+    // a counts it once its side of the exchange has ended
+    await waitFor(() => a.docs.metrics.syncServedClosed === 1, { timeoutMs: 10_000, what: 'a to have served the closed doc' })
+    expect(a.docs.names()).not.toContain(name)
+    // reopened, a's doc holds what it stored and nothing of b's push
+    const again = await a.docs.open(name, { offline: true })
+    expect(again.getMap('micro').size).toBe(1_200)
+    expect(again.getMap('micro').has('b')).toBe(false)
+  })
+
+  it('a doc this peer never held is still "not open" here: a sync with it fails with DocNotFoundError', async () => {
+    const [a, b] = await Promise.all([h.start(), h.start()])
+    await connect(a, b)
+    const name = jobDocName('0x' + 'fb'.repeat(32))
+    await b.docs.open(name, { offline: true })
+    await waitFor(() => b.node.libp2p.getConnections(a.node.peerId).length > 0, { timeoutMs: 10_000, what: 'b to see its connection to a' })
+    await expect(b.docs.sync(name, a.node.peerId)).rejects.toHaveProperty('name', 'DocNotFoundError')
+    expect(a.docs.metrics.syncServedClosed).toBe(0)
+  })
 })
