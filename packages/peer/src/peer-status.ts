@@ -35,6 +35,11 @@ export interface PeerStatus {
   }
   /** Jobs this peer is finalizing now (journaled: resumed after a restart). */
   finalizing?: string[]
+  /**
+   * CRDT docs open and gossipsub topics subscribed: what this peer follows. A job's are closed once it is released or
+   * refunded on chain; its docs are still read from storage by whoever asks.
+   */
+  following?: { docs: number, topics: number }
   /** Hostile traffic this peer refused (docs/crdt.md, Gossip validation): doc topics, then coordination topics. */
   refused?: {
     gossipRejected: number
@@ -51,7 +56,7 @@ export interface PeerStatus {
 
 export interface PeerStatusInput {
   node: JobmeshNode
-  docs?: { metrics: DocStoreMetrics }
+  docs?: { metrics: DocStoreMetrics, names(): string[] }
   processor?: Processor
   work: WorkCounters
   startedAt: number
@@ -77,6 +82,7 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     work: { ...input.work, currentJob: processor?.currentJob() },
     chain: input.chainAddress == null ? undefined : { address: input.chainAddress, registered: true },
     ...(input.finalizing == null ? {} : { finalizing: input.finalizing }),
+    ...(input.docs == null ? {} : { following: { docs: input.docs.names().length, topics: node.pubsub.getTopics().length } }),
     refused: input.docs == null
       ? undefined
       : {

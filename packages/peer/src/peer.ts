@@ -14,6 +14,7 @@ import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
+import { retireEndedJobs } from './job-retirement.js'
 import { metricsFor, startObservability } from './peer-observe.js'
 import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId } from './observe/index.js'
 import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
@@ -242,6 +243,11 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       await processor.start()
       const p = processor
       stack.push(async () => { await p.stop() })
+    }
+    // a job over on chain is left and its docs closed (job-retirement.ts); a restart opens none of them again
+    if (chain != null) {
+      const detach = retireEndedJobs({ settlement: chain.settlement, processor, docs })
+      stack.push(async () => { detach() })
     }
     // stopped, the node leaves the verifier draw (the next start resumes it): drawn while down it would miss its seed
     // and be slashed the bond. First to run at stop: the stack stops in reverse.

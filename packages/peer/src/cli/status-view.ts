@@ -66,6 +66,7 @@ export function formatStatus (s: PeerStatus): string {
     out.push(table(['job', 'MicroJobs', 'value', 'state'],
       s.jobs.map(j => [short(j.jobId, 10), j.microJobs, j.value.toPrecision(4), j.state])).trimEnd())
   }
+  if (s.following != null) out.push(`following ${s.following.docs} CRDT docs, ${s.following.topics} gossip topics (a job's are closed once it is released or refunded)`)
   out.push('')
   out.push(`own work since this start: ${s.work.microJobsDone} MicroJobs done, ${s.work.microJobsFailed} failed, ` +
     `${s.work.ownerships} queue ownerships` + (s.work.currentJob != null ? `, working on ${short(s.work.currentJob, 10)}` : ''))

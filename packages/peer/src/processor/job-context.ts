@@ -44,6 +44,8 @@ export interface JobContext {
   /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */
   turnSize: TurnSize
   finalized: boolean
+  /** This peer left the job's round (job-rounds.ts `leaveJob`: over on chain, or a new round): its turns stop. */
+  left?: boolean
   /** When a result of this peer's own last finished a MacroJob (rooms.ts `noteOwnResult`). */
   ownFinishAt?: number
   /** This peer's own result finished the job's last room to finish (rooms.ts `checkFinishedLast`): it finalizes (job-end.ts). */

@@ -25,20 +25,30 @@ export interface JobRoundsHost {
 export function retireRound (host: JobRoundsHost, jobId: string): void {
   host.completed.delete(jobId)
   host.failed.delete(jobId)
+  leaveJob(host, jobId)
+}
+
+/**
+ * Leaves what this peer holds of a job's round: its rooms, its `/macro` topic and its context (results finished and
+ * not written yet are written). Its docs stay open: the caller closes them when the job is over (peer.ts).
+ */
+export function leaveJob (host: Pick<JobRoundsHost, 'contexts' | 'unguards' | 'pubsub'>, jobId: string): void {
   const ctx = host.contexts.get(jobId)
   if (ctx == null) return
   host.contexts.delete(jobId)
   ctx.finalized = true
+  ctx.left = true
   ctx.batch.flush()
   for (const room of ctx.rooms.values()) room.close()
   ctx.progress.stop()
   ctx.failures.stop()
+  clearTimeout(ctx.summaryCheck)
   ctx.wake?.()
   const topic = macroTopic(ctx.job.key)
   host.pubsub.unsubscribe(topic)
   host.unguards.get(topic)?.()
   host.unguards.delete(topic)
-  log('job %s: round %d retired', jobId, ctx.job.round)
+  log('job %s: round %d left', jobId, ctx.job.round)
 }
 
 /** Moves every known job whose round on chain is known and is not the one held to that round. */

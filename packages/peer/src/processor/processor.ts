@@ -10,7 +10,7 @@ import { chooseJob, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { jobDiscovery } from './job-discovery.js'
-import { followRounds, retireRound } from './job-rounds.js'
+import { followRounds, leaveJob, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { reopenJob } from './job-end.js'
 import { followJob } from './job-follow.js'
@@ -48,6 +48,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly leases: Leases
   private readonly jobs = new Map<string, KnownJob>()
   private readonly completed = new Set<string>()
+  /** Jobs over on chain (`retire`): never chosen again. */
+  private readonly retired = new Set<string>()
   /** Jobs given up (poison isolation): failed in the CRDT, or too many failures of this peer. */
   private readonly failed = new Set<string>()
   /** jobId -> when a MicroJob of it last failed here (such jobs come last in the job choice). */
@@ -191,7 +193,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       jobId: j.jobId,
       microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,
       value: Number(j.value),
-      state: this.failed.has(j.jobId)
+      state: this.retired.has(j.jobId)
+        ? 'settled'
+        : this.failed.has(j.jobId)
         ? 'failed'
         : this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : this.init.settled?.(j.jobId) === true ? 'settled' : 'open'
     }))
@@ -256,6 +260,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.wakeIdle?.()
   }
 
+  retire (jobId: string): void {
+    const id = jobId.toLowerCase()
+    this.retired.add(id)
+    leaveJob(this.roundsHost, id)
+  }
+
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
     this.discovery.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing))
   }
@@ -303,7 +313,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       followRounds(this.roundsHost)
       const now = this.turnHost.deadlineClock()
       const candidates = [...this.jobs.values()]
-        .filter(j => !this.completed.has(j.jobId) && !pastCutoff(j, now) && this.init.deferJob?.(j) !== true)
+        .filter(j => !this.completed.has(j.jobId) && !this.retired.has(j.jobId) && !pastCutoff(j, now) && this.init.deferJob?.(j) !== true)
         .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
       let choice: (typeof candidates)[number] | undefined
       for (const group of healthyFirst(candidates, this.failedAt)) {
@@ -354,6 +364,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       onWritten: (c, written) => { reportWritten(this.turnHost, c, written) }
     })
     log('%s job %s: doc open in %d ms', this.self.slice(-6), job.jobId, this.clock() - opening)
+    // over on chain while its doc opened
+    if (this.retired.has(job.jobId)) return undefined
     this.contexts.set(job.jobId, ctx)
     this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(macroTopic(job.key))

@@ -177,7 +177,8 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
     let failed = false
     try {
       for (const [n, item] of items.entries()) {
-        if (signal.aborted) return
+        // stopped, or this peer left the job's round meanwhile (over on chain, a new round): the rest is not run
+        if (signal.aborted || ctx.left) return
         if (ahead == null && items.length - n <= ctx.turnSize.lead(items.length) && !ctx.finalized && !ownsOtherOpenRoom(ctx, room)) {
           ahead = askTurn(host, ctx, room, signal)
         }

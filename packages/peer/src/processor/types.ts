@@ -127,6 +127,11 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
    * ready, or a job's round on chain (`roundOf`) may have moved.
    */
   wake(): void
+  /**
+   * The job is over on chain (released or refunded): this peer stops working on it, leaves its rooms and its
+   * `/macro` topic, and never chooses it again. Its docs are the caller's to close (peer.ts closes them all).
+   */
+  retire(jobId: string): void
   /** Writes a signed JobAnnouncement to `jobmesh/index` and publishes it on /jobs. */
   announceJob(spec: JobSpec, jobId: string, specCid: string): Promise<void>
   /** Every owner seen per `jobId/macroIndex` (observability, tests). */

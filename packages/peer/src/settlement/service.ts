@@ -47,6 +47,11 @@ export interface SettlementEvents {
   claimed: ClaimResult & { jobId: string }
   /** This peer re-announced a rejected job for its next round. */
   reannounced: { jobId: string, round: number }
+  /**
+   * The job is over on chain (released: after this peer's payouts were claimed, or the claim gave up; refunded): the
+   * peer closes its docs (peer.ts). Seen again after a restart whose cursor is before it.
+   */
+  ended: { jobId: string, status: 'Released' | 'Refunded' }
   /** This peer drew another node's submission after its submitter's grace (paid the late-draw bounty). */
   drew: { jobId: string }
   /** This node answered a probe of the registry, or resumed itself after missing one. */
@@ -60,7 +65,8 @@ export interface SettlementEvents {
  */
 export interface Settlement extends EventTarget, RoundOracle {
   /**
-   * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims), `JobRejected`
+   * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims) and `JobRefunded`
+   * (the job `ended`), `JobRejected`
    * (re-announce the job for its next round) and `ResultsSubmitted` / `VerificationRestarted` (draw another node's
    * submission when its submitter let the grace pass); also re-announces announced jobs whose round on chain is ahead.
    */
@@ -153,7 +159,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
           await withRetry(async () => {
             for (;;) {
               await drawVerifiers(components, jobId, options())
-              if ((await settleAndClaim(jobId)).status !== 'Submitted') return
+              if ((await settle(jobId)).status !== 'Submitted') return
             }
           }, { signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `settlement of ${jobId}` })
         })
@@ -186,21 +192,25 @@ export function createSettlement (components: SettlementComponents, init: Settle
     })
   }
 
-  const settleAndClaim = async (jobId: string): Promise<SettleResult> => {
+  /** Proves and settles; a release is claimed by the `JobReleased` watcher, the one claim path (it then retires the job). */
+  const settle = async (jobId: string): Promise<SettleResult> => {
     const settled = await proveAndSettle(components, jobId, options())
     emit('settled', settled)
-    if (settled.released && init.autoClaim !== false) {
-      const r = await claimPayouts(components, jobId, options())
-      // nothing left to claim (the release watcher's claim came first): nothing to tell
-      if (r.claimed > 0n || r.withdrawn > 0n) emit('claimed', { jobId, ...r })
-    }
     return settled
   }
 
-  const watch = (names: string[], topic2: string | undefined, onEvent: (jobId: string, blockNumber: number) => void, fromBlock: number): void => {
+  /** Claims a released job's payouts; a manifest not fetched yet or an RPC hiccup is retried, like a finalization. */
+  const claim = async (jobId: string): Promise<void> => {
+    const r = await withRetry(async () => await claimPayouts(components, jobId, options()), {
+      signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `claim of ${jobId}`
+    })
+    if (r.claimed > 0n || r.withdrawn > 0n) emit('claimed', { jobId, ...r })
+  }
+
+  const watch = (names: string[], topic2: string | undefined, onEvent: (jobId: string, blockNumber: number, name: string) => void, fromBlock: number): void => {
     track(undefined, `watch ${names.join(',')}`, async () => {
       for await (const e of components.chain.watchEvents({ names, topic2, fromBlock, signal: controller.signal, pollMs: init.pollMs })) {
-        onEvent(String(e.args.jobId).toLowerCase(), e.blockNumber)
+        onEvent(String(e.args.jobId).toLowerCase(), e.blockNumber, e.name)
       }
     })
   }
@@ -247,7 +257,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
                 emit('verified', result)
                 // settled also without this node's reveal: a round nobody could prove still has to end (against its
                 // submitter), or its verifiers stay busy
-                await settleAndClaim(jobId)
+                await settle(jobId)
               }
               await journal?.delete(`verify/${task}`)
             } catch (err) {
@@ -290,17 +300,18 @@ export function createSettlement (components: SettlementComponents, init: Settle
           if (job.status === 'Open' && job.rejections > round) await nextRound(jobId)
         }
       })
-      if (init.autoClaim !== false) {
-        watch(['JobReleased'], undefined, (jobId) => {
-          track(jobId, 'claim', async () => {
-            // a manifest not fetched yet or an RPC hiccup is retried, like a finalization
-            const r = await withRetry(async () => await claimPayouts(components, jobId, options()), {
-              signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `claim of ${jobId}`
-            })
-            if (r.claimed > 0n || r.withdrawn > 0n) emit('claimed', { jobId, ...r })
-          })
-        }, fromBlock)
-      }
+      // a job released or refunded is over: its payouts claimed first (they read its manifest), then `ended`
+      watch(['JobReleased', 'JobRefunded'], undefined, (jobId, _block, name) => {
+        const status = name === 'JobReleased' ? 'Released' : 'Refunded'
+        const claiming = status === 'Released' && init.autoClaim !== false
+        track(jobId, claiming ? 'claim' : 'end', async () => {
+          try {
+            if (claiming) await claim(jobId)
+          } finally {
+            if (!controller.signal.aborted) emit('ended', { jobId, status })
+          }
+        })
+      }, fromBlock)
     },
     async stop (): Promise<void> {
       controller.abort()
