@@ -2,10 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { PNG } from 'pngjs'
 import { parseEther } from 'ethers'
 import { connect, createProvider, JobStatus } from '@jobmesh/contracts'
+import { createJobClient } from '@jobmesh/dapp-sdk'
+import { waitFor } from '@jobmesh/testkit'
 import {
   mandelbrotResultPng, readPayouts, submitMandelbrot
 } from '../../examples/src/index.js'
-import { matchesReference, startNetwork } from './helpers.js'
+import { matchesReference, peerStatus, startNetwork } from './helpers.js'
 import type { Network } from './helpers.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 
@@ -22,6 +24,9 @@ describe('end to end: a Mandelbrot job on a devnet of 4 jobmesh processes', () =
   it('is processed, verified on chain, released, paid out, and its PNG matches the reference', async () => {
     net = await startNetwork({ peers: 4 })
     const { client, devnet } = net
+    // what each peer follows before the job: the index doc and the network's topics
+    const following = await Promise.all(devnet.peers.map(async p => (await peerStatus(p.dataDir)).following))
+    for (const f of following) expect(f?.docs).toBeGreaterThanOrEqual(1)
     const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 2, microJobsPerMacro: 4, price: parseEther('1') })
     expect(job.microJobs).toHaveLength(8)
 
@@ -59,5 +64,21 @@ describe('end to end: a Mandelbrot job on a devnet of 4 jobmesh processes', () =
     }
     const wallets = new Set(devnet.peers.map((_, i) => devnet.peerAccount(i).address.toLowerCase()))
     for (const p of payouts) expect(wallets.has(p.address.toLowerCase())).toBe(true)
+
+    // the job is over: every peer closes its docs and leaves its topics, back to what it followed before the job
+    await waitFor(async () => {
+      const now = await Promise.all(devnet.peers.map(async p => await peerStatus(p.dataDir)))
+      return now.every((s, i) => s.following?.docs === following[i]?.docs && s.following?.topics === following[i]?.topics &&
+        s.jobs.find(j => j.jobId === job.jobId.toLowerCase())?.state === 'settled')
+    }, { timeoutMs: 60_000, intervalMs: 500, what: 'every peer to retire the released job' })
+    // a DApp that comes back later (its own copy gone) still gets the results, from the peers' stored docs
+    await client.stop()
+    const later = await createJobClient({ rpcUrl: devnet.anvil.rpcUrl, signer: devnet.dapp.privateKey, deployment: devnet.deployment, bootstrap: devnet.bootstrap })
+    try {
+      const again = await later.results(job.jobId)
+      expect(again.map(o => o.outputHash)).toEqual(outputs.map(o => o.outputHash))
+    } finally {
+      await later.stop()
+    }
   }, 240_000)
 })
