@@ -107,11 +107,12 @@ describe('doc store: reads', () => {
     await waitFor(() => b.node.libp2p.getConnections(a.node.peerId).length > 0, { timeoutMs: 10_000, what: 'b to see its connection to a' })
     await b.docs.sync(name, a.node.peerId)
     expect(db.getMap('micro').size).toBe(1_201)
-    // a counts it once its side of the exchange has ended
-    await waitFor(() => a.docs.metrics.syncServedClosed === 1, { timeoutMs: 10_000, what: 'a to have served the closed doc' })
+    // a counts it once its side of the exchange has ended (b may exchange with it once more: a subscription of a's
+    // from before its close, processed late on a loaded machine)
+    await waitFor(() => a.docs.metrics.syncServedClosed >= 1, { timeoutMs: 10_000, what: 'a to have served the closed doc' })
     expect(a.docs.names()).not.toContain(name)
-    // reopened, a's doc holds what it stored and nothing of b's push
-    const again = await a.docs.open(name, { offline: true })
+    // reopened (read, not followed: b would push to a new subscriber), a's doc holds what it stored and nothing of b's
+    const again = await a.docs.open(name, { offline: true, follow: false })
     expect(again.getMap('micro').size).toBe(1_200)
     expect(again.getMap('micro').has('b')).toBe(false)
   })
