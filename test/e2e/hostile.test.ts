@@ -54,7 +54,8 @@ describe('a hostile node on a devnet of 3 jobmesh processes', () => {
     const states: PeerStatus[] = []
     for (const p of devnet.peers) states.push(await peerStatus(p.dataDir))
     for (const s of states) {
-      expect(s.jobs.find(j => j.jobId === job.jobId)?.state).toBe('complete')
+      // complete, or already retired (settled: a peer closes a released job's docs once it has claimed its payouts)
+      expect(['complete', 'settled']).toContain(s.jobs.find(j => j.jobId === job.jobId)?.state)
       expect(s.refused?.gossipRejected).toBeGreaterThan(0)
     }
     const total = (f: keyof NonNullable<PeerStatus['refused']>): number => states.reduce((n, s) => n + (s.refused?.[f] ?? 0), 0)
