@@ -65,17 +65,17 @@ export interface SettlementEvents {
  */
 export interface Settlement extends EventTarget, RoundOracle {
   /**
-   * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims) and `JobRefunded`
-   * (the job `ended`), `JobRejected`
-   * (re-announce the job for its next round) and `ResultsSubmitted` / `VerificationRestarted` (draw another node's
-   * submission when its submitter let the grace pass); also re-announces announced jobs whose round on chain is ahead.
+   * Starts the watchers: `VerifierAssigned` for this node (verifier duty), `JobReleased` (claims, then `ended`) and
+   * `JobRefunded` (`ended`), `JobRejected` (re-announce the job for its next round) and `ResultsSubmitted` /
+   * `VerificationRestarted` (draw another node's submission when its submitter let the grace pass); also re-announces
+   * announced jobs whose round on chain is ahead.
    */
   start(options?: SettlementStartOptions): Promise<void>
   /** Aborts every watcher and running step, and waits for them. */
   stop(): Promise<void>
   /**
-   * The processor's `onJobComplete` hook: finalizes the job, then draws verifiers, proves, settles and claims in
-   * the background. Resolves after the finalization.
+   * The processor's `onJobComplete` hook: finalizes the job, then draws verifiers, proves and settles in the
+   * background (the release is claimed by the `JobReleased` watcher). Resolves after the finalization.
    */
   onJobComplete(jobId: string): Promise<FinalizeResult>
   /** Jobs this peer is finalizing now (`jobmesh status`). */
@@ -132,7 +132,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
   const finalizing = new Set<string>()
 
   /**
-   * Finalizes with retries, then draws, proves, settles and claims in the background. The duty is journaled first,
+   * Finalizes with retries, then draws, proves and settles in the background. The duty is journaled first,
    * so a peer that restarts before the submission resumes it (docs/settlement.md, Restarts).
    */
   const finalize = async (jobId: string): Promise<FinalizeResult> => {
