@@ -10,6 +10,7 @@ import { chooseJob, countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { jobDiscovery } from './job-discovery.js'
+import { jobState } from './job-state.js'
 import { followRounds, leaveJob, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { reopenJob } from './job-end.js'
@@ -189,15 +190,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   knownJobs (): KnownJobSummary[] {
+    const ends = { retired: this.retired, failed: this.failed, completed: this.completed, contexts: this.contexts, settled: this.init.settled }
     return [...this.jobs.values()].map(j => ({
       jobId: j.jobId,
       microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,
       value: Number(j.value),
-      state: this.retired.has(j.jobId)
-        ? 'settled'
-        : this.failed.has(j.jobId)
-        ? 'failed'
-        : this.completed.has(j.jobId) ? 'complete' : this.contexts.has(j.jobId) ? 'working' : this.init.settled?.(j.jobId) === true ? 'settled' : 'open'
+      state: jobState(ends, j.jobId)
     }))
   }
 

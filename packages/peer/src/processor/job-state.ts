@@ -1,0 +1,19 @@
+import type { KnownJobSummary } from './types.js'
+
+/** What the processor knows of its jobs' ends: each set holds jobIds. */
+export interface JobStateHost {
+  retired: ReadonlySet<string>
+  failed: ReadonlySet<string>
+  completed: ReadonlySet<string>
+  contexts: ReadonlyMap<string, unknown>
+  settled?(jobId: string): boolean
+}
+
+/** A known job's state as `jobmesh status` lists it: over on chain first, then given up, ended here, worked on. */
+export function jobState (host: JobStateHost, jobId: string): KnownJobSummary['state'] {
+  if (host.retired.has(jobId)) return 'settled'
+  if (host.failed.has(jobId)) return 'failed'
+  if (host.completed.has(jobId)) return 'complete'
+  if (host.contexts.has(jobId)) return 'working'
+  return host.settled?.(jobId) === true ? 'settled' : 'open'
+}
