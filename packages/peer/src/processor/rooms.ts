@@ -125,6 +125,11 @@ function choiceView (host: RoomsHost, ctx: JobContext, now: number): RoomChoiceV
   }
 }
 
+/** Whether this peer left the job's round (a call, not a property read: it changes across the awaits of a choice). */
+function hasLeft (ctx: JobContext): boolean {
+  return ctx.left === true
+}
+
 /** Most polls of one start wait (each may end early, woken by the job's progress): four times the wait's length. */
 const START_WAIT_POLLS = 4 * Math.ceil(DEFAULT_START_WAIT_MS / DEFAULT_START_POLL_MS)
 
@@ -133,6 +138,9 @@ const START_WAIT_POLLS = 4 * Math.ceil(DEFAULT_START_WAIT_MS / DEFAULT_START_POL
  * open MacroJob lease and creates its queue; with nothing known to be open, asks the rooms to announce themselves.
  */
 export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortSignal, idleRounds = 0): Promise<MacroRoom | undefined> {
+  // a job left while this choice waited (over on chain, a new round: job-rounds.ts) is not joined or claimed: its
+  // rooms are closed, and its docs are being closed (a MacroJob doc opened now would stay open, its room subscribed)
+  if (hasLeft(ctx)) return undefined
   let now = host.clock()
   ctx.firstChoiceAt ??= now
   followSummaries(ctx)
@@ -144,18 +152,19 @@ export async function findRoom (host: RoomsHost, ctx: JobContext, signal: AbortS
     now = host.clock()
     choice = chooseRoom(choiceView(host, ctx, now))
   }
-  if (choice.kind === 'wait') return undefined
+  if (choice.kind === 'wait' || hasLeft(ctx)) return undefined
   log('%s chooses %o', host.self.slice(-6), choice)
   leaveLostClaims(ctx, choice)
   if (choice.kind === 'join') {
     ctx.announced.delete(choice.macroIndex)
     await ctx.openMacro(choice.macroIndex, signal)
-    return joinRoom(host, ctx, choice.macroIndex)
+    return hasLeft(ctx) ? undefined : joinRoom(host, ctx, choice.macroIndex)
   }
   if (choice.kind === 'claim') {
     const m = choice.macroIndex
     try {
       await ctx.openMacro(m, signal)
+      if (hasLeft(ctx)) return undefined
       const room = joinRoom(host, ctx, m)
       const lease = await room.claim({ signal })
       const rival = ctx.announced.get(m)

@@ -95,6 +95,21 @@ describe('findRoom (the processor\'s room choice, applied)', () => {
     expect(h.ctx.lostClaims.size).toBe(0)
   })
 
+  it('a job this peer left meanwhile (over on chain, a new round) is not claimed, and no doc of it is opened again', async () => {
+    const h = harness(new Set())
+    const opened: number[] = []
+    // the job is left while its MacroJob doc opens (the processor's retire: leaveJob sets `left`)
+    h.ctx.openMacro = async (m: number) => { opened.push(m); h.ctx.left = true }
+    const signal = new AbortController().signal
+    expect(await findRoom(h.host, h.ctx, signal)).toBeUndefined()
+    expect(opened).toHaveLength(1)
+    expect(h.claimed).toEqual([])
+    // once left, nothing is chosen at all
+    expect(await findRoom(h.host, h.ctx, signal)).toBeUndefined()
+    expect(opened).toHaveLength(1)
+    expect(h.claimed).toEqual([])
+  })
+
   it('an idle peer does not ask for room announcements within its interval of another peer asking (the answers reach it too)', async () => {
     const h = harness(new Set())
     // nothing to join or claim: every MacroJob lease is held, no room announced, none joined
