@@ -148,10 +148,11 @@ export interface DocStore {
   get(name: string): Y.Doc | undefined
   /**
    * Flushes, compacts and closes a doc (its topic is left); it stays in the datastore, and this store still answers
-   * sync requests for it from there, read-only (a pushed diff is ignored): a settled job's docs stay readable.
+   * sync requests for it from there, read-only (a pushed diff is ignored): a settled job's docs stay readable. A doc
+   * still being opened is closed once it is open.
    */
   close(name: string): Promise<void>
-  /** Names of the open docs. */
+  /** Names of the docs open, or being opened, here. */
   names(): string[]
   /**
    * One sync exchange with a peer: both sides send what the other lacks (state vector -> diff).

@@ -105,7 +105,7 @@ class DefaultDocStore implements DocStore {
   }
 
   names (): string[] {
-    return [...this.docs.keys()]
+    return [...new Set([...this.docs.keys(), ...this.opening.keys()])]
   }
 
   async open (name: string, options: OpenOptions = {}): Promise<Y.Doc> {
@@ -215,6 +215,8 @@ class DefaultDocStore implements DocStore {
   }
 
   async close (name: string): Promise<void> {
+    // a doc being opened is closed once it is open (its open resolves first, with the doc it loaded)
+    await this.opening.get(name)?.catch(() => {})
     const entry = this.docs.get(name)
     if (entry == null) return
     await this.flush(name)

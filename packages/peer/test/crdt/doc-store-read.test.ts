@@ -117,6 +117,18 @@ describe('doc store: reads', () => {
     expect(again.getMap('micro').has('b')).toBe(false)
   })
 
+  it('a doc closed while it is still being opened is listed, and closed once open: not left open, its topic not followed', async () => {
+    const a = await h.start()
+    const name = jobDocName('0x' + 'fa'.repeat(32))
+    const opening = a.docs.open(name, { offline: true })
+    // a job retired while one of its docs opens (job-retirement.ts closes every doc names() lists of the job)
+    expect(a.docs.names()).toContain(name)
+    await a.docs.close(name)
+    await opening
+    expect(a.docs.names()).not.toContain(name)
+    expect(a.node.pubsub.getTopics()).not.toContain(docTopic(name))
+  })
+
   it('a doc this peer never held is still "not open" here: a sync with it fails with DocNotFoundError', async () => {
     const [a, b] = await Promise.all([h.start(), h.start()])
     await connect(a, b)
