@@ -29,10 +29,9 @@ export default defineConfig({
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
-        // package tests: in-process libp2p/helia/Yjs, anvil; four files at a time (vitest's default is cores - 1, one
-        // on 2 cores, and most of a file's time is waiting on blocks and timers: on 2 cores the run took 268 s with two
-        // at a time, 203 s with three, 172 s with four, 2026-11-29), each worker on its own anvils (one per pooled
-        // block time, started once, reverted after every test: @jobmesh/testkit/anvil)
+        // package tests: in-process libp2p/helia/Yjs, anvil; two files at a time (vitest's default is cores - 1, one
+        // on 2 cores, and most of a file's time is waiting on blocks and timers), each worker on its own anvils
+        // (one per pooled block time, started once, reverted after every test: @jobmesh/testkit/anvil)
         extends: true,
         // Files share their worker's module cache (isolate: false): importing libp2p, helia and ethers afresh for
         // every file was 132 s of the 197 s a package run took; a run takes about 100 s without it. Tests hold no
@@ -40,7 +39,7 @@ export default defineConfig({
         test: {
           name: 'packages',
           include: ['packages/*/test/**/*.test.ts'],
-          maxWorkers: 4,
+          maxWorkers: 2,
           isolate: false,
           globalSetup: ['packages/testkit/src/anvil/global-setup.ts'],
           sequence: { groupOrder: 0 }
@@ -51,9 +50,7 @@ export default defineConfig({
         // (12 min instead of 17 for `npm test` on 2 cores). The two liveness faults two devnets on 2 cores once showed
         // (a lost bootstrap connection, a restarted round never drawn) are fixed (docs/architecture.md, Known gaps)
         extends: true,
-        // Files share their worker's module cache (isolate: false, as the package files): each file imported the SDK,
-        // libp2p, helia and ethers afresh (64-107 s of import time a run); every devnet is made and stopped by its test.
-        test: { name: 'e2e', include: ['test/**/*.test.ts'], maxWorkers: 2, isolate: false, sequence: { groupOrder: 1 } }
+        test: { name: 'e2e', include: ['test/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 1 } }
       }
     ]
   }
