@@ -215,7 +215,7 @@ class DefaultDocStore implements DocStore {
   }
 
   async close (name: string): Promise<void> {
-    // a doc being opened is closed once it is open (its open resolves first, with the doc it loaded)
+    // a doc being opened is closed once its load is done (the open that loaded it gets the doc, closed)
     await this.opening.get(name)?.catch(() => {})
     const entry = this.docs.get(name)
     if (entry == null) return
