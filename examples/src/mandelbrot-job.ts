@@ -17,6 +17,8 @@ export interface MandelbrotJobInit {
   verification?: VerificationLevel
   /** Hardware and model the peers need (default the SDK's: any node); `modelId` names a model its holders run first. */
   requirements?: Requirements
+  /** Seconds one MicroJob is expected to take (default 1); peers bound each run at ten times this, at most 30 s. */
+  secondsPerMicroJob?: number
 }
 
 /**
@@ -40,7 +42,7 @@ export function mandelbrotJobInput (init: MandelbrotJobInit): Omit<SubmitInput, 
     verifiers: init.verifiers,
     verification: init.verification,
     ...(init.requirements == null ? {} : { requirements: init.requirements }),
-    estimate: { secondsPerMicroJob: 1 }
+    estimate: { secondsPerMicroJob: init.secondsPerMicroJob ?? 1 }
   }
 }
 

@@ -19,9 +19,10 @@ describe('faults with real jobmesh processes', () => {
     // k = 3 and the quorum counts k: a round that drew the dead peer is decided by the two live verifiers, or, short
     // of a majority, restarted; the dead peer, silent for the whole task, is paused by the registry and a restarted
     // round draws the three live non-submitters.
-    // heavy enough MicroJobs that the job is far from done when the victim has finished its first one
+    // heavy enough MicroJobs that the job is far from done when the victim has finished its first one; estimated at
+    // 3 s each, so that a run slowed by a loaded machine stays within the peers' run bound (ten times the estimate)
     const image = { width: 256, height: 192, x0: -0.75, y0: 0.15, x1: -0.7, y1: 0.1, maxIter: 40_000 }
-    const job = await submitMandelbrot(client, { image, macroJobs: 6, microJobsPerMacro: 8, price: parseEther('1'), verifiers: 3 })
+    const job = await submitMandelbrot(client, { image, macroJobs: 6, microJobsPerMacro: 8, price: parseEther('1'), verifiers: 3, secondsPerMicroJob: 3 })
     // the victim is the first of the bootstrapped peers to finish a MicroJob (a fixed one may get its first MicroJob
     // only near the job's end on a loaded machine, and then be its finalizer instead of a producer)
     const victim = await waitFor(async () => {
