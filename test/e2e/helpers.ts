@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { CLI_BIN } from '@jobmesh/peer'
 import { waitFor } from '@jobmesh/testkit'
 import { shortId } from '@jobmesh/peer/observe'
 import { PNG } from 'pngjs'
+import { CONTROL_SOCKET } from '../../packages/peer/src/cli/constants.js'
+import { fetchStatus } from '../../packages/peer/src/cli/control.js'
 import { encodeMandelbrotData, mandelbrotReference, mandelbrotResultPng, MANDELBROT_TILE_HEADER } from '../../examples/src/index.js'
 import type { MandelbrotImage } from '../../examples/src/index.js'
 import type { JobClient, MicroJobOutput, SubmittedJob } from '@jobmesh/dapp-sdk'
@@ -20,8 +20,6 @@ export const CHEATING_PEER = fileURLToPath(new URL('./peers/cheating-peer.mjs', 
 /** A cheating peer whose profile names another wallet (`framing-peer.mjs <address> <cheating-peer args>`). */
 export const FRAMING_PEER = fileURLToPath(new URL('./peers/framing-peer.mjs', import.meta.url))
 
-const run = promisify(execFile)
-
 /** Whether a Mandelbrot job's outputs make exactly the reference image (computed here, in one process). */
 export function matchesReference (outputs: MicroJobOutput[], image: MandelbrotImage): boolean {
   const png = PNG.sync.read(Buffer.from(mandelbrotResultPng(outputs)))
@@ -32,12 +30,13 @@ export function matchesReference (outputs: MicroJobOutput[], image: MandelbrotIm
 }
 
 /**
- * Asks a running `jobmesh start` for its status through the real CLI (`jobmesh status --json`). The bound covers a
- * CLI process starting on a machine busy with two devnets (10 s was exceeded once in CI).
+ * What a running `jobmesh start` answers on its control socket, exactly what `jobmesh status --json` prints (that
+ * command runs against real peers in cli/models.test.ts and dashboard.test.ts). Read here without the CLI: the waits
+ * below poll it every 250 ms for several peers, and each CLI process costs ~0.7 s of CPU on a machine the peers'
+ * MicroJobs already fill.
  */
-export async function peerStatus (dataDir: string, timeoutMs = 30_000): Promise<PeerStatus> {
-  const { stdout } = await run(process.execPath, [CLI_BIN, 'status', '--json', '--data-dir', dataDir], { timeout: timeoutMs })
-  return JSON.parse(stdout) as PeerStatus
+export async function peerStatus (dataDir: string, timeoutMs = 10_000): Promise<PeerStatus> {
+  return await fetchStatus(join(dataDir, CONTROL_SOCKET), timeoutMs) as PeerStatus
 }
 
 /** The MicroJob the cheating peer (test/e2e/peers) printed it cheated on in a job (`macro.index`), if any. */
@@ -88,7 +87,7 @@ export function withHistory (devnet: Devnet, jobId: string): (err: Error) => Pro
 /** What a peer's processor says of a job (`jobmesh status --json`), or why it could not be asked. */
 async function processorView (dataDir: string, jobId: string): Promise<string> {
   try {
-    const s = await peerStatus(dataDir, 20_000)
+    const s = await peerStatus(dataDir)
     const job = s.jobs.find(j => j.jobId.toLowerCase() === jobId.toLowerCase())
     return `job ${job?.state ?? 'unknown'}, current ${s.work.currentJob ?? 'none'}, done ${s.work.microJobsDone}, failed ${s.work.microJobsFailed}, ` +
       `finalizing ${(s.finalizing ?? []).length}, connected ${s.peers.length}`

@@ -6,9 +6,8 @@ import { parseEther } from 'ethers'
 import { connect, createProvider } from '@jobmesh/contracts'
 import { createJobClient } from '@jobmesh/dapp-sdk'
 import { startDevnet } from '@jobmesh/peer/devnet'
-import { fetchStatus } from '../../packages/peer/src/cli/control.js'
 import { readPayouts, submitMandelbrot } from '../../examples/src/index.js'
-import { withHistory } from './helpers.js'
+import { peerStatus, withHistory } from './helpers.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
 import type { Devnet } from '@jobmesh/peer/devnet'
@@ -18,7 +17,7 @@ const IMAGE = { width: 96, height: 48, x0: -2.2, y0: 1.2, x1: 0.9, y1: -1.2, max
 
 async function status (dataDir: string): Promise<PeerStatus | undefined> {
   try {
-    return await fetchStatus(join(dataDir, 'control.sock'), 2_000) as PeerStatus
+    return await peerStatus(dataDir, 2_000)
   } catch {
     return undefined
   }
