@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { jobIdOfDoc } from './crdt/index.js'
 import type { DocStore } from './crdt/index.js'
-import type { Processor } from './processor/index.js'
+import type { Processor, RetiredAs } from './processor/index.js'
 import type { Settlement } from './settlement/index.js'
 
 const log = logger('jobmesh:peer')
@@ -22,12 +22,17 @@ export interface JobRetirementComponents {
 export function retireEndedJobs (components: JobRetirementComponents): () => void {
   const onEnded = (evt: Event): void => {
     const { jobId } = (evt as CustomEvent<{ jobId: string }>).detail
-    components.processor?.retire(jobId)
-    const names = components.docs.names().filter(name => jobIdOfDoc(name)?.split('/')[0] === jobId.toLowerCase())
-    Promise.all(names.map(async name => { await components.docs.close(name) })).then(
-      () => { log('job %s is over: %d docs closed', jobId, names.length) },
-      (err: Error) => { log.error('closing the docs of job %s: %e', jobId, err) })
+    retireJob(components, jobId, 'settled')
   }
   components.settlement.addEventListener('ended', onEnded)
   return () => { components.settlement.removeEventListener('ended', onEnded) }
+}
+
+/** Retires one job here: the processor leaves it for good, and every doc of it is closed (in the background). */
+export function retireJob (components: Pick<JobRetirementComponents, 'processor' | 'docs'>, jobId: string, why: RetiredAs): void {
+  components.processor?.retire(jobId, why)
+  const names = components.docs.names().filter(name => jobIdOfDoc(name)?.split('/')[0] === jobId.toLowerCase())
+  Promise.all(names.map(async name => { await components.docs.close(name) })).then(
+    () => { log('job %s is over (%s): %d docs closed', jobId, why, names.length) },
+    (err: Error) => { log.error('closing the docs of job %s: %e', jobId, err) })
 }

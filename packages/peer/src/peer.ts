@@ -14,6 +14,7 @@ import { createContentStore, pinJobContent } from './storage/index.js'
 import { nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
+import { retireExpiredJobs } from './job-expiry.js'
 import { retireEndedJobs } from './job-retirement.js'
 import { metricsFor, startObservability } from './peer-observe.js'
 import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId } from './observe/index.js'
@@ -248,6 +249,11 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     if (chain != null) {
       const detach = retireEndedJobs({ settlement: chain.settlement, processor, docs })
       stack.push(async () => { detach() })
+    }
+    // and one past its deadline that the escrow holds open (or never funded): nothing can pay for it any more
+    if (chain != null && processor != null && clock != null) {
+      const expiry = retireExpiredJobs({ chain: chain.client, processor, docs, clock: clock.now })
+      stack.push(async () => { expiry.stop() })
     }
     // stopped, the node leaves the verifier draw (the next start resumes it): drawn while down it would miss its seed
     // and be slashed the bond. First to run at stop: the stack stops in reverse.

@@ -17,7 +17,7 @@
  */
 export { createProcessor } from './processor.js'
 export type {
-  Processor, KnownJobSummary, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
+  Processor, KnownJobSummary, RetiredAs, ProcessorComponents, ProcessorInit, ProcessorEvents, MicroJobStartDetail
 } from './processor.js'
 export { runTimeoutMs } from './poison.js'
 export {

@@ -1,8 +1,8 @@
-import type { KnownJobSummary } from './types.js'
+import type { KnownJobSummary, RetiredAs } from './types.js'
 
 /** What the processor knows of its jobs' ends: each set holds jobIds. */
 export interface JobStateHost {
-  retired: ReadonlySet<string>
+  retired: ReadonlyMap<string, RetiredAs>
   failed: ReadonlySet<string>
   completed: ReadonlySet<string>
   contexts: ReadonlyMap<string, unknown>
@@ -11,7 +11,8 @@ export interface JobStateHost {
 
 /** A known job's state as `jobmesh status` lists it: over on chain first, then given up, ended here, worked on. */
 export function jobState (host: JobStateHost, jobId: string): KnownJobSummary['state'] {
-  if (host.retired.has(jobId)) return 'settled'
+  const retired = host.retired.get(jobId)
+  if (retired !== undefined) return retired
   if (host.failed.has(jobId)) return 'failed'
   if (host.completed.has(jobId)) return 'complete'
   if (host.contexts.has(jobId)) return 'working'

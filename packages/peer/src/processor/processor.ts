@@ -27,14 +27,14 @@ import type { PoisonHost } from './poison.js'
 import type { RoomsHost } from './rooms.js'
 import type { SummaryCheckHost } from './summary-check.js'
 import type { TurnHost } from './turns.js'
-import type { KnownJobSummary, Processor, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
+import type { KnownJobSummary, Processor, RetiredAs, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
 import type {
   CoordMessage, Leases, RecordSigner, RecordVerifier, RoomPubSubMessage
 } from '../coord/index.js'
 import type { JobSpec, PricingParams } from '../protocol/index.js'
 import type * as Y from 'yjs'
 
-export type { KnownJobSummary, MicroJobStartDetail, Processor, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
+export type { KnownJobSummary, MicroJobStartDetail, Processor, ProcessorComponents, RetiredAs, ProcessorEvents, ProcessorInit } from './types.js'
 
 const log = logger('jobmesh:processor')
 
@@ -49,8 +49,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly leases: Leases
   private readonly jobs = new Map<string, KnownJob>()
   private readonly completed = new Set<string>()
-  /** Jobs over on chain (`retire`): never chosen again. */
-  private readonly retired = new Set<string>()
+  /** Jobs over on chain or past their deadline (`retire`), and why: never chosen again. */
+  private readonly retired = new Map<string, RetiredAs>()
   /** Jobs given up (poison isolation): failed in the CRDT, or too many failures of this peer. */
   private readonly failed = new Set<string>()
   /** jobId -> when a MicroJob of it last failed here (such jobs come last in the job choice). */
@@ -195,6 +195,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       jobId: j.jobId,
       microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,
       value: Number(j.value),
+      deadline: j.spec.deadline,
       state: jobState(ends, j.jobId)
     }))
   }
@@ -258,9 +259,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.wakeIdle?.()
   }
 
-  retire (jobId: string): void {
+  retire (jobId: string, why: RetiredAs = 'settled'): void {
     const id = jobId.toLowerCase()
-    this.retired.add(id)
+    this.retired.set(id, why)
     leaveJob(this.roundsHost, id)
   }
 

@@ -128,10 +128,11 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
    */
   wake(): void
   /**
-   * The job is over on chain (released or refunded): this peer stops working on it, leaves its rooms and its
+   * The job is over on chain (`settled`: released or refunded), or can never be paid (`expired`: its deadline passed
+   * with the escrow holding it open or never funded): this peer stops working on it, leaves its rooms and its
    * `/macro` topic, and never chooses it again. Its docs are the caller's to close (peer.ts closes them all).
    */
-  retire(jobId: string): void
+  retire(jobId: string, why?: RetiredAs): void
   /** Writes a signed JobAnnouncement to `jobmesh/index` and publishes it on /jobs. */
   announceJob(spec: JobSpec, jobId: string, specCid: string): Promise<void>
   /** Every owner seen per `jobId/macroIndex` (observability, tests). */
@@ -144,12 +145,20 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
   loadedModel(): string | undefined
 }
 
+/** Why a job was retired ({@link Processor.retire}). */
+export type RetiredAs = 'settled' | 'expired'
+
 /** A job as `jobmesh status` lists it. */
 export interface KnownJobSummary {
   jobId: string
   microJobs: number
   /** Task value (wei per estimated second). */
   value: number
-  /** `settled`: released or refunded on chain, and not worked on here (a peer restarted after it, or joined later). */
-  state: 'open' | 'working' | 'complete' | 'failed' | 'settled'
+  /** The spec's deadline (unix ms): no result is accepted on chain after it. */
+  deadline: number
+  /**
+   * `settled`: released or refunded on chain, and not worked on here (a peer restarted after it, or joined later);
+   * `expired`: its deadline passed while the escrow held it open (or never funded it), so nothing can pay for it.
+   */
+  state: 'open' | 'working' | 'complete' | 'failed' | RetiredAs
 }

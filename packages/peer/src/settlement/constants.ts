@@ -127,3 +127,6 @@ export const COMMIT_TIMEOUT_RETRY_MS = 10_000
 
 /** MacroJob docs a verifier pulls from a submitter at once (evidence.ts). */
 export const EVIDENCE_PULL_CONCURRENCY = 4
+
+/** How often a peer looks for jobs it knows whose deadline has passed, to retire those nothing can pay for (ms). */
+export const DEFAULT_EXPIRY_CHECK_MS = 30_000

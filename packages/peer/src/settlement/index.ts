@@ -26,6 +26,7 @@ export type { PeerOwners } from './peer-owners.js'
 export type { EligibleNodesComponents, HardwareRequirements } from './eligible-nodes.js'
 export { fundedJobs } from './funded-jobs.js'
 export { chainClock } from './chain-clock.js'
+export { every } from './every.js'
 export type { ChainClock, ChainClockComponents, ChainClockInit } from './chain-clock.js'
 export type { FundedJobs, FundedJobsComponents, FundedJobsInit } from './funded-jobs.js'
 export type { SupplyJob, VerifierSupply, VerifierSupplyComponents, VerifierSupplyInit } from './verifier-supply.js'
@@ -61,5 +62,5 @@ export {
 export {
   DEFAULT_SETTLEMENT_POLL_MS, DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES,
   MANIFEST_VERSION, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS, DEFAULT_OUTPUT_CONCURRENCY,
-  DEFAULT_RECORDS_WAIT_MS
+  DEFAULT_RECORDS_WAIT_MS, DEFAULT_EXPIRY_CHECK_MS
 } from './constants.js'

@@ -12,9 +12,9 @@ import type { TestChain } from '@jobmesh/testkit/anvil'
  * A job of `creator` funded on chain as the SDK creates one: a spec (a test job's, 1 MacroJob of 2 MicroJobs,
  * `verifiers` k, an estimate of 1 s per MicroJob) whose canonical bytes' CID is the `specCid` the escrow records. Its
  * code is `codeUri` (default a CID nobody serves); its run-time hint on chain `secondsPerMicroJob` (default 1, as the SDK
- * sets it for that estimate).
+ * sets it for that estimate); its deadline `deadline` (unix ms, default an hour from now).
  */
-export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string, secondsPerMicroJob?: number } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
+export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string, secondsPerMicroJob?: number, deadline?: number } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
   const input = testJob(1, 2).input
   const fee = 10n ** 16n
   const spec = parseJobSpec({
@@ -23,7 +23,7 @@ export async function fundJob (creator: ChainClient, init: { verifiers?: number,
     codeUri: init.codeUri ?? input.codeUri,
     creator: await creator.address(),
     verifiers: init.verifiers ?? 3,
-    deadline: Date.now() + 3_600_000
+    deadline: init.deadline ?? Date.now() + 3_600_000
   })
   // the CID the SDK's upload gives the spec (one raw block, as `addRaw` stores it)
   const specCid = rawBlockCid(encodeJobSpec(spec)).toString()

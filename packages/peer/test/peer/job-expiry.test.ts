@@ -1,0 +1,82 @@
+import { startChain, registerNodes } from '@jobmesh/testkit/anvil'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor } from '@jobmesh/testkit'
+import { afterEach, describe, expect, it } from 'vitest'
+import { jobIdOfDoc } from '../../src/crdt/index.js'
+import { retireExpiredJobs } from '../../src/job-expiry.js'
+import { DEADLINE_MARGIN_MS } from '../../src/protocol/index.js'
+import { chainClock } from '../../src/settlement/index.js'
+import { fakeSubmission } from '../settlement/fake-submission.js'
+import { fundJob } from '../settlement/funded-job.js'
+import type { JobSpec } from '../../src/protocol/index.js'
+import type { TestPeer } from '@jobmesh/testkit'
+import type { TestChain } from '@jobmesh/testkit/anvil'
+
+let chain: TestChain | undefined
+let peers: TestPeer[] = []
+afterEach(async () => {
+  await stopPeers(peers)
+  peers = []
+  await chain?.stop()
+  chain = undefined
+})
+
+/** The docs a peer holds open of `jobId`. */
+function docsOf (p: TestPeer, jobId: string): string[] {
+  return p.docs.names().filter(n => jobIdOfDoc(n)?.split('/')[0] === jobId.toLowerCase())
+}
+
+describe('a job past its deadline that nothing can pay for is retired (job-expiry.ts)', () => {
+  it('open or never funded on chain: retired as expired, its docs closed; submitted, or not yet due: kept', async () => {
+    chain = await startChain({ accounts: 3 })
+    const [creator, submitter] = chain.clients
+    await registerNodes([submitter], 10n ** 18n)
+    peers = await startPeers(1, { executor: testExecutor({ workMs: 5 }) })
+    const [p] = peers
+    await p.processor.start()
+    // due in ten minutes, by the chain's clock and this machine's (anvil starts at this machine's time): far enough
+    // from the processor's cutoff (DEADLINE_MARGIN_MS before it) to be worked on now
+    const soon = Date.now() + DEADLINE_MARGIN_MS + 420_000
+    const open = await fundJob(creator, { deadline: soon })
+    const later = await fundJob(creator, { nonce: 2n })
+    const submitted = await fakeSubmission(creator, submitter, { tag: 'submitted', nonce: 3n, fee: 10n ** 15n })
+    const unfunded = testJob(1, 2)
+    const withDeadline = (spec: JobSpec): JobSpec => ({ ...spec, deadline: soon })
+    const jobs = [
+      { jobId: open.jobId, spec: open.spec, specCid: open.specCid },
+      { jobId: later.jobId, spec: later.spec, specCid: later.specCid },
+      { jobId: submitted, spec: withDeadline(open.spec), specCid: open.specCid },
+      { jobId: unfunded.jobId, spec: withDeadline(unfunded.spec), specCid: unfunded.specCid }
+    ]
+    const complete = new Set<string>()
+    p.processor.addEventListener('job:complete', (evt) => { complete.add(evt.detail.jobId.toLowerCase()) })
+    for (const job of jobs) await p.processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => jobs.every(j => complete.has(j.jobId.toLowerCase())), { timeoutMs: 30_000, what: 'the four jobs to be done here' })
+    for (const job of jobs) expect(docsOf(p, job.jobId).length).toBeGreaterThanOrEqual(1)
+
+    const clock = chainClock({ chain: creator })
+    const expiry = retireExpiredJobs({ chain: creator, processor: p.processor, docs: p.docs, clock: clock.now }, { intervalMs: 3_600_000 })
+    try {
+      await clock.refresh()
+      // not due yet: nothing is read, nothing retired
+      expect(await expiry.check()).toEqual([])
+      await creator.provider.send('evm_increaseTime', [900])
+      await creator.provider.send('evm_mine', [])
+      await clock.refresh()
+      const retired = await expiry.check()
+      expect(retired.map(id => id.toLowerCase()).sort()).toEqual([open.jobId, unfunded.jobId].map(id => id.toLowerCase()).sort())
+      await waitFor(() => docsOf(p, open.jobId).length === 0 && docsOf(p, unfunded.jobId).length === 0, { timeoutMs: 10_000, what: 'the expired jobs\' docs closed' })
+      const states = new Map(p.processor.knownJobs().map(j => [j.jobId.toLowerCase(), j.state]))
+      expect(states.get(open.jobId.toLowerCase())).toBe('expired')
+      expect(states.get(unfunded.jobId.toLowerCase())).toBe('expired')
+      // a job submitted before its deadline goes on to its verification; one not due is untouched
+      expect(states.get(submitted.toLowerCase())).toBe('complete')
+      expect(states.get(later.jobId.toLowerCase())).toBe('complete')
+      expect(docsOf(p, submitted).length).toBeGreaterThanOrEqual(1)
+      expect(docsOf(p, later.jobId).length).toBeGreaterThanOrEqual(1)
+      // looked at again: nothing more to retire, and the expired ones are not read again
+      expect(await expiry.check()).toEqual([])
+    } finally {
+      expiry.stop()
+    }
+  })
+})
