@@ -157,7 +157,7 @@ export interface KnownJobSummary {
   /** The spec's deadline (unix ms): no result is accepted on chain after it. */
   deadline: number
   /**
-   * `settled`: released or refunded on chain, and not worked on here (a peer restarted after it, or joined later);
+   * `settled`: released or refunded on chain (whether or not this peer worked on it: `settled` also after a restart);
    * `expired`: its deadline passed while the escrow held it open (or never funded it), so nothing can pay for it.
    */
   state: 'open' | 'working' | 'complete' | 'failed' | RetiredAs
