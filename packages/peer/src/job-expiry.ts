@@ -27,6 +27,8 @@ export interface JobExpiry {
 
 /** The escrow takes no results for these after the deadline: only a refund can follow. */
 const UNPAYABLE = new Set<JobStatusName>(['None', 'Open'])
+/** Over on chain: the settlement retires these (`ended`, after this peer's claim), and no read changes them. */
+const SETTLED = new Set<JobStatusName>(['Released', 'Refunded'])
 
 /**
  * A job whose deadline has passed while the escrow holds it Open (or never funded it) can never be paid: no result
@@ -37,12 +39,16 @@ const UNPAYABLE = new Set<JobStatusName>(['None', 'Open'])
  */
 export function retireExpiredJobs (components: JobExpiryComponents, init: JobExpiryInit = {}): JobExpiry {
   const controller = new AbortController()
+  /** Jobs read settled on chain: never read again (a restarted peer knows every old job of the index). */
+  const settled = new Set<string>()
   const check = async (options: { signal?: AbortSignal } = {}): Promise<string[]> => {
     const now = components.clock()
-    const due = components.processor.knownJobs().filter(j => j.deadline < now && j.state !== 'settled' && j.state !== 'expired')
+    const due = components.processor.knownJobs()
+      .filter(j => j.deadline < now && j.state !== 'settled' && j.state !== 'expired' && !settled.has(j.jobId))
     const retired: string[] = []
     for (const job of due) {
       const onChain = await components.chain.job(job.jobId, options)
+      if (SETTLED.has(onChain.status)) settled.add(job.jobId)
       // the deadline the escrow compares, in seconds; an unfunded job has none on chain, and the spec's has passed
       if (!UNPAYABLE.has(onChain.status) || (onChain.status === 'Open' && onChain.deadline * 1000 >= now)) continue
       retireJob(components, job.jobId, 'expired')

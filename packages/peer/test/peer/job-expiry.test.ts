@@ -26,7 +26,7 @@ function docsOf (p: TestPeer, jobId: string): string[] {
 }
 
 describe('a job past its deadline that nothing can pay for is retired (job-expiry.ts)', () => {
-  it('open or never funded on chain: retired as expired, its docs closed; submitted, or not yet due: kept', async () => {
+  it('open or never funded on chain: retired as expired, its docs closed; submitted, refunded, or not yet due: kept', async () => {
     chain = await startChain({ accounts: 3 })
     const [creator, submitter] = chain.clients
     await registerNodes([submitter], 10n ** 18n)
@@ -39,28 +39,37 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
     const open = await fundJob(creator, { deadline: soon })
     const later = await fundJob(creator, { nonce: 2n })
     const submitted = await fakeSubmission(creator, submitter, { tag: 'submitted', nonce: 3n, fee: 10n ** 15n })
+    const refunded = await fundJob(creator, { deadline: soon, nonce: 4n })
     const unfunded = testJob(1, 2)
     const withDeadline = (spec: JobSpec): JobSpec => ({ ...spec, deadline: soon })
     const jobs = [
       { jobId: open.jobId, spec: open.spec, specCid: open.specCid },
       { jobId: later.jobId, spec: later.spec, specCid: later.specCid },
       { jobId: submitted, spec: withDeadline(open.spec), specCid: open.specCid },
-      { jobId: unfunded.jobId, spec: withDeadline(unfunded.spec), specCid: unfunded.specCid }
+      { jobId: unfunded.jobId, spec: withDeadline(unfunded.spec), specCid: unfunded.specCid },
+      { jobId: refunded.jobId, spec: refunded.spec, specCid: refunded.specCid }
     ]
     const complete = new Set<string>()
     p.processor.addEventListener('job:complete', (evt) => { complete.add(evt.detail.jobId.toLowerCase()) })
     for (const job of jobs) await p.processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => jobs.every(j => complete.has(j.jobId.toLowerCase())), { timeoutMs: 30_000, what: 'the four jobs to be done here' })
+    await waitFor(() => jobs.every(j => complete.has(j.jobId.toLowerCase())), { timeoutMs: 30_000, what: 'the five jobs to be done here' })
     for (const job of jobs) expect(docsOf(p, job.jobId).length).toBeGreaterThanOrEqual(1)
 
     const clock = chainClock({ chain: creator })
-    const expiry = retireExpiredJobs({ chain: creator, processor: p.processor, docs: p.docs, clock: clock.now }, { intervalMs: 3_600_000 })
+    // the escrow reads this peer makes, per job
+    const reads = new Map<string, number>()
+    const chainReads = { job: async (jobId: string, options?: { signal?: AbortSignal }) => {
+      reads.set(jobId.toLowerCase(), (reads.get(jobId.toLowerCase()) ?? 0) + 1)
+      return await creator.job(jobId, options)
+    } }
+    const expiry = retireExpiredJobs({ chain: chainReads, processor: p.processor, docs: p.docs, clock: clock.now }, { intervalMs: 3_600_000 })
     try {
       await clock.refresh()
       // not due yet: nothing is read, nothing retired
       expect(await expiry.check()).toEqual([])
       await creator.provider.send('evm_increaseTime', [900])
       await creator.provider.send('evm_mine', [])
+      await creator.refund(refunded.jobId)
       await clock.refresh()
       const retired = await expiry.check()
       expect(retired.map(id => id.toLowerCase()).sort()).toEqual([open.jobId, unfunded.jobId].map(id => id.toLowerCase()).sort())
@@ -73,8 +82,15 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
       expect(states.get(later.jobId.toLowerCase())).toBe('complete')
       expect(docsOf(p, submitted).length).toBeGreaterThanOrEqual(1)
       expect(docsOf(p, later.jobId).length).toBeGreaterThanOrEqual(1)
-      // looked at again: nothing more to retire, and the expired ones are not read again
+      // a refunded one is the settlement's to retire (after this peer's claims): left here, and read once only
+      expect(states.get(refunded.jobId.toLowerCase())).toBe('complete')
+      // looked at again: nothing more to retire; the expired and the refunded ones are not read again, the submitted
+      // one is (its verification may still end it either way)
+      const before = new Map(reads)
       expect(await expiry.check()).toEqual([])
+      expect(reads.get(refunded.jobId.toLowerCase())).toBe(1)
+      expect(reads.get(open.jobId.toLowerCase())).toBe(before.get(open.jobId.toLowerCase()))
+      expect(reads.get(submitted.toLowerCase())).toBe((before.get(submitted.toLowerCase()) ?? 0) + 1)
     } finally {
       expiry.stop()
     }
