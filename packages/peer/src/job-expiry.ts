@@ -48,7 +48,13 @@ export function retireExpiredJobs (components: JobExpiryComponents, init: JobExp
     const retired: string[] = []
     for (const job of due) {
       const onChain = await components.chain.job(job.jobId, options)
-      if (SETTLED.has(onChain.status)) settled.add(job.jobId)
+      if (SETTLED.has(onChain.status)) {
+        settled.add(job.jobId)
+        // one this peer never worked on since it started (an old job of the index) is listed as what it is; its docs,
+        // if any, are the settlement's to close after its claims
+        if (job.state === 'open') components.processor.retire(job.jobId, 'settled')
+        continue
+      }
       // the deadline the escrow compares, in seconds; an unfunded job has none on chain, and the spec's has passed
       if (!UNPAYABLE.has(onChain.status) || (onChain.status === 'Open' && onChain.deadline * 1000 >= now)) continue
       retireJob(components, job.jobId, 'expired')

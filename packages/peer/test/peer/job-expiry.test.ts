@@ -40,6 +40,8 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
     const later = await fundJob(creator, { nonce: 2n })
     const submitted = await fakeSubmission(creator, submitter, { tag: 'submitted', nonce: 3n, fee: 10n ** 15n })
     const refunded = await fundJob(creator, { deadline: soon, nonce: 4n })
+    // a job this peer cannot take (more VRAM than it has): known, never worked on here
+    const unmatched = await fundJob(creator, { deadline: soon, nonce: 5n, minVramGb: 4096 })
     const unfunded = testJob(1, 2)
     const withDeadline = (spec: JobSpec): JobSpec => ({ ...spec, deadline: soon })
     const jobs = [
@@ -51,7 +53,7 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
     ]
     const complete = new Set<string>()
     p.processor.addEventListener('job:complete', (evt) => { complete.add(evt.detail.jobId.toLowerCase()) })
-    for (const job of jobs) await p.processor.announceJob(job.spec, job.jobId, job.specCid)
+    for (const job of [...jobs, unmatched]) await p.processor.announceJob(job.spec, job.jobId, job.specCid)
     await waitFor(() => jobs.every(j => complete.has(j.jobId.toLowerCase())), { timeoutMs: 30_000, what: 'the five jobs to be done here' })
     for (const job of jobs) expect(docsOf(p, job.jobId).length).toBeGreaterThanOrEqual(1)
 
@@ -70,6 +72,7 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
       await creator.provider.send('evm_increaseTime', [900])
       await creator.provider.send('evm_mine', [])
       await creator.refund(refunded.jobId)
+      await creator.refund(unmatched.jobId)
       await clock.refresh()
       const retired = await expiry.check()
       expect(retired.map(id => id.toLowerCase()).sort()).toEqual([open.jobId, unfunded.jobId].map(id => id.toLowerCase()).sort())
@@ -84,11 +87,14 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
       expect(docsOf(p, later.jobId).length).toBeGreaterThanOrEqual(1)
       // a refunded one is the settlement's to retire (after this peer's claims): left here, and read once only
       expect(states.get(refunded.jobId.toLowerCase())).toBe('complete')
+      // one never worked on here is listed as settled
+      expect(states.get(unmatched.jobId.toLowerCase())).toBe('settled')
       // looked at again: nothing more to retire; the expired and the refunded ones are not read again, the submitted
       // one is (its verification may still end it either way)
       const before = new Map(reads)
       expect(await expiry.check()).toEqual([])
       expect(reads.get(refunded.jobId.toLowerCase())).toBe(1)
+      expect(reads.get(unmatched.jobId.toLowerCase())).toBe(1)
       expect(reads.get(open.jobId.toLowerCase())).toBe(before.get(open.jobId.toLowerCase()))
       expect(reads.get(submitted.toLowerCase())).toBe((before.get(submitted.toLowerCase()) ?? 0) + 1)
     } finally {

@@ -12,10 +12,11 @@ import type { TestChain } from '@jobmesh/testkit/anvil'
  * A job of `creator` funded on chain as the SDK creates one: a spec (a test job's, 1 MacroJob of 2 MicroJobs,
  * `verifiers` k, an estimate of 1 s per MicroJob) whose canonical bytes' CID is the `specCid` the escrow records. Its
  * code is `codeUri` (default a CID nobody serves); its run-time hint on chain `secondsPerMicroJob` (default 1, as the SDK
- * sets it for that estimate); its deadline `deadline` (unix ms, default an hour from now).
+ * sets it for that estimate); its deadline `deadline` (unix ms, default an hour from now); the VRAM it needs
+ * `minVramGb` (default 1).
  */
-export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string, secondsPerMicroJob?: number, deadline?: number } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
-  const input = testJob(1, 2).input
+export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string, secondsPerMicroJob?: number, deadline?: number, minVramGb?: number } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
+  const input = testJob(1, 2, { minVramGb: init.minVramGb ?? 1 }).input
   const fee = 10n ** 16n
   const spec = parseJobSpec({
     ...input,
