@@ -11,6 +11,8 @@ export interface JobEndHost {
   readonly completed: Set<string>
   /** Jobs given up (poison isolation). */
   readonly failed: Set<string>
+  /** Jobs given up here that the other peers completed (`jobmesh status` lists them complete). */
+  readonly doneElsewhere: Set<string>
   clock(): number
   onJobComplete?(jobId: string): void | Promise<void>
   dispatch<K extends 'job:complete' | 'job:failed'>(type: K, detail: ProcessorEvents[K]): void
@@ -38,7 +40,14 @@ export function giveUp (host: JobEndHost, ctx: JobContext, detail: { attempts: n
  * later, from their docs), or it wrote a result within the completion window (finalization is idempotent).
  */
 export async function jobComplete (host: JobEndHost, ctx: JobContext, local: boolean): Promise<void> {
-  if (ctx.finalized) return
+  if (ctx.finalized) {
+    // given up here (its runs failed on this peer) and completed by the others: the job did not fail
+    if (host.failed.has(ctx.job.jobId) && !host.doneElsewhere.has(ctx.job.jobId)) {
+      host.doneElsewhere.add(ctx.job.jobId)
+      log('job %s, given up here, was completed by other peers', ctx.job.jobId)
+    }
+    return
+  }
   ctx.finalized = true
   host.completed.add(ctx.job.jobId)
   const finalizer = local || ctx.finishedLast === true || host.clock() - ctx.lastLocalResult <= DEFAULT_COMPLETION_WINDOW_MS

@@ -4,6 +4,8 @@ import type { KnownJobSummary, RetiredAs } from './types.js'
 export interface JobStateHost {
   retired: ReadonlyMap<string, RetiredAs>
   failed: ReadonlySet<string>
+  /** Of the jobs given up here, those the other peers completed. */
+  doneElsewhere?: ReadonlySet<string>
   completed: ReadonlySet<string>
   contexts: ReadonlyMap<string, unknown>
   settled?(jobId: string): boolean
@@ -13,7 +15,7 @@ export interface JobStateHost {
 export function jobState (host: JobStateHost, jobId: string): KnownJobSummary['state'] {
   const retired = host.retired.get(jobId)
   if (retired !== undefined) return retired
-  if (host.failed.has(jobId)) return 'failed'
+  if (host.failed.has(jobId) && host.doneElsewhere?.has(jobId) !== true) return 'failed'
   if (host.completed.has(jobId)) return 'complete'
   if (host.contexts.has(jobId)) return 'working'
   return host.settled?.(jobId) === true ? 'settled' : 'open'

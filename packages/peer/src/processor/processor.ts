@@ -53,6 +53,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly retired = new Map<string, RetiredAs>()
   /** Jobs given up (poison isolation): failed in the CRDT, or too many failures of this peer. */
   private readonly failed = new Set<string>()
+  /** Of those, the jobs the other peers completed. */
+  private readonly doneElsewhere = new Set<string>()
   /** jobId -> when a MicroJob of it last failed here (such jobs come last in the job choice). */
   private readonly failedAt = new Map<string, number>()
   /** Spec CIDs whose content this peer holds (`prepareJob` succeeded). */
@@ -105,6 +107,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.endHost = {
       completed: this.completed,
       failed: this.failed,
+      doneElsewhere: this.doneElsewhere,
       clock: this.clock,
       onJobComplete: init.onJobComplete,
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
@@ -190,7 +193,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   knownJobs (): KnownJobSummary[] {
-    const ends = { retired: this.retired, failed: this.failed, completed: this.completed, contexts: this.contexts, settled: this.init.settled }
+    const ends = { retired: this.retired, failed: this.failed, doneElsewhere: this.doneElsewhere, completed: this.completed, contexts: this.contexts, settled: this.init.settled }
     return [...this.jobs.values()].map(j => ({
       jobId: j.jobId,
       microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,

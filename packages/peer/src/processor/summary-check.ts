@@ -26,9 +26,11 @@ export interface SummaryCheckHost {
  * {@link checkSummariesLater}. A job this peer holds every result of ends on them (`JobProgress` `complete`).
  */
 export function endOnSummaries (host: SummaryCheckHost, ctx: JobContext): void {
-  if (ctx.finalized || ctx.progress.complete || !finishedHere(ctx)) return
+  if (ctx.progress.complete || !finishedHere(ctx)) return
+  const ended = ctx.finalized
+  // a job that ended here already is only noted (given up here, finished by the others): nothing to check
   void jobComplete(host.endHost, ctx, false)
-  checkSummariesLater(host, ctx)
+  if (!ended) checkSummariesLater(host, ctx)
 }
 
 /**

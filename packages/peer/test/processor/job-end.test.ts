@@ -16,6 +16,7 @@ function endHarness (now: number, lastLocalResult: number) {
   const host: JobEndHost = {
     completed: new Set(),
     failed: new Set(),
+    doneElsewhere: new Set(),
     clock: () => now,
     onJobComplete: (jobId) => { finalized.push(jobId) },
     dispatch: (type, detail) => { events.push({ type, detail }) }
@@ -50,9 +51,12 @@ describe('ending a job here (job-end.ts)', () => {
   it('giving a job up marks it failed and completed, closes its rooms, and completion no longer finalizes it', async () => {
     const h = endHarness(10_000, 9_900)
     giveUp(h.host, h.ctx, { attempts: 3, peers: 2, reasons: ['TrapError'] })
+    expect(h.host.doneElsewhere.size).toBe(0)
     await jobComplete(h.host, h.ctx, true)
     expect(h.events).toEqual([{ type: 'job:failed', detail: { jobId: '0xjob', attempts: 3, peers: 2, reasons: ['TrapError'] } }])
     expect(h.host.failed.has('0xjob')).toBe(true)
+    // the others completed it: noted (jobmesh status lists it complete), nothing else happens here
+    expect(h.host.doneElsewhere.has('0xjob')).toBe(true)
     expect(h.finalized).toEqual([])
   })
 

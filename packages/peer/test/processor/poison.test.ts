@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { FAILURES_MAP, FailureRecord, JobFailures, failureScope, jobsTopic, microKey, recordSigner, recordVerifier, resultKey, resultSlot } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
-import { WasmTrapError } from '../../src/executor/index.js'
+import { ExecutionTimeoutError, WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs } from '../../src/processor/index.js'
 import { itemFailed } from '../../src/processor/poison.js'
 import type { JobContext } from '../../src/processor/job-context.js'
@@ -66,6 +66,34 @@ describe('poison isolation', () => {
     }
     // the peers did join the poison job's rooms (the check above reads their MacroJob docs)
     expect(peers.some(p => heldResults(p.docs, poison.jobId, 2).length > 0)).toBe(true)
+  })
+
+  it('a peer whose own runs of a job fail gives it up; the other completes it, and then it lists the job complete', async () => {
+    const job = testJob(2, 8)
+    const healthy = testExecutor({ workMs: 20 })
+    // this peer's machine is too slow for the job: every run of it times out here, and only here
+    const slow: MicroJobExecutor = {
+      ...healthy,
+      async run (task, options) {
+        if (task.jobId === job.jobId) throw new ExecutionTimeoutError('run exceeded its bound')
+        return healthy.run(task, options)
+      }
+    }
+    const [a] = await startPeers(1, { executor: slow, localMaxFailures: 2 })
+    const [b] = await startPeers(1, { executor: healthy })
+    peers = [a, b]
+    await a.node.libp2p.dial(b.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const gaveUp = new Promise<void>(resolve => { a.processor.addEventListener('job:failed', () => { resolve() }) })
+    const completed = new Promise<void>(resolve => { b.processor.addEventListener('job:complete', () => { resolve() }) })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    await a.processor.announceJob(job.spec, job.jobId, job.specCid)
+    await gaveUp
+    expect(a.processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('failed')
+    await completed
+    await waitFor(() => a.processor.knownJobs().find(j => j.jobId === job.jobId)?.state === 'complete',
+      { timeoutMs: 20_000, what: 'the peer that gave the job up to see it completed' })
+    expect(b.processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('complete')
   })
 
   it('forged failure records do not make a peer give up a healthy job: it runs the named MicroJob itself, which works', async () => {
@@ -152,7 +180,7 @@ describe('poison isolation', () => {
   })
 
   it('with the CRDT failed, a fetch error of its own does not make a peer give up; an error of the module\'s own does', () => {
-    const endHost = { completed: new Set<string>(), failed: new Set<string>(), clock: () => 0, dispatch: () => {} }
+    const endHost = { completed: new Set<string>(), failed: new Set<string>(), doneElsewhere: new Set<string>(), clock: () => 0, dispatch: () => {} }
     const host = {
       failedAt: new Map<string, number>(), localFailures: new Map<string, number>(), decisive: new Set<string>(), clock: () => 0,
       localMaxFailures: 3, endHost, checkRun: async () => {}

@@ -45,6 +45,7 @@ function harness (docs: Record<number, string[]>, resynced: Record<number, strin
     endHost: {
       completed: new Set(),
       failed: new Set(),
+      doneElsewhere: new Set(),
       clock: () => 0,
       dispatch: (type) => { events.push(type) }
     },
