@@ -3,12 +3,13 @@ import { retireJob } from './job-retirement.js'
 import { DEFAULT_EXPIRY_CHECK_MS, every } from './settlement/index.js'
 import type { JobRetirementComponents } from './job-retirement.js'
 import type { Processor } from './processor/index.js'
-import type { ChainClient, JobStatusName } from '@jobmesh/contracts'
+import type { FundedJobs } from './settlement/index.js'
 
 const log = logger('jobmesh:peer')
 
 export interface JobExpiryComponents extends Pick<JobRetirementComponents, 'docs'> {
-  chain: Pick<ChainClient, 'job'>
+  /** Reads a job from the escrow; `settled` then knows a job read released or refunded (never read again here). */
+  funded: Pick<FundedJobs, 'read' | 'settled'>
   processor: Pick<Processor, 'knownJobs' | 'retire'>
   /** The chain's time (unix ms), against which the escrow reads deadlines (`chainClock().now`). */
   clock(): number
@@ -25,38 +26,27 @@ export interface JobExpiry {
   stop(): void
 }
 
-/** The escrow takes no results for these after the deadline: only a refund can follow. */
-const UNPAYABLE = new Set<JobStatusName>(['None', 'Open'])
-/** Over on chain: the settlement retires these (`ended`, after this peer's claim), and no read changes them. */
-const SETTLED = new Set<JobStatusName>(['Released', 'Refunded'])
-
 /**
  * A job whose deadline has passed while the escrow holds it Open (or never funded it) can never be paid: no result
  * is committed after the deadline, and all that can follow is its creator's refund, which may never come (a DApp that
  * walked away). Such a job is retired here as `expired` (the processor leaves it; its docs are closed, still served
  * from the datastore), instead of being followed until the node stops. A job Submitted before its deadline is left:
- * its verification goes on and it ends as `settled` (job-retirement.ts).
+ * its verification goes on and it ends as `settled` (job-retirement.ts). One read released or refunded is the
+ * settlement's to retire (after this peer's claims), and is not read again.
  */
 export function retireExpiredJobs (components: JobExpiryComponents, init: JobExpiryInit = {}): JobExpiry {
   const controller = new AbortController()
-  /** Jobs read settled on chain: never read again (a restarted peer knows every old job of the index). */
-  const settled = new Set<string>()
   const check = async (options: { signal?: AbortSignal } = {}): Promise<string[]> => {
     const now = components.clock()
     const due = components.processor.knownJobs()
-      .filter(j => j.deadline < now && j.state !== 'settled' && j.state !== 'expired' && !settled.has(j.jobId))
+      .filter(j => j.deadline < now && j.state !== 'settled' && j.state !== 'expired' && !components.funded.settled(j.jobId))
     const retired: string[] = []
     for (const job of due) {
-      const onChain = await components.chain.job(job.jobId, options)
-      if (SETTLED.has(onChain.status)) {
-        settled.add(job.jobId)
-        // one this peer never worked on since it started (an old job of the index) is listed as what it is; its docs,
-        // if any, are the settlement's to close after its claims
-        if (job.state === 'open') components.processor.retire(job.jobId, 'settled')
-        continue
-      }
-      // the deadline the escrow compares, in seconds; an unfunded job has none on chain, and the spec's has passed
-      if (!UNPAYABLE.has(onChain.status) || (onChain.status === 'Open' && onChain.deadline * 1000 >= now)) continue
+      options.signal?.throwIfAborted()
+      const onChain = await components.funded.read(job.jobId)
+      // the escrow's own deadline (seconds) for a funded job: an announcement's spec may not be the job's
+      const open = onChain.status === 'Open' && onChain.deadline * 1000 < now
+      if (onChain.status !== 'None' && !open) continue
       retireJob(components, job.jobId, 'expired')
       retired.push(job.jobId)
     }

@@ -251,8 +251,8 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       stack.push(async () => { detach() })
     }
     // and one past its deadline that the escrow holds open (or never funded): nothing can pay for it any more
-    if (chain != null && processor != null && clock != null) {
-      const expiry = retireExpiredJobs({ chain: chain.client, processor, docs, clock: clock.now })
+    if (funded != null && processor != null && clock != null) {
+      const expiry = retireExpiredJobs({ funded, processor, docs, clock: clock.now })
       stack.push(async () => { expiry.stop() })
     }
     // stopped, the node leaves the verifier draw (the next start resumes it): drawn while down it would miss its seed

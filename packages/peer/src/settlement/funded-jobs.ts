@@ -44,6 +44,11 @@ export interface FundedJobs {
   /** Reads the job's status now (what `isOpen` then answers). */
   check(job: { jobId: string, spec: JobSpec }): Promise<FundedStatus>
   /**
+   * Reads the job from the escrow now, its spec unchecked (one call); what `round` and `settled` answer follows it.
+   * @throws the chain errors
+   */
+  read(jobId: string): Promise<EscrowJobState>
+  /**
    * The job's round on chain (its `rejections`) at the last read, undefined before one. An announcement's round is
    * anybody's word (any peer can re-sign an announcement with a higher round, and processors that believed it left
    * the job's real round for a doc no finalizer reads); so a processor on a chain works on this round. A job not
@@ -106,21 +111,21 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   const windows = new Map<string, Pick<EscrowJobState, 'samples' | 'macroJobs' | 'secondsPerMicroJob'>>()
   let times: CommitTimes | undefined
 
-  /** The job as the escrow stores it (one call): its status, and its round noted (`onRound` when it moved). */
-  const readJob = async (jobId: string, asked = 0): Promise<JobStatusName> => {
+  /** The job as the escrow stores it (one call), its round noted (`onRound` when it moved). */
+  const readJob = async (jobId: string, asked = 0): Promise<EscrowJobState> => {
     const job = await components.chain.job(jobId, { signal: controller.signal })
     if (job.status !== 'None') windows.set(jobId, { samples: job.samples, macroJobs: job.macroJobs, secondsPerMicroJob: job.secondsPerMicroJob })
     const before = rounds.get(jobId)
     const round = Math.max(before?.round ?? 0, job.rejections)
     rounds.set(jobId, { round, status: job.status, at: clock(), asked: Math.max(before?.asked ?? 0, asked) })
     if (job.status !== 'None' && before?.round !== round) init.onRound?.(jobId, round)
-    return job.status
+    return job
   }
 
   /** The status first (one call); `JobCreated` (a log scan) once, only for a job the escrow holds open. */
   const read = async (jobId: string, specCid: string, spec: JobSpec): Promise<FundedStatus> => {
     const options = { signal: controller.signal }
-    const status = await readJob(jobId)
+    const { status } = await readJob(jobId)
     if (status !== 'Open') return status
     times ??= await components.chain.commitTimes(options)
     if ((windows.get(jobId)?.secondsPerMicroJob ?? 0) < Math.ceil(spec.estimate.secondsPerMicroJob)) {
@@ -182,6 +187,7 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       return k?.status === 'Open'
     },
     async check ({ jobId, spec }) { return await check(jobId.toLowerCase(), specCidOf(spec), spec) },
+    async read (jobId) { return await readJob(jobId.toLowerCase()) },
     round (jobId, announced) {
       const id = jobId.toLowerCase()
       const r = rounds.get(id)

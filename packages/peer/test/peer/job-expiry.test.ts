@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { jobIdOfDoc } from '../../src/crdt/index.js'
 import { retireExpiredJobs } from '../../src/job-expiry.js'
 import { DEADLINE_MARGIN_MS } from '../../src/protocol/index.js'
-import { chainClock } from '../../src/settlement/index.js'
+import { chainClock, fundedJobs } from '../../src/settlement/index.js'
 import { fakeSubmission } from '../settlement/fake-submission.js'
 import { fundJob } from '../settlement/funded-job.js'
 import type { JobSpec } from '../../src/protocol/index.js'
@@ -30,7 +30,19 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
     chain = await startChain({ accounts: 3 })
     const [creator, submitter] = chain.clients
     await registerNodes([submitter], 10n ** 18n)
-    peers = await startPeers(1, { executor: testExecutor({ workMs: 5 }) })
+    // the escrow reads this peer makes, per job; the processor lists a job settled on chain from them, as in a peer
+    const reads = new Map<string, number>()
+    const funded = fundedJobs({
+      chain: {
+        job: async (jobId, options) => {
+          reads.set(jobId.toLowerCase(), (reads.get(jobId.toLowerCase()) ?? 0) + 1)
+          return await creator.job(jobId, options)
+        },
+        jobCreated: async (jobId, options) => await creator.jobCreated(jobId, options),
+        commitTimes: async (options) => await creator.commitTimes(options)
+      }
+    })
+    peers = await startPeers(1, { executor: testExecutor({ workMs: 5 }), settled: jobId => funded.settled(jobId) })
     const [p] = peers
     await p.processor.start()
     // due in ten minutes, by the chain's clock and this machine's (anvil starts at this machine's time): far enough
@@ -58,13 +70,7 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
     for (const job of jobs) expect(docsOf(p, job.jobId).length).toBeGreaterThanOrEqual(1)
 
     const clock = chainClock({ chain: creator })
-    // the escrow reads this peer makes, per job
-    const reads = new Map<string, number>()
-    const chainReads = { job: async (jobId: string, options?: { signal?: AbortSignal }) => {
-      reads.set(jobId.toLowerCase(), (reads.get(jobId.toLowerCase()) ?? 0) + 1)
-      return await creator.job(jobId, options)
-    } }
-    const expiry = retireExpiredJobs({ chain: chainReads, processor: p.processor, docs: p.docs, clock: clock.now }, { intervalMs: 3_600_000 })
+    const expiry = retireExpiredJobs({ funded, processor: p.processor, docs: p.docs, clock: clock.now }, { intervalMs: 3_600_000 })
     try {
       await clock.refresh()
       // not due yet: nothing is read, nothing retired
@@ -99,6 +105,7 @@ describe('a job past its deadline that nothing can pay for is retired (job-expir
       expect(reads.get(submitted.toLowerCase())).toBe((before.get(submitted.toLowerCase()) ?? 0) + 1)
     } finally {
       expiry.stop()
+      funded.stop()
     }
   })
 })
