@@ -1,3 +1,4 @@
+import type { KnownJob } from '../jobs/index.js'
 import type { KnownJobSummary, RetiredAs } from './types.js'
 
 /** What the processor knows of its jobs' ends: each set holds jobIds. */
@@ -19,4 +20,15 @@ export function jobState (host: JobStateHost, jobId: string): KnownJobSummary['s
   if (host.completed.has(jobId)) return 'complete'
   if (host.contexts.has(jobId)) return 'working'
   return host.settled?.(jobId) === true ? 'settled' : 'open'
+}
+
+/** A known job as `jobmesh status` lists it. */
+export function knownJobSummary (job: KnownJob, host: JobStateHost): KnownJobSummary {
+  return {
+    jobId: job.jobId,
+    microJobs: job.spec.slicing.macroJobs * job.spec.slicing.microJobsPerMacro,
+    value: Number(job.value),
+    deadline: job.spec.deadline,
+    state: jobState(host, job.jobId)
+  }
 }

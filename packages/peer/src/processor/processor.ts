@@ -6,16 +6,16 @@ import {
 } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
 import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier } from '../jobs/index.js'
-import { chooseJob, countSent, DEFAULT_PRICING } from '../protocol/index.js'
+import { countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
-import { pastCutoff } from './deadline.js'
 import { jobDiscovery } from './job-discovery.js'
-import { jobState } from './job-state.js'
+import { knownJobSummary } from './job-state.js'
+import { nextJob } from './job-choice.js'
 import { followRounds, leaveJob, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { reopenJob } from './job-end.js'
 import { followJob } from './job-follow.js'
-import { healthyFirst, itemFailed } from './poison.js'
+import { itemFailed } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { checkRun, reportWritten, runTurns } from './turns.js'
 import type { JobContext } from './job-context.js'
@@ -194,13 +194,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   knownJobs (): KnownJobSummary[] {
     const ends = { retired: this.retired, failed: this.failed, doneElsewhere: this.doneElsewhere, completed: this.completed, contexts: this.contexts, settled: this.init.settled }
-    return [...this.jobs.values()].map(j => ({
-      jobId: j.jobId,
-      microJobs: j.spec.slicing.macroJobs * j.spec.slicing.microJobsPerMacro,
-      value: Number(j.value),
-      deadline: j.spec.deadline,
-      state: jobState(ends, j.jobId)
-    }))
+    return [...this.jobs.values()].map(j => knownJobSummary(j, ends))
   }
 
   loadedModel (): string | undefined { return this.lastModelId }
@@ -311,25 +305,18 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private async run (): Promise<void> {
     const signal = this.controller.signal
     const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
+    const choice = { jobs: this.jobs, completed: this.completed, retired: this.retired, failedAt: this.failedAt, deferJob: this.init.deferJob }
     while (!signal.aborted) {
       followRounds(this.roundsHost)
-      const now = this.turnHost.deadlineClock()
-      const candidates = [...this.jobs.values()]
-        .filter(j => !this.completed.has(j.jobId) && !this.retired.has(j.jobId) && !pastCutoff(j, now) && this.init.deferJob?.(j) !== true)
-        .map(j => ({ id: j.jobId, value: j.value, minVramGb: j.minVramGb, gpuModel: j.gpuModel, modelId: j.modelId, job: j }))
-      let choice: (typeof candidates)[number] | undefined
-      for (const group of healthyFirst(candidates, this.failedAt)) {
-        choice = chooseJob(group, { ...hardware, loadedModelId: this.lastModelId ?? hardware.loadedModelId })
-        if (choice != null) break
-      }
-      if (choice == null) {
+      const job = nextJob(choice, this.turnHost.deadlineClock(), { ...hardware, loadedModelId: this.lastModelId ?? hardware.loadedModelId })
+      if (job == null) {
         await this.idle(signal)
         continue
       }
       try {
-        await this.workOn(choice.job, signal)
+        await this.workOn(job, signal)
       } catch (err) {
-        if (!signal.aborted) log.error('job %s: %e', choice.job.jobId, err)
+        if (!signal.aborted) log.error('job %s: %e', job.jobId, err)
         await this.idle(signal)
       }
     }
