@@ -15,6 +15,17 @@ import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
 
+/** `healthy`, but every run of `jobId` throws `error()`. */
+function failingOn (jobId: string, healthy: MicroJobExecutor, error: () => Error): MicroJobExecutor {
+  return {
+    ...healthy,
+    async run (task, options) {
+      if (task.jobId === jobId) throw error()
+      return await healthy.run(task, options)
+    }
+  }
+}
+
 afterEach(async () => {
   await stopPeers(peers)
   peers = []
@@ -24,14 +35,7 @@ describe('poison isolation', () => {
   it('a job whose MicroJobs fail everywhere ends failed, and the processors go on with the healthy job', async () => {
     const poison = testJob(2, 4)
     const honest = testJob(2, 4)
-    const healthy = testExecutor({ workMs: 5 })
-    const executor: MicroJobExecutor = {
-      ...healthy,
-      async run (task, options) {
-        if (task.jobId === poison.jobId) throw new WasmTrapError('unreachable')
-        return healthy.run(task, options)
-      }
-    }
+    const executor = failingOn(poison.jobId, testExecutor({ workMs: 5 }), () => new WasmTrapError('unreachable'))
     peers = await startPeers(3, { executor })
     const failedEvents = new Map<string, string[]>()
     const attempts: string[] = []
@@ -72,13 +76,7 @@ describe('poison isolation', () => {
     const job = testJob(2, 8)
     const healthy = testExecutor({ workMs: 20 })
     // this peer's machine is too slow for the job: every run of it times out here, and only here
-    const slow: MicroJobExecutor = {
-      ...healthy,
-      async run (task, options) {
-        if (task.jobId === job.jobId) throw new ExecutionTimeoutError('run exceeded its bound')
-        return healthy.run(task, options)
-      }
-    }
+    const slow = failingOn(job.jobId, healthy, () => new ExecutionTimeoutError('run exceeded its bound'))
     const [a] = await startPeers(1, { executor: slow, localMaxFailures: 2 })
     const [b] = await startPeers(1, { executor: healthy })
     peers = [a, b]
