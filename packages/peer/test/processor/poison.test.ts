@@ -81,14 +81,16 @@ describe('poison isolation', () => {
     const [b] = await startPeers(1, { executor: healthy })
     peers = [a, b]
     await a.node.libp2p.dial(b.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
-    const gaveUp = new Promise<void>(resolve => { a.processor.addEventListener('job:failed', () => { resolve() }) })
-    const completed = new Promise<void>(resolve => { b.processor.addEventListener('job:complete', () => { resolve() }) })
+    const ended: { gaveUp?: string, completed: boolean } = { completed: false }
+    // its state as it gives the job up
+    a.processor.addEventListener('job:failed', () => { ended.gaveUp = a.processor.knownJobs().find(j => j.jobId === job.jobId)?.state })
+    b.processor.addEventListener('job:complete', () => { ended.completed = true })
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
     await a.processor.announceJob(job.spec, job.jobId, job.specCid)
-    await gaveUp
-    expect(a.processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('failed')
-    await completed
+    await waitFor(() => ended.gaveUp, { timeoutMs: 20_000, what: 'the slow peer to give the job up' })
+    expect(ended.gaveUp).toBe('failed')
+    await waitFor(() => ended.completed, { timeoutMs: 20_000, what: 'the other peer to complete the job' })
     await waitFor(() => a.processor.knownJobs().find(j => j.jobId === job.jobId)?.state === 'complete',
       { timeoutMs: 20_000, what: 'the peer that gave the job up to see it completed' })
     expect(b.processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('complete')
