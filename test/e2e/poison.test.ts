@@ -1,6 +1,6 @@
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { rpcCall } from '@jobmesh/contracts'
+import { connect, createProvider, rpcCall } from '@jobmesh/contracts'
 import { waitFor } from '@jobmesh/testkit'
 import { submitMandelbrot } from '../../examples/src/index.js'
 import { runCli } from './cli.js'
@@ -81,12 +81,19 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
     const rpc = devnet.anvil.rpcUrl
     await rpcCall(rpc, 'evm_increaseTime', [Math.max(1, refundFrom - Math.floor(Date.now() / 1000) + 60)], { timeout: 10_000 })
     await rpcCall(rpc, 'evm_mine', [], { timeout: 10_000 })
-    const escrowBalance = async (): Promise<bigint> => BigInt(await rpcCall(rpc, 'eth_getBalance', [devnet.deployment.jobEscrow, 'latest']) as string)
-    const before = await escrowBalance()
     const refunded = await runCli(['refund', trapJob, '--rpc', rpc, '--deployment', devnet.deploymentFile, '--bootstrap', devnet.bootstrap[0]],
       { JOBMESH_PRIVATE_KEY: devnet.dapp.privateKey }, 90_000)
     expect(refunded.code).toBe(0)
     expect((await client.status(trapJob)).status).toBe('Refunded')
-    expect(before - await escrowBalance()).toBe(fee)
+    // the whole fee, to the creator, as the escrow sent it (its balance is no measure: peers may claim their payouts
+    // of the honest job from it at the same time)
+    const provider = createProvider(rpc, { chainId: devnet.anvil.chainId })
+    try {
+      const { jobEscrow } = connect(devnet.deployment, provider)
+      const events = await jobEscrow.queryFilter(jobEscrow.filters.JobRefunded(trapJob))
+      expect(events.map(e => 'args' in e ? [String(e.args.creator).toLowerCase(), BigInt(e.args.amount)] : [])).toEqual([[devnet.dapp.address.toLowerCase(), fee]])
+    } finally {
+      provider.destroy()
+    }
   }, 240_000)
 })
