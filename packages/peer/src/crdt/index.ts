@@ -31,7 +31,7 @@ export type { SyncResult } from './sync.js'
 export type { DocStoreMetrics } from './metrics.js'
 export { signedMap, anyOwner, ownerIsKey, ownerIsKeySuffix } from './signed-map.js'
 export type { SignedMap, SignedMapInit, OwnerRule, VerifiedEntry } from './signed-map.js'
-export { indexDocName, jobDocName, roundDocName, macroDocName, jobIdOfDoc, docTopic, docNameOfTopic } from './names.js'
+export { indexDocName, jobDocName, roundDocName, macroDocName, jobIdOfDoc, docsOfJob, docTopic, docNameOfTopic } from './names.js'
 export { FrameType, encodeFrame, decodeFrame } from './sync-frames.js'
 export type { Frame } from './sync-frames.js'
 export {

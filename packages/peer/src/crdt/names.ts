@@ -34,6 +34,12 @@ export function jobIdOfDoc (name: string): string | undefined {
   return name.startsWith(JOB_DOC_PREFIX) ? name.slice(JOB_DOC_PREFIX.length).replace(/\/m\d+$/, '') : undefined
 }
 
+/** The names among `names` of one job's docs: every round's job doc and MacroJob docs. */
+export function docsOfJob (names: Iterable<string>, jobId: string): string[] {
+  const id = jobId.toLowerCase()
+  return [...names].filter(name => jobIdOfDoc(name)?.split('/')[0] === id)
+}
+
 /** The gossipsub topic of a doc, `/jobmesh/1/doc/<name>`. */
 export function docTopic (name: string): string {
   return `${DOC_TOPIC_PREFIX}${name}`

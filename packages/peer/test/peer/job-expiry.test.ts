@@ -1,7 +1,7 @@
 import { startChain, registerNodes } from '@jobmesh/testkit/anvil'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
-import { jobIdOfDoc } from '../../src/crdt/index.js'
+import { docsOfJob } from '../../src/crdt/index.js'
 import { retireExpiredJobs } from '../../src/job-expiry.js'
 import { DEADLINE_MARGIN_MS } from '../../src/protocol/index.js'
 import { chainClock, fundedJobs } from '../../src/settlement/index.js'
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 /** The docs a peer holds open of `jobId`. */
 function docsOf (p: TestPeer, jobId: string): string[] {
-  return p.docs.names().filter(n => jobIdOfDoc(n)?.split('/')[0] === jobId.toLowerCase())
+  return docsOfJob(p.docs.names(), jobId)
 }
 
 describe('a job past its deadline that nothing can pay for is retired (job-expiry.ts)', () => {
