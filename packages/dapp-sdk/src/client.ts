@@ -12,6 +12,7 @@ import {
 } from './constants.js'
 import { ClientStoppedError, InvalidConfigError, TimeoutError } from './errors.js'
 import { describeJobStory, matchingPeers } from './describe.js'
+import { jobDocHolds } from './job-docs.js'
 import { loadEscrowJob } from './job-info.js'
 import { activeNodes, bondableNodes, listJobs } from './jobs.js'
 import { createAnnouncer } from './network/announce.js'
@@ -237,6 +238,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
   const ctx: ClientContext = {
     node,
     docs,
+    jobDocs: jobDocHolds(docs),
     store: createContentStore({ helia: node.helia }, { fetchTimeoutMs: settings.fetchTimeoutMs }),
     chain,
     deployment: init.deployment,

@@ -1,4 +1,5 @@
 import type { ChainConnection, DeploymentRef } from './chain/connection.js'
+import type { JobDocHolds } from './job-docs.js'
 import type { Announcer } from './network/announce.js'
 import type { DocStore } from '@jobmesh/peer/crdt'
 import type { ContentStore } from '@jobmesh/peer/storage'
@@ -29,6 +30,8 @@ export interface KnownSpec {
 export interface ClientContext {
   node: JobmeshNode
   docs: DocStore
+  /** The jobs whose docs an operation is using (closed when the last one ends). */
+  jobDocs: JobDocHolds
   /** The peer's content store over the client's helia: uploads, the spec, manifests, outputs. */
   store: ContentStore
   chain: ChainConnection

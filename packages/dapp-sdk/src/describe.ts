@@ -23,11 +23,16 @@ export async function describeJobStory (ctx: ClientContext, jobId: string, optio
   const signal = anySignal([options.signal, ctx.stopped])
   // every job is funded before it is announced: one the escrow does not know has no story to tell
   await loadEscrowJob(ctx, jobId, signal)
-  return describeJob({ docs: ctx.docs, chain: ctx.chain.client, privateKey: ctx.node.privateKey, peerId: ctx.node.peerId.toString() }, jobId, {
-    signal,
-    timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs,
-    macroDocs: 'all'
-  })
+  const release = await ctx.jobDocs.hold(jobId)
+  try {
+    return await describeJob({ docs: ctx.docs, chain: ctx.chain.client, privateKey: ctx.node.privateKey, peerId: ctx.node.peerId.toString() }, jobId, {
+      signal,
+      timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs,
+      macroDocs: 'all'
+    })
+  } finally {
+    await release()
+  }
 }
 
 /**

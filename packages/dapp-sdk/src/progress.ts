@@ -62,7 +62,16 @@ export async function roundVerifier (ctx: ClientContext, jobId: string, round: n
  * @throws JobNotFoundError, the chain errors, DeadlinePassedError, TimeoutError, AbortError
  */
 export async function * watchProgress (ctx: ClientContext, jobId: string, options: ProgressOptions = {}): AsyncGenerator<ProgressUpdate, void, undefined> {
-  const id = jobId.toLowerCase()
+  // the job's docs stay open while it is watched, and are closed when no operation of this client uses them
+  const release = await ctx.jobDocs.hold(jobId)
+  try {
+    yield * followProgress(ctx, jobId.toLowerCase(), options)
+  } finally {
+    await release()
+  }
+}
+
+async function * followProgress (ctx: ClientContext, id: string, options: ProgressOptions): AsyncGenerator<ProgressUpdate, void, undefined> {
   const job = await loadEscrowJob(ctx, id, options.signal)
   const total = job.macroJobs * job.microJobsPerMacro
   const round = job.rejections

@@ -68,6 +68,7 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
   const failed = new AbortController()
   const overall = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs)
   const signal = anySignal([options.signal, ctx.stopped, failed.signal, overall])
+  const release = await ctx.jobDocs.hold(id)
   try {
     return await download(ctx, id, signal, failed, options)
   } catch (err) {
@@ -75,6 +76,8 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
       throw new TimeoutError(`results of ${id} not complete within ${String(options.timeoutMs)} ms`, { cause: err })
     }
     throw err
+  } finally {
+    await release()
   }
 }
 
