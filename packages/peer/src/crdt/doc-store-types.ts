@@ -155,6 +155,11 @@ export interface DocStore {
   /** Names of the docs open, or being opened, here. */
   names(): string[]
   /**
+   * What this store holds of a doc, without opening it (nothing subscribed, nothing asked of peers, nothing kept in
+   * memory): the open doc's state, else the datastore's; undefined when it has none (or for a bad name).
+   */
+  storedState(name: string): Promise<Uint8Array | undefined>
+  /**
    * One sync exchange with a peer: both sides send what the other lacks (state vector -> diff).
    *
    * @throws DocNotOpenError if the doc is not open here; DocNotFoundError if it is not open there

@@ -175,6 +175,12 @@ class DefaultDocStore implements DocStore {
     return doc
   }
 
+  async storedState (name: string): Promise<Uint8Array | undefined> {
+    const open = this.docs.get(name)
+    if (open != null) return Y.encodeStateAsUpdate(open.doc)
+    return await this.stored(name)
+  }
+
   /** The stored state of a doc that is not open; undefined for a name no doc of this store ever had (or a bad one). */
   private async stored (name: string): Promise<Uint8Array | undefined> {
     try {

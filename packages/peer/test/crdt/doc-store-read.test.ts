@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
 import { docTopic, jobDocName } from '../../src/crdt/index.js'
 import { connect, Harness } from './helpers.js'
 import { waitFor } from '@jobmesh/testkit'
@@ -44,6 +45,26 @@ describe('doc store: reads', () => {
     await waitFor(() => a.node.pubsub.getSubscribers(topic).map(String).includes(c.node.peerId.toString()), { timeoutMs: 10_000, what: 'a to see c subscribed' })
     da.getMap('micro').set('later', 'a')
     await waitFor(() => dc.getMap('micro').get('later') === 'a', { timeoutMs: 10_000, what: 'c to get a\'s next write' })
+  })
+
+  it('storedState gives what the store holds of a doc without opening it: the open doc\'s state, else the datastore\'s', async () => {
+    const a = await h.start()
+    const name = jobDocName('0x' + 'ab'.repeat(32))
+    expect(await a.docs.storedState(name)).toBeUndefined()
+    expect(await a.docs.storedState('not a doc name')).toBeUndefined()
+    const doc = await a.docs.open(name, { offline: true })
+    doc.getMap('m').set('k', 1)
+    const read = (state: Uint8Array | undefined): unknown => {
+      const copy = new Y.Doc()
+      if (state != null) Y.applyUpdate(copy, state)
+      return copy.getMap('m').get('k')
+    }
+    expect(read(await a.docs.storedState(name))).toBe(1)
+    await a.docs.close(name)
+    expect(read(await a.docs.storedState(name))).toBe(1)
+    // read, not opened
+    expect(a.docs.names()).not.toContain(name)
+    expect(a.node.pubsub.getTopics()).not.toContain(docTopic(name))
   })
 
   it('a read with no subscriber connected gets the doc from a peer that only read it (the writers gone)', async () => {
