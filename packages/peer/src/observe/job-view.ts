@@ -64,6 +64,8 @@ export class JobView extends TypedEvents<JobViewEvents> {
   private readonly moves: OwnerMove[] = []
   private readonly onMacro = (): void => { this.safeDispatch('change', { jobId: this.job.jobId }) }
   private stopped = false
+  /** Released on chain: every MicroJob has a result in the released manifest. */
+  private released = false
   private roundDoc: string | undefined
   private docs: JobViewComponents['docs'] | undefined
 
@@ -111,8 +113,13 @@ export class JobView extends TypedEvents<JobViewEvents> {
     this.safeDispatch('change', { jobId: this.job.jobId })
   }
 
+  /** The job was released on chain: it is shown done, whatever of its results this node holds. */
+  markReleased (): void {
+    this.released = true
+  }
+
   get done (): number {
-    return this.progress?.shown() ?? 0
+    return this.released ? this.job.total : this.progress?.shown() ?? 0
   }
 
   view (): JobProgressView {
@@ -120,7 +127,7 @@ export class JobView extends TypedEvents<JobViewEvents> {
     const macros: MacroView[] = []
     for (let m = 0; m < this.job.macroJobs; m++) {
       const seen = this.owners.get(m)
-      const done = this.progress?.hinted(m) === true ? this.job.microJobsPerMacro : this.progress?.doneIn(m) ?? 0
+      const done = this.released || this.progress?.hinted(m) === true ? this.job.microJobsPerMacro : this.progress?.doneIn(m) ?? 0
       const lease = this.macroLeases?.get(macroKey(m))
       macros.push({ macroIndex: m, size: this.job.microJobsPerMacro, done, owner: seen?.owner ?? lease?.owner, moves: seen?.moves ?? 0 })
     }

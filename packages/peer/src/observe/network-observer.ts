@@ -1,6 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { TypedEvents } from '../coord/index.js'
-import { INDEX_DOC } from '../crdt/index.js'
+import * as Y from 'yjs'
+import { INDEX_DOC, roundDocName } from '../crdt/index.js'
 import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, incentiveJson, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
@@ -23,7 +24,7 @@ const log = logger('jobmesh:observe')
 
 export interface NetworkObserverComponents {
   node: Pick<JobmeshNode, 'libp2p' | 'peerId' | 'privateKey'>
-  docs: Pick<DocStore, 'open'>
+  docs: Pick<DocStore, 'open' | 'get' | 'storedState'>
   events: EventLog
   processor?: Pick<Processor, 'addEventListener' | 'removeEventListener'>
   chain?: ChainClient
@@ -135,7 +136,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       const view = new JobView(job)
       this.views.set(job.jobId, view)
       view.addEventListener('change', changed)
-      view.open({ docs: components.docs, privateKey: components.node.privateKey, peerId: components.node.peerId.toString() }, { signal: this.controller.signal })
+      this.show(view)
         .then(changed, (err: Error) => { if (!this.controller.signal.aborted) log('cannot follow job %s: %e', job.jobId, err) })
     }
     for (const [, value] of jobs) learn(value)
@@ -169,6 +170,41 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     const onEvent = (): void => { changed() }
     components.events.addEventListener('event', onEvent)
     this.detach.push(() => { components.events.removeEventListener('event', onEvent) })
+  }
+
+  /**
+   * Opens a job's card: a live job's round doc is followed; one over on chain (released or refunded) is read from
+   * what this peer stored of it, and neither opened nor followed, so that a peer that restarts after many jobs does
+   * not follow every job the index ever announced (the peers that worked on it retired it: docs/settlement.md).
+   */
+  private async show (view: JobView): Promise<void> {
+    const { components } = this
+    const signal = this.controller.signal
+    const self = { privateKey: components.node.privateKey, peerId: components.node.peerId.toString() }
+    const over = await this.overOnChain(view.job.jobId)
+    if (over == null) {
+      await view.open({ docs: components.docs, ...self }, { signal })
+      return
+    }
+    const doc = new Y.Doc()
+    const stored = await components.docs.storedState(roundDocName(view.job.jobId, view.job.round))
+    if (stored != null) Y.applyUpdate(doc, stored)
+    await view.open({ docs: { open: async () => doc }, ...self }, { signal })
+    if (over === 'Released') view.markReleased()
+  }
+
+  /** `Released` or `Refunded` when the escrow says the job is over; undefined while it is not, or without a chain. */
+  private async overOnChain (jobId: string): Promise<'Released' | 'Refunded' | undefined> {
+    const chain = this.components.chain
+    if (chain == null) return undefined
+    try {
+      const { status } = await chain.job(jobId, { signal: this.controller.signal })
+      return status === 'Released' || status === 'Refunded' ? status : undefined
+    } catch (err) {
+      // shown live, as without a chain
+      log('cannot read job %s on chain: %e', jobId, err)
+      return undefined
+    }
   }
 
   stop (): void {
@@ -210,7 +246,9 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       await Promise.all([...this.views.keys()].map(async jobId => {
         const known = this.verification.get(jobId)
         if (known != null && ['Released', 'Refunded'].includes(known.status)) return
-        this.verification.set(jobId, await readVerification(chain, jobId, { signal, queue: this.queue }))
+        const verification = await readVerification(chain, jobId, { signal, queue: this.queue })
+        this.verification.set(jobId, verification)
+        if (verification.status === 'Released') this.views.get(jobId)?.markReleased()
       }))
       this.chainError = undefined
     } catch (err) {

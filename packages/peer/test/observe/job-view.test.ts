@@ -34,4 +34,17 @@ describe('JobView', () => {
     expect(changes).toBe(1)
     live.stop()
   })
+
+  it('a job released on chain shows every MicroJob done, whatever of its results this node holds', async () => {
+    const privateKey = await generateKeyPair('Ed25519')
+    const view = new JobView(job)
+    await view.open({ docs: { open: async () => new Y.Doc() }, privateKey, peerId: peerIdFromPrivateKey(privateKey).toString() })
+    expect(view.done).toBe(0)
+    expect(view.view().macros.map(m => m.done)).toEqual([0, 0])
+    view.markReleased()
+    expect(view.done).toBe(8)
+    expect(view.view()).toMatchObject({ done: 8, total: 8 })
+    expect(view.view().macros.map(m => m.done)).toEqual([4, 4])
+    view.stop()
+  })
 })

@@ -1,0 +1,62 @@
+import { startChain } from '@jobmesh/testkit/anvil'
+import { startPeers, stopPeers, testExecutor, waitFor } from '@jobmesh/testkit'
+import { afterEach, describe, expect, it } from 'vitest'
+import { docsOfJob, docTopic, roundDocName } from '../../src/crdt/index.js'
+import { DEADLINE_MARGIN_MS } from '../../src/protocol/index.js'
+import { EventLog, NetworkObserver } from '../../src/observe/index.js'
+import { fundJob } from '../settlement/funded-job.js'
+import type { TestPeer } from '@jobmesh/testkit'
+import type { TestChain } from '@jobmesh/testkit/anvil'
+
+let chain: TestChain | undefined
+let peers: TestPeer[] = []
+let observer: NetworkObserver | undefined
+afterEach(async () => {
+  observer?.stop()
+  observer = undefined
+  await stopPeers(peers)
+  peers = []
+  await chain?.stop()
+  chain = undefined
+})
+
+describe('NetworkObserver', () => {
+  it('follows a live job\'s doc; shows a job over on chain from what the peer stored, without opening or following it', async () => {
+    chain = await startChain({ accounts: 2 })
+    const [creator] = chain.clients
+    peers = await startPeers(1, { executor: testExecutor({ workMs: 5 }) })
+    const [p] = peers
+    await p.processor.start()
+    // due soon enough to be refunded after a jump of the chain's clock, late enough to be worked on now
+    const over = await fundJob(creator, { deadline: Date.now() + DEADLINE_MARGIN_MS + 420_000 })
+    const live = await fundJob(creator, { nonce: 2n })
+    const complete = new Set<string>()
+    p.processor.addEventListener('job:complete', (evt) => { complete.add(evt.detail.jobId.toLowerCase()) })
+    for (const job of [over, live]) await p.processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => complete.has(over.jobId.toLowerCase()) && complete.has(live.jobId.toLowerCase()), { timeoutMs: 30_000, what: 'both jobs done here' })
+    await creator.provider.send('evm_increaseTime', [900])
+    await creator.provider.send('evm_mine', [])
+    await creator.refund(over.jobId)
+    // as after a restart: what the peer held of both jobs is in its datastore, nothing of them is open
+    for (const job of [over, live]) {
+      for (const name of docsOfJob(p.docs.names(), job.jobId)) await p.docs.close(name)
+    }
+
+    observer = new NetworkObserver({ node: p.node, docs: p.docs, events: new EventLog(), chain: creator }, { chainRefreshMs: 0 })
+    await observer.start()
+    const card = (jobId: string): ReturnType<NetworkObserver['state']>['jobs'][number] | undefined =>
+      observer?.state().jobs.find(j => j.jobId === jobId.toLowerCase())
+    await waitFor(() => p.docs.get(roundDocName(live.jobId, 0)) != null && card(over.jobId) != null, { timeoutMs: 10_000, what: 'both cards' })
+    await observer.refreshChain()
+
+    // the live job is followed: its round's doc open, its topic subscribed
+    expect(p.node.pubsub.getTopics()).toContain(docTopic(roundDocName(live.jobId, 0)))
+    // the refunded one is read from the datastore: nothing of it open, nothing subscribed
+    expect(docsOfJob(p.docs.names(), over.jobId)).toEqual([])
+    expect(p.node.pubsub.getTopics()).not.toContain(docTopic(roundDocName(over.jobId, 0)))
+    // and its card is what the peer stored: both MicroJobs done, refunded on chain
+    await waitFor(() => card(over.jobId)?.progress.done === 2, { timeoutMs: 5_000, what: 'the stored progress of the refunded job' })
+    expect(card(over.jobId)?.verification?.status).toBe('Refunded')
+    expect(card(live.jobId)?.progress).toMatchObject({ done: 2, total: 2 })
+  })
+})
