@@ -94,6 +94,9 @@ describe('forged and malformed input', () => {
     const victimKey = `0.39/${key.split('/')[1]}`
     expect(micro).not.toBe('0.39')
     honest.set(victimKey, bad)
+    // gossiped as it is written; pushed to every holder by a sync exchange too, so that the check below does not rest
+    // on one gossip message from a peer that has just sent the room garbage
+    await attackerDocs.confirm(macroDocName(jobDocName(job.jobId), 0), { timeoutMs: 10_000 })
     const sum = (f: (m: TestPeer['processor']['metrics']) => number) => peers.reduce((n, p) => n + f(p.processor.metrics), 0)
     await waitFor(() => sum(m => m.invalidRecords) >= 1, { timeoutMs: 20_000, what: 'the forged result to be counted' })
     releaseLast()
