@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { jobsTopic, macroTopic } from '../../src/coord/index.js'
-import { INDEX_DOC, jobDocName, jobIdOfDoc, macroDocName } from '../../src/crdt/index.js'
+import { INDEX_DOC, docsOfJob, jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { retireEndedJobs } from '../../src/job-retirement.js'
 import { heldDone, startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
@@ -11,7 +11,7 @@ afterEach(async () => { await stopPeers(peers); peers = [] })
 /** The docs a peer holds open of `jobId`, and the gossipsub topics it follows that name it. */
 function heldOf (p: TestPeer, jobId: string): { docs: string[], topics: string[] } {
   return {
-    docs: p.docs.names().filter(n => jobIdOfDoc(n)?.split('/')[0] === jobId),
+    docs: docsOfJob(p.docs.names(), jobId),
     topics: p.node.pubsub.getTopics().filter(t => t.includes(jobId.slice(2)))
   }
 }
