@@ -73,10 +73,12 @@ describe('forged and malformed input', () => {
     const me = attacker.peerId.toString()
     const cur = latest!
     const publish = async (data: Uint8Array) => { await attacker.pubsub.publish(topic, data) }
-    // 1. a snapshot claiming a new epoch with a MacroJob lease signed by someone else (the honest holder)
+    // 1. a snapshot claiming a new epoch with a MacroJob lease signed by someone else (the honest holder); far ahead of
+    // any real epoch, so that it is judged as a claim even when the peers moved on to another epoch meanwhile (a slow
+    // owner failed over: a claim of an epoch they have passed is merely stale)
     await waitFor(() => doc.getMap<Uint8Array>('macro').get('0') != null, { timeoutMs: 10_000, what: 'the macro lease to sync' })
     const honestLease = doc.getMap<Uint8Array>('macro').get('0')!
-    await publish(CoordMessage.encode({ snapshot: toWire({ ...cur, epoch: cur.epoch + 1, term: 0, version: 0, owner: me, prevOwner: me, macroLease: honestLease }) }))
+    await publish(CoordMessage.encode({ snapshot: toWire({ ...cur, epoch: cur.epoch + 1_000, term: 0, version: 0, owner: me, prevOwner: me, macroLease: honestLease }) }))
     // 2. a snapshot with an old term
     await publish(CoordMessage.encode({ snapshot: toWire({ ...cur, term: 0, version: 0 }) }))
     // 3. an oversized message
