@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { TypedEvents } from '../coord/index.js'
 import * as Y from 'yjs'
-import { INDEX_DOC, roundDocName } from '../crdt/index.js'
+import { docsOfJob, INDEX_DOC, roundDocName } from '../crdt/index.js'
 import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, incentiveJson, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
@@ -24,9 +24,9 @@ const log = logger('jobmesh:observe')
 
 export interface NetworkObserverComponents {
   node: Pick<JobmeshNode, 'libp2p' | 'peerId' | 'privateKey'>
-  docs: Pick<DocStore, 'open' | 'get' | 'storedState'>
+  docs: Pick<DocStore, 'open' | 'get' | 'storedState' | 'names' | 'close'>
   events: EventLog
-  processor?: Pick<Processor, 'addEventListener' | 'removeEventListener'>
+  processor?: Pick<Processor, 'addEventListener' | 'removeEventListener' | 'knownJobs'>
   chain?: ChainClient
   /** This peer's wallet. */
   address?: string
@@ -207,6 +207,19 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     }
   }
 
+  /**
+   * A job over on chain that this peer's processor never worked on: its docs, opened for its card, are closed (the
+   * card keeps what it showed). A job worked on here is closed by its retirement once the settlement is done with it.
+   */
+  private async closeUnused (jobId: string): Promise<void> {
+    const state = this.components.processor?.knownJobs().find(j => j.jobId.toLowerCase() === jobId.toLowerCase())?.state
+    if (state === 'working' || state === 'complete' || state === 'failed') return
+    const { docs } = this.components
+    const names = docsOfJob(docs.names(), jobId)
+    await Promise.all(names.map(async name => { await docs.close(name) }))
+    if (names.length > 0) log('job %s is over on chain: %d docs of its card closed', jobId, names.length)
+  }
+
   stop (): void {
     this.controller.abort()
     for (const d of this.detach) d()
@@ -249,6 +262,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
         const verification = await readVerification(chain, jobId, { signal, queue: this.queue })
         this.verification.set(jobId, verification)
         if (verification.status === 'Released') this.views.get(jobId)?.markReleased()
+        if (verification.status === 'Released' || verification.status === 'Refunded') await this.closeUnused(jobId)
       }))
       this.chainError = undefined
     } catch (err) {

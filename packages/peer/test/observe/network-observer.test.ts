@@ -21,7 +21,7 @@ afterEach(async () => {
 })
 
 describe('NetworkObserver', () => {
-  it('follows a live job\'s doc; shows a job over on chain from what the peer stored, without opening or following it', async () => {
+  it('follows a live job\'s doc; shows a job over on chain from what the peer stored, without opening or following it; closes a watched job once it is over', async () => {
     chain = await startChain({ accounts: 2 })
     const [creator] = chain.clients
     peers = await startPeers(1, { executor: testExecutor({ workMs: 5 }) })
@@ -30,9 +30,11 @@ describe('NetworkObserver', () => {
     // due soon enough to be refunded after a jump of the chain's clock, late enough to be worked on now
     const over = await fundJob(creator, { deadline: Date.now() + DEADLINE_MARGIN_MS + 420_000 })
     const live = await fundJob(creator, { nonce: 2n })
+    // a job this peer cannot take (more VRAM than it has): only the observer opens its doc
+    const unmatched = await fundJob(creator, { deadline: Date.now() + DEADLINE_MARGIN_MS + 420_000, nonce: 3n, minVramGb: 4096 })
     const complete = new Set<string>()
     p.processor.addEventListener('job:complete', (evt) => { complete.add(evt.detail.jobId.toLowerCase()) })
-    for (const job of [over, live]) await p.processor.announceJob(job.spec, job.jobId, job.specCid)
+    for (const job of [over, live, unmatched]) await p.processor.announceJob(job.spec, job.jobId, job.specCid)
     await waitFor(() => complete.has(over.jobId.toLowerCase()) && complete.has(live.jobId.toLowerCase()), { timeoutMs: 30_000, what: 'both jobs done here' })
     await creator.provider.send('evm_increaseTime', [900])
     await creator.provider.send('evm_mine', [])
@@ -42,11 +44,12 @@ describe('NetworkObserver', () => {
       for (const name of docsOfJob(p.docs.names(), job.jobId)) await p.docs.close(name)
     }
 
-    observer = new NetworkObserver({ node: p.node, docs: p.docs, events: new EventLog(), chain: creator }, { chainRefreshMs: 0 })
+    observer = new NetworkObserver({ node: p.node, docs: p.docs, events: new EventLog(), chain: creator, processor: p.processor }, { chainRefreshMs: 0 })
     await observer.start()
     const card = (jobId: string): ReturnType<NetworkObserver['state']>['jobs'][number] | undefined =>
       observer?.state().jobs.find(j => j.jobId === jobId.toLowerCase())
-    await waitFor(() => p.docs.get(roundDocName(live.jobId, 0)) != null && card(over.jobId) != null, { timeoutMs: 10_000, what: 'both cards' })
+    await waitFor(() => p.docs.get(roundDocName(live.jobId, 0)) != null && p.docs.get(roundDocName(unmatched.jobId, 0)) != null &&
+      card(over.jobId) != null, { timeoutMs: 10_000, what: 'the three cards' })
     await observer.refreshChain()
 
     // the live job is followed: its round's doc open, its topic subscribed
@@ -58,5 +61,20 @@ describe('NetworkObserver', () => {
     await waitFor(() => card(over.jobId)?.progress.done === 2, { timeoutMs: 5_000, what: 'the stored progress of the refunded job' })
     expect(card(over.jobId)?.verification?.status).toBe('Refunded')
     expect(card(live.jobId)?.progress).toMatchObject({ done: 2, total: 2 })
+
+    // a job followed for its card, never worked on here, refunded while the dashboard watches: its doc is closed
+    expect(p.node.pubsub.getTopics()).toContain(docTopic(roundDocName(unmatched.jobId, 0)))
+    await creator.refund(unmatched.jobId)
+    await observer.refreshChain()
+    expect(docsOfJob(p.docs.names(), unmatched.jobId)).toEqual([])
+    expect(p.node.pubsub.getTopics()).not.toContain(docTopic(roundDocName(unmatched.jobId, 0)))
+    expect(card(unmatched.jobId)?.verification?.status).toBe('Refunded')
+    // one worked on here is left to its retirement (after this peer's settlement), though it is over too
+    await creator.provider.send('evm_increaseTime', [3_600])
+    await creator.provider.send('evm_mine', [])
+    await creator.refund(live.jobId)
+    await observer.refreshChain()
+    expect(card(live.jobId)?.verification?.status).toBe('Refunded')
+    expect(p.docs.get(roundDocName(live.jobId, 0))).toBeDefined()
   })
 })
