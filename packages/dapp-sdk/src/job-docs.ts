@@ -16,8 +16,6 @@ export interface JobDocHolds {
    * at once while other holds remain). Waits for a close of them under way. A failed close is logged, not thrown.
    */
   hold(jobId: string): Promise<() => Promise<void>>
-  /** Jobs held now. */
-  held(): string[]
 }
 
 export function jobDocHolds (docs: Pick<DocStore, 'names' | 'close'>): JobDocHolds {
@@ -52,9 +50,6 @@ export function jobDocHolds (docs: Pick<DocStore, 'names' | 'close'>): JobDocHol
         counts.delete(id)
         await closeJob(id)
       }
-    },
-    held () {
-      return [...counts.keys()]
     }
   }
 }
