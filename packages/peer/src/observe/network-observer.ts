@@ -5,7 +5,8 @@ import { docsOfJob, INDEX_DOC, roundDocName } from '../crdt/index.js'
 import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, incentiveJson, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
-import { DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
+import { mapBounded } from '../settlement/index.js'
+import { DEFAULT_CHAIN_READ_CONCURRENCY, DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
 import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
 import type { AnnouncedJob } from './announced-jobs.js'
@@ -126,7 +127,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     const changed = (): void => { this.safeDispatch('change', { at: Date.now() }) }
     const index = await components.docs.open(INDEX_DOC, { signal: this.controller.signal })
     const jobs = announcementsMap(index)
-    const learn = (record: Uint8Array | undefined): void => {
+    const learn = (record: Uint8Array | undefined): JobView | undefined => {
       if (record == null) return
       const job = decodeAnnouncedJob(record)
       if (job == null) return
@@ -136,12 +137,20 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       const view = new JobView(job)
       this.views.set(job.jobId, view)
       view.addEventListener('change', changed)
-      this.show(view)
-        .then(changed, (err: Error) => { if (!this.controller.signal.aborted) log('cannot follow job %s: %e', job.jobId, err) })
+      return view
     }
-    for (const [, value] of jobs) learn(value)
+    const show = async (view: JobView): Promise<void> => {
+      await this.show(view)
+        .then(changed, (err: Error) => { if (!this.controller.signal.aborted) log('cannot follow job %s: %e', view.job.jobId, err) })
+    }
+    // the index's jobs so far (after a restart, every job it ever announced): each is read on chain first, a few at once
+    const known = [...jobs.values()].map(learn).filter(v => v != null)
+    void mapBounded(known, DEFAULT_CHAIN_READ_CONCURRENCY, show, this.controller.signal).catch(() => {})
     const onJobs = (event: { keysChanged: Set<string> }): void => {
-      for (const key of event.keysChanged) learn(jobs.get(key))
+      for (const key of event.keysChanged) {
+        const view = learn(jobs.get(key))
+        if (view != null) void show(view)
+      }
       changed()
     }
     jobs.observe(onJobs)
@@ -252,18 +261,18 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       if (this.components.address != null) {
         this.account = await readAccount(chain, this.components.address, { signal, earnings: this.earnings })
       }
-      await Promise.all([...this.profiles].map(async ([peerId, p]) => {
+      await mapBounded([...this.profiles], DEFAULT_CHAIN_READ_CONCURRENCY, async ([peerId, p]) => {
         const info = await chain.nodeInfo(p.address, { signal })
         this.registry.set(peerId, { stake: info.stake, score: info.score, eligible: info.eligible, paused: info.paused })
-      }))
-      await Promise.all([...this.views.keys()].map(async jobId => {
+      }, signal)
+      await mapBounded([...this.views.keys()], DEFAULT_CHAIN_READ_CONCURRENCY, async jobId => {
         const known = this.verification.get(jobId)
         if (known != null && ['Released', 'Refunded'].includes(known.status)) return
         const verification = await readVerification(chain, jobId, { signal, queue: this.queue })
         this.verification.set(jobId, verification)
         if (verification.status === 'Released') this.views.get(jobId)?.markReleased()
         if (verification.status === 'Released' || verification.status === 'Refunded') await this.closeUnused(jobId)
-      }))
+      }, signal)
       this.chainError = undefined
     } catch (err) {
       if (signal.aborted) return

@@ -15,6 +15,7 @@
  * ```
  */
 export { createSettlement } from './service.js'
+export { mapBounded } from './bounded.js'
 export { verifierSupply } from './verifier-supply.js'
 export { bondCapacity } from './bond-capacity.js'
 export { leaveDraw } from './leave-draw.js'

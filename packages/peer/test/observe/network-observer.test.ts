@@ -1,12 +1,15 @@
 import { startChain } from '@jobmesh/testkit/anvil'
-import { startPeers, stopPeers, testExecutor, waitFor } from '@jobmesh/testkit'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
 import { docsOfJob, docTopic, roundDocName } from '../../src/crdt/index.js'
-import { DEADLINE_MARGIN_MS } from '../../src/protocol/index.js'
+import { DEADLINE_MARGIN_MS, DEFAULT_PRICING } from '../../src/protocol/index.js'
+import { announceJob } from '../../src/jobs/index.js'
+import { DEFAULT_CHAIN_READ_CONCURRENCY } from '../../src/observe/constants.js'
 import { EventLog, NetworkObserver } from '../../src/observe/index.js'
 import { fundJob } from '../settlement/funded-job.js'
 import type { TestPeer } from '@jobmesh/testkit'
 import type { TestChain } from '@jobmesh/testkit/anvil'
+import type { ChainClient } from '@jobmesh/contracts'
 
 let chain: TestChain | undefined
 let peers: TestPeer[] = []
@@ -76,5 +79,43 @@ describe('NetworkObserver', () => {
     await observer.refreshChain()
     expect(card(live.jobId)?.verification?.status).toBe('Refunded')
     expect(p.docs.get(roundDocName(live.jobId, 0))).toBeDefined()
+  })
+
+  it('started after many jobs, it reads a few of them on chain at a time', async () => {
+    chain = await startChain({ accounts: 2 })
+    const [creator] = chain.clients
+    peers = await startPeers(1)
+    const [p] = peers
+    const jobs = Array.from({ length: DEFAULT_CHAIN_READ_CONCURRENCY * 3 }, () => testJob(1, 2))
+    for (const job of jobs) await announceJob({ peerId: p.node.peerId, privateKey: p.node.privateKey, pubsub: p.node.pubsub, docs: p.docs }, job.spec, job.jobId, job.specCid, DEFAULT_PRICING)
+    // the escrow's reads of a job, counted while they run
+    let running = 0
+    let most = 0
+    let reads = 0
+    const counted = new Proxy(creator, {
+      get (target, key) {
+        if (key === 'job') {
+          return async (...args: Parameters<ChainClient['job']>) => {
+            reads++
+            most = Math.max(most, ++running)
+            try {
+              return await target.job(...args)
+            } finally {
+              running--
+            }
+          }
+        }
+        const value: unknown = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      }
+    })
+    observer = new NetworkObserver({ node: p.node, docs: p.docs, events: new EventLog(), chain: counted }, { chainRefreshMs: 0 })
+    await observer.start()
+    await waitFor(() => jobs.every(j => p.docs.get(roundDocName(j.jobId, 0)) != null), { timeoutMs: 20_000, what: 'every card' })
+    await observer.refreshChain()
+    expect(reads).toBeGreaterThanOrEqual(jobs.length * 2)
+    expect(most).toBeLessThanOrEqual(DEFAULT_CHAIN_READ_CONCURRENCY)
+    expect(most).toBeGreaterThan(1)
+    expect(observer.state().jobs).toHaveLength(jobs.length)
   })
 })
