@@ -1,3 +1,5 @@
+import type { JobStatusName } from './client/contract-types.js'
+
 /**
  * `JobEscrow.Status` as numbers (the contract returns them as `bigint`; compare with `Number(status)`).
  * A rejected submission is not a status of its own: the job returns to `Open` (events `JobRejected`, `JobReopened`).
@@ -12,3 +14,8 @@ export const JobStatus = {
 
 /** One of the {@link JobStatus} values. */
 export type JobStatus = typeof JobStatus[keyof typeof JobStatus]
+
+/** Released or refunded: the escrow is done with the job (no result, draw or payment of a round can follow). */
+export function isSettledStatus (status: JobStatusName): status is 'Released' | 'Refunded' {
+  return status === 'Released' || status === 'Refunded'
+}

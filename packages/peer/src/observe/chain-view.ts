@@ -3,7 +3,7 @@ import { withTimeout } from '@jobmesh/contracts'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
 import { rankQueued } from './queue-position.js'
 import type { QueuedVerification, QueuePosition } from './queue-position.js'
-import type { ChainClient, EscrowJobState, IncentiveAccount, QosScores } from '@jobmesh/contracts'
+import type { ChainClient, EscrowJobState, IncentiveAccount, JobStatusName, QosScores } from '@jobmesh/contracts'
 
 /** A wallet as the dashboard and `jobmesh status` show it (amounts in wei). */
 export interface AccountView {
@@ -29,7 +29,7 @@ export interface AccountView {
 /** The chain side of a job: its status, round and verification phase (block numbers). */
 export interface VerificationView {
   jobId: string
-  status: string
+  status: JobStatusName
   headBlock: number
   /** Processing round = rejections so far. */
   round: number

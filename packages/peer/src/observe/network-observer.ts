@@ -1,3 +1,4 @@
+import { isSettledStatus } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { TypedEvents } from '../coord/index.js'
 import * as Y from 'yjs'
@@ -208,7 +209,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     if (chain == null) return undefined
     try {
       const { status } = await chain.job(jobId, { signal: this.controller.signal })
-      return status === 'Released' || status === 'Refunded' ? status : undefined
+      return isSettledStatus(status) ? status : undefined
     } catch (err) {
       // shown live, as without a chain
       log('cannot read job %s on chain: %e', jobId, err)
@@ -267,11 +268,11 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       }, signal)
       await mapBounded([...this.views.keys()], DEFAULT_CHAIN_READ_CONCURRENCY, async jobId => {
         const known = this.verification.get(jobId)
-        if (known != null && ['Released', 'Refunded'].includes(known.status)) return
+        if (known != null && isSettledStatus(known.status)) return
         const verification = await readVerification(chain, jobId, { signal, queue: this.queue })
         this.verification.set(jobId, verification)
         if (verification.status === 'Released') this.views.get(jobId)?.markReleased()
-        if (verification.status === 'Released' || verification.status === 'Refunded') await this.closeUnused(jobId)
+        if (isSettledStatus(verification.status)) await this.closeUnused(jobId)
       }, signal)
       this.chainError = undefined
     } catch (err) {

@@ -3,7 +3,7 @@ import { encodeJobSpec } from '../protocol/index.js'
 import { rawBlockCid } from '../storage/index.js'
 import { DEFAULT_JOB_STATUS_RECHECK_MS, ROUND_RECHECK_MS, UNKNOWN_JOB_GIVE_UP_MS, UNKNOWN_JOB_RECHECK_MAX_MS } from './constants.js'
 import type { JobSpec } from '../protocol/index.js'
-import { rerunAllowanceMs } from '@jobmesh/contracts'
+import { isSettledStatus, rerunAllowanceMs } from '@jobmesh/contracts'
 import type { ChainClient, CommitTimes, EscrowJobState, JobStatusName } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement')
@@ -85,12 +85,8 @@ function specCidOf (spec: JobSpec): string {
   return cid
 }
 
-/** Released or refunded: the escrow is done with the job. */
-const SETTLED = new Set<JobStatusName>(['Released', 'Refunded'])
 /** Settled for good: no read changes these. */
-const FINAL = new Set<FundedStatus>([...SETTLED, 'forged'])
-/** Statuses in which a job's round cannot move. */
-const SETTLED_OR_NONE = new Set<JobStatusName>(['None', ...SETTLED])
+const FINAL = new Set<FundedStatus>(['Released', 'Refunded', 'forged'])
 
 export function fundedJobs (components: FundedJobsComponents, init: FundedJobsInit = {}): FundedJobs {
   const recheckMs = init.recheckMs ?? DEFAULT_JOB_STATUS_RECHECK_MS
@@ -193,7 +189,7 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
       const r = rounds.get(id)
       // a job the escrow does not know, or settled for good, has no round to move to: an announcement does not
       // have it read (an unfunded id re-announced with other rounds would cost a read each time)
-      if (r === undefined || SETTLED_OR_NONE.has(r.status) || readingRound.has(id) || controller.signal.aborted) return r?.round
+      if (r === undefined || r.status === 'None' || isSettledStatus(r.status) || readingRound.has(id) || controller.signal.aborted) return r?.round
       const age = clock() - r.at
       const claimed = announced !== undefined && announced > Math.max(r.round, r.asked)
       if ((claimed && age >= ROUND_RECHECK_MS) || age >= recheckMs) {
@@ -210,7 +206,7 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
     },
     settled (jobId) {
       const status = rounds.get(jobId.toLowerCase())?.status
-      return status !== undefined && SETTLED.has(status)
+      return status !== undefined && isSettledStatus(status)
     },
     stop () { controller.abort() }
   }
