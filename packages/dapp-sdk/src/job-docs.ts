@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { docsOfJob } from '@jobmesh/peer/crdt'
+import { closeJobDocs } from '@jobmesh/peer/crdt'
 import type { DocStore } from '@jobmesh/peer/crdt'
 
 const log = logger('jobmesh:dapp:docs')
@@ -23,9 +23,8 @@ export function jobDocHolds (docs: Pick<DocStore, 'names' | 'close'>): JobDocHol
   const closing = new Map<string, Promise<void>>()
 
   const closeJob = async (id: string): Promise<void> => {
-    const names = docsOfJob(docs.names(), id)
-    const done = Promise.all(names.map(async name => { await docs.close(name) })).then(
-      () => { log('closed %d docs of %s', names.length, id) },
+    const done = closeJobDocs(docs, id).then(
+      (names) => { log('closed %d docs of %s', names.length, id) },
       (err: Error) => { log.error('closing the docs of %s: %e', id, err) })
       .finally(() => { if (closing.get(id) === done) closing.delete(id) })
     closing.set(id, done)

@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { docsOfJob } from './crdt/index.js'
+import { closeJobDocs } from './crdt/index.js'
 import type { DocStore } from './crdt/index.js'
 import type { Processor, RetiredAs } from './processor/index.js'
 import type { Settlement } from './settlement/index.js'
@@ -31,8 +31,7 @@ export function retireEndedJobs (components: JobRetirementComponents): () => voi
 /** Retires one job here: the processor leaves it for good, and every doc of it is closed (in the background). */
 export function retireJob (components: Pick<JobRetirementComponents, 'processor' | 'docs'>, jobId: string, why: RetiredAs): void {
   components.processor?.retire(jobId, why)
-  const names = docsOfJob(components.docs.names(), jobId)
-  Promise.all(names.map(async name => { await components.docs.close(name) })).then(
-    () => { log('job %s is over (%s): %d docs closed', jobId, why, names.length) },
+  closeJobDocs(components.docs, jobId).then(
+    (names) => { log('job %s is over (%s): %d docs closed', jobId, why, names.length) },
     (err: Error) => { log.error('closing the docs of job %s: %e', jobId, err) })
 }

@@ -32,6 +32,7 @@ export type { DocStoreMetrics } from './metrics.js'
 export { signedMap, anyOwner, ownerIsKey, ownerIsKeySuffix } from './signed-map.js'
 export type { SignedMap, SignedMapInit, OwnerRule, VerifiedEntry } from './signed-map.js'
 export { indexDocName, jobDocName, roundDocName, macroDocName, jobIdOfDoc, docsOfJob, docTopic, docNameOfTopic } from './names.js'
+export { closeJobDocs } from './job-docs.js'
 export { FrameType, encodeFrame, decodeFrame } from './sync-frames.js'
 export type { Frame } from './sync-frames.js'
 export {

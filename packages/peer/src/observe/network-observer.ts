@@ -2,7 +2,7 @@ import { isSettledStatus } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { TypedEvents } from '../coord/index.js'
 import * as Y from 'yjs'
-import { docsOfJob, INDEX_DOC, roundDocName } from '../crdt/index.js'
+import { closeJobDocs, INDEX_DOC, roundDocName } from '../crdt/index.js'
 import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, incentiveJson, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
@@ -140,17 +140,17 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       view.addEventListener('change', changed)
       return view
     }
-    const show = async (view: JobView): Promise<void> => {
+    const display = async (view: JobView): Promise<void> => {
       await this.show(view)
         .then(changed, (err: Error) => { if (!this.controller.signal.aborted) log('cannot follow job %s: %e', view.job.jobId, err) })
     }
     // the index's jobs so far (after a restart, every job it ever announced): each is read on chain first, a few at once
     const known = [...jobs.values()].map(learn).filter(v => v != null)
-    void mapBounded(known, DEFAULT_CHAIN_READ_CONCURRENCY, show, this.controller.signal).catch(() => {})
+    void mapBounded(known, DEFAULT_CHAIN_READ_CONCURRENCY, display, this.controller.signal).catch(() => {})
     const onJobs = (event: { keysChanged: Set<string> }): void => {
       for (const key of event.keysChanged) {
         const view = learn(jobs.get(key))
-        if (view != null) void show(view)
+        if (view != null) void display(view)
       }
       changed()
     }
@@ -224,9 +224,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   private async closeUnused (jobId: string): Promise<void> {
     const state = this.components.processor?.knownJobs().find(j => j.jobId.toLowerCase() === jobId.toLowerCase())?.state
     if (state === 'working' || state === 'complete' || state === 'failed') return
-    const { docs } = this.components
-    const names = docsOfJob(docs.names(), jobId)
-    await Promise.all(names.map(async name => { await docs.close(name) }))
+    const names = await closeJobDocs(this.components.docs, jobId)
     if (names.length > 0) log('job %s is over on chain: %d docs of its card closed', jobId, names.length)
   }
 
