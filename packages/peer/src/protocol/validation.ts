@@ -43,12 +43,23 @@ export function verifierHash (leafHashes: string[], executionDigest: string): st
   return keccak256(coder.encode(['bytes32[]', 'bytes32'], [hashes, assertBytes32(executionDigest, 'executionDigest')]))
 }
 
+/** The verification round a sample's execution digest belongs to: the job and the round's submit block. */
+export interface VerificationRound {
+  jobId: string
+  submitBlock: number
+}
+
 /**
- * `keccak256(abi.encode(bytes32[] digests))`: a verifier's execution digest of its sample, from the execution digest
- * of each sampled MicroJob's re-run in sample order. Verifiers that re-ran the same sample agree on it; the outputs
- * (public) do not yield it, so a matching vote without it counts for nothing (docs/settlement.md).
+ * `keccak256(abi.encode(bytes32 jobId, uint256 submitBlock, bytes32[] digests))`: a verifier's execution digest of
+ * its sample, from the execution digest of each sampled MicroJob's re-run in sample order, bound to the round.
+ * Verifiers that re-ran the same sample in the same round agree on it; the outputs (public) do not yield it, so a
+ * matching vote without it counts for nothing (docs/settlement.md). The round is in it because a revealed digest is
+ * public: a later round of the same job (or another job of the same code and inputs) that samples the same
+ * MicroJobs would otherwise take a digest copied from an earlier reveal.
  */
-export function sampleExecutionDigest (digests: string[]): string {
+export function sampleExecutionDigest (round: VerificationRound, digests: string[]): string {
+  const jobId = assertBytes32(round.jobId, 'jobId')
+  if (!Number.isSafeInteger(round.submitBlock) || round.submitBlock < 0) throw new InvalidArgumentError('submitBlock must be a non-negative safe integer')
   const hashes = digests.map((h, i) => assertBytes32(h, `digests[${i}]`))
-  return keccak256(coder.encode(['bytes32[]'], [hashes]))
+  return keccak256(coder.encode(['bytes32', 'uint256', 'bytes32[]'], [jobId, round.submitBlock, hashes]))
 }

@@ -145,7 +145,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
     outputHashes.push(outputHash(run.output))
     digests.push(run.digest)
   }
-  const executionDigest = sampleExecutionDigest(digests)
+  const executionDigest = sampleExecutionDigest({ jobId: id, submitBlock: inThisRound.round }, digests)
   // the proven leaves (anyone proves them once the entropy is set): what this verifier judges
   // commit before the window closes even when nobody proved the sample (then the submitter is at fault)
   job = await waitForJob(chain, id, 'proven sample', (j, head) => j.proven || (j.commitDeadline !== 0 && head + COMMIT_MARGIN_BLOCKS > j.commitDeadline), inThisRound)

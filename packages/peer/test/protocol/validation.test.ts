@@ -31,10 +31,22 @@ describe('validation sample', () => {
     expect(verifierHash(hashes, digest)).not.toBe(verifierHash(hashes, '0x' + '00'.repeat(32)))
   })
 
-  it('sampleExecutionDigest = keccak256(abi.encode(bytes32[])) of the re-runs\' digests in sample order', () => {
+  it('sampleExecutionDigest = keccak256(abi.encode(bytes32 jobId, uint256 submitBlock, bytes32[])) of the re-runs\' digests in sample order', () => {
     const digests = ['0x' + '0a'.repeat(32), '0x' + '0b'.repeat(32)]
-    expect(sampleExecutionDigest(digests)).toBe(keccak256(coder.encode(['bytes32[]'], [digests])))
-    expect(sampleExecutionDigest(digests)).not.toBe(sampleExecutionDigest([...digests].reverse()))
+    const round = { jobId: '0x' + 'C1'.repeat(32), submitBlock: 40 }
+    expect(sampleExecutionDigest(round, digests)).toBe(keccak256(coder.encode(['bytes32', 'uint256', 'bytes32[]'], [round.jobId.toLowerCase(), 40, digests])))
+    expect(sampleExecutionDigest(round, digests)).not.toBe(sampleExecutionDigest(round, [...digests].reverse()))
+  })
+
+  it('sampleExecutionDigest differs per round: a digest revealed in one round is no vote in the next, nor in another job of the same sample', () => {
+    // a job whose sample repeats (one MicroJob per MacroJob: every round samples every MicroJob) re-runs to the same
+    // per-MicroJob digests in every round; the revealed digest of round 1 is public calldata by round 2
+    const digests = ['0x' + '0a'.repeat(32), '0x' + '0b'.repeat(32)]
+    const jobId = '0x' + 'c1'.repeat(32)
+    const first = sampleExecutionDigest({ jobId, submitBlock: 40 }, digests)
+    expect(sampleExecutionDigest({ jobId, submitBlock: 40 }, digests)).toBe(first)
+    expect(sampleExecutionDigest({ jobId, submitBlock: 61 }, digests)).not.toBe(first)
+    expect(sampleExecutionDigest({ jobId: '0x' + 'c2'.repeat(32), submitBlock: 40 }, digests)).not.toBe(first)
   })
 
   it('rejects malformed arguments with a typed error', () => {
@@ -44,6 +56,8 @@ describe('validation sample', () => {
     expect(() => validationIndex(1n, -1, ENTROPY, 4)).toThrow(bad)
     expect(() => verifierHash(['0x12'], '0x' + '00'.repeat(32))).toThrow(bad)
     expect(() => verifierHash([], '0x12')).toThrow(bad)
-    expect(() => sampleExecutionDigest(['0x12'])).toThrow(bad)
+    expect(() => sampleExecutionDigest({ jobId: ENTROPY, submitBlock: 1 }, ['0x12'])).toThrow(bad)
+    expect(() => sampleExecutionDigest({ jobId: '0x12', submitBlock: 1 }, [])).toThrow(bad)
+    expect(() => sampleExecutionDigest({ jobId: ENTROPY, submitBlock: -1 }, [])).toThrow(bad)
   })
 })
