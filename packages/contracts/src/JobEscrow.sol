@@ -44,6 +44,8 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         if (p.jobRoot == bytes32(0)) revert EmptyRoot();
         if (p.macroJobs == 0 || p.microJobsPerMacro == 0) revert InvalidSlicing();
         if (p.k < MIN_VERIFIERS || p.k > pr.maxVerifiers) revert InvalidVerifierCount(p.k, MIN_VERIFIERS, pr.maxVerifiers);
+        // an even k splits in halves: a tie restarts the round with nobody slashed, a free re-roll for a caught fake
+        if (p.k % 2 == 0) revert EvenVerifierCount(p.k);
         uint256 leaves = uint256(p.samples) * p.macroJobs;
         if (p.samples == 0 || p.samples > p.microJobsPerMacro || leaves > pr.maxSampleLeaves) {
             revert InvalidSamples(p.samples, p.microJobsPerMacro);

@@ -370,6 +370,8 @@ describe('settlement lifecycle on anvil', () => {
     expect(await reverts(jobEscrow.createJob({ ...params, k: 99 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([99n, 3n, 7n])
     // one verifier alone would decide who is slashed: refused
     expect(await reverts(jobEscrow.createJob({ ...params, k: 1 }, { value: FEE }), 'InvalidVerifierCount')).toEqual([1n, 3n, 7n])
+    // an even k can tie, and a tie restarts the round with nobody slashed: refused
+    expect(await reverts(jobEscrow.createJob({ ...params, k: 4 }, { value: FEE }), 'EvenVerifierCount')).toEqual([4n])
 
     await ok(jobEscrow.createJob(params, { value: FEE }))
     await reverts(jobEscrow.createJob(params, { value: FEE }), 'JobExists')

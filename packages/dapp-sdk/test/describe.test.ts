@@ -43,8 +43,8 @@ describe('describe on a job waiting in the verification queue', () => {
     // no node has 48 GB: both wait in the (48 GB, any model) group; the dearer one first
     const cheap48 = await env.client.submit({ ...base, price: 10n ** 15n, requirements: { minVramGb: 48 } })
     const dear48 = await env.client.submit({ ...base, price: 3n * 10n ** 15n, requirements: { minVramGb: 48 } })
-    // 4 verifiers wanted, 3 eligible nodes idle: it waits in the (0 GB, any model) group
-    const wide = await env.client.submit({ ...base, price: 2n * 10n ** 15n, verifiers: 4 })
+    // 5 verifiers wanted, 3 eligible nodes idle: it waits in the (0 GB, any model) group
+    const wide = await env.client.submit({ ...base, price: 2n * 10n ** 15n, verifiers: 5 })
     for (const job of [cheap48, dear48, wide]) await submitAndQueue(env, job.jobId)
 
     const stories = await Promise.all([dear48, wide, cheap48].map(async j => env.client.describe(j.jobId)))
@@ -53,15 +53,15 @@ describe('describe on a job waiting in the verification queue', () => {
     expect(missing.name).toBe('JobNotFoundError')
     expect(stories.map(s => s.phase)).toEqual(['verifying', 'verifying', 'verifying'])
     expect(stories[0].waitingFor).toBe('3 verifiers in the verification queue: position 1 of 3 (higher-value tasks first); 1 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
-    // 4 verifiers besides its submitter need 5 nodes: with 4 registered the queue can never serve it, and the story says so
-    expect(stories[1].waitingFor).toBe('more nodes: 4 are registered and active, and its 4 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 4 so far) until 1 more joins; if none does by the deadline the creator can refund')
+    // 5 verifiers besides its submitter need 6 nodes: with 4 registered the queue can never serve it, and the story says so
+    expect(stories[1].waitingFor).toBe('more nodes: 4 are registered and active, and its 5 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 5 so far) until 2 more join; if none does by the deadline the creator can refund')
     expect(stories[2].waitingFor).toBe('3 verifiers in the verification queue: position 3 of 3 (higher-value tasks first); 2 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
 
     // `jobmesh-dapp wait` on that job warns at once that it waits for nodes that are not there
     const err: string[] = []
     const waited = await run(['wait', wide.jobId, '--timeout', '1', ...await connectFlags(env)], { out: () => {}, err: (l) => err.push(l) })
     expect(waited).toBe(1)
-    expect(err.join('\n')).toContain(`warning: 4 nodes are registered, job ${wide.jobId} with 4 verifiers needs 5`)
+    expect(err.join('\n')).toContain(`warning: 4 nodes are registered, job ${wide.jobId} with 5 verifiers needs 6`)
 
     // a long-lived reader (the dashboard's) sees the same queue, scanning only new blocks on later reads
     const cursor = verificationQueueCursor(createChainClient({ provider: env.provider, deployment: env.deployment }))

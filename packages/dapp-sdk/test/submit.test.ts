@@ -260,8 +260,8 @@ describe('submit', () => {
   })
 
   it('refuses k and a deadline beyond the deployed escrow\'s bounds, read from the chain, before any upload or payment', async () => {
-    // a network whose escrow takes at most 4 verifiers and deadlines up to 2 days (the defaults are 7 and 30 days)
-    const env = await setup({ deploy: { escrow: { maxVerifiers: 4, maxDeadline: 2 * 86_400 } } })
+    // a network whose escrow takes at most 5 verifiers and deadlines up to 2 days (the defaults are 7 and 30 days)
+    const env = await setup({ deploy: { escrow: { maxVerifiers: 5, maxDeadline: 2 * 86_400 } } })
     const { code, data } = smallJob()
     const address = env.client.address
     const balance = await env.provider.getBalance(address)
@@ -274,12 +274,16 @@ describe('submit', () => {
       expect(stages).toEqual([])
       return err as Error & { issues: Array<{ path: string, message: string }> }
     }
-    for (const k of [5, 300]) {
+    for (const k of [7, 300]) {
       const err = await refused({ verifiers: k })
       expect(err.name, err.message).toBe('InvalidJobError')
       // one issue per field: the uint8 bound of the validator gives way to this network's (300 > 255 as well)
-      expect(err.issues).toEqual([{ path: 'verifiers', message: `k (verifiers) must be at most 4: this network's escrow accepts 3 to 4 verifiers, not ${k}` }])
+      expect(err.issues).toEqual([{ path: 'verifiers', message: `k (verifiers) must be at most 5: this network's escrow accepts 3 to 5 verifiers, not ${k}` }])
     }
+    // an even k inside the bounds: no escrow takes it (a tie would restart the round with nobody slashed)
+    const even = await refused({ verifiers: 4 })
+    expect(even.name, even.message).toBe('InvalidJobError')
+    expect(even.issues).toEqual([{ path: 'verifiers', message: expect.stringMatching(/^k \(verifiers\) must be odd: /) }])
     const far = await refused({ verifiers: 3, deadline: Date.now() + 3 * 86_400_000 })
     expect(far.name, far.message).toBe('InvalidJobError')
     expect(far.issues).toEqual([{ path: 'deadline', message: expect.stringMatching(/^deadline is more than 2 days away: this network's escrow accepts a deadline at most 2 days after the job is created/) }])
@@ -289,8 +293,8 @@ describe('submit', () => {
     expect(await env.provider.getTransactionCount(address)).toBe(nonce)
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
     // at the bounds the escrow takes the job
-    const job = await env.client.submit({ ...base, verifiers: 4, deadline: Date.now() + 2 * 86_400_000 - 60_000 }, { signal: AbortSignal.timeout(30_000) })
-    expect((await env.client.status(job.jobId)).k).toBe(4)
+    const job = await env.client.submit({ ...base, verifiers: 5, deadline: Date.now() + 2 * 86_400_000 - 60_000 }, { signal: AbortSignal.timeout(30_000) })
+    expect((await env.client.status(job.jobId)).k).toBe(5)
   })
 
   it('reports an underfunded job with the decoded custom error', async () => {

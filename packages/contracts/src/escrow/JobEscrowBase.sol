@@ -239,6 +239,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error EmptyRoot();
     error InvalidSlicing();
     error InvalidVerifierCount(uint256 k, uint256 min, uint256 max);
+    error EvenVerifierCount(uint256 k);
     error InvalidSamples(uint256 samples, uint256 max);
     error InvalidDeadline();
     error JobExists(bytes32 jobId);

@@ -9,6 +9,8 @@ import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 /// round with a new draw and a new sample, and in that branch everyone who revealed "won": neither the submitter nor
 /// the liar was slashed. A job now needs k >= 3 (MIN_VERIFIERS): two honest verifiers outvote one liar,
 /// so the caught fake is rejected, the submitter slashed the bond and the liar one share.
+/// Any even k split the same way: with k = 4, two colluders against two honest verifiers tied 2 to 2 and re-rolled
+/// the fake for free (found by the sixth audit). k must now be odd: a vote of all k has a majority.
 contract SplitVoteTest is AttackBase {
     uint32 constant M = 4;
     uint32 constant P = 8;
@@ -18,6 +20,21 @@ contract SplitVoteTest is AttackBase {
         vm.prank(creator);
         vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.InvalidVerifierCount.selector, 2, 3, 7));
         escrow.createJob{value: FEE}(p);
+    }
+
+    function test_anEvenVerifierCountIsRefused() public {
+        for (uint8 k = 4; k <= 6; k += 2) {
+            JobEscrowBase.CreateJobParams memory p = jobParams(M, P, k);
+            vm.prank(creator);
+            vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.EvenVerifierCount.selector, k));
+            escrow.createJob{value: FEE}(p);
+        }
+        // odd counts up to the deployment's maximum are taken
+        for (uint8 k = 3; k <= 7; k += 2) {
+            JobEscrowBase.CreateJobParams memory p = jobParams(M, P, k);
+            vm.prank(creator);
+            escrow.createJob{value: FEE}(p);
+        }
     }
 
     /// The fewest verifiers a job may have, one of them lying for the cheating submitter: the fake is caught.

@@ -154,7 +154,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .requiredOption('--blocks-per-micro <b>', 'data blocks per MicroJob', positiveInt)
     .requiredOption('--block-size <bytes>', 'bytes per data block', positiveInt)
     .requiredOption('--price <eth>', 'fee paid into the escrow, in ether', ether)
-    .option('--verifiers <k>', `verifiers who re-run a sample, at least ${MIN_VERIFIERS} and at most the escrow's maxVerifiers (7 on a default deployment; default ${DEFAULT_VERIFIERS})`, positiveInt)
+    .option('--verifiers <k>', `verifiers who re-run a sample, an odd number, at least ${MIN_VERIFIERS} and at most the escrow's maxVerifiers (7 on a default deployment; default ${DEFAULT_VERIFIERS})`, positiveInt)
     .option('--deadline-minutes <min>', 'minutes until the job may be refunded, more than 3 (the peers stop 3 minutes before it) and at most the escrow\'s maxDeadline (43200, 30 days, on a default deployment); default 1440', positiveInt)
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')
