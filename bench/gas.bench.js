@@ -19,7 +19,7 @@
 //   probe round: a probe interval later one `probeNext(16)` (16 due nodes scanned and probed) and each probed node's
 //   `answerProbe` (the most expensive reported); then the incentive pool: a node's `poke`, a `fund`, an hour later its
 //   `claim`; then the model registry (from N = 8): announce (first and second holder), prompt of 1 and of 4 nodes, drop.
-//   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 3 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=3, smallest)`) and, divided by 3, one verifier's draw; a k = 4 job, the cost of a further verifier.
+//   commit / reveal report the most expensive of the three (first committer pays the fresh slots). A second job with k = 3 (the fewest verifiers a job may have) measures the smallest draw (`selectVerifiers(k=3, smallest)`) and, divided by 3, one verifier's draw; a k = 5 job (k is odd), divided over its 2 more, the cost of a further verifier.
 // - N grows cumulatively (the 100-node registry is the 10-node one plus 90 nodes).
 // - Groups row: a fresh deployment with N = JOBMESH_GAS_GROUP_NODES nodes spread over 8 GPU models x 6 VRAM sizes
 //   (8 12 16 24 48 80 GB: 48 groups), registered the same way; a k = 3 job of any model needing 24 GB (the draw
@@ -313,7 +313,7 @@ try {
   let registered = 0
   let nonce = 0n
   for (const n of NODES) {
-    if (n < registered + 1 || n < 4) throw new Error(`node counts must grow and be >= 4: ${NODES.join(', ')}`)
+    if (n < registered + 1 || n < 6) throw new Error(`node counts must grow and be >= 6 (a k = 5 job and its submitter): ${NODES.join(', ')}`)
     const started = Date.now()
     await bulkRegister(deployment, registered, n - 1)
     const bulkMs = Date.now() - started
@@ -330,10 +330,10 @@ try {
     }
     const smallest = await runJob(deployment, creator, ++nonce, 3, 2)
     record('selectVerifiers(k=3, smallest)', n, smallest.selectVerifiers)
-    const four = await runJob(deployment, creator, ++nonce, 4, 2)
+    const five = await runJob(deployment, creator, ++nonce, 5, 2)
     // derived, not transactions: one verifier's share of the smallest draw, and the cost of a further verifier
     record('draw per verifier (k=3)', n, smallest.selectVerifiers / 3n)
-    record('draw per extra verifier', n, four.selectVerifiers - smallest.selectVerifiers)
+    record('draw per extra verifier', n, (five.selectVerifiers - smallest.selectVerifiers) / 2n)
     const probes = await probeRound(deployment)
     record('probeNext (16 scanned)', n, probes.scan)
     record('probe dispatch per probe', n, probes.scan / BigInt(probes.assigned))
