@@ -40,8 +40,8 @@ export async function openJobDoc (ctx: ClientContext, jobId: string, signal?: Ab
 
 /**
  * A record verifier for a round's doc: in a round > 0 the records of the PeerIds the peers exclude count as absent,
- * the same set the processors use (`slashedPeerIds` of `@jobmesh/peer/settlement`: peers whose profile names the
- * wallet of a submitter slashed for this job, and the finalizers of the rejected rounds).
+ * the same set the processors use (`slashedPeerIds` of `@jobmesh/peer/jobs`: peers registered by the wallet of a
+ * submitter slashed for this job).
  */
 export async function roundVerifier (ctx: ClientContext, jobId: string, round: number, signal?: AbortSignal): Promise<RecordVerifier> {
   const verifier = recordVerifier()

@@ -1,10 +1,9 @@
 import { getAddress } from 'ethers'
-import { readFinalRecords } from './final-records.js'
 import { readProfiles } from './profiles.js'
 import type { JobsDocs } from './types.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
-/** What a round's exclusions are read from: the chain (`JobRejected`, `peerIdOwner`) and the docs (profiles, final records). */
+/** What a round's exclusions are read from: the chain (`JobRejected`, `peerIdOwner`) and the docs (the peers' profiles, for their PeerIds). */
 export interface RoundExclusionComponents {
   chain: Pick<ChainClient, 'rejectedCulprits' | 'peerAddress'>
   docs: JobsDocs
@@ -32,7 +31,9 @@ export async function slashedSubmitters (components: Pick<RoundExclusionComponen
 /**
  * PeerIds whose results must not count in `round` of the job: every known peer (by its profile) registered by the
  * wallet of a submitter slashed in an earlier round (`peerIdOwner`, not the address its profile names: that is the
- * peer's own word), and the finalizer (signer of the `final` record) of each rejected round.
+ * peer's own word). Only the registry decides: a `final` record's `submitter` is its signer's word too, and a peer
+ * that named a slashed wallet there after its results went into an honest finalizer's manifest had those results
+ * dropped by the verifiers and the finalizer slashed (docs/settlement.md, Defences 26).
  */
 export async function slashedPeerIds (components: RoundExclusionComponents, jobId: string, round: number,
   options: { signal?: AbortSignal } = {}): Promise<Set<string>> {
@@ -43,11 +44,6 @@ export async function slashedPeerIds (components: RoundExclusionComponents, jobI
   for (const peerId of (await readProfiles(components, options)).keys()) {
     const owner = await components.chain.peerAddress(peerId, options)
     if (owner != null && addresses.has(getAddress(owner))) out.add(peerId)
-  }
-  for (const s of slashed) {
-    for (const r of await readFinalRecords(components, jobId, { ...options, round: s.round })) {
-      if (getAddress(r.submitter) === s.address) out.add(r.signer)
-    }
   }
   return out
 }

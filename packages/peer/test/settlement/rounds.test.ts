@@ -14,7 +14,7 @@ import { ANNOUNCEMENT_DOMAIN, excludingVerifier, indexedRounds, reannounceRound,
 import { encodeJobSpec, sliceJob } from '../../src/protocol/index.js'
 import { buildManifest, fundedJobs } from '../../src/settlement/index.js'
 import { rawBlockCid } from '../../src/storage/index.js'
-import { publishProfile, slashedPeerIds } from '../../src/jobs/index.js'
+import { finalMap, publishProfile, slashedPeerIds } from '../../src/jobs/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { SettlementDocs } from '../../src/settlement/index.js'
 import type { PrivateKey } from '@libp2p/interface'
@@ -105,6 +105,13 @@ describe('rounds: names, exclusion, re-announcement, finalization', () => {
     const components = { docs, chain, privateKey: finalizer }
     expect(await slashedPeerIds(components, job.jobId, 1)).toEqual(new Set([peerIdFromPrivateKey(cheater).toString()]))
     expect((await slashedPeerIds(components, job.jobId, 0)).size).toBe(0)
+    // a `final` record naming the slashed wallet is its signer's word: a peer that writes one in the rejected round
+    // (after its round-1 results went into an honest finalizer's manifest) does not drop its own results from the
+    // verifiers' view, which would get that finalizer slashed; only the registry says who the slashed wallet's peers are
+    const forged = { manifestCid: 'bafy-forged', resultRoot: '0x' + '11'.repeat(32), submitter: cheaterWallet, txHash: '0x' + '22'.repeat(32), blockNumber: 9 }
+    await finalMap(await docs.open(roundDocName(job.jobId, 0)), job.jobId, 0)
+      .set(peerIdFromPrivateKey(honest).toString(), new TextEncoder().encode(JSON.stringify(forged)), honest)
+    expect(await slashedPeerIds(components, job.jobId, 1)).toEqual(new Set([peerIdFromPrivateKey(cheater).toString()]))
 
     const write = (doc: Y.Doc, key: PrivateKey, scope: string, index: number, text: string): void => {
       resultTable({ signer: recordSigner(key, peerIdFromPrivateKey(key).toString()), verifier: recordVerifier() }, doc.getMap<Uint8Array>(RESULTS_MAP), scope)
