@@ -25,6 +25,8 @@ export interface WorkCheck {
   rerun: number
   /** Signers caught signing a correct output without a run of their own (a copy): none of their results is paid. */
   copiers: string[]
+  /** Signers caught signing an output the re-run did not give: none of their results is paid either. */
+  fakers: string[]
 }
 
 /**
@@ -84,8 +86,10 @@ function payableSigners (components: Pick<SettlementComponents, 'chain'>, payee:
  * results with the re-run's output and a tag that checks, and pays the one that counts among them; when none does,
  * its own re-run stands in (listed in `own`). Its output is stored, so `ensureOutputs` finds it locally. A signer
  * caught once (a correct output with a tag that does not check) is a copier: its other results are set aside without
- * a re-run, so one copier costs a few re-runs, not one per copied MicroJob. Without an executor the entries are left
- * as they are.
+ * a re-run, so one copier costs a few re-runs, not one per copied MicroJob; so is a signer caught with an output the
+ * re-run did not give (a faker beside the honest results: a record of any term under another signer contests the
+ * MicroJob, and without this a node signing junk for every MicroJob had the finalizer re-run the whole job). Without
+ * an executor the entries are left as they are.
  */
 export async function checkWork (components: Pick<SettlementComponents, 'docs' | 'chain' | 'executor' | 'store'>, records: RoundRecords,
   jobId: string, spec: JobSpec, entries: readonly ManifestEntry[],
@@ -98,17 +102,18 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     const { all } = await records.of(e)
     if (executor != null && (contested(all, e.signer) || !(await payable(e.signer)))) contestedOnes.push({ e, all })
   }
-  if (executor == null || contestedOnes.length === 0) return { entries: [...entries], own: [], rerun: 0, copiers: [] }
+  if (executor == null || contestedOnes.length === 0) return { entries: [...entries], own: [], rerun: 0, copiers: [], fakers: [] }
 
   const caught = new Set<string>()
+  const fakers = new Set<string>()
   let rerun = 0
   const paying = async (e: ManifestEntry, r: Result): Promise<ManifestEntry> => {
     const hash = bytesToHex(r.outputHash)
     return { ...e, outputHash: hash, outputCid: r.outputCid ?? rawOutputCid(hash), size: r.size, signer: r.signer, payee: await payee(r.signer) }
   }
   const check = async ({ e, all }: { e: ManifestEntry, all: Result[] }, signal: AbortSignal): Promise<{ entry: ManifestEntry, own?: OwnResult }> => {
-    // a copier caught on another MicroJob: its records here are set aside, and what is left may need no re-run
-    const rest = all.filter(r => !caught.has(r.signer))
+    // a copier or a faker caught on another MicroJob: its records here are set aside, and what is left may need no re-run
+    const rest = all.filter(r => !caught.has(r.signer) && !fakers.has(r.signer))
     const left = countingResult(rest, undefined)
     if (rest.length < all.length && left != null && !contested(rest, left.signer) && await payable(left.signer)) return { entry: await paying(e, left) }
     rerun++
@@ -116,6 +121,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     const hash = outputHash(run.output)
     await store.addOutput(run.output, { signal })
     const correct = all.filter(r => bytesToHex(r.outputHash) === hash)
+    for (const r of all) if (!correct.includes(r)) fakers.add(r.signer)
     const valid = correct.filter(r => isWorkTag(r.workTag, run.digest, r.signer))
     for (const r of correct) if (!valid.includes(r)) caught.add(r.signer)
     const paid: Result[] = []
@@ -129,13 +135,23 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     const entry = { ...e, outputHash: hash, outputCid: rawOutputCid(hash), size: run.output.byteLength, ...options.self }
     return { entry, own: { ...entry, workTag: workTag(run.digest, options.self.signer) } }
   }
-  const checked = await mapBounded(contestedOnes, options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY, check, options.signal)
-  log('%s: %d contested MicroJobs, %d re-run, copiers %o', jobId, checked.length, rerun, [...caught])
-  const decided = new Map(contestedOnes.map(({ e }, i) => [e, checked[i].entry]))
+  const concurrency = options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY
+  const first = await mapBounded(contestedOnes, concurrency, check, options.signal)
+  // a signer caught above is checked where it signed alone too: its result there was not contested
+  const contestedSet = new Set(contestedOnes.map(c => c.e))
+  const suspects: Array<{ e: ManifestEntry, all: Result[] }> = []
+  for (const e of entries) {
+    if (!contestedSet.has(e) && (caught.has(e.signer) || fakers.has(e.signer))) suspects.push({ e, all: (await records.of(e)).all })
+  }
+  const checked = [...first, ...await mapBounded(suspects, concurrency, check, options.signal)]
+  const checkedOnes = [...contestedOnes, ...suspects]
+  log('%s: %d MicroJobs checked, %d re-run, copiers %o, fakers %o', jobId, checked.length, rerun, [...caught], [...fakers])
+  const decided = new Map(checkedOnes.map(({ e }, i) => [e, checked[i].entry]))
   return {
     entries: entries.map(e => decided.get(e) ?? e),
     own: checked.flatMap(c => c.own == null ? [] : [c.own]),
     rerun,
-    copiers: [...caught]
+    copiers: [...caught],
+    fakers: [...fakers]
   }
 }

@@ -94,6 +94,41 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(checked.own).toEqual([])
   })
 
+  it('a signer of wrong outputs beside every honest result costs one re-run, not one per MicroJob', async () => {
+    // a registered node writes a term-0 result with junk output for every MicroJob: it never counts, but a second
+    // signer contests each MicroJob; before, the finalizer re-ran the whole job before it could submit
+    const micro = await Promise.all([0, 1, 2, 3].map(microJob))
+    const junk = '0x' + 'dd'.repeat(32)
+    const HONEST = ['p1', 'p2', 'p3', 'p7'] // registered, staked and not exiting: uncontested but for the junk
+    const results = new Map<number, Result[]>(micro.map(({ hash, digest }, i) =>
+      [i, [result(HONEST[i], 1, hash, digest), result('p5', 0, junk, junk)]]))
+    const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
+    const runs: string[] = []
+    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+    expect(runs).toEqual(['0.0'])
+    expect(checked.rerun).toBe(1)
+    expect(checked.fakers).toEqual(['p5'])
+    expect(checked.copiers).toEqual([])
+    expect(checked.entries.map(x => [x.signer, x.outputHash])).toEqual(micro.map(({ hash }, i) => [HONEST[i], hash]))
+    expect(checked.own).toEqual([])
+  })
+
+  it('a faker caught once is not paid where it signed alone: this node\'s re-run stands in', async () => {
+    const micro = await Promise.all([0, 1].map(microJob))
+    const junk = '0x' + 'dd'.repeat(32)
+    const fake = result('p5', 3, junk, junk)
+    const results = new Map<number, Result[]>([
+      [0, [result('p1', 1, micro[0].hash, micro[0].digest), result('p5', 2, junk, junk)]], // caught here
+      [1, [fake]] // its only record of MicroJob 1, with a tag of its own making: checked by a re-run, not paid
+    ])
+    const entries = [entry(micro[0].d, results.get(0)![1]), entry(micro[1].d, fake)]
+    const runs: string[] = []
+    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+    expect(runs).toEqual(['0.0', '0.1'])
+    expect(checked.entries.map(x => [x.signer, x.outputHash])).toEqual([['p1', micro[0].hash], ['p9', micro[1].hash]])
+    expect(checked.own.map(o => o.index)).toEqual([1])
+  })
+
   it('without an executor the entries stay as recorded', async () => {
     const a = await microJob(0)
     const copy = result('p6', 9, a.hash, '0x' + 'dd'.repeat(32))
