@@ -88,8 +88,8 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
     const { jobEscrow } = connect(devnet.deployment, provider)
     try {
-      // SIGINT when the given line appears; k = 4 needs 5 registered nodes, the devnet has 4
-      for (const [at, k] of [[/^uploading\.\.\./, '4'], [/^creating job 0x/, '3'], [/^announcing\.\.\./, '3'], [/^inputs held by/, '3']] as const) {
+      // SIGINT when the given line appears; k = 5 needs 6 registered nodes, the devnet has 4
+      for (const [at, k] of [[/^uploading\.\.\./, '5'], [/^creating job 0x/, '3'], [/^announcing\.\.\./, '3'], [/^inputs held by/, '3']] as const) {
         const sentBefore = await provider.getTransactionCount(devnet.dapp.address, 'pending')
         const p = startCli(['submit', ...job, '--verifiers', k], env)
         await p.line(at, 60_000)
@@ -100,7 +100,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
         const lines = p.stderr.filter(l => l.startsWith('interrupted'))
         const said = lines.at(-1) ?? ''
         expect(code, `${at}: ${p.stderr.join('\n')}`).toBe(130)
-        if (k === '4') expect(p.stderr.some(l => l.startsWith('warning: 4 nodes are registered, this job with 4 verifiers needs 5'))).toBe(true)
+        if (k === '5') expect(p.stderr.some(l => l.startsWith('warning: 4 nodes are registered, this job with 5 verifiers needs 6'))).toBe(true)
         const jobId = /0x[0-9a-f]{64}/.exec(said)?.[0]
         if (/^interrupted: no job was created/.test(said)) {
           // before the funding transaction (the upload was still running): at once, and nothing was paid: the
