@@ -123,7 +123,8 @@ function span (seconds: number): string {
 
 /**
  * What the deployed escrow would refuse of `verifiers` and `deadline` (unix ms): k outside its bounds
- * (`InvalidVerifierCount`), a deadline further than its `maxDeadline` from the chain's clock (`InvalidDeadline`).
+ * (`InvalidVerifierCount`), an even k (`EvenVerifierCount`: half the verifiers could tie a vote, and a tie restarts
+ * the round with nobody slashed), a deadline further than its `maxDeadline` from the chain's clock (`InvalidDeadline`).
  * Checked before anything is uploaded or paid.
  */
 export function escrowIssues (verifiers: unknown, deadline: number, bounds: EscrowBounds): JobIssue[] {
@@ -131,6 +132,8 @@ export function escrowIssues (verifiers: unknown, deadline: number, bounds: Escr
   const { minVerifiers: min, maxVerifiers: max } = bounds
   if (typeof verifiers === 'number' && Number.isInteger(verifiers) && (verifiers < min || verifiers > max)) {
     issues.push({ path: 'verifiers', message: `k (verifiers) must be ${verifiers < min ? `at least ${min}` : `at most ${max}`}: this network's escrow accepts ${min} to ${max} verifiers, not ${verifiers}` })
+  } else if (typeof verifiers === 'number' && Number.isInteger(verifiers) && verifiers % 2 === 0) {
+    issues.push({ path: 'verifiers', message: `k (verifiers) must be odd: half of ${verifiers} verifiers could tie a vote, and a tie restarts the round with nobody slashed` })
   }
   const latest = bounds.chainTime + bounds.maxDeadlineSeconds
   if (Number.isFinite(deadline) && Math.ceil(deadline / 1000) > latest) {

@@ -10,7 +10,7 @@ export const JOB_SPEC_VERSION = 1
 
 /** Verifiers per job when the spec does not say. */
 export const DEFAULT_VERIFIERS = 3
-/** Fewest verifiers a job may have (the escrow's MIN_VERIFIERS): one verifier alone never decides a slash, and one liar never splits the vote. k is odd as well (the escrow's EvenVerifierCount): an even k can tie. */
+/** Fewest verifiers a job may have (the escrow's MIN_VERIFIERS): one verifier alone never decides a slash, and one liar never splits the vote. The escrow also refuses an even k (EvenVerifierCount: it can tie), which the SDK checks with the deployment's bounds. */
 export const MIN_VERIFIERS = 3
 /**
  * Most verifiers any escrow can hold: `k` is a uint8 in `JobEscrow.createJob`. A larger k could not even be encoded;

@@ -105,7 +105,6 @@ const schema = z.strictObject({
   verifiers: z.int()
     .min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: a majority of them must outvote one wrong or lying verifier`)
     .max(MAX_VERIFIERS_ENCODABLE, `k (verifiers) must be at most ${MAX_VERIFIERS_ENCODABLE}: the escrow stores k as a uint8 (a deployment allows fewer: its maxVerifiers)`)
-    .refine(k => k % 2 === 1 || k < MIN_VERIFIERS || k > MAX_VERIFIERS_ENCODABLE, 'k (verifiers) must be odd: an even k can split in halves, and a tie restarts the round with nobody slashed (the escrow refuses it: EvenVerifierCount)')
     .default(DEFAULT_VERIFIERS),
   deadline: positiveInt
 })

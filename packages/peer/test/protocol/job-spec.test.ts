@@ -75,19 +75,6 @@ describe('parseJobSpec', () => {
     expect(parseJobSpec(input).verifiers).toBe(255)
   })
 
-  it('takes an odd k only: an even k can tie, and a tie restarts the round with nobody slashed', () => {
-    for (const k of [4, 6, 8]) {
-      const input = validSpecInput()
-      input.verifiers = k
-      expect(issuesOf(input)).toEqual([{ path: 'verifiers', message: expect.stringMatching(/^k \(verifiers\) must be odd: /) }])
-    }
-    for (const k of [3, 5, 7]) {
-      const input = validSpecInput()
-      input.verifiers = k
-      expect(parseJobSpec(input).verifiers).toBe(k)
-    }
-  })
-
   it('rejects a negative price and a seed above 2^256 - 1', () => {
     const input = validSpecInput()
     input.price = '-5'
