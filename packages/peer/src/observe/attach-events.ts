@@ -81,12 +81,14 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
     on('finalized', d => {
       if (d.outcome !== 'submitted') return
       const copiers = d.copiers ?? []
+      const fakers = d.fakers ?? []
       log.push({
         kind: 'finalized',
         level: 'info',
         jobId: d.jobId,
         text: `finalized job ${shortId(d.jobId)}: results submitted in block ${d.blockNumber ?? '?'}` + (d.round != null && d.round > 0 ? ` (round ${d.round})` : '') +
-          (copiers.length === 0 ? '' : `; not paid, signed other peers' results as their own: ${copiers.map(shortId).join(', ')}`)
+          (copiers.length === 0 ? '' : `; not paid, signed other peers' results as their own: ${copiers.map(shortId).join(', ')}`) +
+          (fakers.length === 0 ? '' : `; not paid, signed outputs a re-run did not give: ${fakers.map(shortId).join(', ')}`)
       })
     })
     on('verified', d => {

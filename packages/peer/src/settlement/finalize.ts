@@ -48,6 +48,8 @@ export interface FinalizeResult {
   blockNumber?: number
   /** PeerIds caught signing other peers' results as their own (docs/settlement.md, Work tags): not paid. */
   copiers?: string[]
+  /** PeerIds caught signing outputs this node's re-run did not give (docs/settlement.md, Defences 27): not paid. */
+  fakers?: string[]
 }
 
 function hex (bytes: Uint8Array): string {
@@ -172,5 +174,5 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   }
   const doc = await components.docs.open(roundDocName(id, round), { signal })
   await finalMap(doc, id, round).set(self, new TextEncoder().encode(JSON.stringify(record)), components.privateKey)
-  return { outcome: 'submitted', status, round, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber, copiers: checked.copiers }
+  return { outcome: 'submitted', status, round, manifest, manifestCid, txHash: tx.hash, blockNumber: tx.blockNumber, copiers: checked.copiers, fakers: checked.fakers }
 }

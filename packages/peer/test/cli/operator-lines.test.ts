@@ -36,7 +36,7 @@ describe('operator lines', () => {
     const emit = (type: string, detail: unknown): void => { settlement.dispatchEvent(new CustomEvent(type, { detail })) }
     emit('finalized', { jobId, outcome: 'submitted', status: 'Open', blockNumber: 42 })
     emit('finalized', { jobId, outcome: 'already', status: 'Submitted' })
-    emit('finalized', { jobId, outcome: 'submitted', status: 'Open', blockNumber: 43, round: 1, copiers: ['12D3KooWCopierCopierCopier'] })
+    emit('finalized', { jobId, outcome: 'submitted', status: 'Open', blockNumber: 43, round: 1, copiers: ['12D3KooWCopierCopierCopier'], fakers: ['12D3KooWFakerFakerFakerFak'] })
     emit('verified', { jobId, positions: [1, 3], outputHashes: [], expected: [], firstBad: -1, processorBlame: false, revealed: true })
     emit('settled', { jobId, status: 'Released', released: true, rejected: false })
     emit('claimed', { jobId, claimed: 2n * 10n ** 17n, withdrawn: 10n ** 18n / 15n })
@@ -44,7 +44,7 @@ describe('operator lines', () => {
     const lines = out.text().trim().split('\n').map(l => l.slice(9))
     expect(lines).toEqual([
       'finalized job 0x121212…1212: results submitted in block 42',
-      'finalized job 0x121212…1212: results submitted in block 43 (round 1); not paid, signed other peers\' results as their own: 12D3KooW…pier',
+      'finalized job 0x121212…1212: results submitted in block 43 (round 1); not paid, signed other peers\' results as their own: 12D3KooW…pier; not paid, signed outputs a re-run did not give: 12D3KooW…rFak',
       'verified job 0x121212…1212 as a drawn verifier: re-ran 2 sampled MicroJobs, revealed',
       'settled job 0x121212…1212: released: processors and verifiers can claim',
       'claimed 0.266666 ETH for job 0x121212…1212 (payout 0.2, credits 0.066666)'
