@@ -15,6 +15,8 @@ const wallet = (b: number): string => '0x' + b.toString(16).padStart(2, '0').rep
 const spec = {} as unknown as JobSpec
 const executor = testExecutor()
 const signal = AbortSignal.timeout(10_000)
+/** An output hash, and an execution digest, that no run gives. */
+const JUNK = '0x' + 'dd'.repeat(32)
 
 /**
  * Payees from the registry only (no profiles): PeerId `p<n>` pays `wallet(n)`, `p0` is registered by nobody; each
@@ -51,14 +53,20 @@ function records (results: Map<number, Result[]>): RoundRecords {
   return { of: async (d) => ({ all: results.get(d.index) ?? [], counting: undefined }), writeOwn: async () => {} }
 }
 
+/** `checkWork` on the test's chain with one re-run at a time (the order of the re-runs is then the entries'). */
+async function checkOneAtATime (results: Map<number, Result[]>, entries: ManifestEntry[]): Promise<{ checked: Awaited<ReturnType<typeof checkWork>>, runs: string[] }> {
+  const runs: string[] = []
+  const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+  return { checked, runs }
+}
+
 describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
   it('pays the peer whose work tag checks, not a copier with a higher term; leaves uncontested ones alone; stands in when nobody ran it', async () => {
     const [a, b, c, e] = await Promise.all([0, 1, 2, 3].map(microJob))
-    const junk = '0x' + 'dd'.repeat(32)
     const honestA = result('p1', 1, a.hash, a.digest)
-    const copyA = result('p6', 0xffffffff, a.hash, junk)
+    const copyA = result('p6', 0xffffffff, a.hash, JUNK)
     const rivalC = result('p3', 2, c.hash, c.digest)
-    const copiesE = [result('p6', 5, e.hash, junk), result('p7', 4, e.hash, junk)]
+    const copiesE = [result('p6', 5, e.hash, JUNK), result('p7', 4, e.hash, JUNK)]
     const results = new Map<number, Result[]>([
       [0, [honestA, copyA]], // hijacked: the copier's record counted
       [1, [result('p2', 1, b.hash, b.digest)]], // one signer with its tag: not re-run
@@ -81,12 +89,10 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
 
   it('a copier caught once has its other copies set aside without a re-run', async () => {
     const micro = await Promise.all([0, 1, 2].map(microJob))
-    const junk = '0x' + 'dd'.repeat(32)
     const results = new Map<number, Result[]>(micro.map(({ hash, digest }, i) =>
-      [i, [result(`p${i + 1}`, 1, hash, digest), result('p6', 0xffffffff, hash, junk)]]))
+      [i, [result(`p${i + 1}`, 1, hash, digest), result('p6', 0xffffffff, hash, JUNK)]]))
     const entries = micro.map(({ d }, i) => entry(d, results.get(i)![1]))
-    const runs: string[] = []
-    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+    const { checked, runs } = await checkOneAtATime(results, entries)
     expect(runs).toEqual(['0.0'])
     expect(checked.rerun).toBe(1)
     expect(checked.copiers).toEqual(['p6'])
@@ -98,13 +104,11 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     // a registered node writes a term-0 result with junk output for every MicroJob: it never counts, but a second
     // signer contests each MicroJob; before, the finalizer re-ran the whole job before it could submit
     const micro = await Promise.all([0, 1, 2, 3].map(microJob))
-    const junk = '0x' + 'dd'.repeat(32)
     const HONEST = ['p1', 'p2', 'p3', 'p7'] // registered, staked and not exiting: uncontested but for the junk
     const results = new Map<number, Result[]>(micro.map(({ hash, digest }, i) =>
-      [i, [result(HONEST[i], 1, hash, digest), result('p5', 0, junk, junk)]]))
+      [i, [result(HONEST[i], 1, hash, digest), result('p5', 0, JUNK, JUNK)]]))
     const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
-    const runs: string[] = []
-    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+    const { checked, runs } = await checkOneAtATime(results, entries)
     expect(runs).toEqual(['0.0'])
     expect(checked.rerun).toBe(1)
     expect(checked.fakers).toEqual(['p5'])
@@ -115,15 +119,13 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
 
   it('a faker caught once is not paid where it signed alone: this node\'s re-run stands in', async () => {
     const micro = await Promise.all([0, 1].map(microJob))
-    const junk = '0x' + 'dd'.repeat(32)
-    const fake = result('p5', 3, junk, junk)
+    const fake = result('p5', 3, JUNK, JUNK)
     const results = new Map<number, Result[]>([
-      [0, [result('p1', 1, micro[0].hash, micro[0].digest), result('p5', 2, junk, junk)]], // caught here
+      [0, [result('p1', 1, micro[0].hash, micro[0].digest), result('p5', 2, JUNK, JUNK)]], // caught here
       [1, [fake]] // its only record of MicroJob 1, with a tag of its own making: checked by a re-run, not paid
     ])
     const entries = [entry(micro[0].d, results.get(0)![1]), entry(micro[1].d, fake)]
-    const runs: string[] = []
-    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+    const { checked, runs } = await checkOneAtATime(results, entries)
     expect(runs).toEqual(['0.0', '0.1'])
     expect(checked.entries.map(x => [x.signer, x.outputHash])).toEqual([['p1', micro[0].hash], ['p9', micro[1].hash]])
     expect(checked.own.map(o => o.index)).toEqual([1])
@@ -131,7 +133,7 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
 
   it('without an executor the entries stay as recorded', async () => {
     const a = await microJob(0)
-    const copy = result('p6', 9, a.hash, '0x' + 'dd'.repeat(32))
+    const copy = result('p6', 9, a.hash, JUNK)
     const results = new Map([[0, [result('p1', 1, a.hash, a.digest), copy]]])
     const { executor: _, ...rest } = components([], [])
     const checked = await checkWork(rest, records(results), JOB_ID, spec, [entry(a.d, copy)], { signal, self: { signer: 'p9', payee: wallet(9) } })
