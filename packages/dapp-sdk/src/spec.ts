@@ -130,10 +130,13 @@ function span (seconds: number): string {
 export function escrowIssues (verifiers: unknown, deadline: number, bounds: EscrowBounds): JobIssue[] {
   const issues: JobIssue[] = []
   const { minVerifiers: min, maxVerifiers: max } = bounds
-  if (typeof verifiers === 'number' && Number.isInteger(verifiers) && (verifiers < min || verifiers > max)) {
-    issues.push({ path: 'verifiers', message: `k (verifiers) must be ${verifiers < min ? `at least ${min}` : `at most ${max}`}: this network's escrow accepts ${min} to ${max} verifiers, not ${verifiers}` })
-  } else if (typeof verifiers === 'number' && Number.isInteger(verifiers) && verifiers % 2 === 0) {
-    issues.push({ path: 'verifiers', message: `k (verifiers) must be odd: half of ${verifiers} verifiers could tie a vote, and a tie restarts the round with nobody slashed` })
+  // k that is not a whole number is the job spec validator's to name
+  if (typeof verifiers === 'number' && Number.isInteger(verifiers)) {
+    if (verifiers < min || verifiers > max) {
+      issues.push({ path: 'verifiers', message: `k (verifiers) must be ${verifiers < min ? `at least ${min}` : `at most ${max}`}: this network's escrow accepts ${min} to ${max} verifiers, not ${verifiers}` })
+    } else if (verifiers % 2 === 0) {
+      issues.push({ path: 'verifiers', message: `k (verifiers) must be odd: half of ${verifiers} verifiers could tie a vote, and a tie restarts the round with nobody slashed` })
+    }
   }
   const latest = bounds.chainTime + bounds.maxDeadlineSeconds
   if (Number.isFinite(deadline) && Math.ceil(deadline / 1000) > latest) {
