@@ -39,6 +39,12 @@ function contested (all: readonly Result[], counting: string): boolean {
   return all.every(r => r.signer !== counting || r.workTag == null)
 }
 
+/** A manifest entry and every result of its MicroJob in the round. */
+interface EntryRecords {
+  e: ManifestEntry
+  all: Result[]
+}
+
 export interface CheckWorkOptions {
   signal?: AbortSignal
   /** This node, whose re-run stands in where no result may be paid. */
@@ -97,7 +103,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
   const { executor, store } = components
   const payee = payeeResolver(components, options)
   const payable = payableSigners(components, payee, options)
-  const contestedOnes: Array<{ e: ManifestEntry, all: Result[] }> = []
+  const contestedOnes: EntryRecords[] = []
   for (const e of entries) {
     const { all } = await records.of(e)
     if (executor != null && (contested(all, e.signer) || !(await payable(e.signer)))) contestedOnes.push({ e, all })
@@ -106,14 +112,15 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
 
   const caught = new Set<string>()
   const fakers = new Set<string>()
+  const setAside = (signer: string): boolean => caught.has(signer) || fakers.has(signer)
   let rerun = 0
   const paying = async (e: ManifestEntry, r: Result): Promise<ManifestEntry> => {
     const hash = bytesToHex(r.outputHash)
     return { ...e, outputHash: hash, outputCid: r.outputCid ?? rawOutputCid(hash), size: r.size, signer: r.signer, payee: await payee(r.signer) }
   }
-  const check = async ({ e, all }: { e: ManifestEntry, all: Result[] }, signal: AbortSignal): Promise<{ entry: ManifestEntry, own?: OwnResult }> => {
+  const check = async ({ e, all }: EntryRecords, signal: AbortSignal): Promise<{ entry: ManifestEntry, own?: OwnResult }> => {
     // a copier or a faker caught on another MicroJob: its records here are set aside, and what is left may need no re-run
-    const rest = all.filter(r => !caught.has(r.signer) && !fakers.has(r.signer))
+    const rest = all.filter(r => !setAside(r.signer))
     const left = countingResult(rest, undefined)
     if (rest.length < all.length && left != null && !contested(rest, left.signer) && await payable(left.signer)) return { entry: await paying(e, left) }
     rerun++
@@ -136,20 +143,20 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     return { entry, own: { ...entry, workTag: workTag(run.digest, options.self.signer) } }
   }
   const concurrency = options.concurrency ?? DEFAULT_OUTPUT_CONCURRENCY
-  const first = await mapBounded(contestedOnes, concurrency, check, options.signal)
-  // a signer caught above is checked where it signed alone too: its result there was not contested
-  const contestedSet = new Set(contestedOnes.map(c => c.e))
-  const suspects: Array<{ e: ManifestEntry, all: Result[] }> = []
-  for (const e of entries) {
-    if (!contestedSet.has(e) && (caught.has(e.signer) || fakers.has(e.signer))) suspects.push({ e, all: (await records.of(e)).all })
+  const decided = new Map<ManifestEntry, { entry: ManifestEntry, own?: OwnResult }>()
+  const checkAll = async (list: EntryRecords[]): Promise<void> => {
+    const out = await mapBounded(list, concurrency, check, options.signal)
+    list.forEach(({ e }, i) => decided.set(e, out[i]))
   }
-  const checked = [...first, ...await mapBounded(suspects, concurrency, check, options.signal)]
-  const checkedOnes = [...contestedOnes, ...suspects]
-  log('%s: %d MicroJobs checked, %d re-run, copiers %o, fakers %o', jobId, checked.length, rerun, [...caught], [...fakers])
-  const decided = new Map(checkedOnes.map(({ e }, i) => [e, checked[i].entry]))
+  await checkAll(contestedOnes)
+  // a signer set aside above is checked where it signed alone too: its result there was not contested
+  const suspects: EntryRecords[] = []
+  for (const e of entries) if (!decided.has(e) && setAside(e.signer)) suspects.push({ e, all: (await records.of(e)).all })
+  await checkAll(suspects)
+  log('%s: %d MicroJobs checked, %d re-run, copiers %o, fakers %o', jobId, decided.size, rerun, [...caught], [...fakers])
   return {
-    entries: entries.map(e => decided.get(e) ?? e),
-    own: checked.flatMap(c => c.own == null ? [] : [c.own]),
+    entries: entries.map(e => decided.get(e)?.entry ?? e),
+    own: [...decided.values()].flatMap(c => c.own == null ? [] : [c.own]),
     rerun,
     copiers: [...caught],
     fakers: [...fakers]
