@@ -170,6 +170,20 @@ describe('settlement end to end on anvil', () => {
     })
   }
 
+  /**
+   * `chain` that reads every commit deadline `blocks` early: its verifier stops waiting for a proof that many blocks
+   * sooner. A proof held until the commits then has more than the commit margin (5 blocks, half a second at 0.1 s
+   * blocks) to land before the escrow's real deadline, which a loaded machine can miss.
+   */
+  function deadlineEarly (chain: ChainClient, blocks: number): ChainClient {
+    return overriding(chain, {
+      job: async (...args: Parameters<ChainClient['job']>) => {
+        const j = await chain.job(...args)
+        return j.commitDeadline === 0 ? j : { ...j, commitDeadline: j.commitDeadline - blocks }
+      }
+    })
+  }
+
   /** `chain` of a node that dies after `submitResults`: its later draws, proofs and settles never reach the chain. */
   function goneAfterSubmission (chain: ChainClient): ChainClient {
     return refusing(chain, ['selectVerifiers', 'proveSample', 'settle', 'closeSeeds'], 'this node is gone')
@@ -318,14 +332,15 @@ describe('settlement end to end on anvil', () => {
     const prepared = await prepare({})
     const { jobId } = prepared
     const [submitter] = peers
-    // the four others cannot prove; the submitter proves only once its three verifiers committed without a proof
+    // the four others cannot prove, and read the commit deadline 25 blocks early (room for the proof after their commits
+    // on a loaded machine); the submitter proves only once its three verifiers committed without a proof
     const committed = pollUntil(async () => (await events('VerificationCommitted', jobId)).length >= 3 ? true : undefined,
       { pollMs: 50, timeoutMs: 120_000, what: 'three commits' })
     committed.catch(() => {}) // awaited below; the held proof waits on it too
     submitter.chain = heldUntil(submitter.chain, 'proveSample', committed)
     const own = await startSettlement(submitter, prepared)
     for (const p of peers.slice(1, 5)) {
-      p.chain = refusing(p.chain, ['proveSample'], 'no manifest here')
+      p.chain = deadlineEarly(refusing(p.chain, ['proveSample'], 'no manifest here'), 25)
       await startSettlement(p, prepared)
     }
     expect((await own.onJobComplete(jobId)).outcome).toBe('submitted')
