@@ -233,6 +233,38 @@ describe('chain client against anvil', () => {
     expect(await chain.provider.getTransactionCount(me)).toBe(before + 2)
   })
 
+  it('a receipt read that fails (an endpoint\'s 503) is asked again: the transaction is reported mined, sent once', async () => {
+    const chain = client(2)
+    const me = await chain.address()
+    const block = await chain.provider.getBlock('latest')
+    const deadline = Number(block?.timestamp ?? 0) + 3600
+    const read = chain.provider.getTransactionReceipt.bind(chain.provider)
+    let failures = 2
+    chain.provider.getTransactionReceipt = async (hash) => {
+      if (failures-- > 0) throw Object.assign(new Error('server response 503 Service Unavailable'), { code: 'SERVER_ERROR', response: { statusCode: 503 } })
+      return await read(hash)
+    }
+    const before = await chain.provider.getTransactionCount(me)
+    const created = await chain.createJob(jobInput(8n, deadline), 10_000n)
+    expect(failures).toBeLessThan(0)
+    expect(await chain.jobStatus(created.jobId)).toBe('Open')
+    expect(await chain.provider.getTransactionCount(me)).toBe(before + 1)
+  })
+
+  it('receipt reads that keep failing: a ChainTimeoutError naming the transaction and the last failed read; the job was funded', async () => {
+    const chain = client(2)
+    const block = await chain.provider.getBlock('latest')
+    const deadline = Number(block?.timestamp ?? 0) + 3600
+    chain.provider.getTransactionReceipt = async () => {
+      throw Object.assign(new Error('server response 503 Service Unavailable'), { code: 'SERVER_ERROR', response: { statusCode: 503 } })
+    }
+    const failed = await chain.createJob(jobInput(9n, deadline), 10_000n, { timeoutMs: 1_000 }).then(() => undefined, (err: Error) => err)
+    expect(failed).toMatchObject({ name: 'ChainTimeoutError' })
+    expect(failed?.message).toMatch(/tx 0x[0-9a-f]{64} not seen mined within 1000 ms \(the last failed read: .*503/)
+    const [event] = await chain.findEvents({ names: ['JobCreated'], fromBlock: block?.number ?? 0 })
+    expect(event?.name).toBe('JobCreated')
+  })
+
   it('reports an unreachable RPC endpoint with a typed error', async () => {
     const provider = createProvider('http://127.0.0.1:9', { chainId: 31337 })
     const chain = createChainClient({ provider, signer: new Wallet(anvil.accounts[1].privateKey), deployment }, { rpcTimeoutMs: 5_000 })

@@ -10,6 +10,9 @@ import type { Provider, Signer, TransactionReceipt, TransactionRequest } from 'e
 
 const log = logger('jobmesh:chain')
 
+/** Errors of a receipt read after which the receipt is asked for again: the endpoint failed, not the transaction. */
+const RETRIED_READ_ERRORS = new Set(['RpcUnreachableError', 'ChainRequestError', 'ChainTimeoutError'])
+
 /** A mined transaction. */
 export interface TxResult {
   hash: string
@@ -90,21 +93,38 @@ export class TxSender {
     const hash = await this.serial(async () => await this.sendWithNonce(what, { ...req, gasLimit }, options))
     log('%s sent: %s', what, hash)
     const timeoutMs = options.timeoutMs ?? this.init.txTimeoutMs
+    let failedRead: Error | undefined
     try {
       const receipt = await pollUntil(async () => {
-        const r = await withTimeout(this.provider.getTransactionReceipt(hash), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (receipt)`, signal: options.signal })
-        if (r == null) return undefined
-        if (this.init.confirmations > 1) {
-          const head = await withTimeout(this.provider.getBlockNumber(), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (block number)`, signal: options.signal })
-          if (head - r.blockNumber + 1 < this.init.confirmations) return undefined
+        try {
+          return await this.minedReceipt(what, hash, options.signal)
+        } catch (err) {
+          // the transaction is in the pool: a read that failed (an endpoint's 503, a reset connection) says nothing
+          // of its outcome, so the receipt is asked for again until the timeout
+          const wrapped = wrapChainError(err, what)
+          if (!RETRIED_READ_ERRORS.has(wrapped.name)) throw wrapped
+          log('%s: reading the receipt of tx %s failed (%s): asking again', what, hash, wrapped.message)
+          failedRead = wrapped
+          return undefined
         }
-        return r
       }, { pollMs: this.init.pollMs, timeoutMs, what: `${what} (tx ${hash}) mined`, signal: options.signal })
       return { receipt, gasLimit }
     } catch (err) {
-      if ((err as Error).name === 'ChainTimeoutError') throw new ChainTimeoutError(`${what}: tx ${hash} not mined within ${timeoutMs} ms`, { cause: err })
-      throw wrapChainError(err, what)
+      if ((err as Error).name !== 'ChainTimeoutError') throw wrapChainError(err, what)
+      const lastRead = failedRead === undefined ? '' : ` (the last failed read: ${failedRead.message})`
+      throw new ChainTimeoutError(`${what}: tx ${hash} not seen mined within ${timeoutMs} ms${lastRead}`, { cause: failedRead ?? err })
     }
+  }
+
+  /** The receipt of `hash` once mined with the confirmations wanted, else undefined. */
+  private async minedReceipt (what: string, hash: string, signal?: AbortSignal): Promise<TransactionReceipt | undefined> {
+    const r = await withTimeout(this.provider.getTransactionReceipt(hash), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (receipt)`, signal })
+    if (r == null) return undefined
+    if (this.init.confirmations > 1) {
+      const head = await withTimeout(this.provider.getBlockNumber(), { timeoutMs: this.init.rpcTimeoutMs, what: `${what} (block number)`, signal })
+      if (head - r.blockNumber + 1 < this.init.confirmations) return undefined
+    }
+    return r
   }
 
   /**
