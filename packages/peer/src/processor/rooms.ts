@@ -282,6 +282,10 @@ function everClaimed (ctx: JobContext, m: number): boolean {
   return ctx.macroLeases.get(macroKey(m)) != null
 }
 
+function isMacroIndex (ctx: JobContext, m: number): boolean {
+  return Number.isInteger(m) && m >= 0 && m < ctx.slicing.macroJobs.length
+}
+
 /** Every MicroJob of MacroJob `m` has a result (the per-MacroJob count first: no scan while it is short). */
 export function macroDone (ctx: JobContext, m: number): boolean {
   const size = ctx.slicing.macroJobs[m].size
@@ -311,7 +315,10 @@ export async function waitFor (ctx: JobContext, signal: AbortSignal, ms: number)
 
 /** A message on the job's `/macro` topic: a room announcement (remembered, wakes the loop) or a request for them. */
 export function onMacroMessage (host: RoomsHost, ctx: JobContext, msg: CoordMessage, from: string): void {
-  if (msg.room != null) {
+  if (msg.room != null && !isMacroIndex(ctx, msg.room.macroIndex)) {
+    // any peer may publish here: a MacroJob the job does not have would be chosen, and read, on every room choice
+    log('%s: an announcement of MacroJob %d from %s, which the job does not have: dropped', ctx.job.jobId, msg.room.macroIndex, from)
+  } else if (msg.room != null) {
     ctx.announced.set(msg.room.macroIndex, { open: msg.room.open, at: host.clock(), owner: from })
     ctx.wake?.()
   }

@@ -135,6 +135,24 @@ describe('findRoom (the processor\'s room choice, applied)', () => {
   })
 })
 
+describe('room announcements (onMacroMessage)', () => {
+  it('an announcement of a MacroJob the job does not have is dropped: the next room choice goes on, to a real one', async () => {
+    const h = harness(new Set())
+    h.held.add(0)
+    h.held.add(1)
+    h.ctx.rooms.clear()
+    const announce = (macroIndex: number): void => {
+      onMacroMessage(h.host, h.ctx, { room: { macroIndex, open: 50 } } as unknown as Parameters<typeof onMacroMessage>[2], 'peer-x')
+    }
+    for (const m of [9999, 2, -1, 0.5]) announce(m)
+    expect([...h.ctx.announced.keys()]).toEqual([])
+    const signal = new AbortController().signal
+    expect(await findRoom(h.host, h.ctx, signal)).toBeUndefined()
+    announce(1)
+    expect([...h.ctx.announced.keys()]).toEqual([1])
+  })
+})
+
 describe('who finalizes when the results of other MacroJobs arrive from their docs (noteOwnResult, checkFinishedLast)', () => {
   const ctxWith = (done: Set<string>, summarized: Set<number>): JobContext => ({
     slicing: { macroJobs: [0, 1, 2].map(m => ({ macroId: `macro${m}`, size: 2 })) },
