@@ -139,8 +139,9 @@ export type Verdict =
   | 'future'
 
 /**
- * The acceptance rule. `epochValid(next, from)` checks that a snapshot opening a newer epoch is backed by the
- * MacroJob lease of that term, signed by `from` (embedded record or the CRDT); undefined = cannot tell yet.
+ * The acceptance rule. `epochValid(next, from)` checks that a snapshot of a newer epoch (or the first one seen) is
+ * backed by the MacroJob lease of that term in the CRDT, held by the epoch's root; undefined = cannot tell yet (the
+ * snapshot waits as `future` until the lease syncs).
  */
 export function judge (current: QueueState | undefined, next: QueueState, from: string,
   epochValid: (next: QueueState, from: string) => boolean | undefined): Verdict {
@@ -150,7 +151,7 @@ export function judge (current: QueueState | undefined, next: QueueState, from: 
       return 'forged'
     }
     const valid = epochValid(next, from)
-    return valid === false ? 'forged' : 'accept'
+    return valid === true ? 'accept' : valid === false ? 'forged' : 'future'
   }
   if (next.epoch < current.epoch) {
     return 'stale'

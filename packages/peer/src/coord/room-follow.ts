@@ -83,8 +83,9 @@ function consider (room: RoomCore, next: QueueState, from: string, fromBuffer: b
       return
     case 'future':
       if (!fromBuffer) {
-        // a later turn of the chain: the queue is being served, this peer only missed a handoff
-        room.silence.heard(room.clock())
+        // a later turn of the chain: the queue is being served, this peer only missed a handoff (a new epoch whose
+        // lease has not synced yet says nothing of the owner followed)
+        if (next.epoch === room.state?.epoch) room.silence.heard(room.clock())
         room.future.add(next, from, room.clock())
       }
       return

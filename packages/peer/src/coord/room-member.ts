@@ -25,32 +25,39 @@ export function leaseSigner (check: EpochCheck, bytes: Uint8Array, epoch: number
 }
 
 /**
- * Whether a snapshot of a new epoch stands on a MacroJob lease of that term: the lease it embeds verifies with that
- * term (signed by its sender when it opens the epoch, term 0), or the CRDT already shows that term. `undefined`:
- * not known yet (the lease has not synced).
+ * Whether a snapshot of a new epoch stands on the MacroJob lease of that term: the CRDT shows that term held by the
+ * epoch's root, the signer of the lease the snapshot embeds (its sender, when it opens the epoch: term 0), or its
+ * owner when it opens the epoch without one. A signed lease alone proves only who claimed the term, not that the claim
+ * won: any peer can sign one of any term, so it never stands in for the CRDT. `undefined`: not known yet (the lease
+ * has not synced); `false` for a bad lease, a root the CRDT does not show, or an epoch the CRDT has passed.
  */
 export function epochValid (check: EpochCheck, next: QueueState, from: string): boolean | undefined {
+  let root: string | undefined = next.term === 0 ? next.owner : undefined
   if (next.macroLease != null) {
-    const signer = leaseSigner(check, next.macroLease, next.epoch)
-    if (signer == null) return false
-    return next.term !== 0 || signer === from
+    root = leaseSigner(check, next.macroLease, next.epoch)
+    if (root == null || (next.term === 0 && root !== from)) return false
   }
-  const lease = check.crdtLease()
-  if (lease == null || lease.term < next.epoch) return undefined
-  return true
+  return crdtHolds(check.crdtLease(), next.epoch, root)
+}
+
+/** Whether the CRDT's MacroJob lease is of term `epoch` (held by `root`, when known); undefined while it is older. */
+function crdtHolds (lease: Lease | undefined, epoch: number, root: string | undefined): boolean | undefined {
+  if (lease == null || lease.term < epoch) return undefined
+  return lease.term === epoch && (root == null || lease.owner === root)
 }
 
 /**
  * Two peers that claimed the same MacroJob lease term concurrently (before the CRDT converged) both open the epoch.
- * Both epoch-opening snapshots carry a signed lease of that term; the lower PeerId wins everywhere, so a member
- * yields to `next` when its epoch's root signs lower than the root of the epoch it follows (`root`, when known).
+ * Both epoch-opening snapshots carry a signed lease of that term; a member yields to `next` when the CRDT shows the
+ * term held by `next`'s root and not by the root of the epoch it follows (`root`, when known): every member ends
+ * with the claim the CRDT kept. A rival's signed lease alone is no reason to yield (anyone can sign one).
  */
 export function yieldsTo (check: EpochCheck, cur: QueueState | undefined, root: string | undefined, next: QueueState, from: string): boolean {
   if (cur == null || next.epoch !== cur.epoch || next.macroLease == null) return false
   if (from !== next.owner && from !== next.prevOwner) return false
   const rivalRoot = leaseSigner(check, next.macroLease, next.epoch)
   const ownRoot = root ?? (cur.macroLease != null ? leaseSigner(check, cur.macroLease, cur.epoch) : undefined)
-  return rivalRoot != null && ownRoot != null && rivalRoot < ownRoot
+  return rivalRoot != null && rivalRoot !== ownRoot && crdtHolds(check.crdtLease(), next.epoch, rivalRoot) === true
 }
 
 /**
@@ -94,12 +101,12 @@ export class FutureSnapshots {
       }
       i++
     }
-    if (timeoutMs != null && this.items.length > 0) {
-      const newest = this.items[this.items.length - 1]
-      if (now - newest.at >= timeoutMs) {
-        this.items.length = 0
-        return newest.state
-      }
+    // a gap that does not fill: the newest later turn of the epoch followed (a new epoch waits for its lease instead)
+    const sameEpoch = this.items.filter(f => current != null && f.state.epoch === current.epoch)
+    const newest = sameEpoch.at(-1)
+    if (timeoutMs != null && newest != null && now - newest.at >= timeoutMs) {
+      this.items.length = 0
+      return newest.state
     }
     return undefined
   }

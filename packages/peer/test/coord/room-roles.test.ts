@@ -137,27 +137,58 @@ describe('room member role (room-member.ts)', () => {
     return { peer, sign: (term) => signer.sign('jobmesh/macro/job/0', LeaseRecord.encode({ term, expiresAt: 99n })) }
   }
 
-  it('a new epoch stands on a signed MacroJob lease of that term, from its opener, or on the CRDT', async () => {
+  it('a new epoch stands on the CRDT\'s MacroJob lease of that term held by its root; a signed lease alone does not', async () => {
     const a = await epochSigner()
     const b = await epochSigner()
     const inCrdt: { lease?: Lease } = {}
     const check: EpochCheck = { verifier: recordVerifier(), domain: 'jobmesh/macro/job/0', crdtLease: () => inCrdt.lease }
     const next = queue(4, { epoch: 3, owner: a.peer, prevOwner: a.peer, macroLease: a.sign(3) })
-    expect(epochValid(check, next, a.peer)).toBe(true)
     expect(epochValid(check, { ...next, macroLease: a.sign(2) }, a.peer)).toBe(false) // another term
     expect(epochValid(check, next, b.peer)).toBe(false) // term 0 must come from the lease's signer
-    expect(epochValid(check, { ...next, macroLease: undefined }, a.peer)).toBeUndefined() // not synced yet
+    // not synced yet: the signed lease proves a claim, not that it won
+    expect(epochValid(check, next, a.peer)).toBeUndefined()
+    expect(epochValid(check, { ...next, macroLease: undefined }, a.peer)).toBeUndefined()
     inCrdt.lease = lease(a.peer, 3, 99)
+    expect(epochValid(check, next, a.peer)).toBe(true)
     expect(epochValid(check, { ...next, macroLease: undefined }, a.peer)).toBe(true)
+    expect(epochValid(check, { ...next, macroLease: undefined, term: 2, owner: b.peer, prevOwner: a.peer }, a.peer)).toBe(true) // a later turn
+    // a peer that signs its own lease of the term the CRDT gives another, or of a term far ahead
+    const bOwn = { ...next, owner: b.peer, prevOwner: b.peer, macroLease: b.sign(3) }
+    expect(epochValid(check, bOwn, b.peer)).toBe(false)
+    expect(epochValid(check, { ...bOwn, macroLease: undefined }, b.peer)).toBe(false)
+    expect(epochValid(check, { ...bOwn, epoch: 1_000, macroLease: b.sign(1_000) }, b.peer)).toBeUndefined()
+    expect(judge(undefined, { ...bOwn, epoch: 1_000, macroLease: b.sign(1_000) }, b.peer, (n, f) => epochValid(check, n, f))).toBe('future')
+    // an epoch the CRDT has passed
+    inCrdt.lease = lease(b.peer, 4, 99)
+    expect(epochValid(check, next, a.peer)).toBe(false)
   })
 
-  it('of two owners of one epoch (concurrent claims) the lower PeerId wins everywhere', async () => {
-    const [x, y] = [await epochSigner(), await epochSigner()].sort((p, q) => p.peer < q.peer ? -1 : 1)
-    const check: EpochCheck = { verifier: recordVerifier(), domain: 'jobmesh/macro/job/0', crdtLease: () => undefined }
+  it('of two owners of one epoch (concurrent claims) every member ends with the one the CRDT kept; a signed rival alone is no reason', async () => {
+    const [x, y, z] = [await epochSigner(), await epochSigner(), await epochSigner()]
+    const inCrdt: { lease?: Lease } = {}
+    const check: EpochCheck = { verifier: recordVerifier(), domain: 'jobmesh/macro/job/0', crdtLease: () => inCrdt.lease }
     const fromY = queue(4, { epoch: 5, owner: y.peer, prevOwner: y.peer, macroLease: y.sign(5) })
     const fromX = queue(4, { epoch: 5, owner: x.peer, prevOwner: x.peer, macroLease: x.sign(5) })
+    const fromZ = queue(4, { epoch: 5, owner: z.peer, prevOwner: z.peer, macroLease: z.sign(5) })
+    expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(false)
+    expect(yieldsTo(check, fromX, x.peer, fromY, y.peer)).toBe(false)
+    inCrdt.lease = lease(x.peer, 5, 99)
     expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(true)
     expect(yieldsTo(check, fromX, x.peer, fromY, y.peer)).toBe(false)
+    expect(yieldsTo(check, fromX, x.peer, fromZ, z.peer)).toBe(false)
+    inCrdt.lease = lease(y.peer, 5, 99)
+    expect(yieldsTo(check, fromX, x.peer, fromY, y.peer)).toBe(true)
+    expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(false)
+  })
+
+  it('never takes a buffered snapshot of a new epoch for want of its lease, however long it waited', () => {
+    const future = new FutureSnapshots(16)
+    const current = queue(4, { epoch: 2, term: 1, owner: 'p1', prevOwner: 'p0' })
+    future.add(queue(4, { epoch: 1_000, term: 0, owner: 'evil', prevOwner: 'evil' }), 'evil', 1_000)
+    const undecided = (): 'future' => 'future'
+    expect(future.next(current, undecided, 100_000, 1_000)).toBeUndefined()
+    expect(future.next(undefined, undecided, 100_000, 1_000)).toBeUndefined()
+    expect(future.size).toBe(1)
   })
 
   it('buffers snapshots after a gap until the gap fills, then after a heartbeat takes the newest', () => {

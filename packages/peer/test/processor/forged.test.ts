@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, INDEX_JOBS_MAP, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, recordSigner, roomTopic, toWire
+  CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, INDEX_JOBS_MAP, LeaseRecord, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, macroKey, macroScope,
+  recordSigner, roomTopic, toWire
 } from '../../src/coord/index.js'
 import { INDEX_DOC, createDocStore, jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
@@ -109,6 +110,61 @@ describe('forged and malformed input', () => {
     expect(sum(m => m.droppedMalformed)).toBeGreaterThanOrEqual(1)
     expect(sum(m => m.invalidRecords)).toBeGreaterThanOrEqual(1)
     // the attacker never owned the queue, and every MicroJob has a valid result
+    for (const p of peers) expect(p.processor.ownersSeen().get(`${job.jobId}/0`)?.has(me)).toBe(false)
+  })
+})
+
+describe('a peer that names itself the owner of a room', () => {
+  it('with a MacroJob lease it signed itself, of a far epoch or of the current one, is never followed: the job completes', async () => {
+    peers = await startPeers(3, { executor: testExecutor({ workMs: 20 }), maxBatch: 2 })
+    const attacker = await createNode()
+    extra.push(attacker)
+    for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const job = testJob(1, 40)
+    const topic = roomTopic(job.jobId, sliceJob(job.spec, job.jobId).macroJobs[0].macroId)
+    const me = attacker.peerId.toString()
+    const signer = recordSigner(attacker.privateKey, me)
+    const ownLease = (term: number): Uint8Array =>
+      signer.sign(`${macroScope(job.jobId)}/${macroKey(0)}`, LeaseRecord.encode({ term, expiresAt: BigInt(Date.now() + 3_600_000) }))
+    let epoch = 0
+    attacker.pubsub.subscribe(topic)
+    attacker.pubsub.addEventListener('message', (evt) => {
+      if (evt.detail.topic !== topic) return
+      try {
+        const snap = CoordMessage.decode(evt.detail.data).snapshot
+        if (snap != null) epoch = Math.max(epoch, fromWire(snap, 40, 0).epoch)
+      } catch { // not a snapshot
+      }
+    })
+    let done = 0
+    for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
+    const complete = Promise.all(peers.map(async p => new Promise<void>(resolve => {
+      p.processor.addEventListener('job:complete', () => { resolve() })
+    })))
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => epoch > 0, { timeoutMs: 20_000, what: 'the room to open' })
+    // every 50 ms until the job completes: an epoch far ahead, and the current epoch (a rival of the same term)
+    const hijack = (e: number): Uint8Array => CoordMessage.encode({
+      snapshot: toWire({
+        macroIndex: 0, epoch: e, term: 0, owner: me, prevOwner: me, version: 0, states: new Uint8Array(40),
+        locks: new Map(), pending: [], macroLease: ownLease(e)
+      })
+    })
+    let sent = 0
+    const timer = setInterval(() => {
+      for (const e of [epoch + 1_000, epoch]) void attacker.pubsub.publish(topic, hijack(e)).then(() => { sent++ }, () => {})
+    }, 50)
+    let completed = false
+    void complete.then(() => { completed = true })
+    try {
+      await waitFor(() => completed, { timeoutMs: 40_000, what: 'the job to complete beside the hijacker' })
+    } finally {
+      clearInterval(timer)
+    }
+    expect(sent).toBeGreaterThan(4)
+    expect(done).toBeGreaterThanOrEqual(40)
     for (const p of peers) expect(p.processor.ownersSeen().get(`${job.jobId}/0`)?.has(me)).toBe(false)
   })
 })
