@@ -223,6 +223,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         },
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
         deadlineClock: clock?.now,
+        mayCoordinate: admission?.registered,
         deferJob: job => funded?.isOpen(job) === false || holdings.defer(job) ||
           bonds?.canBond({ jobId: job.jobId, fee: job.spec.price }) === false ||
           supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers, requirements: job.spec.requirements }) === false,

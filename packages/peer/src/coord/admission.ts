@@ -45,6 +45,8 @@ export interface Admission {
   admit(peerId: string, docName: string): Promise<boolean>
   /** Whether an update of `docName` from `peerId` (admitted) may be applied (the doc store's `admitUpdate`). */
   admitUpdate(peerId: string, docName: string, update: Uint8Array): Promise<UpdateVerdict>
+  /** Whether `peerId` is a registered node (cached as `admit` caches it): who may publish on a job's rooms. */
+  registered(peerId: string): Promise<boolean>
 }
 
 /**
@@ -75,6 +77,7 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
   }
 
   return {
+    registered: isRegistered,
     async admit (peerId, docName) {
       if (docName === INDEX_DOC) return true
       const key = jobIdOfDoc(docName)

@@ -19,6 +19,8 @@ export interface CoordMetrics {
   rejected: number
   /** Messages dropped because their sender was over its rate. */
   rateLimited: number
+  /** Messages on a job's rooms or `/macro` from a peer that may not publish there (not a registered node). */
+  droppedUnadmitted: number
 }
 
 export function createMetrics (): CoordMetrics {
@@ -34,6 +36,7 @@ export function createMetrics (): CoordMetrics {
     handoffs: 0,
     failovers: 0,
     rejected: 0,
-    rateLimited: 0
+    rateLimited: 0,
+    droppedUnadmitted: 0
   }
 }

@@ -44,6 +44,8 @@ export interface RoomComponents {
    * together with this peer's unwritten results: one update per queue turn instead of two. Default: `lock` alone.
    */
   lockWith?(lock: () => void): void
+  /** Who may publish on the room's topic (`CoordTopicGuardInit.author`). Default: anyone. */
+  mayPublish?(peerId: string): Promise<boolean>
 }
 
 export interface RoomInit {

@@ -137,7 +137,9 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
 
   /** Subscribes to the room topic and starts the timers. */
   start (): void {
-    this.unguard = guardCoordTopic(this.components.pubsub, this.topic, { maxMessageBytes: this.core.maxBytes, metrics: this.components.metrics })
+    this.unguard = guardCoordTopic(this.components.pubsub, this.topic, {
+      maxMessageBytes: this.core.maxBytes, metrics: this.components.metrics, author: this.components.mayPublish
+    })
     this.components.pubsub.subscribe(this.topic)
     this.components.pubsub.addEventListener('message', this.onMessage)
     this.components.progress.addEventListener('microjob:done', this.onDone)

@@ -9,6 +9,12 @@ export interface CoordTopicGuardInit {
   maxMessageBytes: number
   metrics: CoordMetrics
   rate?: RateLimitInit
+  /**
+   * Who may publish on the topic (a job's rooms and `/macro`: registered nodes, `ProcessorInit.mayCoordinate`). A
+   * message of anyone else is ignored (neither delivered nor forwarded; no penalty, since a relay without this check
+   * forwards it in good faith). Default: anyone.
+   */
+  author?(peerId: string): Promise<boolean>
 }
 
 /** The verdict of one coordination message (exported for unit tests): size, signature policy, protobuf. */
@@ -30,13 +36,14 @@ export function judgeCoordMessage (msg: Pick<Message, 'type' | 'data'>, init: Pi
 /**
  * Validates a coordination topic (`/jobs`, `/macro`, a room) before gossipsub delivers or forwards a message:
  * oversized, unsigned or undecodable messages are rejected (never forwarded, and the sender's score falls); a peer
- * over its rate is ignored, and rejected once it stays a whole burst beyond it. Returns the function that removes
+ * over its rate is ignored, and rejected once it stays a whole burst beyond it; with `author`, a message whose author
+ * may not publish here is ignored. Returns the function that removes
  * the validator. Without validator support (a bare pubsub) it does nothing.
  */
 export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, init: CoordTopicGuardInit): () => void {
   if (pubsub.topicValidators == null) return () => {}
   const rate = rateLimiter(init.rate ?? { ratePerSecond: DEFAULT_COORD_RATE_PER_SECOND, burst: DEFAULT_COORD_BURST })
-  return guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score }, topic, (msg) => {
+  return guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score }, topic, async (msg) => {
     let verdict: TopicValidatorResult
     const r = msg.type === 'signed' ? rate.take(msg.from.toString()) : 'ok'
     if (r !== 'ok') {
@@ -46,6 +53,14 @@ export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, 
       verdict = judgeCoordMessage(msg, init)
     }
     if (verdict === TopicValidatorResult.Reject) init.metrics.rejected++
-    return verdict
+    if (verdict !== TopicValidatorResult.Accept || msg.type !== 'signed' || init.author == null) return verdict
+    return await admitAuthor(init.author, msg.from.toString(), init.metrics)
   })
+}
+
+async function admitAuthor (author: (peerId: string) => Promise<boolean>, from: string, metrics: CoordMetrics): Promise<TopicValidatorResult> {
+  const ok = await author(from).catch(() => false)
+  if (ok) return TopicValidatorResult.Accept
+  metrics.droppedUnadmitted++
+  return TopicValidatorResult.Ignore
 }

@@ -94,6 +94,7 @@ export function registerPeerMetrics (registry: Registry, sources: MetricsSources
       [{ reason: 'malformed' }, m.droppedMalformed],
       [{ reason: 'oversized' }, m.droppedOversized],
       [{ reason: 'invalid_record' }, m.invalidRecords],
+      [{ reason: 'unadmitted' }, m.droppedUnadmitted],
       [{ reason: 'crdt_rejected' }, docs?.metrics.updatesRejected ?? 0]
     ])
   }

@@ -168,6 +168,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       owners: this.owners,
       clock: this.clock,
       lastSeen: (peer) => this.seen.get(peer),
+      mayCoordinate: init.mayCoordinate,
       publish: (topic, msg) => { this.publish(topic, msg) },
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
     }
@@ -356,7 +357,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     // over on chain while its doc opened
     if (this.retired.has(job.jobId)) return undefined
     this.contexts.set(job.jobId, ctx)
-    this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
+    this.unguards.set(macroTopic(job.key), guardCoordTopic(this.components.pubsub, macroTopic(job.key), {
+      maxMessageBytes: this.maxBytes, metrics: this.metrics, author: this.init.mayCoordinate
+    }))
     this.components.pubsub.subscribe(macroTopic(job.key))
     followJob({ endHost: this.endHost, poisonHost: this.poisonHost, summaryHost: this.summaryHost, clock: () => this.clock() }, ctx)
     return ctx

@@ -31,6 +31,8 @@ export interface RoomsHost {
   clock(): number
   /** When a signed gossip message from `peer` was last received. */
   lastSeen(peer: string): number | undefined
+  /** Who may publish on a job's rooms and `/macro` (`ProcessorInit.mayCoordinate`). Default: anyone. */
+  mayCoordinate?(peerId: string): Promise<boolean>
   publish(topic: string, msg: Partial<CoordMessage>): void
   dispatch<K extends 'room:owner' | 'ownership'>(type: K, detail: ProcessorEvents[K]): void
 }
@@ -52,7 +54,8 @@ export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number):
     clock: host.clock,
     lastSeen: (peer) => host.lastSeen(peer),
     counters: host.counters,
-    lockWith: (lock) => { ctx.batch.flush({ macroIndex, fn: lock }) }
+    lockWith: (lock) => { ctx.batch.flush({ macroIndex, fn: lock }) },
+    mayPublish: host.mayCoordinate
   }, {
     jobId: ctx.job.key,
     macroIndex,

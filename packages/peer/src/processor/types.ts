@@ -45,6 +45,13 @@ export interface ProcessorInit {
    */
   deferJob?(job: { jobId: string, modelId?: string, spec: JobSpec }): boolean
   /**
+   * Who may publish on a job's coordination topics (its rooms and `/macro`): a message of anyone else is ignored. A
+   * peer that may not write the job's docs cannot run its MicroJobs either, so it has nothing to say there.
+   * `createPeer` with a chain passes the registry check its doc store admits job-doc writers with. Default: anyone
+   * (a network without a chain).
+   */
+  mayCoordinate?(peerId: string): Promise<boolean>
+  /**
    * The time a job's deadline is read against (unix ms): the escrow's is the latest block's. Default `Date.now` (no
    * chain).
    */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, INDEX_JOBS_MAP, LeaseRecord, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, macroKey, macroScope,
+  CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, INDEX_JOBS_MAP, LeaseRecord, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, macroKey, macroScope, macroTopic,
   recordSigner, roomTopic, toWire
 } from '../../src/coord/index.js'
 import { INDEX_DOC, createDocStore, jobDocName, macroDocName } from '../../src/crdt/index.js'
@@ -115,8 +115,16 @@ describe('forged and malformed input', () => {
 })
 
 describe('a peer that names itself the owner of a room', () => {
-  it('with a MacroJob lease it signed itself, of a far epoch or of the current one, is never followed: the job completes', async () => {
-    peers = await startPeers(3, { executor: testExecutor({ workMs: 20 }), maxBatch: 2 })
+  /**
+   * Three peers run a job of 40 MicroJobs while a fourth node, from the room's start to the job's end, publishes every
+   * 50 ms a snapshot naming itself the owner under a MacroJob lease it signed itself (of an epoch far ahead, and of
+   * the current one), and an announcement of a MacroJob the job does not have. Resolves once the job completed. With
+   * `registered`, the peers let only its members (the three) publish on the job's rooms and `/macro`.
+   */
+  async function hijacked (registered?: Set<string>): Promise<{ me: string, jobId: string, sent: number, done: number }> {
+    const mayCoordinate = registered == null ? undefined : async (peerId: string): Promise<boolean> => registered.has(peerId)
+    peers = await startPeers(3, { executor: testExecutor({ workMs: 20 }), maxBatch: 2, mayCoordinate })
+    for (const p of peers) registered?.add(p.id)
     const attacker = await createNode()
     extra.push(attacker)
     for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
@@ -130,6 +138,7 @@ describe('a peer that names itself the owner of a room', () => {
       signer.sign(`${macroScope(job.jobId)}/${macroKey(0)}`, LeaseRecord.encode({ term, expiresAt: BigInt(Date.now() + 3_600_000) }))
     let epoch = 0
     attacker.pubsub.subscribe(topic)
+    attacker.pubsub.subscribe(macroTopic(job.jobId))
     attacker.pubsub.addEventListener('message', (evt) => {
       if (evt.detail.topic !== topic) return
       try {
@@ -144,17 +153,18 @@ describe('a peer that names itself the owner of a room', () => {
       p.processor.addEventListener('job:complete', () => { resolve() })
     })))
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => epoch > 0, { timeoutMs: 20_000, what: 'the room to open' })
-    // every 50 ms until the job completes: an epoch far ahead, and the current epoch (a rival of the same term)
+    await waitFor(() => epoch > 0 || done > 0, { timeoutMs: 20_000, what: 'the room to open' })
     const hijack = (e: number): Uint8Array => CoordMessage.encode({
       snapshot: toWire({
         macroIndex: 0, epoch: e, term: 0, owner: me, prevOwner: me, version: 0, states: new Uint8Array(40),
         locks: new Map(), pending: [], macroLease: ownLease(e)
       })
     })
+    const bogusRoom = CoordMessage.encode({ room: { macroIndex: 9_999, open: 50 } } as never)
     let sent = 0
     const timer = setInterval(() => {
-      for (const e of [epoch + 1_000, epoch]) void attacker.pubsub.publish(topic, hijack(e)).then(() => { sent++ }, () => {})
+      for (const e of [epoch + 1_000, Math.max(1, epoch)]) void attacker.pubsub.publish(topic, hijack(e)).then(() => { sent++ }, () => {})
+      void attacker.pubsub.publish(macroTopic(job.jobId), bogusRoom).catch(() => {})
     }, 50)
     let completed = false
     void complete.then(() => { completed = true })
@@ -163,9 +173,21 @@ describe('a peer that names itself the owner of a room', () => {
     } finally {
       clearInterval(timer)
     }
+    return { me, jobId: job.jobId, sent, done }
+  }
+
+  it('with a MacroJob lease it signed itself, of a far epoch or of the current one, is never followed: the job completes', async () => {
+    const { me, jobId, sent, done } = await hijacked()
     expect(sent).toBeGreaterThan(4)
     expect(done).toBeGreaterThanOrEqual(40)
-    for (const p of peers) expect(p.processor.ownersSeen().get(`${job.jobId}/0`)?.has(me)).toBe(false)
+    for (const p of peers) expect(p.processor.ownersSeen().get(`${jobId}/0`)?.has(me)).toBe(false)
+  })
+
+  it('where only registered nodes may coordinate, its messages are not even delivered', async () => {
+    const { me, jobId, sent } = await hijacked(new Set())
+    expect(sent).toBeGreaterThan(4)
+    expect(peers.reduce((n, p) => n + p.processor.metrics.droppedUnadmitted, 0)).toBeGreaterThan(0)
+    for (const p of peers) expect(p.processor.ownersSeen().get(`${jobId}/0`)?.has(me)).toBe(false)
   })
 })
 
