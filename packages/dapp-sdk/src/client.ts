@@ -99,7 +99,7 @@ export interface JobClient {
    *
    * With `requirePeer` it first makes sure a connected peer can hold the inputs (NoPeerConnectedError otherwise).
    *
-   * @throws InvalidJobError (every bad field), NoPeerConnectedError, UploadError, ChainRevertError and the other chain errors, AnnounceError, AbortError
+   * @throws InvalidJobError (every bad field), NoPeerConnectedError, UploadError, ChainRevertError and the other chain errors, FundingUnknownError (the funding transaction was sent, its outcome is unknown: check `status` before a new submit), AnnounceError, AbortError
    */
   submit(input: SubmitInput, options?: SubmitOptions): Promise<SubmittedJob>
   /** `{ done, total }` from the job's CRDT doc on every change; ends when `done === total`. */

@@ -74,6 +74,24 @@ export class EscrowMismatchError extends Error {
   override readonly name = 'EscrowMismatchError'
 }
 
+/**
+ * `submit` sent (or may have sent) the job's funding transaction but could not learn its outcome (its receipt never
+ * came within the transaction timeout, or the send failed after the transaction may have reached the pool), and the
+ * chain shows no `JobCreated` event of the job, or could not be asked. The job may still be funded: check
+ * `jobmesh-dapp status <jobId>` (`client.status(jobId)`) before submitting again, since a new submit creates and pays
+ * for a second job. `jobId` names the job; `cause` is the chain error of the funding.
+ */
+export class FundingUnknownError extends Error {
+  static override readonly name = 'FundingUnknownError'
+  override readonly name = 'FundingUnknownError'
+  readonly jobId: string
+
+  constructor (message: string, jobId: string, options?: ErrorOptions) {
+    super(message, options)
+    this.jobId = jobId
+  }
+}
+
 // The chain errors are those of the chain client in `@jobmesh/contracts`, shared with the peers: a revert with its
 // decoded custom error (`ChainRevertError.errorName`, `.errorArgs`), an unreachable endpoint, a timeout, any other
 // failed request, a deployment of another chain, an escrow address where no JobEscrow answers, a wallet that cannot

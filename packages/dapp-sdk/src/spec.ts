@@ -5,6 +5,8 @@ import { DEADLINE_MARGIN_MS, parseJobSpec, slicingMismatch } from '@jobmesh/peer
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
 import { verificationIssue } from './verification.js'
+import { limitIssues } from './limits.js'
+import type { ContentSizes } from './limits.js'
 import type { ContentInput } from './content.js'
 import type { JobIssue } from './errors.js'
 import type { VerificationLevel } from './verification.js'
@@ -150,11 +152,13 @@ export function escrowIssues (verifiers: unknown, deadline: number, bounds: Escr
 }
 
 /**
- * Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock, and with
- * `bounds` what the deployed escrow accepts).
+ * Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock, code and
+ * model sizes and the estimate vs. what the peers run, values vs. the escrow's field widths, and with `bounds` what the
+ * deployed escrow accepts).
  */
-export function draftSpec (input: SubmitInput, creator: string, dataSize: number | undefined, now: number, bounds?: EscrowBounds): SpecDraft {
+export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSizes, now: number, bounds?: EscrowBounds): SpecDraft {
   const issues: JobIssue[] = []
+  const dataSize = sizes.data
   // an untyped caller (JavaScript) may leave out what the types require
   if (input.code == null) issues.push({ path: 'code', message: 'code is required: WebAssembly bytes, a file, or an ipfs:// or https:// URI' })
   if (input.data == null) issues.push({ path: 'data', message: 'data is required: bytes, a file, or an ipfs:// or https:// URI' })
@@ -196,6 +200,7 @@ export function draftSpec (input: SubmitInput, creator: string, dataSize: number
   if (input.requirements !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
     issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
   }
+  issues.push(...limitIssues(input, sizes))
   return { input, creator, seed: input.seed ?? randomUint256(), deadline, blockCount, issues }
 }
 

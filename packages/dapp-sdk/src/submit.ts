@@ -1,13 +1,12 @@
 import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValue } from '@jobmesh/peer/protocol'
 import { replicate } from '@jobmesh/peer/replication'
-import { ChainRevertError } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { formatEther, isError } from 'ethers'
 import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
-import { EscrowMismatchError, InsufficientFundsError, InvalidJobError, NoPeerConnectedError } from './errors.js'
+import { EscrowMismatchError, InvalidJobError, NoPeerConnectedError } from './errors.js'
+import { fundJob, fundsError } from './funding.js'
 import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS } from './constants.js'
 import { waitForHolderPeer } from './network/holders.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
@@ -101,13 +100,15 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     throw new InvalidJobError([{ path: '', message: 'a job is an object: { code, data, blockSize, slicing, price, ... }' }])
   }
   const creator = ctx.chain.address
-  const dataSize = await localSize(input.data, 'data')
-  await localSize(input.code, 'code')
-  if (input.model !== undefined) await localSize(input.model, 'model')
+  const sizes = {
+    data: await localSize(input.data, 'data'),
+    code: await localSize(input.code, 'code'),
+    model: input.model === undefined ? undefined : await localSize(input.model, 'model')
+  }
   // what the deployed escrow accepts (k, the furthest deadline): a job it would refuse is refused here, before the upload.
   // The deadline is read against the chain's clock, the one the escrow and the peers go by, not this machine's.
   const [limits, chainTime] = await Promise.all([ctx.chain.client.jobLimits({ signal }), ctx.chain.client.chainTime({ signal })])
-  const draft = draftSpec(input, creator, dataSize, chainTime * 1000, { ...limits, chainTime })
+  const draft = draftSpec(input, creator, sizes, chainTime * 1000, { ...limits, chainTime })
   // validate everything before anything is uploaded or paid
   const checked = buildSpec(draft, placeholder(input.code), placeholder(input.data), input.model === undefined ? undefined : placeholder(input.model))
   await checkCode(input.code)
@@ -135,8 +136,8 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const pricing = await ctx.chain.client.pricing({ signal })
   const value = taskValue(spec.price, microJobCount(spec), pricing)
   const samples = samplesFor(input.verification, spec.slicing.microJobsPerMacro)
-  const created = await ctx.chain.client.createJob(createJobParams(spec, specCid, nonce, jobRoot, samples), spec.price, { signal })
-    .catch(async (err: unknown) => { throw await explainCreate(ctx, err, spec, jobId, signal) })
+  // a funding whose outcome was lost is looked up on chain: found, the submission goes on as if createJob had returned
+  const created = await fundJob(ctx, { spec, jobId, params: createJobParams(spec, specCid, nonce, jobRoot, samples), signal })
   if (created.jobId !== jobId) {
     throw new EscrowMismatchError(`the escrow created job ${created.jobId}, the protocol core computes ${jobId}`)
   }
@@ -183,39 +184,4 @@ async function requirePeer (ctx: ClientContext, waitMs: number, signal?: AbortSi
     : `${connected} ${connected === 1 ? 'peer is' : 'peers are'} connected but none is a jobmesh peer that holds job inputs (within ${waitMs} ms)`
   throw new NoPeerConnectedError(`no peer can hold this job's code and data: ${why}. Funded, the job would wait for its deadline ` +
     'with nobody to run it, so nothing was uploaded or paid; check that peers run and are reachable (the bootstrap addresses)', connected)
-}
-
-/**
- * The escrow's refusal of a fee too small, or of a deadline (the chain's clock moved between the check and the
- * block), in plain words (the same ChainRevertError, `errorName` and `errorArgs` kept).
- */
-/** The wallet cannot pay the job's fee and the gas of its funding transaction: its balance and what the job needs. */
-function fundsError (address: string, balance: bigint, fee: bigint, what: string, cause?: unknown): InsufficientFundsError {
-  return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(fee)} ETH (the job's fee) + gas; ${what}`, { cause })
-}
-
-/** Whether a failed transaction failed for want of ETH (the node's "insufficient funds", found by ethers). */
-function isInsufficientFunds (err: unknown): boolean {
-  for (let e = err; e != null; e = (e as { cause?: unknown }).cause) {
-    if (isError(e, 'INSUFFICIENT_FUNDS')) return true
-  }
-  return false
-}
-
-async function explainCreate (ctx: ClientContext, err: unknown, spec: JobSpec, jobId: string, signal?: AbortSignal): Promise<unknown> {
-  if (isInsufficientFunds(err)) {
-    const balance = await ctx.chain.client.balance(ctx.chain.address, { signal }).catch(() => undefined)
-    if (balance !== undefined) return fundsError(ctx.chain.address, balance, spec.price, `job ${jobId} was not created, nothing was paid`, err)
-  }
-  const deadline = spec.deadline
-  const e = err as ChainRevertError
-  if (e?.name !== ChainRevertError.name) return err
-  if (e.errorName === 'InvalidDeadline') {
-    return new ChainRevertError(`the escrow refused the deadline ${new Date(deadline).toISOString()}: by the chain's clock it is in the past, ` +
-      'or further away than the escrow\'s maxDeadline (JobEscrow.createJob reverted: InvalidDeadline)', e.errorName, e.errorArgs, { cause: e })
-  }
-  if (e.errorName !== 'UnderfundedJob') return err
-  const [sent, minimum] = e.errorArgs.map(a => BigInt(a as bigint))
-  return new ChainRevertError(`the fee of ${formatEther(sent)} ETH is below this job's minimum of ${formatEther(minimum)} ETH: each ` +
-    'verifier\'s share of the fee must reach the escrow\'s minFee (JobEscrow.createJob reverted: UnderfundedJob)', e.errorName, e.errorArgs, { cause: e })
 }

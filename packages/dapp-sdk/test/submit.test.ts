@@ -1,16 +1,23 @@
+import { open } from 'node:fs/promises'
 import { createServer, request } from 'node:http'
+import { join } from 'node:path'
 import { unixfs } from '@helia/unixfs'
 import { JobAnnouncement, INDEX_JOBS_MAP, recordVerifier } from '@jobmesh/peer/coord'
+import { DEFAULT_MAX_CODE_BYTES } from '@jobmesh/peer/executor'
+import { MAX_MICROJOB_INPUT_BYTES } from '@jobmesh/peer/protocol'
 import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
 import { startReplicationServer } from '@jobmesh/peer/replication'
 import { createContentStore } from '@jobmesh/peer/storage'
+import { MaxUint256 } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
+import { buildSpec, draftSpec } from '../src/spec.js'
 import { SLICING, cleanup, setup, smallJob } from './helpers.js'
 import type { AddressInfo } from 'node:net'
-import type { SubmitStage } from '../src/index.js'
+import type { InvalidJobError, JobIssue, SubmitInput, SubmitStage } from '../src/index.js'
+import type { ContentSizes } from '../src/limits.js'
 import type * as Y from 'yjs'
 
 afterEach(cleanup)
@@ -33,6 +40,67 @@ async function waitForKey (map: Y.Map<Uint8Array>, key: string, signal: AbortSig
     signal.addEventListener('abort', () => { map.unobserve(observer); reject(signal.reason) }, { once: true })
   })
 }
+
+/** A file of `size` bytes that takes no room (sparse): what `submit` sizes by stat before it reads anything. */
+async function sparseFile (path: string, size: number): Promise<string> {
+  const file = await open(path, 'w')
+  await file.truncate(size)
+  await file.close()
+  return path
+}
+
+describe('spec checks against what the peers run and the escrow stores (no chain)', () => {
+  const creator = '0x' + '11'.repeat(20)
+  const now = Date.now()
+  // data given as a URI: blockCount named; 2 blocks of 4 bytes per MicroJob
+  const base: SubmitInput = { code: 'ipfs://code', data: 'ipfs://data', blockSize: 4, blockCount: 8, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
+  /** The issues of `base` with `over` and local content of `sizes`, as `submit` validates it before the upload ([] when valid). */
+  const issues = (over: Partial<SubmitInput>, sizes: ContentSizes = {}): JobIssue[] => {
+    const input = { ...base, ...over }
+    try {
+      buildSpec(draftSpec(input, creator, sizes, now), 'ipfs://code', 'ipfs://data', input.model === undefined ? undefined : 'ipfs://model')
+      return []
+    } catch (err) {
+      expect((err as Error).name).toBe('InvalidJobError')
+      return (err as InvalidJobError).issues
+    }
+  }
+  const paths = (over: Partial<SubmitInput>, sizes?: ContentSizes): string[] => issues(over, sizes).map(i => i.path)
+
+  it('a model that does not fit a MicroJob\'s input with its blocks (u32 length ‖ model ‖ blocks): issue on model', () => {
+    const model = new Uint8Array(0)
+    // 4 + model + 2 x 4 bytes of blocks: exactly the peers' limit is taken, a byte more is not
+    expect(paths({ model }, { model: MAX_MICROJOB_INPUT_BYTES - 12 })).toEqual([])
+    const over = issues({ model }, { model: MAX_MICROJOB_INPUT_BYTES - 11 })
+    expect(over).toEqual([{ path: 'model', message: expect.stringContaining(`peers read at most ${MAX_MICROJOB_INPUT_BYTES} bytes`) }])
+  })
+
+  it('code larger than the peers fetch: issue on code', () => {
+    expect(paths({}, { code: DEFAULT_MAX_CODE_BYTES })).toEqual([])
+    expect(issues({}, { code: DEFAULT_MAX_CODE_BYTES + 1 })).toEqual([{ path: 'code', message: expect.stringContaining(`larger than the ${DEFAULT_MAX_CODE_BYTES} bytes (64 MiB) peers fetch`) }])
+  })
+
+  it('an estimate beyond the peers\' per-run limit: issue on estimate.secondsPerMicroJob naming the limit', () => {
+    expect(paths({ estimate: { secondsPerMicroJob: 30 } })).toEqual([])
+    for (const secondsPerMicroJob of [30.5, 600, 2 ** 32, 2 ** 53]) {
+      // one issue, the peers' limit (a value too wide for the escrow's uint32 is beyond it too)
+      expect(issues({ estimate: { secondsPerMicroJob } }), String(secondsPerMicroJob)).toEqual([{
+        path: 'estimate.secondsPerMicroJob',
+        message: expect.stringMatching(/outruns the peers' per-run limit of 30 s: the peers stop every run after that long/)
+      }])
+    }
+  })
+
+  it('values wider than the escrow\'s fields: uint32 minVramGb and microJobsPerMacro, uint256 nonce', () => {
+    expect(paths({ requirements: { minVramGb: 2 ** 32 - 1 }, nonce: MaxUint256 })).toEqual([])
+    expect(issues({ requirements: { minVramGb: 2 ** 32 } })).toEqual([{ path: 'requirements.minVramGb', message: 'must be at most 4294967295 GB: the escrow stores a uint32' }])
+    for (const nonce of [-1n, MaxUint256 + 1n, 5 as unknown as bigint]) {
+      expect(issues({ nonce }), String(nonce)).toEqual([{ path: 'nonce', message: expect.stringContaining('must be a uint256') }])
+    }
+    // one MacroJob of 2^32 MicroJobs of one block each: a slicing that covers its blocks, but no escrow stores the count
+    expect(paths({ blockSize: 1, blockCount: 2 ** 32, slicing: { macroJobs: 1, microJobsPerMacro: 2 ** 32, blocksPerMicro: 1 } })).toEqual(['slicing.microJobsPerMacro'])
+  })
+})
 
 describe('submit', () => {
   it('eight concurrent submits on one client all succeed (one nonce sequence)', async () => {
@@ -110,7 +178,7 @@ describe('submit', () => {
     const env = await setup({ deploy: { escrow: pricing } })
     const { code, data } = smallJob()
     const price = 10n ** 15n + 7n
-    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price, verifiers: 3, estimate: { secondsPerMicroJob: 600 } },
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price, verifiers: 3, estimate: { secondsPerMicroJob: 30 } },
       { signal: AbortSignal.timeout(30_000) })
     expect(job.taskValue).toBe(price * 1000n / (5_000n + 4n * 250n))
     expect(job.taskValue).toBe(taskValue(price, 4, pricing))
@@ -295,6 +363,37 @@ describe('submit', () => {
     // at the bounds the escrow takes the job
     const job = await env.client.submit({ ...base, verifiers: 5, deadline: Date.now() + 2 * 86_400_000 - 60_000 }, { signal: AbortSignal.timeout(30_000) })
     expect((await env.client.status(job.jobId)).k).toBe(5)
+  })
+
+  it('refuses code and a model larger than the peers read, an estimate beyond their run limit and values wider than the escrow stores, before any upload or payment', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const address = env.client.address
+    const balance = await env.provider.getBalance(address)
+    const nonce = await env.provider.getTransactionCount(address)
+    const whole: SubmitInput = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
+    // sized by stat, refused before a byte of them is read
+    const bigCode = await sparseFile(join(env.dir, 'big.wasm'), DEFAULT_MAX_CODE_BYTES + 1)
+    const bigModel = await sparseFile(join(env.dir, 'big-model.bin'), MAX_MICROJOB_INPUT_BYTES - 4)
+    for (const [over, path] of [
+      [{ code: bigCode }, 'code'],
+      [{ model: bigModel }, 'model'],
+      [{ estimate: { secondsPerMicroJob: 31 } }, 'estimate.secondsPerMicroJob'],
+      // these failed after the upload: a TypeError of the ABI encoding, an InvalidArgumentError of computeJobId
+      [{ requirements: { minVramGb: 2 ** 32 } }, 'requirements.minVramGb'],
+      [{ nonce: 2n ** 256n }, 'nonce'],
+      [{ nonce: -1n }, 'nonce']
+    ] as const) {
+      const stages: SubmitStage[] = []
+      const err = await env.client.submit({ ...whole, ...over }, { onProgress: (p) => stages.push(p.stage) })
+        .then(() => { throw new Error(`${path}: submitted`) }, (e: unknown) => e as Error & { issues?: JobIssue[] })
+      expect(err.name, `${path}: ${err.message}`).toBe('InvalidJobError')
+      expect(err.issues?.map(i => i.path), path).toEqual([path])
+      expect(stages, path).toEqual([])
+    }
+    expect(await env.provider.getBalance(address)).toBe(balance)
+    expect(await env.provider.getTransactionCount(address)).toBe(nonce)
+    expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 
   it('reports an underfunded job with the decoded custom error', async () => {
