@@ -23,8 +23,34 @@ export const DEFAULT_MAX_UPDATE_BYTES = 128 * 1024
 /** Sync frames carry diffs in chunks of at most this many bytes. */
 export const DEFAULT_SYNC_CHUNK_BYTES = 1024 * 1024
 
-/** Largest diff accepted in one sync exchange (bytes). */
+/** Largest diff accepted in one sync exchange (bytes): what this peer pulls (it asked for it). */
 export const DEFAULT_MAX_SYNC_BYTES = 512 * 1024 * 1024
+
+/**
+ * Largest diff another peer may push to this one in one sync exchange (bytes; only peers admitted to the doc push at
+ * all). A push carries what the pusher has and we lack: its own writes (a tick's merged updates too big for gossip,
+ * whose cap is DEFAULT_MAX_UPDATE_BYTES, 128 KiB), a joiner's offline writes, at most the whole doc to a subscriber
+ * still catching up. The largest doc measured is a job of 100 000 MicroJobs, 8.7 MB (docs/crdt.md, Numbers): 16 MiB
+ * holds it twice. A push over it is refused (`DiffTooLargeError`, `syncRefused`) as soon as its frames pass the cap,
+ * and nothing of it is applied; what it carried still arrives by pulls, which keep DEFAULT_MAX_SYNC_BYTES. Before
+ * it a push shared that 512 MiB cap, so one stream of a peer that may write nothing could hold 512 MiB here.
+ */
+export const DEFAULT_MAX_PUSH_BYTES = 16 * 1024 * 1024
+
+/**
+ * A sync stream holds at most this many frames' worth of bytes (DEFAULT_SYNC_CHUNK_BYTES + 64 KiB each) received and
+ * not read yet; past that it is reset. In the protocol a side sends nothing while the other is not reading but a
+ * small frame (a STATE_VECTOR, a REQUEST), so honest peers stay far below; without the bound a peer could stream into
+ * memory while this side wrote its diff or waited for an admission check (yamux grants window as data arrives).
+ */
+export const SYNC_READ_AHEAD_FRAMES = 2
+
+/**
+ * Answers of closed docs (read from storage, docs/crdt.md, Sync protocol) served to one peer at once; its further
+ * requests wait for one of them to end (or for their timeout). Each answer loads the doc's stored state and encodes
+ * a diff of it, and a peer may open 64 sync streams per connection.
+ */
+export const MAX_STORED_ANSWERS_PER_PEER = 2
 
 /** One sync exchange (dial, both diffs) must finish within this many ms. */
 export const DEFAULT_SYNC_TIMEOUT_MS = 30_000

@@ -16,6 +16,21 @@ export class SyncProtocolError extends Error {
   override name = 'SyncProtocolError'
 }
 
+/**
+ * A diff read over a sync stream was larger than this side accepts (a push over `DEFAULT_MAX_PUSH_BYTES`, a pull over
+ * `DEFAULT_MAX_SYNC_BYTES`): the read stopped at the frame that passed `limit`, and nothing of the diff was applied.
+ */
+export class DiffTooLargeError extends Error {
+  static override readonly name = 'DiffTooLargeError'
+  override name = 'DiffTooLargeError'
+  readonly limit: number
+
+  constructor (limit: number) {
+    super(`diff larger than ${limit} bytes`)
+    this.limit = limit
+  }
+}
+
 /** A doc name is empty, too long, or contains control characters. */
 export class InvalidDocNameError extends Error {
   static override readonly name = 'InvalidDocNameError'
