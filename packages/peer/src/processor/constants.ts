@@ -89,3 +89,10 @@ export const DEFAULT_SUMMARY_CHECK_MS = 30_000
 
 /** A summarized MacroJob's doc open here without all its results is exchanged again at most this often (ms; job-context.ts). */
 export const MACRO_RESYNC_MS = 2_000
+
+/**
+ * A peer answers requests for its job announcements (`openJobs` on `/jobs`) at most this often (ms); a request within
+ * it is answered at its end. Answers go to every subscriber, so one serves every request before it; and anyone may
+ * ask (keys are free), while each answer costs a verification per index entry and a message per own announcement.
+ */
+export const OPEN_JOBS_ANSWER_MS = 1_000

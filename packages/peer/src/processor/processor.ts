@@ -27,6 +27,8 @@ import type { PoisonHost } from './poison.js'
 import type { RoomsHost } from './rooms.js'
 import type { SummaryCheckHost } from './summary-check.js'
 import type { TurnHost } from './turns.js'
+import { announcementAnswers } from './announcement-answers.js'
+import type { AnnouncementAnswers } from './announcement-answers.js'
 import type { KnownJobSummary, Processor, RetiredAs, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
 import type {
   CoordMessage, Leases, RecordSigner, RecordVerifier, RoomPubSubMessage
@@ -86,6 +88,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly summaryHost: SummaryCheckHost
   /** Learning jobs from announcements (job-discovery.ts). */
   private readonly discovery: JobDiscovery
+  private readonly answers: AnnouncementAnswers
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
@@ -130,6 +133,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       pubsub: components.pubsub,
       roundOf: init.roundOf
     }
+    this.answers = announcementAnswers({ clock: this.clock, publishOwn: () => { this.publishOwnAnnouncements() } })
     this.discovery = jobDiscovery({
       self: this.self,
       jobs: this.jobs,
@@ -234,6 +238,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   async stop (options: { abrupt?: boolean } = {}): Promise<void> {
     this.abrupt = options.abrupt === true
     this.controller.abort()
+    this.answers.stop()
     this.wakeIdle?.()
     for (const ctx of this.contexts.values()) {
       for (const room of ctx.rooms.values()) room.close(options)
@@ -280,15 +285,18 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const { from, message: decoded } = read
     if (isJobs) {
       if (decoded.announcement != null) this.discovery.learn(decoded.announcement, { from })
-      if (decoded.openJobs != null) {
-        for (const [, value] of this.indexMap ?? []) {
-          const v = this.verifier.verify(value, ANNOUNCEMENT_DOMAIN)
-          if (v?.signer === this.self) this.publish(jobsTopic(), { announcement: value as Uint8Array<ArrayBuffer> })
-        }
-      }
+      if (decoded.openJobs != null) this.answers.requested()
       return
     }
     if (ctx != null) onMacroMessage(this.roomsHost, ctx, decoded, from)
+  }
+
+  /** Re-publishes the announcements this peer signed (an `openJobs` answer). */
+  private publishOwnAnnouncements (): void {
+    for (const [, value] of this.indexMap ?? []) {
+      const v = this.verifier.verify(value, ANNOUNCEMENT_DOMAIN)
+      if (v?.signer === this.self) this.publish(jobsTopic(), { announcement: value as Uint8Array<ArrayBuffer> })
+    }
   }
 
   private publish (topic: string, msg: Partial<CoordMessage>): void {
