@@ -35,9 +35,9 @@ export interface LeaseContext {
 /**
  * The failover role of a room member (docs/coordination.md, "What counts as hearing from the owner"): when the queue
  * was last heard from, and whether its silence is real. Signs of life: any message from the owner, a `future`
- * snapshot, a renewal of the MacroJob lease by the owner or a later term of it, other gossip of the owner while its
- * MacroJob lease is live. Time the local event loop was stalled is not silence. A failover needs two ticks that
- * agree.
+ * snapshot of the epoch followed, a renewal of the MacroJob lease by the owner or a later term of it, other gossip
+ * of the owner while its MacroJob lease is live. Time the local event loop was stalled is not silence. A failover
+ * needs two ticks that agree.
  */
 export class OwnerSilence {
   private readonly init: OwnerSilenceInit
