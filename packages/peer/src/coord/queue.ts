@@ -138,6 +138,11 @@ export type Verdict =
   /** A later term of this epoch: a gap in the chain; keep it aside until the gap fills. */
   | 'future'
 
+/** A handoff message: the snapshot of a turn, sent by the owner that passed the queue on. */
+export function isHandoff (state: QueueState, from: string): boolean {
+  return state.term > 0 && from === state.prevOwner && state.owner !== state.prevOwner
+}
+
 /**
  * The acceptance rule. `epochValid(next, from)` checks that a snapshot of a newer epoch (or the first one seen) is
  * backed by the MacroJob lease of that term in the CRDT, held by the epoch's root; undefined = cannot tell yet (the
@@ -145,10 +150,19 @@ export type Verdict =
  */
 export function judge (current: QueueState | undefined, next: QueueState, from: string,
   epochValid: (next: QueueState, from: string) => boolean | undefined): Verdict {
+  // a handoff passes the queue to another peer: only an epoch's opening snapshot (term 0) names its owner its own
+  // previous owner
+  if (next.term > 0 && next.owner === next.prevOwner) {
+    return 'forged'
+  }
   const sentByChain = from === next.owner || from === next.prevOwner
   if (current == null) {
     if (!sentByChain) {
       return 'forged'
+    }
+    // a later turn is taken first from its handoff: its owner's own word (any peer's) waits until one comes
+    if (next.term > 0 && !isHandoff(next, from)) {
+      return 'future'
     }
     const valid = epochValid(next, from)
     return valid === true ? 'accept' : valid === false ? 'forged' : 'future'

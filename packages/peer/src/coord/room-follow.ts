@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { DONE, LOCKED, countStates, judge } from './queue.js'
+import { DONE, LOCKED, countStates, isHandoff, judge } from './queue.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner, publish, satisfy } from './room-core.js'
 import { countDrop, readRoomMessage } from './room-inbox.js'
@@ -83,9 +83,9 @@ function consider (room: RoomCore, next: QueueState, from: string, fromBuffer: b
       return
     case 'future':
       if (!fromBuffer) {
-        // a later turn of the chain: the queue is being served, this peer only missed a handoff (a new epoch whose
-        // lease has not synced yet says nothing of the owner followed)
-        if (next.epoch === room.state?.epoch) room.silence.heard(room.clock())
+        // a handoff of a later turn of the chain: the queue is being served, this peer only missed a handoff (a new
+        // epoch whose lease has not synced yet, or a turn its sender claims for itself, says nothing of the owner)
+        if (next.epoch === room.state?.epoch && isHandoff(next, from)) room.silence.heard(room.clock())
         room.future.add(next, from, room.clock())
       }
       return

@@ -1,5 +1,5 @@
 import { LeaseRecord } from './pb/coord.js'
-import { compareStates } from './queue.js'
+import { compareStates, isHandoff } from './queue.js'
 import type { Lease } from './leases.js'
 import type { QueueState, Verdict } from './queue.js'
 import type { RecordVerifier } from './signing.js'
@@ -76,6 +76,11 @@ export class FutureSnapshots {
     return this.items.length
   }
 
+  /** Whether a buffered handoff message (sent by its previous owner) gave `state`'s owner the queue at its term. */
+  private handedTo (state: QueueState): boolean {
+    return this.items.some(f => isHandoff(f.state, f.from) && f.state.epoch === state.epoch && f.state.term === state.term && f.state.owner === state.owner)
+  }
+
   add (state: QueueState, from: string, at: number): void {
     this.items.push({ state, from, at })
     if (this.items.length > this.max) this.items.shift()
@@ -101,9 +106,10 @@ export class FutureSnapshots {
       }
       i++
     }
-    // a gap that does not fill: the newest later turn of the epoch followed (a new epoch waits for its lease instead)
-    const sameEpoch = this.items.filter(f => current != null && f.state.epoch === current.epoch)
-    const newest = sameEpoch.at(-1)
+    // a gap that does not fill: the newest later turn of the epoch followed whose owner a handoff message here names
+    // (a new epoch waits for its lease instead; a turn nobody handed over is some peer's own word)
+    const handedOver = this.items.filter(f => current != null && f.state.epoch === current.epoch && this.handedTo(f.state))
+    const newest = handedOver.at(-1)
     if (timeoutMs != null && newest != null && now - newest.at >= timeoutMs) {
       this.items.length = 0
       return newest.state

@@ -181,6 +181,23 @@ describe('room member role (room-member.ts)', () => {
     expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(false)
   })
 
+  it('takes a gap\'s newest turn only when a handoff message names its owner; a turn a peer claims for itself is never taken', () => {
+    const current = queue(4, { epoch: 2, term: 1, owner: 'p1', prevOwner: 'p0' })
+    const judgeFrom = (s: QueueState, from: string) => judge(current, s, from, () => true)
+    // a turn far ahead, claimed by its sender: as the owner of a turn nobody handed it, or as its own previous owner
+    const claimed = queue(4, { epoch: 2, term: 1_000_000, owner: 'evil', prevOwner: 'p1' })
+    expect(judgeFrom(claimed, 'evil')).toBe('future')
+    expect(judgeFrom({ ...claimed, prevOwner: 'evil' }, 'evil')).toBe('forged')
+    const future = new FutureSnapshots(16)
+    future.add(claimed, 'evil', 1_000)
+    expect(future.next(current, judgeFrom, 100_000, 1_000)).toBeUndefined()
+    // the real chain's handoff of term 3 (from p2 to p3), and p3's later version of it: the newest of those is taken
+    future.add(queue(4, { epoch: 2, term: 3, owner: 'p3', prevOwner: 'p2', version: 5 }), 'p2', 2_000)
+    future.add(queue(4, { epoch: 2, term: 3, owner: 'p3', prevOwner: 'p2', version: 7 }), 'p3', 2_100)
+    const taken = future.next(current, judgeFrom, 100_000, 1_000)
+    expect([taken?.term, taken?.version, taken?.owner]).toEqual([3, 7, 'p3'])
+  })
+
   it('never takes a buffered snapshot of a new epoch for want of its lease, however long it waited', () => {
     const future = new FutureSnapshots(16)
     const current = queue(4, { epoch: 2, term: 1, owner: 'p1', prevOwner: 'p0' })

@@ -16,6 +16,16 @@ import type { TestPeer } from '@jobmesh/testkit'
 let peers: TestPeer[] = []
 const extra: Array<{ stop(): Promise<void> }> = []
 
+/** The MicroJobs the peers have done so far, and a promise of the job's completion on every one of them. */
+function watchJob (of: TestPeer[]): { done(): number, complete: Promise<unknown> } {
+  let done = 0
+  for (const p of of) p.processor.addEventListener('microjob:done', () => { done++ })
+  const complete = Promise.all(of.map(async p => new Promise<void>(resolve => {
+    p.processor.addEventListener('job:complete', () => { resolve() })
+  })))
+  return { done: () => done, complete }
+}
+
 afterEach(async () => {
   await stopPeers(peers)
   peers = []
@@ -63,14 +73,10 @@ describe('forged and malformed input', () => {
       } catch { // not a snapshot
       }
     })
-    let done = 0
-    for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
-    const complete = Promise.all(peers.map(async p => new Promise<void>(resolve => {
-      p.processor.addEventListener('job:complete', () => { resolve() })
-    })))
+    const progress = watchJob(peers)
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     const doc = await attackerDocs.open(jobDocName(job.jobId))
-    await waitFor(() => latest != null && latest.term >= 2 && done >= 4, { timeoutMs: 20_000, what: 'the room to run' })
+    await waitFor(() => latest != null && latest.term >= 2 && progress.done() >= 4, { timeoutMs: 20_000, what: 'the room to run' })
     const me = attacker.peerId.toString()
     const cur = latest!
     const publish = async (data: Uint8Array) => { await attacker.pubsub.publish(topic, data) }
@@ -103,7 +109,7 @@ describe('forged and malformed input', () => {
     const sum = (f: (m: TestPeer['processor']['metrics']) => number) => peers.reduce((n, p) => n + f(p.processor.metrics), 0)
     await waitFor(() => sum(m => m.invalidRecords) >= 1, { timeoutMs: 20_000, what: 'the forged result to be counted' })
     releaseLast()
-    await complete
+    await progress.complete
     expect(sum(m => m.droppedForged)).toBeGreaterThanOrEqual(1)
     expect(sum(m => m.droppedStale)).toBeGreaterThanOrEqual(1)
     expect(sum(m => m.droppedOversized)).toBeGreaterThanOrEqual(1)
@@ -117,8 +123,9 @@ describe('forged and malformed input', () => {
 describe('a peer that names itself the owner of a room', () => {
   /**
    * Three peers run a job of 40 MicroJobs while a fourth node, from the room's start to the job's end, publishes every
-   * 50 ms a snapshot naming itself the owner under a MacroJob lease it signed itself (of an epoch far ahead, and of
-   * the current one), and an announcement of a MacroJob the job does not have. Resolves once the job completed. With
+   * 50 ms snapshots naming itself the owner: under a MacroJob lease it signed itself (of an epoch far ahead, and of
+   * the current one), and of a turn far ahead in the current epoch; and an announcement of a MacroJob the job does
+   * not have. Resolves once the job completed. With
    * `registered`, the peers let only its members (the three) publish on the job's rooms and `/macro`.
    */
   async function hijacked (registered?: Set<string>): Promise<{ me: string, jobId: string, sent: number, done: number }> {
@@ -137,43 +144,42 @@ describe('a peer that names itself the owner of a room', () => {
     const ownLease = (term: number): Uint8Array =>
       signer.sign(`${macroScope(job.jobId)}/${macroKey(0)}`, LeaseRecord.encode({ term, expiresAt: BigInt(Date.now() + 3_600_000) }))
     let epoch = 0
+    let owner = ''
     attacker.pubsub.subscribe(topic)
     attacker.pubsub.subscribe(macroTopic(job.jobId))
     attacker.pubsub.addEventListener('message', (evt) => {
       if (evt.detail.topic !== topic) return
       try {
         const snap = CoordMessage.decode(evt.detail.data).snapshot
-        if (snap != null) epoch = Math.max(epoch, fromWire(snap, 40, 0).epoch)
+        const state = snap == null ? undefined : fromWire(snap, 40, 0)
+        if (state != null && state.epoch >= epoch) [epoch, owner] = [state.epoch, state.owner]
       } catch { // not a snapshot
       }
     })
-    let done = 0
-    for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
-    const complete = Promise.all(peers.map(async p => new Promise<void>(resolve => {
-      p.processor.addEventListener('job:complete', () => { resolve() })
-    })))
+    const progress = watchJob(peers)
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => epoch > 0 || done > 0, { timeoutMs: 20_000, what: 'the room to open' })
-    const hijack = (e: number): Uint8Array => CoordMessage.encode({
-      snapshot: toWire({
-        macroIndex: 0, epoch: e, term: 0, owner: me, prevOwner: me, version: 0, states: new Uint8Array(40),
-        locks: new Map(), pending: [], macroLease: ownLease(e)
-      })
+    await waitFor(() => epoch > 0 || progress.done() > 0, { timeoutMs: 20_000, what: 'the room to open' })
+    const snapshot = (fields: Pick<QueueState, 'epoch' | 'term' | 'prevOwner'> & { macroLease?: Uint8Array }): Uint8Array => CoordMessage.encode({
+      snapshot: toWire({ macroIndex: 0, owner: me, version: 0, states: new Uint8Array(40), locks: new Map(), pending: [], ...fields })
     })
+    // a new epoch under a lease it signed itself; a turn far ahead in the current epoch, as if the owner seen last had
+    // handed it the queue
+    const hijack = (e: number): Uint8Array => snapshot({ epoch: e, term: 0, prevOwner: me, macroLease: ownLease(e) })
+    const jump = (): Uint8Array => snapshot({ epoch: Math.max(1, epoch), term: 1_000_000, prevOwner: owner === me ? '' : owner })
     const bogusRoom = CoordMessage.encode({ room: { macroIndex: 9_999, open: 50 } } as never)
     let sent = 0
     const timer = setInterval(() => {
-      for (const e of [epoch + 1_000, Math.max(1, epoch)]) void attacker.pubsub.publish(topic, hijack(e)).then(() => { sent++ }, () => {})
+      for (const data of [hijack(epoch + 1_000), hijack(Math.max(1, epoch)), jump()]) void attacker.pubsub.publish(topic, data).then(() => { sent++ }, () => {})
       void attacker.pubsub.publish(macroTopic(job.jobId), bogusRoom).catch(() => {})
     }, 50)
     let completed = false
-    void complete.then(() => { completed = true })
+    void progress.complete.then(() => { completed = true })
     try {
       await waitFor(() => completed, { timeoutMs: 40_000, what: 'the job to complete beside the hijacker' })
     } finally {
       clearInterval(timer)
     }
-    return { me, jobId: job.jobId, sent, done }
+    return { me, jobId: job.jobId, sent, done: progress.done() }
   }
 
   it('with a MacroJob lease it signed itself, of a far epoch or of the current one, is never followed: the job completes', async () => {
