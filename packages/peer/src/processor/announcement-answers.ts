@@ -1,4 +1,6 @@
+import { ANNOUNCEMENT_DOMAIN } from '../jobs/index.js'
 import { OPEN_JOBS_ANSWER_MS } from './constants.js'
+import type { RecordVerifier } from '../coord/index.js'
 
 export interface AnnouncementAnswersComponents {
   clock(): number
@@ -41,4 +43,13 @@ export function announcementAnswers (components: AnnouncementAnswersComponents, 
       timer = undefined
     }
   }
+}
+
+/** The announcements of the index that `self` signed: what an `openJobs` answer re-publishes. */
+export function ownAnnouncements (index: Iterable<[string, Uint8Array]> | undefined, verifier: RecordVerifier, self: string): Array<Uint8Array<ArrayBuffer>> {
+  const own: Array<Uint8Array<ArrayBuffer>> = []
+  for (const [, value] of index ?? []) {
+    if (verifier.verify(value, ANNOUNCEMENT_DOMAIN)?.signer === self) own.push(value as Uint8Array<ArrayBuffer>)
+  }
+  return own
 }

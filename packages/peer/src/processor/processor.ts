@@ -5,7 +5,7 @@ import {
   recordSigner, recordVerifier, TypedEvents
 } from '../coord/index.js'
 import { INDEX_DOC } from '../crdt/index.js'
-import { announceJob, ANNOUNCEMENT_DOMAIN, excludingVerifier } from '../jobs/index.js'
+import { announceJob, excludingVerifier } from '../jobs/index.js'
 import { countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
 import { jobDiscovery } from './job-discovery.js'
@@ -27,7 +27,7 @@ import type { PoisonHost } from './poison.js'
 import type { RoomsHost } from './rooms.js'
 import type { SummaryCheckHost } from './summary-check.js'
 import type { TurnHost } from './turns.js'
-import { announcementAnswers } from './announcement-answers.js'
+import { announcementAnswers, ownAnnouncements } from './announcement-answers.js'
 import type { AnnouncementAnswers } from './announcement-answers.js'
 import type { KnownJobSummary, Processor, RetiredAs, ProcessorComponents, ProcessorEvents, ProcessorInit } from './types.js'
 import type {
@@ -133,7 +133,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       pubsub: components.pubsub,
       roundOf: init.roundOf
     }
-    this.answers = announcementAnswers({ clock: this.clock, publishOwn: () => { this.publishOwnAnnouncements() } })
+    this.answers = announcementAnswers({
+      clock: this.clock,
+      publishOwn: () => {
+        for (const value of ownAnnouncements(this.indexMap, this.verifier, this.self)) this.publish(jobsTopic(), { announcement: value })
+      }
+    })
     this.discovery = jobDiscovery({
       self: this.self,
       jobs: this.jobs,
@@ -289,14 +294,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       return
     }
     if (ctx != null) onMacroMessage(this.roomsHost, ctx, decoded, from)
-  }
-
-  /** Re-publishes the announcements this peer signed (an `openJobs` answer). */
-  private publishOwnAnnouncements (): void {
-    for (const [, value] of this.indexMap ?? []) {
-      const v = this.verifier.verify(value, ANNOUNCEMENT_DOMAIN)
-      if (v?.signer === this.self) this.publish(jobsTopic(), { announcement: value as Uint8Array<ArrayBuffer> })
-    }
   }
 
   private publish (topic: string, msg: Partial<CoordMessage>): void {

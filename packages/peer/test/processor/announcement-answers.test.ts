@@ -1,5 +1,9 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { announcementAnswers } from '../../src/processor/announcement-answers.js'
+import { recordSigner, recordVerifier } from '../../src/coord/index.js'
+import { ANNOUNCEMENT_DOMAIN } from '../../src/jobs/index.js'
+import { announcementAnswers, ownAnnouncements } from '../../src/processor/announcement-answers.js'
 
 describe('answers to requests for announcements (announcementAnswers)', () => {
   beforeEach(() => { vi.useFakeTimers({ now: 10_000 }) })
@@ -33,5 +37,22 @@ describe('answers to requests for announcements (announcementAnswers)', () => {
     answers.stop()
     vi.advanceTimersByTime(2_000)
     expect(published).toEqual([10_000])
+  })
+})
+
+describe('what an answer re-publishes (ownAnnouncements)', () => {
+  it('the index entries this peer signed as announcements, none of another signer\'s or of another domain, nor garbage', async () => {
+    const [a, b] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519')])
+    const [ida, idb] = [a, b].map(k => peerIdFromPrivateKey(k).toString())
+    const [sa, sb] = [recordSigner(a, ida), recordSigner(b, idb)]
+    const mine = sa.sign(ANNOUNCEMENT_DOMAIN, new Uint8Array([1]))
+    const index: Array<[string, Uint8Array]> = [
+      ['0x01', mine],
+      ['0x02', sb.sign(ANNOUNCEMENT_DOMAIN, new Uint8Array([2]))],
+      ['0x03', sa.sign('jobmesh/another-domain', new Uint8Array([3]))],
+      ['0x04', new Uint8Array([9, 9, 9])]
+    ]
+    expect(ownAnnouncements(index, recordVerifier(), ida)).toEqual([mine])
+    expect(ownAnnouncements(undefined, recordVerifier(), ida)).toEqual([])
   })
 })
