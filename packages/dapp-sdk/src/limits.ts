@@ -1,4 +1,4 @@
-import { MAX_MICROJOB_INPUT_BYTES } from '@jobmesh/peer/protocol'
+import { MAX_MICROJOB_INPUT_BYTES, UINT32_MAX } from '@jobmesh/peer/protocol'
 import { DEFAULT_MAX_CODE_BYTES } from '@jobmesh/peer/executor'
 import { runTimeoutMs } from '@jobmesh/peer/processor'
 import { MaxUint256 } from 'ethers'
@@ -14,9 +14,6 @@ export interface ContentSizes {
   code?: number
   model?: number
 }
-
-/** Largest value of the escrow's uint32 fields (`createJob`: minVramGb, secondsPerMicroJob, microJobsPerMacro, macroJobs). */
-const UINT32_MAX = 2 ** 32 - 1
 
 function mib (bytes: number): string {
   return `${bytes / (1024 * 1024)} MiB`

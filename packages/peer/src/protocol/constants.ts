@@ -92,3 +92,6 @@ export const SIGNED_RECORD_VERSION = 1
 
 /** Upper bound on an encoded signed record's parts, to refuse absurd lengths before allocating. */
 export const MAX_RECORD_PAYLOAD_BYTES = 1024 * 1024
+
+/** Largest value of a uint32 field of the contracts (the escrow's `createJob` counts, sizes and seconds). */
+export const UINT32_MAX = 0xffff_ffff

@@ -1,11 +1,9 @@
-import { MS_PER_SECOND, TOKEN_DECIMALS } from './constants.js'
+import { MS_PER_SECOND, TOKEN_DECIMALS, UINT32_MAX } from './constants.js'
 import { InvalidArgumentError } from './errors.js'
 import type { PricingParams } from '@jobmesh/contracts'
 
 /** The network's pricing parameters (`JobEscrow.pricing()`); defined with the chain client in `@jobmesh/contracts`. */
 export type { PricingParams }
-
-const UINT32_MAX = 0xffff_ffff
 
 function uint32 (v: number, name: string, min: number): bigint {
   if (!Number.isSafeInteger(v) || v < min || v > UINT32_MAX) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${UINT32_MAX}]`)
