@@ -47,6 +47,14 @@ async function withProxies<T> (env: Env, methods: string[], fn: (proxies: FlakyR
 
 const job = (): Parameters<JobClient['submit']>[0] => ({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
 
+/** A submission expected to fail: its error and the stages it reported. */
+async function failedSubmit (client: JobClient): Promise<{ err: FundingUnknownError, stages: SubmitProgress[] }> {
+  const stages: SubmitProgress[] = []
+  const err = await client.submit(job(), { onProgress: (p) => stages.push(p), signal: AbortSignal.timeout(30_000) })
+    .then(() => { throw new Error('submitted') }, (e: unknown) => e as FundingUnknownError)
+  return { err, stages }
+}
+
 describe('funding whose outcome was lost', () => {
   it('every receipt read fails until the transaction times out, yet the job is funded: submit finds it on chain and goes on (announced, inputs held)', async () => {
     const env = await setup()
@@ -93,9 +101,7 @@ describe('funding whose outcome was lost', () => {
         const balance = await env.provider.getBalance(client.address)
         const nonce = await env.provider.getTransactionCount(client.address)
         sends.failNext(1)
-        const stages: SubmitProgress[] = []
-        const err = await client.submit(job(), { onProgress: (p) => stages.push(p), signal: AbortSignal.timeout(30_000) })
-          .then(() => { throw new Error('submitted') }, (e: unknown) => e as FundingUnknownError)
+        const { err, stages } = await failedSubmit(client)
         expect(sends.failed()).toBe(1)
         expect(err.name, err.message).toBe('FundingUnknownError')
         const jobId = stages.find(s => s.stage === 'creating')?.jobId
@@ -122,9 +128,7 @@ describe('funding whose outcome was lost', () => {
       try {
         receipts.failNext(1_000_000)
         logs.failNext(1_000_000)
-        const stages: SubmitProgress[] = []
-        const err = await client.submit(job(), { onProgress: (p) => stages.push(p), signal: AbortSignal.timeout(30_000) })
-          .then(() => { throw new Error('submitted') }, (e: unknown) => e as FundingUnknownError)
+        const { err, stages } = await failedSubmit(client)
         expect(logs.failed()).toBeGreaterThan(0)
         expect(err.name, err.message).toBe('FundingUnknownError')
         expect((err.cause as Error).name).toBe('ChainTimeoutError')
