@@ -154,6 +154,9 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const want = ctx.settings.inputReplicas
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
     enough: held => held.length >= want,
+    // a "held" carries no proof: only a registered node's counts (one that is not could let a detached client leave
+    // while nobody has the inputs)
+    counts: async (peer, options) => (await ctx.chain.client.peerAddress(peer, options)) != null,
     timeoutMs: options.replicationTimeoutMs ?? ctx.settings.replicationTimeoutMs,
     ...(options.detached === true ? { retryIntervalMs: DEFAULT_INPUT_RETRY_INTERVAL_MS } : {}),
     signal

@@ -89,9 +89,13 @@ export function peerKey (): PeerBindingKey {
   return { type: 'Ed25519', publicKey: { raw }, sign: (data) => sign(null, data, privateKey) }
 }
 
-/** Registers account `i` as a node with a fresh Ed25519 PeerId, bound to the account by its key's proof. */
-export async function registerNode (env: Env, i: number, gpuModel: string, vramGb: number, value: bigint): Promise<string> {
-  const proof = await signPeerBinding(peerKey(), env.deployment, await env.wallet(i).getAddress())
+/**
+ * Registers account `i` as a node with a PeerId (a fresh Ed25519 one, or `key`'s: `env.peer.privateKey` makes the
+ * env's peer a registered node, whose "held" a submit counts), bound to the account by its key's proof.
+ */
+export async function registerNode (env: Env, i: number, gpuModel: string, vramGb: number, value: bigint,
+  key: PeerBindingKey = peerKey()): Promise<string> {
+  const proof = await signPeerBinding(key, env.deployment, await env.wallet(i).getAddress())
   await mined(env.contracts(i).nodeRegistry.register(proof.peerId, proof.publicKey, proof.signature, gpuModel, vramGb, { value }))
   return proof.peerId
 }

@@ -9,12 +9,12 @@ import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
 import { startReplicationServer } from '@jobmesh/peer/replication'
 import { createContentStore } from '@jobmesh/peer/storage'
-import { MaxUint256 } from 'ethers'
+import { MaxUint256, id } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
 import { buildSpec, draftSpec } from '../src/spec.js'
-import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
 import type { AddressInfo } from 'node:net'
 import type { InvalidJobError, JobIssue, SubmitInput, SubmitStage } from '../src/index.js'
 import type { ContentSizes } from '../src/limits.js'
@@ -296,9 +296,14 @@ describe('submit', () => {
     expect(refused.message).toMatch(/^no peer can hold this job's code and data: 1 peer is connected but none is a jobmesh peer that holds job inputs \(within 300 ms\)/)
     expect(stages).toEqual([])
     expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
-    // once the peer serves the replication protocol (identify tells the client), the job is taken and its inputs held
+    // once the peer serves the replication protocol (identify tells the client), the job is taken and its inputs
+    // held; but a "held" carries no proof, and the peer is no registered node: it does not count
     const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
     try {
+      const unproven = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
+      expect(unproven.holders).toEqual([])
+      // registered (its own PeerId, staked), the same peer's "held" counts
+      await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
       const job = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
       expect(job.holders).toEqual([env.peer.peerId.toString()])
     } finally {

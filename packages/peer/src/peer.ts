@@ -151,7 +151,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }
     const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
     init.signal?.throwIfAborted()
-    const chain = await startChain(init, { node, docs, store, executor, client }, stack)
+    const chain = await startChain(init, { node, docs, store, executor, client, registered: admission?.registered }, stack)
     init.signal?.throwIfAborted()
     const replication = await startReplicationServer({ libp2p: node.libp2p, store, chain: chain?.client })
     stack.push(async () => { await replication.stop() })
@@ -301,7 +301,17 @@ interface ChainParts {
   registration: RegisterResult
 }
 
-async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor, client?: ChainClient },
+/** What the chain's part of a peer uses of the rest; `registered`: the admission's cached "is a registered node". */
+interface ChainInputs {
+  node: JobmeshNode
+  docs: DocStore
+  store: ContentStore
+  executor: MicroJobExecutor
+  client?: ChainClient
+  registered?: (peerId: string) => Promise<boolean>
+}
+
+async function startChain (init: PeerInit, parts: ChainInputs,
   stack: Array<() => Promise<void>>): Promise<ChainParts | undefined> {
   const client = parts.client
   if (init.chain == null || client == null) {
@@ -349,7 +359,7 @@ async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: Doc
     executor: parts.executor,
     journal: datastoreJournal(parts.node.datastore),
     replicate: async (jobId, manifestCid, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
-      jobId, manifestCid, producers, { replicas: init.outputReplicas, signal: options.signal })
+      jobId, manifestCid, producers, { replicas: init.outputReplicas, counts: parts.registered, signal: options.signal })
   }, { livePeers: () => parts.node.libp2p.getPeers().map(String), ...init.chain.settlement })
   await settlement.start({ since })
   stack.push(async () => { await settlement.stop() })

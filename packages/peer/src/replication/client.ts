@@ -21,6 +21,12 @@ export interface ReplicateOptions {
   /** Peers not to ask (PeerId strings). */
   exclude?: ReadonlySet<string>
   /**
+   * Whether a peer's confirmation counts (e.g. only a registered node's: a "held" carries no proof, and anyone can
+   * say it). A confirmation that does not count, or whose check fails, is logged and left out of the result; the
+   * peer is not reported to `onFailed` (it holds the content, it is only not trusted to).
+   */
+  counts?(peer: string, options: { signal: AbortSignal }): Promise<boolean>
+  /**
    * Called for a peer that speaks the protocol but did not confirm: it answered no, or had not answered when the
    * call ended without `enough` (peers that do not speak the protocol, such as DApp clients, are not reported).
    */
@@ -120,6 +126,15 @@ function askingState (components: ReplicationClientComponents, request: Replicat
   const held: string[] = []
   const unanswered = new Set<string>()
   const enough = (): boolean => options.enough(held)
+  const counted = async (peer: string): Promise<boolean> => {
+    if (options.counts == null) return true
+    const yes = await options.counts(peer, { signal }).catch((err: Error) => {
+      log('%s: whether its confirmation counts is not known: %s', peer, err.message)
+      return false
+    })
+    if (!yes) log('%s holds %s of %s but does not count', peer, request.kind, request.jobId)
+    return yes
+  }
   let answered = new AbortController()
   return {
     held,
@@ -128,7 +143,8 @@ function askingState (components: ReplicationClientComponents, request: Replicat
     ask (peer) {
       const id = peer.toString()
       unanswered.add(id)
-      askReplica(components, peer, request, { signal }).then(() => {
+      askReplica(components, peer, request, { signal }).then(async () => {
+        if (!await counted(id)) return
         if (!held.includes(id)) held.push(id)
         log('%p holds %s of %s', peer, request.kind, request.jobId)
       }, (err: Error) => {

@@ -9,6 +9,8 @@ const log = logger('jobmesh:replication')
 export interface ReplicateOutputsOptions {
   /** Peers besides its producer that must hold each output, default 3. */
   replicas?: number
+  /** Whether a peer's confirmation counts (`ReplicateOptions.counts`): with a chain, only registered nodes'. */
+  counts?(peer: string): Promise<boolean>
   timeoutMs?: number
   signal?: AbortSignal
 }
@@ -46,6 +48,7 @@ export async function replicateOutputs (components: ReplicationClientComponents 
   const held = await replicate(components, { kind: 'outputs', jobId, manifestCid }, {
     enough,
     exclude: new Set([components.self]),
+    counts: options.counts,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     onFailed: (peer, reason, refusal) => {

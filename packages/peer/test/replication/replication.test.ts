@@ -229,6 +229,31 @@ describe('replication', () => {
     expect(r.minReplicas).toBe(1)
   })
 
+  it('a "held" counts only when `counts` says so (with a chain: a registered node\'s); one that does not, or whose check fails, is no holder and no failure', async () => {
+    const [fin, b, c, d] = [await holder(true), await holder(true), await holder(true), await holder(true)]
+    for (const h of [b, c, d]) await connect(fin, h)
+    const jobId = '0x' + 'ab'.repeat(32)
+    const o = bytes(100, 7)
+    const cid = await fin.store.addOutput(o)
+    const entry = { microId: '0x' + '0'.repeat(64), macroIndex: 0, index: 0, start: 0, end: 1, outputHash: '0x' + createHash('sha256').update(o).digest('hex'), outputCid: cid, size: 100, signer: fin.node.peerId.toString() }
+    const manifestCid = await fin.store.addBytes(encodeManifest({
+      version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), payoutRoot: '0x' + '22'.repeat(32), microJobs: [entry], payouts: []
+    }))
+    const [registered, failing] = [b.node.peerId.toString(), d.node.peerId.toString()]
+    const asked: string[] = []
+    const counts = async (peer: string): Promise<boolean> => {
+      asked.push(peer)
+      if (peer === failing) throw new Error('the registry cannot be read')
+      return peer === registered
+    }
+    const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, counts, timeoutMs: 30_000 })
+    expect(r.held).toEqual([registered])
+    expect(r.minReplicas).toBe(1)
+    // every peer confirmed (each holds the output), and each confirmation was checked
+    expect(asked.sort()).toEqual([b, c, d].map(h => h.node.peerId.toString()).sort())
+    for (const h of [b, c, d]) expect(await isPinned(h, `ipfs://${cid}`)).toBe(true)
+  })
+
   it('a connected peer that cannot hold the outputs (here: bytes that do not hash right) stops the submission: NotEnoughReplicasError', async () => {
     const [fin, b] = [await holder(true), await holder(true)]
     await connect(fin, b)
