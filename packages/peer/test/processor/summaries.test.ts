@@ -59,11 +59,12 @@ describe('MacroJob summaries', () => {
 
   it('summaries of MacroJobs their writer also claimed end the job where their docs are not held, until the check reads the docs: then it is worked on again', async () => {
     const { liar, honest, runs, job } = await liarAndHonestPeers()
-    // the liar claims every MacroJob's lease (3 s long, not renewed) and summarizes every MacroJob, before the job
-    // is announced: a claimed MacroJob's summary is believed by a peer that does not hold its doc
+    // the liar claims every MacroJob's lease (6 s long, not renewed) and summarizes every MacroJob, before the job
+    // is announced: a claimed MacroJob's summary is believed by a peer that does not hold its doc (while the lease
+    // runs: 3 s ran out before the peers' first look on a loaded machine, four test files at a time)
     const doc = await liar.docs.open(jobDocName(job.jobId))
     const sign = recordSigner(liar.node.privateKey, liar.id)
-    const table = leases({ signer: sign, verifier: recordVerifier() }, { leaseMs: 3_000, settleMs: 10 }).table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.jobId))
+    const table = leases({ signer: sign, verifier: recordVerifier() }, { leaseMs: 6_000, settleMs: 10 }).table(doc.getMap<Uint8Array>(MACRO_MAP), macroScope(job.jobId))
     for (let m = 0; m < 3; m++) await table.claim(macroKey(m), { signal: AbortSignal.timeout(5_000) })
     doc.transact(() => {
       for (let m = 0; m < 3; m++) doc.getMap<Uint8Array>(SUMMARY_MAP).set(String(m), sign.sign(`${summaryScope(job.jobId)}/${m}`, new TextEncoder().encode('8')))
