@@ -3,7 +3,7 @@ import { appendsOnly, INDEX_DOC, jobIdOfDoc, rateLimiter, writtenKeys } from '..
 import { cachedAnswers } from './cached-answers.js'
 import {
   ANNOUNCEMENT_DOMAIN, DEFAULT_ADMISSION_ALL_JOB_READS, DEFAULT_ADMISSION_JOB_READS, DEFAULT_ADMISSION_MAX_ANNOUNCEMENTS,
-  DEFAULT_ADMISSION_NEGATIVE_TTL_MS, INDEX_JOBS_MAP, PEERS_MAP
+  DEFAULT_ADMISSION_NEGATIVE_TTL_MS, DEFAULT_ADMISSION_REGISTRY_READS, INDEX_JOBS_MAP, PEERS_MAP
 } from './constants.js'
 import { indexWriteVerdict, ownProfile } from './index-writes.js'
 import { recordVerifier } from './signing.js'
@@ -38,6 +38,11 @@ export interface AdmissionInit {
   jobReads?: RateLimitInit
   /** The same for all such nodes together (writer keys are free). */
   allJobReads?: RateLimitInit
+  /**
+   * How many PeerIds not asked about yet may be read in the registry, all together (a token bucket,
+   * {@link DEFAULT_ADMISSION_REGISTRY_READS}); past it such a PeerId is not admitted, and asked about again later.
+   */
+  registryReads?: RateLimitInit
 }
 
 export interface Admission {
@@ -61,7 +66,7 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
   const verifier = components.verifier ?? recordVerifier()
   const negativeTtlMs = init.negativeTtlMs ?? DEFAULT_ADMISSION_NEGATIVE_TTL_MS
   const maxAnnouncements = init.maxAnnouncements ?? DEFAULT_ADMISSION_MAX_ANNOUNCEMENTS
-  const isRegistered = cachedAnswers(components.isRegistered, negativeTtlMs).ask
+  const isRegistered = budgetedRegistry(components.isRegistered, negativeTtlMs, init.registryReads ?? DEFAULT_ADMISSION_REGISTRY_READS)
   const writes = components.jobKnown == null
     ? undefined
     : {
@@ -99,5 +104,22 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
       if (verdict !== 'yes') log('%s is not a registered node: its update of %s is held back', peerId, docName)
       return verdict
     }
+  }
+}
+
+/**
+ * `isRegistered`, cached (`cachedAnswers`) and budgeted: a PeerId whose answer would be read now takes a token of one
+ * bucket for all; without one it is not registered for now (not cached: the next ask may read it).
+ */
+function budgetedRegistry (read: (peerId: string) => Promise<boolean>, negativeTtlMs: number,
+  budget: RateLimitInit): (peerId: string) => Promise<boolean> {
+  const answers = cachedAnswers(read, negativeTtlMs)
+  const reads = rateLimiter(budget)
+  return async (peerId) => {
+    if (answers.due(peerId) && reads.take('all') !== 'ok') {
+      log('%s: no registry read left for a PeerId not asked about yet: not admitted for now', peerId)
+      return false
+    }
+    return await answers.ask(peerId)
   }
 }

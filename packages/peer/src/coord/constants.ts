@@ -84,6 +84,13 @@ export const MAX_PROFILE_BYTES = 2048
 export const DEFAULT_ADMISSION_JOB_READS = { ratePerSecond: 5, burst: 50 }
 /** The same for all nodes that are not registered together (`admitUpdate`): a key per update costs an attacker nothing. */
 export const DEFAULT_ADMISSION_ALL_JOB_READS = { ratePerSecond: 10, burst: 100 }
+/**
+ * How many PeerIds not asked about yet may be looked up in the registry (`isRegistered`), all together (a token
+ * bucket): a gossiped message may carry any author, and a fresh Ed25519 key costs an attacker nothing. Past it, such
+ * an author counts as not registered, not cached, so it is read once tokens come back. A node already read costs no
+ * token. Enough for a few hundred peers met at once.
+ */
+export const DEFAULT_ADMISSION_REGISTRY_READS = { ratePerSecond: 50, burst: 500 }
 /** Per-peer rate of coordination messages on each topic (token bucket): messages per second and burst. */
 export const DEFAULT_COORD_RATE_PER_SECOND = 100
 export const DEFAULT_COORD_BURST = 200

@@ -126,6 +126,34 @@ describe('index admission', () => {
     expect(reads.filter(r => r === FUNDED)).toHaveLength(1)
   })
 
+  it('registry reads of PeerIds not asked about yet share one budget: a flood of fresh authors is not read past it, a node read before still gets in', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const registryReads: string[] = []
+    const admission = createAdmission({
+      isRegistered: async peer => {
+        registryReads.push(peer)
+        return peer === NODE
+      },
+      index: () => undefined
+    }, { registryReads: { ratePerSecond: 1, burst: 5 } })
+    const doc = jobDocName('0x' + 'bb'.repeat(32))
+    // the registered node, read once
+    expect(await admission.registered(NODE)).toBe(true)
+    // 1 000 fresh authors (a relay may carry any): 4 tokens left, so 4 reads; the rest not admitted, unread
+    const fresh = Array.from({ length: 1000 }, (_, i) => `12D3KooWfresh${i}`)
+    for (const peer of fresh) expect(await admission.admit(peer, doc)).toBe(false)
+    expect(registryReads).toHaveLength(5)
+    // the node read before costs no token: still admitted, on both paths
+    expect(await admission.admit(NODE, doc)).toBe(true)
+    expect(await admission.registered(NODE)).toBe(true)
+    expect(registryReads).toHaveLength(5)
+    // an author refused for want of a token was not cached as unregistered: read once the budget is back
+    vi.setSystemTime(Date.now() + 60_000)
+    expect(await admission.registered(fresh[999])).toBe(false)
+    expect(registryReads.at(-1)).toBe(fresh[999])
+    expect(registryReads).toHaveLength(6)
+  })
+
   it('without a way to read jobs (no chain), every update the guard allows', async () => {
     const index = new Y.Doc()
     const admission = createAdmission({ isRegistered: async () => false, index: () => index })
