@@ -1,7 +1,7 @@
 import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { dropped } from './admit.js'
-import { DEFAULT_MAX_PUSH_BYTES, MAX_STORED_ANSWERS_PER_PEER } from './constants.js'
+import { DEFAULT_MAX_PUSH_BYTES, MAX_PUSHES_PER_PEER, MAX_STORED_ANSWERS_PER_PEER } from './constants.js'
 import { DiffTooLargeError, SyncProtocolError } from './errors.js'
 import { FrameStream } from './frame-stream.js'
 import { noteSent } from './open-doc.js'
@@ -29,6 +29,8 @@ export interface SyncResponderComponents {
   maxPushBytes?: number
   /** Answers of closed docs served to one peer at once. Default {@link MAX_STORED_ANSWERS_PER_PEER}. */
   maxStoredAnswersPerPeer?: number
+  /** Pushes of open docs taken from one peer at once. Default {@link MAX_PUSHES_PER_PEER}. */
+  maxPushesPerPeer?: number
   admitted: Admitted
   updateAdmitted: UpdateAdmitted
   applyRemote: ApplyRemote
@@ -45,6 +47,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
   const { metrics } = components
   const maxPushBytes = components.maxPushBytes ?? DEFAULT_MAX_PUSH_BYTES
   const storedAnswers = new PeerSlots(components.maxStoredAnswersPerPeer ?? MAX_STORED_ANSWERS_PER_PEER)
+  const pushes = new PeerSlots(components.maxPushesPerPeer ?? MAX_PUSHES_PER_PEER)
 
   async function serve (stream: Stream, connection: Connection): Promise<void> {
     const signal = anySignal([components.shutdown], components.syncTimeoutMs)
@@ -94,11 +97,21 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
       metrics.syncRefused++
       log('declined a push of %s from %s, not admitted to it', request.name, from)
     }
-    const answering = answer(entry, frames, request, from, signal, admitted)
+    // an admitted push may buffer up to maxPushBytes: a few per peer at once, the others wait unread
+    const release = request.push && admitted ? await pushSlot(from, signal) : undefined
+    const answering = answer(entry, frames, request, from, signal, admitted).finally(release)
     const done = answering.then(() => {}, () => {})
     entry.serving.set(from, done)
     void done.finally(() => { if (entry.serving.get(from) === done) entry.serving.delete(from) })
     await answering
+  }
+
+  async function pushSlot (from: string, signal: AbortSignal): Promise<() => void> {
+    if (!pushes.free(from)) {
+      metrics.syncPushesWaited++
+      log('a push from %s waits for one of its %d slots', from, components.maxPushesPerPeer ?? MAX_PUSHES_PER_PEER)
+    }
+    return await pushes.acquire(from, signal)
   }
 
   async function answer (entry: OpenDoc, frames: FrameStream, request: Request, from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
