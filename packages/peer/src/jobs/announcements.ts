@@ -56,6 +56,15 @@ export function signAnnouncement (signer: RecordSigner, spec: JobSpec, jobId: st
   return signer.sign(ANNOUNCEMENT_DOMAIN, payload)
 }
 
+/** The jobId an announcement's payload (verified) names, or undefined when it is no announcement. */
+export function announcedJobId (payload: Uint8Array): string | undefined {
+  try {
+    return bytesToHex(JobAnnouncement.decode(payload).jobId)
+  } catch {
+    return undefined
+  }
+}
+
 /** What an announcement record tells a peer that knows `known(jobId)` already. */
 export type AnnouncementVerdict =
   | { kind: 'forged' }

@@ -1,4 +1,4 @@
-import { ANNOUNCEMENT_DOMAIN } from '../jobs/index.js'
+import { ANNOUNCEMENT_DOMAIN, announcedJobId } from '../jobs/index.js'
 import { OPEN_JOBS_ANSWER_MS } from './constants.js'
 import type { RecordVerifier } from '../coord/index.js'
 
@@ -45,11 +45,15 @@ export function announcementAnswers (components: AnnouncementAnswersComponents, 
   }
 }
 
-/** The announcements of the index that `self` signed: what an `openJobs` answer re-publishes. */
+/**
+ * The announcements of the index that `self` signed, each under its own job's key: what an `openJobs` answer
+ * re-publishes (an entry under another key is not learnt from the index, so it is not made learnable on `/jobs`).
+ */
 export function ownAnnouncements (index: Iterable<[string, Uint8Array]> | undefined, verifier: RecordVerifier, self: string): Array<Uint8Array<ArrayBuffer>> {
   const own: Array<Uint8Array<ArrayBuffer>> = []
-  for (const [, value] of index ?? []) {
-    if (verifier.verify(value, ANNOUNCEMENT_DOMAIN)?.signer === self) own.push(value as Uint8Array<ArrayBuffer>)
+  for (const [key, value] of index ?? []) {
+    const verified = verifier.verify(value, ANNOUNCEMENT_DOMAIN)
+    if (verified?.signer === self && announcedJobId(verified.payload) === key) own.push(value as Uint8Array<ArrayBuffer>)
   }
   return own
 }

@@ -1,9 +1,12 @@
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { testJob } from '@jobmesh/testkit'
 import { recordSigner, recordVerifier } from '../../src/coord/index.js'
-import { ANNOUNCEMENT_DOMAIN } from '../../src/jobs/index.js'
+import { signAnnouncement } from '../../src/jobs/index.js'
 import { announcementAnswers, ownAnnouncements } from '../../src/processor/announcement-answers.js'
+import { DEFAULT_PRICING } from '../../src/protocol/index.js'
+import type { RecordSigner } from '../../src/coord/index.js'
 
 describe('answers to requests for announcements (announcementAnswers)', () => {
   beforeEach(() => { vi.useFakeTimers({ now: 10_000 }) })
@@ -41,14 +44,17 @@ describe('answers to requests for announcements (announcementAnswers)', () => {
 })
 
 describe('what an answer re-publishes (ownAnnouncements)', () => {
-  it('the index entries this peer signed as announcements, none of another signer\'s or of another domain, nor garbage', async () => {
+  it('the index entries this peer signed as announcements under their own job\'s key; none of another signer\'s, of another domain, under another key, nor garbage', async () => {
     const [a, b] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519')])
     const [ida, idb] = [a, b].map(k => peerIdFromPrivateKey(k).toString())
     const [sa, sb] = [recordSigner(a, ida), recordSigner(b, idb)]
-    const mine = sa.sign(ANNOUNCEMENT_DOMAIN, new Uint8Array([1]))
+    const [job, other] = [testJob(1, 2), testJob(1, 2)]
+    const announce = (signer: RecordSigner, j: typeof job): Uint8Array => signAnnouncement(signer, j.spec, j.jobId, j.specCid, DEFAULT_PRICING)
+    const mine = announce(sa, job)
     const index: Array<[string, Uint8Array]> = [
-      ['0x01', mine],
-      ['0x02', sb.sign(ANNOUNCEMENT_DOMAIN, new Uint8Array([2]))],
+      [job.jobId.toLowerCase(), mine],
+      ['0x' + 'ab'.repeat(32), announce(sa, other)],
+      [other.jobId.toLowerCase(), announce(sb, other)],
       ['0x03', sa.sign('jobmesh/another-domain', new Uint8Array([3]))],
       ['0x04', new Uint8Array([9, 9, 9])]
     ]
