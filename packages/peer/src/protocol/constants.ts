@@ -39,8 +39,13 @@ export const MAX_MICROJOB_INPUT_BYTES = 256 * 1024 * 1024
  */
 export const DEADLINE_MARGIN_MS = 180_000
 
-/** URI schemes a JobSpec may use for `codeUri` and `dataUri`. */
-export const ALLOWED_URI_SCHEMES = ['ipfs:', 'https:', 'file:'] as const
+/**
+ * URI schemes a JobSpec may use for `codeUri` and `dataUri`. Not `file://`: a spec comes from the network, and a peer
+ * would read its own file of that name (its identity key, say) into a MicroJob's input, whose output goes back to
+ * the creator. The SDK still takes a local path or `file://` URL as code or data: it uploads the file and names it
+ * by `ipfs://`.
+ */
+export const ALLOWED_URI_SCHEMES = ['ipfs:', 'https:'] as const
 
 /** Fixed-point scale of the contract form of the selection weight. */
 export const WEIGHT_SCALE = 1_000_000n

@@ -64,6 +64,19 @@ describe('parseJobSpec', () => {
     ])
   })
 
+  it('refuses file:// code and data, also from bytes off the network: a peer would read its own file of that name', () => {
+    for (const key of ['codeUri', 'dataUri'] as const) {
+      const input = validSpecInput()
+      input[key] = 'file:///home/operator/.jobmesh/identity.key'
+      const issues = issuesOf(input)
+      expect(issues.map(i => i.path)).toEqual([key])
+      expect(issues[0].message).toBe('unknown URI scheme: allowed are ipfs://, https://')
+      // what a creator could announce: the canonical JSON of such a spec, hand-made
+      const bytes = new TextEncoder().encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(encodeJobSpec(parseJobSpec(validSpecInput())))), [key]: input[key] }))
+      expect(() => decodeJobSpec(bytes)).toThrow(expect.objectContaining({ name: 'InvalidJobSpecError' }))
+    }
+  })
+
   it('bounds k by what the escrow can encode (uint8), the network bound being the chain\'s', () => {
     for (const k of [256, 300]) {
       const input = validSpecInput()
