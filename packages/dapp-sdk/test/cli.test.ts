@@ -7,6 +7,7 @@ import { run } from '../src/cli/program.js'
 import { DEFAULT_PRICING, taskValue } from '../src/index.js'
 import { plural, weiPerSecond } from '../src/cli/text.js'
 import { secondsToMs } from '../src/cli/options.js'
+import { formatStory } from '../src/cli/describe-command.js'
 import { cleanup, setup, smallJob } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
 
@@ -288,5 +289,37 @@ describe('jobmesh-dapp', () => {
     const io3 = capture()
     expect(await run(['results', '0x' + '1'.repeat(64), '--out', below, '--json', ...connect], io3)).toBe(2)
     expect(io3.stdout.map(l => JSON.parse(l) as unknown)).toEqual([{ error: { name: 'InvalidConfigError', message: `--out ${below}: a folder on its path is a file` } }])
+  })
+})
+
+/** The control characters (C0, DEL, C1) in a text. */
+function controls (text: string): string[] {
+  return [...text].filter(c => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f))
+}
+
+describe('jobmesh-dapp prints network text without control characters', () => {
+  it('a story whose lines and peers\' GPU models carry escape sequences and line breaks: one line each, escaped', () => {
+    const gpu = 'H100\u001b[8m\n  12D3KooWFake  H100 / 80 GB  can take it'
+    const story = {
+      jobId: '0x' + '12'.repeat(32),
+      phase: 'open',
+      matching: { peers: 1, matching: 0, byPeer: [{ peerId: '12D3KooWPeer', vramGb: 8, gpuModel: gpu, reasons: ['vram' as const] }], summary: '' },
+      lines: ['failed on 2 peers: \u001b]52;c;aGk=\u0007\nreleased'],
+      waitingFor: 'a peer\u001b[2J',
+      announced: true
+    }
+    const lines = formatStory(story)
+    expect(lines).toHaveLength(9)
+    for (const line of lines) expect(controls(line)).toEqual([])
+    expect(lines).toContain('  failed on 2 peers: \\u001b]52;c;aGk=\\u0007\\u000areleased')
+    expect(lines.at(-1)).toBe('  12D3KooWPeer  H100\\u001b[8m\\u000a  12D3KooWFake  H100 / 80 GB  can take it / 8 GB  too little VRAM')
+  })
+
+  it('whatever the CLI prints goes out without control characters: an argument echoed in an error', async () => {
+    const io = capture()
+    expect(await run(['\u001b]52;c;aGk=\u0007'], io)).toBe(2)
+    const printed = [...io.stdout, ...io.stderr].join('\n')
+    expect(controls(printed).filter(c => c !== '\n')).toEqual([])
+    expect(printed).toContain('\\u001b]52;c;aGk=\\u0007')
   })
 })

@@ -1,3 +1,4 @@
+import { terminalSafe } from '@jobmesh/peer/terminal-text'
 import { jobIdArg } from './options.js'
 import { withConnectFlags } from './client-options.js'
 import { withClient } from './job-commands.js'
@@ -15,13 +16,14 @@ const REASONS: Record<string, string> = {
 
 /** A job's story for people. */
 export function formatStory (story: JobStory): string[] {
-  const out = [`job ${story.jobId}`, `phase: ${story.phase}`, `waiting for: ${story.waitingFor}`, '', 'story:']
-  for (const line of story.lines) out.push(`  ${line}`)
+  // a story's lines and the peers' GPU models come from the network: each printed as one line without controls
+  const out = [`job ${story.jobId}`, `phase: ${story.phase}`, `waiting for: ${terminalSafe(story.waitingFor)}`, '', 'story:']
+  for (const line of story.lines) out.push(`  ${terminalSafe(line)}`)
   if (story.matching.byPeer.length > 0) {
     out.push('', 'peers:')
     for (const p of story.matching.byPeer) {
       const why = p.reasons.length === 0 ? 'can take it' : p.reasons.map(r => REASONS[r] ?? r).join(', ')
-      out.push(`  ${p.peerId}  ${p.gpuModel} / ${p.vramGb} GB  ${why}`)
+      out.push(`  ${p.peerId}  ${terminalSafe(p.gpuModel)} / ${p.vramGb} GB  ${why}`)
     }
   }
   return out

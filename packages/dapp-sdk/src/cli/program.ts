@@ -1,3 +1,4 @@
+import { terminalSafe } from '@jobmesh/peer/terminal-text'
 import { Command, CommanderError } from 'commander'
 import { describeCommand } from './describe-command.js'
 import { jobCommands } from './job-commands.js'
@@ -29,7 +30,8 @@ function program (io: CliIo): Command {
 /**
  * Runs the CLI with `argv` (without node and the script) and returns the exit code: 0 ok, 1 failed, 2 bad usage.
  */
-export async function run (argv: string[], io: CliIo = processIo): Promise<number> {
+export async function run (argv: string[], output: CliIo = processIo): Promise<number> {
+  const io = terminalIo(output)
   try {
     await program(io).parseAsync(argv, { from: 'user' })
     return EXIT_OK
@@ -51,4 +53,12 @@ export async function run (argv: string[], io: CliIo = processIo): Promise<numbe
     if (argv.includes('--json')) io.out(JSON.stringify({ error: { name: e.name, message: e.message, ...(e.issues === undefined ? {} : { issues: e.issues }) } }))
     return USAGE_ERRORS.has(e.name) ? EXIT_USAGE : EXIT_FAILED
   }
+}
+
+/**
+ * What the CLI prints goes out without control characters (line breaks kept): job stories, failure reasons and peers'
+ * profiles come from the network (`terminalSafe`). Progress bars draw on their own stream.
+ */
+function terminalIo (io: CliIo): CliIo {
+  return { ...io, out: line => { io.out(terminalSafe(line, { lines: true })) }, err: line => { io.err(terminalSafe(line, { lines: true })) } }
 }

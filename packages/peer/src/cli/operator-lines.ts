@@ -1,3 +1,4 @@
+import { terminalSafe } from './terminal-text.js'
 import type { EventLog, PeerEvent } from '../observe/index.js'
 
 /** Event kinds an operator sees on stdout (errors always go to stderr). */
@@ -15,8 +16,9 @@ function clock (at: number): string {
  */
 export function printPeerEvents (events: EventLog, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): () => void {
   const print = (e: PeerEvent): void => {
-    if (e.level === 'error') err.write(`${clock(e.at)} error ${e.text}\n`)
-    else if (PRINTED.has(e.kind)) out.write(`${clock(e.at)} ${e.text}\n`)
+    // an event's text carries what the network said (a job's abort message, a failure reason): one line, no controls
+    if (e.level === 'error') err.write(`${clock(e.at)} error ${terminalSafe(e.text)}\n`)
+    else if (PRINTED.has(e.kind)) out.write(`${clock(e.at)} ${terminalSafe(e.text)}\n`)
   }
   const onEvent = (evt: CustomEvent<PeerEvent>): void => { print(evt.detail) }
   // what happened while the peer started (a model fetched at once, an early error) comes first

@@ -1,6 +1,8 @@
-/** Renders rows as an aligned plain-text table (the CLI's only table format). */
+import { terminalSafe } from './terminal-text.js'
+
+/** Renders rows as an aligned plain-text table (the CLI's only table format); a cell is one line, without controls. */
 export function table (headers: string[], rows: Array<Array<string | number>>): string {
-  const cells = [headers, ...rows.map(r => r.map(String))]
+  const cells = [headers, ...rows.map(r => r.map(c => terminalSafe(String(c))))]
   const widths = headers.map((_, i) => Math.max(...cells.map(r => (r[i] ?? '').length)))
   const line = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
   return [line(cells[0]), line(widths.map(w => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n') + '\n'

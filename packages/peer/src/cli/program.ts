@@ -1,6 +1,7 @@
 import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
+import { terminalSafe } from './terminal-text.js'
 import { claimCommand } from './commands/claim.js'
 import { exitCommand } from './commands/exit.js'
 import { withdrawCommand } from './commands/withdraw.js'
@@ -67,16 +68,16 @@ function exitCodeFor (err: unknown): number {
   const e = err as Error
   if (e?.name === 'InterruptedError') {
     const signal = (e as InterruptedError).signal
-    process.stderr.write(`${e.message}\n`)
+    process.stderr.write(`${terminalSafe(e.message, { lines: true })}\n`)
     return 128 + constants.signals[signal]
   }
   if (e?.name === 'UsageError' || e?.name === 'InvalidMultiaddrError') {
-    process.stderr.write(`error: ${e.message}\n(run with --help for usage)\n`)
+    process.stderr.write(`error: ${terminalSafe(e.message, { lines: true })}\n(run with --help for usage)\n`)
     return EXIT_USAGE
   }
-  process.stderr.write(`error: ${e?.message ?? String(err)}\n`)
+  process.stderr.write(`error: ${terminalSafe(e?.message ?? String(err), { lines: true })}\n`)
   const cause = causeLine((e as { cause?: unknown })?.cause)
-  if (cause != null) process.stderr.write(`  cause: ${cause}\n`)
+  if (cause != null) process.stderr.write(`  cause: ${terminalSafe(cause)}\n`)
   return EXIT_FAILURE
 }
 

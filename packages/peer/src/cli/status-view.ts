@@ -1,5 +1,6 @@
 import { short, table } from './output.js'
 import { MODEL_SOURCE_LABELS } from '../models/index.js'
+import { terminalSafe } from './terminal-text.js'
 import type { PeerStatus } from '../peer.js'
 import type { RegisterResult } from '@jobmesh/contracts'
 
@@ -27,9 +28,11 @@ export function formatStatus (s: PeerStatus): string {
   out.push(`peer      ${s.peerId}`)
   out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
   if (s.models.held.length > 0 || s.models.loaded != null) {
-    out.push(`models    held: ${s.models.held.length === 0 ? 'none' : s.models.held.join(', ')}; last run: ${s.models.loaded ?? 'none'}`)
+    // model ids come from job specs and the chain: each shown as one line without controls
+    const ids = (list: readonly string[]): string => list.map(id => terminalSafe(id)).join(', ')
+    out.push(`models    held: ${s.models.held.length === 0 ? 'none' : ids(s.models.held)}; last run: ${s.models.loaded == null ? 'none' : terminalSafe(s.models.loaded)}`)
     const how = [[MODEL_SOURCE_LABELS.fallback, s.models.fallback], [MODEL_SOURCE_LABELS.prompt, s.models.prompted], ['on chain', s.models.announced]] as const
-    for (const [label, list] of how) if (list != null) out.push(`          ${label}: ${list.join(', ')}`)
+    for (const [label, list] of how) if (list != null) out.push(`          ${label}: ${ids(list)}`)
   }
   out.push(`uptime    ${Math.round(s.uptimeMs / 1000)} s`)
   for (const a of s.addresses) {

@@ -92,4 +92,23 @@ describe('operator lines', () => {
     expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error left the room of MacroJob 2 of job 0x343434…3434: its queue did not answer a turn in 30 s \(owner \S+\)\n$/)
     expect(log.recent().map(e => e.kind)).toEqual(['turn:unanswered'])
   })
+
+  it('prints what the network said (an error of a job, its abort text) as one line, its control characters escaped', () => {
+    const log = new EventLog()
+    const settlement = new EventTarget()
+    const detach = attachPeerEvents({ settlement }, log)
+    const out = sink()
+    const err = sink()
+    const stop = printPeerEvents(log, out.stream, err.stream)
+    const jobId = '0x' + '34'.repeat(32)
+    const text = '\u001b]0;owned\u0007\u001b[2J\n12:00:00 settled job 0xfake: released'
+    settlement.dispatchEvent(new CustomEvent('error', { detail: { jobId, step: 'claim', error: new Error(text) } }))
+    const printed = err.text()
+    expect(printed.split('\n')).toHaveLength(2)
+    expect(printed).not.toContain('\u001b')
+    expect(printed).toContain('\\u001b]0;owned\\u0007\\u001b[2J\\u000a12:00:00 settled job 0xfake: released')
+    expect(out.text()).toBe('')
+    stop()
+    detach()
+  })
 })

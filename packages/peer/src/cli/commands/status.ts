@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { CONTROL_SOCKET } from '../constants.js'
 import { fetchStatus } from '../control.js'
+import { terminalSafe } from '../terminal-text.js'
 import { checkDirectory, dataDirLabel, resolveDataDir } from '../options.js'
 import type { PeerStatus } from '../../peer.js'
 import type { Command } from 'commander'
@@ -22,6 +23,6 @@ export function statusCommand (program: Command): void {
       await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
       const status = await fetchStatus(join(dataDir, CONTROL_SOCKET)) as PeerStatus
       const { formatStatus } = await import('../status-view.js')
-      process.stdout.write(opts.json === true ? JSON.stringify(status, null, 2) + '\n' : formatStatus(status))
+      process.stdout.write(opts.json === true ? JSON.stringify(status, null, 2) + '\n' : terminalSafe(formatStatus(status), { lines: true }))
     })
 }
