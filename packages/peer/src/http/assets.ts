@@ -18,8 +18,8 @@ export const DASHBOARD_FILES = Object.keys(TYPES)
 export function dashboardAssets (dir = DASHBOARD_DIR): (name: string) => Promise<{ type: string, body: Buffer } | undefined> {
   const cache = new Map<string, Buffer>()
   return async (name) => {
+    if (!Object.hasOwn(TYPES, name)) return undefined
     const type = TYPES[name]
-    if (type == null) return undefined
     let body = cache.get(name)
     if (body == null) {
       body = await readFile(dir + name)

@@ -2,7 +2,8 @@ import { createServer } from 'node:http'
 import { logger } from '@libp2p/logger'
 import { dashboardAssets } from './assets.js'
 import { httpUrl } from './address.js'
-import { DEFAULT_PUSH_DEBOUNCE_MS, DEFAULT_PUSH_INTERVAL_MS } from './constants.js'
+import { DEFAULT_PUSH_DEBOUNCE_MS, DEFAULT_PUSH_INTERVAL_MS, MAX_DESCRIBES, MAX_SSE_CLIENTS } from './constants.js'
+import { refusal, SECURITY_HEADERS } from './request-guard.js'
 import { SseClients } from './sse.js'
 import type { HttpAddress } from './address.js'
 import type { JobStory, NetworkObserver } from '../observe/index.js'
@@ -62,19 +63,30 @@ export async function startHttpServer (components: HttpServerComponents, init: H
     push()
   }, init.pushIntervalMs ?? DEFAULT_PUSH_INTERVAL_MS)
 
+  let describing = 0
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost')
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
     if (req.method !== 'GET') {
       res.writeHead(405, { allow: 'GET' }).end()
       return
     }
     const path = url.pathname
+    const why = refusal(req.headers, init.host, path)
+    if (why != null) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end(`forbidden: ${why}\n`)
+      return
+    }
     if (path === '/metrics') {
       const body = await registry.metrics()
       res.writeHead(200, { 'content-type': registry.contentType }).end(body)
       return
     }
     if (path === '/events') {
+      if (sse.size >= MAX_SSE_CLIENTS) {
+        res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '5' }).end('too many live dashboards\n')
+        return
+      }
       sse.add(res)
       sse.sendTo(res, 'state', json(observer.state()))
       void observer.refreshChain().catch(() => {})
@@ -87,8 +99,17 @@ export async function startHttpServer (components: HttpServerComponents, init: H
     }
     const job = JOB_ID.exec(path)
     if (job != null) {
-      const story = await components.describe(job[1], { signal: controller.signal })
-      res.writeHead(200, { 'content-type': 'application/json' }).end(json(story))
+      if (describing >= MAX_DESCRIBES) {
+        res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('busy telling other stories\n')
+        return
+      }
+      describing++
+      try {
+        const story = await components.describe(job[1], { signal: controller.signal })
+        res.writeHead(200, { 'content-type': 'application/json' }).end(json(story))
+      } finally {
+        describing--
+      }
       return
     }
     const file = await assets(path === '/' ? 'index.html' : path.slice(1))

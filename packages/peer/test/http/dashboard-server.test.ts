@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { jobsTopic } from '../../src/coord/index.js'
 import { startHttpServer } from '../../src/http/index.js'
 import { EventLog, METRIC_NAMES, NetworkObserver, attachPeerEvents, registerPeerMetrics } from '../../src/observe/index.js'
+import { MAX_DESCRIBES } from '../../src/http/constants.js'
 import type { HttpServer, NetworkState } from '../../src/index.js'
+import type { NetworkObserver as Observer } from '../../src/observe/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
 
@@ -118,5 +120,63 @@ describe('the HTTP listener of a peer', () => {
     expect(family(METRIC_NAMES.handoffs)?.metrics[0]?.value).toMatch(/^\d+$/)
     // every queue turn was answered
     expect(family(METRIC_NAMES.turnsUnanswered)?.metrics[0].value).toBe('0')
+  })
+
+  it('answers only loopback Host names on loopback, keeps the API from other sites\' pages, sends its security headers, bounds stories', async () => {
+    // a stand-in observer: this test is about the listener, not the state
+    const observer = Object.assign(new EventTarget(), { state: () => ({}), refreshChain: async () => {} }) as unknown as Observer
+    let release: () => void = () => {}
+    const held = new Promise<void>(resolve => { release = resolve })
+    let started = 0
+    const server = await startHttpServer({
+      observer,
+      registry: new Registry(),
+      describe: async () => { started++; await held; return { jobId: '0x', phase: 'open', lines: [] } as never }
+    }, { host: '127.0.0.1', port: 0 })
+    cleanup.push(async () => { release(); await server.close() })
+    const { port } = new URL(server.url)
+    const ask = async (path: string, headers: Record<string, string> = {}): Promise<{ status: number, headers: Record<string, unknown>, body: string }> =>
+      await new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, headers, signal: AbortSignal.timeout(10_000) }, res => {
+          let body = ''
+          res.setEncoding('utf8')
+          res.on('data', (c: string) => { body += c })
+          res.on('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body }) })
+        })
+        req.on('error', reject)
+        req.end()
+      })
+
+    // DNS rebinding: another site's name pointed at 127.0.0.1
+    const rebound = await ask('/api/state', { host: `evil.example:${port}` })
+    expect(rebound.status).toBe(403)
+    expect(rebound.body).toBe('forbidden: this listener answers only on a loopback host name\n')
+    expect((await ask('/', { host: `attacker.test:${port}` })).status).toBe(403)
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) expect((await ask('/api/state', { host })).status).toBe(200)
+    // another site's script may not read the API; a link to the page is fine; a scraper sends no Sec-Fetch-Site
+    expect((await ask('/api/state', { 'sec-fetch-site': 'cross-site' })).status).toBe(403)
+    expect((await ask('/metrics', { 'sec-fetch-site': 'same-site' })).status).toBe(403)
+    expect((await ask('/', { 'sec-fetch-site': 'cross-site' })).status).toBe(200)
+    expect((await ask('/api/state', { 'sec-fetch-site': 'same-origin' })).status).toBe(200)
+    expect((await ask('/metrics')).status).toBe(200)
+
+    // every answer carries the security headers, an error too; a name of Object.prototype is no file
+    for (const path of ['/', '/app.js', '/nowhere', '/constructor', '/__proto__']) {
+      const r = await ask(path)
+      expect(r.headers['x-content-type-options']).toBe('nosniff')
+      expect(r.headers['content-security-policy']).toMatch(/^default-src 'self';.*frame-ancestors 'none'/)
+      if (path !== '/' && path !== '/app.js') expect(r.status).toBe(404)
+    }
+
+    // stories are chain reads: MAX_DESCRIBES at once, the next answered 503 at once
+    const story = `/api/jobs/0x${'ab'.repeat(32)}/describe`
+    const pending = Array.from({ length: MAX_DESCRIBES }, async () => await ask(story))
+    await waitFor(() => started === MAX_DESCRIBES, { what: 'the stories to start' })
+    const busy = await ask(story)
+    expect(busy.status).toBe(503)
+    expect(busy.headers['retry-after']).toBe('1')
+    release()
+    for (const r of await Promise.all(pending)) expect(r.status).toBe(200)
+    expect((await ask(story)).status).toBe(200)
   })
 })
