@@ -7,9 +7,12 @@ import type { MicroJobExecutor, MicroJobTask } from './micro-job-task.js'
 
 const log = logger('jobmesh:executor')
 
-/** Reads a job's content by URI, a byte range of it when asked (the content store's `fetch`). */
+/**
+ * Reads a job's content by URI, a byte range of it when asked (the content store's `fetch`). The executor asks with
+ * `fromNetwork`: the URIs are a job's, so only what a job may name is read (`ipfs://`, `https://` of public hosts).
+ */
 export interface ContentReader {
-  fetch(uri: string, options: { offset?: number, length?: number, maxBytes?: number, signal?: AbortSignal }): Promise<Uint8Array>
+  fetch(uri: string, options: { offset?: number, length?: number, maxBytes?: number, fromNetwork?: boolean, signal?: AbortSignal }): Promise<Uint8Array>
 }
 
 export interface WasmMicroJobExecutorComponents {
@@ -76,7 +79,7 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
       return hit
     }
     // not bound to this caller's signal: a shared fetch must not fail for the other callers
-    hit = components.store.fetch(uri, { maxBytes })
+    hit = components.store.fetch(uri, { maxBytes, fromNetwork: true })
     code.set(uri, hit)
     hit.catch(() => { if (code.get(uri) === hit) code.delete(uri) })
     while (code.size > cacheEntries) code.delete(code.keys().next().value as string)
@@ -89,7 +92,7 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
     const modelUri = jobModelUri(task.spec)
     const [code, data, model] = await Promise.all([
       cached(task.spec.codeUri, maxCodeBytes, signal),
-      components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, signal }),
+      components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, fromNetwork: true, signal }),
       modelUri == null ? undefined : cached(modelUri, maxInputBytes, signal)
     ])
     return [code, microJobInput(data, model)]

@@ -7,12 +7,13 @@ import * as raw from 'multiformats/codecs/raw'
 import * as Digest from 'multiformats/hashes/digest'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_FETCH_BYTES, DEFAULT_RAW_BLOCK_MAX_BYTES } from './constants.js'
-import { ContentNotFoundError } from './errors.js'
+import { ContentNotFoundError, ForbiddenUriError } from './errors.js'
 import { readFileRange } from './file-reader.js'
 import { readHttpRange } from './http-reader.js'
 import { readIpfsRange } from './ipfs-reader.js'
 import { timedSignal } from './signal.js'
 import { checkRange, parseContentUri } from './uri.js'
+import type { ContentUri } from './uri.js'
 import type { Blocks, Pins } from '@helia/interface'
 
 const log = logger('jobmesh:storage')
@@ -40,6 +41,11 @@ export interface FetchOptions {
   maxBytes?: number
   /** Overrides the store's fetch timeout (ms). */
   timeoutMs?: number
+  /**
+   * The URI came from the network (a job's spec): only `ipfs://`, and `https://` from a public address without
+   * redirects, are read; anything else is a `ForbiddenUriError` (a job could name this peer's files or its network).
+   */
+  fromNetwork?: boolean
   signal?: AbortSignal
 }
 
@@ -53,8 +59,8 @@ export interface ContentStore {
    * Reads `[offset, offset + length)` of the content at `uri` (`ipfs://<cid>[/path]`, `https://`, `http://`,
    * `file://`). IPFS content is read with UnixFS `cat`, so only the blocks covering the range are fetched.
    *
-   * @throws UnsupportedUriError, InvalidRangeError, ContentNotFoundError, ContentTooLargeError, ContentTimeoutError,
-   * ContentFetchError, AbortError
+   * @throws UnsupportedUriError, ForbiddenUriError (`fromNetwork`), InvalidRangeError, ContentNotFoundError,
+   * ContentTooLargeError, ContentTimeoutError, ContentFetchError, AbortError
    */
   fetch(uri: string, options?: FetchOptions): Promise<Uint8Array>
   /** Adds bytes as a UnixFS file, pins it and returns its CID string. */
@@ -148,12 +154,13 @@ export function createContentStore (components: ContentStoreComponents, init: Co
   return {
     async fetch (uri, options = {}) {
       const parsed = parseContentUri(uri)
+      if (options.fromNetwork === true) networkReadable(parsed)
       const range = checkRange(options.offset, options.length)
       const maxBytes = options.maxBytes ?? maxFetchBytes
       const timed = timedSignal(options.signal, options.timeoutMs ?? fetchTimeoutMs)
       try {
         if (parsed.scheme === 'ipfs') return await readIpfsRange(fs, parsed.cid, parsed.path, range, maxBytes, timed.signal)
-        if (parsed.scheme === 'http') return await readHttpRange(parsed.url, range, maxBytes, timed.signal)
+        if (parsed.scheme === 'http') return await readHttpRange(parsed.url, range, maxBytes, timed.signal, { publicOnly: options.fromNetwork })
         return await readFileRange(parsed.url, range, maxBytes, timed.signal)
       } catch (err) {
         if (timed.signal.aborted) throw timed.reason(`fetching ${uri}`)
@@ -189,4 +196,10 @@ export function createContentStore (components: ContentStoreComponents, init: Co
       return bytes.byteLength > rawMax ? addBytes(bytes, options) : addRaw(bytes, options)
     }
   }
+}
+
+/** Throws unless a URI a job named may be read at all: `ipfs://` or `https://` (its host is checked when connecting). */
+function networkReadable (parsed: ContentUri): void {
+  if (parsed.scheme === 'ipfs' || (parsed.scheme === 'http' && parsed.url.protocol === 'https:')) return
+  throw new ForbiddenUriError(`${parsed.uri}: a job's content is read from ipfs:// or https:// only`)
 }

@@ -42,3 +42,12 @@ export class InvalidRangeError extends Error {
   override name = 'InvalidRangeError'
 }
 
+
+/**
+ * A URI a job named (`fetch` with `fromNetwork`) that this peer does not read: not `ipfs://` or `https://`, or a host
+ * that is not a public address (this machine, a private network, link-local), or a redirect.
+ */
+export class ForbiddenUriError extends Error {
+  static override readonly name = 'ForbiddenUriError'
+  override name = 'ForbiddenUriError'
+}

@@ -1,6 +1,30 @@
+import { isIP } from 'node:net'
+import { Agent, fetch as undiciFetch } from 'undici'
 import { collect } from './collect.js'
-import { ContentFetchError, ContentNotFoundError, ContentTooLargeError } from './errors.js'
+import { ContentFetchError, ContentNotFoundError, ContentTooLargeError, ForbiddenUriError } from './errors.js'
+import { isPublicAddress, publicLookup } from './public-address.js'
 import type { ByteRange } from './uri.js'
+
+/** Connections of `publicOnly` reads: every name resolved through `publicLookup`. */
+let publicAgent: Agent | undefined
+
+/** A request to a public address only (`publicOnly`): an address literal is checked here, a name when it resolves. */
+async function fetchPublic (url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  if (isIP(host) !== 0 && !isPublicAddress(host)) throw new ForbiddenUriError(`${url.href}: ${host} is not a public address`)
+  publicAgent ??= new Agent({ connect: { lookup: publicLookup } })
+  try {
+    // no redirect: its target would be another request, to anywhere
+    return await undiciFetch(url, { headers, signal, redirect: 'error', dispatcher: publicAgent }) as unknown as Response
+  } catch (err) {
+    const code = ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code
+    if (code === 'EJOBMESH_NOT_PUBLIC') throw new ForbiddenUriError(`${url.href}: ${((err as Error).cause as Error).message}`, { cause: err })
+    if (!signal.aborted && /redirect/i.test(String(((err as Error).cause as Error | undefined)?.message))) {
+      throw new ForbiddenUriError(`${url.href}: redirects are not followed for a job's content`, { cause: err })
+    }
+    throw err
+  }
+}
 
 async function * bodyChunks (body: ReadableStream<Uint8Array>, skip: number, limit: number | undefined): AsyncGenerator<Uint8Array> {
   let seen = 0
@@ -27,9 +51,11 @@ async function * bodyChunks (body: ReadableStream<Uint8Array>, skip: number, lim
 
 /**
  * Reads a byte range over HTTP(S) with a `Range` header. A server that ignores the header (200) is read and
- * sliced; 416 (range past the end) gives no bytes.
+ * sliced; 416 (range past the end) gives no bytes. With `publicOnly` (a job's content) only public addresses are
+ * connected to and no redirect is followed (`ForbiddenUriError`).
  */
-export async function readHttpRange (url: URL, range: ByteRange, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+export async function readHttpRange (url: URL, range: ByteRange, maxBytes: number, signal: AbortSignal,
+  options: { publicOnly?: boolean } = {}): Promise<Uint8Array> {
   if (range.length === 0) return new Uint8Array(0)
   if (range.length !== undefined && range.length > maxBytes) {
     throw new ContentTooLargeError(`${url.href} range of ${range.length} bytes is larger than ${maxBytes} bytes`)
@@ -40,9 +66,9 @@ export async function readHttpRange (url: URL, range: ByteRange, maxBytes: numbe
   }
   let res: Response
   try {
-    res = await fetch(url, { headers, signal, redirect: 'follow' })
+    res = options.publicOnly === true ? await fetchPublic(url, headers, signal) : await fetch(url, { headers, signal, redirect: 'follow' })
   } catch (err) {
-    if (signal.aborted) throw err
+    if (signal.aborted || (err as Error).name === ForbiddenUriError.name) throw err
     throw new ContentFetchError(`cannot fetch ${url.href}: ${(err as Error).message}`, { cause: err })
   }
   if (res.status === 404 || res.status === 410) {

@@ -20,7 +20,7 @@ export { parseContentUri } from './uri.js'
 export type { ContentUri, ByteRange } from './uri.js'
 export {
   UnsupportedUriError, ContentNotFoundError, ContentTooLargeError, ContentTimeoutError, ContentFetchError,
-  InvalidRangeError
+  InvalidRangeError, ForbiddenUriError
 } from './errors.js'
 // AbortError (name 'AbortError') is thrown too: the class of `@jobmesh/contracts`, shared by every package.
 export {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createWasmExecutor, wasmMicroJobExecutor } from '../../src/executor/index.js'
 import { createContentStore } from '../../src/storage/index.js'
 import type { MicroJobTask, WasmExecutor } from '../../src/executor/index.js'
-import type { ContentStore } from '../../src/storage/index.js'
+import type { ContentStore, FetchOptions } from '../../src/storage/index.js'
 
 const WASM = fileURLToPath(new URL('../../../../examples/build/wordcount.wasm', import.meta.url))
 
@@ -19,6 +19,20 @@ function task (spec: Partial<MicroJobTask['spec']>, start: number, end: number, 
     microId: '0x' + '02'.repeat(32),
     start,
     end
+  }
+}
+
+/**
+ * A content store that reads this test's files, which stand for a job's content: a job may not name `file://`
+ * (`fromNetwork`, refused in content-store.test.ts), so the store reads them as a local caller would.
+ */
+function localFiles (onFetch?: (uri: string, options?: FetchOptions) => void): Pick<ContentStore, 'fetch'> {
+  const real = createContentStore({ helia: {} as never })
+  return {
+    fetch: async (uri, options) => {
+      onFetch?.(uri, options)
+      return await real.fetch(uri, { ...options, fromNetwork: false })
+    }
   }
 }
 
@@ -42,13 +56,11 @@ describe('wasmMicroJobExecutor', () => {
     await writeFile(codePath, code)
     await writeFile(dataPath, text)
     let codeFetches = 0
-    const real = createContentStore({ helia: {} as never })
-    const store: Pick<ContentStore, 'fetch'> = {
-      fetch: async (uri, options) => {
-        if (uri.endsWith('.wasm')) codeFetches++
-        return real.fetch(uri, options)
-      }
-    }
+    const asked: Array<boolean | undefined> = []
+    const store = localFiles((uri, options) => {
+      if (uri.endsWith('.wasm')) codeFetches++
+      asked.push(options?.fromNetwork)
+    })
     const spec = { codeUri: pathToFileURL(codePath).href, dataUri: pathToFileURL(dataPath).href, blockSize: 100 }
     const adapter = wasmMicroJobExecutor({ store, executor })
     const signal = AbortSignal.timeout(30_000)
@@ -64,10 +76,13 @@ describe('wasmMicroJobExecutor', () => {
     expect(run.digest).toMatch(/^0x[0-9a-f]{64}$/)
     expect(run.digest).toBe(rerun.digest)
     expect(run.digest).not.toBe((await adapter.run(task(spec, 9, 12), { signal })).digest)
+    // a job's URIs are read as the network's: only what a job may name (content-store.test.ts)
+    expect(asked.length).toBeGreaterThan(0)
+    expect(asked.every(a => a === true)).toBe(true)
   })
 
   it('fails the MicroJob with the store error when the data is missing', async () => {
-    const adapter = wasmMicroJobExecutor({ store: createContentStore({ helia: {} as never }), executor })
+    const adapter = wasmMicroJobExecutor({ store: localFiles(), executor })
     const spec = { codeUri: pathToFileURL(join(dir, 'none.wasm')).href, dataUri: pathToFileURL(join(dir, 'none')).href, blockSize: 1 }
     await expect(adapter.run(task(spec, 0, 1), { signal: AbortSignal.timeout(10_000) })).rejects.toMatchObject({ name: 'ContentNotFoundError' })
   })

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
 import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
+import { isPublicAddress } from '../../src/storage/public-address.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { AddressInfo } from 'node:net'
 
@@ -82,6 +83,21 @@ describe('content store: file://, http:// and bad URIs', () => {
       expect(await store.fetch(`${base}/data`)).toEqual(data)
       await rejectsWithName(store.fetch(`${base}/missing`), 'ContentNotFoundError')
       await rejectsWithName(store.fetch('http://127.0.0.1:1/nothing-listens'), 'ContentFetchError')
+
+      // a job's URIs (fromNetwork): not this machine's files, not plain http, not this machine or a private network
+      // over https, whether by address or by a name that resolves to one: refused before any connection
+      const port = (server.address() as AddressInfo).port
+      const served = ranges.length
+      const file = join(tmpdir(), 'jobmesh-not-for-jobs')
+      await writeFile(file, 'secret')
+      for (const uri of [pathToFileURL(file).href, `${base}/data`, `https://127.0.0.1:${port}/data`, `https://localhost:${port}/data`,
+        `https://[::1]:${port}/data`, 'https://10.0.0.1/data', 'https://169.254.169.254/latest/meta-data', 'https://[::ffff:127.0.0.1]/data']) {
+        await rejectsWithName(store.fetch(uri, { fromNetwork: true, timeoutMs: 5_000 }), 'ForbiddenUriError')
+      }
+      expect(ranges).toHaveLength(served)
+      await rm(file, { force: true })
+      // the same store still reads them for a local caller
+      expect(await store.fetch(`${base}/data`, { offset: 0, length: 10 })).toEqual(data.subarray(0, 10))
     } finally {
       server.closeAllConnections()
       await new Promise<void>(resolve => server.close(() => { resolve() }))
@@ -137,5 +153,15 @@ describe('content store: ipfs:// between two helia nodes', () => {
     const p = store.fetch(`ipfs://${missing}`, { signal: ctl.signal })
     ctl.abort()
     await rejectsWithName(p, 'AbortError')
+  })
+})
+
+describe('which addresses a job\'s https:// content may come from', () => {
+  it('public ones only: not loopback, private, shared, link-local, multicast or their IPv4-mapped forms', () => {
+    for (const ip of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '224.0.0.1',
+      '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', 'not-an-ip']) {
+      expect(isPublicAddress(ip), ip).toBe(false)
+    }
+    for (const ip of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(ip), ip).toBe(true)
   })
 })
