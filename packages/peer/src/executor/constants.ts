@@ -21,6 +21,14 @@ export const DEFAULT_MAX_CACHED_MODULES = 32
 /** Size of one WebAssembly memory page, in bytes. */
 export const WASM_PAGE_BYTES = 65_536
 
+/**
+ * The most entries a job module's table may have, declared or grown. V8 builds a table in the worker's JS heap, and
+ * a table of a few million entries ran out of it in a way that aborts the whole peer process, not the worker
+ * (measured on Node 20: 6 million entries, or `table.grow` of 10 million). Compilers emit one table of the functions
+ * called indirectly: thousands of entries, not tens of thousands.
+ */
+export const MAX_TABLE_ENTRIES = 65_536
+
 /** The largest number of pages a 32-bit WebAssembly memory can have. */
 export const WASM_MAX_PAGES = 65_536
 

@@ -31,6 +31,12 @@ export class ExecutionTimeoutError extends Error {
   override name = 'ExecutionTimeoutError'
 }
 
+/** The module declares more than one table, or a table larger than `MAX_TABLE_ENTRIES`. */
+export class TableLimitError extends Error {
+  static override readonly name = 'TableLimitError'
+  override name = 'TableLimitError'
+}
+
 /** The module declared or grew its memory beyond the limit, or its worker ran out of JS heap. */
 export class MemoryLimitError extends Error {
   static override readonly name = 'MemoryLimitError'

@@ -28,9 +28,10 @@ export type { MicroJobExecutor, MicroJobExecution, MicroJobRunOptions, MicroJobT
 export { isModuleFailure } from './module-failure.js'
 export {
   InvalidWasmError, ForbiddenImportError, MissingExportError, WasmTrapError, ExecutionTimeoutError,
-  MemoryLimitError, InputTooLargeError, OutputTooLargeError, AbiViolationError, AbortError, ExecutorStoppedError
+  MemoryLimitError, TableLimitError, InputTooLargeError, OutputTooLargeError, AbiViolationError, AbortError,
+  ExecutorStoppedError
 } from './errors.js'
 export {
   DEFAULT_TIMEOUT_MS, DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_INPUT_BYTES,
-  DEFAULT_WORKER_HEAP_MB, DEFAULT_MAX_CACHED_MODULES, DEFAULT_MAX_CODE_BYTES, DEFAULT_CODE_CACHE_ENTRIES
+  DEFAULT_WORKER_HEAP_MB, DEFAULT_MAX_CACHED_MODULES, DEFAULT_MAX_CODE_BYTES, DEFAULT_CODE_CACHE_ENTRIES, MAX_TABLE_ENTRIES
 } from './constants.js'

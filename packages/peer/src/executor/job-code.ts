@@ -1,4 +1,6 @@
+import { MAX_TABLE_ENTRIES } from './constants.js'
 import { ForbiddenImportError, InvalidWasmError, MissingExportError } from './errors.js'
+import { capTable } from './wasm-binary.js'
 import { wasm } from './wasm-api.js'
 import type { WasmExternKind, WasmModule } from './wasm-api.js'
 
@@ -44,12 +46,14 @@ export function checkJobModule (module: WasmModule): void {
  * the ABI ({@link checkJobModule}). The SDK's `submit` and `jobmesh-dapp submit` run it; the executor runs the
  * same check (plus its memory limit) before every first run of a module.
  *
- * @throws InvalidWasmError (not WebAssembly, or does not compile), ForbiddenImportError, MissingExportError
+ * @throws InvalidWasmError (not WebAssembly, or does not compile), TableLimitError, ForbiddenImportError, MissingExportError
  */
 export async function validateJobCode (code: Uint8Array): Promise<void> {
   if (code.length < 8 || code[0] !== 0x00 || code[1] !== 0x61 || code[2] !== 0x73 || code[3] !== 0x6d) {
     throw new InvalidWasmError('Not a WebAssembly module (bad magic number)')
   }
+  // the table limit the executor applies (a larger table is refused there, after the job is paid)
+  capTable(code, MAX_TABLE_ENTRIES)
   let module: WasmModule
   try {
     module = await wasm.compile(code)

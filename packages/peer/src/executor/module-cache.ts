@@ -2,8 +2,8 @@ import { logger } from '@libp2p/logger'
 import { InvalidWasmError, MemoryLimitError } from './errors.js'
 import { sha256Hex } from './hash.js'
 import { checkJobModule } from './job-code.js'
-import { capMemory, readMemoryLimits } from './wasm-binary.js'
-import { WASM_MAX_PAGES, WASM_PAGE_BYTES } from './constants.js'
+import { capMemory, capTable, readMemoryLimits } from './wasm-binary.js'
+import { MAX_TABLE_ENTRIES, WASM_MAX_PAGES, WASM_PAGE_BYTES } from './constants.js'
 import { wasm } from './wasm-api.js'
 import type { WasmModule } from './wasm-api.js'
 
@@ -36,7 +36,7 @@ async function prepare (code: Uint8Array, hash: string, maxMemoryBytes: number):
   if (limits != null && limits.min > limitPages) {
     throw new MemoryLimitError(`Module declares ${limits.min} memory pages, limit ${limitPages}`)
   }
-  const capped = capMemory(code, Math.min(limitPages + 1, WASM_MAX_PAGES))
+  const capped = capTable(capMemory(code, Math.min(limitPages + 1, WASM_MAX_PAGES)), MAX_TABLE_ENTRIES)
   let module: WasmModule
   try {
     module = await wasm.compile(capped)

@@ -1,12 +1,12 @@
 import {
   AbiViolationError, ForbiddenImportError, InputTooLargeError, InvalidWasmError, MemoryLimitError, MissingExportError,
-  OutputTooLargeError, WasmTrapError
+  OutputTooLargeError, TableLimitError, WasmTrapError
 } from './errors.js'
 
 /** Errors that depend on the module and its input alone: any peer running the same MicroJob gets the same one. */
 const MODULE_FAILURES: ReadonlySet<string> = new Set([
   InvalidWasmError.name, ForbiddenImportError.name, MissingExportError.name, WasmTrapError.name, MemoryLimitError.name,
-  InputTooLargeError.name, OutputTooLargeError.name, AbiViolationError.name
+  InputTooLargeError.name, OutputTooLargeError.name, AbiViolationError.name, TableLimitError.name
 ])
 
 /**

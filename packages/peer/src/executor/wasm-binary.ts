@@ -1,7 +1,8 @@
-import { InvalidWasmError } from './errors.js'
+import { InvalidWasmError, TableLimitError } from './errors.js'
 
 const MAGIC = [0x00, 0x61, 0x73, 0x6d]
 const VERSION = [0x01, 0x00, 0x00, 0x00]
+const SECTION_TABLE = 4
 const SECTION_MEMORY = 5
 
 /** The limits of a module's own (not imported) memory. */
@@ -143,12 +144,53 @@ export function capMemory (bytes: Uint8Array, maxPages: number): Uint8Array {
   if (next !== memory.end) {
     throw new InvalidWasmError('Malformed memory section')
   }
-  const content = [...encodeU32(1), 0x01, ...encodeU32(limits.min), ...encodeU32(maxPages)]
-  const header = [SECTION_MEMORY, ...encodeU32(content.length)]
-  const out = new Uint8Array(bytes.length - (memory.end - memory.start) + header.length + content.length)
-  out.set(bytes.subarray(0, memory.start), 0)
-  out.set(header, memory.start)
-  out.set(content, memory.start + header.length)
-  out.set(bytes.subarray(memory.end), memory.start + header.length + content.length)
+  return replaceSection(bytes, memory, [...encodeU32(1), 0x01, ...encodeU32(limits.min), ...encodeU32(maxPages)])
+}
+
+/** A copy of the module with `section`'s content replaced by `content` (its id kept), everything else unchanged. */
+function replaceSection (bytes: Uint8Array, section: Section, content: number[]): Uint8Array {
+  const header = [section.id, ...encodeU32(content.length)]
+  const out = new Uint8Array(bytes.length - (section.end - section.start) + header.length + content.length)
+  out.set(bytes.subarray(0, section.start), 0)
+  out.set(header, section.start)
+  out.set(content, section.start + header.length)
+  out.set(bytes.subarray(section.end), section.start + header.length + content.length)
   return out
+}
+
+/** The module's own table (its reference type byte and limits), when it has one; more than one is refused. */
+function ownTable (bytes: Uint8Array): { section: Section, refType: number, limits: MemoryLimits, next: number } | undefined {
+  const tables = sections(bytes).filter(s => s.id === SECTION_TABLE)
+  if (tables.length > 1) throw new TableLimitError('More than one table section')
+  if (tables.length === 0) return undefined
+  const count = readU32(bytes, tables[0].contentStart)
+  if (count.value === 0) return undefined
+  if (count.value > 1) throw new TableLimitError(`Module declares ${count.value} tables; a job module may have one`)
+  const refType = bytes[count.next]
+  const flags = bytes[count.next + 1]
+  if (flags !== 0x00 && flags !== 0x01) throw new TableLimitError('Only a 32-bit, unshared table is supported')
+  const min = readU32(bytes, count.next + 2)
+  if (flags === 0x00) return { section: tables[0], refType, limits: { min: min.value }, next: min.next }
+  const max = readU32(bytes, min.next)
+  return { section: tables[0], refType, limits: { min: min.value, max: max.value }, next: max.next }
+}
+
+/**
+ * Refuses a module whose table could hold more than `maxEntries` (declared), and returns a copy whose table
+ * declares `max = min(declared max, maxEntries)`, so the engine refuses `table.grow` beyond it (it returns -1).
+ * Returns the input itself when the module has no table or already declares a small enough maximum.
+ *
+ * @throws TableLimitError (more than one table, a table larger than `maxEntries`, a 64-bit or shared table),
+ * InvalidWasmError (malformed)
+ */
+export function capTable (bytes: Uint8Array, maxEntries: number): Uint8Array {
+  const table = ownTable(bytes)
+  if (table == null) return bytes
+  const { section, refType, limits, next } = table
+  if (limits.min > maxEntries) {
+    throw new TableLimitError(`Module declares a table of ${limits.min} entries; a job module's table may have ${maxEntries}`)
+  }
+  if (limits.max != null && limits.max <= maxEntries) return bytes
+  if (next !== section.end) throw new InvalidWasmError('Malformed table section')
+  return replaceSection(bytes, section, [...encodeU32(1), refType, 0x01, ...encodeU32(limits.min), ...encodeU32(maxEntries)])
 }

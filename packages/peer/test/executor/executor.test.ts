@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWasmExecutor, outputHash } from '../../src/executor/index.js'
+import { createWasmExecutor, MAX_TABLE_ENTRIES, outputHash } from '../../src/executor/index.js'
 import type { WasmExecutor } from '../../src/executor/index.js'
 import { abiModule, buildModule, echoModule, fixedAlloc, i32, op } from './wasm-builder.js'
 
@@ -27,6 +27,8 @@ const bad = {
     [{ module: 'wasi_snapshot_preview1', name: 'fd_write', params: 4, results: 1 }]),
   missingProcess: buildModule({ memory: { min: 1, export: 'memory' }, funcs: [fixedAlloc] }),
   missingMemory: buildModule({ memory: { min: 1 }, funcs: [fixedAlloc, { params: 2, results: 1, export: 'process', body: i32(4) }] }),
+  // a table of 6 million entries: V8 builds it in the worker's JS heap, and past that heap it aborted the whole process
+  hugeTable: abiModule(i32(4), { min: 2 }, [], { min: 6_000_000 }),
   notWasm: new TextEncoder().encode('this is not a WebAssembly module'),
   brokenWasm: Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01])
 }
@@ -83,10 +85,23 @@ describe('wasm executor', () => {
     ['forbidden import', bad.forbiddenImport, 'ForbiddenImportError'],
     ['missing process export', bad.missingProcess, 'MissingExportError'],
     ['missing memory export', bad.missingMemory, 'MissingExportError'],
+    ['table above the limit', bad.hugeTable, 'TableLimitError'],
     ['not wasm at all', bad.notWasm, 'InvalidWasmError'],
     ['truncated wasm', bad.brokenWasm, 'InvalidWasmError']
   ])('fails a %s with its typed error and keeps working', async (_, code, name) => {
     await expect(executor.run(code, input)).rejects.toMatchObject({ name })
+    await stillWorks()
+  })
+
+  it('a table grows no further than MAX_TABLE_ENTRIES: table.grow of 10 million entries returns -1, the process lives on', async () => {
+    // process: stores table.grow(null, n) at 8 and its length (4) at 4, returns 4: the output is the grow's result
+    const grow = (n: number): Uint8Array => abiModule([...i32(8), ...op.refNullFunc, ...i32(n), ...op.tableGrow, op.i32Store, 2, 0,
+      ...i32(4), ...i32(4), op.i32Store, 2, 0, ...i32(4)], { min: 2 }, [], { min: 0 })
+    const result = (out: Uint8Array): number => new DataView(out.buffer, out.byteOffset, out.byteLength).getInt32(0, true)
+    expect(result(await executor.run(grow(10_000_000), input))).toBe(-1)
+    expect(result(await executor.run(grow(MAX_TABLE_ENTRIES + 1), input))).toBe(-1)
+    // within the limit a table grows as the module asks (from 0: the old size)
+    expect(result(await executor.run(grow(1_000), input))).toBe(0)
     await stillWorks()
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { validateJobCode } from '../../src/executor/index.js'
+import { MAX_TABLE_ENTRIES, validateJobCode } from '../../src/executor/index.js'
 import { abiModule, buildModule, echoModule, fixedAlloc, i32 } from './wasm-builder.js'
 
 describe('validateJobCode', () => {
@@ -14,6 +14,11 @@ describe('validateJobCode', () => {
     await expect(validateJobCode(new Uint8Array(0))).rejects.toMatchObject({ name: 'InvalidWasmError' })
     await expect(validateJobCode(Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01])))
       .rejects.toMatchObject({ name: 'InvalidWasmError' })
+  })
+
+  it('refuses a table the executor would refuse (before anything is paid), accepts one within MAX_TABLE_ENTRIES', async () => {
+    await expect(validateJobCode(abiModule(i32(4), { min: 2 }, [], { min: MAX_TABLE_ENTRIES + 1 }))).rejects.toMatchObject({ name: 'TableLimitError' })
+    await expect(validateJobCode(abiModule(i32(4), { min: 2 }, [], { min: 16, max: 1_000_000 }))).resolves.toBeUndefined()
   })
 
   it('refuses a module without the ABI exports or with other imports', async () => {

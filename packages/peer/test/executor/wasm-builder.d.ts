@@ -16,6 +16,10 @@ export declare const op: {
   readonly i32Ne: 0x47
   readonly i32Sub: 0x6b
   readonly void: 0x40
+  /** `ref.null func` */
+  readonly refNullFunc: readonly [0xd0, 0x70]
+  /** `table.grow 0`: (init ref, n) -> old size, or -1 */
+  readonly tableGrow: readonly [0xfc, 0x0f, 0x00]
 }
 
 export declare function uleb (value: number): number[]
@@ -40,6 +44,8 @@ export interface ImportDef {
 export interface ModuleDef {
   imports?: ImportDef[]
   memory?: { min: number, max?: number, export?: string }
+  /** One funcref table. */
+  table?: { min: number, max?: number }
   funcs: FuncDef[]
 }
 
@@ -48,6 +54,7 @@ export declare function buildModule (def: ModuleDef): Uint8Array
 /** `alloc(len) -> 8`: the input goes at offset 8 of a memory that must be big enough. */
 export declare const fixedAlloc: FuncDef
 /** A module that follows the ABI and with `process` body `body` (params: ptr, len; result: i32). */
-export declare function abiModule (processBody: number[], memory?: { min: number, max?: number }, imports?: ImportDef[]): Uint8Array
+export declare function abiModule (processBody: number[], memory?: { min: number, max?: number }, imports?: ImportDef[],
+  table?: { min: number, max?: number }): Uint8Array
 /** echo: stores `len` at offset 4 (just before the input at 8) and returns 4, so the output is the input. */
 export declare const echoModule: Uint8Array

@@ -19,7 +19,9 @@ export const op = {
   i32Const: 0x41,
   i32Ne: 0x47,
   i32Sub: 0x6b,
-  void: 0x40
+  void: 0x40,
+  refNullFunc: [0xd0, 0x70],
+  tableGrow: [0xfc, 0x0f, 0x00]
 }
 
 export function uleb (value) {
@@ -79,6 +81,10 @@ export function buildModule (def) {
     out.push(...section(2, vec(imports.map((imp, i) => [...str(imp.module), ...str(imp.name), 0x00, ...uleb(i)]))))
   }
   out.push(...section(3, vec(def.funcs.map((_, i) => uleb(imports.length + i)))))
+  if (def.table != null) {
+    const { min, max } = def.table
+    out.push(...section(4, vec([[0x70, ...(max == null ? [0x00, ...uleb(min)] : [0x01, ...uleb(min), ...uleb(max)])]])))
+  }
   if (def.memory != null) {
     const { min, max } = def.memory
     out.push(...section(5, vec([max == null ? [0x00, ...uleb(min)] : [0x01, ...uleb(min), ...uleb(max)]])))
@@ -102,9 +108,10 @@ export function buildModule (def) {
 export const fixedAlloc = { params: 1, results: 1, export: 'alloc', body: i32(8) }
 
 /** A module that follows the ABI and with `process` body `body` (params: ptr, len; result: i32). */
-export function abiModule (processBody, memory = { min: 2 }, imports = []) {
+export function abiModule (processBody, memory = { min: 2 }, imports = [], table = undefined) {
   return buildModule({
     imports,
+    table,
     memory: { ...memory, export: 'memory' },
     funcs: [fixedAlloc, { params: 2, results: 1, export: 'process', body: processBody }]
   })
