@@ -37,3 +37,9 @@ export const DEFAULT_MAX_CODE_BYTES = 64 * 1024 * 1024
 
 /** Job code modules the MicroJob executor keeps in memory, by URI. */
 export const DEFAULT_CODE_CACHE_ENTRIES = 16
+
+/**
+ * Bytes of code and models the MicroJob executor keeps in memory, all together (the least recently used go first):
+ * by count alone 16 models of 256 MiB, each named by a cheap job, would have held 4 GiB.
+ */
+export const DEFAULT_CODE_CACHE_BYTES = 512 * 1024 * 1024

@@ -1,6 +1,7 @@
 import { raceSignal } from 'race-signal'
 import { logger } from '@libp2p/logger'
-import { DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_INPUT_BYTES } from './constants.js'
+import { DEFAULT_CODE_CACHE_BYTES, DEFAULT_CODE_CACHE_ENTRIES, DEFAULT_MAX_CODE_BYTES, DEFAULT_MAX_INPUT_BYTES } from './constants.js'
+import { InputTooLargeError } from './errors.js'
 import { jobModelUri } from '../protocol/index.js'
 import type { WasmExecutor } from './executor.js'
 import type { MicroJobExecutor, MicroJobTask } from './micro-job-task.js'
@@ -28,6 +29,8 @@ export interface WasmMicroJobExecutorInit {
   maxInputBytes?: number
   /** Code modules and models cached by URI (default 16). */
   codeCacheEntries?: number
+  /** Bytes of code and models cached, all together (default 512 MiB); the newest entry is kept whatever its size. */
+  codeCacheBytes?: number
 }
 
 /**
@@ -67,11 +70,28 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
   const maxCodeBytes = init.maxCodeBytes ?? DEFAULT_MAX_CODE_BYTES
   const maxInputBytes = init.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES
   const cacheEntries = init.codeCacheEntries ?? DEFAULT_CODE_CACHE_ENTRIES
+  const cacheBytes = init.codeCacheBytes ?? DEFAULT_CODE_CACHE_BYTES
   const code = new Map<string, Promise<Uint8Array>>()
+  /** Sizes of the cached entries that have arrived. */
+  const sizes = new Map<string, number>()
+  const drop = (uri: string): void => {
+    code.delete(uri)
+    sizes.delete(uri)
+  }
+  /** Drops the least recently used entries (never `keep`) while the cache holds more than its bytes or entries. */
+  const trim = (keep: string): void => {
+    let total = [...sizes.values()].reduce((a, b) => a + b, 0)
+    for (const uri of [...code.keys()]) {
+      if (total <= cacheBytes && code.size <= cacheEntries) return
+      if (uri === keep) continue
+      total -= sizes.get(uri) ?? 0
+      drop(uri)
+    }
+  }
 
   /** Code and models, cached by URI (LRU). */
   const cached = (uri: string, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> => {
-    let hit = code.get(uri)
+    const hit = code.get(uri)
     if (hit != null) {
       // refresh its place in the LRU order
       code.delete(uri)
@@ -79,11 +99,15 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
       return hit
     }
     // not bound to this caller's signal: a shared fetch must not fail for the other callers
-    hit = components.store.fetch(uri, { maxBytes, fromNetwork: true })
-    code.set(uri, hit)
-    hit.catch(() => { if (code.get(uri) === hit) code.delete(uri) })
-    while (code.size > cacheEntries) code.delete(code.keys().next().value as string)
-    return raceSignal(hit, signal)
+    const fetched = components.store.fetch(uri, { maxBytes, fromNetwork: true })
+    code.set(uri, fetched)
+    fetched.then(bytes => {
+      if (code.get(uri) !== fetched) return
+      sizes.set(uri, bytes.byteLength)
+      trim(uri)
+    }, () => { if (code.get(uri) === fetched) drop(uri) })
+    trim(uri)
+    return raceSignal(fetched, signal)
   }
 
   const load = async (task: MicroJobTask, signal: AbortSignal): Promise<[Uint8Array, Uint8Array]> => {
@@ -95,6 +119,10 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
       components.store.fetch(task.spec.dataUri, { offset, length, maxBytes: maxInputBytes, fromNetwork: true, signal }),
       modelUri == null ? undefined : cached(modelUri, maxInputBytes, signal)
     ])
+    // the model and the blocks each fit the input limit; together they must too, checked before they are joined
+    if (model != null && 4 + model.length + data.length > maxInputBytes) {
+      throw new InputTooLargeError(`the model (${model.length} bytes) and the MicroJob's blocks (${data.length} bytes) are more than the ${maxInputBytes} bytes of an input`)
+    }
     return [code, microJobInput(data, model)]
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { pathToFileURL, fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createWasmExecutor, wasmMicroJobExecutor } from '../../src/executor/index.js'
+import { echoModule } from './wasm-builder.js'
 import { createContentStore } from '../../src/storage/index.js'
 import type { MicroJobTask, WasmExecutor } from '../../src/executor/index.js'
 import type { ContentStore, FetchOptions } from '../../src/storage/index.js'
@@ -85,5 +86,34 @@ describe('wasmMicroJobExecutor', () => {
     const adapter = wasmMicroJobExecutor({ store: localFiles(), executor })
     const spec = { codeUri: pathToFileURL(join(dir, 'none.wasm')).href, dataUri: pathToFileURL(join(dir, 'none')).href, blockSize: 1 }
     await expect(adapter.run(task(spec, 0, 1), { signal: AbortSignal.timeout(10_000) })).rejects.toMatchObject({ name: 'ContentNotFoundError' })
+  })
+
+  it('keeps code and models within a byte budget: the least recently used are fetched again', async () => {
+    const model = (i: number): Uint8Array => new Uint8Array(1_000).fill(i)
+    const content = new Map<string, Uint8Array>([['ipfs://code', echoModule], ['ipfs://data', new Uint8Array(64)],
+      ['ipfs://m1', model(1)], ['ipfs://m2', model(2)], ['ipfs://m3', model(3)]])
+    const fetches = new Map<string, number>()
+    const store: Pick<ContentStore, 'fetch'> = {
+      fetch: async (uri, options) => {
+        fetches.set(uri, (fetches.get(uri) ?? 0) + 1)
+        const bytes = content.get(uri)
+        if (bytes == null) throw Object.assign(new Error(uri), { name: 'ContentNotFoundError' })
+        return bytes.subarray(options?.offset ?? 0, (options?.offset ?? 0) + (options?.length ?? bytes.length))
+      }
+    }
+    // room for the code and two models, not three; 16 entries would hold them all
+    const adapter = wasmMicroJobExecutor({ store, executor }, { codeCacheBytes: 2_500 })
+    const run = async (m: number): Promise<void> => {
+      const spec = { codeUri: 'ipfs://code', dataUri: 'ipfs://data', blockSize: 8, requirements: { minVramGb: 0, modelId: `ipfs://m${m}` } }
+      const { output } = await adapter.run(task(spec, 0, 1), { signal: AbortSignal.timeout(10_000) })
+      // the input: u32 model length, the model, the block
+      expect(output.subarray(4, 1_004)).toEqual(model(m))
+    }
+    for (const m of [1, 2, 3]) await run(m)
+    expect([fetches.get('ipfs://m1'), fetches.get('ipfs://m2'), fetches.get('ipfs://m3')]).toEqual([1, 1, 1])
+    // m1, the least recently used, was dropped for m3: fetched again; m3 was kept
+    await run(1)
+    await run(3)
+    expect([fetches.get('ipfs://m1'), fetches.get('ipfs://m3'), fetches.get('ipfs://code')]).toEqual([2, 1, 1])
   })
 })
