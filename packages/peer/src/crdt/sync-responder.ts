@@ -97,9 +97,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
       metrics.syncRefused++
       log('declined a push of %s from %s, not admitted to it', request.name, from)
     }
-    // an admitted push may buffer up to maxPushBytes: a few per peer at once, the others wait unread
-    const release = request.push && admitted ? await pushSlot(from, signal) : undefined
-    const answering = answer(entry, frames, request, from, signal, admitted).finally(release)
+    const answering = answer(entry, frames, request, from, signal, admitted)
     const done = answering.then(() => {}, () => {})
     entry.serving.set(from, done)
     void done.finally(() => { if (entry.serving.get(from) === done) entry.serving.delete(from) })
@@ -116,7 +114,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
 
   async function answer (entry: OpenDoc, frames: FrameStream, request: Request, from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
     const published = entry.published
-    const intake = admitted ? pushIntake(entry, request, from) : undefined
+    const intake = admitted ? pushIntake(entry, request, from, signal) : undefined
     const result = await answerSync(frames, docSource(entry.doc), request, intake, { signal })
     metrics.syncServed++
     noteSent(entry, from, published)
@@ -125,8 +123,11 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
     metrics.syncBytesOut += result.sent
   }
 
-  /** How an admitted peer's push is taken: at most `maxPushBytes`, then its content checked and applied. */
-  function pushIntake (entry: OpenDoc, request: Request, from: string): PushIntake {
+  /**
+   * How an admitted peer's push is taken: in one of its slots (a few per peer at once, each may buffer up to
+   * `maxPushBytes`; the others wait, unread), at most `maxPushBytes`, then its content checked and applied.
+   */
+  function pushIntake (entry: OpenDoc, request: Request, from: string, signal: AbortSignal): PushIntake {
     const apply = async (update: Uint8Array): Promise<boolean> => {
       if (await components.updateAdmitted(from, entry.name, update) !== 'yes') return dropped(metrics, entry.name, from, update)
       entry.pushSource = from
@@ -136,7 +137,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
         entry.pushSource = undefined
       }
     }
-    return { maxBytes: maxPushBytes, apply }
+    return { maxBytes: maxPushBytes, apply, slot: async () => await pushSlot(from, signal) }
   }
 
   /**

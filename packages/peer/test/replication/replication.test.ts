@@ -218,12 +218,7 @@ describe('replication', () => {
     await connect(fin, b)
     await connect(fin, client)
     const jobId = '0x' + 'ef'.repeat(32)
-    const o = bytes(100, 9)
-    const cid = await fin.store.addOutput(o)
-    const entry = { microId: '0x' + '0'.repeat(64), macroIndex: 0, index: 0, start: 0, end: 1, outputHash: '0x' + createHash('sha256').update(o).digest('hex'), outputCid: cid, size: 100, signer: fin.node.peerId.toString() }
-    const manifestCid = await fin.store.addBytes(encodeManifest({
-      version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), payoutRoot: '0x' + '22'.repeat(32), microJobs: [entry], payouts: []
-    }))
+    const { manifestCid, microJobs: [entry] } = await addManifest(fin, jobId, [bytes(100, 9)], fin.node.peerId.toString())
     const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, timeoutMs: 30_000 })
     expect(r.held).toEqual([b.node.peerId.toString()])
     expect(r.minReplicas).toBe(1)
@@ -233,12 +228,8 @@ describe('replication', () => {
     const [fin, b, c, d] = [await holder(true), await holder(true), await holder(true), await holder(true)]
     for (const h of [b, c, d]) await connect(fin, h)
     const jobId = '0x' + 'ab'.repeat(32)
-    const o = bytes(100, 7)
-    const cid = await fin.store.addOutput(o)
-    const entry = { microId: '0x' + '0'.repeat(64), macroIndex: 0, index: 0, start: 0, end: 1, outputHash: '0x' + createHash('sha256').update(o).digest('hex'), outputCid: cid, size: 100, signer: fin.node.peerId.toString() }
-    const manifestCid = await fin.store.addBytes(encodeManifest({
-      version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), payoutRoot: '0x' + '22'.repeat(32), microJobs: [entry], payouts: []
-    }))
+    const { manifestCid, microJobs: [entry] } = await addManifest(fin, jobId, [bytes(100, 7)], fin.node.peerId.toString())
+    const cid = entry.outputCid
     const [registered, failing] = [b.node.peerId.toString(), d.node.peerId.toString()]
     const asked: string[] = []
     const counts = async (peer: string): Promise<boolean> => {
