@@ -69,6 +69,12 @@ describe('MacroJob summaries', () => {
     doc.transact(() => {
       for (let m = 0; m < 3; m++) doc.getMap<Uint8Array>(SUMMARY_MAP).set(String(m), sign.sign(`${summaryScope(job.jobId)}/${m}`, new TextEncoder().encode('8')))
     })
+    // each honest peer holds the liar's claims and summaries when it learns the job (a peer whose first catch-up
+    // answer came from another honest peer, on a loaded machine, saw an empty doc and claimed a MacroJob itself)
+    await Promise.all(honest.map(async p => {
+      const held = await p.docs.open(jobDocName(job.jobId))
+      await waitFor(() => held.getMap(SUMMARY_MAP).size === 3 && held.getMap(MACRO_MAP).size === 3, { what: 'the liar\'s claims and summaries' })
+    }))
     // job:complete per honest peer, with the MicroJobs run by then
     const completions = new Map<string, number[]>()
     for (const p of honest) p.processor.addEventListener('job:complete', () => { completions.set(p.id, [...completions.get(p.id) ?? [], runs.size]) })
