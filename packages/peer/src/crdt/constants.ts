@@ -52,14 +52,6 @@ export const SYNC_READ_AHEAD_FRAMES = 2
  */
 export const MAX_STORED_ANSWERS_PER_PEER = 2
 
-/**
- * Pushes of open docs one peer may have taken in at once; its further pushes wait for one of them to end (or for
- * their timeout), unread. Each may buffer up to `DEFAULT_MAX_PUSH_BYTES` before it is applied, and a peer may open 64
- * sync streams per connection: without it an admitted peer could have 1 GiB buffered. A peer that opens docs pushes
- * each once, on its first exchange.
- */
-export const MAX_PUSHES_PER_PEER = 4
-
 /** One sync exchange (dial, both diffs) must finish within this many ms. */
 export const DEFAULT_SYNC_TIMEOUT_MS = 30_000
 

@@ -38,8 +38,6 @@ export interface DocStoreMetrics {
   guardViolations: number
   /** Sync exchanges refused, and diffs dropped, because the other peer is not admitted to the doc or its diff is refused. */
   syncRefused: number
-  /** Pushes that waited for one of their peer's push slots (`MAX_PUSHES_PER_PEER` at once). */
-  syncPushesWaited: number
 }
 
 export function createMetrics (): DocStoreMetrics {
@@ -64,7 +62,6 @@ export function createMetrics (): DocStoreMetrics {
     gossipUnauthorized: 0,
     gossipRateLimited: 0,
     guardViolations: 0,
-    syncRefused: 0,
-    syncPushesWaited: 0
+    syncRefused: 0
   }
 }

@@ -9,11 +9,6 @@ export class PeerSlots {
     this.limit = limit
   }
 
-  /** Whether `peer` has a slot free now. */
-  free (peer: string): boolean {
-    return (this.held.get(peer)?.count ?? 0) < this.limit
-  }
-
   /** Waits for a slot of `peer`; returns its release. */
   async acquire (peer: string, signal: AbortSignal): Promise<() => void> {
     for (;;) {

@@ -1,7 +1,7 @@
 import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { dropped } from './admit.js'
-import { DEFAULT_MAX_PUSH_BYTES, MAX_PUSHES_PER_PEER, MAX_STORED_ANSWERS_PER_PEER } from './constants.js'
+import { DEFAULT_MAX_PUSH_BYTES, MAX_STORED_ANSWERS_PER_PEER } from './constants.js'
 import { DiffTooLargeError, SyncProtocolError } from './errors.js'
 import { FrameStream } from './frame-stream.js'
 import { noteSent } from './open-doc.js'
@@ -29,8 +29,6 @@ export interface SyncResponderComponents {
   maxPushBytes?: number
   /** Answers of closed docs served to one peer at once. Default {@link MAX_STORED_ANSWERS_PER_PEER}. */
   maxStoredAnswersPerPeer?: number
-  /** Pushes of open docs taken from one peer at once. Default {@link MAX_PUSHES_PER_PEER}. */
-  maxPushesPerPeer?: number
   admitted: Admitted
   updateAdmitted: UpdateAdmitted
   applyRemote: ApplyRemote
@@ -47,7 +45,6 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
   const { metrics } = components
   const maxPushBytes = components.maxPushBytes ?? DEFAULT_MAX_PUSH_BYTES
   const storedAnswers = new PeerSlots(components.maxStoredAnswersPerPeer ?? MAX_STORED_ANSWERS_PER_PEER)
-  const pushes = new PeerSlots(components.maxPushesPerPeer ?? MAX_PUSHES_PER_PEER)
 
   async function serve (stream: Stream, connection: Connection): Promise<void> {
     const signal = anySignal([components.shutdown], components.syncTimeoutMs)
@@ -104,17 +101,9 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
     await answering
   }
 
-  async function pushSlot (from: string, signal: AbortSignal): Promise<() => void> {
-    if (!pushes.free(from)) {
-      metrics.syncPushesWaited++
-      log('a push from %s waits for one of its %d slots', from, components.maxPushesPerPeer ?? MAX_PUSHES_PER_PEER)
-    }
-    return await pushes.acquire(from, signal)
-  }
-
   async function answer (entry: OpenDoc, frames: FrameStream, request: Request, from: string, signal: AbortSignal, admitted: boolean): Promise<void> {
     const published = entry.published
-    const intake = admitted ? pushIntake(entry, request, from, signal) : undefined
+    const intake = admitted ? pushIntake(entry, request, from) : undefined
     const result = await answerSync(frames, docSource(entry.doc), request, intake, { signal })
     metrics.syncServed++
     noteSent(entry, from, published)
@@ -123,11 +112,8 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
     metrics.syncBytesOut += result.sent
   }
 
-  /**
-   * How an admitted peer's push is taken: in one of its slots (a few per peer at once, each may buffer up to
-   * `maxPushBytes`; the others wait, unread), at most `maxPushBytes`, then its content checked and applied.
-   */
-  function pushIntake (entry: OpenDoc, request: Request, from: string, signal: AbortSignal): PushIntake {
+  /** How an admitted peer's push is taken: at most `maxPushBytes`, then its content checked and applied. */
+  function pushIntake (entry: OpenDoc, request: Request, from: string): PushIntake {
     const apply = async (update: Uint8Array): Promise<boolean> => {
       if (await components.updateAdmitted(from, entry.name, update) !== 'yes') return dropped(metrics, entry.name, from, update)
       entry.pushSource = from
@@ -137,7 +123,7 @@ export function createSyncResponder (components: SyncResponderComponents): SyncR
         entry.pushSource = undefined
       }
     }
-    return { maxBytes: maxPushBytes, apply, slot: async () => await pushSlot(from, signal) }
+    return { maxBytes: maxPushBytes, apply }
   }
 
   /**

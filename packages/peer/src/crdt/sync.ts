@@ -34,11 +34,6 @@ export interface SyncSource {
 export interface PushIntake {
   maxBytes: number
   apply: ApplyDiff
-  /**
-   * Waits until the push may be taken in (a slot of its peer) and resolves with its release: called after this
-   * side's diff went out (the other side's pull is never held back), before the STATE_VECTOR that asks for the push.
-   */
-  slot?(options?: AbortOptions): Promise<() => void>
 }
 
 function decodeStateVector (sv: Uint8Array): void {
@@ -127,16 +122,11 @@ export async function answerSync (frames: FrameStream, source: SyncSource, reque
 
 /** The responder's side of a push: our STATE_VECTOR -> their DIFF, applied; returns its bytes. */
 async function takePush (frames: FrameStream, source: SyncSource, intake: PushIntake, options?: AbortOptions): Promise<number> {
-  const release = await intake.slot?.(options)
-  try {
-    frames.expectDiff(intake.maxBytes)
-    await frames.write({ type: FrameType.STATE_VECTOR, stateVector: source.stateVector() }, options)
-    const theirs = await frames.readDiff(intake.maxBytes)
-    if (!(await intake.apply(theirs.update))) {
-      throw new SyncProtocolError('pushed diff was not a valid Yjs update')
-    }
-    return theirs.update.length
-  } finally {
-    release?.()
+  frames.expectDiff(intake.maxBytes)
+  await frames.write({ type: FrameType.STATE_VECTOR, stateVector: source.stateVector() }, options)
+  const theirs = await frames.readDiff(intake.maxBytes)
+  if (!(await intake.apply(theirs.update))) {
+    throw new SyncProtocolError('pushed diff was not a valid Yjs update')
   }
+  return theirs.update.length
 }
