@@ -301,17 +301,8 @@ interface ChainParts {
   registration: RegisterResult
 }
 
-/** What the chain's part of a peer uses of the rest; `registered`: the admission's cached "is a registered node". */
-interface ChainInputs {
-  node: JobmeshNode
-  docs: DocStore
-  store: ContentStore
-  executor: MicroJobExecutor
-  client?: ChainClient
-  registered?: (peerId: string) => Promise<boolean>
-}
-
-async function startChain (init: PeerInit, parts: ChainInputs,
+// parts.registered: the admission's cached "is a registered node" (whose "held" of outputs counts)
+async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor, client?: ChainClient, registered?: (peerId: string) => Promise<boolean> },
   stack: Array<() => Promise<void>>): Promise<ChainParts | undefined> {
   const client = parts.client
   if (init.chain == null || client == null) {
