@@ -1,11 +1,10 @@
-import { createHeliaLight } from 'helia'
 import { withBitswap } from '@helia/bitswap'
-import { withLibp2pLight } from '@helia/libp2p'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { logger } from '@libp2p/logger'
 import { parseBootstrap, parseListen } from './addresses.js'
 import { DEFAULT_LISTEN } from './constants.js'
 import { gossipRepair } from './gossip-repair.js'
+import { createHeliaOnLibp2p } from './helia-light.js'
 import { loadOrCreateIdentity } from './identity.js'
 import { libp2pOptions } from './libp2p-options.js'
 import { ensureDataDir, openStorage } from './storage.js'
@@ -69,10 +68,10 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
   }
   const storage = await openStorage(init.dataDir)
   try {
-    const helia = withBitswap(withLibp2pLight(createHeliaLight({
+    const helia = withBitswap(await createHeliaOnLibp2p({
       datastore: storage.datastore,
       blockstore: storage.blockstore
-    }), libp2pOptions({
+    }, libp2pOptions({
       privateKey,
       datastore: storage.datastore,
       listen,
