@@ -16,7 +16,7 @@ interface HeliaCore extends Helia {
   addRouter(router: unknown): void
 }
 
-interface HeliaFiles {
+export interface HeliaFiles {
   Helia: new (init: Partial<HeliaInit> & { name: string, version: string }) => HeliaCore
   version: string
   libp2pRouting(libp2p: Libp2p): unknown
@@ -28,14 +28,15 @@ let files: Promise<HeliaFiles | undefined> | undefined
  * helia's `Helia` class, its version and @helia/libp2p's router, read from the files that define them. The two
  * packages' entry points also import @helia/libp2p's `libp2pDefaults` (WebRTC with its native module, AutoTLS with an
  * ACME client, UPnP...), which jobmesh never uses and which took 1.1 s of a peer process's 2.6 s start on a 2-core
- * machine (docs/dependencies.md). `undefined` if a helia release moved those files.
+ * machine (docs/dependencies.md). `undefined` if a helia release moved those files (`resolve` gives a package's entry
+ * point).
  */
-export async function heliaFiles (): Promise<HeliaFiles | undefined> {
+export async function heliaFiles (resolve: (specifier: string) => string = import.meta.resolve): Promise<HeliaFiles | undefined> {
   try {
     const [helia, version, routing] = await Promise.all([
-      import(new URL('./helia.js', import.meta.resolve('helia')).href),
-      import(new URL('./version.js', import.meta.resolve('helia')).href),
-      import(new URL('./routing.js', import.meta.resolve('@helia/libp2p')).href)
+      import(new URL('./helia.js', resolve('helia')).href),
+      import(new URL('./version.js', resolve('helia')).href),
+      import(new URL('./routing.js', resolve('@helia/libp2p')).href)
     ])
     if (typeof helia.Helia === 'function' && typeof version.version === 'string' && typeof routing.libp2pRouting === 'function') {
       return { Helia: helia.Helia, version: version.version, libp2pRouting: routing.libp2pRouting }
@@ -49,10 +50,12 @@ export async function heliaFiles (): Promise<HeliaFiles | undefined> {
 
 /**
  * helia without its defaults, on a libp2p built from `libp2p` alone when it starts: what helia's `createHeliaLight`
- * and @helia/libp2p's `withLibp2pLight` build, without loading `libp2pDefaults`.
+ * and @helia/libp2p's `withLibp2pLight` build, without loading `libp2pDefaults`. `parts`: helia's files as found
+ * (`undefined`: through the entry points).
  */
-export async function createHeliaOnLibp2p<S extends ServiceMap> (init: Partial<HeliaInit>, libp2pInit: Libp2pOptions<S>): Promise<HeliaWithLibp2p<S>> {
-  const found = await (files ??= heliaFiles())
+export async function createHeliaOnLibp2p<S extends ServiceMap> (init: Partial<HeliaInit>, libp2pInit: Libp2pOptions<S>,
+  parts: Promise<HeliaFiles | undefined> = (files ??= heliaFiles())): Promise<HeliaWithLibp2p<S>> {
+  const found = await parts
   if (found == null) {
     const [{ createHeliaLight }, { withLibp2pLight }] = await Promise.all([import('helia'), import('@helia/libp2p')])
     return withLibp2pLight(createHeliaLight(init), libp2pInit)

@@ -21,23 +21,29 @@ describe('helia without its defaults', () => {
     expect(typeof files?.Helia).toBe('function')
   })
 
-  it('builds libp2p when helia starts, routes content through it, and stops it with helia', async () => {
-    const { datastore, blockstore } = await openStorage(undefined)
-    const helia = await createHeliaOnLibp2p({ datastore, blockstore }, libp2pOptions({
-      privateKey: await generateKeyPair('Ed25519'),
-      datastore,
-      listen: parseListen(['/ip4/127.0.0.1/tcp/0']),
-      bootstrap: [],
-      mdns: false,
-      dhtClientMode: false
-    }))
-    expect(() => helia.libp2p).toThrow(expect.objectContaining({ name: 'NotStartedError' }))
-    started.push(helia)
-    await helia.start()
-    expect(helia.libp2p.status).toBe('started')
-    expect(helia.libp2p.getMultiaddrs().length).toBeGreaterThan(0)
-    expect((helia as unknown as { hasRouter(name: string): boolean }).hasRouter('libp2p-router')).toBe(true)
-    await helia.stop()
-    expect(helia.libp2p.status).toBe('stopped')
+  it('finds nothing where a release moved them (a package whose entry point is elsewhere)', async () => {
+    expect(await heliaFiles(() => 'file:///nonexistent/helia/dist/src/index.js')).toBeUndefined()
   })
+
+  for (const [how, parts] of [['from helia\'s files', undefined], ['through the entry points when the files moved', Promise.resolve(undefined)]] as const) {
+    it(`builds libp2p when helia starts, adds it as a content router, and stops it with helia (${how})`, async () => {
+      const { datastore, blockstore } = await openStorage(undefined)
+      const helia = await createHeliaOnLibp2p({ datastore, blockstore }, libp2pOptions({
+        privateKey: await generateKeyPair('Ed25519'),
+        datastore,
+        listen: parseListen(['/ip4/127.0.0.1/tcp/0']),
+        bootstrap: [],
+        mdns: false,
+        dhtClientMode: false
+      }), parts)
+      expect(() => helia.libp2p).toThrow(expect.objectContaining({ name: 'NotStartedError' }))
+      started.push(helia)
+      await helia.start()
+      expect(helia.libp2p.status).toBe('started')
+      expect(helia.libp2p.getMultiaddrs().length).toBeGreaterThan(0)
+      expect((helia as unknown as { hasRouter(name: string): boolean }).hasRouter('libp2p-router')).toBe(true)
+      await helia.stop()
+      expect(helia.libp2p.status).toBe('stopped')
+    })
+  }
 })
