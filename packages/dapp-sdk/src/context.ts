@@ -26,6 +26,9 @@ export interface KnownSpec {
   specCid: string
 }
 
+/** What the operations that only read or write the escrow work with (`createEscrowClient`). */
+export type ChainContext = Pick<ClientContext, 'chain'>
+
 /** What every client operation works with. */
 export interface ClientContext {
   node: JobmeshNode

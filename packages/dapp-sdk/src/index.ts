@@ -31,6 +31,8 @@
 
 export { createJobClient } from './client.js'
 export type { JobClient, JobClientInit } from './client.js'
+export { createEscrowClient } from './escrow-client.js'
+export type { EscrowClient, EscrowClientInit } from './escrow-client.js'
 export type { SubmitInput } from './spec.js'
 export type { SubmitOptions, SubmitProgress, SubmitStage, SubmittedJob } from './submit.js'
 export type { Refund, RefundOptions, RefundProgress, RefundStage } from './refund.js'

@@ -4,7 +4,7 @@ import { CID } from 'multiformats/cid'
 import { fetchContent } from './content.js'
 import { DownloadError, JobNotFoundError, TimeoutError } from './errors.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
-import type { ClientContext, KnownSpec } from './context.js'
+import type { ChainContext, ClientContext, KnownSpec } from './context.js'
 
 /**
  * The spec of a job: from the client's cache (jobs it submitted), else the `JobCreated` event's spec CID, fetched
@@ -45,7 +45,7 @@ export async function loadSpec (ctx: ClientContext, jobId: string, signal?: Abor
 }
 
 /** The escrow's record of a job; JobNotFoundError when it has none. */
-export async function loadEscrowJob (ctx: ClientContext, jobId: string, signal?: AbortSignal): Promise<EscrowJob> {
+export async function loadEscrowJob (ctx: ChainContext, jobId: string, signal?: AbortSignal): Promise<EscrowJob> {
   const job = await ctx.chain.client.job(jobId, { signal })
   if (job.status === 'None') throw new JobNotFoundError(`the escrow has no job ${jobId}`)
   return job

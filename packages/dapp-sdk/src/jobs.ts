@@ -1,5 +1,5 @@
 import { knownNodeWallets } from '@jobmesh/peer/settlement'
-import type { ClientContext } from './context.js'
+import type { ChainContext, ClientContext } from './context.js'
 import type { EscrowJobState } from '@jobmesh/contracts'
 
 /** A job this wallet created, as `list` shows it. */
@@ -15,7 +15,7 @@ export interface ListedJob extends EscrowJobState {
  *
  * @throws the chain errors (RpcUnreachableError, ChainTimeoutError, ChainRequestError), AbortError
  */
-export async function listJobs (ctx: ClientContext, options: { creator?: string, signal?: AbortSignal } = {}): Promise<ListedJob[]> {
+export async function listJobs (ctx: ChainContext, options: { creator?: string, signal?: AbortSignal } = {}): Promise<ListedJob[]> {
   const created = await ctx.chain.client.jobsCreatedBy(options.creator ?? ctx.chain.address, { signal: options.signal })
   const jobs: ListedJob[] = []
   for (const c of created) {
@@ -31,7 +31,7 @@ export async function listJobs (ctx: ClientContext, options: { creator?: string,
  *
  * @throws the chain errors, AbortError
  */
-export async function activeNodes (ctx: ClientContext, options: { signal?: AbortSignal } = {}): Promise<number> {
+export async function activeNodes (ctx: ChainContext, options: { signal?: AbortSignal } = {}): Promise<number> {
   return ctx.chain.client.activeNodes({ signal: options.signal })
 }
 

@@ -3,7 +3,7 @@ import { isoSeconds, timeLeft } from '@jobmesh/peer/observe'
 import { settleOpen } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { JobNotFoundError, JobRefundedError } from './errors.js'
-import type { ClientContext } from './context.js'
+import type { ChainContext } from './context.js'
 import { progressReporter } from './progress-report.js'
 import type { EscrowJobState } from '@jobmesh/contracts'
 
@@ -34,7 +34,7 @@ export interface Refund {
 }
 
 /** The chain's clock (what the escrow compares the deadline with); the local one if unreadable. */
-async function chainNow (ctx: ClientContext, signal?: AbortSignal): Promise<number> {
+async function chainNow (ctx: ChainContext, signal?: AbortSignal): Promise<number> {
   // the local clock is close enough for a message
   return await ctx.chain.client.chainTime({ signal }).catch(() => Math.floor(Date.now() / 1000))
 }
@@ -43,7 +43,7 @@ async function chainNow (ctx: ClientContext, signal?: AbortSignal): Promise<numb
  * The escrow's refusal of a refund in plain words: the same ChainRevertError (`errorName`, `errorArgs` kept), its
  * message naming the job's status, or its deadline (ISO, UTC) and how long is left by the chain's clock.
  */
-async function explain (ctx: ClientContext, jobId: string, err: unknown, signal?: AbortSignal): Promise<unknown> {
+async function explain (ctx: ChainContext, jobId: string, err: unknown, signal?: AbortSignal): Promise<unknown> {
   if ((err as Error | undefined)?.name !== ChainRevertError.name) return err
   const e = err as ChainRevertError
   const id = jobId.toLowerCase()
@@ -70,7 +70,7 @@ async function explain (ctx: ClientContext, jobId: string, err: unknown, signal?
 }
 
 /** Why a verification under way blocks the refund, and from which block `refund` can settle it itself. */
-async function underway (ctx: ClientContext, id: string, signal?: AbortSignal): Promise<string> {
+async function underway (ctx: ChainContext, id: string, signal?: AbortSignal): Promise<string> {
   const what = `job ${id} is being verified (its verifiers are drawn)`
   const [j, head] = await Promise.all([ctx.chain.client.job(id, { signal }), ctx.chain.client.blockNumber({ signal })]).catch(() => [undefined, undefined])
   if (j === undefined || head === undefined || j.assigned !== j.k || j.revealDeadline === 0) {
@@ -91,7 +91,7 @@ function settleDue (j: EscrowJobState, head: number, now: number): boolean {
  * Settles the job's verification round when it is due (past the deadline, nobody settled it: its peers may be gone),
  * so that the refund can follow. Idempotent: a round someone else settled meanwhile is taken as settled.
  */
-async function settleIfDue (ctx: ClientContext, jobId: string, report: (p: RefundProgress) => void, signal?: AbortSignal): Promise<Refund['settled']> {
+async function settleIfDue (ctx: ChainContext, jobId: string, report: (p: RefundProgress) => void, signal?: AbortSignal): Promise<Refund['settled']> {
   // the chain's own clock: this decides a transaction, not a message
   const [j, head, now] = await Promise.all([ctx.chain.client.job(jobId, { signal }), ctx.chain.client.blockNumber({ signal }), ctx.chain.client.chainTime({ signal })])
   if (!settleDue(j, head, now)) return undefined
@@ -114,7 +114,7 @@ async function settleIfDue (ctx: ClientContext, jobId: string, report: (p: Refun
  * `JobEscrow.refund`, its refusals explained (see {@link JobClient.refund}). A verification round that is due to be
  * settled (past the deadline, its reveal window over) is settled first: anyone may, and its peers may be gone.
  */
-export async function refundJob (ctx: ClientContext, jobId: string, options: RefundOptions = {}): Promise<Refund> {
+export async function refundJob (ctx: ChainContext, jobId: string, options: RefundOptions = {}): Promise<Refund> {
   const signal = options.signal
   const report = progressReporter<RefundProgress>(options.onProgress)
   // the escrow takes a second refund as a no-op that still costs gas: a refunded job is refused here

@@ -3,6 +3,7 @@ import { Option } from 'commander'
 import { InvalidConfigError } from '../errors.js'
 import { bootstrapList, readDeployment, readKeyFile, rpcUrl } from './options.js'
 import type { JobClient, JobClientInit } from '../client.js'
+import type { EscrowClient } from '../escrow-client.js'
 import type { Command } from 'commander'
 
 /** Flags every command that talks to the chain and the network shares. */
@@ -35,21 +36,23 @@ export function withConnectFlags (cmd: Command): Command {
     .option('--json', 'print one JSON document on stdout instead of text')
 }
 
+/** The key that pays, from `--key-file` or JOBMESH_PRIVATE_KEY. */
+async function signerKey (flags: ConnectFlags): Promise<string> {
+  if (flags.keyFile !== undefined) return await readKeyFile(flags.keyFile)
+  if (flags.privateKey !== undefined && flags.privateKey !== '') {
+    const hex = privateKeyHex(flags.privateKey)
+    if (hex === undefined) throw new InvalidConfigError('JOBMESH_PRIVATE_KEY is not a 32-byte hex private key')
+    return hex
+  }
+  throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY (jobmesh devnet prints one)')
+}
+
 /**
  * A job client from the connection flags. `warn` gets one line when none of the bootstrap peers answered (the
  * client starts anyway: the chain works, the network does not).
  */
 export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientInit> = {}, warn?: (line: string) => void): Promise<JobClient> {
-  let key: string
-  if (flags.keyFile !== undefined) {
-    key = await readKeyFile(flags.keyFile)
-  } else if (flags.privateKey !== undefined && flags.privateKey !== '') {
-    const hex = privateKeyHex(flags.privateKey)
-    if (hex === undefined) throw new InvalidConfigError('JOBMESH_PRIVATE_KEY is not a 32-byte hex private key')
-    key = hex
-  } else {
-    throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY (jobmesh devnet prints one)')
-  }
+  const key = await signerKey(flags)
   const bootstrap = flags.bootstrap ?? []
   // the client (libp2p, helia, ethers) is loaded by a command that connects, not by `--help` or a bad flag
   const { createJobClient } = await import('../client.js')
@@ -65,4 +68,18 @@ export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientI
     warn?.(`warning: no bootstrap peer answered (${bootstrap.join(', ')}): is the network running? jobmesh devnet prints JOBMESH_BOOTSTRAP`)
   }
   return client
+}
+
+/**
+ * An escrow client from the connection flags. No node is started, so `--bootstrap` and `--data-dir` are not used; a
+ * `--bootstrap` that is no peer's multiaddr is still refused (InvalidMultiaddrError), as by the commands that connect.
+ */
+export async function escrowClientFrom (flags: ConnectFlags): Promise<EscrowClient> {
+  const key = await signerKey(flags)
+  if ((flags.bootstrap ?? []).length > 0) {
+    const { parseBootstrap } = await import('@jobmesh/peer/node')
+    parseBootstrap(flags.bootstrap ?? [])
+  }
+  const { createEscrowClient } = await import('../escrow-client.js')
+  return await createEscrowClient({ rpcUrl: flags.rpc, signer: key, deployment: await readDeployment(flags.deployment) })
 }

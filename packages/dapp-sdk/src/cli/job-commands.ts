@@ -1,6 +1,6 @@
 import { Option } from 'commander'
 import { formatEther } from 'ethers'
-import { clientFrom, withConnectFlags } from './client-options.js'
+import { clientFrom, escrowClientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
@@ -8,23 +8,34 @@ import { jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.
 import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
+import type { EscrowClient } from '../escrow-client.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { JobStory } from '@jobmesh/peer/observe'
 import type { Command } from 'commander'
 
-/** Runs `fn` with a client from the connection flags; Ctrl-C exits with 130; the client is stopped after. */
-export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>): Promise<T> {
+/** Runs `fn` with what `open` gives; Ctrl-C exits with 130; `stop` is called after. */
+async function using<C, T> (io: CliIo, open: () => Promise<C>, stop: (client: C) => Promise<void> | void, fn: (client: C) => Promise<T>): Promise<T> {
   const off = onInterruptExit(io)
   try {
-    const client = await clientFrom(flags, {}, io.err)
+    const client = await open()
     try {
       return await fn(client)
     } finally {
-      await client.stop()
+      await stop(client)
     }
   } finally {
     off()
   }
+}
+
+/** Runs `fn` with a job client from the connection flags; Ctrl-C exits with 130; the client is stopped after. */
+export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>): Promise<T> {
+  return await using(io, async () => await clientFrom(flags, {}, io.err), async c => { await c.stop() }, fn)
+}
+
+/** {@link withClient} for `status`, `list` and `refund`: an escrow client, no node. */
+async function withEscrow<T> (flags: ConnectFlags, io: CliIo, fn: (client: EscrowClient) => Promise<T>): Promise<T> {
+  return await using(io, async () => await escrowClientFrom(flags), c => { c.stop() }, fn)
 }
 
 /** The escrow record as JSON: wei amounts and the seed (bigints) as decimal strings. */
@@ -66,7 +77,7 @@ export function jobCommands (root: Command, io: CliIo): void {
     .description('show the escrow status of a job')
     .argument('<jobId>', 'job id', jobIdArg))
     .action(async (jobId: string, flags: ConnectFlags) => {
-      await withClient(flags, io, async (client) => {
+      await withEscrow(flags, io, async (client) => {
         const j = await client.status(jobId)
         if (flags.json === true) io.out(JSON.stringify(jsonJob(j)))
         else printJob(io, j)
@@ -139,7 +150,7 @@ export function jobCommands (root: Command, io: CliIo): void {
   withConnectFlags(root.command('list')
     .description('the jobs this wallet created, with their escrow status'))
     .action(async (flags: ConnectFlags) => {
-      await withClient(flags, io, async (client) => {
+      await withEscrow(flags, io, async (client) => {
         const jobs = await client.list()
         if (flags.json === true) {
           io.out(JSON.stringify(jobs.map(j => ({ ...jsonJob(j), specCid: j.specCid, createdBlock: j.createdBlock }))))
@@ -156,7 +167,7 @@ export function jobCommands (root: Command, io: CliIo): void {
     .description('take the fee back from the escrow after the deadline of a job that was not released (settling first a verification round its peers left unsettled)')
     .argument('<jobId>', 'job id', jobIdArg))
     .action(async (jobId: string, flags: ConnectFlags) => {
-      await withClient(flags, io, async (client) => {
+      await withEscrow(flags, io, async (client) => {
         const r = await client.refund(jobId, {
           // stage lines on stderr: stdout keeps the result (one JSON document with --json)
           onProgress: ({ stage, txHash, blockNumber }) => {

@@ -21,6 +21,7 @@
  */
 export { createNode } from './node.js'
 export { loadOrCreateIdentity } from './identity.js'
+export { parseBootstrap } from './addresses.js'
 export type { NodeInit, JobmeshNode } from './node.js'
 export type { NodeServices } from './types.js'
 export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError } from './errors.js'

@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createEscrowClient } from '../src/index.js'
+import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import type { EscrowClient } from '../src/index.js'
+
+let escrow: EscrowClient | undefined
+
+afterEach(async () => {
+  escrow?.stop()
+  escrow = undefined
+  await cleanup()
+})
+
+describe('the escrow client (no node)', () => {
+  it('reads a job and the wallet\'s jobs, refunds after the deadline, and starts no node', async () => {
+    const env = await setup()
+    const job = await env.client.submit({
+      ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, deadline: Date.now() + 600_000
+    })
+    const connections = env.peer.libp2p.getConnections().length
+    escrow = await createEscrowClient({ rpcUrl: env.anvil.rpcUrl, signer: env.anvil.accounts[1].privateKey, deployment: env.deployment })
+    expect(escrow.address).toBe(env.client.address)
+    expect(escrow.chainId).toBe(env.anvil.chainId)
+    // nothing dialled the network's peer: the escrow client has no libp2p node
+    expect(env.peer.libp2p.getConnections()).toHaveLength(connections)
+
+    expect(await escrow.status(job.jobId)).toEqual(await env.client.status(job.jobId))
+    expect((await escrow.list()).map(j => j.jobId)).toEqual([job.jobId])
+    expect(await escrow.list({ creator: env.wallet(2).address })).toEqual([])
+    const early = await escrow.refund(job.jobId).catch((e: unknown) => e as Error & { errorName: string })
+    expect(early.name).toBe('ChainRevertError')
+    expect(early.errorName).toBe('DeadlineNotReached')
+
+    await env.provider.send('evm_increaseTime', [3600])
+    await env.provider.send('evm_mine', [])
+    const refund = await escrow.refund(job.jobId)
+    expect(refund.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect((await escrow.status(job.jobId)).status).toBe('Refunded')
+    expect((await escrow.refund(job.jobId).catch((e: unknown) => e as Error)).name).toBe('JobRefundedError')
+    expect((await escrow.status('0x' + 'cd'.repeat(32)).catch((e: unknown) => e as Error)).name).toBe('JobNotFoundError')
+    expect((await escrow.status('hello').catch((e: unknown) => e as Error)).name).toBe('InvalidJobIdError')
+
+    escrow.stop()
+    expect((await escrow.status(job.jobId).catch((e: unknown) => e as Error)).name).toBe('ClientStoppedError')
+  })
+
+  it('refuses an unreachable endpoint and a deployment of another chain with the job client\'s errors', async () => {
+    const env = await setup()
+    const unreachable = await createEscrowClient({ rpcUrl: 'http://127.0.0.1:1', signer: env.anvil.accounts[1].privateKey, deployment: env.deployment })
+      .catch((e: unknown) => e as Error)
+    expect(unreachable.name).toBe('RpcUnreachableError')
+    const other = await createEscrowClient({ rpcUrl: env.anvil.rpcUrl, signer: env.anvil.accounts[1].privateKey, deployment: { ...env.deployment, chainId: 80002 } })
+      .catch((e: unknown) => e as Error)
+    expect(other.name).toBe('ChainMismatchError')
+  })
+})
