@@ -17,12 +17,11 @@ describe('the escrow client (no node)', () => {
     const job = await env.client.submit({
       ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3, deadline: Date.now() + 600_000
     })
-    const connections = env.peer.libp2p.getConnections().length
     escrow = await createEscrowClient({ rpcUrl: env.anvil.rpcUrl, signer: env.anvil.accounts[1].privateKey, deployment: env.deployment })
     expect(escrow.address).toBe(env.client.address)
     expect(escrow.chainId).toBe(env.anvil.chainId)
-    // nothing dialled the network's peer: the escrow client has no libp2p node
-    expect(env.peer.libp2p.getConnections()).toHaveLength(connections)
+    // the escrow and nothing else: no node, no doc store (a job client has both)
+    expect(Object.keys(escrow).sort()).toEqual(['address', 'chainId', 'list', 'refund', 'status', 'stop'])
 
     expect(await escrow.status(job.jobId)).toEqual(await env.client.status(job.jobId))
     expect((await escrow.list()).map(j => j.jobId)).toEqual([job.jobId])
@@ -46,11 +45,11 @@ describe('the escrow client (no node)', () => {
 
   it('refuses an unreachable endpoint and a deployment of another chain with the job client\'s errors', async () => {
     const env = await setup()
-    const unreachable = await createEscrowClient({ rpcUrl: 'http://127.0.0.1:1', signer: env.anvil.accounts[1].privateKey, deployment: env.deployment })
-      .catch((e: unknown) => e as Error)
-    expect(unreachable.name).toBe('RpcUnreachableError')
-    const other = await createEscrowClient({ rpcUrl: env.anvil.rpcUrl, signer: env.anvil.accounts[1].privateKey, deployment: { ...env.deployment, chainId: 80002 } })
-      .catch((e: unknown) => e as Error)
-    expect(other.name).toBe('ChainMismatchError')
+    // a client made after all is stopped by afterEach
+    const failed = async (init: Parameters<typeof createEscrowClient>[0]): Promise<Error | undefined> =>
+      await createEscrowClient(init).then(c => { escrow = c; return undefined }, (e: unknown) => e as Error)
+    const signer = env.anvil.accounts[1].privateKey
+    expect((await failed({ rpcUrl: 'http://127.0.0.1:1', signer, deployment: env.deployment }))?.name).toBe('RpcUnreachableError')
+    expect((await failed({ rpcUrl: env.anvil.rpcUrl, signer, deployment: { ...env.deployment, chainId: 80002 } }))?.name).toBe('ChainMismatchError')
   })
 })

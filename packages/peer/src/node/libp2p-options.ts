@@ -35,7 +35,7 @@ export interface Libp2pOptionsInit {
  * DHT (`/jobmesh/kad/1.0.0`, server mode, LAN addresses kept), gossipsub (StrictSign, small-mesh tuning) and
  * peer discovery from the bootstrap list (and mDNS when asked). No public bootstrappers, relays or autoNAT.
  */
-export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServices> {
+export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServices> & { privateKey: PrivateKey } {
   const peerDiscovery: NonNullable<Libp2pOptions<NodeServices>['peerDiscovery']> = []
   if (init.bootstrap.length > 0) {
     peerDiscovery.push(bootstrap({ list: init.bootstrap, timeout: DEFAULT_BOOTSTRAP_DELAY_MS, tagName: BOOTSTRAP_TAG }))
