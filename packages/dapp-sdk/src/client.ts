@@ -4,7 +4,7 @@ import { createContentStore } from '@jobmesh/peer/storage'
 import { createNode } from '@jobmesh/peer/node'
 import { logger } from '@libp2p/logger'
 import { withTimeout } from '@jobmesh/contracts'
-import { connectChain } from './chain/connection.js'
+import { connectClientChain } from './chain/connection.js'
 import {
   DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CONFIRMATIONS, DEFAULT_DOC_TIMEOUT_MS, DEFAULT_DOWNLOAD_CONCURRENCY,
   DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_INPUT_REPLICAS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
@@ -206,17 +206,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     inputReplicas: init.inputReplicas ?? DEFAULT_INPUT_REPLICAS,
     replicationTimeoutMs: init.replicationTimeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS
   }
-  const chain = await connectChain({
-    rpcUrl: init.rpcUrl,
-    provider: init.provider,
-    signer: init.signer,
-    deployment: init.deployment,
-    rpcTimeoutMs: settings.rpcTimeoutMs,
-    txTimeoutMs: settings.txTimeoutMs,
-    confirmations: settings.confirmations,
-    pollMs: Math.min(settings.pollIntervalMs, 4_000),
-    signal: init.signal
-  })
+  const chain = await connectClientChain(init)
   let node: JobmeshNode | undefined
   let docs: DocStore | undefined
   try {

@@ -1,5 +1,4 @@
-import { connectChain } from './chain/connection.js'
-import { DEFAULT_CONFIRMATIONS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_RPC_TIMEOUT_MS, DEFAULT_TX_TIMEOUT_MS } from './constants.js'
+import { connectClientChain } from './chain/connection.js'
 import { ClientStoppedError } from './errors.js'
 import { checkJobId } from './job-id.js'
 import { loadEscrowJob } from './job-info.js'
@@ -9,7 +8,7 @@ import type { JobClient, JobClientInit } from './client.js'
 import type { ChainContext } from './context.js'
 
 /** What {@link createEscrowClient} needs: a {@link JobClientInit}'s chain settings (no network). */
-export type EscrowClientInit = Pick<JobClientInit, 'rpcUrl' | 'provider' | 'signer' | 'deployment' | 'rpcTimeoutMs' | 'txTimeoutMs' | 'confirmations' | 'signal'>
+export type EscrowClientInit = Pick<JobClientInit, 'rpcUrl' | 'provider' | 'signer' | 'deployment' | 'rpcTimeoutMs' | 'txTimeoutMs' | 'confirmations' | 'pollIntervalMs' | 'signal'>
 
 /** The escrow alone: a job's record, this wallet's jobs and refunds, as a {@link JobClient} gives them. */
 export interface EscrowClient extends Pick<JobClient, 'address' | 'chainId' | 'status' | 'list' | 'refund'> {
@@ -30,17 +29,7 @@ export interface EscrowClient extends Pick<JobClient, 'address' | 'chainId' | 's
  * ```
  */
 export async function createEscrowClient (init: EscrowClientInit): Promise<EscrowClient> {
-  const chain = await connectChain({
-    rpcUrl: init.rpcUrl,
-    provider: init.provider,
-    signer: init.signer,
-    deployment: init.deployment,
-    rpcTimeoutMs: init.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
-    txTimeoutMs: init.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS,
-    confirmations: init.confirmations ?? DEFAULT_CONFIRMATIONS,
-    pollMs: Math.min(DEFAULT_POLL_INTERVAL_MS, 4_000),
-    signal: init.signal
-  })
+  const chain = await connectClientChain(init)
   const ctx: ChainContext = { chain }
   let stopped = false
   const live = (): void => {

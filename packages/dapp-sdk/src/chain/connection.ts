@@ -1,5 +1,6 @@
 import { ChainMismatchError, RpcUnreachableError, createChainClient, isRpcUrl, probeChainId, registryOf, withTimeout, wrapChainError } from '@jobmesh/contracts'
 import { FetchRequest, JsonRpcProvider, Network, Wallet } from 'ethers'
+import { DEFAULT_CONFIRMATIONS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_RPC_TIMEOUT_MS, DEFAULT_TX_TIMEOUT_MS } from '../constants.js'
 import { InvalidConfigError } from '../errors.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { Provider, Signer } from 'ethers'
@@ -150,4 +151,28 @@ export async function connectChain (init: ChainInit): Promise<ChainConnection> {
     close()
     throw err
   }
+}
+
+/** A client's chain settings, each with the SDK's default (the job client's and the escrow client's init). */
+export interface ClientChainInit extends Pick<ChainInit, 'rpcUrl' | 'provider' | 'signer' | 'deployment' | 'signal'> {
+  rpcTimeoutMs?: number
+  txTimeoutMs?: number
+  confirmations?: number
+  /** The client's poll interval; receipts and event scans poll at it, at least every 4 s. */
+  pollIntervalMs?: number
+}
+
+/** {@link connectChain} with a client's settings, defaults applied. */
+export async function connectClientChain (init: ClientChainInit): Promise<ChainConnection> {
+  return await connectChain({
+    rpcUrl: init.rpcUrl,
+    provider: init.provider,
+    signer: init.signer,
+    deployment: init.deployment,
+    rpcTimeoutMs: init.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
+    txTimeoutMs: init.txTimeoutMs ?? DEFAULT_TX_TIMEOUT_MS,
+    confirmations: init.confirmations ?? DEFAULT_CONFIRMATIONS,
+    pollMs: Math.min(init.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 4_000),
+    signal: init.signal
+  })
 }

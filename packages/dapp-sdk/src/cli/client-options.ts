@@ -76,10 +76,8 @@ export async function clientFrom (flags: ConnectFlags, extra: Partial<JobClientI
  */
 export async function escrowClientFrom (flags: ConnectFlags): Promise<EscrowClient> {
   const key = await signerKey(flags)
-  if ((flags.bootstrap ?? []).length > 0) {
-    const { parseBootstrap } = await import('@jobmesh/peer/node')
-    parseBootstrap(flags.bootstrap ?? [])
-  }
+  const bootstrap = flags.bootstrap ?? []
+  if (bootstrap.length > 0) (await import('@jobmesh/peer/node')).parseBootstrap(bootstrap)
   const { createEscrowClient } = await import('../escrow-client.js')
   return await createEscrowClient({ rpcUrl: flags.rpc, signer: key, deployment: await readDeployment(flags.deployment) })
 }
