@@ -1,7 +1,7 @@
 import { MAX_TABLE_ENTRIES } from './constants.js'
 import { ForbiddenImportError, InvalidWasmError, MissingExportError } from './errors.js'
 import { capTable } from './wasm-binary.js'
-import { wasm } from './wasm-api.js'
+import { compileJobModule, wasm } from './wasm-api.js'
 import type { WasmExternKind, WasmModule } from './wasm-api.js'
 
 /** The only import a job module may have (a function). */
@@ -42,8 +42,24 @@ export function checkJobModule (module: WasmModule): void {
 }
 
 /**
+ * Compiles job code (under the executor's engine flags) and checks the module against the job ABI.
+ *
+ * @throws InvalidWasmError (does not compile), ForbiddenImportError, MissingExportError
+ */
+export async function compileJobCode (code: Uint8Array): Promise<WasmModule> {
+  let module: WasmModule
+  try {
+    module = await compileJobModule(code)
+  } catch (err) {
+    throw new InvalidWasmError(`Module does not compile: ${(err as Error).message}`)
+  }
+  checkJobModule(module)
+  return module
+}
+
+/**
  * The check a job's code must pass before anything is paid for it: it is WebAssembly that compiles and it fits
- * the ABI ({@link checkJobModule}). The SDK's `submit` and `jobmesh-dapp submit` run it; the executor runs the
+ * the ABI ({@link compileJobCode}). The SDK's `submit` and `jobmesh-dapp submit` run it; the executor runs the
  * same check (plus its memory limit) before every first run of a module.
  *
  * @throws InvalidWasmError (not WebAssembly, or does not compile), TableLimitError, ForbiddenImportError, MissingExportError
@@ -54,11 +70,5 @@ export async function validateJobCode (code: Uint8Array): Promise<void> {
   }
   // the table limit the executor applies (a larger table is refused there, after the job is paid)
   capTable(code, MAX_TABLE_ENTRIES)
-  let module: WasmModule
-  try {
-    module = await wasm.compile(code)
-  } catch (err) {
-    throw new InvalidWasmError(`Module does not compile: ${(err as Error).message}`)
-  }
-  checkJobModule(module)
+  await compileJobCode(code)
 }

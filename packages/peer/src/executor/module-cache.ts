@@ -1,10 +1,9 @@
 import { logger } from '@libp2p/logger'
-import { InvalidWasmError, MemoryLimitError } from './errors.js'
+import { MemoryLimitError } from './errors.js'
 import { sha256Hex } from './hash.js'
-import { checkJobModule } from './job-code.js'
+import { compileJobCode } from './job-code.js'
 import { capMemory, capTable, readMemoryLimits } from './wasm-binary.js'
 import { MAX_TABLE_ENTRIES, WASM_MAX_PAGES, WASM_PAGE_BYTES } from './constants.js'
-import { wasm } from './wasm-api.js'
 import type { WasmModule } from './wasm-api.js'
 
 const log = logger('jobmesh:executor:cache')
@@ -37,13 +36,7 @@ async function prepare (code: Uint8Array, hash: string, maxMemoryBytes: number):
     throw new MemoryLimitError(`Module declares ${limits.min} memory pages, limit ${limitPages}`)
   }
   const capped = capTable(capMemory(code, Math.min(limitPages + 1, WASM_MAX_PAGES)), MAX_TABLE_ENTRIES)
-  let module: WasmModule
-  try {
-    module = await wasm.compile(capped)
-  } catch (err) {
-    throw new InvalidWasmError(`Module does not compile: ${(err as Error).message}`)
-  }
-  checkJobModule(module)
+  const module = await compileJobCode(capped)
   log('compiled %s (%d bytes)', hash, code.length)
   return { hash, module }
 }

@@ -2,6 +2,7 @@
  * The parts of the WebAssembly JS API the executor's main thread uses. `@types/node` 20 does not declare the
  * `WebAssembly` global and the package does not load the DOM lib, so the few members are typed here.
  */
+import { setFlagsFromString } from 'node:v8'
 
 /** A compiled WebAssembly module (opaque; cloneable to workers with `postMessage`). */
 export interface WasmModule {
@@ -31,3 +32,25 @@ interface WasmApi {
 
 /** The global `WebAssembly` object. */
 export const wasm: WasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly
+
+/**
+ * V8 flags set before the first job module is compiled: only the optimising compiler (TurboFan), no baseline tier
+ * (Liftoff) that hot functions leave later. With both tiers a run's frames and speed depended on how warm the
+ * process was (a recursion 35 % shallower and a run 2x slower cold), so a verifier's cold re-run could trap or time
+ * out where the warm processor's run succeeded (docs/executor.md, One compiler tier). The flags are process-wide.
+ */
+export const WASM_ENGINE_FLAGS: readonly string[] = ['--no-liftoff']
+
+let engineFlagsSet = false
+
+/**
+ * Compiles a job module under {@link WASM_ENGINE_FLAGS} (set once, before the process's first compile here).
+ * Every compile of job code goes through it.
+ */
+export async function compileJobModule (bytes: Uint8Array): Promise<WasmModule> {
+  if (!engineFlagsSet) {
+    for (const flag of WASM_ENGINE_FLAGS) setFlagsFromString(flag)
+    engineFlagsSet = true
+  }
+  return await wasm.compile(bytes)
+}
