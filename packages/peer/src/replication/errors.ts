@@ -25,7 +25,10 @@ export class UnregisteredSenderError extends Error {
   override name = 'UnregisteredSenderError'
 }
 
-/** An `outputs` request names a job that is not Open on chain: only a job being finalized has outputs to replicate. */
+/**
+ * A request names a job in a state whose content is not replicated: an `outputs` request a job that is not Open (only a
+ * job being finalized has outputs to replicate), an `inputs` request a job the escrow is done with (Released, Refunded).
+ */
 export class JobNotOpenError extends Error {
   static override readonly name = 'JobNotOpenError'
   override name = 'JobNotOpenError'

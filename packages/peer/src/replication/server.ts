@@ -1,4 +1,4 @@
-import { anySignal } from '@jobmesh/contracts'
+import { anySignal, isSettledStatus } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import * as lp from 'it-length-prefixed'
 import {
@@ -53,8 +53,9 @@ export interface ReplicationServer {
 /**
  * Serves {@link REPLICATION_PROTOCOL}: on request this peer fetches and pins a job's inputs (spec, code, data) or
  * its manifest and every output the manifest lists (sha256 checked), and answers `ok` once it holds them all. With a
- * chain the job must exist in the escrow (nobody makes a peer store content for a job nobody paid for), and the
- * spec of an `inputs` request must be the one the jobId commits to. An `outputs` request names a manifest its sender
+ * chain the job must exist in the escrow (nobody makes a peer store content for a job nobody paid for), the job of an
+ * `inputs` request must not be settled (Released or Refunded: nobody will run or verify it), and the spec of an
+ * `inputs` request must be the one the jobId commits to. An `outputs` request names a manifest its sender
  * made, so it is bounded before anything is fetched: with a chain its sender must be a registered node (the
  * finalizer is one) and the job must be Open (a finalizer replicates before it submits); and, chain or not, the
  * manifest and the outputs it lists (their `size`s, each fetched with its `size` as the limit) must fit in
@@ -82,6 +83,9 @@ export async function startReplicationServer (components: ReplicationServerCompo
     if (status === 'None') throw new ReplicaRefusedError(`job ${request.jobId} does not exist in the escrow`)
     if (request.kind === 'outputs' && status !== 'Open') {
       throw new JobNotOpenError(`job ${request.jobId} is ${status}: its outputs are replicated only while it is Open`)
+    }
+    if (request.kind === 'inputs' && isSettledStatus(status)) {
+      throw new JobNotOpenError(`job ${request.jobId} is ${status}: its inputs are replicated only while it is Open or being verified`)
     }
   }
 

@@ -311,6 +311,30 @@ describe('replication of outputs: who may ask, for which job, how much', () => {
     expect(await hasBlock(replica, late.microJobs[0].outputCid)).toBe(false)
   })
 
+  it('refuses the inputs of a job the escrow is done with: a refunded job\'s spec and data are not fetched', async () => {
+    chain = await startChain({ accounts: 3 })
+    const creator = await holder(false)
+    // two jobs of specs that differ (their deadlines): one stays Open, the other is refunded
+    const open = await fundJob(chain.clients[0], { nonce: 1n, deadline: Date.now() + 3_000_000 })
+    const done = await fundJob(chain.clients[0], { nonce: 2n })
+    // the creator serves both specs (what a replica fetches first)
+    for (const job of [open, done]) await creator.store.addRaw(encodeJobSpec(job.spec))
+    const replica = await holder({ chain: chain.clients[2] })
+    await connect(creator, replica)
+    const ask = async (job: typeof open, nonce: string): Promise<void> => {
+      await askReplica({ libp2p: creator.node.libp2p }, replica.node.peerId, { kind: 'inputs', jobId: job.jobId.toLowerCase(), specCid: job.specCid, nonce }, { signal: AbortSignal.timeout(30_000) })
+    }
+    // Open: the replica takes the request and fetches the spec (the test job's code is a CID nobody serves, so the
+    // pin fails after it)
+    await expect(ask(open, '1')).rejects.not.toMatchObject({ message: expect.stringContaining('JobNotOpenError') })
+    expect(await hasBlock(replica, open.specCid)).toBe(true)
+    // refunded: refused before anything is fetched
+    await chain.clients[0].provider.send('evm_increaseTime', [7200])
+    await chain.clients[0].refund(done.jobId)
+    await expect(ask(done, '2')).rejects.toMatchObject({ name: 'ReplicaRefusedError', message: expect.stringContaining('JobNotOpenError') })
+    expect(await hasBlock(replica, done.specCid)).toBe(false)
+  })
+
   it('bounds the bytes of one request and of one sender; an output larger than its listed size is not held', async () => {
     const { jobId, replica, fin } = await setup({ maxRequestBytes: 30_000, maxSenderBytes: 35_000 })
     const self = fin.node.peerId.toString()
