@@ -1,6 +1,7 @@
 import { MAX_TABLE_ENTRIES } from './constants.js'
 import { ForbiddenImportError, InvalidWasmError, MissingExportError } from './errors.js'
 import { capTable } from './wasm-binary.js'
+import { checkDeterministicFeatures } from './wasm-features.js'
 import { compileJobModule, wasm } from './wasm-api.js'
 import type { WasmExternKind, WasmModule } from './wasm-api.js'
 
@@ -42,9 +43,10 @@ export function checkJobModule (module: WasmModule): void {
 }
 
 /**
- * Compiles job code (under the executor's engine flags) and checks the module against the job ABI.
+ * Compiles job code (under the executor's engine flags), refuses features whose results differ between machines or
+ * Node versions ({@link checkDeterministicFeatures}: relaxed SIMD, WasmGC) and checks the module against the job ABI.
  *
- * @throws InvalidWasmError (does not compile), ForbiddenImportError, MissingExportError
+ * @throws InvalidWasmError (does not compile, or uses such a feature), ForbiddenImportError, MissingExportError
  */
 export async function compileJobCode (code: Uint8Array): Promise<WasmModule> {
   let module: WasmModule
@@ -53,6 +55,7 @@ export async function compileJobCode (code: Uint8Array): Promise<WasmModule> {
   } catch (err) {
     throw new InvalidWasmError(`Module does not compile: ${(err as Error).message}`)
   }
+  checkDeterministicFeatures(code)
   checkJobModule(module)
   return module
 }
@@ -62,7 +65,8 @@ export async function compileJobCode (code: Uint8Array): Promise<WasmModule> {
  * the ABI ({@link compileJobCode}). The SDK's `submit` and `jobmesh-dapp submit` run it; the executor runs the
  * same check (plus its memory limit) before every first run of a module.
  *
- * @throws InvalidWasmError (not WebAssembly, or does not compile), TableLimitError, ForbiddenImportError, MissingExportError
+ * @throws InvalidWasmError (not WebAssembly, does not compile, or relaxed SIMD or WasmGC), TableLimitError, ForbiddenImportError,
+ * MissingExportError
  */
 export async function validateJobCode (code: Uint8Array): Promise<void> {
   if (code.length < 8 || code[0] !== 0x00 || code[1] !== 0x61 || code[2] !== 0x73 || code[3] !== 0x6d) {

@@ -13,7 +13,8 @@ export interface MemoryLimits {
   max?: number
 }
 
-interface Section {
+/** A section of a module: its id and where its bytes are. */
+export interface Section {
   id: number
   /** Offset of the section id byte. */
   start: number
@@ -26,7 +27,7 @@ interface Section {
 /**
  * Reads an unsigned LEB128 number of at most 32 bits.
  */
-function readU32 (bytes: Uint8Array, offset: number): { value: number, next: number } {
+export function readU32 (bytes: Uint8Array, offset: number): { value: number, next: number } {
   let value = 0
   let shift = 0
   for (let i = 0; i < 5; i++) {
@@ -62,7 +63,12 @@ export function encodeU32 (value: number): number[] {
   return out
 }
 
-function sections (bytes: Uint8Array): Section[] {
+/**
+ * The module's sections in order, after checking the magic number and version; every section lies within `bytes`.
+ *
+ * @throws InvalidWasmError
+ */
+export function sections (bytes: Uint8Array): Section[] {
   if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new InvalidWasmError('Not a WebAssembly module (bad magic number)')
   }

@@ -1,6 +1,24 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_TABLE_ENTRIES, validateJobCode } from '../../src/executor/index.js'
-import { abiModule, buildModule, echoModule, fixedAlloc, i32 } from './wasm-builder.js'
+import { createWasmExecutor, MAX_TABLE_ENTRIES, validateJobCode } from '../../src/executor/index.js'
+import { abiModule, buildModule, echoModule, fixedAlloc, i32, op, uleb } from './wasm-builder.js'
+
+const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()]
+const section = (id: number, content: number[]): number[] => [id, ...uleb(content.length), ...content]
+const name = (s: string): number[] => vec([...new TextEncoder().encode(s)].map(b => [b]))
+const body = (code: number[]): number[] => [...uleb(code.length + 2), 0x00, ...code, op.end]
+const V128_ZERO = [0xfd, 0x0c, ...new Array<number>(16).fill(0)]
+
+/** The echo module of the ABI with a third function `() -> ()` whose body is `extra` (never called). */
+function echoWith (extra: number[]): Uint8Array {
+  const I32 = 0x7f
+  return Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec([[0x60, 1, I32, 1, I32], [0x60, 2, I32, I32, 1, I32], [0x60, 0, 0]])),
+    ...section(3, vec([[0], [1], [2]])),
+    ...section(5, vec([[0x00, 1]])),
+    ...section(7, vec([[...name('memory'), 0x02, 0], [...name('alloc'), 0x00, 0], [...name('process'), 0x00, 1]])),
+    ...section(10, vec([body(i32(8)), body([...i32(4), op.localGet, 1, op.i32Store, 2, 0, ...i32(4)]), body(extra)]))
+  ])
+}
 
 describe('validateJobCode', () => {
   it('accepts a module with the ABI and only env.abort imported', async () => {
@@ -31,5 +49,23 @@ describe('validateJobCode', () => {
       .rejects.toMatchObject({ name: 'MissingExportError', message: 'Module exports "memory" as a function, not as a memory (the job ABI: memory "memory", functions "alloc" and "process")' })
     await expect(validateJobCode(abiModule([...i32(4)], { min: 2 }, [{ module: 'wasi_snapshot_preview1', name: 'fd_write', params: 4, results: 1 }])))
       .rejects.toMatchObject({ name: 'ForbiddenImportError' })
+  })
+
+  it('refuses relaxed SIMD and WasmGC on every Node (Node 20 does not compile them, Node 22+ does): so does the executor', async () => {
+    const plainSimd = echoWith([...V128_ZERO, ...V128_ZERO, 0xfd, 0x0e, op.drop]) // i8x16.swizzle
+    const relaxedSimd = echoWith([...V128_ZERO, ...V128_ZERO, 0xfd, 0x80, 0x02, op.drop]) // i8x16.relaxed_swizzle
+    const gc = echoWith([...i32(1), 0xfb, 0x1c, op.drop]) // ref.i31
+    await expect(validateJobCode(plainSimd)).resolves.toBeUndefined()
+    await expect(validateJobCode(relaxedSimd)).rejects.toMatchObject({ name: 'InvalidWasmError' })
+    await expect(validateJobCode(gc)).rejects.toMatchObject({ name: 'InvalidWasmError' })
+    const executor = createWasmExecutor({ concurrency: 1 })
+    try {
+      const input = new TextEncoder().encode('same everywhere')
+      expect(await executor.run(plainSimd, input)).toEqual(input)
+      await expect(executor.run(relaxedSimd, input)).rejects.toMatchObject({ name: 'InvalidWasmError' })
+      await expect(executor.prepare(gc)).rejects.toMatchObject({ name: 'InvalidWasmError' })
+    } finally {
+      await executor.stop()
+    }
   })
 })
