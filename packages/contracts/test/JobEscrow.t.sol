@@ -241,17 +241,47 @@ contract JobEscrowTest is JobEscrowFixture {
         assertEq(escrow.credits(vs[0].node), share);
     }
 
-    function test_noRevealsRestartsRound() public {
+    function test_noCommitsRestartsRoundWithoutSlashing() public {
         bytes32 id = createJob(jobParams(1, 2, 3), FEE);
         Results memory r = honest(id, 1, 2);
         submit(id, sub, r.root);
         Results memory silent;
+        select(id);
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
+        uint256[] memory before = new uint256[](3);
+        for (uint256 i; i < 3; ++i) before[i] = registry.nodeInfo(vs[i].node).stake;
         verifyRound(id, r, views3(silent, silent, silent), noBlame(3));
         JobEscrowBase.Job memory j = escrow.jobs(id);
         assertEq(uint256(j.status), uint256(JobEscrowBase.Status.Submitted));
         assertEq(j.assigned, 0);
         assertEq(j.submitBlock, block.number);
-        assertEq(escrow.credits(treasury), 3 * escrow.verifierShare(id));
+        // nobody committed: nobody could re-run the sample in the window; timed out and paused, not slashed
+        assertEq(escrow.credits(treasury), 0);
+        for (uint256 i; i < 3; ++i) {
+            assertEq(registry.nodeInfo(vs[i].node).stake, before[i]);
+            (,,, uint256 timeouts,) = registry.qosState(vs[i].node);
+            assertEq(timeouts, 2);
+            assertTrue(registry.nodeInfo(vs[i].node).paused);
+        }
+    }
+
+    function test_oneCommitOfThreeRestartsAndSlashesTheSilent() public {
+        bytes32 id = createJob(jobParams(1, 2, 3), FEE);
+        Results memory r = honest(id, 1, 2);
+        submit(id, sub, r.root);
+        Results memory silent;
+        select(id);
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
+        uint256[] memory before = new uint256[](3);
+        for (uint256 i; i < 3; ++i) before[i] = registry.nodeInfo(vs[i].node).stake;
+        verifyRound(id, r, views3(r, silent, silent), noBlame(3));
+        assertEq(uint256(escrow.statusOf(id)), uint256(JobEscrowBase.Status.Submitted)); // no majority: restarted
+        // one verifier could re-run the sample: the two silent ones are slashed one share each, the voter paid one
+        uint256 share = escrow.verifierShare(id);
+        assertEq(registry.nodeInfo(vs[0].node).stake, before[0]);
+        assertEq(escrow.credits(vs[0].node), share);
+        for (uint256 i = 1; i < 3; ++i) assertEq(registry.nodeInfo(vs[i].node).stake, before[i] - share);
+        assertEq(escrow.credits(treasury), share);
     }
 
     function test_unprovenSampleIsNotScoredAgainstTheVerifiersThatCommitted() public {

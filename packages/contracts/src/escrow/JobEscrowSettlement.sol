@@ -25,7 +25,8 @@ contract JobEscrowSettlement is JobEscrowSeeds {
     ///         - otherwise the round restarts (Open again after the deadline).
     ///         Verifiers that voted with the outcome get one verifier share each (from the fee on release, from the
     ///         slash on rejection, from the silent verifiers' penalties otherwise); silent or outvoted verifiers are
-    ///         slashed one share. Idempotent on a Released/Refunded job.
+    ///         slashed one share, except in a restart where none of them committed. Idempotent on a
+    ///         Released/Refunded job.
     function settle(bytes32 jobId) external onlyDelegated nonReentrant {
         Job storage j = _job(jobId);
         Status st = j.status;
@@ -54,7 +55,10 @@ contract JobEscrowSettlement is JobEscrowSeeds {
         } else if (t.bad != 0 || !j.proven) {
             _reject(jobId, j, k, t);
         } else {
-            _payRound(jobId, j, k, type(uint256).max, 0, true, 0);
+            // no majority. A round in which no drawn verifier committed is one nobody could re-run in the commit
+            // window (code slower than the creator's hint, inputs nobody serves: a creator that processes its own job
+            // can make it so): its verifiers are timed out (paused after a second miss), not slashed.
+            if (j.commits != 0) _payRound(jobId, j, k, type(uint256).max, 0, true, 0);
             if (block.timestamp > j.deadline) {
                 _reopen(jobId, j);
             } else {

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {AttackBase} from "./AttackBase.sol";
+import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
+
+/// @notice A creator whose own node is its job's only processor can make the job impossible to re-run for anyone
+///         else (a run-time hint of 0 gives the shortest commit window, code slower than that, or inputs it serves to
+///         nobody) and submit it. The drawn verifiers cannot re-run the sample in time and never commit; the round has
+///         no majority, and at the deadline the creator refunds the whole fee. Until 2026-11-30 each silent verifier
+///         was slashed one share per round: honest stakes for gas (docs/settlement.md, Known gaps).
+contract UnrerunnableJobTest is AttackBase {
+    /// The creator's node (node 0, the attacker) processes and submits; node 1 (the finalizer of the other tests) is
+    /// its accomplice here, a registered node of the attacker's.
+    function jobDrawing(bool withAccomplice, uint256 nonceBase) internal returns (bytes32 id, Results memory r, JobEscrowBase.Verifier[] memory vs) {
+        for (uint256 n; n < 100; ++n) {
+            uint256 snap = vm.snapshotState();
+            vm.roll(block.number + 1 + n);
+            JobEscrowBase.CreateJobParams memory p = jobParams(2, 4, 3);
+            p.nonce = nonceBase + n;
+            p.secondsPerMicroJob = 0; // the creator's hint: the shortest commit window the escrow gives
+            id = createJob(p, FEE);
+            r = honestResults(id, 2, 4);
+            submit(id, attacker, r.root);
+            select(id);
+            vs = escrow.verifiersOf(id);
+            bool drawn;
+            for (uint256 i; i < vs.length; ++i) if (vs[i].node == finalizer) drawn = true;
+            if (drawn == withAccomplice && vs.length == 3) return (id, r, vs);
+            vm.revertToState(snap);
+        }
+        revert("no such draw");
+    }
+
+    /// Nobody could re-run the sample, so nobody committed: the round restarts, the verifiers are timed out (paused
+    /// until they return), and nobody is slashed. The creator refunds its fee at the deadline and gains nothing.
+    function test_aJobNobodyCanReRunCostsTheHonestVerifiersNothing() public {
+        (bytes32 id, Results memory r, JobEscrowBase.Verifier[] memory vs) = jobDrawing(false, 1_000);
+        uint256[] memory before = new uint256[](3);
+        for (uint256 i; i < 3; ++i) before[i] = stakeOf(vs[i].node);
+        uint256 treasury0 = escrow.credits(treasury);
+        Results memory silent;
+        verifyRound(id, r, views3(silent, silent, silent), noBlame(3));
+        assertEq(status(id), uint256(JobEscrowBase.Status.Submitted), "restarted");
+        for (uint256 i; i < 3; ++i) {
+            assertEq(stakeOf(vs[i].node), before[i], "no honest stake taken");
+            assertEq(escrow.credits(vs[i].node), 0);
+            assertTrue(registry.nodeInfo(vs[i].node).paused, "timed out: out of the draw until it returns");
+        }
+        assertEq(escrow.credits(treasury), treasury0);
+        // at the deadline: nobody assigned in the new round (the honest nodes are paused) -> reopened, refunded
+        vm.warp(escrow.jobs(id).deadline + 1);
+        if (escrow.jobs(id).assigned != 0) escrow.settle(id);
+        uint256 c0 = creator.balance;
+        escrow.refund(id);
+        assertEq(creator.balance - c0, FEE, "the creator gets its fee back, and no more");
+    }
+
+    /// What is left (recorded, not closed): when a node of the attacker's is drawn among the verifiers, it reveals a
+    /// match it computed itself; with one commit the silent honest verifiers are slashed one share each as before,
+    /// and the accomplice is paid a share of those penalties. The attack now needs the attacker's own stake drawn.
+    function test_anAccompliceDrawnStillGetsTheSilentSlashed() public {
+        (bytes32 id, Results memory r, JobEscrowBase.Verifier[] memory vs) = jobDrawing(true, 2_000);
+        Results[] memory views = new Results[](3);
+        uint256[] memory before = new uint256[](3);
+        for (uint256 i; i < 3; ++i) {
+            before[i] = stakeOf(vs[i].node);
+            if (vs[i].node == finalizer) views[i] = r; // the accomplice "re-runs" with the creator's inputs
+        }
+        verifyRound(id, r, views, noBlame(3));
+        assertEq(status(id), uint256(JobEscrowBase.Status.Submitted), "no majority: restarted");
+        uint256 share = escrow.verifierShare(id);
+        for (uint256 i; i < 3; ++i) {
+            if (vs[i].node == finalizer) assertEq(escrow.credits(finalizer), share, "the accomplice is paid a share");
+            else assertEq(stakeOf(vs[i].node), before[i] - share, "each silent honest verifier slashed one share");
+        }
+    }
+}
