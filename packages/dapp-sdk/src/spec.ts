@@ -222,7 +222,8 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, m
     requirements: { ...(input.requirements ?? { minVramGb: 0 }), ...(modelUri == null ? {} : { modelId: modelUri }) },
     price: input.price,
     estimate: {
-      secondsPerMicroJob: input.estimate?.secondsPerMicroJob ?? DEFAULT_SECONDS_PER_MICRO_JOB
+      secondsPerMicroJob: input.estimate?.secondsPerMicroJob ?? DEFAULT_SECONDS_PER_MICRO_JOB,
+      ...(input.estimate?.maxOutputBytes === undefined ? {} : { maxOutputBytes: input.estimate.maxOutputBytes })
     },
     verifiers: input.verifiers ?? DEFAULT_VERIFIERS,
     deadline: draft.deadline

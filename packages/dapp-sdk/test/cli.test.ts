@@ -25,6 +25,10 @@ describe('jobmesh-dapp', () => {
     expect(await run(['submit', '--code', 'a.wasm', '--data', 'd.bin', '--macro-jobs', 'two', '--micro-per-macro', '1',
       '--blocks-per-micro', '1', '--block-size', '4', '--price', '0.1', '--deployment', 'd.json'], io)).toBe(2)
     expect(io.stderr.join('\n')).toMatch(/--macro-jobs.*positive integer/)
+    const bound = capture()
+    expect(await run(['submit', '--code', 'a.wasm', '--data', 'd.bin', '--macro-jobs', '2', '--micro-per-macro', '1',
+      '--blocks-per-micro', '1', '--block-size', '4', '--price', '0.1', '--max-output', '1.5', '--deployment', 'd.json'], bound)).toBe(2)
+    expect(bound.stderr.join('\n')).toMatch(/--max-output.*positive integer/)
 
     const io2 = capture()
     expect(await run(['status', 'not-a-job-id', '--deployment', 'd.json'], io2)).toBe(2)

@@ -91,6 +91,15 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     }
   })
 
+  it('an output bound per MicroJob goes into the spec as given; beyond 64 MiB it is an issue on estimate.maxOutputBytes', () => {
+    const spec = buildSpec(draftSpec({ ...base, estimate: { maxOutputBytes: 4096 } }, creator, {}, now), 'ipfs://code', 'ipfs://data')
+    expect(spec.estimate).toEqual({ secondsPerMicroJob: expect.any(Number), maxOutputBytes: 4096 })
+    expect(buildSpec(draftSpec(base, creator, {}, now), 'ipfs://code', 'ipfs://data').estimate.maxOutputBytes).toBeUndefined()
+    expect(issues({ estimate: { maxOutputBytes: 64 * 1024 * 1024 + 1 } })).toEqual([{
+      path: 'estimate.maxOutputBytes', message: expect.stringContaining('at most 67108864 bytes (64 MiB)')
+    }])
+  })
+
   it('values wider than the escrow\'s fields: uint32 minVramGb and microJobsPerMacro, uint256 nonce', () => {
     expect(paths({ requirements: { minVramGb: 2 ** 32 - 1 }, nonce: MaxUint256 })).toEqual([])
     expect(issues({ requirements: { minVramGb: 2 ** 32 } })).toEqual([{ path: 'requirements.minVramGb', message: 'must be at most 4294967295 GB: the escrow stores a uint32' }])

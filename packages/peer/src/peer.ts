@@ -7,17 +7,17 @@ import { createWasmExecutor, wasmMicroJobExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
 import { replicateOutputs, startReplicationServer } from './replication/index.js'
-import { publishProfile, readProfiles } from './jobs/index.js'
+import { outputBudget, publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
 import { applyCommitTimeout, bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
-import { nodesNeeded } from './protocol/index.js'
+import { microJobCount, microJobOutputBound, nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
 import { retireExpiredJobs } from './job-expiry.js'
 import { retireEndedJobs } from './job-retirement.js'
 import { metricsFor, startObservability } from './peer-observe.js'
-import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId } from './observe/index.js'
+import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId, sizeText } from './observe/index.js'
 import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
@@ -25,7 +25,7 @@ import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { Processor, ProcessorInit } from './processor/index.js'
 import type { Settlement, SettlementInit, SupplyJob } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
-import type { PricingParams } from './protocol/index.js'
+import type { JobSpec, PricingParams } from './protocol/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
 import type { HttpAddress, HttpServer } from './http/index.js'
 import type { AccountView, DescribeOptions, JobStory } from './observe/index.js'
@@ -75,6 +75,11 @@ export interface PeerInit extends NodeInit {
   chain?: PeerChainInit
   /** Peers besides its producer that must hold each output before this peer submits a job. Default 3. */
   outputReplicas?: number
+  /**
+   * The most bytes all outputs of one job may come to for this peer to take it (a job's bound: MicroJobs x its
+   * `estimate.maxOutputBytes`, 64 MiB each when it declares none); a finalizer holds every output. Default: no bound.
+   */
+  maxJobOutputBytes?: number
   /**
    * Cuts the start short: `createPeer` stops what it started and rejects with the signal's reason (a chain call
    * under way is abandoned, a transaction already sent stays sent). Not used once the peer is up.
@@ -167,6 +172,13 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     stack.push(async () => { await holdings.stop() })
     init.signal?.throwIfAborted()
     let processor: Processor | undefined
+    const maxJobOutputBytes = init.maxJobOutputBytes
+    const budget = maxJobOutputBytes == null
+      ? undefined
+      : outputBudget({
+        maxJobOutputBytes,
+        onOver: (job, bound) => { events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: outputText(job.jobId, job.spec, bound, maxJobOutputBytes) }) }
+      })
     // the registry's owner of each profile's PeerId, kept between counts: anybody can publish profiles
     const owners = chain == null ? undefined : peerOwners({ chain: chain.client })
     const supply = chain == null
@@ -224,7 +236,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
         deadlineClock: clock?.now,
         mayCoordinate: admission?.registered,
-        deferJob: job => funded?.isOpen(job) === false || holdings.defer(job) ||
+        deferJob: job => budget?.over(job) === true || funded?.isOpen(job) === false || holdings.defer(job) ||
           bonds?.canBond({ jobId: job.jobId, fee: job.spec.price }) === false ||
           supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers, requirements: job.spec.requirements }) === false,
         onJobComplete: chain?.settlement == null
@@ -376,6 +388,12 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
 function bondText (jobId: string, bond: bigint, free: bigint, exiting: boolean): string {
   if (exiting) return `job ${shortId(jobId)} is left alone: this node asked to exit, so it takes no job (it settles and claims what it earned)`
   return `job ${shortId(jobId)} is left alone: submitting its results locks a bond of ${formatEther(bond)} ETH, this node has ${formatEther(free)} ETH of free stake (more stake: jobmesh start --stake)`
+}
+
+/** The `job:waiting` line of a job whose outputs may come to more than this peer's `--max-job-output`. */
+function outputText (jobId: string, spec: JobSpec, bound: number, max: number): string {
+  const each = spec.estimate.maxOutputBytes == null ? `${sizeText(microJobOutputBound(spec))} each (it declares no bound)` : `${sizeText(microJobOutputBound(spec))} each`
+  return `job ${shortId(jobId)} is left alone: its ${microJobCount(spec)} MicroJobs may output up to ${each}, ${sizeText(bound)} in all, more than this node's --max-job-output of ${sizeText(max)}`
 }
 
 /** The `job:waiting` line of a job left alone for want of nodes to verify it (`nodes` active, or `fitting` it). */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { MIN_VERIFIERS } from '@jobmesh/peer/protocol'
+import { MAX_MICROJOB_OUTPUT_BYTES, MIN_VERIFIERS } from '@jobmesh/peer/protocol'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
 import { InputsNotHeldError, NoPeerConnectedError } from '../errors.js'
@@ -28,6 +28,7 @@ interface SubmitFlags extends ConnectFlags {
   minVram?: number
   gpuModel?: string
   model?: string
+  maxOutput?: number
   detach?: boolean
   out?: string
   timeout?: number
@@ -46,7 +47,8 @@ function submitInput (flags: SubmitFlags): SubmitInput {
     ...(flags.minVram === undefined && flags.gpuModel === undefined
       ? {}
       : { requirements: { minVramGb: flags.minVram ?? 0, ...(flags.gpuModel === undefined ? {} : { gpuModel: flags.gpuModel }) } }),
-    ...(flags.model === undefined ? {} : { model: flags.model })
+    ...(flags.model === undefined ? {} : { model: flags.model }),
+    ...(flags.maxOutput === undefined ? {} : { estimate: { maxOutputBytes: flags.maxOutput } })
   }
 }
 
@@ -158,6 +160,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--deadline-minutes <min>', 'minutes until the job may be refunded, more than 3 (the peers stop 3 minutes before it) and at most the escrow\'s maxDeadline (43200, 30 days, on a default deployment); default 1440', positiveInt)
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')
+    .option('--max-output <bytes>', `the most bytes one MicroJob outputs, up to ${MAX_MICROJOB_OUTPUT_BYTES} (64 MiB, the default): a run that outputs more fails on every peer, and peers that cap what one job may make them hold see the job's total (MicroJobs x this)`, positiveInt)
     .option('--model <file|ipfs://cid>', 'a model the job\'s code reads (weights, a palette, a data set): uploaded, named in the job; peers holding it run the job first, and the code gets it before its data')
     .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by a peer (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')

@@ -23,6 +23,19 @@ function decimal (accepts: (n: number) => boolean, expected: string): (value: st
 /** Parses a number >= 0 (`--holder-grace 1.5`). */
 export const nonNegativeNumber = decimal(n => n >= 0, 'a number >= 0')
 
+const SIZE_UNITS: Record<string, number> = {
+  '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40
+}
+
+/** Parses a size in bytes (`--max-job-output 20GiB`): a number and an optional unit, B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (of 1024). */
+export function byteSize (value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value)
+  const unit = SIZE_UNITS[m?.[2].toLowerCase() ?? 'none']
+  const bytes = m == null || unit === undefined ? NaN : Math.floor(Number(m[1]) * unit)
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new InvalidArgumentError(`expected a size such as 20GiB, 500MB or 1048576 (bytes), got "${value}"`)
+  return bytes
+}
+
 /** Parses `--rpc`: an http:// or https:// URL; empty (an unset JOBMESH_RPC_URL) means none. */
 export function rpcUrl (value: string): string {
   if (value.trim() === '') return ''

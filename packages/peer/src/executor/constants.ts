@@ -1,4 +1,4 @@
-import { MAX_MICROJOB_INPUT_BYTES } from '../protocol/index.js'
+import { MAX_MICROJOB_INPUT_BYTES, MAX_MICROJOB_OUTPUT_BYTES } from '../protocol/index.js'
 
 /** Wall-clock limit of one run, in ms, counted from the moment a worker starts it. */
 export const DEFAULT_TIMEOUT_MS = 30_000
@@ -6,8 +6,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000
 /** Limit of a module's linear memory, in bytes (256 MiB = 4096 pages). */
 export const DEFAULT_MAX_MEMORY_BYTES = 256 * 1024 * 1024
 
-/** Limit of one run's output, in bytes (64 MiB). */
-export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+/** Limit of one run's output, in bytes: the largest MicroJob output a spec may allow (64 MiB). */
+export const DEFAULT_MAX_OUTPUT_BYTES = MAX_MICROJOB_OUTPUT_BYTES
 
 /** Limit of one run's input, in bytes: the largest MicroJob input a spec may ask for (256 MiB). */
 export const DEFAULT_MAX_INPUT_BYTES = MAX_MICROJOB_INPUT_BYTES

@@ -34,6 +34,8 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Overrides the executor's wall-clock limit for this run. */
   timeoutMs?: number
+  /** This run's output limit in bytes, when below the executor's `maxOutputBytes` (the lower one applies). */
+  maxOutputBytes?: number
 }
 
 /** A run with its execution digest (docs/settlement.md, Verification). */
@@ -98,7 +100,9 @@ export function createWasmExecutor (init: WasmExecutorInit = {}): WasmExecutor {
       throw new InputTooLargeError(`Input of ${input.length} bytes, limit ${maxInputBytes}`)
     }
     const prepared = await raceSignal(cache.get(code), options.signal, ABORTED)
-    return pool.run({ module: prepared.module, input, timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal, digest })
+    return pool.run({
+      module: prepared.module, input, timeoutMs: options.timeoutMs ?? timeoutMs, signal: options.signal, digest, maxOutputBytes: options.maxOutputBytes
+    })
   }
 
   return {

@@ -129,7 +129,11 @@ export function wasmMicroJobExecutor (components: WasmMicroJobExecutorComponents
   return {
     async run (task, { signal, timeoutMs }) {
       const [wasm, input] = await load(task, signal)
-      const execution = await components.executor.execute(wasm, input, { signal, ...(timeoutMs == null ? {} : { timeoutMs }) })
+      // the job's own output bound holds for every run of it: a processor's, a verifier's, a finalizer's stand-in
+      const maxOutputBytes = task.spec.estimate.maxOutputBytes
+      const execution = await components.executor.execute(wasm, input, {
+        signal, ...(timeoutMs == null ? {} : { timeoutMs }), ...(maxOutputBytes == null ? {} : { maxOutputBytes })
+      })
       log.trace('ran %s %d.%d', task.jobId, task.macroIndex, task.index)
       return execution
     }

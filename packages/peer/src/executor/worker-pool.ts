@@ -23,6 +23,8 @@ export interface PoolTask {
   signal?: AbortSignal
   /** Also hash the module's memory after the run (`PoolResult.digest`). */
   digest?: boolean
+  /** This run's output limit, when below the pool's. */
+  maxOutputBytes?: number
 }
 
 export interface PoolResult {
@@ -168,7 +170,7 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       module: task.module,
       input,
       maxMemoryBytes: init.maxMemoryBytes,
-      maxOutputBytes: init.maxOutputBytes,
+      maxOutputBytes: Math.min(init.maxOutputBytes, task.maxOutputBytes ?? Infinity),
       digest: task.digest === true
     }, [input.buffer])
   }

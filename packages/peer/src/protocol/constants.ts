@@ -33,6 +33,12 @@ export const DRAW_BOUNTY_BPS = 500
 export const MAX_MICROJOB_INPUT_BYTES = 256 * 1024 * 1024
 
 /**
+ * Largest output of one MicroJob (64 MiB): what a peer's executor returns at most (`DEFAULT_MAX_OUTPUT_BYTES`), and
+ * the bound of a spec that declares none (`estimate.maxOutputBytes`).
+ */
+export const MAX_MICROJOB_OUTPUT_BYTES = 64 * 1024 * 1024
+
+/**
  * How long before a job's deadline the peers stop working on it (ms): its finalizer still has to have the outputs
  * replicated (up to 2 min), submit the results and have the verifiers drawn (a few blocks) before the deadline, after
  * which the creator could refund the job with its outputs in hand. The SDK refuses a deadline closer than this.

@@ -29,7 +29,7 @@
 export * from './constants.js'
 export { nodesNeeded } from './verifiers.js'
 export * from './errors.js'
-export { parseJobSpec, microJobCount, jobModelUri } from './job-spec.js'
+export { parseJobSpec, microJobCount, microJobOutputBound, jobOutputBound, jobModelUri } from './job-spec.js'
 export { slicingMismatch } from './slicing-fit.js'
 export type { JobSpec, SlicingSpec, Requirements, Estimate } from './job-spec.js'
 export { encodeJobSpec, decodeJobSpec } from './job-spec-codec.js'

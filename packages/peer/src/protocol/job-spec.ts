@@ -1,6 +1,9 @@
 import { getAddress } from 'ethers'
 import { z } from 'zod'
-import { ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MAX_MICROJOB_INPUT_BYTES, MAX_VERIFIERS_ENCODABLE, MIN_VERIFIERS } from './constants.js'
+import {
+  ALLOWED_URI_SCHEMES, DEFAULT_VERIFIERS, JOB_SPEC_VERSION, MAX_MICROJOB_INPUT_BYTES, MAX_MICROJOB_OUTPUT_BYTES, MAX_VERIFIERS_ENCODABLE,
+  MIN_VERIFIERS
+} from './constants.js'
 import { InvalidJobSpecError } from './errors.js'
 import { slicingMismatch } from './slicing-fit.js'
 import type { SpecIssue } from './errors.js'
@@ -22,9 +25,13 @@ export interface Requirements {
 /**
  * The DApp's run-time hint: seconds one MicroJob runs. It bounds a run (the processor's run timeout) and sizes the
  * verifiers' commit window; it does not enter the task value, which uses the network's constants (`taskValue`).
+ * `maxOutputBytes`, when given, is the most bytes one MicroJob outputs: every run of the job (processors, verifiers, a
+ * finalizer's stand-ins) fails past it, and peers that bound what one job may make them hold read the job's total
+ * from it ({@link jobOutputBound}).
  */
 export interface Estimate {
   secondsPerMicroJob: number
+  maxOutputBytes?: number
 }
 
 /**
@@ -100,7 +107,8 @@ const schema = z.strictObject({
   }).default({ minVramGb: 0 }),
   price: wei.refine(v => v > 0n, 'price must be positive'),
   estimate: z.strictObject({
-    secondsPerMicroJob: z.number().positive().finite()
+    secondsPerMicroJob: z.number().positive().finite(),
+    maxOutputBytes: z.int().positive().max(MAX_MICROJOB_OUTPUT_BYTES, `a MicroJob's output is at most ${MAX_MICROJOB_OUTPUT_BYTES} bytes (64 MiB) on every peer`).optional()
   }),
   verifiers: z.int()
     .min(MIN_VERIFIERS, `k (verifiers) must be at least ${MIN_VERIFIERS}: a majority of them must outvote one wrong or lying verifier`)
@@ -160,6 +168,16 @@ export function parseJobSpec (input: unknown): JobSpec {
 /** Number of MicroJobs in a spec (`macroJobs * microJobsPerMacro`). */
 export function microJobCount (spec: Pick<JobSpec, 'slicing'>): number {
   return spec.slicing.macroJobs * spec.slicing.microJobsPerMacro
+}
+
+/** The most bytes one MicroJob of the job outputs: its `estimate.maxOutputBytes`, else {@link MAX_MICROJOB_OUTPUT_BYTES}. */
+export function microJobOutputBound (spec: Pick<JobSpec, 'estimate'>): number {
+  return spec.estimate.maxOutputBytes ?? MAX_MICROJOB_OUTPUT_BYTES
+}
+
+/** The most bytes all of a job's outputs come to: MicroJobs x {@link microJobOutputBound}. */
+export function jobOutputBound (spec: Pick<JobSpec, 'slicing' | 'estimate'>): number {
+  return microJobCount(spec) * microJobOutputBound(spec)
 }
 
 /**

@@ -152,7 +152,7 @@ describe('the MicroJob executor over the example jobs', () => {
           }
         }
       })
-      const spec = { codeUri: 'file:///wordcount.wasm', dataUri: 'file:///words.txt', blockSize } as unknown as MicroJobTask['spec']
+      const spec = { codeUri: 'file:///wordcount.wasm', dataUri: 'file:///words.txt', blockSize, estimate: { secondsPerMicroJob: 1 } } as unknown as MicroJobTask['spec']
       const task: MicroJobTask = { jobId: '0x' + '01'.repeat(32), spec, macroIndex: 0, index: 1, microId: '0x' + '02'.repeat(32), start: 2, end: 5 }
       const { output } = await runner.run(task, { signal: new AbortController().signal })
       expect(output).toEqual(countWords(blocks(text, blockSize, 2, 5)))
@@ -183,7 +183,8 @@ describe('the MicroJob executor over the example jobs', () => {
         }
       })
       const spec = {
-        codeUri: 'file:///palette.wasm', dataUri: 'file:///bands', blockSize: MANDELBROT_BLOCK_SIZE, requirements: { minVramGb: 0, modelId: model }
+        codeUri: 'file:///palette.wasm', dataUri: 'file:///bands', blockSize: MANDELBROT_BLOCK_SIZE, requirements: { minVramGb: 0, modelId: model },
+        estimate: { secondsPerMicroJob: 1 }
       } as unknown as MicroJobTask['spec']
       const task: MicroJobTask = { jobId: '0x' + '01'.repeat(32), spec, macroIndex: 0, index: 1, microId: '0x' + '02'.repeat(32), start: 2, end: 4 }
       const input = microJobInput(blocks(data, MANDELBROT_BLOCK_SIZE, 2, 4), palette)

@@ -64,6 +64,15 @@ describe('wasm executor', () => {
     expect(outputs).toEqual(inputs)
   })
 
+  it('holds a run to its own output limit below the executor\'s (the lower one applies)', async () => {
+    // the echo's output is its input: 13 bytes
+    expect(await executor.run(echoModule, input, { maxOutputBytes: input.length })).toEqual(input)
+    await expect(executor.run(echoModule, input, { maxOutputBytes: input.length - 1 })).rejects.toMatchObject({ name: 'OutputTooLargeError' })
+    // a run may not raise the executor's own limit
+    await expect(executor.run(bad.hugeOutput, input, { maxOutputBytes: 2 * OUTPUT_LIMIT })).rejects.toMatchObject({ name: 'OutputTooLargeError' })
+    await stillWorks()
+  })
+
   it('does not change the caller\'s input', async () => {
     const mine = Uint8Array.of(1, 2, 3)
     await executor.run(echoModule, mine)

@@ -14,7 +14,7 @@ const WASM = fileURLToPath(new URL('../../../../examples/build/wordcount.wasm', 
 function task (spec: Partial<MicroJobTask['spec']>, start: number, end: number, index = 0): MicroJobTask {
   return {
     jobId: '0x' + '01'.repeat(32),
-    spec: spec as MicroJobTask['spec'],
+    spec: { estimate: { secondsPerMicroJob: 1 }, ...spec } as MicroJobTask['spec'],
     macroIndex: 0,
     index,
     microId: '0x' + '02'.repeat(32),
@@ -80,6 +80,22 @@ describe('wasmMicroJobExecutor', () => {
     // a job's URIs are read as the network's: only what a job may name (content-store.test.ts)
     expect(asked.length).toBeGreaterThan(0)
     expect(asked.every(a => a === true)).toBe(true)
+  })
+
+  it('holds every run of a job to the output bound its spec declares (estimate.maxOutputBytes)', async () => {
+    const codePath = join(dir, 'echo.wasm')
+    const dataPath = join(dir, 'data.bin')
+    await writeFile(codePath, echoModule)
+    await writeFile(dataPath, new Uint8Array(64).fill(7))
+    const adapter = wasmMicroJobExecutor({ store: localFiles(), executor })
+    const spec = { codeUri: pathToFileURL(codePath).href, dataUri: pathToFileURL(dataPath).href, blockSize: 16 }
+    const signal = AbortSignal.timeout(10_000)
+    // two blocks in: the echo outputs them, 32 bytes
+    const run = async (maxOutputBytes?: number): Promise<unknown> =>
+      await adapter.run(task({ ...spec, estimate: { secondsPerMicroJob: 1, ...(maxOutputBytes == null ? {} : { maxOutputBytes }) } }, 0, 2), { signal })
+    expect(await run()).toMatchObject({ output: new Uint8Array(32).fill(7) })
+    expect(await run(32)).toMatchObject({ output: new Uint8Array(32).fill(7) })
+    await expect(run(31)).rejects.toMatchObject({ name: 'OutputTooLargeError' })
   })
 
   it('fails the MicroJob with the store error when the data is missing', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeJobSpec, encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
+import { MAX_MICROJOB_OUTPUT_BYTES, decodeJobSpec, encodeJobSpec, jobOutputBound, parseJobSpec } from '../../src/protocol/index.js'
 import { validSpecInput } from './helpers.js'
 import type { InvalidJobSpecError } from '../../src/protocol/index.js'
 
@@ -127,6 +127,24 @@ describe('parseJobSpec', () => {
     expect(parseJobSpec(input).blockSize).toBe(64 * 1024 * 1024)
     input.blockSize += 1
     expect(issuesOf(input).map(i => i.path)).toEqual(['slicing.blocksPerMicro'])
+  })
+
+  it('takes an optional output bound per MicroJob, a whole number of bytes up to 64 MiB; without one a spec encodes as before', () => {
+    const input = validSpecInput()
+    const plain = parseJobSpec(input)
+    expect(plain.estimate.maxOutputBytes).toBeUndefined()
+    expect(new TextDecoder().decode(encodeJobSpec(plain))).not.toContain('maxOutputBytes')
+    expect(jobOutputBound(plain)).toBe(4 * MAX_MICROJOB_OUTPUT_BYTES) // 2 x 2 MicroJobs, 64 MiB each
+    const bounded = parseJobSpec({ ...input, estimate: { secondsPerMicroJob: 2, maxOutputBytes: 4096 } })
+    expect(bounded.estimate.maxOutputBytes).toBe(4096)
+    expect(jobOutputBound(bounded)).toBe(4 * 4096)
+    // part of the spec's bytes, so of its CID and the jobId: a spec cannot be given another bound after it is funded
+    expect(decodeJobSpec(encodeJobSpec(bounded))).toEqual(bounded)
+    expect(encodeJobSpec(bounded)).not.toEqual(encodeJobSpec(plain))
+    expect(parseJobSpec({ ...input, estimate: { secondsPerMicroJob: 2, maxOutputBytes: MAX_MICROJOB_OUTPUT_BYTES } }).estimate.maxOutputBytes).toBe(MAX_MICROJOB_OUTPUT_BYTES)
+    for (const bad of [MAX_MICROJOB_OUTPUT_BYTES + 1, 0, 1.5, -1, '4096']) {
+      expect(issuesOf({ ...input, estimate: { secondsPerMicroJob: 2, maxOutputBytes: bad } }).map(i => i.path)).toEqual(['estimate.maxOutputBytes'])
+    }
   })
 
   it('accepts a shorter last MicroJob (10 blocks in 4 x 3)', () => {
