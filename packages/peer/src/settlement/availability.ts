@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_OUTPUT_CONCURRENCY, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS } from './constants.js'
+import { DEFAULT_OUTPUT_CONCURRENCY, DEFAULT_OUTPUT_FETCH_TIMEOUT_MS, RERUN_TIMEOUT_MS } from './constants.js'
 import { mapBounded } from './bounded.js'
 import { OutputMismatchError, OutputUnavailableError } from './errors.js'
 import { microKey } from '../coord/index.js'
@@ -87,7 +87,7 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
     try {
       const run = await executor.run({
         jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end
-      }, { signal })
+      }, { signal, timeoutMs: RERUN_TIMEOUT_MS })
       bytes = run.output
       digests.set(microKey(e.macroIndex, e.index), run.digest)
     } catch (err) {

@@ -40,6 +40,15 @@ export const EVIDENCE_PULL_INTERVAL_MS = 5_000
 /** A verifier stops waiting for evidence this many blocks before the commit window closes, so its commit lands. */
 export const COMMIT_MARGIN_BLOCKS = 5
 
+/**
+ * Wall-clock limit of one re-run of another node's MicroJob (a verifier's sample, a finalizer's check or stand-in), in
+ * ms: 1.5 x the longest run a processor makes (`DEFAULT_MAX_RUN_TIMEOUT_MS`, 30 s). A re-run is often the first run of
+ * the job's code on this engine, or on a slower machine: at the processors' own limit, a run that took a processor
+ * 28 s could not be re-run, and a verifier that cannot re-run stays silent and is slashed. The commit window still
+ * bounds a verifier's re-runs together.
+ */
+export const RERUN_TIMEOUT_MS = 45_000
+
 /** While a job waits in the verification queue, its submitter calls `selectVerifiers` again this often (blocks). */
 export const REDRAW_BLOCKS = 10
 

@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { AbiCoder, ZeroAddress, ZeroHash, hexlify, keccak256, randomBytes } from 'ethers'
 import { ValidationIndexMismatchError, SpecUnavailableError, WrongJobStatusError } from './errors.js'
 import {
-  COMMIT_MARGIN_BLOCKS, DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS, EVIDENCE_PULL_INTERVAL_MS
+  COMMIT_MARGIN_BLOCKS, DEFAULT_RECORDS_WAIT_MS, DEFAULT_SETTLEMENT_POLL_MS, EVIDENCE_PULL_INTERVAL_MS, RERUN_TIMEOUT_MS
 } from './constants.js'
 import { loadSpecFromChain } from './lookup.js'
 import { pullFromSubmitter } from './evidence.js'
@@ -141,7 +141,7 @@ async function voteOnSample (components: SettlementComponents & { executor: Micr
     const d = microJobs[pos]
     const run = await components.executor.run({
       jobId: id, spec, macroIndex: d.macroIndex, index: d.index, microId: d.microId, start: d.start, end: d.end
-    }, { signal: signal ?? new AbortController().signal })
+    }, { signal: signal ?? new AbortController().signal, timeoutMs: RERUN_TIMEOUT_MS })
     outputHashes.push(outputHash(run.output))
     digests.push(run.digest)
   }

@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { ZeroAddress } from 'ethers'
 import { countingResult } from '../coord/index.js'
 import { mapBounded } from './bounded.js'
-import { DEFAULT_OUTPUT_CONCURRENCY } from './constants.js'
+import { DEFAULT_OUTPUT_CONCURRENCY, RERUN_TIMEOUT_MS } from './constants.js'
 import { outputHash } from '../executor/index.js'
 import { bytesToHex, payeeResolver } from '../jobs/index.js'
 import { isWorkTag, workTag } from '../protocol/index.js'
@@ -124,7 +124,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     const left = countingResult(rest, undefined)
     if (rest.length < all.length && left != null && !contested(rest, left.signer) && await payable(left.signer)) return { entry: await paying(e, left) }
     rerun++
-    const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal })
+    const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal, timeoutMs: RERUN_TIMEOUT_MS })
     const hash = outputHash(run.output)
     await store.addOutput(run.output, { signal })
     const correct = all.filter(r => bytesToHex(r.outputHash) === hash)

@@ -14,6 +14,7 @@ import { createWasmExecutor } from '../../src/executor/index.js'
 import { createNode } from '../../src/node/index.js'
 import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob, workTag } from '../../src/protocol/index.js'
 import { createSettlement, ensureSeedCommitted } from '../../src/settlement/index.js'
+import { RERUN_TIMEOUT_MS } from '../../src/settlement/constants.js'
 import { publishProfile } from '../../src/jobs/index.js'
 import { wasmMicroJobExecutor } from '../../src/executor/index.js'
 import { createContentStore } from '../../src/storage/index.js'
@@ -36,8 +37,10 @@ describe('settlement end to end on anvil', () => {
   let node: JobmeshNode
   let executor: WasmExecutor
   let peers: Peer[]
+  let rerunLimits: Array<number | undefined>
 
   beforeEach(async () => {
+    rerunLimits = []
     // commit and reveal windows of 50 blocks, 5 s each: room for a loaded CI machine
     chain = await startChain({ accounts: 7, blockTime: 0.1, deploy: { escrow: { commitWindow: 50, revealWindow: 50 } } })
     node = await createNode()
@@ -129,7 +132,9 @@ describe('settlement end to end on anvil', () => {
 
   async function startSettlement (peer: Peer, { docs, honest, fromBlock }: Prepared, pollMs = 50, unreachable?: Set<string>): Promise<Settlement> {
     const store = withUnreachable(createContentStore({ helia: node.helia }), unreachable)
-    peer.settlement = createSettlement({ docs, chain: peer.chain, store, privateKey: peer.key, executor: honest }, { pollMs, phaseTimeoutMs: 60_000, fromBlock })
+    // every re-run's time limit, as the settlement asks it of the executor
+    const recording: MicroJobExecutor = { run: async (task, options) => { rerunLimits.push(options.timeoutMs); return await honest.run(task, options) } }
+    peer.settlement = createSettlement({ docs, chain: peer.chain, store, privateKey: peer.key, executor: recording }, { pollMs, phaseTimeoutMs: 60_000, fromBlock })
     await peer.settlement.start()
     return peer.settlement
   }
@@ -262,6 +267,9 @@ describe('settlement end to end on anvil', () => {
     for (const v of verifiers) {
       await pollUntil(async () => (await v.chain.credits()) === 0n ? true : undefined, { pollMs: 50, timeoutMs: 60_000, what: 'credit withdrawn' })
     }
+    // the verifiers' re-runs had 1.5 x the processors' longest run, not the executor's 30 s
+    expect(rerunLimits.length).toBeGreaterThan(0)
+    expect(new Set(rerunLimits)).toEqual(new Set([RERUN_TIMEOUT_MS]))
   }, 180_000)
 
   it('a round restarted by a verifier\'s settle is drawn again by its submitter, not left waiting; the silent verifier is paused', async () => {
