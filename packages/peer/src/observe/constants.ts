@@ -12,3 +12,12 @@ export const DEFAULT_CHAIN_REFRESH_MS = 2_000
  * each peer's refresh): a peer restarted after many jobs does not send the RPC endpoint one request per job at once.
  */
 export const DEFAULT_CHAIN_READ_CONCURRENCY = 8
+
+/**
+ * A job announced in the index that the escrow does not hold (never funded, or funded a block after the RPC endpoint's
+ * view) gets no card: it is looked at again after this long (ms), then twice as long each time up to
+ * {@link UNFUNDED_RECHECK_MAX_MS}, and forgotten after {@link UNFUNDED_GIVE_UP_MS} (until its announcement changes).
+ */
+export const DEFAULT_UNFUNDED_RECHECK_MS = 5_000
+export const UNFUNDED_RECHECK_MAX_MS = 300_000
+export const UNFUNDED_GIVE_UP_MS = 1_800_000

@@ -7,15 +7,19 @@ import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, incentiveJson, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
 import { mapBounded } from '../settlement/index.js'
-import { DEFAULT_CHAIN_READ_CONCURRENCY, DEFAULT_CHAIN_REFRESH_MS } from './constants.js'
+import {
+  DEFAULT_CHAIN_READ_CONCURRENCY, DEFAULT_CHAIN_REFRESH_MS, DEFAULT_UNFUNDED_RECHECK_MS, UNFUNDED_GIVE_UP_MS, UNFUNDED_RECHECK_MAX_MS
+} from './constants.js'
+import { rechecks } from './rechecks.js'
 import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
 import type { AnnouncedJob } from './announced-jobs.js'
+import type { Rechecks } from './rechecks.js'
 import type { AccountView, EarningsCursor, IncentiveJson, VerificationQueueCursor, VerificationView } from './chain-view.js'
 import type { EventLog, PeerEvent } from './event-log.js'
 import type { JobProgressView } from './job-view.js'
 import type { JobStory } from './story.js'
-import type { ChainClient } from '@jobmesh/contracts'
+import type { ChainClient, JobStatusName } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
 import type { JobmeshNode } from '../node/index.js'
 import type { Processor } from '../processor/index.js'
@@ -39,6 +43,11 @@ export interface NetworkObserverComponents {
 export interface NetworkObserverInit {
   /** Default {@link DEFAULT_CHAIN_REFRESH_MS}. */
   chainRefreshMs?: number
+  /**
+   * A job the escrow does not hold gets no card and is looked at again after this long (ms), then twice as long each
+   * time. Default {@link DEFAULT_UNFUNDED_RECHECK_MS}.
+   */
+  unfundedRecheckMs?: number
   /** This peer's hardware, for the "this peer" card. */
   gpuModel?: string
   vramGb?: number
@@ -114,6 +123,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   private lastRefresh = 0
   private readonly controller = new AbortController()
   private readonly detach: Array<() => void> = []
+  /** Announced jobs the escrow did not hold when read: looked at again later, for a while. */
+  private readonly unfunded: Rechecks
 
   constructor (components: NetworkObserverComponents, init: NetworkObserverInit = {}) {
     super()
@@ -121,6 +132,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     this.init = init
     if (components.chain != null && components.address != null) this.earnings = earningsCursor(components.chain, components.address)
     if (components.chain != null) this.queue = verificationQueueCursor(components.chain)
+    this.unfunded = rechecks({ firstMs: init.unfundedRecheckMs ?? DEFAULT_UNFUNDED_RECHECK_MS, maxMs: UNFUNDED_RECHECK_MAX_MS, giveUpMs: UNFUNDED_GIVE_UP_MS })
   }
 
   async start (): Promise<void> {
@@ -140,18 +152,23 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       view.addEventListener('change', changed)
       return view
     }
-    const display = async (view: JobView): Promise<void> => {
-      await this.show(view)
-        .then(changed, (err: Error) => { if (!this.controller.signal.aborted) log('cannot follow job %s: %e', view.job.jobId, err) })
+    // the job of the index's `key`: its card shown, or (the escrow does not hold it) hidden and looked at again later
+    const display = async ({ key, view }: { key: string, view: JobView }): Promise<void> => {
+      await this.show(view).then(shown => {
+        if (shown === 'unfunded') this.hide(view, () => { look(key) })
+        else this.unfunded.forget(view.job.jobId)
+        changed()
+      }, (err: Error) => { if (!this.controller.signal.aborted) log('cannot follow job %s: %e', view.job.jobId, err) })
+    }
+    const look = (key: string): void => {
+      const view = learn(jobs.get(key))
+      if (view != null) void display({ key, view })
     }
     // the index's jobs so far (after a restart, every job it ever announced): each is read on chain first, a few at once
-    const known = [...jobs.values()].map(learn).filter(v => v != null)
+    const known = [...jobs.keys()].map(key => ({ key, view: learn(jobs.get(key)) })).filter((k): k is { key: string, view: JobView } => k.view != null)
     void mapBounded(known, DEFAULT_CHAIN_READ_CONCURRENCY, display, this.controller.signal).catch(() => {})
     const onJobs = (event: { keysChanged: Set<string> }): void => {
-      for (const key of event.keysChanged) {
-        const view = learn(jobs.get(key))
-        if (view != null) void display(view)
-      }
+      for (const key of event.keysChanged) look(key)
       changed()
     }
     jobs.observe(onJobs)
@@ -187,34 +204,44 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
    * what this peer stored of it, and neither opened nor followed, so that a peer that restarts after many jobs does
    * not follow every job the index ever announced (the peers that worked on it retired it: docs/settlement.md).
    */
-  private async show (view: JobView): Promise<void> {
+  private async show (view: JobView): Promise<'live' | 'over' | 'unfunded'> {
     const { components } = this
     const signal = this.controller.signal
     const self = { privateKey: components.node.privateKey, peerId: components.node.peerId.toString() }
-    const over = await this.overOnChain(view.job.jobId)
-    if (over == null) {
+    const status = await this.chainStatus(view.job.jobId)
+    // an announcement is a signed record anybody registered may write: no card, doc or metrics for a job nobody funded
+    if (status === 'None') return 'unfunded'
+    if (status == null || !isSettledStatus(status)) {
       await view.open({ docs: components.docs, ...self }, { signal })
-      return
+      return 'live'
     }
     const doc = new Y.Doc()
     const stored = await components.docs.storedState(roundDocName(view.job.jobId, view.job.round))
     if (stored != null) Y.applyUpdate(doc, stored)
     await view.open({ docs: { open: async () => doc }, ...self }, { signal })
-    if (over === 'Released') view.markReleased()
+    if (status === 'Released') view.markReleased()
+    return 'over'
   }
 
-  /** `Released` or `Refunded` when the escrow says the job is over; undefined while it is not, or without a chain. */
-  private async overOnChain (jobId: string): Promise<'Released' | 'Refunded' | undefined> {
+  /** The job's status in the escrow; undefined without a chain, or when it cannot be read (then shown live). */
+  private async chainStatus (jobId: string): Promise<JobStatusName | undefined> {
     const chain = this.components.chain
     if (chain == null) return undefined
     try {
-      const { status } = await chain.job(jobId, { signal: this.controller.signal })
-      return isSettledStatus(status) ? status : undefined
+      return (await chain.job(jobId, { signal: this.controller.signal })).status
     } catch (err) {
-      // shown live, as without a chain
       log('cannot read job %s on chain: %e', jobId, err)
       return undefined
     }
+  }
+
+  /** Takes a job the escrow does not hold off the dashboard; `lookAgain` later, until {@link UNFUNDED_GIVE_UP_MS}. */
+  private hide (view: JobView, lookAgain: () => void): void {
+    const jobId = view.job.jobId
+    if (this.views.get(jobId) === view) this.views.delete(jobId)
+    view.stop()
+    if (this.unfunded.later(jobId, lookAgain)) log('job %s is not in the escrow (yet): no card; looked at again later', jobId)
+    else log('job %s announced but not in the escrow for %d ms: forgotten until its announcement changes', jobId, UNFUNDED_GIVE_UP_MS)
   }
 
   /**
@@ -230,6 +257,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
 
   stop (): void {
     this.controller.abort()
+    this.unfunded.stop()
     for (const d of this.detach) d()
     for (const v of this.views.values()) v.stop()
   }

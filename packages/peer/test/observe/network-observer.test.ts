@@ -6,7 +6,7 @@ import { DEADLINE_MARGIN_MS, DEFAULT_PRICING } from '../../src/protocol/index.js
 import { announceJob } from '../../src/jobs/index.js'
 import { DEFAULT_CHAIN_READ_CONCURRENCY } from '../../src/observe/constants.js'
 import { EventLog, NetworkObserver } from '../../src/observe/index.js'
-import { fundJob } from '../settlement/funded-job.js'
+import { fundJob, jobToFund } from '../settlement/funded-job.js'
 import type { TestPeer } from '@jobmesh/testkit'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -86,7 +86,8 @@ describe('NetworkObserver', () => {
     const [creator] = chain.clients
     peers = await startPeers(1)
     const [p] = peers
-    const jobs = Array.from({ length: DEFAULT_CHAIN_READ_CONCURRENCY * 3 }, () => testJob(1, 2))
+    const jobs = []
+    for (let i = 0; i < DEFAULT_CHAIN_READ_CONCURRENCY * 3; i++) jobs.push(await fundJob(creator, { nonce: BigInt(i + 1) }))
     for (const job of jobs) await announceJob({ peerId: p.node.peerId, privateKey: p.node.privateKey, pubsub: p.node.pubsub, docs: p.docs }, job.spec, job.jobId, job.specCid, DEFAULT_PRICING)
     // the escrow's reads of a job, counted while they run
     let running = 0
@@ -117,5 +118,40 @@ describe('NetworkObserver', () => {
     expect(most).toBeLessThanOrEqual(DEFAULT_CHAIN_READ_CONCURRENCY)
     expect(most).toBeGreaterThan(1)
     expect(observer.state().jobs).toHaveLength(jobs.length)
+  })
+
+  it('gives a job the escrow does not hold no card, doc or metrics; looks again, and shows it once it is funded', async () => {
+    chain = await startChain({ accounts: 2 })
+    const [creator] = chain.clients
+    peers = await startPeers(1)
+    const [p] = peers
+    const self = { peerId: p.node.peerId, privateKey: p.node.privateKey, pubsub: p.node.pubsub, docs: p.docs }
+    const funded = await fundJob(creator, { nonce: 1n })
+    const later = await jobToFund(creator, { nonce: 2n })
+    // announced by a node (a registered one's announcements are admitted without a chain read): never funded, or not yet
+    const never = testJob(1, 2)
+    for (const job of [funded, later, never]) await announceJob(self, job.spec, job.jobId, job.specCid, DEFAULT_PRICING)
+    let reads = 0
+    const counted = new Proxy(creator, {
+      get (target, key) {
+        if (key === 'job') return async (...args: Parameters<ChainClient['job']>) => { reads++; return await target.job(...args) }
+        const value: unknown = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      }
+    })
+    observer = new NetworkObserver({ node: p.node, docs: p.docs, events: new EventLog(), chain: counted }, { chainRefreshMs: 0, unfundedRecheckMs: 200 })
+    await observer.start()
+    const cards = (): string[] => observer?.state().jobs.map(j => j.jobId).sort() ?? []
+    await waitFor(() => cards().length === 1 && reads >= 5, { timeoutMs: 20_000, what: 'the funded job\'s card, and the others read again' })
+    expect(cards()).toEqual([funded.jobId.toLowerCase()])
+    // the unfunded ones: no doc opened, no MicroJob series
+    for (const job of [later, never]) expect(p.docs.get(roundDocName(job.jobId, 0))).toBeUndefined()
+    expect(observer.jobCounts().map(c => c.jobId)).toEqual([funded.jobId.toLowerCase()])
+    // funded now: its card comes at a later look
+    await later.fund()
+    await waitFor(() => cards().length === 2, { timeoutMs: 20_000, what: 'the card of the job funded late' })
+    expect(cards()).toEqual([funded.jobId, later.jobId].map(id => id.toLowerCase()).sort())
+    expect(p.docs.get(roundDocName(later.jobId, 0))).toBeDefined()
+    expect(p.docs.get(roundDocName(never.jobId, 0))).toBeUndefined()
   })
 })

@@ -1,7 +1,7 @@
 import { testJob } from '@jobmesh/testkit'
 import { keccak256, parseEther, toUtf8Bytes } from 'ethers'
 import { createPeer } from '../../src/peer.js'
-import { encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
+import { computeJobId, encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
 import { rawBlockCid } from '../../src/storage/index.js'
 import type { JobSpec } from '../../src/protocol/index.js'
 import type { Peer, PeerInit } from '../../src/peer.js'
@@ -15,7 +15,18 @@ import type { TestChain } from '@jobmesh/testkit/anvil'
  * sets it for that estimate); its deadline `deadline` (unix ms, default an hour from now); the VRAM it needs
  * `minVramGb` (default 1).
  */
-export async function fundJob (creator: ChainClient, init: { verifiers?: number, nonce?: bigint, codeUri?: string, secondsPerMicroJob?: number, deadline?: number, minVramGb?: number } = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
+export async function fundJob (creator: ChainClient, init: JobToFundInit = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string }> {
+  const { spec, specCid, fund } = await jobToFund(creator, init)
+  return { jobId: await fund(), spec, specCid }
+}
+
+export interface JobToFundInit { verifiers?: number, nonce?: bigint, codeUri?: string, secondsPerMicroJob?: number, deadline?: number, minVramGb?: number }
+
+/**
+ * The job {@link fundJob} funds, with its jobId (as the escrow will compute it), not funded yet: `fund()` funds it and
+ * answers the jobId as the escrow's client returns it.
+ */
+export async function jobToFund (creator: ChainClient, init: JobToFundInit = {}): Promise<{ jobId: string, spec: JobSpec, specCid: string, fund(): Promise<string> }> {
   const input = testJob(1, 2, { minVramGb: init.minVramGb ?? 1 }).input
   const fee = 10n ** 16n
   const spec = parseJobSpec({
@@ -28,11 +39,17 @@ export async function fundJob (creator: ChainClient, init: { verifiers?: number,
   })
   // the CID the SDK's upload gives the spec (one raw block, as `addRaw` stores it)
   const specCid = rawBlockCid(encodeJobSpec(spec)).toString()
-  const { jobId } = await creator.createJob({
-    specCid, nonce: init.nonce ?? 1n, jobRoot: keccak256(toUtf8Bytes(`jobs ${specCid}`)), seed: spec.seed, macroJobs: 1, microJobsPerMacro: 2,
-    minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: init.secondsPerMicroJob ?? 1
-  }, fee)
-  return { jobId, spec, specCid }
+  const nonce = init.nonce ?? 1n
+  const jobId = computeJobId(spec.creator, specCid, nonce)
+  const fund = async (): Promise<string> => {
+    const created = await creator.createJob({
+      specCid, nonce, jobRoot: keccak256(toUtf8Bytes(`jobs ${specCid}`)), seed: spec.seed, macroJobs: 1, microJobsPerMacro: 2,
+      minVramGb: spec.requirements.minVramGb, k: spec.verifiers, deadline: Math.ceil(spec.deadline / 1000), secondsPerMicroJob: init.secondsPerMicroJob ?? 1
+    }, fee)
+    if (created.jobId.toLowerCase() !== jobId.toLowerCase()) throw new Error(`the escrow created ${created.jobId}, expected ${jobId}`)
+    return created.jobId
+  }
+  return { jobId, spec, specCid, fund }
 }
 
 /** A peer on `chain` with anvil account 1's wallet (cpu, 1 GB, a stake of 0.1 ETH), as a test of the job gates runs one. */
