@@ -173,6 +173,8 @@ function ownTable (bytes: Uint8Array): { section: Section, refType: number, limi
   if (count.value === 0) return undefined
   if (count.value > 1) throw new TableLimitError(`Module declares ${count.value} tables; a job module may have one`)
   const refType = bytes[count.next]
+  // a typed reference (0x63/0x64 and a heap type) or a table with an initial expression (0x40): not a job's table
+  if (refType !== 0x70 && refType !== 0x6f) throw new InvalidWasmError(`Only a table of funcref or externref is supported (type 0x${refType?.toString(16) ?? '??'})`)
   const flags = bytes[count.next + 1]
   if (flags !== 0x00 && flags !== 0x01) throw new TableLimitError('Only a 32-bit, unshared table is supported')
   const min = readU32(bytes, count.next + 2)

@@ -2,8 +2,11 @@ import { InvalidWasmError } from './errors.js'
 import { readU32, sections } from './wasm-binary.js'
 
 const SECTION_TYPE = 1
+const SECTION_TABLE = 4
 const SECTION_GLOBAL = 6
+const SECTION_ELEMENT = 9
 const SECTION_CODE = 10
+const SECTION_DATA = 11
 
 const FUNC_TYPE = 0x60
 const EMPTY_BLOCK = 0x40
@@ -135,18 +138,6 @@ function brTable (r: Reader): void {
   r.u32()
 }
 
-function tryTable (r: Reader): void {
-  blockType(r)
-  const count = r.u32()
-  for (let i = 0; i < count; i++) {
-    const at = r.pos
-    const kind = r.byte()
-    if (kind > 0x03) throw new InvalidWasmError(`Unknown catch clause kind ${hex(kind)} at byte ${at}`)
-    if (kind <= 0x01) r.u32() // tag
-    r.u32() // label
-  }
-}
-
 function refNull (r: Reader): void {
   const at = r.pos
   const heapType = r.byte()
@@ -160,10 +151,10 @@ const none: Immediates = () => {}
 /** One-byte opcodes jobmesh runs, with their immediates (the prefixes 0xfc, 0xfd and 0xfe are read apart). */
 const OPCODES = new Map<number, Immediates>([
   [0x00, none], [0x01, none], [0x02, blockType], [0x03, blockType], [0x04, blockType], [0x05, none],
-  [0x06, blockType], [0x07, u32s(1)], [0x08, u32s(1)], [0x09, u32s(1)], [0x0a, none],
+  [0x06, blockType], [0x07, u32s(1)], [0x08, u32s(1)], [0x09, u32s(1)],
   [0x0c, u32s(1)], [0x0d, u32s(1)], [0x0e, brTable], [0x0f, none], [0x10, u32s(1)], [0x11, u32s(2)],
   [0x12, u32s(1)], [0x13, u32s(2)], [DELEGATE, u32s(1)], [0x19, none], [0x1a, none], [0x1b, none], [0x1c, valueTypes],
-  [0x1f, tryTable], [0x20, u32s(1)], [0x21, u32s(1)], [0x22, u32s(1)], [0x23, u32s(1)], [0x24, u32s(1)],
+  [0x20, u32s(1)], [0x21, u32s(1)], [0x22, u32s(1)], [0x23, u32s(1)], [0x24, u32s(1)],
   [0x25, u32s(1)], [0x26, u32s(1)], [0x3f, u32s(1)], [0x40, u32s(1)],
   [0x41, r => { r.signed(5) }], [0x42, r => { r.signed(10) }], [0x43, r => { r.skip(4) }], [0x44, r => { r.skip(8) }],
   [0xd0, refNull], [0xd1, none], [0xd2, u32s(1)]
@@ -171,11 +162,14 @@ const OPCODES = new Map<number, Immediates>([
 for (let op = 0x28; op <= 0x3e; op++) OPCODES.set(op, memarg)
 for (let op = 0x45; op <= 0xc4; op++) OPCODES.set(op, none)
 
-/** block, loop, if, try, try_table: each opens a block that an `end` (or, for try, a `delegate`) closes. */
-const BLOCK_OPENERS = new Set([0x02, 0x03, 0x04, 0x06, 0x1f])
+/** block, loop, if, try: each opens a block that an `end` (or, for try, a `delegate`) closes. */
+const BLOCK_OPENERS = new Set([0x02, 0x03, 0x04, 0x06])
 
 /** Typed function references: call_ref, return_call_ref, ref.as_non_null, br_on_null, ref.eq, br_on_non_null. */
 const TYPED_REFERENCE_OPCODES = new Set([0x14, 0x15, 0xd3, 0xd4, 0xd5, 0xd6])
+
+/** try_table and throw_ref (exception handling with exnref): Node 20 does not compile them, Node 24 does. */
+const EXNREF_OPCODES = new Set([0x1f, 0x0a])
 
 /** 0xfc sub-opcodes: saturating truncation (0-7) and bulk memory and table operations (8-17), by their u32 count. */
 const FC_IMMEDIATES = [0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1, 2, 1, 2, 1, 1, 1]
@@ -234,6 +228,8 @@ function instruction (r: Reader, op: number, at: number): void {
     prefixFE(r, at)
   } else if (op === 0xfb) {
     throw refuse(`0xfb ${hex(r.u32())}`, at, 'WasmGC')
+  } else if (EXNREF_OPCODES.has(op)) {
+    throw refuse(hex(op), at, 'exception handling with exnref, which Node 20 does not compile')
   } else if (TYPED_REFERENCE_OPCODES.has(op)) {
     throw refuse(hex(op), at, 'typed function references')
   } else {
@@ -262,6 +258,88 @@ function expression (r: Reader): void {
   }
 }
 
+/** The instructions of a constant expression on every Node jobmesh runs on (no extended-const arithmetic). */
+const CONST_OPCODES = new Set([0x41, 0x42, 0x43, 0x44, 0x23, 0xd0, 0xd2])
+
+/** Reads a constant expression (a global's initial value, a segment's offset, an element) up to its `end`. */
+function constExpression (r: Reader): void {
+  for (;;) {
+    const at = r.pos
+    const op = r.byte()
+    if (op === END) return
+    if (op === 0xfd) {
+      // v128.const, the one SIMD instruction of a constant expression
+      const sub = r.u32()
+      if (sub !== 0x0c) throw refuse(`0xfd ${hex(sub)}`, at, 'in a constant expression')
+      r.skip(16)
+      continue
+    }
+    if (!CONST_OPCODES.has(op)) throw refuse(hex(op), at, 'in a constant expression: only constants, global.get, ref.null and ref.func')
+    instruction(r, op, at)
+  }
+}
+
+/** funcref or externref: the reference types of tables and element segments. */
+function refType (r: Reader): void {
+  const at = r.pos
+  const type = r.byte()
+  if (type !== 0x70 && type !== 0x6f) {
+    throw new InvalidWasmError(`Module uses reference type ${hex(type)} (byte ${at}), a WasmGC/typed-reference type, which jobmesh does not run`)
+  }
+}
+
+function tableSection (r: Reader): void {
+  const count = r.u32()
+  for (let i = 0; i < count; i++) {
+    if (r.peek() === 0x40) throw new InvalidWasmError(`Module declares a table with an initial expression (byte ${r.pos}), which Node 20 does not compile`)
+    refType(r)
+    const at = r.pos
+    const flags = r.byte()
+    if (flags > 0x01) throw new InvalidWasmError(`Only a 32-bit, unshared table is supported (flags ${hex(flags)} at byte ${at})`)
+    r.u32()
+    if (flags === 0x01) r.u32()
+  }
+  r.expectEnd('table section')
+}
+
+/** Element segment forms 0-7: bit 0 passive or declarative, bit 1 a table index (active) or declarative, bit 2 expressions. */
+function elementSection (r: Reader): void {
+  const count = r.u32()
+  for (let i = 0; i < count; i++) {
+    const at = r.pos
+    const flags = r.u32()
+    if (flags > 7) throw new InvalidWasmError(`Unknown element segment form ${flags} at byte ${at}`)
+    const active = (flags & 0x01) === 0
+    if (active && (flags & 0x02) !== 0) r.u32() // table index
+    if (active) constExpression(r) // offset
+    const expressions = (flags & 0x04) !== 0
+    if (flags !== 0 && flags !== 4) {
+      if (expressions) refType(r)
+      else if (r.byte() !== 0x00) throw new InvalidWasmError(`Unknown element kind at byte ${r.pos - 1}`)
+    }
+    const n = r.u32()
+    for (let e = 0; e < n; e++) {
+      if (expressions) constExpression(r)
+      else r.u32() // function index
+    }
+  }
+  r.expectEnd('element section')
+}
+
+/** Data segments: 0 active in memory 0, 1 passive, 2 active with a memory index; each offset a constant expression. */
+function dataSection (r: Reader): void {
+  const count = r.u32()
+  for (let i = 0; i < count; i++) {
+    const at = r.pos
+    const flags = r.u32()
+    if (flags > 2) throw new InvalidWasmError(`Unknown data segment form ${flags} at byte ${at}`)
+    if (flags === 2) r.u32() // memory index
+    if (flags !== 1) constExpression(r)
+    r.skip(r.u32())
+  }
+  r.expectEnd('data section')
+}
+
 function typeSection (r: Reader): void {
   const count = r.u32()
   for (let i = 0; i < count; i++) {
@@ -285,7 +363,7 @@ function globalSection (r: Reader): void {
     const at = r.pos
     const mutability = r.byte()
     if (mutability > 0x01) throw new InvalidWasmError(`Unknown global mutability ${hex(mutability)} at byte ${at}`)
-    expression(r)
+    constExpression(r)
   }
   r.expectEnd('global section')
 }
@@ -310,7 +388,8 @@ function codeSection (r: Reader): void {
 }
 
 const SECTION_READERS = new Map<number, (r: Reader) => void>([
-  [SECTION_TYPE, typeSection], [SECTION_GLOBAL, globalSection], [SECTION_CODE, codeSection]
+  [SECTION_TYPE, typeSection], [SECTION_TABLE, tableSection], [SECTION_GLOBAL, globalSection], [SECTION_ELEMENT, elementSection],
+  [SECTION_CODE, codeSection], [SECTION_DATA, dataSection]
 ])
 
 /**
@@ -319,10 +398,13 @@ const SECTION_READERS = new Map<number, (r: Reader) => void>([
  * references (types, value types and instructions). Node 22+ compiles such modules (V8 enables them by default, with
  * no flag to turn them off) while Node 20 refuses them, so a verifier on another Node could not re-run a job.
  *
- * Walks the type, global and code sections: every type must be a plain function type, every value type (params,
- * results, globals, locals, `select t`, block types) one of i32, i64, f32, f64, v128, funcref and externref, and every
- * instruction one of an allow-list (MVP, sign extension, saturating truncation, bulk memory, reference types,
- * multi-value, tail calls, exceptions, SIMD128 without relaxed SIMD, atomics). The other sections are skipped.
+ * Walks the type, table, global, element, code and data sections: every type must be a plain function type, every
+ * value type (params, results, globals, locals, `select t`, block types) one of i32, i64, f32, f64, v128, funcref and
+ * externref, every table's and element segment's reference type funcref or externref, every constant expression made
+ * of constants, `global.get`, `ref.null` and `ref.func` (no extended-const arithmetic), and every instruction one of an
+ * allow-list (MVP, sign extension, saturating truncation, bulk memory, reference types, multi-value, tail calls,
+ * exceptions without exnref, SIMD128 without relaxed SIMD, atomics): what Node 20, the oldest Node jobmesh runs on,
+ * compiles. The other sections (imports, functions, memory, exports, start, tags) are skipped.
  * Meant for a module that V8 already compiled, but it reads any bytes without hanging: anything malformed, truncated
  * or unknown is refused.
  *

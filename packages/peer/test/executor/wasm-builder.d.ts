@@ -23,6 +23,12 @@ export declare const op: {
 }
 
 export declare function uleb (value: number): number[]
+/** A vector: its length (LEB128), then its items. */
+export declare function vec (items: number[][]): number[]
+/** A section: its id, its length (LEB128), then its content. */
+export declare function section (id: number, content: number[]): number[]
+/** A name: its UTF-8 length (LEB128), then its bytes. */
+export declare function str (s: string): number[]
 export declare function sleb (value: number): number[]
 /** `i32.const value` */
 export declare function i32 (value: number): number[]

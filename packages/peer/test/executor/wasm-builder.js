@@ -57,16 +57,16 @@ export function i32 (value) {
 
 const I32 = 0x7f
 
-function str (s) {
+export function str (s) {
   const bytes = [...new TextEncoder().encode(s)]
   return [...uleb(bytes.length), ...bytes]
 }
 
-function vec (items) {
+export function vec (items) {
   return [...uleb(items.length), ...items.flat()]
 }
 
-function section (id, content) {
+export function section (id, content) {
   return [id, ...uleb(content.length), ...content]
 }
 
