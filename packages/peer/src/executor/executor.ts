@@ -8,6 +8,7 @@ import {
 import { AbortError, ExecutorStoppedError, InputTooLargeError, WasmTrapError } from './errors.js'
 import { createModuleCache } from './module-cache.js'
 import { createWorkerPool } from './worker-pool.js'
+import { applyEngineFlags } from './wasm-api.js'
 import type { PoolResult } from './worker-pool.js'
 
 const log = logger('jobmesh:executor')
@@ -78,6 +79,8 @@ const ABORTED = { translateError: (): Error => new AbortError('Run aborted') }
  * limit, a memory limit and an output size limit, and no imports but an `env.abort` stub.
  */
 export function createWasmExecutor (init: WasmExecutorInit = {}): WasmExecutor {
+  // before its first compile: one compiler tier for every run of job code in this process
+  applyEngineFlags()
   const timeoutMs = init.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const maxMemoryBytes = Math.floor((init.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES
   const maxInputBytes = init.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES

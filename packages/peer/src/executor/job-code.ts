@@ -2,7 +2,7 @@ import { MAX_TABLE_ENTRIES } from './constants.js'
 import { ForbiddenImportError, InvalidWasmError, MissingExportError } from './errors.js'
 import { capTable } from './wasm-binary.js'
 import { checkDeterministicFeatures } from './wasm-features.js'
-import { compileJobModule, wasm } from './wasm-api.js'
+import { wasm } from './wasm-api.js'
 import type { WasmExternKind, WasmModule } from './wasm-api.js'
 
 /** The only import a job module may have (a function). */
@@ -43,7 +43,7 @@ export function checkJobModule (module: WasmModule): void {
 }
 
 /**
- * Compiles job code (under the executor's engine flags), refuses features whose results differ between machines or
+ * Compiles job code, refuses features whose results differ between machines or
  * Node versions ({@link checkDeterministicFeatures}: relaxed SIMD, WasmGC) and checks the module against the job ABI.
  *
  * @throws InvalidWasmError (does not compile, or uses such a feature), ForbiddenImportError, MissingExportError
@@ -51,7 +51,7 @@ export function checkJobModule (module: WasmModule): void {
 export async function compileJobCode (code: Uint8Array): Promise<WasmModule> {
   let module: WasmModule
   try {
-    module = await compileJobModule(code)
+    module = await wasm.compile(code)
   } catch (err) {
     throw new InvalidWasmError(`Module does not compile: ${(err as Error).message}`)
   }

@@ -34,23 +34,20 @@ interface WasmApi {
 export const wasm: WasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly
 
 /**
- * V8 flags set before the first job module is compiled: only the optimising compiler (TurboFan), no baseline tier
- * (Liftoff) that hot functions leave later. With both tiers a run's frames and speed depended on how warm the
- * process was (a recursion 35 % shallower and a run 2x slower cold), so a verifier's cold re-run could trap or time
- * out where the warm processor's run succeeded (docs/executor.md, One compiler tier). The flags are process-wide.
+ * V8 flags an executor sets when it is created, before it compiles a job module: only the optimising compiler
+ * (TurboFan), no baseline tier (Liftoff) that hot functions leave later. With both tiers a run's frames and speed
+ * depended on how warm the process was (a recursion 35 % shallower and a run 2x slower cold), so a verifier's cold
+ * re-run could trap or time out where the warm processor's run succeeded (docs/executor.md, One compiler tier). The
+ * flags are process-wide, so only a process that runs job code sets them (`validateJobCode` alone, as a DApp's SDK
+ * calls it, compiles without them: it runs nothing).
  */
 export const WASM_ENGINE_FLAGS: readonly string[] = ['--no-liftoff']
 
 let engineFlagsSet = false
 
-/**
- * Compiles a job module under {@link WASM_ENGINE_FLAGS} (set once, before the process's first compile here).
- * Every compile of job code goes through it.
- */
-export async function compileJobModule (bytes: Uint8Array): Promise<WasmModule> {
-  if (!engineFlagsSet) {
-    for (const flag of WASM_ENGINE_FLAGS) setFlagsFromString(flag)
-    engineFlagsSet = true
-  }
-  return await wasm.compile(bytes)
+/** Sets {@link WASM_ENGINE_FLAGS} (once per process). */
+export function applyEngineFlags (): void {
+  if (engineFlagsSet) return
+  for (const flag of WASM_ENGINE_FLAGS) setFlagsFromString(flag)
+  engineFlagsSet = true
 }

@@ -67,6 +67,11 @@ function failure (kind: string, message: string): Error {
   }
 }
 
+/** A run's output limit: its own when that is a whole number below the pool's (a run can only lower it), else the pool's. */
+function runOutputLimit (pool: number, run: number | undefined): number {
+  return run !== undefined && Number.isSafeInteger(run) && run >= 0 && run < pool ? run : pool
+}
+
 /**
  * A pool of at most `size` workers, started on demand and reused across runs. A worker whose run times out,
  * is aborted or crashes is terminated and dropped; the next run starts a fresh one.
@@ -170,7 +175,7 @@ export function createWorkerPool (init: WorkerPoolInit): WorkerPool {
       module: task.module,
       input,
       maxMemoryBytes: init.maxMemoryBytes,
-      maxOutputBytes: Math.min(init.maxOutputBytes, task.maxOutputBytes ?? Infinity),
+      maxOutputBytes: runOutputLimit(init.maxOutputBytes, task.maxOutputBytes),
       digest: task.digest === true
     }, [input.buffer])
   }

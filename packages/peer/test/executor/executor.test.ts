@@ -70,6 +70,10 @@ describe('wasm executor', () => {
     await expect(executor.run(echoModule, input, { maxOutputBytes: input.length - 1 })).rejects.toMatchObject({ name: 'OutputTooLargeError' })
     // a run may not raise the executor's own limit
     await expect(executor.run(bad.hugeOutput, input, { maxOutputBytes: 2 * OUTPUT_LIMIT })).rejects.toMatchObject({ name: 'OutputTooLargeError' })
+    // nor lift it with a value that is no limit at all
+    for (const maxOutputBytes of [Number.NaN, Infinity, -1]) {
+      await expect(executor.run(bad.hugeOutput, input, { maxOutputBytes })).rejects.toMatchObject({ name: 'OutputTooLargeError' })
+    }
     await stillWorks()
   })
 
