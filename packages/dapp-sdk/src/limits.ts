@@ -1,6 +1,7 @@
 import { MAX_MICROJOB_INPUT_BYTES, UINT32_MAX } from '@jobmesh/peer/protocol'
 import { DEFAULT_MAX_CODE_BYTES } from '@jobmesh/peer/executor'
 import { runTimeoutMs } from '@jobmesh/peer/processor'
+import { sizeText } from '@jobmesh/peer/observe'
 import { MaxUint256 } from 'ethers'
 import type { JobIssue } from './errors.js'
 import type { SubmitInput } from './spec.js'
@@ -15,14 +16,10 @@ export interface ContentSizes {
   model?: number
 }
 
-function mib (bytes: number): string {
-  return `${bytes / (1024 * 1024)} MiB`
-}
-
 /** Code larger than the peers fetch (the executor's {@link DEFAULT_MAX_CODE_BYTES}): no peer could run it. */
 function codeSizeIssue (codeSize: number | undefined): JobIssue | undefined {
   if (codeSize === undefined || codeSize <= DEFAULT_MAX_CODE_BYTES) return undefined
-  return { path: 'code', message: `code of ${codeSize} bytes is larger than the ${DEFAULT_MAX_CODE_BYTES} bytes (${mib(DEFAULT_MAX_CODE_BYTES)}) peers fetch: no peer could run it` }
+  return { path: 'code', message: `code of ${codeSize} bytes is larger than the ${DEFAULT_MAX_CODE_BYTES} bytes (${sizeText(DEFAULT_MAX_CODE_BYTES)}) peers fetch: no peer could run it` }
 }
 
 /**
@@ -42,7 +39,7 @@ function modelSizeIssue (input: Pick<SubmitInput, 'blockSize' | 'slicing'>, mode
     path: 'model',
     message: `a model of ${modelSize} bytes does not fit a MicroJob's input: 4 (its length) + ${modelSize} (the model) + ${blocks} ` +
       `(${perMicro} blocks of ${bs} bytes) = ${total} bytes, and peers read at most ${MAX_MICROJOB_INPUT_BYTES} bytes ` +
-      `(${mib(MAX_MICROJOB_INPUT_BYTES)}) per MicroJob, the model before its blocks`
+      `(${sizeText(MAX_MICROJOB_INPUT_BYTES)}) per MicroJob, the model before its blocks`
   }
 }
 

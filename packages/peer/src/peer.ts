@@ -236,7 +236,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
         deadlineClock: clock?.now,
         mayCoordinate: admission?.registered,
-        deferJob: job => budget?.over(job) === true || funded?.isOpen(job) === false || holdings.defer(job) ||
+        deferJob: job => funded?.isOpen(job) === false || budget?.over(job) === true || holdings.defer(job) ||
           bonds?.canBond({ jobId: job.jobId, fee: job.spec.price }) === false ||
           supply?.canVerify({ jobId: job.jobId, verifiers: job.spec.verifiers, requirements: job.spec.requirements }) === false,
         onJobComplete: chain?.settlement == null

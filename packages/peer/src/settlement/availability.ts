@@ -4,6 +4,7 @@ import { mapBounded } from './bounded.js'
 import { OutputMismatchError, OutputUnavailableError } from './errors.js'
 import { microKey } from '../coord/index.js'
 import { outputHash } from '../executor/index.js'
+import { MAX_MICROJOB_OUTPUT_BYTES, microJobOutputBound } from '../protocol/index.js'
 import type { ManifestEntry } from './manifest.js'
 import type { SettlementComponents } from './types.js'
 import type { JobSpec } from '../protocol/index.js'
@@ -64,9 +65,12 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
   let fetched = 0
   let regenerated = 0
 
+  // no output of the job is larger than its bound (the spec's, else what any run may output): a larger one is not fetched
+  const bound = spec == null ? MAX_MICROJOB_OUTPUT_BYTES : microJobOutputBound(spec)
   const fetchOutput = async (e: ManifestEntry, signal: AbortSignal): Promise<Uint8Array | undefined> => {
     try {
-      const bytes = await store.fetch(`ipfs://${e.outputCid}`, { timeoutMs, signal, ...(options.limitToSize === true ? { maxBytes: e.size } : {}) })
+      const maxBytes = options.limitToSize === true ? Math.min(e.size, bound) : bound
+      const bytes = await store.fetch(`ipfs://${e.outputCid}`, { timeoutMs, signal, maxBytes })
       const actual = outputHash(bytes)
       if (actual === e.outputHash.toLowerCase()) return bytes
       log('output of %s %d.%d at %s hashes to %s, not %s', jobId, e.macroIndex, e.index, e.outputCid, actual, e.outputHash)

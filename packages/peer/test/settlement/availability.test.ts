@@ -55,6 +55,18 @@ describe('finalizer availability: ensureOutputs', () => {
     expect([again.fetched, again.regenerated]).toEqual([4, 0])
   })
 
+  it('does not fetch an output larger than the job\'s bound per MicroJob: a re-run has to back it', async () => {
+    const other = '0x' + '44'.repeat(32)
+    // the test executor's outputs are 32 bytes; this job declares at most 16 per MicroJob
+    const list = await entries(() => true, other)
+    const bounded = { ...spec, estimate: { ...spec.estimate, maxOutputBytes: 16 } }
+    const held = await ensureOutputs({ store, executor }, other, bounded, list, { fetchTimeoutMs: 300 })
+    expect([held.fetched, held.regenerated]).toEqual([0, 4])
+    // within the bound they are fetched
+    const again = await ensureOutputs({ store, executor }, other, spec, list, { fetchTimeoutMs: 300 })
+    expect([again.fetched, again.regenerated]).toEqual([4, 0])
+  })
+
   it('fails with OutputMismatchError when a regenerated output differs from the recorded hash', async () => {
     const other = '0x' + '43'.repeat(32)
     const list = await entries(() => false, other)
