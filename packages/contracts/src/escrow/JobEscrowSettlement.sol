@@ -57,7 +57,7 @@ contract JobEscrowSettlement is JobEscrowSeeds {
         } else {
             // no majority. A round in which no drawn verifier committed is one nobody could re-run in the commit
             // window (code slower than the creator's hint, inputs nobody serves: a creator that processes its own job
-            // can make it so): its verifiers are timed out (paused after a second miss), not slashed.
+            // can make it so): its verifiers are timed out (task score 0, paused: _timeOut), not slashed.
             if (j.commits != 0) _payRound(jobId, j, k, type(uint256).max, 0, true, 0);
             if (block.timestamp > j.deadline) {
                 _reopen(jobId, j);

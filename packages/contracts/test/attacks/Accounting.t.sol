@@ -41,7 +41,7 @@ contract AccountingTest is AttackBase {
         paidIn += FEE;
         vm.warp(block.timestamp + 2 days);
         escrow.refund(b);
-        // job C: all verifiers silent (round restarts, their penalties go to the treasury), then refunded
+        // job C: all verifiers silent (nobody committed: the round restarts, nobody is slashed), then refunded
         bytes32 c = newJob(1, 2, 1);
         paidIn += FEE;
         Results memory tc = honestResults(c, 1, 2);
