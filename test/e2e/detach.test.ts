@@ -46,7 +46,8 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     expect(submitted.code).toBe(0)
     const summary = JSON.parse(submitted.stdout.at(-1) ?? '{}') as { jobId: string, holders: string[], detached: boolean }
     expect(summary.detached).toBe(true)
-    expect(summary.holders.length).toBeGreaterThanOrEqual(1)
+    // four registered peers: it left once two of them held the inputs (one node's word alone is no proof)
+    expect(summary.holders.length).toBeGreaterThanOrEqual(2)
     const jobId = summary.jobId
     // the job was named before the funding transaction was sent
     expect(submitted.stderr[0]).toBe(`creating job ${jobId}...`)

@@ -62,3 +62,13 @@ export const DEFAULT_REPLICATION_TIMEOUT_MS = 60_000
  * meanwhile) after this pause (ms): a peer may not be connected yet, or may not see the new job in the escrow yet.
  */
 export const DEFAULT_INPUT_RETRY_INTERVAL_MS = 1_000
+/**
+ * A detached `submit` waits for this many registered holders of the inputs (at least `inputReplicas`): a "held"
+ * carries no proof, so one node's word alone could let the client leave while nobody holds them.
+ */
+export const DETACHED_INPUT_HOLDERS = 2
+/**
+ * ...but once `inputReplicas` holders confirmed, it waits at most this long (ms) for the others: a network of one
+ * registered peer, or a second peer slow to fetch large inputs, does not keep the client for the whole replication time.
+ */
+export const DETACHED_MORE_HOLDERS_WAIT_MS = 30_000

@@ -7,7 +7,7 @@ import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
 import { EscrowMismatchError, InvalidJobError, NoPeerConnectedError } from './errors.js'
 import { fundJob, fundsError } from './funding.js'
-import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS } from './constants.js'
+import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS, DETACHED_INPUT_HOLDERS, DETACHED_MORE_HOLDERS_WAIT_MS } from './constants.js'
 import { waitForHolderPeer } from './network/holders.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
@@ -35,7 +35,8 @@ export interface SubmitOptions {
   /**
    * The caller goes offline once `submit` returns (`jobmesh-dapp submit --detach`): until a peer holds the inputs
    * nobody else can serve them, so `submit` asks again every second (the peers that did not confirm, and those that
-   * connect meanwhile) until `inputReplicas` peers hold them or the replication time is up. Without it the
+   * connect meanwhile) until two registered peers hold them ({@link DETACHED_INPUT_HOLDERS}; or `inputReplicas`, and
+   * then at most 30 s more for the second: {@link DETACHED_MORE_HOLDERS_WAIT_MS}) or the replication time is up. Without it the
    * connected peers are asked once: the client stays online and serves the inputs itself.
    */
   detached?: boolean
@@ -153,7 +154,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   report({ stage: 'replicating', jobId, specCid, txHash: created.hash })
   const want = ctx.settings.inputReplicas
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
-    enough: held => held.length >= want,
+    enough: options.detached === true ? detachedEnough(want) : held => held.length >= want,
     // a "held" carries no proof: only a registered node's counts (one that is not could let a detached client leave
     // while nobody has the inputs)
     counts: async (peer, options) => (await ctx.chain.client.peerAddress(peer, options)) != null,
@@ -175,6 +176,20 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     holders,
     samples,
     taskValue: value
+  }
+}
+
+/**
+ * When a detached client has heard enough: {@link DETACHED_INPUT_HOLDERS} registered holders (at least `want`), or `want`
+ * of them and {@link DETACHED_MORE_HOLDERS_WAIT_MS} since the `want`-th confirmed (asked at every answer and retry round).
+ */
+function detachedEnough (want: number): (held: readonly string[]) => boolean {
+  let wantSince: number | undefined
+  return held => {
+    if (held.length >= Math.max(want, DETACHED_INPUT_HOLDERS)) return true
+    if (held.length < want) return false
+    wantSince ??= Date.now()
+    return Date.now() - wantSince >= DETACHED_MORE_HOLDERS_WAIT_MS
   }
 }
 

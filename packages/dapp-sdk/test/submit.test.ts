@@ -7,7 +7,9 @@ import { DEFAULT_MAX_CODE_BYTES } from '@jobmesh/peer/executor'
 import { MAX_MICROJOB_INPUT_BYTES } from '@jobmesh/peer/protocol'
 import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
-import { startReplicationServer } from '@jobmesh/peer/replication'
+import { REPLICATION_PROTOCOL, startReplicationServer } from '@jobmesh/peer/replication'
+import { createNode } from '@jobmesh/peer/node'
+import * as lp from 'it-length-prefixed'
 import { createContentStore } from '@jobmesh/peer/storage'
 import { MaxUint256, id } from 'ethers'
 import { CID } from 'multiformats/cid'
@@ -317,6 +319,33 @@ describe('submit', () => {
       expect(job.holders).toEqual([env.peer.peerId.toString()])
     } finally {
       await server.stop()
+    }
+  })
+
+  it('detached, it waits for two registered holders: one node\'s word alone does not let it leave', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    // the env's peer says "held" at once and holds nothing (a registered node may lie: a "held" carries no proof)
+    await env.peer.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => {
+      await lp.decode(stream).next()
+      stream.send(lp.encode.single(new TextEncoder().encode('{"ok":true}')))
+      await stream.close()
+    })
+    await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
+    // an honest registered peer that fetches and pins them first
+    const honest = await createNode({})
+    const server = await startReplicationServer({ libp2p: honest.libp2p, store: createContentStore({ helia: honest.helia }) })
+    try {
+      await registerNode(env, 4, id('any-gpu'), 8, env.deployment.params.registry.minStake, honest.privateKey)
+      await honest.libp2p.dial(env.client.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+      const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { detached: true, signal: AbortSignal.timeout(60_000) })
+      // the liar answered first; the client left only once the honest peer held the inputs too
+      expect([...job.holders].sort()).toEqual([env.peer.peerId.toString(), honest.peerId.toString()].sort())
+      expect(await honest.helia.pins.isPinned(CID.parse(job.spec.dataUri.slice('ipfs://'.length)))).toBe(true)
+    } finally {
+      await server.stop()
+      await honest.stop()
     }
   })
 
