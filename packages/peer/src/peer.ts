@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { Wallet, formatEther } from 'ethers'
+import { Wallet } from 'ethers'
 import { createChainClient, verifyDeployment } from '@jobmesh/contracts'
 import { coordGuards, createAdmission } from './coord/index.js'
 import { INDEX_DOC, createDocStore } from './crdt/index.js'
@@ -11,21 +11,21 @@ import { outputBudget, publishProfile, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
 import { applyCommitTimeout, bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
-import { microJobCount, microJobOutputBound, nodesNeeded } from './protocol/index.js'
 import { peerStatus } from './peer-status.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
 import { retireExpiredJobs } from './job-expiry.js'
 import { retireEndedJobs } from './job-retirement.js'
 import { metricsFor, startObservability } from './peer-observe.js'
-import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount, shortId, sizeText } from './observe/index.js'
+import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount } from './observe/index.js'
+import { bondText, outputText, waitingText } from './waiting-lines.js'
 import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
 import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { Processor, ProcessorInit } from './processor/index.js'
-import type { Settlement, SettlementInit, SupplyJob } from './settlement/index.js'
+import type { Settlement, SettlementInit } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
-import type { JobSpec, PricingParams } from './protocol/index.js'
+import type { PricingParams } from './protocol/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
 import type { HttpAddress, HttpServer } from './http/index.js'
 import type { AccountView, DescribeOptions, JobStory } from './observe/index.js'
@@ -382,28 +382,6 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
     ...(a.incentive == null ? {} : { incentive: incentiveJson(a.incentive) }),
     paused: a.paused
   }
-}
-
-/** The `job:waiting` line of a job whose bond this node cannot lock (an exiting node locks none: it takes no job). */
-function bondText (jobId: string, bond: bigint, free: bigint, exiting: boolean): string {
-  if (exiting) return `job ${shortId(jobId)} is left alone: this node asked to exit, so it takes no job (it settles and claims what it earned)`
-  return `job ${shortId(jobId)} is left alone: submitting its results locks a bond of ${formatEther(bond)} ETH, this node has ${formatEther(free)} ETH of free stake (more stake: jobmesh start --stake)`
-}
-
-/** The `job:waiting` line of a job whose outputs may come to more than this peer's `--max-job-output`. */
-function outputText (jobId: string, spec: JobSpec, bound: number, max: number): string {
-  const each = spec.estimate.maxOutputBytes == null ? `${sizeText(microJobOutputBound(spec))} each (it declares no bound)` : `${sizeText(microJobOutputBound(spec))} each`
-  return `job ${shortId(jobId)} is left alone: its ${microJobCount(spec)} MicroJobs may output up to ${each}, ${sizeText(bound)} in all, more than this node's --max-job-output of ${sizeText(max)}`
-}
-
-/** The `job:waiting` line of a job left alone for want of nodes to verify it (`nodes` active, or `fitting` it). */
-function waitingText (job: SupplyJob, nodes: number, fitting: boolean): string {
-  const needed = nodesNeeded(job.verifiers)
-  const req = job.requirements
-  const among = fitting && req != null
-    ? `the active nodes with at least ${req.minVramGb} GB VRAM${req.gpuModel == null ? '' : ` and a ${req.gpuModel}`}`
-    : 'the active nodes'
-  return `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among ${among} besides its submitter, ${needed} are needed, ${nodes} ${nodes === 1 ? 'is' : 'are'} ${fitting ? 'known' : 'active'}`
 }
 
 function countWork (processor: Processor, work: WorkCounters): void {
