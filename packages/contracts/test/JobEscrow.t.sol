@@ -241,15 +241,23 @@ contract JobEscrowTest is JobEscrowFixture {
         assertEq(escrow.credits(vs[0].node), share);
     }
 
-    function test_noCommitsRestartsRoundWithoutSlashing() public {
-        bytes32 id = createJob(jobParams(1, 2, 3), FEE);
-        Results memory r = honest(id, 1, 2);
+    /// @dev A job of 1 x 2 MicroJobs submitted, its 3 verifiers drawn, and their stakes before the round.
+    function drawnRound()
+        internal
+        returns (bytes32 id, Results memory r, JobEscrowBase.Verifier[] memory vs, uint256[] memory before)
+    {
+        id = createJob(jobParams(1, 2, 3), FEE);
+        r = honest(id, 1, 2);
         submit(id, sub, r.root);
-        Results memory silent;
         select(id);
-        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
-        uint256[] memory before = new uint256[](3);
+        vs = escrow.verifiersOf(id);
+        before = new uint256[](3);
         for (uint256 i; i < 3; ++i) before[i] = registry.nodeInfo(vs[i].node).stake;
+    }
+
+    function test_noCommitsRestartsRoundWithoutSlashing() public {
+        (bytes32 id, Results memory r, JobEscrowBase.Verifier[] memory vs, uint256[] memory before) = drawnRound();
+        Results memory silent;
         verifyRound(id, r, views3(silent, silent, silent), noBlame(3));
         JobEscrowBase.Job memory j = escrow.jobs(id);
         assertEq(uint256(j.status), uint256(JobEscrowBase.Status.Submitted));
@@ -266,14 +274,8 @@ contract JobEscrowTest is JobEscrowFixture {
     }
 
     function test_oneCommitOfThreeRestartsAndSlashesTheSilent() public {
-        bytes32 id = createJob(jobParams(1, 2, 3), FEE);
-        Results memory r = honest(id, 1, 2);
-        submit(id, sub, r.root);
+        (bytes32 id, Results memory r, JobEscrowBase.Verifier[] memory vs, uint256[] memory before) = drawnRound();
         Results memory silent;
-        select(id);
-        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
-        uint256[] memory before = new uint256[](3);
-        for (uint256 i; i < 3; ++i) before[i] = registry.nodeInfo(vs[i].node).stake;
         verifyRound(id, r, views3(r, silent, silent), noBlame(3));
         assertEq(uint256(escrow.statusOf(id)), uint256(JobEscrowBase.Status.Submitted)); // no majority: restarted
         // one verifier could re-run the sample: the two silent ones are slashed one share each, the voter paid one
