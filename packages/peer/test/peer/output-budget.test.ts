@@ -1,10 +1,9 @@
-import { testExecutor, testJob } from '@jobmesh/testkit'
+import { testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPeer } from '../../src/peer.js'
 import { computeJobId, encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
-import { createContentStore, rawBlockCid } from '../../src/storage/index.js'
+import { rawBlockCid } from '../../src/storage/index.js'
 import type { Peer } from '../../src/peer.js'
-import type { PeerEvent } from '../../src/observe/index.js'
 import type { JobSpec } from '../../src/protocol/index.js'
 
 const peers: Peer[] = []
@@ -24,23 +23,9 @@ async function peer (maxJobOutputBytes?: number): Promise<Peer> {
   return p
 }
 
-/** Resolves with the first event of `p` that `match` accepts (bounded: the test's timeout). */
-async function nextEvent (p: Peer, match: (e: PeerEvent) => boolean): Promise<PeerEvent> {
-  const seen = p.events.recent().find(match)
-  if (seen != null) return seen
-  return await new Promise(resolve => {
-    const on = (evt: CustomEvent<PeerEvent>): void => {
-      if (!match(evt.detail)) return
-      p.events.removeEventListener('event', on)
-      resolve(evt.detail)
-    }
-    p.events.addEventListener('event', on)
-  })
-}
-
 /** A job of 4 MicroJobs whose code, data and spec `p` serves (the test executor runs it), with an output bound or not. */
 async function servedJob (p: Peer, nonce: bigint, maxOutputBytes?: number): Promise<{ spec: JobSpec, jobId: string, specCid: string }> {
-  const store = createContentStore(p.node)
+  const store = p.store
   const codeUri = `ipfs://${await store.addBytes(Uint8Array.of(0, 0x61, 0x73, 0x6d))}`
   const dataUri = `ipfs://${await store.addBytes(new Uint8Array(64).fill(Number(nonce)))}`
   const spec = parseJobSpec({
@@ -54,15 +39,11 @@ async function servedJob (p: Peer, nonce: bigint, maxOutputBytes?: number): Prom
   return { spec, specCid, jobId: computeJobId(spec.creator, specCid, nonce).toLowerCase() }
 }
 
-async function completed (p: Peer, jobId: string): Promise<void> {
-  await new Promise<void>(resolve => {
-    const on = (evt: CustomEvent<{ jobId: string }>): void => {
-      if (evt.detail.jobId !== jobId) return
-      p.processor?.removeEventListener('job:complete', on)
-      resolve()
-    }
-    p.processor?.addEventListener('job:complete', on)
-  })
+/** The jobs `p` sees complete, from now on. */
+function completions (p: Peer): Set<string> {
+  const done = new Set<string>()
+  p.processor?.addEventListener('job:complete', evt => { done.add(evt.detail.jobId) })
+  return done
 }
 
 describe('a peer\'s bound on what one job may make it hold (--max-job-output)', () => {
@@ -75,20 +56,21 @@ describe('a peer\'s bound on what one job may make it hold (--max-job-output)', 
 
     // 4 MicroJobs that declare no bound: up to 4 x 64 MiB
     const big = await servedJob(other, 1n)
-    const bigDone = completed(other, big.jobId)
+    const doneThere = completions(other)
     await other.processor?.announceJob(big.spec, big.jobId, big.specCid)
-    const note = await nextEvent(bounded, e => e.kind === 'job:waiting' && e.jobId === big.jobId)
+    const note = await waitFor(() => bounded.events.recent().find(e => e.kind === 'job:waiting' && e.jobId === big.jobId),
+      { timeoutMs: 20_000, what: 'the bounded peer\'s line about the job' })
     expect(note.text).toMatch(/left alone: its 4 MicroJobs may output up to 64 MiB each \(it declares no bound\), 256 MiB in all, more than this node's --max-job-output of 1 MiB/)
-    await bigDone
+    await waitFor(() => doneThere.has(big.jobId), { timeoutMs: 20_000, what: 'the other peer to complete the job' })
     expect(ranHere).not.toContain(big.jobId)
     expect(bounded.events.recent().filter(e => e.jobId === big.jobId && e.kind === 'job:waiting')).toHaveLength(1)
 
     // the same work with a bound of 1 KiB per MicroJob (4 KiB in all): taken, here alone
     await other.stop()
     const small = await servedJob(bounded, 2n, 1024)
-    const smallDone = completed(bounded, small.jobId)
+    const doneHere = completions(bounded)
     await bounded.processor?.announceJob(small.spec, small.jobId, small.specCid)
-    await smallDone
+    await waitFor(() => doneHere.has(small.jobId), { timeoutMs: 20_000, what: 'the bounded peer to complete the small job' })
     expect(ranHere.filter(id => id === small.jobId)).toHaveLength(4)
   }, 60_000)
 })
