@@ -263,14 +263,41 @@ contract JobEscrowTest is JobEscrowFixture {
         assertEq(uint256(j.status), uint256(JobEscrowBase.Status.Submitted));
         assertEq(j.assigned, 0);
         assertEq(j.submitBlock, block.number);
-        // nobody committed: nobody could re-run the sample in the window; timed out and paused, not slashed
+        // nobody committed: nobody could re-run the sample in the window. Every verifier revealed its seed (it was
+        // there): not slashed, not scored, not paused
         assertEq(escrow.credits(treasury), 0);
         for (uint256 i; i < 3; ++i) {
             assertEq(registry.nodeInfo(vs[i].node).stake, before[i]);
-            (,,, uint256 timeouts,) = registry.qosState(vs[i].node);
-            assertEq(timeouts, 2);
-            assertTrue(registry.nodeInfo(vs[i].node).paused);
+            (, uint256 tasks,, uint256 timeouts,) = registry.qosState(vs[i].node);
+            assertEq(tasks, 0, "no task score recorded");
+            assertEq(timeouts, 0);
+            assertFalse(registry.nodeInfo(vs[i].node).paused);
         }
+    }
+
+    function test_noCommitsStillPausesAVerifierThatMissedItsSeed() public {
+        bytes32 id = createJob(jobParams(1, 2, 3), FEE);
+        Results memory r = honest(id, 1, 2);
+        submit(id, sub, r.root);
+        vm.roll(block.number + 2);
+        escrow.selectVerifiers(id);
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
+        uint256 absentStake = registry.nodeInfo(vs[2].node).stake;
+        revealSeedOf(id, vs[0].node);
+        revealSeedOf(id, vs[1].node);
+        vm.roll(escrow.jobs(id).seedDeadline + 1);
+        escrow.closeSeeds(id); // vs[2] never revealed: offline, slashed the bond
+        prove(id, r);
+        vm.roll(escrow.jobs(id).commitDeadline + 1);
+        vm.roll(escrow.jobs(id).revealDeadline + 1);
+        escrow.settle(id);
+        assertEq(uint256(escrow.statusOf(id)), uint256(JobEscrowBase.Status.Submitted), "restarted");
+        for (uint256 i; i < 2; ++i) assertFalse(registry.nodeInfo(vs[i].node).paused, "seeded: not paused");
+        assertTrue(registry.nodeInfo(vs[2].node).paused, "missed its seed: paused");
+        (, uint256 tasks,, uint256 timeouts,) = registry.qosState(vs[2].node);
+        assertEq(tasks, 1);
+        assertEq(timeouts, 2);
+        assertGt(absentStake, registry.nodeInfo(vs[2].node).stake, "slashed for the seed");
     }
 
     function test_oneCommitOfThreeRestartsAndSlashesTheSilent() public {

@@ -183,18 +183,23 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
 
     /// @dev Ends the unrevealed verifiers' tasks (QoS round score 0 for what they missed). Returns the freed ones.
     ///      A verifier that committed cannot reveal without a proven sample: when nobody proved it, nobody could
-    ///      verify, and the task is not scored at all (the QoS rules ignore tasks nobody could verify).
+    ///      verify, and the task is not scored at all (the QoS rules ignore tasks nobody could verify). Nor is the
+    ///      task of a verifier that revealed its seed in a round where no verifier committed: it was there, and
+    ///      nobody could re-run the sample in the commit window (a job made so by its creator must not pause or
+    ///      score honest nodes for the price of its gas).
     function _timeOut(bytes32 jobId, Job storage j, uint256 k) internal returns (address[] memory freed, uint256 n) {
         if (j.reveals == k) return (freed, 0);
         freed = new address[](k);
         bool proven = j.proven;
+        bool anyCommit = j.commits != 0;
         for (uint256 i; i < k; ++i) {
             Verifier storage v = _verifiers[jobId][i];
             if (v.revealed) continue;
             bool c = v.committed;
             emit VerifierTimedOut(jobId, v.node, c);
             uint256 timedOut = c ? 1 + QoS.lateRounds(v.commitOrder) : 2;
-            if (registry.release(v.node, c ? QoS.commitScore(v.commitOrder) : 0, timedOut, !c || proven, bytes32(0))) {
+            bool record = c ? proven : anyCommit || !v.seeded;
+            if (registry.release(v.node, c ? QoS.commitScore(v.commitOrder) : 0, timedOut, record, bytes32(0))) {
                 freed[n++] = v.node;
             }
         }

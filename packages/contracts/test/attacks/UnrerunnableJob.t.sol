@@ -8,7 +8,8 @@ import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 ///         else (a run-time hint of 0 gives the shortest commit window, code slower than that, or inputs it serves to
 ///         nobody) and submit it. The drawn verifiers cannot re-run the sample in time and never commit; the round has
 ///         no majority, and at the deadline the creator refunds the whole fee. Until 2026-11-30 each silent verifier
-///         was slashed one share per round: honest stakes for gas (docs/settlement.md, Known gaps).
+///         was slashed one share per round, then (until the next fix) paused and scored 0: honest stakes, then
+///         honest nodes' place in the draw, for gas (docs/settlement.md, Known gaps).
 contract UnrerunnableJobTest is AttackBase {
     /// The creator's node (node 0, the attacker) processes and submits; node 1 (the finalizer of the other tests) is
     /// its accomplice here, a registered node of the attacker's.
@@ -32,25 +33,41 @@ contract UnrerunnableJobTest is AttackBase {
         revert("no such draw");
     }
 
-    /// Nobody could re-run the sample, so nobody committed: the round restarts, the verifiers are timed out (paused
-    /// until they return), and nobody is slashed. The creator refunds its fee at the deadline and gains nothing.
+    /// Nobody could re-run the sample, so nobody committed: the round restarts and nobody is slashed, paused or
+    /// scored (every verifier revealed its seed: it was there). Round after round until the deadline, the honest
+    /// verifiers keep their stakes, their QoS and their place in the draw; the creator refunds its fee and gains
+    /// nothing but the outputs it made itself. Until 2026-11-30 each round slashed every verifier one share; after
+    /// that fix (the same day) each round still paused every verifier and scored it 0 (seven such rounds kicked a
+    /// node out): honest nodes out of the draw for the attacker's gas.
     function test_aJobNobodyCanReRunCostsTheHonestVerifiersNothing() public {
         (bytes32 id, Results memory r, JobEscrowBase.Verifier[] memory vs) = jobDrawing(false, 1_000);
-        uint256[] memory before = new uint256[](3);
-        for (uint256 i; i < 3; ++i) before[i] = stakeOf(vs[i].node);
         uint256 treasury0 = escrow.credits(treasury);
         Results memory silent;
-        verifyRound(id, r, views3(silent, silent, silent), noBlame(3));
-        assertEq(status(id), uint256(JobEscrowBase.Status.Submitted), "restarted");
-        for (uint256 i; i < 3; ++i) {
-            assertEq(stakeOf(vs[i].node), before[i], "no honest stake taken");
-            assertEq(escrow.credits(vs[i].node), 0);
-            assertTrue(registry.nodeInfo(vs[i].node).paused, "timed out: out of the draw until it returns");
+        for (uint256 round; round < 4; ++round) {
+            uint256[] memory before = new uint256[](3);
+            uint256[] memory score = new uint256[](3);
+            for (uint256 i; i < 3; ++i) {
+                before[i] = stakeOf(vs[i].node);
+                (score[i],,,,) = registry.qosState(vs[i].node);
+            }
+            verifyRound(id, r, views3(silent, silent, silent), noBlame(3));
+            assertEq(status(id), uint256(JobEscrowBase.Status.Submitted), "restarted");
+            for (uint256 i; i < 3; ++i) {
+                assertEq(stakeOf(vs[i].node), before[i], "no honest stake taken");
+                assertEq(escrow.credits(vs[i].node), 0);
+                assertFalse(registry.nodeInfo(vs[i].node).paused, "still in the draw");
+                (uint256 s,,,,) = registry.qosState(vs[i].node);
+                assertEq(s, score[i], "no task score recorded");
+            }
+            select(id); // the next round draws again from the honest nodes
+            vs = escrow.verifiersOf(id);
+            assertEq(vs.length, 3, "a full draw: nobody was taken out");
         }
         assertEq(escrow.credits(treasury), treasury0);
-        // at the deadline: nobody assigned in the new round (the honest nodes are paused) -> reopened, refunded
+        // at the deadline the round cannot finish: reopened, refunded
         vm.warp(escrow.jobs(id).deadline + 1);
-        if (escrow.jobs(id).assigned != 0) escrow.settle(id);
+        vm.roll(escrow.jobs(id).revealDeadline + 1);
+        escrow.settle(id);
         uint256 c0 = creator.balance;
         escrow.refund(id);
         assertEq(creator.balance - c0, FEE, "the creator gets its fee back, and no more");

@@ -109,6 +109,10 @@ abstract contract Test {
         require(!c, "assertFalse failed");
     }
 
+    function assertFalse(bool c, string memory m) internal pure {
+        require(!c, m);
+    }
+
     function assertLe(uint256 a, uint256 b, string memory m) internal pure {
         require(a <= b, m);
     }
@@ -123,6 +127,10 @@ abstract contract Test {
 
     function assertGt(uint256 a, uint256 b) internal pure {
         require(a > b, "assertGt failed");
+    }
+
+    function assertGt(uint256 a, uint256 b, string memory m) internal pure {
+        require(a > b, m);
     }
 
     function assertApproxEqAbs(uint256 a, uint256 b, uint256 maxDelta) internal pure {
