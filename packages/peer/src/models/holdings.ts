@@ -10,6 +10,7 @@ import type { EventLog } from '../observe/index.js'
 import { jobModelUri } from '../protocol/index.js'
 import type { Requirements } from '../protocol/index.js'
 import { withRetry } from '../settlement/index.js'
+import { MAX_MODEL_PIN_BYTES } from '../storage/index.js'
 import type { ContentStore } from '../storage/index.js'
 import { revertName } from '@jobmesh/contracts'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -134,7 +135,8 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
 
   /** Pins an `ipfs://` model, trying again (backing off) while nobody reachable serves it, until the peer stops. */
   const fetchModel = async (modelId: string): Promise<void> => {
-    await untilDone(`fetch model ${modelId}`, async () => { await store.pin(modelId, { signal }) }, err => err.name === 'UnsupportedUriError')
+    await untilDone(`fetch model ${modelId}`, async () => { await store.pin(modelId, { signal, maxBytes: MAX_MODEL_PIN_BYTES }) },
+      err => err.name === 'UnsupportedUriError' || err.name === 'ContentTooLargeError')
   }
 
   /** Fetches and pins an `ipfs://` model (other ids name nothing to fetch), then says so on chain. */

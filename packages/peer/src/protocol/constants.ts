@@ -38,6 +38,9 @@ export const MAX_MICROJOB_INPUT_BYTES = 256 * 1024 * 1024
  */
 export const MAX_MICROJOB_OUTPUT_BYTES = 64 * 1024 * 1024
 
+/** Largest job spec a peer fetches or holds (bytes). */
+export const MAX_SPEC_BYTES = 1024 * 1024
+
 /**
  * How long before a job's deadline the peers stop working on it (ms): its finalizer still has to have the outputs
  * replicated (up to 2 min), submit the results and have the verifiers drawn (a few blocks) before the deadline, after

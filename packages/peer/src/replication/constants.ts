@@ -15,9 +15,6 @@ export const DEFAULT_REPLICATION_TIMEOUT_MS = 120_000
 /** Largest request or answer on the replication protocol (bytes). */
 export const MAX_REPLICATION_MESSAGE_BYTES = 4096
 
-/** Largest spec a replica fetches (bytes). */
-export const MAX_SPEC_BYTES = 1024 * 1024
-
 /** Largest manifest a replica fetches (bytes). */
 export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 

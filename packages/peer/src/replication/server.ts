@@ -4,14 +4,14 @@ import * as lp from 'it-length-prefixed'
 import {
   DEFAULT_MAX_REPLICATION_REQUEST_BYTES, DEFAULT_MAX_REPLICATION_SENDER_BYTES, DEFAULT_REPLICATION_SENDER_WINDOW_MS,
   DEFAULT_REPLICATION_TIMEOUT_MS, MAX_INBOUND_REPLICATION_STREAMS, MAX_MANIFEST_BYTES, MAX_REPLICATION_MESSAGE_BYTES,
-  MAX_SPEC_BYTES, REPLICATION_PROTOCOL
+  REPLICATION_PROTOCOL
 } from './constants.js'
 import {
   JobNotOpenError, ReplicaRefusedError, ReplicationProtocolError, UnregisteredSenderError
 } from './errors.js'
 import { senderBudget } from './sender-budget.js'
 import { decodeRequest, encodeMessage } from './wire.js'
-import { computeJobId, decodeJobSpec } from '../protocol/index.js'
+import { MAX_SPEC_BYTES, computeJobId, decodeJobSpec } from '../protocol/index.js'
 import { decodeManifest, ensureOutputs, peerOwners } from '../settlement/index.js'
 import { pinJobContent } from '../storage/index.js'
 import type { ReplicationAnswer, ReplicationRequest } from './wire.js'

@@ -7,6 +7,7 @@ import * as raw from 'multiformats/codecs/raw'
 import * as Digest from 'multiformats/hashes/digest'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_FETCH_BYTES, DEFAULT_RAW_BLOCK_MAX_BYTES } from './constants.js'
+import { walkWithin } from './dag-bound.js'
 import { ContentNotFoundError, ForbiddenUriError } from './errors.js'
 import { readFileRange } from './file-reader.js'
 import { readHttpRange } from './http-reader.js'
@@ -14,13 +15,13 @@ import { readIpfsRange } from './ipfs-reader.js'
 import { timedSignal } from './signal.js'
 import { checkRange, parseContentUri } from './uri.js'
 import type { ContentUri } from './uri.js'
-import type { Blocks, Pins } from '@helia/interface'
+import type { Blocks, CodecLoader, Pins } from '@helia/interface'
 
 const log = logger('jobmesh:storage')
 
 /** The parts of a helia node the content store uses. */
 export interface ContentStoreComponents {
-  helia: { blockstore: Blocks, pins: Pins }
+  helia: { blockstore: Blocks, pins: Pins, getCodec: CodecLoader }
 }
 
 export interface ContentStoreInit {
@@ -76,9 +77,11 @@ export interface ContentStore {
   addOutput(bytes: Uint8Array, options?: AddOptions): Promise<string>
   /**
    * Fetches every block of the content at an `ipfs://` URI (from this node, else over bitswap) and pins it, so this
-   * node keeps and serves it. Returns false for other schemes (nothing to pin).
+   * node keeps and serves it. With `maxBytes` the DAG (every block under the URI's CID) is walked and counted first,
+   * and nothing is pinned when it is larger. Returns false for other schemes (nothing to pin).
    *
-   * @throws UnsupportedUriError, ContentTimeoutError (not all blocks arrived within `timeoutMs`), AbortError
+   * @throws UnsupportedUriError, ContentTooLargeError (`maxBytes`), ContentTimeoutError (not all blocks arrived
+   * within `timeoutMs`), AbortError
    */
   pin(uri: string, options?: PinOptions): Promise<boolean>
 }
@@ -86,6 +89,8 @@ export interface ContentStore {
 export interface PinOptions {
   /** Overrides the store's fetch timeout (ms) for the whole DAG. */
   timeoutMs?: number
+  /** The most bytes of blocks the pin may make this node hold (the whole DAG under the URI's CID); unbounded without. */
+  maxBytes?: number
   signal?: AbortSignal
 }
 
@@ -181,6 +186,7 @@ export function createContentStore (components: ContentStoreComponents, init: Co
       if (parsed.scheme !== 'ipfs') return false
       const timed = timedSignal(options.signal, options.timeoutMs ?? fetchTimeoutMs)
       try {
+        if (options.maxBytes !== undefined) await walkWithin(components.helia, parsed.cid, options.maxBytes, timed.signal)
         await pin(components.helia.pins, parsed.cid, timed.signal)
       } catch (err) {
         if (timed.signal.aborted) throw timed.reason(`pinning ${uri}`)

@@ -14,7 +14,7 @@
  */
 export { createContentStore, rawBlockCid, rawOutputCid } from './content-store.js'
 export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptions, AddOptions, PinOptions } from './content-store.js'
-export { pinJobContent } from './job-content.js'
+export { MAX_MODEL_PIN_BYTES, jobContentBounds, pinJobContent } from './job-content.js'
 export type { JobContent, PinJobContentOptions } from './job-content.js'
 export { parseContentUri } from './uri.js'
 export type { ContentUri, ByteRange } from './uri.js'

@@ -62,10 +62,13 @@ async function addManifest (h: Holder, jobId: string, outputs: Uint8Array[], sig
   return { manifestCid, microJobs }
 }
 
-/** A DApp-side holder with a job's code, data and spec: what `submit` uploads. */
-async function uploadJob (dapp: Holder): Promise<{ jobId: string, specCid: string, nonce: bigint, codeUri: string, dataUri: string }> {
+/**
+ * A DApp-side holder with a job's code, data and spec: what `submit` uploads. The spec declares 300 blocks of 1 000
+ * bytes; `dataBytes` (default 300 000) is what the data URI really holds.
+ */
+async function uploadJob (dapp: Holder, dataBytes = 300_000): Promise<{ jobId: string, specCid: string, nonce: bigint, codeUri: string, dataUri: string }> {
   const codeUri = `ipfs://${await dapp.store.addBytes(bytes(3000, 1))}`
-  const dataUri = `ipfs://${await dapp.store.addBytes(bytes(300_000, 2))}`
+  const dataUri = `ipfs://${await dapp.store.addBytes(bytes(dataBytes, 2))}`
   const spec = parseJobSpec({
     version: 1, creator: '0x00000000000000000000000000000000000000a1', codeUri, dataUri, blockSize: 1000, blockCount: 300,
     slicing: { macroJobs: 3, microJobsPerMacro: 10, blocksPerMicro: 10 }, seed: '7', requirements: { minVramGb: 0 },
@@ -165,6 +168,17 @@ describe('replication', () => {
     expect(await isPinned(b, job.dataUri)).toBe(false)
     expect(() => decodeRequest(new TextEncoder().encode('{"kind":"inputs","jobId":"0x12"}'))).toThrow(expect.objectContaining({ name: 'ReplicationProtocolError' }))
     expect(() => decodeRequest(new Uint8Array(5000))).toThrow(expect.objectContaining({ name: 'ReplicationProtocolError' }))
+  })
+
+  it('holds no data DAG larger than the job declares (blockCount x blockSize): nothing of it is pinned', async () => {
+    const [dapp, b] = [await holder(false), await holder(true)]
+    await connect(dapp, b)
+    // 300 blocks of 1 000 bytes declared, 4 MiB behind the data URI: more than any MicroJob of the job reads
+    const job = await uploadJob(dapp, 4 * 1024 * 1024)
+    await expect(askReplica({ libp2p: dapp.node.libp2p }, b.node.peerId, { kind: 'inputs', jobId: job.jobId, specCid: job.specCid, nonce: job.nonce.toString() }, {
+      signal: AbortSignal.timeout(20_000)
+    })).rejects.toMatchObject({ name: 'ReplicaRefusedError', refusal: 'ContentTooLargeError' })
+    expect(await isPinned(b, job.dataUri)).toBe(false)
   })
 
   it('ends a stream whose request never comes at its timeout: a silent peer holds no inbound slot', async () => {

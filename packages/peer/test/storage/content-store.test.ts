@@ -3,6 +3,9 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import * as dagPb from '@ipld/dag-pb'
+import { CID } from 'multiformats/cid'
+import { sha256 } from 'multiformats/hashes/sha2'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
 import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
@@ -122,7 +125,7 @@ describe('content store: ipfs:// between two helia nodes', () => {
     // 3 MiB: several UnixFS leaves, so a range read touches only some of them
     const data = pattern(3 * 1024 * 1024)
     const cid = await storeA.addBytes(data)
-    expect(await a.helia.pins.isPinned((await import('multiformats/cid')).CID.parse(cid))).toBe(true)
+    expect(await a.helia.pins.isPinned(CID.parse(cid))).toBe(true)
 
     const offset = 1024 * 1024 + 17
     const part = await storeB.fetch(`ipfs://${cid}`, { offset, length: 4096, signal: AbortSignal.timeout(20_000) })
@@ -130,6 +133,41 @@ describe('content store: ipfs:// between two helia nodes', () => {
     const tail = await storeB.fetch(`ipfs://${cid}`, { offset: data.length - 10, length: 100 })
     expect(tail).toEqual(data.subarray(data.length - 10))
     await rejectsWithName(storeB.fetch(`ipfs://${cid}`, { maxBytes: 1000 }), 'ContentTooLargeError')
+  })
+
+  it('pins within a byte bound, and nothing of a DAG larger than the bound', async () => {
+    const a = await createNode()
+    const b = await createNode()
+    nodes.push(a, b)
+    await b.libp2p.dial(a.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const storeB = createContentStore({ helia: b.helia }, { fetchTimeoutMs: 20_000 })
+    const cid = await createContentStore({ helia: a.helia }).addBytes(pattern(3 * 1024 * 1024))
+    const root = CID.parse(cid)
+
+    await rejectsWithName(storeB.pin(`ipfs://${cid}`, { maxBytes: 1024 * 1024 }), 'ContentTooLargeError')
+    expect(await b.helia.pins.isPinned(root)).toBe(false)
+    expect(await storeB.pin(`ipfs://${cid}`, { maxBytes: 4 * 1024 * 1024 })).toBe(true)
+    expect(await b.helia.pins.isPinned(root)).toBe(true)
+  })
+
+  it('a bounded pin of a DAG that links one block over and over ends at the bound', async () => {
+    const a = await createNode()
+    nodes.push(a)
+    const store = createContentStore({ helia: a.helia })
+    // 4 levels of 64 links to the same child over a 1 KiB leaf: 4 blocks stored, 64^4 leaves for a walk to reach
+    const put = async (node: dagPb.PBNode): Promise<CID> => {
+      const bytes = dagPb.encode(node)
+      const cid = CID.createV1(dagPb.code, await sha256.digest(bytes))
+      await a.helia.blockstore.put(cid, bytes)
+      return cid
+    }
+    let node = await put({ Data: pattern(1024), Links: [] })
+    for (let level = 0; level < 4; level++) {
+      const child = node
+      node = await put({ Links: Array.from({ length: 64 }, (_, i) => ({ Hash: child, Name: String(100 + i) })) })
+    }
+    await rejectsWithName(store.pin(`ipfs://${node.toString()}`, { maxBytes: 1024 * 1024, timeoutMs: 20_000 }), 'ContentTooLargeError')
+    expect(await a.helia.pins.isPinned(node)).toBe(false)
   })
 
   it('stores small outputs as raw blocks whose CID follows from the output hash', async () => {
