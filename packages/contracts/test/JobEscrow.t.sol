@@ -341,6 +341,28 @@ contract JobEscrowTest is JobEscrowFixture {
         assertTrue(registry.nodeInfo(vs[2].node).paused);
     }
 
+    function test_unprovenSampleNobodyCommittedToCostsOnlyTheSubmitter() public {
+        bytes32 id = createJob(jobParams(1, 2, 3), FEE);
+        submit(id, sub, honest(id, 1, 2).root);
+        select(id);
+        JobEscrowBase.Verifier[] memory vs = escrow.verifiersOf(id);
+        uint256[] memory before = new uint256[](3);
+        for (uint256 i; i < 3; ++i) before[i] = registry.nodeInfo(vs[i].node).stake;
+        uint256 subStake = registry.nodeInfo(sub).stake;
+        uint256 treasury0 = escrow.credits(treasury);
+        // the submitter neither proves its sample nor serves what a verifier would need to commit without a proof
+        vm.roll(block.number + 200);
+        escrow.settle(id);
+        assertEq(uint256(escrow.statusOf(id)), uint256(JobEscrowBase.Status.Open), "rejected: nothing proven");
+        uint256 bond = subStake - registry.nodeInfo(sub).stake;
+        assertGt(bond, 0, "the submitter is slashed its bond");
+        assertEq(escrow.credits(treasury) - treasury0, bond, "all of it to the treasury");
+        for (uint256 i; i < 3; ++i) {
+            assertEq(registry.nodeInfo(vs[i].node).stake, before[i], "no verifier share taken");
+            assertFalse(registry.nodeInfo(vs[i].node).paused, "seeded: not paused");
+        }
+    }
+
     function test_refund() public {
         bytes32 id = createJob(jobParams(1, 1, 3), FEE);
         vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.DeadlineNotReached.selector, escrow.jobs(id).deadline));

@@ -129,8 +129,11 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         // this job's bond only: a slash leaves the locked stake as it is, so the submitter's other bonds stay locked
         registry.unlock(submitter, bond);
         uint256 slashed = registry.slash(culprit, bond);
-        // verifiers that found the fault (all that committed when nobody proved the sample) get their share
-        _payRound(jobId, j, k, t.bad == 0 ? type(uint256).max - 1 : t.bad, 0, false, slashed);
+        // verifiers that found the fault (all that committed when nobody proved the sample) get their share. An
+        // unproven round nobody committed in judges no verifier (a submitter that withholds its proof and its results
+        // must not cost them a share each): the bond goes to the treasury
+        if (j.commits != 0) _payRound(jobId, j, k, t.bad == 0 ? type(uint256).max - 1 : t.bad, 0, false, slashed);
+        else credits[treasury] += slashed;
         j.status = Status.Open;
         j.rejections += 1;
         j.submitter = address(0);
