@@ -375,8 +375,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       try {
         await this.init.prepareJob({ jobId: job.jobId, specCid: job.specCid, spec: job.spec }, { signal })
       } catch (err) {
+        // inputs larger than the job declares will not shrink: never again here
+        if ((err as Error).name === 'ContentTooLargeError') this.retire(job.jobId, 'refused')
         // its inputs are not to be had now: other jobs first (poison isolation's order)
-        this.failedAt.set(job.jobId, this.clock())
+        else this.failedAt.set(job.jobId, this.clock())
         throw err
       }
       this.prepared.add(job.specCid)

@@ -26,7 +26,8 @@ export interface ProcessorInit {
   storeOutput?(bytes: Uint8Array): Promise<string | undefined>
   /**
    * Called before this peer first works on a job (each round): the peer fetches and pins the job's spec, code and
-   * data here (`pinJobContent`), so the job survives its DApp going offline. A failure skips the job for now.
+   * data here (`pinJobContent`), so the job survives its DApp going offline. A failure skips the job for now;
+   * `ContentTooLargeError` (inputs larger than the job declares) retires it here as `refused`.
    */
   prepareJob?(job: { jobId: string, specCid: string, spec: JobSpec }, options: AbortOptions): Promise<void>
   /** Called once on the peer whose result completed the job (finalization is idempotent). */
@@ -153,7 +154,7 @@ export interface Processor extends TypedEvents<ProcessorEvents> {
 }
 
 /** Why a job was retired ({@link Processor.retire}). */
-export type RetiredAs = 'settled' | 'expired'
+export type RetiredAs = 'settled' | 'expired' | 'refused'
 
 /** A job as `jobmesh status` lists it. */
 export interface KnownJobSummary {
@@ -165,7 +166,8 @@ export interface KnownJobSummary {
   deadline: number
   /**
    * `settled`: released or refunded on chain (whether or not this peer worked on it: `settled` also after a restart);
-   * `expired`: its deadline passed while the escrow held it open (or never funded it), so nothing can pay for it.
+   * `expired`: its deadline passed while the escrow held it open (or never funded it), so nothing can pay for it;
+   * `refused`: its inputs are larger than the job declares (`ContentTooLargeError` from `prepareJob`): not taken here.
    */
   state: 'open' | 'working' | 'complete' | 'failed' | RetiredAs
 }
