@@ -25,8 +25,8 @@ contract JobEscrowSettlement is JobEscrowSeeds {
     ///         - otherwise the round restarts (Open again after the deadline).
     ///         Verifiers that voted with the outcome get one verifier share each (from the fee on release, from the
     ///         slash on rejection, from the silent verifiers' penalties otherwise); silent or outvoted verifiers are
-    ///         slashed one share, except in a restart where none of them committed. Idempotent on a
-    ///         Released/Refunded job.
+    ///         slashed one share, except in a round in which none of them committed (restarted, or rejected for an
+    ///         unproven sample: the submitter alone pays). Idempotent on a Released/Refunded job.
     function settle(bytes32 jobId) external onlyDelegated nonReentrant {
         Job storage j = _job(jobId);
         Status st = j.status;
@@ -57,7 +57,8 @@ contract JobEscrowSettlement is JobEscrowSeeds {
         } else {
             // no majority. A round in which no drawn verifier committed is one nobody could re-run in the commit
             // window (code slower than the creator's hint, inputs nobody serves: a creator that processes its own job
-            // can make it so): its verifiers are timed out (task score 0, paused: _timeOut), not slashed.
+            // can make it so): its verifiers are not slashed, and those that revealed their seed not scored or
+            // paused either (_timeOut).
             if (j.commits != 0) _payRound(jobId, j, k, type(uint256).max, 0, true, 0);
             if (block.timestamp > j.deadline) {
                 _reopen(jobId, j);

@@ -63,11 +63,18 @@ contract UnrerunnableJobTest is AttackBase {
             vs = escrow.verifiersOf(id);
             assertEq(vs.length, 3, "a full draw: nobody was taken out");
         }
-        assertEq(escrow.credits(treasury), treasury0);
-        // at the deadline the round cannot finish: reopened, refunded
+        assertEq(escrow.credits(treasury), treasury0, "nothing taken in the restarted rounds");
+        // at the deadline: the last round, drawn but never proven, is rejected against the attacker (its bond), and
+        // still no honest verifier loses anything; the creator refunds
+        uint256[] memory last = new uint256[](3);
+        for (uint256 i; i < 3; ++i) last[i] = stakeOf(vs[i].node);
+        uint256 attackerStake = stakeOf(attacker);
         vm.warp(escrow.jobs(id).deadline + 1);
         vm.roll(escrow.jobs(id).revealDeadline + 1);
         escrow.settle(id);
+        assertEq(status(id), uint256(JobEscrowBase.Status.Open), "rejected: its sample was never proven");
+        assertGt(attackerStake, stakeOf(attacker), "the attacker pays its bond");
+        for (uint256 i; i < 3; ++i) assertEq(stakeOf(vs[i].node), last[i], "no honest stake taken");
         uint256 c0 = creator.balance;
         escrow.refund(id);
         assertEq(creator.balance - c0, FEE, "the creator gets its fee back, and no more");

@@ -12,7 +12,7 @@ export interface JobStateHost {
   settled?(jobId: string): boolean
 }
 
-/** A known job's state as `jobmesh status` lists it: retired first (settled or expired), then given up, ended here, worked on. */
+/** A known job's state as `jobmesh status` lists it: retired first (settled, expired or refused), then given up, ended here, worked on. */
 export function jobState (host: JobStateHost, jobId: string): KnownJobSummary['state'] {
   const retired = host.retired.get(jobId)
   if (retired !== undefined) return retired

@@ -2,7 +2,7 @@ import { concat } from 'uint8arrays/concat'
 import { ContentTooLargeError } from './errors.js'
 
 /** Concatenates chunks, failing with `ContentTooLargeError` as soon as more than `maxBytes` arrived. */
-export async function collect (chunks: AsyncIterable<Uint8Array>, maxBytes: number, what: string): Promise<Uint8Array> {
+export async function collect (chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, maxBytes: number, what: string): Promise<Uint8Array> {
   const parts: Uint8Array[] = []
   let total = 0
   for await (const chunk of chunks) {

@@ -14,3 +14,6 @@ export const DEFAULT_RAW_BLOCK_MAX_BYTES = 1024 * 1024
 
 /** URI schemes the content store reads. */
 export const SUPPORTED_SCHEMES = ['ipfs:', 'https:', 'http:', 'file:'] as const
+
+/** Blocks a bounded pin's walk (`walkWithin`) fetches at once. */
+export const PIN_WALK_CONCURRENCY = 8

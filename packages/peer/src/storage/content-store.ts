@@ -117,6 +117,17 @@ async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
   }
 }
 
+/** Whether `cid` has a pin of its own here (not merely a block under another pin, or one of an unfinished pin). */
+async function hasPin (pins: Pins, cid: CID, signal: AbortSignal): Promise<boolean> {
+  try {
+    await pins.get(cid, { signal })
+    return true
+  } catch (err) {
+    if ((err as Error).name === 'NotFoundError') return false
+    throw err
+  }
+}
+
 async function * fileChunks (path: string, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
   const stream = createReadStream(path, { signal })
   try {
@@ -186,6 +197,8 @@ export function createContentStore (components: ContentStoreComponents, init: Co
       if (parsed.scheme !== 'ipfs') return false
       const timed = timedSignal(options.signal, options.timeoutMs ?? fetchTimeoutMs)
       try {
+        // pinned here already (its pin record is written only once its whole DAG was walked): nothing to fetch or count
+        if (await hasPin(components.helia.pins, parsed.cid, timed.signal)) return true
         if (options.maxBytes !== undefined) await walkWithin(components.helia, parsed.cid, options.maxBytes, timed.signal)
         await pin(components.helia.pins, parsed.cid, timed.signal)
       } catch (err) {

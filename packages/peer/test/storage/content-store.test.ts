@@ -148,12 +148,22 @@ describe('content store: ipfs:// between two helia nodes', () => {
     expect(await b.helia.pins.isPinned(root)).toBe(false)
     expect(await storeB.pin(`ipfs://${cid}`, { maxBytes: 4 * 1024 * 1024 })).toBe(true)
     expect(await b.helia.pins.isPinned(root)).toBe(true)
+    // pinned: asked again, nothing is fetched or counted (a bound it would not fit now changes nothing)
+    expect(await storeB.pin(`ipfs://${cid}`, { maxBytes: 1 })).toBe(true)
   })
 
-  it('a bounded pin of a DAG that links one block over and over ends at the bound', async () => {
+  it('a bounded pin of a DAG that links one block over and over ends at the bound, and its walk with it', async () => {
     const a = await createNode()
     nodes.push(a)
-    const store = createContentStore({ helia: a.helia })
+    // the walk's reads, counted
+    let reads = 0
+    const blockstore = new Proxy(a.helia.blockstore, {
+      get (target, key, receiver) {
+        if (key === 'get') return (...args: Parameters<typeof target.get>) => { reads++; return target.get(...args) }
+        return Reflect.get(target, key, receiver)
+      }
+    })
+    const store = createContentStore({ helia: { blockstore, pins: a.helia.pins, getCodec: a.helia.getCodec } })
     // 4 levels of 64 links to the same child over a 1 KiB leaf: 4 blocks stored, 64^4 leaves for a walk to reach
     const put = async (node: dagPb.PBNode): Promise<CID> => {
       const bytes = dagPb.encode(node)
@@ -168,6 +178,11 @@ describe('content store: ipfs:// between two helia nodes', () => {
     }
     await rejectsWithName(store.pin(`ipfs://${node.toString()}`, { maxBytes: 1024 * 1024, timeoutMs: 20_000 }), 'ContentTooLargeError')
     expect(await a.helia.pins.isPinned(node)).toBe(false)
+    // ~1 000 leaves of 1 KiB reached the bound; nothing goes on reading after the refusal
+    const atRefusal = reads
+    expect(atRefusal).toBeLessThan(1_200)
+    for (let i = 0; i < 50; i++) await new Promise(resolve => setImmediate(resolve))
+    expect(reads).toBe(atRefusal)
   })
 
   it('stores small outputs as raw blocks whose CID follows from the output hash', async () => {
