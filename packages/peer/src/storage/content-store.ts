@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { unixfs } from '@helia/unixfs'
+import type { UnixFS } from '@helia/unixfs'
 import { logger } from '@libp2p/logger'
 import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
@@ -77,11 +78,11 @@ export interface ContentStore {
   addOutput(bytes: Uint8Array, options?: AddOptions): Promise<string>
   /**
    * Fetches every block of the content at an `ipfs://` URI (from this node, else over bitswap) and pins it, so this
-   * node keeps and serves it. With `maxBytes` the DAG (every block under the URI's CID) is walked and counted first,
-   * and nothing is pinned when it is larger. Returns false for other schemes (nothing to pin).
+   * node keeps and serves it; of `ipfs://<cid>/<path>`, the DAG the path names. With `maxBytes` that DAG is walked
+   * and counted first, and nothing is pinned when it is larger. Returns false for other schemes (nothing to pin).
    *
-   * @throws UnsupportedUriError, ContentTooLargeError (`maxBytes`), ContentTimeoutError (not all blocks arrived
-   * within `timeoutMs`), AbortError
+   * @throws UnsupportedUriError, ContentNotFoundError (no such path), ContentTooLargeError (`maxBytes`),
+   * ContentTimeoutError (not all blocks arrived within `timeoutMs`), AbortError
    */
   pin(uri: string, options?: PinOptions): Promise<boolean>
 }
@@ -114,6 +115,16 @@ async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
     for await (const _ of pins.add(cid, { signal })) { /* walk the DAG */ }
   } catch (err) {
     if ((err as Error).name !== 'AlreadyPinnedError') throw err
+  }
+}
+
+/** The CID a path under `root` names (its blocks fetched as needed). @throws ContentNotFoundError */
+async function pathTarget (fs: UnixFS, root: CID, path: string, signal: AbortSignal): Promise<CID> {
+  try {
+    return (await fs.stat(root, { path, signal })).cid
+  } catch (err) {
+    if (signal.aborted || !['DoesNotExistError', 'NotADirectoryError', 'NotFoundError'].includes((err as Error).name)) throw err
+    throw new ContentNotFoundError(`ipfs://${root}/${path}: ${(err as Error).message}`, { cause: err })
   }
 }
 
@@ -196,18 +207,21 @@ export function createContentStore (components: ContentStoreComponents, init: Co
       const parsed = parseContentUri(uri)
       if (parsed.scheme !== 'ipfs') return false
       const timed = timedSignal(options.signal, options.timeoutMs ?? fetchTimeoutMs)
+      let cid = parsed.cid
       try {
+        // `ipfs://<dir>/<path>`: what the path names is held, not the whole directory
+        if (parsed.path !== '') cid = await pathTarget(fs, parsed.cid, parsed.path, timed.signal)
         // pinned here already (its pin record is written only once its whole DAG was walked): nothing to fetch or count
-        if (await hasPin(components.helia.pins, parsed.cid, timed.signal)) return true
-        if (options.maxBytes !== undefined) await walkWithin(components.helia, parsed.cid, options.maxBytes, timed.signal)
-        await pin(components.helia.pins, parsed.cid, timed.signal)
+        if (await hasPin(components.helia.pins, cid, timed.signal)) return true
+        if (options.maxBytes !== undefined) await walkWithin(components.helia, cid, options.maxBytes, timed.signal)
+        await pin(components.helia.pins, cid, timed.signal)
       } catch (err) {
         if (timed.signal.aborted) throw timed.reason(`pinning ${uri}`)
         throw err
       } finally {
         timed.clear()
       }
-      log('pinned %c', parsed.cid)
+      log('pinned %c (%s)', cid, uri)
       return true
     },
     addRaw,

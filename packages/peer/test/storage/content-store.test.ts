@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { unixfs } from '@helia/unixfs'
 import * as dagPb from '@ipld/dag-pb'
 import { CID } from 'multiformats/cid'
 import { sha256 } from 'multiformats/hashes/sha2'
@@ -150,6 +151,25 @@ describe('content store: ipfs:// between two helia nodes', () => {
     expect(await b.helia.pins.isPinned(root)).toBe(true)
     // pinned: asked again, nothing is fetched or counted (a bound it would not fit now changes nothing)
     expect(await storeB.pin(`ipfs://${cid}`, { maxBytes: 1 })).toBe(true)
+  })
+
+  it('a pin of ipfs://<dir>/<path> holds what the path names, within the bound, not the whole directory', async () => {
+    const a = await createNode()
+    const b = await createNode()
+    nodes.push(a, b)
+    await b.libp2p.dial(a.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const fs = unixfs(a.helia)
+    const small = await fs.addBytes(pattern(10_000))
+    const big = await fs.addBytes(pattern(3 * 1024 * 1024))
+    const dir = await fs.cp(big, await fs.cp(small, await fs.addDirectory(), 'small.bin'), 'big.bin')
+    const storeB = createContentStore({ helia: b.helia }, { fetchTimeoutMs: 20_000 })
+
+    expect(await storeB.pin(`ipfs://${dir.toString()}/small.bin`, { maxBytes: 64 * 1024 })).toBe(true)
+    expect(await b.helia.pins.isPinned(small)).toBe(true)
+    expect(await b.helia.pins.isPinned(dir)).toBe(false)
+    expect(await b.helia.blockstore.has(big)).toBe(false)
+    await rejectsWithName(storeB.pin(`ipfs://${dir.toString()}`, { maxBytes: 64 * 1024 }), 'ContentTooLargeError')
+    await rejectsWithName(storeB.pin(`ipfs://${dir.toString()}/none.bin`, { maxBytes: 64 * 1024 }), 'ContentNotFoundError')
   })
 
   it('a bounded pin of a DAG that links one block over and over ends at the bound, and its walk with it', async () => {
