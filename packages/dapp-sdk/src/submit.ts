@@ -74,6 +74,11 @@ export interface SubmittedJob {
    * client may go offline; empty means only this client holds them.
    */
   holders: string[]
+  /**
+   * Peers that answered they will not hold the inputs, with their reason (`error`: the peer's error name, e.g.
+   * `ContentTooLargeError` for data larger than the job declares, `JobNotOpenError`); peers that confirmed are not here.
+   */
+  refusals: InputRefusal[]
   /** MicroJobs of each MacroJob every verification round re-runs (the verification level). */
   samples: number
   /**
@@ -81,6 +86,14 @@ export interface SubmittedJob {
    * network's pricing parameters (`taskValue`); the escrow computed the same integer.
    */
   taskValue: bigint
+}
+
+/** A peer's answer that it will not hold a job's inputs. */
+export interface InputRefusal {
+  peer: string
+  reason: string
+  /** The peer's error name, when it gave one. */
+  error?: string
 }
 
 function placeholder (input: ContentInput): string {
@@ -153,7 +166,9 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   // availability: peers fetch and pin the inputs, so the job does not depend on this client staying online
   report({ stage: 'replicating', jobId, specCid, txHash: created.hash })
   const want = ctx.settings.inputReplicas
+  const refusals: InputRefusal[] = []
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
+    onFailed: (peer, reason, error) => { if (error !== undefined) refusals.push({ peer, reason, error }) },
     enough: options.detached === true ? detachedEnough(want) : held => held.length >= want,
     // a "held" carries no proof: only a registered node's counts (one that is not could let a detached client leave
     // while nobody has the inputs)
@@ -174,6 +189,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     nonce,
     spec,
     holders,
+    refusals: refusals.filter(r => !holders.includes(r.peer)),
     samples,
     taskValue: value
   }

@@ -322,6 +322,25 @@ describe('submit', () => {
     }
   })
 
+  it('reports the peers\' refusals of its inputs: data behind a URI larger than the job declares', async () => {
+    const env = await setup()
+    const { code } = smallJob()
+    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }, { fetchTimeoutMs: 20_000 }) })
+    try {
+      // 8 blocks of 4 bytes declared; 2 MiB behind the URI (held by the client's own node)
+      const big = await createContentStore({ helia: env.client.node.helia }).addBytes(new Uint8Array(2 * 1024 * 1024).fill(3))
+      const job = await env.client.submit({ code, data: { uri: `ipfs://${big}` }, blockCount: 8, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { signal: AbortSignal.timeout(60_000) })
+      expect(job.holders).toEqual([])
+      expect(job.refusals).toHaveLength(1)
+      expect(job.refusals[0]).toMatchObject({ peer: env.peer.peerId.toString(), error: 'ContentTooLargeError' })
+      expect(job.refusals[0].reason).toMatch(/larger than \d+ bytes/)
+      expect(await env.peer.helia.pins.isPinned(CID.parse(big))).toBe(false)
+    } finally {
+      await server.stop()
+    }
+  })
+
   it('detached, it waits for two registered holders: one node\'s word alone does not let it leave', async () => {
     const env = await setup()
     const { code, data } = smallJob()

@@ -13,6 +13,7 @@ import type { ConnectFlags } from './client-options.js'
 import type { SubmitState } from './interrupt.js'
 import type { CliIo } from './io.js'
 import type { SubmitInput } from '../spec.js'
+import type { InputRefusal } from '../submit.js'
 import type { Command } from 'commander'
 
 interface SubmitFlags extends ConnectFlags {
@@ -50,6 +51,16 @@ function submitInput (flags: SubmitFlags): SubmitInput {
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.maxOutput === undefined ? {} : { estimate: { maxOutputBytes: flags.maxOutput } })
   }
+}
+
+/** The peers' refusals of a job's inputs, one line: each reason once, with how many peers gave it. */
+function refusalText (refusals: InputRefusal[]): string {
+  const counts = new Map<string, number>()
+  for (const r of refusals) {
+    const why = r.reason.replace(/^.*?: /, '')
+    counts.set(why, (counts.get(why) ?? 0) + 1)
+  }
+  return [...counts].map(([why, n]) => `${plural(n, 'peer', 'peers')}: ${why}`).join('; ')
 }
 
 async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitState, signal: AbortSignal): Promise<void> {
@@ -107,8 +118,9 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     state.job = job
     const summary: Record<string, unknown> = {
       jobId: job.jobId, specCid: job.specCid, txHash: job.txHash, blockNumber: job.blockNumber, microJobs: job.microJobs.length, holders: job.holders,
-      taskValue: job.taskValue.toString()
+      refusals: job.refusals, taskValue: job.taskValue.toString()
     }
+    const refused = refusalText(job.refusals)
     if (!json) {
       io.out(`specCid: ${job.specCid}`)
       io.out(`tx: ${job.txHash}`)
@@ -116,12 +128,15 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       if (job.spec.requirements.modelId != null) io.out(`model: ${job.spec.requirements.modelId}`)
       io.out(`task value: ${weiPerSecond(job.taskValue)}`)
       io.out(`inputs held by: ${plural(job.holders.length, 'peer', 'peers')}`)
+      if (refused !== '') io.out(`inputs refused by: ${refused}`)
     }
     if (job.holders.length === 0 && flags.detach === true) {
       throw new InputsNotHeldError(`job ${job.jobId} is funded and announced, but no peer confirmed it holds the job's code and data ` +
-        `within ${timeoutMs / 1000} s, and only this client had them, so nobody can start the job. Check that peers run and are ` +
-        `reachable (--bootstrap, JOBMESH_BOOTSTRAP) before submitting again; this job can be refunded after its deadline ` +
-        `(jobmesh-dapp refund ${job.jobId})`, job.jobId)
+        `within ${timeoutMs / 1000} s, and only this client had them, so nobody can start the job. ` +
+        (refused === ''
+          ? 'Check that peers run and are reachable (--bootstrap, JOBMESH_BOOTSTRAP) before submitting again; '
+          : `The peers refused them (${refused}); `) +
+        `this job can be refunded after its deadline (jobmesh-dapp refund ${job.jobId})`, job.jobId)
     }
     if (job.holders.length === 0) {
       io.err('warning: no peer confirmed it holds the job\'s code and data yet; keep this process running until peers pick the job up')
