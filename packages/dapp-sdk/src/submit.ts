@@ -166,9 +166,10 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   // availability: peers fetch and pin the inputs, so the job does not depend on this client staying online
   report({ stage: 'replicating', jobId, specCid, txHash: created.hash })
   const want = ctx.settings.inputReplicas
-  const refusals: InputRefusal[] = []
+  // each peer's latest refusal (a detached submit asks a peer again every second)
+  const refusals = new Map<string, InputRefusal>()
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
-    onFailed: (peer, reason, error) => { if (error !== undefined) refusals.push({ peer, reason, error }) },
+    onFailed: (peer, reason, error) => { if (error !== undefined) refusals.set(peer, { peer, reason, error }) },
     enough: options.detached === true ? detachedEnough(want) : held => held.length >= want,
     // a "held" carries no proof: only a registered node's counts (one that is not could let a detached client leave
     // while nobody has the inputs)
@@ -189,7 +190,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     nonce,
     spec,
     holders,
-    refusals: refusals.filter(r => !holders.includes(r.peer)),
+    refusals: [...refusals.values()].filter(r => !holders.includes(r.peer)),
     samples,
     taskValue: value
   }

@@ -10,7 +10,7 @@ import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
 import { REPLICATION_PROTOCOL, startReplicationServer } from '@jobmesh/peer/replication'
 import { createNode } from '@jobmesh/peer/node'
 import * as lp from 'it-length-prefixed'
-import { createContentStore } from '@jobmesh/peer/storage'
+import { createContentStore, jobContentBounds } from '@jobmesh/peer/storage'
 import { MaxUint256, id } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -334,8 +334,14 @@ describe('submit', () => {
       expect(job.holders).toEqual([])
       expect(job.refusals).toHaveLength(1)
       expect(job.refusals[0]).toMatchObject({ peer: env.peer.peerId.toString(), error: 'ContentTooLargeError' })
-      expect(job.refusals[0].reason).toMatch(/larger than \d+ bytes/)
+      // the bound the job declares (8 x 4 bytes, with the room for a DAG's nodes), the same on every peer
+      expect(job.refusals[0].reason).toContain(`larger than ${jobContentBounds({ blockCount: 8, blockSize: 4 }).data} bytes`)
       expect(await env.peer.helia.pins.isPinned(CID.parse(big))).toBe(false)
+      // detached, the client asks again every second until its time is up: the peer is still one refusal
+      const detached = await env.client.submit({ code, data: { uri: `ipfs://${big}` }, blockCount: 8, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { detached: true, replicationTimeoutMs: 3_500, signal: AbortSignal.timeout(60_000) })
+      expect(detached.holders).toEqual([])
+      expect(detached.refusals.map(r => r.peer)).toEqual([env.peer.peerId.toString()])
     } finally {
       await server.stop()
     }

@@ -57,6 +57,7 @@ function submitInput (flags: SubmitFlags): SubmitInput {
 function refusalText (refusals: InputRefusal[]): string {
   const counts = new Map<string, number>()
   for (const r of refusals) {
+    // a remote peer's words: the CLI's io takes control characters out (`terminalIo`)
     const why = r.reason.replace(/^.*?: /, '')
     counts.set(why, (counts.get(why) ?? 0) + 1)
   }

@@ -32,7 +32,7 @@ export async function walkWithin (components: DagBoundComponents, cid: CID, maxB
   let failure: Error | undefined
 
   const visit = async (next: CID): Promise<void> => {
-    const bytes = await collect(components.blockstore.get(next, { signal: walk.signal }), maxBytes - total, `ipfs://${cid}`)
+    const bytes = await collect(components.blockstore.get(next, { signal: walk.signal }), maxBytes, `ipfs://${cid}`)
     total += bytes.byteLength
     if (total > maxBytes) throw new ContentTooLargeError(`ipfs://${cid} is larger than ${maxBytes} bytes`)
     const block = createUnsafe({ cid: next, bytes, codec: await components.getCodec(next.code) })
