@@ -12,7 +12,7 @@ import { walkWithin } from './dag-bound.js'
 import { ContentNotFoundError, ForbiddenUriError } from './errors.js'
 import { readFileRange } from './file-reader.js'
 import { readHttpRange } from './http-reader.js'
-import { readIpfsRange } from './ipfs-reader.js'
+import { NOT_FOUND, readIpfsRange } from './ipfs-reader.js'
 import { timedSignal } from './signal.js'
 import { checkRange, parseContentUri } from './uri.js'
 import type { ContentUri } from './uri.js'
@@ -90,7 +90,7 @@ export interface ContentStore {
 export interface PinOptions {
   /** Overrides the store's fetch timeout (ms) for the whole DAG. */
   timeoutMs?: number
-  /** The most bytes of blocks the pin may make this node hold (the whole DAG under the URI's CID); unbounded without. */
+  /** The most bytes of blocks the pin may make this node hold (the whole DAG the URI names); unbounded without. */
   maxBytes?: number
   signal?: AbortSignal
 }
@@ -123,7 +123,7 @@ async function pathTarget (fs: UnixFS, root: CID, path: string, signal: AbortSig
   try {
     return (await fs.stat(root, { path, signal })).cid
   } catch (err) {
-    if (signal.aborted || !['DoesNotExistError', 'NotADirectoryError', 'NotFoundError'].includes((err as Error).name)) throw err
+    if (signal.aborted || !NOT_FOUND.has((err as Error).name)) throw err
     throw new ContentNotFoundError(`ipfs://${root}/${path}: ${(err as Error).message}`, { cause: err })
   }
 }

@@ -24,15 +24,14 @@ export async function walkWithin (components: DagBoundComponents, cid: CID, maxB
   signal: AbortSignal): Promise<number> {
   signal.throwIfAborted()
   const walk = new AbortController()
-  const stop = (): void => { walk.abort(signal.reason) }
-  signal.addEventListener('abort', stop, { once: true })
+  const fetching = AbortSignal.any([signal, walk.signal])
   const pending: CID[] = [cid]
   const running = new Set<Promise<void>>()
   let total = 0
   let failure: Error | undefined
 
   const visit = async (next: CID): Promise<void> => {
-    const bytes = await collect(components.blockstore.get(next, { signal: walk.signal }), maxBytes, `ipfs://${cid}`)
+    const bytes = await collect(components.blockstore.get(next, { signal: fetching }), maxBytes, `ipfs://${cid}`)
     total += bytes.byteLength
     if (total > maxBytes) throw new ContentTooLargeError(`ipfs://${cid} is larger than ${maxBytes} bytes`)
     const block = createUnsafe({ cid: next, bytes, codec: await components.getCodec(next.code) })
@@ -53,7 +52,6 @@ export async function walkWithin (components: DagBoundComponents, cid: CID, maxB
     return total
   } finally {
     walk.abort()
-    signal.removeEventListener('abort', stop)
     // the fetches aborted above settle here, so none outlives the walk
     await Promise.allSettled(running)
   }

@@ -4,7 +4,8 @@ import type { ByteRange } from './uri.js'
 import type { UnixFS } from '@helia/unixfs'
 import type { CID } from 'multiformats/cid'
 
-const NOT_FOUND = new Set(['DoesNotExistError', 'NotAFileError', 'NoContentError', 'NotFoundError'])
+/** @helia/unixfs's errors for a path or content that is not there. */
+export const NOT_FOUND = new Set(['DoesNotExistError', 'NotAFileError', 'NotADirectoryError', 'NoContentError', 'NotFoundError'])
 
 /** Reads a byte range of a UnixFS file (or raw block) with `cat`: only the blocks covering the range are fetched. */
 export async function readIpfsRange (fs: UnixFS, cid: CID, path: string, range: ByteRange, maxBytes: number,
