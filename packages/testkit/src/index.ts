@@ -9,6 +9,7 @@
  * - {@link startPeers} / {@link stopPeers} / {@link waitForMesh}: in-process peers on loopback with processors.
  * - {@link testExecutor}: a deterministic MicroJob executor standing for remote compute (a timer).
  * - {@link heldDone} / {@link heldResults}: the results of a job round in the MacroJob docs a peer holds.
+ * - {@link patternBytes}: test content that no chunk of it repeats.
  *
  * @example
  * ```ts
@@ -30,4 +31,5 @@ export { testJob, TEST_SPEC_CID } from './job-spec.js'
 export type { TestJob } from './job-spec.js'
 export { waitFor } from './wait-for.js'
 export { heldDone, heldResults } from './round-results.js'
+export { patternBytes } from './pattern-bytes.js'
 export type { Check, WaitForOptions } from './wait-for.js'

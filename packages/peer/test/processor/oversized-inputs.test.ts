@@ -5,7 +5,7 @@ import { encodeJobSpec } from '../../src/protocol/index.js'
 import { createContentStore, jobContentBounds, rawBlockCid } from '../../src/storage/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { ContentStore } from '../../src/storage/index.js'
-import { startPeers, stopPeers, testJob, waitFor } from '@jobmesh/testkit'
+import { patternBytes, startPeers, stopPeers, testJob, waitFor } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
 
 let peers: TestPeer[] = []
@@ -17,10 +17,6 @@ afterEach(async () => {
   await dapp?.stop()
   dapp = undefined
 })
-
-function pattern (n: number): Uint8Array {
-  return Uint8Array.from({ length: n }, (_, i) => (i * 31 + (i >> 8)) & 0xff)
-}
 
 describe('processor: a job whose inputs are larger than it declares', () => {
   it('is refused here after one try, nothing of its data pinned, and the other job runs', async () => {
@@ -41,7 +37,7 @@ describe('processor: a job whose inputs are larger than it declares', () => {
     dapp = await createNode()
     await peer.node.libp2p.dial(dapp.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
     const big = testJob(1, 4)
-    const dataUri = `ipfs://${await createContentStore({ helia: dapp.helia }).addBytes(pattern(3 * 1024 * 1024))}`
+    const dataUri = `ipfs://${await createContentStore({ helia: dapp.helia }).addBytes(patternBytes(3 * 1024 * 1024))}`
     const plain = testJob(1, 4)
     const bigSpec = { ...big.spec, dataUri }
     // a spec CID of its own (the test jobs share one): content is prepared once per spec

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { patternBytes } from '@jobmesh/testkit'
 import { startChain } from '@jobmesh/testkit/anvil'
 import { parseEther } from 'ethers'
 import { CID } from 'multiformats/cid'
@@ -37,10 +38,6 @@ async function connect (a: Holder, b: Holder): Promise<void> {
   await a.node.libp2p.dial(b.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
 }
 
-function bytes (n: number, seed: number): Uint8Array {
-  return Uint8Array.from({ length: n }, (_, i) => (i * 13 + seed) & 0xff)
-}
-
 async function isPinned (h: Holder, uri: string): Promise<boolean> {
   return await h.node.helia.pins.isPinned(CID.parse(uri.slice('ipfs://'.length)))
 }
@@ -67,8 +64,8 @@ async function addManifest (h: Holder, jobId: string, outputs: Uint8Array[], sig
  * bytes; `dataBytes` (default 300 000) is what the data URI really holds.
  */
 async function uploadJob (dapp: Holder, dataBytes = 300_000): Promise<{ jobId: string, specCid: string, nonce: bigint, codeUri: string, dataUri: string }> {
-  const codeUri = `ipfs://${await dapp.store.addBytes(bytes(3000, 1))}`
-  const dataUri = `ipfs://${await dapp.store.addBytes(bytes(dataBytes, 2))}`
+  const codeUri = `ipfs://${await dapp.store.addBytes(patternBytes(3000, 1))}`
+  const dataUri = `ipfs://${await dapp.store.addBytes(patternBytes(dataBytes, 2))}`
   const spec = parseJobSpec({
     version: 1, creator: '0x00000000000000000000000000000000000000a1', codeUri, dataUri, blockSize: 1000, blockCount: 300,
     slicing: { macroJobs: 3, microJobsPerMacro: 10, blocksPerMicro: 10 }, seed: '7', requirements: { minVramGb: 0 },
@@ -203,7 +200,7 @@ describe('replication', () => {
     const [fin, b, c, d] = [await holder(true), await holder(true), await holder(true), await holder(true)]
     for (const h of [b, c, d]) await connect(fin, h)
     const jobId = '0x' + 'cd'.repeat(32)
-    const outputs = [bytes(500, 3), bytes(700, 4), bytes(900, 5)]
+    const outputs = [patternBytes(500, 3), patternBytes(700, 4), patternBytes(900, 5)]
     const signers = [b.node.peerId.toString(), c.node.peerId.toString(), fin.node.peerId.toString()]
     const microJobs = []
     for (const [i, o] of outputs.entries()) {
@@ -232,7 +229,7 @@ describe('replication', () => {
     await connect(fin, b)
     await connect(fin, client)
     const jobId = '0x' + 'ef'.repeat(32)
-    const { manifestCid, microJobs: [entry] } = await addManifest(fin, jobId, [bytes(100, 9)], fin.node.peerId.toString())
+    const { manifestCid, microJobs: [entry] } = await addManifest(fin, jobId, [patternBytes(100, 9)], fin.node.peerId.toString())
     const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [entry.signer], { replicas: 3, timeoutMs: 30_000 })
     expect(r.held).toEqual([b.node.peerId.toString()])
     expect(r.minReplicas).toBe(1)
@@ -242,7 +239,7 @@ describe('replication', () => {
     const [fin, b, c, d] = [await holder(true), await holder(true), await holder(true), await holder(true)]
     for (const h of [b, c, d]) await connect(fin, h)
     const jobId = '0x' + 'ab'.repeat(32)
-    const { manifestCid, microJobs: [entry] } = await addManifest(fin, jobId, [bytes(100, 7)], fin.node.peerId.toString())
+    const { manifestCid, microJobs: [entry] } = await addManifest(fin, jobId, [patternBytes(100, 7)], fin.node.peerId.toString())
     const cid = entry.outputCid
     const [registered, failing] = [b.node.peerId.toString(), d.node.peerId.toString()]
     const asked: string[] = []
@@ -263,7 +260,7 @@ describe('replication', () => {
     const [fin, b] = [await holder(true), await holder(true)]
     await connect(fin, b)
     const jobId = '0x' + 'ef'.repeat(32)
-    const o = bytes(100, 9)
+    const o = patternBytes(100, 9)
     const cid = await fin.store.addOutput(o)
     const entry = { microId: '0x' + '0'.repeat(64), macroIndex: 0, index: 0, start: 0, end: 1, outputHash: '0x' + '00'.repeat(32), outputCid: cid, size: 100, signer: fin.node.peerId.toString() }
     const manifestCid = await fin.store.addBytes(encodeManifest({
@@ -302,14 +299,14 @@ describe('replication of outputs: who may ask, for which job, how much', () => {
     // the attack: a hand-made manifest of junk "outputs" for a job the escrow knows, from a node nobody registered
     const attacker = await holder(false)
     await connect(attacker, replica)
-    const junk = await addManifest(attacker, jobId, [bytes(50_000, 20), bytes(50_000, 21), bytes(50_000, 22)], attacker.node.peerId.toString())
+    const junk = await addManifest(attacker, jobId, [patternBytes(50_000, 20), patternBytes(50_000, 21), patternBytes(50_000, 22)], attacker.node.peerId.toString())
     await expect(ask(attacker, replica, jobId, junk.manifestCid)).rejects.toMatchObject({ name: 'ReplicaRefusedError', message: expect.stringContaining('UnregisteredSenderError') })
     // refused before fetching: not even the manifest reached the replica's blockstore
     expect(await hasBlock(replica, junk.manifestCid)).toBe(false)
     for (const e of junk.microJobs) expect(await hasBlock(replica, e.outputCid)).toBe(false)
 
     // the honest path: the registered finalizer, the job Open
-    const real = await addManifest(fin, jobId, [bytes(40_000, 23), bytes(40_000, 24)], fin.node.peerId.toString())
+    const real = await addManifest(fin, jobId, [patternBytes(40_000, 23), patternBytes(40_000, 24)], fin.node.peerId.toString())
     await ask(fin, replica, jobId, real.manifestCid)
     expect(await isPinned(replica, `ipfs://${real.manifestCid}`)).toBe(true)
     for (const e of real.microJobs) expect(await isPinned(replica, `ipfs://${e.outputCid}`)).toBe(true)
@@ -319,7 +316,7 @@ describe('replication of outputs: who may ask, for which job, how much', () => {
     const { chain, jobId, replica, fin } = await setup()
     await chain.clients[0].provider.send('evm_increaseTime', [7200])
     await chain.clients[0].refund(jobId)
-    const late = await addManifest(fin, jobId, [bytes(30_000, 25)], fin.node.peerId.toString())
+    const late = await addManifest(fin, jobId, [patternBytes(30_000, 25)], fin.node.peerId.toString())
     await expect(ask(fin, replica, jobId, late.manifestCid)).rejects.toMatchObject({ name: 'ReplicaRefusedError', message: expect.stringContaining('JobNotOpenError') })
     expect(await hasBlock(replica, late.manifestCid)).toBe(false)
     expect(await hasBlock(replica, late.microJobs[0].outputCid)).toBe(false)
@@ -352,24 +349,24 @@ describe('replication of outputs: who may ask, for which job, how much', () => {
   it('bounds the bytes of one request and of one sender; an output larger than its listed size is not held', async () => {
     const { jobId, replica, fin } = await setup({ maxRequestBytes: 30_000, maxSenderBytes: 35_000 })
     const self = fin.node.peerId.toString()
-    const big = await addManifest(fin, jobId, [bytes(20_000, 30), bytes(20_000, 31)], self)
+    const big = await addManifest(fin, jobId, [patternBytes(20_000, 30), patternBytes(20_000, 31)], self)
     await expect(ask(fin, replica, jobId, big.manifestCid)).rejects.toMatchObject({ message: expect.stringContaining('ReplicationBudgetError') })
     for (const e of big.microJobs) expect(await hasBlock(replica, e.outputCid)).toBe(false)
 
-    const first = await addManifest(fin, jobId, [bytes(20_000, 32)], self)
+    const first = await addManifest(fin, jobId, [patternBytes(20_000, 32)], self)
     await ask(fin, replica, jobId, first.manifestCid)
     // a retry of the same manifest is not counted again
     await ask(fin, replica, jobId, first.manifestCid)
     expect(await isPinned(replica, `ipfs://${first.microJobs[0].outputCid}`)).toBe(true)
     // another 20 000 bytes (and its manifest) would pass the sender's 35 000
-    const second = await addManifest(fin, jobId, [bytes(20_000, 33)], self)
+    const second = await addManifest(fin, jobId, [patternBytes(20_000, 33)], self)
     await expect(ask(fin, replica, jobId, second.manifestCid)).rejects.toMatchObject({ message: expect.stringContaining('ReplicationBudgetError') })
     expect(await hasBlock(replica, second.microJobs[0].outputCid)).toBe(false)
 
     // a size that understates the output: the replica stops at the size it counted
     const other = await holder({ chain: chain?.clients[2], init: { maxRequestBytes: 30_000 } })
     await connect(fin, other)
-    const lying = await addManifest(fin, jobId, [bytes(25_000, 34)], self)
+    const lying = await addManifest(fin, jobId, [patternBytes(25_000, 34)], self)
     const understated = { ...lying.microJobs[0], size: 100 }
     const lyingCid = await fin.store.addBytes(encodeManifest({ version: MANIFEST_VERSION, jobId, resultRoot: '0x' + '11'.repeat(32), microJobs: [understated] }))
     await expect(ask(fin, other, jobId, lyingCid)).rejects.toMatchObject({ name: 'ReplicaRefusedError' })
@@ -379,7 +376,7 @@ describe('replication of outputs: who may ask, for which job, how much', () => {
 
   it('a blob that is no manifest is charged to its sender: once the budget is spent, nothing more is fetched', async () => {
     const { jobId, replica, fin } = await setup({ maxSenderBytes: 50_000 })
-    const junk = async (seed: number): Promise<string> => await fin.store.addBytes(bytes(30_000, seed))
+    const junk = async (seed: number): Promise<string> => await fin.store.addBytes(patternBytes(30_000, seed))
     const first = await junk(50)
     await expect(ask(fin, replica, jobId, first)).rejects.toMatchObject({ name: 'ReplicaRefusedError' })
     // 20 000 bytes left: a 30 000-byte blob is more than the fetch may take, and the attempt spends them
@@ -392,7 +389,7 @@ describe('replication of outputs: who may ask, for which job, how much', () => {
   it('a replica that declines for its budget does not stop the submission: it counts as one that does not hold them', async () => {
     const { jobId, replica, fin } = await setup({ maxRequestBytes: 10_000 })
     const self = fin.node.peerId.toString()
-    const m = await addManifest(fin, jobId, [bytes(20_000, 40)], self)
+    const m = await addManifest(fin, jobId, [patternBytes(20_000, 40)], self)
     const r = await replicateOutputs({ libp2p: fin.node.libp2p, self }, jobId, m.manifestCid, [self], { replicas: 3, timeoutMs: 30_000 })
     expect(r).toEqual({ held: [], minReplicas: 0 })
     expect(await hasBlock(replica, m.microJobs[0].outputCid)).toBe(false)
