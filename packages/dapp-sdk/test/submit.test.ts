@@ -335,7 +335,8 @@ describe('submit', () => {
       expect(job.refusals).toHaveLength(1)
       expect(job.refusals[0]).toMatchObject({ peer: env.peer.peerId.toString(), error: 'ContentTooLargeError' })
       // the bound the job declares (8 x 4 bytes, with the room for a DAG's nodes), the same on every peer
-      expect(job.refusals[0].reason).toContain(`larger than ${jobContentBounds({ blockCount: 8, blockSize: 4 }).data} bytes`)
+      // in the peer's own words (what the CLI prints after `inputs refused by:`)
+      expect(job.refusals[0].reason).toBe(`ContentTooLargeError: ipfs://${big} is larger than ${jobContentBounds({ blockCount: 8, blockSize: 4 }).data} bytes`)
       expect(await env.peer.helia.pins.isPinned(CID.parse(big))).toBe(false)
       // detached, the client asks again every second until its time is up: the peer is still one refusal
       const detached = await env.client.submit({ code, data: { uri: `ipfs://${big}` }, blockCount: 8, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },

@@ -58,8 +58,7 @@ function refusalText (refusals: InputRefusal[]): string {
   const counts = new Map<string, number>()
   for (const r of refusals) {
     // a remote peer's words: the CLI's io takes control characters out (`terminalIo`)
-    const why = r.reason.replace(/^.*?: /, '')
-    counts.set(why, (counts.get(why) ?? 0) + 1)
+    counts.set(r.reason, (counts.get(r.reason) ?? 0) + 1)
   }
   return [...counts].map(([why, n]) => `${plural(n, 'peer', 'peers')}: ${why}`).join('; ')
 }

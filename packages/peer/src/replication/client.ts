@@ -61,7 +61,7 @@ export async function askReplica (components: ReplicationClientComponents, peer:
     if (next.done === true) throw new ReplicationProtocolError(`${peer.toString()} closed the stream without an answer`)
     const answer = decodeAnswer(next.value.subarray())
     await stream.close({ signal }).catch(() => {})
-    if (!answer.ok) throw new ReplicaRefusedError(`${peer.toString()} did not hold ${request.kind} of ${request.jobId}: ${answer.reason}`, { refusal: answer.error })
+    if (!answer.ok) throw new ReplicaRefusedError(`${peer.toString()} did not hold ${request.kind} of ${request.jobId}: ${answer.reason}`, { answer: answer.reason, refusal: answer.error })
   } catch (err) {
     stream.abort(err as Error)
     throw err
@@ -150,7 +150,7 @@ function askingState (components: ReplicationClientComponents, request: Replicat
       }, (err: Error) => {
         log('%p: %s of %s not held: %s', peer, request.kind, request.jobId, err.message)
         // an answer decoded as the call returned is not reported after it (signal: the call's, aborted at its end)
-        if (err.name === 'ReplicaRefusedError' && !enough() && !signal.aborted) options.onFailed?.(id, err.message, (err as ReplicaRefusedError).refusal)
+        if (err.name === 'ReplicaRefusedError' && !enough() && !signal.aborted) options.onFailed?.(id, (err as ReplicaRefusedError).answer, (err as ReplicaRefusedError).refusal)
       }).finally(() => {
         unanswered.delete(id)
         answered.abort()

@@ -6,15 +6,18 @@ export class ReplicationProtocolError extends Error {
   override name = 'ReplicationProtocolError'
 }
 
-/** The asked peer refused or failed to hold the content; `reason` is its answer. */
+/** The asked peer refused or failed to hold the content; `answer` is its own words. */
 export class ReplicaRefusedError extends Error {
   static override readonly name = 'ReplicaRefusedError'
   override name = 'ReplicaRefusedError'
+  /** What the replica answered (a remote peer's text, at most 500 characters); the message when refused here. */
+  readonly answer: string
   /** The name of the error the replica refused with (`ReplicationBudgetError`...), when it said. */
   readonly refusal?: string
 
-  constructor (message: string, options?: ErrorOptions & { refusal?: string }) {
+  constructor (message: string, options?: ErrorOptions & { answer?: string, refusal?: string }) {
     super(message, options)
+    this.answer = options?.answer ?? message
     this.refusal = options?.refusal
   }
 }
