@@ -4,7 +4,7 @@ import { Option } from 'commander'
 import { startControlServer } from '../control.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
-import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
+import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, duration, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -25,6 +25,7 @@ export interface StartOptions extends WalletOptions {
   takeoverGrace: number
   holderGrace?: number
   maxJobOutput?: number
+  retain?: number
   stake: string
   commitTimeout?: number
   exitWithParent?: boolean
@@ -53,6 +54,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--takeover-grace <s>', 'finalize a job completed by another peer that is still not submitted after this many seconds', positiveInteger, 120)
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--max-job-output <size>', 'leave alone jobs whose outputs may come to more than this (MicroJobs x the job\'s bound per MicroJob, 64 MiB if it declares none), e.g. 20GiB: the peer that finalizes a job holds every output (default: no bound)', byteSize)
+    .option('--retain <duration>', 'keep what this node pinned for a job (its inputs, outputs, manifest) this long after the job ended on chain, unless another job holds it too: 7d, 36h, 90m or forever (default 7d)', duration)
     .option('--stake <eth>', 'stake to register with on first start, and to top a paused node up to', ethAmount, '0.1')
     .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', positiveInteger)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
@@ -133,6 +135,7 @@ export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDi
     models: opts.model ?? [],
     ...(opts.holderGrace == null ? {} : { holderGraceMs: opts.holderGrace * 1000 }),
     ...(opts.maxJobOutput == null ? {} : { maxJobOutputBytes: opts.maxJobOutput }),
+    ...(opts.retain == null ? {} : { retainMs: opts.retain }),
     process: opts.process,
     chain: await chainInit(opts),
     http: opts.http
@@ -155,10 +158,11 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
     throw new UsageError('--vram: registering on a chain needs the node\'s VRAM in whole GB, at least 1 (the registry refuses 0)')
   }
   // --stake passed `ethAmount`: a decimal amount parseEther reads
-  const stake = parseEther(opts.stake)
+  const stakeEth = opts.stake
+  const stake = parseEther(stakeEth)
   const minStake = wallet.deployment.params.registry.minStake
   if (stake < minStake) {
-    throw new UsageError(`--stake: ${opts.stake} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
+    throw new UsageError(`--stake: ${stakeEth} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
   }
   return { ...wallet, stake, commitTimeoutPct: opts.commitTimeout, settlement: { takeoverGraceMs: opts.takeoverGrace * 1000 } }
 }
