@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import '@jobmesh/peer/polyfill'
 import { ignoreClosedStdout } from '@jobmesh/peer/closed-stdout'
+import { endCommand } from '@jobmesh/peer/command-end'
 import { interruptedExitCode } from './interrupt.js'
 import { INTERRUPT_SIGNALS } from './io.js'
 
@@ -15,4 +16,4 @@ const whileLoading = (signal: NodeJS.Signals): void => {
 for (const signal of INTERRUPT_SIGNALS) process.once(signal, whileLoading)
 const { run } = await import('./program.js')
 for (const signal of INTERRUPT_SIGNALS) process.off(signal, whileLoading)
-process.exitCode = await run(process.argv.slice(2))
+endCommand(await run(process.argv.slice(2)))

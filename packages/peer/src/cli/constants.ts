@@ -4,6 +4,9 @@ import { join } from 'node:path'
 /** Exit code for bad flags and arguments (as most Unix tools do). */
 export const EXIT_USAGE = 2
 
+/** The stake `jobmesh start --rpc ...` registers with and tops a paused node up to, when `--stake` is not given (ETH). */
+export const DEFAULT_STAKE_ETH = '0.1'
+
 /** Exit code for a runtime failure. */
 export const EXIT_FAILURE = 1
 
@@ -15,6 +18,9 @@ export const CONTROL_SOCKET = 'control.sock'
 
 /** How long `jobmesh status` waits for the running peer to answer, in ms. */
 export const DEFAULT_STATUS_TIMEOUT_MS = 5_000
+/** How long a CLI whose command has returned may wait for what is still open before it exits (ms). */
+export const COMMAND_END_GRACE_MS = 1_000
+
 /** An error's cause is printed on one line of at most this many characters. */
 export const MAX_CAUSE_CHARS = 240
 

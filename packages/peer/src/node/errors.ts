@@ -15,3 +15,9 @@ export class InvalidIdentityError extends Error {
   static override readonly name = 'InvalidIdentityError'
   override name = 'InvalidIdentityError'
 }
+
+/** libp2p could not listen on a listen address (no transport for it, or its port in use); the message names each. */
+export class ListenError extends Error {
+  static override readonly name = 'ListenError'
+  override name = 'ListenError'
+}

@@ -24,7 +24,7 @@ export { loadOrCreateIdentity } from './identity.js'
 export { parseBootstrap } from './addresses.js'
 export type { NodeInit, JobmeshNode } from './node.js'
 export type { NodeServices } from './types.js'
-export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError } from './errors.js'
+export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError, ListenError } from './errors.js'
 export {
   DEFAULT_LISTEN, LAN_LISTEN, DHT_PROTOCOL, IDENTITY_FILE, DATASTORE_DIR, BLOCKSTORE_DIR,
   DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DLO, DEFAULT_GOSSIP_DHI

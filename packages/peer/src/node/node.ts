@@ -3,6 +3,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { logger } from '@libp2p/logger'
 import { parseBootstrap, parseListen } from './addresses.js'
 import { DEFAULT_LISTEN } from './constants.js'
+import { ListenError } from './errors.js'
 import { gossipRepair } from './gossip-repair.js'
 import { createHeliaOnLibp2p } from './helia-light.js'
 import { loadOrCreateIdentity } from './identity.js'
@@ -108,6 +109,19 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
     }
   } catch (err) {
     await storage.close()
+    if ((err as Error).name === 'UnsupportedListenAddressesError') throw listenError(err as Error)
     throw err
   }
+}
+
+/**
+ * libp2p's error for the listen addresses it could not listen on, which lists each with its error's whole stack, as
+ * one line per address: `/ip4/127.0.0.1/tcp/4001: Error: listen EADDRINUSE: address already in use 127.0.0.1:4001`.
+ */
+function listenError (err: Error): ListenError {
+  const failed = err.message.split('\n').flatMap(line => {
+    const m = /^\s+(\/\S+): (.+)$/.exec(line)
+    return m == null ? [] : [`${m[1]}: ${m[2]}`]
+  })
+  return new ListenError(`cannot listen on ${failed.length === 0 ? 'the listen addresses' : failed.join('; ')}`)
 }

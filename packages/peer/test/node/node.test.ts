@@ -94,6 +94,15 @@ describe('node', () => {
     await expect(createNode({ dataDir: d })).rejects.toHaveProperty('name', 'InvalidIdentityError')
   })
 
+  it('a listen address it cannot listen on: one line per address, no stack', async () => {
+    const taken = await start({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+    const port = String(taken.libp2p.getMultiaddrs()[0]).split('/')[4]
+    const err = await createNode({ listen: [`/ip4/127.0.0.1/tcp/${port}`, '/ip4/127.0.0.1/udp/0'] }).catch((e: Error) => e)
+    expect(err).toHaveProperty('name', 'ListenError')
+    expect((err as Error).message).toBe(`cannot listen on /ip4/127.0.0.1/tcp/${port}: Error: listen EADDRINUSE: address already in use 127.0.0.1:${port}; ` +
+      '/ip4/127.0.0.1/udp/0: UnsupportedListenAddressError: No transport was configured to listen on this address')
+  })
+
   it('a protocol registered after a connection opened reaches the other side (identify push): a restarted node that redials at once is not lost to bitswap', async () => {
     const a = await start({})
     const b = await start({})
