@@ -266,6 +266,17 @@ describe('jobmesh-dapp', () => {
       expect(io.stderr[0]).toMatch(pattern)
       expect(io.stdout).toEqual([])
     }
+    // an input file that is missing, or a directory: named with its flag, exit 2, before anything is paid
+    for (const [args, message] of [
+      [['--code', join(env.dir, 'none.wasm'), '--data', files.data], `InvalidConfigError: --code ${join(env.dir, 'none.wasm')}: no such file`],
+      [['--code', files.noAbi, '--data', env.dir], `InvalidConfigError: --data ${env.dir}: it is a directory, not a file`],
+      [['--code', files.noAbi, '--data', files.data, '--model', join(env.dir, 'none.bin')], `InvalidConfigError: --model ${join(env.dir, 'none.bin')}: no such file`]
+    ]) {
+      const io = capture()
+      expect(await run(['submit', ...args, '--macro-jobs', '2', '--micro-per-macro', '2', '--blocks-per-micro', '2', '--block-size', '4',
+        '--price', '0.001', '--verifiers', '3', '--detach', '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment], io)).toBe(2)
+      expect(io.stderr).toEqual([message])
+    }
     expect(await env.provider.getBalance(address)).toBe(balance)
     expect(await env.provider.getTransactionCount(address)).toBe(0)
   })

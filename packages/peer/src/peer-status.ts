@@ -31,6 +31,9 @@ export interface PeerStatus {
   /** The wallet; balance, stake, score and earnings (wei, decimal strings) only in `Peer.report()`. */
   chain?: {
     address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, qos?: QosScores, paused?: boolean
+    /** It asked to exit (`jobmesh exit`); kicked out by the registry. */
+    exiting?: boolean
+    kickedOut?: boolean
     /** Incentive share recorded and current (0..1), unclaimed incentive in wei (decimal string). */
     incentive?: IncentiveJson
   }

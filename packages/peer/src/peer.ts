@@ -391,7 +391,9 @@ function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
     score: a.score.toString(),
     ...(a.qos == null ? {} : { qos: a.qos }),
     ...(a.incentive == null ? {} : { incentive: incentiveJson(a.incentive) }),
-    paused: a.paused
+    paused: a.paused,
+    exiting: a.exiting,
+    kickedOut: a.kickedOut
   }
 }
 

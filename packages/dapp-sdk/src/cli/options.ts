@@ -128,3 +128,21 @@ export async function prepareOutputDir (path: string, flag = '--out'): Promise<s
   }
   return dir
 }
+
+/**
+ * Refuses a local file given for an input flag (`--code`, `--data`, `--model`) that cannot be read, before anything
+ * is uploaded or paid; a URI (`ipfs://`, `https://`) is left to the peers. @throws InvalidConfigError
+ */
+export async function checkInputFile (flag: string, value: string): Promise<void> {
+  if (/^(ipfs|https?):\/\//.test(value)) return
+  const path = value.startsWith('file://') ? new URL(value) : value
+  try {
+    if ((await stat(path)).isDirectory()) throw new InvalidConfigError(`${flag} ${value}: it is a directory, not a file`)
+    await access(path, constants.R_OK)
+  } catch (err) {
+    if ((err as Error).name === 'InvalidConfigError') throw err
+    const code = (err as NodeJS.ErrnoException).code
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'no permission to read it' : (err as Error).message
+    throw new InvalidConfigError(`${flag} ${value}: ${why}`, { cause: err })
+  }
+}

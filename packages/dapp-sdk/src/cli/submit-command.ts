@@ -7,7 +7,7 @@ import { clientFrom, withConnectFlags } from './client-options.js'
 import { followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
-import { ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
+import { checkInputFile, ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
 import { plural, weiPerSecond } from './text.js'
 import type { ConnectFlags } from './client-options.js'
 import type { SubmitState } from './interrupt.js'
@@ -186,8 +186,11 @@ export function submitCommand (root: Command, io: CliIo): void {
       const controller = new AbortController()
       const off = onSubmitInterrupt(io, state, () => { controller.abort() })
       try {
-        // code that is not a jobmesh WebAssembly module, and an --out that cannot be written, fail here, before the
-        // client connects (not once the job is paid for)
+        // an input file that cannot be read, code that is not a jobmesh WebAssembly module, and an --out that cannot
+        // be written fail here, before the client connects (not once the job is paid for)
+        for (const [flag, value] of [['--code', flags.code], ['--data', flags.data], ['--model', flags.model]] as const) {
+          if (value !== undefined) await checkInputFile(flag, value)
+        }
         await checkCode(flags.code)
         if (flags.detach !== true) await prepareOutputDir(flags.out ?? process.cwd(), flags.out === undefined ? 'the current directory' : '--out')
         await submitAndFollow(flags, io, state, controller.signal)

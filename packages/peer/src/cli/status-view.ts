@@ -40,7 +40,7 @@ export function formatStatus (s: PeerStatus): string {
   }
   if (s.chain != null) {
     const c = s.chain
-    out.push(`wallet    ${c.address} (${c.registered ? 'registered' : 'not registered'}${c.paused === true ? ', paused' : ''})`)
+    out.push(`wallet    ${c.address} (${c.registered ? 'registered' : 'not registered'}${standing(c)})`)
     if (c.balanceWei != null) out.push(`balance   ${eth(c.balanceWei)}`)
     if (c.stakeWei != null) out.push(`stake     ${eth(c.stakeWei)}`)
     if (c.earnedWei != null) out.push(`earned    ${eth(c.earnedWei)} (payouts claimed and verifier fees)`)
@@ -95,4 +95,11 @@ function days (ms: number): string {
   if (ms >= 86_400_000) return `${+(ms / 86_400_000).toFixed(2)} d`
   if (ms >= 3_600_000) return `${+(ms / 3_600_000).toFixed(2)} h`
   return `${+(ms / 60_000).toFixed(2)} min`
+}
+
+/** What the registry says of a registered node beyond `registered`: exiting and kicked out say more than paused. */
+function standing (c: NonNullable<PeerStatus['chain']>): string {
+  if (c.exiting === true) return ', exiting: out of every draw; `jobmesh withdraw` takes the stake back once the cooldown ends'
+  if (c.kickedOut === true) return ', kicked out by the registry (QoS too low)'
+  return c.paused === true ? ', paused' : ''
 }

@@ -19,6 +19,10 @@ export interface AccountView {
   incentive?: IncentiveAccount
   eligible: boolean
   paused: boolean
+  /** It asked to exit (`jobmesh exit`): out of every draw until its stake is withdrawn. */
+  exiting: boolean
+  /** The registry kicked it out (its QoS too low). */
+  kickedOut: boolean
   busy: boolean
   /** Processor payments claimed plus verifier fees paid to this address, over the deployment's history. */
   earnedWei: bigint
@@ -128,6 +132,8 @@ export async function readAccount (chain: ChainClient, address: string, options:
     ...(incentive == null ? {} : { incentive }),
     eligible: info.eligible,
     paused: info.paused,
+    exiting: info.exiting,
+    kickedOut: info.kickedOut,
     busy: info.busy,
     earnedWei,
     paidJobs

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createProvider, deploy, serializeDeployment } from '@jobmesh/contracts'
@@ -67,6 +67,11 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     const low = await start([...chainArgs(), '--vram', '8', '--stake', '0'])
     expect(low.code).toBe(2)
     expect(low.stderr).toContain('--stake: 0 ETH is below the registry\'s minimum stake of 0.01 ETH')
+    // without a chain there is nothing to stake: refused, and no data dir made for a start that never began
+    const noChain = await start(['--data-dir', join(dir, 'no-chain'), '--vram', '8', '--stake', '5'])
+    expect(noChain.code).toBe(2)
+    expect(noChain.stderr).toContain('--stake needs --rpc (or JOBMESH_RPC_URL)')
+    await expect(stat(join(dir, 'no-chain'))).rejects.toHaveProperty('code', 'ENOENT')
 
     const badKey = join(dir, 'bad.key')
     await writeFile(badKey, 'not a key\n')

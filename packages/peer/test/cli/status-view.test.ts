@@ -28,6 +28,15 @@ describe('formatStatus', () => {
     expect(formatStatus(status({ held: [] }))).not.toContain('models')
   })
 
+  it('says an exiting node is exiting, not merely paused (the registry pauses it too), and a kicked-out one', () => {
+    const wallet = (chain: PeerStatus['chain']): string | undefined => formatStatus({ ...status({ held: [] }), chain }).split('\n').find(l => l.startsWith('wallet'))
+    const a = '0x' + 'ab'.repeat(20)
+    expect(wallet({ address: a, registered: true, paused: true, exiting: true })).toBe(`wallet    ${a} (registered, exiting: out of every draw; \`jobmesh withdraw\` takes the stake back once the cooldown ends)`)
+    expect(wallet({ address: a, registered: true, paused: true, kickedOut: true })).toBe(`wallet    ${a} (registered, kicked out by the registry (QoS too low))`)
+    expect(wallet({ address: a, registered: true, paused: true })).toBe(`wallet    ${a} (registered, paused)`)
+    expect(wallet({ address: a, registered: true, paused: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
+  })
+
   it('says how long content of ended jobs is kept, and what went since the start', () => {
     const line = (retention: PeerStatus['retention']): string | undefined =>
       formatStatus({ ...status({ held: [] }), retention }).split('\n').find(l => l.startsWith('content'))

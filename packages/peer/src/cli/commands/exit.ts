@@ -38,7 +38,7 @@ export function exitCommand (program: Command): void {
           return
         }
         process.stdout.write(`exit requested for ${address} (tx ${hash}): the node is out of every draw and takes no more work\n`)
-        process.stdout.write(`its stake of ${formatEther(info.stake)} ETH can be withdrawn with \`jobmesh withdraw\` from ${await chainDate(chain, withdrawableAt)}\n`)
+        process.stdout.write(`its stake of ${formatEther(info.stake)} ETH can be withdrawn with \`jobmesh withdraw\` ${await chainDate(chain, withdrawableAt)} or later\n`)
         process.stdout.write('until then a running peer of this wallet still settles and claims what it earned\n')
       })
     })

@@ -2,6 +2,7 @@ import { timeoutSignal } from '@jobmesh/contracts'
 import { mkdir } from 'node:fs/promises'
 import { Option } from 'commander'
 import { startControlServer } from '../control.js'
+import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
 import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, duration, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
@@ -26,7 +27,7 @@ export interface StartOptions extends WalletOptions {
   holderGrace?: number
   maxJobOutput?: number
   retain?: number
-  stake: string
+  stake?: string
   commitTimeout?: number
   exitWithParent?: boolean
   http?: HttpAddress
@@ -55,7 +56,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--max-job-output <size>', 'leave alone jobs whose outputs may come to more than this (MicroJobs x the job\'s bound per MicroJob, 64 MiB if it declares none), e.g. 20GiB: the peer that finalizes a job holds every output (default: no bound)', byteSize)
     .option('--retain <duration>', 'keep what this node pinned for a job (its inputs, outputs, manifest) this long after the job ended on chain, unless another job holds it too: 7d, 36h, 90m or forever (default 7d)', duration)
-    .option('--stake <eth>', 'stake to register with on first start, and to top a paused node up to', ethAmount, '0.1')
+    .option('--stake <eth>', `stake to register with on first start, and to top a paused node up to (default ${DEFAULT_STAKE_ETH})`, ethAmount)
     .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', positiveInteger)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
@@ -121,6 +122,8 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
 export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
   await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
+  // the wallet, deployment and stake are checked first: a start refused for them makes no data dir
+  const chain = await chainInit(opts)
   await mkdir(dataDir, { recursive: true })
   // the node folder is loaded by the start that follows anyway
   const { LAN_LISTEN } = await import('../../node/index.js')
@@ -137,7 +140,7 @@ export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDi
     ...(opts.maxJobOutput == null ? {} : { maxJobOutputBytes: opts.maxJobOutput }),
     ...(opts.retain == null ? {} : { retainMs: opts.retain }),
     process: opts.process,
-    chain: await chainInit(opts),
+    chain,
     http: opts.http
   }
 }
@@ -146,6 +149,7 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
   const wallet = await readWallet(opts)
   if (wallet == null) {
     if (opts.commitTimeout != null) throw new UsageError('--commit-timeout needs --rpc (or JOBMESH_RPC_URL)')
+    if (opts.stake != null) throw new UsageError('--stake needs --rpc (or JOBMESH_RPC_URL): a node without a chain stakes nothing')
     return undefined
   }
   const { formatEther, parseEther } = await import('ethers')
@@ -158,7 +162,7 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
     throw new UsageError('--vram: registering on a chain needs the node\'s VRAM in whole GB, at least 1 (the registry refuses 0)')
   }
   // --stake passed `ethAmount`: a decimal amount parseEther reads
-  const stakeEth = opts.stake
+  const stakeEth = opts.stake ?? DEFAULT_STAKE_ETH
   const stake = parseEther(stakeEth)
   const minStake = wallet.deployment.params.registry.minStake
   if (stake < minStake) {
