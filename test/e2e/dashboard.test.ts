@@ -109,7 +109,6 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
     expect(status).toMatch(/^stake {5}10\.0 ETH$/m)
     expect(status).toMatch(/^balance {3}[0-9.]+ ETH$/m)
     expect(status).toMatch(/^earned {4}[0-9.]+ ETH/m)
-    expect(status).toMatch(/^content {3}kept 7 d after a job ends \(--retain\); let go of since this start: 0 jobs, 0 pins$/m)
     // the registry's QoS scores: B (speed, of 2000), R (VRAM: every devnet peer has the largest, 16 GB), P (timeouts)
     expect(status).toMatch(/^QoS {7}B \d+ of 2000 \(\d+ tasks? in the window, verifications and probes\), R 1\.00 \(VRAM\), P 0\.00 \(commits within 100 % of a commit window; \d+ timed-out rounds?\)$/m)
     expect(status).toMatch(/^incentive share 0\.\d\d.*, [\d.]+ ETH unclaimed \(jobmesh claim\)$/m)

@@ -7,7 +7,7 @@ import type { FundedJobs } from './settlement/index.js'
 
 const log = logger('jobmesh:peer')
 
-export interface JobExpiryComponents extends Pick<JobRetirementComponents, 'docs' | 'retention'> {
+export interface JobExpiryComponents extends Pick<JobRetirementComponents, 'docs'> {
   /** Reads a job from the escrow; `settled` then knows a job read released or refunded (never read again here). */
   funded: Pick<FundedJobs, 'read' | 'settled'>
   processor: Pick<Processor, 'knownJobs' | 'retire'>

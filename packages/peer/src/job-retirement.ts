@@ -3,7 +3,6 @@ import { closeJobDocs } from './crdt/index.js'
 import type { DocStore } from './crdt/index.js'
 import type { Processor, RetiredAs } from './processor/index.js'
 import type { Settlement } from './settlement/index.js'
-import type { Retention } from './storage/index.js'
 
 const log = logger('jobmesh:peer')
 
@@ -11,8 +10,6 @@ export interface JobRetirementComponents {
   settlement: Pick<Settlement, 'addEventListener' | 'removeEventListener'>
   processor?: Pick<Processor, 'retire'>
   docs: Pick<DocStore, 'names' | 'close'>
-  /** Told the job ended: its content is let go of some time after (content-retention.ts). */
-  retention?: Pick<Retention, 'ended'>
 }
 
 /**
@@ -31,13 +28,9 @@ export function retireEndedJobs (components: JobRetirementComponents): () => voi
   return () => { components.settlement.removeEventListener('ended', onEnded) }
 }
 
-/**
- * Retires one job here: the processor leaves it for good, every doc of it is closed and its end recorded for the
- * retention of its content (in the background).
- */
-export function retireJob (components: Pick<JobRetirementComponents, 'processor' | 'docs' | 'retention'>, jobId: string, why: RetiredAs): void {
+/** Retires one job here: the processor leaves it for good, and every doc of it is closed (in the background). */
+export function retireJob (components: Pick<JobRetirementComponents, 'processor' | 'docs'>, jobId: string, why: RetiredAs): void {
   components.processor?.retire(jobId, why)
-  components.retention?.ended(jobId, Date.now()).catch((err: Error) => { log.error('recording the end of job %s: %e', jobId, err) })
   closeJobDocs(components.docs, jobId).then(
     (names) => { log('job %s is over (%s): %d docs closed', jobId, why, names.length) },
     (err: Error) => { log.error('closing the docs of job %s: %e', jobId, err) })

@@ -3,7 +3,6 @@ import type { Processor } from './processor/index.js'
 import type { DocStoreMetrics } from './crdt/index.js'
 import type { HeldModel } from './models/index.js'
 import type { IncentiveJson } from './observe/index.js'
-import type { Retention } from './storage/index.js'
 import type { QosScores } from '@jobmesh/contracts'
 
 export interface WorkCounters {
@@ -44,11 +43,6 @@ export interface PeerStatus {
    * refunded on chain; its docs are still read from storage by whoever asks.
    */
   following?: { docs: number, topics: number }
-  /**
-   * How long content pinned for a job stays after the job ended (`retainMs`, null: always; `--retain`), and what was
-   * let go of since this start: the jobs whose content went, and the pins removed.
-   */
-  retention?: { retainMs: number | null, jobsLetGo: number, pinsLetGo: number }
   /** Hostile traffic this peer refused (docs/crdt.md, Gossip validation): doc topics, then coordination topics. */
   refused?: {
     gossipRejected: number
@@ -74,7 +68,6 @@ export interface PeerStatusInput {
   models?: HeldModel[]
   chainAddress?: string
   finalizing?: string[]
-  retention?: Pick<Retention, 'totals'>
 }
 
 /** Reads the peer's current state (cheap: no network). */
@@ -93,7 +86,6 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     chain: input.chainAddress == null ? undefined : { address: input.chainAddress, registered: true },
     ...(input.finalizing == null ? {} : { finalizing: input.finalizing }),
     ...(input.docs == null ? {} : { following: { docs: input.docs.names().length, topics: node.pubsub.getTopics().length } }),
-    ...(input.retention == null ? {} : { retention: retentionOf(input.retention.totals()) }),
     refused: input.docs == null
       ? undefined
       : {
@@ -133,8 +125,4 @@ function modelsOf (models: HeldModel[], loaded: string | undefined): PeerStatus[
   if (prompted.length > 0) out.prompted = prompted
   if (announced.length > 0) out.announced = announced
   return out
-}
-
-function retentionOf (t: ReturnType<Retention['totals']>): NonNullable<PeerStatus['retention']> {
-  return { retainMs: Number.isFinite(t.retainMs) ? t.retainMs : null, jobsLetGo: t.jobs, pinsLetGo: t.unpinned }
 }

@@ -15,7 +15,6 @@ import { peerStatus } from './peer-status.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
 import { retireExpiredJobs } from './job-expiry.js'
 import { retireEndedJobs } from './job-retirement.js'
-import { startContentRetention } from './content-retention.js'
 import { metricsFor, startObservability } from './peer-observe.js'
 import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount } from './observe/index.js'
 import { bondText, outputText, waitingText } from './waiting-lines.js'
@@ -64,11 +63,6 @@ export interface PeerInit extends NodeInit {
   models?: string[]
   /** How long a job naming a model this peer does not hold is left to the model's holders (ms). Default 3 s (`DEFAULT_HOLDER_GRACE_MS`). */
   holderGraceMs?: number
-  /**
-   * How long the content pinned for a job (its inputs, outputs, manifest) stays after the job ended on chain (ms),
-   * unless another job holds it; `Infinity` keeps everything. Default 7 days (`DEFAULT_RETAIN_MS`).
-   */
-  retainMs?: number
   /** Process jobs (default true). False: a peer that only relays, stores and syncs. */
   process?: boolean
   /**
@@ -151,11 +145,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       })
     const docs = createDocStore(node, { guards: coordGuards(), admit: admission?.admit, admitUpdate: admission?.admitUpdate })
     stack.push(async () => { await docs.stop() })
-    // content pinned for a job goes some time after the job ended, unless a model this node keeps (holdings, below)
-    let keptModels: () => readonly string[] = () => init.models ?? []
-    const retained = startContentRetention({ node, models: () => keptModels() }, { retainMs: init.retainMs })
-    stack.push(async () => { await retained.stop() })
-    const store = createContentStore({ helia: node.helia, retention: retained.retention })
+    const store = createContentStore(node)
     let executor: MicroJobExecutor
     if (init.executor != null && typeof init.executor !== 'function') {
       executor = init.executor
@@ -178,7 +168,6 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       address: chain?.address,
       profiles: async () => (await readProfiles({ docs })).values()
     }, { models: init.models, holderGraceMs: init.holderGraceMs })
-    keptModels = () => holdings.held
     holdings.start()
     stack.push(async () => { await holdings.stop() })
     init.signal?.throwIfAborted()
@@ -239,7 +228,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       processor = createProcessor({ ...node, docs }, {
         ...init.processor,
         executor,
-        storeOutput: async (bytes, jobId) => await store.addOutput(bytes, { job: jobId }),
+        storeOutput: async bytes => await store.addOutput(bytes),
         prepareJob: async (job, options) => {
           await pinJobContent(store, job, options)
           holdings.acquired(job)
@@ -271,12 +260,12 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }
     // a job over on chain is left and its docs closed (job-retirement.ts); a restart opens none of them again
     if (chain != null) {
-      const detach = retireEndedJobs({ settlement: chain.settlement, processor, docs, retention: retained.retention })
+      const detach = retireEndedJobs({ settlement: chain.settlement, processor, docs })
       stack.push(async () => { detach() })
     }
     // and one past its deadline that the escrow holds open (or never funded): nothing can pay for it any more
     if (funded != null && processor != null && clock != null) {
-      const expiry = retireExpiredJobs({ funded, processor, docs, retention: retained.retention, clock: clock.now })
+      const expiry = retireExpiredJobs({ funded, processor, docs, clock: clock.now })
       stack.push(async () => { expiry.stop() })
     }
     // stopped, the node leaves the verifier draw (the next start resumes it): drawn while down it would miss its seed
@@ -287,7 +276,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
       chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })
-    const status = (): PeerStatus => peerStatus({ node, docs, processor, work, startedAt, init, models: holdings.models(), chainAddress: chain?.address, finalizing: chain?.settlement.finalizing(), retention: retained.retention })
+    const status = (): PeerStatus => peerStatus({ node, docs, processor, work, startedAt, init, models: holdings.models(), chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
     return {
       node,
       docs,

@@ -36,18 +36,6 @@ export function byteSize (value: string): number {
   return bytes
 }
 
-const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 }
-
-/** Parses a duration in ms (`--retain 7d`): a number and a unit, m (minutes), h (hours) or d (days); `forever` is `Infinity`. */
-export function duration (value: string): number {
-  if (value.trim().toLowerCase() === 'forever') return Infinity
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*$/.exec(value)
-  const unit = DURATION_UNITS[m?.[2].toLowerCase() ?? 'none']
-  const ms = m == null || unit === undefined ? NaN : Math.round(Number(m[1]) * unit)
-  if (!Number.isSafeInteger(ms)) throw new InvalidArgumentError(`expected a duration such as 7d, 36h or 90m, or forever, got "${value}"`)
-  return ms
-}
-
 /** Parses `--rpc`: an http:// or https:// URL; empty (an unset JOBMESH_RPC_URL) means none. */
 export function rpcUrl (value: string): string {
   if (value.trim() === '') return ''

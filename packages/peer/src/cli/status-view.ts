@@ -70,7 +70,6 @@ export function formatStatus (s: PeerStatus): string {
       s.jobs.map(j => [short(j.jobId, 10), j.microJobs, j.value.toPrecision(4), j.state])).trimEnd())
   }
   if (s.following != null) out.push(`following ${s.following.docs} CRDT docs, ${s.following.topics} gossip topics (a job's are closed once it is released or refunded)`)
-  if (s.retention != null) out.push(retentionLine(s.retention))
   out.push('')
   out.push(`own work since this start: ${s.work.microJobsDone} MicroJobs done, ${s.work.microJobsFailed} failed, ` +
     `${s.work.ownerships} queue ownerships` + (s.work.currentJob != null ? `, working on ${short(s.work.currentJob, 10)}` : ''))
@@ -83,18 +82,6 @@ function eth (wei: string): string {
   const unit = 10n ** 18n
   const frac = (v % unit).toString().padStart(18, '0').replace(/0+$/, '')
   return `${v / unit}.${frac === '' ? '0' : frac} ETH`
-}
-
-/** `content   kept 7 d after a job ends (--retain); let go of since this start: 2 jobs, 9 pins`. */
-function retentionLine (r: NonNullable<PeerStatus['retention']>): string {
-  const kept = r.retainMs == null ? 'kept always' : `kept ${days(r.retainMs)} after a job ends`
-  return `content   ${kept} (--retain); let go of since this start: ${r.jobsLetGo} jobs, ${r.pinsLetGo} pins`
-}
-
-function days (ms: number): string {
-  if (ms >= 86_400_000) return `${+(ms / 86_400_000).toFixed(2)} d`
-  if (ms >= 3_600_000) return `${+(ms / 3_600_000).toFixed(2)} h`
-  return `${+(ms / 60_000).toFixed(2)} min`
 }
 
 /** What the registry says of a registered node beyond `registered`: exiting and kicked out say more than paused. */

@@ -20,7 +20,7 @@ export interface TurnHost {
   /** This peer's PeerId string. */
   readonly self: string
   readonly executor: MicroJobExecutor
-  storeOutput?(bytes: Uint8Array, jobId: string): Promise<string | undefined>
+  storeOutput?(bytes: Uint8Array): Promise<string | undefined>
   /** MicroJobs asked for per turn. Default: about two seconds of work at the measured run time (turn-size.ts). */
   readonly want?: number
   /** Peers working on the job (this one included), as far as this peer knows. */
@@ -234,7 +234,7 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     const { output, digest } = await host.executor.run(task, { signal, timeoutMs: runLimit(host, ctx) })
     ctx.turnSize.record(host.clock() - started)
     const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
-    let outputCid = await host.storeOutput?.(output, task.jobId)
+    let outputCid = await host.storeOutput?.(output)
     if (outputCid != null && outputCid === rawOutputCid(bytesToHex(outputHash))) {
       outputCid = undefined
     }

@@ -22,8 +22,8 @@ export interface ProcessorComponents {
 
 export interface ProcessorInit {
   executor: MicroJobExecutor
-  /** Where the output bytes of a MicroJob of job `jobId` go; returns a CID string. Default: nowhere (only the hash is recorded). */
-  storeOutput?(bytes: Uint8Array, jobId: string): Promise<string | undefined>
+  /** Where output bytes go; returns a CID string. Default: nowhere (only the hash is recorded). */
+  storeOutput?(bytes: Uint8Array): Promise<string | undefined>
   /**
    * Called before this peer first works on a job (each round): the peer fetches and pins the job's spec, code and
    * data here (`pinJobContent`), so the job survives its DApp going offline. A failure skips the job for now;

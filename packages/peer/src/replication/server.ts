@@ -130,7 +130,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
     budget.chargeOutputs(sender, request.manifestCid, manifestBytes.byteLength, manifest.microJobs)
     // fetch only (no executor): the asking peer holds every output; none larger than the size it was counted at
     await ensureOutputs({ store: components.store }, request.jobId, undefined, manifest.microJobs, { signal, limitToSize: true })
-    await components.store.pin(`ipfs://${request.manifestCid}`, { signal, job: request.jobId })
+    await components.store.pin(`ipfs://${request.manifestCid}`, { signal })
   }
 
   const handle = async (stream: Stream, sender: string): Promise<void> => {

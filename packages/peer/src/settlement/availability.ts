@@ -119,7 +119,7 @@ export async function ensureOutputs (components: { store: Pick<SettlementCompone
       regenerated++
       log('regenerated output of %s %d.%d (%d bytes)', jobId, e.macroIndex, e.index, bytes.byteLength)
     }
-    const cid = await store.addOutput(bytes, { signal, job: jobId })
+    const cid = await store.addOutput(bytes, { signal })
     if (cid !== entry.outputCid) log('output of %s %d.%d held as %s (recorded %s)', jobId, e.macroIndex, e.index, cid, entry.outputCid)
     return { ...entry, outputCid: cid, size: bytes.byteLength }
   }

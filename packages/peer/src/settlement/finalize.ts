@@ -148,7 +148,7 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   const microJobs = held.entries.map(e => standing.get(microKey(e.macroIndex, e.index)) ?? e)
   // the root follows the leaves: a stand-in changes one
   const manifest: Manifest = { ...built, resultRoot: resultTree(microJobs).root, microJobs }
-  const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal, job: manifest.jobId })
+  const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
   // availability: r other peers hold the manifest (every payee can claim) and each output besides its producer
   await components.replicate?.(id, manifestCid, manifest.microJobs.map(e => e.signer), { signal })
   let tx

@@ -126,7 +126,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     rerun++
     const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal, timeoutMs: RERUN_TIMEOUT_MS })
     const hash = outputHash(run.output)
-    await store.addOutput(run.output, { signal, job: jobId })
+    await store.addOutput(run.output, { signal })
     const correct = all.filter(r => bytesToHex(r.outputHash) === hash)
     for (const r of all) if (!correct.includes(r)) fakers.add(r.signer)
     const valid = correct.filter(r => isWorkTag(r.workTag, run.digest, r.signer))

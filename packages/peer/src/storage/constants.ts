@@ -17,12 +17,3 @@ export const SUPPORTED_SCHEMES = ['ipfs:', 'https:', 'http:', 'file:'] as const
 
 /** Blocks a bounded pin's walk (`walkWithin`) fetches at once. */
 export const PIN_WALK_CONCURRENCY = 8
-
-/** How long a job's content stays pinned after the job ended (released, refunded, past its deadline): 7 days (ms). */
-export const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000
-
-/** How often the content of ended jobs is looked at (ms): hourly, or every `retainMs` when shorter, ... */
-export const DEFAULT_RETENTION_SWEEP_MS = 60 * 60 * 1000
-
-/** ... but not more often than once a minute (ms). */
-export const MIN_RETENTION_SWEEP_MS = 60 * 1000

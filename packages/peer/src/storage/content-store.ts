@@ -15,7 +15,6 @@ import { readHttpRange } from './http-reader.js'
 import { NOT_FOUND, readIpfsRange } from './ipfs-reader.js'
 import { timedSignal } from './signal.js'
 import { checkRange, parseContentUri } from './uri.js'
-import type { Retention } from './retention.js'
 import type { ContentUri } from './uri.js'
 import type { Blocks, CodecLoader, Pins } from '@helia/interface'
 
@@ -24,8 +23,6 @@ const log = logger('jobmesh:storage')
 /** The parts of a helia node the content store uses. */
 export interface ContentStoreComponents {
   helia: { blockstore: Blocks, pins: Pins, getCodec: CodecLoader }
-  /** Records which job holds what is added or pinned with a `job` (unpinned some time after the job ended). */
-  retention?: Pick<Retention, 'holding'>
 }
 
 export interface ContentStoreInit {
@@ -55,8 +52,6 @@ export interface FetchOptions {
 }
 
 export interface AddOptions {
-  /** The job this content is held for (its jobId): let go of once every job holding it has ended (retention). */
-  job?: string
   signal?: AbortSignal
 }
 
@@ -97,8 +92,6 @@ export interface PinOptions {
   timeoutMs?: number
   /** The most bytes of blocks the pin may make this node hold (the whole DAG the URI names); unbounded without. */
   maxBytes?: number
-  /** The job this content is held for (its jobId): let go of once every job holding it has ended (retention). */
-  job?: string
   signal?: AbortSignal
 }
 
@@ -172,23 +165,18 @@ export function createContentStore (components: ContentStoreComponents, init: Co
   const fetchTimeoutMs = init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
   const rawMax = init.rawBlockMaxBytes ?? DEFAULT_RAW_BLOCK_MAX_BYTES
 
-  // content stored for a job is recorded as the job's, with no sweep of ended jobs' content in between
-  const held = async (options: AddOptions, store: () => Promise<string>): Promise<string> => {
-    if (options.job === undefined || components.retention === undefined) return await store()
-    return await components.retention.holding(options.job, store, { signal: options.signal })
-  }
-  const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => await held(options, async () => {
+  const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
     const cid = rawBlockCid(bytes)
     await components.helia.blockstore.put(cid, bytes, { signal: options.signal })
     await pin(components.helia.pins, cid, options.signal)
     return cid.toString()
-  })
-  const addBytes = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => await held(options, async () => {
+  }
+  const addBytes = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
     const cid = await fs.addBytes(bytes, { signal: options.signal })
     await pin(components.helia.pins, cid, options.signal)
     log('added %c (%d bytes)', cid, bytes.byteLength)
     return cid.toString()
-  })
+  }
 
   return {
     async fetch (uri, options = {}) {
@@ -210,12 +198,10 @@ export function createContentStore (components: ContentStoreComponents, init: Co
     },
     addBytes,
     async addFile (path, options = {}) {
-      return await held(options, async () => {
-        const cid = await fs.addByteStream(fileChunks(path, options.signal), { signal: options.signal })
-        await pin(components.helia.pins, cid, options.signal)
-        log('added file %s as %c', path, cid)
-        return cid.toString()
-      })
+      const cid = await fs.addByteStream(fileChunks(path, options.signal), { signal: options.signal })
+      await pin(components.helia.pins, cid, options.signal)
+      log('added file %s as %c', path, cid)
+      return cid.toString()
     },
     async pin (uri, options = {}) {
       const parsed = parseContentUri(uri)
@@ -225,21 +211,10 @@ export function createContentStore (components: ContentStoreComponents, init: Co
       try {
         // `ipfs://<dir>/<path>`: what the path names is held, not the whole directory
         if (parsed.path !== '') cid = await pathTarget(fs, parsed.cid, parsed.path, timed.signal)
-        const target = cid
-        // pinned here already (its pin record is written only once its whole DAG was walked): nothing to fetch or
-        // count; with a bound, every block is fetched and counted first, outside the retention's lock (a sweep of
-        // ended jobs' content does not wait for a fetch)
-        const bound = async (): Promise<void> => {
-          if (options.maxBytes !== undefined) await walkWithin(components.helia, target, options.maxBytes, timed.signal)
-        }
-        const pinned = await hasPin(components.helia.pins, target, timed.signal)
-        if (!pinned) await bound()
-        await held({ job: options.job, signal: timed.signal }, async () => {
-          // let go of by a sweep since it was found pinned (rare): counted again before it is pinned again
-          if (pinned && !await hasPin(components.helia.pins, target, timed.signal)) await bound()
-          await pin(components.helia.pins, target, timed.signal)
-          return target.toString()
-        })
+        // pinned here already (its pin record is written only once its whole DAG was walked): nothing to fetch or count
+        if (await hasPin(components.helia.pins, cid, timed.signal)) return true
+        if (options.maxBytes !== undefined) await walkWithin(components.helia, cid, options.maxBytes, timed.signal)
+        await pin(components.helia.pins, cid, timed.signal)
       } catch (err) {
         if (timed.signal.aborted) throw timed.reason(`pinning ${uri}`)
         throw err

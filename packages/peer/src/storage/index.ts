@@ -16,8 +16,6 @@ export { createContentStore, rawBlockCid, rawOutputCid } from './content-store.j
 export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptions, AddOptions, PinOptions } from './content-store.js'
 export { MAX_MODEL_PIN_BYTES, jobContentBounds, pinJobContent } from './job-content.js'
 export type { JobContent, PinJobContentOptions } from './job-content.js'
-export { createRetention } from './retention.js'
-export type { Retention, RetentionComponents, RetentionInit, SweepResult } from './retention.js'
 export { parseContentUri } from './uri.js'
 export type { ContentUri, ByteRange } from './uri.js'
 export {
@@ -26,6 +24,5 @@ export {
 } from './errors.js'
 // AbortError (name 'AbortError') is thrown too: the class of `@jobmesh/contracts`, shared by every package.
 export {
-  DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RAW_BLOCK_MAX_BYTES, DEFAULT_RETAIN_MS,
-  DEFAULT_RETENTION_SWEEP_MS, MIN_RETENTION_SWEEP_MS, SUPPORTED_SCHEMES
+  DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RAW_BLOCK_MAX_BYTES, SUPPORTED_SCHEMES
 } from './constants.js'

@@ -57,18 +57,17 @@ export async function pinJobContent (store: Pick<ContentStore, 'pin' | 'addRaw'>
   const specBytes = encodeJobSpec(job.spec)
   // the announcement carries the canonical spec: when it hashes to the spec CID, no fetch is needed
   if (rawBlockCid(specBytes).toString() === job.specCid) {
-    await store.addRaw(specBytes, { signal: options.signal, job: job.jobId })
+    await store.addRaw(specBytes, { signal: options.signal })
     pinned.push(`ipfs://${job.specCid}`)
-  } else if (await store.pin(`ipfs://${job.specCid}`, { ...options, maxBytes: dagBytes(MAX_SPEC_BYTES), job: job.jobId })) {
+  } else if (await store.pin(`ipfs://${job.specCid}`, { ...options, maxBytes: dagBytes(MAX_SPEC_BYTES) })) {
     pinned.push(`ipfs://${job.specCid}`)
   }
   const bounds = jobContentBounds(job.spec)
-  // code and data are the job's (let go of some time after it ended: retention); a model is this node's to keep
-  const uris: Array<[string, number, string | undefined]> = [[job.spec.codeUri, bounds.code, job.jobId], [job.spec.dataUri, bounds.data, job.jobId]]
+  const uris: Array<[string, number]> = [[job.spec.codeUri, bounds.code], [job.spec.dataUri, bounds.data]]
   const model = jobModelUri(job.spec)
-  if (model != null) uris.push([model, bounds.model, undefined])
-  for (const [uri, maxBytes, holder] of uris) {
-    if (await store.pin(uri, { ...options, maxBytes, job: holder })) pinned.push(uri)
+  if (model != null) uris.push([model, bounds.model])
+  for (const [uri, maxBytes] of uris) {
+    if (await store.pin(uri, { ...options, maxBytes })) pinned.push(uri)
   }
   log('job %s: pinned %s', job.jobId, pinned.join(', '))
   return pinned

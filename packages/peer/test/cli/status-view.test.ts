@@ -37,15 +37,6 @@ describe('formatStatus', () => {
     expect(wallet({ address: a, registered: true, paused: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
   })
 
-  it('says how long content of ended jobs is kept, and what went since the start', () => {
-    const line = (retention: PeerStatus['retention']): string | undefined =>
-      formatStatus({ ...status({ held: [] }), retention }).split('\n').find(l => l.startsWith('content'))
-    expect(line({ retainMs: 7 * 86_400_000, jobsLetGo: 2, pinsLetGo: 9 })).toBe('content   kept 7 d after a job ends (--retain); let go of since this start: 2 jobs, 9 pins')
-    expect(line({ retainMs: 36 * 3_600_000, jobsLetGo: 0, pinsLetGo: 0 })).toBe('content   kept 1.5 d after a job ends (--retain); let go of since this start: 0 jobs, 0 pins')
-    expect(line({ retainMs: 90 * 60_000, jobsLetGo: 0, pinsLetGo: 0 })).toContain('kept 1.5 h after a job ends')
-    expect(line({ retainMs: null, jobsLetGo: 0, pinsLetGo: 0 })).toContain('content   kept always (--retain)')
-    expect(line(undefined)).toBeUndefined()
-  })
 })
 
 describe('walletLine', () => {

@@ -5,7 +5,7 @@ import { startControlServer } from '../control.js'
 import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
-import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, duration, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
+import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
@@ -26,7 +26,6 @@ export interface StartOptions extends WalletOptions {
   takeoverGrace: number
   holderGrace?: number
   maxJobOutput?: number
-  retain?: number
   stake?: string
   commitTimeout?: number
   exitWithParent?: boolean
@@ -55,7 +54,6 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--takeover-grace <s>', 'finalize a job completed by another peer that is still not submitted after this many seconds', positiveInteger, 120)
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--max-job-output <size>', 'leave alone jobs whose outputs may come to more than this (MicroJobs x the job\'s bound per MicroJob, 64 MiB if it declares none), e.g. 20GiB: the peer that finalizes a job holds every output (default: no bound)', byteSize)
-    .option('--retain <duration>', 'keep what this node pinned for a job (its inputs, outputs, manifest) this long after the job ended on chain, unless another job holds it too: 7d, 36h, 90m or forever (default 7d)', duration)
     .option('--stake <eth>', `stake to register with on first start, and to top a paused node up to (default ${DEFAULT_STAKE_ETH})`, ethAmount)
     .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', positiveInteger)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
@@ -138,7 +136,6 @@ export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDi
     models: opts.model ?? [],
     ...(opts.holderGrace == null ? {} : { holderGraceMs: opts.holderGrace * 1000 }),
     ...(opts.maxJobOutput == null ? {} : { maxJobOutputBytes: opts.maxJobOutput }),
-    ...(opts.retain == null ? {} : { retainMs: opts.retain }),
     process: opts.process,
     chain,
     http: opts.http
@@ -166,7 +163,7 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
   const stake = parseEther(stakeEth)
   const minStake = wallet.deployment.params.registry.minStake
   if (stake < minStake) {
-    throw new UsageError(`--stake: ${stakeEth} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
+    throw new UsageError(`--stake: ${opts.stake} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
   }
   return { ...wallet, stake, commitTimeoutPct: opts.commitTimeout, settlement: { takeoverGraceMs: opts.takeoverGrace * 1000 } }
 }
