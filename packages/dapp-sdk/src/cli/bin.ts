@@ -3,17 +3,17 @@ import '@jobmesh/peer/polyfill'
 import { ignoreClosedStdout } from '@jobmesh/peer/closed-stdout'
 import { endCommand } from '@jobmesh/peer/command-end'
 import { interruptedExitCode } from './interrupt.js'
-import { INTERRUPT_SIGNALS } from './io.js'
+import { interruptUntilCommand } from './io.js'
 
 // `jobmesh-dapp ... | head`: a reader that stops early ends the output, not the command
 ignoreClosedStdout()
 
-// Ctrl-C (or SIGTERM) while the program loads: nothing was sent yet (a command installs its own handler once it runs)
-const whileLoading = (signal: NodeJS.Signals): void => {
+// Ctrl-C (or SIGTERM) while the program loads and parses its flags: nothing was sent yet. The command's own handler
+// replaces this one when it runs (`interruptUntilCommand`): before 2026-11-30 this one was removed once the program
+// had loaded, and a Ctrl-C in the few ms until the command's came was lost, and `submit` went on to pay
+interruptUntilCommand((signal: NodeJS.Signals): void => {
   process.stderr.write('interrupted: nothing was sent\n')
   process.exit(interruptedExitCode(signal))
-}
-for (const signal of INTERRUPT_SIGNALS) process.once(signal, whileLoading)
+})
 const { run } = await import('./program.js')
-for (const signal of INTERRUPT_SIGNALS) process.off(signal, whileLoading)
 endCommand(await run(process.argv.slice(2)))

@@ -16,12 +16,29 @@ export interface CliIo {
   exit?(code: number): void
 }
 
+let loading: ((signal: NodeJS.Signals) => void) | undefined
+
+/**
+ * Handles Ctrl-C and SIGTERM from now until a command registers its own handler (`processIo.onInterrupt`), which
+ * replaces this one: while the program loads and parses its flags nothing is sent, and no moment is left between the
+ * two in which a signal could find no handler, or another module's, and be lost while the command went on to pay.
+ */
+export function interruptUntilCommand (handler: (signal: NodeJS.Signals) => void): void {
+  loading = handler
+  for (const signal of INTERRUPT_SIGNALS) process.on(signal, handler)
+}
+
 export const processIo: CliIo = {
   out: (line) => { process.stdout.write(`${line}\n`) },
   err: (line) => { process.stderr.write(`${line}\n`) },
   progressStream: process.stderr,
   onInterrupt: (handler) => {
-    for (const signal of INTERRUPT_SIGNALS) process.on(signal, handler)
+    const before = loading
+    loading = undefined
+    for (const signal of INTERRUPT_SIGNALS) {
+      process.on(signal, handler)
+      if (before !== undefined) process.off(signal, before)
+    }
     return () => { for (const signal of INTERRUPT_SIGNALS) process.off(signal, handler) }
   },
   exit: (code) => { process.exit(code) }
