@@ -184,7 +184,7 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
       issues.push({ path: 'blockCount', message: `data of ${dataSize} bytes has ${fromData} blocks of ${bs} bytes, not ${blockCount}` })
     }
   } else if (dataSize === undefined && blockCount === undefined && input.data != null) {
-    issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI' })
+    issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI (jobmesh-dapp submit: --block-count)' })
   }
   const slicing = blockCount === undefined || !validBs ? undefined : slicingMismatch(input.slicing ?? {}, blockCount, bs)
   if (slicing !== undefined) issues.push({ path: 'slicing', message: slicing })

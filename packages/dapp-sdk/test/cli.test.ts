@@ -277,6 +277,19 @@ describe('jobmesh-dapp', () => {
         '--price', '0.001', '--verifiers', '3', '--detach', '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment], io)).toBe(2)
       expect(io.stderr).toEqual([message])
     }
+    // data named by a URI: its block count comes from --block-count, checked against the slicing like a file's
+    const uri = 'ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'
+    const valid = join(env.dir, 'job.wasm')
+    await writeFile(valid, smallJob().code)
+    const common = ['--code', valid, '--data', uri, '--macro-jobs', '2', '--micro-per-macro', '2', '--blocks-per-micro', '2', '--block-size', '4',
+      '--price', '0.001', '--verifiers', '3', '--detach', '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
+    const none = capture()
+    expect(await run(['submit', ...common], none)).toBe(2)
+    expect(none.stderr.join('\n')).toContain('blockCount: blockCount is required when data is a URI (jobmesh-dapp submit: --block-count)')
+    const twenty = capture()
+    expect(await run(['submit', ...common, '--block-count', '20'], twenty)).toBe(2)
+    expect(twenty.stderr.join('\n')).toMatch(/slicing: .*\b20\b/)
+    expect(twenty.stderr.join('\n')).not.toContain('blockCount is required')
     expect(await env.provider.getBalance(address)).toBe(balance)
     expect(await env.provider.getTransactionCount(address)).toBe(0)
   })

@@ -23,6 +23,7 @@ interface SubmitFlags extends ConnectFlags {
   microPerMacro: number
   blocksPerMicro: number
   blockSize: number
+  blockCount?: number
   price: bigint
   verifiers?: number
   deadlineMinutes?: number
@@ -41,6 +42,7 @@ function submitInput (flags: SubmitFlags): SubmitInput {
     code: flags.code,
     data: flags.data,
     blockSize: flags.blockSize,
+    ...(flags.blockCount === undefined ? {} : { blockCount: flags.blockCount }),
     slicing: { macroJobs: flags.macroJobs, microJobsPerMacro: flags.microPerMacro, blocksPerMicro: flags.blocksPerMicro },
     price: flags.price,
     ...(flags.verifiers === undefined ? {} : { verifiers: flags.verifiers }),
@@ -164,12 +166,13 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
 export function submitCommand (root: Command, io: CliIo): void {
   withConnectFlags(root.command('submit')
     .description('upload code and data, create and fund the job, announce it; then follow it to the release and write its results (--detach: exit once peers hold the inputs)')
-    .requiredOption('--code <file>', 'WebAssembly module of the job')
-    .requiredOption('--data <file>', 'input data')
+    .requiredOption('--code <file|ipfs://cid|https://url>', 'WebAssembly module of the job')
+    .requiredOption('--data <file|ipfs://cid|https://url>', 'input data')
     .requiredOption('--macro-jobs <n>', 'MacroJobs', positiveInt)
     .requiredOption('--micro-per-macro <m>', 'MicroJobs per MacroJob', positiveInt)
     .requiredOption('--blocks-per-micro <b>', 'data blocks per MicroJob', positiveInt)
     .requiredOption('--block-size <bytes>', 'bytes per data block', positiveInt)
+    .option('--block-count <n>', 'data blocks, needed when --data is a URI (a file\'s are counted: its size / --block-size, rounded up)', positiveInt)
     .requiredOption('--price <eth>', 'fee paid into the escrow, in ether', ether)
     .option('--verifiers <k>', `verifiers who re-run a sample, an odd number, at least ${MIN_VERIFIERS} and at most the escrow's maxVerifiers (7 on a default deployment; default ${DEFAULT_VERIFIERS})`, positiveInt)
     .option('--deadline-minutes <min>', 'minutes until the job may be refunded, more than 3 (the peers stop 3 minutes before it) and at most the escrow\'s maxDeadline (43200, 30 days, on a default deployment); default 1440', positiveInt)
