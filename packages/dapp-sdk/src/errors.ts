@@ -143,6 +143,22 @@ export class NoPeerConnectedError extends Error {
   }
 }
 
+/**
+ * An input named by an `ipfs://` URI (code, data or a model this client did not upload) that no peer this client
+ * reaches served within the wait (`requirePeer`): funded, the job would wait for its deadline with no peer able to
+ * fetch it. Nothing was paid. `uri` is the input's URI.
+ */
+export class InputUnavailableError extends Error {
+  static override readonly name = 'InputUnavailableError'
+  override readonly name = 'InputUnavailableError'
+  readonly uri: string
+
+  constructor (message: string, uri: string, options?: ErrorOptions) {
+    super(message, options)
+    this.uri = uri
+  }
+}
+
 /** A job id that is not one: 0x and 64 hex digits (a job's id is a keccak256). */
 export class InvalidJobIdError extends Error {
   static override readonly name = 'InvalidJobIdError'

@@ -5,16 +5,19 @@ import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
 import { putRaw, resolveContent } from './content.js'
-import { EscrowMismatchError, InvalidJobError, NoPeerConnectedError } from './errors.js'
+import { EscrowMismatchError, InputUnavailableError, InvalidJobError, NoPeerConnectedError } from './errors.js'
 import { fundJob, fundsError } from './funding.js'
 import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS, DETACHED_INPUT_HOLDERS, DETACHED_MORE_HOLDERS_WAIT_MS } from './constants.js'
 import { waitForHolderPeer } from './network/holders.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
-import type { ContentInput } from './content.js'
+import type { ContentInput, ContentRef } from './content.js'
 import type { SubmitInput } from './spec.js'
 import { progressReporter } from './progress-report.js'
 import type { JobSpec, MicroJobDescriptor } from '@jobmesh/peer/protocol'
+
+/** The content store's errors for content nobody served in time (or a path not in it). */
+const UNSERVED = new Set(['ContentTimeoutError', 'ContentNotFoundError'])
 
 const log = logger('jobmesh:sdk')
 
@@ -42,8 +45,10 @@ export interface SubmitOptions {
   detached?: boolean
   /**
    * Refuse the job (NoPeerConnectedError) before anything is uploaded or paid unless a connected peer can hold its
-   * inputs (speaks `/jobmesh/replicate/1.0.0`), waiting up to `peerWaitMs` for one to identify as such. Without it a
-   * job is funded with no peer in sight (the client may serve the inputs to peers that connect later).
+   * inputs (speaks `/jobmesh/replicate/1.0.0`), waiting up to `peerWaitMs` for one to identify as such; and refuse it
+   * (InputUnavailableError) before it is paid when an `ipfs://` input it did not upload (code, data, model) cannot be
+   * fetched from the network within `peerWaitMs` (its first byte is read). Without it a job is funded with no peer in
+   * sight (the client may serve the inputs to peers that connect later), or naming content nobody serves.
    * `jobmesh-dapp submit` sets it unless `--force`.
    */
   requirePeer?: boolean
@@ -135,6 +140,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
   const data = await resolveContent(ctx.store, input.data, 'data', { signal })
   const model = input.model === undefined ? undefined : await resolveContent(ctx.store, input.model, 'model', { signal })
+  if (options.requirePeer === true) await requireServed(ctx, { code, data, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   const spec = buildSpec(draft, code.uri, data.uri, model?.uri)
   const specCid = await putRaw(ctx.store, encodeJobSpec(spec), 'the job spec', { signal })
 
@@ -219,4 +225,22 @@ async function requirePeer (ctx: ClientContext, waitMs: number, signal?: AbortSi
     : `${connected} ${connected === 1 ? 'peer is' : 'peers are'} connected but none is a jobmesh peer that holds job inputs (within ${waitMs} ms)`
   throw new NoPeerConnectedError(`no peer can hold this job's code and data: ${why}. Funded, the job would wait for its deadline ` +
     'with nobody to run it, so nothing was uploaded or paid; check that peers run and are reachable (the bootstrap addresses)', connected)
+}
+
+/**
+ * Throws InputUnavailableError for the first `ipfs://` input this client did not upload that nobody serves it within
+ * `waitMs` (see {@link SubmitOptions.requirePeer}): the peers would fetch it the same way, from the same network.
+ */
+async function requireServed (ctx: ClientContext, refs: Record<string, ContentRef | undefined>, waitMs: number, signal?: AbortSignal): Promise<void> {
+  for (const [what, ref] of Object.entries(refs)) {
+    if (ref === undefined || ref.uploaded || !ref.uri.startsWith('ipfs://')) continue
+    try {
+      await ctx.store.fetch(ref.uri, { offset: 0, length: 1, timeoutMs: waitMs, signal })
+    } catch (err) {
+      if (signal?.aborted === true || !UNSERVED.has((err as Error).name)) throw err
+      throw new InputUnavailableError(`the job's ${what} ${ref.uri} cannot be fetched: ${(err as Error).message}. Funded, the job would ` +
+        'wait for its deadline with no peer able to fetch it, so nothing was paid; make sure a reachable peer or IPFS node holds it',
+      ref.uri, { cause: err })
+    }
+  }
 }

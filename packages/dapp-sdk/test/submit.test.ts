@@ -10,7 +10,7 @@ import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
 import { REPLICATION_PROTOCOL, startReplicationServer } from '@jobmesh/peer/replication'
 import { createNode } from '@jobmesh/peer/node'
 import * as lp from 'it-length-prefixed'
-import { createContentStore, jobContentBounds } from '@jobmesh/peer/storage'
+import { createContentStore, jobContentBounds, rawOutputCid } from '@jobmesh/peer/storage'
 import { MaxUint256, id } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -317,6 +317,31 @@ describe('submit', () => {
       await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
       const job = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
       expect(job.holders).toEqual([env.peer.peerId.toString()])
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it('with requirePeer, refuses before paying a job whose ipfs:// input nobody serves; one a peer serves goes on', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    try {
+      const nonce = await env.provider.getTransactionCount(env.client.address)
+      // a CID nobody holds (the sha256 of bytes nobody added)
+      const missing = `ipfs://${rawOutputCid('0x' + '42'.repeat(32))}`
+      const refused = await env.client.submit({ code: missing, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 1_500, signal: AbortSignal.timeout(30_000) }).catch((e: unknown) => e as Error & { uri: string })
+      expect(refused.name).toBe('InputUnavailableError')
+      expect(refused.uri).toBe(missing)
+      expect(refused.message).toContain(`the job's code ${missing} cannot be fetched`)
+      expect(refused.message).toContain('nothing was paid')
+      expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
+      // the same code added on the peer: fetched from it, the job is paid and announced
+      const served = `ipfs://${await createContentStore({ helia: env.peer.helia }).addRaw(code)}`
+      const job = await env.client.submit({ code: served, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 10_000, signal: AbortSignal.timeout(60_000) })
+      expect(job.spec.codeUri).toBe(served)
     } finally {
       await server.stop()
     }
