@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { minimumJobFee } from '@jobmesh/contracts'
 import { DEADLINE_MARGIN_MS, parseJobSpec, slicingMismatch } from '@jobmesh/peer/protocol'
+import { formatEther } from 'ethers'
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
-import { verificationIssue } from './verification.js'
+import { samplesFor, verificationIssue } from './verification.js'
 import { limitIssues } from './limits.js'
 import type { ContentSizes } from './limits.js'
 import type { ContentInput } from './content.js'
@@ -190,6 +192,8 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
   if (slicing !== undefined) issues.push({ path: 'slicing', message: slicing })
   const verification = verificationIssue(input.verification, input.slicing)
   if (verification !== undefined) issues.push({ path: 'verification', message: verification })
+  const fee = bounds === undefined || verification !== undefined ? undefined : feeIssue(input, bounds.minFee)
+  if (fee !== undefined) issues.push(fee)
   if (input.model !== undefined && input.requirements?.modelId !== undefined) {
     issues.push({ path: 'model', message: 'name the model once: model or requirements.modelId' })
   }
@@ -245,4 +249,19 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, m
   }
   if (issues.length > 0 || spec === undefined) throw new InvalidJobError(issues, { cause })
   return spec
+}
+
+/** A fee below what the escrow takes for this job ({@link minimumJobFee}), known before the upload; else undefined. */
+function feeIssue (input: SubmitInput, minFee: bigint): JobIssue | undefined {
+  const price = typeof input.price === 'bigint' ? input.price : typeof input.price === 'string' && /^\d+$/.test(input.price) ? BigInt(input.price) : undefined
+  const per = input.slicing?.microJobsPerMacro
+  const k = input.verifiers ?? DEFAULT_VERIFIERS
+  if (price === undefined || !Number.isSafeInteger(per) || (per as number) <= 0 || !Number.isSafeInteger(k) || k <= 0) return undefined
+  const minimum = minimumJobFee(minFee, { microJobsPerMacro: per as number, k, samples: samplesFor(input.verification, per as number) })
+  if (price >= minimum) return undefined
+  return {
+    path: 'price',
+    message: `the fee of ${formatEther(price)} ETH is below this job's minimum of ${formatEther(minimum)} ETH: each verifier's share of the ` +
+      `fee must reach the escrow's minFee of ${formatEther(minFee)} ETH`
+  }
 }

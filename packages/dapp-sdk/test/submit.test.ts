@@ -490,18 +490,24 @@ describe('submit', () => {
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 
-  it('reports an underfunded job with the decoded custom error', async () => {
+  it('refuses a fee below the escrow\'s minimum for the job before any upload, by the escrow\'s own rule', async () => {
     const env = await setup({ deploy: { escrow: { minFee: 10n ** 18n } } })
     const { code, data } = smallJob()
-    const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 1000n, verifiers: 3 })
-      .catch((e: unknown) => e as Error & { errorName: string, errorArgs: unknown[] })
-    expect(err.name).toBe('ChainRevertError')
-    expect(err.errorName).toBe('UnderfundedJob')
+    const nonce = await env.provider.getTransactionCount(env.client.address)
+    const stages: string[] = []
     // each verifier's share must reach minFee: fee >= minFee * (microJobsPerMacro + k * samples) / samples = 5 x minFee
-    expect(err.errorArgs).toEqual([1000n, 5n * 10n ** 18n])
-    expect(err.message).toBe('the fee of 0.000000000000001 ETH is below this job\'s minimum of 5.0 ETH: each verifier\'s share of the fee ' +
-      'must reach the escrow\'s minFee (JobEscrow.createJob reverted: UnderfundedJob)')
+    const minimum = 5n * 10n ** 18n
+    const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: minimum - 1n, verifiers: 3 }, { onProgress: p => stages.push(p.stage) })
+      .catch((e: unknown) => e as Error & { issues: Array<{ path: string, message: string }> })
+    expect(err.name).toBe('InvalidJobError')
+    expect(err.issues).toEqual([{ path: 'price', message: 'the fee of 4.999999999999999999 ETH is below this job\'s minimum of 5.0 ETH: each verifier\'s share of the fee must reach the escrow\'s minFee of 1.0 ETH' }])
+    expect(stages).toEqual([])
+    expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
+    // the minimum itself: the escrow takes it (the SDK's rule is the escrow's, to the wei)
+    const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: minimum, verifiers: 3 })
+    expect((await env.client.status(job.jobId)).status).toBe('Open')
   })
+
 
   it('fails with RpcUnreachableError (and its cause) when the RPC endpoint is unreachable', async () => {
     const err = await createJobClient({

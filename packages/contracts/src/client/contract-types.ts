@@ -188,4 +188,6 @@ export interface JobLimits {
   maxVerifiers: number
   /** `params().maxDeadline`: how far after its creation a job's deadline may be, in seconds. */
   maxDeadlineSeconds: number
+  /** `params().minFee`: the least a verifier's share of a fee may be worth, in wei ({@link minimumJobFee}). */
+  minFee: bigint
 }

@@ -12,5 +12,5 @@ export async function jobLimits (client: Pick<ChainContext, 'contracts' | 'read'
     client.read('JobEscrow.MIN_VERIFIERS', () => escrow.MIN_VERIFIERS(), options),
     client.read('JobEscrow.params', () => escrow.params(), options)
   ])
-  return { minVerifiers: Number(min), maxVerifiers: Number(params.maxVerifiers), maxDeadlineSeconds: Number(params.maxDeadline) }
+  return { minVerifiers: Number(min), maxVerifiers: Number(params.maxVerifiers), maxDeadlineSeconds: Number(params.maxDeadline), minFee: BigInt(params.minFee) }
 }
