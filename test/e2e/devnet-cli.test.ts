@@ -40,6 +40,13 @@ describe('jobmesh devnet, and one more peer started as its output says', () => {
     // it is connected to the devnet (its bootstrap at least)
     await waitFor(async () => (await peerStatus(join(dir, 'extra'))).peers.length >= 1, { timeoutMs: 30_000, what: 'the extra peer to connect to the devnet', intervalMs: 500 })
 
+    // a devnet peer killed (no clean stop): the devnet names it, and goes on
+    const victim = await peerStatus(join(dir, 'net', 'peer-1'))
+    expect(victim.pid).toBeGreaterThan(0)
+    process.kill(victim.pid ?? 0, 'SIGKILL')
+    expect(await devnet.line(/^peer-1 exited /, 30_000)).toBe(`peer-1 exited (killed by a signal): the other peers go on; its data is in ${join(dir, 'net', 'peer-1')}`)
+    expect((await peerStatus(join(dir, 'net', 'peer-0'))).peerId).toMatch(/^12D3KooW/)
+
     // Ctrl-C: a clean stop
     peer.child.kill('SIGINT')
     expect(await peer.exited).toBe(0)

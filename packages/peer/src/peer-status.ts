@@ -14,6 +14,8 @@ export interface WorkCounters {
 /** A running peer's state, as `jobmesh status` prints it. */
 export interface PeerStatus {
   peerId: string
+  /** The peer's OS process id (`kill`, a service manager's logs). */
+  pid?: number
   addresses: string[]
   uptimeMs: number
   gpuModel?: string
@@ -75,6 +77,7 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
   const { node, processor } = input
   return {
     peerId: node.peerId.toString(),
+    pid: process.pid,
     addresses: node.libp2p.getMultiaddrs().map(String),
     uptimeMs: Date.now() - input.startedAt,
     gpuModel: input.init.gpuModel,

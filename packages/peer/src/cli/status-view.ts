@@ -25,7 +25,7 @@ export function walletLine (address: string, registration: Pick<RegisterResult, 
 /** Formats a running peer's status for people. */
 export function formatStatus (s: PeerStatus): string {
   const out: string[] = []
-  out.push(`peer      ${s.peerId}`)
+  out.push(`peer      ${s.peerId}${s.pid == null ? '' : ` (process ${s.pid})`}`)
   out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
   if (s.models.held.length > 0 || s.models.loaded != null) {
     // model ids come from job specs and the chain: each shown as one line without controls

@@ -57,7 +57,15 @@ export function devnetCommand (program: Command): void {
         interrupt.off()
       }
       process.stdout.write(describe(devnet, await writeSpareKey(devnet)))
+      // a peer that dies while the devnet runs is named (the others go on): it was silent, and its row still listed
+      let stopping = false
+      for (const p of devnet.peers) {
+        void p.exited.then(code => {
+          if (!stopping) process.stderr.write(`${p.name} exited (${code == null ? 'killed by a signal' : `code ${code}`}): the other peers go on; its data is in ${p.dataDir}\n`)
+        })
+      }
       await untilSignal()
+      stopping = true
       process.stdout.write('stopping devnet...\n')
       await devnet.stop()
       process.stdout.write('stopped\n')
