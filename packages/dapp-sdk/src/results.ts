@@ -16,6 +16,7 @@ import { loadManifest } from './manifest.js'
 import { roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
 import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer/protocol'
+import type { JobStatusName } from '@jobmesh/contracts'
 
 /** One MicroJob's verified output. */
 export interface MicroJobOutput {
@@ -107,7 +108,7 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
     ? manifest.microJobs.map((e, g) => ({ d: microJobs[g], outputHash: e.outputHash.toLowerCase(), outputCid: e.outputCid, signer: e.signer }))
     : microJobs.map((d) => {
       const r = results.counting(d.macroIndex, d.index, microLeases.get(microKey(d.macroIndex, d.index)))
-      if (r === undefined) throw new ResultNotFoundError(`MicroJob ${d.macroIndex}.${d.index} of ${id} has no result yet`)
+      if (r === undefined) throw new ResultNotFoundError(`MicroJob ${d.macroIndex}.${d.index} of ${id} has no result${noneText(job.status)}`)
       return { d, outputHash: hex(r.outputHash), outputCid: r.outputCid, signer: r.signer }
     })
 
@@ -172,4 +173,10 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
   }
   await Promise.all(Array.from({ length: Math.min(ctx.settings.downloadConcurrency, picked.length) }, worker))
   return out
+}
+
+/** After "has no result": `yet` while the job can still get one; why it never will once the escrow is done with it. */
+function noneText (status: JobStatusName): string {
+  if (status === 'Refunded') return ' (the job was refunded: its fee went back, and no result will come)'
+  return ' yet'
 }

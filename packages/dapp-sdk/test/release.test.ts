@@ -197,6 +197,10 @@ describe('waitForRelease and refund', () => {
     expect(await env.provider.getBalance(env.client.address)).toBeGreaterThan(before)
     const refunded = await env.client.waitForRelease(job.jobId).catch((e: unknown) => e as Error)
     expect(refunded.name).toBe('JobRefundedError')
+    // results of a refunded job nobody ran: none will come, and the error says so (not "yet")
+    const none = await env.client.results(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
+    expect(none.name).toBe('ResultNotFoundError')
+    expect(none.message).toBe(`MicroJob 0.0 of ${job.jobId} has no result (the job was refunded: its fee went back, and no result will come)`)
 
     // a second refund sends nothing (the escrow would take it as a no-op that costs gas); an unknown job, and a
     // string that is no job id, are refused as such
