@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -31,6 +31,15 @@ describe('a data dir that is a file is a usage error (exit 2) before anything st
     expect(env.code, env.stderr).toBe(2)
     expect(env.stderr).toContain(`error: JOBMESH_DATA_DIR ${file} is a file, not a directory`)
     expect(await readFile(file, 'utf8')).toBe('not a dir\n')
+  })
+
+  it('jobmesh start: a bootstrap address without its /p2p/<peerId> is refused with the flags, before the start, and makes no data dir', async () => {
+    const peerDir = join(dir, 'peer')
+    const out = await jobmesh(['start', '--data-dir', peerDir, '--listen', '/ip4/127.0.0.1/tcp/0', '--bootstrap', '/ip4/127.0.0.1/tcp/4001'])
+    expect(out.code, out.stderr).toBe(2)
+    expect(out.stderr).toContain('bootstrap address /ip4/127.0.0.1/tcp/4001 lacks /p2p/<peerId>')
+    expect(out.stdout).not.toContain('starting jobmesh peer')
+    await expect(stat(peerDir)).rejects.toHaveProperty('code', 'ENOENT')
   })
 
   it('jobmesh status says the path is a file, not that no peer runs there', async () => {

@@ -120,15 +120,17 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
 export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
   await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
-  // the wallet, deployment and stake are checked first: a start refused for them makes no data dir
+  // the node folder is loaded by the start that follows anyway
+  const { LAN_LISTEN, parseBootstrap } = await import('../../node/index.js')
+  // each bootstrap address names its peer (InvalidMultiaddrError, a usage error); then the wallet, deployment and
+  // stake: a start refused for any of them makes no data dir
+  const bootstrap = parseBootstrap(opts.bootstrap ?? [])
   const chain = await chainInit(opts)
   await mkdir(dataDir, { recursive: true })
-  // the node folder is loaded by the start that follows anyway
-  const { LAN_LISTEN } = await import('../../node/index.js')
   return {
     dataDir,
     listen: opts.listen ?? [...LAN_LISTEN],
-    bootstrap: opts.bootstrap ?? [],
+    bootstrap,
     outputReplicas: opts.replicas,
     mdns: opts.mdns === true,
     gpuModel: opts.gpuModel,
