@@ -241,10 +241,11 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, m
     if ((err as Error).name !== 'InvalidJobSpecError') throw err
     cause = err
     const specIssues = (err as { issues: JobIssue[] }).issues
-    // a missing blockCount is reported once, by the draft; so is a slicing that does not cover the blocks (in plainer words)
-    // and k beyond the escrow's bound (the validator knows only the uint8 bound, the draft this network's)
+    // a missing blockCount is reported once, by the draft (and not at all beside empty data, which is why it is 0); so
+    // is a slicing that does not cover the blocks (in plainer words) and k beyond the escrow's bound (the validator
+    // knows only the uint8 bound, the draft this network's)
     const drafted = (path: string): boolean => draft.issues.some(i => i.path === path)
-    issues = [...issues, ...specIssues.filter(i => !(draft.blockCount === undefined && i.path === 'blockCount') &&
+    issues = [...issues, ...specIssues.filter(i => !((draft.blockCount === undefined || drafted('data')) && i.path === 'blockCount') &&
       !(i.path === 'slicing' && drafted('slicing')) && !(i.path === 'verifiers' && drafted('verifiers')))]
   }
   if (issues.length > 0 || spec === undefined) throw new InvalidJobError(issues, { cause })

@@ -77,6 +77,10 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     expect(over).toEqual([{ path: 'model', message: expect.stringContaining(`peers read at most ${MAX_MICROJOB_INPUT_BYTES} bytes`) }])
   })
 
+  it('empty data: one issue on data, not also the validator\'s on the block count it makes 0', () => {
+    expect(issues({ blockCount: undefined }, { data: 0 })).toEqual([{ path: 'data', message: 'data is empty' }])
+  })
+
   it('code larger than the peers fetch: issue on code', () => {
     expect(paths({}, { code: DEFAULT_MAX_CODE_BYTES })).toEqual([])
     expect(issues({}, { code: DEFAULT_MAX_CODE_BYTES + 1 })).toEqual([{ path: 'code', message: expect.stringContaining(`larger than the ${DEFAULT_MAX_CODE_BYTES} bytes (64 MiB) peers fetch`) }])
