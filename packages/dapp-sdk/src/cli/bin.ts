@@ -2,8 +2,8 @@
 import '@jobmesh/peer/polyfill'
 import { ignoreClosedStdout } from '@jobmesh/peer/closed-stdout'
 import { endCommand } from '@jobmesh/peer/command-end'
-import { interruptedExitCode } from './interrupt.js'
-import { interruptUntilCommand } from './io.js'
+// io.js loads nothing else: the handler below is in place within the first moment, before the program's libraries load
+import { interruptedExitCode, interruptUntilCommand } from './io.js'
 
 // `jobmesh-dapp ... | head`: a reader that stops early ends the output, not the command
 ignoreClosedStdout()

@@ -1,18 +1,9 @@
 import { timeoutSignal } from '@jobmesh/contracts'
+import { interruptedExitCode } from './io.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { SubmittedJob } from '../submit.js'
 
-/** Exit code after Ctrl-C (128 + SIGINT). */
-export const EXIT_INTERRUPTED = 130
-
-/** Exit code after SIGTERM (128 + SIGTERM), handled like Ctrl-C. */
-export const EXIT_TERMINATED = 143
-
-/** The exit code of a command stopped by `signal`: 130 for Ctrl-C, 143 for SIGTERM. */
-export function interruptedExitCode (signal: NodeJS.Signals | undefined): number {
-  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED
-}
 
 /** How long the chain is asked whether an interrupted job is funded (ms). */
 const INTERRUPT_BUDGET_MS = 1_500

@@ -1,6 +1,17 @@
 /** The signals that interrupt a command: Ctrl-C, and SIGTERM (`kill`, a service manager, a container's stop). */
 export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
 
+/** Exit code after Ctrl-C (128 + SIGINT). */
+export const EXIT_INTERRUPTED = 130
+
+/** Exit code after SIGTERM (128 + SIGTERM), handled like Ctrl-C. */
+export const EXIT_TERMINATED = 143
+
+/** The exit code of a command stopped by `signal`: 130 for Ctrl-C, 143 for SIGTERM. */
+export function interruptedExitCode (signal: NodeJS.Signals | undefined): number {
+  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED
+}
+
 /** Where the CLI writes (replaceable in tests). */
 export interface CliIo {
   out(line: string): void
