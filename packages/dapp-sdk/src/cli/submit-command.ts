@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { MAX_MICROJOB_OUTPUT_BYTES, MIN_VERIFIERS } from '@jobmesh/peer/protocol'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
-import { InputsNotHeldError, NoPeerConnectedError } from '../errors.js'
+import { InputUnavailableError, InputsNotHeldError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
@@ -109,10 +109,14 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     // from the funding transaction on, a Ctrl-C waits for the submission instead of stranding a paid job
     state.submission = submission
     const job = await submission.catch((err: unknown) => {
-      const e = err as NoPeerConnectedError
+      const e = err as Error
+      if (e?.name === InputUnavailableError.name) {
+        throw new InputUnavailableError(`${e.message}. --force submits anyway: the fee is then locked until the deadline unless a peer fetches it`,
+          (e as InputUnavailableError).uri, { cause: e })
+      }
       if (e?.name !== NoPeerConnectedError.name) throw err
       throw new NoPeerConnectedError(`${e.message} (--bootstrap, JOBMESH_BOOTSTRAP; jobmesh devnet prints it). --force submits anyway: ` +
-        'the fee is then locked until the deadline unless a peer takes the job', e.connected, { cause: e })
+        'the fee is then locked until the deadline unless a peer takes the job', (e as NoPeerConnectedError).connected, { cause: e })
     })
     // a Ctrl-C that waited for it prints its line and ends the process
     if (state.interrupted === true) await new Promise<never>(() => {})
