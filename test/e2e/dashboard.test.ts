@@ -84,8 +84,31 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
     for (const field of ['commit deadline', 'reveal deadline']) expect(await page.textContent(`${card} [data-field="${field}"]`)).toMatch(/^(block \d+|-)$/)
     // this peer's QoS scores from the registry: B (of 2000), R (its 16 GB is the largest VRAM registered), P
     expect(await page.textContent('#self [data-field="QoS"]')).toMatch(/^B \d+ of 2000 · R 1\.00 · P (0|1)\.\d\d$/)
-    expect(await page.textContent('#self [data-field="incentive"]')).toMatch(/^share 0\.\d\d · [\d.]+ ETH unclaimed$/)
+    expect(await page.textContent('#self [data-field="incentive"]')).toMatch(/^share 0\.\d\d( \(0\.\d\d now\))? · [\d.]+ ETH unclaimed$/)
     await page.waitForSelector('#self [data-field="models"]:text-is("sdxl (kept, on chain)")', { timeout: 30_000 })
+    // the whole job id is on the card (one click selects it, for jobmesh-dapp describe)
+    expect(await page.textContent(`${card} .job-id`)).toBe(job.jobId)
+    // a section the reader opened stays open across the pushes (every 2 s at least; the cards were drawn anew each time)
+    await page.click(`${card} details[data-key="story"] summary`)
+    const updated = await page.evaluate(() => document.body.dataset.updated)
+    await page.waitForFunction((u) => document.body.dataset.updated !== u, updated, { timeout: 20_000 })
+    await page.waitForFunction((u) => document.body.dataset.updated !== u, await page.evaluate(() => document.body.dataset.updated), { timeout: 20_000 })
+    expect(await page.$eval(`${card} details[data-key="story"]`, d => (d as HTMLDetailsElement).open)).toBe(true)
+    // a long unbroken string from the network (a peer's GPU model, a job's requirement) wraps: the page never gets
+    // wider than the window, at 1366 px and at 800 px (one such peer made every dashboard 5 000 px wide)
+    for (const width of [1366, 800]) {
+      await page.setViewportSize({ width, height: 900 })
+      const fits = await page.evaluate((c) => {
+        const long = 'W'.repeat(400)
+        const self = document.querySelector('#self [data-field="hardware"]')
+        const waiting = document.querySelector(`${c} .waiting`)
+        const peer = document.querySelector('#peers tbody td:nth-child(3)')
+        for (const el of [self, waiting, peer]) if (el != null) el.textContent = long
+        return { page: document.documentElement.scrollWidth, window: window.innerWidth }
+      }, card)
+      expect(fits.page, `at ${width} px`).toBeLessThanOrEqual(fits.window)
+    }
+    await page.setViewportSize({ width: 1366, height: 900 })
     const screenshot = join(shots, 'dashboard.png')
     await page.screenshot({ path: screenshot, fullPage: true })
     expect((await stat(screenshot)).size).toBeGreaterThan(10_000)

@@ -3,6 +3,28 @@ import { renderEvents, renderJob, renderPeers, renderSelf, short } from './rende
 
 const $ = (sel) => document.querySelector(sel)
 const owners = new Map()
+/** Each job's card and the state it was drawn from: a card whose job did not change is kept as it is. */
+let cards = new Map()
+
+/**
+ * Draws the job cards anew only for jobs that changed, in place: an unchanged card keeps what its reader opened or
+ * selected (the state comes every 2 s at least), and a redrawn card keeps its opened sections.
+ */
+function renderJobs (list, jobs) {
+  const next = new Map()
+  const els = jobs.map(j => {
+    const json = JSON.stringify(j)
+    const had = cards.get(j.jobId)
+    if (had?.json === json) { next.set(j.jobId, had); return had.el }
+    const el = renderJob(j, owners)
+    for (const d of had?.el.querySelectorAll('details[open]') ?? []) el.querySelector(`details[data-key="${d.dataset.key}"]`)?.setAttribute('open', '')
+    next.set(j.jobId, { json, el })
+    return el
+  })
+  cards = next
+  els.forEach((el, i) => { if (list.children[i] !== el) list.insertBefore(el, list.children[i] ?? null) })
+  while (list.children.length > els.length) list.lastElementChild.remove()
+}
 
 function render (s) {
   $('#self-id').textContent = short(s.self.peerId)
@@ -11,7 +33,7 @@ function render (s) {
   renderSelf($('#self dl'), s)
   renderPeers($('#peers'), s)
   const jobs = s.jobs.slice().sort((a, b) => a.jobId.localeCompare(b.jobId))
-  $('#jobs .list').replaceChildren(...jobs.map(j => renderJob(j, owners)))
+  renderJobs($('#jobs .list'), jobs)
   $('#jobs .count').textContent = `(${jobs.length})`
   $('#jobs .empty').classList.toggle('hidden', jobs.length > 0)
   renderEvents($('#events ol'), s.events)

@@ -21,13 +21,14 @@ export function short (id, keep = 6) {
   return id.length <= keep * 2 + 1 ? id : `${id.slice(0, keep)}…${id.slice(-4)}`
 }
 
-/** Wei (decimal string) as ETH with up to 4 decimals. */
+/** Wei (decimal string) as ETH rounded to 4 decimals; an amount that rounds to 0 is `< 0.0001 ETH`, not `0 ETH`. */
 export function eth (wei) {
   if (wei == null) return '-'
   const v = BigInt(wei)
-  const whole = v / 10n ** 18n
-  const frac = (v % 10n ** 18n) * 10000n / 10n ** 18n
-  return `${whole}${frac > 0n ? '.' + frac.toString().padStart(4, '0').replace(/0+$/, '') : ''} ETH`
+  const units = (v + 5n * 10n ** 13n) / 10n ** 14n
+  if (units === 0n && v > 0n) return '< 0.0001 ETH'
+  const frac = units % 10000n
+  return `${units / 10000n}${frac > 0n ? '.' + frac.toString().padStart(4, '0').replace(/0+$/, '') : ''} ETH`
 }
 
 function pct (done, total) {
@@ -51,10 +52,16 @@ export function renderSelf (dl, s) {
     ['stake', a ? eth(a.stakeWei) + (a.paused ? ' (paused)' : '') : '-'],
     ['QoS', a ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],
     ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-'],
-    ['incentive', a?.incentive ? `share ${a.incentive.share.toFixed(2)} · ${eth(a.incentive.earnedWei)} unclaimed` : '-'],
+    ['incentive', a?.incentive ? `share ${shareText(a.incentive)} · ${eth(a.incentive.earnedWei)} unclaimed` : '-'],
     ['models', s.self.models?.length ? s.self.models.map(modelText).join(', ') : 'none']
   ]
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
+}
+
+/** The recorded incentive share, and the current one when it differs (recorded at the next poke or claim), as `jobmesh status` says. */
+function shareText (i) {
+  const now = i.shareNow != null && i.shareNow.toFixed(2) !== i.share.toFixed(2) ? ` (${i.shareNow.toFixed(2)} now)` : ''
+  return `${i.share.toFixed(2)}${now}`
 }
 
 const MODEL_SOURCES = { start: 'kept', fallback: 'fetched for a job', prompt: 'prefetched on a prompt' }
@@ -115,9 +122,10 @@ export function renderJob (job, previousOwners) {
     `${new Date(mv.at).toLocaleTimeString()} MacroJob ${mv.macroIndex}: ${mv.from ? short(mv.from) + ' → ' : ''}${short(mv.to)}`))
   return h('article', { class: 'job', 'data-job': job.jobId, 'data-phase': job.story.phase },
     h('div', { class: 'job-head' },
-      h('strong', { class: 'mono', title: job.jobId }, short(job.jobId, 10)),
+      // the whole id, one click selects it (jobmesh-dapp describe <jobId>)
+      h('strong', { class: 'mono job-id', title: 'job id' }, job.jobId),
       h('span', { class: `phase ${job.story.phase}` }, job.story.phase),
-      h('span', { class: 'muted' }, `needs ${job.requirements.minVramGb} GB VRAM${job.requirements.gpuModel ? ', ' + job.requirements.gpuModel : ''}`),
+      h('span', { class: 'muted' }, needsText(job.requirements)),
       h('span', { class: 'pct', 'data-field': 'percent' }, `${percent} %`)),
     h('p', { class: 'waiting' }, h('b', {}, 'waiting for: '), job.story.waitingFor),
     bar(p.done, p.total),
@@ -125,9 +133,15 @@ export function renderJob (job, previousOwners) {
       h('div', {},
         h('p', { class: 'muted' }, `${p.done} of ${p.total} MicroJobs · ${job.story.matching}`),
         macros,
-        moves.length > 0 ? h('details', {}, h('summary', {}, 'queue ownership moves'), h('ol', { class: 'moves' }, moves)) : null),
+        moves.length > 0 ? h('details', { 'data-key': 'moves' }, h('summary', {}, 'queue ownership moves'), h('ol', { class: 'moves' }, moves)) : null),
       h('div', { class: 'verif' }, h('h3', { style: 'font-size:.95rem;margin:.2rem 0 .4rem' }, 'Verification'), verification(job.verification),
-        h('details', {}, h('summary', {}, 'story'), h('ol', { class: 'story' }, job.story.lines.map(l => h('li', {}, l)))))))
+        h('details', { 'data-key': 'story' }, h('summary', {}, 'story'), h('ol', { class: 'story' }, job.story.lines.map(l => h('li', {}, l)))))))
+}
+
+/** `needs 16 GB VRAM, RTX 4090`, or `any hardware` for a job that asks for none. */
+function needsText (r) {
+  const parts = [r.minVramGb > 0 ? `${r.minVramGb} GB VRAM` : null, r.gpuModel || null].filter(p => p != null)
+  return parts.length === 0 ? 'any hardware' : `needs ${parts.join(', ')}`
 }
 
 /** The recent events list, newest first. */

@@ -67,8 +67,9 @@ export async function startHttpServer (components: HttpServerComponents, init: H
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost')
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
-    if (req.method !== 'GET') {
-      res.writeHead(405, { allow: 'GET' }).end()
+    // HEAD is GET without the body (Node's response sends none): uptime checks and `curl -I` use it
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end()
       return
     }
     const path = url.pathname

@@ -135,9 +135,9 @@ describe('the HTTP listener of a peer', () => {
     }, { host: '127.0.0.1', port: 0 })
     cleanup.push(async () => { release(); await server.close() })
     const { port } = new URL(server.url)
-    const ask = async (path: string, headers: Record<string, string> = {}): Promise<{ status: number, headers: Record<string, unknown>, body: string }> =>
+    const ask = async (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number, headers: Record<string, unknown>, body: string }> =>
       await new Promise((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path, headers, signal: AbortSignal.timeout(10_000) }, res => {
+        const req = request({ host: '127.0.0.1', port, path, method, headers, signal: AbortSignal.timeout(10_000) }, res => {
           let body = ''
           res.setEncoding('utf8')
           res.on('data', (c: string) => { body += c })
@@ -159,6 +159,11 @@ describe('the HTTP listener of a peer', () => {
     expect((await ask('/', { 'sec-fetch-site': 'cross-site' })).status).toBe(200)
     expect((await ask('/api/state', { 'sec-fetch-site': 'same-origin' })).status).toBe(200)
     expect((await ask('/metrics')).status).toBe(200)
+    // HEAD is a GET without its body (an uptime check, curl -I); anything else is refused, naming both
+    const head = await ask('/', {}, 'HEAD')
+    expect([head.status, head.body, head.headers['content-type']]).toEqual([200, '', 'text/html; charset=utf-8'])
+    const post = await ask('/', {}, 'POST')
+    expect([post.status, post.headers.allow]).toEqual([405, 'GET, HEAD'])
 
     // every answer carries the security headers, an error too; a name of Object.prototype is no file
     for (const path of ['/', '/app.js', '/nowhere', '/constructor', '/__proto__']) {
