@@ -60,7 +60,7 @@ export interface PeerMatch {
 /** The job's story, in plain words. */
 export interface JobStory {
   jobId: string
-  /** One word: unknown, open, processing, processed, failed, verifying, settling, released, refunded. */
+  /** One word: unknown, open, processing, processed, failed, expired (Open past its deadline), verifying, settling, released, refunded. */
   phase: string
   matching: { peers: number, matching: number, byPeer: PeerMatch[], summary: string }
   /** What happened, oldest first. */
@@ -149,7 +149,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   if (status === 'Refunded') return { phase: 'refunded', waitingFor: 'nothing: the fee was refunded to the creator' }
   if (status === 'Submitted' && chain != null) return verification(chain, matching)
   if (chain != null && status === 'Open' && (facts.now ?? Date.now()) > chain.deadline * 1000) {
-    return { phase: 'open', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
+    return { phase: 'expired', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
   }
   const failures = progress?.failures
   if (failures?.failed === true) {

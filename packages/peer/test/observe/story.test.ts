@@ -110,5 +110,7 @@ describe('job stories', () => {
     expect(explainJob({ jobId, peers: [] }).phase).toBe('unknown')
     const late = explainJob(facts({ chain: chain({ deadline: 1_000 }), now: 2_000_000 }))
     expect(late.waitingFor).toContain('deadline has passed')
+    // as jobmesh status says of it: expired, not open (the dashboard's badge showed OPEN)
+    expect(late.phase).toBe('expired')
   })
 })
