@@ -165,7 +165,7 @@ async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined
   const stake = parseEther(stakeEth)
   const minStake = wallet.deployment.params.registry.minStake
   if (stake < minStake) {
-    throw new UsageError(`--stake: ${opts.stake} ETH is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
+    throw new UsageError(`--stake: ${stakeEth} ETH${opts.stake == null ? ' (the default)' : ''} is below the registry's minimum stake of ${formatEther(minStake)} ETH`)
   }
   return { ...wallet, stake, commitTimeoutPct: opts.commitTimeout, settlement: { takeoverGraceMs: opts.takeoverGrace * 1000 } }
 }
