@@ -67,12 +67,14 @@ export async function startHttpServer (components: HttpServerComponents, init: H
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost')
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
-    // HEAD is GET without the body (Node's response sends none): uptime checks and `curl -I` use it
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD' }).end()
+    const path = url.pathname
+    // HEAD is GET without the body (Node's response sends none), for the page's files and /metrics (uptime checks,
+    // `curl -I`); not for the live stream (it never ends) nor the API (chain reads for nothing)
+    const live = path === '/events' || path.startsWith('/api/')
+    if (req.method !== 'GET' && (req.method !== 'HEAD' || live)) {
+      res.writeHead(405, { allow: live ? 'GET' : 'GET, HEAD' }).end()
       return
     }
-    const path = url.pathname
     const why = refusal(req.headers, init.host, path)
     if (why != null) {
       res.writeHead(403, { 'content-type': 'text/plain' }).end(`forbidden: ${why}\n`)

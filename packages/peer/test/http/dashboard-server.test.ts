@@ -164,6 +164,8 @@ describe('the HTTP listener of a peer', () => {
     expect([head.status, head.body, head.headers['content-type']]).toEqual([200, '', 'text/html; charset=utf-8'])
     const post = await ask('/', {}, 'POST')
     expect([post.status, post.headers.allow]).toEqual([405, 'GET, HEAD'])
+    // not of the live stream (it would never end, and hold a dashboard's slot) nor of the API (chain reads for nothing)
+    for (const path of ['/events', '/api/state']) expect(await ask(path, {}, 'HEAD')).toMatchObject({ status: 405, headers: { allow: 'GET' } })
 
     // every answer carries the security headers, an error too; a name of Object.prototype is no file
     for (const path of ['/', '/app.js', '/nowhere', '/constructor', '/__proto__']) {
