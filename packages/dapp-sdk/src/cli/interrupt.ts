@@ -4,7 +4,6 @@ import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { SubmittedJob } from '../submit.js'
 
-
 /** How long the chain is asked whether an interrupted job is funded (ms). */
 const INTERRUPT_BUDGET_MS = 1_500
 
