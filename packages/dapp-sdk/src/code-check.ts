@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { validateJobCode } from '@jobmesh/peer/executor'
 import { InvalidCodeError, UploadError } from './errors.js'
+import { isContentUri } from './content.js'
 import type { ContentInput } from './content.js'
 
 /**
@@ -16,7 +17,7 @@ export async function checkCode (input: ContentInput): Promise<void> {
   let bytes: Uint8Array
   if (input instanceof Uint8Array) {
     bytes = input
-  } else if (typeof input === 'string' && !input.startsWith('ipfs://') && !input.startsWith('https://')) {
+  } else if (typeof input === 'string' && !isContentUri(input)) {
     const path = input.startsWith('file://') ? fileURLToPath(input) : input
     try {
       bytes = await readFile(path)

@@ -22,6 +22,11 @@ export interface ContentRef {
 
 const PASS_THROUGH = ['ipfs://', 'https://']
 
+/** Whether a string input names content by URI (`ipfs://`, `https://`: passed to the peers as it is), not a local file. */
+export function isContentUri (input: string): boolean {
+  return PASS_THROUGH.some(p => input.startsWith(p))
+}
+
 /** The SDK's error for a failed upload: AbortError when `signal` aborted it, else UploadError. */
 function uploadError (err: unknown, what: string, options: AbortOptions): Error {
   if (options.signal?.aborted === true) return new AbortError(`upload of ${what} aborted`, { cause: err })
@@ -40,7 +45,7 @@ export async function resolveContent (store: Pick<ContentStore, 'addBytes' | 'ad
   if (typeof input === 'object' && !(input instanceof Uint8Array)) {
     return { uri: input.uri, uploaded: false }
   }
-  if (typeof input === 'string' && PASS_THROUGH.some(p => input.startsWith(p))) {
+  if (typeof input === 'string' && isContentUri(input)) {
     return { uri: input, uploaded: false }
   }
   try {

@@ -9,6 +9,7 @@ import { InvalidJobError, UploadError } from './errors.js'
 import { samplesFor, verificationIssue } from './verification.js'
 import { limitIssues } from './limits.js'
 import type { ContentSizes } from './limits.js'
+import { isContentUri } from './content.js'
 import type { ContentInput } from './content.js'
 import type { JobIssue } from './errors.js'
 import type { VerificationLevel } from './verification.js'
@@ -75,7 +76,7 @@ export function randomUint256 (): bigint {
 /** Size of local content (bytes or a file), or undefined for a URI. */
 export async function localSize (input: ContentInput, what: string): Promise<number | undefined> {
   if (input instanceof Uint8Array) return input.byteLength
-  if (typeof input !== 'string' || input.startsWith('ipfs://') || input.startsWith('https://')) return undefined
+  if (typeof input !== 'string' || isContentUri(input)) return undefined
   const path = input.startsWith('file://') ? fileURLToPath(input) : input
   try {
     const s = await stat(path)

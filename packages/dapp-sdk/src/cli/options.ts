@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
+import { isContentUri } from '../content.js'
 import { InvalidConfigError } from '../errors.js'
 import { checkJobId } from '../job-id.js'
 import type { DeploymentRef } from '../chain/connection.js'
@@ -134,7 +135,7 @@ export async function prepareOutputDir (path: string, flag = '--out'): Promise<s
  * is uploaded or paid; a URI (`ipfs://`, `https://`) is left to the peers. @throws InvalidConfigError
  */
 export async function checkInputFile (flag: string, value: string): Promise<void> {
-  if (/^(ipfs|https?):\/\//.test(value)) return
+  if (isContentUri(value)) return
   const path = value.startsWith('file://') ? new URL(value) : value
   try {
     if ((await stat(path)).isDirectory()) throw new InvalidConfigError(`${flag} ${value}: it is a directory, not a file`)
