@@ -47,7 +47,7 @@ export interface SubmitOptions {
    * Refuse the job (NoPeerConnectedError) before anything is uploaded or paid unless a connected peer can hold its
    * inputs (speaks `/jobmesh/replicate/1.0.0`), waiting up to `peerWaitMs` for one to identify as such; and refuse it
    * (InputUnavailableError) before it is paid when an `ipfs://` input it did not upload (code, data, model) cannot be
-   * fetched from the network within `peerWaitMs` (its first byte is read). Without it a job is funded with no peer in
+   * fetched from the network within `peerWaitMs` each (its first byte is read: the blocks it needs, not the whole DAG). Without it a job is funded with no peer in
    * sight (the client may serve the inputs to peers that connect later), or naming content nobody serves.
    * `jobmesh-dapp submit` sets it unless `--force`.
    */

@@ -512,6 +512,21 @@ describe('submit', () => {
     expect((await env.client.status(job.jobId)).status).toBe('Open')
   })
 
+  it('rounds the minimum fee up as the escrow does: 2 samples of 3 MicroJobs, an odd minFee', async () => {
+    const minFee = 10n ** 18n + 1n
+    const env = await setup({ deploy: { escrow: { minFee } } })
+    const { code, data } = smallJob()
+    // 8 blocks in 1 x 3 MicroJobs of 3; half of them verified: 2 samples; k = 3: 3 + 3 x 2 = 9 units over 2 samples
+    const job = { code, data, blockSize: 4, slicing: { macroJobs: 1, microJobsPerMacro: 3, blocksPerMicro: 3 }, verification: 0.5, verifiers: 3 }
+    const minimum = (minFee * 9n + 1n) / 2n
+    expect(minimum).toBe(4_500_000_000_000_000_005n)
+    const low = await env.client.submit({ ...job, price: minimum - 1n }).catch((e: unknown) => e as Error & { issues: Array<{ path: string }> })
+    expect(low.name).toBe('InvalidJobError')
+    expect(low.issues.map(i => i.path)).toEqual(['price'])
+    const taken = await env.client.submit({ ...job, price: minimum })
+    expect(taken.samples).toBe(2)
+    expect((await env.client.status(taken.jobId)).status).toBe('Open')
+  })
 
   it('fails with RpcUnreachableError (and its cause) when the RPC endpoint is unreachable', async () => {
     const err = await createJobClient({
