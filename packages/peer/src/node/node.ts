@@ -123,5 +123,6 @@ function listenError (err: Error): ListenError {
     const m = /^\s+(\/\S+): (.+)$/.exec(line)
     return m == null ? [] : [`${m[1]}: ${m[2]}`]
   })
-  return new ListenError(`cannot listen on ${failed.length === 0 ? 'the listen addresses' : failed.join('; ')}`)
+  // libp2p's own first line when its format changed and no address line was found
+  return new ListenError(`cannot listen on ${failed.length === 0 ? `the listen addresses: ${err.message.split('\n')[0]}` : failed.join('; ')}`)
 }
