@@ -94,8 +94,12 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
     await page.waitForFunction((u) => document.body.dataset.updated !== u, updated, { timeout: 20_000 })
     await page.waitForFunction((u) => document.body.dataset.updated !== u, await page.evaluate(() => document.body.dataset.updated), { timeout: 20_000 })
     expect(await page.$eval(`${card} details[data-key="story"]`, d => (d as HTMLDetailsElement).open)).toBe(true)
-    // a long unbroken string from the network (a peer's GPU model, a job's requirement) wraps: the page never gets
-    // wider than the window, at 1366 px and at 800 px (one such peer made every dashboard 5 000 px wide)
+    const screenshot = join(shots, 'dashboard.png')
+    await page.screenshot({ path: screenshot, fullPage: true })
+    expect((await stat(screenshot)).size).toBeGreaterThan(10_000)
+    // after the screenshot (the long words stay on the kept card): a long unbroken string from the network (a peer's
+    // GPU model, a job's requirement) wraps: the page never gets wider than the window, at 1366 px and at 800 px (one
+    // such peer made every dashboard 5 000 px wide)
     for (const width of [1366, 800]) {
       await page.setViewportSize({ width, height: 900 })
       const fits = await page.evaluate((c) => {
@@ -108,10 +112,6 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
       }, card)
       expect(fits.page, `at ${width} px`).toBeLessThanOrEqual(fits.window)
     }
-    await page.setViewportSize({ width: 1366, height: 900 })
-    const screenshot = join(shots, 'dashboard.png')
-    await page.screenshot({ path: screenshot, fullPage: true })
-    expect((await stat(screenshot)).size).toBeGreaterThan(10_000)
 
     // /metrics: Prometheus text; every peer sees the job's 8 MicroJobs done; together they ran at least all 8
     const families = await Promise.all(devnet.peers.map(async p => await metricsOf(p.dashboardUrl ?? '')))

@@ -49,7 +49,7 @@ export function renderSelf (dl, s) {
     ['hardware', `${s.self.gpuModel ?? 'any GPU'} · ${s.self.vramGb} GB VRAM`],
     ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : 'no chain'],
     ['balance', a ? eth(a.balanceWei) : '-'],
-    ['stake', a ? eth(a.stakeWei) + (a.paused ? ' (paused)' : '') : '-'],
+    ['stake', a ? eth(a.stakeWei) + standing(a) : '-'],
     ['QoS', a ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],
     ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-'],
     ['incentive', a?.incentive ? `share ${shareText(a.incentive)} · ${eth(a.incentive.earnedWei)} unclaimed` : '-'],
@@ -58,9 +58,16 @@ export function renderSelf (dl, s) {
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
 }
 
+/** ` (exiting)`, ` (kicked out)` or ` (paused)`: the registry pauses an exiting node too (as `jobmesh status` says). */
+function standing (a) {
+  if (a.exiting) return ' (exiting)'
+  if (a.kickedOut) return ' (kicked out)'
+  return a.paused ? ' (paused)' : ''
+}
+
 /** The recorded incentive share, and the current one when it differs (recorded at the next poke or claim), as `jobmesh status` says. */
 function shareText (i) {
-  const now = i.shareNow != null && i.shareNow.toFixed(2) !== i.share.toFixed(2) ? ` (${i.shareNow.toFixed(2)} now)` : ''
+  const now = i.shareNow != null && Math.abs(i.shareNow - i.share) >= 0.005 ? ` (${i.shareNow.toFixed(2)} now)` : ''
   return `${i.share.toFixed(2)}${now}`
 }
 

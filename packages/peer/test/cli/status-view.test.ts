@@ -36,7 +36,6 @@ describe('formatStatus', () => {
     expect(wallet({ address: a, registered: true, paused: true })).toBe(`wallet    ${a} (registered, paused)`)
     expect(wallet({ address: a, registered: true, paused: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
   })
-
 })
 
 describe('walletLine', () => {
