@@ -331,8 +331,14 @@ describe('submit', () => {
     const { code, data } = smallJob()
     const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
     try {
+      // code added on the peer: fetched from it, the job is paid and announced (this first submit also waits, up to
+      // peerWaitMs, for the client to learn that the peer serves the replication protocol)
+      const served = `ipfs://${await createContentStore({ helia: env.peer.helia }).addRaw(code)}`
+      const job = await env.client.submit({ code: served, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 10_000, signal: AbortSignal.timeout(60_000) })
+      expect(job.spec.codeUri).toBe(served)
+      // a CID nobody holds (the sha256 of bytes nobody added): refused after peerWaitMs, nothing paid
       const nonce = await env.provider.getTransactionCount(env.client.address)
-      // a CID nobody holds (the sha256 of bytes nobody added)
       const missing = `ipfs://${rawOutputCid('0x' + '42'.repeat(32))}`
       const refused = await env.client.submit({ code: missing, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
         { requirePeer: true, peerWaitMs: 1_500, signal: AbortSignal.timeout(30_000) }).catch((e: unknown) => e as Error & { uri: string })
@@ -341,11 +347,6 @@ describe('submit', () => {
       expect(refused.message).toContain(`the job's code ${missing} cannot be fetched`)
       expect(refused.message).toContain('nothing was paid')
       expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
-      // the same code added on the peer: fetched from it, the job is paid and announced
-      const served = `ipfs://${await createContentStore({ helia: env.peer.helia }).addRaw(code)}`
-      const job = await env.client.submit({ code: served, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
-        { requirePeer: true, peerWaitMs: 10_000, signal: AbortSignal.timeout(60_000) })
-      expect(job.spec.codeUri).toBe(served)
     } finally {
       await server.stop()
     }
