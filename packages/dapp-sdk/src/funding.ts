@@ -127,6 +127,11 @@ async function explainCreate (ctx: ClientContext, err: unknown, spec: JobSpec, j
   }
   if (e.errorName !== 'UnderfundedJob') return err
   const [sent, minimum] = e.errorArgs.map(a => BigInt(a as bigint))
-  return new ChainRevertError(`the fee of ${formatEther(sent)} ETH is below this job's minimum of ${formatEther(minimum)} ETH: each ` +
-    'verifier\'s share of the fee must reach the escrow\'s minFee (JobEscrow.createJob reverted: UnderfundedJob)', e.errorName, e.errorArgs, { cause: e })
+  return new ChainRevertError(`${underfundedText(sent, minimum)} (JobEscrow.createJob reverted: UnderfundedJob)`, e.errorName, e.errorArgs, { cause: e })
+}
+
+/** Why the escrow refuses a fee (`UnderfundedJob`), in the words both the SDK's own check and the revert use. */
+export function underfundedText (fee: bigint, minimum: bigint, minFee?: bigint): string {
+  return `the fee of ${formatEther(fee)} ETH is below this job's minimum of ${formatEther(minimum)} ETH: each verifier's share of ` +
+    `the fee must reach the escrow's minFee${minFee === undefined ? '' : ` of ${formatEther(minFee)} ETH`}`
 }

@@ -3,9 +3,9 @@ import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { minimumJobFee } from '@jobmesh/contracts'
 import { DEADLINE_MARGIN_MS, parseJobSpec, slicingMismatch } from '@jobmesh/peer/protocol'
-import { formatEther } from 'ethers'
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
+import { underfundedText } from './funding.js'
 import { samplesFor, verificationIssue } from './verification.js'
 import { limitIssues } from './limits.js'
 import type { ContentSizes } from './limits.js'
@@ -78,13 +78,15 @@ export async function localSize (input: ContentInput, what: string): Promise<num
   if (input instanceof Uint8Array) return input.byteLength
   if (typeof input !== 'string' || isContentUri(input)) return undefined
   const path = input.startsWith('file://') ? fileURLToPath(input) : input
+  let s
   try {
-    const s = await stat(path)
-    if (!s.isFile()) throw new Error('not a file')
-    return s.size
+    s = await stat(path)
   } catch (err) {
-    throw new UploadError(`cannot read ${what} ${path}: ${(err as Error).message}`, { cause: err })
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message
+    throw new UploadError(`cannot read ${what} ${path}: ${why}`, { cause: err })
   }
+  if (!s.isFile()) throw new UploadError(`cannot read ${what} ${path}: it is ${s.isDirectory() ? 'a directory' : 'not a regular file'}`)
+  return s.size
 }
 
 /** The parts of a spec decided before the upload (seed and deadline fixed once, so both builds agree). */
@@ -261,9 +263,5 @@ function feeIssue (input: SubmitInput, minFee: bigint): JobIssue | undefined {
   if (price === undefined || !Number.isSafeInteger(per) || (per as number) <= 0 || !Number.isSafeInteger(k) || k <= 0) return undefined
   const minimum = minimumJobFee(minFee, { microJobsPerMacro: per as number, k, samples: samplesFor(input.verification, per as number) })
   if (price >= minimum) return undefined
-  return {
-    path: 'price',
-    message: `the fee of ${formatEther(price)} ETH is below this job's minimum of ${formatEther(minimum)} ETH: each verifier's share of the ` +
-      `fee must reach the escrow's minFee of ${formatEther(minFee)} ETH`
-  }
+  return { path: 'price', message: underfundedText(price, minimum, minFee) }
 }

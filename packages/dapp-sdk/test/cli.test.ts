@@ -268,9 +268,9 @@ describe('jobmesh-dapp', () => {
     }
     // an input file that is missing, or a directory: named with its flag, exit 2, before anything is paid
     for (const [args, message] of [
-      [['--code', join(env.dir, 'none.wasm'), '--data', files.data], `InvalidConfigError: --code ${join(env.dir, 'none.wasm')}: no such file`],
-      [['--code', files.noAbi, '--data', env.dir], `InvalidConfigError: --data ${env.dir}: it is a directory, not a file`],
-      [['--code', files.noAbi, '--data', files.data, '--model', join(env.dir, 'none.bin')], `InvalidConfigError: --model ${join(env.dir, 'none.bin')}: no such file`]
+      [['--code', join(env.dir, 'none.wasm'), '--data', files.data], `InvalidConfigError: cannot read --code ${join(env.dir, 'none.wasm')}: no such file`],
+      [['--code', files.noAbi, '--data', env.dir], `InvalidConfigError: cannot read --data ${env.dir}: it is a directory`],
+      [['--code', files.noAbi, '--data', files.data, '--model', join(env.dir, 'none.bin')], `InvalidConfigError: cannot read --model ${join(env.dir, 'none.bin')}: no such file`]
     ]) {
       const io = capture()
       expect(await run(['submit', ...args, '--macro-jobs', '2', '--micro-per-macro', '2', '--blocks-per-micro', '2', '--block-size', '4',

@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
-import { isContentUri } from '../content.js'
+import { localSize } from '../spec.js'
 import { InvalidConfigError } from '../errors.js'
 import { checkJobId } from '../job-id.js'
 import type { DeploymentRef } from '../chain/connection.js'
@@ -132,18 +132,13 @@ export async function prepareOutputDir (path: string, flag = '--out'): Promise<s
 
 /**
  * Refuses a local file given for an input flag (`--code`, `--data`, `--model`) that cannot be read, before anything
- * is uploaded or paid; a URI (`ipfs://`, `https://`) is left to the peers. @throws InvalidConfigError
+ * is uploaded or paid (the SDK's own check, `localSize`, as a usage error); a URI is left to the peers.
+ * @throws InvalidConfigError
  */
 export async function checkInputFile (flag: string, value: string): Promise<void> {
-  if (isContentUri(value)) return
-  const path = value.startsWith('file://') ? new URL(value) : value
   try {
-    if ((await stat(path)).isDirectory()) throw new InvalidConfigError(`${flag} ${value}: it is a directory, not a file`)
-    await access(path, constants.R_OK)
+    await localSize(value, flag)
   } catch (err) {
-    if ((err as Error).name === 'InvalidConfigError') throw err
-    const code = (err as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'no permission to read it' : (err as Error).message
-    throw new InvalidConfigError(`${flag} ${value}: ${why}`, { cause: err })
+    throw new InvalidConfigError((err as Error).message, { cause: err })
   }
 }
