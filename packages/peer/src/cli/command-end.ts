@@ -11,11 +11,7 @@ import { COMMAND_END_GRACE_MS } from './constants.js'
 export function endCommand (code: number, graceMs = COMMAND_END_GRACE_MS): void {
   process.exitCode = code
   if (code === 0) return
-  let drained = 0
-  const exitSoon = (): void => {
-    if (++drained < 2) return
-    setTimeout(() => { process.exit(code) }, graceMs).unref()
-  }
-  process.stdout.write('', exitSoon)
-  process.stderr.write('', exitSoon)
+  const handedOver = async (stream: NodeJS.WriteStream): Promise<void> => { await new Promise(resolve => { stream.write('', resolve) }) }
+  void Promise.all([handedOver(process.stdout), handedOver(process.stderr)])
+    .then(() => { setTimeout(() => { process.exit(code) }, graceMs).unref() })
 }
