@@ -4,7 +4,7 @@ import { connect, createProvider, rpcCall } from '@jobmesh/contracts'
 import { waitFor } from '@jobmesh/testkit'
 import { submitMandelbrot } from '../../examples/src/index.js'
 import { runCli } from './cli.js'
-import { peerStatus, startNetwork } from './helpers.js'
+import { jobHistory, peerStatus, startNetwork } from './helpers.js'
 import { POISON_HONEST_JOB, submitPoisonJobs } from './poison-jobs.js'
 import type { Network } from './helpers.js'
 import type { JobClient } from '@jobmesh/dapp-sdk'
@@ -72,7 +72,11 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
       return settled()
     }, { timeoutMs: 60_000, intervalMs: 500, what: 'every peer to show the honest job complete and the poison jobs failed' })
       .catch(() => {}) // the states of the last look are compared below, with a diff
-    expect(states.map(s => s.jobs.map(j => j.jobId === honest.jobId ? honestState(s) : j.state).sort().join(','))).toEqual(devnet.peers.map(() => 'complete,failed,failed,failed'))
+    // a peer that did not: the story of each poison job it has not given up, from the chain and every peer's log
+    const unsettled = poisonJobs.filter(j => states.some(s => s.jobs.find(x => x.jobId === j.jobId)?.state !== 'failed'))
+    const stories = (await Promise.all(unsettled.map(async j => await jobHistory(devnet, j.jobId)))).join('\n')
+    expect(states.map(s => s.jobs.map(j => j.jobId === honest.jobId ? honestState(s) : j.state).sort().join(',')), stories)
+      .toEqual(devnet.peers.map(() => 'complete,failed,failed,failed'))
 
     // the fee comes back to the creator in full at the deadline (a day of chain time later), through the DApp's CLI
     const trapJob = poisonJobs[1].jobId

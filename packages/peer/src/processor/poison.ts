@@ -51,6 +51,15 @@ export function healthyFirst<C extends { id: string }> (candidates: C[], failedA
 }
 
 /**
+ * Whether a failed run here bears the CRDT's failed state out: an error of the module's own, or a run that used its
+ * whole time limit in a worker (the limit counts from the run's start, not its wait for a worker). A content fetch
+ * depends on the network, not the job.
+ */
+export function bearsFailureOut (err: Error): boolean {
+  return isModuleFailure(err) || err.name === ExecutionTimeoutError.name
+}
+
+/**
  * A MicroJob failed here: recorded in the CRDT (it counts against the job), and the job goes to the back of the job
  * choice. The job is given up here once the CRDT says it failed and a failure here bears it out ({@link
  * PoisonHost.decisive}), or after `localMaxFailures` attempts of this peer.
@@ -60,7 +69,7 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
   host.failedAt.set(jobId, host.clock())
   const local = (host.localFailures.get(jobId) ?? 0) + 1
   host.localFailures.set(jobId, local)
-  if (isModuleFailure(err) || err.name === ExecutionTimeoutError.name) host.decisive.add(jobId)
+  if (bearsFailureOut(err)) host.decisive.add(jobId)
   try {
     ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name)
   } catch (e) {
@@ -78,9 +87,9 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
  * never ran anything (the DApp's own node may be one) could otherwise make every processor give a healthy job up when
  * it is nearly done, and its creator would refund the fee at the deadline with the outputs stored. So a peer whose
  * own runs of the job never failed runs the MicroJob the records name most (one run, outside the queue, under the
- * same time limit) and gives the job up if it fails here too with an error of the module's own
- * (`isModuleFailure`); otherwise the records are not borne out and the peer works on (a failure of its
- * own in the queue, `itemFailed`, still ends the job here: a module that loops ends that way). One check per job
+ * same time limit) and gives the job up if it fails here too the way a run in the queue would bear it out
+ * ({@link bearsFailureOut}: a module's own error, or the whole time limit used, as a module that loops does);
+ * otherwise (a fetch error, or the run works) the records are not borne out and the peer works on. One check per job
  * context at a time; none once the job is over here.
  */
 export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
@@ -102,7 +111,7 @@ export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
     .then(() => {
       log('job %s: the CRDT says it failed; %s runs here: working on', jobId, micro)
     }, (err: Error) => {
-      if (ctx.finalized || !isModuleFailure(err)) {
+      if (ctx.finalized || !bearsFailureOut(err)) {
         log('job %s: the check of %s ended with %s: working on', jobId, micro, err.name)
         return
       }

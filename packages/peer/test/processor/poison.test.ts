@@ -6,7 +6,7 @@ import { FAILURES_MAP, FailureRecord, JobFailures, failureScope, jobsTopic, micr
 import { jobDocName } from '../../src/crdt/index.js'
 import { ExecutionTimeoutError, WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs } from '../../src/processor/index.js'
-import { itemFailed } from '../../src/processor/poison.js'
+import { itemFailed, jobFailedInCrdt } from '../../src/processor/poison.js'
 import type { JobContext } from '../../src/processor/job-context.js'
 import type { LockedItem } from '../../src/coord/index.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
@@ -202,6 +202,37 @@ describe('poison isolation', () => {
     const looped = context('0xc')
     itemFailed(host, looped, item, err('ExecutionTimeoutError'))
     expect(looped.finalized).toBe(true)
+  })
+
+  it('with the CRDT failed, a peer that never ran the job gives it up when its check run fails the way a queue run would bear out', async () => {
+    const endHost = { completed: new Set<string>(), failed: new Set<string>(), doneElsewhere: new Set<string>(), clock: () => 0, dispatch: () => {} }
+    const err = (name: string): Error => Object.assign(new Error(name), { name })
+    const checked = async (checkError: Error | undefined): Promise<JobContext> => {
+      let ran!: () => void
+      const done = new Promise<void>(resolve => { ran = resolve })
+      const host = {
+        failedAt: new Map<string, number>(), localFailures: new Map<string, number>(), decisive: new Set<string>(), clock: () => 0,
+        localMaxFailures: 3, endHost,
+        checkRun: async () => {
+          setImmediate(ran)
+          if (checkError != null) throw checkError
+        }
+      }
+      const ctx = {
+        job: { jobId: `0x${checkError?.name ?? 'works'}` }, finalized: false, rooms: new Map(), progress: new Map(),
+        failures: { failed: true, failingMicroJobs: () => ['0.1'], summary: () => ({ attempts: 4, peers: 2, reasons: ['ExecutionTimeoutError'], failed: true }) }
+      } as unknown as JobContext
+      jobFailedInCrdt(host, ctx)
+      await done
+      return ctx
+    }
+    // a module that loops: the check uses the whole time limit, as the runs of the peers that failed it did
+    expect((await checked(err('ExecutionTimeoutError'))).finalized).toBe(true)
+    expect((await checked(err('WasmTrapError'))).finalized).toBe(true)
+    // not borne out: the network (a fetch), or the MicroJob runs here
+    expect((await checked(err('ContentTimeoutError'))).finalized).toBe(false)
+    expect((await checked(undefined)).finalized).toBe(false)
+    expect([...endHost.failed].sort()).toEqual(['0xExecutionTimeoutError', '0xWasmTrapError'])
   })
 
   it('bounds a run by the job estimate', () => {
