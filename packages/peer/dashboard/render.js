@@ -65,9 +65,9 @@ function standing (a) {
   return a.paused ? ' (paused)' : ''
 }
 
-/** The recorded incentive share, and the current one when it differs (recorded at the next poke or claim), as `jobmesh status` says. */
+/** The recorded incentive share, and the current one when the peer says it moved (recorded at the next poke or claim), as `jobmesh status` says. */
 function shareText (i) {
-  const now = i.shareNow != null && Math.abs(i.shareNow - i.share) >= 0.005 ? ` (${i.shareNow.toFixed(2)} now)` : ''
+  const now = i.shareMoved === true ? ` (${i.shareNow.toFixed(2)} now)` : ''
   return `${i.share.toFixed(2)}${now}`
 }
 

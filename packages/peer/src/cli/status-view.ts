@@ -54,7 +54,7 @@ export function formatStatus (s: PeerStatus): string {
     }
     if (c.incentive != null) {
       const i = c.incentive
-      const stale = Math.abs(i.shareNow - i.share) >= 0.005 ? ` (${i.shareNow.toFixed(2)} now: recorded at the next poke or claim)` : ''
+      const stale = i.shareMoved ? ` (${i.shareNow.toFixed(2)} now: recorded at the next poke or claim)` : ''
       out.push(`incentive share ${i.share.toFixed(2)}${stale}, ${eth(i.earnedWei)} unclaimed (jobmesh claim)`)
     }
   }

@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers'
 import { withTimeout } from '@jobmesh/contracts'
-import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
+import { DEFAULT_DESCRIBE_TIMEOUT_MS, SHARE_SHOWN_CHANGE } from './constants.js'
 import { rankQueued } from './queue-position.js'
 import type { QueuedVerification, QueuePosition } from './queue-position.js'
 import type { ChainClient, EscrowJobState, IncentiveAccount, JobStatusName, QosScores } from '@jobmesh/contracts'
@@ -104,11 +104,13 @@ export function earningsCursor (chain: ChainClient, address: string): EarningsCu
 export interface IncentiveJson {
   share: number
   shareNow: number
+  /** The current share differs from the recorded one enough to be shown beside it ({@link SHARE_SHOWN_CHANGE}). */
+  shareMoved: boolean
   earnedWei: string
 }
 
 export function incentiveJson (i: IncentiveAccount): IncentiveJson {
-  return { share: i.share, shareNow: i.shareNow, earnedWei: i.earnedWei.toString() }
+  return { share: i.share, shareNow: i.shareNow, shareMoved: Math.abs(i.shareNow - i.share) >= SHARE_SHOWN_CHANGE, earnedWei: i.earnedWei.toString() }
 }
 
 /** Reads a wallet's balance, registration, stake, QoS scores and earnings. */

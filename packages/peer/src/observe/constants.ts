@@ -21,3 +21,9 @@ export const DEFAULT_CHAIN_READ_CONCURRENCY = 8
 export const DEFAULT_UNFUNDED_RECHECK_MS = 5_000
 export const UNFUNDED_RECHECK_MAX_MS = 300_000
 export const UNFUNDED_GIVE_UP_MS = 1_800_000
+
+/**
+ * The incentive share recorded on chain is shown with the current one beside it (recorded at the next poke or claim)
+ * once they differ by this much: shares print with two decimals.
+ */
+export const SHARE_SHOWN_CHANGE = 0.005

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatStatus, walletLine } from '../../src/cli/status-view.js'
+import { incentiveJson } from '../../src/observe/index.js'
 import type { PeerStatus } from '../../src/peer-status.js'
 
 function status (models: PeerStatus['models']): PeerStatus {
@@ -35,6 +36,20 @@ describe('formatStatus', () => {
     expect(wallet({ address: a, registered: true, paused: true, kickedOut: true })).toBe(`wallet    ${a} (registered, kicked out by the registry (QoS too low))`)
     expect(wallet({ address: a, registered: true, paused: true })).toBe(`wallet    ${a} (registered, paused)`)
     expect(wallet({ address: a, registered: true, paused: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
+  })
+})
+
+describe('incentive share', () => {
+  it('shows the current share beside the recorded one once they differ in the two decimals printed; the peer decides, the dashboard reads it', () => {
+    const line = (share: number, shareNow: number): string | undefined => formatStatus({
+      ...status({ held: [] }),
+      chain: { address: '0x' + 'ab'.repeat(20), registered: true, incentive: incentiveJson({ share, shareNow, earnedWei: 10n ** 15n }) }
+    }).split('\n').find(l => l.startsWith('incentive'))
+    expect(line(0.5, 0.504)).toBe('incentive share 0.50, 0.001 ETH unclaimed (jobmesh claim)')
+    expect(line(0.5, 0.496)).toBe('incentive share 0.50, 0.001 ETH unclaimed (jobmesh claim)')
+    expect(line(0.5, 0.75)).toBe('incentive share 0.50 (0.75 now: recorded at the next poke or claim), 0.001 ETH unclaimed (jobmesh claim)')
+    expect(line(0.5, 0.49)).toBe('incentive share 0.50 (0.49 now: recorded at the next poke or claim), 0.001 ETH unclaimed (jobmesh claim)')
+    expect(incentiveJson({ share: 0.5, shareNow: 0.75, earnedWei: 0n })).toEqual({ share: 0.5, shareNow: 0.75, shareMoved: true, earnedWei: '0' })
   })
 })
 
