@@ -50,3 +50,8 @@ export async function loadEscrowJob (ctx: ChainContext, jobId: string, signal?: 
   if (job.status === 'None') throw new JobNotFoundError(`the escrow has no job ${jobId}`)
   return job
 }
+
+/** The chain's clock in seconds (what the escrow compares deadlines with), for a message: the local one if unreadable. */
+export async function chainNow (ctx: ChainContext, signal?: AbortSignal): Promise<number> {
+  return await ctx.chain.client.chainTime({ signal }).catch(() => Math.floor(Date.now() / 1000))
+}

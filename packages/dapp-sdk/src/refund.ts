@@ -3,6 +3,7 @@ import { isoSeconds, timeLeft } from '@jobmesh/peer/observe'
 import { settleOpen } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { JobNotFoundError, JobRefundedError } from './errors.js'
+import { chainNow } from './job-info.js'
 import type { ChainContext } from './context.js'
 import { progressReporter } from './progress-report.js'
 import type { EscrowJobState } from '@jobmesh/contracts'
@@ -31,12 +32,6 @@ export interface Refund {
   blockNumber: number
   /** The verification round `refund` settled before it refunded (nobody else had). */
   settled?: { txHash: string, blockNumber: number }
-}
-
-/** The chain's clock (what the escrow compares the deadline with); the local one if unreadable. */
-async function chainNow (ctx: ChainContext, signal?: AbortSignal): Promise<number> {
-  // the local clock is close enough for a message
-  return await ctx.chain.client.chainTime({ signal }).catch(() => Math.floor(Date.now() / 1000))
 }
 
 /**

@@ -4,6 +4,7 @@ import { leases, macroDocs, microKey, recordSigner } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
 import { payeeResolver, roundKey } from '@jobmesh/peer/jobs'
+import { isoSeconds } from '@jobmesh/peer/observe'
 import { rawOutputCid } from '@jobmesh/peer/storage'
 import { ZeroHash } from 'ethers'
 import { CID } from 'multiformats/cid'
@@ -11,12 +12,12 @@ import { fetchContent } from './content.js'
 import {
   AbortError, DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError, ResultUnavailableError, TimeoutError
 } from './errors.js'
-import { loadEscrowJob, loadSpec } from './job-info.js'
+import { chainNow, loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
 import { roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
 import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer/protocol'
-import type { JobStatusName } from '@jobmesh/contracts'
+import type { EscrowJobState } from '@jobmesh/contracts'
 
 /** One MicroJob's verified output. */
 export interface MicroJobOutput {
@@ -104,11 +105,15 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
     const docSignal = anySignal([signal], ctx.settings.docTimeoutMs)
     await Promise.all(Array.from({ length: job.macroJobs }, async (_, m) => await open(m, { signal: docSignal, follow: false })))
   }
+  const counting = (d: MicroJobDescriptor): ReturnType<typeof results.counting> => results.counting(d.macroIndex, d.index, microLeases.get(microKey(d.macroIndex, d.index)))
+  const missing = manifest === undefined ? microJobs.find(d => counting(d) === undefined) : undefined
+  if (missing !== undefined) {
+    throw new ResultNotFoundError(`MicroJob ${missing.macroIndex}.${missing.index} of ${id} has no result${await noneText(ctx, job, signal)}`)
+  }
   const picked: Picked[] = manifest !== undefined
     ? manifest.microJobs.map((e, g) => ({ d: microJobs[g], outputHash: e.outputHash.toLowerCase(), outputCid: e.outputCid, signer: e.signer }))
     : microJobs.map((d) => {
-      const r = results.counting(d.macroIndex, d.index, microLeases.get(microKey(d.macroIndex, d.index)))
-      if (r === undefined) throw new ResultNotFoundError(`MicroJob ${d.macroIndex}.${d.index} of ${id} has no result${noneText(job.status)}`)
+      const r = counting(d)!
       return { d, outputHash: hex(r.outputHash), outputCid: r.outputCid, signer: r.signer }
     })
 
@@ -175,8 +180,14 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
   return out
 }
 
-/** After "has no result": `yet` while the job can still get one; why it never will once the escrow is done with it. */
-function noneText (status: JobStatusName): string {
-  if (status === 'Refunded') return ' (the job was refunded: its fee went back, and no result will come)'
+/**
+ * After "has no result": `yet` while the job can still get one; why it never will once the escrow is done with it, or
+ * once its deadline passed unreleased (by the chain's clock: no peer works on it then, and its creator may refund it).
+ */
+async function noneText (ctx: ClientContext, job: EscrowJobState, signal: AbortSignal): Promise<string> {
+  if (job.status === 'Refunded') return ' (the job was refunded: its fee went back, and no result will come)'
+  if (job.status === 'Open' && await chainNow(ctx, signal) > job.deadline) {
+    return ` (its deadline ${isoSeconds(job.deadline)} passed before a release: no peer works on it any more, and its creator may refund it)`
+  }
   return ' yet'
 }

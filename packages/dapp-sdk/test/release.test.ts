@@ -189,6 +189,10 @@ describe('waitForRelease and refund', () => {
     // past the deadline with no results: waitForRelease gives up at once
     const expired = await env.client.waitForRelease(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
     expect(expired.name).toBe('DeadlinePassedError')
+    // and its results: none will come, and the error says why (not "yet")
+    const late = await env.client.results(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
+    expect(late.name).toBe('ResultNotFoundError')
+    expect(late.message).toMatch(new RegExp(`^MicroJob 0\\.0 of ${job.jobId} has no result \\(its deadline \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ passed before a release: no peer works on it any more, and its creator may refund it\\)$`))
 
     const before = await env.provider.getBalance(env.client.address)
     const refund = await env.client.refund(job.jobId)
