@@ -102,6 +102,11 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
       const total = d.claimed + d.withdrawn
       log.push({ kind: 'claimed', level: 'info', jobId: d.jobId, amountWei: total.toString(), text: `claimed ${ethText(total)} ETH for job ${shortId(d.jobId)} (payout ${ethText(d.claimed)}, credits ${ethText(d.withdrawn)})` })
     })
+    on('ended', d => {
+      // a release has its `settled` line (from the peer that settled it) and `claimed` lines; a refund had none
+      if (d.status !== 'Refunded') return
+      log.push({ kind: 'refunded', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)} refunded: its fee went back to its creator` })
+    })
     on('reannounced', d => {
       log.push({ kind: 'reannounced', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)} re-announced for round ${d.round}` })
     })

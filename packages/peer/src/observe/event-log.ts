@@ -4,7 +4,8 @@ import { DEFAULT_RECENT_EVENTS } from './constants.js'
 /** What happened, in the words an operator reads on stdout and on the dashboard. */
 export type PeerEventKind =
   'peer:connect' | 'peer:disconnect' | 'ownership' | 'job:complete' | 'job:failed' | 'job:waiting' | 'microjob:error' |
-  'turn:unanswered' | 'finalized' | 'verified' | 'settled' | 'claimed' | 'reannounced' | 'drew' | 'probed' | 'model' | 'error'
+  'turn:unanswered' | 'finalized' | 'verified' | 'settled' | 'claimed' | 'refunded' | 'reannounced' | 'drew' | 'probed' | 'model' |
+  'error'
 
 export interface PeerEvent {
   /** Increasing number, per peer. */

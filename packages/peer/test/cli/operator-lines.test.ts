@@ -40,6 +40,8 @@ describe('operator lines', () => {
     emit('verified', { jobId, positions: [1, 3], outputHashes: [], expected: [], firstBad: -1, processorBlame: false, revealed: true })
     emit('settled', { jobId, status: 'Released', released: true, rejected: false })
     emit('claimed', { jobId, claimed: 2n * 10n ** 17n, withdrawn: 10n ** 18n / 15n })
+    emit('ended', { jobId, status: 'Released' })
+    emit('ended', { jobId: '0x' + '34'.repeat(32), status: 'Refunded' })
     emit('error', { jobId, step: 'claim', error: Object.assign(new Error('execution reverted'), { name: 'ChainRevertError' }) })
     const lines = out.text().trim().split('\n').map(l => l.slice(9))
     expect(lines).toEqual([
@@ -50,8 +52,10 @@ describe('operator lines', () => {
       'claimed 0.266666 ETH for job 0x121212…1212 (payout 0.2, credits 0.066666)'
     ])
     expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error claim of job 0x121212…1212 failed: ChainRevertError: execution reverted\n$/)
-    expect(log.recent().map(e => e.kind)).toEqual(['settled', 'claimed', 'error'])
-    expect(log.recent().map(e => e.seq)).toEqual([4, 5, 6])
+    // a refund (of any job the chain refunds) is a line of the dashboard's recent events, not of the operator's stdout
+    expect(log.recent().map(e => e.kind)).toEqual(['claimed', 'refunded', 'error'])
+    expect(log.recent()[1].text).toBe('job 0x343434…3434 refunded: its fee went back to its creator')
+    expect(log.recent().map(e => e.seq)).toEqual([5, 6, 7])
     stop()
     detach()
     emit('settled', { jobId, status: 'Released', released: true, rejected: false })
