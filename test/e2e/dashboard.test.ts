@@ -157,5 +157,14 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
     expect(cli.stdout.match(/Any \/ 16 GB {2}too little VRAM/g)?.length).toBe(4)
     // the dashboard tells the same story
     await page.waitForSelector(`[data-job="${big.jobId}"] .waiting:has-text("0 of 4 peers match")`, { timeout: 30_000 })
+    // newest first: the job submitted last is on top
+    expect(await page.$$eval('#jobs .list > [data-job]', els => els.map(e => (e as HTMLElement).dataset.job))).toEqual([big.jobId, job.jobId])
+
+    // the page's peer stops: its numbers stay, dimmed, and the page says since when they are (it looked live before)
+    expect(await page.evaluate(() => document.body.classList.contains('stale'))).toBe(false)
+    await devnet.peers[0].stop()
+    await page.waitForSelector('body.stale #live.off', { timeout: 30_000 })
+    expect(await page.textContent('#live')).toMatch(/^reconnecting… \(numbers as of \d\d:\d\d:\d\d\)$/)
+    expect(await page.$eval('main', m => Number(getComputedStyle(m).opacity))).toBeLessThan(1)
   }, 360_000)
 })

@@ -32,7 +32,8 @@ function render (s) {
   $('#block').textContent = s.headBlock != null ? `block ${s.headBlock}` : ''
   renderSelf($('#self dl'), s)
   renderPeers($('#peers'), s)
-  const jobs = s.jobs.slice().sort((a, b) => a.jobId.localeCompare(b.jobId))
+  // newest first, as the peer orders them
+  const jobs = s.jobs
   renderJobs($('#jobs .list'), jobs)
   $('#jobs .count').textContent = `(${jobs.length})`
   $('#jobs .empty').classList.toggle('hidden', jobs.length > 0)
@@ -41,11 +42,29 @@ function render (s) {
   document.body.dataset.updated = String(s.at)
 }
 
+/** `HH:MM:SS`, local time: when the numbers on a page that lost its peer were last true. */
+function clockText (ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })
+}
+
+/**
+ * Follows the peer's state. While the connection is down (the peer stopped or is unreachable) the page is marked
+ * stale, dimmed, and says since when its numbers are: a dead peer's page must not look live.
+ */
 function connect () {
   const live = $('#live')
   const source = new EventSource('events')
-  source.addEventListener('open', () => { live.textContent = 'live'; live.className = 'live on' })
-  source.addEventListener('error', () => { live.textContent = 'reconnecting…'; live.className = 'live off' })
+  source.addEventListener('open', () => {
+    live.textContent = 'live'
+    live.className = 'live on'
+    document.body.classList.remove('stale')
+  })
+  source.addEventListener('error', () => {
+    const at = Number(document.body.dataset.updated)
+    live.textContent = Number.isFinite(at) && at > 0 ? `reconnecting… (numbers as of ${clockText(at)})` : 'reconnecting…'
+    live.className = 'live off'
+    document.body.classList.add('stale')
+  })
   source.addEventListener('state', (evt) => { render(JSON.parse(evt.data)) })
 }
 

@@ -20,6 +20,8 @@ export interface AnnouncedJob {
   macroJobs: number
   microJobsPerMacro: number
   total: number
+  /** The spec's deadline (Unix ms). */
+  deadline: number
   /** PeerId that signed the announcement. */
   announcer: string
 }
@@ -43,6 +45,7 @@ export function decodeAnnouncedJob (record: Uint8Array, verifier: RecordVerifier
       macroJobs: spec.slicing.macroJobs,
       microJobsPerMacro: spec.slicing.microJobsPerMacro,
       total: spec.slicing.macroJobs * spec.slicing.microJobsPerMacro,
+      deadline: spec.deadline,
       announcer: verified.signer
     }
   } catch (err) {

@@ -68,6 +68,8 @@ export interface PeerCard {
 
 export interface JobCard {
   jobId: string
+  /** When this peer learnt the job (Unix ms; the jobs the index held at its start share the start's time). */
+  learntAt: number
   round: number
   requirements: AnnouncedJob['requirements']
   progress: JobProgressView
@@ -110,6 +112,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   private readonly components: NetworkObserverComponents
   private readonly init: NetworkObserverInit
   private readonly views = new Map<string, JobView>()
+  /** jobId -> when this peer learnt it (kept across its rounds' views). */
+  private readonly learntAt = new Map<string, number>()
   private readonly verification = new Map<string, VerificationView>()
   private readonly registry = new Map<string, { stake: bigint, score: bigint, eligible: boolean, paused: boolean }>()
   private profiles = new Map<string, PeerProfile>()
@@ -140,13 +144,14 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     const changed = (): void => { this.safeDispatch('change', { at: Date.now() }) }
     const index = await components.docs.open(INDEX_DOC, { signal: this.controller.signal })
     const jobs = announcementsMap(index)
-    const learn = (record: Uint8Array | undefined): JobView | undefined => {
+    const learn = (record: Uint8Array | undefined, at = Date.now()): JobView | undefined => {
       if (record == null) return
       const job = decodeAnnouncedJob(record)
       if (job == null) return
       const known = this.views.get(job.jobId)
       if (known != null && known.job.round >= job.round) return
       known?.stop()
+      if (!this.learntAt.has(job.jobId)) this.learntAt.set(job.jobId, at)
       const view = new JobView(job)
       this.views.set(job.jobId, view)
       view.addEventListener('change', changed)
@@ -165,7 +170,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       if (view != null) void display({ key, view })
     }
     // the index's jobs so far (after a restart, every job it ever announced): each is read on chain first, a few at once
-    const known = [...jobs.keys()].map(key => ({ key, view: learn(jobs.get(key)) })).filter((k): k is { key: string, view: JobView } => k.view != null)
+    const startedAt = Date.now()
+    const known = [...jobs.keys()].map(key => ({ key, view: learn(jobs.get(key), startedAt) })).filter((k): k is { key: string, view: JobView } => k.view != null)
     void mapBounded(known, DEFAULT_CHAIN_READ_CONCURRENCY, display, this.controller.signal).catch(() => {})
     const onJobs = (event: { keysChanged: Set<string> }): void => {
       for (const key of event.keysChanged) look(key)
@@ -336,7 +342,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       const reg = this.registry.get(peerId)
       return { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address, paused: reg?.paused }
     })
-    const jobs: JobCard[] = [...this.views.values()].map(v => {
+    const jobs: JobCard[] = newestFirst([...this.views.values()], this.learntAt).map(v => {
       const progress = v.view()
       const verification = this.verification.get(v.job.jobId)
       const story = explainJob({
@@ -348,6 +354,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       })
       return {
         jobId: v.job.jobId,
+        learntAt: this.learntAt.get(v.job.jobId) ?? 0,
         round: v.job.round,
         requirements: v.job.requirements,
         progress,
@@ -373,6 +380,15 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       chainError: this.chainError
     }
   }
+}
+
+/**
+ * The job cards' order: newest first, by when this peer learnt each job; the jobs the index held at its start (learnt
+ * together) by their deadline, latest first (a deadline is set at submission: a day later by default).
+ */
+function newestFirst (views: JobView[], learntAt: ReadonlyMap<string, number>): JobView[] {
+  const at = (v: JobView): number => learntAt.get(v.job.jobId) ?? 0
+  return views.sort((a, b) => (at(b) - at(a)) || (b.job.deadline - a.job.deadline) || a.job.jobId.localeCompare(b.job.jobId))
 }
 
 /** An account view with its wei amounts as decimal strings (the snapshot is JSON). */

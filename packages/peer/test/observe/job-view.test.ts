@@ -8,7 +8,7 @@ import type { AnnouncedJob } from '../../src/observe/announced-jobs.js'
 
 const job: AnnouncedJob = {
   jobId: '0x01', specCid: 'bafy', round: 0, key: '0x01', requirements: { minVramGb: 0 } as AnnouncedJob['requirements'],
-  macroJobs: 2, microJobsPerMacro: 4, total: 8, announcer: 'someone'
+  macroJobs: 2, microJobsPerMacro: 4, total: 8, deadline: 0, announcer: 'someone'
 }
 
 describe('JobView', () => {

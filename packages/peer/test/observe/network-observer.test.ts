@@ -81,13 +81,15 @@ describe('NetworkObserver', () => {
     expect(p.docs.get(roundDocName(live.jobId, 0))).toBeDefined()
   })
 
-  it('started after many jobs, it reads a few of them on chain at a time', async () => {
+  it('started after many jobs, it reads a few of them on chain at a time; the cards come newest first', async () => {
     chain = await startChain({ accounts: 2 })
     const [creator] = chain.clients
     peers = await startPeers(1)
     const [p] = peers
     const jobs = []
-    for (let i = 0; i < DEFAULT_CHAIN_READ_CONCURRENCY * 3; i++) jobs.push(await fundJob(creator, { nonce: BigInt(i + 1) }))
+    // deadlines in the order of submission, as a DApp's default (a day after it) gives them
+    const base = Date.now() + 3_600_000
+    for (let i = 0; i < DEFAULT_CHAIN_READ_CONCURRENCY * 3; i++) jobs.push(await fundJob(creator, { nonce: BigInt(i + 1), deadline: base + i * 60_000 }))
     for (const job of jobs) await announceJob({ peerId: p.node.peerId, privateKey: p.node.privateKey, pubsub: p.node.pubsub, docs: p.docs }, job.spec, job.jobId, job.specCid, DEFAULT_PRICING)
     // the escrow's reads of a job, counted while they run
     let running = 0
@@ -118,6 +120,13 @@ describe('NetworkObserver', () => {
     expect(most).toBeLessThanOrEqual(DEFAULT_CHAIN_READ_CONCURRENCY)
     expect(most).toBeGreaterThan(1)
     expect(observer.state().jobs).toHaveLength(jobs.length)
+    // the jobs the index held at the start: latest deadline first
+    expect(observer.state().jobs.map(j => j.jobId)).toEqual(jobs.map(j => j.jobId.toLowerCase()).reverse())
+    // a job announced while it watches comes first, whatever its deadline
+    const late = await fundJob(creator, { nonce: 1000n, deadline: base - 60_000 })
+    await announceJob({ peerId: p.node.peerId, privateKey: p.node.privateKey, pubsub: p.node.pubsub, docs: p.docs }, late.spec, late.jobId, late.specCid, DEFAULT_PRICING)
+    await waitFor(() => observer?.state().jobs.length === jobs.length + 1, { timeoutMs: 20_000, what: 'the new job\'s card' })
+    expect(observer.state().jobs[0].jobId).toBe(late.jobId.toLowerCase())
   })
 
   it('gives a job the escrow does not hold no card, doc or metrics; looks again, and shows it once it is funded', async () => {
