@@ -79,6 +79,11 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
       detach.push(() => { settlement.removeEventListener(type, listener) })
     }
     on('finalized', d => {
+      if (d.outcome === 'already') {
+        // after "every MicroJob done, finalizing": the results went on chain from another peer (or the job ended)
+        log.push({ kind: 'finalized', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)}: nothing to submit here, it is ${d.status} already` })
+        return
+      }
       if (d.outcome !== 'submitted') return
       const copiers = d.copiers ?? []
       const fakers = d.fakers ?? []

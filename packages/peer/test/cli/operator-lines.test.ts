@@ -46,6 +46,7 @@ describe('operator lines', () => {
     const lines = out.text().trim().split('\n').map(l => l.slice(9))
     expect(lines).toEqual([
       'finalized job 0x121212…1212: results submitted in block 42',
+      'job 0x121212…1212: nothing to submit here, it is Submitted already',
       'finalized job 0x121212…1212: results submitted in block 43 (round 1); not paid, signed other peers\' results as their own: 12D3KooW…pier; not paid, signed outputs a re-run did not give: 12D3KooW…rFak',
       'verified job 0x121212…1212 as a drawn verifier: re-ran 2 sampled MicroJobs, revealed',
       'settled job 0x121212…1212: released: processors and verifiers can claim',
@@ -55,12 +56,12 @@ describe('operator lines', () => {
     // a refund (of any job the chain refunds) is a line of the dashboard's recent events, not of the operator's stdout
     expect(log.recent().map(e => e.kind)).toEqual(['claimed', 'refunded', 'error'])
     expect(log.recent()[1].text).toBe('job 0x343434…3434 refunded: its fee went back to its creator')
-    expect(log.recent().map(e => e.seq)).toEqual([5, 6, 7])
+    expect(log.recent().map(e => e.seq)).toEqual([6, 7, 8])
     stop()
     detach()
     emit('settled', { jobId, status: 'Released', released: true, rejected: false })
     expect(log.recent()).toHaveLength(3)
-    expect(out.text().trim().split('\n')).toHaveLength(5)
+    expect(out.text().trim().split('\n')).toHaveLength(6)
   })
 
   it('prints first what was recorded before it started (a model held during the start), then what follows', () => {
