@@ -101,7 +101,8 @@ function verification (v) {
     ['escrow', v.status + (v.round > 0 ? `, round ${v.round}` : '')],
     ['fee', eth(v.feeWei)],
     ['verifiers drawn', `${v.assigned}/${v.k}`],
-    ['committed', `${v.commits}/${v.k}`],
+    // a drawn verifier that missed the seed window may not vote this round: the others are the ones to commit
+    ['committed', v.voters != null && v.voters < v.k ? `${v.commits}/${v.voters} (${v.k - v.voters} missed the seed window)` : `${v.commits}/${v.k}`],
     ['revealed', `${v.reveals}/${v.k}`],
     ['commit deadline', v.commitDeadline != null ? `block ${v.commitDeadline}${left(v.commitDeadline)}` : '-'],
     ['reveal deadline', v.revealDeadline != null ? `block ${v.revealDeadline}${left(v.revealDeadline)}` : '-'],

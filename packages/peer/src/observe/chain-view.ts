@@ -53,7 +53,12 @@ export interface VerificationView {
   /** Unix seconds. */
   deadline: number
   feeWei: bigint
-  verifiers: Array<{ address: string, committed: boolean, revealed: boolean }>
+  verifiers: Array<{ address: string, committed: boolean, revealed: boolean, seeded: boolean }>
+  /**
+   * Once the sample is fixed: the drawn verifiers that revealed their seed, the only ones that may commit (a verifier
+   * that missed the seed window may not vote this round).
+   */
+  voters?: number
   /** Waiting in the escrow's verification queue (not enough idle eligible verifiers yet), and the queue's size. */
   queued?: boolean
   queueSize?: number
@@ -219,8 +224,10 @@ export async function readVerificationQueue (chain: ChainClient, options: { sign
   return verificationQueueCursor(chain).read(options)
 }
 
-function verificationFrom (job: EscrowJobState, headBlock: number, verifiers: Array<{ node: string, committed: boolean, revealed: boolean }>): VerificationView {
+function verificationFrom (job: EscrowJobState, headBlock: number,
+  verifiers: Array<{ node: string, committed: boolean, revealed: boolean, seeded: boolean }>): VerificationView {
   const submitted = job.submitter !== ZERO && job.submitBlock > 0
+  const drawn = verifiers.filter(v => v.node !== ZERO)
   return {
     jobId: job.jobId,
     status: job.status,
@@ -239,6 +246,7 @@ function verificationFrom (job: EscrowJobState, headBlock: number, verifiers: Ar
     revealDeadline: job.revealDeadline > 0 ? job.revealDeadline : undefined,
     deadline: job.deadline,
     feeWei: job.fee,
-    verifiers: verifiers.filter(v => v.node !== ZERO).map(v => ({ address: v.node, committed: v.committed, revealed: v.revealed }))
+    verifiers: drawn.map(v => ({ address: v.node, committed: v.committed, revealed: v.revealed, seeded: v.seeded })),
+    ...(job.entropySet && drawn.length > 0 ? { voters: drawn.filter(v => v.seeded).length } : {})
   }
 }

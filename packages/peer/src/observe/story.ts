@@ -229,7 +229,13 @@ function verification (chain: VerificationView, matching: JobStory['matching']):
     return { phase: 'verifying', waitingFor: `verifiers to reveal their seeds, which fix the sample: ${chain.seeds} of ${chain.k}, ${left}` }
   }
   if (chain.commitDeadline != null && head <= chain.commitDeadline && chain.commits < chain.k) {
-    return { phase: 'verifying', waitingFor: `verifiers to commit: ${chain.commits} of ${chain.k}, until block ${chain.commitDeadline} (${chain.commitDeadline - head} blocks left)` }
+    const left = `until block ${chain.commitDeadline} (${chain.commitDeadline - head} blocks left)`
+    // drawn verifiers that missed the seed window may not vote: the reveals open only once the commit window is over
+    const voters = chain.voters ?? chain.k
+    const missed = `${chain.k - voters} of the ${chain.k} drawn missed the seed window and may not vote this round`
+    if (voters === chain.k) return { phase: 'verifying', waitingFor: `verifiers to commit: ${chain.commits} of ${chain.k}, ${left}` }
+    if (chain.commits < voters) return { phase: 'verifying', waitingFor: `verifiers to commit: ${chain.commits} of ${voters}, ${left}; ${missed}` }
+    return { phase: 'verifying', waitingFor: `the commit window to close, ${left}: ${voters} committed and ${missed}; then they reveal` }
   }
   if (chain.revealDeadline != null && head <= chain.revealDeadline && chain.reveals < chain.commits) {
     return { phase: 'verifying', waitingFor: `verifiers to reveal: ${chain.reveals} of ${chain.commits}, until block ${chain.revealDeadline} (${chain.revealDeadline - head} blocks left)` }

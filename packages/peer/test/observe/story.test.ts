@@ -78,6 +78,12 @@ describe('job stories', () => {
     const committing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, commits: 1, commitDeadline: 106, revealDeadline: 112 }) }))
     expect(committing.waitingFor).toBe('verifiers to commit: 1 of 3, until block 106 (6 blocks left)')
     expect(committing.lines.some(l => l.includes('verifiers drawn 3/3') && l.includes('commit by block 106'))).toBe(true)
+    // one of the three drawn missed the seed window: it may not vote, so the round waits for the other two only
+    const seedless = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 2, voters: 2, commits: 1, commitDeadline: 106, revealDeadline: 112 }) }))
+    expect(seedless.waitingFor).toBe('verifiers to commit: 1 of 2, until block 106 (6 blocks left); 1 of the 3 drawn missed the seed window and may not vote this round')
+    const seedlessDone = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 2, voters: 2, commits: 2, commitDeadline: 106, revealDeadline: 112 }) }))
+    // with every voter committed, the reveals open when the commit window closes (the seedless one never commits)
+    expect(seedlessDone.waitingFor).toBe('the commit window to close, until block 106 (6 blocks left): 2 committed and 1 of the 3 drawn missed the seed window and may not vote this round; then they reveal')
     const revealing = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, commits: 3, reveals: 2, commitDeadline: 99, revealDeadline: 104 }) }))
     expect(revealing.waitingFor).toBe('verifiers to reveal: 2 of 3, until block 104 (4 blocks left)')
     const released = explainJob(facts({ chain: chain({ status: 'Released' }), finalizer: peers[1].peerId }))
