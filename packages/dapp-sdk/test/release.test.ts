@@ -189,6 +189,13 @@ describe('waitForRelease and refund', () => {
     // past the deadline with no results: waitForRelease gives up at once
     const expired = await env.client.waitForRelease(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
     expect(expired.name).toBe('DeadlinePassedError')
+    // past its deadline by the chain's clock (not yet by this machine's): describe says so, and `wait` gives no
+    // advice for before the deadline (no node is registered here: it warned "until more nodes join"), only the refund
+    expect((await env.client.describe(job.jobId)).phase).toBe('expired')
+    const waitErr: string[] = []
+    expect(await run(['wait', job.jobId, '--timeout', '30', ...await connectFlags(env)], { out: () => {}, err: (l) => waitErr.push(l) })).toBe(1)
+    expect(waitErr.join('\n')).not.toContain('warning:')
+    expect(waitErr.join('\n')).toContain('DeadlinePassedError')
     // and its results: none will come, and the error says why (not "yet")
     const late = await env.client.results(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
     expect(late.name).toBe('ResultNotFoundError')

@@ -97,7 +97,9 @@ export function jobCommands (root: Command, io: CliIo): void {
           // the job's story, read once: its announcement and the peers matching it
           let story: Promise<JobStory | undefined> | undefined
           const describe = async (): Promise<JobStory | undefined> => await (story ??= client.describe(jobId).catch(() => undefined))
-          const warning = await cannotFinishWarning(client, {
+          // past its deadline (by the chain's clock) an Open job waits for nothing: the wait below says to refund it
+          const expired = job.status === 'Open' && (await describe())?.phase === 'expired'
+          const warning = expired ? undefined : await cannotFinishWarning(client, {
             k: job.k,
             name: `job ${jobId}`,
             unprocessed: job.status === 'Open',

@@ -71,6 +71,8 @@ export interface VerificationView {
   parked?: boolean
   /** Registered, active nodes (read while the job is open or its verifiers are missing): fewer than k + 1 can never verify it. */
   activeNodes?: number
+  /** Unix seconds of the head block, read while the job is open: the clock its deadline is compared with. */
+  chainTime?: number
 }
 
 const ZERO = '0x0000000000000000000000000000000000000000'
@@ -154,7 +156,7 @@ export async function readVerification (chain: ChainClient, jobId: string,
   const verifiers = job.status === 'None' ? [] : await chain.verifiers(jobId, options)
   const view = verificationFrom(job, headBlock, verifiers)
   // an open job with fewer than k + 1 active nodes is left alone by the peers (settlement/verifier-supply.ts)
-  if (job.status === 'Open') view.activeNodes = await chain.activeNodes(options)
+  if (job.status === 'Open') [view.activeNodes, view.chainTime] = await Promise.all([chain.activeNodes(options), chain.chainTime(options)])
   if (job.status === 'Submitted' && job.assigned < job.k) {
     const escrow = chain.contracts.jobEscrow
     const [queued, size, active] = await Promise.all([

@@ -148,7 +148,9 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   if (status === 'Released') return { phase: 'released', waitingFor: 'nothing: the escrow released the fee; outputs can be downloaded' }
   if (status === 'Refunded') return { phase: 'refunded', waitingFor: 'nothing: the fee was refunded to the creator' }
   if (status === 'Submitted' && chain != null) return verification(chain, matching)
-  if (chain != null && status === 'Open' && (facts.now ?? Date.now()) > chain.deadline * 1000) {
+  // by the chain's clock when it was read (the escrow's), else this machine's
+  const now = facts.now ?? (chain?.chainTime != null ? chain.chainTime * 1000 : Date.now())
+  if (chain != null && status === 'Open' && now > chain.deadline * 1000) {
     return { phase: 'expired', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
   }
   const failures = progress?.failures

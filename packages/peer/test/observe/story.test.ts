@@ -118,5 +118,10 @@ describe('job stories', () => {
     expect(late.waitingFor).toContain('deadline has passed')
     // as jobmesh status says of it: expired, not open (the dashboard's badge showed OPEN)
     expect(late.phase).toBe('expired')
+    // by the chain's clock, which the escrow reads the deadline against (a devnet's clock moved ahead of this
+    // machine's): expired by it, though not yet by this machine's
+    const deadline = Math.floor(Date.now() / 1000) + 3_600
+    expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline + 1 }) })).phase).toBe('expired')
+    expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 1 }) })).phase).not.toBe('expired')
   })
 })
