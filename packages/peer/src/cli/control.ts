@@ -70,8 +70,11 @@ async function answers (path: string): Promise<boolean> {
   }
 }
 
-/** Asks the peer behind the control socket for its status. */
-export async function fetchStatus (path: string, timeoutMs = DEFAULT_STATUS_TIMEOUT_MS): Promise<unknown> {
+/**
+ * Asks the peer behind the control socket for its status; `where` names the socket's place in a refusal (default
+ * "there").
+ */
+export async function fetchStatus (path: string, timeoutMs = DEFAULT_STATUS_TIMEOUT_MS, where = 'there'): Promise<unknown> {
   return await new Promise((resolve, reject) => {
     const req = request({ socketPath: path, path: '/status', method: 'GET', timeout: timeoutMs }, res => {
       const chunks: Buffer[] = []
@@ -87,7 +90,7 @@ export async function fetchStatus (path: string, timeoutMs = DEFAULT_STATUS_TIME
     })
     req.on('timeout', () => { req.destroy(new PeerNotRunningError(`no answer from ${path} within ${timeoutMs} ms`)) })
     req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(err.name === 'PeerNotRunningError' ? err : new PeerNotRunningError(`no jobmesh peer is running there (${err.code ?? err.message})`))
+      reject(err.name === 'PeerNotRunningError' ? err : new PeerNotRunningError(`no jobmesh peer is running ${where} (${err.code ?? err.message})`))
     })
     req.end()
   })

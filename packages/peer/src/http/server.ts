@@ -2,6 +2,7 @@ import { createServer } from 'node:http'
 import { logger } from '@libp2p/logger'
 import { dashboardAssets } from './assets.js'
 import { httpUrl } from './address.js'
+import { HttpListenError } from './errors.js'
 import { DEFAULT_PUSH_DEBOUNCE_MS, DEFAULT_PUSH_INTERVAL_MS, MAX_DESCRIBES, MAX_SSE_CLIENTS } from './constants.js'
 import { refusal, SECURITY_HEADERS } from './request-guard.js'
 import { SseClients } from './sse.js'
@@ -141,7 +142,9 @@ export async function startHttpServer (components: HttpServerComponents, init: H
   } catch (err) {
     clearInterval(beat)
     observer.removeEventListener('change', onChange)
-    throw err
+    const e = err as NodeJS.ErrnoException
+    const why = e.code === 'EADDRINUSE' ? 'the address is in use' : e.code === 'EADDRNOTAVAIL' ? 'the address is not one of this machine\'s' : e.code === 'EACCES' ? 'not allowed (a port below 1024?)' : e.message
+    throw new HttpListenError(`cannot serve the dashboard (--http) on ${init.host}:${init.port}: ${why}`, { cause: err })
   }
   const port = (server.address() as AddressInfo).port
   const url = httpUrl(init.host, port)

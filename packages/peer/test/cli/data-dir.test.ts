@@ -50,14 +50,14 @@ describe('a data dir that is a file is a usage error (exit 2) before anything st
     // a dir with no peer still says so, as a runtime failure
     const empty = await jobmesh(['status', '--data-dir', join(dir, 'nothing-here')])
     expect(empty.code).toBe(1)
-    expect(empty.stderr).toContain('no jobmesh peer is running there')
+    expect(empty.stderr).toContain(`no jobmesh peer is running with data dir ${join(dir, 'nothing-here')} (a running peer's is the --data-dir it was started with; default ~/.jobmesh) (ENOENT)`)
     // with --json each failure is one JSON document on stdout as well
     const json = await jobmesh(['status', '--data-dir', file, '--json'])
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout)).toEqual({ error: { name: 'UsageError', message: `--data-dir ${file} is a file, not a directory` } })
     const none = await jobmesh(['status', '--data-dir', join(dir, 'nothing-here'), '--json'])
     expect(none.code).toBe(1)
-    expect((JSON.parse(none.stdout) as { error: { message: string } }).error.message).toContain('no jobmesh peer is running there')
+    expect((JSON.parse(none.stdout) as { error: { message: string } }).error.message).toContain(`no jobmesh peer is running with data dir ${join(dir, 'nothing-here')}`)
     const flag = await jobmesh(['status', '--json', '--port', '1'])
     expect(flag.code).toBe(2)
     expect(JSON.parse(flag.stdout)).toMatchObject({ error: { name: 'UsageError', code: 'commander.unknownOption' } })

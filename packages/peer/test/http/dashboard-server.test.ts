@@ -135,6 +135,12 @@ describe('the HTTP listener of a peer', () => {
     }, { host: '127.0.0.1', port: 0 })
     cleanup.push(async () => { release(); await server.close() })
     const { port } = new URL(server.url)
+    // a second listener on the same address says which flag's address is in use (it said `listen EADDRINUSE` only)
+    const taken = await startHttpServer({ observer, registry: new Registry(), describe: async () => { throw new Error('not used') } },
+      { host: '127.0.0.1', port: Number(port) }).catch((e: unknown) => e as Error)
+    expect(taken.name).toBe('HttpListenError')
+    expect(taken.message).toBe(`cannot serve the dashboard (--http) on 127.0.0.1:${port}: the address is in use`)
+    expect((taken.cause as { code?: string }).code).toBe('EADDRINUSE')
     const ask = async (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number, headers: Record<string, unknown>, body: string }> =>
       await new Promise((resolve, reject) => {
         const req = request({ host: '127.0.0.1', port, path, method, headers, signal: AbortSignal.timeout(10_000) }, res => {

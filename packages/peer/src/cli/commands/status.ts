@@ -21,7 +21,9 @@ export function statusCommand (program: Command): void {
       const dataDir = resolveDataDir(opts.dataDir)
       // a file there is a mistyped path, not a stopped peer
       await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
-      const status = await fetchStatus(join(dataDir, CONTROL_SOCKET)) as PeerStatus
+      // a forgotten --data-dir asks the default one: the refusal names the dir it asked and how to name another
+      const where = `with data dir ${dataDir} (a running peer's is the --data-dir it was started with; default ~/.jobmesh)`
+      const status = await fetchStatus(join(dataDir, CONTROL_SOCKET), undefined, where) as PeerStatus
       const { formatStatus } = await import('../status-view.js')
       process.stdout.write(opts.json === true ? JSON.stringify(status, null, 2) + '\n' : terminalSafe(formatStatus(status), { lines: true }))
     })
