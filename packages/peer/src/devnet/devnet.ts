@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { logger } from '@libp2p/logger'
@@ -41,7 +41,7 @@ export interface DevnetInit {
   chainId?: number
   /** Seconds per block (default {@link DEFAULT_DEVNET_BLOCK_TIME}). */
   blockTime?: number
-  /** Where peers keep their data dirs, keys and the deployment file (default: a new temp dir). */
+  /** Where peers keep their data dirs, keys and the deployment file, kept after `stop` (default: a new temp dir, removed by `stop`). */
   dir?: string
   /** Stake per peer in ETH (default 1). */
   stake?: string
@@ -58,6 +58,7 @@ export interface DevnetInit {
 
 /** A running local network: anvil, the contracts and N `jobmesh start` processes. */
 export interface Devnet {
+  /** Its data: the `dir` given, or a temp dir that `stop` removes. */
   readonly dir: string
   readonly anvil: Anvil
   readonly deployment: Deployment
@@ -88,6 +89,9 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   const count = init.peers ?? DEFAULT_DEVNET_PEERS
   const progress = init.onProgress ?? (() => {})
   const dir = init.dir ?? await mkdtemp(join(tmpdir(), 'jobmesh-devnet-'))
+  // a temp dir made here holds the data of a chain that stops with the devnet (anvil keeps its state in memory):
+  // `stop` removes it (each run left ~50 MB in the temp folder); a dir given is kept
+  const removeDir = async (): Promise<void> => { if (init.dir == null) await rm(dir, { recursive: true, force: true }).catch(() => {}) }
   await mkdir(dir, { recursive: true })
   progress('chain')
   const blockTime = init.blockTime ?? DEFAULT_DEVNET_BLOCK_TIME
@@ -96,6 +100,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   // seconds only (evm_setIntervalMining), so another block time is kept from the start
   const switchToInterval = Number.isInteger(blockTime) && blockTime > 0
   const anvil = await startAnvil({ chainId: init.chainId, blockTime: switchToInterval ? undefined : blockTime, accounts: Math.max(10, count + 4), signal: init.signal })
+    .catch(async (err: unknown) => { await removeDir(); throw err })
   const peers: PeerProcess[] = []
   // the deployer's provider is destroyed when the devnet stops, not at once: ethers may still have a receipt poll of
   // the last deployment transaction queued, and destroying the provider rejects it where nobody can catch it
@@ -104,6 +109,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
     await Promise.allSettled(peers.filter(p => p != null).map(async p => { await p.stop() }))
     provider.destroy()
     await anvil.stop()
+    await removeDir()
   }
   try {
     if (count + 1 > anvil.accounts.length) {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -23,8 +23,8 @@ interface Cli {
   exited: Promise<number | null>
 }
 
-function jobmesh (args: string[]): Cli {
-  const child = spawn(process.execPath, [CLI_BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, JOBMESH_RPC_URL: '', JOBMESH_BOOTSTRAP: '' } })
+function jobmesh (args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(process.execPath, [CLI_BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, JOBMESH_RPC_URL: '', JOBMESH_BOOTSTRAP: '', ...env } })
   const cli: Cli = { child, lines: [], stdout: [], stderr: [], exited: once(child, 'exit').then(([code]) => code as number | null) }
   createInterface({ input: child.stdout }).on('line', l => { cli.stdout.push(l); cli.lines.push(l) })
   createInterface({ input: child.stderr }).on('line', l => { cli.stderr.push(l); cli.lines.push(l) })
@@ -101,12 +101,15 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
 
   it('jobmesh devnet: interrupted while it deploys or starts its peers', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-devnet-interrupt-'))
-    const devnet = jobmesh(['devnet', '--peers', '2', '--no-http', '--dir', join(dir, 'net')])
+    // without --dir: its data goes in a temp dir of its own (here under `dir`), removed when it stops
+    const devnet = jobmesh(['devnet', '--peers', '2', '--no-http'], { TMPDIR: dir })
     running.push(devnet)
     await line(devnet, /^ {2}contracts/)
+    expect((await readdir(dir)).filter(n => n.startsWith('jobmesh-devnet-'))).toHaveLength(1)
     devnet.child.kill('SIGINT')
     expect(await devnet.exited).toBe(130)
     expect(devnet.stderr).toContain('interrupted before the devnet was ready: stopped')
     expect(devnet.stdout).not.toContain('running (Ctrl-C to stop)')
+    expect((await readdir(dir)).filter(n => n.startsWith('jobmesh-devnet-'))).toEqual([])
   })
 })

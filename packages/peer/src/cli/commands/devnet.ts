@@ -24,7 +24,7 @@ export function devnetCommand (program: Command): void {
     .option('-n, --peers <n>', `number of peers, at least ${MIN_DEVNET_PEERS} (a job's verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)`, devnetPeers, 4)
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
     .option('--block-time <s>', 'seconds per block, > 0 (default 1; Polygon Amoy: 2)', blockTime)
-    .option('--dir <dir>', 'where peers keep their data (default: a new temp dir)')
+    .option('--dir <dir>', 'where peers keep their data, kept after the stop (default: a new temp dir, removed at the stop)')
     .option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys', ethAmount, '1')
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
@@ -68,7 +68,7 @@ export function devnetCommand (program: Command): void {
       stopping = true
       process.stdout.write('stopping devnet...\n')
       await devnet.stop()
-      process.stdout.write('stopped\n')
+      process.stdout.write(opts.dir == null ? `stopped; its data (${devnet.dir}) was removed: --dir <dir> keeps a devnet's data\n` : 'stopped\n')
     })
 }
 
