@@ -21,8 +21,9 @@ export function outputText (jobId: string, spec: JobSpec, bound: number, max: nu
 export function waitingText (job: SupplyJob, nodes: number, fitting: boolean): string {
   const needed = nodesNeeded(job.verifiers)
   const req = job.requirements
-  const among = fitting && req != null
-    ? `the active nodes with at least ${req.minVramGb} GB VRAM${req.gpuModel == null ? '' : ` and a ${req.gpuModel}`}`
-    : 'the active nodes'
-  return `job ${shortId(job.jobId)} is left alone until more nodes join: its ${job.verifiers} verifiers are drawn among ${among} besides its submitter, ${needed} are needed, ${nodes} ${nodes === 1 ? 'is' : 'are'} ${fitting ? 'known' : 'active'}`
+  // what the job asks of a node, only what it does ask (a GPU model without VRAM said "at least 0 GB VRAM and a A100")
+  const asks = req == null ? [] : [req.minVramGb > 0 ? `at least ${req.minVramGb} GB VRAM` : '', req.gpuModel != null ? `GPU model ${req.gpuModel}` : ''].filter(a => a !== '')
+  const among = fitting && asks.length > 0 ? `the active nodes with ${asks.join(' and ')}` : 'the active nodes'
+  const such = fitting && asks.length > 0 ? 'such nodes' : 'nodes'
+  return `job ${shortId(job.jobId)} is left alone until more ${such} join: its ${job.verifiers} verifiers are drawn among ${among} besides its submitter, ${needed} are needed, ${nodes} ${nodes === 1 ? 'is' : 'are'} ${fitting ? 'known' : 'active'}`
 }
