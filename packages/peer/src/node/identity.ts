@@ -31,6 +31,7 @@ export async function loadOrCreateIdentity (dataDir: string): Promise<Ed25519Pri
     if (key.type !== 'Ed25519') {
       throw new InvalidIdentityError(`${file} holds a ${key.type} key, expected Ed25519`)
     }
+    await checkKeyPair(key, file)
     return key
   }
   const key = await generateKeyPair('Ed25519')
@@ -43,4 +44,24 @@ export async function loadOrCreateIdentity (dataDir: string): Promise<Ed25519Pri
     throw new InvalidDataDirError(`cannot write ${file}: ${errorMessage(err)}`)
   }
   return key
+}
+
+/**
+ * The file holds the private seed and the public key side by side: a seed damaged on disk gives another key whose
+ * signatures the PeerId's public key does not verify, and such a node started with its old PeerId while every peer
+ * refused its handshakes (no connection, drawn as a verifier all the same).
+ *
+ * @throws InvalidIdentityError when a signature of the key does not verify with its public key
+ */
+async function checkKeyPair (key: Ed25519PrivateKey, file: string): Promise<void> {
+  const probe = new TextEncoder().encode('jobmesh identity check')
+  let valid: boolean
+  try {
+    valid = await key.publicKey.verify(probe, await key.sign(probe))
+  } catch {
+    valid = false
+  }
+  if (!valid) {
+    throw new InvalidIdentityError(`${file} is damaged: its private key does not match its public key (PeerId ${key.publicKey.toString()}); restore it from a backup`)
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CID } from 'multiformats/cid'
@@ -92,6 +92,18 @@ describe('node', () => {
     await expect(createNode({ dataDir: file })).rejects.toHaveProperty('name', 'InvalidDataDirError')
     await writeFile(join(d, IDENTITY_FILE), 'garbage')
     await expect(createNode({ dataDir: d })).rejects.toHaveProperty('name', 'InvalidIdentityError')
+    // one byte of the private seed changed on disk (the public half intact): refused, not started as a PeerId whose
+    // handshakes every peer refuses
+    const e = await tempDir()
+    const good = await createNode({ dataDir: e, listen: ['/ip4/127.0.0.1/tcp/0'] })
+    const peerId = good.peerId.toString()
+    await good.stop()
+    const bytes = await readFile(join(e, IDENTITY_FILE))
+    bytes[10] ^= 0xff
+    await writeFile(join(e, IDENTITY_FILE), bytes)
+    const damaged = await createNode({ dataDir: e, listen: ['/ip4/127.0.0.1/tcp/0'] }).catch((err: Error) => err)
+    expect(damaged.name).toBe('InvalidIdentityError')
+    expect(damaged.message).toBe(`${join(e, IDENTITY_FILE)} is damaged: its private key does not match its public key (PeerId ${peerId}); restore it from a backup`)
   })
 
   it('a listen address it cannot listen on: one line per address, no stack', async () => {
