@@ -17,7 +17,8 @@ import { progressReporter } from './progress-report.js'
 import type { JobSpec, MicroJobDescriptor } from '@jobmesh/peer/protocol'
 
 /** The content store's errors for content nobody served in time (or a path not in it). */
-const UNSERVED = new Set(['ContentTimeoutError', 'ContentNotFoundError'])
+/** What a peer's fetch of an input the client did not upload would end with too: the job would never start. */
+const UNSERVED = new Set(['ContentTimeoutError', 'ContentNotFoundError', 'ContentFetchError', 'ForbiddenUriError'])
 
 const log = logger('jobmesh:sdk')
 
@@ -46,8 +47,10 @@ export interface SubmitOptions {
   /**
    * Refuse the job (NoPeerConnectedError) before anything is uploaded or paid unless a connected peer can hold its
    * inputs (speaks `/jobmesh/replicate/1.0.0`), waiting up to `peerWaitMs` for one to identify as such; and refuse it
-   * (InputUnavailableError) before it is paid when an `ipfs://` input it did not upload (code, data, model) cannot be
-   * fetched from the network within `peerWaitMs` each (its first byte is read: the blocks it needs, not the whole DAG). Without it a job is funded with no peer in
+   * (InputUnavailableError) before it is paid when an `ipfs://` or `https://` input it did not upload (code, data,
+   * model) cannot be fetched from the network within `peerWaitMs` each (its first byte is read: the blocks it needs,
+   * not the whole DAG), or is an `https://` URI the peers refuse (a host on this machine or a private network).
+   * Without it a job is funded with no peer in
    * sight (the client may serve the inputs to peers that connect later), or naming content nobody serves.
    * `jobmesh-dapp submit` sets it unless `--force`.
    */
@@ -228,14 +231,16 @@ async function requirePeer (ctx: ClientContext, waitMs: number, signal?: AbortSi
 }
 
 /**
- * Throws InputUnavailableError for the first `ipfs://` input this client did not upload that nobody serves it within
- * `waitMs` (see {@link SubmitOptions.requirePeer}): the peers would fetch it the same way, from the same network.
+ * Throws InputUnavailableError for the first `ipfs://` or `https://` input this client did not upload that nobody
+ * serves it within `waitMs`, or that the peers refuse to read (an `https://` host on this machine or a private
+ * network: `ForbiddenUriError`) (see {@link SubmitOptions.requirePeer}): the peers would fetch it the same way.
  */
 async function requireServed (ctx: ClientContext, refs: Record<string, ContentRef | undefined>, waitMs: number, signal?: AbortSignal): Promise<void> {
   for (const [what, ref] of Object.entries(refs)) {
-    if (ref === undefined || ref.uploaded || !ref.uri.startsWith('ipfs://')) continue
+    if (ref === undefined || ref.uploaded || !(ref.uri.startsWith('ipfs://') || ref.uri.startsWith('https://'))) continue
     try {
-      await ctx.store.fetch(ref.uri, { offset: 0, length: 1, timeoutMs: waitMs, signal })
+      // by the peers' rule (`fromNetwork`): an https:// input on this machine or a private network is one they refuse
+      await ctx.store.fetch(ref.uri, { offset: 0, length: 1, timeoutMs: waitMs, signal, fromNetwork: true })
     } catch (err) {
       if (signal?.aborted === true || !UNSERVED.has((err as Error).name)) throw err
       throw new InputUnavailableError(`the job's ${what} ${ref.uri} cannot be fetched: ${(err as Error).message}. Funded, the job would ` +

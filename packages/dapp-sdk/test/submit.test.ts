@@ -326,7 +326,7 @@ describe('submit', () => {
     }
   })
 
-  it('with requirePeer, refuses before paying a job whose ipfs:// input nobody serves; one a peer serves goes on', async () => {
+  it('with requirePeer, refuses before paying a job whose ipfs:// input nobody serves, or whose https:// input the peers may not read; one a peer serves goes on', async () => {
     const env = await setup()
     const { code, data } = smallJob()
     const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
@@ -346,6 +346,14 @@ describe('submit', () => {
       expect(refused.uri).toBe(missing)
       expect(refused.message).toContain(`the job's code ${missing} cannot be fetched`)
       expect(refused.message).toContain('nothing was paid')
+      // an https:// input on this machine: the peers refuse to read such a host (ForbiddenUriError), so it is refused
+      // here before paying too (it was paid, and every peer failed the job)
+      const local = 'https://127.0.0.1:1/data'
+      const forbidden = await env.client.submit({ code, data: { uri: local }, blockCount: 8, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 1_500, signal: AbortSignal.timeout(30_000) }).catch((e: unknown) => e as Error & { uri: string })
+      expect(forbidden.name).toBe('InputUnavailableError')
+      expect(forbidden.uri).toBe(local)
+      expect(forbidden.message).toContain(`the job's data ${local} cannot be fetched: ${local}: 127.0.0.1 is not a public address`)
       expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
     } finally {
       await server.stop()
