@@ -4,7 +4,7 @@ import { createContentStore } from '@jobmesh/peer/storage'
 import { createNode } from '@jobmesh/peer/node'
 import { logger } from '@libp2p/logger'
 import { withTimeout } from '@jobmesh/contracts'
-import { connectClientChain } from './chain/connection.js'
+import { checkClientInit, connectClientChain } from './chain/connection.js'
 import {
   DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CONFIRMATIONS, DEFAULT_DOC_TIMEOUT_MS, DEFAULT_DOWNLOAD_CONCURRENCY,
   DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_INPUT_REPLICAS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
@@ -191,6 +191,11 @@ async function waitForBootstrap (node: JobmeshNode, count: number, timeoutMs: nu
  * ```
  */
 export async function createJobClient (init: JobClientInit): Promise<JobClient> {
+  checkClientInit(init)
+  if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function') {
+    // libp2p and helia use it; a Node without it (20) crashed in their shutdown instead of refusing
+    throw new InvalidConfigError(`this Node (${process.version}) has no Promise.withResolvers, which libp2p and helia need: import '@jobmesh/peer/polyfill' before the SDK, or use Node 22 or later`)
+  }
   if (init.bootstrap !== undefined && !Array.isArray(init.bootstrap)) {
     throw new InvalidConfigError('bootstrap must be an array of multiaddrs, e.g. [\'/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...\']')
   }

@@ -14,7 +14,7 @@ import { createContentStore, jobContentBounds, rawOutputCid } from '@jobmesh/pee
 import { MaxUint256, id } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { DEFAULT_PRICING, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
+import { DEFAULT_PRICING, createEscrowClient, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
 import { buildSpec, draftSpec } from '../src/spec.js'
 import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
 import type { AddressInfo } from 'node:net'
@@ -567,6 +567,23 @@ describe('submit', () => {
       const noScheme = await connect({ rpcUrl: `127.0.0.1:${port}`, signer: env.anvil.accounts[2].privateKey })
       expect(noScheme.name, noScheme.message).toBe('InvalidConfigError')
       expect(noScheme.message).toBe(`malformed option rpcUrl: expected an http:// or https:// URL such as http://127.0.0.1:8545, got "127.0.0.1:${port}"`)
+      // no init at all (a TypeError reading a property of undefined before), for both clients
+      for (const init of [undefined, null, 'http://127.0.0.1:8545']) {
+        const none = await createJobClient(init as never).catch((e: unknown) => e as Error)
+        expect(none.name, none.message).toBe('InvalidConfigError')
+        expect(none.message).toBe('a client needs its init object: { rpcUrl, signer, deployment, ... } (docs/sdk.md)')
+        expect((await createEscrowClient(init as never).catch((e: unknown) => e as Error)).name).toBe('InvalidConfigError')
+      }
+      // a Node without Promise.withResolvers (20, the polyfill not imported) is refused before anything starts
+      const withResolvers = Object.getOwnPropertyDescriptor(Promise, 'withResolvers')
+      Reflect.deleteProperty(Promise, 'withResolvers')
+      try {
+        const old = await connect({ signer: env.anvil.accounts[2].privateKey })
+        expect(old.name).toBe('InvalidConfigError')
+        expect(old.message).toContain('import \'@jobmesh/peer/polyfill\' before the SDK')
+      } finally {
+        if (withResolvers != null) Object.defineProperty(Promise, 'withResolvers', withResolvers)
+      }
       expect(requests).toBe(0)
       // the same endpoint, well given, answers
       const ok = await createJobClient({ ...base, rpcUrl: `http://127.0.0.1:${port}`, signer: env.anvil.accounts[2].privateKey })

@@ -164,6 +164,7 @@ export interface ClientChainInit extends Pick<ChainInit, 'rpcUrl' | 'provider' |
 
 /** {@link connectChain} with a client's settings, defaults applied. */
 export async function connectClientChain (init: ClientChainInit): Promise<ChainConnection> {
+  checkClientInit(init)
   return await connectChain({
     rpcUrl: init.rpcUrl,
     provider: init.provider,
@@ -175,4 +176,11 @@ export async function connectClientChain (init: ClientChainInit): Promise<ChainC
     pollMs: Math.min(init.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 4_000),
     signal: init.signal
   })
+}
+
+/** A client's init is an object (`createJobClient()` read a property of undefined). @throws InvalidConfigError */
+export function checkClientInit (init: unknown): void {
+  if (init == null || typeof init !== 'object' || Array.isArray(init)) {
+    throw new InvalidConfigError('a client needs its init object: { rpcUrl, signer, deployment, ... } (docs/sdk.md)')
+  }
 }
