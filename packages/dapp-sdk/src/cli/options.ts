@@ -90,6 +90,13 @@ export async function readDeployment (path: string): Promise<DeploymentRef> {
   }
   const d = parsed as Partial<DeploymentRef>
   if (typeof d?.jobEscrow !== 'string') throw new InvalidConfigError(`the deployment ${path} has no jobEscrow address`)
+  // present, they must be what they say (a chainId "abc" was dropped in silence, and the chain not checked)
+  if (d.chainId !== undefined && !(Number.isSafeInteger(d.chainId) && d.chainId > 0)) {
+    throw new InvalidConfigError(`the deployment ${path} has chainId ${JSON.stringify(d.chainId)}: expected a positive whole number`)
+  }
+  if (d.blockNumber !== undefined && !(Number.isSafeInteger(d.blockNumber) && d.blockNumber >= 0)) {
+    throw new InvalidConfigError(`the deployment ${path} has blockNumber ${JSON.stringify(d.blockNumber)}: expected a whole number`)
+  }
   return {
     jobEscrow: d.jobEscrow,
     ...(typeof d.chainId === 'number' ? { chainId: d.chainId } : {}),

@@ -1,0 +1,28 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { readDeployment } from '../src/cli/options.js'
+
+let dir = ''
+afterEach(async () => { if (dir !== '') await rm(dir, { recursive: true, force: true }) })
+
+describe('readDeployment (the CLI\'s --deployment)', () => {
+  it('refuses a chainId or blockNumber that is there but not a number (a chainId "abc" was dropped in silence)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-deployment-'))
+    const file = async (d: unknown): Promise<string> => { const f = join(dir, `${Math.random()}.json`); await writeFile(f, JSON.stringify(d)); return f }
+    const escrow = '0x' + '22'.repeat(20)
+    expect(await readDeployment(await file({ jobEscrow: escrow, chainId: 31337, blockNumber: 5 }))).toEqual({ jobEscrow: escrow, chainId: 31337, blockNumber: 5 })
+    expect(await readDeployment(await file({ jobEscrow: escrow }))).toEqual({ jobEscrow: escrow })
+    for (const [d, text] of [
+      [{ jobEscrow: escrow, chainId: 'abc' }, 'has chainId "abc": expected a positive whole number'],
+      [{ jobEscrow: escrow, chainId: 0 }, 'has chainId 0: expected a positive whole number'],
+      [{ jobEscrow: escrow, blockNumber: -1 }, 'has blockNumber -1: expected a whole number']
+    ] as const) {
+      const path = await file(d)
+      const err = await readDeployment(path).catch((e: unknown) => e as Error)
+      expect(err.name).toBe('InvalidConfigError')
+      expect(err.message).toBe(`the deployment ${path} ${text}`)
+    }
+  })
+})
