@@ -157,6 +157,17 @@ export function escrowIssues (verifiers: unknown, deadline: number, bounds: Escr
 }
 
 /**
+ * An input of an untyped caller (JavaScript) that is none of the forms content takes: `data: 5` was told "blockCount
+ * is required when data is a URI", `code: { foo: 1 }` "codeUri: Invalid input".
+ */
+function contentShapeIssue (name: 'code' | 'data' | 'model', value: unknown): JobIssue | undefined {
+  if (value == null || value instanceof Uint8Array || typeof value === 'string') return undefined
+  if (typeof value === 'object' && typeof (value as { uri?: unknown }).uri === 'string') return undefined
+  const got = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object without a uri string' : `a ${typeof value}`
+  return { path: name, message: `${name} must be bytes (a Uint8Array), a file path, a URI, or { uri }: got ${got}` }
+}
+
+/**
  * Fixes defaults and checks what the JobSpec validator cannot see (data size vs. blocks, deadline vs. clock, code and
  * model sizes and the estimate vs. what the peers run, values vs. the escrow's field widths, and with `bounds` what the
  * deployed escrow accepts).
@@ -167,6 +178,8 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
   // an untyped caller (JavaScript) may leave out what the types require
   if (input.code == null) issues.push({ path: 'code', message: 'code is required: WebAssembly bytes, a file, or an ipfs:// or https:// URI' })
   if (input.data == null) issues.push({ path: 'data', message: 'data is required: bytes, a file, or an ipfs:// or https:// URI' })
+  const shapes = (['code', 'data', 'model'] as const).map(name => contentShapeIssue(name, input[name])).filter(i => i !== undefined)
+  issues.push(...shapes)
   const after = input.deadlineAfterMs
   if (after !== undefined && input.deadline !== undefined) issues.push({ path: 'deadline', message: 'name the deadline once: deadline or deadlineAfterMs' })
   if (after !== undefined && !(typeof after === 'number' && Number.isFinite(after) && after > 0)) {
@@ -188,7 +201,7 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
     else if (blockCount !== fromData) {
       issues.push({ path: 'blockCount', message: `data of ${dataSize} bytes has ${fromData} blocks of ${bs} bytes, not ${blockCount}` })
     }
-  } else if (dataSize === undefined && blockCount === undefined && input.data != null) {
+  } else if (dataSize === undefined && blockCount === undefined && input.data != null && !shapes.some(i => i.path === 'data')) {
     issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI (jobmesh-dapp submit: --block-count)' })
   }
   const slicing = blockCount === undefined || !validBs ? undefined : slicingMismatch(input.slicing ?? {}, blockCount, bs)

@@ -77,6 +77,12 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     expect(over).toEqual([{ path: 'model', message: expect.stringContaining(`peers read at most ${MAX_MICROJOB_INPUT_BYTES} bytes`) }])
   })
 
+  it('an input of none of the forms content takes (an untyped caller): one issue naming the forms', () => {
+    expect(issues({ data: 5 as never, blockCount: undefined })).toEqual([{ path: 'data', message: 'data must be bytes (a Uint8Array), a file path, a URI, or { uri }: got a number' }])
+    expect(issues({ code: { foo: 1 } as never })[0]).toEqual({ path: 'code', message: 'code must be bytes (a Uint8Array), a file path, a URI, or { uri }: got an object without a uri string' })
+    expect(paths({ model: [1, 2] as never })).toContain('model')
+  })
+
   it('empty data: one issue on data, not also the validator\'s on the block count it makes 0', () => {
     expect(issues({ blockCount: undefined }, { data: 0 })).toEqual([{ path: 'data', message: 'data is empty' }])
   })
