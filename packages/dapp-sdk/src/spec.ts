@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { minimumJobFee } from '@jobmesh/contracts'
 import { DEADLINE_MARGIN_MS, parseJobSpec, slicingMismatch } from '@jobmesh/peer/protocol'
+import { parseContentUri } from '@jobmesh/peer/storage'
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
 import { underfundedText } from './funding.js'
@@ -161,10 +162,21 @@ export function escrowIssues (verifiers: unknown, deadline: number, bounds: Escr
  * is required when data is a URI", `code: { foo: 1 }` "codeUri: Invalid input".
  */
 function contentShapeIssue (name: 'code' | 'data' | 'model', value: unknown): JobIssue | undefined {
-  if (value == null || value instanceof Uint8Array || typeof value === 'string') return undefined
-  if (typeof value === 'object' && typeof (value as { uri?: unknown }).uri === 'string') return undefined
+  if (value == null || value instanceof Uint8Array) return undefined
+  const uri = typeof value === 'string' ? value : typeof value === 'object' ? (value as { uri?: unknown }).uri : undefined
+  // an ipfs:// or https:// URI the peers cannot parse (`ipfs://notacid`): refused before the upload, not after it
+  if (typeof uri === 'string') return isContentUri(uri) ? uriIssue(name, uri) : undefined
   const got = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object without a uri string' : `a ${typeof value}`
   return { path: name, message: `${name} must be bytes (a Uint8Array), a file path, a URI, or { uri }: got ${got}` }
+}
+
+function uriIssue (name: 'code' | 'data' | 'model', uri: string): JobIssue | undefined {
+  try {
+    parseContentUri(uri)
+    return undefined
+  } catch (err) {
+    return { path: name, message: `${name} ${uri} is not a content URI the peers read: ${(err as Error).message}` }
+  }
 }
 
 /**

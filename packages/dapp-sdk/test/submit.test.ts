@@ -55,7 +55,8 @@ describe('spec checks against what the peers run and the escrow stores (no chain
   const creator = '0x' + '11'.repeat(20)
   const now = Date.now()
   // data given as a URI: blockCount named; 2 blocks of 4 bytes per MicroJob
-  const base: SubmitInput = { code: 'ipfs://code', data: 'ipfs://data', blockSize: 4, blockCount: 8, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
+  const CID_URI = 'ipfs://bafkreie77t75kq2m2s4stvmw5pmalvhsgpn3lgjqg2d5ec7bomoxwpfeie'
+  const base: SubmitInput = { code: CID_URI, data: `${CID_URI}/data.bin`, blockSize: 4, blockCount: 8, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
   /** The issues of `base` with `over` and local content of `sizes`, as `submit` validates it before the upload ([] when valid). */
   const issues = (over: Partial<SubmitInput>, sizes: ContentSizes = {}): JobIssue[] => {
     const input = { ...base, ...over }
@@ -81,6 +82,9 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     expect(issues({ data: 5 as never, blockCount: undefined })).toEqual([{ path: 'data', message: 'data must be bytes (a Uint8Array), a file path, a URI, or { uri }: got a number' }])
     expect(issues({ code: { foo: 1 } as never })[0]).toEqual({ path: 'code', message: 'code must be bytes (a Uint8Array), a file path, a URI, or { uri }: got an object without a uri string' })
     expect(paths({ model: [1, 2] as never })).toContain('model')
+    // a URI the peers cannot parse: refused before the upload (the CLI said `uploading...` first)
+    expect(issues({ data: 'ipfs://notacid' })).toEqual([{ path: 'data', message: expect.stringMatching(/^data ipfs:\/\/notacid is not a content URI the peers read: /) }])
+    expect(paths({ code: { uri: 'https://' } })).toEqual(['code'])
   })
 
   it('empty data: one issue on data, not also the validator\'s on the block count it makes 0', () => {
