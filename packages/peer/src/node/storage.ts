@@ -41,7 +41,7 @@ export async function openStorage (dataDir?: string): Promise<Storage> {
   try {
     await datastore.open()
   } catch (err) {
-    throw new InvalidDataDirError(`cannot open datastore in ${dataDir} (in use by another node?): ${errorMessage(err)}`)
+    throw new InvalidDataDirError(`cannot open datastore in ${dataDir}: ${datastoreProblem(err)}`, { cause: err })
   }
   try {
     await blockstore.open()
@@ -57,4 +57,15 @@ export async function openStorage (dataDir?: string): Promise<Storage> {
       await datastore.close()
     }
   }
+}
+
+/**
+ * Why LevelDB did not open, as far as can be told: datastore-level keeps only "Database failed to open", not its
+ * cause. A jobmesh peer holds its data dir's own lock before it gets here, so the usual reason is a damaged store
+ * ("in use by another node?" sent people looking for a node that did not run).
+ */
+function datastoreProblem (err: unknown): string {
+  return `it is damaged, or held by a process other than a jobmesh peer (${errorMessage(err)}); with no such process, ` +
+    `restore ${DATASTORE_DIR} from a backup, or move it aside and start again (the node keeps its identity and blocks, ` +
+    'and loses what the datastore held: CRDT docs, and the settlement journal of rounds under way)'
 }

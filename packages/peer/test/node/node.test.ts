@@ -104,6 +104,13 @@ describe('node', () => {
     const damaged = await createNode({ dataDir: e, listen: ['/ip4/127.0.0.1/tcp/0'] }).catch((err: Error) => err)
     expect(damaged.name).toBe('InvalidIdentityError')
     expect(damaged.message).toBe(`${join(e, IDENTITY_FILE)} is damaged: its private key does not match its public key (PeerId ${peerId}); restore it from a backup`)
+    // a damaged datastore is said to be one (it was "in use by another node?", with no other node running)
+    const f = await tempDir()
+    await (await createNode({ dataDir: f, listen: ['/ip4/127.0.0.1/tcp/0'] })).stop()
+    await writeFile(join(f, 'datastore', 'CURRENT'), 'garbage\n')
+    const store = await createNode({ dataDir: f, listen: ['/ip4/127.0.0.1/tcp/0'] }).catch((err: Error) => err)
+    expect(store.name).toBe('InvalidDataDirError')
+    expect(store.message).toMatch(new RegExp(`^cannot open datastore in ${f}: it is damaged, or held by a process other than a jobmesh peer`))
   })
 
   it('a listen address it cannot listen on: one line per address, no stack', async () => {
