@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util'
 import { SingleBar } from 'cli-progress'
 import { DEFAULT_VERIFIERS, createJobClient } from '@jobmesh/dapp-sdk'
 import { startDevnet } from '@jobmesh/peer/devnet'
+import { kernelFilesystem } from '@jobmesh/peer/kernel-fs'
 import { MIN_VERIFIERS, nodesNeeded } from '@jobmesh/peer/protocol'
 import { formatEther, parseEther } from 'ethers'
 import { submitMandelbrot, mandelbrotResultPng } from './mandelbrot-job.js'
@@ -179,6 +180,8 @@ function parseCommandLine (): DemoArgs | undefined {
  */
 async function prepareOut (out: string): Promise<string | undefined> {
   const dir = dirname(out)
+  const kernel = await kernelFilesystem(dir)
+  if (kernel !== undefined) return `--out ${out}: it is on ${kernel}, the kernel's own file system: not a place for an image`
   try {
     await mkdir(dir, { recursive: true })
   } catch (err) {

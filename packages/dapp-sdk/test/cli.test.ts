@@ -37,6 +37,10 @@ describe('jobmesh-dapp', () => {
     const io3 = capture()
     expect(await run(['results', '0x' + '1'.repeat(64), '--deployment', 'd.json'], io3)).toBe(2)
     expect(io3.stderr.join('\n')).toMatch(/--out/)
+    // an --out under /proc is refused before any mkdir (Node's mkdir -p spins there for minutes)
+    const proc = capture()
+    expect(await run(['results', '0x' + '1'.repeat(64), '--out', '/proc/jobmesh-test', '--deployment', 'd.json'], proc)).toBe(2)
+    expect(proc.stderr.join('\n')).toContain('--out /proc/jobmesh-test: it is on /proc, the kernel\'s own file system: not a place for outputs')
 
     expect(await run(['frobnicate'], capture())).toBe(2)
 

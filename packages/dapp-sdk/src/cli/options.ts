@@ -3,6 +3,7 @@ import { access, mkdir, readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
+import { kernelFilesystem } from '@jobmesh/peer/kernel-fs'
 import { parseEther } from 'ethers'
 import { localSize } from '../spec.js'
 import { InvalidConfigError } from '../errors.js'
@@ -123,6 +124,8 @@ function mkdirProblem (err: NodeJS.ErrnoException): string {
  */
 export async function prepareOutputDir (path: string, flag = '--out'): Promise<string> {
   const dir = resolve(path)
+  const kernel = await kernelFilesystem(dir)
+  if (kernel !== undefined) throw new InvalidConfigError(`${flag} ${path}: it is on ${kernel}, the kernel's own file system: not a place for outputs`)
   try {
     await mkdir(dir, { recursive: true })
   } catch (err) {

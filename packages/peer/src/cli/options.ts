@@ -5,6 +5,7 @@ import { isRpcUrl } from '@jobmesh/contracts'
 import { multiaddr } from '@multiformats/multiaddr'
 import { DEFAULT_DATA_DIR, MIN_DEVNET_PEERS } from './constants.js'
 import { UsageError } from './errors.js'
+import { kernelFilesystem } from './kernel-fs.js'
 import { parseHttpAddress } from '../http/index.js'
 import type { HttpAddress } from '../http/index.js'
 
@@ -83,9 +84,11 @@ export function dataDirLabel (flag: string | undefined): string {
  * Checks that `dir` is a directory or can be made one (it does not exist yet), before anything starts; `label` names
  * it in the message (`--data-dir`).
  *
- * @throws UsageError when it, or a folder above it, is a file
+ * @throws UsageError when it, or a folder above it, is a file, or it is on /proc or /sys
  */
 export async function checkDirectory (dir: string, label: string): Promise<void> {
+  const kernel = await kernelFilesystem(dir)
+  if (kernel !== undefined) throw new UsageError(`${label} ${dir} is on ${kernel}, the kernel's own file system: not a place for data`)
   // the path itself, or (missing, or below a file) the first folder above it that exists
   for (let path = dir; ; path = dirname(path)) {
     const found = await stat(path).catch((err: NodeJS.ErrnoException) => {

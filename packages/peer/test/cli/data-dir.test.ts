@@ -58,6 +58,12 @@ describe('a data dir that is a file is a usage error (exit 2) before anything st
     const none = await jobmesh(['status', '--data-dir', join(dir, 'nothing-here'), '--json'])
     expect(none.code).toBe(1)
     expect((JSON.parse(none.stdout) as { error: { message: string } }).error.message).toContain(`no jobmesh peer is running with data dir ${join(dir, 'nothing-here')}`)
+    // under /proc (Node's mkdir -p spins there for minutes at full CPU): refused before any mkdir, start and status
+    for (const cmd of ['start', 'status']) {
+      const proc = await jobmesh([cmd, '--data-dir', '/proc/jobmesh-test/peer'])
+      expect(proc.code, proc.stderr).toBe(2)
+      expect(proc.stderr).toContain('error: --data-dir /proc/jobmesh-test/peer is on /proc, the kernel\'s own file system: not a place for data')
+    }
     const flag = await jobmesh(['status', '--json', '--port', '1'])
     expect(flag.code).toBe(2)
     expect(JSON.parse(flag.stdout)).toMatchObject({ error: { name: 'UsageError', code: 'commander.unknownOption' } })
