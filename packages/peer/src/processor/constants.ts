@@ -45,6 +45,12 @@ export const DEFAULT_MAX_RUN_TIMEOUT_MS = 30_000
 /** A MicroJob may run this many times longer than the job's `estimate.secondsPerMicroJob`. */
 export const RUN_TIMEOUT_FACTOR = 10
 /**
+ * A check of a job the CRDT says failed (`jobFailedInCrdt`) runs the named MicroJob under this many times the queue's
+ * limit: a module that loops outlasts any limit, while a healthy but heavy MicroJob that forged records name, checked
+ * beside this peer's other runs, must not time out for the load alone.
+ */
+export const CHECK_RUN_TIMEOUT_FACTOR = 3
+/**
  * Finished MicroJobs of a queue turn are written together: at the end of the turn, or once the oldest unwritten
  * result is this old (ms). One CRDT update (one gossip message, verified once per peer) per turn instead of one per
  * MicroJob; well under the lease renew interval, so an unwritten result's lease never runs out. A turn is about two

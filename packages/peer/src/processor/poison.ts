@@ -52,8 +52,8 @@ export function healthyFirst<C extends { id: string }> (candidates: C[], failedA
 
 /**
  * Whether a failed run here bears the CRDT's failed state out: an error of the module's own, or a run that used its
- * whole time limit in a worker (the limit counts from the run's start, not its wait for a worker). A content fetch
- * depends on the network, not the job.
+ * whole time limit in a worker (the limit counts from the run's start, not its wait for a worker; a check's limit is
+ * `CHECK_RUN_TIMEOUT_FACTOR` times the queue's). A content fetch depends on the network, not the job.
  */
 export function bearsFailureOut (err: Error): boolean {
   return isModuleFailure(err) || err.name === ExecutionTimeoutError.name
@@ -86,9 +86,11 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
  * The CRDT says the job failed. A failure record is a signed claim any key can write in its own slot: two keys that
  * never ran anything (the DApp's own node may be one) could otherwise make every processor give a healthy job up when
  * it is nearly done, and its creator would refund the fee at the deadline with the outputs stored. So a peer whose
- * own runs of the job never failed runs the MicroJob the records name most (one run, outside the queue, under the
- * same time limit) and gives the job up if it fails here too the way a run in the queue would bear it out
- * ({@link bearsFailureOut}: a module's own error, or the whole time limit used, as a module that loops does);
+ * own runs of the job never failed runs the MicroJob the records name most (one run, outside the queue, under
+ * `CHECK_RUN_TIMEOUT_FACTOR` times the queue's time limit: the records' writers pick the heaviest MicroJob and the
+ * moment, and the check shares the machine with this peer's other runs) and gives the job up if it fails here too the
+ * way a run in the queue would bear it out ({@link bearsFailureOut}: a module's own error, or that whole limit used, as
+ * a module that loops does);
  * otherwise (a fetch error, or the run works) the records are not borne out and the peer works on. One check per job
  * context at a time; none once the job is over here.
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { countStates, macroTopic, microKey } from '../coord/index.js'
 import { bytesToHex, hexToBytes } from '../jobs/index.js'
-import { DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS } from './constants.js'
+import { CHECK_RUN_TIMEOUT_FACTOR, DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { runTimeoutMs } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
@@ -269,10 +269,10 @@ function microJobTask (ctx: JobContext, macroIndex: number, index: number): Micr
 }
 
 /**
- * Runs one MicroJob outside the queue, under the same time limit, and keeps nothing of it: a check that it fails
- * here too (poison.ts, `jobFailedInCrdt`). @throws what the run throws
+ * Runs one MicroJob outside the queue, under {@link CHECK_RUN_TIMEOUT_FACTOR} times the queue's limit, and keeps
+ * nothing of it: a check that it fails here too (poison.ts, `jobFailedInCrdt`). @throws what the run throws
  */
 export async function checkRun (host: Pick<TurnHost, 'executor' | 'runLimitMs'>, ctx: JobContext, macroIndex: number, index: number,
   signal: AbortSignal): Promise<void> {
-  await host.executor.run(microJobTask(ctx, macroIndex, index), { signal, timeoutMs: runLimit(host, ctx) })
+  await host.executor.run(microJobTask(ctx, macroIndex, index), { signal, timeoutMs: runLimit(host, ctx) * CHECK_RUN_TIMEOUT_FACTOR })
 }

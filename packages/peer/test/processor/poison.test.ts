@@ -7,6 +7,7 @@ import { jobDocName } from '../../src/crdt/index.js'
 import { ExecutionTimeoutError, WasmTrapError } from '../../src/executor/index.js'
 import { runTimeoutMs } from '../../src/processor/index.js'
 import { itemFailed, jobFailedInCrdt } from '../../src/processor/poison.js'
+import { checkRun } from '../../src/processor/turns.js'
 import type { JobContext } from '../../src/processor/job-context.js'
 import type { LockedItem } from '../../src/coord/index.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
@@ -233,6 +234,21 @@ describe('poison isolation', () => {
     expect((await checked(err('ContentTimeoutError'))).finalized).toBe(false)
     expect((await checked(undefined)).finalized).toBe(false)
     expect([...endHost.failed].sort()).toEqual(['0xExecutionTimeoutError', '0xWasmTrapError'])
+  })
+
+  it('a check of a job the CRDT says failed runs under three times the queue\'s limit', async () => {
+    let limit: number | undefined
+    const executor = { run: async (_task: unknown, options: { timeoutMs?: number }) => { limit = options.timeoutMs; return { output: new Uint8Array(0) } } } as unknown as MicroJobExecutor
+    const ctx = {
+      job: { jobId: '0xa', spec: { estimate: { secondsPerMicroJob: 1 }, slicing: { microJobsPerMacro: 1 } } },
+      slicing: { microJobs: [{ macroIndex: 0, index: 0, microId: '0x00', start: 0, end: 1 }] }
+    } as unknown as JobContext
+    await checkRun({ executor }, ctx, 0, 0, new AbortController().signal)
+    // the queue's limit for an estimate of 1 s is 10 s: forged records naming a heavy MicroJob, checked beside this
+    // peer's other runs, must not make it give a healthy job up for the load alone
+    expect(limit).toBe(3 * runTimeoutMs({ estimate: { secondsPerMicroJob: 1 } }))
+    await checkRun({ executor, runLimitMs: () => 4_000 }, ctx, 0, 0, new AbortController().signal)
+    expect(limit).toBe(12_000)
   })
 
   it('bounds a run by the job estimate', () => {
