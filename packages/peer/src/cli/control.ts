@@ -61,6 +61,14 @@ async function listen (server: Server, path: string): Promise<void> {
   })
 }
 
+/**
+ * Refuses a data dir whose peer answers on its control socket, before a second start opens its stores (whose lock
+ * errors cannot say why). @throws DataDirInUseError
+ */
+export async function refuseRunningPeer (dataDir: string): Promise<void> {
+  if (await answers(join(dataDir, CONTROL_SOCKET))) throw new DataDirInUseError(`another jobmesh peer is running on ${dataDir}`)
+}
+
 async function answers (path: string): Promise<boolean> {
   try {
     await fetchStatus(path, 1_000)

@@ -61,11 +61,12 @@ export async function openStorage (dataDir?: string): Promise<Storage> {
 
 /**
  * Why LevelDB did not open, as far as can be told: datastore-level keeps only "Database failed to open", not its
- * cause. A jobmesh peer holds its data dir's own lock before it gets here, so the usual reason is a damaged store
- * ("in use by another node?" sent people looking for a node that did not run).
+ * cause, so a lock another process holds (a second jobmesh peer on the same data dir) and a damaged store look alike.
+ * `jobmesh start` refuses a data dir whose peer answers before it gets here; two starts at once, or a damaged store,
+ * get this ("in use by another node?" alone sent people looking for a node that did not run).
  */
 function datastoreProblem (err: unknown): string {
-  return `it is damaged, or held by a process other than a jobmesh peer (${errorMessage(err)}); with no such process, ` +
-    `restore ${DATASTORE_DIR} from a backup, or move it aside and start again (the node keeps its identity and blocks, ` +
-    'and loses what the datastore held: CRDT docs, and the settlement journal of rounds under way)'
+  return `another process has it open (another jobmesh peer on this data dir?), or it is damaged (${errorMessage(err)}); ` +
+    `if no other process uses it, restore ${DATASTORE_DIR} from a backup, or move it aside and start again (the node ` +
+    'keeps its identity and blocks, and loses what the datastore held: CRDT docs, and the settlement journal of rounds under way)'
 }

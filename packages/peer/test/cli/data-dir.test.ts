@@ -1,8 +1,14 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createInterface } from 'node:readline'
+import { waitFor } from '@jobmesh/testkit'
+import { CLI_BIN } from '../../src/devnet/index.js'
 import { jobmesh } from './run-cli.js'
+import type { ChildProcess } from 'node:child_process'
 
 describe('a data dir that is a file is a usage error (exit 2) before anything starts', () => {
   let dir = ''
@@ -77,5 +83,34 @@ describe('a data dir that is a file is a usage error (exit 2) before anything st
     const json = await jobmesh(['id', '--data-dir', file, '--json'])
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout)).toEqual({ error: { name: 'UsageError', message: `--data-dir ${file} is a file, not a directory` } })
+  })
+})
+
+describe('a second start on the data dir of a running peer', () => {
+  let dir = ''
+  let first: ChildProcess | undefined
+
+  afterEach(async () => {
+    if (first != null && first.exitCode === null && first.signalCode === null) {
+      const exited = once(first, 'exit')
+      first.kill('SIGKILL')
+      await exited
+    }
+    first = undefined
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('is refused as such (DataDirInUseError), before it opens the stores whose lock error could not say why', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-data-dir-'))
+    first = spawn(process.execPath, [CLI_BIN, 'start', '--data-dir', dir, '--listen', '/ip4/127.0.0.1/tcp/0'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, JOBMESH_RPC_URL: '', JOBMESH_BOOTSTRAP: '' } })
+    const lines: string[] = []
+    createInterface({ input: first.stdout! }).on('line', l => { lines.push(l) })
+    await waitFor(() => lines.some(l => l.startsWith('ready')), { timeoutMs: 30_000, what: `the first peer ready (so far: ${lines.join(' | ')})` })
+    const second = await jobmesh(['start', '--data-dir', dir, '--listen', '/ip4/127.0.0.1/tcp/0'])
+    expect(second.code, second.stderr).toBe(1)
+    expect(second.stderr).toContain(`error: another jobmesh peer is running on ${dir}`)
+    expect(second.stdout).not.toContain('starting jobmesh peer')
+    // the running peer is untouched
+    expect(first.exitCode).toBe(null)
   })
 })

@@ -110,7 +110,7 @@ describe('node', () => {
     await writeFile(join(f, 'datastore', 'CURRENT'), 'garbage\n')
     const store = await createNode({ dataDir: f, listen: ['/ip4/127.0.0.1/tcp/0'] }).catch((err: Error) => err)
     expect(store.name).toBe('InvalidDataDirError')
-    expect(store.message).toMatch(new RegExp(`^cannot open datastore in ${f}: it is damaged, or held by a process other than a jobmesh peer`))
+    expect(store.message).toMatch(new RegExp(`^cannot open datastore in ${f}: another process has it open \\(another jobmesh peer on this data dir\\?\\), or it is damaged`))
   })
 
   it('a listen address it cannot listen on: one line per address, no stack', async () => {

@@ -1,7 +1,7 @@
 import { timeoutSignal } from '@jobmesh/contracts'
 import { mkdir } from 'node:fs/promises'
 import { Option } from 'commander'
-import { startControlServer } from '../control.js'
+import { refuseRunningPeer, startControlServer } from '../control.js'
 import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
@@ -71,6 +71,8 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
       }
       try {
         const init = { ...await peerInit(opts), ...overrides }
+        // a peer already running there: said as such, before this start opens (and fails to lock) its stores
+        await refuseRunningPeer(init.dataDir)
         interrupted()
         process.stdout.write('starting jobmesh peer...\n')
         // loaded here, not at the top: every other command and `--help` start without libp2p, helia and ethers
