@@ -123,12 +123,21 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
   }, 420_000)
 
   it('a verifier killed between its commit and its reveal, restarted: it reveals with its journaled salt', async () => {
+    // the tests before kill and restart peers: on a loaded machine one may have missed a duty and been paused by the
+    // registry (its start resumes it), and a job with 3 verifiers needs 4 active nodes, else the peers leave it alone
+    const registry = connect(devnet.deployment, provider).nodeRegistry
+    for (const [i, p] of devnet.peers.entries()) {
+      const info = await registry.nodeInfo(devnet.peerAccount(i).address)
+      if (p.child.exitCode !== null || p.child.signalCode !== null || Boolean(info.paused)) await devnet.restartPeer(i)
+    }
+    await waitFor(async () => (await client.activeNodes()) >= 4, { timeoutMs: 60_000, what: '4 active nodes', intervalMs: 500 })
     const job = await submitMandelbrot(client, { image: IMAGE, macroJobs: 3, microJobsPerMacro: 4, price: parseEther('1'), verifiers: 3 })
     const committed = await waitFor(async () => {
       const events = await escrow.queryFilter(escrow.filters.VerificationCommitted(job.jobId))
       const first = events[0] as unknown as { args: { verifier: string } } | undefined
       return first === undefined ? undefined : String(first.args.verifier).toLowerCase()
     }, { timeoutMs: 180_000, what: 'a verifier to commit', intervalMs: 50 })
+      .catch(withHistory(devnet, job.jobId))
     const victim = devnet.peers.findIndex((_, i) => walletOf(i) === committed)
     expect(victim).toBeGreaterThanOrEqual(0)
     devnet.peers[victim].kill('SIGKILL')
