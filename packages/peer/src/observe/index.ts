@@ -26,5 +26,6 @@ export type { JobFacts, JobStory, PeerFacts, PeerMatch, MismatchReason, JobRequi
 export { describeJob, gatherJobFacts, gatherPeerFacts } from './describe.js'
 export type { DescribeComponents, DescribeOptions } from './describe.js'
 export { NetworkObserver } from './network-observer.js'
-export type { NetworkState, PeerCard, JobCard, NetworkObserverComponents, NetworkObserverInit } from './network-observer.js'
+export type { NetworkObserverComponents, NetworkObserverInit } from './network-observer.js'
+export type { NetworkState, PeerCard, JobCard } from './network-state.js'
 export * from './constants.js'

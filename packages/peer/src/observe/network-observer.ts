@@ -5,7 +5,8 @@ import * as Y from 'yjs'
 import { closeJobDocs, INDEX_DOC, roundDocName } from '../crdt/index.js'
 import { readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
-import { earningsCursor, incentiveJson, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
+import { earningsCursor, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
+import { accountJson, newestFirst } from './network-state.js'
 import { mapBounded } from '../settlement/index.js'
 import {
   DEFAULT_CHAIN_READ_CONCURRENCY, DEFAULT_CHAIN_REFRESH_MS, DEFAULT_UNFUNDED_RECHECK_MS, UNFUNDED_GIVE_UP_MS, UNFUNDED_RECHECK_MAX_MS
@@ -13,12 +14,10 @@ import {
 import { rechecks } from './rechecks.js'
 import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
-import type { AnnouncedJob } from './announced-jobs.js'
 import type { Rechecks } from './rechecks.js'
-import type { AccountView, EarningsCursor, IncentiveJson, VerificationQueueCursor, VerificationView } from './chain-view.js'
-import type { EventLog, PeerEvent } from './event-log.js'
-import type { JobProgressView } from './job-view.js'
-import type { JobStory } from './story.js'
+import type { AccountView, EarningsCursor, VerificationQueueCursor, VerificationView } from './chain-view.js'
+import type { JobCard, NetworkState, PeerCard } from './network-state.js'
+import type { EventLog } from './event-log.js'
 import type { ChainClient, JobStatusName } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
 import type { JobmeshNode } from '../node/index.js'
@@ -51,51 +50,6 @@ export interface NetworkObserverInit {
   /** This peer's hardware, for the "this peer" card. */
   gpuModel?: string
   vramGb?: number
-}
-
-export interface PeerCard {
-  peerId: string
-  connected: boolean
-  /** First remote address when connected. */
-  remoteAddr?: string
-  profile?: PeerProfile
-  /** From the registry. */
-  stakeWei?: string
-  score?: string
-  eligible?: boolean
-  paused?: boolean
-}
-
-export interface JobCard {
-  jobId: string
-  /** When this peer learnt the job (Unix ms; the jobs the index held at its start share the start's time). */
-  learntAt: number
-  round: number
-  requirements: AnnouncedJob['requirements']
-  progress: JobProgressView
-  verification?: Omit<VerificationView, 'feeWei'> & { feeWei: string }
-  story: Pick<JobStory, 'phase' | 'waitingFor' | 'lines'> & { matching: string }
-}
-
-/** What the dashboard shows (JSON-safe: wei amounts are decimal strings). */
-export interface NetworkState {
-  at: number
-  self: {
-    peerId: string
-    addresses: string[]
-    gpuModel?: string
-    vramGb: number
-    account?: Omit<AccountView, 'balanceWei' | 'stakeWei' | 'score' | 'earnedWei' | 'incentive'> & {
-      balanceWei: string, stakeWei: string, score: string, earnedWei: string
-      incentive?: IncentiveJson
-    }
-    models?: HeldModel[]
-  }
-  peers: PeerCard[]
-  jobs: JobCard[]
-  events: PeerEvent[]
-  headBlock?: number
-  chainError?: string
 }
 
 export interface NetworkObserverEvents {
@@ -379,27 +333,5 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       headBlock: this.headBlock,
       chainError: this.chainError
     }
-  }
-}
-
-/**
- * The job cards' order: newest first, by when this peer learnt each job; the jobs the index held at its start (learnt
- * together) by their deadline, latest first (a deadline is set at submission: a day later by default).
- */
-function newestFirst (views: JobView[], learntAt: ReadonlyMap<string, number>): JobView[] {
-  const at = (v: JobView): number => learntAt.get(v.job.jobId) ?? 0
-  return views.sort((a, b) => (at(b) - at(a)) || (b.job.deadline - a.job.deadline) || a.job.jobId.localeCompare(b.job.jobId))
-}
-
-/** An account view with its wei amounts as decimal strings (the snapshot is JSON). */
-function accountJson (a: AccountView): NonNullable<NetworkState['self']['account']> {
-  const { incentive, ...rest } = a
-  return {
-    ...rest,
-    balanceWei: a.balanceWei.toString(),
-    stakeWei: a.stakeWei.toString(),
-    score: a.score.toString(),
-    earnedWei: a.earnedWei.toString(),
-    ...(incentive == null ? {} : { incentive: incentiveJson(incentive) })
   }
 }
