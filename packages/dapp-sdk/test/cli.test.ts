@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
@@ -136,6 +137,23 @@ describe('jobmesh-dapp', () => {
       expect(io9.stderr).toEqual([`JobNotFoundError: the escrow has no job ${unknown}`])
       expect(io9.stdout).toEqual([])
     }
+
+    // reading needs no key (anyone given the jobId follows the job), paying does; a results that fails leaves no folder
+    const reader = ['--rpc', env.anvil.rpcUrl, '--deployment', files.deployment, '--private-key', '']
+    const io10 = capture()
+    expect(await run(['status', jobId!, ...reader], io10)).toBe(0)
+    expect(io10.stdout).toContain('status: Open')
+    const io11 = capture()
+    expect(await run(['describe', jobId!, '--json', ...reader], io11)).toBe(0)
+    expect(JSON.parse(io11.stdout.join(''))).toMatchObject({ jobId, phase: 'open' })
+    const io12 = capture()
+    expect(await run(['refund', jobId!, ...reader], io12)).toBe(2)
+    expect(io12.stderr).toEqual([expect.stringMatching(/^InvalidConfigError: a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY/)])
+    const io13 = capture()
+    const out = join(env.dir, 'results', 'of', 'nothing')
+    expect(await run(['results', unknown, '--out', out, '--timeout', '5', ...reader], io13)).toBe(1)
+    expect(io13.stderr).toEqual([`JobNotFoundError: the escrow has no job ${unknown}`])
+    expect(existsSync(join(env.dir, 'results'))).toBe(false)
 
     // a --bootstrap that looks like a multiaddr but does not parse, or names no peer, is bad usage too
     for (const [addr, why] of [['/ip4/127.0.0.1/tcp/abc', /InvalidMultiaddrError: bad bootstrap multiaddr "\/ip4\/127.0.0.1\/tcp\/abc"/],

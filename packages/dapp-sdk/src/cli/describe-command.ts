@@ -33,12 +33,12 @@ export function formatStory (story: JobStory): string[] {
 export function describeCommand (root: Command, io: CliIo): void {
   withConnectFlags(root.command('describe')
     .description('tell a job\'s story: who can take it (and why others cannot), progress, verifiers, what it waits for now')
-    .argument('<jobId>', 'job id', jobIdArg))
+    .argument('<jobId>', 'job id', jobIdArg), 'reads')
     .action(async (jobId: string, flags: ConnectFlags) => {
       await withClient(flags, io, async (client) => {
         const story = await client.describe(jobId)
         if (flags.json === true) io.out(JSON.stringify(story))
         else for (const line of formatStory(story)) io.out(line)
-      })
+      }, 'reads')
     })
 }

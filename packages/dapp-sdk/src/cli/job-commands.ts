@@ -4,8 +4,8 @@ import { clientFrom, escrowClientFrom, withConnectFlags } from './client-options
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
-import { jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.js'
-import type { ConnectFlags } from './client-options.js'
+import { discardIfEmpty, jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.js'
+import type { ChainAccess, ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { EscrowClient } from '../escrow-client.js'
@@ -29,13 +29,13 @@ async function using<C, T> (io: CliIo, open: () => Promise<C>, stop: (client: C)
 }
 
 /** Runs `fn` with a job client from the connection flags; Ctrl-C exits with 130; the client is stopped after. */
-export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>): Promise<T> {
-  return await using(io, async () => await clientFrom(flags, {}, io.err), async c => { await c.stop() }, fn)
+export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>, access: ChainAccess = 'pays'): Promise<T> {
+  return await using(io, async () => await clientFrom(flags, {}, io.err, access), async c => { await c.stop() }, fn)
 }
 
 /** {@link withClient} for `status`, `list` and `refund`: an escrow client, no node. */
-async function withEscrow<T> (flags: ConnectFlags, io: CliIo, fn: (client: EscrowClient) => Promise<T>): Promise<T> {
-  return await using(io, async () => await escrowClientFrom(flags), c => { c.stop() }, fn)
+async function withEscrow<T> (flags: ConnectFlags, io: CliIo, fn: (client: EscrowClient) => Promise<T>, access: ChainAccess = 'pays'): Promise<T> {
+  return await using(io, async () => await escrowClientFrom(flags, access), c => { c.stop() }, fn)
 }
 
 /** The escrow record as JSON: wei amounts and the seed (bigints) as decimal strings. */
@@ -75,20 +75,20 @@ function unconfirmedNote (jobId: string, { status, deadline }: Pick<EscrowJob, '
 export function jobCommands (root: Command, io: CliIo): void {
   withConnectFlags(root.command('status')
     .description('show the escrow status of a job')
-    .argument('<jobId>', 'job id', jobIdArg))
+    .argument('<jobId>', 'job id', jobIdArg), 'reads')
     .action(async (jobId: string, flags: ConnectFlags) => {
       await withEscrow(flags, io, async (client) => {
         const j = await client.status(jobId)
         if (flags.json === true) io.out(JSON.stringify(jsonJob(j)))
         else printJob(io, j)
-      })
+      }, 'reads')
     })
 
   withConnectFlags(root.command('wait')
     .description('wait until the escrow releases the job, showing its status; exits 1 at once when the peers gave the job up (failing code)')
     .argument('<jobId>', 'job id', jobIdArg)
     .option('--timeout <s>', 'give up after this many seconds (default 1800)', positiveInt)
-    .addOption(new Option('--poll <s>', 'seconds between two status reads, fractions allowed, e.g. 0.5 (default 2)').argParser(secondsToMs)))
+    .addOption(new Option('--poll <s>', 'seconds between two status reads, fractions allowed, e.g. 0.5 (default 2)').argParser(secondsToMs)), 'reads')
     .action(async (jobId: string, flags: ConnectFlags & { timeout?: number, poll?: number }) => {
       await withClient(flags, io, async (client) => {
         const job = await client.status(jobId)
@@ -119,7 +119,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         })
         if (flags.json === true) io.out(JSON.stringify({ jobId, ...r }))
         else io.out(`released in block ${r.blockNumber}`)
-      })
+      }, 'reads')
     })
 
   withConnectFlags(root.command('results')
@@ -127,10 +127,12 @@ export function jobCommands (root: Command, io: CliIo): void {
     .argument('<jobId>', 'job id', jobIdArg)
     .requiredOption('--out <dir>', 'directory for the outputs (<macro>.<index>.bin)')
     .option('--timeout <s>', 'give up after this many seconds (default 300)', positiveInt)
-    .option('--fetch-timeout <s>', 'give up on one output nobody serves after this many seconds (default 60)', positiveInt))
+    .option('--fetch-timeout <s>', 'give up on one output nobody serves after this many seconds (default 60)', positiveInt), 'reads')
     .action(async (jobId: string, flags: ConnectFlags & { out: string, timeout?: number, fetchTimeout?: number }) => {
       // a folder that cannot be written is found before anything is downloaded
-      const out = await prepareOutputDir(flags.out)
+      const dir = await prepareOutputDir(flags.out)
+      const out = dir.path
+      // an unknown job, a refused connection...: no empty folder is left behind
       await withClient(flags, io, async (client) => {
         const outputs = await writeResults(client, jobId, out, io, {
           quiet: flags.json === true,
@@ -146,6 +148,9 @@ export function jobCommands (root: Command, io: CliIo): void {
           const note = unconfirmedNote(jobId, job, Math.floor(Date.now() / 1000))
           if (note !== undefined) io.err(note)
         }
+      }, 'reads').catch(async (err: unknown) => {
+        await discardIfEmpty(dir)
+        throw err
       })
     })
 

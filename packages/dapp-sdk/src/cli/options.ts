@@ -1,6 +1,6 @@
 import { constants } from 'node:fs'
-import { access, mkdir, readFile, stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { access, mkdir, readFile, rmdir, stat } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
 import { kernelFilesystem } from '@jobmesh/peer/kernel-fs'
@@ -122,12 +122,19 @@ function mkdirProblem (err: NodeJS.ErrnoException): string {
  *
  * @throws InvalidConfigError (exit 2)
  */
-export async function prepareOutputDir (path: string, flag = '--out'): Promise<string> {
+/** An output directory ready to write: `created` is the first folder of `path` this command made (none: it was there). */
+export interface OutputDir {
+  path: string
+  created?: string
+}
+
+export async function prepareOutputDir (path: string, flag = '--out'): Promise<OutputDir> {
   const dir = resolve(path)
   const kernel = await kernelFilesystem(dir)
   if (kernel !== undefined) throw new InvalidConfigError(`${flag} ${path}: it is on ${kernel}, the kernel's own file system: not a place for outputs`)
+  let created: string | undefined
   try {
-    await mkdir(dir, { recursive: true })
+    created = await mkdir(dir, { recursive: true })
   } catch (err) {
     throw new InvalidConfigError(`${flag} ${path}: ${mkdirProblem(err as NodeJS.ErrnoException)}`, { cause: err })
   }
@@ -137,7 +144,23 @@ export async function prepareOutputDir (path: string, flag = '--out'): Promise<s
   } catch (err) {
     throw new InvalidConfigError(`${flag} ${path}: this process may not write there`, { cause: err })
   }
-  return dir
+  return { path: dir, created }
+}
+
+/**
+ * Removes the folders {@link prepareOutputDir} made for a command that then failed, from the deepest up, while they
+ * are empty: a command that wrote nothing leaves nothing; a folder with any file in it stays.
+ */
+export async function discardIfEmpty (out: OutputDir): Promise<void> {
+  if (out.created === undefined) return
+  for (let dir = out.path; ; dir = dirname(dir)) {
+    try {
+      await rmdir(dir)
+    } catch {
+      return
+    }
+    if (dir === out.created || dirname(dir) === dir) return
+  }
 }
 
 /**
