@@ -20,8 +20,9 @@ export async function * watchEvents (client: Pick<ChainContext, 'provider' | 'de
   while (!signal.aborted) {
     let events: ChainEvent[] = []
     let to = cursor - 1
+    let head = to
     try {
-      const head = (await client.blockNumber({ signal })) - confirmations
+      head = (await client.blockNumber({ signal })) - confirmations
       if (head >= cursor) {
         to = Math.min(head, cursor + client.logBlockRange - 1)
         events = await getLogs(client, options, cursor, to, { signal })
@@ -36,7 +37,8 @@ export async function * watchEvents (client: Pick<ChainContext, 'provider' | 'de
     }
     if (to >= cursor) {
       cursor = to + 1
-      continue
+      // a range short of the head: the next one at once; caught up: the next block is a poll away
+      if (to < head) continue
     }
     try {
       await delay(every, signal)
