@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { revertName } from '@jobmesh/contracts'
+import { JOB_STATUS_NAMES, revertName } from '@jobmesh/contracts'
 import { AbiCoder, ZeroAddress, keccak256 } from 'ethers'
 import { ensureOutputs } from './availability.js'
 import { MANIFEST_VERSION } from './constants.js'
@@ -16,6 +16,7 @@ import { finalMap, payeeResolver } from '../jobs/index.js'
 import { resultTree, sliceJob } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { FinalRecord } from '../jobs/index.js'
+import type { ChainRevertError } from '@jobmesh/contracts'
 import type { Manifest, ManifestEntry } from './manifest.js'
 import type { RoundRecords } from './sample.js'
 import type { SettlementComponents } from './types.js'
@@ -105,6 +106,13 @@ export function resultCommitment (jobId: string, round: number, resultRoot: stri
   return keccak256(AbiCoder.defaultAbiCoder().encode(['bytes32', 'uint256', 'bytes32', 'string', 'address'], [jobId, round, resultRoot, manifestCid, sender]))
 }
 
+/** The job status named by a `WrongStatus(jobId, status)` revert, when it names a known one. */
+function refusingStatus (err: unknown): string | undefined {
+  const status = (err as ChainRevertError).errorArgs?.[1]
+  const name = JOB_STATUS_NAMES[Number(status)]
+  return name === undefined || name === 'Open' ? undefined : name
+}
+
 /**
  * Finalizes a completed job (DESIGN 8): builds the result tree (one leaf per MicroJob with its payee) and the
  * manifest, makes sure this node holds every output of the manifest (`ensureOutputs`: fetched, else regenerated with
@@ -160,7 +168,9 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, manifestCid }, { signal })
   } catch (err) {
     if (revertName(err) === 'WrongStatus') {
-      return { outcome: 'already', status: await components.chain.jobStatus(id, { signal }), round, manifest, manifestCid }
+      // the status that refused it (a later read may see the next round Open again)
+      const refusedBy = refusingStatus(err) ?? await components.chain.jobStatus(id, { signal })
+      return { outcome: 'already', status: refusedBy, round, manifest, manifestCid }
     }
     throw err
   }

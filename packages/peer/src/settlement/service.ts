@@ -21,6 +21,9 @@ import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:settlement')
 
+/** The journal key of the draw and settlement of this node's own submission. */
+const settleKey = (jobId: string): string => `settle/${jobId.toLowerCase()}`
+
 export interface SettlementInit extends Omit<SettlementOptions, 'signal'> {
   /** First block the watchers scan; default: the head at `start()`. */
   fromBlock?: number
@@ -150,24 +153,54 @@ export function createSettlement (components: SettlementComponents, init: Settle
         if (isPermanent(err as Error)) await journal?.delete(key).catch(() => {})
         throw err
       }
+      const own = result.outcome === 'submitted' || await submittedHere(jobId)
+      // the draw is a duty of its own from here on: journaled before the finalization's entry goes
+      if (own) await journal?.put(settleKey(jobId), '{}')
       await journal?.delete(key)
       emit('finalized', { jobId, ...result })
-      if (result.outcome === 'submitted') {
-        track(jobId, 'settle', async () => {
-          // a round without a quorum restarts (still Submitted): draw again, until released or rejected; a failed
-          // step (RPC away, a reverted draw) is retried, every step being idempotent
-          await withRetry(async () => {
-            for (;;) {
-              await drawVerifiers(components, jobId, options())
-              if ((await settle(jobId)).status !== 'Submitted') return
-            }
-          }, { signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `settlement of ${jobId}` })
-        })
-      }
+      if (own) settleOwn(jobId)
       return result
     } finally {
       finalizing.delete(jobId)
     }
+  }
+
+  const settling = new Set<string>()
+  /** Whether this node's submission of `jobId` is still under verification (a finalization resumed after it submitted). */
+  const submittedHere = async (jobId: string): Promise<boolean> => {
+    const job = await components.chain.job(jobId, { signal: controller.signal })
+    return job.status === 'Submitted' && job.submitter.toLowerCase() === (await components.chain.address()).toLowerCase()
+  }
+
+  /**
+   * Draws, proves and settles this node's submission in the background until the round is over. Journaled until then:
+   * a peer stopped between its submission and its draw resumes the draw at its next start, before the escrow's grace
+   * ends and another node draws it for a bounty out of this node's stake (docs/settlement.md, Restarts).
+   */
+  const settleOwn = (jobId: string): void => {
+    const key = settleKey(jobId)
+    // once: a finalization resumed after its submission and the journaled draw may both ask for it
+    if (settling.has(key)) return
+    settling.add(key)
+    track(jobId, 'settle', async () => {
+      try {
+        // a round without a quorum restarts (still Submitted): draw again, until released or rejected; a failed
+        // step (RPC away, a reverted draw) is retried, every step being idempotent
+        await withRetry(async () => {
+          for (;;) {
+            await drawVerifiers(components, jobId, options())
+            if ((await settle(jobId)).status !== 'Submitted') return
+          }
+        }, { signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `settlement of ${jobId}` })
+      } catch (err) {
+        // a stop keeps the duty for the next start; a failure ends it (the late draw and anyone's settle remain)
+        if (!controller.signal.aborted) await journal?.delete(key).catch(() => {})
+        throw err
+      } finally {
+        settling.delete(key)
+      }
+      await journal?.delete(key)
+    })
   }
 
   const takeover = createTakeover({
@@ -184,9 +217,15 @@ export function createSettlement (components: SettlementComponents, init: Settle
     track(undefined, 'cursor', async () => {
       let previous: number | undefined
       while (!controller.signal.aborted) {
-        const head = await components.chain.blockNumber({ signal: controller.signal })
-        if (previous != null) await journal.put('cursor', String(previous))
-        previous = head
+        try {
+          const head = await components.chain.blockNumber({ signal: controller.signal })
+          if (previous != null) await journal.put('cursor', String(previous))
+          previous = head
+        } catch (err) {
+          // an RPC outage skips a save, it does not end the saves (the next start would re-read from an older block)
+          if (controller.signal.aborted) return
+          log('saving the chain cursor failed, trying again in %d ms: %e', CURSOR_SAVE_MS, err)
+        }
         await delay(CURSOR_SAVE_MS, controller.signal)
       }
     })
@@ -237,6 +276,11 @@ export function createSettlement (components: SettlementComponents, init: Settle
         const jobId = key.slice('finalize/'.length)
         log('resuming the finalization of %s', jobId)
         track(jobId, 'finalize', async () => { await finalize(jobId) })
+      }
+      for (const { key } of await journal?.list('settle/') ?? []) {
+        const jobId = key.slice('settle/'.length)
+        log('resuming the draw and settlement of %s', jobId)
+        settleOwn(jobId)
       }
       const executor = components.executor
       if (executor != null) {
