@@ -270,7 +270,17 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }
     // stopped, the node leaves the verifier draw (the next start resumes it): drawn while down it would miss its seed
     // and be slashed the bond. First to run at stop: the stack stops in reverse.
-    if (chain != null) stack.push(async () => { await leaveDraw(chain.client) })
+    if (chain != null) {
+      stack.push(async () => {
+        if (await leaveDraw(chain.client)) return
+        events.push({
+          kind: 'error',
+          level: 'error',
+          text: 'could not take this node out of the verifier draw as it stops (NodeRegistry.pause failed: is the chain reachable?): ' +
+            'drawn while it is down it misses its seed and is slashed the bond; start it again soon (the start resumes it)'
+        })
+      })
+    }
     const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address, models: holdings.models },
       { http: init.http, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)

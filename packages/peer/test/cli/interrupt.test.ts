@@ -99,6 +99,30 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     }
   })
 
+  it('jobmesh start: a stop that cannot take the node out of the verifier draw (the chain gone) says so', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-stop-no-chain-'))
+    // an anvil of its own (args), stopped below
+    const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    try {
+      const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+      await writeFile(join(dir, 'deployment.json'), serializeDeployment(deployment))
+      await writeFile(join(dir, 'wallet.key'), anvil.accounts[1].privateKey)
+      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--rpc', anvil.rpcUrl,
+        '--deployment', join(dir, 'deployment.json'), '--key-file', join(dir, 'wallet.key'), '--vram', '8'])
+      running.push(cli)
+      await line(cli, /^ready/, 60_000)
+      await anvil.stop()
+      cli.child.kill('SIGINT')
+      expect(await cli.exited).toBe(0)
+      expect(cli.stderr.join('\n')).toMatch(/error could not take this node out of the verifier draw as it stops .*start it again soon/)
+      expect(cli.stdout.slice(-1)).toEqual(['stopped'])
+    } finally {
+      provider.destroy()
+      await anvil.stop()
+    }
+  }, 90_000)
+
   it('jobmesh devnet: interrupted while it deploys or starts its peers', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-devnet-interrupt-'))
     // without --dir: its data goes in a temp dir of its own (here under `dir`), removed when it stops

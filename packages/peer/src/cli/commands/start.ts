@@ -80,9 +80,10 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         interrupted()
         // a Ctrl-C while it starts cuts the start short (a transaction already sent stays sent): what started stops
         const peer = await createPeer({ ...init, signal: interrupt.signal })
-        started.push(async () => { await peer.stop() })
+        // the lines go on while the peer stops (the stack stops in reverse): a stop that could not leave the draw says so
         const stopLines = printPeerEvents(peer.events)
         started.push(async () => { stopLines() })
+        started.push(async () => { await peer.stop() })
         interrupted()
         const control = await startControlServer(init.dataDir, async () => await peer.report({ signal: timeoutSignal(4_000) }).catch(() => peer.status()))
         started.push(async () => { await control.close() })
