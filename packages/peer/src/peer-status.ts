@@ -37,6 +37,8 @@ export interface PeerStatus {
     kickedOut?: boolean
     /** Incentive share recorded and current (0..1), unclaimed incentive in wei (decimal string). */
     incentive?: IncentiveJson
+    /** Why the wallet's standing could not be read (the chain unreachable): `registered` is then only what the start found. */
+    error?: string
   }
   /** Jobs this peer is finalizing now (journaled: resumed after a restart). */
   finalizing?: string[]

@@ -301,8 +301,13 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       account,
       async report (options) {
         const s = status()
-        const a = await account(options)
-        if (a != null && s.chain != null) s.chain = { ...s.chain, ...accountStatus(a) }
+        try {
+          const a = await account(options)
+          if (a != null && s.chain != null) s.chain = { ...s.chain, ...accountStatus(a) }
+        } catch (err) {
+          // the chain away: said, not left out (the wallet's standing is then unknown)
+          if (s.chain != null) s.chain = { ...s.chain, error: (err as Error).message }
+        }
         return s
       },
       describe: async (jobId, options) => describeJob({ docs, chain: chain?.client, privateKey: node.privateKey, peerId: node.peerId.toString() }, jobId, options),

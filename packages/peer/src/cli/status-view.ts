@@ -40,7 +40,12 @@ export function formatStatus (s: PeerStatus): string {
   }
   if (s.chain != null) {
     const c = s.chain
-    out.push(`wallet    ${c.address} (${c.registered ? 'registered' : 'not registered'}${standing(c)})`)
+    if (c.error != null) {
+      out.push(`wallet    ${c.address} (its standing unknown: the chain could not be read)`)
+      out.push(`chain     ${c.error}`)
+    } else {
+      out.push(`wallet    ${c.address} (${c.registered ? 'registered' : 'not registered'}${standing(c)})`)
+    }
     if (c.balanceWei != null) out.push(`balance   ${eth(c.balanceWei)}`)
     if (c.stakeWei != null) out.push(`stake     ${eth(c.stakeWei)}`)
     if (c.earnedWei != null) out.push(`earned    ${eth(c.earnedWei)} (payouts claimed and verifier fees)`)
@@ -66,7 +71,7 @@ export function formatStatus (s: PeerStatus): string {
   out.push('')
   out.push(`jobs known: ${s.jobs.length}`)
   if (s.jobs.length > 0) {
-    out.push(table(['job', 'MicroJobs', 'value', 'state'],
+    out.push(table(['job', 'MicroJobs', 'value (wei/s)', 'state'],
       s.jobs.map(j => [short(j.jobId, 10), j.microJobs, j.value.toPrecision(4), j.state])).trimEnd())
   }
   if (s.following != null) out.push(`following ${s.following.docs} CRDT docs, ${s.following.topics} gossip topics (a job's are closed once it is released or refunded)`)

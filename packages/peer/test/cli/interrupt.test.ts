@@ -99,7 +99,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     }
   })
 
-  it('jobmesh start: a stop that cannot take the node out of the verifier draw (the chain gone) says so', async () => {
+  it('jobmesh start: with the chain gone, status says so, and a stop that cannot take the node out of the verifier draw says so', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-stop-no-chain-'))
     // an anvil of its own (args), stopped below
     const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
@@ -113,6 +113,11 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       running.push(cli)
       await line(cli, /^ready/, 60_000)
       await anvil.stop()
+      // status says the chain is away instead of leaving the wallet's standing out
+      const status = jobmesh(['status', '--data-dir', join(dir, 'peer')])
+      expect(await status.exited).toBe(0)
+      expect(status.stdout).toContain(`wallet    ${anvil.accounts[1].address} (its standing unknown: the chain could not be read)`)
+      expect(status.stdout.find(l => l.startsWith('chain     '))).toMatch(/unreachable|ECONNREFUSED/i)
       cli.child.kill('SIGINT')
       expect(await cli.exited).toBe(0)
       expect(cli.stderr.join('\n')).toMatch(/error could not take this node out of the verifier draw as it stops .*start it again soon/)
