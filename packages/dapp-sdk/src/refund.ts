@@ -3,6 +3,7 @@ import { isoSeconds, timeLeft } from '@jobmesh/peer/observe'
 import { settleOpen } from '@jobmesh/peer/settlement'
 import { logger } from '@libp2p/logger'
 import { JobNotFoundError, JobRefundedError } from './errors.js'
+import { requireSigning } from './chain/connection.js'
 import { chainNow } from './job-info.js'
 import type { ChainContext } from './context.js'
 import { progressReporter } from './progress-report.js'
@@ -111,6 +112,7 @@ async function settleIfDue (ctx: ChainContext, jobId: string, report: (p: Refund
  */
 export async function refundJob (ctx: ChainContext, jobId: string, options: RefundOptions = {}): Promise<Refund> {
   const signal = options.signal
+  requireSigning(ctx.chain, 'a refund')
   const report = progressReporter<RefundProgress>(options.onProgress)
   // the escrow takes a second refund as a no-op that still costs gas: a refunded job is refused here
   const status = await ctx.chain.client.jobStatus(jobId, { signal })

@@ -1,6 +1,7 @@
 import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValue } from '@jobmesh/peer/protocol'
 import { replicate } from '@jobmesh/peer/replication'
 import { logger } from '@libp2p/logger'
+import { requireSigning } from './chain/connection.js'
 import { createJobParams } from './job-params.js'
 import { samplesFor } from './verification.js'
 import { checkCode } from './code-check.js'
@@ -122,6 +123,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     throw new InvalidJobError([{ path: '', message: 'a job is an object: { code, data, blockSize, slicing, price, ... }' }])
   }
   const creator = ctx.chain.address
+  requireSigning(ctx.chain, 'submitting a job')
   const sizes = {
     data: await localSize(input.data, 'data'),
     code: await localSize(input.code, 'code'),

@@ -11,7 +11,7 @@ import { REPLICATION_PROTOCOL, startReplicationServer } from '@jobmesh/peer/repl
 import { createNode } from '@jobmesh/peer/node'
 import * as lp from 'it-length-prefixed'
 import { createContentStore, jobContentBounds, rawOutputCid } from '@jobmesh/peer/storage'
-import { MaxUint256, id } from 'ethers'
+import { MaxUint256, VoidSigner, ZeroAddress, id } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createEscrowClient, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
@@ -135,6 +135,25 @@ describe('submit', () => {
       env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }, { signal: AbortSignal.timeout(60_000) })))
     expect(new Set(jobs.map(j => j.jobId)).size).toBe(8)
     for (const j of jobs) expect((await env.client.status(j.jobId)).status).toBe('Open')
+  })
+
+  it('a read-only client (a VoidSigner) reads, but a submit or a refund is refused before anything is uploaded or sent', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
+    const reader = await createJobClient({ rpcUrl: env.anvil.rpcUrl, signer: new VoidSigner(ZeroAddress), deployment: env.deployment })
+    try {
+      expect((await reader.status(job.jobId)).status).toBe('Open')
+      const stages: SubmitStage[] = []
+      const refused = await reader.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }, { onProgress: (p) => stages.push(p.stage) })
+        .catch((e: unknown) => e as Error)
+      expect(refused.name).toBe('InvalidConfigError')
+      expect(refused.message).toMatch(/^submitting a job needs a signer that signs: this client's signer is a VoidSigner/)
+      expect(stages).toEqual([])
+      const refund = await reader.refund(job.jobId).catch((e: unknown) => e as Error)
+      expect([refund.name, refund.message]).toEqual(['InvalidConfigError', expect.stringMatching(/^a refund needs a signer that signs/)])
+    } finally {
+      await reader.stop()
+    }
   })
 
   it('uploads code and data, creates the job on chain and announces it', async () => {

@@ -1,5 +1,5 @@
 import { ChainMismatchError, RpcUnreachableError, createChainClient, isRpcUrl, probeChainId, registryOf, withTimeout, wrapChainError } from '@jobmesh/contracts'
-import { FetchRequest, JsonRpcProvider, Network, Wallet } from 'ethers'
+import { FetchRequest, JsonRpcProvider, Network, VoidSigner, Wallet } from 'ethers'
 import { DEFAULT_CONFIRMATIONS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_RPC_TIMEOUT_MS, DEFAULT_TX_TIMEOUT_MS } from '../constants.js'
 import { InvalidConfigError } from '../errors.js'
 import type { ChainClient } from '@jobmesh/contracts'
@@ -37,6 +37,8 @@ export interface ChainConnection {
   chainId: number
   /** The chain client of `@jobmesh/contracts` (the one the peers use), signing with the DApp's wallet. */
   client: ChainClient
+  /** The signer is an ethers `VoidSigner`: this client reads (status, results, describe) and cannot pay. */
+  readOnly: boolean
   /** Destroys the provider the SDK created (not one passed in). */
   close(): void
 }
@@ -65,13 +67,24 @@ async function givenProvider (provider: Provider, init: ChainInit): Promise<numb
 }
 
 /**
+ * Refuses, before anything is uploaded or sent, what a read-only client (a `VoidSigner`) cannot do: `what` pays.
+ * @throws InvalidConfigError
+ */
+export function requireSigning (chain: Pick<ChainConnection, 'readOnly' | 'address'>, what: string): void {
+  if (chain.readOnly) {
+    throw new InvalidConfigError(`${what} needs a signer that signs: this client's signer is a VoidSigner (${chain.address}), ` +
+      'which reads and cannot pay (give a 0x private key or an ethers Signer)')
+  }
+}
+
+/**
  * The options a JavaScript caller (untyped) may get wrong, checked before any request: a signer that is neither a
  * private key nor a Signer, an `rpcUrl` that is not an http:// or https:// URL (`localhost:8545`).
  */
 function checkOptions (init: ChainInit): void {
   const signer = init.signer as unknown
   if (signer === undefined || signer === null) {
-    throw new InvalidConfigError('signer is required: a 0x private key or an ethers Signer (it pays for the jobs and is their creator)')
+    throw new InvalidConfigError('signer is required: a 0x private key or an ethers Signer (it pays for the jobs and is their creator; a client that only reads takes an ethers VoidSigner)')
   }
   if (typeof signer !== 'string' && typeof (signer as Partial<Signer>).getAddress !== 'function') {
     throw new InvalidConfigError(`signer must be a 0x private key or an ethers Signer, got ${typeof signer}`)
@@ -146,7 +159,7 @@ export async function connectChain (init: ChainInit): Promise<ChainConnection> {
       confirmations: init.confirmations,
       pollMs: init.pollMs
     })
-    return { provider, address, chainId, client, close }
+    return { provider, address, chainId, client, readOnly: signer instanceof VoidSigner, close }
   } catch (err) {
     close()
     throw err
