@@ -31,8 +31,11 @@ export async function loadSpec (ctx: ClientContext, jobId: string, signal?: Abor
     bytes = await fetchContent(ctx.store, cid.toString(), { signal: anySignal([signal, ctx.stopped]), timeoutMs })
   } catch (err) {
     if ((err as Error).name !== TimeoutError.name) throw err
-    throw new TimeoutError(`the spec ${created.specCid} of job ${jobId} could not be fetched within ${timeoutMs} ms: no peer this client ` +
-      'reaches holds it (the job may never have been announced: its creator\'s process stopped before a peer took its inputs)', { cause: err })
+    // connected to nobody, the job is not to blame: this client has nobody to ask
+    const why = ctx.node.libp2p.getPeers().length === 0
+      ? 'this client is connected to no peer (no bootstrap peer given, or none answered: jobmesh devnet prints JOBMESH_BOOTSTRAP)'
+      : 'no peer this client reaches holds it (the job may never have been announced: its creator\'s process stopped before a peer took its inputs)'
+    throw new TimeoutError(`the spec ${created.specCid} of job ${jobId} could not be fetched within ${timeoutMs} ms: ${why}`, { cause: err })
   }
   let known: KnownSpec
   try {

@@ -80,7 +80,9 @@ describe('jobmesh-dapp', () => {
   })
 
   it('reads --poll in seconds, fractions allowed', async () => {
-    expect(['2', '0.5', '.25', '1.5'].map(secondsToMs)).toEqual([2000, 500, 250, 1500])
+    expect(['2', '0.5', '.25', '1.5', '0.1'].map(secondsToMs)).toEqual([2000, 500, 250, 1500, 100])
+    // faster than 10 reads a second is refused: it would flood the endpoint
+    expect(() => secondsToMs('0.001')).toThrow('expected at least 0.1 s between two reads')
     for (const bad of ['0', '-1', 'abc', '1e3', '']) {
       const io = capture()
       expect(await run(['wait', '0x' + '1'.repeat(64), '--poll', bad, '--deployment', 'd.json'], io)).toBe(2)
@@ -339,6 +341,10 @@ describe('jobmesh-dapp', () => {
     const io3 = capture()
     expect(await run(['results', '0x' + '1'.repeat(64), '--out', below, '--json', ...connect], io3)).toBe(2)
     expect(io3.stdout.map(l => JSON.parse(l) as unknown)).toEqual([{ error: { name: 'InvalidConfigError', message: `--out ${below}: a folder on its path is a file` } }])
+    // an empty --out is not the current directory
+    const io4 = capture()
+    expect(await run(['results', '0x' + '1'.repeat(64), '--out', '', ...connect], io4)).toBe(2)
+    expect(io4.stderr).toEqual(['InvalidConfigError: --out is empty: name a directory for the outputs'])
   })
 })
 

@@ -151,6 +151,9 @@ describe('submit', () => {
       expect(stages).toEqual([])
       const refund = await reader.refund(job.jobId).catch((e: unknown) => e as Error)
       expect([refund.name, refund.message]).toEqual(['InvalidConfigError', expect.stringMatching(/^a refund needs a signer that signs/)])
+      // made without a bootstrap peer, it reaches nobody: its failed fetch says that, not that the job was never announced
+      const results = await reader.results(job.jobId, { timeoutMs: 10_000, fetchTimeoutMs: 500 }).catch((e: unknown) => e as Error)
+      expect([results.name, results.message]).toEqual(['TimeoutError', expect.stringMatching(/could not be fetched within 500 ms: this client is connected to no peer/)])
     } finally {
       await reader.stop()
     }

@@ -23,8 +23,13 @@ export function secondsToMs (value: string): number {
   if (!/^([0-9]+(\.[0-9]*)?|\.[0-9]+)$/.test(value) || !Number.isFinite(s) || s <= 0 || s * 1000 > 2 ** 31 - 1) {
     throw new InvalidArgumentError('expected a positive number of seconds, e.g. 2 or 0.5')
   }
-  return Math.max(1, Math.round(s * 1000))
+  // a poll every millisecond would flood the RPC endpoint (a public one rate-limits or bans for less)
+  if (s < MIN_POLL_SECONDS) throw new InvalidArgumentError(`expected at least ${MIN_POLL_SECONDS} s between two reads, e.g. 2 or 0.5`)
+  return Math.round(s * 1000)
 }
+
+/** The shortest `--poll` (seconds). */
+export const MIN_POLL_SECONDS = 0.1
 
 /** Commander parser of a non-negative integer flag. */
 export function nonNegativeInt (value: string): number {
@@ -129,6 +134,8 @@ export interface OutputDir {
 }
 
 export async function prepareOutputDir (path: string, flag = '--out'): Promise<OutputDir> {
+  // resolve('') is the current directory: an empty value is a mistake, not a choice of it
+  if (path.trim() === '') throw new InvalidConfigError(`${flag} is empty: name a directory for the outputs`)
   const dir = resolve(path)
   const kernel = await kernelFilesystem(dir)
   if (kernel !== undefined) throw new InvalidConfigError(`${flag} ${path}: it is on ${kernel}, the kernel's own file system: not a place for outputs`)
