@@ -30,19 +30,23 @@ export type ChainAccess = 'pays' | 'reads'
  * Adds the connection flags to a command. Each one also reads the variable `jobmesh devnet` prints
  * (`JOBMESH_RPC_URL`, `JOBMESH_DEPLOYMENT`, `JOBMESH_BOOTSTRAP`, `JOBMESH_PRIVATE_KEY`); a flag wins over its variable.
  */
-export function withConnectFlags (cmd: Command, access: ChainAccess = 'pays'): Command {
-  const keyHelp = access === 'pays'
-    ? 'file holding the 0x private key that pays (or JOBMESH_PRIVATE_KEY)'
-    : 'file holding a 0x private key (or JOBMESH_PRIVATE_KEY); not needed: this command only reads'
+export function withConnectFlags (cmd: Command, access: ChainAccess | 'identifies' = 'pays', startsNode = true): Command {
+  const keyHelp = {
+    pays: 'file holding the 0x private key that pays (or JOBMESH_PRIVATE_KEY)',
+    identifies: 'file holding the 0x private key of the wallet (or JOBMESH_PRIVATE_KEY); required',
+    reads: 'file holding a 0x private key (or JOBMESH_PRIVATE_KEY); not needed: this command only reads'
+  }[access]
+  // a command without a node still checks --bootstrap, but does not offer what it does not use
+  const nodeOption = (option: Option): Option => startsNode ? option : option.hideHelp()
   return cmd
     .addOption(new Option('--rpc <url>', 'JSON-RPC endpoint (http:// or https://)').env('JOBMESH_RPC_URL').default(DEFAULT_CLI_RPC_URL)
       .argParser(rpcUrl))
     .option('--key-file <file>', keyHelp)
     .addOption(new Option('--private-key <hex>', 'the 0x private key; prefer the variable or --key-file').env('JOBMESH_PRIVATE_KEY').hideHelp())
     .addOption(new Option('--deployment <file>', 'deployment JSON of the jobmesh contracts').env('JOBMESH_DEPLOYMENT').makeOptionMandatory())
-    .addOption(new Option('--bootstrap <multiaddr>', 'jobmesh peer to connect to; repeatable (variable: comma-separated)')
-      .env('JOBMESH_BOOTSTRAP').argParser(bootstrapList))
-    .option('--data-dir <dir>', 'where the client node keeps its key, blocks and CRDT state (default: in memory)')
+    .addOption(nodeOption(new Option('--bootstrap <multiaddr>', 'jobmesh peer to connect to; repeatable (variable: comma-separated)')
+      .env('JOBMESH_BOOTSTRAP').argParser(bootstrapList)))
+    .addOption(nodeOption(new Option('--data-dir <dir>', 'where the client node keeps its key, blocks and CRDT state (default: in memory)')))
     .option('--json', 'print one JSON document on stdout instead of text')
 }
 

@@ -75,7 +75,7 @@ function unconfirmedNote (jobId: string, { status, deadline }: Pick<EscrowJob, '
 export function jobCommands (root: Command, io: CliIo): void {
   withConnectFlags(root.command('status')
     .description('show the escrow status of a job')
-    .argument('<jobId>', 'job id', jobIdArg), 'reads')
+    .argument('<jobId>', 'job id', jobIdArg), 'reads', false)
     .action(async (jobId: string, flags: ConnectFlags) => {
       await withEscrow(flags, io, async (client) => {
         const j = await client.status(jobId)
@@ -155,7 +155,7 @@ export function jobCommands (root: Command, io: CliIo): void {
     })
 
   withConnectFlags(root.command('list')
-    .description('the jobs this wallet created, with their escrow status'))
+    .description('the jobs this wallet created, with their escrow status (the key names the wallet)'), 'identifies', false)
     .action(async (flags: ConnectFlags) => {
       await withEscrow(flags, io, async (client) => {
         const jobs = await client.list()
@@ -171,8 +171,8 @@ export function jobCommands (root: Command, io: CliIo): void {
     })
 
   withConnectFlags(root.command('refund')
-    .description('take the fee back from the escrow after the deadline of a job that was not released (settling first a verification round its peers left unsettled)')
-    .argument('<jobId>', 'job id', jobIdArg))
+    .description('return the fee from the escrow to the job\'s creator after the deadline of a job that was not released (settling first a verification round its peers left unsettled); anyone may send it')
+    .argument('<jobId>', 'job id', jobIdArg), 'pays', false)
     .action(async (jobId: string, flags: ConnectFlags) => {
       await withEscrow(flags, io, async (client) => {
         const r = await client.refund(jobId, {
