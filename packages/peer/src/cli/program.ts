@@ -75,10 +75,33 @@ function exitCodeFor (err: unknown): number {
     process.stderr.write(`error: ${terminalSafe(e.message, { lines: true })}\n(run with --help for usage)\n`)
     return EXIT_USAGE
   }
-  process.stderr.write(`error: ${terminalSafe(e?.message ?? String(err), { lines: true })}\n`)
-  const cause = causeLine((e as { cause?: unknown })?.cause)
-  if (cause != null) process.stderr.write(`  cause: ${terminalSafe(cause)}\n`)
+  for (const line of failureLines(err)) process.stderr.write(`${line}\n`)
   return EXIT_FAILURE
+}
+
+/**
+ * What a failed command prints: `error: <message>`, its cause when the message does not already say it, and what to
+ * do about a damaged datastore (LevelDB's `LEVEL_CORRUPTION` or `LEVEL_IO_ERROR`, anywhere in the cause chain).
+ */
+export function failureLines (err: unknown): string[] {
+  const e = err as Error | undefined
+  const message = e?.message ?? String(err)
+  const lines = [`error: ${terminalSafe(message, { lines: true })}`]
+  const cause = causeLine((e as { cause?: unknown })?.cause)
+  if (cause != null && !message.includes(cause)) lines.push(`  cause: ${terminalSafe(cause)}`)
+  if (levelDamage(err)) {
+    lines.push('  the peer\'s datastore (<data dir>/datastore) is damaged: restore it from a backup, or move it aside and start ' +
+      'again (the node keeps its identity and blocks, and loses its CRDT docs and the settlement journal of rounds under way)')
+  }
+  return lines
+}
+
+/** Whether LevelDB reported a damaged store anywhere in the cause chain. */
+function levelDamage (err: unknown): boolean {
+  for (let e = err as { code?: unknown, cause?: unknown } | undefined, depth = 0; e != null && depth < 8; e = e.cause as typeof e, depth++) {
+    if (e.code === 'LEVEL_CORRUPTION' || e.code === 'LEVEL_IO_ERROR') return true
+  }
+  return false
 }
 
 /** Most of a cause a person reads: ethers' short message (not its request and transaction dump), one line, capped. */

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest'
+import { failureLines } from '../../src/cli/program.js'
+
+describe('what a failed jobmesh command prints', () => {
+  it('the cause once: left out when the message already says it', () => {
+    const refused = new Error('connect ECONNREFUSED 127.0.0.1:8599')
+    expect(failureLines(new Error('reading the chain id: RPC endpoint unreachable: connect ECONNREFUSED 127.0.0.1:8599', { cause: refused })))
+      .toEqual(['error: reading the chain id: RPC endpoint unreachable: connect ECONNREFUSED 127.0.0.1:8599'])
+    expect(failureLines(new Error('withdraw reverted', { cause: new Error('execution reverted: NotExiting') })))
+      .toEqual(['error: withdraw reverted', '  cause: execution reverted: NotExiting'])
+  })
+
+  it('a datastore LevelDB finds damaged (its codes anywhere in the cause chain) gets what to do about it', () => {
+    const io = Object.assign(new Error('IO error: /d/datastore/000005.ldb: Invalid argument'), { code: 'LEVEL_IO_ERROR' })
+    for (const err of [io, new Error('reading the doc failed', { cause: io }), Object.assign(new Error('Corruption: bad block'), { code: 'LEVEL_CORRUPTION' })]) {
+      const lines = failureLines(err)
+      expect(lines.at(-1)).toMatch(/^ {2}the peer's datastore \(<data dir>\/datastore\) is damaged: restore it from a backup, or move it aside/)
+    }
+    expect(failureLines(Object.assign(new Error('not found'), { code: 'LEVEL_NOT_FOUND' }))).toHaveLength(1)
+  })
+})
