@@ -6,6 +6,7 @@ import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } fr
 import { table } from '../output.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
 import type { Devnet } from '../../devnet/index.js'
+import { Option } from 'commander'
 import type { Command } from 'commander'
 
 export interface DevnetOptions {
@@ -25,7 +26,7 @@ export function devnetCommand (program: Command): void {
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
     .option('--block-time <s>', 'seconds per block, > 0 (default 1; Polygon Amoy: 2)', blockTime)
     .option('--dir <dir>', 'where peers keep their data, kept after the stop (default: a new temp dir, removed at the stop)')
-    .option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys', ethAmount, '1')
+    .addOption(new Option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys').argParser(ethAmount).default('1', '1'))
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
       if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
@@ -127,7 +128,7 @@ function describe (devnet: Devnet, spareKey: string | undefined): string {
     'connect another peer:',
     `  jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
     `  (with the variables above exported: jobmesh start --data-dir <dir> --vram 8 --key-file ${spareKey ?? '<file>'})`,
-    ...(spareKey === undefined ? [] : [`  ${spareKey}: the key of a funded anvil account no peer uses (one more peer; a third needs its own funded key)`]),
+    ...(spareKey === undefined ? [] : [`  ${spareKey}: the key of a funded anvil account no peer uses (for one extra peer; each further extra peer needs a funded key of its own)`]),
     'status of a peer:',
     `  jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
     '',
