@@ -1,10 +1,15 @@
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { once } from 'node:events'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serializeDeployment } from '@jobmesh/contracts'
+import { waitFor } from '@jobmesh/testkit'
+import { keccak256, toUtf8Bytes } from 'ethers'
+import { CID } from 'multiformats/cid'
+import { sha256 } from 'multiformats/hashes/sha2'
 import { startChain } from '@jobmesh/testkit/anvil'
 import { afterEach, describe, expect, it } from 'vitest'
 import { smallJob } from './helpers.js'
@@ -90,6 +95,32 @@ describe('jobmesh-dapp as a process', () => {
     }
     // nothing was sent from the wallet
     expect(await chain.clients[1].provider.getTransactionCount(key.address)).toBe(0)
+  }, 60_000)
+
+  it('Ctrl-C during results with --json: an error document on stdout, exit 130, and the empty --out folders it made removed', async () => {
+    chain = await startChain({ accounts: 2 })
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-dapp-results-interrupt-'))
+    const deployment = join(dir, 'deployment.json')
+    await writeFile(deployment, serializeDeployment(chain.deployment))
+    // a job whose spec nobody serves: results waits for it (up to --fetch-timeout)
+    const spec = CID.create(1, 0x55, await sha256.digest(new TextEncoder().encode(`nobody holds this ${dir}`)))
+    const head = await chain.clients[0].provider.getBlock('latest')
+    const { jobId } = await chain.clients[0].createJob({
+      specCid: spec.toString(), nonce: 1n, jobRoot: keccak256(toUtf8Bytes('jobs')), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
+      minVramGb: 0, k: 3, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
+    }, 10n ** 15n)
+    const out = join(dir, 'made', 'here')
+    const child = spawn(process.execPath, [BIN, 'results', jobId, '--out', out, '--json', '--rpc', chain.anvil.rpcUrl, '--deployment', deployment],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NO_ENV } })
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d })
+    const closed = once(child, 'close')
+    await waitFor(() => existsSync(out), { what: 'the --out folder', timeoutMs: 30_000 })
+    child.kill('SIGINT')
+    const [code] = await closed as [number | null]
+    expect(code).toBe(130)
+    expect(JSON.parse(stdout)).toEqual({ error: { name: 'InterruptedError', message: 'interrupted (SIGINT)', signal: 'SIGINT' } })
+    expect(existsSync(join(dir, 'made'))).toBe(false)
   }, 60_000)
 
   it('a deployment whose escrow address holds no JobEscrow: EscrowNotFoundError in one line, not an undecodable result', async () => {

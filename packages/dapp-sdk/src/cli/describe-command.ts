@@ -39,6 +39,6 @@ export function describeCommand (root: Command, io: CliIo): void {
         const story = await client.describe(jobId)
         if (flags.json === true) io.out(JSON.stringify(story))
         else for (const line of formatStory(story)) io.out(line)
-      }, 'reads')
+      }, { access: 'reads' })
     })
 }

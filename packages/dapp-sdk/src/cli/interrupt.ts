@@ -100,11 +100,25 @@ export function onSubmitInterrupt (io: CliIo, state: SubmitState, abort: () => v
   })
 }
 
+/** What a command does on Ctrl-C besides stopping: its `--json` document, and a synchronous tidy-up. */
+export interface InterruptExitOptions {
+  /** `--json`: the interruption is a failure like another, one document on stdout. */
+  json?: boolean
+  /** Runs before the exit (e.g. removing the empty folders `results` made). */
+  tidy?(): void
+}
+
 /** Ctrl-C (or SIGTERM) during the other commands: stop at once (nothing they do costs money). */
-export function onInterruptExit (io: CliIo): () => void {
+export function onInterruptExit (io: CliIo, options: InterruptExitOptions = {}): () => void {
   if (io.onInterrupt === undefined) return () => {}
   return io.onInterrupt((signal) => {
+    try {
+      options.tidy?.()
+    } catch {
+      // a tidy-up that failed leaves what it could not take back; the exit goes on
+    }
     io.err('interrupted')
+    if (options.json === true) io.out(JSON.stringify({ error: { name: 'InterruptedError', message: `interrupted (${signal})`, signal } }))
     io.exit?.(interruptedExitCode(signal))
   })
 }

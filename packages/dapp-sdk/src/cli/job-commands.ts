@@ -3,9 +3,11 @@ import { formatEther } from 'ethers'
 import { clientFrom, escrowClientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
+import type { InterruptExitOptions } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
-import { discardIfEmpty, jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.js'
+import { discardIfEmpty, discardIfEmptySync, jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.js'
 import type { ChainAccess, ConnectFlags } from './client-options.js'
+import type { OutputDir } from './options.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { EscrowClient } from '../escrow-client.js'
@@ -13,10 +15,19 @@ import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 import type { JobStory } from '@jobmesh/peer/observe'
 import type { Command } from 'commander'
 
+/** How a command reaches the chain, and what it does on Ctrl-C. */
+interface CommandRun extends InterruptExitOptions {
+  access?: ChainAccess
+  /** Runs before the client starts, with Ctrl-C handled already (what it makes, `tidy` can take back). */
+  prepare?(): Promise<void>
+}
+
 /** Runs `fn` with what `open` gives; Ctrl-C exits with 130; `stop` is called after. */
-async function using<C, T> (io: CliIo, open: () => Promise<C>, stop: (client: C) => Promise<void> | void, fn: (client: C) => Promise<T>): Promise<T> {
-  const off = onInterruptExit(io)
+async function using<C, T> (io: CliIo, open: () => Promise<C>, stop: (client: C) => Promise<void> | void, fn: (client: C) => Promise<T>,
+  run: CommandRun): Promise<T> {
+  const off = onInterruptExit(io, run)
   try {
+    await run.prepare?.()
     const client = await open()
     try {
       return await fn(client)
@@ -29,13 +40,13 @@ async function using<C, T> (io: CliIo, open: () => Promise<C>, stop: (client: C)
 }
 
 /** Runs `fn` with a job client from the connection flags; Ctrl-C exits with 130; the client is stopped after. */
-export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>, access: ChainAccess = 'pays'): Promise<T> {
-  return await using(io, async () => await clientFrom(flags, {}, io.err, access), async c => { await c.stop() }, fn)
+export async function withClient<T> (flags: ConnectFlags, io: CliIo, fn: (client: JobClient) => Promise<T>, run: CommandRun = {}): Promise<T> {
+  return await using(io, async () => await clientFrom(flags, {}, io.err, run.access), async c => { await c.stop() }, fn, { json: flags.json === true, ...run })
 }
 
 /** {@link withClient} for `status`, `list` and `refund`: an escrow client, no node. */
-async function withEscrow<T> (flags: ConnectFlags, io: CliIo, fn: (client: EscrowClient) => Promise<T>, access: ChainAccess = 'pays'): Promise<T> {
-  return await using(io, async () => await escrowClientFrom(flags, access), c => { c.stop() }, fn)
+async function withEscrow<T> (flags: ConnectFlags, io: CliIo, fn: (client: EscrowClient) => Promise<T>, run: CommandRun = {}): Promise<T> {
+  return await using(io, async () => await escrowClientFrom(flags, run.access), c => { c.stop() }, fn, { json: flags.json === true, ...run })
 }
 
 /** The escrow record as JSON: wei amounts and the seed (bigints) as decimal strings. */
@@ -81,7 +92,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         const j = await client.status(jobId)
         if (flags.json === true) io.out(JSON.stringify(jsonJob(j)))
         else printJob(io, j)
-      }, 'reads')
+      }, { access: 'reads' })
     })
 
   withConnectFlags(root.command('wait')
@@ -119,7 +130,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         })
         if (flags.json === true) io.out(JSON.stringify({ jobId, ...r }))
         else io.out(`released in block ${r.blockNumber}`)
-      }, 'reads')
+      }, { access: 'reads' })
     })
 
   withConnectFlags(root.command('results')
@@ -129,11 +140,11 @@ export function jobCommands (root: Command, io: CliIo): void {
     .option('--timeout <s>', 'give up after this many seconds (default 300)', positiveInt)
     .option('--fetch-timeout <s>', 'give up on one output nobody serves after this many seconds (default 60)', positiveInt), 'reads')
     .action(async (jobId: string, flags: ConnectFlags & { out: string, timeout?: number, fetchTimeout?: number }) => {
-      // a folder that cannot be written is found before anything is downloaded
-      const dir = await prepareOutputDir(flags.out)
-      const out = dir.path
-      // an unknown job, a refused connection...: no empty folder is left behind
+      // a folder that cannot be written is found before anything is downloaded (prepare); an unknown job, a refused
+      // connection, a Ctrl-C...: no empty folder is left behind
+      let dir: OutputDir = { path: '' }
       await withClient(flags, io, async (client) => {
+        const out = dir.path
         const outputs = await writeResults(client, jobId, out, io, {
           quiet: flags.json === true,
           timeoutMs: (flags.timeout ?? 300) * 1000,
@@ -148,7 +159,11 @@ export function jobCommands (root: Command, io: CliIo): void {
           const note = unconfirmedNote(jobId, job, Math.floor(Date.now() / 1000))
           if (note !== undefined) io.err(note)
         }
-      }, 'reads').catch(async (err: unknown) => {
+      }, {
+        access: 'reads',
+        prepare: async () => { dir = await prepareOutputDir(flags.out) },
+        tidy: () => { discardIfEmptySync(dir) }
+      }).catch(async (err: unknown) => {
         await discardIfEmpty(dir)
         throw err
       })

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs'
+import { constants, rmdirSync } from 'node:fs'
 import { access, mkdir, readFile, rmdir, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
@@ -159,14 +159,33 @@ export async function prepareOutputDir (path: string, flag = '--out'): Promise<O
  * are empty: a command that wrote nothing leaves nothing; a folder with any file in it stays.
  */
 export async function discardIfEmpty (out: OutputDir): Promise<void> {
-  if (out.created === undefined) return
-  for (let dir = out.path; ; dir = dirname(dir)) {
+  for (const dir of madeFolders(out)) {
     try {
       await rmdir(dir)
     } catch {
       return
     }
-    if (dir === out.created || dirname(dir) === dir) return
+  }
+}
+
+/** {@link discardIfEmpty} for a Ctrl-C, which exits at once. */
+export function discardIfEmptySync (out: OutputDir): void {
+  for (const dir of madeFolders(out)) {
+    try {
+      rmdirSync(dir)
+    } catch {
+      return
+    }
+  }
+}
+
+/** The folders {@link prepareOutputDir} made, deepest first. */
+function madeFolders (out: OutputDir): string[] {
+  if (out.created === undefined) return []
+  const made: string[] = []
+  for (let dir = out.path; ; dir = dirname(dir)) {
+    made.push(dir)
+    if (dir === out.created || dirname(dir) === dir) return made
   }
 }
 
