@@ -250,6 +250,12 @@ export class DownloadError extends Error {
   override readonly name = 'DownloadError'
 }
 
+/** A verified output could not be written to the output directory (a folder in the way, a full disk...). */
+export class OutputWriteError extends Error {
+  static override readonly name = 'OutputWriteError'
+  override readonly name = 'OutputWriteError'
+}
+
 /** A wait (network or chain) ran out of time. */
 export class TimeoutError extends Error {
   static override readonly name = 'TimeoutError'

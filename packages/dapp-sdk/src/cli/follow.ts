@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SingleBar } from 'cli-progress'
-import { JobFailedError } from '../errors.js'
+import { JobFailedError, OutputWriteError } from '../errors.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { Release } from '../release.js'
@@ -107,6 +107,15 @@ export async function writeResults (client: JobClient, jobId: string, out: strin
     bar?.stop()
   }
   await mkdir(out, { recursive: true })
-  for (const o of outputs) await writeFile(join(out, `${o.macroIndex}.${o.index}.bin`), o.bytes)
+  for (const o of outputs) {
+    const file = join(out, `${o.macroIndex}.${o.index}.bin`)
+    try {
+      await writeFile(file, o.bytes)
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException
+      const why = e.code === 'EISDIR' ? 'a folder of that name is in the way' : e.code === 'ENOSPC' ? 'the disk is full' : e.message
+      throw new OutputWriteError(`cannot write the output of MicroJob ${o.macroIndex}.${o.index} to ${file}: ${why}`, { cause: err })
+    }
+  }
   return outputs
 }
