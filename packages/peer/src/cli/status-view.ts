@@ -49,12 +49,13 @@ export function formatStatus (s: PeerStatus): string {
     if (c.balanceWei != null) out.push(`balance   ${eth(c.balanceWei)}`)
     if (c.stakeWei != null) out.push(`stake     ${eth(c.stakeWei)}`)
     if (c.earnedWei != null) out.push(`earned    ${eth(c.earnedWei)} (payouts claimed and verifier fees)`)
-    if (c.qos != null) {
+    // a wallet no longer registered (withdrawn) has no record to score: the registry's defaults are not shown as one
+    if (c.registered && c.qos != null) {
       const q = c.qos
       out.push(`QoS       B ${q.score} of 2000 (${q.tasks} ${q.tasks === 1 ? 'task' : 'tasks'} in the window, verifications and probes), ` +
         `R ${q.vram.toFixed(2)} (VRAM), P ${q.timeout.toFixed(2)} (commits within ${q.timeoutPct} % of a commit window; ` +
         `${q.timeouts} timed-out ${q.timeouts === 1 ? 'round' : 'rounds'})`)
-    } else if (c.score != null) {
+    } else if (c.registered && c.score != null) {
       out.push(`QoS score ${c.score}`)
     }
     if (c.incentive != null) {

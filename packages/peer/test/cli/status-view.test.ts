@@ -37,6 +37,16 @@ describe('formatStatus', () => {
     expect(wallet({ address: a, registered: true, paused: true })).toBe(`wallet    ${a} (registered, paused)`)
     expect(wallet({ address: a, registered: true, paused: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
   })
+
+  it('a wallet withdrawn shows no QoS line (the registry\'s defaults are no record of it); a chain away is said, not left out', () => {
+    const lines = (chain: PeerStatus['chain']): string[] => formatStatus({ ...status({ held: [] }), chain }).split('\n')
+    const a = '0x' + 'ab'.repeat(20)
+    expect(lines({ address: a, registered: true, score: '1000' })).toContain('QoS score 1000')
+    expect(lines({ address: a, registered: false, score: '1000' }).filter(l => l.startsWith('QoS'))).toEqual([])
+    const away = lines({ address: a, registered: true, error: 'RPC endpoint unreachable: connect ECONNREFUSED 127.0.0.1:8599' })
+    expect(away).toContain(`wallet    ${a} (its standing unknown: the chain could not be read)`)
+    expect(away).toContain('chain     RPC endpoint unreachable: connect ECONNREFUSED 127.0.0.1:8599')
+  })
 })
 
 describe('incentive share', () => {
