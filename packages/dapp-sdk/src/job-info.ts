@@ -12,6 +12,12 @@ import type { ChainContext, ClientContext, KnownSpec } from './context.js'
  *
  * @throws JobNotFoundError, TimeoutError (no peer served the spec in time), DownloadError, AbortError, the chain errors
  */
+/** Why nothing can be fetched when this client is connected to no peer; undefined when it is connected to some. */
+export function connectedToNobody (ctx: Pick<ClientContext, 'node'>): string | undefined {
+  if (ctx.node.libp2p.getPeers().length > 0) return undefined
+  return 'this client is connected to no peer (no bootstrap peer given, or none answered: jobmesh devnet prints JOBMESH_BOOTSTRAP)'
+}
+
 export async function loadSpec (ctx: ClientContext, jobId: string, signal?: AbortSignal, fetchTimeoutMs?: number): Promise<KnownSpec> {
   const key = jobId.toLowerCase()
   const cached = ctx.specs.get(key)
@@ -32,9 +38,8 @@ export async function loadSpec (ctx: ClientContext, jobId: string, signal?: Abor
   } catch (err) {
     if ((err as Error).name !== TimeoutError.name) throw err
     // connected to nobody, the job is not to blame: this client has nobody to ask
-    const why = ctx.node.libp2p.getPeers().length === 0
-      ? 'this client is connected to no peer (no bootstrap peer given, or none answered: jobmesh devnet prints JOBMESH_BOOTSTRAP)'
-      : 'no peer this client reaches holds it (the job may never have been announced: its creator\'s process stopped before a peer took its inputs)'
+    const why = connectedToNobody(ctx) ??
+      'no peer this client reaches holds it (the job may never have been announced: its creator\'s process stopped before a peer took its inputs)'
     throw new TimeoutError(`the spec ${created.specCid} of job ${jobId} could not be fetched within ${timeoutMs} ms: ${why}`, { cause: err })
   }
   let known: KnownSpec

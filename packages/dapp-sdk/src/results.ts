@@ -12,7 +12,7 @@ import { fetchContent } from './content.js'
 import {
   AbortError, DownloadError, ResultHashMismatchError, ResultNotFoundError, ResultRootMismatchError, ResultUnavailableError, TimeoutError
 } from './errors.js'
-import { chainNow, loadEscrowJob, loadSpec } from './job-info.js'
+import { chainNow, connectedToNobody, loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
 import { roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
@@ -75,7 +75,8 @@ export async function downloadResults (ctx: ClientContext, jobId: string, option
     return await download(ctx, id, signal, failed, options)
   } catch (err) {
     if (overall?.aborted === true && options.signal?.aborted !== true && !ctx.stopped.aborted) {
-      throw new TimeoutError(`results of ${id} not complete within ${String(options.timeoutMs)} ms`, { cause: err })
+      const nobody = connectedToNobody(ctx)
+      throw new TimeoutError(`results of ${id} not complete within ${String(options.timeoutMs)} ms${nobody === undefined ? '' : `: ${nobody}`}`, { cause: err })
     }
     throw err
   } finally {

@@ -154,6 +154,9 @@ describe('submit', () => {
       // made without a bootstrap peer, it reaches nobody: its failed fetch says that, not that the job was never announced
       const results = await reader.results(job.jobId, { timeoutMs: 10_000, fetchTimeoutMs: 500 }).catch((e: unknown) => e as Error)
       expect([results.name, results.message]).toEqual(['TimeoutError', expect.stringMatching(/could not be fetched within 500 ms: this client is connected to no peer/)])
+      // the whole download's time out too
+      const overall = await reader.results(job.jobId, { timeoutMs: 300, fetchTimeoutMs: 5_000 }).catch((e: unknown) => e as Error)
+      expect([overall.name, overall.message]).toEqual(['TimeoutError', expect.stringMatching(/not complete within 300 ms: this client is connected to no peer/)])
     } finally {
       await reader.stop()
     }

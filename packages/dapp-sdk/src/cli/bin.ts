@@ -13,6 +13,8 @@ ignoreClosedStdout()
 // had loaded, and a Ctrl-C in the few ms until the command's came was lost, and `submit` went on to pay
 interruptUntilCommand((signal: NodeJS.Signals): void => {
   process.stderr.write('interrupted: nothing was sent\n')
+  // with --json a script reads one document on stdout, this failure too
+  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { name: 'InterruptedError', message: `interrupted (${signal}): nothing was sent`, signal } })}\n`)
   process.exit(interruptedExitCode(signal))
 })
 const { run } = await import('./program.js')
