@@ -142,7 +142,7 @@ export function jobCommands (root: Command, io: CliIo): void {
     .action(async (jobId: string, flags: ConnectFlags & { out: string, timeout?: number, fetchTimeout?: number }) => {
       // a folder that cannot be written is found before anything is downloaded (prepare); an unknown job, a refused
       // connection, a Ctrl-C...: no empty folder is left behind
-      let dir: OutputDir = { path: '' }
+      const dir: OutputDir = { path: '' }
       await withClient(flags, io, async (client) => {
         const out = dir.path
         const outputs = await writeResults(client, jobId, out, io, {
@@ -161,7 +161,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         }
       }, {
         access: 'reads',
-        prepare: async () => { dir = await prepareOutputDir(flags.out) },
+        prepare: async () => { await prepareOutputDir(flags.out, '--out', dir) },
         tidy: () => { discardIfEmptySync(dir) }
       }).catch(async (err: unknown) => {
         await discardIfEmpty(dir)

@@ -1,4 +1,4 @@
-import { constants, rmdirSync } from 'node:fs'
+import { constants, existsSync, rmdirSync } from 'node:fs'
 import { access, mkdir, readFile, rmdir, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
@@ -122,26 +122,31 @@ function mkdirProblem (err: NodeJS.ErrnoException): string {
 }
 
 /**
+ * An output directory ready to write. `existed` is the deepest folder of `path` (itself included) that was there
+ * before: the folders below it are this command's.
+ */
+export interface OutputDir {
+  path: string
+  existed?: string
+}
+
+/**
  * The folder outputs are written to, made (`mkdir -p`) and checked to be writable by this process before anything is
  * paid or downloaded: a bad `--out` found after a paid job would leave its outputs unwritten.
  *
  * @throws InvalidConfigError (exit 2)
  */
-/** An output directory ready to write: `created` is the first folder of `path` this command made (none: it was there). */
-export interface OutputDir {
-  path: string
-  created?: string
-}
-
-export async function prepareOutputDir (path: string, flag = '--out'): Promise<OutputDir> {
+export async function prepareOutputDir (path: string, flag = '--out', into: OutputDir = { path: '' }): Promise<OutputDir> {
   // resolve('') is the current directory: an empty value is a mistake, not a choice of it
   if (path.trim() === '') throw new InvalidConfigError(`${flag} is empty: name a directory for the outputs`)
   const dir = resolve(path)
   const kernel = await kernelFilesystem(dir)
   if (kernel !== undefined) throw new InvalidConfigError(`${flag} ${path}: it is on ${kernel}, the kernel's own file system: not a place for outputs`)
-  let created: string | undefined
+  // known before the folders are made, so that a Ctrl-C at any moment from here takes back what was made (`into`)
+  into.existed = deepestExisting(dir)
+  into.path = dir
   try {
-    created = await mkdir(dir, { recursive: true })
+    await mkdir(dir, { recursive: true })
   } catch (err) {
     throw new InvalidConfigError(`${flag} ${path}: ${mkdirProblem(err as NodeJS.ErrnoException)}`, { cause: err })
   }
@@ -151,7 +156,7 @@ export async function prepareOutputDir (path: string, flag = '--out'): Promise<O
   } catch (err) {
     throw new InvalidConfigError(`${flag} ${path}: this process may not write there`, { cause: err })
   }
-  return { path: dir, created }
+  return into
 }
 
 /**
@@ -181,12 +186,17 @@ export function discardIfEmptySync (out: OutputDir): void {
 
 /** The folders {@link prepareOutputDir} made, deepest first. */
 function madeFolders (out: OutputDir): string[] {
-  if (out.created === undefined) return []
   const made: string[] = []
-  for (let dir = out.path; ; dir = dirname(dir)) {
-    made.push(dir)
-    if (dir === out.created || dirname(dir) === dir) return made
-  }
+  if (out.existed === undefined || out.path === '') return made
+  for (let dir = out.path; dir !== out.existed && dirname(dir) !== dir; dir = dirname(dir)) made.push(dir)
+  return made
+}
+
+/** The deepest of `dir` and its parents that exists now. */
+function deepestExisting (dir: string): string {
+  let at = dir
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at)
+  return at
 }
 
 /**
