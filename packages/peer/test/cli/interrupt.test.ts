@@ -35,6 +35,14 @@ async function line (cli: Cli, re: RegExp, timeoutMs = 30_000): Promise<void> {
   await waitFor(() => cli.lines.some(l => re.test(l)), { what: `a line matching ${re} (so far: ${cli.lines.join(' | ')})`, timeoutMs })
 }
 
+/** Deploys the contracts on `anvil` and writes the deployment and account 1's key under `dir`: `jobmesh start`'s chain flags. */
+async function chainFlags (dir: string, anvil: Anvil, provider: ReturnType<typeof createProvider>): Promise<string[]> {
+  const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
+  await writeFile(join(dir, 'deployment.json'), serializeDeployment(deployment))
+  await writeFile(join(dir, 'wallet.key'), anvil.accounts[1].privateKey)
+  return ['--rpc', anvil.rpcUrl, '--deployment', join(dir, 'deployment.json'), '--key-file', join(dir, 'wallet.key'), '--vram', '8']
+}
+
 describe('Ctrl-C before ready stops what was started, says so and exits 130', () => {
   const running: Cli[] = []
   let dir = ''
@@ -76,12 +84,9 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
     const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     try {
-      const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
-      await writeFile(join(dir, 'deployment.json'), serializeDeployment(deployment))
-      await writeFile(join(dir, 'wallet.key'), anvil.accounts[1].privateKey)
+      const chain = await chainFlags(dir, anvil, provider)
       await provider.send('evm_setAutomine', [false])
-      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--rpc', anvil.rpcUrl,
-        '--deployment', join(dir, 'deployment.json'), '--key-file', join(dir, 'wallet.key'), '--vram', '8'])
+      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...chain])
       running.push(cli)
       // its first transaction is sent and waits for a block
       const wallet = anvil.accounts[1].address
@@ -105,11 +110,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
     const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     try {
-      const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
-      await writeFile(join(dir, 'deployment.json'), serializeDeployment(deployment))
-      await writeFile(join(dir, 'wallet.key'), anvil.accounts[1].privateKey)
-      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--rpc', anvil.rpcUrl,
-        '--deployment', join(dir, 'deployment.json'), '--key-file', join(dir, 'wallet.key'), '--vram', '8'])
+      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...await chainFlags(dir, anvil, provider)])
       running.push(cli)
       await line(cli, /^ready/, 60_000)
       await anvil.stop()
