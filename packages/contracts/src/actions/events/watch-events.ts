@@ -24,8 +24,10 @@ export async function * watchEvents (client: Pick<ChainContext, 'provider' | 'de
     try {
       head = (await client.blockNumber({ signal })) - confirmations
       if (head >= cursor) {
-        to = Math.min(head, cursor + client.logBlockRange - 1)
-        events = await getLogs(client, options, cursor, to, { signal })
+        const end = Math.min(head, cursor + client.logBlockRange - 1)
+        events = await getLogs(client, options, cursor, end, { signal })
+        // past the range only once its logs came: a failed request is asked again, its events not skipped
+        to = end
       }
     } catch (err) {
       if (signal.aborted) return
