@@ -153,7 +153,8 @@ export function createSettlement (components: SettlementComponents, init: Settle
         if (isPermanent(err as Error)) await journal?.delete(key).catch(() => {})
         throw err
       }
-      const own = result.outcome === 'submitted' || await submittedHere(jobId)
+      // a read that fails counts as ours: the duty itself ends at once on a submission that is not (`settleOwn`)
+      const own = result.outcome === 'submitted' || (result.status === 'Submitted' && await submittedHere(jobId).catch(() => true))
       // the draw is a duty of its own from here on: journaled before the finalization's entry goes
       if (own) await journal?.put(settleKey(jobId), '{}')
       await journal?.delete(key)
@@ -177,6 +178,21 @@ export function createSettlement (components: SettlementComponents, init: Settle
    * a peer stopped between its submission and its draw resumes the draw at its next start, before the escrow's grace
    * ends and another node draws it for a bounty out of this node's stake (docs/settlement.md, Restarts).
    */
+  /**
+   * A round without a quorum restarts (still Submitted): draw again, until released or rejected, while the submission
+   * is this node's (a journaled duty resumed after a stop may find the job rejected and another node's submission of a
+   * later round, or a data dir started with another wallet: none of its business). A failed step (RPC away, a reverted
+   * draw) is retried, every step being idempotent.
+   */
+  const settleRounds = async (jobId: string): Promise<void> => {
+    await withRetry(async () => {
+      while (await submittedHere(jobId)) {
+        await drawVerifiers(components, jobId, options())
+        if ((await settle(jobId)).status !== 'Submitted') return
+      }
+    }, { signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `settlement of ${jobId}` })
+  }
+
   const settleOwn = (jobId: string): void => {
     const key = settleKey(jobId)
     // once: a finalization resumed after its submission and the journaled draw may both ask for it
@@ -184,18 +200,21 @@ export function createSettlement (components: SettlementComponents, init: Settle
     settling.add(key)
     track(jobId, 'settle', async () => {
       try {
-        // a round without a quorum restarts (still Submitted): draw again, until released or rejected; a failed
-        // step (RPC away, a reverted draw) is retried, every step being idempotent
-        await withRetry(async () => {
-          for (;;) {
-            await drawVerifiers(components, jobId, options())
-            if ((await settle(jobId)).status !== 'Submitted') return
+        for (;;) {
+          try {
+            await settleRounds(jobId)
+            break
+          } catch (err) {
+            // a stop keeps the duty for the next start; a failure no retry fixes ends it (the late draw and anyone's
+            // settle remain); an RPC outage longer than the retries' budget does not: the rounds go on
+            if (controller.signal.aborted) throw err
+            if (isPermanent(err as Error)) {
+              await journal?.delete(key).catch(() => {})
+              throw err
+            }
+            log('the settlement of %s failed, going on: %e', jobId, err)
           }
-        }, { signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `settlement of ${jobId}` })
-      } catch (err) {
-        // a stop keeps the duty for the next start; a failure ends it (the late draw and anyone's settle remain)
-        if (!controller.signal.aborted) await journal?.delete(key).catch(() => {})
-        throw err
+        }
       } finally {
         settling.delete(key)
       }
@@ -217,14 +236,18 @@ export function createSettlement (components: SettlementComponents, init: Settle
     track(undefined, 'cursor', async () => {
       let previous: number | undefined
       while (!controller.signal.aborted) {
+        let head: number | undefined
         try {
-          const head = await components.chain.blockNumber({ signal: controller.signal })
-          if (previous != null) await journal.put('cursor', String(previous))
-          previous = head
+          head = await components.chain.blockNumber({ signal: controller.signal })
         } catch (err) {
           // an RPC outage skips a save, it does not end the saves (the next start would re-read from an older block)
           if (controller.signal.aborted) return
-          log('saving the chain cursor failed, trying again in %d ms: %e', CURSOR_SAVE_MS, err)
+          log('reading the head for the chain cursor failed, trying again in %d ms: %e', CURSOR_SAVE_MS, err)
+        }
+        if (head != null) {
+          // a datastore that fails here fails the task, as before: the operator sees it
+          if (previous != null) await journal.put('cursor', String(previous))
+          previous = head
         }
         await delay(CURSOR_SAVE_MS, controller.signal)
       }

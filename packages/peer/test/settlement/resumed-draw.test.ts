@@ -57,4 +57,16 @@ describe('a submitter stopped between its submission and its draw', () => {
     settlement = undefined
     expect((await journal.list('settle/')).map(e => e.key)).toEqual([`settle/${jobId}`])
   }, 60_000)
+
+  it('a journaled draw of a submission that is not this node\'s (another wallet on the data dir, a later round) is dropped, not drawn', async () => {
+    const jobId = await fakeSubmission(chains[0], chains[2], { tag: 'not-mine', fee: FEE })
+    const journal = datastoreJournal(new MemoryDatastore())
+    await journal.put(`settle/${jobId}`, '{}')
+    const store = createContentStore({ helia: node.helia })
+    settlement = createSettlement({ docs: { open: async () => new Y.Doc() }, chain: chains[1], store, privateKey: await generateKeyPair('Ed25519'), journal },
+      { pollMs: 50, phaseTimeoutMs: 30_000 })
+    await settlement.start()
+    await pollUntil(async () => (await journal.list('settle/')).length === 0 ? true : undefined, { pollMs: 100, timeoutMs: 30_000, what: 'the duty dropped' })
+    expect((await chains[1].job(jobId)).drawn).toBe(false)
+  }, 60_000)
 })
