@@ -106,12 +106,18 @@ export interface InterruptExitOptions {
   json?: boolean
   /** Runs before the exit (e.g. removing the empty folders `results` made). */
   tidy?(): void
+  /** Set once the command has printed its outcome: a Ctrl-C while it then stops its client ends it with 0, quietly. */
+  finished?: boolean
 }
 
 /** Ctrl-C (or SIGTERM) during the other commands: stop at once (nothing they do costs money). */
 export function onInterruptExit (io: CliIo, options: InterruptExitOptions = {}): () => void {
   if (io.onInterrupt === undefined) return () => {}
   return io.onInterrupt((signal) => {
+    if (options.finished === true) {
+      io.exit?.(0)
+      return
+    }
     try {
       options.tidy?.()
     } catch {

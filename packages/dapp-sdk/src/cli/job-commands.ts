@@ -30,7 +30,9 @@ async function using<C, T> (io: CliIo, open: () => Promise<C>, stop: (client: C)
     await run.prepare?.()
     const client = await open()
     try {
-      return await fn(client)
+      const result = await fn(client)
+      run.finished = true
+      return result
     } finally {
       await stop(client)
     }
