@@ -2,7 +2,8 @@ import type { JobmeshNode } from './node/index.js'
 import type { Processor } from './processor/index.js'
 import type { DocStoreMetrics } from './crdt/index.js'
 import type { HeldModel } from './models/index.js'
-import type { IncentiveJson } from './observe/index.js'
+import { incentiveJson } from './observe/index.js'
+import type { AccountView, IncentiveJson } from './observe/index.js'
 import type { QosScores } from '@jobmesh/contracts'
 
 export interface WorkCounters {
@@ -130,4 +131,21 @@ function modelsOf (models: HeldModel[], loaded: string | undefined): PeerStatus[
   if (prompted.length > 0) out.prompted = prompted
   if (announced.length > 0) out.announced = announced
   return out
+}
+
+/** A wallet's standing read from the chain, as `PeerStatus.chain` (wei as decimal strings). */
+export function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
+  return {
+    address: a.address,
+    registered: a.registered,
+    balanceWei: a.balanceWei.toString(),
+    stakeWei: a.stakeWei.toString(),
+    earnedWei: a.earnedWei.toString(),
+    score: a.score.toString(),
+    ...(a.qos == null ? {} : { qos: a.qos }),
+    ...(a.incentive == null ? {} : { incentive: incentiveJson(a.incentive) }),
+    paused: a.paused,
+    exiting: a.exiting,
+    kickedOut: a.kickedOut
+  }
 }

@@ -1,22 +1,22 @@
 import { logger } from '@libp2p/logger'
 import { Wallet } from 'ethers'
-import { createChainClient, verifyDeployment } from '@jobmesh/contracts'
+import { createChainClient } from '@jobmesh/contracts'
 import { coordGuards, createAdmission } from './coord/index.js'
 import { INDEX_DOC, createDocStore } from './crdt/index.js'
 import { createWasmExecutor, wasmMicroJobExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
-import { replicateOutputs, startReplicationServer } from './replication/index.js'
-import { outputBudget, publishProfile, readProfiles } from './jobs/index.js'
+import { startReplicationServer } from './replication/index.js'
+import { outputBudget, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { applyCommitTimeout, bondCapacity, chainClock, createSettlement, datastoreJournal, eligibleNodes, ensureSeedCommitted, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
+import { bondCapacity, chainClock, eligibleNodes, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
 import { createContentStore, pinJobContent } from './storage/index.js'
-import { peerStatus } from './peer-status.js'
-import { checkStakeFunds, explainFunds } from './stake-funds.js'
+import { accountStatus, peerStatus } from './peer-status.js'
+import { startChain } from './peer-chain.js'
 import { retireExpiredJobs } from './job-expiry.js'
 import { retireEndedJobs } from './job-retirement.js'
 import { metricsFor, startObservability } from './peer-observe.js'
-import { EventLog, describeJob, earningsCursor, incentiveJson, readAccount } from './observe/index.js'
+import { EventLog, describeJob, earningsCursor, readAccount } from './observe/index.js'
 import { bondText, outputText, waitingText } from './waiting-lines.js'
 import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
@@ -25,7 +25,6 @@ import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { Processor, ProcessorInit } from './processor/index.js'
 import type { Settlement, SettlementInit } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
-import type { PricingParams } from './protocol/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
 import type { HttpAddress, HttpServer } from './http/index.js'
 import type { AccountView, DescribeOptions, JobStory } from './observe/index.js'
@@ -316,88 +315,6 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
   } catch (err) {
     await stopAll()
     throw err
-  }
-}
-
-interface ChainParts {
-  client: ChainClient
-  settlement: Settlement
-  address: string
-  /** The escrow's pricing parameters: the processor's task values use the network's, not the defaults. */
-  pricing: PricingParams
-  registration: RegisterResult
-}
-
-// parts.registered: the admission's cached "is a registered node" (whose "held" of outputs counts)
-async function startChain (init: PeerInit, parts: { node: JobmeshNode, docs: DocStore, store: ContentStore, executor: MicroJobExecutor, client?: ChainClient, registered?: (peerId: string) => Promise<boolean> },
-  stack: Array<() => Promise<void>>): Promise<ChainParts | undefined> {
-  const client = parts.client
-  if (init.chain == null || client == null) {
-    return undefined
-  }
-  // the deployment file names this chain and its contracts are there: else every call below fails obscurely
-  const signal = init.signal
-  const options = { signal }
-  await verifyDeployment(init.chain.deployment, client.provider, signal)
-  const address = await client.address()
-  const pricing = await client.pricing(options)
-  const gpuModel = init.gpuModel ?? 'Any'
-  const vramGb = init.vramGb ?? 0
-  // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
-  const since = await client.blockNumber(options)
-  let registration: RegisterResult
-  // the stake it must still add is checked before the first transaction (the seed commitment costs gas too)
-  await checkStakeFunds(client, address, init.chain.stake, options)
-  try {
-    // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
-    await ensureSeedCommitted(client, options)
-    registration = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake }, options)
-  } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err
-    throw await explainFunds(client, address, init.chain.stake, err as Error)
-  }
-  const timeoutPct = init.chain.commitTimeoutPct
-  if (timeoutPct != null) {
-    const stop = new AbortController()
-    stack.push(async () => { stop.abort() })
-    await applyCommitTimeout(client, address, timeoutPct, AbortSignal.any([stop.signal, ...(signal != null ? [signal] : [])]))
-  }
-  if (client.contracts.incentivePool != null) {
-    // the pool records shares lazily: from this start on, this node earns its share (jobmesh claim records it again)
-    await client.pokeIncentive(address, options).catch((err: Error) => { log('recording the incentive share of %s failed: %e', address, err) })
-  }
-  signal?.throwIfAborted()
-  await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb }, options)
-  const self = parts.node.peerId.toString()
-  const settlement = createSettlement({
-    docs: parts.docs,
-    chain: client,
-    store: parts.store,
-    privateKey: parts.node.privateKey,
-    executor: parts.executor,
-    journal: datastoreJournal(parts.node.datastore),
-    replicate: async (jobId, manifestCid, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
-      jobId, manifestCid, producers, { replicas: init.outputReplicas, counts: parts.registered, signal: options.signal })
-  }, { livePeers: () => parts.node.libp2p.getPeers().map(String), ...init.chain.settlement })
-  await settlement.start({ since })
-  stack.push(async () => { await settlement.stop() })
-  log('registered %s as %s', parts.node.peerId, address)
-  return { client, settlement, address, pricing, registration }
-}
-
-function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
-  return {
-    address: a.address,
-    registered: a.registered,
-    balanceWei: a.balanceWei.toString(),
-    stakeWei: a.stakeWei.toString(),
-    earnedWei: a.earnedWei.toString(),
-    score: a.score.toString(),
-    ...(a.qos == null ? {} : { qos: a.qos }),
-    ...(a.incentive == null ? {} : { incentive: incentiveJson(a.incentive) }),
-    paused: a.paused,
-    exiting: a.exiting,
-    kickedOut: a.kickedOut
   }
 }
 
