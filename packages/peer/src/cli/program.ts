@@ -2,6 +2,7 @@ import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
 import { terminalSafe } from './terminal-text.js'
+import { DATASTORE_RECOVERY } from '../datastore-recovery.js'
 import { claimCommand } from './commands/claim.js'
 import { exitCommand } from './commands/exit.js'
 import { withdrawCommand } from './commands/withdraw.js'
@@ -90,8 +91,7 @@ export function failureLines (err: unknown): string[] {
   const cause = causeLine((e as { cause?: unknown })?.cause)
   if (cause != null && !message.includes(cause)) lines.push(`  cause: ${terminalSafe(cause)}`)
   if (levelDamage(err)) {
-    lines.push('  the peer\'s datastore (<data dir>/datastore) is damaged: restore it from a backup, or move it aside and start ' +
-      'again (the node keeps its identity and blocks, and loses its CRDT docs and the settlement journal of rounds under way)')
+    lines.push(`  the peer's datastore (<data dir>/datastore) is damaged: ${DATASTORE_RECOVERY}`)
   }
   return lines
 }

@@ -4,6 +4,7 @@ import { FsBlockstore } from 'blockstore-fs'
 import { MemoryDatastore } from 'datastore-core'
 import { LevelDatastore } from 'datastore-level'
 import { BLOCKSTORE_DIR, DATASTORE_DIR } from './constants.js'
+import { DATASTORE_RECOVERY } from '../datastore-recovery.js'
 import { errorMessage } from './error-message.js'
 import { InvalidDataDirError } from './errors.js'
 import type { HeliaInit } from 'helia'
@@ -67,6 +68,5 @@ export async function openStorage (dataDir?: string): Promise<Storage> {
  */
 function datastoreProblem (err: unknown): string {
   return `another process has it open (another jobmesh peer on this data dir?), or it is damaged (${errorMessage(err)}); ` +
-    `if no other process uses it, restore ${DATASTORE_DIR} from a backup, or move it aside and start again (the node ` +
-    'keeps its identity and blocks, and loses what the datastore held: CRDT docs, and the settlement journal of rounds under way)'
+    `if no other process uses it, ${DATASTORE_RECOVERY}`
 }

@@ -14,7 +14,7 @@ describe('what a failed jobmesh command prints', () => {
     const io = Object.assign(new Error('IO error: /d/datastore/000005.ldb: Invalid argument'), { code: 'LEVEL_IO_ERROR' })
     for (const err of [io, new Error('reading the doc failed', { cause: io }), Object.assign(new Error('Corruption: bad block'), { code: 'LEVEL_CORRUPTION' })]) {
       const lines = failureLines(err)
-      expect(lines.at(-1)).toMatch(/^ {2}the peer's datastore \(<data dir>\/datastore\) is damaged: restore it from a backup, or move it aside/)
+      expect(lines.at(-1)).toMatch(/^ {2}the peer's datastore \(<data dir>\/datastore\) is damaged: restore datastore from a backup, or move it aside/)
     }
     expect(failureLines(Object.assign(new Error('not found'), { code: 'LEVEL_NOT_FOUND' }))).toHaveLength(1)
   })
