@@ -5,7 +5,7 @@ import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
 import type { InterruptExitOptions } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
-import { discardIfEmpty, discardIfEmptySync, jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.js'
+import { discardIfEmpty, jobIdArg, positiveInt, prepareOutputDir, secondsToMs } from './options.js'
 import type { ChainAccess, ConnectFlags } from './client-options.js'
 import type { OutputDir } from './options.js'
 import type { CliIo } from './io.js'
@@ -164,9 +164,9 @@ export function jobCommands (root: Command, io: CliIo): void {
       }, {
         access: 'reads',
         prepare: async () => { await prepareOutputDir(flags.out, '--out', dir) },
-        tidy: () => { discardIfEmptySync(dir) }
-      }).catch(async (err: unknown) => {
-        await discardIfEmpty(dir)
+        tidy: () => { discardIfEmpty(dir) }
+      }).catch((err: unknown) => {
+        discardIfEmpty(dir)
         throw err
       })
     })

@@ -1,5 +1,5 @@
 import { constants, existsSync, rmdirSync } from 'node:fs'
-import { access, mkdir, readFile, rmdir, stat } from 'node:fs/promises'
+import { access, mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
@@ -160,21 +160,11 @@ export async function prepareOutputDir (path: string, flag = '--out', into: Outp
 }
 
 /**
- * Removes the folders {@link prepareOutputDir} made for a command that then failed, from the deepest up, while they
- * are empty: a command that wrote nothing leaves nothing; a folder with any file in it stays.
+ * Removes the folders {@link prepareOutputDir} made for a command that then failed or was interrupted, from the
+ * deepest up, while they are empty: a command that wrote nothing leaves nothing; a folder with any file in it stays.
+ * Synchronous: a Ctrl-C exits at once after it (a few `rmdir`s).
  */
-export async function discardIfEmpty (out: OutputDir): Promise<void> {
-  for (const dir of madeFolders(out)) {
-    try {
-      await rmdir(dir)
-    } catch {
-      return
-    }
-  }
-}
-
-/** {@link discardIfEmpty} for a Ctrl-C, which exits at once. */
-export function discardIfEmptySync (out: OutputDir): void {
+export function discardIfEmpty (out: OutputDir): void {
   for (const dir of madeFolders(out)) {
     try {
       rmdirSync(dir)
