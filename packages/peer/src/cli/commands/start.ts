@@ -85,7 +85,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         started.push(async () => { stopLines() })
         started.push(async () => { await peer.stop() })
         interrupted()
-        const control = await startControlServer(init.dataDir, async () => await peer.report({ signal: timeoutSignal(4_000) }).catch(() => peer.status()))
+        const control = await startControlServer(init.dataDir, async () => await peer.report({ signal: timeoutSignal(4_000) }))
         started.push(async () => { await control.close() })
         interrupted()
         const s = peer.status()
