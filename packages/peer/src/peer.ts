@@ -104,7 +104,6 @@ export interface Peer {
   http?: HttpServer
   /** What `jobmesh status` shows (no network). */
   status(): PeerStatus
-  /** The status plus this peer's wallet from the chain: balance, stake, QoS score, earnings. */
   /** The status plus this peer's wallet from the chain: balance, stake, QoS score, earnings; a chain it cannot read is `chain.error` (it never rejects). */
   report(options?: { signal?: AbortSignal }): Promise<PeerStatus>
   /** This peer's wallet on the chain; undefined without a chain. */
