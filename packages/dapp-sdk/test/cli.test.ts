@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { Wallet, toQuantity } from 'ethers'
@@ -21,6 +21,16 @@ function capture (): CliIo & { stdout: string[], stderr: string[] } {
 }
 
 describe('jobmesh-dapp', () => {
+  it('--version prints the version of @jobmesh/dapp-sdk', async () => {
+    const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    for (const flag of ['--version', '-V']) {
+      const io = capture()
+      expect(await run([flag], io)).toBe(0)
+      expect(io.stdout).toEqual([manifest.version])
+      expect(io.stderr).toEqual([])
+    }
+  })
+
   it('exits with 2 and a clear message on bad flags', async () => {
     const io = capture()
     expect(await run(['submit', '--code', 'a.wasm', '--data', 'd.bin', '--macro-jobs', 'two', '--micro-per-macro', '1',

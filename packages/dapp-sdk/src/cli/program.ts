@@ -1,3 +1,4 @@
+import { packageVersion } from '@jobmesh/peer/package-version'
 import { terminalSafe } from '@jobmesh/peer/terminal-text'
 import { Command, CommanderError } from 'commander'
 import { describeCommand } from './describe-command.js'
@@ -18,6 +19,7 @@ function program (io: CliIo): Command {
   const root = new Command('jobmesh-dapp')
     .description('Submit jobs to a jobmesh network, follow them, wait for the escrow release and fetch the results.\n' +
       'Connection flags also read JOBMESH_RPC_URL, JOBMESH_DEPLOYMENT, JOBMESH_BOOTSTRAP and JOBMESH_PRIVATE_KEY (jobmesh devnet prints them).')
+    .version(packageVersion(new URL('../../package.json', import.meta.url)), '-V, --version', 'print the version of jobmesh-dapp')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .showHelpAfterError('(run with --help for usage)')

@@ -1,6 +1,7 @@
 import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
+import { packageVersion } from './package-version.js'
 import { terminalSafe } from './terminal-text.js'
 import { DATASTORE_RECOVERY } from '../datastore-recovery.js'
 import { claimCommand } from './commands/claim.js'
@@ -16,6 +17,7 @@ import type { InterruptedError } from './errors.js'
 export function createProgram (): Command {
   const program = new Command('jobmesh')
     .description('jobmesh: a peer-to-peer job network (libp2p + Yjs + helia + an escrow contract)')
+    .version(packageVersion(new URL('../../package.json', import.meta.url)), '-V, --version', 'print the version of jobmesh')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
