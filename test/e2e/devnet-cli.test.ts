@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,7 +9,7 @@ import { startCli } from './cli.js'
 import { peerStatus } from './helpers.js'
 import type { CliProcess } from './cli.js'
 
-describe('jobmesh devnet, and one more peer started as its output says', () => {
+describe('jobmesh devnet, one more peer started as its output says, and its chain killed', () => {
   const running: CliProcess[] = []
   let dir = ''
 
@@ -20,7 +21,7 @@ describe('jobmesh devnet, and one more peer started as its output says', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('the printed `jobmesh start` line, with its spare funded key, joins the network and registers; Ctrl-C stops both', async () => {
+  it('the printed `jobmesh start` line, with its spare funded key, joins the network and registers; Ctrl-C stops it; the devnet stops when its chain is killed', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-e2e-devnet-cli-'))
     // no JOBMESH_* from the test's environment: only what the command line says
     const clean = { JOBMESH_RPC_URL: '', JOBMESH_DEPLOYMENT: '', JOBMESH_BOOTSTRAP: '', JOBMESH_PRIVATE_KEY: '' }
@@ -50,8 +51,18 @@ describe('jobmesh devnet, and one more peer started as its output says', () => {
     // Ctrl-C: a clean stop
     peer.child.kill('SIGINT')
     expect(await peer.exited).toBe(0)
-    devnet.child.kill('SIGINT')
-    await devnet.exited
-    expect(devnet.stdout).toContain('stopped')
+
+    // the chain killed under the running devnet: it says so, stops its peers and exits 1 (it went on silently)
+    const chain = devnet.stdout.find(l => l.startsWith('chain '))
+    const anvilPid = Number(/anvil pid (\d+)\)/.exec(chain ?? '')?.[1])
+    expect(anvilPid, chain).toBeGreaterThan(0)
+    // 'close': its output read to the end, not only the process gone
+    const closed = once(devnet.child, 'close')
+    process.kill(anvilPid, 'SIGKILL')
+    expect((await closed)[0]).toBe(1)
+    expect(devnet.stderr).toContain(`the devnet's chain (anvil, pid ${anvilPid}) was killed (SIGKILL): stopping the devnet`)
+    expect(devnet.stderr.some(l => l.startsWith("error: the devnet's chain was killed (SIGKILL) while the devnet ran; start the devnet again")), devnet.stderr.join('\n')).toBe(true)
+    expect(devnet.stdout.slice(-2)).toEqual(['stopping devnet...', 'stopped'])
+    await expect(peerStatus(join(dir, 'net', 'peer-0'))).rejects.toThrow()
   }, 240_000)
 })

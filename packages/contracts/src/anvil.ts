@@ -49,6 +49,12 @@ export interface AnvilInit {
   signal?: AbortSignal
 }
 
+/** How an anvil process ended: its exit code, or the signal that killed it. */
+export interface AnvilExit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
 /** A running anvil chain. */
 export interface Anvil {
   /** `http://host:port` of its JSON-RPC endpoint. */
@@ -60,6 +66,8 @@ export interface Anvil {
   readonly accounts: readonly AnvilAccount[]
   /** The child process id. */
   readonly pid: number
+  /** Resolves when anvil has exited, whoever ended it (`stop()`, a signal, a crash); never rejects. */
+  readonly exited: Promise<AnvilExit>
   /** Kills anvil (SIGTERM, then SIGKILL after a timeout) and resolves once it has exited. Idempotent. */
   stop(): Promise<void>
 }
@@ -200,6 +208,9 @@ export async function startAnvil (init: AnvilInit = {}): Promise<Anvil> {
   const bin = anvilBinaryPath()
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   track(child)
+  const exited = new Promise<AnvilExit>(resolve => {
+    child.once('exit', (code, signal) => { resolve({ code, signal }) })
+  })
 
   // The banner is kept until anvil listens; after that output is drained (anvil logs every RPC call,
   // and a full pipe would block it) and only the tail is kept for error messages.
@@ -266,6 +277,7 @@ export async function startAnvil (init: AnvilInit = {}): Promise<Anvil> {
     chainId,
     accounts: parsed.accounts,
     pid: child.pid ?? -1,
+    exited,
     stop: async (): Promise<void> => {
       stopping ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

@@ -34,7 +34,7 @@
 
 export * from './artifacts.generated.js'
 export { startAnvil, anvilBinaryPath, parseAnvilBanner } from './anvil.js'
-export type { Anvil, AnvilAccount, AnvilInit } from './anvil.js'
+export type { Anvil, AnvilAccount, AnvilExit, AnvilInit } from './anvil.js'
 export { deploy, connect, verifyDeployment, resolveDeployParams, serializeDeployment, parseDeployment } from './deploy.js'
 export type {
   Deployment,

@@ -49,3 +49,9 @@ export class WithdrawRefusedError extends Error {
     this.reason = reason
   }
 }
+
+/** `jobmesh devnet`'s chain (its anvil) exited while the devnet ran: the devnet stopped (exit code 1). */
+export class DevnetChainExitedError extends Error {
+  static override readonly name = 'DevnetChainExitedError'
+  override name = 'DevnetChainExitedError'
+}

@@ -7,7 +7,7 @@ import { AnvilRpcError } from '../errors.js'
 import { anvilRpc } from './json-rpc.js'
 import { poolKey } from './pool.js'
 import type { PooledAnvil } from './pool.js'
-import type { Anvil, AnvilInit } from '@jobmesh/contracts'
+import type { Anvil, AnvilExit, AnvilInit } from '@jobmesh/contracts'
 
 /**
  * An anvil for one test: this test worker's pooled anvil of the asked block time when the project's global setup
@@ -54,13 +54,17 @@ async function tryLock (path: string): Promise<boolean> {
 
 function lend (anvil: PooledAnvil, accounts: number, restoreChain: () => Promise<void>): Anvil {
   let stopping: Promise<void> | undefined
+  let returned = (): void => {}
+  // the pool's anvil outlives the loan: for the borrower the chain has gone when it gave it back
+  const exited = new Promise<AnvilExit>(resolve => { returned = () => { resolve({ code: 0, signal: null }) } })
   return {
     rpcUrl: anvil.rpcUrl,
     port: anvil.port,
     chainId: anvil.chainId,
     accounts: anvil.accounts.slice(0, accounts),
     pid: anvil.pid,
-    stop: async () => { stopping ??= restoreChain(); return stopping }
+    exited,
+    stop: async () => { stopping ??= restoreChain().finally(returned); return stopping }
   }
 }
 

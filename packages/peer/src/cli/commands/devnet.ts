@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { InterruptedError, UsageError } from '../errors.js'
+import { DevnetChainExitedError, InterruptedError, UsageError } from '../errors.js'
 import { MIN_DEVNET_PEERS } from '../constants.js'
 import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
 import type { Devnet } from '../../devnet/index.js'
+import type { AnvilExit } from '@jobmesh/contracts'
 import { Option } from 'commander'
 import type { Command } from 'commander'
 
@@ -65,12 +66,22 @@ export function devnetCommand (program: Command): void {
           if (!stopping) process.stderr.write(`${p.name} exited (${code == null ? 'killed by a signal' : `code ${code}`}): the other peers go on; its data is in ${p.dataDir}\n`)
         })
       }
-      await untilSignal()
+      // the chain gone (anvil killed or crashed), no peer can do anything: the devnet stops and says why
+      const ended = await Promise.race([untilSignal(), devnet.anvil.exited])
       stopping = true
+      const chainExit = typeof ended === 'string' ? undefined : ended
+      if (chainExit !== undefined) process.stderr.write(`the devnet's chain (anvil, pid ${devnet.anvil.pid}) ${exitText(chainExit)}: stopping the devnet\n`)
       process.stdout.write('stopping devnet...\n')
       await devnet.stop()
       process.stdout.write(opts.dir == null ? `stopped; its data (${devnet.dir}) was removed: --dir <dir> keeps a devnet's data\n` : 'stopped\n')
+      if (chainExit !== undefined) {
+        throw new DevnetChainExitedError(`the devnet's chain ${exitText(chainExit)} while the devnet ran; start the devnet again (a new chain: jobs, stakes and contracts of this one are gone)`)
+      }
     })
+}
+
+function exitText (exit: AnvilExit): string {
+  return exit.signal != null ? `was killed (${exit.signal})` : `exited with code ${exit.code ?? 'unknown'}`
 }
 
 /**
@@ -111,7 +122,7 @@ function describe (devnet: Devnet, spareKey: string | undefined): string {
   const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dashboardUrl ?? '-', p.dataDir])
   return [
     '',
-    `chain       ${devnet.anvil.rpcUrl} (chain id ${devnet.anvil.chainId})`,
+    `chain       ${devnet.anvil.rpcUrl} (chain id ${devnet.anvil.chainId}, anvil pid ${devnet.anvil.pid})`,
     `contracts   NodeRegistry ${devnet.deployment.nodeRegistry}, JobEscrow ${devnet.deployment.jobEscrow}`,
     `deployment  ${devnet.deploymentFile}`,
     `bootstrap   ${devnet.bootstrap[0] ?? ''}`,
