@@ -1,15 +1,31 @@
 import { createServer, request } from 'node:http'
 import { unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { CONTROL_SOCKET, DEFAULT_STATUS_TIMEOUT_MS } from './constants.js'
-import { DataDirInUseError, PeerNotRunningError } from './errors.js'
+import { DataDirInUseError, PeerNotRunningError, PeerStartingError } from './errors.js'
 import type { Server } from 'node:http'
 
 /** What a running peer answers on its control socket. */
 export type StatusProvider = () => unknown
 
+/** What a peer answers while `jobmesh start` has not made it yet (the chain, the stores, the network). */
+export interface StartingReport {
+  starting: {
+    /** Its process. */
+    pid: number
+    /** When its start began, ms since the epoch. */
+    since: number
+  }
+}
+
+/** The answer of a peer that is still starting. */
+export function startingReport (since: number): StartingReport {
+  return { starting: { pid: process.pid, since } }
+}
+
 export interface ControlServer {
   path: string
+  /** Stops answering (the socket file goes); idempotent. */
   close(): Promise<void>
 }
 
@@ -43,10 +59,12 @@ export async function startControlServer (dataDir: string, status: StatusProvide
     await unlink(path)
     await listen(server, path)
   }
+  let closing: Promise<void> | undefined
   return {
     path,
     close: async () => {
-      await new Promise<void>(resolve => server.close(() => { resolve() }))
+      closing ??= new Promise<void>(resolve => server.close(() => { resolve() }))
+      await closing
     }
   }
 }
@@ -61,17 +79,9 @@ async function listen (server: Server, path: string): Promise<void> {
   })
 }
 
-/**
- * Refuses a data dir whose peer answers on its control socket, before a second start opens its stores (whose lock
- * errors cannot say why). @throws DataDirInUseError
- */
-export async function refuseRunningPeer (dataDir: string): Promise<void> {
-  if (await answers(join(dataDir, CONTROL_SOCKET))) throw new DataDirInUseError(`another jobmesh peer is running on ${dataDir}`)
-}
-
 async function answers (path: string): Promise<boolean> {
   try {
-    await fetchStatus(path, 1_000)
+    await ask(path, 1_000, 'there')
     return true
   } catch {
     return false
@@ -81,8 +91,20 @@ async function answers (path: string): Promise<boolean> {
 /**
  * Asks the peer behind the control socket for its status; `where` names the socket's place in a refusal (default
  * "there").
+ *
+ * @throws PeerNotRunningError when nothing answers there; PeerStartingError while the peer is still starting
  */
 export async function fetchStatus (path: string, timeoutMs = DEFAULT_STATUS_TIMEOUT_MS, where = 'there'): Promise<unknown> {
+  const status = await ask(path, timeoutMs, where)
+  const starting = (status as Partial<StartingReport> | null)?.starting
+  if (starting != null) {
+    const seconds = Math.max(0, Math.round((Date.now() - starting.since) / 1000))
+    throw new PeerStartingError(`the jobmesh peer on ${dirname(path)} (pid ${starting.pid}) is starting (for ${seconds} s: joining the chain and the network), not ready yet: ask again in a few seconds`)
+  }
+  return status
+}
+
+async function ask (path: string, timeoutMs: number, where: string): Promise<unknown> {
   return await new Promise((resolve, reject) => {
     const req = request({ socketPath: path, path: '/status', method: 'GET', timeout: timeoutMs }, res => {
       const chunks: Buffer[] = []

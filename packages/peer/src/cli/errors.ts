@@ -10,6 +10,12 @@ export class PeerNotRunningError extends Error {
   override name = 'PeerNotRunningError'
 }
 
+/** `jobmesh status` found the peer of the data dir still starting (not ready yet). */
+export class PeerStartingError extends Error {
+  static override readonly name = 'PeerStartingError'
+  override name = 'PeerStartingError'
+}
+
 /** Another `jobmesh start` already runs on this data dir. */
 export class DataDirInUseError extends Error {
   static override readonly name = 'DataDirInUseError'

@@ -78,7 +78,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     expect(late.stdout.slice(-2)).toEqual(['stopping...', 'stopped'])
   })
 
-  it('jobmesh start: interrupted while its registration waits for a block that does not come', async () => {
+  it('jobmesh start: status says it is starting while its registration waits for a block that does not come; interrupted then', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-start-interrupt-chain-'))
     // an anvil of its own (args): its mining is switched off below
     const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
@@ -92,6 +92,17 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       const wallet = anvil.accounts[1].address
       await waitFor(async () => await provider.getTransactionCount(wallet, 'pending') > 0,
         { what: 'the peer\'s first transaction pending', timeoutMs: 30_000 }).catch((err: Error) => { throw new Error(`${err.message}: ${cli.lines.join(' | ')}`) })
+      // meanwhile status says it is starting (it said no peer was running), for a person and for a script
+      const status = jobmesh(['status', '--data-dir', join(dir, 'peer')])
+      expect((await once(status.child, 'close'))[0]).toBe(1)
+      expect(status.stderr[0]).toMatch(new RegExp(`^error: the jobmesh peer on ${join(dir, 'peer')} \\(pid ${cli.child.pid}\\) is starting \\(for \\d+ s: joining the chain and the network\\), not ready yet: ask again in a few seconds$`))
+      const json = jobmesh(['status', '--data-dir', join(dir, 'peer'), '--json'])
+      expect((await once(json.child, 'close'))[0]).toBe(1)
+      expect(JSON.parse(json.stdout.join('\n')).error.name).toBe('PeerStartingError')
+      // and a second start on its data dir is refused as such
+      const second = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0'])
+      expect((await once(second.child, 'close'))[0]).toBe(1)
+      expect(second.stderr).toContain(`error: another jobmesh peer is running on ${join(dir, 'peer')}`)
       cli.child.kill('SIGINT')
       // it stops without waiting for that block (the transaction's wait is a minute and more)
       const code = await waitFor(async () => cli.child.exitCode ?? undefined, { what: 'the peer to exit after Ctrl-C', timeoutMs: 15_000 })

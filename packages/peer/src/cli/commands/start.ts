@@ -1,7 +1,8 @@
 import { timeoutSignal } from '@jobmesh/contracts'
 import { mkdir } from 'node:fs/promises'
 import { Option } from 'commander'
-import { refuseRunningPeer, startControlServer } from '../control.js'
+import { startControlServer, startingReport } from '../control.js'
+import type { StatusProvider } from '../control.js'
 import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
@@ -71,8 +72,12 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
       }
       try {
         const init = { ...await peerInit(opts), ...overrides }
-        // a peer already running there: said as such, before this start opens (and fails to lock) its stores
-        await refuseRunningPeer(init.dataDir)
+        // a peer already running there: said as such, before this start opens (and fails to lock) its stores; until
+        // the peer is made (chain, stores, network: seconds) `jobmesh status` hears that it is starting
+        const since = Date.now()
+        let report: StatusProvider = () => startingReport(since)
+        const control = await startControlServer(init.dataDir, () => report())
+        started.push(async () => { await control.close() })
         interrupted()
         process.stdout.write('starting jobmesh peer...\n')
         // loaded here, not at the top: every other command and `--help` start without libp2p, helia and ethers
@@ -85,9 +90,9 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         started.push(async () => { stopLines() })
         started.push(async () => { await peer.stop() })
         interrupted()
-        const control = await startControlServer(init.dataDir, async () => await peer.report({ signal: timeoutSignal(4_000) }))
+        report = async () => await peer.report({ signal: timeoutSignal(4_000) })
+        // a stopping peer no longer answers (its stores close under it)
         started.push(async () => { await control.close() })
-        interrupted()
         const s = peer.status()
         process.stdout.write(`peer id   ${s.peerId}\n`)
         for (const a of s.addresses) {
