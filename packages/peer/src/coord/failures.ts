@@ -112,6 +112,22 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     return [...attempts].sort((a, b) => b[1] - a[1]).map(([micro]) => micro)
   }
 
+  /**
+   * The failed attempts this peer's own records hold (the signer's), over all MicroJobs, and their reasons: what it
+   * recorded before this tracker was made, in an earlier run of the process too. None without a signer.
+   */
+  own (): { attempts: number, reasons: string[] } {
+    const self = this.components.signer?.peerId
+    let attempts = 0
+    const reasons = new Set<string>()
+    for (const f of this.valid.values()) {
+      if (f.signer !== self) continue
+      attempts += f.attempts
+      reasons.add(f.reason)
+    }
+    return { attempts, reasons: [...reasons].sort() }
+  }
+
   /** This peer's failed attempts at a MicroJob so far. */
   attemptsOf (macroIndex: number, index: number, peerId: string): number {
     return this.valid.get(resultKey(macroIndex, index, peerId))?.attempts ?? 0

@@ -1,5 +1,5 @@
 import { jobComplete } from './job-end.js'
-import { jobFailedInCrdt } from './poison.js'
+import { jobFailedInCrdt, recallOwnFailures } from './poison.js'
 import { checkFinishedLast, noteOwnResult, followSummaries } from './rooms.js'
 import { endOnSummaries } from './summary-check.js'
 import type { JobContext } from './job-context.js'
@@ -19,7 +19,8 @@ export interface JobFollowHost {
  * Follows a job context's progress and failures: completion ends the job (job-end.ts), and so does every MacroJob
  * finished here or summarized (summary-check.ts); this peer's own results and the MacroJob summaries decide who
  * finalizes (rooms.ts), the failed state is checked (poison.ts); each wakes the loop. A job already complete, finished
- * on its summaries or failed when its context opens ends at once.
+ * on its summaries or failed when its context opens ends at once, as does one this peer gave up before a restart
+ * (its own failure records in the CRDT, poison.ts).
  */
 export function followJob (host: JobFollowHost, ctx: JobContext): void {
   const { progress, failures } = ctx
@@ -38,6 +39,7 @@ export function followJob (host: JobFollowHost, ctx: JobContext): void {
   failures.addEventListener('failed', () => { jobFailedInCrdt(host.poisonHost, ctx) })
   followSummaries(ctx)
   if (progress.complete) void jobComplete(host.endHost, ctx, false)
+  else if (recallOwnFailures(host.poisonHost, ctx)) return
   else if (failures.failed) jobFailedInCrdt(host.poisonHost, ctx)
   else endOnSummaries(host.summaryHost, ctx)
 }

@@ -83,6 +83,25 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
 }
 
 /**
+ * A job context opens on a job this peer has failed attempts at in the CRDT (written before a restart: the doc store
+ * keeps them): they count again, so a restart neither retries a job it gave up here nor forgets that its failures bear
+ * the CRDT's failed state out. Returns whether the job is given up.
+ */
+export function recallOwnFailures (host: PoisonHost, ctx: JobContext): boolean {
+  const own = ctx.failures.own()
+  if (own.attempts === 0) return false
+  const jobId = ctx.job.jobId
+  host.failedAt.set(jobId, host.clock())
+  const local = Math.max(host.localFailures.get(jobId) ?? 0, own.attempts)
+  host.localFailures.set(jobId, local)
+  if (own.reasons.some(name => bearsFailureOut(Object.assign(new Error(name), { name })))) host.decisive.add(jobId)
+  if (local < host.localMaxFailures) return false
+  log('job %s: %d failed attempts of this peer recorded in the CRDT: given up here', jobId, local)
+  giveUp(host.endHost, ctx, { ...ctx.failures.summary(), attempts: local, peers: 1 })
+  return true
+}
+
+/**
  * The CRDT says the job failed. A failure record is a signed claim any key can write in its own slot: two keys that
  * never ran anything (the DApp's own node may be one) could otherwise make every processor give a healthy job up when
  * it is nearly done, and its creator would refund the fee at the deadline with the outputs stored. So a peer whose

@@ -5,7 +5,7 @@ import * as Y from 'yjs'
 import { FAILURES_MAP, FailureRecord, JobFailures, failureScope, jobsTopic, microKey, recordSigner, recordVerifier, resultKey, resultSlot } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { ExecutionTimeoutError, WasmTrapError } from '../../src/executor/index.js'
-import { runTimeoutMs } from '../../src/processor/index.js'
+import { createProcessor, runTimeoutMs } from '../../src/processor/index.js'
 import { itemFailed, jobFailedInCrdt } from '../../src/processor/poison.js'
 import { checkRun } from '../../src/processor/turns.js'
 import type { JobContext } from '../../src/processor/job-context.js'
@@ -95,6 +95,37 @@ describe('poison isolation', () => {
     await waitFor(() => a.processor.knownJobs().find(j => j.jobId === job.jobId)?.state === 'complete',
       { timeoutMs: 20_000, what: 'the peer that gave the job up to see it completed' })
     expect(b.processor.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('complete')
+  })
+
+  it('a peer that gave a job up does not run it again after a restart: its own failure records in the CRDT count', async () => {
+    const job = testJob(2, 8)
+    const runs: string[] = []
+    // this peer's machine is too slow for the job: every run of it times out here
+    const slow = failingOn(job.jobId, testExecutor({ workMs: 5 }), () => { runs.push(job.jobId); return new ExecutionTimeoutError('run exceeded its bound') })
+    const [a] = await startPeers(1, { executor: slow, localMaxFailures: 2 })
+    peers = [a]
+    let gaveUp = false
+    a.processor.addEventListener('job:failed', () => { gaveUp = true })
+    await a.processor.start()
+    await a.processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => gaveUp, { timeoutMs: 20_000, what: 'the peer to give the job up' })
+    expect(runs).toHaveLength(2)
+
+    // the process restarts: a new processor on the same node and doc store (which `jobmesh start` keeps on disk)
+    await a.processor.stop()
+    const restarted = createProcessor({ ...a.node, docs: a.docs, counters: a.counters }, {
+      executor: slow, hardware: { gpuModel: 'cpu', vramGb: 8 }, heartbeatMs: 300, ownerTimeoutMs: 1_000,
+      leases: { leaseMs: 3_000, renewMs: 1_000, skewMs: 200, settleMs: 50 }, localMaxFailures: 2
+    })
+    a.processor = restarted
+    let failedAgain: { attempts: number, peers: number } | undefined
+    restarted.addEventListener('job:failed', (evt) => { failedAgain = evt.detail })
+    await restarted.start()
+    await waitFor(() => failedAgain, { timeoutMs: 20_000, what: 'the restarted peer to list the job given up' })
+    expect(failedAgain).toMatchObject({ attempts: 2, peers: 1 })
+    expect(restarted.knownJobs().find(j => j.jobId === job.jobId)?.state).toBe('failed')
+    // no run of it after the restart (it ran the job twice more before)
+    expect(runs).toHaveLength(2)
   })
 
   it('forged failure records do not make a peer give up a healthy job: it runs the named MicroJob itself, which works', async () => {
