@@ -46,8 +46,10 @@ export function rpcUrl (value: string): string {
 
 /** Checks an amount of ETH (`--stake 0.1`: decimal, at most 18 places), kept as text for the chain library to parse. */
 export function ethAmount (value: string): string {
-  if (!/^\d+(\.\d{1,18})?$/.test(value.trim())) throw new InvalidArgumentError(`expected an amount of ETH such as 0.1, got "${value}"`)
-  return value.trim()
+  const amount = value.trim()
+  if (/^\d+\.\d{19,}$/.test(amount)) throw new InvalidArgumentError(`"${value}" has more than 18 decimals: 1 wei is 0.000000000000000001 ETH`)
+  if (!/^\d+(\.\d{1,18})?$/.test(amount)) throw new InvalidArgumentError(`expected an amount of ETH such as 0.1 (a decimal number, no sign or exponent), got "${value}"`)
+  return amount
 }
 
 /** Collects a repeatable multiaddr option (a comma- or space-separated list too: JOBMESH_BOOTSTRAP), checking each one parses. */

@@ -36,11 +36,15 @@ describe('jobmesh devnet refuses options it cannot honour before it starts anyth
   it('a stake that is not an amount of ETH, and a single peer', async () => {
     const stake = await devnet(['--stake', 'abc'])
     expect(stake.code).toBe(2)
-    expect(stake.stderr).toContain('--stake <eth>\' argument \'abc\' is invalid. expected an amount of ETH such as 0.1, got "abc"')
+    expect(stake.stderr).toContain('--stake <eth>\' argument \'abc\' is invalid. expected an amount of ETH such as 0.1 (a decimal number, no sign or exponent), got "abc"')
+    // a wei fraction is named as such, not as a malformed amount
+    const fraction = await devnet(['--stake', '0.0000000000000000001'])
+    expect(fraction.code).toBe(2)
+    expect(fraction.stderr).toContain('"0.0000000000000000001" has more than 18 decimals: 1 wei is 0.000000000000000001 ETH')
     const one = await devnet(['--peers', '1'])
     expect(one.code).toBe(2)
     expect(one.stderr).toContain('--peers <n>\' argument \'1\' is invalid. expected a whole number >= 2, got "1"')
-    for (const out of [stake, one]) expect(out.stdout).not.toContain('starting devnet')
+    for (const out of [stake, fraction, one]) expect(out.stdout).not.toContain('starting devnet')
   })
 
   describe('with a temp dir', () => {
