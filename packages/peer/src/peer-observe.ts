@@ -5,6 +5,7 @@ import { NetworkObserver, attachPeerEvents, describeJob, registerPeerMetrics } f
 import type { ChainClient } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { HttpAddress, HttpServer } from './http/index.js'
+import type { Server } from 'node:http'
 import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { EventLog } from './observe/index.js'
 import type { Processor } from './processor/index.js'
@@ -34,7 +35,7 @@ export interface ObservedParts {
  * Wires a peer's events into its event log and, with an HTTP listener, starts the network observer, the
  * Prometheus counters and the dashboard server. Pushes the matching stops onto `stack`.
  */
-export async function startObservability (parts: ObservedParts, init: { http?: HttpAddress, registry?: Registry, gpuModel?: string, vramGb?: number },
+export async function startObservability (parts: ObservedParts, init: { http?: HttpAddress, server?: Server, registry?: Registry, gpuModel?: string, vramGb?: number },
   stack: Array<() => Promise<void>>): Promise<HttpServer | undefined> {
   const detach = attachPeerEvents({ libp2p: parts.node.libp2p, processor: parts.processor, settlement: parts.settlement }, parts.events)
   stack.push(async () => { detach() })
@@ -61,7 +62,7 @@ export async function startObservability (parts: ObservedParts, init: { http?: H
     observer,
     registry: init.registry,
     describe: async (jobId, options) => describeJob({ docs: parts.docs, chain: parts.chain, privateKey: parts.node.privateKey, peerId: parts.node.peerId.toString() }, jobId, options)
-  }, init.http)
+  }, { ...init.http, server: init.server })
   stack.push(async () => { await server.close() })
   return server
 }

@@ -26,6 +26,7 @@ import type { Processor, ProcessorInit } from './processor/index.js'
 import type { Settlement, SettlementInit } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
+import { listenHttp } from './http/index.js'
 import type { HttpAddress, HttpServer } from './http/index.js'
 import type { AccountView, DescribeOptions, JobStory } from './observe/index.js'
 import type { Deployment } from '@jobmesh/contracts'
@@ -154,6 +155,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       executor = init.executor != null ? init.executor({ store, wasm }) : wasmMicroJobExecutor({ store, executor: wasm })
     }
     const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
+    // the dashboard's address is taken before the chain: a start refused for a busy port has not registered or staked
+    const listener = init.http == null ? undefined : await listenHttp(init.http)
+    if (listener != null) stack.push(async () => { if (listener.listening) await new Promise(resolve => listener.close(resolve)) })
     init.signal?.throwIfAborted()
     const chain = await startChain(init, { node, docs, store, executor, client, registered: admission?.registered }, stack)
     init.signal?.throwIfAborted()
@@ -281,7 +285,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       })
     }
     const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address, models: holdings.models },
-      { http: init.http, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
+      { http: init.http, server: listener, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
       chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })

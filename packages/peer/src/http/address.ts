@@ -7,14 +7,15 @@ export interface HttpAddress {
   port: number
 }
 
-/** Parses `127.0.0.1:8080`, `[::1]:0`, `localhost:0` or a bare port (`8080`, on 127.0.0.1). */
+/** Parses `127.0.0.1:8080`, `[::1]:0`, `localhost:0` or a port alone (`8080` or `:8080`, on 127.0.0.1). */
 export function parseHttpAddress (value: string): HttpAddress {
   const text = value.trim()
   const bad = (why: string): InvalidHttpAddressError =>
     new InvalidHttpAddressError(`"${value}" is not host:port (${why}; example: 127.0.0.1:8080, or 127.0.0.1:0 for any free port)`)
   let host = DEFAULT_HTTP_HOST
-  let portText = text
-  if (!/^\d+$/.test(text)) {
+  // `8080` and `:8080` are the default host's port
+  let portText = text.startsWith(':') ? text.slice(1) : text
+  if (!/^\d+$/.test(portText)) {
     const colon = text.lastIndexOf(':')
     if (colon <= 0) throw bad('no port')
     host = text.slice(0, colon)

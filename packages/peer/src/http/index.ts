@@ -5,6 +5,7 @@
  * modules, state pushed as Server-Sent Events), job stories and Prometheus `/metrics`.
  */
 export { startHttpServer } from './server.js'
+export { listenHttp } from './listen.js'
 export type { HttpServer, HttpServerComponents, HttpServerInit } from './server.js'
 export { parseHttpAddress, httpUrl } from './address.js'
 export type { HttpAddress } from './address.js'

@@ -1,14 +1,13 @@
-import { createServer } from 'node:http'
 import { logger } from '@libp2p/logger'
 import { dashboardAssets } from './assets.js'
 import { httpUrl } from './address.js'
-import { HttpListenError } from './errors.js'
+import { listenHttp } from './listen.js'
 import { DEFAULT_PUSH_DEBOUNCE_MS, DEFAULT_PUSH_INTERVAL_MS, MAX_DESCRIBES, MAX_SSE_CLIENTS } from './constants.js'
 import { refusal, SECURITY_HEADERS } from './request-guard.js'
 import { SseClients } from './sse.js'
 import type { HttpAddress } from './address.js'
 import type { JobStory, NetworkObserver } from '../observe/index.js'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 
@@ -22,6 +21,8 @@ export interface HttpServerComponents {
 }
 
 export interface HttpServerInit extends HttpAddress {
+  /** The server listening on the address already ({@link listenHttp}); default: one made here. */
+  server?: Server
   pushDebounceMs?: number
   pushIntervalMs?: number
 }
@@ -124,28 +125,21 @@ export async function startHttpServer (components: HttpServerComponents, init: H
     res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-cache' }).end(file.body)
   }
 
-  const server = createServer((req, res) => {
+  let server: Server
+  try {
+    server = init.server ?? await listenHttp(init)
+  } catch (err) {
+    clearInterval(beat)
+    observer.removeEventListener('change', onChange)
+    throw err
+  }
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: Error) => {
       log.error('%s %s failed: %e', req.method, req.url, err)
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
       res.end(`${err.name}: ${err.message}\n`)
     })
   })
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(init.port, init.host, () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
-  } catch (err) {
-    clearInterval(beat)
-    observer.removeEventListener('change', onChange)
-    const e = err as NodeJS.ErrnoException
-    const why = e.code === 'EADDRINUSE' ? 'the address is in use' : e.code === 'EADDRNOTAVAIL' ? 'the address is not one of this machine\'s' : e.code === 'EACCES' ? 'not allowed (a port below 1024?)' : e.message
-    throw new HttpListenError(`cannot serve the dashboard (--http) on ${init.host}:${init.port}: ${why}`, { cause: err })
-  }
   const port = (server.address() as AddressInfo).port
   const url = httpUrl(init.host, port)
   log('listening on %s', url)

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,7 @@ import { Wallet } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CLI_BIN } from '../../src/devnet/index.js'
 import type { ChildProcess } from 'node:child_process'
+import type { AddressInfo } from 'node:net'
 import type { Anvil } from '@jobmesh/contracts'
 
 interface Cli {
@@ -78,7 +80,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     expect(late.stdout.slice(-2)).toEqual(['stopping...', 'stopped'])
   })
 
-  it('jobmesh start: status says it is starting while its registration waits for a block that does not come; interrupted then', async () => {
+  it('jobmesh start: a busy --http port refuses it before any transaction; status says it is starting while its registration waits for a block that does not come; interrupted then', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-start-interrupt-chain-'))
     // an anvil of its own (args): its mining is switched off below
     const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
@@ -86,10 +88,22 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     try {
       const chain = await chainFlags(dir, anvil, provider)
       await provider.send('evm_setAutomine', [false])
+      const wallet = anvil.accounts[1].address
+      // a dashboard port in use refuses the start before any transaction (it registered and staked, then failed)
+      const busy = createServer()
+      await new Promise<void>(resolve => busy.listen(0, '127.0.0.1', resolve))
+      try {
+        const port = (busy.address() as AddressInfo).port
+        const refused = jobmesh(['start', '--data-dir', join(dir, 'refused'), '--listen', '/ip4/127.0.0.1/tcp/0', '--http', `127.0.0.1:${port}`, ...chain])
+        expect((await once(refused.child, 'close'))[0]).toBe(1)
+        expect(refused.stderr).toContain(`error: cannot serve the dashboard (--http) on 127.0.0.1:${port}: the address is in use`)
+        expect(await provider.getTransactionCount(wallet, 'pending')).toBe(0)
+      } finally {
+        await new Promise(resolve => busy.close(resolve))
+      }
       const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...chain])
       running.push(cli)
       // its first transaction is sent and waits for a block
-      const wallet = anvil.accounts[1].address
       await waitFor(async () => await provider.getTransactionCount(wallet, 'pending') > 0,
         { what: 'the peer\'s first transaction pending', timeoutMs: 30_000 }).catch((err: Error) => { throw new Error(`${err.message}: ${cli.lines.join(' | ')}`) })
       // meanwhile status says it is starting (it said no peer was running), for a person and for a script

@@ -1,0 +1,28 @@
+import { createServer } from 'node:http'
+import { HttpListenError } from './errors.js'
+import type { HttpAddress } from './address.js'
+import type { Server } from 'node:http'
+
+/**
+ * An HTTP server listening on `address` and serving nothing yet (`startHttpServer` attaches the dashboard). A peer
+ * takes its address first, before it registers on chain: a start refused for a busy port has then spent nothing.
+ *
+ * @throws HttpListenError when the address cannot be taken (in use, not this machine's, not allowed)
+ */
+export async function listenHttp (address: HttpAddress): Promise<Server> {
+  const server = createServer()
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(address.port, address.host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    const why = e.code === 'EADDRINUSE' ? 'the address is in use' : e.code === 'EADDRNOTAVAIL' ? 'the address is not one of this machine\'s' : e.code === 'EACCES' ? 'not allowed (a port below 1024?)' : e.message
+    throw new HttpListenError(`cannot serve the dashboard (--http) on ${address.host}:${address.port}: ${why}`, { cause: err })
+  }
+  return server
+}
