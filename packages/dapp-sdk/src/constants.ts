@@ -39,6 +39,13 @@ export const DEFAULT_DOC_TIMEOUT_MS = 15_000
  */
 export const PROGRESS_RESYNC_MS = 5_000
 
+/**
+ * A failed state whose failures include time limits (`ExecutionTimeoutError`: the machine and its load) while results
+ * have landed ends progress only after this long without a new result (ms): the peers whose runs ran out of time gave
+ * the job up, faster ones may still complete it. A check run of the failed state takes up to 3 x the 30 s run limit.
+ */
+export const DEFAULT_FAILED_QUIET_MS = 120_000
+
 /** How long fetching one output or input by CID may take (ms). */
 export const DEFAULT_FETCH_TIMEOUT_MS = 60_000
 

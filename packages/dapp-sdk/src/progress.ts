@@ -1,12 +1,12 @@
 import { anySignal } from '@jobmesh/contracts'
-import { FAILURES_MAP, followMacroDocs, JobFailures, JobProgress, recordVerifier, SUMMARY_MAP } from '@jobmesh/peer/coord'
+import { failedForCertain, FAILURES_MAP, followMacroDocs, JobFailures, JobProgress, recordVerifier, SUMMARY_MAP } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { excludingVerifier, roundKey, slashedPeerIds } from '@jobmesh/peer/jobs'
-import { PROGRESS_RESYNC_MS } from './constants.js'
+import { DEFAULT_FAILED_QUIET_MS, PROGRESS_RESYNC_MS } from './constants.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
-import type { RecordVerifier } from '@jobmesh/peer/coord'
+import type { FailureSummary, RecordVerifier } from '@jobmesh/peer/coord'
 import type * as Y from 'yjs'
 
 /** How many MicroJobs of a job have a result. */
@@ -22,7 +22,9 @@ export interface ProgressUpdate {
   /**
    * Set when the job failed (poison isolation, docs/coordination.md): its MicroJobs failed on several peers and
    * the peers gave it up. `reasons` are the executor's error names (e.g. `InvalidWasmError`, `WasmTrapError`,
-   * `ExecutionTimeoutError`). The iteration then ends with `JobFailedError`.
+   * `ExecutionTimeoutError`). The iteration then ends with `JobFailedError`: at once when every failure is the
+   * module's own or no MicroJob has a result; when time limits are among them and results have landed, only after
+   * `failedQuietMs` without a new result (peers whose runs ran out of time give a job up that faster ones complete).
    */
   failed?: { attempts: number, peers: number, reasons: string[] }
 }
@@ -31,6 +33,11 @@ export interface ProgressOptions {
   signal?: AbortSignal
   /** Give up after this many ms (TimeoutError); default: at the job's deadline (DeadlinePassedError). */
   timeoutMs?: number
+  /**
+   * How long a failed state that time limits make doubtful must see no new result before it ends the iteration (ms).
+   * Default {@link DEFAULT_FAILED_QUIET_MS}.
+   */
+  failedQuietMs?: number
 }
 
 /** Opens the doc of a job's round (default 0) with the client's doc timeout. */
@@ -50,6 +57,14 @@ export async function roundVerifier (ctx: ClientContext, jobId: string, round: n
     signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs)
   })
   return excludingVerifier(verifier, excluded)
+}
+
+/**
+ * Whether a failed state ends the progress now: at once when it is beyond doubt (`failedForCertain`: every failure the
+ * module's own, or no result at all), else once no result has landed for `quietMs` (`quietForMs` so far).
+ */
+export function failedForGood (summary: Pick<FailureSummary, 'failed' | 'reasons'>, done: number, quietForMs: number, quietMs: number): boolean {
+  return failedForCertain(summary, done) || (summary.failed && quietForMs >= quietMs)
 }
 
 /**
@@ -88,6 +103,7 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
   let wake: (() => void) | undefined
   const onDone = (): void => { wake?.() }
   const timer = setTimeout(onDone, waitMs)
+  let quietTimer: ReturnType<typeof setTimeout> | undefined
   signal.addEventListener('abort', onDone)
   tracker.addEventListener('microjob:done', onDone)
   tracker.addEventListener('summary', onDone)
@@ -113,13 +129,22 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
       signal: anySignal([options.signal, ctx.stopped], ctx.settings.docTimeoutMs)
     }))
     let reported = -1
+    const quietMs = options.failedQuietMs ?? DEFAULT_FAILED_QUIET_MS
+    // since when the failed state has held with no new result (a doubtful one waits `quietMs` from there)
+    let quietSince: number | undefined
     while (true) {
       const done = released ? total : tracker.shown()
       const f = failures.summary()
       if (f.failed && done < total) {
-        const failed = { attempts: f.attempts, peers: f.peers, reasons: f.reasons }
-        yield round === 0 ? { done, total, failed } : { done, total, round, failed }
-        throw new JobFailedError(`job ${id} failed: ${f.attempts} failed MicroJob attempts on ${f.peers} peers (${f.reasons.join(', ')})`, failed)
+        const now = Date.now()
+        if (quietSince === undefined || done !== reported) quietSince = now
+        if (failedForGood(f, done, now - quietSince, quietMs)) {
+          const failed = { attempts: f.attempts, peers: f.peers, reasons: f.reasons }
+          yield round === 0 ? { done, total, failed } : { done, total, round, failed }
+          throw new JobFailedError(`job ${id} failed: ${f.attempts} failed MicroJob attempts on ${f.peers} peers (${f.reasons.join(', ')})`, failed)
+        }
+        clearTimeout(quietTimer)
+        quietTimer = setTimeout(onDone, quietSince + quietMs - now)
       }
       if (done !== reported) {
         reported = done
@@ -137,6 +162,7 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
   } finally {
     clearInterval(resync)
     clearTimeout(timer)
+    clearTimeout(quietTimer)
     signal.removeEventListener('abort', onDone)
     tracker.removeEventListener('microjob:done', onDone)
     tracker.removeEventListener('summary', onDone)

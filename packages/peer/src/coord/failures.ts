@@ -2,6 +2,7 @@ import { DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_FAILURES
 import { TypedEvents } from './events.js'
 import { failureScope, keyIndex, microKey, parseResultKey, resultKey, resultSlot } from './keys.js'
 import { FailureRecord } from './pb/coord.js'
+import { isModuleFailureName } from '../executor/index.js'
 import type { CoordMetrics } from './metrics.js'
 import type { RecordSigner, RecordVerifier } from './signing.js'
 import type * as Y from 'yjs'
@@ -46,6 +47,16 @@ export interface FailureSummary {
   /** Distinct executor error names. */
   reasons: string[]
   failed: boolean
+}
+
+/**
+ * Whether a job's failed state is beyond doubt for a reader that cannot run the code (the SDK, the dashboard): every
+ * failure is the module's own (a trap, invalid code, a limit: the same on every machine), or no MicroJob has a result
+ * (`done`). A time limit depends on the machine and its load: peers whose runs ran out of time give the job up while
+ * faster or less loaded ones check it with a run of their own and may work on to the end (processor/poison.ts).
+ */
+export function failedForCertain (summary: Pick<FailureSummary, 'failed' | 'reasons'>, done: number): boolean {
+  return summary.failed && (done === 0 || summary.reasons.every(isModuleFailureName))
 }
 
 /**

@@ -25,7 +25,7 @@ export { validateJobCode, checkJobModule } from './job-code.js'
 export { wasmMicroJobExecutor, microJobRange, microJobInput } from './micro-job-executor.js'
 export type { ContentReader, WasmMicroJobExecutorComponents, WasmMicroJobExecutorInit } from './micro-job-executor.js'
 export type { MicroJobExecutor, MicroJobExecution, MicroJobRunOptions, MicroJobTask } from './micro-job-task.js'
-export { isModuleFailure } from './module-failure.js'
+export { isModuleFailure, isModuleFailureName } from './module-failure.js'
 export {
   InvalidWasmError, ForbiddenImportError, MissingExportError, WasmTrapError, ExecutionTimeoutError,
   MemoryLimitError, TableLimitError, InputTooLargeError, OutputTooLargeError, AbiViolationError, AbortError,

@@ -14,5 +14,10 @@ const MODULE_FAILURES: ReadonlySet<string> = new Set([
  * every peer would see it; not a time limit (the machine and its load) nor a content fetch (the network).
  */
 export function isModuleFailure (err: Error): boolean {
-  return MODULE_FAILURES.has(err.name)
+  return isModuleFailureName(err.name)
+}
+
+/** {@link isModuleFailure} by the error's name, as failure records carry it. */
+export function isModuleFailureName (name: string): boolean {
+  return MODULE_FAILURES.has(name)
 }

@@ -1,5 +1,6 @@
 import { formatEther } from 'ethers'
 import { nodesNeeded } from '../protocol/index.js'
+import { failedForCertain } from '../coord/index.js'
 import { shortId } from './attach-events.js'
 import type { VerificationView } from './chain-view.js'
 
@@ -125,7 +126,7 @@ export function explainJob (facts: JobFacts): JobStory {
   const failures = progress?.failures
   if (failures != null && failures.attempts > 0) {
     lines.push(`${failures.attempts} failed MicroJob ${plural(failures.attempts, 'attempt', 'attempts')} on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')}` +
-      (failures.reasons.length > 0 ? ` (${failures.reasons.join(', ')})` : '') + (failures.failed ? ': the peers gave the job up' : ''))
+      (failures.reasons.length > 0 ? ` (${failures.reasons.join(', ')})` : '') + gaveUp(failures, progress?.done ?? 0, chain?.status))
   }
   if (facts.finalizer != null) lines.push(`finalized by ${shortId(facts.finalizer)}`)
   if (chain?.submitter != null) lines.push(`results submitted by ${chain.submitter} in block ${chain.submitBlock ?? '?'}`)
@@ -137,6 +138,14 @@ export function explainJob (facts: JobFacts): JobStory {
   for (const note of facts.notes ?? []) lines.push(`note: ${note}`)
   const { phase, waitingFor } = waiting(facts, matching)
   return { jobId: facts.jobId, phase, matching, lines, waitingFor, announced: announced != null }
+}
+
+/** What the failed state says of the peers, after the count of failed attempts. */
+function gaveUp (failures: { failed: boolean, reasons: string[] }, done: number, status: string | undefined): string {
+  if (!failures.failed) return ''
+  if (status === 'Submitted' || status === 'Released') return ': some peers gave the job up, the others completed it'
+  if (failedForCertain(failures, done)) return ': the peers gave the job up'
+  return ': peers whose runs ran out of time gave the job up; the others may still complete it'
 }
 
 function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: string, waitingFor: string } {
@@ -154,7 +163,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
     return { phase: 'expired', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
   }
   const failures = progress?.failures
-  if (failures?.failed === true) {
+  if (failures != null && failedForCertain(failures, progress?.done ?? 0)) {
     return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failures.reasons.join(', ') || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
   }
   if (announced == null) return { phase: 'open', waitingFor: unannounced(facts.jobId, chain) }

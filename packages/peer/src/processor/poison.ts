@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { ExecutionTimeoutError, isModuleFailure } from '../executor/index.js'
+import { ExecutionTimeoutError, isModuleFailureName } from '../executor/index.js'
 import { DEFAULT_MAX_RUN_TIMEOUT_MS, DEFAULT_MIN_RUN_TIMEOUT_MS, RUN_TIMEOUT_FACTOR } from './constants.js'
 import { giveUp } from './job-end.js'
 import type { JobContext } from './job-context.js'
@@ -55,8 +55,8 @@ export function healthyFirst<C extends { id: string }> (candidates: C[], failedA
  * whole time limit in a worker (the limit counts from the run's start, not its wait for a worker; a check's limit is
  * `CHECK_RUN_TIMEOUT_FACTOR` times the queue's). A content fetch depends on the network, not the job.
  */
-export function bearsFailureOut (err: Error): boolean {
-  return isModuleFailure(err) || err.name === ExecutionTimeoutError.name
+export function bearsFailureOut (err: Pick<Error, 'name'>): boolean {
+  return isModuleFailureName(err.name) || err.name === ExecutionTimeoutError.name
 }
 
 /**
@@ -94,7 +94,7 @@ export function recallOwnFailures (host: PoisonHost, ctx: JobContext): boolean {
   host.failedAt.set(jobId, host.clock())
   const local = Math.max(host.localFailures.get(jobId) ?? 0, own.attempts)
   host.localFailures.set(jobId, local)
-  if (own.reasons.some(name => bearsFailureOut(Object.assign(new Error(name), { name })))) host.decisive.add(jobId)
+  if (own.reasons.some(name => bearsFailureOut({ name }))) host.decisive.add(jobId)
   if (local < host.localMaxFailures) return false
   log('job %s: %d failed attempts of this peer recorded in the CRDT: given up here', jobId, local)
   giveUp(host.endHost, ctx, { ...ctx.failures.summary(), attempts: local, peers: 1 })

@@ -102,6 +102,19 @@ describe('job stories', () => {
     const failed = explainJob(facts({ progress: { done: 1, total: 8, macros: [], failures: { ...failures, failed: true } }, chain: chain({}) }))
     expect(failed.phase).toBe('failed')
     expect(failed.waitingFor).toBe('nothing: its MicroJobs failed 6 times on 2 peers (WasmTrapError) and the peers gave it up; the creator can refund after the deadline')
+    expect(failed.lines).toContain('6 failed MicroJob attempts on 2 peers (WasmTrapError): the peers gave the job up')
+  })
+
+  it('time limits with results landing: still processing (faster peers may complete it); released, the job did not fail', () => {
+    const failures = { attempts: 4, peers: 3, reasons: ['ExecutionTimeoutError'], failed: true }
+    const slow = explainJob(facts({ progress: { done: 17, total: 32, macros: [], failures }, chain: chain({}) }))
+    expect(slow.phase).toBe('processing')
+    expect(slow.lines).toContain('4 failed MicroJob attempts on 3 peers (ExecutionTimeoutError): peers whose runs ran out of time gave the job up; the others may still complete it')
+    // nothing finished anywhere: a module that loops
+    expect(explainJob(facts({ progress: { done: 0, total: 32, macros: [], failures }, chain: chain({}) })).phase).toBe('failed')
+    const released = explainJob(facts({ progress: { done: 32, total: 32, macros: [], failures }, chain: chain({ status: 'Released' }) }))
+    expect(released.phase).toBe('released')
+    expect(released.lines).toContain('4 failed MicroJob attempts on 3 peers (ExecutionTimeoutError): some peers gave the job up, the others completed it')
   })
 
   it('a funded job no peer saw announced: says that a new submit would be another job, and that the fee comes back by a refund after the deadline', () => {
