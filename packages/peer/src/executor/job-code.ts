@@ -1,6 +1,6 @@
-import { MAX_TABLE_ENTRIES } from './constants.js'
-import { ForbiddenImportError, InvalidWasmError, MissingExportError } from './errors.js'
-import { capTable } from './wasm-binary.js'
+import { DEFAULT_MAX_MEMORY_BYTES, MAX_TABLE_ENTRIES, WASM_PAGE_BYTES } from './constants.js'
+import { ForbiddenImportError, InvalidWasmError, MemoryLimitError, MissingExportError } from './errors.js'
+import { capTable, readMemoryLimits } from './wasm-binary.js'
 import { checkDeterministicFeatures } from './wasm-features.js'
 import { wasm } from './wasm-api.js'
 import type { WasmExternKind, WasmModule } from './wasm-api.js'
@@ -61,18 +61,32 @@ export async function compileJobCode (code: Uint8Array): Promise<WasmModule> {
 }
 
 /**
+ * Refuses a module whose own memory starts larger than `maxMemoryBytes` (its declared minimum): no run of it could
+ * begin. @throws MemoryLimitError
+ */
+export function checkDeclaredMemory (code: Uint8Array, maxMemoryBytes: number): void {
+  const limitPages = Math.floor(maxMemoryBytes / WASM_PAGE_BYTES)
+  const limits = readMemoryLimits(code)
+  if (limits != null && limits.min > limitPages) {
+    throw new MemoryLimitError(`Module declares ${limits.min} memory pages, limit ${limitPages}`)
+  }
+}
+
+/**
  * The check a job's code must pass before anything is paid for it: it is WebAssembly that compiles and it fits
- * the ABI ({@link compileJobCode}). The SDK's `submit` and `jobmesh-dapp submit` run it; the executor runs the
- * same check (plus its memory limit) before every first run of a module.
+ * the ABI ({@link compileJobCode}) and the peers' default limits of table and starting memory. The SDK's `submit` and
+ * `jobmesh-dapp submit` run it; the executor runs the same checks, with its own memory limit, before every first run
+ * of a module.
  *
- * @throws InvalidWasmError (not WebAssembly, does not compile, or relaxed SIMD or WasmGC), TableLimitError, ForbiddenImportError,
- * MissingExportError
+ * @throws InvalidWasmError (not WebAssembly, does not compile, or relaxed SIMD or WasmGC), TableLimitError,
+ * MemoryLimitError, ForbiddenImportError, MissingExportError
  */
 export async function validateJobCode (code: Uint8Array): Promise<void> {
   if (code.length < 8 || code[0] !== 0x00 || code[1] !== 0x61 || code[2] !== 0x73 || code[3] !== 0x6d) {
     throw new InvalidWasmError('Not a WebAssembly module (bad magic number)')
   }
-  // the table limit the executor applies (a larger table is refused there, after the job is paid)
+  // the limits the executor applies (a module over them is refused there, after the job is paid)
   capTable(code, MAX_TABLE_ENTRIES)
+  checkDeclaredMemory(code, DEFAULT_MAX_MEMORY_BYTES)
   await compileJobCode(code)
 }

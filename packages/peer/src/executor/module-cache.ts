@@ -1,8 +1,7 @@
 import { logger } from '@libp2p/logger'
-import { MemoryLimitError } from './errors.js'
 import { sha256Hex } from './hash.js'
-import { compileJobCode } from './job-code.js'
-import { capMemory, capTable, readMemoryLimits } from './wasm-binary.js'
+import { checkDeclaredMemory, compileJobCode } from './job-code.js'
+import { capMemory, capTable } from './wasm-binary.js'
 import { MAX_TABLE_ENTRIES, WASM_MAX_PAGES, WASM_PAGE_BYTES } from './constants.js'
 import type { WasmModule } from './wasm-api.js'
 
@@ -30,11 +29,8 @@ export interface ModuleCache {
  * module growing past the limit is seen growing past it (and refused any further).
  */
 async function prepare (code: Uint8Array, hash: string, maxMemoryBytes: number): Promise<PreparedModule> {
+  checkDeclaredMemory(code, maxMemoryBytes)
   const limitPages = Math.floor(maxMemoryBytes / WASM_PAGE_BYTES)
-  const limits = readMemoryLimits(code)
-  if (limits != null && limits.min > limitPages) {
-    throw new MemoryLimitError(`Module declares ${limits.min} memory pages, limit ${limitPages}`)
-  }
   const capped = capTable(capMemory(code, Math.min(limitPages + 1, WASM_MAX_PAGES)), MAX_TABLE_ENTRIES)
   const module = await compileJobCode(capped)
   log('compiled %s (%d bytes)', hash, code.length)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createWasmExecutor, MAX_TABLE_ENTRIES, validateJobCode } from '../../src/executor/index.js'
+import { createWasmExecutor, DEFAULT_MAX_MEMORY_BYTES, MAX_TABLE_ENTRIES, validateJobCode } from '../../src/executor/index.js'
 import { abiModule, buildModule, echoModule, fixedAlloc, i32, op, section, str as name, uleb, vec } from './wasm-builder.js'
 
 const body = (code: number[]): number[] => [...uleb(code.length + 2), 0x00, ...code, op.end]
@@ -39,6 +39,15 @@ describe('validateJobCode', () => {
   it('refuses a table the executor would refuse (before anything is paid), accepts one within MAX_TABLE_ENTRIES', async () => {
     await expect(validateJobCode(abiModule(i32(4), { min: 2 }, [], { min: MAX_TABLE_ENTRIES + 1 }))).rejects.toMatchObject({ name: 'TableLimitError' })
     await expect(validateJobCode(abiModule(i32(4), { min: 2 }, [], { min: 16, max: 1_000_000 }))).resolves.toBeUndefined()
+  })
+
+  it('refuses a starting memory the executor would refuse (before anything is paid), accepts one within the default limit', async () => {
+    const limitPages = DEFAULT_MAX_MEMORY_BYTES / 65_536
+    await expect(validateJobCode(abiModule(i32(4), { min: limitPages + 1 }))).rejects.toMatchObject({
+      name: 'MemoryLimitError', message: `Module declares ${limitPages + 1} memory pages, limit ${limitPages}`
+    })
+    // a maximum above the limit is capped when it runs (growing past the limit fails that run), not refused
+    await expect(validateJobCode(abiModule(i32(4), { min: limitPages, max: 65_536 }))).resolves.toBeUndefined()
   })
 
   it('refuses a module without the ABI exports or with other imports', async () => {
