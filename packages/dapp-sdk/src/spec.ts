@@ -69,6 +69,32 @@ export interface SubmitInput {
   nonce?: bigint
 }
 
+// every field of SubmitInput (the compiler keeps this list whole): a field not in it is a typo that would pay for a
+// job other than the one meant (`requirments` left the requirements at their default)
+const SUBMIT_FIELDS: Record<keyof SubmitInput, true> = {
+  code: true, data: true, blockSize: true, blockCount: true, slicing: true, price: true, requirements: true, model: true,
+  estimate: true, verifiers: true, verification: true, deadline: true, deadlineAfterMs: true, seed: true, nonce: true
+}
+
+/** A field of the input that is no field of a job, with the one it likely misspells. */
+function unknownFieldIssues (input: object): JobIssue[] {
+  return Object.keys(input).filter(key => !Object.hasOwn(SUBMIT_FIELDS, key)).map(key => {
+    const near = Object.keys(SUBMIT_FIELDS).find(field => editDistance(field.toLowerCase(), key.toLowerCase()) <= 2)
+    return { path: key, message: `unknown field${near === undefined ? '' : ` (did you mean "${near}"?)`}: not part of a job` }
+  })
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions. */
+function editDistance (a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]
+}
+
 /** Random uint256. */
 export function randomUint256 (): bigint {
   return BigInt(`0x${randomBytes(32).toString('hex')}`)
@@ -185,7 +211,7 @@ function uriIssue (name: 'code' | 'data' | 'model', uri: string): JobIssue | und
  * deployed escrow accepts).
  */
 export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSizes, now: number, bounds?: EscrowBounds): SpecDraft {
-  const issues: JobIssue[] = []
+  const issues: JobIssue[] = unknownFieldIssues(input)
   const dataSize = sizes.data
   // an untyped caller (JavaScript) may leave out what the types require
   if (input.code == null) issues.push({ path: 'code', message: 'code is required: WebAssembly bytes, a file, or an ipfs:// or https:// URI' })

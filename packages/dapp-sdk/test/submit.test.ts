@@ -78,6 +78,15 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     expect(over).toEqual([{ path: 'model', message: expect.stringContaining(`peers read at most ${MAX_MICROJOB_INPUT_BYTES} bytes`) }])
   })
 
+  it('a field that is no field of a job (a typo would pay for another job): an issue naming it and the field it likely misspells', () => {
+    expect(issues({ requirments: { minVramGb: 64 } } as unknown as Partial<SubmitInput>))
+      .toEqual([{ path: 'requirments', message: 'unknown field (did you mean "requirements"?): not part of a job' }])
+    expect(issues({ frobnicate: true } as unknown as Partial<SubmitInput>))
+      .toEqual([{ path: 'frobnicate', message: 'unknown field: not part of a job' }])
+    // every documented field, given, is known
+    expect(issues({ estimate: { secondsPerMicroJob: 2 }, requirements: { minVramGb: 0 }, seed: 1n, nonce: 2n, deadlineAfterMs: 3_600_000, verification: 'full' })).toEqual([])
+  })
+
   it('an input of none of the forms content takes (an untyped caller): one issue naming the forms', () => {
     expect(issues({ data: 5 as never, blockCount: undefined })).toEqual([{ path: 'data', message: 'data must be bytes (a Uint8Array), a file path, a URI, or { uri }: got a number' }])
     expect(issues({ code: { foo: 1 } as never })[0]).toEqual({ path: 'code', message: 'code must be bytes (a Uint8Array), a file path, a URI, or { uri }: got an object without a uri string' })
