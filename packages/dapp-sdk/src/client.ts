@@ -10,6 +10,7 @@ import {
   DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_INPUT_REPLICAS, DEFAULT_POLL_INTERVAL_MS, DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_RELEASE_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS,
   DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
+import { checkDuration } from './durations.js'
 import { ClientStoppedError, InvalidConfigError, TimeoutError } from './errors.js'
 import { describeJobStory, matchingPeers } from './describe.js'
 import { jobDocHolds } from './job-docs.js'
@@ -205,8 +206,8 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     confirmations: init.confirmations ?? DEFAULT_CONFIRMATIONS,
     docTimeoutMs: init.docTimeoutMs ?? DEFAULT_DOC_TIMEOUT_MS,
     fetchTimeoutMs: init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
-    pollIntervalMs: init.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-    releaseTimeoutMs: init.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS,
+    pollIntervalMs: checkDuration('pollIntervalMs', init.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS),
+    releaseTimeoutMs: checkDuration('releaseTimeoutMs', init.releaseTimeoutMs ?? DEFAULT_RELEASE_TIMEOUT_MS),
     downloadConcurrency: init.downloadConcurrency ?? DEFAULT_DOWNLOAD_CONCURRENCY,
     inputReplicas: init.inputReplicas ?? DEFAULT_INPUT_REPLICAS,
     replicationTimeoutMs: init.replicationTimeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS

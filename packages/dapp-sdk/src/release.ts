@@ -4,6 +4,7 @@ import {
   AbortError, DeadlinePassedError, JobNotFoundError, JobRefundedError, JobRejectedError,
   ReleaseTimeoutError
 } from './errors.js'
+import { checkDuration } from './durations.js'
 import type { ClientContext } from './context.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
 
@@ -38,8 +39,8 @@ const TRANSIENT_CHAIN_ERRORS = new Set(['RpcUnreachableError', 'ChainTimeoutErro
  */
 export async function waitForRelease (ctx: ClientContext, jobId: string, options: WaitForReleaseOptions = {}): Promise<Release> {
   const id = jobId.toLowerCase()
-  const interval = options.pollIntervalMs ?? ctx.settings.pollIntervalMs
-  const timeoutMs = options.timeoutMs ?? ctx.settings.releaseTimeoutMs
+  const interval = checkDuration('pollIntervalMs', options.pollIntervalMs ?? ctx.settings.pollIntervalMs)
+  const timeoutMs = checkDuration('timeoutMs', options.timeoutMs ?? ctx.settings.releaseTimeoutMs)
   const timeout = timeoutSignal(timeoutMs)
   const signal = anySignal([options.signal, ctx.stopped, timeout])
   let failures = 0

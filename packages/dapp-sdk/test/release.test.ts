@@ -44,6 +44,11 @@ describe('waitForRelease and refund', () => {
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
     const err = await env.client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 300 }).catch((e: unknown) => e as Error)
     expect(err.name).toBe('ReleaseTimeoutError')
+    // an interval or timeout that is no duration is refused, not polled in a tight loop or ended at once
+    for (const bad of [{ pollIntervalMs: 0 }, { pollIntervalMs: -1 }, { pollIntervalMs: Number.NaN }, { timeoutMs: Number.NaN }, { timeoutMs: -5 }]) {
+      const refused = await env.client.waitForRelease(job.jobId, bad).catch((e: unknown) => e as Error)
+      expect(refused).toMatchObject({ name: 'InvalidConfigError', message: expect.stringMatching(/^(pollIntervalMs|timeoutMs) must be a number of ms from 1 to 2147483647, not /) })
+    }
   })
 
   it('tolerates 5 failed status reads in a row and throws the 6th', async () => {
