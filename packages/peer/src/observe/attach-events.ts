@@ -10,9 +10,14 @@ export interface EventSources {
   settlement?: Pick<Settlement, 'addEventListener' | 'removeEventListener'>
 }
 
-/** Wei as ETH with at most 6 decimals (`0.066667`), for lines people read. */
+/** 10^12 wei: the sixth decimal of an ETH. */
+const MICRO_ETH = 10n ** 12n
+
+/** Wei as ETH rounded to at most 6 decimals (`0.066667`, `0.001182` for 0.0011818...), for lines people read. */
 export function ethText (wei: bigint): string {
-  const [whole, frac = ''] = formatEther(wei).split('.')
+  const sign = wei < 0n ? -1n : 1n
+  const rounded = sign * ((sign * wei + MICRO_ETH / 2n) / MICRO_ETH) * MICRO_ETH
+  const [whole, frac = ''] = formatEther(rounded).split('.')
   const cut = frac.slice(0, 6).replace(/0+$/, '')
   return cut === '' ? whole : `${whole}.${cut}`
 }

@@ -25,6 +25,12 @@ describe('formatStatus', () => {
     expect(text).toContain('          on chain: ipfs://a\n')
   })
 
+  it('shows a job\'s value in whole wei per second, as submit prints it (it showed 1.613e+14)', () => {
+    const text = formatStatus({ ...status({ held: [] }), jobs: [{ jobId: '0x' + 'ab'.repeat(32), microJobs: 32, value: 161290322580645.2, state: 'working' }] } as PeerStatus)
+    expect(text).toMatch(/ 161290322580645 +working/)
+    expect(text).not.toContain('e+')
+  })
+
   it('has no model lines for a peer that holds none', () => {
     expect(formatStatus(status({ held: [] }))).not.toContain('models')
   })
