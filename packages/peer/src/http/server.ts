@@ -111,7 +111,8 @@ export async function startHttpServer (components: HttpServerComponents, init: H
       describing++
       try {
         const story = await components.describe(job[1], { signal: controller.signal })
-        res.writeHead(200, { 'content-type': 'application/json' }).end(json(story))
+        // a job neither on chain nor announced to the peers this node sees: not found (the story still says so)
+        res.writeHead(story.phase === 'unknown' ? 404 : 200, { 'content-type': 'application/json' }).end(json(story))
       } finally {
         describing--
       }

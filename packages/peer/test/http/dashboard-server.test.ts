@@ -54,6 +54,8 @@ async function nextState (url: string, until: (s: NetworkState) => boolean, time
   })
 }
 
+const UNKNOWN_JOB = `0x${'00'.repeat(32)}`
+
 describe('the HTTP listener of a peer', () => {
   it('serves the dashboard, live state over SSE with per-MacroJob progress and owners, and /metrics', async () => {
     peers = await startPeers(2, { executor: testExecutor({ workMs: 5 }) })
@@ -131,7 +133,12 @@ describe('the HTTP listener of a peer', () => {
     const server = await startHttpServer({
       observer,
       registry: new Registry(),
-      describe: async () => { started++; await held; return { jobId: '0x', phase: 'open', lines: [] } as never }
+      describe: async (jobId) => {
+        if (jobId === UNKNOWN_JOB) return { jobId, phase: 'unknown', lines: [], waitingFor: 'nothing known' } as never
+        started++
+        await held
+        return { jobId: '0x', phase: 'open', lines: [] } as never
+      }
     }, { host: '127.0.0.1', port: 0 })
     cleanup.push(async () => { release(); await server.close() })
     const { port } = new URL(server.url)
@@ -191,5 +198,9 @@ describe('the HTTP listener of a peer', () => {
     release()
     for (const r of await Promise.all(pending)) expect(r.status).toBe(200)
     expect((await ask(story)).status).toBe(200)
+    // a job nobody knows: 404, with its story (the CLI's describe says JobNotFoundError)
+    const unknown = await ask(`/api/jobs/${UNKNOWN_JOB}/describe`)
+    expect(unknown.status).toBe(404)
+    expect(JSON.parse(unknown.body)).toMatchObject({ phase: 'unknown' })
   })
 })
