@@ -97,13 +97,15 @@ function verification (v) {
   // a settled job's view is no longer refreshed: its deadlines are history, not a countdown
   const live = v.status === 'Submitted'
   const left = (b) => b == null || !live ? '' : b >= v.headBlock ? ` (in ${b - v.headBlock} blocks)` : ' (passed)'
+  // a drawn verifier that missed the seed window may not vote this round: the others are the ones to commit and reveal
+  const missed = v.voters != null && v.voters < v.k
+  const voters = missed ? v.voters : v.k
   const rows = [
     ['escrow', v.status + (v.round > 0 ? `, round ${v.round}` : '')],
     ['fee', eth(v.feeWei)],
     ['verifiers drawn', `${v.assigned}/${v.k}`],
-    // a drawn verifier that missed the seed window may not vote this round: the others are the ones to commit
-    ['committed', v.voters != null && v.voters < v.k ? `${v.commits}/${v.voters} (${v.k - v.voters} missed the seed window)` : `${v.commits}/${v.k}`],
-    ['revealed', `${v.reveals}/${v.k}`],
+    ['committed', `${v.commits}/${voters}` + (missed ? ` (${v.k - voters} missed the seed window)` : '')],
+    ['revealed', `${v.reveals}/${voters}`],
     ['commit deadline', v.commitDeadline != null ? `block ${v.commitDeadline}${left(v.commitDeadline)}` : '-'],
     ['reveal deadline', v.revealDeadline != null ? `block ${v.revealDeadline}${left(v.revealDeadline)}` : '-'],
     ['submitter', v.submitter ? h('span', { class: 'mono', title: v.submitter }, short(v.submitter, 8)) : '-']
