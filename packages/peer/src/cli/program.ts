@@ -2,6 +2,7 @@ import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
 import { packageVersion } from './package-version.js'
+import { endLoadingInterrupt } from './signals.js'
 import { terminalSafe } from './terminal-text.js'
 import { DATASTORE_RECOVERY } from '../datastore-recovery.js'
 import { claimCommand } from './commands/claim.js'
@@ -34,6 +35,8 @@ export function createProgram (): Command {
   for (const cmd of program.commands) {
     cmd.exitOverride().showHelpAfterError('(run with --help for usage)')
   }
+  // the bin's handler of a signal while loading ends as a command runs (start and devnet then put their own in place)
+  program.hook('preAction', () => { endLoadingInterrupt() })
   return program
 }
 

@@ -55,3 +55,26 @@ export function watchInterrupt (): InterruptWatch {
   process.on('SIGTERM', onSignal)
   return { get received () { return received }, signal: controller.signal, off }
 }
+
+let loading: ((signal: NodeJS.Signals) => void) | undefined
+
+/**
+ * Handles Ctrl-C and SIGTERM while the CLI loads and parses its flags (nothing is started yet): without it a signal
+ * in that first half second killed the process with no word. {@link endLoadingInterrupt} removes it as a command runs.
+ */
+export function interruptWhileLoading (handler: (signal: NodeJS.Signals) => void): void {
+  loading = handler
+  process.on('SIGINT', handler)
+  process.on('SIGTERM', handler)
+}
+
+/**
+ * Removes the loading handler, as a command's action begins: `start` and `devnet` put their own in place at once
+ * (`watchInterrupt`, in the same turn of the event loop, so no signal falls between), the others stop by the signal.
+ */
+export function endLoadingInterrupt (): void {
+  if (loading === undefined) return
+  process.off('SIGINT', loading)
+  process.off('SIGTERM', loading)
+  loading = undefined
+}

@@ -58,6 +58,18 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     dir = ''
   })
 
+  it('jobmesh: interrupted while the CLI still loads, it says nothing was started and exits 130 (it died of the signal, silent)', async () => {
+    const slow = new URL('./fixtures/slow-program.mjs', import.meta.url).href
+    const cli = jobmesh(['start', '--data-dir', join(tmpdir(), 'jobmesh-never-made'), '--json'], { NODE_OPTIONS: `--import ${slow}` })
+    running.push(cli)
+    await line(cli, /^test: holding the load of program\.js$/)
+    cli.child.kill('SIGINT')
+    expect((await once(cli.child, 'close'))[0]).toBe(130)
+    expect(cli.stderr).toContain('interrupted: nothing was started')
+    expect(JSON.parse(cli.stdout.join('\n')).error).toMatchObject({ name: 'InterruptedError', signal: 'SIGINT' })
+    expect(existsSync(join(tmpdir(), 'jobmesh-never-made'))).toBe(false)
+  })
+
   it('jobmesh start: interrupted while the peer starts; after ready it still stops cleanly with 0', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-start-interrupt-'))
     const dataDir = join(dir, 'peer')
