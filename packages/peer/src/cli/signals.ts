@@ -78,3 +78,18 @@ export function endLoadingInterrupt (): void {
   process.off('SIGTERM', loading)
   loading = undefined
 }
+
+/** Calls `handler` on the next SIGINT or SIGTERM (once); returns its remover. */
+export function onSignal (handler: (signal: NodeJS.Signals) => void): () => void {
+  const off = (): void => {
+    process.off('SIGINT', once)
+    process.off('SIGTERM', once)
+  }
+  function once (signal: NodeJS.Signals): void {
+    off()
+    handler(signal)
+  }
+  process.on('SIGINT', once)
+  process.on('SIGTERM', once)
+  return off
+}

@@ -1,11 +1,12 @@
 import { timeoutSignal } from '@jobmesh/contracts'
 import { mkdir } from 'node:fs/promises'
+import { constants } from 'node:os'
 import { Option } from 'commander'
 import { startControlServer, startingReport } from '../control.js'
 import type { StatusProvider } from '../control.js'
 import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
-import { untilSignal, watchInterrupt } from '../signals.js'
+import { onSignal, untilSignal, watchInterrupt } from '../signals.js'
 import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
 import { printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
@@ -115,7 +116,14 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
       process.stdout.write('ready (Ctrl-C to stop)\n')
       await untilSignal(opts.exitWithParent === true)
       process.stdout.write('stopping...\n')
+      // a second Ctrl-C ends the process at once: said, since the stop may not have left the verifier draw yet
+      const cutShort = onSignal(signal => {
+        process.stderr.write('stopped at once (a second signal): the stop was cut short; if it had not yet taken this node out of the verifier ' +
+          'draw, the node stays in it while down (drawn, it misses its seed and is slashed the bond): start it again soon\n')
+        process.exit(128 + constants.signals[signal])
+      })
       await stopStarted()
+      cutShort()
       process.stdout.write('stopped\n')
     })
 }
