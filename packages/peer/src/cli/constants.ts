@@ -30,3 +30,9 @@ export const MAX_CAUSE_CHARS = 240
  * released: two or three devnet peers need more (the printed `jobmesh start` line, with the spare key).
  */
 export const MIN_DEVNET_PEERS = 2
+
+/**
+ * Most peers `jobmesh devnet` runs: each is an OS process with its libp2p node, stores and WebAssembly workers
+ * (~150 MB); a larger network on one machine is a bench's job (bench/coordination.bench.js runs 16 peer processes).
+ */
+export const MAX_DEVNET_PEERS = 32

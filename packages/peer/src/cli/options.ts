@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl } from '@jobmesh/contracts'
 import { multiaddr } from '@multiformats/multiaddr'
-import { DEFAULT_DATA_DIR, MIN_DEVNET_PEERS } from './constants.js'
+import { DEFAULT_DATA_DIR, MAX_DEVNET_PEERS, MIN_DEVNET_PEERS } from './constants.js'
 import { UsageError } from './errors.js'
 import { kernelFilesystem } from './kernel-fs.js'
 import { parseHttpAddress } from '../http/index.js'
@@ -117,8 +117,9 @@ export const positiveInteger = integerAtLeast(1)
 /** Parses a whole number >= 0 (`--vram 24`: the registry stores whole GB). */
 export const wholeNumber = integerAtLeast(0)
 
-/** Parses `jobmesh devnet --peers`: a whole number >= {@link MIN_DEVNET_PEERS}. */
-export const devnetPeers = integerAtLeast(MIN_DEVNET_PEERS)
+/** Parses `jobmesh devnet --peers`: a whole number from {@link MIN_DEVNET_PEERS} to {@link MAX_DEVNET_PEERS}. */
+export const devnetPeers = decimal(n => Number.isSafeInteger(n) && n >= MIN_DEVNET_PEERS && n <= MAX_DEVNET_PEERS,
+  `a whole number from ${MIN_DEVNET_PEERS} to ${MAX_DEVNET_PEERS} (each peer is a process of its own on this machine)`)
 
 /** Parses a block time: a number of seconds > 0 (`--block-time 2`, or 0.5: anvil mines at any positive interval). */
 export const blockTime = decimal(n => n > 0, 'a number of seconds > 0 such as 1, 2 or 0.5')

@@ -43,8 +43,12 @@ describe('jobmesh devnet refuses options it cannot honour before it starts anyth
     expect(fraction.stderr).toContain('"0.0000000000000000001" has more than 18 decimals: 1 wei is 0.000000000000000001 ETH')
     const one = await devnet(['--peers', '1'])
     expect(one.code).toBe(2)
-    expect(one.stderr).toContain('--peers <n>\' argument \'1\' is invalid. expected a whole number >= 2, got "1"')
-    for (const out of [stake, fraction, one]) expect(out.stdout).not.toContain('starting devnet')
+    expect(one.stderr).toContain('--peers <n>\' argument \'1\' is invalid. expected a whole number from 2 to 32 (each peer is a process of its own on this machine), got "1"')
+    // and not a process per peer beyond what one machine runs (99999 waited for anvil's 100 003 accounts, then failed)
+    const many = await devnet(['--peers', '99999'])
+    expect(many.code).toBe(2)
+    expect(many.stderr).toContain('--peers <n>\' argument \'99999\' is invalid. expected a whole number from 2 to 32')
+    for (const out of [stake, fraction, one, many]) expect(out.stdout).not.toContain('starting devnet')
   })
 
   describe('with a temp dir', () => {
@@ -58,7 +62,7 @@ describe('jobmesh devnet refuses options it cannot honour before it starts anyth
       for (const value of ['x', '1e1', '0x10']) {
         const peers = await devnet(['--peers', value, '--dir', net])
         expect(peers.code).toBe(2)
-        expect(peers.stderr).toContain(`--peers <n>' argument '${value}' is invalid. expected a whole number >= 2, got "${value}"`)
+        expect(peers.stderr).toContain(`--peers <n>' argument '${value}' is invalid. expected a whole number from 2 to 32 (each peer is a process of its own on this machine), got "${value}"`)
       }
       for (const value of ['0', '-1', 'soon', '1e0']) {
         const block = await devnet(['--block-time', value, '--dir', net])

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { DevnetChainExitedError, InterruptedError, UsageError } from '../errors.js'
-import { MIN_DEVNET_PEERS } from '../constants.js'
+import { MAX_DEVNET_PEERS, MIN_DEVNET_PEERS } from '../constants.js'
 import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
@@ -23,7 +23,7 @@ export interface DevnetOptions {
 export function devnetCommand (program: Command): void {
   program.command('devnet')
     .description('run a whole network on this machine: anvil, the contracts, and N registered peers (until Ctrl-C)')
-    .option('-n, --peers <n>', `number of peers, at least ${MIN_DEVNET_PEERS} (a job's verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)`, devnetPeers, 4)
+    .option('-n, --peers <n>', `number of peers, ${MIN_DEVNET_PEERS} to ${MAX_DEVNET_PEERS} (a job's verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)`, devnetPeers, 4)
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
     .option('--block-time <s>', 'seconds per block, > 0 (default 1; Polygon Amoy: 2)', blockTime)
     .option('--dir <dir>', 'where peers keep their data, kept after the stop (default: a new temp dir, removed at the stop)')
