@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SingleBar } from 'cli-progress'
-import { JobFailedError, OutputWriteError } from '../errors.js'
+import { InvalidConfigError, JobFailedError, OutputWriteError } from '../errors.js'
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { Release } from '../release.js'
@@ -88,9 +88,38 @@ async function refundHint (client: JobClient, jobId: string, err: JobFailedError
     { attempts: err.attempts, peers: err.peers, reasons: err.reasons }, { cause: err })
 }
 
-/** Downloads, verifies and writes every output as `<macroIndex>.<index>.bin`, with a progress bar. */
+/** The file naming the job whose outputs a folder holds (written with them). */
+export const JOB_MARK = '.jobmesh-job'
+
+/** An output file's name, `<macroIndex>.<index>.bin`. */
+const OUTPUT_FILE = /^\d+\.\d+\.bin$/
+
+/**
+ * Refuses a folder that holds another job's outputs (its {@link JOB_MARK}, or output files without one): writing there
+ * replaced some of them and left the rest beside the new ones, a folder of two jobs. The same job's folder is fine.
+ *
+ * @throws InvalidConfigError
+ */
+export async function checkOutputFolder (out: string, jobId: string): Promise<void> {
+  const mark = (await readFile(join(out, JOB_MARK), 'utf8').catch(() => undefined))?.trim()
+  if (mark !== undefined) {
+    if (mark.toLowerCase() === jobId.toLowerCase()) return
+    throw new InvalidConfigError(`--out ${out} holds the outputs of job ${mark}: name another folder for job ${jobId}`)
+  }
+  const entries = await readdir(out, { withFileTypes: true }).catch(() => [])
+  const outputs = entries.filter(e => e.isFile() && OUTPUT_FILE.test(e.name)).map(e => e.name)
+  if (outputs.length > 0) {
+    throw new InvalidConfigError(`--out ${out} holds ${outputs.length} output ${outputs.length === 1 ? 'file' : 'files'} (${outputs[0]}...) of another job or run: name another folder, or empty this one`)
+  }
+}
+
+/**
+ * Downloads, verifies and writes every output as `<macroIndex>.<index>.bin`, with a progress bar, and the job's id in
+ * {@link JOB_MARK}. @throws InvalidConfigError for a folder of another job's outputs (before the download)
+ */
 export async function writeResults (client: JobClient, jobId: string, out: string, io: CliIo,
   options: FollowOptions & { fetchTimeoutMs?: number }): Promise<MicroJobOutput[]> {
+  await checkOutputFolder(out, jobId)
   let bar: SingleBar | undefined
   let outputs: MicroJobOutput[]
   try {
@@ -117,5 +146,6 @@ export async function writeResults (client: JobClient, jobId: string, out: strin
       throw new OutputWriteError(`cannot write the output of MicroJob ${o.macroIndex}.${o.index} to ${file}: ${why}`, { cause: err })
     }
   }
+  await writeFile(join(out, JOB_MARK), `${jobId.toLowerCase()}\n`).catch(() => {})
   return outputs
 }
