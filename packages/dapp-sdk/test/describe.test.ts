@@ -146,7 +146,7 @@ describe('the peers that can take a job, before it is submitted', () => {
       'the job needs 16 GB); it will not start unless such peers join')
     err.length = 0
     await run([...submit(['--gpu-model', 'RTX 4090']), ...flags], { out: () => {}, err: (l) => err.push(l) })
-    expect(err).toContain('warning: 1 of 3 peers matches (needs 0 GB VRAM, GPU RTX 4090): 2 have another GPU model (cpu; the job needs RTX 4090); ' +
+    expect(err).toContain('warning: 1 of 3 peers matches (needs any VRAM, GPU RTX 4090): 2 have another GPU model (cpu; the job needs RTX 4090); ' +
       'this job needs 4 (its 3 verifiers are drawn among matching nodes besides its submitter): it will not be released unless more join')
   })
 })

@@ -97,7 +97,9 @@ export function matchPeers (req: JobRequirementFacts, peers: PeerFacts[]): JobSt
   if (paused.length > 0) parts.push(`${paused.length} ${plural(paused.length, 'is', 'are')} paused or not eligible on the registry`)
   const unregistered = count('not-registered')
   if (unregistered.length > 0) parts.push(`${unregistered.length} ${plural(unregistered.length, 'is', 'are')} not registered`)
-  const needs = `${req.minVramGb} GB VRAM` + (req.gpuModel != null ? `, GPU ${req.gpuModel}` : '')
+  const needs = req.minVramGb === 0 && req.gpuModel == null
+    ? 'any hardware'
+    : (req.minVramGb > 0 ? `${req.minVramGb} GB VRAM` : 'any VRAM') + (req.gpuModel != null ? `, GPU ${req.gpuModel}` : '')
   const summary = peers.length === 0
     ? 'no peer profile is known yet'
     : `${matching} of ${peers.length} ${plural(peers.length, 'peer', 'peers')} ${plural(matching, 'matches', 'match')} (needs ${needs})` +

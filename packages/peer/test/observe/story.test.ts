@@ -35,6 +35,8 @@ describe('job stories', () => {
     expect(m.byPeer.map(p => p.reasons)).toEqual([[], ['vram'], ['gpu-model', 'paused']])
     expect(m.summary).toBe('1 of 3 peers matches (needs 20 GB VRAM, GPU RTX 4090): 1 has too little VRAM (16 GB; the job needs 20 GB); ' +
       '1 has another GPU model (A100; the job needs RTX 4090); 1 is paused or not eligible on the registry')
+    // a job with no hardware wanted says so (it said "needs 0 GB VRAM")
+    expect(matchPeers({ minVramGb: 0 }, peers).summary).toBe('2 of 3 peers match (needs any hardware): 1 is paused or not eligible on the registry')
   })
 
   it('a job no peer has the VRAM for waits for one, saying how many peers there are and their VRAM', () => {
