@@ -1,5 +1,5 @@
 import { formatEther } from 'ethers'
-import { nodesNeeded } from '../protocol/index.js'
+import { DEADLINE_MARGIN_MS, nodesNeeded } from '../protocol/index.js'
 import { failedForCertain } from '../coord/index.js'
 import { shortId } from './attach-events.js'
 import type { VerificationView } from './chain-view.js'
@@ -172,6 +172,13 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   const done = progress?.done ?? 0
   const total = progress?.total ?? announced.macroJobs * announced.microJobsPerMacro
   if (done >= total) return { phase: 'processed', waitingFor: 'the finalizer to submit results on chain (every MicroJob is done)' }
+  if (chain != null && status === 'Open' && now >= chain.deadline * 1000 - DEADLINE_MARGIN_MS) {
+    return {
+      phase: 'open',
+      waitingFor: `nothing will happen: it is too close to its deadline (${new Date(chain.deadline * 1000).toISOString()}), and the peers ` +
+        `stop working on a job ${DEADLINE_MARGIN_MS / 60_000} minutes before it (${done} of ${total} MicroJobs done); the creator can refund after the deadline`
+    }
+  }
   if (done === 0 && matching.matching === 0) {
     return { phase: 'open', waitingFor: `a peer that can take it: ${matching.summary}` }
   }

@@ -138,5 +138,10 @@ describe('job stories', () => {
     const deadline = Math.floor(Date.now() / 1000) + 3_600
     expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline + 1 }) })).phase).toBe('expired')
     expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 1 }) })).phase).not.toBe('expired')
+    // within the last 3 minutes the peers start nothing more of it: said, not "a peer that can take it"
+    const cutOff = explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 100 }), progress: { done: 3, total: 8, macros: [] } }))
+    expect(cutOff.waitingFor).toBe(`nothing will happen: it is too close to its deadline (${new Date(deadline * 1000).toISOString()}), and the peers ` +
+      'stop working on a job 3 minutes before it (3 of 8 MicroJobs done); the creator can refund after the deadline')
+    expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 200 }), progress: { done: 3, total: 8, macros: [] } })).waitingFor).toMatch(/^5 more MicroJobs/)
   })
 })
