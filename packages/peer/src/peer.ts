@@ -309,7 +309,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
           if (a != null && s.chain != null) s.chain = { ...s.chain, ...accountStatus(a) }
         } catch (err) {
           // the chain away: said, not left out (the wallet's standing is then unknown)
-          if (s.chain != null) s.chain = { ...s.chain, error: (err as Error).message }
+          const e = err as Error
+          const error = options?.signal?.aborted === true ? `the chain did not answer in time (${e.message})` : `${e.name}: ${e.message}`
+          if (s.chain != null) s.chain = { ...s.chain, error }
         }
         return s
       },
