@@ -49,6 +49,10 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
     expect(waited.code).toBe(1)
     expect(waited.stderr.join('\n')).toMatch(/^JobFailedError: job 0x[0-9a-f]{64} failed: .*take the fee back after its deadline \(.+\) with `jobmesh-dapp refund 0x[0-9a-f]{64}`$/m)
     expect(waited.stderr.join('\n')).toContain(`jobmesh-dapp refund ${poisonJobs[0].jobId}`)
+    // its results: none will come, said as such (it said "no result yet")
+    const noResults = await client.results(poisonJobs[1].jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
+    expect(noResults.name).toBe('ResultNotFoundError')
+    expect(noResults.message).toMatch(new RegExp(`has no result and none will come: the job failed \\(\\d+ failed MicroJob attempts on \\d+ peers: .*${poisonJobs[1].reason}.*\\) and the peers gave it up; its creator may refund it after its deadline .* \\(jobmesh-dapp refund ${poisonJobs[1].jobId}\\)$`))
 
     const release = await client.waitForRelease(honest.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })
     expect(release.status).toBe('Released')

@@ -1,6 +1,6 @@
 import { anySignal, timeoutSignal } from '@jobmesh/contracts'
 import { createHash } from 'node:crypto'
-import { leases, macroDocs, microKey, recordSigner } from '@jobmesh/peer/coord'
+import { failedForCertain, FAILURES_MAP, JobFailures, leases, macroDocs, microKey, recordSigner } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
 import { payeeResolver, roundKey } from '@jobmesh/peer/jobs'
@@ -14,8 +14,9 @@ import {
 } from './errors.js'
 import { chainNow, connectedToNobody, loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
-import { roundVerifier } from './progress.js'
+import { openJobDoc, roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
+import type { RecordVerifier } from '@jobmesh/peer/coord'
 import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer/protocol'
 import type { EscrowJobState } from '@jobmesh/contracts'
 
@@ -109,7 +110,9 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
   const counting = (d: MicroJobDescriptor): ReturnType<typeof results.counting> => results.counting(d.macroIndex, d.index, microLeases.get(microKey(d.macroIndex, d.index)))
   const missing = manifest === undefined ? microJobs.find(d => counting(d) === undefined) : undefined
   if (missing !== undefined) {
-    throw new ResultNotFoundError(`MicroJob ${missing.macroIndex}.${missing.index} of ${id} has no result${await noneText(ctx, job, signal)}`)
+    const done = microJobs.filter(d => counting(d) !== undefined).length
+    const failed = await failedText(ctx, id, job, verifier, done, signal)
+    throw new ResultNotFoundError(`MicroJob ${missing.macroIndex}.${missing.index} of ${id} has no result${failed ?? await noneText(ctx, job, signal)}`)
   }
   const picked: Picked[] = manifest !== undefined
     ? manifest.microJobs.map((e, g) => ({ d: microJobs[g], outputHash: e.outputHash.toLowerCase(), outputCid: e.outputCid, signer: e.signer }))
@@ -185,6 +188,24 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
  * After "has no result": `yet` while the job can still get one; why it never will once the escrow is done with it, or
  * once its deadline passed unreleased (by the chain's clock: no peer works on it then, and its creator may refund it).
  */
+/**
+ * Why a missing result will not come, when the round's doc shows the job failed beyond doubt (`failedForCertain`: the
+ * peers gave it up, as `progress` ends on it); undefined otherwise or when the doc cannot be read.
+ */
+async function failedText (ctx: ClientContext, id: string, job: EscrowJobState, verifier: RecordVerifier, done: number,
+  signal: AbortSignal): Promise<string | undefined> {
+  if (job.status !== 'Open') return undefined
+  const doc = await openJobDoc(ctx, id, signal, job.rejections).catch(() => undefined)
+  if (doc === undefined) return undefined
+  const size = (m: number): number => m < job.macroJobs ? job.microJobsPerMacro : 0
+  const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, job.rejections), { sizeOf: size })
+  const f = failures.summary()
+  failures.stop()
+  if (!failedForCertain(f, done)) return undefined
+  return ` and none will come: the job failed (${f.attempts} failed MicroJob attempts on ${f.peers} peers: ${f.reasons.join(', ')}) and the ` +
+    `peers gave it up; its creator may refund it after its deadline ${isoSeconds(job.deadline)} (jobmesh-dapp refund ${id})`
+}
+
 async function noneText (ctx: ClientContext, job: EscrowJobState, signal: AbortSignal): Promise<string> {
   if (job.status === 'Refunded') return ' (the job was refunded: its fee went back, and no result will come)'
   if (job.status === 'Open' && await chainNow(ctx, signal) > job.deadline) {
