@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -112,6 +112,17 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
         expect(await provider.getTransactionCount(wallet, 'pending')).toBe(0)
       } finally {
         await new Promise(resolve => busy.close(resolve))
+      }
+      // an RPC endpoint that does not answer, or a deployment of another chain: refused before the data dir is made
+      const unreachable = chain.map(a => a === anvil.rpcUrl ? 'http://127.0.0.1:1' : a)
+      const deploymentFile = chain[chain.indexOf('--deployment') + 1]
+      await writeFile(join(dir, 'amoy.json'), (await readFile(deploymentFile, 'utf8')).replace(`"chainId": ${anvil.chainId}`, '"chainId": 80002'))
+      const otherChain = chain.map(a => a === deploymentFile ? join(dir, 'amoy.json') : a)
+      for (const [flags, error] of [[unreachable, /^error: .*http:\/\/127\.0\.0\.1:1/], [otherChain, /^error: the deployment is for chain 80002, the provider is on chain 31337$/]] as const) {
+        const refusedChain = jobmesh(['start', '--data-dir', join(dir, 'never'), '--listen', '/ip4/127.0.0.1/tcp/0', ...flags])
+        expect((await once(refusedChain.child, 'close'))[0]).toBe(1)
+        expect(refusedChain.stderr.some(l => error.test(l)), refusedChain.stderr.join('\n')).toBe(true)
+        expect(existsSync(join(dir, 'never'))).toBe(false)
       }
       const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...chain])
       running.push(cli)

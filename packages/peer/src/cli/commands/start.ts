@@ -72,7 +72,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         if (interrupt.received !== undefined) throw new InterruptedError('interrupted before the peer was ready: stopped', interrupt.received)
       }
       try {
-        const init = { ...await peerInit(opts), ...overrides }
+        const init = { ...await peerInit(opts, interrupt.signal), ...overrides }
         // a peer already running there: said as such, before this start opens (and fails to lock) its stores; until
         // the peer is made (chain, stores, network: seconds) `jobmesh status` hears that it is starting
         const since = Date.now()
@@ -133,15 +133,16 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
  *
  * @throws UsageError for a data dir that is a file, and for options the chain refuses (before any transaction)
  */
-export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDir: string }> {
+export async function peerInit (opts: StartOptions, signal?: AbortSignal): Promise<PeerInit & { dataDir: string }> {
   const dataDir = resolveDataDir(opts.dataDir)
   await checkDirectory(dataDir, dataDirLabel(opts.dataDir))
   // the node folder is loaded by the start that follows anyway
   const { LAN_LISTEN, parseBootstrap } = await import('../../node/index.js')
   // each bootstrap address names its peer (InvalidMultiaddrError, a usage error); then the wallet, deployment and
-  // stake: a start refused for any of them makes no data dir
+  // stake, and the chain answering with the deployment's chain id: a start refused for any of them makes no data dir
   const bootstrap = parseBootstrap(opts.bootstrap ?? [])
   const chain = await chainInit(opts)
+  if (chain != null) await checkChainId(chain, signal)
   await mkdir(dataDir, { recursive: true })
   return {
     dataDir,
@@ -157,6 +158,18 @@ export async function peerInit (opts: StartOptions): Promise<PeerInit & { dataDi
     process: opts.process,
     chain,
     http: opts.http
+  }
+}
+
+/**
+ * The RPC endpoint answers, on the deployment's chain (the peer's start checks the same, and more, once its stores
+ * are open). @throws RpcUnreachableError, ChainMismatchError, AbortError
+ */
+async function checkChainId (chain: Pick<PeerChainInit, 'rpcUrl' | 'deployment'>, signal?: AbortSignal): Promise<void> {
+  const { ChainMismatchError, probeChainId } = await import('@jobmesh/contracts')
+  const chainId = await probeChainId(chain.rpcUrl, { signal })
+  if (chainId !== chain.deployment.chainId) {
+    throw new ChainMismatchError(`the deployment is for chain ${chain.deployment.chainId}, the provider is on chain ${chainId}`)
   }
 }
 
