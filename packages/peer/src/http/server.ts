@@ -111,8 +111,10 @@ export async function startHttpServer (components: HttpServerComponents, init: H
       describing++
       try {
         const story = await components.describe(job[1], { signal: controller.signal })
-        // a job neither on chain nor announced to the peers this node sees: not found (the story still says so)
-        res.writeHead(story.phase === 'unknown' ? 404 : 200, { 'content-type': 'application/json' }).end(json(story))
+        // a job neither on chain nor announced to the peers this node sees: not found (the story still says so); with
+        // the chain unread that is not known
+        const status = story.phase !== 'unknown' ? 200 : story.chainUnread === true ? 503 : 404
+        res.writeHead(status, { 'content-type': 'application/json' }).end(json(story))
       } finally {
         describing--
       }

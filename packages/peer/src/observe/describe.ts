@@ -60,10 +60,10 @@ export async function gatherJobFacts (components: DescribeComponents, jobId: str
       ? undefined
       : readVerification(chain, id, { signal: signal() }).catch((err: Error) => {
         notes.push(`the chain could not be read (${err.name}: ${err.message})`)
-        return undefined
+        return null
       })
   ])
-  const facts: JobFacts = { jobId: id, peers, chain: verification, notes }
+  const facts: JobFacts = { jobId: id, peers, chain: verification ?? undefined, notes, ...(verification === null ? { chainUnread: true } : {}) }
   if (announced != null) {
     facts.announced = {
       round: announced.round,

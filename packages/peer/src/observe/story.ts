@@ -40,6 +40,8 @@ export interface JobFacts {
   peers: PeerFacts[]
   /** From the escrow. */
   chain?: VerificationView
+  /** The node has a chain but could not read the job there (a note says why): what it waits for is not known. */
+  chainUnread?: boolean
   /** Signer (PeerId) of the round's final record. */
   finalizer?: string
   /** Parts that could not be read (chain unreachable, doc timeout), in plain words. */
@@ -70,6 +72,8 @@ export interface JobStory {
   waitingFor: string
   /** Whether this node knows a signed announcement of the job (in `jobmesh/index`). */
   announced: boolean
+  /** Set when the chain could not be read: the phase and what the job waits for are this node's best guess. */
+  chainUnread?: boolean
 }
 
 /** Which of `peers` can take a job with `req`, and why the others cannot. */
@@ -139,7 +143,7 @@ export function explainJob (facts: JobFacts): JobStory {
   if (chain != null && chain.round > 0) lines.push(`rejected ${chain.round} ${plural(chain.round, 'time', 'times')}: now in round ${chain.round}`)
   for (const note of facts.notes ?? []) lines.push(`note: ${note}`)
   const { phase, waitingFor } = waiting(facts, matching)
-  return { jobId: facts.jobId, phase, matching, lines, waitingFor, announced: announced != null }
+  return { jobId: facts.jobId, phase, matching, lines, waitingFor, announced: announced != null, ...(facts.chainUnread === true ? { chainUnread: true } : {}) }
 }
 
 /** What the failed state says of the peers, after the count of failed attempts. */
@@ -152,6 +156,15 @@ function gaveUp (failures: { failed: boolean, reasons: string[] }, done: number,
 
 function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: string, waitingFor: string } {
   const { chain, announced, progress } = facts
+  if (facts.chainUnread === true) {
+    const done = progress?.done ?? 0
+    const total = progress?.total ?? 0
+    return {
+      phase: announced == null ? 'unknown' : done > 0 ? 'processing' : 'open',
+      waitingFor: 'not known while the chain cannot be read (see the note): what the job waits for depends on its escrow state' +
+        (announced == null ? '; no peer this node sees announced it' : ` (${done} of ${total} MicroJobs done)`)
+    }
+  }
   if ((chain == null || chain.status === 'None') && announced == null) {
     return { phase: 'unknown', waitingFor: 'nothing known: the job is neither on chain nor announced to the peers this node sees' }
   }

@@ -55,6 +55,7 @@ async function nextState (url: string, until: (s: NetworkState) => boolean, time
 }
 
 const UNKNOWN_JOB = `0x${'00'.repeat(32)}`
+const UNREAD_JOB = `0x${'01'.repeat(32)}`
 
 describe('the HTTP listener of a peer', () => {
   it('serves the dashboard, live state over SSE with per-MacroJob progress and owners, and /metrics', async () => {
@@ -135,6 +136,7 @@ describe('the HTTP listener of a peer', () => {
       registry: new Registry(),
       describe: async (jobId) => {
         if (jobId === UNKNOWN_JOB) return { jobId, phase: 'unknown', lines: [], waitingFor: 'nothing known' } as never
+        if (jobId === UNREAD_JOB) return { jobId, phase: 'unknown', lines: [], waitingFor: 'not known', chainUnread: true } as never
         started++
         await held
         return { jobId: '0x', phase: 'open', lines: [] } as never
@@ -202,5 +204,7 @@ describe('the HTTP listener of a peer', () => {
     const unknown = await ask(`/api/jobs/${UNKNOWN_JOB}/describe`)
     expect(unknown.status).toBe(404)
     expect(JSON.parse(unknown.body)).toMatchObject({ phase: 'unknown' })
+    // with the chain unreadable that is not known: 503, not 404
+    expect((await ask(`/api/jobs/${UNREAD_JOB}/describe`)).status).toBe(503)
   })
 })

@@ -127,6 +127,17 @@ describe('job stories', () => {
     expect(story.waitingFor).toContain(`refund after its deadline (${new Date(2_000_000_000 * 1000).toISOString()}) (jobmesh-dapp refund ${jobId})`)
   })
 
+  it('with the chain unread, says that what the job waits for is not known (it said "a peer to start it")', () => {
+    const unread = explainJob(facts({ chainUnread: true, notes: ['the chain could not be read (ChainTimeoutError: eth_blockNumber got no answer within 15000 ms)'], progress: { done: 0, total: 8, macros: [] } }))
+    expect(unread.phase).toBe('open')
+    expect(unread.chainUnread).toBe(true)
+    expect(unread.waitingFor).toBe('not known while the chain cannot be read (see the note): what the job waits for depends on its escrow state (0 of 8 MicroJobs done)')
+    expect(unread.lines).toContain('note: the chain could not be read (ChainTimeoutError: eth_blockNumber got no answer within 15000 ms)')
+    const neither = explainJob({ jobId, peers: [], chainUnread: true })
+    expect([neither.phase, neither.waitingFor]).toEqual(['unknown', 'not known while the chain cannot be read (see the note): what the job waits for depends on its escrow state; no peer this node sees announced it'])
+    expect(explainJob(facts({ progress: { done: 0, total: 8, macros: [] } })).chainUnread).toBeUndefined()
+  })
+
   it('says when nothing is known and when the deadline has passed', () => {
     expect(explainJob({ jobId, peers: [] }).phase).toBe('unknown')
     const late = explainJob(facts({ chain: chain({ deadline: 1_000 }), now: 2_000_000 }))
