@@ -50,7 +50,7 @@ describe('operator lines', () => {
       'finalized job 0x121212…1212: results submitted in block 43 (round 1); not paid, signed other peers\' results as their own: 12D3KooW…pier; not paid, signed outputs a re-run did not give: 12D3KooW…rFak',
       'verified job 0x121212…1212 as a drawn verifier: re-ran 2 sampled MicroJobs, revealed',
       'settled job 0x121212…1212: released: processors and verifiers can claim',
-      'claimed 0.266666 ETH for job 0x121212…1212 (payout 0.2, credits 0.066666)'
+      'claimed 0.266667 ETH for job 0x121212…1212 (payout 0.2, credits 0.066667)'
     ])
     expect(err.text()).toMatch(/^\d\d:\d\d:\d\d error claim of job 0x121212…1212 failed: ChainRevertError: execution reverted\n$/)
     // a refund (of any job the chain refunds) is a line of the dashboard's recent events, not of the operator's stdout
