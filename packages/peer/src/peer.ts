@@ -157,7 +157,13 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const work: WorkCounters = { microJobsDone: 0, microJobsFailed: 0, ownerships: 0 }
     // the dashboard's address is taken before the chain: a start refused for a busy port has not registered or staked
     const listener = init.http == null ? undefined : await listenHttp(init.http)
-    if (listener != null) stack.push(async () => { if (listener.listening) await new Promise(resolve => listener.close(resolve)) })
+    if (listener != null) {
+      stack.push(async () => {
+        if (!listener.listening) return
+        listener.closeAllConnections()
+        await new Promise(resolve => listener.close(resolve))
+      })
+    }
     init.signal?.throwIfAborted()
     const chain = await startChain(init, { node, docs, store, executor, client, registered: admission?.registered }, stack)
     init.signal?.throwIfAborted()

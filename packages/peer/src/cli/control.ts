@@ -1,4 +1,5 @@
 import { createServer, request } from 'node:http'
+import { connect } from 'node:net'
 import { unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { CONTROL_SOCKET, DEFAULT_STATUS_TIMEOUT_MS } from './constants.js'
@@ -53,7 +54,9 @@ export async function startControlServer (dataDir: string, status: StatusProvide
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') {
       throw err
     }
-    if (await answers(path)) {
+    // a socket something still accepts on is a running peer's, however slowly it answers (its report reads the
+    // chain): only one nothing listens on any more (a killed peer's) is replaced
+    if (await accepts(path)) {
       throw new DataDirInUseError(`another jobmesh peer is running on ${dataDir}`)
     }
     await unlink(path)
@@ -79,13 +82,18 @@ async function listen (server: Server, path: string): Promise<void> {
   })
 }
 
-async function answers (path: string): Promise<boolean> {
-  try {
-    await ask(path, 1_000, 'there')
-    return true
-  } catch {
-    return false
-  }
+/** Whether a process accepts connections on the Unix socket at `path` (within 1 s). */
+async function accepts (path: string): Promise<boolean> {
+  return await new Promise(resolve => {
+    const socket = connect(path)
+    const done = (yes: boolean): void => {
+      socket.destroy()
+      resolve(yes)
+    }
+    socket.setTimeout(1_000, () => { done(false) })
+    socket.once('connect', () => { done(true) })
+    socket.once('error', () => { done(false) })
+  })
 }
 
 /**

@@ -136,6 +136,8 @@ export async function startHttpServer (components: HttpServerComponents, init: H
     observer.removeEventListener('change', onChange)
     throw err
   }
+  // in place of the listener's answer while the peer started (listenHttp)
+  server.removeAllListeners('request')
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: Error) => {
       log.error('%s %s failed: %e', req.method, req.url, err)

@@ -124,11 +124,19 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
         expect(refusedChain.stderr.some(l => error.test(l)), refusedChain.stderr.join('\n')).toBe(true)
         expect(existsSync(join(dir, 'never'))).toBe(false)
       }
-      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...chain])
+      // a port free now, for its dashboard
+      const probe = createServer()
+      await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve))
+      const httpPort = (probe.address() as AddressInfo).port
+      await new Promise(resolve => probe.close(resolve))
+      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--http', `127.0.0.1:${httpPort}`, ...chain])
       running.push(cli)
       // its first transaction is sent and waits for a block
       await waitFor(async () => await provider.getTransactionCount(wallet, 'pending') > 0,
         { what: 'the peer\'s first transaction pending', timeoutMs: 30_000 }).catch((err: Error) => { throw new Error(`${err.message}: ${cli.lines.join(' | ')}`) })
+      // its dashboard's address, taken already, says the peer is starting (a request hung unanswered)
+      const early = await fetch(`http://127.0.0.1:${httpPort}/`, { signal: AbortSignal.timeout(10_000) })
+      expect([early.status, await early.text()]).toEqual([503, 'the peer is starting\n'])
       // meanwhile status says it is starting (it said no peer was running), for a person and for a script
       const status = jobmesh(['status', '--data-dir', join(dir, 'peer')])
       expect((await once(status.child, 'close'))[0]).toBe(1)
