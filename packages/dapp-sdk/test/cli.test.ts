@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { Wallet, toQuantity } from 'ethers'
@@ -355,6 +355,15 @@ describe('jobmesh-dapp', () => {
     const io4 = capture()
     expect(await run(['results', '0x' + '1'.repeat(64), '--out', '', ...connect], io4)).toBe(2)
     expect(io4.stderr).toEqual(['InvalidConfigError: --out is empty: name a directory for the outputs'])
+    // a folder of another job's outputs: refused before paying (it was refused once the job was paid and released)
+    const used = join(env.dir, 'used')
+    await mkdir(used)
+    await writeFile(join(used, '.jobmesh-job'), `0x${'2'.repeat(64)}\n`)
+    const io5 = capture()
+    expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--out', used, ...connect], io5)).toBe(2)
+    expect(io5.stderr).toEqual([`InvalidConfigError: --out ${used} holds the outputs of job 0x${'2'.repeat(64)}: name another folder for the new job`])
+    expect(await env.provider.getTransactionCount(env.anvil.accounts[2].address)).toBe(0)
   })
 })
 

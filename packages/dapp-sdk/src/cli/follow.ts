@@ -96,15 +96,16 @@ const OUTPUT_FILE = /^\d+\.\d+\.bin$/
 
 /**
  * Refuses a folder that holds another job's outputs (its {@link JOB_MARK}, or output files without one): writing there
- * replaced some of them and left the rest beside the new ones, a folder of two jobs. The same job's folder is fine.
+ * replaced some of them and left the rest beside the new ones, a folder of two jobs. The same job's folder is fine;
+ * without a `jobId` (a job not submitted yet) any job's is another's.
  *
  * @throws InvalidConfigError
  */
-export async function checkOutputFolder (out: string, jobId: string): Promise<void> {
+export async function checkOutputFolder (out: string, jobId?: string): Promise<void> {
   const mark = (await readFile(join(out, JOB_MARK), 'utf8').catch(() => undefined))?.trim()
   if (mark !== undefined) {
-    if (mark.toLowerCase() === jobId.toLowerCase()) return
-    throw new InvalidConfigError(`--out ${out} holds the outputs of job ${mark}: name another folder for job ${jobId}`)
+    if (mark.toLowerCase() === jobId?.toLowerCase()) return
+    throw new InvalidConfigError(`--out ${out} holds the outputs of job ${mark}: name another folder for ${jobId === undefined ? 'the new job' : `job ${jobId}`}`)
   }
   const entries = await readdir(out, { withFileTypes: true }).catch(() => [])
   const outputs = entries.filter(e => e.isFile() && OUTPUT_FILE.test(e.name)).map(e => e.name)
@@ -136,6 +137,12 @@ export async function writeResults (client: JobClient, jobId: string, out: strin
     bar?.stop()
   }
   await mkdir(out, { recursive: true })
+  // the mark first: a write that fails half way leaves a folder this job's next try may write again
+  try {
+    await writeFile(join(out, JOB_MARK), `${jobId.toLowerCase()}\n`)
+  } catch (err) {
+    throw new OutputWriteError(`cannot write ${join(out, JOB_MARK)}: ${(err as Error).message}`, { cause: err })
+  }
   for (const o of outputs) {
     const file = join(out, `${o.macroIndex}.${o.index}.bin`)
     try {
@@ -146,6 +153,5 @@ export async function writeResults (client: JobClient, jobId: string, out: strin
       throw new OutputWriteError(`cannot write the output of MicroJob ${o.macroIndex}.${o.index} to ${file}: ${why}`, { cause: err })
     }
   }
-  await writeFile(join(out, JOB_MARK), `${jobId.toLowerCase()}\n`).catch(() => {})
   return outputs
 }

@@ -4,7 +4,7 @@ import { checkCode } from '../code-check.js'
 import { DEFAULT_VERIFIERS } from '../constants.js'
 import { InputUnavailableError, InputsNotHeldError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
-import { followProgress, followRelease, writeResults } from './follow.js'
+import { checkOutputFolder, followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
 import { cannotFinishWarning } from './network-fit.js'
 import { checkInputFile, ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
@@ -200,6 +200,8 @@ export function submitCommand (root: Command, io: CliIo): void {
         }
         await checkCode(flags.code)
         if (flags.detach !== true) await prepareOutputDir(flags.out ?? process.cwd(), flags.out === undefined ? 'the current directory' : '--out')
+        // a folder of another job's outputs would be refused once this one is paid for and released
+        if (flags.detach !== true && flags.out !== undefined) await checkOutputFolder(resolve(flags.out))
         await submitAndFollow(flags, io, state, controller.signal)
       } catch (err) {
         // the aborted steps fail; the interrupt handler prints the line that matters and exits
