@@ -3,6 +3,7 @@ import { failedForCertain, FAILURES_MAP, followMacroDocs, JobFailures, JobProgre
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { excludingVerifier, roundKey, slashedPeerIds } from '@jobmesh/peer/jobs'
 import { DEFAULT_FAILED_QUIET_MS, PROGRESS_RESYNC_MS } from './constants.js'
+import { checkDuration } from './durations.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
@@ -129,7 +130,7 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
       signal: anySignal([options.signal, ctx.stopped], ctx.settings.docTimeoutMs)
     }))
     let reported = -1
-    const quietMs = options.failedQuietMs ?? DEFAULT_FAILED_QUIET_MS
+    const quietMs = checkDuration('failedQuietMs', options.failedQuietMs ?? DEFAULT_FAILED_QUIET_MS, 0)
     // since when the failed state has held with no new result (a doubtful one waits `quietMs` from there)
     let quietSince: number | undefined
     while (true) {

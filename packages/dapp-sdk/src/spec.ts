@@ -76,11 +76,19 @@ const SUBMIT_FIELDS: Record<keyof SubmitInput, true> = {
   estimate: true, verifiers: true, verification: true, deadline: true, deadlineAfterMs: true, seed: true, nonce: true
 }
 
-/** A field of the input that is no field of a job, with the one it likely misspells. */
-function unknownFieldIssues (input: object): JobIssue[] {
-  return Object.keys(input).filter(key => !Object.hasOwn(SUBMIT_FIELDS, key)).map(key => {
-    const near = Object.keys(SUBMIT_FIELDS).find(field => editDistance(field.toLowerCase(), key.toLowerCase()) <= 2)
-    return { path: key, message: `unknown field${near === undefined ? '' : ` (did you mean "${near}"?)`}: not part of a job` }
+// and of its estimate, whose fields are copied one by one into the spec (a misspelt one was dropped: the default ran)
+const ESTIMATE_FIELDS: Record<keyof Estimate, true> = { secondsPerMicroJob: true, maxOutputBytes: true }
+
+/** The fields of the input (and of its estimate) that are no field of a job, with the one each likely misspells. */
+function unknownFieldIssues (input: SubmitInput): JobIssue[] {
+  const estimate = typeof input.estimate === 'object' && input.estimate !== null ? unknownFields(input.estimate, ESTIMATE_FIELDS, 'estimate.') : []
+  return [...unknownFields(input, SUBMIT_FIELDS, ''), ...estimate]
+}
+
+function unknownFields (value: object, known: Record<string, true>, prefix: string): JobIssue[] {
+  return Object.keys(value).filter(key => !Object.hasOwn(known, key)).map(key => {
+    const near = Object.keys(known).find(field => editDistance(field.toLowerCase(), key.toLowerCase()) <= 2)
+    return { path: `${prefix}${key}`, message: `unknown field${near === undefined ? '' : ` (did you mean "${near}"?)`}: not part of a job` }
   })
 }
 

@@ -83,6 +83,9 @@ describe('spec checks against what the peers run and the escrow stores (no chain
       .toEqual([{ path: 'requirments', message: 'unknown field (did you mean "requirements"?): not part of a job' }])
     expect(issues({ frobnicate: true } as unknown as Partial<SubmitInput>))
       .toEqual([{ path: 'frobnicate', message: 'unknown field: not part of a job' }])
+    // the estimate's fields are copied one by one: a misspelt one was dropped, and the default hint ran
+    expect(issues({ estimate: { secondsPerMicrojob: 20 } } as unknown as Partial<SubmitInput>))
+      .toContainEqual({ path: 'estimate.secondsPerMicrojob', message: 'unknown field (did you mean "secondsPerMicroJob"?): not part of a job' })
     // every documented field, given, is known
     expect(issues({ estimate: { secondsPerMicroJob: 2 }, requirements: { minVramGb: 0 }, seed: 1n, nonce: 2n, deadlineAfterMs: 3_600_000, verification: 'full' })).toEqual([])
   })

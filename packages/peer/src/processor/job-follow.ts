@@ -39,7 +39,8 @@ export function followJob (host: JobFollowHost, ctx: JobContext): void {
   failures.addEventListener('failed', () => { jobFailedInCrdt(host.poisonHost, ctx) })
   followSummaries(ctx)
   if (progress.complete) void jobComplete(host.endHost, ctx, false)
-  else if (recallOwnFailures(host.poisonHost, ctx)) return
+  // given up here before a restart: still noted complete if the others' summaries finished it (endOnSummaries)
+  else if (recallOwnFailures(host.poisonHost, ctx)) endOnSummaries(host.summaryHost, ctx)
   else if (failures.failed) jobFailedInCrdt(host.poisonHost, ctx)
   else endOnSummaries(host.summaryHost, ctx)
 }
