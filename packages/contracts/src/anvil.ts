@@ -66,7 +66,10 @@ export interface Anvil {
   readonly accounts: readonly AnvilAccount[]
   /** The child process id. */
   readonly pid: number
-  /** Resolves when anvil has exited, whoever ended it (`stop()`, a signal, a crash); never rejects. */
+  /**
+   * Resolves when anvil has exited, whoever ended it (`stop()`, a signal, a crash); never rejects. (A test pool's lent
+   * anvil, @jobmesh/testkit/anvil: when the test gives it back.)
+   */
   readonly exited: Promise<AnvilExit>
   /** Kills anvil (SIGTERM, then SIGKILL after a timeout) and resolves once it has exited. Idempotent. */
   stop(): Promise<void>

@@ -1,16 +1,26 @@
-/** Resolves on SIGINT/SIGTERM, or (for devnet children) when the parent's pipe on stdin closes. */
-export async function untilSignal (exitWithParent = false): Promise<string> {
+/**
+ * Resolves on SIGINT/SIGTERM, or (for devnet children) when the parent's pipe on stdin closes, or with `'aborted'`
+ * when `signal` aborts (its handlers then gone: a later signal has its default effect again).
+ */
+export async function untilSignal (exitWithParent = false, signal?: AbortSignal): Promise<string> {
   return await new Promise(resolve => {
     const done = (reason: string): void => {
       process.off('SIGINT', done)
       process.off('SIGTERM', done)
       process.stdin.off('end', onEnd)
+      signal?.removeEventListener('abort', onAbort)
       if (exitWithParent) {
         process.stdin.destroy()
       }
       resolve(reason)
     }
     const onEnd = (): void => { done('parent gone') }
+    const onAbort = (): void => { done('aborted') }
+    if (signal?.aborted === true) {
+      resolve('aborted')
+      return
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
     process.on('SIGINT', done)
     process.on('SIGTERM', done)
     if (exitWithParent) {

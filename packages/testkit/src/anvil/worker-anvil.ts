@@ -55,7 +55,8 @@ async function tryLock (path: string): Promise<boolean> {
 function lend (anvil: PooledAnvil, accounts: number, restoreChain: () => Promise<void>): Anvil {
   let stopping: Promise<void> | undefined
   let returned = (): void => {}
-  // the pool's anvil outlives the loan: for the borrower the chain has gone when it gave it back
+  // the pool's anvil outlives the loan (its crash is not seen here): for the borrower the chain has gone when it gave
+  // it back
   const exited = new Promise<AnvilExit>(resolve => { returned = () => { resolve({ code: 0, signal: null }) } })
   return {
     rpcUrl: anvil.rpcUrl,

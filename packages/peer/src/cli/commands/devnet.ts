@@ -30,12 +30,14 @@ export function devnetCommand (program: Command): void {
     .addOption(new Option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys').argParser(ethAmount).default('1', '1'))
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
-      if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
-      await checkStake(opts.stake)
-      // a Ctrl-C before `running` stops what was started (peers, chain), says so and exits 130
+      // a Ctrl-C before `running` stops what was started (peers, chain), says so and exits 130: in place at once, as
+      // the CLI's loading handler goes (a Ctrl-C during the checks below was lost)
       const interrupt = watchInterrupt()
       let devnet: Devnet
       try {
+        if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
+        await checkStake(opts.stake)
+        interrupt.signal.throwIfAborted()
         process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
         const { startDevnet } = await import('../../devnet/index.js')
         devnet = await startDevnet({
@@ -67,7 +69,9 @@ export function devnetCommand (program: Command): void {
         })
       }
       // the chain gone (anvil killed or crashed), no peer can do anything: the devnet stops and says why
-      const ended = await Promise.race([untilSignal(), devnet.anvil.exited])
+      const chainGone = new AbortController()
+      void devnet.anvil.exited.then(() => { chainGone.abort() })
+      const ended = await Promise.race([untilSignal(false, chainGone.signal), devnet.anvil.exited])
       stopping = true
       const chainExit = typeof ended === 'string' ? undefined : ended
       if (chainExit !== undefined) process.stderr.write(`the devnet's chain (anvil, pid ${devnet.anvil.pid}) ${exitText(chainExit)}: stopping the devnet\n`)

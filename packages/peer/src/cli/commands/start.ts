@@ -116,8 +116,9 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
       process.stdout.write('ready (Ctrl-C to stop)\n')
       await untilSignal(opts.exitWithParent === true)
       process.stdout.write('stopping...\n')
-      // a second Ctrl-C ends the process at once: said, since the stop may not have left the verifier draw yet
-      const cutShort = onSignal(signal => {
+      // a second Ctrl-C ends the process at once: said, since the stop may not have left the verifier draw yet (not
+      // under a devnet, whose Ctrl-C reaches its children from the terminal and then as its own SIGTERM)
+      const cutShort = opts.exitWithParent === true ? () => {} : onSignal(signal => {
         process.stderr.write('stopped at once (a second signal): the stop was cut short; if it had not yet taken this node out of the verifier ' +
           'draw, the node stays in it while down (drawn, it misses its seed and is slashed the bond): start it again soon\n')
         process.exit(128 + constants.signals[signal])
