@@ -14,6 +14,9 @@ import { startCommand } from './commands/start.js'
 import { statusCommand } from './commands/status.js'
 import type { InterruptedError } from './errors.js'
 
+/** Commands whose action takes Ctrl-C over from the loading handler itself (`watchInterrupt`). */
+const HANDS_OVER: ReadonlySet<string> = new Set(['start', 'devnet'])
+
 /** Builds the `jobmesh` command line. */
 export function createProgram (): Command {
   const program = new Command('jobmesh')
@@ -35,8 +38,11 @@ export function createProgram (): Command {
   for (const cmd of program.commands) {
     cmd.exitOverride().showHelpAfterError('(run with --help for usage)')
   }
-  // the bin's handler of a signal while loading ends as a command runs (start and devnet then put their own in place)
-  program.hook('preAction', () => { endLoadingInterrupt() })
+  // the bin's handler of a signal while loading ends as a command runs; start and devnet hand it over to their own
+  // (watchInterrupt), which must be in place first
+  program.hook('preAction', (_program, command) => {
+    if (!HANDS_OVER.has(command.name())) endLoadingInterrupt()
+  })
   return program
 }
 

@@ -63,6 +63,8 @@ export function watchInterrupt (): InterruptWatch {
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
+  // the CLI's loading handler goes only now: Node drops a signal that arrives while its last listener is removed
+  endLoadingInterrupt()
   return { get received () { return received }, signal: controller.signal, off }
 }
 
@@ -79,8 +81,9 @@ export function interruptWhileLoading (handler: (signal: NodeJS.Signals) => void
 }
 
 /**
- * Removes the loading handler, as a command's action begins: `start` and `devnet` put their own in place at once
- * (`watchInterrupt`, in the same turn of the event loop, so no signal falls between), the others stop by the signal.
+ * Removes the loading handler: `watchInterrupt` (start, devnet) once its own listeners are in place (Node drops a
+ * signal that is pending while a process has no listener for it: a Ctrl-C 0.9 s into a start was lost), the other
+ * commands as their action begins (they stop by the signal).
  */
 export function endLoadingInterrupt (): void {
   if (loading === undefined) return
