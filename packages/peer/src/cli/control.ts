@@ -82,6 +82,14 @@ async function listen (server: Server, path: string): Promise<void> {
   })
 }
 
+/**
+ * Refuses a data dir whose control socket something accepts on (a running or starting peer), before a second start
+ * reads the chain or opens anything. @throws DataDirInUseError
+ */
+export async function refuseRunningPeer (dataDir: string): Promise<void> {
+  if (await accepts(join(dataDir, CONTROL_SOCKET))) throw new DataDirInUseError(`another jobmesh peer is running on ${dataDir}`)
+}
+
 /** Whether a process accepts connections on the Unix socket at `path` (within 1 s). */
 async function accepts (path: string): Promise<boolean> {
   return await new Promise(resolve => {

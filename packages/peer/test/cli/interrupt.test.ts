@@ -144,8 +144,9 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       const json = jobmesh(['status', '--data-dir', join(dir, 'peer'), '--json'])
       expect((await once(json.child, 'close'))[0]).toBe(1)
       expect(JSON.parse(json.stdout.join('\n')).error.name).toBe('PeerStartingError')
-      // and a second start on its data dir is refused as such
-      const second = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0'])
+      // and a second start on its data dir is refused as such, before it asks the chain anything (an RPC that does not
+      // answer here: it was refused for that)
+      const second = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...unreachable])
       expect((await once(second.child, 'close'))[0]).toBe(1)
       expect(second.stderr).toContain(`error: another jobmesh peer is running on ${join(dir, 'peer')}`)
       cli.child.kill('SIGINT')

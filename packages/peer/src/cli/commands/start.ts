@@ -2,7 +2,7 @@ import { timeoutSignal } from '@jobmesh/contracts'
 import { mkdir } from 'node:fs/promises'
 import { constants } from 'node:os'
 import { Option } from 'commander'
-import { startControlServer, startingReport } from '../control.js'
+import { refuseRunningPeer, startControlServer, startingReport } from '../control.js'
 import type { StatusProvider } from '../control.js'
 import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
@@ -72,6 +72,8 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         if (interrupt.received !== undefined) throw new InterruptedError('interrupted before the peer was ready: stopped', interrupt.received)
       }
       try {
+        // a peer running there is said as such at once, before the chain is asked anything
+        await refuseRunningPeer(resolveDataDir(opts.dataDir))
         const init = { ...await peerInit(opts, interrupt.signal), ...overrides }
         // a peer already running there: said as such, before this start opens (and fails to lock) its stores; until
         // the peer is made (chain, stores, network: seconds) `jobmesh status` hears that it is starting
