@@ -66,7 +66,9 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
       expect(r.code).toBe(0)
       const doc = JSON.parse(r.stdout.at(-1) ?? '{}') as { outputs: Array<{ signer: string }> }
       const files = new Map<string, Buffer>()
-      for (const f of await readdir(out)) files.set(f, await readFile(join(out, f)))
+      // beside the outputs, the folder names its job (.jobmesh-job)
+      expect(await readFile(join(out, '.jobmesh-job'), 'utf8')).toBe(`${jobId.toLowerCase()}\n`)
+      for (const f of await readdir(out)) if (f !== '.jobmesh-job') files.set(f, await readFile(join(out, f)))
       return { signers: doc.outputs.map(o => o.signer), files }
     }
     const first = await fetchAll('results-1')
