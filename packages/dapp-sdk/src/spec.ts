@@ -263,7 +263,7 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
   if (typeof modelUri === 'string' && /^[a-z]+:\/\//.test(modelUri) && !modelUri.startsWith('ipfs://') && !modelUri.startsWith('file://')) {
     issues.push({ path: 'model', message: 'a model is bytes, a file or an ipfs:// URI (peers fetch and pin it by CID)' })
   }
-  if (input.requirements !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
+  if (input.requirements?.minVramGb !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
     issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
   }
   issues.push(...limitIssues(input, sizes))
@@ -285,7 +285,8 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, m
     blockCount: draft.blockCount ?? 0,
     slicing: input.slicing,
     seed: draft.seed,
-    requirements: { ...(input.requirements ?? { minVramGb: 0 }), ...(modelUri == null ? {} : { modelId: modelUri }) },
+    // minVramGb 0 (any) when the requirements name only a GPU model, as the CLI's --gpu-model alone does
+    requirements: { ...input.requirements, minVramGb: input.requirements?.minVramGb ?? 0, ...(modelUri == null ? {} : { modelId: modelUri }) },
     price: input.price,
     estimate: {
       secondsPerMicroJob: input.estimate?.secondsPerMicroJob ?? DEFAULT_SECONDS_PER_MICRO_JOB,

@@ -86,6 +86,8 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     // the estimate's fields are copied one by one: a misspelt one was dropped, and the default hint ran
     expect(issues({ estimate: { secondsPerMicrojob: 20 } } as unknown as Partial<SubmitInput>))
       .toContainEqual({ path: 'estimate.secondsPerMicrojob', message: 'unknown field (did you mean "secondsPerMicroJob"?): not part of a job' })
+    // a GPU model alone: any VRAM, as the CLI's --gpu-model alone (it gave two issues on minVramGb)
+    expect(issues({ requirements: { gpuModel: 'RTX 4090' } } as unknown as Partial<SubmitInput>)).toEqual([])
     // every documented field, given, is known
     expect(issues({ estimate: { secondsPerMicroJob: 2 }, requirements: { minVramGb: 0 }, seed: 1n, nonce: 2n, deadlineAfterMs: 3_600_000, verification: 'full' })).toEqual([])
   })
