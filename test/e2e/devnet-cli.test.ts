@@ -57,7 +57,7 @@ describe('jobmesh devnet, one more peer started as its output says, and its chai
     const anvilPid = Number(/anvil pid (\d+)\)/.exec(chain ?? '')?.[1])
     expect(anvilPid, chain).toBeGreaterThan(0)
     // 'close': its output read to the end, not only the process gone
-    const closed = once(devnet.child, 'close')
+    const closed = once(devnet.child, 'close', { signal: AbortSignal.timeout(60_000) })
     process.kill(anvilPid, 'SIGKILL')
     expect((await closed)[0]).toBe(1)
     expect(devnet.stderr).toContain(`the devnet's chain (anvil, pid ${anvilPid}) was killed (SIGKILL): stopping the devnet`)

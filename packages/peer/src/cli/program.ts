@@ -55,16 +55,15 @@ export async function run (argv: string[]): Promise<number> {
   const program = createProgram()
   try {
     await program.parseAsync(argv)
-    // --help, --version: no action ran
-    endLoadingInterrupt()
     return 0
   } catch (err) {
-    // no action ran (a usage error): the loading handler goes too
-    endLoadingInterrupt()
     const code = exitCodeFor(err)
     // with --json a script reads one document on stdout, a failure too (the person reads stderr)
     if (code !== 0 && argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: errorDocument(err) })}\n`)
     return code
+  } finally {
+    // also when no action ran (--help, --version, a usage error)
+    endLoadingInterrupt()
   }
 }
 

@@ -33,6 +33,12 @@ function jobmesh (args: string[], env: Record<string, string> = {}): Cli {
   return cli
 }
 
+/** The exit code once the process has ended and its output is read to the end ('close'), within `timeoutMs`. */
+async function closed (cli: Cli, timeoutMs = 30_000): Promise<number | null> {
+  const [code] = await once(cli.child, 'close', { signal: AbortSignal.timeout(timeoutMs) }) as [number | null]
+  return code
+}
+
 async function line (cli: Cli, re: RegExp, timeoutMs = 30_000): Promise<void> {
   await waitFor(() => cli.lines.some(l => re.test(l)), { what: `a line matching ${re} (so far: ${cli.lines.join(' | ')})`, timeoutMs })
 }
@@ -67,7 +73,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     running.push(cli)
     await line(cli, /^test: holding the load of program\.js$/)
     cli.child.kill('SIGINT')
-    expect((await once(cli.child, 'close'))[0]).toBe(130)
+    expect(await closed(cli)).toBe(130)
     expect(cli.stderr).toContain('interrupted: nothing was started')
     expect(JSON.parse(cli.stdout.join('\n')).error).toMatchObject({ name: 'InterruptedError', signal: 'SIGINT' })
     expect(existsSync(join(tmpdir(), 'jobmesh-never-made'))).toBe(false)
@@ -110,7 +116,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       try {
         const port = (busy.address() as AddressInfo).port
         const refused = jobmesh(['start', '--data-dir', join(dir, 'refused'), '--listen', '/ip4/127.0.0.1/tcp/0', '--http', `127.0.0.1:${port}`, ...chain])
-        expect((await once(refused.child, 'close'))[0]).toBe(1)
+        expect(await closed(refused)).toBe(1)
         expect(refused.stderr).toContain(`error: cannot serve the dashboard (--http) on 127.0.0.1:${port}: the address is in use`)
         expect(await provider.getTransactionCount(wallet, 'pending')).toBe(0)
       } finally {
@@ -123,7 +129,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       const otherChain = chain.map(a => a === deploymentFile ? join(dir, 'amoy.json') : a)
       for (const [flags, error] of [[unreachable, /^error: .*http:\/\/127\.0\.0\.1:1/], [otherChain, /^error: the deployment is for chain 80002, the provider is on chain 31337$/]] as const) {
         const refusedChain = jobmesh(['start', '--data-dir', join(dir, 'never'), '--listen', '/ip4/127.0.0.1/tcp/0', ...flags])
-        expect((await once(refusedChain.child, 'close'))[0]).toBe(1)
+        expect(await closed(refusedChain)).toBe(1)
         expect(refusedChain.stderr.some(l => error.test(l)), refusedChain.stderr.join('\n')).toBe(true)
         expect(existsSync(join(dir, 'never'))).toBe(false)
       }
@@ -142,15 +148,15 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       expect([early.status, await early.text()]).toEqual([503, 'the peer is starting\n'])
       // meanwhile status says it is starting (it said no peer was running), for a person and for a script
       const status = jobmesh(['status', '--data-dir', join(dir, 'peer')])
-      expect((await once(status.child, 'close'))[0]).toBe(1)
+      expect(await closed(status)).toBe(1)
       expect(status.stderr[0]).toMatch(new RegExp(`^error: the jobmesh peer on ${join(dir, 'peer')} \\(pid ${cli.child.pid}\\) is starting \\(for \\d+ s: joining the chain and the network\\), not ready yet: ask again in a few seconds$`))
       const json = jobmesh(['status', '--data-dir', join(dir, 'peer'), '--json'])
-      expect((await once(json.child, 'close'))[0]).toBe(1)
+      expect(await closed(json)).toBe(1)
       expect(JSON.parse(json.stdout.join('\n')).error.name).toBe('PeerStartingError')
       // and a second start on its data dir is refused as such, before it asks the chain anything (an RPC that does not
       // answer here: it was refused for that)
       const second = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...unreachable])
-      expect((await once(second.child, 'close'))[0]).toBe(1)
+      expect(await closed(second)).toBe(1)
       expect(second.stderr).toContain(`error: another jobmesh peer is running on ${join(dir, 'peer')}`)
       cli.child.kill('SIGINT')
       // it stops without waiting for that block (the transaction's wait is a minute and more)

@@ -71,9 +71,8 @@ export function devnetCommand (program: Command): void {
       // the chain gone (anvil killed or crashed), no peer can do anything: the devnet stops and says why
       const chainGone = new AbortController()
       void devnet.anvil.exited.then(() => { chainGone.abort() })
-      const ended = await Promise.race([untilSignal(false, chainGone.signal), devnet.anvil.exited])
+      const chainExit = await untilSignal(false, chainGone.signal) === 'aborted' ? await devnet.anvil.exited : undefined
       stopping = true
-      const chainExit = typeof ended === 'string' ? undefined : ended
       if (chainExit !== undefined) process.stderr.write(`the devnet's chain (anvil, pid ${devnet.anvil.pid}) ${exitText(chainExit)}: stopping the devnet\n`)
       process.stdout.write('stopping devnet...\n')
       await devnet.stop()
