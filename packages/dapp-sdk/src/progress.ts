@@ -8,6 +8,7 @@ import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from '.
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
 import type { FailureSummary, RecordVerifier } from '@jobmesh/peer/coord'
+import type { EscrowJobState } from '@jobmesh/contracts'
 import type * as Y from 'yjs'
 
 /** How many MicroJobs of a job have a result. */
@@ -60,6 +61,17 @@ export async function roundVerifier (ctx: ClientContext, jobId: string, round: n
   return excludingVerifier(verifier, excluded)
 }
 
+/** MicroJobs in MacroJob `m` by the escrow's slicing (0 past the last): records for MicroJobs outside it do not count. */
+export function escrowSizeOf (job: Pick<EscrowJobState, 'macroJobs' | 'microJobsPerMacro'>): (m: number) => number {
+  return m => m < job.macroJobs ? job.microJobsPerMacro : 0
+}
+
+/** The failure records of a job's round doc, as the escrow slices the job (call `stop` when done). */
+export function roundFailures (doc: Y.Doc, id: string, job: Pick<EscrowJobState, 'macroJobs' | 'microJobsPerMacro' | 'rejections'>,
+  verifier: RecordVerifier): JobFailures {
+  return new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, job.rejections), { sizeOf: escrowSizeOf(job) })
+}
+
 /**
  * Whether a failed state ends the progress now: at once when it is beyond doubt (`failedForCertain`: every failure the
  * module's own, or no result at all), else once no result has landed for `quietMs` (`quietForMs` so far).
@@ -93,10 +105,8 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
   const round = job.rejections
   const doc = await openJobDoc(ctx, id, options.signal, round)
   const verifier = await roundVerifier(ctx, id, round, options.signal)
-  // the escrow's slicing: results for MicroJobs outside it are not counted
-  const size = (m: number): number => m < job.macroJobs ? job.microJobsPerMacro : 0
-  const tracker = new JobProgress({ verifier }, roundKey(id, round), total, size)
-  const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, round), { sizeOf: size })
+  const tracker = new JobProgress({ verifier }, roundKey(id, round), total, escrowSizeOf(job))
+  const failures = roundFailures(doc, id, job, verifier)
   const byDeadline = options.timeoutMs === undefined
   // until the deadline by the chain's clock, which the escrow reads it against
   const waitMs = options.timeoutMs ?? Math.max(0, (job.deadline - await ctx.chain.client.chainTime({ signal: options.signal })) * 1000)

@@ -1,6 +1,6 @@
 import { anySignal, timeoutSignal } from '@jobmesh/contracts'
 import { createHash } from 'node:crypto'
-import { failedForCertain, FAILURES_MAP, JobFailures, leases, macroDocs, microKey, recordSigner } from '@jobmesh/peer/coord'
+import { failedForCertain, leases, macroDocs, microKey, recordSigner } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
 import { payeeResolver, roundKey } from '@jobmesh/peer/jobs'
@@ -14,7 +14,7 @@ import {
 } from './errors.js'
 import { chainNow, connectedToNobody, loadEscrowJob, loadSpec } from './job-info.js'
 import { loadManifest } from './manifest.js'
-import { openJobDoc, roundVerifier } from './progress.js'
+import { openJobDoc, roundFailures, roundVerifier } from './progress.js'
 import type { ClientContext } from './context.js'
 import type { RecordVerifier } from '@jobmesh/peer/coord'
 import type { MicroJobDescriptor, ResultLeaf } from '@jobmesh/peer/protocol'
@@ -197,8 +197,7 @@ async function failedText (ctx: ClientContext, id: string, job: EscrowJobState, 
   if (job.status !== 'Open') return undefined
   const doc = await openJobDoc(ctx, id, signal, job.rejections).catch(() => undefined)
   if (doc === undefined) return undefined
-  const size = (m: number): number => m < job.macroJobs ? job.microJobsPerMacro : 0
-  const failures = new JobFailures({ verifier }, doc.getMap<Uint8Array>(FAILURES_MAP), roundKey(id, job.rejections), { sizeOf: size })
+  const failures = roundFailures(doc, id, job, verifier)
   const f = failures.summary()
   failures.stop()
   if (!failedForCertain(f, done)) return undefined
