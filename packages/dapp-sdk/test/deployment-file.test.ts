@@ -25,4 +25,10 @@ describe('readDeployment (the CLI\'s --deployment)', () => {
       expect(err.message).toBe(`the deployment ${path} ${text}`)
     }
   })
+
+  it('an empty JOBMESH_DEPLOYMENT is a missing deployment, said as one', async () => {
+    const err = await readDeployment('').catch((e: unknown) => e as Error)
+    expect(err.name).toBe('InvalidConfigError')
+    expect(err.message).toMatch(/^--deployment <file> is required/)
+  })
 })

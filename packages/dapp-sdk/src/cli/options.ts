@@ -88,6 +88,8 @@ export async function readKeyFile (path: string): Promise<string> {
 
 /** Reads a deployment JSON file (as `@jobmesh/contracts` writes it). */
 export async function readDeployment (path: string): Promise<DeploymentRef> {
+  // `JOBMESH_DEPLOYMENT=` passes commander's mandatory check with an empty name
+  if (path === '') throw new InvalidConfigError('--deployment <file> is required (or JOBMESH_DEPLOYMENT; jobmesh devnet prints it)')
   let parsed: unknown
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'))

@@ -33,9 +33,10 @@ export function addWalletOptions (cmd: Command, rpcHelp: string): Command {
 
 /** The wallet the options name; undefined without --rpc (and none of the others). @throws UsageError */
 export async function readWallet (opts: WalletOptions): Promise<Wallet | undefined> {
-  const rpcUrl = opts.rpc === '' ? undefined : opts.rpc
+  const rpcUrl = given(opts.rpc)
   if (rpcUrl == null) {
-    if (opts.keyFile != null || opts.deployment != null) {
+    // an empty variable (`JOBMESH_DEPLOYMENT=`) is one left unset, not one given
+    if (given(opts.keyFile) != null || given(opts.deployment) != null) {
       throw new UsageError('--key-file and --deployment need --rpc (or JOBMESH_RPC_URL)')
     }
     return undefined
@@ -65,6 +66,10 @@ export async function requireWallet (opts: WalletOptions): Promise<Wallet> {
   const wallet = await readWallet(opts)
   if (wallet == null) throw new UsageError('--rpc <url> (or JOBMESH_RPC_URL) is needed, with --deployment and a wallet key')
   return wallet
+}
+
+function given (value: string | undefined): string | undefined {
+  return value === '' ? undefined : value
 }
 
 async function readText (file: string, what: string): Promise<string> {
