@@ -79,17 +79,28 @@ const SUBMIT_FIELDS: Record<keyof SubmitInput, true> = {
 // and of its estimate, whose fields are copied one by one into the spec (a misspelt one was dropped: the default ran)
 const ESTIMATE_FIELDS: Record<keyof Estimate, true> = { secondsPerMicroJob: true, maxOutputBytes: true }
 
+// requirements and slicing are checked by the JobSpec validator too, but only after the upload, and without a hint
+const REQUIREMENT_FIELDS: Record<keyof Requirements, true> = { minVramGb: true, gpuModel: true, modelId: true }
+const SLICING_FIELDS: Record<keyof SlicingSpec, true> = { macroJobs: true, microJobsPerMacro: true, blocksPerMicro: true }
+
 /** The fields of the input (and of its estimate) that are no field of a job, with the one each likely misspells. */
 function unknownFieldIssues (input: SubmitInput): JobIssue[] {
-  const estimate = typeof input.estimate === 'object' && input.estimate !== null ? unknownFields(input.estimate, ESTIMATE_FIELDS, 'estimate.') : []
-  return [...unknownFields(input, SUBMIT_FIELDS, ''), ...estimate]
+  const inner = (value: unknown, known: Record<string, true>, prefix: string): JobIssue[] =>
+    typeof value === 'object' && value !== null ? unknownFields(value, known, prefix) : []
+  return [...unknownFields(input, SUBMIT_FIELDS, ''), ...inner(input.estimate, ESTIMATE_FIELDS, 'estimate.'),
+    ...inner(input.requirements, REQUIREMENT_FIELDS, 'requirements.'), ...inner(input.slicing, SLICING_FIELDS, 'slicing.')]
 }
 
 function unknownFields (value: object, known: Record<string, true>, prefix: string): JobIssue[] {
   return Object.keys(value).filter(key => !Object.hasOwn(known, key)).map(key => {
-    const near = Object.keys(known).find(field => editDistance(field.toLowerCase(), key.toLowerCase()) <= 2)
+    const near = Object.keys(known).find(field => looksLike(field.toLowerCase(), key.toLowerCase()))
     return { path: `${prefix}${key}`, message: `unknown field${near === undefined ? '' : ` (did you mean "${near}"?)`}: not part of a job` }
   })
+}
+
+/** A misspelling (two edits at most) or a shortening (`gpu` for `gpuModel`) of `field`. */
+function looksLike (field: string, key: string): boolean {
+  return editDistance(field, key) <= 2 || (key.length >= 3 && field.startsWith(key))
 }
 
 /** Levenshtein distance: insertions, deletions and substitutions. */
@@ -308,8 +319,11 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, m
     // is a slicing that does not cover the blocks (in plainer words) and k beyond the escrow's bound (the validator
     // knows only the uint8 bound, the draft this network's)
     const drafted = (path: string): boolean => draft.issues.some(i => i.path === path)
+    // an unknown field of requirements or slicing is named once, by the draft, with the field it likely misspells
+    const unknownIn = new Set(unknownFieldIssues(input).map(i => i.path.split('.')[0]))
     issues = [...issues, ...specIssues.filter(i => !((draft.blockCount === undefined || drafted('data')) && i.path === 'blockCount') &&
-      !(i.path === 'slicing' && drafted('slicing')) && !(i.path === 'verifiers' && drafted('verifiers')))]
+      !(i.path === 'slicing' && (drafted('slicing') || unknownIn.has('slicing'))) && !(i.path === 'verifiers' && drafted('verifiers')) &&
+      !(i.path === 'requirements' && unknownIn.has('requirements')))]
   }
   if (issues.length > 0 || spec === undefined) throw new InvalidJobError(issues, { cause })
   return spec

@@ -86,6 +86,13 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     // the estimate's fields are copied one by one: a misspelt one was dropped, and the default hint ran
     expect(issues({ estimate: { secondsPerMicrojob: 20 } } as unknown as Partial<SubmitInput>))
       .toContainEqual({ path: 'estimate.secondsPerMicrojob', message: 'unknown field (did you mean "secondsPerMicroJob"?): not part of a job' })
+    // inside requirements and slicing: once each, with the hint (the validator's bare "Unrecognized key" came instead)
+    expect(issues({ requirements: { minVram: 8 } } as unknown as Partial<SubmitInput>))
+      .toEqual([{ path: 'requirements.minVram', message: 'unknown field (did you mean "minVramGb"?): not part of a job' }])
+    expect(issues({ requirements: { minVramGb: 8, gpu: 'RTX 4090' } } as unknown as Partial<SubmitInput>))
+      .toEqual([{ path: 'requirements.gpu', message: 'unknown field (did you mean "gpuModel"?): not part of a job' }])
+    expect(issues({ slicing: { ...base.slicing, blocksPerMicros: 1 } } as unknown as Partial<SubmitInput>))
+      .toEqual([{ path: 'slicing.blocksPerMicros', message: 'unknown field (did you mean "blocksPerMicro"?): not part of a job' }])
     // a GPU model alone: any VRAM, as the CLI's --gpu-model alone (it gave two issues on minVramGb)
     expect(issues({ requirements: { gpuModel: 'RTX 4090' } } as unknown as Partial<SubmitInput>)).toEqual([])
     // every documented field, given, is known
