@@ -192,6 +192,32 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     }
   }, 90_000)
 
+  it('jobmesh start: a second Ctrl-C while the stop waits to leave the verifier draw ends it at once and says what that risks', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-stop-twice-'))
+    // an anvil of its own (args): its mining is switched off below
+    const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    try {
+      const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...await chainFlags(dir, anvil, provider)])
+      running.push(cli)
+      await line(cli, /^ready/, 60_000)
+      // the stop's pause (out of the draw) is sent and waits for a block that does not come
+      await provider.send('evm_setAutomine', [false])
+      const sent = await provider.getTransactionCount(anvil.accounts[1].address, 'pending')
+      cli.child.kill('SIGINT')
+      await line(cli, /^stopping\.\.\.$/)
+      await waitFor(async () => await provider.getTransactionCount(anvil.accounts[1].address, 'pending') > sent,
+        { what: 'the stop\'s pause pending', timeoutMs: 30_000 })
+      cli.child.kill('SIGINT')
+      expect(await closed(cli, 15_000)).toBe(130)
+      expect(cli.stderr.join('\n')).toMatch(/^stopped at once \(a second signal\): the stop was cut short; .*verifier draw.*start it again soon$/m)
+      expect(cli.stdout).not.toContain('stopped')
+    } finally {
+      provider.destroy()
+      await anvil.stop()
+    }
+  }, 90_000)
+
   it('jobmesh devnet: interrupted while it deploys or starts its peers', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-devnet-interrupt-'))
     // without --dir: its data goes in a temp dir of its own (here under `dir`), removed when it stops
