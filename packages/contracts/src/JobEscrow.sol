@@ -121,6 +121,8 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         Job storage j = _job(jobId);
         if (j.status != Status.Submitted) revert WrongStatus(jobId, j.status);
         if (j.assigned == j.k) return;
+        // past the deadline no draw starts: the creator may refund a job no verifier holds (a draw then took it)
+        if (block.timestamp > j.deadline) revert DeadlinePassed();
         bytes32 entropy = j.drawEntropy;
         if (entropy == bytes32(0)) {
             uint256 sb = j.submitBlock;

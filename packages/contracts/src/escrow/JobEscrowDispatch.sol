@@ -13,6 +13,9 @@ import {NodeRegistryBase} from "../registry/NodeRegistryBase.sol";
 abstract contract JobEscrowDispatch is JobEscrowBase {
     using VerificationQueue for VerificationQueue.Queue;
 
+    /// @dev How many times a dispatch looks at the groups' tops, each time past at least one task past its deadline.
+    uint256 internal constant DISPATCH_TRIES = 4;
+
     function _queueMaxSize() internal view returns (uint256) {
         uint256 s = registry.activeNodes() * _params.alphaBps / BPS;
         return s < _params.queueMin ? _params.queueMin : s;
@@ -74,23 +77,17 @@ abstract contract JobEscrowDispatch is JobEscrowBase {
     }
 
     /// @dev A node became available: the best waiting task it may serve (own GPU group and "Any" groups with
-    ///      minVram <= its VRAM grade, not a task it submitted or verifies) draws all its verifiers again.
+    ///      minVram <= its VRAM grade, not a task it submitted or verifies) draws all its verifiers again. A task past
+    ///      its deadline leaves the queue instead (its creator may refund it; a draw then took the refund away), and
+    ///      the groups' next tops are looked at, a few times at most.
     function _dispatch(address node) internal {
-        if (_queue.size() == 0) return;
         (bytes32 model, uint32 vram) = registry.nodeGrade(node);
-        bytes32[] memory tops = _queue.candidates(model, vram);
         bytes32 best;
-        uint256 bestPrio;
-        for (uint256 i; i < tops.length; ++i) {
-            bytes32 id = tops[i];
-            if (id == bytes32(0)) continue;
-            uint256 pr = _queue.priorityOf(id);
-            if (best != bytes32(0) && pr <= bestPrio) continue;
-            Job storage c = _jobs[id];
-            if (c.submitter == node || _isVerifier(id, c.assigned, node)) continue;
-            if (c.identical && c.chosenModel != bytes32(0) && c.chosenModel != model) continue;
-            best = id;
-            bestPrio = pr;
+        for (uint256 tries; tries < DISPATCH_TRIES && best == bytes32(0); ++tries) {
+            if (_queue.size() == 0) return;
+            bool expired;
+            (best, expired) = _bestFor(node, model, vram);
+            if (best == bytes32(0) && !expired) return;
         }
         if (best == bytes32(0)) return;
         Job storage j = _jobs[best];
@@ -99,6 +96,29 @@ abstract contract JobEscrowDispatch is JobEscrowBase {
         bytes32 qm = j.chosenModel != bytes32(0) ? j.chosenModel : j.gpuModel;
         if (_queue.canPush(j.minVramGb, qm)) _queue.push(best, _taskValue(j), j.minVramGb, qm);
         else _park(best, _taskValue(j));
+    }
+
+    /// @dev The best waiting task `node` may serve among the groups' tops (0 when none), and whether a top past its
+    ///      deadline was taken out of the queue on the way.
+    function _bestFor(address node, bytes32 model, uint32 vram) private returns (bytes32 best, bool expired) {
+        bytes32[] memory tops = _queue.candidates(model, vram);
+        uint256 bestPrio;
+        for (uint256 i; i < tops.length; ++i) {
+            bytes32 id = tops[i];
+            if (id == bytes32(0)) continue;
+            Job storage c = _jobs[id];
+            if (block.timestamp > c.deadline) {
+                _park(id, _taskValue(c));
+                expired = true;
+                continue;
+            }
+            uint256 pr = _queue.priorityOf(id);
+            if (best != bytes32(0) && pr <= bestPrio) continue;
+            if (c.submitter == node || _isVerifier(id, c.assigned, node)) continue;
+            if (c.identical && c.chosenModel != bytes32(0) && c.chosenModel != model) continue;
+            best = id;
+            bestPrio = pr;
+        }
     }
 
     /// @dev Draws all of the job's missing verifiers or none: a partial draw is released at once, so a waiting job

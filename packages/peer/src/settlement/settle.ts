@@ -34,12 +34,30 @@ export async function drawVerifiers (components: Pick<SettlementComponents, 'cha
       triedAt = await chain.blockNumber({ signal: options.signal })
       await chain.selectVerifiers(id, options)
     } catch (err) {
+      // past the deadline no draw starts: the round is settled open (the bond unlocked), and the creator may refund
+      if (revertName(err) === 'DeadlinePassed') {
+        await reopenExpired(chain, id, options)
+        return
+      }
       // TooEarly: the entropy block was re-anchored meanwhile; WrongStatus: settled by someone else
       if (revertName(err) !== 'TooEarly' && revertName(err) !== 'WrongStatus') throw err
     }
     job = await chain.job(id, options)
     if (job.status !== 'Submitted' || job.assigned === job.k) return
     if (job.drawn) log('%s waits in the verification queue for %d of %d verifiers', id, job.k - job.assigned, job.k)
+  }
+}
+
+/**
+ * Settles a submission whose verifiers were not all drawn by its deadline: the escrow reopens it (no verification can
+ * finish in time) and unlocks the submitter's bond; the creator may refund it. Settled by someone else meanwhile: done.
+ */
+async function reopenExpired (chain: SettlementComponents['chain'], jobId: string, options: SettlementOptions): Promise<void> {
+  try {
+    await chain.settle(jobId, { signal: options.signal })
+    log('%s passed its deadline before its verifiers were drawn: reopened, refundable', jobId)
+  } catch (err) {
+    if (revertName(err) !== 'WrongStatus' && revertName(err) !== 'VerifiersIncomplete') throw err
   }
 }
 
@@ -62,8 +80,8 @@ export async function drawIfLate (components: Pick<SettlementComponents, 'chain'
   try {
     await chain.selectVerifiers(id, options)
   } catch (err) {
-    // drawn, re-anchored or settled by someone else between the read and the transaction
-    if (revertName(err) !== 'TooEarly' && revertName(err) !== 'WrongStatus') throw err
+    // drawn, re-anchored or settled by someone else between the read and the transaction, or past the deadline
+    if (!['TooEarly', 'WrongStatus', 'DeadlinePassed'].includes(revertName(err) ?? '')) throw err
     return false
   }
   log('drew %s after its submitter\'s grace', id)

@@ -67,4 +67,31 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
     expect((await chains[1].nodeInfo()).stake).toBe(stake0)
     expect(await chains[1].findEvents({ names: ['DrawBountyPaid'], topic1: jobId })).toEqual([])
   }, 60_000)
+
+  it('a submission not drawn by its deadline is not drawn after it: the submitter\'s draw reopens it, its bond unlocked, and the creator refunds', async () => {
+    // every other node paused: the draw finds too few verifiers and the job waits in the escrow's queue
+    for (const other of chains.slice(2)) await other.pause()
+    const jobId = await submitted(3n)
+    const { stake } = await chains[1].nodeInfo()
+    // its bond is locked while the submission waits
+    expect(await chains[1].freeStake()).toBeLessThan(stake)
+    await chains[1].waitForBlock((await chains[1].job(jobId)).submitBlock + 2, { signal: AbortSignal.timeout(30_000) })
+    await chains[1].selectVerifiers(jobId)
+    expect((await chains[1].job(jobId))).toMatchObject({ drawn: true, assigned: 0 })
+    // the deadline passes, and the nodes come back: none of them is drawn for it
+    const { deadline } = await chains[0].job(jobId)
+    await chains[0].provider.send('evm_increaseTime', [deadline - Number((await chains[0].provider.getBlock('latest'))?.timestamp ?? 0) + 1])
+    await chains[0].provider.send('evm_mine', [])
+    for (const other of chains.slice(2)) await other.resume()
+    expect((await chains[1].job(jobId)).assigned).toBe(0)
+    expect(await drawIfLate({ chain: chains[2] }, jobId, { ...OPTIONS, random: () => 0 })).toBe(false)
+    await drawVerifiers({ chain: chains[1] }, jobId, OPTIONS)
+    expect((await chains[1].job(jobId)).status).toBe('Open')
+    expect(await chains[1].freeStake()).toBe(stake)
+    const before = await chains[0].provider.getBalance(await chains[0].address())
+    const { receipt } = await chains[0].refund(jobId)
+    const gas = receipt.gasUsed * receipt.gasPrice
+    expect(await chains[0].provider.getBalance(await chains[0].address()) - before + gas).toBe(FEE)
+  }, 60_000)
 })
+
