@@ -97,7 +97,8 @@ contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes, NodeRegistryTimeo
         n.gpuModel = gpuModel;
         n.lastModel = bytes32(0);
         n.peerIdHash = ph;
-        n.qos = 0;
+        // n.qos is kept: a node that exits and registers again comes back with its QoS window, not a fresh score
+        // (nine missed tasks, then an exit, wiped the score the tenth would have banned it for)
         if (vramGb > maxVramGb) maxVramGb = vramGb;
         emit NodeRegistered(msg.sender, ph, peerId, gpuModel, vramGb, msg.value);
         _sync(msg.sender);

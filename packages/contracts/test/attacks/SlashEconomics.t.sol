@@ -102,6 +102,41 @@ contract SlashEconomicsTest is AttackBase {
         registry.register{value: 2 ether}(peerIdOf(40), bytes32(0), "", GPU_A, 24);
     }
 
+    /// A node one missed task short of its kick-out cannot wipe its record by exiting and registering again: it
+    /// comes back with its QoS window (score 0: no draw weight), and the next timeout bans it.
+    function test_reRegisterKeepsQos() public {
+        address a = registerNode(40, GPU_A, 24, 2 ether);
+        for (uint256 i; i < 9; ++i) {
+            vm.startPrank(address(escrow));
+            registry.assign(a);
+            registry.release(a, 0, 2, true, bytes32(0));
+            vm.stopPrank();
+        }
+        vm.prank(a);
+        registry.resume();
+        (uint256 score, uint256 tasks,,, bool kicked) = registry.qosState(a);
+        assertEq(score, 0);
+        assertEq(tasks, 9);
+        assertFalse(kicked);
+        vm.prank(a);
+        registry.requestExit();
+        vm.warp(block.timestamp + 2 days);
+        vm.prank(a);
+        registry.withdraw();
+        vm.deal(a, 2 ether);
+        vm.prank(a);
+        registry.register{value: 2 ether}(peerIdOf(40), bytes32(0), "", GPU_A, 24);
+        (score, tasks,,, kicked) = registry.qosState(a);
+        assertEq(score, 0);
+        assertEq(tasks, 9);
+        assertEq(registry.weightOf(a), 0);
+        vm.startPrank(address(escrow));
+        registry.assign(a);
+        registry.release(a, 0, 2, true, bytes32(0));
+        vm.stopPrank();
+        assertTrue(registry.bannedAddress(a));
+    }
+
     /// Splitting one stake over several nodes gives no more selection weight in total.
     function test_splittingAStakeGainsNoWeight() public {
         uint256 whole = registry.selectionWeight(8 ether, 1000);
