@@ -20,9 +20,14 @@ afterEach(async () => {
 
 describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its stake back', () => {
   it('exit starts the cooldown; withdraw says why it must wait, then pays the stake back and unregisters the node', async () => {
-    chain = await startChain({ accounts: 3 })
+    chain = await startChain({ accounts: 4 })
     const node = chain.clients[1]
-    await registerNodes([node], parseEther('1'))
+    // node 3 leaves by calls of its own, and then withdraws with the CLI
+    const other = chain.clients[3]
+    await registerNodes([node, other], parseEther('1'))
+    // their incentive shares recorded, as a peer's start records them
+    for (const n of [node, other]) await n.pokeIncentive()
+    expect((await node.incentiveAccount()).share).toBeGreaterThan(0)
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-exit-'))
     const deploymentFile = join(dir, 'deployment.json')
     await writeFile(deploymentFile, serializeDeployment(chain.deployment))
@@ -41,11 +46,14 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     const exit = await jobmesh(['exit', '--json', ...mine])
     expect(exit.stderr).toBe('')
     expect(exit.code).toBe(0)
-    const report = JSON.parse(exit.stdout) as { address: string, withdrawableAt: number, stakeWei: string }
+    const report = JSON.parse(exit.stdout) as { address: string, tx: string, withdrawableAt: number, stakeWei: string }
     expect(report).toMatchObject({ address, stakeWei: String(parseEther('1')) })
-    expect(report.withdrawableAt - await node.chainTime()).toBe(86_400)
+    const exitBlock = await node.provider.getBlock((await node.provider.getTransactionReceipt(report.tx))?.blockNumber ?? -1)
+    expect(report.withdrawableAt - (exitBlock?.timestamp ?? 0)).toBe(86_400)
     const info = await node.nodeInfo()
     expect([info.exiting, info.eligible]).toEqual([true, false])
+    // a leaving node takes no share of later fundings from the nodes still working
+    expect((await node.incentiveAccount()).share).toBe(0)
 
     const twice = await jobmesh(['exit', ...mine])
     expect(twice.code).toBe(1)
@@ -53,9 +61,10 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
 
     const waiting = await jobmesh(['withdraw', ...mine])
     expect(waiting.code).toBe(1)
-    expect(waiting.stderr).toMatch(/error: the exit cooldown of 0x[0-9a-fA-F]{40} ends at \S+Z \(in 1 d 0 h, chain time\): withdraw after it/)
+    expect(waiting.stderr).toMatch(/error: the exit cooldown of 0x[0-9a-fA-F]{40} ends at \S+Z \(in (1 d 0 h|23 h 59 min), chain time\): withdraw after it/)
     expect((await node.nodeInfo()).stake).toBe(parseEther('1'))
 
+    await other.requestExit()
     await rpcCall(chain.anvil.rpcUrl, 'evm_increaseTime', [86_400], { timeout: 10_000 })
     await rpcCall(chain.anvil.rpcUrl, 'evm_mine', [], { timeout: 10_000 })
     const before = await node.provider.getBalance(address)
@@ -67,6 +76,13 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     const gained = (await node.provider.getBalance(address)) - before
     expect(gained > parseEther('0.99') && gained <= parseEther('1')).toBe(true)
     expect((await node.nodeInfo()).registered).toBe(false)
+
+    // a node that asked to exit by a call of its own still held its share: withdraw records it
+    expect((await other.incentiveAccount()).share).toBeGreaterThan(0)
+    const otherWithdrawn = await jobmesh(['withdraw', ...await wallet(3)])
+    expect(otherWithdrawn.stderr).toBe('')
+    expect(otherWithdrawn.stdout).toContain('its incentive share is recorded as 0.00: it takes no share of later fundings')
+    expect((await other.incentiveAccount()).share).toBe(0)
 
     const stranger = await jobmesh(['exit', ...await wallet(2)])
     expect(stranger.code).toBe(1)

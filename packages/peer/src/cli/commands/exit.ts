@@ -2,6 +2,7 @@ import { ExitRefusedError } from '../errors.js'
 import { addWalletOptions } from '../wallet-options.js'
 import { withWalletChain } from '../wallet-chain.js'
 import { chainDate } from '../chain-date.js'
+import { recordLeavingShare } from '../incentive-share.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { Command } from 'commander'
 
@@ -32,13 +33,16 @@ export function exitCommand (program: Command): void {
         if (!info.registered) throw new ExitRefusedError(`${address} is not a registered node: a node's wallet is the one its \`jobmesh start\` used`)
         if (info.exiting) throw new ExitRefusedError(`${address} asked to exit already: \`jobmesh withdraw\` returns its stake once the cooldown is over`)
         const { hash, withdrawableAt } = await chain.requestExit()
+        const share = await recordLeavingShare(chain, address)
         if (opts.json === true) {
+          if (share?.warning === true) process.stderr.write(`${share.line}\n`)
           const report: ExitReport = { address, tx: hash, withdrawableAt, stakeWei: String(info.stake) }
           process.stdout.write(`${JSON.stringify(report)}\n`)
           return
         }
         process.stdout.write(`exit requested for ${address} (tx ${hash}): the node is out of every draw and takes no more work\n`)
         process.stdout.write(`its stake of ${formatEther(info.stake)} ETH can be withdrawn with \`jobmesh withdraw\` ${await chainDate(chain, withdrawableAt)} or later\n`)
+        if (share !== undefined) (share.warning ? process.stderr : process.stdout).write(`${share.line}\n`)
         process.stdout.write('until then a running peer of this wallet still settles and claims what it earned\n')
       })
     })

@@ -3,6 +3,7 @@ import { WithdrawRefusedError } from '../errors.js'
 import { addWalletOptions } from '../wallet-options.js'
 import { withWalletChain } from '../wallet-chain.js'
 import { chainDate } from '../chain-date.js'
+import { recordLeavingShare } from '../incentive-share.js'
 import type { ChainClient, ChainRevertError } from '@jobmesh/contracts'
 import type { WalletOptions } from '../wallet-options.js'
 import type { Command } from 'commander'
@@ -49,12 +50,16 @@ export function withdrawCommand (program: Command): void {
           if (why == null) throw err
           throw new WithdrawRefusedError(why, revertName(err) as string, { cause: err })
         }
+        // a node that exited without `jobmesh exit` (a call of its own) may still hold a recorded share
+        const share = await recordLeavingShare(chain, address)
         if (opts.json === true) {
+          if (share?.warning === true) process.stderr.write(`${share.line}\n`)
           const report: WithdrawReport = { address, tx: done.hash, amountWei: String(done.amountWei) }
           process.stdout.write(`${JSON.stringify(report)}\n`)
           return
         }
         process.stdout.write(`withdrew ${formatEther(done.amountWei)} ETH to ${address} (tx ${done.hash}); the node is unregistered\n`)
+        if (share !== undefined) (share.warning ? process.stderr : process.stdout).write(`${share.line}\n`)
       })
     })
 }
