@@ -26,11 +26,11 @@ describe('a peer whose wallet has no ETH', () => {
     })
     await expect(failed).rejects.toMatchObject({
       name: 'InsufficientFundsError',
-      message: `wallet ${empty.address} has 0.0 ETH, needs 0.1 stake + gas`
+      message: expect.stringMatching(new RegExp(`^wallet ${empty.address} has 0\\.0 ETH, needs 0\\.1 stake \\+ about 0\\.\\d+ ETH of gas at the chain's fee now$`))
     })
   })
 
-  it('says the same when the wallet holds the stake but not the gas of its transactions', async () => {
+  it('says the same, before any transaction, when the wallet holds the stake but not the gas of its transactions', async () => {
     anvil = await workerAnvil({ accounts: 2 })
     const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     const funder = new Wallet(anvil.accounts[0].privateKey, provider)
@@ -44,9 +44,13 @@ describe('a peer whose wallet has no ETH', () => {
       process: false,
       chain: { rpcUrl: anvil.rpcUrl, privateKey: short.privateKey, deployment, stake }
     })
-    // the seed commitment's gas leaves it less than the stake: the registration fails, and says why in one line
+    // the stake and a little gas, not the registration's: refused before any transaction (it sent the seed commitment,
+    // then the registration failed on the node's "insufficient funds for intrinsic transaction cost")
     const err = await failed.then(() => undefined, (e: Error) => e)
     expect(err?.name).toBe('InsufficientFundsError')
-    expect(err?.message).toMatch(new RegExp(`^wallet ${short.address} has 0\\.09\\d+ ETH, needs 0\\.1 stake \\+ gas$`))
+    expect(err?.message).toMatch(new RegExp(`^wallet ${short.address} has 0\\.100000000000001 ETH, needs 0\\.1 stake \\+ about 0\\.\\d+ ETH of gas at the chain's fee now$`))
+    const check = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    expect(await check.getTransactionCount(short.address)).toBe(0)
+    check.destroy()
   })
 })
