@@ -88,4 +88,42 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     expect(stranger.code).toBe(1)
     expect(stranger.stderr).toContain('is not a registered node')
   }, 90_000)
+
+  it('a probe task assigned before the exit holds the stake: withdraw answers it and withdraws, or says when it expired', async () => {
+    chain = await startChain({ accounts: 3 })
+    const [node, other] = [chain.clients[1], chain.clients[2]]
+    await registerNodes([node, other], parseEther('1'))
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-exit-probe-'))
+    const deploymentFile = join(dir, 'deployment.json')
+    await writeFile(deploymentFile, serializeDeployment(chain.deployment))
+    const wallet = async (i: number): Promise<string[]> => {
+      const keyFile = join(dir, `wallet-${i}.key`)
+      await writeFile(keyFile, chain!.anvil.accounts[i].privateKey)
+      return ['--rpc', chain!.anvil.rpcUrl, '--deployment', deploymentFile, '--key-file', keyFile]
+    }
+    const later = async (seconds: number, blocks = 1): Promise<void> => {
+      await rpcCall(chain!.anvil.rpcUrl, 'evm_increaseTime', [seconds], { timeout: 10_000 })
+      for (let i = 0; i < blocks; i++) await rpcCall(chain!.anvil.rpcUrl, 'evm_mine', [], { timeout: 10_000 })
+    }
+    // both idle for a day: the scan gives each a probe task; then they ask to exit
+    await later(86_401)
+    await node.probeNext(16)
+    for (const n of [node, other]) expect((await n.probeOf()).assignedBlock).toBeGreaterThan(0)
+    for (const i of [1, 2]) expect((await jobmesh(['exit', ...await wallet(i)])).code).toBe(0)
+    await later(86_400)
+
+    // within the probe's window: answered, then withdrawn
+    const answered = await jobmesh(['withdraw', ...await wallet(1)])
+    expect(answered.stderr).toBe('')
+    expect(answered.code).toBe(0)
+    expect(answered.stdout).toMatch(/^answered the node's open probe task \(it held the stake\)\nwithdrew 1\.0 ETH to /)
+    expect((await node.nodeInfo()).registered).toBe(false)
+
+    // past it: the withdraw's scan closes it (scored as missed), then withdrawn
+    await later(1, 21)
+    const closed = await jobmesh(['withdraw', ...await wallet(2)])
+    expect(closed.stderr).toBe('')
+    expect(closed.stdout).toMatch(/^closed the node's open probe task \(it held the stake\)\nwithdrew 1\.0 ETH to /)
+    expect((await other.nodeInfo()).registered).toBe(false)
+  }, 90_000)
 })

@@ -4,6 +4,7 @@ import { addWalletOptions } from '../wallet-options.js'
 import { withWalletChain } from '../wallet-chain.js'
 import { chainDate } from '../chain-date.js'
 import { recordLeavingShare } from '../incentive-share.js'
+import { settleOwnProbe } from '../own-probe.js'
 import type { ChainClient, ChainRevertError } from '@jobmesh/contracts'
 import type { WalletOptions } from '../wallet-options.js'
 import type { Command } from 'commander'
@@ -32,6 +33,30 @@ async function refusal (chain: ChainClient, address: string, err: ChainRevertErr
   }
 }
 
+/**
+ * The withdrawal; a node held busy by an open probe task (assigned before it asked to exit) has it answered, or closed
+ * once expired, and withdraws then (the operator was told to wait for a verification there was none of).
+ */
+async function withdrawPastProbe (chain: ChainClient, address: string, json: boolean): Promise<Awaited<ReturnType<ChainClient['withdrawStake']>>> {
+  try {
+    return await chain.withdrawStake()
+  } catch (err) {
+    if (revertName(err) !== 'NodeIsBusy') throw err
+    const probe = await settleOwnProbe(chain, address)
+    if (probe === undefined || probe.outcome === 'waiting') {
+      if (probe !== undefined) throw new WithdrawRefusedError(probeWaitText(address, probe.expiredAfter), 'NodeIsBusy', { cause: err })
+      throw err
+    }
+    if (!json) process.stdout.write(`${probe.outcome} the node's open probe task (it held the stake)\n`)
+    return await chain.withdrawStake()
+  }
+}
+
+function probeWaitText (address: string, expiredAfter: number): string {
+  return `${address} has a probe task open that expired after block ${expiredAfter}: the registry's probe scan (run by the network's peers) ` +
+    'closes it; withdraw after that'
+}
+
 /** `jobmesh withdraw`: after `jobmesh exit` and its cooldown, pays the node's stake back and unregisters it. */
 export function withdrawCommand (program: Command): void {
   const cmd = program.command('withdraw')
@@ -44,7 +69,7 @@ export function withdrawCommand (program: Command): void {
         const address = await chain.address()
         let done: Awaited<ReturnType<ChainClient['withdrawStake']>>
         try {
-          done = await chain.withdrawStake()
+          done = await withdrawPastProbe(chain, address, opts.json === true)
         } catch (err) {
           const why = revertName(err) == null ? undefined : await refusal(chain, address, err as ChainRevertError)
           if (why == null) throw err
