@@ -69,17 +69,22 @@ contract LivenessTest is AttackBase {
         assertEq(creator.balance - b0, FEE);
     }
 
-    /// A task waiting in the queue past its deadline is not drawn when nodes come back (it took the creator's refund
-    /// away: VerificationUnderway, then a release after the deadline): it leaves the queue, and the creator refunds.
-    function test_noDrawAfterDeadline() public {
+    /// A submitted job waiting in the verification queue: every node but its submitter paused, its draw tried.
+    function waitingJob() internal returns (bytes32 id) {
         for (uint256 i = 2; i < 7; ++i) { vm.prank(nodeAddr(i)); registry.pause(); }
         vm.prank(attacker);
         registry.pause();
-        bytes32 id = newJob(1, 2, 1);
+        id = newJob(1, 2, 1);
         submit(id, finalizer, honestResults(id, 1, 2).root);
         vm.roll(block.number + 2);
         escrow.selectVerifiers(id);
         assertEq(escrow.jobs(id).assigned, 0);
+    }
+
+    /// A task waiting in the queue past its deadline is not drawn when nodes come back (it took the creator's refund
+    /// away: VerificationUnderway, then a release after the deadline): it leaves the queue, and the creator refunds.
+    function test_noDrawAfterDeadline() public {
+        bytes32 id = waitingJob();
         vm.warp(uint256(escrow.jobs(id).deadline) + 1);
         // nodes coming back dispatch the queue: the expired task is passed over
         for (uint256 i = 2; i < 5; ++i) { vm.prank(nodeAddr(i)); registry.resume(); }
@@ -95,14 +100,7 @@ contract LivenessTest is AttackBase {
 
     /// Before its deadline a waiting task is still drawn by a node that comes back (control for the test above).
     function test_waitingTaskDrawnBeforeDeadline() public {
-        for (uint256 i = 2; i < 7; ++i) { vm.prank(nodeAddr(i)); registry.pause(); }
-        vm.prank(attacker);
-        registry.pause();
-        bytes32 id = newJob(1, 2, 1);
-        submit(id, finalizer, honestResults(id, 1, 2).root);
-        vm.roll(block.number + 2);
-        escrow.selectVerifiers(id);
-        assertEq(escrow.jobs(id).assigned, 0);
+        bytes32 id = waitingJob();
         for (uint256 i = 2; i < 5; ++i) { vm.prank(nodeAddr(i)); registry.resume(); }
         assertEq(escrow.jobs(id).assigned, 3);
     }

@@ -18,6 +18,13 @@ afterEach(async () => {
   dir = ''
 })
 
+/** The chain flags of anvil account `i`, its key written under `dir`. */
+async function walletFlags (chain: TestChain, deploymentFile: string, i: number): Promise<string[]> {
+  const keyFile = join(dir, `wallet-${i}.key`)
+  await writeFile(keyFile, chain.anvil.accounts[i].privateKey)
+  return ['--rpc', chain.anvil.rpcUrl, '--deployment', deploymentFile, '--key-file', keyFile]
+}
+
 describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its stake back', () => {
   it('exit starts the cooldown; withdraw says why it must wait, then pays the stake back and unregisters the node', async () => {
     chain = await startChain({ accounts: 4 })
@@ -31,11 +38,7 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-exit-'))
     const deploymentFile = join(dir, 'deployment.json')
     await writeFile(deploymentFile, serializeDeployment(chain.deployment))
-    const wallet = async (i: number): Promise<string[]> => {
-      const keyFile = join(dir, `wallet-${i}.key`)
-      await writeFile(keyFile, chain!.anvil.accounts[i].privateKey)
-      return ['--rpc', chain!.anvil.rpcUrl, '--deployment', deploymentFile, '--key-file', keyFile]
-    }
+    const wallet = async (i: number): Promise<string[]> => await walletFlags(chain!, deploymentFile, i)
     const mine = await wallet(1)
     const address = await node.address()
 
@@ -96,11 +99,7 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-exit-probe-'))
     const deploymentFile = join(dir, 'deployment.json')
     await writeFile(deploymentFile, serializeDeployment(chain.deployment))
-    const wallet = async (i: number): Promise<string[]> => {
-      const keyFile = join(dir, `wallet-${i}.key`)
-      await writeFile(keyFile, chain!.anvil.accounts[i].privateKey)
-      return ['--rpc', chain!.anvil.rpcUrl, '--deployment', deploymentFile, '--key-file', keyFile]
-    }
+    const wallet = async (i: number): Promise<string[]> => await walletFlags(chain!, deploymentFile, i)
     const later = async (seconds: number, blocks = 1): Promise<void> => {
       await rpcCall(chain!.anvil.rpcUrl, 'evm_increaseTime', [seconds], { timeout: 10_000 })
       for (let i = 0; i < blocks; i++) await rpcCall(chain!.anvil.rpcUrl, 'evm_mine', [], { timeout: 10_000 })
