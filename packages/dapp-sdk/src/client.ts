@@ -1,9 +1,8 @@
 import { coordGuards } from '@jobmesh/peer/coord'
 import { createDocStore } from '@jobmesh/peer/crdt'
 import { createContentStore } from '@jobmesh/peer/storage'
-import { createNode } from '@jobmesh/peer/node'
+import { connectedWithin, createNode } from '@jobmesh/peer/node'
 import { logger } from '@libp2p/logger'
-import { withTimeout } from '@jobmesh/contracts'
 import { checkClientInit, connectClientChain } from './chain/connection.js'
 import {
   DEFAULT_BOOTSTRAP_TIMEOUT_MS, DEFAULT_CONFIRMATIONS, DEFAULT_DOC_TIMEOUT_MS, DEFAULT_DOWNLOAD_CONCURRENCY,
@@ -11,7 +10,7 @@ import {
   DEFAULT_TX_TIMEOUT_MS
 } from './constants.js'
 import { checkDuration } from './durations.js'
-import { ClientStoppedError, InvalidConfigError, TimeoutError } from './errors.js'
+import { ClientStoppedError, InvalidConfigError } from './errors.js'
 import { describeJobStory, matchingPeers } from './describe.js'
 import { jobDocHolds } from './job-docs.js'
 import { loadEscrowJob } from './job-info.js'
@@ -159,19 +158,8 @@ export interface JobClient {
 }
 
 async function waitForBootstrap (node: JobmeshNode, count: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-  if (count === 0 || node.libp2p.getPeers().length > 0) return
-  let onConnect: (() => void) | undefined
-  try {
-    await withTimeout(new Promise<void>((resolve) => {
-      onConnect = () => { resolve() }
-      node.libp2p.addEventListener('peer:connect', onConnect, { once: true })
-    }), { signal, timeoutMs, what: 'bootstrap connection', onTimeout: () => new TimeoutError(`no bootstrap peer connected within ${timeoutMs} ms`) })
-  } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err
-    log('no bootstrap peer connected within %d ms; going on', timeoutMs)
-  } finally {
-    if (onConnect !== undefined) node.libp2p.removeEventListener('peer:connect', onConnect)
-  }
+  if (count === 0) return
+  if (!(await connectedWithin(node, timeoutMs, signal))) log('no bootstrap peer connected within %d ms; going on', timeoutMs)
 }
 
 /**

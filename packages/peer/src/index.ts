@@ -46,7 +46,7 @@ export { EventLog, METRIC_NAMES } from './observe/index.js'
 export type { PeerEvent, PeerEventKind, EventLogEvents, AccountView, DescribeOptions, JobStory } from './observe/index.js'
 
 // what createPeer throws when its init or its chain is wrong
-export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError } from './node/index.js'
+export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError, NoPeerReachableError } from './node/index.js'
 export {
   ChainRevertError, RpcUnreachableError, ChainTimeoutError, ChainRequestError, InsufficientFundsError
 } from '@jobmesh/contracts'

@@ -4,6 +4,7 @@ import { publishProfile } from './jobs/index.js'
 import { replicateOutputs } from './replication/index.js'
 import { applyCommitTimeout, createSettlement, datastoreJournal, ensureSeedCommitted } from './settlement/index.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
+import { connectedWithin, DEFAULT_JOIN_TIMEOUT_MS, NoPeerReachableError } from './node/index.js'
 import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor } from './executor/index.js'
@@ -47,6 +48,9 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
   const since = await client.blockNumber(options)
   let registration: RegisterResult
+  // a node that reaches no peer cannot fetch what a verification needs: drawn, it would be slashed. With bootstrap
+  // peers given, one must answer before the node registers or resumes (the first peer of a network has none)
+  await requireAPeer(parts.node, init.bootstrap ?? [], init.chain.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS, signal)
   // the stake it must still add is checked before the first transaction (the seed commitment costs gas too)
   await checkStakeFunds(client, address, init.chain.stake, options)
   try {
@@ -84,4 +88,12 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
   return { client, settlement, address, pricing, registration }
+}
+
+/** @throws NoPeerReachableError when bootstrap peers are given and none is connected within `timeoutMs` */
+async function requireAPeer (node: JobmeshNode, bootstrap: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  if (bootstrap.length === 0 || await connectedWithin(node, timeoutMs, signal)) return
+  throw new NoPeerReachableError(`none of the bootstrap peers answered within ${Math.round(timeoutMs / 1000)} s (${bootstrap.join(', ')}): ` +
+    'the node was not registered or resumed, since a verifier drawn with no peer to fetch the job from is slashed; is the network running, ' +
+    'and is --bootstrap right? (jobmesh devnet prints JOBMESH_BOOTSTRAP)')
 }

@@ -48,6 +48,12 @@ export interface PeerChainInit {
    * below 100 the stake must cover minStake x 100 / pct). Set on chain at start when it differs; default: left as is.
    */
   commitTimeoutPct?: number
+  /**
+   * With bootstrap peers: how long the start waits for a connection to one before it registers or resumes the node in
+   * the verifier draw (ms); none by then and it is refused with `NoPeerReachableError`, nothing sent to the chain.
+   * Default `DEFAULT_JOIN_TIMEOUT_MS` (30 s).
+   */
+  joinTimeoutMs?: number
   settlement?: SettlementInit
 }
 

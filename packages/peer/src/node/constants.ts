@@ -96,3 +96,9 @@ export const DEFAULT_GOSSIP_REPAIR_GRACE_MS = 15_000
 
 /** Bound of the redial of a renewed connection (ms). */
 export const GOSSIP_REDIAL_TIMEOUT_MS = 10_000
+
+/**
+ * How long a peer given bootstrap peers waits for its first connection before it registers or resumes its node in the
+ * verifier draw, in ms: none by then and the start is refused (`NoPeerReachableError`), nothing sent to the chain.
+ */
+export const DEFAULT_JOIN_TIMEOUT_MS = 30_000

@@ -21,3 +21,12 @@ export class ListenError extends Error {
   static override readonly name = 'ListenError'
   override name = 'ListenError'
 }
+
+/**
+ * None of the bootstrap peers answered before a peer would enter the verifier draw: a node that reaches no other peer
+ * cannot fetch what a verification needs, and a drawn verifier that cannot commit is slashed.
+ */
+export class NoPeerReachableError extends Error {
+  static override readonly name = 'NoPeerReachableError'
+  override name = 'NoPeerReachableError'
+}

@@ -22,10 +22,11 @@
 export { createNode } from './node.js'
 export { loadOrCreateIdentity } from './identity.js'
 export { parseBootstrap } from './addresses.js'
+export { connectedWithin } from './first-peer.js'
 export type { NodeInit, JobmeshNode } from './node.js'
 export type { NodeServices } from './types.js'
-export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError, ListenError } from './errors.js'
+export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError, ListenError, NoPeerReachableError } from './errors.js'
 export {
   DEFAULT_LISTEN, LAN_LISTEN, DHT_PROTOCOL, IDENTITY_FILE, DATASTORE_DIR, BLOCKSTORE_DIR,
-  DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DLO, DEFAULT_GOSSIP_DHI
+  DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DLO, DEFAULT_GOSSIP_DHI, DEFAULT_JOIN_TIMEOUT_MS
 } from './constants.js'
