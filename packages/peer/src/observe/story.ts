@@ -202,6 +202,17 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
       waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so the peers leave it alone (no work on it could be paid) until ${more} more ${plural(more, 'joins', 'join')}; if none does by the deadline the creator can refund`
     }
   }
+  // its submitter and its k verifiers must all fit it: the peers leave it alone until that many are known (as they log;
+  // a job some work was done on is told as processing)
+  if (chain != null && status === 'Open' && done === 0 && matching.peers > 0 && matching.matching < nodesNeeded(chain.k)) {
+    const needed = nodesNeeded(chain.k)
+    return {
+      phase: 'open',
+      waitingFor: `more nodes that fit it: ${matching.summary}; its submitter and its ${chain.k} verifiers must all be such nodes ` +
+        `(${needed} of them, ${matching.matching} known), so the peers leave it alone (no work on it could be paid) until ${needed - matching.matching} more ` +
+        `${plural(needed - matching.matching, 'joins', 'join')} (0 of ${total} MicroJobs done); if none does by the deadline the creator can refund`
+    }
+  }
   const who = matching.peers === 0 ? '' : `; ${matching.matching} ${plural(matching.matching, 'peer', 'peers')} can work on it`
   if (done === 0) return { phase: 'open', waitingFor: `a peer to start it (0 of ${total} MicroJobs done${who})` }
   return { phase: 'processing', waitingFor: `${total - done} more MicroJobs (${done} of ${total} done${who})` }

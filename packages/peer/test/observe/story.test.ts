@@ -50,6 +50,17 @@ describe('job stories', () => {
     expect(story.waitingFor).toBe('a peer that can take it: 0 of 3 peers match (needs 96 GB VRAM): 3 have too little VRAM (80 GB, 24 GB, 16 GB; the job needs 96 GB)')
   })
 
+  it('an open job with fewer fitting nodes than its submitter and k verifiers: the peers leave it alone, and the story says so with how many', () => {
+    // one RTX 4090 node of 24 GB is known to fit (the 16 GB one has too little VRAM, the A100 is paused): 4 are needed
+    const alone = explainJob(facts({ announced: { round: 0, requirements: { minVramGb: 20, gpuModel: 'RTX 4090' }, macroJobs: 2, microJobsPerMacro: 4, announcer: peers[0].peerId }, chain: chain({ activeNodes: 6 }) }))
+    expect(alone.phase).toBe('open')
+    expect(alone.waitingFor).toBe('more nodes that fit it: 1 of 3 peers matches (needs 20 GB VRAM, GPU RTX 4090): 1 has too little VRAM (16 GB; the job needs 20 GB); ' +
+      '1 has another GPU model (A100; the job needs RTX 4090); 1 is paused or not eligible on the registry; its submitter and its 3 verifiers must all be such nodes ' +
+      '(4 of them, 1 known), so the peers leave it alone (no work on it could be paid) until 3 more join (0 of 8 MicroJobs done); if none does by the deadline the creator can refund')
+    // four that fit: a peer starts it
+    expect(explainJob(facts({ peers: fit, chain: chain({ activeNodes: 6 }) })).waitingFor).toBe('a peer to start it (0 of 8 MicroJobs done; 4 peers can work on it)')
+  })
+
   it('follows a job through processing, verification and release', () => {
     const processing = explainJob(facts({ progress: { done: 3, total: 8, macros: [] }, chain: chain({}) }))
     expect(processing.phase).toBe('processing')
