@@ -1,4 +1,5 @@
-import { knownNodeWallets } from '@jobmesh/peer/settlement'
+import { bondableNodes as bondableNodesOf } from '@jobmesh/peer/settlement'
+import type { BondableNodes } from '@jobmesh/peer/settlement'
 import type { ChainContext, ClientContext } from './context.js'
 import type { EscrowJobState } from '@jobmesh/contracts'
 
@@ -35,34 +36,11 @@ export async function activeNodes (ctx: ChainContext, options: { signal?: AbortS
   return ctx.chain.client.activeNodes({ signal: options.signal })
 }
 
-/** How many known nodes could submit a job paying `fee`, and the bond that takes ({@link JobClient.bondableNodes}). */
-export interface BondableNodes {
-  /** The stake a submitter locks (`fee x bondBps`, wei). */
-  bond: bigint
-  /** Known nodes (by their profiles) whose free stake covers it. */
-  nodes: number
-  /** The largest free stake among the known nodes (wei; 0 with none known). */
-  largestFree: bigint
-  /** Nodes known (their profiles, registered): with none, nothing can be told. */
-  known: number
-}
-
 /**
- * Which known nodes could lock the bond of a job paying `fee`: the peers work only on jobs whose bond their own free
- * stake covers, so with none a job is never processed.
+ * Which known nodes could lock the bond of a job paying `fee` ({@link JobClient.bondableNodes}): the peers' own rule.
  *
  * @throws the chain errors, AbortError
  */
 export async function bondableNodes (ctx: ClientContext, fee: bigint, options: { signal?: AbortSignal } = {}): Promise<BondableNodes> {
-  const chain = ctx.chain.client
-  const bond = await chain.submissionBond(fee, options)
-  let nodes = 0
-  let largestFree = 0n
-  const wallets = await knownNodeWallets({ docs: ctx.docs, chain }, options)
-  for (const wallet of wallets) {
-    const free = await chain.freeStake(wallet, options)
-    if (free > largestFree) largestFree = free
-    if (free >= bond) nodes++
-  }
-  return { bond, nodes, largestFree, known: wallets.length }
+  return await bondableNodesOf({ docs: ctx.docs, chain: ctx.chain.client }, fee, options)
 }

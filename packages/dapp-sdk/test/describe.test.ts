@@ -145,8 +145,26 @@ describe('the peers that can take a job, before it is submitted', () => {
     expect(err[0]).toBe(`warning: no known peer can run job ${jobId}: 0 of 3 peers match (needs 16 GB VRAM): 3 have too little VRAM (3 x 8 GB; ` +
       'the job needs 16 GB); it will not start unless such peers join')
     err.length = 0
-    await run([...submit(['--gpu-model', 'RTX 4090']), ...flags], { out: () => {}, err: (l) => err.push(l) })
+    out.length = 0
+    await run([...submit(['--gpu-model', 'RTX 4090']), ...flags], { out: (l) => out.push(l), err: (l) => err.push(l) })
     expect(err).toContain('warning: 1 of 3 peers matches (needs any VRAM, GPU RTX 4090): 2 have another GPU model (cpu; the job needs RTX 4090); ' +
       'this job needs 4 (its 3 verifiers are drawn among matching nodes besides its submitter): it will not be released unless more join')
+    // describe says the peers leave it alone until more such nodes join (it said a peer would start it)
+    const rtxJob = /jobId: (0x[0-9a-f]{64})/.exec(out.join('\n'))?.[1] ?? ''
+    expect((await env.client.describe(rtxJob)).waitingFor).toMatch(/^more nodes that fit it: 1 of 3 peers matches .*its submitter and its 3 verifiers must all be such nodes \(4 of them, 1 known\), so the peers leave it alone .* until 3 more join/)
+  })
+
+  it('describe of an open job whose bond no known node\'s free stake covers: the peers leave it alone, and it says so', async () => {
+    const env = await setup()
+    const gpu = keccak256(new TextEncoder().encode('any-gpu'))
+    const stake = env.deployment.params.registry.minStake
+    // the network peer is a registered node with the minimum stake, known by its signed profile
+    await registerNode(env, 2, gpu, 8, stake, env.peer.privateKey)
+    for (const i of [3, 4, 5]) await registerNode(env, i, gpu, 8, stake)
+    await publishProfile({ docs: env.peerDocs, privateKey: env.peer.privateKey }, { address: await env.wallet(2).getAddress(), gpuModel: 'cpu', vramGb: 8 })
+    await waitFor(async () => (await env.client.matchingPeers({})).peers === 1 ? true : undefined, { timeoutMs: 20_000, what: 'the profile at the client' })
+    // its bond is 2 x the fee: twice the stake
+    const dear = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: stake, verifiers: 3 })
+    expect((await env.client.describe(dear.jobId)).waitingFor).toMatch(/^a node whose free stake covers its bond: submitting its results locks 0\.02 ETH \(from its fee\), the largest free stake among the 1 known node is 0\.01 ETH, so the peers leave it alone/)
   })
 })

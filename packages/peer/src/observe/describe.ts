@@ -1,5 +1,6 @@
 import { anySignal } from '@jobmesh/contracts'
 import { readFinalRecords, readProfiles } from '../jobs/index.js'
+import { bondableNodes } from '../settlement/index.js'
 import { readAnnouncedJobs } from './announced-jobs.js'
 import { readVerification } from './chain-view.js'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
@@ -84,6 +85,13 @@ export async function gatherJobFacts (components: DescribeComponents, jobId: str
     } finally {
       view.stop()
     }
+  }
+  // the peers take only jobs whose bond their free stake covers: an open job none can bond is left alone
+  if (chain != null && verification?.status === 'Open' && (facts.progress?.done ?? 0) === 0) {
+    facts.bondable = await bondableNodes({ docs: components.docs, chain }, verification.feeWei, { signal: signal() }).catch((err: Error) => {
+      notes.push(`the nodes' free stakes could not be read (${err.name}: ${err.message})`)
+      return undefined
+    })
   }
   return facts
 }

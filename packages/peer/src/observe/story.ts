@@ -3,6 +3,7 @@ import { DEADLINE_MARGIN_MS, nodesNeeded } from '../protocol/index.js'
 import { failedForCertain } from '../coord/index.js'
 import { shortId } from './attach-events.js'
 import type { VerificationView } from './chain-view.js'
+import type { BondableNodes } from '../settlement/index.js'
 
 /** A peer as `describe` weighs it against a job's requirements (from its signed profile and the registry). */
 export interface PeerFacts {
@@ -44,6 +45,8 @@ export interface JobFacts {
   chainUnread?: boolean
   /** Signer (PeerId) of the round's final record. */
   finalizer?: string
+  /** Of an open job nothing was done on: the known nodes whose free stake covers the bond its submitter locks. */
+  bondable?: BondableNodes
   /** Parts that could not be read (chain unreachable, doc timeout), in plain words. */
   notes?: string[]
   /** Unix ms (default: now). */
@@ -200,6 +203,15 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
     return {
       phase: 'open',
       waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so the peers leave it alone (no work on it could be paid) until ${more} more ${plural(more, 'joins', 'join')}; if none does by the deadline the creator can refund`
+    }
+  }
+  const bondable = facts.bondable
+  if (chain != null && status === 'Open' && done === 0 && bondable != null && bondable.known > 0 && bondable.nodes === 0) {
+    return {
+      phase: 'open',
+      waitingFor: `a node whose free stake covers its bond: submitting its results locks ${formatEther(bondable.bond)} ETH (from its fee), the ` +
+        `largest free stake among the ${bondable.known} known ${plural(bondable.known, 'node', 'nodes')} is ${formatEther(bondable.largestFree)} ETH, so the ` +
+        'peers leave it alone (a lower price, or nodes with more stake); if none comes by the deadline the creator can refund'
     }
   }
   // its submitter and its k verifiers must all fit it: the peers leave it alone until that many are known (as they log;

@@ -61,6 +61,16 @@ describe('job stories', () => {
     expect(explainJob(facts({ peers: fit, chain: chain({ activeNodes: 6 }) })).waitingFor).toBe('a peer to start it (0 of 8 MicroJobs done; 4 peers can work on it)')
   })
 
+  it('an open job whose bond no known node\'s free stake covers: the peers leave it alone, and the story says by how much', () => {
+    const bondable = { bond: 2n * 10n ** 18n, nodes: 0, largestFree: 10n ** 18n, known: 4 }
+    const story = explainJob(facts({ peers: fit, chain: chain({ activeNodes: 6 }), bondable }))
+    expect(story.phase).toBe('open')
+    expect(story.waitingFor).toBe('a node whose free stake covers its bond: submitting its results locks 2.0 ETH (from its fee), the largest free stake ' +
+      'among the 4 known nodes is 1.0 ETH, so the peers leave it alone (a lower price, or nodes with more stake); if none comes by the deadline the creator can refund')
+    // one node can: a peer starts it
+    expect(explainJob(facts({ peers: fit, chain: chain({ activeNodes: 6 }), bondable: { ...bondable, nodes: 1 } })).waitingFor).toMatch(/^a peer to start it/)
+  })
+
   it('follows a job through processing, verification and release', () => {
     const processing = explainJob(facts({ progress: { done: 3, total: 8, macros: [] }, chain: chain({}) }))
     expect(processing.phase).toBe('processing')
