@@ -247,6 +247,26 @@ describe('jobmesh-dapp', () => {
     expect(help.stdout.join('\n')).toMatch(/--force\s+submit and pay even when no/)
   }, 60_000)
 
+  it('a submit whose --timeout runs out while it follows the job says the job is funded and goes on, and how to follow it', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
+    await writeFile(files.code, code)
+    await writeFile(files.data, data)
+    await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
+    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    // the network peer does not process: nothing moves within the 2 s
+    const peerAddress = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
+    const io = capture()
+    expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--timeout', '2', '--force', '--out', join(env.dir, 'out'),
+      '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], io)).toBe(1)
+    const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1] ?? ''
+    expect(io.stderr.at(-1)).toMatch(/^TimeoutError: /)
+    expect(io.stderr).toContain(`job ${jobId} is funded and goes on without this process (--timeout 2 s ran out following it): follow it with ` +
+      `jobmesh-dapp wait ${jobId}, then jobmesh-dapp results ${jobId} --out ${join(env.dir, 'out')}; submitting again pays for another job`)
+  }, 60_000)
+
   it('a wallet that cannot pay: submit says its balance and what the job needs, prints no jobId of a job that was not created (--json too)', async () => {
     const env = await setup()
     const { code, data } = smallJob()

@@ -152,12 +152,20 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       else io.out(`detached: follow the job with jobmesh-dapp wait ${job.jobId}, then jobmesh-dapp results ${job.jobId} --out <dir>`)
       return
     }
-    const progress = await followProgress(client, job.jobId, io, { quiet: json, timeoutMs, signal })
-    if (!json) io.out(`done: ${progress.done}/${progress.total} MicroJobs`)
-    const release = await followRelease(client, job.jobId, io, { quiet: json, timeoutMs, signal })
-    if (!json) io.out(`released in block ${release.blockNumber}`)
     const out = resolve(flags.out ?? `jobmesh-results-${job.jobId.slice(2, 10)}`)
-    const outputs = await writeResults(client, job.jobId, out, io, { quiet: json, timeoutMs: Math.min(timeoutMs, 600_000), signal })
+    const followed = async <T>(step: Promise<T>): Promise<T> => await step.catch((err: Error) => {
+      // the job is paid for and goes on: a person reading only the timeout might submit (and pay) again
+      if (err.name === 'TimeoutError' || err.name === 'ReleaseTimeoutError') {
+        io.err(`job ${job.jobId} is funded and goes on without this process (--timeout ${timeoutMs / 1000} s ran out following it): ` +
+          `follow it with jobmesh-dapp wait ${job.jobId}, then jobmesh-dapp results ${job.jobId} --out ${out}; submitting again pays for another job`)
+      }
+      throw err
+    })
+    const progress = await followed(followProgress(client, job.jobId, io, { quiet: json, timeoutMs, signal }))
+    if (!json) io.out(`done: ${progress.done}/${progress.total} MicroJobs`)
+    const release = await followed(followRelease(client, job.jobId, io, { quiet: json, timeoutMs, signal }))
+    if (!json) io.out(`released in block ${release.blockNumber}`)
+    const outputs = await followed(writeResults(client, job.jobId, out, io, { quiet: json, timeoutMs: Math.min(timeoutMs, 600_000), signal }))
     if (json) io.out(JSON.stringify({ ...summary, status: 'Released', releaseBlock: release.blockNumber, outputs: outputs.length, out }))
     else io.out(`${outputs.length} outputs verified and written to ${out}`)
   } finally {
