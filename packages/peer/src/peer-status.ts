@@ -28,7 +28,7 @@ export interface PeerStatus {
    */
   models: { held: string[], loaded?: string, fallback?: string[], prompted?: string[], announced?: string[] }
   peers: Array<{ peerId: string, addresses: string[] }>
-  jobs: Array<{ jobId: string, microJobs: number, value: number, state: string }>
+  jobs: Array<{ jobId: string, microJobs: number, value: string, state: string }>
   work: WorkCounters & { currentJob?: string }
   /** The wallet; balance, stake, score and earnings (wei, decimal strings) only in `Peer.report()`. */
   chain?: {

@@ -73,7 +73,7 @@ export function formatStatus (s: PeerStatus): string {
   out.push(`jobs known: ${s.jobs.length}`)
   if (s.jobs.length > 0) {
     out.push(table(['job', 'MicroJobs', 'value (wei/s)', 'state'],
-      s.jobs.map(j => [short(j.jobId, 10), j.microJobs, Math.round(j.value).toFixed(0), j.state])).trimEnd())
+      s.jobs.map(j => [short(j.jobId, 10), j.microJobs, j.value, j.state])).trimEnd())
   }
   if (s.following != null) out.push(`following ${s.following.docs} CRDT docs, ${s.following.topics} gossip topics (a job's are closed once it is released or refunded)`)
   out.push('')

@@ -27,7 +27,7 @@ export function knownJobSummary (job: KnownJob, host: JobStateHost): KnownJobSum
   return {
     jobId: job.jobId,
     microJobs: job.spec.slicing.macroJobs * job.spec.slicing.microJobsPerMacro,
-    value: Number(job.value),
+    value: job.value.toString(),
     deadline: job.spec.deadline,
     state: jobState(host, job.jobId)
   }

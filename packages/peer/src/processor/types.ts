@@ -160,8 +160,8 @@ export type RetiredAs = 'settled' | 'expired' | 'refused'
 export interface KnownJobSummary {
   jobId: string
   microJobs: number
-  /** Task value (wei per estimated second). */
-  value: number
+  /** Task value (wei per estimated second), a decimal string: exact (as a number it lost wei past 2^53). */
+  value: string
   /** The spec's deadline (unix ms): no result is accepted on chain after it. */
   deadline: number
   /**

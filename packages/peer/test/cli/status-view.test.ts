@@ -25,9 +25,9 @@ describe('formatStatus', () => {
     expect(text).toContain('          on chain: ipfs://a\n')
   })
 
-  it('shows a job\'s value in whole wei per second, as submit prints it (it showed 1.613e+14)', () => {
-    const text = formatStatus({ ...status({ held: [] }), jobs: [{ jobId: '0x' + 'ab'.repeat(32), microJobs: 32, value: 161290322580645.2, state: 'working' }] } as PeerStatus)
-    expect(text).toMatch(/ 161290322580645 +working/)
+  it('shows a job\'s value in whole wei per second, exactly as submit prints it (it showed 1.613e+14, then lost wei past 2^53)', () => {
+    const text = formatStatus({ ...status({ held: [] }), jobs: [{ jobId: '0x' + 'ab'.repeat(32), microJobs: 32, value: '9677419354838709', state: 'working' }] } as PeerStatus)
+    expect(text).toMatch(/ 9677419354838709 +working/)
     expect(text).not.toContain('e+')
   })
 
