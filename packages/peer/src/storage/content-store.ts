@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { unixfs } from '@helia/unixfs'
@@ -111,8 +112,13 @@ function sha256RawCid (digest: Uint8Array): CID {
 }
 
 async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
+  // helia's DAG walker adds an abort listener on the signal per block it queues: a DAG of more than 10 blocks made Node
+  // warn of a listener leak (MaxListenersExceededWarning) on every peer pinning a job's data. The walk gets a follower
+  // of its own, with no such limit (its listeners go with it)
+  const walk = signal == null ? undefined : AbortSignal.any([signal])
+  if (walk != null) setMaxListeners(Infinity, walk)
   try {
-    for await (const _ of pins.add(cid, { signal })) { /* walk the DAG */ }
+    for await (const _ of pins.add(cid, { signal: walk })) { /* walk the DAG */ }
   } catch (err) {
     if ((err as Error).name !== 'AlreadyPinnedError') throw err
   }

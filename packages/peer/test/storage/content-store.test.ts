@@ -131,6 +131,26 @@ describe('content store: ipfs:// between two helia nodes', () => {
     await rejectsWithName(storeB.fetch(`ipfs://${cid}`, { maxBytes: 1000 }), 'ContentTooLargeError')
   })
 
+  it('many outputs stored at once under one signal make Node warn of no listener leak (helia listens on it per pin)', async () => {
+    const a = await createNode()
+    nodes.push(a)
+    const store = createContentStore({ helia: a.helia })
+    const warnings: Error[] = []
+    const onWarning = (w: Error): void => { if (w.name === 'MaxListenersExceededWarning') warnings.push(w) }
+    process.on('warning', onWarning)
+    try {
+      // a job's outputs, stored under the job's one signal as a finalizer stores them
+      const signal = new AbortController().signal
+      const cids = await Promise.all(Array.from({ length: 24 }, async (_, i) => await store.addOutput(new TextEncoder().encode(`output ${i}`), { signal })))
+      expect(new Set(cids).size).toBe(24)
+      // a warning is emitted on the next tick
+      await new Promise(resolve => setImmediate(resolve))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings.map(w => w.message)).toEqual([])
+  })
+
   it('pins within a byte bound, and nothing of a DAG larger than the bound', async () => {
     const a = await createNode()
     const b = await createNode()
