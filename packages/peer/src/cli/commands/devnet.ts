@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { DevnetChainExitedError, InterruptedError, UsageError } from '../errors.js'
 import { MAX_DEVNET_PEERS, MIN_DEVNET_PEERS } from '../constants.js'
@@ -39,6 +39,10 @@ export function devnetCommand (program: Command): void {
         await checkStake(opts.stake)
         interrupt.signal.throwIfAborted()
         process.stdout.write(`starting devnet with ${opts.peers} peers...\n`)
+        if (opts.dir != null && await usedBefore(resolve(opts.dir))) {
+          process.stdout.write(`note: ${resolve(opts.dir)} holds an earlier devnet's peers; that chain stopped with it (anvil keeps its state in ` +
+            'memory), so the peers list its jobs (as open, though nothing funds them here) until their deadlines pass: a new --dir starts clean\n')
+        }
         const { startDevnet } = await import('../../devnet/index.js')
         devnet = await startDevnet({
           peers: opts.peers,
@@ -149,4 +153,9 @@ function describe (devnet: Devnet, spareKey: string | undefined): string {
     'running (Ctrl-C to stop)',
     ''
   ].join('\n')
+}
+
+/** Whether a devnet ran in `dir` before: its first peer's data dir is there. */
+async function usedBefore (dir: string): Promise<boolean> {
+  return await stat(join(dir, 'peer-0', 'datastore')).then(() => true, () => false)
 }
