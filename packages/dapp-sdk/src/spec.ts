@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { minimumJobFee } from '@jobmesh/contracts'
 import { DEADLINE_MARGIN_MS, parseJobSpec, slicingMismatch } from '@jobmesh/peer/protocol'
+import { fileProblem } from '@jobmesh/peer/file-problem'
 import { parseContentUri } from '@jobmesh/peer/storage'
 import { DEFAULT_DEADLINE_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from './constants.js'
 import { InvalidJobError, UploadError } from './errors.js'
@@ -128,8 +129,7 @@ export async function localSize (input: ContentInput, what: string): Promise<num
   try {
     s = await stat(path)
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message
-    throw new UploadError(`cannot read ${what} ${path}: ${why}`, { cause: err })
+    throw new UploadError(`cannot read ${what} ${path}: ${fileProblem(err)}`, { cause: err })
   }
   if (!s.isFile()) throw new UploadError(`cannot read ${what} ${path}: it is ${s.isDirectory() ? 'a directory' : 'not a regular file'}`)
   return s.size

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { readDeployment } from '../src/cli/options.js'
+import { readDeployment, readKeyFile } from '../src/cli/options.js'
 
 let dir = ''
 afterEach(async () => { if (dir !== '') await rm(dir, { recursive: true, force: true }) })
@@ -30,5 +30,13 @@ describe('readDeployment (the CLI\'s --deployment)', () => {
     const err = await readDeployment('').catch((e: unknown) => e as Error)
     expect(err.name).toBe('InvalidConfigError')
     expect(err.message).toMatch(/^--deployment <file> is required/)
+  })
+  it('a file that is not there, a folder or no JSON: said in words, not as the OS\'s error code', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-deployment-'))
+    const message = async (p: Promise<unknown>): Promise<string> => await p.then(() => '', (e: Error) => `${e.name}: ${e.message}`)
+    expect(await message(readKeyFile(join(dir, 'none.key')))).toBe(`InvalidConfigError: cannot read the key file ${join(dir, 'none.key')}: no such file`)
+    expect(await message(readDeployment(dir))).toBe(`InvalidConfigError: cannot read the deployment ${dir}: it is a directory`)
+    await writeFile(join(dir, 'bad.json'), '{bad')
+    expect(await message(readDeployment(join(dir, 'bad.json')))).toMatch(new RegExp(`^InvalidConfigError: cannot read the deployment ${join(dir, 'bad.json')}: not JSON \\(`))
   })
 })

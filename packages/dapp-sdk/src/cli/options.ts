@@ -3,6 +3,7 @@ import { access, mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
+import { fileProblem } from '@jobmesh/peer/file-problem'
 import { kernelFilesystem } from '@jobmesh/peer/kernel-fs'
 import { parseEther } from 'ethers'
 import { localSize } from '../spec.js'
@@ -79,7 +80,7 @@ export async function readKeyFile (path: string): Promise<string> {
   try {
     text = await readFile(path, 'utf8')
   } catch (err) {
-    throw new InvalidConfigError(`cannot read the key file ${path}: ${(err as Error).message}`, { cause: err })
+    throw new InvalidConfigError(`cannot read the key file ${path}: ${fileProblem(err)}`, { cause: err })
   }
   const key = privateKeyHex(text)
   if (key === undefined) throw new InvalidConfigError(`the key file ${path} does not hold a 32-byte hex private key`)
@@ -90,11 +91,17 @@ export async function readKeyFile (path: string): Promise<string> {
 export async function readDeployment (path: string): Promise<DeploymentRef> {
   // `JOBMESH_DEPLOYMENT=` passes commander's mandatory check with an empty name
   if (path === '') throw new InvalidConfigError('--deployment <file> is required (or JOBMESH_DEPLOYMENT; jobmesh devnet prints it)')
+  let text: string
   let parsed: unknown
   try {
-    parsed = JSON.parse(await readFile(path, 'utf8'))
+    text = await readFile(path, 'utf8')
   } catch (err) {
-    throw new InvalidConfigError(`cannot read the deployment ${path}: ${(err as Error).message}`, { cause: err })
+    throw new InvalidConfigError(`cannot read the deployment ${path}: ${fileProblem(err)}`, { cause: err })
+  }
+  try {
+    parsed = JSON.parse(text)
+  } catch (err) {
+    throw new InvalidConfigError(`cannot read the deployment ${path}: not JSON (${(err as Error).message})`, { cause: err })
   }
   const d = parsed as Partial<DeploymentRef>
   if (typeof d?.jobEscrow !== 'string') throw new InvalidConfigError(`the deployment ${path} has no jobEscrow address`)

@@ -3,6 +3,7 @@ import { Option } from 'commander'
 import { UsageError } from './errors.js'
 import { rpcUrl } from './options.js'
 import { privateKeyHex } from '@jobmesh/contracts'
+import { fileProblem } from './file-problem.js'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
 
@@ -76,6 +77,6 @@ async function readText (file: string, what: string): Promise<string> {
   try {
     return await readFile(file, 'utf8')
   } catch (err) {
-    throw new UsageError(`cannot read ${what} ${file}: ${(err as Error).message}`)
+    throw new UsageError(`cannot read ${what} ${file}: ${fileProblem(err)}`)
   }
 }

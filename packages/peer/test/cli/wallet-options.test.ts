@@ -15,4 +15,8 @@ describe('the chain options of jobmesh start and claim', () => {
   it('--rpc with an empty deployment variable asks for the deployment file', async () => {
     await expect(readWallet({ rpc: 'http://127.0.0.1:8545', deployment: '' })).rejects.toMatchObject({ name: 'UsageError', message: expect.stringMatching(/needs --deployment/) })
   })
+  it('a key file that is not there is said in words', async () => {
+    await expect(readWallet({ rpc: 'http://127.0.0.1:8545', deployment: 'd.json', keyFile: '/nonexistent/wallet.key' }))
+      .rejects.toMatchObject({ name: 'UsageError', message: 'cannot read key file /nonexistent/wallet.key: no such file' })
+  })
 })
