@@ -190,6 +190,13 @@ describe('jobmesh-dapp', () => {
       const listed = JSON.parse(io5.stdout.join('')) as Array<{ jobId: string, status: string, creator: string }>
       expect(listed.map(j => j.jobId)).toContain(jobId)
       expect(listed.every(j => j.creator.toLowerCase() === env.anvil.accounts[2].address.toLowerCase())).toBe(true)
+      // as text: one aligned table (its columns shifted with the fees' widths)
+      const text = capture()
+      expect(await run(['list'], text)).toBe(0)
+      expect(text.stdout[0]).toMatch(/^job +status +fee +MicroJobs +deadline$/)
+      const row = text.stdout.find(l => l.startsWith(jobId!)) ?? ''
+      expect(row).toMatch(/^0x[0-9a-f]{64} +Open +0\.001 ETH +4 +\S+Z$/)
+      expect(row.indexOf('ETH')).toBe(text.stdout[0].indexOf('fee') + '0.001 '.length)
       // before the deadline a refund is refused with the decoded error
       const io6 = capture()
       expect(await run(['refund', jobId!], io6)).toBe(1)

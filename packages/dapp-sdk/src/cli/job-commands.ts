@@ -1,4 +1,5 @@
 import { Option } from 'commander'
+import { table } from '@jobmesh/peer/table'
 import { formatEther } from 'ethers'
 import { clientFrom, escrowClientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
@@ -180,10 +181,13 @@ export function jobCommands (root: Command, io: CliIo): void {
           io.out(JSON.stringify(jobs.map(j => ({ ...jsonJob(j), specCid: j.specCid, createdBlock: j.createdBlock }))))
           return
         }
-        if (jobs.length === 0) io.out(`no jobs created by ${client.address}`)
-        for (const j of jobs) {
-          io.out(`${j.jobId}  ${j.status.padEnd(9)}  ${formatEther(j.fee)} ETH  ${j.macroJobs * j.microJobsPerMacro} MicroJobs  deadline ${new Date(j.deadline * 1000).toISOString()}`)
+        if (jobs.length === 0) {
+          io.out(`no jobs created by ${client.address}`)
+          return
         }
+        // one aligned table, whatever the fees' widths (the columns shifted with them)
+        const rows = jobs.map(j => [j.jobId, j.status, `${formatEther(j.fee)} ETH`, j.macroJobs * j.microJobsPerMacro, new Date(j.deadline * 1000).toISOString()])
+        for (const line of table(['job', 'status', 'fee', 'MicroJobs', 'deadline'], rows).trimEnd().split('\n')) io.out(line)
       })
     })
 

@@ -8,7 +8,7 @@ const pkg = JSON.parse(readFileSync(`${pkgDir}package.json`, 'utf8')) as { expor
  * The CLIs' helpers both CLIs use (one module each, in src/cli), not folders: the polyfill, the closed-stdout guard,
  * the end of a command, the terminal-safe text of network strings.
  */
-const CLI_ENTRY = new Set(['./polyfill', './closed-stdout', './command-end', './terminal-text', './kernel-fs', './package-version', './file-problem'])
+const CLI_ENTRY = new Set(['./polyfill', './closed-stdout', './command-end', './terminal-text', './kernel-fs', './package-version', './file-problem', './table'])
 /** The folder entry points: every subpath but the root and the CLIs' entry-point helpers. */
 const folders = Object.keys(pkg.exports).filter(k => k !== '.' && !CLI_ENTRY.has(k)).map(k => k.slice(2))
 
