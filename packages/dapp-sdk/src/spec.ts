@@ -257,6 +257,8 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
     if (blockCount === undefined) blockCount = fromData
     else if (blockCount !== fromData) {
       issues.push({ path: 'blockCount', message: `data of ${dataSize} bytes has ${fromData} blocks of ${bs} bytes, not ${blockCount}` })
+      // the slicing is weighed against the data's blocks, not the count given wrong (it said "the data has 5 blocks")
+      blockCount = fromData
     }
   } else if (dataSize === undefined && blockCount === undefined && input.data != null && !shapes.some(i => i.path === 'data')) {
     issues.push({ path: 'blockCount', message: 'blockCount is required when data is a URI (jobmesh-dapp submit: --block-count)' })
@@ -273,6 +275,9 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
   const modelUri = typeof input.model === 'object' && !(input.model instanceof Uint8Array) ? input.model.uri : input.model
   if (typeof modelUri === 'string' && /^[a-z]+:\/\//.test(modelUri) && !modelUri.startsWith('ipfs://') && !modelUri.startsWith('file://')) {
     issues.push({ path: 'model', message: 'a model is bytes, a file or an ipfs:// URI (peers fetch and pin it by CID)' })
+  }
+  if (input.requirements?.gpuModel === '') {
+    issues.push({ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' })
   }
   if (input.requirements?.minVramGb !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
     issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
@@ -323,7 +328,7 @@ export function buildSpec (draft: SpecDraft, codeUri: string, dataUri: string, m
     const unknownIn = new Set(unknownFieldIssues(input).map(i => i.path.split('.')[0]))
     issues = [...issues, ...specIssues.filter(i => !((draft.blockCount === undefined || drafted('data')) && i.path === 'blockCount') &&
       !(i.path === 'slicing' && (drafted('slicing') || unknownIn.has('slicing'))) && !(i.path === 'verifiers' && drafted('verifiers')) &&
-      !(i.path === 'requirements' && unknownIn.has('requirements')))]
+      !(i.path === 'requirements' && unknownIn.has('requirements')) && !(i.path === 'requirements.gpuModel' && drafted('requirements.gpuModel')))]
   }
   if (issues.length > 0 || spec === undefined) throw new InvalidJobError(issues, { cause })
   return spec

@@ -93,6 +93,9 @@ describe('spec checks against what the peers run and the escrow stores (no chain
       .toEqual([{ path: 'requirements.gpu', message: 'unknown field (did you mean "gpuModel"?): not part of a job' }])
     expect(issues({ slicing: { ...base.slicing, blocksPerMicros: 1 } } as unknown as Partial<SubmitInput>))
       .toEqual([{ path: 'slicing.blocksPerMicros', message: 'unknown field (did you mean "blocksPerMicro"?): not part of a job' }])
+    // an empty GPU model: said in words (the validator's "Too small: expected string to have >=1 characters" came)
+    expect(issues({ requirements: { minVramGb: 0, gpuModel: '' } }))
+      .toEqual([{ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' }])
     // a GPU model alone: any VRAM, as the CLI's --gpu-model alone (it gave two issues on minVramGb)
     expect(issues({ requirements: { gpuModel: 'RTX 4090' } } as unknown as Partial<SubmitInput>)).toEqual([])
     // every documented field, given, is known
@@ -110,6 +113,9 @@ describe('spec checks against what the peers run and the escrow stores (no chain
 
   it('empty data: one issue on data, not also the validator\'s on the block count it makes 0', () => {
     expect(issues({ blockCount: undefined }, { data: 0 })).toEqual([{ path: 'data', message: 'data is empty' }])
+    // a block count the local data does not have: one issue, the slicing weighed against the data's own blocks (a second
+    // line said "the data has 5 blocks")
+    expect(issues({ blockCount: 5 }, { data: 32 })).toEqual([{ path: 'blockCount', message: 'data of 32 bytes has 8 blocks of 4 bytes, not 5' }])
   })
 
   it('code larger than the peers fetch: issue on code', () => {
