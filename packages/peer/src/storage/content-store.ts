@@ -111,12 +111,21 @@ function sha256RawCid (digest: Uint8Array): CID {
   return CID.createV1(raw.code, Digest.create(sha256.code, Uint8Array.from(digest)))
 }
 
+/**
+ * A follower of `signal` for one helia call, with no listener limit: helia listens on the signal it is given per block
+ * (the pin walk) and per peer that wants a block written (bitswap's notify), so a finalizer storing a job's outputs at
+ * once under the job's one signal made Node warn of a listener leak (MaxListenersExceededWarning). Each call's
+ * listeners go with its follower.
+ */
+function heliaSignal (signal?: AbortSignal): AbortSignal | undefined {
+  if (signal == null) return undefined
+  const follower = AbortSignal.any([signal])
+  setMaxListeners(Infinity, follower)
+  return follower
+}
+
 async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
-  // helia's DAG walker adds an abort listener on the signal per block it queues: a DAG of more than 10 blocks made Node
-  // warn of a listener leak (MaxListenersExceededWarning) on every peer pinning a job's data. The walk gets a follower
-  // of its own, with no such limit (its listeners go with it)
-  const walk = signal == null ? undefined : AbortSignal.any([signal])
-  if (walk != null) setMaxListeners(Infinity, walk)
+  const walk = heliaSignal(signal)
   try {
     for await (const _ of pins.add(cid, { signal: walk })) { /* walk the DAG */ }
   } catch (err) {
@@ -173,12 +182,12 @@ export function createContentStore (components: ContentStoreComponents, init: Co
 
   const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
     const cid = rawBlockCid(bytes)
-    await components.helia.blockstore.put(cid, bytes, { signal: options.signal })
+    await components.helia.blockstore.put(cid, bytes, { signal: heliaSignal(options.signal) })
     await pin(components.helia.pins, cid, options.signal)
     return cid.toString()
   }
   const addBytes = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
-    const cid = await fs.addBytes(bytes, { signal: options.signal })
+    const cid = await fs.addBytes(bytes, { signal: heliaSignal(options.signal) })
     await pin(components.helia.pins, cid, options.signal)
     log('added %c (%d bytes)', cid, bytes.byteLength)
     return cid.toString()
