@@ -1,5 +1,6 @@
 import { InsufficientFundsError } from '@jobmesh/contracts'
 import { formatEther, isError } from 'ethers'
+import { ethText } from './observe/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
 // Gas a start may spend before it runs, at most: the seed commitment, the registration (~730 000 with its PeerId proof,
@@ -7,10 +8,13 @@ import type { ChainClient } from '@jobmesh/contracts'
 // gas limit x its max fee per gas against the balance before it takes it.
 const START_GAS = 1_100_000n
 const TOP_UP_GAS = 400_000n
+// and what its first duties need after it: a verification round (seed, commit, reveal) and a claim. A wallet holding
+// the stake and the start's gas alone registered, was drawn, and could not send its reveal (penalised)
+const DUTY_GAS = 1_500_000n
 
 /** A start that cannot pay for want of ETH says so in one line, instead of the node's hex dump. */
 function fundsError (address: string, balance: bigint, stake: bigint, gasWei?: bigint, cause?: Error): InsufficientFundsError {
-  const gas = gasWei === undefined ? 'gas' : `about ${formatEther(gasWei)} ETH of gas at the chain's fee now`
+  const gas = gasWei === undefined ? 'gas' : `about ${ethText(gasWei)} ETH of gas at the chain's fee now (its start and first duties)`
   return new InsufficientFundsError(`wallet ${address} has ${formatEther(balance)} ETH, needs ${formatEther(stake)} stake + ${gas}`, { cause })
 }
 
@@ -31,7 +35,7 @@ export async function checkStakeFunds (client: Pick<ChainClient, 'nodeInfo' | 'b
   const toAdd = !node.registered ? stake : node.exiting ? 0n : stake > node.stake ? stake - node.stake : 0n
   if (toAdd === 0n) return
   const [balance, perGas] = await Promise.all([client.balance(address, options), feePerGas(client)])
-  const gasWei = (node.registered ? TOP_UP_GAS : START_GAS) * perGas
+  const gasWei = ((node.registered ? TOP_UP_GAS : START_GAS) + DUTY_GAS) * perGas
   if (balance < toAdd + gasWei || balance <= toAdd) throw fundsError(address, balance, toAdd, gasWei)
 }
 

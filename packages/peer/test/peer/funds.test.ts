@@ -26,7 +26,7 @@ describe('a peer whose wallet has no ETH', () => {
     })
     await expect(failed).rejects.toMatchObject({
       name: 'InsufficientFundsError',
-      message: expect.stringMatching(new RegExp(`^wallet ${empty.address} has 0\\.0 ETH, needs 0\\.1 stake \\+ about 0\\.\\d+ ETH of gas at the chain's fee now$`))
+      message: expect.stringMatching(new RegExp(`^wallet ${empty.address} has 0\\.0 ETH, needs 0\\.1 stake \\+ about 0\\.\\d+ ETH of gas at the chain's fee now \\(its start and first duties\\)$`))
     })
   })
 
@@ -48,7 +48,7 @@ describe('a peer whose wallet has no ETH', () => {
     // then the registration failed on the node's "insufficient funds for intrinsic transaction cost")
     const err = await failed.then(() => undefined, (e: Error) => e)
     expect(err?.name).toBe('InsufficientFundsError')
-    expect(err?.message).toMatch(new RegExp(`^wallet ${short.address} has 0\\.100000000000001 ETH, needs 0\\.1 stake \\+ about 0\\.\\d+ ETH of gas at the chain's fee now$`))
+    expect(err?.message).toMatch(new RegExp(`^wallet ${short.address} has 0\\.100000000000001 ETH, needs 0\\.1 stake \\+ about 0\\.\\d+ ETH of gas at the chain's fee now \\(its start and first duties\\)$`))
     const check = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
     expect(await check.getTransactionCount(short.address)).toBe(0)
     check.destroy()
