@@ -276,7 +276,7 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
   if (typeof modelUri === 'string' && /^[a-z]+:\/\//.test(modelUri) && !modelUri.startsWith('ipfs://') && !modelUri.startsWith('file://')) {
     issues.push({ path: 'model', message: 'a model is bytes, a file or an ipfs:// URI (peers fetch and pin it by CID)' })
   }
-  if (input.requirements?.gpuModel === '') {
+  if (typeof input.requirements?.gpuModel === 'string' && input.requirements.gpuModel.trim() === '') {
     issues.push({ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' })
   }
   if (input.requirements?.minVramGb !== undefined && !Number.isInteger(input.requirements.minVramGb)) {

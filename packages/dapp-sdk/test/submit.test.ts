@@ -94,8 +94,10 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     expect(issues({ slicing: { ...base.slicing, blocksPerMicros: 1 } } as unknown as Partial<SubmitInput>))
       .toEqual([{ path: 'slicing.blocksPerMicros', message: 'unknown field (did you mean "blocksPerMicro"?): not part of a job' }])
     // an empty GPU model: said in words (the validator's "Too small: expected string to have >=1 characters" came)
-    expect(issues({ requirements: { minVramGb: 0, gpuModel: '' } }))
-      .toEqual([{ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' }])
+    for (const gpuModel of ['', '   ']) {
+      expect(issues({ requirements: { minVramGb: 0, gpuModel } }))
+        .toEqual([{ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' }])
+    }
     // a GPU model alone: any VRAM, as the CLI's --gpu-model alone (it gave two issues on minVramGb)
     expect(issues({ requirements: { gpuModel: 'RTX 4090' } } as unknown as Partial<SubmitInput>)).toEqual([])
     // every documented field, given, is known

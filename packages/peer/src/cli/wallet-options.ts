@@ -45,7 +45,7 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
   if (opts.deployment == null || opts.deployment === '') {
     throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
   }
-  const privateKey = privateKeyHex(opts.keyFile != null ? await readText(opts.keyFile, 'key file') : opts.privateKey ?? '')
+  const privateKey = privateKeyHex(opts.keyFile != null ? await readText(opts.keyFile, 'the key file') : opts.privateKey ?? '')
   if (privateKey == null) {
     throw new UsageError(opts.keyFile != null
       ? `the key file ${opts.keyFile} does not hold a 32-byte hex private key`
@@ -54,7 +54,7 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
   const { parseDeployment } = await import('@jobmesh/contracts')
   let deployment: Deployment
   try {
-    deployment = parseDeployment(await readText(opts.deployment, 'deployment file'))
+    deployment = parseDeployment(await readText(opts.deployment, 'the deployment'))
   } catch (err) {
     if ((err as Error).name === 'UsageError') throw err
     throw new UsageError(`${opts.deployment} is not a jobmesh deployment file: ${(err as Error).message}`)

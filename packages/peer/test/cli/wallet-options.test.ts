@@ -17,6 +17,6 @@ describe('the chain options of jobmesh start and claim', () => {
   })
   it('a key file that is not there is said in words', async () => {
     await expect(readWallet({ rpc: 'http://127.0.0.1:8545', deployment: 'd.json', keyFile: '/nonexistent/wallet.key' }))
-      .rejects.toMatchObject({ name: 'UsageError', message: 'cannot read key file /nonexistent/wallet.key: no such file' })
+      .rejects.toMatchObject({ name: 'UsageError', message: 'cannot read the key file /nonexistent/wallet.key: no such file' })
   })
 })
