@@ -272,6 +272,15 @@ describe('jobmesh-dapp', () => {
     expect(io.stderr.at(-1)).toMatch(/^TimeoutError: /)
     expect(io.stderr).toContain(`job ${jobId} is funded and goes on without this process (--timeout 2 s ran out following it): follow it with ` +
       `jobmesh-dapp wait ${jobId}, then jobmesh-dapp results ${jobId} --out ${join(env.dir, 'out')}; submitting again pays for another job`)
+    // with --json the error document names the job (it was only in the message's text)
+    const json = capture()
+    expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--timeout', '2', '--force', '--json', '--out', join(env.dir, 'out2'),
+      '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], json)).toBe(1)
+    const doc = JSON.parse(json.stdout.at(-1) ?? '{}') as { error: { name: string, jobId?: string } }
+    expect(doc.error.name).toBe('TimeoutError')
+    expect(doc.error.jobId).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(doc.error.jobId).not.toBe(jobId)
   }, 60_000)
 
   it('a wallet that cannot pay: submit says its balance and what the job needs, prints no jobId of a job that was not created (--json too)', async () => {

@@ -44,7 +44,7 @@ export async function run (argv: string[], output: CliIo = processIo): Promise<n
       if (argv.includes('--json')) io.out(JSON.stringify({ error: { name: 'UsageError', code: err.code, message: err.message } }))
       return EXIT_USAGE
     }
-    const e = err as Error & { issues?: Array<{ path: string, message: string }> }
+    const e = err as Error & { issues?: Array<{ path: string, message: string }>, jobId?: unknown }
     if (e.name === 'InvalidJobError' && e.issues !== undefined) {
       io.err('invalid job:')
       for (const i of e.issues) io.err(`  ${i.path}: ${i.message}`)
@@ -52,7 +52,9 @@ export async function run (argv: string[], output: CliIo = processIo): Promise<n
       io.err(`${e.name}: ${e.message}`)
     }
     // with --json a script reads one document on stdout, a failure too
-    if (argv.includes('--json')) io.out(JSON.stringify({ error: { name: e.name, message: e.message, ...(e.issues === undefined ? {} : { issues: e.issues }) } }))
+    // a failure about a job names it (a submit that timed out following a job it paid for)
+    const job = typeof e.jobId === 'string' ? { jobId: e.jobId } : {}
+    if (argv.includes('--json')) io.out(JSON.stringify({ error: { name: e.name, message: e.message, ...job, ...(e.issues === undefined ? {} : { issues: e.issues }) } }))
     return USAGE_ERRORS.has(e.name) ? EXIT_USAGE : EXIT_FAILED
   }
 }

@@ -158,6 +158,8 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       if (err.name === 'TimeoutError' || err.name === 'ReleaseTimeoutError') {
         io.err(`job ${job.jobId} is funded and goes on without this process (--timeout ${timeoutMs / 1000} s ran out following it): ` +
           `follow it with jobmesh-dapp wait ${job.jobId}, then jobmesh-dapp results ${job.jobId} --out ${out}; submitting again pays for another job`)
+        // and --json's error document names the job
+        if (!('jobId' in err)) Object.assign(err, { jobId: job.jobId })
       }
       throw err
     })
