@@ -19,3 +19,6 @@ export const DAPP_ACCOUNT = 0
  * transaction. One second keeps the demo quick and still exercises real block times (Amoy: `--block-time 2`).
  */
 export const DEFAULT_DEVNET_BLOCK_TIME = 1
+
+/** The last lines of each peer's output a devnet keeps (`PeerProcess.output`): a devnet runs for days. */
+export const MAX_PEER_OUTPUT_LINES = 10_000

@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { logger } from '@libp2p/logger'
-import { DEFAULT_PEER_START_TIMEOUT_MS, DEFAULT_PEER_STOP_TIMEOUT_MS } from './constants.js'
+import { DEFAULT_PEER_START_TIMEOUT_MS, DEFAULT_PEER_STOP_TIMEOUT_MS, MAX_PEER_OUTPUT_LINES } from './constants.js'
 import { DevnetPeerError } from './errors.js'
 import type { ChildProcess } from 'node:child_process'
 
@@ -28,7 +28,7 @@ export interface PeerProcess {
   readonly child: ChildProcess
   /** Resolves when the process has exited. */
   readonly exited: Promise<number | null>
-  /** Lines the process printed (stdout and stderr), newest last. */
+  /** Lines the process printed (stdout and stderr), newest last: the last {@link MAX_PEER_OUTPUT_LINES} or so. */
   readonly output: string[]
   /** SIGTERM, then SIGKILL after a timeout; resolves when it has exited. */
   stop(): Promise<void>
@@ -62,6 +62,11 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
     env
   })
   const output: string[] = []
+  // the lines a devnet keeps of each peer: a devnet runs for days, and kept them all (its memory grew with every line)
+  const keep = (line: string): void => {
+    output.push(line)
+    if (output.length > MAX_PEER_OUTPUT_LINES + 1_000) output.splice(0, output.length - MAX_PEER_OUTPUT_LINES)
+  }
   let peerId = ''
   const addresses: string[] = []
   let dashboardUrl: string | undefined
@@ -69,7 +74,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
   const ready = new Promise<void>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! })
     lines.on('line', line => {
-      output.push(line)
+      keep(line)
       log('%s: %s', init.name, line)
       const [key, value] = line.split(/\s+/, 2)
       if (key === 'peer' && line.startsWith('peer id')) peerId = line.split(/\s+/)[2]
@@ -77,7 +82,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
       else if (key === 'dashboard') dashboardUrl = value
       else if (line.startsWith('ready')) resolve()
     })
-    createInterface({ input: child.stderr! }).on('line', line => { output.push(line) })
+    createInterface({ input: child.stderr! }).on('line', keep)
     void exited.then(code => { reject(new DevnetPeerError(`${init.name} exited with ${code} before it was ready:\n${output.slice(-10).join('\n')}`)) })
   })
   const timeoutMs = init.startTimeoutMs ?? DEFAULT_PEER_START_TIMEOUT_MS
