@@ -217,7 +217,11 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       ? undefined
       : bondCapacity({ chain: chain.client }, {
         onShort: (job, bond, free) => {
-          events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: bondText(job.jobId, bond, free, chain.registration.exiting) })
+          // a node that asked to exit while it runs (`jobmesh exit`) has no free stake: said as the exit, not the stake
+          const exiting = chain.registration.exiting || free > 0n
+            ? Promise.resolve(chain.registration.exiting)
+            : chain.client.nodeInfo(chain.address).then(n => n.exiting, () => false)
+          void exiting.then(e => { events.push({ kind: 'job:waiting', level: 'info', jobId: job.jobId, text: bondText(job.jobId, bond, free, e) }) })
         },
         onGrowth: () => { processor?.wake() }
       })

@@ -90,4 +90,15 @@ describe('bondCapacity', () => {
     expect(told.text).toContain('this node asked to exit, so it takes no job')
     expect(owned).toEqual([])
   })
+  it('a running peer whose node asks to exit (jobmesh exit beside it) says so of the jobs it leaves alone, not that its stake is short', async () => {
+    chain = await startChain({ accounts: 3 })
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-exiting-running-'))
+    peer = await chainPeer(chain, { dataDir: dir })
+    await chain.clients[1].requestExit()
+    const { job } = await announceServedJob(peer, chain.clients[0], 3)
+    // the bond's line (beside the verifier supply's: this chain has one node)
+    const told = await waitFor(() => peer?.events.recent().find(e => e.kind === 'job:waiting' && e.jobId === job.jobId && /asked to exit|free stake/.test(e.text)),
+      { what: 'the job:waiting event of the bond', timeoutMs: 20_000 })
+    expect(told.text).toContain('this node asked to exit, so it takes no job')
+  })
 })
