@@ -47,7 +47,7 @@ describe('the control socket of a data dir', () => {
     running.push(first)
     await waitFor(() => first.lines.some(l => l.startsWith('ready')), { what: 'the first peer ready', timeoutMs: 30_000 })
     first.child.kill('SIGKILL')
-    await first.exited
+    await waitFor(() => first.child.signalCode ?? undefined, { what: 'the first peer killed', timeoutMs: 15_000 })
     expect(existsSync(join(dataDir, CONTROL_SOCKET))).toBe(true)
 
     const second = start(dataDir)

@@ -51,6 +51,18 @@ async function chainFlags (dir: string, anvil: Anvil, provider: ReturnType<typeo
   return ['--rpc', anvil.rpcUrl, '--deployment', join(dir, 'deployment.json'), '--key-file', join(dir, 'wallet.key'), '--vram', '8']
 }
 
+/** Runs `fn` with an anvil of its own (its mining may be switched off) and its provider, both stopped after. */
+async function withOwnAnvil (fn: (anvil: Anvil, provider: ReturnType<typeof createProvider>) => Promise<void>): Promise<void> {
+  const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
+  const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+  try {
+    await fn(anvil, provider)
+  } finally {
+    provider.destroy()
+    await anvil.stop()
+  }
+}
+
 describe('Ctrl-C before ready stops what was started, says so and exits 130', () => {
   const running: Cli[] = []
   let dir = ''
@@ -100,10 +112,8 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
 
   it('jobmesh start: a busy --http port refuses it before any transaction; status says it is starting while its registration waits for a block that does not come; interrupted then', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-start-interrupt-chain-'))
-    // an anvil of its own (args): its mining is switched off below
-    const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    try {
+    // an anvil of its own: its mining is switched off below
+    await withOwnAnvil(async (anvil, provider) => {
       const chain = await chainFlags(dir, anvil, provider)
       await provider.send('evm_setAutomine', [false])
       const wallet = anvil.accounts[1].address
@@ -161,43 +171,33 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       expect(code).toBe(130)
       expect(cli.stderr).toContain('interrupted before the peer was ready: stopped')
       expect(cli.stdout).not.toContain('ready (Ctrl-C to stop)')
-    } finally {
-      provider.destroy()
-      await anvil.stop()
-    }
+    })
   })
 
   it('jobmesh start: with the chain gone, status says so, and a stop that cannot take the node out of the verifier draw says so', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-stop-no-chain-'))
-    // an anvil of its own (args), stopped below
-    const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    try {
+    // an anvil of its own, stopped below
+    await withOwnAnvil(async (anvil, provider) => {
       const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...await chainFlags(dir, anvil, provider)])
       running.push(cli)
       await line(cli, /^ready/, 60_000)
       await anvil.stop()
       // status says the chain is away instead of leaving the wallet's standing out
       const status = jobmesh(['status', '--data-dir', join(dir, 'peer')])
-      expect(await status.exited).toBe(0)
+      expect(await closed(status)).toBe(0)
       expect(status.stdout).toContain(`wallet    ${anvil.accounts[1].address} (its standing unknown: the chain could not be read)`)
       expect(status.stdout.find(l => l.startsWith('chain     '))).toMatch(/unreachable|ECONNREFUSED/i)
       cli.child.kill('SIGINT')
-      expect(await cli.exited).toBe(0)
+      expect(await closed(cli)).toBe(0)
       expect(cli.stderr.join('\n')).toMatch(/error could not take this node out of the verifier draw as it stops .*start it again soon/)
       expect(cli.stdout.slice(-1)).toEqual(['stopped'])
-    } finally {
-      provider.destroy()
-      await anvil.stop()
-    }
+    })
   }, 90_000)
 
   it('jobmesh start: a second Ctrl-C while the stop waits to leave the verifier draw ends it at once and says what that risks', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-stop-twice-'))
-    // an anvil of its own (args): its mining is switched off below
-    const anvil: Anvil = await workerAnvil({ accounts: 2, args: [] })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    try {
+    // an anvil of its own: its mining is switched off below
+    await withOwnAnvil(async (anvil, provider) => {
       const cli = jobmesh(['start', '--data-dir', join(dir, 'peer'), '--listen', '/ip4/127.0.0.1/tcp/0', ...await chainFlags(dir, anvil, provider)])
       running.push(cli)
       await line(cli, /^ready/, 60_000)
@@ -212,10 +212,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       expect(await closed(cli, 15_000)).toBe(130)
       expect(cli.stderr.join('\n')).toMatch(/^stopped at once \(a second signal\): the stop was cut short; .*verifier draw.*start it again soon$/m)
       expect(cli.stdout).not.toContain('stopped')
-    } finally {
-      provider.destroy()
-      await anvil.stop()
-    }
+    })
   }, 90_000)
 
   it('jobmesh devnet: interrupted while it deploys or starts its peers', async () => {
