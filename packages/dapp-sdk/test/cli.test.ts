@@ -10,9 +10,21 @@ import { plural, weiPerSecond } from '../src/cli/text.js'
 import { secondsToMs } from '../src/cli/options.js'
 import { formatStory } from '../src/cli/describe-command.js'
 import { cleanup, setup, smallJob } from './helpers.js'
+import type { Env } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
 
 afterEach(cleanup)
+
+/** The small job's code and data, a key file of `privateKey` and the deployment file, written in the env's dir. */
+async function jobFiles (env: Env, privateKey: string): Promise<{ code: string, data: string, key: string, deployment: string }> {
+  const { code, data } = smallJob()
+  const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
+  await writeFile(files.code, code)
+  await writeFile(files.data, data)
+  await writeFile(files.key, `${privateKey}\n`)
+  await writeFile(files.deployment, serializeDeployment(env.deployment))
+  return files
+}
 
 function capture (): CliIo & { stdout: string[], stderr: string[] } {
   const stdout: string[] = []
@@ -230,12 +242,7 @@ describe('jobmesh-dapp', () => {
 
   it('refuses to pay for a job no connected peer can hold (its bootstrap peer does not answer), before any upload (--force pays: above)', async () => {
     const env = await setup()
-    const { code, data } = smallJob()
-    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
-    await writeFile(files.code, code)
-    await writeFile(files.data, data)
-    await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
-    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const files = await jobFiles(env, env.anvil.accounts[2].privateKey)
     // a bootstrap address where nobody listens
     const dead = `/ip4/127.0.0.1/tcp/1/p2p/${env.peer.peerId.toString()}`
     const io = capture()
@@ -256,12 +263,7 @@ describe('jobmesh-dapp', () => {
 
   it('a submit whose --timeout runs out while it follows the job says the job is funded and goes on, and how to follow it', async () => {
     const env = await setup()
-    const { code, data } = smallJob()
-    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
-    await writeFile(files.code, code)
-    await writeFile(files.data, data)
-    await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
-    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const files = await jobFiles(env, env.anvil.accounts[2].privateKey)
     // the network peer does not process: nothing moves within the 2 s
     const peerAddress = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
     const io = capture()
@@ -285,13 +287,8 @@ describe('jobmesh-dapp', () => {
 
   it('a wallet that cannot pay: submit says its balance and what the job needs, prints no jobId of a job that was not created (--json too)', async () => {
     const env = await setup()
-    const { code, data } = smallJob()
     const wallet = Wallet.createRandom()
-    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
-    await writeFile(files.code, code)
-    await writeFile(files.data, data)
-    await writeFile(files.key, `${wallet.privateKey}\n`)
-    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const files = await jobFiles(env, wallet.privateKey)
     const submit = ['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2', '--blocks-per-micro', '2',
       '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach', '--timeout', '2', '--force',
       '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
@@ -366,12 +363,7 @@ describe('jobmesh-dapp', () => {
 
   it('refuses an --out it cannot write before paying (submit) or downloading (results), exit 2', async () => {
     const env = await setup()
-    const { code, data } = smallJob()
-    const files = { code: join(env.dir, 'job.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json'), file: join(env.dir, 'a-file') }
-    await writeFile(files.code, code)
-    await writeFile(files.data, data)
-    await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
-    await writeFile(files.deployment, serializeDeployment(env.deployment))
+    const files = { ...await jobFiles(env, env.anvil.accounts[2].privateKey), file: join(env.dir, 'a-file') }
     await writeFile(files.file, 'not a folder\n')
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import { FAILURES_MAP, JobFailures, leases, macroDocs, recordSigner, recordVerifier } from '@jobmesh/peer/coord'
+import { FAILURES_MAP, JobFailures, recordSigner, recordVerifier } from '@jobmesh/peer/coord'
 import { jobDocName } from '@jobmesh/peer/crdt'
 import { waitFor } from '@jobmesh/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SLICING, cleanup, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, processorDocs, setup, smallJob } from './helpers.js'
 import type { ProgressUpdate } from '../src/index.js'
 
 afterEach(cleanup)
@@ -16,10 +16,8 @@ describe('a failed state that time limits made, while results land', () => {
   it('progress goes on through new results and ends failed only after failedQuietMs without one', async () => {
     const env = await setup()
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
-    const signer = recordSigner(env.peer.privateKey, env.peer.peerId.toString())
+    const docs = await processorDocs(env, job.jobId)
     const verifier = recordVerifier()
-    const docs = macroDocs({ signer, verifier, docs: env.peerDocs, leases: leases({ signer, verifier }) }, { roundDoc: jobDocName(job.jobId), jobKey: job.jobId })
-    for (const m of [0, 1]) await docs.open(m, { signal: AbortSignal.timeout(10_000) })
     const result = (g: number): void => {
       const d = job.microJobs[g]
       const bytes = new TextEncoder().encode(`output ${g}`)

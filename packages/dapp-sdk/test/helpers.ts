@@ -4,7 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect, createProvider, deploy, serializeDeployment, signPeerBinding } from '@jobmesh/contracts'
-import { createDocStore } from '@jobmesh/peer/crdt'
+import { leases, macroDocs, recordSigner, recordVerifier } from '@jobmesh/peer/coord'
+import { createDocStore, jobDocName } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
 import { resultCommitment } from '@jobmesh/peer/settlement'
@@ -158,4 +159,16 @@ export async function connectFlags (env: Env, account = 1): Promise<string[]> {
   await writeFile(key, `${env.anvil.accounts[account].privateKey}\n`)
   await writeFile(deployment, serializeDeployment(env.deployment))
   return ['--rpc', env.anvil.rpcUrl, '--key-file', key, '--deployment', deployment]
+}
+
+/**
+ * The network peer as the job's processors: the job's MacroJob docs opened on its doc store, its results table signed
+ * with its key (outputs go in its blockstore by the caller).
+ */
+export async function processorDocs (env: Env, jobId: string): Promise<ReturnType<typeof macroDocs>> {
+  const signer = recordSigner(env.peer.privateKey, env.peer.peerId.toString())
+  const verifier = recordVerifier()
+  const docs = macroDocs({ signer, verifier, docs: env.peerDocs, leases: leases({ signer, verifier }) }, { roundDoc: jobDocName(jobId), jobKey: jobId })
+  for (const m of [0, 1]) await docs.open(m, { signal: AbortSignal.timeout(10_000) })
+  return docs
 }

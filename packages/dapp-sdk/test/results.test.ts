@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { leases, macroDocs, recordSigner, recordVerifier } from '@jobmesh/peer/coord'
-import { docsOfJob, jobDocName } from '@jobmesh/peer/crdt'
+import { docsOfJob } from '@jobmesh/peer/crdt'
 import { resultTree } from '@jobmesh/peer/protocol'
 import { encodeManifest, resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
@@ -11,7 +10,7 @@ import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
-import { SLICING, cleanup, connectFlags, registerNode, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, connectFlags, processorDocs, registerNode, setup, smallJob } from './helpers.js'
 import type { ProgressUpdate } from '../src/index.js'
 
 afterEach(cleanup)
@@ -24,11 +23,7 @@ describe('progress and results', () => {
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
 
     // the network peer plays the processors: outputs in its blockstore, signed results in the MacroJobs' docs
-    const signer = recordSigner(env.peer.privateKey, env.peer.peerId.toString())
-    const verifier = recordVerifier()
-    const docs = macroDocs({ signer, verifier, docs: env.peerDocs, leases: leases({ signer, verifier }) }, { roundDoc: jobDocName(job.jobId), jobKey: job.jobId })
-    for (const m of [0, 1]) await docs.open(m, { signal: AbortSignal.timeout(10_000) })
-    const results = docs.results
+    const results = (await processorDocs(env, job.jobId)).results
 
     const updates: ProgressUpdate[] = []
     const progress = (async () => {

@@ -76,15 +76,20 @@ contract SlashEconomicsTest is AttackBase {
         registry.withdraw();
     }
 
+    /// `n` verification tasks of `a` that time out (the escrow assigns and releases it with a timeout each).
+    function timeOut(address a, uint256 n) internal {
+        vm.startPrank(address(escrow));
+        for (uint256 i; i < n; ++i) {
+            registry.assign(a);
+            registry.release(a, 0, 2, true, bytes32(0));
+        }
+        vm.stopPrank();
+    }
+
     /// A kicked-out node cannot come back: neither its address nor its PeerId registers again.
     function test_kickOutIsPermanent() public {
         address a = registerNode(40, GPU_A, 24, 2 ether);
-        for (uint256 i; i < 10; ++i) {
-            vm.startPrank(address(escrow));
-            registry.assign(a);
-            registry.release(a, 0, 2, true, bytes32(0));
-            vm.stopPrank();
-        }
+        timeOut(a, 10);
         assertTrue(registry.bannedAddress(a));
         vm.prank(a);
         registry.requestExit();
@@ -106,12 +111,7 @@ contract SlashEconomicsTest is AttackBase {
     /// comes back with its QoS window (score 0: no draw weight), and the next timeout bans it.
     function test_reRegisterKeepsQos() public {
         address a = registerNode(40, GPU_A, 24, 2 ether);
-        for (uint256 i; i < 9; ++i) {
-            vm.startPrank(address(escrow));
-            registry.assign(a);
-            registry.release(a, 0, 2, true, bytes32(0));
-            vm.stopPrank();
-        }
+        timeOut(a, 9);
         vm.prank(a);
         registry.resume();
         (uint256 score, uint256 tasks,,, bool kicked) = registry.qosState(a);
@@ -130,10 +130,7 @@ contract SlashEconomicsTest is AttackBase {
         assertEq(score, 0);
         assertEq(tasks, 9);
         assertEq(registry.weightOf(a), 0);
-        vm.startPrank(address(escrow));
-        registry.assign(a);
-        registry.release(a, 0, 2, true, bytes32(0));
-        vm.stopPrank();
+        timeOut(a, 1);
         assertTrue(registry.bannedAddress(a));
     }
 
