@@ -137,6 +137,12 @@ process.on('message', (msg) => {
         send({ type: 'quiet', waitedMs: now() - started, timedOut })
         return
       }
+      case 'cpu-mark': {
+        // the bench marks the job's steady part (every peer started .. most MicroJobs done): this process's CPU now
+        const used = process.cpuUsage()
+        send({ type: 'cpu-mark', mark: msg.mark, ms: (used.user + used.system) / 1000 })
+        return
+      }
       case 'rebase':
         // a warm-up job ran: count from here
         atStart = baseline()

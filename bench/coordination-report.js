@@ -106,7 +106,7 @@ export function peerTime (timeline, announced, lastDone, workMs) {
 }
 
 /** The issue's fields from what a run observed (`tally`: a {@link RunTally}). */
-export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters, syncs }) {
+export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters, syncs, steady }) {
   const { firstStart, peerStarts, lastDone, runs, claimToStart } = tally
   const executions = [...runs.values()].reduce((a, b) => a + b, 0)
   const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
@@ -136,6 +136,12 @@ export function fields ({ peers, processes, microJobs, workMs, announced, tally,
     failovers,
     handoffs,
     cpuMsPerMicroJob: round3(cpuMs / microJobs),
+    // multi-process rows: the CPU per MicroJob from the moment every peer has started to 90 % done (no start, no
+    // tail), and the rate in that part against the peers' ideal (peers x 1 000 / workMs per second)
+    ...(steady == null ? {} : {
+      steadyCpuMsPerMicroJob: round3(steady.cpuMs / steady.microJobs),
+      steadyEfficiency: round3((steady.microJobs / (steady.ms / 1000)) / (peers * 1000 / workMs))
+    }),
     messagesPerMicroJob: round3(sum(c => c.messagesSent) / microJobs),
     deliveriesPerMicroJob: round3(sum(c => c.messagesReceived) / microJobs),
     signatureVerificationsPerMicroJob: round3(sum(c => c.messageVerifications + c.recordVerifications) / microJobs),
@@ -198,6 +204,7 @@ export function runLine (name, r) {
       `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
       `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob` +
       (r.syncsPerMicroJob == null ? '' : `, sync exchanges ${r.syncsPerMicroJob} (${r.syncBytesPerMicroJob} B) per MicroJob`) +
+      (r.steadyCpuMsPerMicroJob == null ? '' : `, steady part ${r.steadyCpuMsPerMicroJob} ms of CPU per MicroJob at ${r.steadyEfficiency} of the ideal rate`) +
       `, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)` +
       (r.peerFirstMs == null ? '' : `, per peer ${r.peerFirstMs} ms to start, ${r.peerGapMs} ms of gaps, ${r.peerTailMs} ms idle at the end`) +
       (r.quietMs == null ? '' : `, quiet after ${r.quietMs} ms${r.notQuiet > 0 ? ` (${r.notQuiet} peers never)` : ''}`)

@@ -11,6 +11,8 @@
 //   COORD_BENCH_COLD=1 ...    (multi-process rows: announce as soon as the mesh formed, not once every peer process is
 //                              quiet, < 12 ms of CPU in its last second; how long that took is `quietMs`)
 //   COORD_BENCH_WARMUP=1 ...  (multi-process rows: the peers run a first job of the same size, not measured)
+//   COORD_BENCH_IDEAL_MS=12000 ... (multi-process rows: MicroJobs for this ideal makespan instead of 4 000 ms; a longer
+//                              job spreads the start's fixed cost over more MicroJobs)
 //   COORD_BENCH_GOSSIP='{"D":2}' ... (multi-process rows: gossipsub parameters over the node's defaults)
 //   COORD_BENCH_TIMELINE=1 ... (writes bench/out/coordination-timeline-*.json: each MicroJob's start and done, queue
 //                              ownership and, in the multi-process rows, each peer's CPU every 250 ms, whose sum per
@@ -20,7 +22,9 @@
 // - no-op:2/4/8   in one process, a job of no-op MicroJobs; perSecond = MicroJobs / (last done - first start).
 // - 50ms:4/8      in one process, 50 ms (timer) MicroJobs; makespan = announce -> last done; ideal = work / peers.
 // - proc:4/8/16   each peer its own OS process (bench/coordination-peer.js: createNode + createDocStore +
-//                 createProcessor, as `jobmesh start`), 50 ms MicroJobs, 80 per peer (ideal makespan 4 s).
+//                 createProcessor, as `jobmesh start`), 50 ms MicroJobs, 80 per peer (ideal makespan 4 s). Also
+//                 steadyCpuMsPerMicroJob and steadyEfficiency: the CPU per MicroJob and the rate against the ideal
+//                 from the moment every peer has started to 90 % done, without the start and the tail.
 // - failover:4    in one process; 4 peers, one MacroJob of 50 ms MicroJobs; once a quarter is done, the peer that just
 //                 received the queue is stopped abruptly (`processor.stop({ abrupt: true })` + libp2p stop: no
 //                 snapshot, no handoff, like kill -9). kill -> first MicroJob of that MacroJob locked after the kill
@@ -58,6 +62,8 @@ const QUIET_MS_PER_SECOND = 12
 /** How long the bench waits for every peer process to be quiet before it announces the job anyway (ms). */
 const QUIET_TIMEOUT_MS = 30_000
 const RUNS = Number(process.env.COORD_BENCH_RUNS ?? '5')
+/** The steady part of a multi-process job ends when this share of its MicroJobs is done. */
+const STEADY_END = 0.9
 /** The timeline's CPU slices (ms; COORD_BENCH_TIMELINE). */
 const CPU_SLICE_MS = 500
 
@@ -100,9 +106,21 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
   let completes = 0
   let quietMs = 0
   let notQuiet = 0
+  // the job's steady part: from the moment every peer has started to the moment STEADY_END of the MicroJobs are done,
+  // each peer's CPU read at both marks (the start's fixed cost and the tail left out)
+  const steady = { marks: [], cpu: [0, 0] }
+  const mark = () => {
+    steady.marks.push({ at: now(), done: tally.runs.size })
+    for (const c of children) c.child.send({ type: 'cpu-mark', mark: steady.marks.length - 1 })
+  }
   const children = Array.from({ length: n }, (_, i) => startChild(workMs, (msg) => {
-    if (msg.type === 'start') tally.start(i, msg.key, msg.at, msg.claimToStartMs)
-    else if (msg.type === 'done') tally.done(i, msg.key, msg.at)
+    if (msg.type === 'start') {
+      tally.start(i, msg.key, msg.at, msg.claimToStartMs)
+      if (steady.marks.length === 0 && tally.peerStarts.size === n) mark()
+    } else if (msg.type === 'done') {
+      tally.done(i, msg.key, msg.at)
+      if (steady.marks.length === 1 && tally.runs.size >= STEADY_END * total) mark()
+    } else if (msg.type === 'cpu-mark') steady.cpu[msg.mark] += msg.ms
     else if (msg.type === 'ownership') tally.ownership(i, { macroIndex: msg.macroIndex, epoch: msg.epoch, term: msg.term, at: msg.at })
     else if (msg.type === 'cpu') tally.cpu(i, msg.at, msg.ms)
     else if (msg.type === 'complete') completes++
@@ -140,12 +158,15 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       // what the warm-up job left is not the measured job's
       completes = 0
       tally.reset()
+      steady.marks = []
+      steady.cpu = [0, 0]
     }
     const job = testJob(macroJobs, microJobsPerMacro)
     const announced = now()
     children[0].child.send({ type: 'announce', job: { spec: job.input, jobId: job.jobId, specCid: job.specCid } })
     await waitFor(() => completes === n, { timeoutMs: TIMEOUT_MS, what: 'job:complete on every peer' })
     await waitFor(() => tally.runs.size === total, { timeoutMs: 10_000, what: 'every MicroJob done' })
+    const steadyCpuMs = steady.marks.length === 2 ? steady.cpu[1] - steady.cpu[0] : null
     const reports = await Promise.all(children.map(async c => {
       const report = c.next('report')
       c.child.send({ type: 'report' })
@@ -168,7 +189,8 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       handoffs: reports.reduce((a, r) => a + r.metrics.handoffs, 0),
       cpuMs: reports.reduce((a, r) => a + (r.cpu.user + r.cpu.system) / 1000, 0),
       counters: reports.map(r => r.counters),
-      syncs: reports.map(r => r.syncs)
+      syncs: reports.map(r => r.syncs),
+      steady: steadyCpuMs == null ? undefined : { cpuMs: steadyCpuMs, microJobs: steady.marks[1].done - steady.marks[0].done, ms: steady.marks[1].at - steady.marks[0].at }
     })
   } finally {
     await stopChildren(children)
@@ -177,6 +199,9 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
 
 // COORD_BENCH_ONLY=no-op:8,proc:16 runs a subset (default: every row)
 const only = process.env.COORD_BENCH_ONLY?.split(',')
+/** The multi-process rows' ideal makespan (ms): MicroJobs of 50 ms per peer = this / 50. */
+const PROC_IDEAL_MS = Number(process.env.COORD_BENCH_IDEAL_MS ?? '4000')
+const procPerMacro = 2 * PROC_IDEAL_MS / 50
 const ROWS = [
   { name: 'no-op:2', run: () => runInProcess({ peers: 2, macroJobs: 1, microJobsPerMacro: 1_000, workMs: 0 }) },
   { name: 'no-op:4', run: () => runInProcess({ peers: 4, macroJobs: 2, microJobsPerMacro: 1_000, workMs: 0 }) },
@@ -184,9 +209,9 @@ const ROWS = [
   { name: '50ms:4', run: () => runInProcess({ peers: 4, macroJobs: 2, microJobsPerMacro: 160, workMs: 50 }) },
   { name: '50ms:8', run: () => runInProcess({ peers: 8, macroJobs: 4, microJobsPerMacro: 160, workMs: 50 }) },
   // each peer a process: 80 MicroJobs of 50 ms per peer = an ideal makespan of 4 s; peers / 2 MacroJobs
-  { name: 'proc:4', run: () => runProcesses({ peers: 4, macroJobs: 2, microJobsPerMacro: 160, workMs: 50 }) },
-  { name: 'proc:8', run: () => runProcesses({ peers: 8, macroJobs: 4, microJobsPerMacro: 160, workMs: 50 }) },
-  { name: 'proc:16', run: () => runProcesses({ peers: 16, macroJobs: 8, microJobsPerMacro: 160, workMs: 50 }) },
+  { name: 'proc:4', run: () => runProcesses({ peers: 4, macroJobs: 2, microJobsPerMacro: procPerMacro, workMs: 50 }) },
+  { name: 'proc:8', run: () => runProcesses({ peers: 8, macroJobs: 4, microJobsPerMacro: procPerMacro, workMs: 50 }) },
+  { name: 'proc:16', run: () => runProcesses({ peers: 16, macroJobs: 8, microJobsPerMacro: procPerMacro, workMs: 50 }) },
   { name: 'failover:4', run: () => runFailover({ peers: 4, microJobs: 160, workMs: 50 }) }
 ].filter(r => only == null || only.includes(r.name))
 
