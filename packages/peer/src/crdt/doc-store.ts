@@ -15,7 +15,7 @@ import { guardTopic, rateLimiter } from './gossip-guard.js'
 import { createGossipReceiver } from './gossip-receiver.js'
 import { createMetrics } from './metrics.js'
 import { assertDocName, docTopic } from './names.js'
-import { openDocEntry, remoteApplier } from './open-doc.js'
+import { dropDeletesAhead, openDocEntry, remoteApplier } from './open-doc.js'
 import { ORIGIN_STORAGE } from './origins.js'
 import { DocPersistence } from './persistence.js'
 import { createSyncInitiator } from './sync-initiator.js'
@@ -153,6 +153,7 @@ class DefaultDocStore implements DocStore {
     const stored = await persistence.load()
     if (stored != null) {
       Y.applyUpdate(doc, stored, ORIGIN_STORAGE)
+      dropDeletesAhead(doc)
     }
     this.assertRunning()
     const entry: OpenDoc = openDocEntry({

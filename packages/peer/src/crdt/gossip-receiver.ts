@@ -120,7 +120,9 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
    */
   function pullIfPending (entry: OpenDoc, from: PeerId): void {
     const store = entry.doc.store
-    if (store.pendingStructs == null && store.pendingDs == null) return
+    const deletedAhead = entry.deletedAhead === true
+    entry.deletedAhead = false
+    if (store.pendingStructs == null && store.pendingDs == null && !deletedAhead) return
     const peer = from.toString()
     const now = Date.now()
     if (now - (entry.pendingPulls.get(peer) ?? -Infinity) < components.pendingPullIntervalMs) return

@@ -36,6 +36,8 @@ export interface OpenDoc {
   sentTo: Map<string, number>
   /** Last pull per peer started because a gossiped update left the doc with missing dependencies. */
   pendingPulls: Map<string, number>
+  /** The last remote update deleted clocks the doc does not hold yet (dropped, {@link dropDeletesAhead}): pull its sender. */
+  deletedAhead?: boolean
   rate: RateLimiter
   /** Its topic is subscribed: false while the doc is open for reading only (`OpenOptions.follow`). */
   followed: boolean
@@ -101,6 +103,7 @@ export function remoteApplier (components: RemoteApplyComponents): ApplyRemote {
       const changed = changesDoc(entry.doc, () => {
         forbidden = guard == null ? [] : applyGuarded(entry.doc, update, origin, guard)
         if (guard == null) Y.applyUpdate(entry.doc, update, origin)
+        entry.deletedAhead = dropDeletesAhead(entry.doc)
       })
       metrics.updatesApplied++
       entry.doc.on('update', entry.onUpdate)
@@ -127,6 +130,20 @@ export function remoteApplier (components: RemoteApplyComponents): ApplyRemote {
       if (!attached) entry.doc.on('update', entry.onUpdate)
     }
   }
+}
+
+/**
+ * Drops the deletions Yjs parked for clocks the doc does not hold yet (`store.pendingDs`); true when there were some.
+ * Yjs would delete whatever those clocks bring later, inside the transaction that integrates them, where the guard
+ * sees a key added and deleted at once, i.e. no change: one update with no struct and a delete set of another writer's
+ * next 10^9 clocks erased all of that writer's later records (results, leases, finals, announcements) at every peer
+ * that took it, and every heal of them. An honest early deletion (of an item not received yet) comes back with the
+ * full delete set of the next diff from its writer, which the receiver pulls.
+ */
+export function dropDeletesAhead (doc: Y.Doc): boolean {
+  if (doc.store.pendingDs == null) return false
+  doc.store.pendingDs = null
+  return true
 }
 
 /**
