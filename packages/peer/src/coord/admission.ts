@@ -96,10 +96,12 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
       if (docName !== INDEX_DOC || writes == null) return 'yes'
       const index = components.index()
       const keys = index != null && appendsOnly(update, index) ? writtenKeys(update, index) : undefined
-      // its own profile needs no chain read; anything else is checked only for a node that is not registered
-      const profile = keys?.size === 1 ? keys.get(PEERS_MAP) : undefined
-      if (profile != null && ownProfile(verifier, peerId, profile)) return 'yes'
+      // a profile is a registered node's (it publishes it once registered, peer-chain.ts): keys are free, so a profile
+      // of anyone's was ~2 KB of index on every peer per fresh key. A node's own profile is checked against the chain
+      // again (budgeted) when a no is cached: it was likely cached by the node's exchanges before it registered
       if (await isRegistered(peerId)) return 'yes'
+      const profile = keys?.size === 1 ? keys.get(PEERS_MAP) : undefined
+      if (profile != null && ownProfile(verifier, peerId, profile) && await isRegistered.again(peerId)) return 'yes'
       const verdict = keys == null ? 'later' : await indexWriteVerdict(writes, peerId, keys, maxAnnouncements)
       if (verdict !== 'yes') log('%s is not a registered node: its update of %s is held back', peerId, docName)
       return verdict
@@ -112,14 +114,26 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
  * bucket for all; without one it is not registered for now (not cached: the next ask may read it).
  */
 function budgetedRegistry (read: (peerId: string) => Promise<boolean>, negativeTtlMs: number,
-  budget: RateLimitInit): (peerId: string) => Promise<boolean> {
+  budget: RateLimitInit): BudgetedRegistry {
   const answers = cachedAnswers(read, negativeTtlMs)
   const reads = rateLimiter(budget)
-  return async (peerId) => {
+  const ask = async (peerId: string): Promise<boolean> => {
     if (answers.due(peerId) && reads.take('all') !== 'ok') {
       log('%s: no registry read left for a PeerId not asked about yet: not admitted for now', peerId)
       return false
     }
     return await answers.ask(peerId)
   }
+  return Object.assign(ask, {
+    again: async (peerId: string): Promise<boolean> => {
+      answers.forgetNo(peerId)
+      return await ask(peerId)
+    }
+  })
+}
+
+/** `isRegistered`, cached and budgeted; `again` reads a PeerId with a cached no once more (within the budget). */
+interface BudgetedRegistry {
+  (peerId: string): Promise<boolean>
+  again(peerId: string): Promise<boolean>
 }

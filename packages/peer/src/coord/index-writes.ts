@@ -1,4 +1,4 @@
-import { ANNOUNCEMENT_DOMAIN, INDEX_JOBS_MAP, MAX_PROFILE_BYTES, PEERS_MAP, PROFILE_DOMAIN } from './constants.js'
+import { ANNOUNCEMENT_DOMAIN, INDEX_JOBS_MAP, MAX_PROFILE_BYTES, PROFILE_DOMAIN } from './constants.js'
 import { announcementKey } from './keys.js'
 import type { CachedAnswers } from './cached-answers.js'
 import type { RecordVerifier } from './signing.js'
@@ -34,7 +34,7 @@ export function ownProfile (verifier: RecordVerifier, writer: string, entries: M
 }
 
 /**
- * What a node that is not registered may write to the index (docs/crdt.md, Ownership): its own profile, and one valid
+ * What a node that is not registered may write to the index (docs/crdt.md, Ownership): one valid
  * announcement under each job's own key, of at most `maxJobs` jobs the escrow knows; each job not read yet is read
  * within the writer's budget and the one for all writers (a token each, only for a read that runs). `later`
  * for anything else: not applied, and no penalty (a lagging RPC node, or an honest node passing on a diff, can send
@@ -42,8 +42,7 @@ export function ownProfile (verifier: RecordVerifier, writer: string, entries: M
  */
 export async function indexWriteVerdict (components: IndexWritesComponents, writer: string, keys: WrittenKeys,
   maxJobs: number): Promise<'yes' | 'later'> {
-  for (const [map, entries] of keys) {
-    if (map === PEERS_MAP && ownProfile(components.verifier, writer, entries)) continue
+  for (const map of keys.keys()) {
     if (map !== INDEX_JOBS_MAP) return 'later'
   }
   const entries = keys.get(INDEX_JOBS_MAP) ?? new Map<string, unknown[]>()

@@ -69,11 +69,33 @@ describe('index admission', () => {
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set(FUNDED, new Uint8Array(5000)) }))).toBe('later')
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap('x').set('junk', new Uint8Array(5000)) }))).toBe('later')
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(NODE, profile) }))).toBe('later')
-    // its own profile: a valid record of its own, not junk under its key
+    // not even its own valid profile: keys are free, a profile per fresh key grew every peer's index (qa5)
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, new Uint8Array(5)) }))).toBe('later')
-    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, profile) }))).toBe('yes')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, profile) }))).toBe('later')
+    expect(await admission.admitUpdate(NODE, INDEX_DOC, updateOf(index, d => { d.getMap(PEERS_MAP).set(NODE, profile) }))).toBe('yes')
     // two values under one key in one update, or a key written and then deleted: not one announcement
     expect(await admission.admitUpdate(DAPP, INDEX_DOC, updateOf(index, d => { d.getMap(INDEX_JOBS_MAP).set(FUNDED, sign(FUNDED)); d.getMap(INDEX_JOBS_MAP).set(FUNDED, sign(FUNDED)) }))).toBe('later')
+  })
+
+  it('a node that registers right after it was asked about gets its own profile in at once, and only it', async () => {
+    const index = new Y.Doc()
+    const registered = new Set<string>()
+    const asked: string[] = []
+    const admission = createAdmission({
+      isRegistered: async peer => { asked.push(peer); return registered.has(peer) },
+      jobKnown: async () => false,
+      index: () => index
+    })
+    const own = updateOf(index, d => { d.getMap(PEERS_MAP).set(DAPP, profile) })
+    const junk = updateOf(index, d => { d.getMap('x').set('junk', new Uint8Array(5)) })
+    // what it sent before it registered cached a no
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, junk)).toBe('later')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, own)).toBe('later')
+    registered.add(DAPP)
+    // within the negative TTL: the profile is read against the chain again, anything else is not
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, junk)).toBe('later')
+    expect(await admission.admitUpdate(DAPP, INDEX_DOC, own)).toBe('yes')
+    expect(asked.filter(p => p === DAPP)).toHaveLength(3)
   })
 
   it('answers are cached: a known job is read once, an unknown one again after the negative TTL', async () => {
