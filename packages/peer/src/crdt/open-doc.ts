@@ -74,7 +74,8 @@ export function owesPeer (entry: OpenDoc, peer: string): boolean {
 }
 
 /** How a remote update went: applied, applied with forbidden changes (undone), or refused by Yjs. */
-export type ApplyResult = 'applied' | 'forbidden' | 'failed'
+/** `healed`: forbidden changes were undone that the update did not write (its sender is not to blame, update-guard.ts). */
+export type ApplyResult = 'applied' | 'forbidden' | 'healed' | 'failed'
 
 /** Applies a remote update to an open doc. */
 export type ApplyRemote = (entry: OpenDoc, update: Uint8Array, origin: symbol) => ApplyResult
@@ -120,8 +121,8 @@ export function remoteApplier (components: RemoteApplyComponents): ApplyRemote {
       heal(entry.doc, forbidden)
       metrics.guardViolations += forbidden.length
       log('undid %d forbidden changes of %s (%s)', forbidden.length, entry.name,
-        forbidden.slice(0, 4).map(c => `${c.action} ${c.map}/${c.key}`).join(', '))
-      return 'forbidden'
+        forbidden.slice(0, 4).map(c => `${c.action} ${c.map}/${c.key}${c.blameless === true ? ' (pending from another update)' : ''}`).join(', '))
+      return forbidden.every(c => c.blameless === true) ? 'healed' : 'forbidden'
     } catch (err) {
       metrics.updatesRejected++
       log('rejected an update for %s: %e', entry.name, err)

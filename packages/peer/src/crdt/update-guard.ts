@@ -10,6 +10,11 @@ export interface KeyChange {
   oldValue: unknown
   /** The value after the update (undefined for `delete`). */
   newValue: unknown
+  /**
+   * Set on a forbidden change the update itself did not write: an item another update had left pending (it waited
+   * for a clock this update brought) overwrote a record this update wrote. It is undone; its sender is not to blame.
+   */
+  blameless?: true
 }
 
 /**
@@ -30,12 +35,46 @@ export type DocGuards = (docName: string) => DocGuard | undefined
 /** Transaction origin of the writes that undo forbidden changes (local: persisted and published). */
 export const ORIGIN_HEAL = Symbol('jobmesh:crdt:heal')
 
-type RootType = Y.AbstractType<unknown> & { _map: Map<string, { deleted: boolean, content: { getContent(): unknown[] } }>, _item: unknown }
+interface MapItem {
+  id: { client: number, clock: number }
+  deleted: boolean
+  left?: MapItem | null
+  /** Undefined on a GC struct. */
+  content?: { getContent(): unknown[] }
+}
+type RootType = Y.AbstractType<unknown> & { _map: Map<string, MapItem>, _item: unknown }
+
+/** How far back a key's items written in one transaction are looked at ({@link writtenBefore}). */
+const MAX_ITEMS_PER_KEY = 64
 
 function currentValue (type: RootType, key: string): unknown {
   const item = type._map.get(key)
   if (item == null || item.deleted) return undefined
-  return item.content.getContent().at(-1)
+  return item.content?.getContent().at(-1)
+}
+
+/**
+ * The values a transaction wrote under `key` and ended in the same transaction (newest first): a record an update
+ * wrote that an item left pending by another update (placed after that record's clock) overwrote at once. Yjs shows
+ * only the net change of the key, which misses them.
+ */
+function writtenBefore (type: RootType, key: string, tr: Y.Transaction): unknown[] {
+  const values: unknown[] = []
+  const isNew = (item: MapItem): boolean => item.id.clock >= (tr.beforeState.get(item.id.client) ?? 0)
+  let item = type._map.get(key)?.left ?? null
+  for (let n = 0; item != null && n < MAX_ITEMS_PER_KEY && isNew(item); n++, item = item.left) {
+    const value = item.content?.getContent().at(-1)
+    if (value !== undefined) values.push(value)
+  }
+  return values
+}
+
+/** Whether the update's own structs hold the item now under `key` (else an item pending from another update). */
+function wroteCurrent (type: RootType, key: string, update: Uint8Array): boolean {
+  const item = type._map.get(key)
+  if (item == null) return true
+  const { client, clock } = item.id
+  return Y.decodeUpdate(update).structs.some(s => s.id.client === client && s.id.clock <= clock && clock < s.id.clock + s.length)
 }
 
 /**
@@ -45,6 +84,8 @@ function currentValue (type: RootType, key: string): unknown {
  */
 export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, guard: DocGuard): KeyChange[] {
   const changes: KeyChange[] = []
+  // records written and overwritten within the transaction, by key change
+  const overwritten = new Map<KeyChange, { root: RootType, values: unknown[] }>()
   const onAfter = (tr: Y.Transaction): void => {
     if (tr.origin !== origin) return
     let names: Map<unknown, string> | undefined
@@ -58,7 +99,10 @@ export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, gu
       // the content of deleted items
       const event = new Y.YMapEvent(type as unknown as Y.Map<unknown>, tr, keys)
       for (const [key, { action, oldValue }] of event.changes.keys) {
-        changes.push({ map, key, action, oldValue, newValue: currentValue(root, key) })
+        const change: KeyChange = { map, key, action, oldValue, newValue: currentValue(root, key) }
+        changes.push(change)
+        const values = writtenBefore(root, key, tr)
+        if (values.length > 0) overwritten.set(change, { root, values })
       }
     }
   }
@@ -68,7 +112,24 @@ export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, gu
   } finally {
     doc.off('afterTransaction', onAfter)
   }
-  return changes.filter(c => !guard.allows(c, doc))
+  const forbidden: KeyChange[] = []
+  for (const c of changes) {
+    if (!guard.allows(c, doc)) {
+      forbidden.push(c)
+      continue
+    }
+    const within = overwritten.get(c)
+    // a record written in this transaction stands for the key's previous value: junk right after it is forbidden
+    const before = within?.values.find(v => !guard.allows({ ...c, action: c.newValue === undefined ? 'delete' : 'update', oldValue: v }, doc))
+    if (within == null || before === undefined) continue
+    forbidden.push({
+      ...c,
+      action: c.newValue === undefined ? 'delete' : 'update',
+      oldValue: before,
+      ...(wroteCurrent(within.root, c.key, update) ? {} : { blameless: true as const })
+    })
+  }
+  return forbidden
 }
 
 /** Writes the previous values of forbidden changes back (one local transaction). */
