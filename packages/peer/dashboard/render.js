@@ -47,7 +47,8 @@ export function renderSelf (dl, s) {
   const rows = [
     ['peer', h('span', { class: 'mono', title: s.self.peerId }, short(s.self.peerId))],
     ['hardware', `${s.self.gpuModel ?? 'any GPU'} · ${s.self.vramGb} GB VRAM`],
-    ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : 'no chain'],
+    // a peer with a chain it cannot read has no account yet: not "no chain" (the header names the chain's error)
+    ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : s.chainError ? 'chain unreachable' : 'no chain'],
     ['balance', a ? eth(a.balanceWei) : '-'],
     ['stake', a ? eth(a.stakeWei) + standing(a) : '-'],
     ['QoS', a ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],

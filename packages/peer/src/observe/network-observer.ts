@@ -299,12 +299,16 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     const jobs: JobCard[] = newestFirst([...this.views.values()], this.learntAt).map(v => {
       const progress = v.view()
       const verification = this.verification.get(v.job.jobId)
+      // a node with a chain that has not read this job there yet (the chain unreachable, or not refreshed yet) does not
+      // guess its phase: without it a released job read "processed, waiting for the finalizer to submit"
+      const chainUnread = this.components.chain != null && verification == null
       const story = explainJob({
         jobId: v.job.jobId,
         announced: { round: v.job.round, requirements: v.job.requirements, macroJobs: v.job.macroJobs, microJobsPerMacro: v.job.microJobsPerMacro, announcer: v.job.announcer },
         progress,
         peers: peerFacts,
-        chain: verification
+        chain: verification,
+        ...(chainUnread ? { chainUnread: true, notes: [this.chainError != null ? `the chain could not be read (${this.chainError})` : 'the chain has not been read yet'] } : {})
       })
       return {
         jobId: v.job.jobId,
@@ -313,7 +317,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
         requirements: v.job.requirements,
         progress,
         verification: verification == null ? undefined : { ...verification, feeWei: verification.feeWei.toString() },
-        story: { phase: story.phase, waitingFor: story.waitingFor, lines: story.lines, matching: story.matching.summary }
+        story: { phase: story.phase, waitingFor: story.waitingFor, lines: story.lines, matching: story.matching.summary, ...(chainUnread ? { chainUnread: true } : {}) }
       }
     })
     const a = this.account

@@ -30,7 +30,7 @@ export interface JobCard {
   requirements: AnnouncedJob['requirements']
   progress: JobProgressView
   verification?: Omit<VerificationView, 'feeWei'> & { feeWei: string }
-  story: Pick<JobStory, 'phase' | 'waitingFor' | 'lines'> & { matching: string }
+  story: Pick<JobStory, 'phase' | 'waitingFor' | 'lines' | 'chainUnread'> & { matching: string }
 }
 
 /** What the dashboard shows (JSON-safe: wei amounts are decimal strings). */
