@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-/** A JSON-RPC proxy in front of a chain that fails some of the requests calling one method. */
+/** A JSON-RPC proxy in front of a chain that fails some of the requests calling one method (or matching a test). */
 export interface FlakyRpc {
   readonly url: string
   /** The next `n` HTTP requests that call the method (alone or in a batch) get a 503 instead of an answer. */
@@ -12,7 +12,8 @@ export interface FlakyRpc {
 }
 
 /** Starts a {@link FlakyRpc} on a free loopback port, forwarding every other request to `target`. */
-export async function flakyRpc (target: string, method: string): Promise<FlakyRpc> {
+export async function flakyRpc (target: string, method: string | ((call: { method: string, params?: unknown[] }) => boolean)): Promise<FlakyRpc> {
+  const matches = typeof method === 'string' ? (c: { method: string }) => c.method === method : method
   let toFail = 0
   let failed = 0
   const server = createServer((req, res) => {
@@ -20,8 +21,8 @@ export async function flakyRpc (target: string, method: string): Promise<FlakyRp
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString()
-      const calls = [JSON.parse(body) as { method: string } | Array<{ method: string }>].flat()
-      if (toFail > 0 && calls.some(c => c.method === method)) {
+      const calls = [JSON.parse(body) as { method: string, params?: unknown[] } | Array<{ method: string, params?: unknown[] }>].flat()
+      if (toFail > 0 && calls.some(matches)) {
         toFail--
         failed++
         res.writeHead(503).end('unavailable')

@@ -76,6 +76,26 @@ describe('waitForRelease and refund', () => {
     }
   })
 
+  it('jobmesh-dapp wait: a failed read of its advisory check (active nodes) does not end the wait', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
+    // every eth_call of NodeRegistry.activeNodes fails; the status reads go through
+    const selector = env.contracts(1).nodeRegistry.interface.getFunction('activeNodes')?.selector ?? ''
+    expect(selector).toMatch(/^0x[0-9a-f]{8}$/)
+    const rpc = await flakyRpc(env.anvil.rpcUrl, c => c.method === 'eth_call' && JSON.stringify(c.params ?? []).includes(selector.slice(2)))
+    try {
+      rpc.failNext(Number.MAX_SAFE_INTEGER)
+      const flags = await connectFlags(env)
+      flags[flags.indexOf('--rpc') + 1] = rpc.url
+      const err: string[] = []
+      expect(await run(['wait', job.jobId, '--timeout', '1', ...flags], { out: () => {}, err: (l) => err.push(l) })).toBe(1)
+      expect(rpc.failed()).toBeGreaterThan(0)
+      expect(err.join('\n')).toContain('ReleaseTimeoutError')
+    } finally {
+      await rpc.stop()
+    }
+  })
+
   it('resolves when the escrow releases the job', async () => {
     const env = await setup()
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })

@@ -122,6 +122,10 @@ export function jobCommands (root: Command, io: CliIo): void {
             // with no peer profile known, this client did not get the peers' index: it cannot tell
             announced: async () => await describe().then(s => s === undefined || s.matching.peers === 0 ? undefined : s.announced),
             matching: async () => (await describe())?.matching
+          }).catch((err: Error) => {
+            // advisory: a failed read here (the chain's hiccup) must not end the wait, whose reads tolerate failures
+            if (err.name === 'AbortError') throw err
+            return undefined
           })
           if (warning !== undefined) io.err(warning)
         }
