@@ -279,6 +279,11 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
   if (typeof input.requirements?.gpuModel === 'string' && input.requirements.gpuModel.trim() === '') {
     issues.push({ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' })
   }
+  // "Any" is the GPU model a node started without --gpu-model registers (peer.ts), not every model: such a job
+  // excluded every node that names its GPU, while describe said "GPU Any" and the docs call no requirement "the Any group"
+  if (typeof input.requirements?.gpuModel === 'string' && input.requirements.gpuModel.trim().toLowerCase() === 'any') {
+    issues.push({ path: 'requirements.gpuModel', message: '"Any" is the model of nodes that name no GPU, not every model: leave it out for any GPU model (jobmesh-dapp submit: no --gpu-model)' })
+  }
   if (input.requirements?.minVramGb !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
     issues.push({ path: 'requirements.minVramGb', message: 'must be a whole number of GB (the escrow stores a uint32)' })
   }

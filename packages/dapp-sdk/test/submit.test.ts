@@ -98,6 +98,11 @@ describe('spec checks against what the peers run and the escrow stores (no chain
       expect(issues({ requirements: { minVramGb: 0, gpuModel } }))
         .toEqual([{ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' }])
     }
+    // "Any" is not every GPU model: it is the model of nodes that name none (a job asking for it excluded the others)
+    for (const gpuModel of ['Any', 'any']) {
+      expect(issues({ requirements: { minVramGb: 0, gpuModel } }))
+        .toEqual([{ path: 'requirements.gpuModel', message: '"Any" is the model of nodes that name no GPU, not every model: leave it out for any GPU model (jobmesh-dapp submit: no --gpu-model)' }])
+    }
     // a GPU model alone: any VRAM, as the CLI's --gpu-model alone (it gave two issues on minVramGb)
     expect(issues({ requirements: { gpuModel: 'RTX 4090' } } as unknown as Partial<SubmitInput>)).toEqual([])
     // every documented field, given, is known
