@@ -116,14 +116,14 @@ export function registerPeerMetrics (registry: Registry, sources: MetricsSources
       help: 'MicroJobs of a job with a valid result in the CRDT (all peers)',
       labelNames: ['job'],
       registers: [registry],
-      collect () { for (const j of jobs()) this.set({ job: j.jobId }, j.done) }
+      collect () { this.reset(); for (const j of jobs()) this.set({ job: j.jobId }, j.done) }
     })
     new Gauge({
       name: METRIC_NAMES.jobMicroJobs,
       help: 'MicroJobs of a job',
       labelNames: ['job'],
       registers: [registry],
-      collect () { for (const j of jobs()) this.set({ job: j.jobId }, j.total) }
+      collect () { this.reset(); for (const j of jobs()) this.set({ job: j.jobId }, j.total) }
     })
   }
   if (settlement != null) {

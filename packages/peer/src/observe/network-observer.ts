@@ -222,9 +222,14 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     for (const v of this.views.values()) v.stop()
   }
 
-  /** MicroJobs done / total per followed job (for the metrics). */
+  /**
+   * MicroJobs done / total per job not settled on chain (for the metrics): a released or refunded job leaves them, or
+   * every job the peer ever saw would be two series for the life of the process.
+   */
   jobCounts (): Array<{ jobId: string, done: number, total: number }> {
-    return [...this.views.values()].map(v => ({ jobId: v.job.jobId, done: v.done, total: v.job.total }))
+    return [...this.views.values()]
+      .filter(v => { const status = this.verification.get(v.job.jobId)?.status; return status == null || !isSettledStatus(status) })
+      .map(v => ({ jobId: v.job.jobId, done: v.done, total: v.job.total }))
   }
 
   /** Starts a background chain refresh unless one ran within `chainRefreshMs`; resolves when it is done. */

@@ -72,6 +72,8 @@ describe('NetworkObserver', () => {
     expect(docsOfJob(p.docs.names(), unmatched.jobId)).toEqual([])
     expect(p.node.pubsub.getTopics()).not.toContain(docTopic(roundDocName(unmatched.jobId, 0)))
     expect(card(unmatched.jobId)?.verification?.status).toBe('Refunded')
+    // the jobs over on chain have left the per-job metrics; the live one is there
+    expect(observer.jobCounts().map(j => j.jobId)).toEqual([live.jobId.toLowerCase()])
     // one worked on here is left to its retirement (after this peer's settlement), though it is over too
     await creator.provider.send('evm_increaseTime', [3_600])
     await creator.provider.send('evm_mine', [])
