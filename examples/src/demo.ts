@@ -52,12 +52,15 @@ async function main (): Promise<number> {
   // with fewer peers than the default k + 1 the job would never be released
   const verifiers = Math.min(DEFAULT_VERIFIERS, args.peers - 1)
   const controller = new AbortController()
+  // kept until the end (not `once`): with no listener left, the local chain's own signal hook re-raised the signal and
+  // the demo died at once, before its peers stopped; a second Ctrl-C ends it at once
   const onSignal = (): void => {
+    if (controller.signal.aborted) process.exit(130)
     process.stdout.write('\nstopping...\n')
     controller.abort()
   }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
   const t0 = Date.now()
   const elapsed = (): string => `${((Date.now() - t0) / 1000).toFixed(1)} s`
   let devnet: Devnet | undefined
@@ -123,6 +126,10 @@ async function main (): Promise<number> {
     return 1
   } finally {
     await devnet?.stop()
+    // a Ctrl-C said "stopping...": say when everything it started is down
+    if (controller.signal.aborted) process.stdout.write('stopped\n')
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
   }
 }
 

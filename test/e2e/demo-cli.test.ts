@@ -64,8 +64,11 @@ describe('npm run demo refuses what would fail after the job was paid, before an
     running.push(demo)
     await demo.line(STARTING, 30_000)
     expect(existsSync(join(dir, 'new', 'sub'))).toBe(true)
-    // stopped here: the rest is a whole demo run (a Ctrl-C while anvil starts may end it by the signal itself)
+    // stopped here: the rest is a whole demo run. A Ctrl-C stops what it started and says so (the local chain's signal
+    // hook used to re-raise the signal once the demo's one-shot handler had run: it died at once, its peers unstopped)
     demo.child.kill('SIGINT')
-    await demo.exited
+    expect(await demo.exited).toBe(130)
+    expect(demo.stdout).toContain('stopping...')
+    expect(demo.stdout.at(-1)).toBe('stopped')
   })
 })
