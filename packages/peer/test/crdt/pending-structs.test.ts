@@ -30,14 +30,20 @@ function afterNextClock (victim: Y.Doc, attacker: number, junk: Uint8Array): Uin
   return Y.encodeStateAsUpdate(copy, sv)
 }
 
+/** A writer `x` (signing as `victim`) with one result, and a receiver `r` that holds it. */
+async function writerAndReceiver (): Promise<{ victim: Awaited<ReturnType<typeof signer>>, x: Y.Doc, results: ReturnType<typeof resultTable>, r: Y.Doc }> {
+  const victim = await signer()
+  const x = new Y.Doc()
+  const results = resultTable({ signer: victim, verifier: recordVerifier() }, x.getMap(RESULTS_MAP), JOB)
+  results.write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(1), size: 3 })
+  const r = new Y.Doc()
+  expect(apply(r, Y.encodeStateAsUpdate(x))).toEqual([])
+  return { victim, x, results, r }
+}
+
 describe('an item left pending after a writer\'s next clock', () => {
   it('does not overwrite the record that writer writes there next; the writer\'s update is not blamed', async () => {
-    const victim = await signer()
-    const x = new Y.Doc()
-    const results = resultTable({ signer: victim, verifier: recordVerifier() }, x.getMap(RESULTS_MAP), JOB)
-    results.write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(1), size: 3 })
-    const r = new Y.Doc()
-    expect(apply(r, Y.encodeStateAsUpdate(x))).toEqual([])
+    const { victim, x, results, r } = await writerAndReceiver()
 
     // the attacker's item waits at r for x's next clock
     expect(apply(r, afterNextClock(x, 4242, new Uint8Array([6, 6, 6])))).toEqual([])
@@ -54,12 +60,7 @@ describe('an item left pending after a writer\'s next clock', () => {
   })
 
   it('blames an update that carries both the record and the junk after it', async () => {
-    const victim = await signer()
-    const x = new Y.Doc()
-    const results = resultTable({ signer: victim, verifier: recordVerifier() }, x.getMap(RESULTS_MAP), JOB)
-    results.write(0, 0, { term: 1, outputHash: new Uint8Array(32).fill(1), size: 3 })
-    const r = new Y.Doc()
-    apply(r, Y.encodeStateAsUpdate(x))
+    const { victim, x, results, r } = await writerAndReceiver()
     const before = Y.encodeStateVector(r)
     // the attacker got x's next record first and sends it on with its junk after it, in one update
     results.write(0, 1, { term: 1, outputHash: new Uint8Array(32).fill(2), size: 3 })
