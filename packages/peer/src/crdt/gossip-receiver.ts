@@ -82,8 +82,9 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
     if (components.docs.get(entry.name) !== entry) return TopicValidatorResult.Ignore
     const result = components.applyRemote(entry, update, ORIGIN_GOSSIP)
     if (result === 'failed') return reject('gossipMalformed')
-    if (result === 'forbidden') return reject()
+    // a forbidden update was applied (then healed): what it left pending is pulled all the same
     pullIfPending(entry, msg.from)
+    if (result === 'forbidden') return reject()
     return TopicValidatorResult.Accept
   }
 
@@ -108,7 +109,7 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
       metrics.updatesRejected++
       return
     }
-    if (components.applyRemote(entry, update, ORIGIN_GOSSIP) === 'applied' && msg.type === 'signed') {
+    if (components.applyRemote(entry, update, ORIGIN_GOSSIP) !== 'failed' && msg.type === 'signed') {
       pullIfPending(entry, msg.from)
     }
   }

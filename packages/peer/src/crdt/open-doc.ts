@@ -118,7 +118,14 @@ export function remoteApplier (components: RemoteApplyComponents): ApplyRemote {
       }
       // never re-broadcast an update with forbidden changes; undo them with a local write every peer receives
       components.onDocUpdate(entry, update, ORIGIN_SYNC_PULL)
-      heal(entry.doc, forbidden)
+      // records back first: a deletion the update made may be allowed only with them (a lease goes with its holder's
+      // result, which an item pending from another update had overwritten in the same transaction); re-judge those
+      const records = forbidden.filter(c => c.action !== 'delete')
+      const deletions = forbidden.filter(c => c.action === 'delete')
+      if (records.length > 0) heal(entry.doc, records)
+      const still = records.length > 0 && guard != null ? deletions.filter(c => !guard.allows(c, entry.doc)) : deletions
+      if (still.length > 0) heal(entry.doc, still)
+      forbidden = [...records, ...still]
       metrics.guardViolations += forbidden.length
       log('undid %d forbidden changes of %s (%s)', forbidden.length, entry.name,
         forbidden.slice(0, 4).map(c => `${c.action} ${c.map}/${c.key}${c.blameless === true ? ' (pending from another update)' : ''}`).join(', '))

@@ -86,6 +86,8 @@ export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, gu
   const changes: KeyChange[] = []
   // records written and overwritten within the transaction, by key change
   const overwritten = new Map<KeyChange, { root: RootType, values: unknown[] }>()
+  // the root map of each key change (whose item now under the key tells who wrote it)
+  const roots = new Map<KeyChange, RootType>()
   const onAfter = (tr: Y.Transaction): void => {
     if (tr.origin !== origin) return
     let names: Map<unknown, string> | undefined
@@ -101,6 +103,7 @@ export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, gu
       for (const [key, { action, oldValue }] of event.changes.keys) {
         const change: KeyChange = { map, key, action, oldValue, newValue: currentValue(root, key) }
         changes.push(change)
+        roots.set(change, root)
         const values = writtenBefore(root, key, tr)
         if (values.length > 0) overwritten.set(change, { root, values })
       }
@@ -115,7 +118,11 @@ export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, gu
   const forbidden: KeyChange[] = []
   for (const c of changes) {
     if (!guard.allows(c, doc)) {
-      forbidden.push(c)
+      // junk now under the key that an item pending from another update placed (after a clock this update brought):
+      // undone, but this update's sender is not to blame. A deletion is always this update's own delete set.
+      const root = roots.get(c)
+      const pending = c.newValue !== undefined && root != null && !wroteCurrent(root, c.key, update)
+      forbidden.push(pending ? { ...c, blameless: true as const } : c)
       continue
     }
     const within = overwritten.get(c)

@@ -75,4 +75,21 @@ describe('an item left pending after a writer\'s next clock', () => {
     expect(forbidden[0].blameless).toBeUndefined()
     expect(r.getMap(RESULTS_MAP).get(key)).toEqual(x.getMap(RESULTS_MAP).get(key))
   })
+
+  it('does not blame the writer when the junk lands over a key that already held a valid record', async () => {
+    const { victim, x, r } = await writerAndReceiver()
+    const key = resultKey(0, 0, victim.peerId)
+
+    // the attacker's item waits at r for x's next clock
+    expect(apply(r, afterNextClock(x, 4242, new Uint8Array([6, 6, 6])))).toEqual([])
+    expect(r.store.pendingStructs).not.toBeNull()
+
+    // x writes the same key again (a valid record replacing a valid record: a lease, a summary, a re-announcement, a heal)
+    const before = Y.encodeStateVector(r)
+    x.getMap(RESULTS_MAP).set(key, x.getMap(RESULTS_MAP).get(key))
+    const forbidden = apply(r, Y.encodeStateAsUpdate(x, before))
+    expect(forbidden).toHaveLength(1)
+    expect(forbidden[0]).toMatchObject({ map: RESULTS_MAP, key, action: 'update', blameless: true })
+    expect(r.getMap(RESULTS_MAP).get(key)).toEqual(x.getMap(RESULTS_MAP).get(key))
+  })
 })
