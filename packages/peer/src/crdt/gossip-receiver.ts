@@ -121,12 +121,12 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
    */
   function pullIfPending (entry: OpenDoc, from: PeerId): void {
     const store = entry.doc.store
-    const deletedAhead = entry.deletedAhead === true
-    entry.deletedAhead = false
-    if (store.pendingStructs == null && store.pendingDs == null && !deletedAhead) return
+    if (store.pendingStructs == null && store.pendingDs == null && entry.deletedAhead !== true) return
     const peer = from.toString()
     const now = Date.now()
+    // a deletion dropped ahead is kept owed until a pull starts (a pull skipped here is asked of the next sender)
     if (now - (entry.pendingPulls.get(peer) ?? -Infinity) < components.pendingPullIntervalMs) return
+    entry.deletedAhead = false
     entry.pendingPulls.set(peer, now)
     metrics.pendingPulls++
     log('%s has missing dependencies after an update from %p: pulling', entry.name, from)
