@@ -113,10 +113,12 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
       expect(fits.page, `at ${width} px`).toBeLessThanOrEqual(fits.window)
     }
 
-    // /metrics: Prometheus text; every peer sees the job's 8 MicroJobs done; together they ran at least all 8
+    // /metrics: Prometheus text; the released job leaves every peer's per-job gauges once the peer has read its release
+    // (each job ever seen stayed there); together the peers ran at least all 8 MicroJobs
+    await waitFor(async () => (await Promise.all(devnet.peers.map(async p => await metricsOf(p.dashboardUrl ?? ''))))
+      .every(f => Number.isNaN(value(f, METRIC_NAMES.jobMicroJobsDone, { job: job.jobId })) && Number.isNaN(value(f, METRIC_NAMES.jobMicroJobs, { job: job.jobId }))),
+    { timeoutMs: 30_000, what: 'the released job out of the per-job gauges', intervalMs: 500 })
     const families = await Promise.all(devnet.peers.map(async p => await metricsOf(p.dashboardUrl ?? '')))
-    for (const f of families) expect(value(f, METRIC_NAMES.jobMicroJobsDone, { job: job.jobId })).toBe(8)
-    expect(value(families[0], METRIC_NAMES.jobMicroJobs, { job: job.jobId })).toBe(8)
     const ran = families.reduce((n, f) => n + value(f, METRIC_NAMES.microJobsDone), 0)
     expect(ran).toBeGreaterThanOrEqual(8)
     expect(families[0].some(f => f.name.startsWith('libp2p_'))).toBe(true)
@@ -157,6 +159,10 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
     expect(cli.stdout.match(/Any \/ 16 GB {2}too little VRAM/g)?.length).toBe(4)
     // the dashboard tells the same story
     await page.waitForSelector(`[data-job="${big.jobId}"] .waiting:has-text("0 of 4 peers match")`, { timeout: 30_000 })
+    // and its peer's per-job gauges count the open job: 2 MicroJobs, none done
+    const open = await metricsOf(devnet.peers[0].dashboardUrl ?? '')
+    expect(value(open, METRIC_NAMES.jobMicroJobs, { job: big.jobId })).toBe(2)
+    expect(value(open, METRIC_NAMES.jobMicroJobsDone, { job: big.jobId })).toBe(0)
     // newest first: the job submitted last is on top
     expect(await page.$$eval('#jobs .list > [data-job]', els => els.map(e => (e as HTMLElement).dataset.job))).toEqual([big.jobId, job.jobId])
 

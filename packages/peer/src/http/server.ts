@@ -83,6 +83,9 @@ export async function startHttpServer (components: HttpServerComponents, init: H
       return
     }
     if (path === '/metrics') {
+      // a scrape also starts a chain refresh (at most one per chainRefreshMs; not awaited): the per-job gauges leave the
+      // jobs released or refunded since, at the next scrape, on a peer no dashboard page is open on
+      void observer.refreshChain().catch(() => {})
       const body = await registry.metrics()
       res.writeHead(200, { 'content-type': registry.contentType }).end(body)
       return
