@@ -69,12 +69,15 @@ function writtenBefore (type: RootType, key: string, tr: Y.Transaction): unknown
   return values
 }
 
-/** Whether the update's own structs hold the item now under `key` (else an item pending from another update). */
-function wroteCurrent (type: RootType, key: string, update: Uint8Array): boolean {
+/**
+ * Whether the update's own structs hold the item now under `key` (else an item pending from another update placed
+ * it). `structs` decodes the update, once, when first asked: only a forbidden change asks.
+ */
+function wroteCurrent (type: RootType, key: string, structs: () => Array<{ id: { client: number, clock: number }, length: number }>): boolean {
   const item = type._map.get(key)
   if (item == null) return true
   const { client, clock } = item.id
-  return Y.decodeUpdate(update).structs.some(s => s.id.client === client && s.id.clock <= clock && clock < s.id.clock + s.length)
+  return structs().some(s => s.id.client === client && s.id.clock <= clock && clock < s.id.clock + s.length)
 }
 
 /**
@@ -83,11 +86,9 @@ function wroteCurrent (type: RootType, key: string, update: Uint8Array): boolean
  * Yjs only knows as placeholders (no `getMap` yet) are checked too.
  */
 export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, guard: DocGuard): KeyChange[] {
-  const changes: KeyChange[] = []
-  // records written and overwritten within the transaction, by key change
-  const overwritten = new Map<KeyChange, { root: RootType, values: unknown[] }>()
-  // the root map of each key change (whose item now under the key tells who wrote it)
-  const roots = new Map<KeyChange, RootType>()
+  // each changed key with its root map (whose item now under the key tells who wrote it) and the values written and
+  // overwritten within the transaction
+  const changes: Array<{ change: KeyChange, root: RootType, overwritten: unknown[] }> = []
   const onAfter = (tr: Y.Transaction): void => {
     if (tr.origin !== origin) return
     let names: Map<unknown, string> | undefined
@@ -101,11 +102,7 @@ export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, gu
       // the content of deleted items
       const event = new Y.YMapEvent(type as unknown as Y.Map<unknown>, tr, keys)
       for (const [key, { action, oldValue }] of event.changes.keys) {
-        const change: KeyChange = { map, key, action, oldValue, newValue: currentValue(root, key) }
-        changes.push(change)
-        roots.set(change, root)
-        const values = writtenBefore(root, key, tr)
-        if (values.length > 0) overwritten.set(change, { root, values })
+        changes.push({ change: { map, key, action, oldValue, newValue: currentValue(root, key) }, root, overwritten: writtenBefore(root, key, tr) })
       }
     }
   }
@@ -115,26 +112,19 @@ export function applyGuarded (doc: Y.Doc, update: Uint8Array, origin: symbol, gu
   } finally {
     doc.off('afterTransaction', onAfter)
   }
+  let decoded: ReturnType<typeof Y.decodeUpdate>['structs'] | undefined
+  const structs = (): NonNullable<typeof decoded> => (decoded ??= Y.decodeUpdate(update).structs)
   const forbidden: KeyChange[] = []
-  for (const c of changes) {
-    if (!guard.allows(c, doc)) {
-      // junk now under the key that an item pending from another update placed (after a clock this update brought):
-      // undone, but this update's sender is not to blame. A deletion is always this update's own delete set.
-      const root = roots.get(c)
-      const pending = c.newValue !== undefined && root != null && !wroteCurrent(root, c.key, update)
-      forbidden.push(pending ? { ...c, blameless: true as const } : c)
-      continue
-    }
-    const within = overwritten.get(c)
-    // a record written in this transaction stands for the key's previous value: junk right after it is forbidden
-    const before = within?.values.find(v => !guard.allows({ ...c, action: c.newValue === undefined ? 'delete' : 'update', oldValue: v }, doc))
-    if (within == null || before === undefined) continue
-    forbidden.push({
-      ...c,
-      action: c.newValue === undefined ? 'delete' : 'update',
-      oldValue: before,
-      ...(wroteCurrent(within.root, c.key, update) ? {} : { blameless: true as const })
-    })
+  for (const { change: c, root, overwritten } of changes) {
+    // a record written in this transaction stands for the key's previous value too: junk right after it is forbidden
+    const action: KeyChange['action'] = c.newValue === undefined ? 'delete' : 'update'
+    const wrong = !guard.allows(c, doc)
+      ? c
+      : overwritten.map(v => ({ ...c, action, oldValue: v })).find(w => !guard.allows(w, doc))
+    if (wrong === undefined) continue
+    // junk now under the key that an item pending from another update placed (after a clock this update brought) is
+    // undone, but this update's sender is not to blame; a deletion is always this update's own delete set
+    forbidden.push(c.newValue !== undefined && !wroteCurrent(root, c.key, structs) ? { ...wrong, blameless: true } : wrong)
   }
   return forbidden
 }
