@@ -276,12 +276,13 @@ export function draftSpec (input: SubmitInput, creator: string, sizes: ContentSi
   if (typeof modelUri === 'string' && /^[a-z]+:\/\//.test(modelUri) && !modelUri.startsWith('ipfs://') && !modelUri.startsWith('file://')) {
     issues.push({ path: 'model', message: 'a model is bytes, a file or an ipfs:// URI (peers fetch and pin it by CID)' })
   }
-  if (typeof input.requirements?.gpuModel === 'string' && input.requirements.gpuModel.trim() === '') {
+  const gpuModel = typeof input.requirements?.gpuModel === 'string' ? input.requirements.gpuModel.trim().toLowerCase() : undefined
+  if (gpuModel === '') {
     issues.push({ path: 'requirements.gpuModel', message: 'is empty: name a GPU model, or leave it out for any (jobmesh-dapp submit: no --gpu-model)' })
   }
   // "Any" is the GPU model a node started without --gpu-model registers (peer.ts), not every model: such a job
   // excluded every node that names its GPU, while describe said "GPU Any" and the docs call no requirement "the Any group"
-  if (typeof input.requirements?.gpuModel === 'string' && input.requirements.gpuModel.trim().toLowerCase() === 'any') {
+  if (gpuModel === 'any') {
     issues.push({ path: 'requirements.gpuModel', message: '"Any" is the model of nodes that name no GPU, not every model: leave it out for any GPU model (jobmesh-dapp submit: no --gpu-model)' })
   }
   if (input.requirements?.minVramGb !== undefined && !Number.isInteger(input.requirements.minVramGb)) {
