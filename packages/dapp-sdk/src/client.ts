@@ -142,6 +142,11 @@ export interface JobClient {
   /** The escrow's record of the job. @throws JobNotFoundError and the chain errors */
   status(jobId: string, options?: { signal?: AbortSignal }): Promise<EscrowJob>
   /**
+   * The chain's clock in seconds (its latest block's timestamp): what the escrow compares a job's `deadline` with,
+   * so an Open job whose deadline is below it can no longer be released, only refunded. @throws the chain errors
+   */
+  chainTime(options?: { signal?: AbortSignal }): Promise<number>
+  /**
    * The job's story: created, announced, how many peers match its requirements and why the others do not (VRAM,
    * GPU model, paused), progress, finalizer, verifiers and their phase, and in plain words what it waits for now.
    *
@@ -277,6 +282,10 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
     async status (jobId, options = {}) {
       live()
       return loadEscrowJob(ctx, checkJobId(jobId), options.signal)
+    },
+    async chainTime (options = {}) {
+      live()
+      return await ctx.chain.client.chainTime({ signal: options.signal })
     },
     async describe (jobId, options) {
       live()

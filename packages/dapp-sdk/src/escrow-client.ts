@@ -11,7 +11,7 @@ import type { ChainContext } from './context.js'
 export type EscrowClientInit = Pick<JobClientInit, 'rpcUrl' | 'provider' | 'signer' | 'deployment' | 'rpcTimeoutMs' | 'txTimeoutMs' | 'confirmations' | 'pollIntervalMs' | 'signal'>
 
 /** The escrow alone: a job's record, this wallet's jobs and refunds, as a {@link JobClient} gives them. */
-export interface EscrowClient extends Pick<JobClient, 'address' | 'chainId' | 'status' | 'list' | 'refund'> {
+export interface EscrowClient extends Pick<JobClient, 'address' | 'chainId' | 'status' | 'chainTime' | 'list' | 'refund'> {
   /** Closes the provider the client created (not one passed in). */
   stop(): void
 }
@@ -41,6 +41,10 @@ export async function createEscrowClient (init: EscrowClientInit): Promise<Escro
     async status (jobId, options = {}) {
       live()
       return await loadEscrowJob(ctx, checkJobId(jobId), options.signal)
+    },
+    async chainTime (options = {}) {
+      live()
+      return await chain.client.chainTime({ signal: options.signal })
     },
     async list (options) {
       live()
