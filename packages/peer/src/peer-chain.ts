@@ -2,10 +2,10 @@ import { logger } from '@libp2p/logger'
 import { verifyDeployment } from '@jobmesh/contracts'
 import { publishProfile } from './jobs/index.js'
 import { replicateOutputs } from './replication/index.js'
-import { applyCommitTimeout, createSettlement, datastoreJournal, ensureSeedCommitted } from './settlement/index.js'
+import { applyCommitTimeout, createSettlement, datastoreJournal, ensureSeedCommitted, SLASH_LOOKBACK_BLOCKS } from './settlement/index.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
 import { connectedWithin, DEFAULT_JOIN_TIMEOUT_MS, NoPeerReachableError } from './node/index.js'
-import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
+import type { ChainClient, NodeSlash, RegisterResult } from '@jobmesh/contracts'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor } from './executor/index.js'
 import type { JobmeshNode } from './node/index.js'
@@ -23,7 +23,13 @@ export interface ChainParts {
   address: string
   /** The escrow's pricing parameters: the processor's task values use the network's, not the defaults. */
   pricing: PricingParams
-  registration: RegisterResult
+  registration: Registration
+}
+
+/** What a start did in the registry and, when it topped the stake up, the recent slashes that had taken it. */
+export interface Registration extends RegisterResult {
+  /** The node's slashes in the last {@link SLASH_LOOKBACK_BLOCKS} blocks, oldest first (only read when the stake was topped up). */
+  slashes: NodeSlash[]
 }
 
 /**
@@ -47,7 +53,7 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   const vramGb = init.vramGb ?? 0
   // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
   const since = await client.blockNumber(options)
-  let registration: RegisterResult
+  let registered: RegisterResult
   // a node that reaches no peer cannot fetch what a verification needs: drawn, it would be slashed. With bootstrap
   // peers given, one must answer before the node registers or resumes (the first peer of a network has none)
   await requireAPeer(parts.node, init.bootstrap ?? [], init.chain.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS, signal)
@@ -56,11 +62,12 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   try {
     // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
     await ensureSeedCommitted(client, options)
-    registration = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake }, options)
+    registered = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake }, options)
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err
     throw await explainFunds(client, address, init.chain.stake, err as Error)
   }
+  const registration = { ...registered, slashes: registered.registered || registered.stakeAdded === 0n ? [] : await recentSlashes(client, address, since, signal) }
   const timeoutPct = init.chain.commitTimeoutPct
   if (timeoutPct != null) {
     const stop = new AbortController()
@@ -88,6 +95,16 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
   return { client, settlement, address, pricing, registration }
+}
+
+/** The node's slashes in the blocks before `head`, for the start's wallet line: none when they cannot be read. */
+async function recentSlashes (client: ChainClient, address: string, head: number, signal?: AbortSignal): Promise<NodeSlash[]> {
+  return await client.nodeSlashes(address, { fromBlock: Math.max(client.deployment.blockNumber ?? 0, head - SLASH_LOOKBACK_BLOCKS), signal })
+    .catch((err: Error) => {
+      if (err.name === 'AbortError') throw err
+      log('reading the slashes of %s failed: %e', address, err)
+      return []
+    })
 }
 
 /** @throws NoPeerReachableError when bootstrap peers are given and none is connected within `timeoutMs` */

@@ -18,7 +18,8 @@ import { retireEndedJobs } from './job-retirement.js'
 import { metricsFor, startObservability } from './peer-observe.js'
 import { EventLog, describeJob, earningsCursor, readAccount } from './observe/index.js'
 import { bondText, outputText, waitingText } from './waiting-lines.js'
-import type { ChainClient, RegisterResult } from '@jobmesh/contracts'
+import type { ChainClient } from '@jobmesh/contracts'
+import type { Registration } from './peer-chain.js'
 import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
 import type { JobmeshNode, NodeInit } from './node/index.js'
@@ -103,8 +104,8 @@ export interface Peer {
   processor?: Processor
   chain?: ChainClient
   settlement?: Settlement
-  /** What this start did in the registry (registered, resumed, stake added); undefined without a chain. */
-  registration?: RegisterResult
+  /** What this start did in the registry (registered, resumed, stake added, the slashes a top-up made good); undefined without a chain. */
+  registration?: Registration
   /** Notable events (finalizations, verifications, claims, errors, ...), typed, with the recent ones kept. */
   events: EventLog
   /** The HTTP listener (dashboard, `/metrics`) when `init.http` was given. */

@@ -11,6 +11,7 @@ import type { IncentiveAccount } from '../actions/incentive/incentive-account.js
 import type { ModelHolding } from '../actions/models/model-holding.js'
 import type { ModelPrompt } from '../actions/models/model-prompts.js'
 import type { JobCreatedEvent } from '../actions/events/job-created.js'
+import type { NodeSlash } from '../actions/events/node-slashes.js'
 import type { NodeGrade } from '../actions/registry/node-grade.js'
 import type { NodeInfo } from '../actions/registry/node-info.js'
 import type { ProbeScan } from '../actions/registry/probe-next.js'
@@ -184,6 +185,8 @@ export interface ChainClient {
   submittedManifests(jobId: string, resultRoot: string, options?: CallOptions & BlockRange): Promise<string[]>
   /** Wallets slashed for the job's rejected rounds, in round order (`JobRejected`). */
   rejectedCulprits(jobId: string, options?: CallOptions & BlockRange): Promise<string[]>
+  /** The registry's slashes of `node` (`NodeSlashed`), oldest first, each with its job and reason when an escrow event names the node. */
+  nodeSlashes(node: string, options?: CallOptions & BlockRange): Promise<NodeSlash[]>
   /** Block of the job's latest `JobReleased`, or undefined. */
   releasedBlock(jobId: string, options?: CallOptions & BlockRange): Promise<number | undefined>
   /** Unix seconds of the latest block (the clock of the escrow's deadlines). */

@@ -30,6 +30,7 @@ import { withdrawCredit } from '../actions/escrow/withdraw-credit.js'
 import { findEvents } from '../actions/events/find-events.js'
 import { jobCreated, jobsCreatedBy } from '../actions/events/job-created.js'
 import { rejectedCulprits } from '../actions/events/rejected-culprits.js'
+import { nodeSlashes } from '../actions/events/node-slashes.js'
 import { releasedBlock } from '../actions/events/released-block.js'
 import { submittedManifests } from '../actions/events/submitted-manifests.js'
 import { waitForBlock } from '../actions/events/wait-for-block.js'
@@ -143,6 +144,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     jobsCreatedBy: async (creator, options) => jobsCreatedBy(c, creator, options),
     submittedManifests: async (jobId, resultRoot, options) => submittedManifests(c, jobId, resultRoot, options),
     rejectedCulprits: async (jobId, options) => rejectedCulprits(c, jobId, options),
+    nodeSlashes: async (node, options) => nodeSlashes(c, node, options),
     releasedBlock: async (jobId, options) => releasedBlock(c, jobId, options),
     watchEvents: (options) => watchEvents(c, options)
   }

@@ -2,13 +2,14 @@ import { short, table } from './output.js'
 import { MODEL_SOURCE_LABELS } from '../models/index.js'
 import { terminalSafe } from './terminal-text.js'
 import type { PeerStatus } from '../peer.js'
-import type { RegisterResult } from '@jobmesh/contracts'
+import type { Registration } from '../peer-chain.js'
+import type { NodeSlash } from '@jobmesh/contracts'
 
 /**
  * `jobmesh start`'s wallet line: what this start did in the registry, since it may have moved the operator's money
  * (registered with a stake, topped the stake up) or changed the node's standing (resumed it from paused).
  */
-export function walletLine (address: string, registration: Pick<RegisterResult, 'registered' | 'stakeAdded' | 'stake' | 'resumed' | 'exiting'> | undefined): string {
+export function walletLine (address: string, registration: Pick<Registration, 'registered' | 'stakeAdded' | 'stake' | 'resumed' | 'exiting'> & Partial<Pick<Registration, 'slashes'>> | undefined): string {
   if (registration == null) return `wallet    ${address} (registered)`
   if (registration.exiting) {
     return `wallet    ${address} (registered, exiting: out of every draw and takes no work; it settles and claims what it earned until the stake is withdrawn)`
@@ -17,9 +18,23 @@ export function walletLine (address: string, registration: Pick<RegisterResult, 
   const did: string[] = []
   if (registration.resumed) did.push('it was paused (by its last stop, or by the registry after a missed task): resumed')
   if (registration.stakeAdded > 0n) {
-    did.push(`stake topped up by ${eth(registration.stakeAdded.toString())} to ${eth(registration.stake.toString())}`)
+    const slashes = registration.slashes ?? []
+    const why = slashes.length === 0 ? '' : ` (it had been slashed: ${slashes.map(slashText).join('; ')})`
+    did.push(`stake topped up by ${eth(registration.stakeAdded.toString())} to ${eth(registration.stake.toString())}${why}`)
   }
   return `wallet    ${address} (registered${did.length === 0 ? '' : `; ${did.join('; ')}`})`
+}
+
+const SLASH_REASONS: Record<NonNullable<NodeSlash['reason']>, string> = {
+  'seed-missed': 'drawn as a verifier of job %s, it never revealed its seed (down when drawn?)',
+  'verifier-penalised': 'penalised as a verifier of job %s',
+  'results-rejected': 'its results of job %s were rejected'
+}
+
+/** One slash for people: how much, in which block, and why when the escrow said. */
+function slashText (s: NodeSlash): string {
+  const why = s.reason === undefined || s.jobId === undefined ? '' : `: ${SLASH_REASONS[s.reason].replace('%s', s.jobId)}`
+  return `${eth(s.amount.toString())} in block ${s.blockNumber}${why}`
 }
 
 /** Formats a running peer's status for people. */

@@ -139,3 +139,9 @@ export const EVIDENCE_PULL_CONCURRENCY = 4
 
 /** How often a peer looks for jobs it knows whose deadline has passed, to retire those nothing can pay for (ms). */
 export const DEFAULT_EXPIRY_CHECK_MS = 30_000
+
+/**
+ * How far back `jobmesh start` looks for the slashes that took the stake it tops up (blocks: ~2.8 h of 1 s blocks, ~5.6 h
+ * on Amoy; 10 log requests of the client's range). A slash older than that is not named.
+ */
+export const SLASH_LOOKBACK_BLOCKS = 10_000

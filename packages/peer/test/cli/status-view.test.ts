@@ -81,4 +81,15 @@ describe('walletLine', () => {
     expect(walletLine(a, { registered: false, stakeAdded: 0n, stake: ETH, resumed: false, exiting: true }))
       .toBe(`wallet    ${a} (registered, exiting: out of every draw and takes no work; it settles and claims what it earned until the stake is withdrawn)`)
   })
+
+  it('names the slashes a top-up made good, with their job and reason when the escrow gave one', () => {
+    const job = '0x' + '12'.repeat(32)
+    const slashes = [
+      { amount: ETH / 50n, stakeLeft: 8n * ETH / 100n, blockNumber: 41, transactionHash: '0x01', reason: 'seed-missed' as const, jobId: job },
+      { amount: ETH / 100n, stakeLeft: 7n * ETH / 100n, blockNumber: 57, transactionHash: '0x02' }
+    ]
+    expect(walletLine(a, { registered: false, stakeAdded: 3n * ETH / 100n, stake: ETH / 10n, resumed: true, exiting: false, slashes }))
+      .toBe(`wallet    ${a} (registered; it was paused (by its last stop, or by the registry after a missed task): resumed; stake topped up by 0.03 ETH to 0.1 ETH ` +
+        `(it had been slashed: 0.02 ETH in block 41: drawn as a verifier of job ${job}, it never revealed its seed (down when drawn?); 0.01 ETH in block 57))`)
+  })
 })

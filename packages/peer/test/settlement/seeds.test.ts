@@ -76,5 +76,8 @@ describe('verifier seeds on a real chain: derived from the wallet, revealed on a
     expect((await v1.nodeInfo()).stake).toBe(stake1 - bond)
     const silent = (await v1.address()).toLowerCase()
     for (const v of await v0.verifiers(jobId)) expect(v.seeded).toBe(v.node.toLowerCase() !== silent)
+    // the registry's record of it, as `jobmesh start` names it when it tops the stake up: the job and the reason
+    expect(await submitter.nodeSlashes(silent)).toEqual([expect.objectContaining({ amount: bond, stakeLeft: stake1 - bond, reason: 'seed-missed', jobId: jobId.toLowerCase() })])
+    expect(await submitter.nodeSlashes(await v0.address())).toEqual([])
   }, 90_000)
 })
