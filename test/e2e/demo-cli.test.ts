@@ -67,6 +67,7 @@ describe('npm run demo refuses what would fail after the job was paid, before an
     // stopped here: the rest is a whole demo run. A Ctrl-C stops what it started and says so (the local chain's signal
     // hook used to re-raise the signal once the demo's one-shot handler had run: it died at once, its peers unstopped)
     demo.child.kill('SIGINT')
+    await waitFor(() => demo.child.exitCode !== null || demo.child.signalCode !== null, { what: 'the demo to stop after Ctrl-C', timeoutMs: 30_000 })
     expect(await demo.exited).toBe(130)
     expect(demo.stdout).toContain('stopping...')
     expect(demo.stdout.at(-1)).toBe('stopped')
