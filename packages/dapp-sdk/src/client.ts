@@ -212,6 +212,7 @@ export async function createJobClient (init: JobClientInit): Promise<JobClient> 
   try {
     const bootstrap = init.bootstrap ?? []
     node = await createNode({
+      role: 'client',
       dataDir: init.dataDir,
       bootstrap,
       ...(init.listen === undefined ? {} : { listen: init.listen })

@@ -9,7 +9,7 @@ import { ping } from '@libp2p/ping'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
 import {
-  BOOTSTRAP_TAG, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES, DEFAULT_GOSSIP_DLO,
+  BOOTSTRAP_TAG, CLIENT_AGENT, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES, DEFAULT_GOSSIP_DLO,
   DEFAULT_COLOCATION_WHITELIST, DEFAULT_CONNECTION_PING_MS, DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
 } from './constants.js'
 import { fastMessageId } from './gossip-message-id.js'
@@ -26,6 +26,7 @@ export interface Libp2pOptionsInit {
   bootstrap: string[]
   mdns: boolean
   dhtClientMode: boolean
+  role: 'peer' | 'client'
   gossipsub?: Partial<GossipsubOpts>
   metrics?: Libp2pOptions['metrics']
 }
@@ -47,6 +48,7 @@ export function libp2pOptions (init: Libp2pOptionsInit): Libp2pOptions<NodeServi
     privateKey: init.privateKey,
     datastore: init.datastore,
     ...(init.metrics == null ? {} : { metrics: init.metrics }),
+    ...(init.role === 'client' ? { nodeInfo: { userAgent: CLIENT_AGENT } } : {}),
     addresses: { listen: init.listen },
     transports: [tcp(), webSockets()],
     connectionEncrypters: [noise()],

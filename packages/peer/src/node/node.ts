@@ -30,6 +30,8 @@ export interface NodeInit {
   bootstrap?: string[]
   /** Discover peers on the LAN with mDNS. Default false. */
   mdns?: boolean
+  /** `client`: a DApp's node, which says so in its identify agent ({@link CLIENT_AGENT}). Default `peer`. */
+  role?: 'peer' | 'client'
   /** DHT client mode (queries only, does not serve). Default false: every LAN peer serves. */
   dhtClientMode?: boolean
   /** Gossipsub overrides (tests, benches). */
@@ -79,6 +81,7 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
       bootstrap,
       mdns: init.mdns ?? false,
       dhtClientMode: init.dhtClientMode ?? false,
+      role: init.role ?? 'peer',
       gossipsub: init.gossipsub,
       metrics: init.metrics
     })))

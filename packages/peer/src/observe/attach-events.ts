@@ -1,8 +1,9 @@
 import { formatEther } from 'ethers'
+import { CLIENT_AGENT } from '../node/constants.js'
 import type { EventLog } from './event-log.js'
 import type { Processor, ProcessorEvents } from '../processor/index.js'
 import type { Settlement, SettlementEvents } from '../settlement/index.js'
-import type { Libp2p, PeerId } from '@libp2p/interface'
+import type { IdentifyResult, Libp2p, PeerId } from '@libp2p/interface'
 
 export interface EventSources {
   libp2p?: Pick<Libp2p, 'addEventListener' | 'removeEventListener'>
@@ -30,26 +31,38 @@ export function shortId (id: string): string {
 type Detach = () => void
 
 /**
+ * A line when a peer connects (once it identified itself: a DApp's client, {@link CLIENT_AGENT}, gets none, since every
+ * `jobmesh-dapp` call connects and goes) and when a peer that got one disconnects.
+ */
+function attachConnections (libp2p: NonNullable<EventSources['libp2p']>, log: EventLog): Detach {
+  const shown = new Set<string>()
+  const onIdentify = (evt: CustomEvent<IdentifyResult>): void => {
+    const id = evt.detail.peerId.toString()
+    if (shown.has(id) || evt.detail.agentVersion?.split('/')[0] === CLIENT_AGENT) return
+    shown.add(id)
+    log.push({ kind: 'peer:connect', level: 'info', text: `connected to ${shortId(id)}` })
+  }
+  const onDisconnect = (evt: CustomEvent<PeerId>): void => {
+    const id = evt.detail.toString()
+    if (!shown.delete(id)) return
+    log.push({ kind: 'peer:disconnect', level: 'info', text: `disconnected from ${shortId(id)}` })
+  }
+  libp2p.addEventListener('peer:identify', onIdentify)
+  libp2p.addEventListener('peer:disconnect', onDisconnect)
+  return () => {
+    libp2p.removeEventListener('peer:identify', onIdentify)
+    libp2p.removeEventListener('peer:disconnect', onDisconnect)
+  }
+}
+
+/**
  * Turns the processor's, the settlement's and libp2p's events into {@link PeerEvent}s on `log`. Returns a function
  * that removes every listener.
  */
 export function attachPeerEvents (sources: EventSources, log: EventLog): Detach {
   const detach: Detach[] = []
   const { libp2p, processor, settlement } = sources
-  if (libp2p != null) {
-    const onConnect = (evt: CustomEvent<PeerId>): void => {
-      log.push({ kind: 'peer:connect', level: 'info', text: `connected to ${shortId(evt.detail.toString())}` })
-    }
-    const onDisconnect = (evt: CustomEvent<PeerId>): void => {
-      log.push({ kind: 'peer:disconnect', level: 'info', text: `disconnected from ${shortId(evt.detail.toString())}` })
-    }
-    libp2p.addEventListener('peer:connect', onConnect)
-    libp2p.addEventListener('peer:disconnect', onDisconnect)
-    detach.push(() => {
-      libp2p.removeEventListener('peer:connect', onConnect)
-      libp2p.removeEventListener('peer:disconnect', onDisconnect)
-    })
-  }
+  if (libp2p != null) detach.push(attachConnections(libp2p, log))
   if (processor != null) {
     const on = <K extends keyof ProcessorEvents & string>(type: K, fn: (d: ProcessorEvents[K]) => void): void => {
       const listener = (evt: CustomEvent<ProcessorEvents[K]>): void => { fn(evt.detail) }
