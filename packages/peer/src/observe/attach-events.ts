@@ -1,5 +1,5 @@
 import { formatEther } from 'ethers'
-import { CLIENT_AGENT } from '../node/constants.js'
+import { CLIENT_AGENT } from '../node/index.js'
 import type { EventLog } from './event-log.js'
 import type { Processor, ProcessorEvents } from '../processor/index.js'
 import type { Settlement, SettlementEvents } from '../settlement/index.js'
