@@ -5,13 +5,6 @@ export const DEFAULT_LISTEN: readonly string[] = ['/ip4/127.0.0.1/tcp/0', '/ip4/
 /** Listen addresses for a node that should be reachable on the LAN (what the CLI passes). */
 export const LAN_LISTEN: readonly string[] = ['/ip4/0.0.0.0/tcp/0', '/ip4/0.0.0.0/tcp/0/ws']
 
-/**
- * The identify agent of a node that is a DApp's client (`createNode({ role: 'client' })`, what the SDK starts), not a
- * peer: a peer's event log leaves out the connections of clients, which come and go with every `jobmesh-dapp` call.
- * Only a label for people: a node may claim any agent.
- */
-export const CLIENT_AGENT = 'jobmesh-client'
-
 /** Kademlia protocol id: a private DHT, never mixed with the public IPFS (amino) DHT. */
 export const DHT_PROTOCOL = '/jobmesh/kad/1.0.0'
 

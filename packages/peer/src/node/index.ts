@@ -27,6 +27,6 @@ export type { NodeInit, JobmeshNode } from './node.js'
 export type { NodeServices } from './types.js'
 export { InvalidDataDirError, InvalidIdentityError, InvalidMultiaddrError, ListenError, NoPeerReachableError } from './errors.js'
 export {
-  DEFAULT_LISTEN, LAN_LISTEN, CLIENT_AGENT, DHT_PROTOCOL, IDENTITY_FILE, DATASTORE_DIR, BLOCKSTORE_DIR,
+  DEFAULT_LISTEN, LAN_LISTEN, DHT_PROTOCOL, IDENTITY_FILE, DATASTORE_DIR, BLOCKSTORE_DIR,
   DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DLO, DEFAULT_GOSSIP_DHI, DEFAULT_JOIN_TIMEOUT_MS
 } from './constants.js'

@@ -9,10 +9,11 @@ import { ping } from '@libp2p/ping'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
 import {
-  BOOTSTRAP_TAG, CLIENT_AGENT, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES, DEFAULT_GOSSIP_DLO,
+  BOOTSTRAP_TAG, DEFAULT_BOOTSTRAP_DELAY_MS, DEFAULT_GOSSIP_D, DEFAULT_GOSSIP_DHI, DEFAULT_GOSSIP_DLAZY, DEFAULT_GOSSIP_IDONTWANT_MIN_BYTES, DEFAULT_GOSSIP_DLO,
   DEFAULT_COLOCATION_WHITELIST, DEFAULT_CONNECTION_PING_MS, DEFAULT_GOSSIP_DOUT, DEFAULT_GOSSIP_HEARTBEAT_MS, DEFAULT_INBOUND_CONNECTION_THRESHOLD, DHT_PROTOCOL
 } from './constants.js'
 import { fastMessageId } from './gossip-message-id.js'
+import { CLIENT_AGENT } from '../protocol/index.js'
 import type { NodeServices } from './types.js'
 import type { GossipsubOpts } from '@libp2p/gossipsub'
 import type { PrivateKey } from '@libp2p/interface'

@@ -30,7 +30,7 @@ export interface NodeInit {
   bootstrap?: string[]
   /** Discover peers on the LAN with mDNS. Default false. */
   mdns?: boolean
-  /** `client`: a DApp's node, which says so in its identify agent ({@link CLIENT_AGENT}). Default `peer`. */
+  /** `client`: a DApp's node, which says so in its identify agent (`CLIENT_AGENT` of the protocol). Default `peer`. */
   role?: 'peer' | 'client'
   /** DHT client mode (queries only, does not serve). Default false: every LAN peer serves. */
   dhtClientMode?: boolean

@@ -1,5 +1,5 @@
 import { formatEther } from 'ethers'
-import { CLIENT_AGENT } from '../node/index.js'
+import { CLIENT_AGENT } from '../protocol/index.js'
 import type { EventLog } from './event-log.js'
 import type { Processor, ProcessorEvents } from '../processor/index.js'
 import type { Settlement, SettlementEvents } from '../settlement/index.js'

@@ -109,3 +109,10 @@ export const MAX_RECORD_PAYLOAD_BYTES = 1024 * 1024
 
 /** Largest value of a uint32 field of the contracts (the escrow's `createJob` counts, sizes and seconds). */
 export const UINT32_MAX = 0xffff_ffff
+
+/**
+ * The identify agent of a node that is a DApp's client (`createNode({ role: 'client' })`, what the SDK starts), not a
+ * peer: a peer's event log leaves out the connections of clients, which come and go with every `jobmesh-dapp` call.
+ * Only a label for people: a node may claim any agent.
+ */
+export const CLIENT_AGENT = 'jobmesh-client'
