@@ -416,6 +416,10 @@ describe('jobmesh-dapp prints network text without control characters', () => {
     for (const line of lines) expect(controls(line)).toEqual([])
     expect(lines).toContain('  failed on 2 peers: \\u001b]52;c;aGk=\\u0007\\u000areleased')
     expect(lines.at(-1)).toBe('  12D3KooWPeer  H100\\u001b[8m\\u000a  12D3KooWFake  H100 / 80 GB  can take it / 8 GB  too little VRAM')
+ 
+    // the table is about the job's requirements; a matching peer is "matches" (its bond is the waiting line's to say)
+    const matched = formatStory({ ...story, matching: { ...story.matching, matching: 1, byPeer: [{ peerId: '12D3KooWOk', vramGb: 80, gpuModel: 'H100', reasons: [] }] } })
+    expect(matched.slice(-2)).toEqual(['peers (against the job\'s requirements):', '  12D3KooWOk  H100 / 80 GB  matches'])
   })
 
   it('whatever the CLI prints goes out without control characters: an argument echoed in an error', async () => {

@@ -20,9 +20,10 @@ export function formatStory (story: JobStory): string[] {
   const out = [`job ${story.jobId}`, `phase: ${story.phase}`, `waiting for: ${terminalSafe(story.waitingFor)}`, '', 'story:']
   for (const line of story.lines) out.push(`  ${terminalSafe(line)}`)
   if (story.matching.byPeer.length > 0) {
-    out.push('', 'peers:')
+    // the job's requirements only: whether a matching peer's free stake covers the bond is the waiting line's to say
+    out.push('', 'peers (against the job\'s requirements):')
     for (const p of story.matching.byPeer) {
-      const why = p.reasons.length === 0 ? 'can take it' : p.reasons.map(r => REASONS[r] ?? r).join(', ')
+      const why = p.reasons.length === 0 ? 'matches' : p.reasons.map(r => REASONS[r] ?? r).join(', ')
       out.push(`  ${p.peerId}  ${terminalSafe(p.gpuModel)} / ${p.vramGb} GB  ${why}`)
     }
   }
