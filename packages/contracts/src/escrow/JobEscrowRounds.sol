@@ -14,6 +14,7 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         uint32 tag; // that group's digest tag
         uint256 bad; // the sample position (1-based) a majority found wrong, 0 if none
         bool blame; // the majority of those blame the processor
+        bool blameTie; // exactly half of those blame the processor (the other half the submitter)
         address payee; // payee of that leaf
     }
 
@@ -108,6 +109,7 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
             if (votes * 2 > k) {
                 t.bad = b;
                 t.blame = blames * 2 > votes;
+                t.blameTie = blames * 2 == votes;
                 t.payee = _culprits[jobId][i];
             }
         }
@@ -119,6 +121,15 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
             Verifier storage w = _verifiers[jobId][x];
             if (w.revealed && w.badPos == 0 && w.digestTag == tag) ++n;
         }
+    }
+
+    /// @dev A majority found the same leaf wrong but splits evenly on whose fault it is, and the split decides the
+    ///      culprit (the leaf pays a registered node other than the submitter). Neither side is slashed then: a tie
+    ///      used to blame the submitter, so one accomplice of a faking processor among the verifiers, voting "wrong
+    ///      leaf, the submitter's fault" beside one honest verifier while another was silent, had the honest finalizer
+    ///      slashed the bond for the processor's fake (attacks/BlameTie.t.sol).
+    function _blameUndecided(Job storage j, Tally memory t) internal view returns (bool) {
+        return t.blameTie && t.payee != address(0) && t.payee != j.submitter && registry.isRegistered(t.payee);
     }
 
     function _reject(bytes32 jobId, Job storage j, uint256 k, Tally memory t) internal {

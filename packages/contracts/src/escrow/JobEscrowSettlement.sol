@@ -22,7 +22,8 @@ contract JobEscrowSettlement is JobEscrowSeeds {
     ///         - more than k/2 found the same first wrong leaf, or nobody proved the sample -> Rejected: the culprit
     ///           (the leaf's payee when the majority blames the processor that signed it, else the submitter) is
     ///           slashed bondBps of the fee, the job is Open again;
-    ///         - otherwise the round restarts (Open again after the deadline).
+    ///         - otherwise (also when that majority splits evenly on the blame) the round restarts (Open again after
+    ///           the deadline).
     ///         Verifiers that voted with the outcome get one verifier share each (from the fee on release, from the
     ///         slash on rejection, from the silent verifiers' penalties otherwise); silent or outvoted verifiers are
     ///         slashed one share, except in a round in which none of them committed (restarted, or rejected for an
@@ -52,7 +53,7 @@ contract JobEscrowSettlement is JobEscrowSeeds {
             j.releasedAt = uint40(block.timestamp);
             registry.unlock(j.submitter, _bond(j));
             emit JobReleased(jobId, j.claimedHash, t.matches, j.reveals);
-        } else if (t.bad != 0 || !j.proven) {
+        } else if (!j.proven || (t.bad != 0 && !_blameUndecided(j, t))) {
             _reject(jobId, j, k, t);
         } else {
             // no majority. A round in which no drawn verifier committed is one nobody could re-run in the commit
