@@ -79,12 +79,16 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
     /// @notice First half of a submission: an active node commits to
     ///         keccak256(abi.encode(jobId, round, resultRoot, manifestCid, msg.sender)). A root copied from another
     ///         submitter's transaction cannot be submitted in the same block, and a commitment is bound to its sender.
+    ///         A job rejected 255 times takes no more (`TooManyRounds`): it is refunded at its deadline.
     function commitResults(bytes32 jobId, bytes32 commitment_) external {
         Job storage j = _job(jobId);
         if (j.status != Status.Open) revert WrongStatus(jobId, j.status);
         if (block.timestamp > j.deadline) revert DeadlinePassed();
         if (!registry.isActive(msg.sender)) revert NotActiveNode(msg.sender);
         if (commitment_ == bytes32(0)) revert EmptyCommitment();
+        // the round counter is a uint8: a 256th rejection would overflow in settle and freeze the round (its
+        // verifiers busy for good, no refund); a job rejected 255 times takes no more results and is refunded
+        if (j.rejections == type(uint8).max) revert TooManyRounds();
         resultCommits[jobId][msg.sender] = ResultCommit({commitment: commitment_, blockNumber: uint64(block.number)});
         emit ResultsCommitted(jobId, msg.sender, commitment_);
     }

@@ -249,6 +249,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error DeadlineNotReached(uint256 deadline);
     error NotActiveNode(address node);
     error NoResultCommit();
+    error TooManyRounds();
     error ResultCommitMismatch();
     error TooEarly(uint256 fromBlock);
     error VerifiersIncomplete();

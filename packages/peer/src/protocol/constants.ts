@@ -19,6 +19,12 @@ export const MIN_VERIFIERS = 3
 export const MAX_VERIFIERS_ENCODABLE = 255
 
 /**
+ * Rejections after which the escrow takes no more results for a job (`commitResults` reverts `TooManyRounds`: its
+ * round counter is a uint8): such a job can only be refunded at its deadline, so no peer works on it.
+ */
+export const MAX_REJECTIONS = 255
+
+/**
  * Blocks after a submission's entropy block during which only its submitter draws for free (the escrow's
  * DRAW_GRACE_BLOCKS); a later first draw by anyone else is paid DRAW_BOUNTY_BPS of the submitter's bond.
  */

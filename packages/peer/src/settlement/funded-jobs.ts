@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { encodeJobSpec } from '../protocol/index.js'
+import { encodeJobSpec, MAX_REJECTIONS } from '../protocol/index.js'
 import { rawBlockCid } from '../storage/index.js'
 import { DEFAULT_JOB_STATUS_RECHECK_MS, ROUND_RECHECK_MS, UNKNOWN_JOB_GIVE_UP_MS, UNKNOWN_JOB_RECHECK_MAX_MS } from './constants.js'
 import type { JobSpec } from '../protocol/index.js'
@@ -27,7 +27,8 @@ export interface FundedJobsInit {
  * What a read found: the escrow's status, `forged` (the announced spec is not the one the job was created with, or the
  * job's run-time hint on chain is below the spec's estimate).
  */
-export type FundedStatus = JobStatusName | 'forged' | 'unreadable'
+/** `exhausted`: Open, but rejected {@link MAX_REJECTIONS} times: the escrow takes no more results, only a refund. */
+export type FundedStatus = JobStatusName | 'forged' | 'unreadable' | 'exhausted'
 
 /**
  * Whether the escrow holds a job open, funded, with the announced spec: only such a job can pay for work. An
@@ -121,8 +122,12 @@ export function fundedJobs (components: FundedJobsComponents, init: FundedJobsIn
   /** The status first (one call); `JobCreated` (a log scan) once, only for a job the escrow holds open. */
   const read = async (jobId: string, specCid: string, spec: JobSpec): Promise<FundedStatus> => {
     const options = { signal: controller.signal }
-    const { status } = await readJob(jobId)
+    const { status, rejections } = await readJob(jobId)
     if (status !== 'Open') return status
+    if (rejections >= MAX_REJECTIONS) {
+      log('job %s was rejected %d times: the escrow takes no more results for it', jobId, rejections)
+      return 'exhausted'
+    }
     times ??= await components.chain.commitTimes(options)
     if ((windows.get(jobId)?.secondsPerMicroJob ?? 0) < Math.ceil(spec.estimate.secondsPerMicroJob)) {
       log('job %s has a run-time hint on chain below its spec\'s estimate', jobId)

@@ -52,6 +52,33 @@ describe('fundedJobs', () => {
     }
   })
 
+  it('an Open job rejected 255 times is not worked on: the escrow takes no more results for it (TooManyRounds), only a refund', async () => {
+    chain = await startChain({ accounts: 2 })
+    const [creator] = chain.clients
+    const open = await fundJob(creator)
+    // the real escrow's record, read through a client that reports the counter at its end (reaching it takes 255
+    // rejected rounds: RoundOverflow.t.sol)
+    const spent = Object.assign(Object.create(creator) as typeof creator, {
+      job: async (...args: Parameters<typeof creator.job>) => ({ ...await creator.job(...args), rejections: 255 })
+    })
+    const funded = fundedJobs({ chain: spent })
+    try {
+      expect(await funded.check(open)).toBe('exhausted')
+      expect(funded.isOpen(open)).toBe(false)
+      // one rejection less: still worked on
+      const live = fundedJobs({ chain: Object.assign(Object.create(creator) as typeof creator, {
+        job: async (...args: Parameters<typeof creator.job>) => ({ ...await creator.job(...args), rejections: 254 })
+      }) })
+      try {
+        expect(await live.check(open)).toBe('Open')
+      } finally {
+        live.stop()
+      }
+    } finally {
+      funded.stop()
+    }
+  })
+
   it('a job whose run-time hint on chain is below its spec\'s estimate is not worked on; an open one\'s runs are bounded by its commit window', async () => {
     chain = await startChain({ accounts: 2 })
     const [creator] = chain.clients
