@@ -50,8 +50,9 @@ export interface SubmitOptions {
    * inputs (speaks `/jobmesh/replicate/1.0.0`), waiting up to `peerWaitMs` for one to identify as such; and refuse it
    * (InputUnavailableError) before it is paid when an `ipfs://` or `https://` input it did not upload (code, data,
    * model) cannot be fetched from the network within `peerWaitMs` each (its first byte is read: the blocks it needs,
-   * not the whole DAG), or is an `https://` URI the peers refuse (a host on this machine or a private network).
-   * Without it a job is funded with no peer in
+   * not the whole DAG), or is an `https://` URI the peers refuse (a host on this machine or a private network); and
+   * refuse it (InvalidJobError on `blockCount`) when such a data input ends before the job's last block (one byte at
+   * that block's offset is read): its last MicroJobs would get no input on any peer. Without it a job is funded with no peer in
    * sight (the client may serve the inputs to peers that connect later), or naming content nobody serves.
    * `jobmesh-dapp submit` sets it unless `--force`.
    */
@@ -145,7 +146,10 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
   const data = await resolveContent(ctx.store, input.data, 'data', { signal })
   const model = input.model === undefined ? undefined : await resolveContent(ctx.store, input.model, 'model', { signal })
-  if (options.requirePeer === true) await requireServed(ctx, { code, data, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  if (options.requirePeer === true) {
+    await requireServed(ctx, { code, data, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+    await requireBlocks(ctx, data, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  }
   const spec = buildSpec(draft, code.uri, data.uri, model?.uri)
   const specCid = await putRaw(ctx.store, encodeJobSpec(spec), 'the job spec', { signal })
 
@@ -205,6 +209,32 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     samples,
     taskValue: value
   }
+}
+
+/**
+ * Throws InvalidJobError (on `blockCount`) when a data input this client did not upload (`ipfs://`, `https://`; the
+ * block count is the caller's, not counted from the content) ends before the job's last block: one byte is read at
+ * that block's offset, the way the peers read a MicroJob's blocks (a range past the end gives none). Funded, such a
+ * job's last MicroJobs would get no input on every peer (a failed job, or outputs of nothing), so nothing is paid. A
+ * last block nobody serves in time is left to the peers (an input served in part passes, as in {@link requireServed}).
+ */
+async function requireBlocks (ctx: ClientContext, data: ContentRef, spec: Pick<JobSpec, 'blockCount' | 'blockSize'>,
+  waitMs: number, signal?: AbortSignal): Promise<void> {
+  if (data.uploaded || !(data.uri.startsWith('ipfs://') || data.uri.startsWith('https://'))) return
+  const last = (spec.blockCount - 1) * spec.blockSize
+  let byte: Uint8Array
+  try {
+    byte = await ctx.store.fetch(data.uri, { offset: last, length: 1, timeoutMs: waitMs, signal, fromNetwork: true })
+  } catch (err) {
+    if (signal?.aborted === true || !UNSERVED.has((err as Error).name)) throw err
+    return
+  }
+  if (byte.byteLength > 0) return
+  throw new InvalidJobError([{
+    path: 'blockCount',
+    message: `the data ${data.uri} ends before block ${spec.blockCount} of ${spec.blockSize} bytes (it holds at most ${last} bytes, ` +
+      `fewer than ${spec.blockCount} blocks): its last MicroJobs would get no input on any peer; nothing was paid`
+  }])
 }
 
 /**

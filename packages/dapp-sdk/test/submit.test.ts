@@ -429,6 +429,36 @@ describe('submit', () => {
     }
   })
 
+  it('with requirePeer, refuses before paying a job whose data URI ends before its last block; a short last block goes on', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    try {
+      const peerStore = createContentStore({ helia: env.peer.helia })
+      // 8 blocks of 4 bytes declared, 5 behind the URI: MicroJobs 1.1 and half of 1.0 would read past its end on
+      // every peer (it was paid, and the job sat until its deadline, its last MicroJobs failing as fetch errors)
+      const short = `ipfs://${await peerStore.addBytes(data.subarray(0, 20))}`
+      const nonce = await env.provider.getTransactionCount(env.client.address)
+      const stages: string[] = []
+      const refused = await env.client.submit({ code, data: { uri: short }, blockCount: 8, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 10_000, onProgress: (p) => stages.push(p.stage), signal: AbortSignal.timeout(60_000) })
+        .catch((e: unknown) => e as InvalidJobError)
+      expect(refused.name).toBe('InvalidJobError')
+      expect(refused.issues.map(i => i.path)).toEqual(['blockCount'])
+      expect(refused.issues[0].message).toContain(`the data ${short} ends before block 8 of 4 bytes (it holds at most 28 bytes`)
+      expect(refused.issues[0].message).toContain('nothing was paid')
+      expect(stages).not.toContain('creating')
+      expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
+      // 29 bytes: the last block has 1 byte of its 4, as ceil(size / blockSize) counts a file's: paid and announced
+      const partial = `ipfs://${await peerStore.addBytes(data.subarray(0, 29))}`
+      const job = await env.client.submit({ code, data: { uri: partial }, blockCount: 8, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 10_000, signal: AbortSignal.timeout(60_000) })
+      expect(job.spec.dataUri).toBe(partial)
+    } finally {
+      await server.stop()
+    }
+  })
+
   it('reports the peers\' refusals of its inputs: data behind a URI larger than the job declares', async () => {
     const env = await setup()
     const { code } = smallJob()
