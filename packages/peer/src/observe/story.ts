@@ -1,6 +1,7 @@
 import { formatEther } from 'ethers'
 import { DEADLINE_MARGIN_MS, nodesNeeded } from '../protocol/index.js'
 import { failedForCertain } from '../coord/index.js'
+import { ExecutionTimeoutError, isModuleFailureName } from '../executor/index.js'
 import { shortId } from './attach-events.js'
 import type { VerificationView } from './chain-view.js'
 import type { BondableNodes } from '../settlement/index.js'
@@ -154,7 +155,19 @@ function gaveUp (failures: { failed: boolean, reasons: string[] }, done: number,
   if (!failures.failed) return ''
   if (status === 'Submitted' || status === 'Released') return ': some peers gave the job up, the others completed it'
   if (failedForCertain(failures, done)) return ': the peers gave the job up'
-  return ': peers whose runs ran out of time gave the job up; the others may still complete it'
+  return `: ${notModuleFailures(failures.reasons)} gave the job up; the others may still complete it`
+}
+
+/**
+ * Who gave a job up that is not failed beyond doubt: peers whose failures were not the module's own. A time limit is
+ * the common one; a content fetch (`ContentFetchError`, `ContentTimeoutError`) is not, and calling it a time limit sent
+ * a reader after slow peers while the job's data could not be read.
+ */
+function notModuleFailures (reasons: readonly string[]): string {
+  const others = reasons.filter(r => !isModuleFailureName(r))
+  if (others.length > 0 && others.every(r => r === ExecutionTimeoutError.name)) return 'peers whose runs ran out of time'
+  const fetches = others.filter(r => r !== ExecutionTimeoutError.name)
+  return `peers ${others.includes(ExecutionTimeoutError.name) ? 'whose runs ran out of time or ' : ''}that could not fetch what a run reads (${fetches.join(', ')})`
 }
 
 function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: string, waitingFor: string } {

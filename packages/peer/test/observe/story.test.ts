@@ -133,6 +133,12 @@ describe('job stories', () => {
     const slow = explainJob(facts({ progress: { done: 17, total: 32, macros: [], failures }, chain: chain({}) }))
     expect(slow.phase).toBe('processing')
     expect(slow.lines).toContain('4 failed MicroJob attempts on 3 peers (ExecutionTimeoutError): peers whose runs ran out of time gave the job up; the others may still complete it')
+    // fetch errors are not time limits: the story names them (it said the runs ran out of time)
+    const unread = explainJob(facts({ progress: { done: 16, total: 32, macros: [], failures: { ...failures, attempts: 6, peers: 4, reasons: ['ContentFetchError', 'WasmTrapError'] } }, chain: chain({}) }))
+    expect(unread.phase).toBe('processing')
+    expect(unread.lines).toContain('6 failed MicroJob attempts on 4 peers (ContentFetchError, WasmTrapError): peers that could not fetch what a run reads (ContentFetchError) gave the job up; the others may still complete it')
+    const both = explainJob(facts({ progress: { done: 16, total: 32, macros: [], failures: { ...failures, reasons: ['ContentTimeoutError', 'ExecutionTimeoutError'] } }, chain: chain({}) }))
+    expect(both.lines).toContain('4 failed MicroJob attempts on 3 peers (ContentTimeoutError, ExecutionTimeoutError): peers whose runs ran out of time or that could not fetch what a run reads (ContentTimeoutError) gave the job up; the others may still complete it')
     // nothing finished anywhere: a module that loops
     expect(explainJob(facts({ progress: { done: 0, total: 32, macros: [], failures }, chain: chain({}) })).phase).toBe('failed')
     const released = explainJob(facts({ progress: { done: 32, total: 32, macros: [], failures }, chain: chain({ status: 'Released' }) }))
