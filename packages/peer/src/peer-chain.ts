@@ -2,7 +2,7 @@ import { logger } from '@libp2p/logger'
 import { verifyDeployment } from '@jobmesh/contracts'
 import { publishProfile } from './jobs/index.js'
 import { replicateOutputs } from './replication/index.js'
-import { applyCommitTimeout, createSettlement, datastoreJournal, ensureSeedCommitted, SLASH_LOOKBACK_BLOCKS } from './settlement/index.js'
+import { applyCommitTimeout, createSettlement, datastoreJournal, ensureSeedCommitted, leaveDraw, SLASH_LOOKBACK_BLOCKS } from './settlement/index.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
 import { connectedWithin, DEFAULT_JOIN_TIMEOUT_MS, NoPeerReachableError } from './node/index.js'
 import type { ChainClient, NodeSlash, RegisterResult } from '@jobmesh/contracts'
@@ -24,6 +24,11 @@ export interface ChainParts {
   /** The escrow's pricing parameters: the processor's task values use the network's, not the defaults. */
   pricing: PricingParams
   registration: Registration
+  /**
+   * The peer's own stop takes the node out of the verifier draw from now on (the first thing it does): the stop of a
+   * start cut short, which does it until then, stands down.
+   */
+  leavesDrawAtStop(): void
 }
 
 /** What a start did in the registry and, when it topped the stake up, the recent slashes that had taken it. */
@@ -59,9 +64,16 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   await requireAPeer(parts.node, init.bootstrap ?? [], init.chain.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS, signal)
   // the stake it must still add is checked before the first transaction (the seed commitment costs gas too)
   await checkStakeFunds(client, address, init.chain.stake, options)
+  // a start cut short (Ctrl-C, a failure) once its registration or resume may be sent left the node in the verifier
+  // draw with nothing running it: drawn, it missed its seed and was slashed, and the registry paused it. Until the
+  // peer's own stop takes this over (`leavesDrawAtStop`), the stop of what started takes the node out of the draw
+  let leaveAtStop = true
   try {
     // the verifier seed first: a node drawn before it committed one could not vote (and would be slashed)
     await ensureSeedCommitted(client, options)
+    stack.push(async () => {
+      if (leaveAtStop && !await leaveDraw(client)) log.error('a start cut short could not take %s out of the verifier draw: start it again soon', address)
+    })
     registered = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake }, options)
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err
@@ -94,7 +106,7 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   await settlement.start({ since })
   stack.push(async () => { await settlement.stop() })
   log('registered %s as %s', parts.node.peerId, address)
-  return { client, settlement, address, pricing, registration }
+  return { client, settlement, address, pricing, registration, leavesDrawAtStop: () => { leaveAtStop = false } }
 }
 
 /** The node's slashes in the blocks before `head`, for the start's wallet line: none when they cannot be read. */

@@ -291,6 +291,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     // stopped, the node leaves the verifier draw (the next start resumes it): drawn while down it would miss its seed
     // and be slashed the bond. First to run at stop: the stack stops in reverse.
     if (chain != null) {
+      chain.leavesDrawAtStop()
       stack.push(async () => {
         if (await leaveDraw(chain.client)) return
         events.push({
