@@ -63,7 +63,7 @@ export function formatStatus (s: PeerStatus): string {
     }
     if (c.balanceWei != null) out.push(`balance   ${eth(c.balanceWei)}`)
     if (c.stakeWei != null) out.push(`stake     ${eth(c.stakeWei)}`)
-    if (c.earnedWei != null) out.push(`earned    ${eth(c.earnedWei)} (payouts claimed and verifier fees)`)
+    if (c.earnedWei != null) out.push(`earned    ${eth(c.earnedWei)} (payouts claimed, verifier fees and late-draw bounties)`)
     // a wallet no longer registered (withdrawn) has no record to score: the registry's defaults are not shown as one
     if (c.registered && c.qos != null) {
       const q = c.qos

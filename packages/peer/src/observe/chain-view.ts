@@ -77,7 +77,7 @@ export interface VerificationView {
 
 const ZERO = '0x0000000000000000000000000000000000000000'
 
-/** Sums an address's `PaymentClaimed` and `VerifierPaid` events, scanning only blocks it has not seen yet. */
+/** Sums an address's `PaymentClaimed`, `VerifierPaid` and `DrawBountyPaid` events, scanning only blocks it has not seen yet. */
 export interface EarningsCursor {
   read(options?: { signal?: AbortSignal }): Promise<{ earnedWei: bigint, paidJobs: number }>
 }
@@ -93,7 +93,7 @@ export function earningsCursor (chain: ChainClient, address: string): EarningsCu
       const step = running.then(async () => {
         const head = await chain.blockNumber(options)
         if (next != null && head < next) return
-        const paid = await chain.findEvents({ names: ['PaymentClaimed', 'VerifierPaid'], topic2: a, fromBlock: next, toBlock: head }, options)
+        const paid = await chain.findEvents({ names: ['PaymentClaimed', 'VerifierPaid', 'DrawBountyPaid'], topic2: a, fromBlock: next, toBlock: head }, options)
         for (const e of paid) {
           earnedWei += BigInt(e.args.amount as bigint)
           jobs.add(String(e.args.jobId))

@@ -3,6 +3,7 @@ import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DRAW_BOUNTY_BPS, DRAW_GRACE_BLOCKS } from '../../src/protocol/index.js'
 import { drawIfLate, drawVerifiers } from '../../src/settlement/index.js'
+import { earningsCursor } from '../../src/observe/index.js'
 import { fakeSubmission } from './fake-submission.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { TestChain } from '@jobmesh/testkit/anvil'
@@ -49,6 +50,8 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
     expect((await chains[1].nodeInfo()).stake).toBe(stake0 - bounty)
     const paid = await watcher.findEvents({ names: ['DrawBountyPaid'], topic1: jobId })
     expect(paid.map(e => String(e.args.drawer))).toEqual([await watcher.address()])
+    // the watcher's earnings (jobmesh status, the dashboard) count it, as its claims do
+    expect(await earningsCursor(watcher, await watcher.address()).read()).toEqual({ earnedWei: bounty, paidJobs: 1 })
     // another watcher comes too late: nothing to draw, nothing paid
     expect(await drawIfLate({ chain: chains[3] }, jobId, OPTIONS)).toBe(false)
     expect(await chains[3].credits()).toBe(0n)
