@@ -8,7 +8,7 @@ import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
 import type { JobViewComponents } from './job-view.js'
 import type { JobFacts, JobStory, PeerFacts } from './story.js'
-import type { ChainClient } from '@jobmesh/contracts'
+import type { ChainClient, NodeInfo } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
 
 export interface DescribeComponents extends JobViewComponents {
@@ -30,6 +30,11 @@ export interface DescribeOptions {
 }
 
 /** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */
+/** Whether the registry keeps a node out of every draw and of new work: paused, exiting or kicked out (describe's `paused`). */
+export function outOfDraw (info: Pick<NodeInfo, 'paused' | 'exiting' | 'kickedOut'>): boolean {
+  return info.paused || info.exiting || info.kickedOut
+}
+
 export async function gatherPeerFacts (components: Pick<DescribeComponents, 'docs' | 'chain'>, options: DescribeOptions = {}): Promise<PeerFacts[]> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS
   const signal = (): AbortSignal => anySignal([options.signal], timeoutMs)
@@ -40,7 +45,7 @@ export async function gatherPeerFacts (components: Pick<DescribeComponents, 'doc
     if (chain == null) return facts
     try {
       const info = await chain.nodeInfo(p.address, { signal: signal() })
-      return { ...facts, registered: info.registered, paused: info.paused || info.exiting || info.kickedOut, eligible: info.eligible }
+      return { ...facts, registered: info.registered, paused: outOfDraw(info), eligible: info.eligible }
     } catch {
       return facts
     }

@@ -14,6 +14,7 @@ import {
 import { rechecks } from './rechecks.js'
 import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
+import { outOfDraw } from './describe.js'
 import type { Rechecks } from './rechecks.js'
 import type { AccountView, EarningsCursor, VerificationQueueCursor, VerificationView } from './chain-view.js'
 import type { JobCard, NetworkState, PeerCard } from './network-state.js'
@@ -69,7 +70,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   /** jobId -> when this peer learnt it (kept across its rounds' views). */
   private readonly learntAt = new Map<string, number>()
   private readonly verification = new Map<string, VerificationView>()
-  private readonly registry = new Map<string, { stake: bigint, score: bigint, eligible: boolean, paused: boolean }>()
+  private readonly registry = new Map<string, { stake: bigint, score: bigint, eligible: boolean, paused: boolean, out: boolean }>()
   private profiles = new Map<string, PeerProfile>()
   private account: AccountView | undefined
   private earnings: EarningsCursor | undefined
@@ -255,7 +256,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       }
       await mapBounded([...this.profiles], DEFAULT_CHAIN_READ_CONCURRENCY, async ([peerId, p]) => {
         const info = await chain.nodeInfo(p.address, { signal })
-        this.registry.set(peerId, { stake: info.stake, score: info.score, eligible: info.eligible, paused: info.paused })
+        this.registry.set(peerId, { stake: info.stake, score: info.score, eligible: info.eligible, paused: info.paused, out: outOfDraw(info) })
       }, signal)
       await mapBounded([...this.views.keys()], DEFAULT_CHAIN_READ_CONCURRENCY, async jobId => {
         const known = this.verification.get(jobId)
@@ -299,7 +300,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     })
     const peerFacts = [...this.profiles].map(([peerId, p]) => {
       const reg = this.registry.get(peerId)
-      return { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address, paused: reg?.paused }
+      // as describe counts them: an exiting or kicked-out node matches no job
+      return { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address, paused: reg?.out }
     })
     const jobs: JobCard[] = newestFirst([...this.views.values()], this.learntAt).map(v => {
       const progress = v.view()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { explainJob, matchPeers } from '../../src/observe/index.js'
+import { explainJob, matchPeers, outOfDraw } from '../../src/observe/index.js'
 import type { JobFacts, VerificationView } from '../../src/observe/index.js'
 
 const peers = [
@@ -181,5 +181,15 @@ describe('job stories', () => {
     expect(cutOff.waitingFor).toBe(`nothing will happen: it is too close to its deadline (${new Date(deadline * 1000).toISOString()}), and the peers ` +
       'stop working on a job 3 minutes before it (3 of 8 MicroJobs done); the creator can refund after the deadline')
     expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 200 }), progress: { done: 3, total: 8, macros: [] } })).waitingFor).toMatch(/^5 more MicroJobs/)
+  })
+})
+
+describe('which registered nodes a job\'s matching counts', () => {
+  it('neither a paused, an exiting nor a kicked-out node: the dashboard and describe count alike', () => {
+    const none = { paused: false, exiting: false, kickedOut: false }
+    expect(outOfDraw(none)).toBe(false)
+    for (const flag of ['paused', 'exiting', 'kickedOut'] as const) expect(outOfDraw({ ...none, [flag]: true })).toBe(true)
+    const peers = [{ peerId: 'a', gpuModel: 'Any', vramGb: 8, paused: outOfDraw({ ...none, exiting: true }) }, { peerId: 'b', gpuModel: 'Any', vramGb: 8, paused: outOfDraw(none) }]
+    expect(matchPeers({ minVramGb: 0 }, peers).summary).toBe('1 of 2 peers matches (needs any hardware): 1 is paused or not eligible on the registry')
   })
 })
