@@ -2,6 +2,11 @@
 export const DEFAULT_LEASE_MS = 15_000
 /** Holders renew their lease this often (ms). */
 export const DEFAULT_RENEW_MS = 5_000
+/**
+ * The largest lease term (and so queue epoch) a lease record can hold: its `term` is a protobuf uint32, which writes
+ * 2^32 as 0. A claim above a lease of this term claims this term again (leases.ts).
+ */
+export const MAX_LEASE_TERM = 0xffff_ffff
 /** Clock skew allowance: a lease is open only when `now > expiresAt + skew` (ms). */
 export const DEFAULT_SKEW_MS = 2_000
 /** Settle window between writing a claim and re-reading it (ms). */

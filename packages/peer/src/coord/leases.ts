@@ -1,6 +1,6 @@
 import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS, MIN_SETTLE_MS } from './constants.js'
+import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS, MAX_LEASE_TERM, MIN_SETTLE_MS } from './constants.js'
 import { LeaseHeldError, LeaseLostError } from './errors.js'
 import { LeaseRecord } from './pb/coord.js'
 import { signTrusted } from './signing.js'
@@ -67,7 +67,7 @@ export interface LeaseTable {
   get(key: string): Lease | undefined
   /** The stored record bytes under `key` (unverified). */
   raw(key: string): Uint8Array | undefined
-  /** Open = no lease, released, or `now > expiresAt + skew`. */
+  /** Open = no lease, released, `now > expiresAt + skew`, or `expiresAt > now + lease + skew` (not a lease of ours). */
   isOpen(key: string): boolean
   /** True when `lease` is valid now and held by this peer with the given term. */
   holds(key: string, term: number): boolean
@@ -148,8 +148,11 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
   const settleMs = init.settleMs ?? DEFAULT_SETTLE_MS
   const self = components.signer.peerId
 
+  // a lease that runs further ahead than one lease length (plus the skew allowance) was not written by this network's
+  // take, claim or renew: one signed MicroJob lease of a registered peer ten years ahead held its item (and its job)
+  // for good, since any valid lease may replace another (doc-guard.ts) and the owner follows a live one
   const isOpen = (lease: Lease | undefined, now = clock()): boolean =>
-    lease == null || lease.expiresAt === 0 || now > lease.expiresAt + skewMs
+    lease == null || lease.expiresAt === 0 || now > lease.expiresAt + skewMs || lease.expiresAt > now + leaseMs + skewMs
 
   const table = (map: Y.Map<Uint8Array>, scope: string, tableOptions: LeaseTableOptions = {}): LeaseTable => {
     const domain = (key: string): string => `${scope}/${key}`
@@ -182,7 +185,11 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
       if (current != null && current.owner !== self && options.force !== true && !isOpen(current)) {
         throw new LeaseHeldError(`lease ${domain(key)} is held by ${current.owner} until ${current.expiresAt}`)
       }
-      return Math.max((current?.term ?? 0) + 1, options.minTerm ?? 0)
+      // a term past the uint32 record would be written as 0 and never held: a registered peer's one lease (and one
+      // snapshot opening its epoch) of term 2^32 - 1 made every failover of the room claim 2^32 and lose it, until the
+      // members' turn waits ran out (30 s); at the ceiling a claim takes the same term over (the CRDT's last writer
+      // wins, and members yield to the epoch the CRDT keeps, room-member.ts yieldsTo)
+      return Math.min(MAX_LEASE_TERM, Math.max((current?.term ?? 0) + 1, options.minTerm ?? 0))
     }
     const holds = (key: string, term: number): boolean => {
       const lease = get(key)

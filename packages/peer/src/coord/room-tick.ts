@@ -6,7 +6,7 @@ import { claimPeers, claimQueue, releaseUnserved } from './room-claim.js'
 import { claimNextEpoch, ownerGossipAt } from './room-failover.js'
 import { drainFuture, request, sendRequest } from './room-follow.js'
 import { createQueue, reconcileWithCrdt, serve } from './room-serve.js'
-import { SUSPECT_CONFIRM_MS } from './constants.js'
+import { MAX_LEASE_TERM, SUSPECT_CONFIRM_MS } from './constants.js'
 import type { RoomCore } from './room-core.js'
 
 const log = logger('jobmesh:room')
@@ -88,7 +88,10 @@ async function failover (room: RoomCore): Promise<void> {
   try {
     log('%s room %d: owner %s silent, claiming the next epoch', room.self.slice(-6), room.macroIndex, room.state?.owner.slice(-6))
     const lease = await claimQueue(room, async () => claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal, claimPeers(room, { failover: true })))
-    if (room.closed || (room.state != null && room.state.epoch >= lease.term && room.state.owner !== room.self)) {
+    // at the largest term a claim takes the term over (leases.ts): the epoch it won is the one this peer follows
+    const passed = room.state != null && room.state.owner !== room.self &&
+      (room.state.epoch > lease.term || (room.state.epoch === lease.term && lease.term < MAX_LEASE_TERM))
+    if (room.closed || passed) {
       return
     }
     room.components.metrics.failovers++

@@ -63,6 +63,40 @@ describe('leases', () => {
     expect(tb.isOpen('0.0')).toBe(true)
   })
 
+  it('a lease that runs further ahead than a lease length plus the skew is open: another peer takes it over', async () => {
+    const now = 10_000
+    const a = await peer(() => now)
+    const b = await peer(() => now)
+    // a peer whose clock runs the skew allowance ahead: its lease is still believed
+    const ahead = await peer(() => now + 100)
+    const doc = new Y.Doc()
+    const ta = a.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    const tb = b.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    ahead.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01').take('0.1')
+    expect(tb.isOpen('0.1')).toBe(false)
+    // one signed lease ten years ahead (a malicious registered peer): not a lease this network writes
+    const far = await peer(() => now + 10 * 365 * 86_400_000)
+    far.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01').take('0.0')
+    expect(ta.isOpen('0.0')).toBe(true)
+    expect(b.l.isOpen(tb.get('0.0'))).toBe(true)
+    expect(tb.take('0.0')).toEqual({ owner: b.id, term: 2, expiresAt: 11_000 })
+  })
+
+  it('a claim above a lease of the largest term takes that term over (a uint32 record writes 2^32 as 0)', async () => {
+    const now = 10_000
+    const a = await peer(() => now)
+    const b = await peer(() => now)
+    const doc = new Y.Doc()
+    const ta = a.l.table(doc.getMap('macro'), 'jobmesh/macro/0x01')
+    const tb = b.l.table(doc.getMap('macro'), 'jobmesh/macro/0x01')
+    ta.take('0', { minTerm: 0xffff_ffff })
+    expect(tb.get('0')?.term).toBe(0xffff_ffff)
+    const lease = await tb.claim('0', { force: true, minTerm: 0xffff_ffff + 1 })
+    expect(lease.term).toBe(0xffff_ffff)
+    expect(ta.get('0')).toEqual(lease)
+    expect(tb.holds('0', 0xffff_ffff)).toBe(true)
+  })
+
   it('open, take, held, expiry with skew, renew, release', async () => {
     let now = 10_000
     const a = await peer(() => now)

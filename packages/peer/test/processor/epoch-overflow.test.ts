@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { CoordMessage, LeaseRecord, jobsTopic, macroKey, macroScope, recordSigner, roomTopic, toWire } from '../../src/coord/index.js'
+import { createDocStore, jobDocName } from '../../src/crdt/index.js'
+import { createNode } from '../../src/node/index.js'
+import { sliceJob } from '../../src/protocol/index.js'
+import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
+import type { TestPeer } from '@jobmesh/testkit'
+
+let peers: TestPeer[] = []
+const extra: Array<{ stop(): Promise<void> }> = []
+
+afterEach(async () => {
+  await stopPeers(peers)
+  peers = []
+  for (const e of extra.splice(0)) await e.stop().catch(() => {})
+})
+
+/**
+ * An admitted (in production: registered) peer writes a MacroJob lease of term 2^32 - 1 (ordinary expiry) and opens
+ * that epoch in the room with one snapshot, then goes silent. The members follow it (the CRDT shows the lease), and
+ * each failover claims `seen epoch + 1` = 2^32, which the uint32 lease record writes as term 0: the claim never
+ * `holds` its term, is lost, and the next failover claims 2^32 again.
+ */
+describe('QA9: an epoch of 2^32 - 1', () => {
+  it('opened by a peer that then goes silent does not stop the room: the job completes', async () => {
+    peers = await startPeers(2, { executor: testExecutor({ workMs: 100 }), maxBatch: 2 })
+    const attacker = await createNode()
+    const attackerDocs = createDocStore(attacker, { compactIntervalMs: 0 })
+    extra.push({ stop: async () => { await attackerDocs.stop(); await attacker.stop() } })
+    for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const size = 40
+    const job = testJob(1, size)
+    const topic = roomTopic(job.jobId, sliceJob(job.spec, job.jobId).macroJobs[0].macroId)
+    attacker.pubsub.subscribe(topic)
+    let completed = 0
+    let done = 0
+    for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
+    for (const p of peers) p.processor.addEventListener('job:complete', () => { completed++ })
+    const me = attacker.peerId.toString()
+    const signer = recordSigner(attacker.privateKey, me)
+    const jobDoc = await attackerDocs.open(jobDocName(job.jobId))
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await waitFor(() => done >= 4, { timeoutMs: 20_000, what: 'the room to run' })
+    const epoch = 0xffff_ffff
+    const lease = signer.sign(`${macroScope(job.jobId)}/${macroKey(0)}`, LeaseRecord.encode({ term: epoch, expiresAt: BigInt(Date.now() + 3_000) }))
+    jobDoc.getMap<Uint8Array>('macro').set(macroKey(0), lease)
+    await attackerDocs.confirm(jobDocName(job.jobId), { timeoutMs: 5_000 })
+    const snapshot = CoordMessage.encode({
+      snapshot: toWire({ macroIndex: 0, epoch, term: 0, owner: me, prevOwner: me, version: 0, states: new Uint8Array(size), locks: new Map(), pending: [], macroLease: lease })
+    })
+    // published until both members took a snapshot after it (each poll of the wait sends it again)
+    const accepted = peers.map(p => p.processor.metrics.snapshotsAccepted)
+    await waitFor(async () => {
+      await attacker.pubsub.publish(topic, snapshot).catch(() => {})
+      return peers.every((p, i) => p.processor.metrics.snapshotsAccepted > accepted[i])
+    }, { timeoutMs: 10_000, what: 'the members to take the snapshot' })
+    // silent from here on
+    await waitFor(() => completed >= 2, { timeoutMs: 15_000, what: 'the job to complete on both peers' })
+      .catch((err: Error) => { throw new Error(`${err.message}: ${done} MicroJobs done of ${size}`) })
+    expect(completed).toBe(2)
+  }, 90_000)
+})
