@@ -157,7 +157,8 @@ describe('spec checks against what the peers run and the escrow stores (no chain
       expect(issues({ nonce }), String(nonce)).toEqual([{ path: 'nonce', message: expect.stringContaining('must be a uint256') }])
     }
     // one MacroJob of 2^32 MicroJobs of one block each: a slicing that covers its blocks, but no escrow stores the count
-    expect(paths({ blockSize: 1, blockCount: 2 ** 32, slicing: { macroJobs: 1, microJobsPerMacro: 2 ** 32, blocksPerMicro: 1 } })).toEqual(['slicing.microJobsPerMacro'])
+    // (and more MicroJobs than a job may have, MAX_MICROJOBS_PER_JOB)
+    expect(paths({ blockSize: 1, blockCount: 2 ** 32, slicing: { macroJobs: 1, microJobsPerMacro: 2 ** 32, blocksPerMicro: 1 } })).toEqual(['slicing', 'slicing.microJobsPerMacro'])
   })
 })
 

@@ -122,3 +122,12 @@ export const UINT32_MAX = 0xffff_ffff
  * Only a label for people: a node may claim any agent.
  */
 export const CLIENT_AGENT = 'jobmesh-client'
+
+/**
+ * The most MicroJobs a job may have (`macroJobs x microJobsPerMacro`): every peer that learns a job slices it whole
+ * (a descriptor per MicroJob) and keeps a queue, progress and a doc of that size. The escrow's minimum fee grows with
+ * MicroJobs per sample only, so a creator paid ~1.6 x 10^8 wei for 10^7 MicroJobs in one MacroJob, whose slicing ran
+ * every peer that learnt it out of memory (10^6: 2.6 s of CPU and 625 MB of heap each). The largest job measured is
+ * 100 000 MicroJobs (docs/crdt.md, Numbers).
+ */
+export const MAX_MICROJOBS_PER_JOB = 100_000

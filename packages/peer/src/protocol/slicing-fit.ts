@@ -1,3 +1,4 @@
+import { MAX_MICROJOBS_PER_JOB } from './constants.js'
 import type { SlicingSpec } from './job-spec.js'
 
 const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
@@ -13,6 +14,7 @@ export function slicingMismatch (slicing: Partial<SlicingSpec>, blockCount: numb
   const [macros, perMacro, blocks] = [m as number, p as number, b as number]
   const total = macros * perMacro
   if (!Number.isSafeInteger(total * blocks)) return 'too many MicroJobs'
+  if (total > MAX_MICROJOBS_PER_JOB) return `${total} MicroJobs: a job has at most ${MAX_MICROJOBS_PER_JOB}`
   const needed = Math.ceil(blockCount / blocks)
   if (total === needed) return undefined
   const least = (total - 1) * blocks + 1

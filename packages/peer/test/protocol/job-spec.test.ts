@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_MICROJOB_OUTPUT_BYTES, decodeJobSpec, encodeJobSpec, jobOutputBound, parseJobSpec } from '../../src/protocol/index.js'
+import { MAX_MICROJOBS_PER_JOB, MAX_MICROJOB_OUTPUT_BYTES, decodeJobSpec, encodeJobSpec, jobOutputBound, parseJobSpec } from '../../src/protocol/index.js'
 import { validSpecInput } from './helpers.js'
 import type { InvalidJobSpecError } from '../../src/protocol/index.js'
 
@@ -110,6 +110,20 @@ describe('parseJobSpec', () => {
     const input = validSpecInput()
     input.blockCount = 13 // 4 MicroJobs x 3 blocks = 12
     expect(issuesOf(input)).toEqual([{ path: 'slicing', message: expect.stringMatching(/^the slicing \(2 MacroJobs x 2 MicroJobs x 3 blocks\) needs 10 to 12 blocks .* but the data has 13 blocks .*; what fits: 5 MicroJobs of 3 blocks/) }])
+  })
+
+  it('refuses more MicroJobs than a job may have (every peer slices a job whole), at the boundary too', () => {
+    const input = validSpecInput()
+    input.blockSize = 1
+    input.blockCount = MAX_MICROJOBS_PER_JOB
+    input.slicing = { macroJobs: 1, microJobsPerMacro: MAX_MICROJOBS_PER_JOB, blocksPerMicro: 1 }
+    expect(parseJobSpec(input).slicing.microJobsPerMacro).toBe(MAX_MICROJOBS_PER_JOB)
+    input.blockCount = 10_000_000
+    input.slicing = { macroJobs: 1, microJobsPerMacro: 10_000_000, blocksPerMicro: 1 }
+    expect(issuesOf(input)).toEqual([{ path: 'slicing', message: `10000000 MicroJobs: a job has at most ${MAX_MICROJOBS_PER_JOB}` }])
+    // a spec off the network is refused the same way (an announcement of it is malformed)
+    expect(() => decodeJobSpec(new TextEncoder().encode(JSON.stringify({ ...input, price: String(input.price), seed: String(input.seed) }))))
+      .toThrow(expect.objectContaining({ name: 'InvalidJobSpecError' }))
   })
 
   it('refuses a MicroJob input no peer reads (over 256 MiB), at the boundary too', () => {
