@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {AttackBase} from "./AttackBase.sol";
 import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 
-/// QA8: a faking processor's accomplice among the drawn verifiers turns the blame on the honest finalizer. The
+/// a faking processor's accomplice among the drawn verifiers turns the blame on the honest finalizer. The
 /// accomplice votes with the majority that found the faked leaf wrong (so it is paid), but says "the submitter did it"
 /// (processorBlame = false). With one honest verifier silent (offline), the two votes of the majority tie on the
 /// blame, and a tie blamed the submitter: the honest finalizer lost its bond (2 x fee), the faker nothing.

@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {AttackBase} from "./AttackBase.sol";
 import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 
-/// QA8: a job's round counter (`rejections`) is a uint8. A creator that submits garbage to its own small job and
+/// a job's round counter (`rejections`) is a uint8. A creator that submits garbage to its own small job and
 /// never proves the sample has it rejected for a bond of 2 x the fee (a few thousand wei at minFee) per round; the
 /// 256th rejection overflowed the counter, so `settle` reverted for good: the job stayed Submitted with its k verifiers
 /// assigned, the refund refused (`VerificationUnderway`), and the drawn honest verifiers stayed busy forever (their

@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { CoordMessage, LeaseRecord, jobsTopic, macroKey, macroScope, recordSigner, roomTopic, toWire } from '../../src/coord/index.js'
-import { createDocStore, jobDocName } from '../../src/crdt/index.js'
-import { createNode } from '../../src/node/index.js'
+import { jobDocName } from '../../src/crdt/index.js'
+import { attackerBeside } from './attacker-node.js'
 import { sliceJob } from '../../src/protocol/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
+import type { Stoppable } from './attacker-node.js'
 
 let peers: TestPeer[] = []
-const extra: Array<{ stop(): Promise<void> }> = []
+const extra: Stoppable[] = []
 
 afterEach(async () => {
   await stopPeers(peers)
@@ -21,13 +22,10 @@ afterEach(async () => {
  * each failover claims `seen epoch + 1` = 2^32, which the uint32 lease record writes as term 0: the claim never
  * `holds` its term, is lost, and the next failover claims 2^32 again.
  */
-describe('QA9: an epoch of 2^32 - 1', () => {
+describe('an epoch of 2^32 - 1', () => {
   it('opened by a peer that then goes silent does not stop the room: the job completes', async () => {
     peers = await startPeers(2, { executor: testExecutor({ workMs: 100 }), maxBatch: 2 })
-    const attacker = await createNode()
-    const attackerDocs = createDocStore(attacker, { compactIntervalMs: 0 })
-    extra.push({ stop: async () => { await attackerDocs.stop(); await attacker.stop() } })
-    for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const { node: attacker, docs: attackerDocs } = await attackerBeside(peers, extra)
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
     const size = 40

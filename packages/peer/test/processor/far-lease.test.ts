@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { LeaseRecord, jobsTopic, macroKey, macroScope, microKey, microScope, recordSigner } from '../../src/coord/index.js'
-import { createDocStore, jobDocName, macroDocName } from '../../src/crdt/index.js'
-import { createNode } from '../../src/node/index.js'
+import { jobDocName, macroDocName } from '../../src/crdt/index.js'
+import { attackerBeside } from './attacker-node.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
+import type { Stoppable } from './attacker-node.js'
 
 let peers: TestPeer[] = []
-const extra: Array<{ stop(): Promise<void> }> = []
+const extra: Stoppable[] = []
 
 afterEach(async () => {
   await stopPeers(peers)
@@ -20,14 +21,11 @@ afterEach(async () => {
  * (doc-guard.ts leaseReplace), and nothing bounds expiresAt: the owner's reconcile keeps the item locked by the
  * attacker for as long as the lease says, so the MacroJob never completes.
  */
-describe('QA9: a lease that expires in ten years', () => {
+describe('a lease that expires in ten years', () => {
   for (const which of ['none', 'micro', 'macro+micro'] as const) {
     it(`(${which}) does not hold a MicroJob for longer than a lease: the job completes`, async () => {
       peers = await startPeers(2, { executor: testExecutor({ workMs: 50 }), maxBatch: 4 })
-      const attacker = await createNode()
-      const attackerDocs = createDocStore(attacker, { compactIntervalMs: 0 })
-      extra.push({ stop: async () => { await attackerDocs.stop(); await attacker.stop() } })
-      for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+      const { node: attacker, docs: attackerDocs } = await attackerBeside(peers, extra)
       await Promise.all(peers.map(async p => p.processor.start()))
       await waitForMesh(peers, jobsTopic())
       const job = testJob(1, 24)

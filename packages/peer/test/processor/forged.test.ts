@@ -3,8 +3,9 @@ import {
   CoordMessage, DEFAULT_MAX_MESSAGE_BYTES, INDEX_JOBS_MAP, LeaseRecord, RESULTS_MAP, encodeMessage, fromWire, jobsTopic, macroKey, macroScope, macroTopic,
   recordSigner, roomTopic, toWire
 } from '../../src/coord/index.js'
-import { INDEX_DOC, createDocStore, jobDocName, macroDocName } from '../../src/crdt/index.js'
+import { INDEX_DOC, jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
+import { attackerBeside } from './attacker-node.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { NEW_JOBS_PER_SENDER } from '../../src/processor/constants.js'
 import { DEFAULT_PRICING, sliceJob } from '../../src/protocol/index.js'
@@ -12,9 +13,10 @@ import type { QueueState } from '../../src/coord/index.js'
 import type { MicroJobExecutor } from '../../src/executor/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
+import type { Stoppable } from './attacker-node.js'
 
 let peers: TestPeer[] = []
-const extra: Array<{ stop(): Promise<void> }> = []
+const extra: Stoppable[] = []
 
 /** The MicroJobs the peers have done so far, and a promise of the job's completion on every one of them. */
 function watchJob (of: TestPeer[]): { done(): number, complete: Promise<unknown> } {
@@ -52,10 +54,7 @@ describe('forged and malformed input', () => {
       }
     }
     peers = await startPeers(3, { executor, maxBatch: 2 })
-    const attacker = await createNode()
-    const attackerDocs = createDocStore(attacker, { compactIntervalMs: 0 })
-    extra.push({ stop: async () => { await attackerDocs.stop(); await attacker.stop() } })
-    for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const { node: attacker, docs: attackerDocs } = await attackerBeside(peers, extra)
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
     const job = testJob(1, 40)

@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { jobsTopic, recordSigner, encodeMessage } from '../../src/coord/index.js'
-import { createNode } from '../../src/node/index.js'
+import { attackerBeside } from './attacker-node.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { DEFAULT_PRICING, computeJobId } from '../../src/protocol/index.js'
 import { startPeers, stopPeers, TEST_SPEC_CID, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { JobSpec } from '../../src/protocol/index.js'
 import type { TestPeer } from '@jobmesh/testkit'
+import type { Stoppable } from './attacker-node.js'
 
 let peers: TestPeer[] = []
-const extra: Array<{ stop(): Promise<void> }> = []
+const extra: Stoppable[] = []
 
 afterEach(async () => {
   await stopPeers(peers)
@@ -22,12 +23,10 @@ afterEach(async () => {
  * learns it slices it whole (`sliceJob` builds a descriptor per MicroJob: 10^6 took 2.6 s and 625 MB of heap, 10^7 ran
  * the process out of memory).
  */
-describe('QA9: a job of very many MicroJobs', () => {
+describe('a job of very many MicroJobs', () => {
   it('does not stall or bloat the peers that learn it', async () => {
     peers = await startPeers(2)
-    const attacker = await createNode()
-    extra.push(attacker)
-    for (const p of peers) await attacker.libp2p.dial(p.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const { node: attacker } = await attackerBeside(peers, extra)
     await Promise.all(peers.map(async p => p.processor.start()))
     attacker.pubsub.subscribe(jobsTopic())
     await waitForMesh(peers, jobsTopic())
