@@ -9,6 +9,15 @@ export const DEFAULT_RENEW_MS = 5_000
 export const MAX_LEASE_TERM = 0xffff_ffff
 /** Clock skew allowance: a lease is open only when `now > expiresAt + skew` (ms). */
 export const DEFAULT_SKEW_MS = 2_000
+/**
+ * How far ahead of this peer's clock a lease may end beyond one lease length and still be believed (ms): an honest
+ * peer's clock may run seconds fast (no NTP, a drifting VM), which a lease it writes carries, and the skew allowance
+ * (2 s) is for expiry only. A peer whose clock leads by more than lease - renew + skew (12 s) sees the others' live
+ * leases as expired and takes their work anyway, so 10 s covers every lead the protocol otherwise tolerates. A lease
+ * further ahead was not written by this network's take, claim or renew (one signed lease ten years ahead held a job
+ * for good) and is open: a single lease holds an item at most a lease plus this plus the skew (27 s).
+ */
+export const DEFAULT_MAX_AHEAD_MS = 10_000
 /** Settle window between writing a claim and re-reading it (ms). */
 export const DEFAULT_SETTLE_MS = 250
 /** The shortest settle of a claim whose confirm reached every connected peer (ms; leases.ts `settleWait`). */

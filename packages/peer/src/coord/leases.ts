@@ -1,6 +1,6 @@
 import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { DEFAULT_LEASE_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS, MAX_LEASE_TERM, MIN_SETTLE_MS } from './constants.js'
+import { DEFAULT_LEASE_MS, DEFAULT_MAX_AHEAD_MS, DEFAULT_RENEW_MS, DEFAULT_SETTLE_MS, DEFAULT_SKEW_MS, MAX_LEASE_TERM, MIN_SETTLE_MS } from './constants.js'
 import { LeaseHeldError, LeaseLostError } from './errors.js'
 import { LeaseRecord } from './pb/coord.js'
 import { signTrusted } from './signing.js'
@@ -34,6 +34,11 @@ export interface LeasesInit {
   renewMs?: number
   /** Clock skew allowance (ms). Default {@link DEFAULT_SKEW_MS}. */
   skewMs?: number
+  /**
+   * How far beyond one lease length a lease may end ahead of this clock and still hold (ms): a writer's clock may run
+   * this much fast. Default {@link DEFAULT_MAX_AHEAD_MS}.
+   */
+  maxAheadMs?: number
   /** Settle window (ms). Default {@link DEFAULT_SETTLE_MS}. */
   settleMs?: number
 }
@@ -67,7 +72,7 @@ export interface LeaseTable {
   get(key: string): Lease | undefined
   /** The stored record bytes under `key` (unverified). */
   raw(key: string): Uint8Array | undefined
-  /** Open = no lease, released, `now > expiresAt + skew`, or `expiresAt > now + lease + skew` (not a lease of ours). */
+  /** Open = no lease, released, `now > expiresAt + skew`, or `expiresAt > now + lease + maxAhead` (not a lease of this network). */
   isOpen(key: string): boolean
   /** True when `lease` is valid now and held by this peer with the given term. */
   holds(key: string, term: number): boolean
@@ -146,13 +151,15 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
   const renewMs = init.renewMs ?? DEFAULT_RENEW_MS
   const skewMs = init.skewMs ?? DEFAULT_SKEW_MS
   const settleMs = init.settleMs ?? DEFAULT_SETTLE_MS
+  const maxAheadMs = init.maxAheadMs ?? DEFAULT_MAX_AHEAD_MS
   const self = components.signer.peerId
 
-  // a lease that runs further ahead than one lease length (plus the skew allowance) was not written by this network's
-  // take, claim or renew: one signed MicroJob lease of a registered peer ten years ahead held its item (and its job)
-  // for good, since any valid lease may replace another (doc-guard.ts) and the owner follows a live one
+  // a lease that runs further ahead than one lease length (plus how fast an honest writer's clock may run) was not
+  // written by this network's take, claim or renew: one signed MicroJob lease of a registered peer ten years ahead held its item (and its job)
+  // for good, since any valid lease may replace another (doc-guard.ts) and the owner follows a live one. Not the skew
+  // allowance (2 s): every lease of a peer whose clock ran 2 s fast was then open to the others, which took its work
   const isOpen = (lease: Lease | undefined, now = clock()): boolean =>
-    lease == null || lease.expiresAt === 0 || now > lease.expiresAt + skewMs || lease.expiresAt > now + leaseMs + skewMs
+    lease == null || lease.expiresAt === 0 || now > lease.expiresAt + skewMs || lease.expiresAt > now + leaseMs + maxAheadMs
 
   const table = (map: Y.Map<Uint8Array>, scope: string, tableOptions: LeaseTableOptions = {}): LeaseTable => {
     const domain = (key: string): string => `${scope}/${key}`

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest'
 import * as Y from 'yjs'
 import { leases, recordSigner, recordVerifier } from '../../src/coord/index.js'
 import { MIN_SETTLE_MS } from '../../src/coord/constants.js'
+import { LeaseHeldError } from '../../src/coord/errors.js'
 
 async function peer (clock: () => number) {
   const key = await generateKeyPair('Ed25519')
@@ -63,7 +64,7 @@ describe('leases', () => {
     expect(tb.isOpen('0.0')).toBe(true)
   })
 
-  it('a lease that runs further ahead than a lease length plus the skew is open: another peer takes it over', async () => {
+  it('a lease that runs further ahead than a lease length plus the largest clock lead is open: another peer takes it over', async () => {
     const now = 10_000
     const a = await peer(() => now)
     const b = await peer(() => now)
@@ -80,6 +81,25 @@ describe('leases', () => {
     expect(ta.isOpen('0.0')).toBe(true)
     expect(b.l.isOpen(tb.get('0.0'))).toBe(true)
     expect(tb.take('0.0')).toEqual({ owner: b.id, term: 2, expiresAt: 11_000 })
+  })
+
+  it('a lease of an honest peer whose clock runs a few seconds fast is held, with the default lease and skew', async () => {
+    const now = 10_000
+    const withDefaults = async (clock: () => number) => {
+      const key = await generateKeyPair('Ed25519')
+      const id = peerIdFromPrivateKey(key).toString()
+      return { id, l: leases({ signer: recordSigner(key, id), verifier: recordVerifier(), clock }) }
+    }
+    const onTime = await withDefaults(() => now)
+    // NTP-less machines drift seconds: 5 s ahead is past the skew allowance (2 s), far below a lease (15 s)
+    const fast = await withDefaults(() => now + 5_000)
+    const doc = new Y.Doc()
+    const tf = fast.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    const to = onTime.l.table(doc.getMap('micro'), 'jobmesh/micro/0x01')
+    const lease = tf.take('0.0')
+    expect(to.isOpen('0.0')).toBe(false)
+    expect(() => to.take('0.0')).toThrow(LeaseHeldError)
+    expect(tf.holds('0.0', lease.term)).toBe(true)
   })
 
   it('a claim above a lease of the largest term takes that term over (a uint32 record writes 2^32 as 0)', async () => {
