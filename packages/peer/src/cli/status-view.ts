@@ -28,7 +28,9 @@ export function walletLine (address: string, registration: Pick<Registration, 'r
 const SLASH_REASONS: Record<NonNullable<NodeSlash['reason']>, string> = {
   'seed-missed': 'drawn as a verifier of job %s, it never revealed its seed (down when drawn?)',
   'verifier-penalised': 'penalised as a verifier of job %s',
-  'results-rejected': 'its results of job %s were rejected'
+  'results-rejected': 'its results of job %s were rejected',
+  'late-draw': 'it submitted job %s and did not draw its verifiers in time (down after submitting?): another node drew them',
+  'late-entropy': 'it submitted job %s and did not draw its verifiers in time (down after submitting?)'
 }
 
 /** One slash for people: how much, in which block, and why when the escrow said. */

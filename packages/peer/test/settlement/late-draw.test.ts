@@ -50,6 +50,8 @@ describe('the late draw: a watcher draws a submission its submitter sits on, and
     expect((await chains[1].nodeInfo()).stake).toBe(stake0 - bounty)
     const paid = await watcher.findEvents({ names: ['DrawBountyPaid'], topic1: jobId })
     expect(paid.map(e => String(e.args.drawer))).toEqual([await watcher.address()])
+    // the submitter's slash names the job and why, as `jobmesh start` tells it when it tops the stake up
+    expect(await watcher.nodeSlashes(await chains[1].address())).toEqual([expect.objectContaining({ amount: bounty, reason: 'late-draw', jobId: jobId.toLowerCase() })])
     // the watcher's earnings (jobmesh status, the dashboard) count it, as its claims do
     expect(await earningsCursor(watcher, await watcher.address()).read()).toEqual({ earnedWei: bounty, paidJobs: 1 })
     // another watcher comes too late: nothing to draw, nothing paid
