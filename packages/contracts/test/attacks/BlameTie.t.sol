@@ -7,18 +7,15 @@ import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
 /// a faking processor's accomplice among the drawn verifiers turns the blame on the honest finalizer. The
 /// accomplice votes with the majority that found the faked leaf wrong (so it is paid), but says "the submitter did it"
 /// (processorBlame = false). With one honest verifier silent (offline), the two votes of the majority tie on the
-/// blame, and a tie blamed the submitter: the honest finalizer lost its bond (2 x fee), the faker nothing.
+/// blame, and a tie blamed the submitter: the honest finalizer lost its bond (2 x fee), the faker nothing. A clear
+/// blame majority still slashes the faker: CulpritSlashing.t.sol.
 contract BlameTieTest is AttackBase {
-    function _fakedRound() internal returns (bytes32 id, Results memory truth, Results memory sent) {
-        id = newJob(1, 4, 4); // full verification: the fake is always sampled
-        truth = buildResults(id, 1, 4, "honest", two(attacker, procA));
-        sent = copyResults(truth);
+    function test_aBlameTieDoesNotSlashTheHonestFinalizer() public {
+        bytes32 id = newJob(1, 4, 4); // full verification: the fake is always sampled
+        Results memory truth = buildResults(id, 1, 4, "honest", two(attacker, procA));
+        Results memory sent = copyResults(truth);
         sent.outputs[2] = keccak256("wrong"); // position 2: processed (and signed wrong) by the attacker
         _rebuild(id, 4, sent);
-    }
-
-    function test_aBlameTieDoesNotSlashTheHonestFinalizer() public {
-        (bytes32 id, Results memory truth, Results memory sent) = _fakedRound();
         uint256 fin0 = stakeOf(finalizer);
         uint256 att0 = stakeOf(attacker);
         submit(id, finalizer, sent.root);
@@ -53,20 +50,8 @@ contract BlameTieTest is AttackBase {
         blame[1] = false; // the honest verifier: "the submitter altered it"
         verifyRound(id, sent, views3(truth, truth, silent), blame);
         assertTrue(stakeOf(honestProc) >= proc0, "the honest processor keeps its stake");
-    }
-
-    /// A majority that agrees on the blame still decides: with all three revealing, two blaming the processor.
-    function test_aBlameMajorityStillSlashesTheFaker() public {
-        (bytes32 id, Results memory truth, Results memory sent) = _fakedRound();
-        uint256 fin0 = stakeOf(finalizer);
-        uint256 att0 = stakeOf(attacker);
-        submit(id, finalizer, sent.root);
-        bool[] memory blame = new bool[](3);
-        blame[1] = true;
-        blame[2] = true;
-        verifyRound(id, sent, views3(truth, truth, truth), blame);
-        assertEq(status(id), uint256(JobEscrowBase.Status.Open));
-        assertEq(stakeOf(finalizer), fin0);
-        assertEq(stakeOf(attacker), att0 - 2 * FEE, "the processor that signed the wrong output is slashed");
+        // undecided as well (a tie used to blame the submitter here, the right culprit by luck): the round restarts
+        assertEq(status(id), uint256(JobEscrowBase.Status.Submitted), "the round restarts");
+        assertEq(escrow.jobs(id).rejections, 0);
     }
 }
