@@ -6,6 +6,7 @@ import {
 import { INDEX_DOC, jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { attackerBeside } from './attacker-node.js'
+import { watchJob } from './job-watch.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { NEW_JOBS_PER_SENDER } from '../../src/processor/constants.js'
 import { DEFAULT_PRICING, sliceJob } from '../../src/protocol/index.js'
@@ -17,16 +18,6 @@ import type { Stoppable } from './attacker-node.js'
 
 let peers: TestPeer[] = []
 const extra: Stoppable[] = []
-
-/** The MicroJobs the peers have done so far, and a promise of the job's completion on every one of them. */
-function watchJob (of: TestPeer[]): { done(): number, complete: Promise<unknown> } {
-  let done = 0
-  for (const p of of) p.processor.addEventListener('microjob:done', () => { done++ })
-  const complete = Promise.all(of.map(async p => new Promise<void>(resolve => {
-    p.processor.addEventListener('job:complete', () => { resolve() })
-  })))
-  return { done: () => done, complete }
-}
 
 afterEach(async () => {
   await stopPeers(peers)
@@ -108,7 +99,7 @@ describe('forged and malformed input', () => {
     const sum = (f: (m: TestPeer['processor']['metrics']) => number) => peers.reduce((n, p) => n + f(p.processor.metrics), 0)
     await waitFor(() => sum(m => m.invalidRecords) >= 1, { timeoutMs: 20_000, what: 'the forged result to be counted' })
     releaseLast()
-    await progress.complete
+    await progress.untilComplete(30_000)
     expect(sum(m => m.droppedForged)).toBeGreaterThanOrEqual(1)
     expect(sum(m => m.droppedStale)).toBeGreaterThanOrEqual(1)
     expect(sum(m => m.droppedOversized)).toBeGreaterThanOrEqual(1)
@@ -180,10 +171,8 @@ describe('a peer that names itself the owner of a room', () => {
       if (Date.now() - jumped.at > 600) publish(jumped.bytes)
       void attacker.pubsub.publish(macroTopic(job.jobId), bogusRoom).catch(() => {})
     }, 50)
-    let completed = false
-    void progress.complete.then(() => { completed = true })
     try {
-      await waitFor(() => completed, { timeoutMs: 40_000, what: 'the job to complete beside the hijacker' })
+      await progress.untilComplete(40_000)
     } finally {
       clearInterval(timer)
     }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { CoordMessage, LeaseRecord, jobsTopic, macroKey, macroScope, microKey, microScope, recordSigner, roomTopic, toWire } from '../../src/coord/index.js'
 import { jobDocName, macroDocName } from '../../src/crdt/index.js'
 import { attackerBeside } from './attacker-node.js'
+import { watchJob } from './job-watch.js'
 import { sliceJob } from '../../src/protocol/index.js'
 import { startPeers, stopPeers, testExecutor, testJob, waitFor, waitForMesh } from '@jobmesh/testkit'
 import type { TestPeer } from '@jobmesh/testkit'
@@ -30,10 +31,7 @@ describe('a lease that expires in ten years', () => {
       await Promise.all(peers.map(async p => p.processor.start()))
       await waitForMesh(peers, jobsTopic())
       const job = testJob(1, 24)
-      let completed = 0
-      let done = 0
-      for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
-      for (const p of peers) p.processor.addEventListener('job:complete', () => { completed++ })
+      const progress = watchJob(peers)
       const me = attacker.peerId.toString()
       const signer = recordSigner(attacker.privateKey, me)
       const far = BigInt(Date.now() + 10 * 365 * 24 * 3_600_000)
@@ -47,9 +45,8 @@ describe('a lease that expires in ten years', () => {
           signer.sign(`${macroScope(job.jobId)}/${macroKey(0)}`, LeaseRecord.encode({ term: 0xffff_ffff, expiresAt: far })))
       }
       await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-      await waitFor(() => completed >= 2, { timeoutMs: 30_000, what: 'the job to complete on both peers' })
-        .catch((err: Error) => { throw new Error(`${err.message}: ${done} MicroJobs done of 24`) })
-      expect(completed).toBe(2)
+      await progress.untilComplete(30_000)
+      expect(progress.done()).toBeGreaterThanOrEqual(24)
     }, 60_000)
   }
 })
@@ -70,15 +67,12 @@ describe('an epoch of 2^32 - 1', () => {
     const job = testJob(1, size)
     const topic = roomTopic(job.jobId, sliceJob(job.spec, job.jobId).macroJobs[0].macroId)
     attacker.pubsub.subscribe(topic)
-    let completed = 0
-    let done = 0
-    for (const p of peers) p.processor.addEventListener('microjob:done', () => { done++ })
-    for (const p of peers) p.processor.addEventListener('job:complete', () => { completed++ })
+    const progress = watchJob(peers)
     const me = attacker.peerId.toString()
     const signer = recordSigner(attacker.privateKey, me)
     const jobDoc = await attackerDocs.open(jobDocName(job.jobId))
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
-    await waitFor(() => done >= 4, { timeoutMs: 20_000, what: 'the room to run' })
+    await waitFor(() => progress.done() >= 4, { timeoutMs: 20_000, what: 'the room to run' })
     const epoch = 0xffff_ffff
     const lease = signer.sign(`${macroScope(job.jobId)}/${macroKey(0)}`, LeaseRecord.encode({ term: epoch, expiresAt: BigInt(Date.now() + 3_000) }))
     jobDoc.getMap<Uint8Array>('macro').set(macroKey(0), lease)
@@ -93,8 +87,7 @@ describe('an epoch of 2^32 - 1', () => {
       return peers.every((p, i) => p.processor.metrics.snapshotsAccepted > accepted[i])
     }, { timeoutMs: 10_000, what: 'the members to take the snapshot' })
     // silent from here on
-    await waitFor(() => completed >= 2, { timeoutMs: 15_000, what: 'the job to complete on both peers' })
-      .catch((err: Error) => { throw new Error(`${err.message}: ${done} MicroJobs done of ${size}`) })
-    expect(completed).toBe(2)
+    await progress.untilComplete(15_000)
+    expect(progress.done()).toBeGreaterThanOrEqual(size)
   }, 90_000)
 })
