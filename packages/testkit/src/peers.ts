@@ -25,15 +25,17 @@ export interface TestPeer {
 /**
  * Starts `n` peers on loopback (random ports), dialled as a full mesh, with processors that are not started yet:
  * the {@link testExecutor}, short heartbeats and leases (a test's failover takes a second, not a minute); `init`
- * overrides any of it.
+ * overrides any of it. `options.clockOf(i)`: peer i's processor clock (e.g. one running fast), the machine's when undefined.
  */
-export async function startPeers (n: number, init: Partial<ProcessorInit> = {}): Promise<TestPeer[]> {
+export async function startPeers (n: number, init: Partial<ProcessorInit> = {},
+  options: { clockOf?: (i: number) => (() => number) | undefined } = {}): Promise<TestPeer[]> {
   const peers: TestPeer[] = []
   for (let i = 0; i < n; i++) {
     const node = await createNode()
     const counters = createTrafficCounters()
     const docs = createDocStore({ ...node, counters }, { compactIntervalMs: 0 })
-    const processor = createProcessor({ ...node, docs, counters }, {
+    const clock = options.clockOf?.(i)
+    const processor = createProcessor({ ...node, docs, counters, ...(clock === undefined ? {} : { clock }) }, {
       executor: testExecutor(),
       hardware: { gpuModel: 'cpu', vramGb: 8 },
       heartbeatMs: 300,
