@@ -1,5 +1,9 @@
 import { createServer } from 'node:http'
+import { timeoutSignal } from '@jobmesh/contracts'
 import type { AddressInfo } from 'node:net'
+
+/** A JSON-RPC call as the proxy sees it. */
+export interface RpcCall { method: string, params?: unknown[] }
 
 /** A JSON-RPC proxy in front of a chain that fails some of the requests calling one method (or matching a test). */
 export interface FlakyRpc {
@@ -11,8 +15,12 @@ export interface FlakyRpc {
   stop(): Promise<void>
 }
 
-/** Starts a {@link FlakyRpc} on a free loopback port, forwarding every other request to `target`. */
-export async function flakyRpc (target: string, method: string | ((call: { method: string, params?: unknown[] }) => boolean)): Promise<FlakyRpc> {
+/**
+ * Starts a {@link FlakyRpc} on a free loopback port, forwarding every other request to `target`. `options.onForward`
+ * sees each call it forwards, in order (a test that acts at the n-th transaction).
+ */
+export async function flakyRpc (target: string, method: string | ((call: RpcCall) => boolean),
+  options: { onForward?(call: RpcCall): void } = {}): Promise<FlakyRpc> {
   const matches = typeof method === 'string' ? (c: { method: string }) => c.method === method : method
   let toFail = 0
   let failed = 0
@@ -21,14 +29,15 @@ export async function flakyRpc (target: string, method: string | ((call: { metho
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString()
-      const calls = [JSON.parse(body) as { method: string, params?: unknown[] } | Array<{ method: string, params?: unknown[] }>].flat()
+      const calls = [JSON.parse(body) as RpcCall | RpcCall[]].flat()
       if (toFail > 0 && calls.some(matches)) {
         toFail--
         failed++
         res.writeHead(503).end('unavailable')
         return
       }
-      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) })
+      for (const c of calls) options.onForward?.(c)
+      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: timeoutSignal(10_000) })
         .then(async r => { res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()) })
         .catch(() => { res.writeHead(502).end('bad gateway') })
     })
