@@ -15,6 +15,14 @@ export const JobStatus = {
 /** One of the {@link JobStatus} values. */
 export type JobStatus = typeof JobStatus[keyof typeof JobStatus]
 
+/**
+ * Open past its deadline by the chain's clock (`nowSeconds`, the latest block's timestamp): `submitResults` needs
+ * `block.timestamp <= deadline`, so the escrow can never release such a job, only refund it.
+ */
+export function isExpiredOpen (job: { status: JobStatusName, deadline: number }, nowSeconds: number): boolean {
+  return job.status === 'Open' && nowSeconds > job.deadline
+}
+
 /** Released or refunded: the escrow is done with the job (no result, draw or payment of a round can follow). */
 export function isSettledStatus (status: JobStatusName): status is 'Released' | 'Refunded' {
   return status === 'Released' || status === 'Refunded'

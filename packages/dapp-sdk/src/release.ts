@@ -1,4 +1,4 @@
-import { anySignal, delay, timeoutSignal } from '@jobmesh/contracts'
+import { anySignal, delay, isExpiredOpen, timeoutSignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import {
   AbortError, DeadlinePassedError, JobNotFoundError, JobRefundedError, JobRejectedError,
@@ -61,8 +61,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
         case 'None':
           throw new JobNotFoundError(`the escrow has no job ${id}`)
         case 'Open': {
-          // submitResults needs block.timestamp <= deadline: past it, an open job can never be released
-          if (await ctx.chain.client.chainTime({ signal }) > job.deadline) {
+          if (isExpiredOpen(job, await ctx.chain.client.chainTime({ signal }))) {
             if (job.rejections > 0) {
               throw new JobRejectedError(`job ${id}: results were rejected ${job.rejections} time(s) and the deadline passed; refund it`)
             }

@@ -1,6 +1,7 @@
 import { Option } from 'commander'
 import { table } from '@jobmesh/peer/table'
 import { formatEther } from 'ethers'
+import { isExpiredOpen } from '@jobmesh/contracts'
 import { clientFrom, escrowClientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
@@ -57,18 +58,13 @@ function jsonJob (j: EscrowJob): Record<string, unknown> {
   return Object.fromEntries(Object.entries(j).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))
 }
 
-/** An Open job past its deadline (by the chain's clock): the escrow can no longer release it, only refund it. */
-function expired (j: Pick<EscrowJob, 'status' | 'deadline'>, nowSeconds: number): boolean {
-  return j.status === 'Open' && nowSeconds > j.deadline
-}
-
 /** The chain's clock for a status line: this machine's when the chain's cannot be read (the line is advisory). */
 async function clockOf (client: Pick<EscrowClient, 'chainTime'>): Promise<number> {
   return await client.chainTime().catch(() => Math.floor(Date.now() / 1000))
 }
 
 function printJob (io: CliIo, j: EscrowJob, nowSeconds: number): void {
-  io.out(`status: ${j.status}${expired(j, nowSeconds) ? ` (expired: its deadline has passed, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)` : ''}`)
+  io.out(`status: ${j.status}${isExpiredOpen(j, nowSeconds) ? ` (expired: its deadline has passed, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)` : ''}`)
   io.out(`creator: ${j.creator}`)
   io.out(`fee: ${formatEther(j.fee)} ETH`)
   io.out(`deadline: ${new Date(j.deadline * 1000).toISOString()}`)
@@ -79,7 +75,7 @@ function printJob (io: CliIo, j: EscrowJob, nowSeconds: number): void {
 
 /** What `results` could not check yet, for a job the escrow has not released: the outputs are not confirmed. */
 function unconfirmedNote (jobId: string, { status, deadline }: Pick<EscrowJob, 'status' | 'deadline'>, nowSeconds: number): string | undefined {
-  if (status === 'Open' && nowSeconds > deadline) {
+  if (isExpiredOpen({ status, deadline }, nowSeconds)) {
     return `note: these outputs are not submitted on chain and no release can come: the deadline of job ${jobId} has passed ` +
       `(jobmesh-dapp refund ${jobId} returns the fee)`
   }
@@ -104,7 +100,7 @@ export function jobCommands (root: Command, io: CliIo): void {
       await withEscrow(flags, io, async (client) => {
         const j = await client.status(jobId)
         const now = await clockOf(client)
-        if (flags.json === true) io.out(JSON.stringify({ ...jsonJob(j), expired: expired(j, now) }))
+        if (flags.json === true) io.out(JSON.stringify({ ...jsonJob(j), expired: isExpiredOpen(j, now) }))
         else printJob(io, j, now)
       }, { access: 'reads' })
     })
@@ -194,7 +190,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         const jobs = await client.list()
         const now = await clockOf(client)
         if (flags.json === true) {
-          io.out(JSON.stringify(jobs.map(j => ({ ...jsonJob(j), expired: expired(j, now), specCid: j.specCid, createdBlock: j.createdBlock }))))
+          io.out(JSON.stringify(jobs.map(j => ({ ...jsonJob(j), expired: isExpiredOpen(j, now), specCid: j.specCid, createdBlock: j.createdBlock }))))
           return
         }
         if (jobs.length === 0) {
@@ -202,9 +198,9 @@ export function jobCommands (root: Command, io: CliIo): void {
           return
         }
         // one aligned table, whatever the fees' widths (the columns shifted with them)
-        const rows = jobs.map(j => [j.jobId, expired(j, now) ? `${j.status} (expired)` : j.status, `${formatEther(j.fee)} ETH`, j.macroJobs * j.microJobsPerMacro, new Date(j.deadline * 1000).toISOString()])
+        const rows = jobs.map(j => [j.jobId, isExpiredOpen(j, now) ? `${j.status} (expired)` : j.status, `${formatEther(j.fee)} ETH`, j.macroJobs * j.microJobsPerMacro, new Date(j.deadline * 1000).toISOString()])
         for (const line of table(['job', 'status', 'fee', 'MicroJobs', 'deadline'], rows).trimEnd().split('\n')) io.out(line)
-        if (jobs.some(j => expired(j, now))) io.out('expired: past its deadline, a job can no longer be released; jobmesh-dapp refund <job> returns its fee')
+        if (jobs.some(j => isExpiredOpen(j, now))) io.out('expired: past its deadline, a job can no longer be released; jobmesh-dapp refund <job> returns its fee')
       })
     })
 

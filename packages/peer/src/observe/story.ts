@@ -1,4 +1,5 @@
 import { formatEther } from 'ethers'
+import { isExpiredOpen } from '@jobmesh/contracts'
 import { DEADLINE_MARGIN_MS, nodesNeeded } from '../protocol/index.js'
 import { failedForCertain } from '../coord/index.js'
 import { ExecutionTimeoutError, isModuleFailureName } from '../executor/index.js'
@@ -190,7 +191,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   if (status === 'Submitted' && chain != null) return verification(chain, matching)
   // by the chain's clock when it was read (the escrow's), else this machine's
   const now = facts.now ?? (chain?.chainTime != null ? chain.chainTime * 1000 : Date.now())
-  if (chain != null && status === 'Open' && now > chain.deadline * 1000) {
+  if (chain != null && isExpiredOpen(chain, now / 1000)) {
     return { phase: 'expired', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
   }
   const failures = progress?.failures
