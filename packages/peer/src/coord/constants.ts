@@ -50,6 +50,11 @@ export const FIRST_CLAIM_SETTLE_MS = 100
 export const DEFAULT_HEARTBEAT_MS = 1_000
 /** A room whose owner is silent this long fails over through the MacroJob lease (ms). */
 export const DEFAULT_OWNER_TIMEOUT_MS = 3_000
+/**
+ * The longest one MicroJob run may take when a room is not told (`RoomInit.runLimitMs`; the processor passes the job's
+ * run limit): with the lease grace, how long another peer's locks are believed without a result.
+ */
+export const DEFAULT_RUN_LIMIT_MS = 30_000
 /** A member that found the owner silent decides again this much later, after the I/O its loop held back (ms). */
 export const SUSPECT_CONFIRM_MS = 50
 /** Largest coordination message accepted or sent (bytes). */

@@ -16,16 +16,42 @@ export interface QueueView {
   isOpen(lease: Lease, now: number): boolean
   /** Lease length plus skew allowance (ms): how long a lock without a lease, or a done mark without a result, is believed. */
   graceMs: number
+  /**
+   * How long another peer's locks are believed while none of them gets a result, when it holds `items` of this
+   * queue: the grace plus {@link HOLD_SLACK} runs of the job's run limit per item (`holdLimit`). Default: for ever.
+   */
+  holdLimitMs?(items: number): number
 }
 
-/** What the owner remembers between heartbeats: since when it saw a lock without a lease, a done mark without a result. */
+/** Runs of the run limit an item held by another peer is allowed (its run and a wait for a worker or an earlier turn). */
+export const HOLD_SLACK = 2
+
+/** The hold bound of {@link QueueView.holdLimitMs}: `graceMs + items x HOLD_SLACK x runLimitMs`. */
+export function holdLimit (graceMs: number, runLimitMs: number): (items: number) => number {
+  return (items) => graceMs + items * HOLD_SLACK * runLimitMs
+}
+
+/**
+ * What the owner remembers between heartbeats: since when it saw a lock without a lease, a done mark without a
+ * result, another peer holding an item; and the peers whose leases on an item it no longer believes (they held it
+ * past the hold bound without a result).
+ */
 export interface OwnerMemory {
   lockSeen: Map<number, number>
   doneSeen: Map<number, number>
+  heldSince: Map<number, { holder: string, since: number }>
+  distrusted: Map<number, Set<string>>
 }
 
 export function ownerMemory (): OwnerMemory {
-  return { lockSeen: new Map(), doneSeen: new Map() }
+  return { lockSeen: new Map(), doneSeen: new Map(), heldSince: new Map(), distrusted: new Map() }
+}
+
+/** The live lease of item `index` this peer believes: not open, and not written by a peer that held it too long. */
+export function believedLease (view: QueueView, memory: OwnerMemory | undefined, index: number, now: number): Lease | undefined {
+  const lease = view.lease(index)
+  if (lease == null || view.isOpen(lease, now)) return undefined
+  return memory?.distrusted.get(index)?.has(lease.owner) === true ? undefined : lease
 }
 
 /** Who asks the owner for a batch and how big it may be. */
@@ -37,6 +63,8 @@ export interface BatchRequest {
   now: number
   /** Other peers on the room's topic: members that have not asked yet still get their share of a last round. */
   roomPeers?: number
+  /** The owner's memory: leases of peers that held an item past the hold bound are not believed. */
+  memory?: OwnerMemory
 }
 
 /**
@@ -67,8 +95,8 @@ export function pickBatch (state: QueueState, view: QueueView, req: BatchRequest
       changed = true
       continue
     }
-    const lease = view.lease(i)
-    if (lease != null && lease.owner !== self && !view.isOpen(lease, now)) {
+    const lease = believedLease(view, req.memory, i, now)
+    if (lease != null && lease.owner !== self) {
       state.states[i] = LOCKED
       state.locks.set(i, { holder: lease.owner, leaseTerm: lease.term })
       changed = true
@@ -130,7 +158,7 @@ export function applyRequest (state: QueueState, self: string, from: string, req
  * The queue rebuilt from the CRDT alone (a new epoch after a claim or a failover): items with a result are done,
  * items with a live MicroJob lease are locked by its holder, the rest are open.
  */
-export function rebuildQueue (size: number, view: QueueView, now: number): { states: Uint8Array, locks: Map<number, QueueLock> } {
+export function rebuildQueue (size: number, view: QueueView, now: number, memory?: OwnerMemory): { states: Uint8Array, locks: Map<number, QueueLock> } {
   const states = new Uint8Array(size)
   const locks = new Map<number, QueueLock>()
   for (let i = 0; i < size; i++) {
@@ -138,8 +166,8 @@ export function rebuildQueue (size: number, view: QueueView, now: number): { sta
       states[i] = DONE
       continue
     }
-    const l = view.lease(i)
-    if (l != null && !view.isOpen(l, now)) {
+    const l = believedLease(view, memory, i, now)
+    if (l != null) {
       states[i] = LOCKED
       locks.set(i, { holder: l.owner, leaseTerm: l.term })
     }
@@ -165,7 +193,12 @@ export function reconcile (state: QueueState, view: QueueView, self: string, now
       continue
     }
     const lease = view.lease(index)
-    if (lease != null && (lease.owner !== lock.holder || lease.term !== lock.leaseTerm) && !view.isOpen(lease, now)) {
+    if (lease != null && memory.distrusted.get(index)?.has(lease.owner) === true) {
+      // the lease of a peer that held this item past the hold bound counts for nothing here
+      state.states[index] = OPEN
+      state.locks.delete(index)
+      changed = true
+    } else if (lease != null && (lease.owner !== lock.holder || lease.term !== lock.leaseTerm) && !view.isOpen(lease, now)) {
       // the lease moved (a rival queue, a failover): follow it, and re-open the item when that lease expires
       state.locks.set(index, { holder: lease.owner, leaseTerm: lease.term })
       changed = true
@@ -203,8 +236,45 @@ export function reconcile (state: QueueState, view: QueueView, self: string, now
   for (const index of memory.lockSeen.keys()) {
     if (!state.locks.has(index)) memory.lockSeen.delete(index)
   }
+  if (releaseOverheld(state, view, self, now, memory)) changed = true
   if (changed) state.version++
   return { changed, reopened }
+}
+
+/**
+ * Another peer's lock is believed for `view.holdLimitMs(its locks here)` from when this peer first saw it hold the
+ * item, whatever leases it writes meanwhile: an honest holder runs its locked items one after another, each within the
+ * job's run limit, and drops each lease with its result. Past that bound the item re-opens and that peer's leases
+ * on it are not believed here any more (a peer re-writing a valid lease without running the item held it for ever).
+ * Returns whether an item re-opened.
+ */
+function releaseOverheld (state: QueueState, view: QueueView, self: string, now: number, memory: OwnerMemory): boolean {
+  const held = new Map<string, number>()
+  for (const lock of state.locks.values()) {
+    if (lock.holder !== self) held.set(lock.holder, (held.get(lock.holder) ?? 0) + 1)
+  }
+  for (const [index, seen] of memory.heldSince) {
+    if (state.locks.get(index)?.holder !== seen.holder) memory.heldSince.delete(index)
+  }
+  if (view.holdLimitMs == null) return false
+  let changed = false
+  for (const [index, lock] of state.locks) {
+    if (lock.holder === self) continue
+    const seen = memory.heldSince.get(index)
+    if (seen == null) {
+      memory.heldSince.set(index, { holder: lock.holder, since: now })
+      continue
+    }
+    if (now - seen.since <= view.holdLimitMs(held.get(lock.holder) ?? 1)) continue
+    const distrusted = memory.distrusted.get(index) ?? new Set<string>()
+    distrusted.add(lock.holder)
+    memory.distrusted.set(index, distrusted)
+    memory.heldSince.delete(index)
+    state.states[index] = OPEN
+    state.locks.delete(index)
+    changed = true
+  }
+  return changed
 }
 
 /**

@@ -21,7 +21,7 @@ const log = logger('jobmesh:room')
  * holder, the rest are open.
  */
 export function createQueue (room: RoomCore, lease: Lease): void {
-  const { states, locks } = rebuildQueue(room.size, room.view, room.clock())
+  const { states, locks } = rebuildQueue(room.size, room.view, room.clock(), room.memory)
   const macroLease = room.components.macroLeases.get(room.macroKey)
   const raw = macroLease?.term === lease.term ? room.components.macroLeases.raw(room.macroKey) : undefined
   const pending = (room.state?.pending ?? []).filter(p => p !== room.self && p !== room.state?.owner)
@@ -96,7 +96,7 @@ function lockBatch (room: RoomCore, want: number): LockedItem[] {
     return []
   }
   const { indices, changed } = pickBatch(state, room.view, {
-    self: room.self, want, maxBatch: room.maxBatch, now: room.clock(), roomPeers: room.components.pubsub.getSubscribers?.(room.topic).length
+    self: room.self, want, maxBatch: room.maxBatch, now: room.clock(), roomPeers: room.components.pubsub.getSubscribers?.(room.topic).length, memory: room.memory
   })
   if (indices.length === 0) {
     if (changed) state.version++

@@ -58,6 +58,12 @@ export interface RoomInit {
   ownerTimeoutMs?: number
   maxBatch?: number
   maxMessageBytes?: number
+  /**
+   * The longest one MicroJob run may take (ms): another peer's locks are believed for the lease grace plus
+   * `HOLD_SLACK` runs of it per item it holds, without a result (room-owner.ts `releaseOverheld`). Default
+   * `DEFAULT_RUN_LIMIT_MS` (30 s).
+   */
+  runLimitMs?: number
 }
 
 /** An item handed to this peer: run it and report it with {@link MacroRoom.done}. */

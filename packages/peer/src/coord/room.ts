@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import {
   DEFAULT_HEARTBEAT_MS, DEFAULT_MAX_BATCH, DEFAULT_MAX_BUFFERED_SNAPSHOTS, DEFAULT_MAX_MESSAGE_BYTES,
-  DEFAULT_OWNER_TIMEOUT_MS
+  DEFAULT_OWNER_TIMEOUT_MS, DEFAULT_RUN_LIMIT_MS
 } from './constants.js'
 import { RoomClosedError } from './errors.js'
 import { TypedEvents } from './events.js'
@@ -14,7 +14,7 @@ import { checkComplete, crdtDone } from './room-complete.js'
 import { isOwner, publishState, satisfy } from './room-core.js'
 import { handle, request, sendRequest } from './room-follow.js'
 import { FutureSnapshots } from './room-member.js'
-import { ownerMemory } from './room-owner.js'
+import { holdLimit, ownerMemory } from './room-owner.js'
 import { createQueue, handOffTo, scheduleFlush, serve } from './room-serve.js'
 import { tick } from './room-tick.js'
 import { TurnWaiter } from './room-waiter.js'
@@ -93,7 +93,8 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
         hasResult: (i) => components.progress.has(microKey(init.macroIndex, i)),
         lease: (i) => components.microLeases.get(microKey(init.macroIndex, i)),
         isOpen: (lease, now) => components.leases.isOpen(lease, now),
-        graceMs: components.leases.leaseMs + components.leases.skewMs
+        graceMs: components.leases.leaseMs + components.leases.skewMs,
+        holdLimitMs: holdLimit(components.leases.leaseMs + components.leases.skewMs, init.runLimitMs ?? DEFAULT_RUN_LIMIT_MS)
       },
       memory: ownerMemory(),
       future: new FutureSnapshots(DEFAULT_MAX_BUFFERED_SNAPSHOTS),

@@ -40,6 +40,14 @@ export function runTimeoutMs (spec: Pick<JobSpec, 'estimate'>): number {
 }
 
 /**
+ * A run's time limit on this peer: the spec's ({@link runTimeoutMs}), within what the job's commit window gives a
+ * verifier's re-run (`ProcessorInit.runLimitMs`).
+ */
+export function jobRunLimit (host: { runLimitMs?(jobId: string): number | undefined }, ctx: Pick<JobContext, 'job'>): number {
+  return Math.min(runTimeoutMs(ctx.job.spec), host.runLimitMs?.(ctx.job.jobId) ?? Infinity)
+}
+
+/**
  * Poison isolation in job choice: jobs this peer saw fail come after every other candidate (most recent failure
  * last), so a failing job never holds a peer back from a healthy one.
  */

@@ -178,6 +178,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       clock: this.clock,
       lastSeen: (peer) => this.seen.get(peer),
       mayCoordinate: init.mayCoordinate,
+      runLimitMs: init.runLimitMs,
       publish: (topic, msg) => { this.publish(topic, msg) },
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
     }

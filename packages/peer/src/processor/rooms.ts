@@ -1,5 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { DEFAULT_ANNOUNCEMENT_TTL_MS, DEFAULT_COMPLETION_WINDOW_MS, DEFAULT_DISCOVERY_MS, DEFAULT_IDLE_MS, DEFAULT_START_POLL_MS, DEFAULT_START_WAIT_MS } from './constants.js'
+import { jobRunLimit } from './poison.js'
 import { chooseRoom } from './room-choice.js'
 import { startOrder } from './start-order.js'
 import { countStates, jobsTopic, LeaseLostError, macroKey, macroOfResultKey, MacroRoom, macroTopic, microKey, roomTopic } from '../coord/index.js'
@@ -33,6 +34,8 @@ export interface RoomsHost {
   lastSeen(peer: string): number | undefined
   /** Who may publish on a job's rooms and `/macro` (`ProcessorInit.mayCoordinate`). Default: anyone. */
   mayCoordinate?(peerId: string): Promise<boolean>
+  /** ProcessorInit.runLimitMs: with the spec's, how long a room believes another peer's locks (`RoomInit.runLimitMs`). */
+  runLimitMs?(jobId: string): number | undefined
   publish(topic: string, msg: Partial<CoordMessage>): void
   dispatch<K extends 'room:owner' | 'ownership'>(type: K, detail: ProcessorEvents[K]): void
 }
@@ -64,7 +67,8 @@ export function joinRoom (host: RoomsHost, ctx: JobContext, macroIndex: number):
     heartbeatMs: host.heartbeatMs,
     ownerTimeoutMs: host.ownerTimeoutMs,
     maxBatch: host.maxBatch,
-    maxMessageBytes: host.maxBytes
+    maxMessageBytes: host.maxBytes,
+    runLimitMs: jobRunLimit(host, ctx)
   })
   const key = `${ctx.job.jobId}/${macroIndex}`
   const owners = host.owners.get(key) ?? new Set<string>()

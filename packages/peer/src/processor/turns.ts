@@ -4,7 +4,7 @@ import { countStates, macroTopic, microKey } from '../coord/index.js'
 import { bytesToHex, hexToBytes } from '../jobs/index.js'
 import { CHECK_RUN_TIMEOUT_FACTOR, DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS } from './constants.js'
 import { pastCutoff } from './deadline.js'
-import { runTimeoutMs } from './poison.js'
+import { jobRunLimit } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
 import { workTag } from '../protocol/index.js'
 import type { MicroJobExecutor, MicroJobTask } from '../executor/index.js'
@@ -231,7 +231,7 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
   })
   const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, host.renewMs)
   try {
-    const { output, digest } = await host.executor.run(task, { signal, timeoutMs: runLimit(host, ctx) })
+    const { output, digest } = await host.executor.run(task, { signal, timeoutMs: jobRunLimit(host, ctx) })
     ctx.turnSize.record(host.clock() - started)
     const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
     let outputCid = await host.storeOutput?.(output)
@@ -257,10 +257,6 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
   }
 }
 
-/** A run's time limit: the spec's (`runTimeoutMs`), within what the job's commit window gives a verifier's re-run. */
-function runLimit (host: Pick<TurnHost, 'runLimitMs'>, ctx: JobContext): number {
-  return Math.min(runTimeoutMs(ctx.job.spec), host.runLimitMs?.(ctx.job.jobId) ?? Infinity)
-}
 
 /** The executor's task for MicroJob `index` of MacroJob `macroIndex` of the job. */
 function microJobTask (ctx: JobContext, macroIndex: number, index: number): MicroJobTask {
@@ -274,5 +270,5 @@ function microJobTask (ctx: JobContext, macroIndex: number, index: number): Micr
  */
 export async function checkRun (host: Pick<TurnHost, 'executor' | 'runLimitMs'>, ctx: JobContext, macroIndex: number, index: number,
   signal: AbortSignal): Promise<void> {
-  await host.executor.run(microJobTask(ctx, macroIndex, index), { signal, timeoutMs: runLimit(host, ctx) * CHECK_RUN_TIMEOUT_FACTOR })
+  await host.executor.run(microJobTask(ctx, macroIndex, index), { signal, timeoutMs: jobRunLimit(host, ctx) * CHECK_RUN_TIMEOUT_FACTOR })
 }

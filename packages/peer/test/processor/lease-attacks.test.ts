@@ -52,6 +52,41 @@ describe('a lease that expires in ten years', () => {
 })
 
 /**
+ * An admitted (in production: registered) peer keeps one MicroJob leased to itself: every 500 ms, and at once over any
+ * other peer's lease of it, it writes a valid lease (a new term, ending a lease length ahead) and never runs the item. Any valid lease may
+ * replace another, and the owner's reconcile follows a live lease, so the item stayed locked to it for as long as it
+ * stayed online. A room believes another peer's locks for the lease grace plus two run limits per item it holds
+ * (room-owner.ts `releaseOverheld`): here 3.2 s + 2 x 0.5 s.
+ */
+describe('a lease re-written every 500 ms and over every rival by a peer that never runs its MicroJob', () => {
+  it('holds the MicroJob for a bounded time only: the job completes', async () => {
+    peers = await startPeers(2, { executor: testExecutor({ workMs: 20 }), maxBatch: 4, runLimitMs: () => 500 })
+    const { node: attacker, docs: attackerDocs } = await attackerBeside(peers, extra)
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const job = testJob(1, 24)
+    const progress = watchJob(peers)
+    const signer = recordSigner(attacker.privateKey, attacker.peerId.toString())
+    const macroDoc = await attackerDocs.open(macroDocName(jobDocName(job.jobId), 0))
+    const micro = macroDoc.getMap<Uint8Array>('micro')
+    let term = 1
+    const hold = (): void => {
+      term += 1
+      micro.set(microKey(0, 23), signer.sign(`${microScope(job.jobId)}/${microKey(0, 23)}`,
+        LeaseRecord.encode({ term, expiresAt: BigInt(Date.now() + 3_000) })))
+    }
+    hold()
+    // and at once over any other peer's lease of the item, as soon as it arrives here
+    micro.observe((evt) => { if (!evt.transaction.local && evt.keysChanged.has(microKey(0, 23))) hold() })
+    const timer = setInterval(hold, 500)
+    extra.push({ stop: async () => { clearInterval(timer) } })
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await progress.untilComplete(30_000)
+    expect(progress.done()).toBeGreaterThanOrEqual(24)
+  }, 60_000)
+})
+
+/**
  * An admitted (in production: registered) peer writes a MacroJob lease of term 2^32 - 1 (ordinary expiry) and opens
  * that epoch in the room with one snapshot, then goes silent. The members follow it (the CRDT shows the lease), and
  * each failover claims `seen epoch + 1` = 2^32, which the uint32 lease record writes as term 0: the claim never
