@@ -26,6 +26,8 @@ export interface JobProgressComponents {
 export class JobProgress extends TypedEvents<JobProgressEvents> {
   readonly done = new Set<string>()
   readonly total: number
+  /** MicroJob key -> the signer of the first valid result counted for it. */
+  private readonly writers = new Map<string, string>()
   /** macroIndex -> MicroJobs of that MacroJob with a valid result. */
   private readonly perMacro = new Map<number, number>()
   private readonly watched: Array<{ map: Y.Map<Uint8Array>, observer: (event: Y.YMapEvent<Uint8Array>) => void }> = []
@@ -143,6 +145,11 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
     return this.done.has(key)
   }
 
+  /** Who signed the first valid result counted for MicroJob `key` (undefined: none yet). */
+  writer (key: string): string | undefined {
+    return this.writers.get(key)
+  }
+
   /** How many MicroJobs of MacroJob `macroIndex` have a valid result. */
   doneIn (macroIndex: number): number {
     return this.perMacro.get(macroIndex) ?? 0
@@ -165,8 +172,9 @@ export class JobProgress extends TypedEvents<JobProgressEvents> {
       return []
     }
     const added: string[] = []
-    for (const micro of results.keys()) {
+    for (const [micro, result] of results) {
       if (this.done.has(micro)) continue
+      this.writers.set(micro, result.signer)
       this.add(micro, Number(micro.slice(0, micro.indexOf('.'))))
       added.push(micro)
     }

@@ -1,5 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { DONE, LOCKED, countStates, isHandoff, judge } from './queue.js'
+import { overheld } from './hold-bound.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner, publish, satisfy } from './room-core.js'
 import { countDrop, readRoomMessage } from './room-inbox.js'
@@ -110,6 +111,7 @@ function accept (room: RoomCore, next: QueueState): void {
   room.components.metrics.snapshotsAccepted++
   room.ownersSeen.add(next.owner)
   room.dispatch('snapshot', next)
+  overheld(next, room.view, room.self, room.clock(), room.memory)
   drainFuture(room, false)
   const state = room.state
   if (state.owner === room.self) {

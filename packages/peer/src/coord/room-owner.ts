@@ -1,5 +1,7 @@
 import { MAX_EARLY_REQUESTS } from './constants.js'
 import { DONE, LOCKED, OPEN, countStates, fairBatch } from './queue.js'
+import { believedLease, holdMemory, isDistrusted, releaseOverheld } from './hold-bound.js'
+import type { HoldMemory, HoldView } from './hold-bound.js'
 import type { Lease } from './leases.js'
 import type { QueueLock, QueueState } from './queue.js'
 
@@ -16,42 +18,23 @@ export interface QueueView {
   isOpen(lease: Lease, now: number): boolean
   /** Lease length plus skew allowance (ms): how long a lock without a lease, or a done mark without a result, is believed. */
   graceMs: number
-  /**
-   * How long another peer's locks are believed while none of them gets a result, when it holds `items` of this
-   * queue: the grace plus {@link HOLD_SLACK} runs of the job's run limit per item (`holdLimit`). Default: for ever.
-   */
-  holdLimitMs?(items: number): number
-}
-
-/** Runs of the run limit an item held by another peer is allowed (its run and a wait for a worker or an earlier turn). */
-export const HOLD_SLACK = 2
-
-/** The hold bound of {@link QueueView.holdLimitMs}: `graceMs + items x HOLD_SLACK x runLimitMs`. */
-export function holdLimit (graceMs: number, runLimitMs: number): (items: number) => number {
-  return (items) => graceMs + items * HOLD_SLACK * runLimitMs
+  /** See {@link HoldView.resultBy}. */
+  resultBy?: HoldView['resultBy']
+  /** See {@link HoldView.holdLimitMs}. */
+  holdLimitMs?: HoldView['holdLimitMs']
 }
 
 /**
  * What the owner remembers between heartbeats: since when it saw a lock without a lease, a done mark without a
- * result, another peer holding an item; and the peers whose leases on an item it no longer believes (they held it
- * past the hold bound without a result).
+ * result, and other peers' holds (hold-bound.ts).
  */
-export interface OwnerMemory {
+export interface OwnerMemory extends HoldMemory {
   lockSeen: Map<number, number>
   doneSeen: Map<number, number>
-  heldSince: Map<number, { holder: string, since: number }>
-  distrusted: Map<number, Set<string>>
 }
 
 export function ownerMemory (): OwnerMemory {
-  return { lockSeen: new Map(), doneSeen: new Map(), heldSince: new Map(), distrusted: new Map() }
-}
-
-/** The live lease of item `index` this peer believes: not open, and not written by a peer that held it too long. */
-export function believedLease (view: QueueView, memory: OwnerMemory | undefined, index: number, now: number): Lease | undefined {
-  const lease = view.lease(index)
-  if (lease == null || view.isOpen(lease, now)) return undefined
-  return memory?.distrusted.get(index)?.has(lease.owner) === true ? undefined : lease
+  return { lockSeen: new Map(), doneSeen: new Map(), ...holdMemory() }
 }
 
 /** Who asks the owner for a batch and how big it may be. */
@@ -180,9 +163,10 @@ export function rebuildQueue (size: number, view: QueueView, now: number, memory
  * failed items, a flood, overwritten records): a result makes an item done; a live lease of another peer makes it
  * that peer's lock; a lock whose lease expired or was released (this peer's own included) re-opens it; an item
  * marked done whose result has not appeared within a lease (plus skew) re-opens too. No item of an open MacroJob
- * stays unrun. Returns whether the queue changed and which done marks were re-opened.
+ * stays unrun. Returns whether the queue changed, which done marks were re-opened and which items other peers held past
+ * the hold bound (hold-bound.ts), by holder.
  */
-export function reconcile (state: QueueState, view: QueueView, self: string, now: number, memory: OwnerMemory): { changed: boolean, reopened: number[] } {
+export function reconcile (state: QueueState, view: QueueView, self: string, now: number, memory: OwnerMemory): { changed: boolean, reopened: number[], released: Map<string, number[]> } {
   let changed = false
   const reopened: number[] = []
   for (const [index, lock] of state.locks) {
@@ -193,7 +177,7 @@ export function reconcile (state: QueueState, view: QueueView, self: string, now
       continue
     }
     const lease = view.lease(index)
-    if (lease != null && memory.distrusted.get(index)?.has(lease.owner) === true) {
+    if (lease != null && isDistrusted(memory, index, lease.owner)) {
       // the lease of a peer that held this item past the hold bound counts for nothing here
       state.states[index] = OPEN
       state.locks.delete(index)
@@ -236,45 +220,10 @@ export function reconcile (state: QueueState, view: QueueView, self: string, now
   for (const index of memory.lockSeen.keys()) {
     if (!state.locks.has(index)) memory.lockSeen.delete(index)
   }
-  if (releaseOverheld(state, view, self, now, memory)) changed = true
+  const released = releaseOverheld(state, view, self, now, memory)
+  if (released.size > 0) changed = true
   if (changed) state.version++
-  return { changed, reopened }
-}
-
-/**
- * Another peer's lock is believed for `view.holdLimitMs(its locks here)` from when this peer first saw it hold the
- * item, whatever leases it writes meanwhile: an honest holder runs its locked items one after another, each within the
- * job's run limit, and drops each lease with its result. Past that bound the item re-opens and that peer's leases
- * on it are not believed here any more (a peer re-writing a valid lease without running the item held it for ever).
- * Returns whether an item re-opened.
- */
-function releaseOverheld (state: QueueState, view: QueueView, self: string, now: number, memory: OwnerMemory): boolean {
-  const held = new Map<string, number>()
-  for (const lock of state.locks.values()) {
-    if (lock.holder !== self) held.set(lock.holder, (held.get(lock.holder) ?? 0) + 1)
-  }
-  for (const [index, seen] of memory.heldSince) {
-    if (state.locks.get(index)?.holder !== seen.holder) memory.heldSince.delete(index)
-  }
-  if (view.holdLimitMs == null) return false
-  let changed = false
-  for (const [index, lock] of state.locks) {
-    if (lock.holder === self) continue
-    const seen = memory.heldSince.get(index)
-    if (seen == null) {
-      memory.heldSince.set(index, { holder: lock.holder, since: now })
-      continue
-    }
-    if (now - seen.since <= view.holdLimitMs(held.get(lock.holder) ?? 1)) continue
-    const distrusted = memory.distrusted.get(index) ?? new Set<string>()
-    distrusted.add(lock.holder)
-    memory.distrusted.set(index, distrusted)
-    memory.heldSince.delete(index)
-    state.states[index] = OPEN
-    state.locks.delete(index)
-    changed = true
-  }
-  return changed
+  return { changed, reopened, released }
 }
 
 /**

@@ -167,9 +167,13 @@ export function reconcileWithCrdt (room: RoomCore): void {
   if (room.state == null) {
     return
   }
-  const { reopened } = reconcile(room.state, room.view, room.self, room.clock(), room.memory)
+  const { reopened, released } = reconcile(room.state, room.view, room.self, room.clock(), room.memory)
   for (const index of reopened) {
     log('%s room %d: item %d was marked done but has no result: re-opened', room.self.slice(-6), room.macroIndex, index)
+  }
+  for (const [holder, indices] of released) {
+    log('%s room %d: %s held items %o past the hold bound without a result: re-opened, its leases on them no longer believed',
+      room.self.slice(-6), room.macroIndex, holder, indices)
   }
 }
 

@@ -1,5 +1,6 @@
 import { logger } from '@libp2p/logger'
 import { LeaseLostError } from './errors.js'
+import { overheld } from './hold-bound.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner } from './room-core.js'
 import { claimPeers, claimQueue, releaseUnserved } from './room-claim.js'
@@ -41,6 +42,8 @@ export function tick (room: RoomCore): void {
     return
   }
   drainFuture(room, true)
+  // a member judges other peers' holds too (heartbeats of an unchanged queue are not taken as snapshots)
+  if (room.state != null) overheld(room.state, room.view, room.self, now, room.memory)
   if (room.waiter.want != null && !room.state?.pending.includes(room.self) && now - room.lastRequest >= room.heartbeatMs / 2) {
     request(room)
   } else if (room.waiter.want == null && room.doneOutbox.length > 0) {

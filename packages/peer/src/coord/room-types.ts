@@ -59,8 +59,8 @@ export interface RoomInit {
   maxBatch?: number
   maxMessageBytes?: number
   /**
-   * The longest one MicroJob run may take (ms): another peer's locks are believed for the lease grace plus
-   * `HOLD_SLACK` runs of it per item it holds, without a result (room-owner.ts `releaseOverheld`). Default
+   * The longest one MicroJob run may take (ms): how long another peer's locks are believed without a result
+   * (hold-bound.ts, `holdLimit`). Default
    * `DEFAULT_RUN_LIMIT_MS` (30 s).
    */
   runLimitMs?: number

@@ -14,7 +14,8 @@ import { checkComplete, crdtDone } from './room-complete.js'
 import { isOwner, publishState, satisfy } from './room-core.js'
 import { handle, request, sendRequest } from './room-follow.js'
 import { FutureSnapshots } from './room-member.js'
-import { holdLimit, ownerMemory } from './room-owner.js'
+import { holdLimit, isDistrusted } from './hold-bound.js'
+import { ownerMemory } from './room-owner.js'
 import { createQueue, handOffTo, scheduleFlush, serve } from './room-serve.js'
 import { tick } from './room-tick.js'
 import { TurnWaiter } from './room-waiter.js'
@@ -91,10 +92,12 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       },
       view: {
         hasResult: (i) => components.progress.has(microKey(init.macroIndex, i)),
+        resultBy: (i) => components.progress.writer(microKey(init.macroIndex, i)),
         lease: (i) => components.microLeases.get(microKey(init.macroIndex, i)),
         isOpen: (lease, now) => components.leases.isOpen(lease, now),
         graceMs: components.leases.leaseMs + components.leases.skewMs,
-        holdLimitMs: holdLimit(components.leases.leaseMs + components.leases.skewMs, init.runLimitMs ?? DEFAULT_RUN_LIMIT_MS)
+        holdLimitMs: holdLimit(components.leases.leaseMs + components.leases.skewMs, init.runLimitMs ?? DEFAULT_RUN_LIMIT_MS,
+          init.maxBatch ?? DEFAULT_MAX_BATCH)
       },
       memory: ownerMemory(),
       future: new FutureSnapshots(DEFAULT_MAX_BUFFERED_SNAPSHOTS),
@@ -206,6 +209,18 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
       this.core.doneOutbox.push(index)
     }
     checkComplete(this.core)
+  }
+
+  /**
+   * Whether this peer still runs item `index` it locked under lease term `leaseTerm`: it holds that lease, or the
+   * lease written over it is one this peer no longer believes (its writer held the item past the hold bound,
+   * hold-bound.ts). A lease another believed peer took over (a rival queue) ends this peer's claim on the item.
+   */
+  mayRun (index: number, leaseTerm: number): boolean {
+    const key = microKey(this.macroIndex, index)
+    if (this.components.microLeases.holds(key, leaseTerm)) return true
+    const lease = this.components.microLeases.get(key)
+    return lease != null && isDistrusted(this.core.memory, index, lease.owner)
   }
 
   /**

@@ -216,8 +216,9 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     room.done(item.index)
     return
   }
-  // the CRDT lease decides: a rival queue (same MacroJob, concurrent epoch) may have taken the item meanwhile
-  if (!ctx.microLeases.holds(key, item.leaseTerm)) {
+  // the CRDT lease decides: a rival queue (same MacroJob, concurrent epoch) may have taken the item meanwhile (not
+  // a peer this room no longer believes: it writes over every lease of the items it held too long)
+  if (!room.mayRun(item.index, item.leaseTerm)) {
     log('%s skips %s: lease term %d no longer held', host.self.slice(-6), key, item.leaseTerm)
     room.lost(item.index)
     return

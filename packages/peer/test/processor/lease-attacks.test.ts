@@ -126,3 +126,44 @@ describe('an epoch of 2^32 - 1', () => {
     expect(progress.done()).toBeGreaterThanOrEqual(size)
   }, 90_000)
 })
+
+/**
+ * An admitted (in production: registered) peer writes a valid lease on every MicroJob of a MacroJob before any honest
+ * peer locks it, re-writes them every 500 ms and at once over any honest peer's lease, and runs none. A holder that
+ * shows no result is believed for the grace and two run limits (3.2 s + 2 x 0.5 s here), however many items it holds
+ * (hold-bound.ts); a first version let the bound grow with the items held, which the holder chooses.
+ */
+describe('leases re-written on every MicroJob of a MacroJob by a peer that runs none', () => {
+  it('hold them for a bounded time only: the job completes', async () => {
+    peers = await startPeers(2, { executor: testExecutor({ workMs: 20 }), maxBatch: 4, runLimitMs: () => 500 })
+    const { node: attacker, docs: attackerDocs } = await attackerBeside(peers, extra)
+    await Promise.all(peers.map(async p => p.processor.start()))
+    await waitForMesh(peers, jobsTopic())
+    const size = 24
+    const job = testJob(1, size)
+    const progress = watchJob(peers)
+    const signer = recordSigner(attacker.privateKey, attacker.peerId.toString())
+    const micro = (await attackerDocs.open(macroDocName(jobDocName(job.jobId), 0))).getMap<Uint8Array>('micro')
+    let term = 1
+    const hold = (index: number): void => {
+      micro.set(microKey(0, index), signer.sign(`${microScope(job.jobId)}/${microKey(0, index)}`,
+        LeaseRecord.encode({ term, expiresAt: BigInt(Date.now() + 3_000) })))
+    }
+    const holdAll = (): void => {
+      term += 1
+      micro.doc?.transact(() => { for (let i = 0; i < size; i++) hold(i) })
+    }
+    holdAll()
+    await attackerDocs.confirm(macroDocName(jobDocName(job.jobId), 0), { timeoutMs: 5_000 }).catch(() => {})
+    micro.observe((evt) => {
+      if (evt.transaction.local) return
+      term += 1
+      for (let i = 0; i < size; i++) if (evt.keysChanged.has(microKey(0, i))) hold(i)
+    })
+    const timer = setInterval(holdAll, 500)
+    extra.push({ stop: async () => { clearInterval(timer) } })
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await progress.untilComplete(20_000)
+    expect(progress.done()).toBeGreaterThanOrEqual(size)
+  }, 60_000)
+})

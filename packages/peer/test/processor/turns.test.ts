@@ -31,7 +31,8 @@ function harness () {
       return await turn.promise
     },
     done () {},
-    lost () {}
+    lost () {},
+    mayRun: () => true
   } as unknown as MacroRoom
   const executor: MicroJobExecutor = {
     async run (task) {
