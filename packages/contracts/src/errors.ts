@@ -169,3 +169,13 @@ export class WalletInUseError extends Error {
   static override readonly name = 'WalletInUseError'
   override name = 'WalletInUseError'
 }
+
+/**
+ * A registered node started with other hardware (`--vram`, `--gpu-model`) than the registry holds for it: the registry
+ * keeps the hardware a node registered with (it draws verifiers and counts fitting nodes by it), so a profile naming
+ * other hardware would tell DApps and peers the node fits jobs it is never drawn for (or the reverse).
+ */
+export class HardwareMismatchError extends Error {
+  static override readonly name = 'HardwareMismatchError'
+  override name = 'HardwareMismatchError'
+}

@@ -67,6 +67,23 @@ describe('chain client against anvil', () => {
     expect(await chain.peerAddress('12D3KooWnobody')).toBeUndefined()
   })
 
+  it('a registered node started with other hardware than the registry holds is refused before any transaction (its profile said 32 GB, the registry drew it as 24)', async () => {
+    const chain = client(1)
+    const stake = 10n ** 16n
+    const privateKey = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(privateKey).toString()
+    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
+    await chain.pause() // stopped cleanly, restarted with --vram 32: neither resumed nor topped up
+    const nonce = await chain.provider.getTransactionCount(await chain.address())
+    await expect(chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 32, stake: 2n * stake }))
+      .rejects.toMatchObject({ name: 'HardwareMismatchError', message: expect.stringContaining('24 GB VRAM') })
+    await expect(chain.ensureRegistered({ peerId, privateKey, gpuModel: 'A100', vramGb: 24, stake }))
+      .rejects.toMatchObject({ name: 'HardwareMismatchError' })
+    expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
+    // the registered hardware starts as before
+    expect((await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })).resumed).toBe(true)
+  })
+
   it('a node that asked to exit starts as it is: not resumed, no stake added, said to be exiting', async () => {
     const chain = client(1)
     const stake = 10n ** 16n

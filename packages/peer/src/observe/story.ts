@@ -132,7 +132,12 @@ export function explainJob (facts: JobFacts): JobStory {
   lines.push(`peers: ${matching.summary}`)
   if (progress != null) {
     const owners = new Set(progress.macros.map(m => m.owner).filter(o => o != null))
-    lines.push(`progress: ${progress.done} of ${progress.total} MicroJobs done` + (owners.size > 0 ? `, queues owned by ${owners.size} ${plural(owners.size, 'peer', 'peers')}` : ''))
+    // results on chain cover every MicroJob of the round (the manifest lists them all): a doc this node could not catch
+    // up (its peers retired the job after the release, or are down) must not make a released job look undone
+    const onChain = chain?.status === 'Submitted' || chain?.status === 'Released'
+    const done = onChain ? progress.total : progress.done
+    lines.push(`progress: ${done} of ${progress.total} MicroJobs done` + (onChain && progress.done < progress.total ? ' (results on chain)' : '') +
+      (owners.size > 0 ? `, queues owned by ${owners.size} ${plural(owners.size, 'peer', 'peers')}` : ''))
   }
   const failures = progress?.failures
   if (failures != null && failures.attempts > 0) {

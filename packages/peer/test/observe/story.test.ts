@@ -117,6 +117,16 @@ describe('job stories', () => {
     expect(released.lines).toContain('finalized by 12D3KooW…BBBB')
   })
 
+  it('a released job whose round doc this node could not catch up still counts every MicroJob done (it said "0 of 32")', () => {
+    // describe from a DApp's client after the processors retired the job: the doc it opens holds no result
+    const released = explainJob(facts({ progress: { done: 0, total: 8, macros: [] }, chain: chain({ status: 'Released' }) }))
+    expect(released.lines).toContain('progress: 8 of 8 MicroJobs done (results on chain)')
+    const submitted = explainJob(facts({ progress: { done: 5, total: 8, macros: [] }, chain: chain({ status: 'Submitted', assigned: 3 }) }))
+    expect(submitted.lines).toContain('progress: 8 of 8 MicroJobs done (results on chain)')
+    // an open job's count is the doc's
+    expect(explainJob(facts({ progress: { done: 3, total: 8, macros: [] }, chain: chain({}) })).lines).toContain('progress: 3 of 8 MicroJobs done')
+  })
+
   it('says when the peers gave a job up because its MicroJobs fail everywhere', () => {
     const failures = { attempts: 6, peers: 2, reasons: ['WasmTrapError'], failed: false }
     const failing = explainJob(facts({ progress: { done: 1, total: 8, macros: [], failures }, chain: chain({}) }))

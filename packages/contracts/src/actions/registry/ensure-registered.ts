@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { id as keccakText } from 'ethers'
 import { labelId } from '../../client/labels.js'
-import { WalletInUseError } from '../../errors.js'
+import { HardwareMismatchError, WalletInUseError } from '../../errors.js'
 import { signPeerBinding } from '../../peer-binding.js'
 import { nodeInfo } from './node-info.js'
 import { resume } from './resume.js'
@@ -35,6 +35,14 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
     throw new WalletInUseError(`wallet ${await address()} is registered with another PeerId than ${input.peerId}: another node (data dir) ` +
       'uses this wallet. Start that node (its data dir holds the PeerId), or give this one a wallet of its own; a node whose ' +
       'data dir is lost comes back under a new wallet (the registry binds a wallet to one PeerId)')
+  }
+  const [gpuModelId, vramGb] = await read(`NodeRegistry.nodeHardware(${await address()})`,
+    async () => await client.contracts.nodeRegistry.nodeHardware(await address()), options) as [string, bigint]
+  if (gpuModelId !== labelId(input.gpuModel) || Number(vramGb) !== input.vramGb) {
+    const model = gpuModelId === labelId(input.gpuModel) ? input.gpuModel : `another GPU model than ${input.gpuModel}`
+    throw new HardwareMismatchError(`wallet ${await address()} registered its node with ${Number(vramGb)} GB VRAM (${model}), not ` +
+      `${input.vramGb} GB VRAM (${input.gpuModel}): the registry keeps the hardware a node registered with and draws it by that; ` +
+      'start with the registered --vram and --gpu-model, or exit, withdraw and register the new hardware under a new wallet')
   }
   if (info.exiting) {
     log('%s asked to exit: not resumed, no stake added', await address())
