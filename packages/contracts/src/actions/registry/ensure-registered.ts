@@ -16,7 +16,8 @@ const log = logger('jobmesh:chain')
  * resumes it when the registry paused it; adds stake when it has less than `input.stake`. A node that asked to exit
  * is left as it is (the registry resumes no exiting node, and stake added would only wait out the cooldown).
  *
- * @throws WalletInUseError (registered with another PeerId), ChainRevertError (e.g. `PeerIdTaken`, `Banned`),
+ * @throws WalletInUseError (registered with another PeerId), HardwareMismatchError (registered with other hardware than
+ * `input` gives), ChainRevertError (e.g. `PeerIdTaken`, `Banned`),
  * PeerKeyTypeError, and the other chain errors
  */
 export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 'contracts' | 'deployment' | 'read' | 'registryTx' | 'address'>,
@@ -42,7 +43,7 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
     const model = gpuModelId === labelId(input.gpuModel) ? input.gpuModel : `another GPU model than ${input.gpuModel}`
     throw new HardwareMismatchError(`wallet ${await address()} registered its node with ${Number(vramGb)} GB VRAM (${model}), not ` +
       `${input.vramGb} GB VRAM (${input.gpuModel}): the registry keeps the hardware a node registered with and draws it by that; ` +
-      'start with the registered --vram and --gpu-model, or exit, withdraw and register the new hardware under a new wallet')
+      'start with the registered --vram and --gpu-model; for new hardware, `jobmesh exit` and `jobmesh withdraw` first, then start with it (the node registers again)')
   }
   if (info.exiting) {
     log('%s asked to exit: not resumed, no stake added', await address())
