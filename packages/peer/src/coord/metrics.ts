@@ -15,6 +15,8 @@ export interface CoordMetrics {
   requestsSent: number
   handoffs: number
   failovers: number
+  /** Items this peer, as owner, re-opened because another peer held them past the hold bound (hold-bound.ts). */
+  holdsReleased: number
   /** Messages the topic validators rejected (not forwarded; the sender's score falls). */
   rejected: number
   /** Messages dropped because their sender was over its rate. */
@@ -35,6 +37,7 @@ export function createMetrics (): CoordMetrics {
     requestsSent: 0,
     handoffs: 0,
     failovers: 0,
+    holdsReleased: 0,
     rejected: 0,
     rateLimited: 0,
     droppedUnadmitted: 0

@@ -172,6 +172,7 @@ export function reconcileWithCrdt (room: RoomCore): void {
     log('%s room %d: item %d was marked done but has no result: re-opened', room.self.slice(-6), room.macroIndex, index)
   }
   for (const [holder, indices] of released) {
+    room.components.metrics.holdsReleased += indices.length
     log('%s room %d: %s held items %o past the hold bound without a result: re-opened, its leases on them no longer believed',
       room.self.slice(-6), room.macroIndex, holder, indices)
   }

@@ -32,7 +32,8 @@ export const METRIC_NAMES = {
   claimsWei: 'jobmesh_claims_wei_total',
   chainErrors: 'jobmesh_chain_errors_total',
   jobsGivenUp: 'jobmesh_jobs_given_up_total',
-  turnsUnanswered: 'jobmesh_queue_turns_unanswered_total'
+  turnsUnanswered: 'jobmesh_queue_turns_unanswered_total',
+  holdsReleased: 'jobmesh_queue_holds_released_total'
 } as const
 
 /** A counter that mirrors a monotonic number kept elsewhere (read when Prometheus scrapes). */
@@ -88,6 +89,7 @@ export function registerPeerMetrics (registry: Registry, sources: MetricsSources
     const m = processor.metrics
     mirror(registry, METRIC_NAMES.handoffs, 'MicroJob queue handoffs between owners', [], () => [[{}, m.handoffs]])
     mirror(registry, METRIC_NAMES.failovers, 'Queue failovers (an owner went silent and another took over)', [], () => [[{}, m.failovers]])
+    mirror(registry, METRIC_NAMES.holdsReleased, 'MicroJobs re-opened as owner because another peer held them past the hold bound without a result', [], () => [[{}, m.holdsReleased]])
     mirror(registry, METRIC_NAMES.dropped, 'Coordination messages and records dropped, by reason', ['reason'], () => [
       [{ reason: 'forged' }, m.droppedForged],
       [{ reason: 'stale' }, m.droppedStale],

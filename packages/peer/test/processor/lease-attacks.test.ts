@@ -165,5 +165,7 @@ describe('leases re-written on every MicroJob of a MacroJob by a peer that runs 
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await progress.untilComplete(20_000)
     expect(progress.done()).toBeGreaterThanOrEqual(size)
+    // re-opened by the hold bound, and counted for the operator (jobmesh_queue_holds_released_total)
+    expect(peers.reduce((n, p) => n + p.processor.metrics.holdsReleased, 0)).toBeGreaterThanOrEqual(size)
   }, 60_000)
 })
