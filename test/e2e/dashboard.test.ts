@@ -123,6 +123,8 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
     expect(ran).toBeGreaterThanOrEqual(8)
     expect(families[0].some(f => f.name.startsWith('libp2p_'))).toBe(true)
     expect(families.reduce((n, f) => n + value(f, METRIC_NAMES.finalizations), 0)).toBe(1)
+    // honest peers hold nothing past the hold bound (docs/coordination.md, Held too long)
+    expect(families.reduce((n, f) => n + value(f, METRIC_NAMES.holdsReleased), 0)).toBe(0)
     // operator lines without DEBUG: the finalizer says so, and every processor claims its payout
     expect(devnet.peers.some(p => p.output.some(l => l.includes(`finalized job ${job.jobId.slice(0, 8)}`)))).toBe(true)
     await waitFor(async () => (await Promise.all(devnet.peers.map(async p => value(await metricsOf(p.dashboardUrl ?? ''), METRIC_NAMES.claimsWei))))
