@@ -84,10 +84,21 @@ export interface Settlement extends EventTarget, RoundOracle {
   /** Jobs this peer is finalizing now (`jobmesh status`). */
   finalizing(): string[]
   /**
+   * The duties journaled now, which a stop keeps for the next start (docs/settlement.md, Restarts): finalizations,
+   * the draw and settlement of this node's submissions, verifications. Empty without a journal.
+   */
+  duties(): Promise<SettlementDuty[]>
+  /**
    * The processor's hook on a job completed by another peer's result: if it is still not submitted after the
    * grace time, the live peers of the job take over its finalization one at a time (`takeover.ts`).
    */
   onJobCompletedElsewhere(jobId: string): void
+}
+
+/** A journaled duty: `finalize` (a completed job's submission), `settle` (its draw, proof and settlement), `verify`. */
+export interface SettlementDuty {
+  kind: 'finalize' | 'settle' | 'verify'
+  jobId: string
 }
 
 /** What {@link Settlement.start} is told about this start. */
@@ -392,6 +403,16 @@ export function createSettlement (components: SettlementComponents, init: Settle
     },
     finalizing (): string[] {
       return [...finalizing]
+    },
+    async duties (): Promise<SettlementDuty[]> {
+      const out: SettlementDuty[] = []
+      for (const kind of ['finalize', 'settle', 'verify'] as const) {
+        for (const { key } of await journal?.list(`${kind}/`) ?? []) {
+          // a verification's key names its task, `<jobId>@<round>`
+          out.push({ kind, jobId: key.slice(kind.length + 1).split('@')[0] })
+        }
+      }
+      return out
     },
     onJobCompletedElsewhere (jobId: string): void {
       takeover.watch(jobId)

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { printPeerEvents } from '../../src/cli/operator-lines.js'
+import { dutyLines, printPeerEvents } from '../../src/cli/operator-lines.js'
 import { EventLog, attachPeerEvents } from '../../src/observe/index.js'
 
 function sink (): { stream: PassThrough, text: () => string } {
@@ -115,5 +115,16 @@ describe('operator lines', () => {
     expect(out.text()).toBe('')
     stop()
     detach()
+  })
+
+  it('a stop names the settlement duties it keeps for the next start and what a long stop costs; nothing when there are none', () => {
+    expect(dutyLines([])).toEqual([])
+    const job = '0x' + '0a'.repeat(32)
+    const lines = dutyLines([{ kind: 'settle', jobId: job }, { kind: 'verify', jobId: job }])
+    expect(lines[0]).toBe('kept for the next start (2 duties; the chain\'s deadlines run while this node is down: start it again soon):')
+    expect(lines[1]).toBe(`  job ${job}: the verifier draw of this node's submission, then its proof and settlement; 16 blocks after the draw's ` +
+      'entropy block another node may draw it and take the late-draw bounty (5 % of the bond) out of this node\'s stake')
+    expect(lines[2]).toContain('costs the verifier\'s bond')
+    expect(dutyLines([{ kind: 'finalize', jobId: job }])[1]).toContain('another peer of the job takes it over')
   })
 })

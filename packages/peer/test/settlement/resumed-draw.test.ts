@@ -47,6 +47,8 @@ describe('a submitter stopped between its submission and its draw', () => {
     settlement = createSettlement({ docs: { open: async () => new Y.Doc() }, chain: submitter, store, privateKey: await generateKeyPair('Ed25519'), journal },
       { pollMs: 50, phaseTimeoutMs: 30_000 })
     await settlement.start()
+    // what a stop now would keep for the next start (jobmesh start prints it)
+    expect(await settlement.duties()).toEqual([{ kind: 'settle', jobId }])
     const drawn = await pollUntil(async () => (await submitter.job(jobId)).drawn ? true : undefined, { pollMs: 100, timeoutMs: 30_000, what: 'the resumed draw' })
     expect(drawn).toBe(true)
     // drawn by the submitter itself: no bounty, the stake whole

@@ -8,7 +8,7 @@ import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { onSignal, untilSignal, watchInterrupt } from '../signals.js'
 import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
-import { printPeerEvents } from '../operator-lines.js'
+import { dutyLines, printPeerEvents } from '../operator-lines.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { HttpAddress } from '../../http/index.js'
@@ -92,6 +92,11 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
         const stopLines = printPeerEvents(peer.events)
         started.push(async () => { stopLines() })
         started.push(async () => { await peer.stop() })
+        // before the stop closes the journal: the settlement duties this stop keeps, and what a long stop costs
+        started.push(async () => {
+          const duties = await peer.settlement?.duties().catch(() => []) ?? []
+          for (const line of dutyLines(duties)) process.stdout.write(`${line}\n`)
+        })
         interrupted()
         report = async () => await peer.report({ signal: timeoutSignal(4_000) })
         // a stopping peer no longer answers (its stores close under it)
