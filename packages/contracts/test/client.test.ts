@@ -84,6 +84,16 @@ describe('chain client against anvil', () => {
     expect((await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })).resumed).toBe(true)
   })
 
+  it('the refusal of another --gpu-model names Any when the node registered without one (it said "another GPU model than A100")', async () => {
+    const chain = client(1)
+    const stake = 10n ** 16n
+    const privateKey = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(privateKey).toString()
+    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'Any', vramGb: 16, stake })
+    await expect(chain.ensureRegistered({ peerId, privateKey, gpuModel: 'A100', vramGb: 16, stake }))
+      .rejects.toMatchObject({ name: 'HardwareMismatchError', message: expect.stringContaining('16 GB VRAM (Any: started without --gpu-model), not 16 GB VRAM (A100)') })
+  })
+
   it('a node that asked to exit starts as it is: not resumed, no stake added, said to be exiting', async () => {
     const chain = client(1)
     const stake = 10n ** 16n
@@ -96,6 +106,22 @@ describe('chain client against anvil', () => {
     await (await registry.getFunction('requestExit')()).wait()
     const nonce = await chain.provider.getTransactionCount(await chain.address())
     expect(await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 8, stake: 2n * stake }))
+      .toEqual({ registered: false, stakeAdded: 0n, stake, resumed: false, exiting: true })
+    expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
+  })
+
+  it('a node that asked to exit starts with its new hardware during the cooldown (to settle and claim): it is drawn for nothing, so not refused', async () => {
+    const chain = client(1)
+    const stake = 10n ** 16n
+    const privateKey = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(privateKey).toString()
+    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 16, stake })
+    const registry = connect(deployment, new Wallet(anvil.accounts[1].privateKey, chain.provider)).nodeRegistry
+    await (await registry.getFunction('requestExit')()).wait()
+    const nonce = await chain.provider.getTransactionCount(await chain.address())
+    // `jobmesh exit` done, as the refusal of other hardware says: the start with the new hardware used to be refused
+    // again, with the same advice to exit
+    expect(await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 8, stake }))
       .toEqual({ registered: false, stakeAdded: 0n, stake, resumed: false, exiting: true })
     expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
   })

@@ -17,7 +17,7 @@ const log = logger('jobmesh:chain')
  * is left as it is (the registry resumes no exiting node, and stake added would only wait out the cooldown).
  *
  * @throws WalletInUseError (registered with another PeerId), HardwareMismatchError (registered with other hardware than
- * `input` gives), ChainRevertError (e.g. `PeerIdTaken`, `Banned`),
+ * `input` gives; not of an exiting node), ChainRevertError (e.g. `PeerIdTaken`, `Banned`),
  * PeerKeyTypeError, and the other chain errors
  */
 export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 'contracts' | 'deployment' | 'read' | 'registryTx' | 'address'>,
@@ -37,17 +37,22 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
       'uses this wallet. Start that node (its data dir holds the PeerId), or give this one a wallet of its own; a node whose ' +
       'data dir is lost comes back under a new wallet (the registry binds a wallet to one PeerId)')
   }
+  if (info.exiting) {
+    // drawn for nothing and takes no job, whatever hardware it gives: it runs to settle and claim, on the new hardware
+    // of an operator who exited for it (refused before, with the advice to exit)
+    log('%s asked to exit: not resumed, no stake added', await address())
+    return { registered: false, stakeAdded: 0n, stake: info.stake, resumed: false, exiting: true }
+  }
   const [gpuModelId, vramGb] = await read(`NodeRegistry.nodeHardware(${await address()})`,
     async () => await client.contracts.nodeRegistry.nodeHardware(await address()), options) as [string, bigint]
   if (gpuModelId !== labelId(input.gpuModel) || Number(vramGb) !== input.vramGb) {
-    const model = gpuModelId === labelId(input.gpuModel) ? input.gpuModel : `another GPU model than ${input.gpuModel}`
+    // the registry keeps the model's hash: a node started without --gpu-model registered 'Any', which can be named
+    const model = gpuModelId === labelId(input.gpuModel)
+      ? input.gpuModel
+      : gpuModelId === labelId('Any') ? 'Any: started without --gpu-model' : `another GPU model than ${input.gpuModel}`
     throw new HardwareMismatchError(`wallet ${await address()} registered its node with ${Number(vramGb)} GB VRAM (${model}), not ` +
       `${input.vramGb} GB VRAM (${input.gpuModel}): the registry keeps the hardware a node registered with and draws it by that; ` +
       'start with the registered --vram and --gpu-model; for new hardware, `jobmesh exit` and `jobmesh withdraw` first, then start with it (the node registers again)')
-  }
-  if (info.exiting) {
-    log('%s asked to exit: not resumed, no stake added', await address())
-    return { registered: false, stakeAdded: 0n, stake: info.stake, resumed: false, exiting: true }
   }
   if (info.paused) {
     // paused by the registry after a verification it missed entirely (offline): back into selection
