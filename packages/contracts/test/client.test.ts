@@ -5,7 +5,7 @@ import { Wallet, ZeroHash, id as keccakText } from 'ethers'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { workerAnvil } from '@jobmesh/testkit/anvil'
 import type { Ed25519PrivateKey } from '@libp2p/interface'
-import type { Anvil, ChainClient, ChainEvent, CreateJobInput, Deployment } from '../src/index.js'
+import type { Anvil, ChainClient, ChainEvent, CreateJobInput, Deployment, RegisterResult } from '../src/index.js'
 
 function jobInput (nonce: bigint, deadline: number): CreateJobInput {
   return {
@@ -67,63 +67,51 @@ describe('chain client against anvil', () => {
     expect(await chain.peerAddress('12D3KooWnobody')).toBeUndefined()
   })
 
+  /** Wallet 1's node, registered with `hardware`; `start` is its next start's registration step, `txs` its transaction count. */
+  async function registeredNode (hardware: { gpuModel: string, vramGb: number }): Promise<{
+    chain: ChainClient, stake: bigint, start(h: { gpuModel: string, vramGb: number }, stake?: bigint): Promise<RegisterResult>, txs(): Promise<number>
+  }> {
+    const chain = client(1)
+    const stake = 10n ** 16n
+    const privateKey = await generateKeyPair('Ed25519')
+    const peerId = peerIdFromPrivateKey(privateKey).toString()
+    await chain.ensureRegistered({ peerId, privateKey, ...hardware, stake })
+    return {
+      chain,
+      stake,
+      start: async (h, more = stake) => await chain.ensureRegistered({ peerId, privateKey, ...h, stake: more }),
+      txs: async () => await chain.provider.getTransactionCount(await chain.address())
+    }
+  }
+
   it('a registered node started with other hardware than the registry holds is refused before any transaction (its profile said 32 GB, the registry drew it as 24)', async () => {
-    const chain = client(1)
-    const stake = 10n ** 16n
-    const privateKey = await generateKeyPair('Ed25519')
-    const peerId = peerIdFromPrivateKey(privateKey).toString()
-    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })
-    await chain.pause() // stopped cleanly, restarted with --vram 32: neither resumed nor topped up
-    const nonce = await chain.provider.getTransactionCount(await chain.address())
-    await expect(chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 32, stake: 2n * stake }))
-      .rejects.toMatchObject({ name: 'HardwareMismatchError', message: expect.stringContaining('24 GB VRAM') })
-    await expect(chain.ensureRegistered({ peerId, privateKey, gpuModel: 'A100', vramGb: 24, stake }))
-      .rejects.toMatchObject({ name: 'HardwareMismatchError' })
-    expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
+    // registered without --gpu-model ('Any'), stopped cleanly, restarted with --vram 32: neither resumed nor topped up
+    const node = await registeredNode({ gpuModel: 'Any', vramGb: 24 })
+    await node.chain.pause()
+    const nonce = await node.txs()
+    await expect(node.start({ gpuModel: 'Any', vramGb: 32 }, 2n * node.stake))
+      .rejects.toMatchObject({ name: 'HardwareMismatchError', message: expect.stringContaining('24 GB VRAM (Any), not 32 GB VRAM (Any)') })
+    // another model: the registry keeps its hash, and names Any (it said "another GPU model than A100")
+    await expect(node.start({ gpuModel: 'A100', vramGb: 24 }))
+      .rejects.toMatchObject({ name: 'HardwareMismatchError', message: expect.stringContaining('24 GB VRAM (Any: started without --gpu-model), not 24 GB VRAM (A100)') })
+    expect(await node.txs()).toBe(nonce)
     // the registered hardware starts as before
-    expect((await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake })).resumed).toBe(true)
+    expect((await node.start({ gpuModel: 'Any', vramGb: 24 })).resumed).toBe(true)
   })
 
-  it('the refusal of another --gpu-model names Any when the node registered without one (it said "another GPU model than A100")', async () => {
-    const chain = client(1)
-    const stake = 10n ** 16n
-    const privateKey = await generateKeyPair('Ed25519')
-    const peerId = peerIdFromPrivateKey(privateKey).toString()
-    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'Any', vramGb: 16, stake })
-    await expect(chain.ensureRegistered({ peerId, privateKey, gpuModel: 'A100', vramGb: 16, stake }))
-      .rejects.toMatchObject({ name: 'HardwareMismatchError', message: expect.stringContaining('16 GB VRAM (Any: started without --gpu-model), not 16 GB VRAM (A100)') })
-  })
-
-  it('a node that asked to exit starts as it is: not resumed, no stake added, said to be exiting', async () => {
-    const chain = client(1)
-    const stake = 10n ** 16n
-    const privateKey = await generateKeyPair('Ed25519')
-    const peerId = peerIdFromPrivateKey(privateKey).toString()
-    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 8, stake })
+  it('a node that asked to exit starts as it is, on its old hardware or new: not resumed, no stake added, said to be exiting', async () => {
+    const node = await registeredNode({ gpuModel: 'cpu', vramGb: 8 })
     // paused by its last stop, then asked to exit: the registry resumes no exiting node (NodeIsExiting)
-    await chain.pause()
-    const registry = connect(deployment, new Wallet(anvil.accounts[1].privateKey, chain.provider)).nodeRegistry
+    await node.chain.pause()
+    const registry = connect(deployment, new Wallet(anvil.accounts[1].privateKey, node.chain.provider)).nodeRegistry
     await (await registry.getFunction('requestExit')()).wait()
-    const nonce = await chain.provider.getTransactionCount(await chain.address())
-    expect(await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 8, stake: 2n * stake }))
-      .toEqual({ registered: false, stakeAdded: 0n, stake, resumed: false, exiting: true })
-    expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
-  })
-
-  it('a node that asked to exit starts with its new hardware during the cooldown (to settle and claim): it is drawn for nothing, so not refused', async () => {
-    const chain = client(1)
-    const stake = 10n ** 16n
-    const privateKey = await generateKeyPair('Ed25519')
-    const peerId = peerIdFromPrivateKey(privateKey).toString()
-    await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 16, stake })
-    const registry = connect(deployment, new Wallet(anvil.accounts[1].privateKey, chain.provider)).nodeRegistry
-    await (await registry.getFunction('requestExit')()).wait()
-    const nonce = await chain.provider.getTransactionCount(await chain.address())
-    // `jobmesh exit` done, as the refusal of other hardware says: the start with the new hardware used to be refused
-    // again, with the same advice to exit
-    expect(await chain.ensureRegistered({ peerId, privateKey, gpuModel: 'cpu', vramGb: 8, stake }))
-      .toEqual({ registered: false, stakeAdded: 0n, stake, resumed: false, exiting: true })
-    expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
+    const nonce = await node.txs()
+    const exiting = { registered: false, stakeAdded: 0n, stake: node.stake, resumed: false, exiting: true }
+    expect(await node.start({ gpuModel: 'cpu', vramGb: 8 }, 2n * node.stake)).toEqual(exiting)
+    // drawn for nothing and takes no job: it settles and claims on new hardware too (once refused with the advice to
+    // exit, which it had done)
+    expect(await node.start({ gpuModel: 'cpu', vramGb: 16 })).toEqual(exiting)
+    expect(await node.txs()).toBe(nonce)
   })
 
   it('creates a job, decodes reverts to the custom error name, and watches events by block range', async () => {
