@@ -161,6 +161,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       endHost: this.endHost,
       checkRun: async (ctx, macroIndex, index) => { await checkRun(this.turnHost, ctx, macroIndex, index, this.controller.signal) }
     }
+    const { heartbeatMs, ownerTimeoutMs, maxBatch, discoveryMs, idleMs, mayCoordinate, runLimitMs } = init
     this.roomsHost = {
       pubsub: components.pubsub,
       self: this.self,
@@ -168,17 +169,11 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       verifier: this.verifier,
       metrics: this.metrics,
       counters: components.counters,
-      heartbeatMs: init.heartbeatMs,
-      ownerTimeoutMs: init.ownerTimeoutMs,
-      maxBatch: init.maxBatch,
+      heartbeatMs, ownerTimeoutMs, maxBatch, discoveryMs, idleMs, mayCoordinate, runLimitMs,
       maxBytes: this.maxBytes,
-      discoveryMs: init.discoveryMs,
-      idleMs: init.idleMs,
       owners: this.owners,
       clock: this.clock,
       lastSeen: (peer) => this.seen.get(peer),
-      mayCoordinate: init.mayCoordinate,
-      runLimitMs: init.runLimitMs,
       publish: (topic, msg) => { this.publish(topic, msg) },
       dispatch: (type, detail) => { this.safeDispatch(type, detail) }
     }
