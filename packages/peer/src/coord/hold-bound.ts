@@ -12,12 +12,15 @@ export const HOLD_SLACK = 2
 /** An honest peer holds at most two batches of a queue: its turn and the one it asked for ahead. */
 export const MAX_BATCHES_HELD = 2
 
-/** What a queue owner reads of the CRDT to bound another peer's hold (a part of `QueueView`). */
+/** What a room member reads of the CRDT to bound another peer's hold (`QueueView` extends it). */
 export interface HoldView {
+  /** Item `index` has a result. */
   hasResult(index: number): boolean
   /** Who signed the first valid result of item `index`: a holder makes progress with its own results only. */
   resultBy?(index: number): string | undefined
+  /** The MicroJob lease of item `index`, if one is written. */
   lease(index: number): Lease | undefined
+  /** Whether `lease` is open at `now` (released, expired beyond the skew allowance, or dated too far ahead). */
   isOpen(lease: Lease, now: number): boolean
   /**
    * How long a lock is believed when `ahead` of its holder's locks were in line before it at first sight (`ahead` 0:

@@ -2,26 +2,15 @@ import { MAX_EARLY_REQUESTS } from './constants.js'
 import { DONE, LOCKED, OPEN, countStates, fairBatch } from './queue.js'
 import { believedLease, holdMemory, isDistrusted, releaseOverheld } from './hold-bound.js'
 import type { HoldMemory, HoldView } from './hold-bound.js'
-import type { Lease } from './leases.js'
 import type { QueueLock, QueueState } from './queue.js'
 
 /**
  * What a queue owner reads of the CRDT about its MacroJob's items. The CRDT decides over the in-memory queue: a
  * result makes an item done, a live MicroJob lease makes it its holder's lock.
  */
-export interface QueueView {
-  /** Item `index` has a result. */
-  hasResult(index: number): boolean
-  /** The MicroJob lease of item `index`, if one is written. */
-  lease(index: number): Lease | undefined
-  /** Whether `lease` is open at `now` (released, or expired beyond the skew allowance). */
-  isOpen(lease: Lease, now: number): boolean
+export interface QueueView extends HoldView {
   /** Lease length plus skew allowance (ms): how long a lock without a lease, or a done mark without a result, is believed. */
   graceMs: number
-  /** See {@link HoldView.resultBy}. */
-  resultBy?: HoldView['resultBy']
-  /** See {@link HoldView.holdLimitMs}. */
-  holdLimitMs?: HoldView['holdLimitMs']
 }
 
 /**
