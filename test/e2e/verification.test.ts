@@ -140,22 +140,7 @@ describe('end to end: a faked MicroJob whose output is withheld does not stall t
   }, 480_000)
 })
 
-/** Smallest and largest counts of Binomial(n, p) outside which lies at most `alpha` on each side. */
-function binomialBounds (n: number, p: number, alpha: number): [number, number] {
-  const pmf: number[] = []
-  let c = 1
-  for (let x = 0; x <= n; x++) {
-    pmf.push(c * p ** x * (1 - p) ** (n - x))
-    c = c * (n - x) / (x + 1)
-  }
-  let lo = 0
-  for (let acc = pmf[0]; acc <= alpha && lo < n; acc += pmf[++lo]);
-  let hi = n
-  for (let acc = pmf[n]; acc <= alpha && hi > 0; acc += pmf[--hi]);
-  return [lo, hi]
-}
-
-describe('end to end: the default verification level detects fakes at the designed rate', () => {
+describe('end to end: the default verification level catches a fake exactly when its sample does', () => {
   let net: Network | undefined
 
   afterEach(async () => {
@@ -163,14 +148,13 @@ describe('end to end: the default verification level detects fakes at the design
     net = undefined
   })
 
-  it('over 20 jobs each with one faked MicroJob, detections agree with 1/P (binomial bound), each one slashes the faker', async () => {
+  it('over 8 jobs each with one faked MicroJob: every rejection names the faker and slashes it, every release sampled elsewhere', async () => {
     // the faker fakes as a processor only (its verification re-runs are honest: a lone lying verifier is another
-    // attack, covered by the contract tests); two verifiers per job, the fewest a job may have
-    // (a verification queue of 32, so the 20 jobs submitted at once all wait in it: the default, 16 on 4 nodes, would
-    // evict the lowest-value ones)
+    // attack, covered by the contract tests); two verifiers per job, the fewest a job may have. The rate (1/P of the
+    // fakes) is the sample's, checked over many draws in protocol/validation.test.ts; what only real peers can show
+    // is that each fake is caught when the drawn sample holds it, and missed only when it does not.
     net = await startNetwork({
       peers: 4,
-      contracts: { escrow: { queueMin: 32 } },
       peer: i => i === 0 ? { entry: { path: CHEATING_PEER, args: ['first-processed-per-job'] } } : {}
     })
     const { client, devnet } = net
@@ -181,31 +165,40 @@ describe('end to end: the default verification level detects fakes at the design
       const stake0 = BigInt((await nodeRegistry.nodeInfo(faker)).stake)
       const price = parseEther('0.1')
       const P = 4
-      // 20 jobs of 2 x 4 MicroJobs, two verifiers each, the default level: one MicroJob per MacroJob per round
-      const jobs = await Promise.all(Array.from({ length: 20 }, async () =>
+      // 8 jobs of 2 x 4 MicroJobs, two verifiers each, the default level: one MicroJob per MacroJob per round
+      const jobs = await Promise.all(Array.from({ length: 8 }, async () =>
         submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 3 })))
       for (const j of jobs) expect(j.samples).toBe(1)
-      const releases = await Promise.all(jobs.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 300_000 })
+      const releases = await Promise.all(jobs.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 240_000 })
         .catch(withHistory(devnet, j.jobId))))
       for (const r of releases) expect(r.status).toBe('Released')
 
-      // the fakes the faker made (it prints each), and the rounds that caught them
-      const faked = new Set(devnet.peers[0].output.filter(l => l.startsWith('cheated on ')).map(l => l.split(' ')[2].toLowerCase()))
+      let faked = 0
       let detected = 0
       for (const j of jobs) {
+        const cheated = cheatedOn(devnet.peers[0].output, j.jobId)
         const rejections = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(j.jobId))
-        for (const e of rejections) {
-          expect('args' in e && String(e.args.culprit).toLowerCase()).toBe(faker.toLowerCase())
-          expect(faked.has(j.jobId.toLowerCase())).toBe(true)
+        for (const e of rejections) expect('args' in e && String(e.args.culprit).toLowerCase()).toBe(faker.toLowerCase())
+        if (cheated == null) {
+          expect(rejections).toHaveLength(0)
+          continue
         }
-        if (rejections.length > 0) detected++
+        faked++
+        if (rejections.length > 0) {
+          detected++
+          continue
+        }
+        // released in its first round with the fake unseen: the round's sample (still on chain) missed it, or the
+        // output that counted there is another peer's
+        const [macro, index] = cheated.split('.').map(Number)
+        if (Number(await jobEscrow.validationIndex(j.jobId, macro)) === index) {
+          const outputs = await client.results(j.jobId, { timeoutMs: 60_000 })
+          const counted = outputs.find(o => o.macroIndex === macro && o.index === index)
+          expect(counted?.signer).not.toBe(devnet.peers[0].peerId)
+        }
       }
-      // each fake MicroJob is seen by one round with probability 1/P (one sample per MacroJob); one round per job
-      const [lo, hi] = binomialBounds(faked.size, 1 / P, 1e-4)
-      console.info(`default level: ${detected} of ${faked.size} faked jobs detected (designed 1/${P}; bounds ${lo}..${hi})`)
-      expect(faked.size).toBeGreaterThanOrEqual(10)
-      expect(detected).toBeGreaterThanOrEqual(lo)
-      expect(detected).toBeLessThanOrEqual(hi)
+      console.info(`default level: ${detected} of ${faked} faked jobs detected (designed 1/${P})`)
+      expect(faked).toBeGreaterThanOrEqual(4)
       // each detection slashed the faker one bond (2 x the fee); as a verifier it may also have lost a share when it
       // was too slow for a window (on a loaded machine): those penalties are named on chain
       const penalties = await jobEscrow.queryFilter(jobEscrow.filters.VerifierPenalised(undefined, faker))
@@ -214,7 +207,7 @@ describe('end to end: the default verification level detects fakes at the design
     } finally {
       provider.destroy()
     }
-  }, 480_000)
+  }, 360_000)
 })
 
 describe('end to end: a node that did no work submits first with a self-paying payout', () => {

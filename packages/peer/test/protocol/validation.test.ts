@@ -21,6 +21,16 @@ describe('validation sample', () => {
     expect([...seen].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
   })
 
+  it('samples each MicroJob of a MacroJob at 1/P of the draws (the rate at which a single fake is caught)', () => {
+    // 4 000 draws of a MacroJob of P = 4 with one sample: how often index 2 (a faked MicroJob) is drawn lies within
+    // 1 000 +- 4.5 standard deviations (sqrt(4000 x 1/4 x 3/4) = 27.4); a bias of 1/16 either way is outside it
+    const P = 4
+    let drawn = 0
+    for (let e = 0; e < 4000; e++) if (validationIndex(7n, 1, keccak256(coder.encode(['uint256'], [e])), P) === 2) drawn++
+    expect(drawn).toBeGreaterThan(1000 - 124)
+    expect(drawn).toBeLessThan(1000 + 124)
+  })
+
   it('verifierHash = keccak256(abi.encode(bytes32[], bytes32 executionDigest))', () => {
     const hashes = ['0x' + '01'.repeat(32), '0x' + 'AB'.repeat(32)]
     const digest = '0x' + '5e'.repeat(32)
