@@ -1,3 +1,4 @@
+import { checkAbiSignatures } from './abi-signatures.js'
 import { DEFAULT_MAX_MEMORY_BYTES, MAX_TABLE_ENTRIES, WASM_PAGE_BYTES } from './constants.js'
 import { ForbiddenImportError, InvalidWasmError, MemoryLimitError, MissingExportError } from './errors.js'
 import { capTable, readMemoryLimits } from './wasm-binary.js'
@@ -44,7 +45,8 @@ export function checkJobModule (module: WasmModule): void {
 
 /**
  * Compiles job code, refuses features whose results differ between machines or
- * Node versions ({@link checkDeterministicFeatures}: relaxed SIMD, WasmGC) and checks the module against the job ABI.
+ * Node versions ({@link checkDeterministicFeatures}: relaxed SIMD, WasmGC) and checks the module against the job ABI
+ * (its imports and exports, and the types of `alloc` and `process`: {@link checkAbiSignatures}).
  *
  * @throws InvalidWasmError (does not compile, or uses such a feature), ForbiddenImportError, MissingExportError
  */
@@ -57,6 +59,8 @@ export async function compileJobCode (code: Uint8Array): Promise<WasmModule> {
   }
   checkDeterministicFeatures(code)
   checkJobModule(module)
+  // the exports' types too: a process that returns nothing compiled, passed, and failed every run on every peer
+  checkAbiSignatures(code, ABI)
   return module
 }
 

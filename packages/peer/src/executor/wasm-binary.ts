@@ -2,8 +2,17 @@ import { InvalidWasmError, TableLimitError } from './errors.js'
 
 const MAGIC = [0x00, 0x61, 0x73, 0x6d]
 const VERSION = [0x01, 0x00, 0x00, 0x00]
-const SECTION_TABLE = 4
-const SECTION_MEMORY = 5
+/** The ids of the module sections read here and by the checks (WebAssembly core spec, 5.5.2). */
+export const SECTION_TYPE = 1
+export const SECTION_IMPORT = 2
+export const SECTION_FUNCTION = 3
+export const SECTION_TABLE = 4
+export const SECTION_MEMORY = 5
+export const SECTION_GLOBAL = 6
+export const SECTION_EXPORT = 7
+export const SECTION_ELEMENT = 9
+export const SECTION_CODE = 10
+export const SECTION_DATA = 11
 
 /** The limits of a module's own (not imported) memory. */
 export interface MemoryLimits {

@@ -1,14 +1,7 @@
 import { InvalidWasmError } from './errors.js'
-import { sections } from './wasm-binary.js'
+import { SECTION_CODE, SECTION_DATA, SECTION_ELEMENT, SECTION_GLOBAL, SECTION_TABLE, SECTION_TYPE, sections } from './wasm-binary.js'
 import { constExpression, expression } from './wasm-instructions.js'
 import { Reader, hex, refType, valueType, valueTypes } from './wasm-reader.js'
-
-const SECTION_TYPE = 1
-const SECTION_TABLE = 4
-const SECTION_GLOBAL = 6
-const SECTION_ELEMENT = 9
-const SECTION_CODE = 10
-const SECTION_DATA = 11
 
 const FUNC_TYPE = 0x60
 

@@ -50,6 +50,34 @@ describe('validateJobCode', () => {
     await expect(validateJobCode(abiModule(i32(4), { min: limitPages, max: 65_536 }))).resolves.toBeUndefined()
   })
 
+  it('refuses alloc or process of another type than the ABI\'s, which every run would fail on every peer after the job is paid', async () => {
+    const abi = '(the job ABI: memory "memory", functions "alloc" and "process")'
+    // the AssemblyScript slip `export function process (ptr: usize, len: i32): void`
+    const voidProcess = buildModule({ memory: { min: 1, export: 'memory' }, funcs: [fixedAlloc, { params: 2, results: 0, export: 'process', body: [] }] })
+    await expect(validateJobCode(voidProcess)).rejects.toMatchObject({
+      name: 'MissingExportError', message: `Module exports "process" as a function (i32, i32) -> (), not (i32, i32) -> i32 ${abi}`
+    })
+    const oneParamProcess = buildModule({ memory: { min: 1, export: 'memory' }, funcs: [fixedAlloc, { params: 1, results: 1, export: 'process', body: i32(4) }] })
+    await expect(validateJobCode(oneParamProcess)).rejects.toMatchObject({
+      name: 'MissingExportError', message: `Module exports "process" as a function (i32) -> i32, not (i32, i32) -> i32 ${abi}`
+    })
+    const noParamAlloc = buildModule({
+      memory: { min: 1, export: 'memory' },
+      funcs: [{ params: 0, results: 1, export: 'alloc', body: i32(8) }, { params: 2, results: 1, export: 'process', body: i32(4) }]
+    })
+    await expect(validateJobCode(noParamAlloc)).rejects.toMatchObject({
+      name: 'MissingExportError', message: `Module exports "alloc" as a function () -> i32, not (i32) -> i32 ${abi}`
+    })
+    // the executor refuses it too, before any run
+    const executor = createWasmExecutor({ concurrency: 1 })
+    try {
+      await expect(executor.run(voidProcess, new Uint8Array(1))).rejects.toMatchObject({ name: 'MissingExportError' })
+      await expect(executor.run(echoModule, Uint8Array.of(7))).resolves.toEqual(Uint8Array.of(7))
+    } finally {
+      await executor.stop()
+    }
+  })
+
   it('refuses a module without the ABI exports or with other imports', async () => {
     // each message names the missing export once, and what it should be
     await expect(validateJobCode(buildModule({ memory: { min: 1, export: 'memory' }, funcs: [fixedAlloc] })))
