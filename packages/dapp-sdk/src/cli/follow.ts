@@ -21,7 +21,10 @@ export interface FollowOptions {
   signal?: AbortSignal
 }
 
-/** Shows `{ done, total }` of the job's MicroJobs until every one has a result; returns the last count. */
+/**
+ * Shows `{ done, total }` of the job's MicroJobs until every one has a result; returns the last count. A job the peers
+ * gave up ends it with `JobFailedError` saying when and how its fee can be refunded.
+ */
 export async function followProgress (client: JobClient, jobId: string, io: CliIo, options: FollowOptions): Promise<{ done: number, total: number }> {
   let bar: SingleBar | undefined
   let last = { done: 0, total: 0 }
@@ -31,6 +34,11 @@ export async function followProgress (client: JobClient, jobId: string, io: CliI
       bar?.update(u.done)
       last = u
     }
+  } catch (err) {
+    // `submit` follows its job with this: a job the peers gave up is paid for, and `submit` said only that it failed,
+    // not that the fee comes back only by a refund after the deadline (as `wait` says, followOutcome)
+    if ((err as Error).name === JobFailedError.name) throw await refundHint(client, jobId, err as JobFailedError)
+    throw err
   } finally {
     bar?.stop()
   }
