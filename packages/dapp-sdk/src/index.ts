@@ -24,7 +24,7 @@
  * }, { onProgress: ({ stage }) => console.log(stage) })
  * for await (const { done, total } of client.progress(job.jobId)) console.log(`${done}/${total}`)
  * await client.waitForRelease(job.jobId, { timeoutMs: 600_000 })
- * const outputs = await client.results(job.jobId) // Uint8Array per MicroJob, sha256-checked
+ * const outputs = await client.results(job.jobId) // a MicroJobOutput per MicroJob: .bytes, sha256-checked
  * await client.stop()
  * ```
  */
