@@ -76,7 +76,11 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
     })
     registered = await client.ensureRegistered({ peerId: parts.node.peerId.toString(), privateKey: parts.node.privateKey, gpuModel, vramGb, stake: init.chain.stake }, options)
   } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err
+    // refused before anything was sent: the wallet's node is another data dir's (maybe running: pausing it took a
+    // healthy node out of the draw and zeroed its incentive share), or registered with other hardware
+    const name = (err as Error).name
+    if (name === 'WalletInUseError' || name === 'HardwareMismatchError') leaveAtStop = false
+    if (name === 'AbortError') throw err
     throw await explainFunds(client, address, init.chain.stake, err as Error)
   }
   const registration = { ...registered, slashes: registered.registered || registered.stakeAdded === 0n ? [] : await recentSlashes(client, address, since, signal) }
