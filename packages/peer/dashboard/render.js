@@ -51,7 +51,8 @@ export function renderSelf (dl, s) {
     ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : s.chainError ? 'chain unreachable' : 'no chain'],
     ['balance', a ? eth(a.balanceWei) : '-'],
     ['stake', a ? eth(a.stakeWei) + standing(a) : '-'],
-    ['QoS', a ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],
+    // a wallet no longer registered (withdrawn) has no record to score: the registry's default is no score of it
+    ['QoS', a?.registered ? (a.qos ? `B ${a.qos.score} of 2000 · R ${a.qos.vram.toFixed(2)} · P ${a.qos.timeout.toFixed(2)}` : a.score) : '-'],
     ['earned', a ? `${eth(a.earnedWei)} (${a.paidJobs} ${a.paidJobs === 1 ? 'job' : 'jobs'})` : '-'],
     ['incentive', a?.incentive ? `share ${shareText(a.incentive)} · ${eth(a.incentive.earnedWei)} unclaimed` : '-'],
     ['models', s.self.models?.length ? s.self.models.map(modelText).join(', ') : 'none']
@@ -59,8 +60,9 @@ export function renderSelf (dl, s) {
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
 }
 
-/** ` (exiting)`, ` (kicked out)` or ` (paused)`: the registry pauses an exiting node too (as `jobmesh status` says). */
+/** ` (not registered)`, ` (exiting)`, ` (kicked out)` or ` (paused)`: the registry pauses an exiting node too (as `jobmesh status` says). */
 function standing (a) {
+  if (!a.registered) return ' (not registered)'
   if (a.exiting) return ' (exiting)'
   if (a.kickedOut) return ' (kicked out)'
   return a.paused ? ' (paused)' : ''
