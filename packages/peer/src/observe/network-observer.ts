@@ -315,7 +315,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
         progress,
         peers: peerFacts,
         chain: verification,
-        ...(chainUnread ? { chainUnread: true, notes: [this.chainError != null ? `the chain could not be read (${this.chainError})` : 'the chain has not been read yet'] } : {})
+        ...(chainUnread ? { chainUnread: true, ...(this.chainError == null ? { chainPending: true } : {}), notes: [this.chainError != null ? `the chain could not be read (${this.chainError})` : 'the chain has not been read yet'] } : {})
       })
       return {
         jobId: v.job.jobId,

@@ -45,6 +45,8 @@ export interface JobFacts {
   chain?: VerificationView
   /** The node has a chain but could not read the job there (a note says why): what it waits for is not known. */
   chainUnread?: boolean
+  /** With `chainUnread`: the chain was not read yet (a start), no error: no phase is guessed. */
+  chainPending?: boolean
   /** Signer (PeerId) of the round's final record. */
   finalizer?: string
   /** Of an open job nothing was done on: the known nodes whose free stake covers the bond its submitter locks. */
@@ -178,6 +180,10 @@ function notModuleFailures (reasons: readonly string[]): string {
 
 function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: string, waitingFor: string } {
   const { chain, announced, progress } = facts
+  if (facts.chainUnread === true && facts.chainPending === true) {
+    // right after a start: a released job read "processing" until the first read of the chain
+    return { phase: 'unknown', waitingFor: 'not known yet: this node is reading the job on chain' }
+  }
   if (facts.chainUnread === true) {
     const done = progress?.done ?? 0
     const total = progress?.total ?? 0

@@ -173,6 +173,9 @@ describe('job stories', () => {
     const neither = explainJob({ jobId, peers: [], chainUnread: true })
     expect([neither.phase, neither.waitingFor]).toEqual(['unknown', 'not known while the chain cannot be read (see the note): what the job waits for depends on its escrow state; no peer this node sees announced it'])
     expect(explainJob(facts({ progress: { done: 0, total: 8, macros: [] } })).chainUnread).toBeUndefined()
+    // not read yet (a start, no error): no phase guessed (a released job's badge read PROCESSING until the first read)
+    const pending = explainJob(facts({ chainUnread: true, chainPending: true, notes: ['the chain has not been read yet'], progress: { done: 8, total: 8, macros: [] } }))
+    expect([pending.phase, pending.waitingFor]).toEqual(['unknown', 'not known yet: this node is reading the job on chain'])
   })
 
   it('says when nothing is known and when the deadline has passed', () => {
