@@ -1,6 +1,6 @@
 /** The types of the job ABI's functions, read from a module's binary (the JS API does not expose them on Node 20). */
 import { InvalidWasmError, MissingExportError } from './errors.js'
-import { SECTION_EXPORT, SECTION_FUNCTION, SECTION_IMPORT, SECTION_TYPE, sections } from './wasm-binary.js'
+import { FUNC_TYPE, SECTION_EXPORT, SECTION_FUNCTION, SECTION_IMPORT, SECTION_TYPE, sections } from './wasm-binary.js'
 import { Reader } from './wasm-reader.js'
 
 const KIND_FUNCTION = 0x00
@@ -15,6 +15,8 @@ export const ABI_SIGNATURES: ReadonlyArray<readonly [string, FuncType]> = [
   ['alloc', { params: [I32], results: [I32] }],
   ['process', { params: [I32, I32], results: [I32] }]
 ]
+
+const same = (a: number[], b: number[]): boolean => a.length === b.length && a.every((t, i) => t === b[i])
 
 function typeText ({ params, results }: FuncType): string {
   const names = (types: number[]): string => types.map(t => TYPE_NAMES.get(t) ?? `0x${t.toString(16)}`).join(', ')
@@ -46,7 +48,7 @@ export function checkAbiSignatures (bytes: Uint8Array, abi: string): void {
     const r = new Reader(bytes, section.contentStart, section.end)
     if (section.id === SECTION_TYPE) {
       for (let i = 0, n = r.u32(); i < n; i++) {
-        if (r.byte() !== 0x60) throw new InvalidWasmError(`Type ${i} is not a function type`)
+        if (r.byte() !== FUNC_TYPE) throw new InvalidWasmError(`Type ${i} is not a function type`)
         types.push({ params: valueTypes(r), results: valueTypes(r) })
       }
     } else if (section.id === SECTION_IMPORT) {
@@ -71,7 +73,6 @@ export function checkAbiSignatures (bytes: Uint8Array, abi: string): void {
     if (index === undefined) continue // checkJobModule names a missing export
     const actual = types[funcTypes[index]]
     if (actual === undefined) throw new InvalidWasmError(`Function ${index} ("${fn}") has no type`)
-    const same = (a: number[], b: number[]): boolean => a.length === b.length && a.every((t, i) => t === b[i])
     if (same(actual.params, expected.params) && same(actual.results, expected.results)) continue
     throw new MissingExportError(`Module exports "${fn}" as a function ${typeText(actual)}, not ${typeText(expected)} (${abi})`)
   }

@@ -13,6 +13,8 @@ export const SECTION_EXPORT = 7
 export const SECTION_ELEMENT = 9
 export const SECTION_CODE = 10
 export const SECTION_DATA = 11
+/** The form byte of a function type in the type section. */
+export const FUNC_TYPE = 0x60
 
 /** The limits of a module's own (not imported) memory. */
 export interface MemoryLimits {

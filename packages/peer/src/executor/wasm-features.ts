@@ -1,9 +1,8 @@
 import { InvalidWasmError } from './errors.js'
-import { SECTION_CODE, SECTION_DATA, SECTION_ELEMENT, SECTION_GLOBAL, SECTION_TABLE, SECTION_TYPE, sections } from './wasm-binary.js'
+import { FUNC_TYPE, SECTION_CODE, SECTION_DATA, SECTION_ELEMENT, SECTION_GLOBAL, SECTION_TABLE, SECTION_TYPE, sections } from './wasm-binary.js'
 import { constExpression, expression } from './wasm-instructions.js'
 import { Reader, hex, refType, valueType, valueTypes } from './wasm-reader.js'
 
-const FUNC_TYPE = 0x60
 
 /** Type section entries of WasmGC. */
 const GC_TYPE_FORMS = new Map([[0x4e, 'rec'], [0x50, 'sub'], [0x4f, 'sub final'], [0x5f, 'struct'], [0x5e, 'array']])
