@@ -1,9 +1,9 @@
 import { isIP } from 'node:net'
-import { Agent, fetch as undiciFetch } from 'undici'
 import { collect } from './collect.js'
 import { ContentFetchError, ContentNotFoundError, ContentTooLargeError, ForbiddenUriError } from './errors.js'
 import { isPublicAddress, publicLookup } from './public-address.js'
 import type { ByteRange } from './uri.js'
+import type { Agent } from 'undici'
 
 /** Connections of `publicOnly` reads: every name resolved through `publicLookup`. */
 let publicAgent: Agent | undefined
@@ -12,10 +12,13 @@ let publicAgent: Agent | undefined
 async function fetchPublic (url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
   if (isIP(host) !== 0 && !isPublicAddress(host)) throw new ForbiddenUriError(`${url.href}: ${host} is not a public address`)
-  publicAgent ??= new Agent({ connect: { lookup: publicLookup } })
+  // undici loads here, at a job's first https input: ~0.3 s of CPU that a peer's start (every peer, every DApp
+  // client) no longer spends for content most jobs keep in IPFS
+  const undici = await import('undici')
+  publicAgent ??= new undici.Agent({ connect: { lookup: publicLookup } })
   try {
     // no redirect: its target would be another request, to anywhere
-    return await undiciFetch(url, { headers, signal, redirect: 'error', dispatcher: publicAgent }) as unknown as Response
+    return await undici.fetch(url, { headers, signal, redirect: 'error', dispatcher: publicAgent }) as unknown as Response
   } catch (err) {
     const code = ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code
     if (code === 'EJOBMESH_NOT_PUBLIC') throw new ForbiddenUriError(`${url.href}: ${((err as Error).cause as Error).message}`, { cause: err })
