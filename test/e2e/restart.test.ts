@@ -83,7 +83,12 @@ describe('restarts: a peer that dies mid-duty resumes it, or another takes over 
     for (const i of victims) await devnet.peers[i].exited
     // killed before a submission reached the chain
     expect(Number(await escrow.statusOf(job.jobId))).toBe(1) // Open
+    const tcp = (i: number): string | undefined => devnet.peers[i].addresses.find(a => !a.includes('/ws'))
+    const before = victims.map(tcp)
     for (const i of victims) await devnet.restartPeer(i)
+    // each is back on its address of before: the client, which knows the peers by the addresses it was given, reaches
+    // them again (when every peer finalized, and so was killed, it had no other)
+    expect(victims.map(tcp)).toEqual(before)
 
     const release = await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 180_000 })
       .catch(withHistory(devnet, job.jobId))

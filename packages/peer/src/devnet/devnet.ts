@@ -74,7 +74,8 @@ export interface Devnet {
   addPeer(options?: DevnetPeerOptions): Promise<PeerProcess>
   /**
    * Starts peer `i` again on its data dir (same PeerId, wallet and options) after it stopped or was killed; it
-   * replaces `peers[i]`.
+   * replaces `peers[i]`. It listens on its TCP port of before, as an operator's peer with a fixed `--listen` does, so
+   * the peers and DApp clients that knew it find it again (on another port if that one was taken meanwhile).
    */
   restartPeer(i: number): Promise<PeerProcess>
   /** Stops every peer, then the chain. */
@@ -164,13 +165,22 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
         const old = peers[i]
         if (old == null) throw new TooManyPeersError(`no peer ${i}`)
         await old.stop()
-        // it comes back on new ports: it joins through the peers that are running
+        // it joins through the peers that are running; on its old port, the others' and the clients' redials reach it
+        // (a client that knew only restarted peers, all on new ports, was left connected to nobody)
         const running = peers.filter((p, j) => j !== i && p != null && p.child.exitCode == null && p.child.signalCode == null)
         const through = running.flatMap(p => p.addresses.filter(a => !a.includes('/ws')).map(a => a.includes('/p2p/') ? a : `${a}/p2p/${p.peerId}`))
-        const peer = await startPeer({
-          dir, index: i, account: anvil.accounts[i + 1], bootstrap: through, rpcUrl: anvil.rpcUrl,
+        const start = async (listen: string): Promise<PeerProcess> => await startPeer({
+          dir, index: i, account: anvil.accounts[i + 1], bootstrap: through, rpcUrl: anvil.rpcUrl, listen,
           deploymentFile, stake: init.stake, options: { http: init.http, ...optionsOf[i] }, signal: init.signal
         })
+        const before = tcpListenAddress(old.addresses)
+        const peer = before === undefined
+          ? await start(ANY_TCP_PORT)
+          : await start(before).catch(async (err: unknown) => {
+            if (init.signal?.aborted === true) throw err
+            log('peer %d could not listen on %s again, taking a new port: %e', i, before, err)
+            return await start(ANY_TCP_PORT)
+          })
         peers[i] = peer
         return peer
       },
@@ -182,8 +192,19 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   }
 }
 
+/** A TCP listen address on a port the system picks. */
+const ANY_TCP_PORT = '/ip4/127.0.0.1/tcp/0'
+
+/** The plain TCP address a peer listened on (without its `/p2p/` part), if it had one. */
+function tcpListenAddress (addresses: readonly string[]): string | undefined {
+  const tcp = addresses.find(a => /^\/ip4\/[^/]+\/tcp\/[1-9][0-9]*(\/p2p\/[^/]+)?$/.test(a))
+  return tcp?.replace(/\/p2p\/[^/]+$/, '')
+}
+
 interface StartPeerInit {
   dir: string
+  /** The TCP listen address (default: any port on loopback). */
+  listen?: string
   index: number
   account: AnvilAccount
   bootstrap: string[]
@@ -200,7 +221,7 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
   const keyFile = join(dataDir, 'wallet.key')
   await writeFile(keyFile, init.account.privateKey + '\n', { mode: 0o600 })
   const args = [
-    '--listen', '/ip4/127.0.0.1/tcp/0',
+    '--listen', init.listen ?? ANY_TCP_PORT,
     '--rpc', init.rpcUrl,
     '--key-file', keyFile,
     '--deployment', init.deploymentFile,
