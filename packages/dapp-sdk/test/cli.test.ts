@@ -4,14 +4,17 @@ import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { Wallet, toQuantity } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
+import { REPLICATION_PROTOCOL } from '@jobmesh/peer/replication'
 import { run } from '../src/cli/program.js'
 import { DEFAULT_PRICING, taskValue } from '../src/index.js'
 import { plural, weiPerSecond } from '../src/cli/text.js'
 import { secondsToMs } from '../src/cli/options.js'
+import { DEFAULT_REPLICATION_TIMEOUT_MS } from '../src/constants.js'
 import { formatStory } from '../src/cli/describe-command.js'
 import { cleanup, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
+import type { Stream } from '@libp2p/interface'
 
 afterEach(cleanup)
 
@@ -284,6 +287,27 @@ describe('jobmesh-dapp', () => {
     expect(doc.error.jobId).toMatch(/^0x[0-9a-f]{64}$/)
     expect(doc.error.jobId).not.toBe(jobId)
   }, 60_000)
+
+  it('a submit that follows its job waits for a holder of the inputs no longer than its --timeout (a peer that never answers)', async () => {
+    const env = await setup()
+    const files = await jobFiles(env, env.anvil.accounts[2].privateKey)
+    // the peer takes the replication request and never answers it: the wait for a holder would run the SDK's default
+    // (60 s) before the following --timeout counted
+    const held: Stream[] = []
+    await env.peer.libp2p.handle(REPLICATION_PROTOCOL, (stream) => { held.push(stream) })
+    const peerAddress = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
+    const io = capture()
+    const started = Date.now()
+    expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--timeout', '2', '--force', '--out', join(env.dir, 'out'),
+      '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], io)).toBe(1)
+    expect(held.length).toBeGreaterThan(0)
+    expect(io.stderr).toContain('warning: no peer confirmed it holds the job\'s code and data yet; keep this process running until peers pick the job up')
+    expect(io.stderr.at(-1)).toMatch(/^TimeoutError: /)
+    // its 2 s, the stages before it, and room for a loaded machine: far from the client's 60 s
+    expect(Date.now() - started).toBeLessThan(DEFAULT_REPLICATION_TIMEOUT_MS / 2)
+    for (const s of held) s.abort(new Error('test over'))
+  }, 90_000)
 
   it('a wallet that cannot pay: submit says its balance and what the job needs, prints no jobId of a job that was not created (--json too)', async () => {
     const env = await setup()

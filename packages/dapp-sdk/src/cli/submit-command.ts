@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { MAX_MICROJOB_OUTPUT_BYTES, MIN_VERIFIERS } from '@jobmesh/peer/protocol'
 import { checkCode } from '../code-check.js'
-import { DEFAULT_VERIFIERS } from '../constants.js'
+import { DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_VERIFIERS } from '../constants.js'
 import { InputUnavailableError, InputsNotHeldError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { checkOutputFolder, followProgress, followRelease, writeResults } from './follow.js'
@@ -84,8 +84,11 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       signal,
       // no peer that could hold the inputs: refused before anything is uploaded or paid, unless --force
       requirePeer: flags.force !== true,
-      // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them
-      ...(flags.detach === true ? { detached: true, replicationTimeoutMs: timeoutMs } : {}),
+      // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them. One
+      // that follows the job serves them itself: its wait for a holder is part of the following --timeout bounds
+      ...(flags.detach === true
+        ? { detached: true, replicationTimeoutMs: timeoutMs }
+        : { replicationTimeoutMs: Math.min(timeoutMs, DEFAULT_REPLICATION_TIMEOUT_MS) }),
       onProgress: ({ stage, jobId }) => {
         // the first stage after validation: no warning about a job that was refused
         if (warning !== undefined) io.err(warning)
@@ -194,9 +197,9 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--gpu-model <name>', 'required GPU model (default: any)')
     .option('--max-output <bytes>', `the most bytes one MicroJob outputs, up to ${MAX_MICROJOB_OUTPUT_BYTES} (64 MiB, the default): a run that outputs more fails on every peer, and peers that cap what one job may make them hold see the job's total (MicroJobs x this)`, positiveInt)
     .option('--model <file|ipfs://cid>', 'a model the job\'s code reads (weights, a palette, a data set): uploaded, named in the job; peers holding it run the job first, and the code gets it before its data')
-    .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by a peer (waits up to --timeout for one)')
+    .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by two registered peers, or by one and 30 s more passed (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
-    .option('--timeout <s>', 'give up following (with --detach: waiting for a peer to hold the inputs) after this many seconds (default 1800)', positiveInt)
+    .option('--timeout <s>', 'give up following the job after this many seconds (default 1800), and waiting for a peer to hold its inputs after at most 60 (with --detach: only that wait, this long)', positiveInt)
     .option('--force', 'submit and pay even when no connected peer can hold the inputs (by default such a job is refused before anything is uploaded or paid)'))
     .action(async (flags: SubmitFlags) => {
       const state: SubmitState = { phase: 'preparing' }
