@@ -102,3 +102,10 @@ export const GOSSIP_REDIAL_TIMEOUT_MS = 10_000
  * verifier draw, in ms: none by then and the start is refused (`NoPeerReachableError`), nothing sent to the chain.
  */
 export const DEFAULT_JOIN_TIMEOUT_MS = 30_000
+
+/**
+ * How often libp2p's peer records, kept in memory while a node runs (node/peer-records.ts), are written to the data
+ * dir's LevelDB; a stop writes them too. A node killed outright loses at most this much of its peers' address and
+ * protocol updates: it learns them again from its bootstrap list and the peers that dial it.
+ */
+export const DEFAULT_PEER_RECORDS_FLUSH_MS = 30_000

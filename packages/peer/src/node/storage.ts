@@ -6,6 +6,8 @@ import { LevelDatastore } from 'datastore-level'
 import { BLOCKSTORE_DIR, DATASTORE_DIR } from './constants.js'
 import { DATASTORE_RECOVERY } from '../datastore-recovery.js'
 import { errorMessage } from './error-message.js'
+import { peerRecords } from './peer-records.js'
+import type { PeerRecordsDatastore } from './peer-records.js'
 import { InvalidDataDirError } from './errors.js'
 import type { HeliaInit } from 'helia'
 import type { Datastore } from 'interface-datastore'
@@ -32,7 +34,10 @@ export async function ensureDataDir (dataDir: string): Promise<void> {
   }
 }
 
-/** A LevelDB datastore and a filesystem blockstore under `dataDir`, or both in memory without one. */
+/**
+ * A LevelDB datastore (libp2p's peer records held in memory in front of it: node/peer-records.ts) and a filesystem
+ * blockstore under `dataDir`, or both in memory without one.
+ */
 export async function openStorage (dataDir?: string): Promise<Storage> {
   if (dataDir == null) {
     return { datastore: new MemoryDatastore(), close: async () => {} }
@@ -50,12 +55,25 @@ export async function openStorage (dataDir?: string): Promise<Storage> {
     await datastore.close()
     throw new InvalidDataDirError(`cannot open blockstore in ${dataDir}: ${errorMessage(err)}`)
   }
+  // libp2p's peer records live in memory while the node runs (written back every 30 s and at the stop)
+  let records: PeerRecordsDatastore
+  try {
+    records = await peerRecords(datastore)
+  } catch (err) {
+    await blockstore.close()
+    await datastore.close()
+    throw new InvalidDataDirError(`cannot read the peer records in ${dataDir}: ${errorMessage(err)}`, { cause: err })
+  }
   return {
-    datastore,
+    datastore: records,
     blockstore,
     close: async () => {
-      await blockstore.close()
-      await datastore.close()
+      try {
+        await records.close()
+      } finally {
+        await blockstore.close()
+        await datastore.close()
+      }
     }
   }
 }
