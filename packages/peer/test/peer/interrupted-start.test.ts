@@ -3,7 +3,7 @@ import { flakyRpc, workerAnvil } from '@jobmesh/testkit/anvil'
 import { Wallet, parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPeer } from '../../src/peer.js'
-import type { Anvil } from '@jobmesh/contracts'
+import type { Anvil, ChainClient, Deployment } from '@jobmesh/contracts'
 import type { FlakyRpc } from '@jobmesh/testkit/anvil'
 import type { Peer } from '../../src/peer.js'
 
@@ -20,19 +20,25 @@ afterEach(async () => {
   anvil = undefined
 })
 
+/** A worker anvil with the contracts deployed by account 0, a reader of the chain, and account 1's address (the node). */
+async function deployed (): Promise<{ chainAnvil: Anvil, provider: ReturnType<typeof createProvider>, deployment: Deployment, reader: ChainClient, node: string }> {
+  const chainAnvil = await workerAnvil({ accounts: 2 })
+  anvil = chainAnvil
+  const provider = createProvider(chainAnvil.rpcUrl, { chainId: chainAnvil.chainId })
+  const deployment = await deploy(new Wallet(chainAnvil.accounts[0].privateKey, provider))
+  const reader = createChainClient({ provider, signer: new Wallet(chainAnvil.accounts[0].privateKey), deployment })
+  return { chainAnvil, provider, deployment, reader, node: chainAnvil.accounts[1].address }
+}
+
 describe('a start cut short after it registered the node', () => {
   it('takes the node out of the verifier draw: left in it with nothing running, it was drawn, missed its seed and was slashed', async () => {
-    anvil = await workerAnvil({ accounts: 2 })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
-    const reader = createChainClient({ provider, signer: new Wallet(anvil.accounts[0].privateKey), deployment })
-    const node = anvil.accounts[1].address
+    const { chainAnvil, provider, deployment, reader, node } = await deployed()
     // the start's transactions: the seed commitment, the registration, then (the node registered) the incentive
     // share's record: Ctrl-C then, as an operator who sees a wrong --vram go by
     const interrupt = new AbortController()
     // a proxy that fails nothing, counting the transactions it forwards (ethers sends one request at a time here)
     let sent = 0
-    proxy = await flakyRpc(anvil.rpcUrl, 'eth_sendRawTransaction', {
+    proxy = await flakyRpc(chainAnvil.rpcUrl, 'eth_sendRawTransaction', {
       onForward: (call) => { if (call.method === 'eth_sendRawTransaction' && ++sent === 3) interrupt.abort(new Error('interrupted (SIGINT)')) }
     })
     const rpcUrl = proxy.url
@@ -41,7 +47,7 @@ describe('a start cut short after it registered the node', () => {
       process: false,
       vramGb: 8,
       signal: interrupt.signal,
-      chain: { rpcUrl, privateKey: anvil.accounts[1].privateKey, deployment, stake: parseEther('0.1') }
+      chain: { rpcUrl, privateKey: chainAnvil.accounts[1].privateKey, deployment, stake: parseEther('0.1') }
     })
     try {
       const err = await started.then(async (peer) => { await peer.stop(); return undefined }, (e: Error) => e)
@@ -49,9 +55,7 @@ describe('a start cut short after it registered the node', () => {
       expect(err).toBeDefined()
       const info = await reader.nodeInfo(node)
       // registered by the start, and out of the draw (it was left unpaused and eligible)
-      expect(info.registered).toBe(true)
-      expect(info.paused).toBe(true)
-      expect(info.eligible).toBe(false)
+      expect({ registered: info.registered, paused: info.paused, eligible: info.eligible }).toEqual({ registered: true, paused: true, eligible: false })
     } finally {
       provider.destroy()
     }
@@ -60,12 +64,8 @@ describe('a start cut short after it registered the node', () => {
 
 describe('a start refused because another data dir runs the wallet\'s node', () => {
   it('leaves that node in the draw: the refused start paused the running node (NodeRegistry.pause) and zeroed its incentive share', async () => {
-    anvil = await workerAnvil({ accounts: 2 })
-    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
-    const deployment = await deploy(new Wallet(anvil.accounts[0].privateKey, provider))
-    const reader = createChainClient({ provider, signer: new Wallet(anvil.accounts[0].privateKey), deployment })
-    const node = anvil.accounts[1].address
-    const chain = { rpcUrl: anvil.rpcUrl, privateKey: anvil.accounts[1].privateKey, deployment, stake: parseEther('0.1') }
+    const { chainAnvil, provider, deployment, reader, node } = await deployed()
+    const chain = { rpcUrl: chainAnvil.rpcUrl, privateKey: chainAnvil.accounts[1].privateKey, deployment, stake: parseEther('0.1') }
     try {
       running = await createPeer({ listen: ['/ip4/127.0.0.1/tcp/0'], process: false, vramGb: 8, chain })
       // the same key in a second node (another data dir, so another PeerId): refused before any transaction
@@ -73,9 +73,7 @@ describe('a start refused because another data dir runs the wallet\'s node', () 
         .then(async (peer) => { await peer.stop(); return undefined }, (e: Error) => e)
       expect(err?.name).toBe('WalletInUseError')
       const info = await reader.nodeInfo(node)
-      expect(info.registered).toBe(true)
-      expect(info.paused).toBe(false)
-      expect(info.eligible).toBe(true)
+      expect({ registered: info.registered, paused: info.paused, eligible: info.eligible }).toEqual({ registered: true, paused: false, eligible: true })
     } finally {
       provider.destroy()
     }
