@@ -3,7 +3,6 @@ import { FUNC_TYPE, SECTION_CODE, SECTION_DATA, SECTION_ELEMENT, SECTION_GLOBAL,
 import { constExpression, expression } from './wasm-instructions.js'
 import { Reader, hex, refType, valueType, valueTypes } from './wasm-reader.js'
 
-
 /** Type section entries of WasmGC. */
 const GC_TYPE_FORMS = new Map([[0x4e, 'rec'], [0x50, 'sub'], [0x4f, 'sub final'], [0x5f, 'struct'], [0x5e, 'array']])
 

@@ -309,13 +309,18 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       // a node with a chain that has not read this job there yet (the chain unreachable, or not refreshed yet) does not
       // guess its phase: without it a released job read "processed, waiting for the finalizer to submit"
       const chainUnread = this.components.chain != null && verification == null
+      const unread = !chainUnread
+        ? {}
+        : this.chainError == null
+          ? { chainUnread: true, chainPending: true, notes: ['the chain has not been read yet'] }
+          : { chainUnread: true, notes: [`the chain could not be read (${this.chainError})`] }
       const story = explainJob({
         jobId: v.job.jobId,
         announced: { round: v.job.round, requirements: v.job.requirements, macroJobs: v.job.macroJobs, microJobsPerMacro: v.job.microJobsPerMacro, announcer: v.job.announcer },
         progress,
         peers: peerFacts,
         chain: verification,
-        ...(chainUnread ? { chainUnread: true, ...(this.chainError == null ? { chainPending: true } : {}), notes: [this.chainError != null ? `the chain could not be read (${this.chainError})` : 'the chain has not been read yet'] } : {})
+        ...unread
       })
       return {
         jobId: v.job.jobId,
