@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import type { ChildProcess } from 'node:child_process'
 
 /** The built `jobmesh-dapp` CLI. */
-export const DAPP_BIN = fileURLToPath(new URL('../../packages/dapp-sdk/dist/cli/bin.js', import.meta.url))
+export const DAPP_BIN = fileURLToPath(new URL('../../packages/dapp-sdk/dist/bundle/jobmesh-dapp.js', import.meta.url))
 
 /** A running CLI process: its lines as they come, and its exit. */
 export interface CliProcess {

@@ -16,7 +16,7 @@ import { smallJob } from './helpers.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
 /** The built `jobmesh-dapp` (npm run build). */
-const BIN = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url))
+const BIN = fileURLToPath(new URL('../dist/bundle/jobmesh-dapp.js', import.meta.url))
 
 const NO_ENV = { JOBMESH_RPC_URL: '', JOBMESH_DEPLOYMENT: '', JOBMESH_BOOTSTRAP: '', JOBMESH_PRIVATE_KEY: '' }
 

@@ -11,8 +11,8 @@ import type { ChildProcess } from 'node:child_process'
 
 const log = logger('jobmesh:devnet')
 
-/** The `jobmesh` CLI entry of the built package (the same path from `src/devnet` and `dist/devnet`). */
-export const CLI_BIN = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url))
+/** The `jobmesh` CLI of the built package, its bundle (the same path from `src/devnet`, `dist/devnet` and `dist/bundle`). */
+export const CLI_BIN = fileURLToPath(new URL('../../dist/bundle/jobmesh.js', import.meta.url))
 
 /** The variables `jobmesh devnet` prints for DApps, which both CLIs read. */
 export const CONNECT_VARIABLES = ['JOBMESH_RPC_URL', 'JOBMESH_DEPLOYMENT', 'JOBMESH_BOOTSTRAP', 'JOBMESH_PRIVATE_KEY'] as const

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `npm run build`'s last step: each CLI (`jobmesh`, `jobmesh-dapp`) as one esbuild bundle of its compiled files and
+// their dependencies, the file its package's `bin` names (docs/architecture.md, The CLIs ship as bundles). A process
+// that starts from the bundle loads ~50 files instead of ~3 000 modules: `jobmesh --help` takes 0.3 s of CPU instead
+// of 0.75, a `jobmesh start` ~1.2 s less. Native addons stay outside (LevelDB, WebRTC), and so do helia's and
+// @helia/libp2p's entry points, which only the fallback of `node/helia-light.ts` loads.
+import { readFile, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+/** The CLIs: entry (tsc's output), the bundle's folder (two levels below the package, as the entry's folder). */
+const CLIS = [
+  { name: 'jobmesh', entry: 'packages/peer/dist/cli/bin.js', outdir: 'packages/peer/dist/bundle' },
+  { name: 'jobmesh-dapp', entry: 'packages/dapp-sdk/dist/cli/bin.js', outdir: 'packages/dapp-sdk/dist/bundle' }
+]
+
+const EXTERNAL = ['classic-level', 'node-datachannel', '@ipshipyard/node-datachannel', 'helia', '@helia/libp2p']
+
+// CommonJS dependencies inside an ES module bundle call `require` for node's built-ins
+const BANNER = "import { createRequire as __jobmeshRequire } from 'node:module'; const require = __jobmeshRequire(import.meta.url);"
+
+/**
+ * `node/helia-light.ts` imports three files of helia and @helia/libp2p by URLs it resolves at run time (their packages
+ * export only their entry points); the bundle takes those files in, at the paths resolved here.
+ */
+const HELIA_FILE = /import\(new URL\('(\.\/[a-z-]+\.js)', resolve\('([@a-z0-9/-]+)'\)\)\.href\)/g
+const HELIA_FILES = 3
+
+const heliaFiles = {
+  name: 'helia-files',
+  setup (b) {
+    b.onLoad({ filter: /[\\/]dist[\\/]node[\\/]helia-light\.js$/ }, async ({ path }) => {
+      const require = createRequire(path)
+      let found = 0
+      const contents = (await readFile(path, 'utf8')).replace(HELIA_FILE, (_, file, specifier) => {
+        found++
+        return `import(${JSON.stringify(join(dirname(require.resolve(specifier)), file))})`
+      })
+      if (found !== HELIA_FILES) throw new Error(`${path}: ${found} of its ${HELIA_FILES} helia file imports found; update scripts/bundle.mjs`)
+      return { contents, loader: 'js' }
+    })
+  }
+}
+
+for (const cli of CLIS) {
+  const outdir = join(root, cli.outdir)
+  await rm(outdir, { recursive: true, force: true })
+  await build({
+    entryPoints: { [cli.name]: join(root, cli.entry) },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    banner: { js: BANNER },
+    plugins: [heliaFiles],
+    logLevel: 'warning'
+  })
+}
