@@ -3,8 +3,10 @@
 // their dependencies, the file its package's `bin` names (docs/architecture.md, The CLIs ship as bundles). A process
 // that starts from the bundle loads ~50 files instead of ~3 000 modules: `jobmesh --help` takes 0.3 s of CPU instead
 // of 0.75, a `jobmesh start` ~1.2 s less. Native addons stay outside (LevelDB, WebRTC), and so do helia's and
-// @helia/libp2p's entry points, which only the fallback of `node/helia-light.ts` loads.
-import { readFile, rm } from 'node:fs/promises'
+// @helia/libp2p's entry points, which only the fallback of `node/helia-light.ts` loads, and undici: a CommonJS
+// package imported dynamically (at a job's first `https://` read), which an ES module bundle would give as a
+// `default` export only (`undici.Agent is not a constructor`); Node's own import gives its named exports.
+import { readdir, readFile, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,7 +20,7 @@ const CLIS = [
   { name: 'jobmesh-dapp', entry: 'packages/dapp-sdk/dist/cli/bin.js', outdir: 'packages/dapp-sdk/dist/bundle' }
 ]
 
-const EXTERNAL = ['classic-level', 'node-datachannel', '@ipshipyard/node-datachannel', 'helia', '@helia/libp2p']
+const EXTERNAL = ['classic-level', 'node-datachannel', '@ipshipyard/node-datachannel', 'helia', '@helia/libp2p', 'undici']
 
 // CommonJS dependencies inside an ES module bundle call `require` for node's built-ins
 const BANNER = "import { createRequire as __jobmeshRequire } from 'node:module'; const require = __jobmeshRequire(import.meta.url);"
@@ -46,6 +48,20 @@ const heliaFiles = {
   }
 }
 
+/**
+ * A chunk that only re-exports a CommonJS module as `default` is what esbuild makes of a dynamic `import()` of a
+ * CommonJS package: its named exports are gone there (they are under `default`), so such a package goes in EXTERNAL.
+ */
+const COMMONJS_CHUNK = /^export default require_[\w$]+\(\);?$/m
+
+async function refuseCommonJsChunks (outdir) {
+  for (const file of await readdir(outdir)) {
+    const text = await readFile(join(outdir, file), 'utf8')
+    const found = COMMONJS_CHUNK.exec(text)
+    if (found != null) throw new Error(`${join(outdir, file)}: a dynamically imported CommonJS module (${found[0]}) would lose its named exports; add its package to EXTERNAL in scripts/bundle.mjs`)
+  }
+}
+
 for (const cli of CLIS) {
   const outdir = join(root, cli.outdir)
   await rm(outdir, { recursive: true, force: true })
@@ -62,4 +78,5 @@ for (const cli of CLIS) {
     plugins: [heliaFiles],
     logLevel: 'warning'
   })
+  await refuseCommonJsChunks(outdir)
 }

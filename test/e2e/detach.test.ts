@@ -87,6 +87,22 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     for (const [name, bytes] of first.files) expect(second.files.get(name)?.equals(bytes)).toBe(true)
   }, 420_000)
 
+  it('an https:// input whose name resolves to loopback is refused before anything is paid (the CLI reads it with undici, loaded at that read)', async () => {
+    const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
+    try {
+      const sentBefore = await provider.getTransactionCount(devnet.dapp.address, 'pending')
+      const r = await runCli(['submit', ...job.slice(2), '--code', 'https://localhost/job.wasm', '--json'], env, 60_000)
+      const said = r.stderr.join('\n')
+      expect(said).toContain('https://localhost/job.wasm')
+      expect(said).toContain('localhost resolves to 127.0.0.1, not a public address')
+      expect(said).not.toMatch(/TypeError|not a constructor/)
+      expect(r.code, said).toBe(1)
+      expect(await provider.getTransactionCount(devnet.dapp.address, 'pending')).toBe(sentBefore)
+    } finally {
+      provider.destroy()
+    }
+  }, 90_000)
+
   it('Ctrl-C during submit: before anything is sent and once submitted it exits within 2 s; while funding it finishes the submission first; too few nodes for k + 1 is a warning', async () => {
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
     const { jobEscrow } = connect(devnet.deployment, provider)
