@@ -2,7 +2,7 @@ import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
 import { packageVersion } from './package-version.js'
-import { endLoadingInterrupt } from './signals.js'
+import { endLoadingInterrupt, endLoadingInterruptAfterPending } from './signals.js'
 import { terminalSafe } from './terminal-text.js'
 import { DATASTORE_RECOVERY } from '../datastore-recovery.js'
 import { claimCommand } from './commands/claim.js'
@@ -40,8 +40,8 @@ export function createProgram (): Command {
   }
   // the bin's handler of a signal while loading ends as a command runs; start and devnet hand it over to their own
   // (watchInterrupt), which must be in place first
-  program.hook('preAction', (_program, command) => {
-    if (!HANDS_OVER.has(command.name())) endLoadingInterrupt()
+  program.hook('preAction', async (_program, command) => {
+    if (!HANDS_OVER.has(command.name())) await endLoadingInterruptAfterPending()
   })
   return program
 }

@@ -92,6 +92,22 @@ export function endLoadingInterrupt (): void {
   loading = undefined
 }
 
+/** Resolves in the check phase of the event loop's next turn, so after one more poll phase has run. */
+async function afterPoll (): Promise<void> {
+  // the first immediate may run in this turn's check phase, before any poll phase has read a signal that came since
+  for (let i = 0; i < 2; i++) await new Promise<void>(resolve => { setImmediate(resolve) })
+}
+
+/**
+ * Removes the loading handler once the event loop has polled: a signal that came while the program evaluated (the
+ * bundled CLI evaluates in one piece, the loop does not turn) is still pending there, and removing its last listener
+ * first dropped it: the command then ran to its end as if no Ctrl-C had come. Pending, it reaches the handler here.
+ */
+export async function endLoadingInterruptAfterPending (): Promise<void> {
+  await afterPoll()
+  endLoadingInterrupt()
+}
+
 /** Calls `handler` on the next SIGINT or SIGTERM (once); returns its remover. */
 export function onSignal (handler: (signal: NodeJS.Signals) => void): () => void {
   const off = (): void => {

@@ -88,6 +88,20 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
     expect(existsSync(join(tmpdir(), 'jobmesh-never-made'))).toBe(false)
   })
 
+  it('jobmesh status: a Ctrl-C that comes while the program evaluates (no turn of the event loop) is not lost when the command begins', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-held-interrupt-'))
+    const release = join(dir, 'release')
+    const slow = new URL('./fixtures/slow-program.mjs', import.meta.url).href
+    const cli = jobmesh(['status', '--data-dir', join(dir, 'no-peer')], { NODE_OPTIONS: `--import ${slow}`, JOBMESH_TEST_HOLD_UNTIL: release })
+    running.push(cli)
+    await line(cli, /^test: holding the load of program\.js$/)
+    cli.child.kill('SIGINT')
+    await writeFile(release, '')
+    // not dropped as the loading handler goes (the command would then say that no peer runs there, and exit 1)
+    expect(await closed(cli), cli.lines.join('\n')).toBe(130)
+    expect(cli.stderr).toContain('interrupted: nothing was started')
+  })
+
   it('jobmesh start: interrupted while the peer starts; after ready it still stops cleanly with 0', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-start-interrupt-'))
     const dataDir = join(dir, 'peer')
