@@ -49,6 +49,8 @@ function unreachable (rpcUrl: string, method: string, err: Error, timeout: numbe
   if (code === 'ECONNREFUSED') return `connection refused at ${at} (is the chain running? jobmesh devnet prints JOBMESH_RPC_URL)`
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `unknown host in ${rpcUrl}`
   if (err.name === 'TimeoutError') return `RPC endpoint ${rpcUrl} did not answer ${method} within ${timeout} ms`
+  // OpenSSL's own text is a line of internals (ssl3_get_record, a source file): the code says it
+  if (code?.startsWith('ERR_SSL_') === true) return `no TLS at ${at} (${code}; an http:// endpoint given as https://?)`
   // fetch hides why in its cause, e.g. `bad port` for a port of its block list (1, 9, 25, ...)
   const why = cause?.message == null || cause.message === '' ? '' : `: ${cause.message}`
   return `RPC endpoint ${rpcUrl} failed: ${err.message}${why}${code == null ? '' : ` (${code})`}`

@@ -53,6 +53,15 @@ describe('rpcCall', () => {
     })
   })
 
+  it('says an https:// URL reached a plain HTTP endpoint in one line, not OpenSSL\'s internals', async () => {
+    const ep = await endpoint(() => ({ result: '0x7a69' }))
+    server = ep.server
+    const url = ep.url.replace('http://', 'https://')
+    await expect(rpcCall(url, 'eth_chainId', [], { timeout: 2_000 })).rejects.toMatchObject({
+      name: 'RpcUnreachableError', message: `no TLS at ${new URL(url).host} (ERR_SSL_WRONG_VERSION_NUMBER; an http:// endpoint given as https://?)`
+    })
+  })
+
   it('probeChainId keeps RpcUnreachableError for an answer without a chain id', async () => {
     const ep = await endpoint(() => ({ error: { code: -32000, message: 'boom' } }))
     server = ep.server
