@@ -55,7 +55,7 @@ const heliaFiles = {
 const COMMONJS_CHUNK = /^export default require_[\w$]+\(\);?$/m
 
 async function refuseCommonJsChunks (outdir) {
-  for (const file of await readdir(outdir)) {
+  for (const file of (await readdir(outdir)).filter(f => f.endsWith('.js'))) {
     const text = await readFile(join(outdir, file), 'utf8')
     const found = COMMONJS_CHUNK.exec(text)
     if (found != null) throw new Error(`${join(outdir, file)}: a dynamically imported CommonJS module (${found[0]}) would lose its named exports; add its package to EXTERNAL in scripts/bundle.mjs`)
@@ -75,6 +75,8 @@ for (const cli of CLIS) {
     target: 'node20',
     external: EXTERNAL,
     banner: { js: BANNER },
+    // composed with tsc's maps: `node --enable-source-maps` names the TypeScript sources in a stack trace
+    sourcemap: true,
     plugins: [heliaFiles],
     logLevel: 'warning'
   })

@@ -41,6 +41,9 @@ export async function rpcCall (rpcUrl: string, method: string, params: readonly 
   return body?.result
 }
 
+/** OpenSSL's codes for a plain HTTP answer to a TLS hello (3.0: wrong version number; 3.2 and later: packet length). */
+const PLAIN_HTTP_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST'])
+
 /** Says why an endpoint did not answer: refused, unknown host, or silent (`fetch` hides the cause one level down). */
 function unreachable (rpcUrl: string, method: string, err: Error, timeout: number): string {
   const cause = err.cause as { code?: string, message?: string } | undefined
@@ -50,7 +53,8 @@ function unreachable (rpcUrl: string, method: string, err: Error, timeout: numbe
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `unknown host in ${rpcUrl}`
   if (err.name === 'TimeoutError') return `RPC endpoint ${rpcUrl} did not answer ${method} within ${timeout} ms`
   // OpenSSL's own text is a line of internals (ssl3_get_record, a source file): the code says it
-  if (code?.startsWith('ERR_SSL_') === true) return `no TLS at ${at} (${code}; an http:// endpoint given as https://?)`
+  if (code !== undefined && PLAIN_HTTP_CODES.has(code)) return `no TLS at ${at} (${code}; an http:// endpoint given as https://?)`
+  if (code?.startsWith('ERR_SSL_') === true) return `TLS handshake with ${at} failed (${code})`
   // fetch hides why in its cause, e.g. `bad port` for a port of its block list (1, 9, 25, ...)
   const why = cause?.message == null || cause.message === '' ? '' : `: ${cause.message}`
   return `RPC endpoint ${rpcUrl} failed: ${err.message}${why}${code == null ? '' : ` (${code})`}`

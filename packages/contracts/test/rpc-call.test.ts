@@ -57,9 +57,10 @@ describe('rpcCall', () => {
     const ep = await endpoint(() => ({ result: '0x7a69' }))
     server = ep.server
     const url = ep.url.replace('http://', 'https://')
-    await expect(rpcCall(url, 'eth_chainId', [], { timeout: 2_000 })).rejects.toMatchObject({
-      name: 'RpcUnreachableError', message: `no TLS at ${new URL(url).host} (ERR_SSL_WRONG_VERSION_NUMBER; an http:// endpoint given as https://?)`
-    })
+    const err = await rpcCall(url, 'eth_chainId', [], { timeout: 2_000 }).catch((e: unknown) => e as Error)
+    expect(err.name).toBe('RpcUnreachableError')
+    // the code is OpenSSL's: WRONG_VERSION_NUMBER with 3.0 (Node 20), PACKET_LENGTH_TOO_LONG with 3.2 and later
+    expect(err.message).toMatch(new RegExp(`^no TLS at ${new URL(url).host} \\(ERR_SSL_[A-Z_]+; an http:// endpoint given as https://\\?\\)$`))
   })
 
   it('probeChainId keeps RpcUnreachableError for an answer without a chain id', async () => {
