@@ -32,22 +32,20 @@ export interface PeerRecordsDatastore extends Datastore {
 export async function peerRecords (durable: Datastore, init: PeerRecordsInit = {}): Promise<PeerRecordsDatastore> {
   const memory = new MemoryDatastore()
   for await (const { key, value } of durable.query({ prefix: PEERS_PREFIX })) await memory.put(key, value)
-  const store = new PeerRecords(durable, memory)
-  const timer = setInterval(() => { store.flush().catch(err => { log.error('writing peer records failed: %e', err) }) }, init.flushMs ?? DEFAULT_PEER_RECORDS_FLUSH_MS)
-  timer.unref()
-  store.stopTimer = () => { clearInterval(timer) }
-  return store
+  return new PeerRecords(durable, memory, init.flushMs ?? DEFAULT_PEER_RECORDS_FLUSH_MS)
 }
 
 const isPeerKey = (key: Key): boolean => key.toString().startsWith(PEERS_PREFIX)
 
 class PeerRecords extends BaseDatastore implements PeerRecordsDatastore {
-  stopTimer: () => void = () => {}
   private readonly dirty = new Set<string>()
   private flushing: Promise<void> = Promise.resolve()
+  private readonly timer: ReturnType<typeof setInterval>
 
-  constructor (private readonly durable: Datastore, private readonly memory: MemoryDatastore) {
+  constructor (private readonly durable: Datastore, private readonly memory: MemoryDatastore, flushMs: number) {
     super()
+    this.timer = setInterval(() => { this.flush().catch(err => { log.error('writing peer records failed: %e', err) }) }, flushMs)
+    this.timer.unref()
   }
 
   override async put (key: Key, value: Uint8Array, options?: AbortOptions): Promise<Key> {
@@ -107,7 +105,7 @@ class PeerRecords extends BaseDatastore implements PeerRecordsDatastore {
   }
 
   async close (): Promise<void> {
-    this.stopTimer()
+    clearInterval(this.timer)
     await this.flush()
   }
 

@@ -309,18 +309,13 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       // a node with a chain that has not read this job there yet (the chain unreachable, or not refreshed yet) does not
       // guess its phase: without it a released job read "processed, waiting for the finalizer to submit"
       const chainUnread = this.components.chain != null && verification == null
-      const unread = !chainUnread
-        ? {}
-        : this.chainError == null
-          ? { chainUnread: true, chainPending: true, notes: ['the chain has not been read yet'] }
-          : { chainUnread: true, notes: [`the chain could not be read (${this.chainError})`] }
       const story = explainJob({
         jobId: v.job.jobId,
         announced: { round: v.job.round, requirements: v.job.requirements, macroJobs: v.job.macroJobs, microJobsPerMacro: v.job.microJobsPerMacro, announcer: v.job.announcer },
         progress,
         peers: peerFacts,
         chain: verification,
-        ...unread
+        ...(chainUnread ? unreadChain(this.chainError) : {})
       })
       return {
         jobId: v.job.jobId,
@@ -350,4 +345,11 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       chainError: this.chainError
     }
   }
+}
+
+/** A job's facts while the chain has not read it: not read yet (pending), or the last read's error. */
+function unreadChain (chainError: string | undefined): { chainUnread: true, chainPending?: true, notes: string[] } {
+  return chainError == null
+    ? { chainUnread: true, chainPending: true, notes: ['the chain has not been read yet'] }
+    : { chainUnread: true, notes: [`the chain could not be read (${chainError})`] }
 }
