@@ -14,6 +14,7 @@ import { ContentNotFoundError, ForbiddenUriError } from './errors.js'
 import { readFileRange } from './file-reader.js'
 import { readHttpRange } from './http-reader.js'
 import { NOT_FOUND, readIpfsRange } from './ipfs-reader.js'
+import { pinWalker } from './pin-walker.js'
 import { timedSignal } from './signal.js'
 import { checkRange, parseContentUri } from './uri.js'
 import type { ContentUri } from './uri.js'
@@ -127,7 +128,7 @@ function heliaSignal (signal?: AbortSignal): AbortSignal | undefined {
 async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
   const walk = heliaSignal(signal)
   try {
-    for await (const _ of pins.add(cid, { signal: walk })) { /* walk the DAG */ }
+    for await (const _ of pins.add(cid, { signal: walk, walker: pinWalker() })) { /* walk the DAG */ }
   } catch (err) {
     if ((err as Error).name !== 'AlreadyPinnedError') throw err
   }

@@ -7,6 +7,7 @@ import { unixfs } from '@helia/unixfs'
 import { patternBytes } from '@jobmesh/testkit'
 import * as dagPb from '@ipld/dag-pb'
 import { CID } from 'multiformats/cid'
+import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
@@ -14,6 +15,10 @@ import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
 import { isPublicAddress } from '../../src/storage/public-address.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { AddressInfo } from 'node:net'
+
+async function drain (it: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of it) { /* walk */ }
+}
 
 async function rejectsWithName (p: Promise<unknown>, name: string): Promise<void> {
   await expect(p).rejects.toMatchObject({ name })
@@ -106,9 +111,11 @@ describe('content store: file://, http:// and bad URIs', () => {
 
 describe('content store: ipfs:// between two helia nodes', () => {
   let nodes: JobmeshNode[] = []
+  const dirs: string[] = []
   afterEach(async () => {
     await Promise.all(nodes.map(async n => n.stop()))
     nodes = []
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
   })
 
   it('adds and pins on one node, range-reads on another over bitswap', async () => {
@@ -254,6 +261,51 @@ describe('content store: ipfs:// between two helia nodes', () => {
     const p = store.fetch(`ipfs://${missing}`, { signal: ctl.signal })
     ctl.abort()
     await rejectsWithName(p, 'AbortError')
+  })
+  it('ends a pin cut by its timeout with ContentTimeoutError: no unhandled rejection, no pin of part of a DAG', async () => {
+    // helia's own pin walk, aborted while its caller handles a block, throws the abort into a generator nobody awaits
+    // (a rejection left unhandled: a peer process died of it when a job's inputs took longer than the pin's timeout)
+    // and the walk then ends as if it were complete
+    // on disk, as a peer keeps its blocks: the walk's caller waits on the datastore between blocks
+    const dataDir = await mkdtemp(join(tmpdir(), 'jobmesh-pin-'))
+    dirs.push(dataDir)
+    const a = await createNode({ dataDir })
+    nodes.push(a)
+    const store = createContentStore({ helia: a.helia })
+    const put = async (bytes: Uint8Array, code: number): Promise<CID> => {
+      const cid = CID.createV1(code, await sha256.digest(bytes))
+      await a.helia.blockstore.put(cid, bytes)
+      return cid
+    }
+    const branches: CID[] = []
+    for (let b = 0; b < 40; b++) {
+      const leaves = await Promise.all(Array.from({ length: 100 }, async (_, i) => put(new TextEncoder().encode(`leaf ${b}.${i}`), raw.code)))
+      branches.push(await put(dagPb.encode({ Links: leaves.map((Hash, i) => ({ Hash, Name: String(100 + i) })) }), dagPb.code))
+    }
+    const root = await put(dagPb.encode({ Links: branches.map((Hash, i) => ({ Hash, Name: String(100 + i) })) }), dagPb.code)
+    const uri = `ipfs://${root.toString()}`
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
+    process.on('unhandledRejection', onUnhandled)
+    let cut = 0
+    try {
+      for (const timeoutMs of [10, 20, 40, 80, 160, 320]) {
+        const pinned = await store.pin(uri, { timeoutMs }).catch((err: Error) => err)
+        if (pinned === true) {
+          await drain(a.helia.pins.rm(root))
+          continue
+        }
+        expect(pinned).toMatchObject({ name: 'ContentTimeoutError' })
+        cut++
+        await expect(a.helia.pins.get(root)).rejects.toMatchObject({ name: 'NotFoundError' })
+      }
+      // Node reports a rejection left unhandled once the microtasks of the turn that made it have run
+      for (let turn = 0; turn < 5; turn++) await new Promise(resolve => setImmediate(resolve))
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+    expect(cut).toBeGreaterThan(0)
+    expect(unhandled).toEqual([])
   })
 })
 
