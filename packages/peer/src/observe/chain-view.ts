@@ -124,13 +124,15 @@ export function incentiveJson (i: IncentiveAccount): IncentiveJson {
 export async function readAccount (chain: ChainClient, address: string, options: { signal?: AbortSignal, earnings?: EarningsCursor } = {}): Promise<AccountView> {
   const a = getAddress(address)
   const earnings = options.earnings ?? earningsCursor(chain, a)
-  const [balanceWei, info, { earnedWei, paidJobs }, qos] = await Promise.all([
+  const [balanceWei, info, { earnedWei, paidJobs }, qos, account] = await Promise.all([
     withTimeout(chain.balance(a, options), { timeoutMs: DEFAULT_DESCRIBE_TIMEOUT_MS, what: 'eth_getBalance', signal: options.signal }),
     chain.nodeInfo(a, options),
     earnings.read(options),
-    chain.qosScores(a, options)
+    chain.qosScores(a, options),
+    chain.contracts.incentivePool == null ? undefined : chain.incentiveAccount(a, options)
   ])
-  const incentive = info.registered && chain.contracts.incentivePool != null ? await chain.incentiveAccount(a, options) : undefined
+  // a node that withdrew keeps what it earned until then, claimable (`jobmesh claim`): shown while there is some
+  const incentive = account != null && (info.registered || account.earnedWei > 0n) ? account : undefined
   return {
     address: a,
     balanceWei,

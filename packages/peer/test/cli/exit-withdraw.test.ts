@@ -5,6 +5,7 @@ import { rpcCall, serializeDeployment } from '@jobmesh/contracts'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readAccount } from '../../src/observe/index.js'
 import { jobmesh } from './run-cli.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -35,6 +36,8 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     // their incentive shares recorded, as a peer's start records them
     for (const n of [node, other]) await n.pokeIncentive()
     expect((await node.incentiveAccount()).share).toBeGreaterThan(0)
+    // the pool pays out over its period: node 1 earns until it asks to exit
+    await other.fundIncentive(parseEther('1'))
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-exit-'))
     const deploymentFile = join(dir, 'deployment.json')
     await writeFile(deploymentFile, serializeDeployment(chain.deployment))
@@ -79,6 +82,11 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     const gained = (await node.provider.getBalance(address)) - before
     expect(gained > parseEther('0.99') && gained <= parseEther('1')).toBe(true)
     expect((await node.nodeInfo()).registered).toBe(false)
+    // what it earned before it left stays its own to claim, and its standing says so (status, dashboard)
+    const account = await readAccount(node, address)
+    expect(account.registered).toBe(false)
+    expect(account.incentive?.earnedWei).toBeGreaterThan(0n)
+    expect(account.incentive?.earnedWei).toBe((await node.incentiveAccount()).earnedWei)
 
     // a node that asked to exit by a call of its own still held its share: withdraw records it
     expect((await other.incentiveAccount()).share).toBeGreaterThan(0)
@@ -117,6 +125,11 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     expect(answered.code).toBe(0)
     expect(answered.stdout).toMatch(/^answered the node's open probe task \(it held the stake\)\nwithdrew 1\.0 ETH to /)
     expect((await node.nodeInfo()).registered).toBe(false)
+    // what it earned before it left stays its own to claim, and its standing says so (status, dashboard)
+    const account = await readAccount(node, address)
+    expect(account.registered).toBe(false)
+    expect(account.incentive?.earnedWei).toBeGreaterThan(0n)
+    expect(account.incentive?.earnedWei).toBe((await node.incentiveAccount()).earnedWei)
 
     // past it: the withdraw's scan closes it (scored as missed), then withdrawn
     await later(1, 21)
