@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events'
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { unixfs } from '@helia/unixfs'
@@ -15,7 +14,7 @@ import { readFileRange } from './file-reader.js'
 import { readHttpRange } from './http-reader.js'
 import { NOT_FOUND, readIpfsRange } from './ipfs-reader.js'
 import { pinWalker } from './pin-walker.js'
-import { timedSignal } from './signal.js'
+import { heliaSignal, timedSignal } from './signal.js'
 import { checkRange, parseContentUri } from './uri.js'
 import type { ContentUri } from './uri.js'
 import type { Blocks, CodecLoader, Pins } from '@helia/interface'
@@ -112,19 +111,6 @@ function sha256RawCid (digest: Uint8Array): CID {
   return CID.createV1(raw.code, Digest.create(sha256.code, Uint8Array.from(digest)))
 }
 
-/**
- * A follower of `signal` for one helia call, with no listener limit: helia listens on the signal it is given per block
- * (the pin walk) and per peer that wants a block written (bitswap's notify), so a finalizer storing a job's outputs at
- * once under the job's one signal made Node warn of a listener leak (MaxListenersExceededWarning). Each call's
- * listeners go with its follower.
- */
-function heliaSignal (signal?: AbortSignal): AbortSignal | undefined {
-  if (signal == null) return undefined
-  const follower = AbortSignal.any([signal])
-  setMaxListeners(Infinity, follower)
-  return follower
-}
-
 async function pin (pins: Pins, cid: CID, signal?: AbortSignal): Promise<void> {
   const walk = heliaSignal(signal)
   try {
@@ -214,7 +200,7 @@ export function createContentStore (components: ContentStoreComponents, init: Co
     },
     addBytes,
     async addFile (path, options = {}) {
-      const cid = await fs.addByteStream(fileChunks(path, options.signal), { signal: options.signal })
+      const cid = await fs.addByteStream(fileChunks(path, options.signal), { signal: heliaSignal(options.signal) })
       await pin(components.helia.pins, cid, options.signal)
       log('added file %s as %c', path, cid)
       return cid.toString()

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { createUnsafe } from 'multiformats/block'
 import { collect } from './collect.js'
 import { PIN_WALK_CONCURRENCY } from './constants.js'
@@ -25,6 +26,8 @@ export async function walkWithin (components: DagBoundComponents, cid: CID, maxB
   signal.throwIfAborted()
   const walk = new AbortController()
   const fetching = AbortSignal.any([signal, walk.signal])
+  // bitswap listens on it once per peer that wants a block this walk stores (heliaSignal)
+  setMaxListeners(Infinity, fetching)
   const pending: CID[] = [cid]
   const running = new Set<Promise<void>>()
   let total = 0

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { AbortError, ContentTimeoutError } from './errors.js'
 
 /** A signal that fires on the caller's abort or after `timeoutMs`, and tells the two apart. */
@@ -8,8 +9,23 @@ export interface TimedSignal {
   clear(): void
 }
 
+/**
+ * A follower of `signal` for one helia call, with no listener limit: helia listens on the signal it is given per block
+ * (a pin's walk, a read) and per peer that wants a block it stores (bitswap's notify: a job's inputs pinned by several
+ * peers at once, a finalizer storing a job's outputs under the job's one signal), so Node warned of a listener leak
+ * (MaxListenersExceededWarning). Each call's listeners go with its follower.
+ */
+export function heliaSignal (signal?: AbortSignal): AbortSignal | undefined {
+  if (signal == null) return undefined
+  const follower = AbortSignal.any([signal])
+  setMaxListeners(Infinity, follower)
+  return follower
+}
+
+/** A signal that fires on the caller's abort or after `timeoutMs`; handed to helia, so with no listener limit (heliaSignal). */
 export function timedSignal (outer: AbortSignal | undefined, timeoutMs: number): TimedSignal {
   const controller = new AbortController()
+  setMaxListeners(Infinity, controller.signal)
   let timedOut = false
   const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
   const onAbort = (): void => { controller.abort() }

@@ -164,6 +164,28 @@ describe('content store: ipfs:// between two helia nodes', () => {
     expect(warnings.map(w => w.message)).toEqual([])
   })
 
+  it('peers pinning one DAG at once make Node warn of no listener leak (bitswap listens per peer that wants a block)', async () => {
+    // a job's inputs, pinned by its peers as they learn it: each stores the blocks the others want from it too
+    nodes.push(...await Promise.all(Array.from({ length: 5 }, async () => await createNode())))
+    for (let i = 0; i < nodes.length; i++) {
+      for (let j = i + 1; j < nodes.length; j++) await nodes[j].libp2p.dial(nodes[i].libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    }
+    const cid = await createContentStore({ helia: nodes[0].helia }).addBytes(patternBytes(4 * 1024 * 1024))
+    const warnings: Error[] = []
+    const onWarning = (w: Error): void => { if (w.name === 'MaxListenersExceededWarning') warnings.push(w) }
+    process.on('warning', onWarning)
+    try {
+      const pinned = await Promise.all(nodes.slice(1).map(async n =>
+        await createContentStore({ helia: n.helia }, { fetchTimeoutMs: 30_000 }).pin(`ipfs://${cid}`, { maxBytes: 8 * 1024 * 1024 })))
+      expect(pinned).toEqual([true, true, true, true])
+      // a warning is emitted on the next tick
+      await new Promise(resolve => setImmediate(resolve))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings.map(w => w.message)).toEqual([])
+  })
+
   it('pins within a byte bound, and nothing of a DAG larger than the bound', async () => {
     const a = await createNode()
     const b = await createNode()
