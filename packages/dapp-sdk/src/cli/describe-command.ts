@@ -11,6 +11,8 @@ const REASONS: Record<string, string> = {
   vram: 'too little VRAM',
   'gpu-model': 'other GPU model',
   paused: 'paused',
+  exiting: 'exiting (leaving the registry)',
+  'kicked-out': 'kicked out of the registry',
   'not-registered': 'not registered'
 }
 

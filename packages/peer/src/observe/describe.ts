@@ -7,7 +7,7 @@ import { DEFAULT_DESCRIBE_TIMEOUT_MS } from './constants.js'
 import { JobView } from './job-view.js'
 import { explainJob } from './story.js'
 import type { JobViewComponents } from './job-view.js'
-import type { JobFacts, JobStory, PeerFacts } from './story.js'
+import type { JobFacts, JobStory, OutOfDraw, PeerFacts } from './story.js'
 import type { ChainClient, NodeInfo } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
 
@@ -30,9 +30,11 @@ export interface DescribeOptions {
 }
 
 /** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */
-/** Whether the registry keeps a node out of every draw and of new work: paused, exiting or kicked out (describe's `paused`). */
-export function outOfDraw (info: Pick<NodeInfo, 'paused' | 'exiting' | 'kickedOut'>): boolean {
-  return info.paused || info.exiting || info.kickedOut
+/** Why the registry keeps a node out of every draw and of new work (kicked out, exiting or paused), or undefined. */
+export function outOfDraw (info: Pick<NodeInfo, 'paused' | 'exiting' | 'kickedOut'>): OutOfDraw | undefined {
+  if (info.kickedOut) return 'kicked-out'
+  if (info.exiting) return 'exiting'
+  return info.paused ? 'paused' : undefined
 }
 
 export async function gatherPeerFacts (components: Pick<DescribeComponents, 'docs' | 'chain'>, options: DescribeOptions = {}): Promise<PeerFacts[]> {
@@ -45,7 +47,7 @@ export async function gatherPeerFacts (components: Pick<DescribeComponents, 'doc
     if (chain == null) return facts
     try {
       const info = await chain.nodeInfo(p.address, { signal: signal() })
-      return { ...facts, registered: info.registered, paused: outOfDraw(info), eligible: info.eligible }
+      return { ...facts, registered: info.registered, out: outOfDraw(info), eligible: info.eligible }
     } catch {
       return facts
     }

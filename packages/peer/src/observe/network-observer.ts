@@ -25,6 +25,7 @@ import type { JobmeshNode } from '../node/index.js'
 import type { Processor } from '../processor/index.js'
 import type { PeerProfile } from '../jobs/index.js'
 import type { HeldModel } from '../models/index.js'
+import type { OutOfDraw } from './story.js'
 
 const log = logger('jobmesh:observe')
 
@@ -70,7 +71,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   /** jobId -> when this peer learnt it (kept across its rounds' views). */
   private readonly learntAt = new Map<string, number>()
   private readonly verification = new Map<string, VerificationView>()
-  private readonly registry = new Map<string, { stake: bigint, score: bigint, eligible: boolean, paused: boolean, out: boolean }>()
+  private readonly registry = new Map<string, { stake: bigint, score: bigint, eligible: boolean, paused: boolean, out?: OutOfDraw }>()
   private profiles = new Map<string, PeerProfile>()
   private account: AccountView | undefined
   private earnings: EarningsCursor | undefined
@@ -301,7 +302,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
     const peerFacts = [...this.profiles].map(([peerId, p]) => {
       const reg = this.registry.get(peerId)
       // as describe counts them: an exiting or kicked-out node matches no job
-      return { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address, paused: reg?.out }
+      return { peerId, gpuModel: p.gpuModel, vramGb: p.vramGb, address: p.address, out: reg?.out }
     })
     const jobs: JobCard[] = newestFirst([...this.views.values()], this.learntAt).map(v => {
       const progress = v.view()

@@ -15,9 +15,13 @@ export interface PeerFacts {
   address?: string
   /** From the registry, when a chain is known. */
   registered?: boolean
-  paused?: boolean
+  /** Why the registry keeps the node out of every draw and of new work (describe.ts `outOfDraw`). */
+  out?: OutOfDraw
   eligible?: boolean
 }
+
+/** Why the registry keeps a registered node out of every draw and of new work. */
+export type OutOfDraw = 'paused' | 'exiting' | 'kicked-out'
 
 /** What a job needs (its announcement). */
 export interface JobRequirementFacts {
@@ -57,7 +61,7 @@ export interface JobFacts {
   now?: number
 }
 
-export type MismatchReason = 'vram' | 'gpu-model' | 'paused' | 'not-registered'
+export type MismatchReason = 'vram' | 'gpu-model' | OutOfDraw | 'not-registered'
 
 export interface PeerMatch {
   peerId: string
@@ -90,7 +94,7 @@ export function matchPeers (req: JobRequirementFacts, peers: PeerFacts[]): JobSt
     if (p.vramGb < req.minVramGb) reasons.push('vram')
     if (req.gpuModel != null && req.gpuModel !== p.gpuModel) reasons.push('gpu-model')
     if (p.registered === false) reasons.push('not-registered')
-    else if (p.paused === true) reasons.push('paused')
+    else if (p.out != null) reasons.push(p.out)
     return { peerId: p.peerId, vramGb: p.vramGb, gpuModel: p.gpuModel, reasons }
   })
   const matching = byPeer.filter(p => p.reasons.length === 0).length
@@ -106,6 +110,10 @@ export function matchPeers (req: JobRequirementFacts, peers: PeerFacts[]): JobSt
   }
   const paused = count('paused')
   if (paused.length > 0) parts.push(`${paused.length} ${plural(paused.length, 'is', 'are')} paused or not eligible on the registry`)
+  const exiting = count('exiting')
+  if (exiting.length > 0) parts.push(`${exiting.length} ${plural(exiting.length, 'is', 'are')} leaving the registry (exiting)`)
+  const kicked = count('kicked-out')
+  if (kicked.length > 0) parts.push(`${kicked.length} ${plural(kicked.length, 'was', 'were')} kicked out of the registry`)
   const unregistered = count('not-registered')
   if (unregistered.length > 0) parts.push(`${unregistered.length} ${plural(unregistered.length, 'is', 'are')} not registered`)
   const needs = req.minVramGb === 0 && req.gpuModel == null

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { explainJob, matchPeers, outOfDraw } from '../../src/observe/index.js'
-import type { JobFacts, VerificationView } from '../../src/observe/index.js'
+import type { JobFacts, OutOfDraw, PeerFacts, VerificationView } from '../../src/observe/index.js'
 
-const peers = [
+const peers: PeerFacts[] = [
   { peerId: '12D3KooWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', gpuModel: 'RTX 4090', vramGb: 24 },
   { peerId: '12D3KooWBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', gpuModel: 'RTX 4090', vramGb: 16 },
-  { peerId: '12D3KooWCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC', gpuModel: 'A100', vramGb: 80, paused: true }
+  { peerId: '12D3KooWCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC', gpuModel: 'A100', vramGb: 80, out: 'paused' }
 ]
 
 const jobId = '0x' + 'ab'.repeat(32)
@@ -42,7 +42,7 @@ describe('job stories', () => {
   it('a job no peer has the VRAM for waits for one, saying how many peers there are and their VRAM', () => {
     const story = explainJob(facts({
       announced: { round: 0, requirements: { minVramGb: 96 }, macroJobs: 1, microJobsPerMacro: 2, announcer: peers[0].peerId },
-      peers: peers.map(p => ({ ...p, paused: false })),
+      peers: peers.map(p => ({ ...p, out: undefined })),
       chain: chain({})
     }))
     expect(story.phase).toBe('open')
@@ -198,11 +198,17 @@ describe('job stories', () => {
 })
 
 describe('which registered nodes a job\'s matching counts', () => {
-  it('neither a paused, an exiting nor a kicked-out node: the dashboard and describe count alike', () => {
+  it('neither a paused, an exiting nor a kicked-out node, each named as such: the dashboard and describe count alike', () => {
     const none = { paused: false, exiting: false, kickedOut: false }
-    expect(outOfDraw(none)).toBe(false)
-    for (const flag of ['paused', 'exiting', 'kickedOut'] as const) expect(outOfDraw({ ...none, [flag]: true })).toBe(true)
-    const peers = [{ peerId: 'a', gpuModel: 'Any', vramGb: 8, paused: outOfDraw({ ...none, exiting: true }) }, { peerId: 'b', gpuModel: 'Any', vramGb: 8, paused: outOfDraw(none) }]
-    expect(matchPeers({ minVramGb: 0 }, peers).summary).toBe('1 of 2 peers matches (needs any hardware): 1 is paused or not eligible on the registry')
+    expect(outOfDraw(none)).toBeUndefined()
+    expect(outOfDraw({ ...none, paused: true })).toBe('paused')
+    // an exiting node is not paused: its next start does not bring it back
+    expect(outOfDraw({ ...none, exiting: true })).toBe('exiting')
+    expect(outOfDraw({ ...none, kickedOut: true, paused: true })).toBe('kicked-out')
+    const peers = ['exiting', 'kicked-out', 'paused', undefined].map((out, i) => ({ peerId: String(i), gpuModel: 'Any', vramGb: 8, out: out as OutOfDraw | undefined }))
+    const m = matchPeers({ minVramGb: 0 }, peers)
+    expect(m.byPeer.map(p => p.reasons)).toEqual([['exiting'], ['kicked-out'], ['paused'], []])
+    expect(m.summary).toBe('1 of 4 peers matches (needs any hardware): 1 is paused or not eligible on the registry; ' +
+      '1 is leaving the registry (exiting); 1 was kicked out of the registry')
   })
 })
