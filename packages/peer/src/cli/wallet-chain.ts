@@ -1,6 +1,6 @@
 import { requireWallet } from './wallet-options.js'
 import type { WalletOptions } from './wallet-options.js'
-import type { ChainClient } from '@jobmesh/contracts'
+import type { ChainClient, Deployment } from '@jobmesh/contracts'
 
 /**
  * Runs `fn` with a chain client of the options' wallet, once its deployment is checked (it names this chain and its
@@ -12,11 +12,25 @@ export async function withWalletChain<T> (opts: WalletOptions, fn: (chain: Chain
   const wallet = await requireWallet(opts)
   const { Wallet } = await import('ethers')
   const { createChainClient, verifyDeployment } = await import('@jobmesh/contracts')
+  // a plain probe first: it says what an unreachable endpoint's trouble is (refused, unknown host, no TLS) in one line
+  await checkChainId(wallet)
   const chain = createChainClient({ rpcUrl: wallet.rpcUrl, signer: new Wallet(wallet.privateKey), deployment: wallet.deployment })
   try {
     await verifyDeployment(wallet.deployment, chain.provider)
     return await fn(chain)
   } finally {
     chain.provider.destroy()
+  }
+}
+
+/**
+ * The RPC endpoint answers, on the deployment's chain (`start` checks it before it opens anything; a peer's start
+ * checks the same, and more, once its stores are open). @throws RpcUnreachableError, ChainMismatchError, AbortError
+ */
+export async function checkChainId (chain: { rpcUrl: string, deployment: Pick<Deployment, 'chainId'> }, signal?: AbortSignal): Promise<void> {
+  const { ChainMismatchError, probeChainId } = await import('@jobmesh/contracts')
+  const chainId = await probeChainId(chain.rpcUrl, { signal })
+  if (chainId !== chain.deployment.chainId) {
+    throw new ChainMismatchError(`the deployment is for chain ${chain.deployment.chainId}, the provider is on chain ${chainId}`)
   }
 }

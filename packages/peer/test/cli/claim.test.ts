@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
+import { closedPort } from '@jobmesh/testkit'
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { formatEther, parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -47,5 +48,11 @@ describe('jobmesh claim: what the wallet is owed, beyond the incentive', () => {
     const again = await jobmesh(['claim', '--json', ...flags], {}, 30_000)
     expect(again.code).toBe(0)
     expect(JSON.parse(again.stdout)).toMatchObject({ address, creditsWei: '0', creditsTx: null })
+
+    // no chain at the URL: said in one line, as `jobmesh start` says it
+    const port = await closedPort()
+    const away = await jobmesh(['claim', ...flags.map(f => f === chain!.anvil.rpcUrl ? `http://127.0.0.1:${port}` : f)], {}, 30_000)
+    expect(away.code).toBe(1)
+    expect(away.stderr.split('\n')).toContain(`error: connection refused at 127.0.0.1:${port} (is the chain running? jobmesh devnet prints JOBMESH_RPC_URL)`)
   }, 90_000)
 })

@@ -1,6 +1,5 @@
-import { createServer } from 'node:net'
 import { createChainClient, createProvider } from '@jobmesh/contracts'
-import { startPeers, stopPeers, testExecutor, testJob, waitFor } from '@jobmesh/testkit'
+import { closedPort, startPeers, stopPeers, testExecutor, testJob, waitFor } from '@jobmesh/testkit'
 import { startChain } from '@jobmesh/testkit/anvil'
 import { Wallet } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -22,15 +21,6 @@ afterEach(async () => {
   await chain?.stop()
   chain = undefined
 })
-
-/** A loopback port nothing listens on any more. */
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>(resolve => server.close(() => { resolve() }))
-  return port
-}
 
 describe('NetworkObserver with its chain unreachable', () => {
   it('does not guess a job\'s phase: a done job is not "waiting for the finalizer", the card says the chain is unread', async () => {

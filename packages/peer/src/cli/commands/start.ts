@@ -9,6 +9,7 @@ import { InterruptedError, UsageError } from '../errors.js'
 import { onSignal, untilSignal, watchInterrupt } from '../signals.js'
 import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
 import { dutyLines, printPeerEvents } from '../operator-lines.js'
+import { checkChainId } from '../wallet-chain.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { HttpAddress } from '../../http/index.js'
@@ -166,18 +167,6 @@ export async function peerInit (opts: StartOptions, signal?: AbortSignal): Promi
     process: opts.process,
     chain,
     http: opts.http
-  }
-}
-
-/**
- * The RPC endpoint answers, on the deployment's chain (the peer's start checks the same, and more, once its stores
- * are open). @throws RpcUnreachableError, ChainMismatchError, AbortError
- */
-async function checkChainId (chain: Pick<PeerChainInit, 'rpcUrl' | 'deployment'>, signal?: AbortSignal): Promise<void> {
-  const { ChainMismatchError, probeChainId } = await import('@jobmesh/contracts')
-  const chainId = await probeChainId(chain.rpcUrl, { signal })
-  if (chainId !== chain.deployment.chainId) {
-    throw new ChainMismatchError(`the deployment is for chain ${chain.deployment.chainId}, the provider is on chain ${chainId}`)
   }
 }
 
