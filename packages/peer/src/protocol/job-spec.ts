@@ -68,7 +68,7 @@ const uint256 = z.union([
 const wei = z.union([
   z.bigint(),
   z.string().regex(/^(0|[1-9][0-9]*)$/, 'expected a decimal integer string').transform(s => BigInt(s))
-], { error: 'expected an amount in wei as bigint or decimal string' })
+], { error: 'expected a whole amount in wei: a bigint or a string of digits (0.01 ETH is 10000000000000000n; ethers\' parseEther("0.01") gives it)' })
 
 const uri = z.string().refine(
   s => ALLOWED_URI_SCHEMES.some(scheme => s.startsWith(`${scheme}//`) && s.length > scheme.length + 2),

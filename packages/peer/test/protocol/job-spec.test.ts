@@ -95,6 +95,15 @@ describe('parseJobSpec', () => {
     expect(issuesOf(input).map(i => i.path).sort()).toEqual(['price', 'seed'])
   })
 
+  it('a price in ether ("0.01") is refused with what a price in wei looks like', () => {
+    const input = validSpecInput()
+    input.price = '0.01'
+    const [issue] = issuesOf(input)
+    expect(issue).toMatchObject({ path: 'price' })
+    expect(issue.message).toContain('a whole amount in wei')
+    expect(issue.message).toContain('parseEther("0.01")')
+  })
+
   it('reports slicing with more MicroJobs than blocks need, alongside field errors', () => {
     const input = validSpecInput()
     input.slicing = { macroJobs: 3, microJobsPerMacro: 2, blocksPerMicro: 3 } // 6 MicroJobs, 10 blocks need 4
