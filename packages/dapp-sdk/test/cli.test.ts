@@ -444,6 +444,9 @@ describe('jobmesh-dapp prints network text without control characters', () => {
     // the table is about the job's requirements; a matching peer is "matches" (its bond is the waiting line's to say)
     const matched = formatStory({ ...story, matching: { ...story.matching, matching: 1, byPeer: [{ peerId: '12D3KooWOk', vramGb: 80, gpuModel: 'H100', reasons: [] }] } })
     expect(matched.slice(-2)).toEqual(['peers (against the job\'s requirements):', '  12D3KooWOk  H100 / 80 GB  matches'])
+    // a node that asked to leave the registry is not called paused (a paused node's next start resumes it)
+    const leaving = formatStory({ ...story, matching: { ...story.matching, byPeer: [{ peerId: '12D3KooWEx', vramGb: 24, gpuModel: 'RTX 4090', reasons: ['exiting'] }] } })
+    expect(leaving.at(-1)).toBe('  12D3KooWEx  RTX 4090 / 24 GB  exiting (leaving the registry)')
   })
 
   it('whatever the CLI prints goes out without control characters: an argument echoed in an error', async () => {
