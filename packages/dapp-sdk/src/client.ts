@@ -148,14 +148,14 @@ export interface JobClient {
   chainTime(options?: { signal?: AbortSignal }): Promise<number>
   /**
    * The job's story: created, announced, how many peers match its requirements and why the others do not (VRAM,
-   * GPU model, paused), progress, finalizer, verifiers and their phase, and in plain words what it waits for now.
+   * GPU model, paused, exiting or kicked out of the registry, unregistered), progress, finalizer, verifiers and their phase, and in plain words what it waits for now.
    *
    * @throws JobNotFoundError (the escrow has no such job), the chain errors, AbortError
    */
   describe(jobId: string, options?: DescribeOptions): Promise<JobStory>
   /**
-   * Which peers this client knows can take a job needing `requirements` (VRAM, GPU model; paused and unregistered
-   * peers cannot), and why the others cannot: `describe`'s matching, before a job is submitted. A job needs one to
+   * Which peers this client knows can take a job needing `requirements` (VRAM, GPU model; paused, exiting, kicked-out
+   * and unregistered peers cannot), and why the others cannot: `describe`'s matching, before a job is submitted. A job needs one to
    * run it and k + 1 to be verified (its verifiers are drawn among matching nodes besides its submitter).
    */
   matchingPeers(requirements: { minVramGb?: number, gpuModel?: string }, options?: DescribeOptions): Promise<PeerMatching>

@@ -4,10 +4,10 @@ import { withConnectFlags } from './client-options.js'
 import { withClient } from './job-commands.js'
 import type { ConnectFlags } from './client-options.js'
 import type { CliIo } from './io.js'
-import type { JobStory } from '@jobmesh/peer/observe'
+import type { JobStory, MismatchReason } from '@jobmesh/peer/observe'
 import type { Command } from 'commander'
 
-const REASONS: Record<string, string> = {
+const REASONS: Record<MismatchReason, string> = {
   vram: 'too little VRAM',
   'gpu-model': 'other GPU model',
   paused: 'paused',
@@ -25,7 +25,7 @@ export function formatStory (story: JobStory): string[] {
     // the job's requirements only: whether a matching peer's free stake covers the bond is the waiting line's to say
     out.push('', 'peers (against the job\'s requirements):')
     for (const p of story.matching.byPeer) {
-      const why = p.reasons.length === 0 ? 'matches' : p.reasons.map(r => REASONS[r] ?? r).join(', ')
+      const why = p.reasons.length === 0 ? 'matches' : p.reasons.map(r => REASONS[r]).join(', ')
       out.push(`  ${p.peerId}  ${terminalSafe(p.gpuModel)} / ${p.vramGb} GB  ${why}`)
     }
   }

@@ -6,7 +6,8 @@ import type { ChainClient, Deployment } from '@jobmesh/contracts'
  * Runs `fn` with a chain client of the options' wallet, once its deployment is checked (it names this chain and its
  * contracts are there: a wrong escrow address is said as such), and closes the client after.
  *
- * @throws UsageError (bad or missing options), the deployment's and `fn`'s errors
+ * @throws UsageError (bad or missing options), RpcUnreachableError and ChainMismatchError (the endpoint's probe), the
+ * deployment's and `fn`'s errors
  */
 export async function withWalletChain<T> (opts: WalletOptions, fn: (chain: ChainClient) => Promise<T>): Promise<T> {
   const wallet = await requireWallet(opts)

@@ -15,7 +15,10 @@ export interface AccountView {
   score: bigint
   /** The registry's QoS scores B, R, P and the window (only for a registered node). */
   qos?: QosScores
-  /** Its incentive share and unclaimed incentive (a registered node of a deployment with an incentive pool). */
+  /**
+   * Its incentive share and unclaimed incentive (a deployment with an incentive pool): for a registered node, and for
+   * a withdrawn one while it has some unclaimed.
+   */
   incentive?: IncentiveAccount
   eligible: boolean
   paused: boolean

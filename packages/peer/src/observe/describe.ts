@@ -29,7 +29,6 @@ export interface DescribeOptions {
   macroDocs?: 'all' | 'held'
 }
 
-/** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */
 /** Why the registry keeps a node out of every draw and of new work (kicked out, exiting or paused), or undefined. */
 export function outOfDraw (info: Pick<NodeInfo, 'paused' | 'exiting' | 'kickedOut'>): OutOfDraw | undefined {
   if (info.kickedOut) return 'kicked-out'
@@ -37,6 +36,7 @@ export function outOfDraw (info: Pick<NodeInfo, 'paused' | 'exiting' | 'kickedOu
   return info.paused ? 'paused' : undefined
 }
 
+/** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */
 export async function gatherPeerFacts (components: Pick<DescribeComponents, 'docs' | 'chain'>, options: DescribeOptions = {}): Promise<PeerFacts[]> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DESCRIBE_TIMEOUT_MS
   const signal = (): AbortSignal => anySignal([options.signal], timeoutMs)
