@@ -108,14 +108,11 @@ export function matchPeers (req: JobRequirementFacts, peers: PeerFacts[]): JobSt
   if (model.length > 0) {
     parts.push(`${model.length} ${plural(model.length, 'has', 'have')} another GPU model (${[...new Set(model.map(p => p.gpuModel))].join(', ')}; the job needs ${req.gpuModel ?? 'any'})`)
   }
-  const paused = count('paused')
-  if (paused.length > 0) parts.push(`${paused.length} ${plural(paused.length, 'is', 'are')} paused or not eligible on the registry`)
-  const exiting = count('exiting')
-  if (exiting.length > 0) parts.push(`${exiting.length} ${plural(exiting.length, 'is', 'are')} leaving the registry (exiting)`)
-  const kicked = count('kicked-out')
-  if (kicked.length > 0) parts.push(`${kicked.length} ${plural(kicked.length, 'was', 'were')} kicked out of the registry`)
-  const unregistered = count('not-registered')
-  if (unregistered.length > 0) parts.push(`${unregistered.length} ${plural(unregistered.length, 'is', 'are')} not registered`)
+  // the registry's reasons and the unregistered: each a count and its words
+  for (const [reason, one, many, what] of REGISTRY_WORDS) {
+    const n = count(reason).length
+    if (n > 0) parts.push(`${n} ${plural(n, one, many)} ${what}`)
+  }
   const needs = req.minVramGb === 0 && req.gpuModel == null
     ? 'any hardware'
     : (req.minVramGb > 0 ? `${req.minVramGb} GB VRAM` : 'any VRAM') + (req.gpuModel != null ? `, GPU ${req.gpuModel}` : '')
@@ -337,6 +334,14 @@ function vramList (peers: PeerMatch[]): string {
   for (const p of peers) counts.set(p.vramGb, (counts.get(p.vramGb) ?? 0) + 1)
   return [...counts].sort((a, b) => b[0] - a[0]).map(([gb, n]) => n === 1 ? `${gb} GB` : `${n} x ${gb} GB`).join(', ')
 }
+
+/** How a summary names the peers the registry keeps from a job: reason, verb (one, many), what they are. */
+const REGISTRY_WORDS: ReadonlyArray<readonly [MismatchReason, string, string, string]> = [
+  ['paused', 'is', 'are', 'paused or not eligible on the registry'],
+  ['exiting', 'is', 'are', 'leaving the registry (exiting)'],
+  ['kicked-out', 'was', 'were', 'kicked out of the registry'],
+  ['not-registered', 'is', 'are', 'not registered']
+]
 
 function plural (n: number, one: string, many: string): string {
   return n === 1 ? one : many

@@ -19,10 +19,10 @@ interface Step {
  * walked in its size, not its paths: the pin counts each block once anyway).
  */
 export function pinWalker (): GraphWalkerFactory {
-  return (components) => ({ walk: async function * <T>(cid: CID, options?: WalkOptions<T>) { yield * walk<T>(components, cid, options) } })
+  return (components) => ({ walk: <T>(cid: CID, options?: WalkOptions<T>) => walkDag<T>(components, cid, options) })
 }
 
-async function * walk<T> (components: GraphWalkerComponents, root: CID, options: WalkOptions<T> = {}): AsyncGenerator<GraphNode<T>> {
+async function * walkDag<T> (components: GraphWalkerComponents, root: CID, options: WalkOptions<T> = {}): AsyncGenerator<GraphNode<T>> {
   const maxDepth = options.depth ?? Infinity
   const seen = new Set<string>()
   const stack: Step[] = [{ cid: root, depth: 0, path: [root] }]
