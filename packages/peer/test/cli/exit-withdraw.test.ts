@@ -88,6 +88,17 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     expect(account.incentive?.earnedWei).toBeGreaterThan(0n)
     expect(account.incentive?.earnedWei).toBe((await node.incentiveAccount()).earnedWei)
 
+    // it claims what it earned; after that it is owed nothing, and claim and exit say that its node withdrew
+    const claimed = await jobmesh(['claim', ...mine])
+    expect(claimed.stderr).toBe('')
+    expect(claimed.stdout).toMatch(new RegExp(`^claimed [0-9.]+ ETH for ${address} \\(tx 0x[0-9a-f]{64}\\)`))
+    const again = await jobmesh(['claim', ...mine])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toContain(`nothing to claim for ${address} (recorded share 0.00, 0.00 now); it withdrew its node's stake: it is no longer a registered node`)
+    const exitAfter = await jobmesh(['exit', ...mine])
+    expect(exitAfter.code).toBe(1)
+    expect(exitAfter.stderr).toContain(`error: ${address} withdrew its node's stake: it is no longer a registered node`)
+
     // a node that asked to exit by a call of its own still held its share: withdraw records it
     expect((await other.incentiveAccount()).share).toBeGreaterThan(0)
     const otherWithdrawn = await jobmesh(['withdraw', ...await wallet(3)])
@@ -97,7 +108,7 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
 
     const stranger = await jobmesh(['exit', ...await wallet(2)])
     expect(stranger.code).toBe(1)
-    expect(stranger.stderr).toContain('is not a registered node')
+    expect(stranger.stderr).toContain("is not a registered node: a node's wallet is the one its `jobmesh start` used")
   }, 90_000)
 
   it('a probe task assigned before the exit holds the stake: withdraw answers it and withdraws, or says when it expired', async () => {

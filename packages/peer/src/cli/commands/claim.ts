@@ -1,6 +1,7 @@
 import { revertName } from '@jobmesh/contracts'
 import { addWalletOptions } from '../wallet-options.js'
 import { withWalletChain } from '../wallet-chain.js'
+import { noNodeWords } from '../no-node.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { WalletOptions } from '../wallet-options.js'
 import type { Command } from 'commander'
@@ -40,7 +41,8 @@ export function claimCommand (program: Command): void {
         if (credits !== undefined) say(`withdrew ${formatEther(credits.amountWei)} ETH of escrow credits (verifier shares, draw bounties) to ${address} (tx ${credits.hash})`)
         if (before.earnedWei === 0n) {
           // a wallet that is no node (e.g. the DApp's key) earns no share: say that, not only "nothing"
-          const node = (await chain.nodeInfo(address)).registered ? '' : '; it is not a registered node: a node\'s wallet is the one its `jobmesh start` used'
+          const info = await chain.nodeInfo(address)
+          const node = info.registered ? '' : `; ${noNodeWords('it', info)}`
           say(`${credits === undefined ? 'nothing' : 'no incentive'} to claim for ${address} (recorded share ${before.share.toFixed(2)}, ${before.shareNow.toFixed(2)} now)${node}`)
           if (before.shareNow !== before.share) {
             await chain.pokeIncentive(address)

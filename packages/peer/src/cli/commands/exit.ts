@@ -3,6 +3,7 @@ import { addWalletOptions } from '../wallet-options.js'
 import { withWalletChain } from '../wallet-chain.js'
 import { chainDate } from '../chain-date.js'
 import { recordLeavingShare } from '../incentive-share.js'
+import { noNodeWords } from '../no-node.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { Command } from 'commander'
 
@@ -30,7 +31,7 @@ export function exitCommand (program: Command): void {
       await withWalletChain(opts, async (chain) => {
         const address = await chain.address()
         const info = await chain.nodeInfo(address)
-        if (!info.registered) throw new ExitRefusedError(`${address} is not a registered node: a node's wallet is the one its \`jobmesh start\` used`)
+        if (!info.registered) throw new ExitRefusedError(noNodeWords(address, info))
         if (info.exiting) throw new ExitRefusedError(`${address} asked to exit already: \`jobmesh withdraw\` returns its stake once the cooldown is over`)
         const { hash, withdrawableAt } = await chain.requestExit()
         const share = await recordLeavingShare(chain, address)
