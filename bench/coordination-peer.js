@@ -8,7 +8,7 @@
 //                  { type: 'stop' }
 // Child -> parent: { type: 'ready', peerId, addr }, { type: 'dialed' }, { type: 'meshed' }, { type: 'start' | 'done',
 //                  key, at, claimToStartMs }, { type: 'ownership', macroIndex, epoch, at }, { type: 'complete', at },
-//                  { type: 'report', counters, metrics, syncs, cpu }, { type: 'error', message }
+//                  { type: 'report', counters, metrics, syncs, cpu, rpcs }, { type: 'error', message }
 // Times are wall-clock ms (performance.timeOrigin + performance.now()), comparable across processes on one machine.
 import '@jobmesh/peer/polyfill'
 import { writeFileSync } from 'node:fs'
@@ -21,6 +21,7 @@ import { createTrafficCounters, parseJobSpec } from '@jobmesh/peer/protocol'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
 import { countersSince } from './coordination-counters.js'
+import { countGossipRpcs } from './gossip-rpcs.js'
 import { benchDocStore } from './coordination-docs.js'
 
 const workMs = Number(process.env.COORD_PEER_WORK_MS ?? '0')
@@ -41,6 +42,7 @@ process.on('warning', (w) => { send({ type: 'warning', message: `${w.name}: ${w.
 const counters = createTrafficCounters()
 const node = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'], ...(process.env.COORD_BENCH_GOSSIP != null ? { gossipsub: JSON.parse(process.env.COORD_BENCH_GOSSIP) } : {}) })
 const docs = benchDocStore(node, counters)
+const rpcs = countGossipRpcs(node.libp2p.services.pubsub)
 const processor = createProcessor({ ...node, docs, counters }, {
   executor: testExecutor({ workMs }),
   hardware: { gpuModel: 'cpu', vramGb: 8 }
@@ -50,7 +52,7 @@ const processor = createProcessor({ ...node, docs, counters }, {
  * mesh formed (or the process went quiet, or a warm-up job ended), so that the report holds the job's only.
  */
 function baseline () {
-  return { cpu: process.cpuUsage(), counters: structuredClone(counters), docMetrics: { ...docs.metrics } }
+  return { cpu: process.cpuUsage(), counters: structuredClone(counters), docMetrics: { ...docs.metrics }, rpcs: { ...rpcs } }
 }
 let atStart = baseline()
 /** The addresses this peer dials (the bench's dial plan). */
@@ -156,7 +158,8 @@ process.on('message', (msg) => {
           counters: countersSince(counters, atStart.counters),
           metrics: processor.metrics,
           syncs: { completed: docs.metrics.syncCompleted - atStart.docMetrics.syncCompleted, bytesIn: docs.metrics.syncBytesIn - atStart.docMetrics.syncBytesIn },
-          cpu: process.cpuUsage(atStart.cpu)
+          cpu: process.cpuUsage(atStart.cpu),
+          rpcs: countersSince(rpcs, atStart.rpcs)
         })
         return
       case 'stop':

@@ -106,7 +106,7 @@ export function peerTime (timeline, announced, lastDone, workMs) {
 }
 
 /** The issue's fields from what a run observed (`tally`: a {@link RunTally}). */
-export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters, syncs, steady }) {
+export function fields ({ peers, processes, microJobs, workMs, announced, tally, quietMs, notQuiet, failovers, handoffs, cpuMs, counters, syncs, rpcs, steady }) {
   const { firstStart, peerStarts, lastDone, runs, claimToStart } = tally
   const executions = [...runs.values()].reduce((a, b) => a + b, 0)
   const sum = (f) => counters.reduce((a, c) => a + f(c), 0)
@@ -153,6 +153,9 @@ export function fields ({ peers, processes, microJobs, workMs, announced, tally,
     // (multi-process rows)
     syncsPerMicroJob: syncs == null ? null : round3(syncs.reduce((a, s) => a + s.completed, 0) / microJobs),
     syncBytesPerMicroJob: syncs == null ? null : Math.round(syncs.reduce((a, s) => a + s.bytesIn, 0) / microJobs),
+    // gossipsub RPCs the peers received (multi-process rows; gossip-rpcs.js): all, those with no message (control
+    // only), and the subscription changes and IHAVE entries among them
+    ...(rpcs == null ? {} : rpcFields(rpcs, microJobs)),
     startupMs: Math.round(firstStart - announced),
     // the announcement to the first MicroJob of the peer that started last
     lastPeerStartMs: peerStarts.size < peers ? null : Math.round(Math.max(...peerStarts.values()) - announced),
@@ -165,6 +168,19 @@ export function fields ({ peers, processes, microJobs, workMs, announced, tally,
     claimToStartP50: percentile(claimToStart, 0.5),
     claimToStartP99: percentile(claimToStart, 0.99),
     kinds
+  }
+}
+
+/** The gossipsub RPC counts of every peer process, summed, per MicroJob and in all. */
+function rpcFields (rpcs, microJobs) {
+  const total = {}
+  for (const r of rpcs) for (const [k, v] of Object.entries(r)) total[k] = (total[k] ?? 0) + v
+  return {
+    gossipRpcsPerMicroJob: round3(total.rpcs / microJobs),
+    controlRpcsPerMicroJob: round3(total.control / microJobs),
+    subscriptionsPerMicroJob: round3(total.subscriptions / microJobs),
+    ihavesPerMicroJob: round3(total.ihave / microJobs),
+    gossipRpcs: total
   }
 }
 
@@ -204,6 +220,7 @@ export function runLine (name, r) {
       `cpu ${r.cpuMsPerMicroJob} ms, messages ${r.messagesPerMicroJob}, deliveries ${r.deliveriesPerMicroJob}, ` +
       `signature checks ${r.signatureVerificationsPerMicroJob} per MicroJob` +
       (r.syncsPerMicroJob == null ? '' : `, sync exchanges ${r.syncsPerMicroJob} (${r.syncBytesPerMicroJob} B) per MicroJob`) +
+      (r.gossipRpcsPerMicroJob == null ? '' : `, gossip RPCs received ${r.gossipRpcsPerMicroJob} (${r.controlRpcsPerMicroJob} control only) per MicroJob`) +
       (r.steadyCpuMsPerMicroJob == null ? '' : `, steady part ${r.steadyCpuMsPerMicroJob} ms of CPU per MicroJob at ${r.steadyEfficiency} of the ideal rate`) +
       `, start ${r.startupMs} / ${r.lastPeerStartMs} ms (first / last peer)` +
       (r.peerFirstMs == null ? '' : `, per peer ${r.peerFirstMs} ms to start, ${r.peerGapMs} ms of gaps, ${r.peerTailMs} ms idle at the end`) +

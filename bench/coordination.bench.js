@@ -190,6 +190,7 @@ async function runProcesses ({ peers: n, macroJobs, microJobsPerMacro, workMs })
       cpuMs: reports.reduce((a, r) => a + (r.cpu.user + r.cpu.system) / 1000, 0),
       counters: reports.map(r => r.counters),
       syncs: reports.map(r => r.syncs),
+      rpcs: reports.map(r => r.rpcs),
       steady: steadyCpuMs == null ? undefined : { cpuMs: steadyCpuMs, microJobs: steady.marks[1].done - steady.marks[0].done, ms: steady.marks[1].at - steady.marks[0].at }
     })
   } finally {
