@@ -15,5 +15,12 @@ export const DEFAULT_RAW_BLOCK_MAX_BYTES = 1024 * 1024
 /** URI schemes the content store reads. */
 export const SUPPORTED_SCHEMES = ['ipfs:', 'https:', 'http:', 'file:'] as const
 
+/**
+ * A bounded pin's timeout grows by a second per this many bytes fetched (bytes per second): the fetch timeout bounds
+ * a pin that stalls, not one of a large input that keeps arriving (a 600 MB input took more than 60 s on a loaded
+ * devnet: each try was cut, and the job waited for the next).
+ */
+export const DEFAULT_PIN_BYTES_PER_SECOND = 1024 * 1024
+
 /** Blocks a bounded pin's walk (`walkWithin`) fetches at once. */
 export const PIN_WALK_CONCURRENCY = 8

@@ -7,7 +7,7 @@ import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import * as Digest from 'multiformats/hashes/digest'
 import { sha256 } from 'multiformats/hashes/sha2'
-import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_FETCH_BYTES, DEFAULT_RAW_BLOCK_MAX_BYTES } from './constants.js'
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_FETCH_BYTES, DEFAULT_PIN_BYTES_PER_SECOND, DEFAULT_RAW_BLOCK_MAX_BYTES } from './constants.js'
 import { walkWithin } from './dag-bound.js'
 import { ContentNotFoundError, ForbiddenUriError } from './errors.js'
 import { readFileRange } from './file-reader.js'
@@ -33,6 +33,11 @@ export interface ContentStoreInit {
   fetchTimeoutMs?: number
   /** Outputs up to this size are stored as one raw block (default 1 MiB). */
   rawBlockMaxBytes?: number
+  /**
+   * A bounded pin's timeout grows by one second per this many bytes it fetched (default 1 MiB): a large input that
+   * keeps arriving at least this fast is never cut, one that stalls is cut after the timeout and what it earned.
+   */
+  pinBytesPerSecond?: number
 }
 
 export interface FetchOptions {
@@ -80,16 +85,17 @@ export interface ContentStore {
   /**
    * Fetches every block of the content at an `ipfs://` URI (from this node, else over bitswap) and pins it, so this
    * node keeps and serves it; of `ipfs://<cid>/<path>`, the DAG the path names. With `maxBytes` that DAG is walked
-   * and counted first, and nothing is pinned when it is larger. Returns false for other schemes (nothing to pin).
+   * and counted first, and nothing is pinned when it is larger; its timeout then grows with the bytes it fetched
+   * (`pinBytesPerSecond`). Returns false for other schemes (nothing to pin).
    *
    * @throws UnsupportedUriError, ContentNotFoundError (no such path), ContentTooLargeError (`maxBytes`),
-   * ContentTimeoutError (not all blocks arrived within `timeoutMs`), AbortError
+   * ContentTimeoutError (not all blocks arrived within `timeoutMs` and what the fetched ones earned), AbortError
    */
   pin(uri: string, options?: PinOptions): Promise<boolean>
 }
 
 export interface PinOptions {
-  /** Overrides the store's fetch timeout (ms) for the whole DAG. */
+  /** Overrides the store's fetch timeout (ms) for the whole DAG (with `maxBytes`: plus what its fetches earn). */
   timeoutMs?: number
   /** The most bytes of blocks the pin may make this node hold (the whole DAG the URI names); unbounded without. */
   maxBytes?: number
@@ -166,6 +172,7 @@ export function createContentStore (components: ContentStoreComponents, init: Co
   const maxFetchBytes = init.maxFetchBytes ?? DEFAULT_MAX_FETCH_BYTES
   const fetchTimeoutMs = init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
   const rawMax = init.rawBlockMaxBytes ?? DEFAULT_RAW_BLOCK_MAX_BYTES
+  const pinBytesPerSecond = init.pinBytesPerSecond ?? DEFAULT_PIN_BYTES_PER_SECOND
 
   const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
     const cid = rawBlockCid(bytes)
@@ -215,7 +222,10 @@ export function createContentStore (components: ContentStoreComponents, init: Co
         if (parsed.path !== '') cid = await pathTarget(fs, parsed.cid, parsed.path, timed.signal)
         // pinned here already (its pin record is written only once its whole DAG was walked): nothing to fetch or count
         if (await hasPin(components.helia.pins, cid, timed.signal)) return true
-        if (options.maxBytes !== undefined) await walkWithin(components.helia, cid, options.maxBytes, timed.signal)
+        if (options.maxBytes !== undefined) {
+          const onBlock = (bytes: number): void => { timed.extend(bytes * 1000 / pinBytesPerSecond) }
+          await walkWithin(components.helia, cid, { maxBytes: options.maxBytes, signal: timed.signal, onBlock })
+        }
         await pin(components.helia.pins, cid, timed.signal)
       } catch (err) {
         if (timed.signal.aborted) throw timed.reason(`pinning ${uri}`)

@@ -11,6 +11,14 @@ export interface DagBoundComponents {
   getCodec: CodecLoader
 }
 
+export interface WalkWithinOptions {
+  /** The most bytes of blocks the walk may fetch. */
+  maxBytes: number
+  signal: AbortSignal
+  /** Called with the size of each block as it arrives (a pin's timeout grows with it). */
+  onBlock?(bytes: number): void
+}
+
 /**
  * Fetches every block of the DAG under `cid` (from this node, else over bitswap; up to
  * {@link PIN_WALK_CONCURRENCY} at once), counting the bytes of each block as it arrives, and fails with
@@ -21,8 +29,8 @@ export interface DagBoundComponents {
  *
  * @throws ContentTooLargeError, the blockstore's errors (AbortError when `signal` aborts)
  */
-export async function walkWithin (components: DagBoundComponents, cid: CID, maxBytes: number,
-  signal: AbortSignal): Promise<number> {
+export async function walkWithin (components: DagBoundComponents, cid: CID, options: WalkWithinOptions): Promise<number> {
+  const { maxBytes, signal } = options
   signal.throwIfAborted()
   const walk = new AbortController()
   const fetching = AbortSignal.any([signal, walk.signal])
@@ -37,6 +45,7 @@ export async function walkWithin (components: DagBoundComponents, cid: CID, maxB
     const bytes = await collect(components.blockstore.get(next, { signal: fetching }), maxBytes, `ipfs://${cid}`)
     total += bytes.byteLength
     if (total > maxBytes) throw new ContentTooLargeError(`ipfs://${cid} is larger than ${maxBytes} bytes`)
+    options.onBlock?.(bytes.byteLength)
     const block = createUnsafe({ cid: next, bytes, codec: await components.getCodec(next.code) })
     for (const [, link] of block.links()) pending.push(link)
   }

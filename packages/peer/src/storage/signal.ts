@@ -6,6 +6,8 @@ export interface TimedSignal {
   readonly signal: AbortSignal
   /** The error to throw once `signal` fired: `AbortError` for the caller, `ContentTimeoutError` for the timeout. */
   reason(what: string): Error
+  /** Moves the timeout `ms` later (a long pin that keeps fetching earns its time). */
+  extend(ms: number): void
   clear(): void
 }
 
@@ -22,21 +24,40 @@ export function heliaSignal (signal?: AbortSignal): AbortSignal | undefined {
   return follower
 }
 
-/** A signal that fires on the caller's abort or after `timeoutMs`; handed to helia, so with no listener limit (heliaSignal). */
+/**
+ * A signal that fires on the caller's abort or after `timeoutMs` (and whatever `extend` added); handed to helia, so
+ * with no listener limit (heliaSignal).
+ */
 export function timedSignal (outer: AbortSignal | undefined, timeoutMs: number): TimedSignal {
   const controller = new AbortController()
   setMaxListeners(Infinity, controller.signal)
   let timedOut = false
-  const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
+  let extended = 0
+  const deadline = performance.now() + timeoutMs
+  // an extension re-arms the timer only when it fires, not at every call
+  const fire = (): void => {
+    const left = deadline + extended - performance.now()
+    if (left > 0) {
+      timer = setTimeout(fire, left)
+      return
+    }
+    timedOut = true
+    controller.abort()
+  }
+  let timer = setTimeout(fire, timeoutMs)
   const onAbort = (): void => { controller.abort() }
   if (outer?.aborted === true) controller.abort()
   else outer?.addEventListener('abort', onAbort, { once: true })
   return {
     signal: controller.signal,
     reason (what) {
-      return timedOut
-        ? new ContentTimeoutError(`${what} did not finish within ${timeoutMs} ms`)
-        : new AbortError(`${what} aborted`)
+      if (!timedOut) return new AbortError(`${what} aborted`)
+      return new ContentTimeoutError(extended === 0
+        ? `${what} did not finish within ${timeoutMs} ms`
+        : `${what} did not finish within ${timeoutMs} ms and the ${Math.round(extended)} ms more its progress earned`)
+    },
+    extend (ms) {
+      extended += ms
     },
     clear () {
       clearTimeout(timer)

@@ -262,6 +262,55 @@ describe('content store: ipfs:// between two helia nodes', () => {
     expect(reading).toBe(0)
   })
 
+  it('a bounded pin that keeps fetching outlives its timeout; one whose blocks stop coming ends after what it earned', async () => {
+    const a = await createNode()
+    nodes.push(a)
+    // a root over 40 leaves of 16 KiB; each read takes 50 ms, as from a slow peer, and those past `served` never come
+    const leaves = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      const cid = CID.createV1(raw.code, await sha256.digest(patternBytes(16 * 1024, i)))
+      await a.helia.blockstore.put(cid, patternBytes(16 * 1024, i))
+      return cid
+    }))
+    const rootBytes = dagPb.encode({ Links: leaves.map((Hash, i) => ({ Hash, Name: String(100 + i), Tsize: 16 * 1024 })) })
+    const root = CID.createV1(dagPb.code, await sha256.digest(rootBytes))
+    await a.helia.blockstore.put(root, rootBytes)
+    let served = Infinity
+    let reads = 0
+    const blockstore = new Proxy(a.helia.blockstore, {
+      get (target, key, receiver) {
+        if (key !== 'get') return Reflect.get(target, key, receiver)
+        return async function * (...args: Parameters<typeof target.get>) {
+          const signal = args[1]?.signal
+          if (++reads > served) {
+            await new Promise((_resolve, reject) => { signal?.addEventListener('abort', () => { reject(signal.reason) }, { once: true }) })
+          }
+          await new Promise(resolve => setTimeout(resolve, 50))
+          yield * target.get(...args)
+        }
+      }
+    })
+    // each 16 KiB block fetched moves the pin's timeout 100 ms later
+    const store = createContentStore({ helia: { blockstore, pins: a.helia.pins, getCodec: a.helia.getCodec } }, { pinBytesPerSecond: 160 * 1024 })
+    const uri = `ipfs://${root.toString()}`
+
+    // 41 reads, 8 at once: at least 6 reads in a row, 300 ms, against a timeout of 200 ms
+    let started = performance.now()
+    expect(await store.pin(uri, { maxBytes: 1024 * 1024, timeoutMs: 200 })).toBe(true)
+    expect(performance.now() - started).toBeGreaterThan(200)
+    expect(await a.helia.pins.isPinned(root)).toBe(true)
+    await drain(a.helia.pins.rm(root))
+
+    // the root and 8 leaves come (earning 0.8 s), then nothing: cut after the timeout and what it earned
+    reads = 0
+    served = 9
+    started = performance.now()
+    const cut = await store.pin(uri, { maxBytes: 1024 * 1024, timeoutMs: 200 }).catch((err: Error) => err)
+    expect(cut).toMatchObject({ name: 'ContentTimeoutError' })
+    expect((cut as Error).message).toMatch(/did not finish within 200 ms and the \d+ ms more its progress earned$/)
+    expect(performance.now() - started).toBeGreaterThan(900)
+    expect(await a.helia.pins.isPinned(root)).toBe(false)
+  })
+
   it('stores small outputs as raw blocks whose CID follows from the output hash', async () => {
     const a = await createNode()
     nodes.push(a)
