@@ -141,15 +141,17 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const balance = await ctx.chain.client.balance(creator, { signal })
   if (balance < checked.price) throw fundsError(creator, balance, checked.price, 'nothing was uploaded or paid')
   if (options.requirePeer === true) await requirePeer(ctx, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  // data named by a URI is read, not uploaded: one that ends before the job's last block is refused before any upload
+  const namedData = sizes.data === undefined ? await resolveContent(ctx.store, input.data, 'data', { signal }) : undefined
+  if (options.requirePeer === true && namedData !== undefined) {
+    await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  }
 
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
-  const data = await resolveContent(ctx.store, input.data, 'data', { signal })
+  const data = namedData ?? await resolveContent(ctx.store, input.data, 'data', { signal })
   const model = input.model === undefined ? undefined : await resolveContent(ctx.store, input.model, 'model', { signal })
-  if (options.requirePeer === true) {
-    await requireServed(ctx, { code, data, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
-    await requireBlocks(ctx, data, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
-  }
+  if (options.requirePeer === true) await requireServed(ctx, { code, data, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   const spec = buildSpec(draft, code.uri, data.uri, model?.uri)
   const specCid = await putRaw(ctx.store, encodeJobSpec(spec), 'the job spec', { signal })
 

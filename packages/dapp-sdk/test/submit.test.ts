@@ -430,7 +430,7 @@ describe('submit', () => {
     }
   })
 
-  it('with requirePeer, refuses before paying a job whose data URI ends before its last block; a short last block goes on', async () => {
+  it('with requirePeer, refuses before uploading or paying a job whose data URI ends before its last block; a short last block goes on', async () => {
     const env = await setup()
     const { code, data } = smallJob()
     const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
@@ -448,7 +448,8 @@ describe('submit', () => {
       expect(refused.issues.map(i => i.path)).toEqual(['blockCount'])
       expect(refused.issues[0].message).toContain(`the data ${short} ends before block 8 of 4 bytes (it holds at most 28 bytes`)
       expect(refused.issues[0].message).toContain('nothing was paid')
-      expect(stages).not.toContain('creating')
+      // refused before the code was uploaded: no stage reported
+      expect(stages).toEqual([])
       expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
       // 29 bytes: the last block has 1 byte of its 4, as ceil(size / blockSize) counts a file's: paid and announced
       const partial = `ipfs://${await peerStore.addBytes(data.subarray(0, 29))}`
