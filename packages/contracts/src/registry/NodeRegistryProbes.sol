@@ -75,11 +75,13 @@ abstract contract NodeRegistryProbes is NodeRegistryBase {
         return _probeInterval;
     }
 
-    /// @dev Active (a member of selection: registered, not paused, exiting or kicked out), idle, and no task scored
-    ///      for probeInterval.
+    /// @dev Active (a member of selection: registered, not paused, exiting or kicked out), idle, and either no task
+    ///      scored for probeInterval or at QoS score 0: W = 0 keeps such a node out of every draw until a probe
+    ///      scores it, and on a small network the draws of every job waited for it (a node resumed after one silent
+    ///      verification, 4 nodes, k = 3: no draw for a probe interval).
     function _probeDue(address a, Probe storage p) internal view returns (bool) {
         Node storage n = _nodes[a];
-        return _eligible(n) && block.timestamp >= uint256(p.lastTask) + _probeInterval;
+        return _eligible(n) && (block.timestamp >= uint256(p.lastTask) + _probeInterval || QoS.score(n.qos) == 0);
     }
 
     /// @dev The challenge binds the node, the block and the last block hash: unknown before the assignment.
