@@ -21,7 +21,7 @@ describe('jobmesh devnet, one more peer started as its output says, and its chai
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('the printed `jobmesh start` line, with its spare funded key, joins the network and registers; Ctrl-C stops it; the devnet stops when its chain is killed', async () => {
+  it('the printed `jobmesh start` line, with its spare funded key, joins the network and registers; Ctrl-C stops it; a killed devnet peer starts again with the line printed for it; the devnet stops when its chain is killed', async () => {
     dir = await mkdtemp(join(tmpdir(), 'jobmesh-e2e-devnet-cli-'))
     // no JOBMESH_* from the test's environment: only what the command line says
     const clean = { JOBMESH_RPC_URL: '', JOBMESH_DEPLOYMENT: '', JOBMESH_BOOTSTRAP: '', JOBMESH_PRIVATE_KEY: '' }
@@ -47,6 +47,20 @@ describe('jobmesh devnet, one more peer started as its output says, and its chai
     process.kill(victim.pid ?? 0, 'SIGKILL')
     expect(await devnet.line(/^peer-1 exited /, 30_000)).toBe(`peer-1 exited (killed by a signal): the other peers go on; its data is in ${join(dir, 'net', 'peer-1')}`)
     expect((await peerStatus(join(dir, 'net', 'peer-0'))).peerId).toMatch(/^12D3KooW/)
+    // and how to start it again: its own data dir and key (the extra peer's line, with the spare key, was refused
+    // for it: its PeerId is its own wallet's), joining through a peer still running
+    const again = await devnet.line(/^ {2}to start it again /, 10_000)
+    const restart = again.replace(/^ {2}to start it again \(its own key and data dir\): /, '').split(' ')
+    expect(restart.slice(0, 4)).toEqual(['jobmesh', 'start', '--data-dir', join(dir, 'net', 'peer-1')])
+    expect(restart[restart.indexOf('--key-file') + 1]).toBe(join(dir, 'net', 'peer-1', 'wallet.key'))
+    const restarted = startCli(restart.slice(1), clean, CLI_BIN)
+    running.push(restarted)
+    await restarted.line(/^ready/, 90_000)
+    expect(restarted.stderr).toEqual([])
+    await waitFor(async () => (await peerStatus(join(dir, 'net', 'peer-1'))).peers.length >= 1, { timeoutMs: 30_000, what: 'the restarted peer to connect', intervalMs: 500 })
+    expect((await peerStatus(join(dir, 'net', 'peer-1'))).peerId).toBe(victim.peerId)
+    restarted.child.kill('SIGINT')
+    expect(await restarted.exited).toBe(0)
 
     // Ctrl-C: a clean stop
     peer.child.kill('SIGINT')

@@ -171,6 +171,15 @@ export class WalletInUseError extends Error {
 }
 
 /**
+ * The PeerId (the data dir's identity) is registered by another wallet: that wallet's node is this data dir, started
+ * with another key (the registry binds a PeerId to one wallet; its `register` reverts `PeerIdTaken`).
+ */
+export class PeerIdInUseError extends Error {
+  static override readonly name = 'PeerIdInUseError'
+  override name = 'PeerIdInUseError'
+}
+
+/**
  * A registered node started with other hardware (`--vram`, `--gpu-model`) than the registry holds for it: the registry
  * keeps the hardware a node registered with (it draws verifiers and counts fitting nodes by it), so a profile naming
  * other hardware would tell DApps and peers the node fits jobs it is never drawn for (or the reverse).

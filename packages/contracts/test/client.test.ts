@@ -64,6 +64,15 @@ describe('chain client against anvil', () => {
     await expect(chain.ensureRegistered({ peerId: peerIdFromPrivateKey(second).toString(), privateKey: second, gpuModel: 'cpu', vramGb: 1, stake }))
       .rejects.toMatchObject({ name: 'WalletInUseError' })
     expect(await chain.provider.getTransactionCount(await chain.address())).toBe(nonce)
+    // and this node's PeerId (its data dir) started with another wallet's key: refused before any transaction, naming
+    // the wallet whose key it needs (until 2026-12-02 the registration was sent, and reverted PeerIdTaken)
+    const stranger = client(2)
+    const strangerNonce = await stranger.provider.getTransactionCount(await stranger.address())
+    const refused = await stranger.ensureRegistered({ peerId, privateKey, gpuModel: 'RTX 4090', vramGb: 24, stake }).catch((err: Error) => err)
+    expect(refused).toMatchObject({ name: 'PeerIdInUseError' })
+    expect((refused as Error).message).toBe(`PeerId ${peerId} (this data dir's identity) is registered by wallet ${await chain.address()}, not by ` +
+      `${await stranger.address()}: start this data dir with ${await chain.address()}'s key (--key-file), or give wallet ${await stranger.address()} a data dir of its own`)
+    expect(await stranger.provider.getTransactionCount(await stranger.address())).toBe(strangerNonce)
     expect(await chain.peerAddress('12D3KooWnobody')).toBeUndefined()
   })
 

@@ -79,7 +79,7 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
     // refused before anything was sent: the wallet's node is another data dir's (maybe running: pausing it took a
     // healthy node out of the draw and zeroed its incentive share), or registered with other hardware
     const name = (err as Error).name
-    if (name === 'WalletInUseError' || name === 'HardwareMismatchError') leaveAtStop = false
+    if (name === 'WalletInUseError' || name === 'PeerIdInUseError' || name === 'HardwareMismatchError') leaveAtStop = false
     if (name === 'AbortError') throw err
     throw await explainFunds(client, address, init.chain.stake, err as Error)
   }

@@ -102,7 +102,9 @@ export function failureLines (err: unknown): string[] {
   const e = err as Error | undefined
   const message = e?.message ?? String(err)
   const lines = [`error: ${terminalSafe(message, { lines: true })}`]
-  const cause = causeLine((e as { cause?: unknown })?.cause)
+  // a revert decoded into the message: ethers' cause says only that it could not name the custom error
+  const decoded = e?.name === 'ChainRevertError' && (e as { errorName?: unknown }).errorName !== 'UnknownRevert'
+  const cause = decoded ? undefined : causeLine((e as { cause?: unknown })?.cause)
   if (cause != null && !message.includes(cause)) lines.push(`  cause: ${terminalSafe(cause)}`)
   if (levelDamage(err)) {
     lines.push(`  the peer's datastore (<data dir>/datastore) is damaged: ${DATASTORE_RECOVERY}`)

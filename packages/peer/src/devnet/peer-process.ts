@@ -23,6 +23,8 @@ export interface PeerProcess {
   readonly peerId: string
   readonly addresses: string[]
   readonly dataDir: string
+  /** The options of its `jobmesh start` after `--data-dir` (its key file, chain, bootstrap peers, listen address). */
+  readonly args: readonly string[]
   /** The dashboard's URL when the peer runs with `--http`. */
   readonly dashboardUrl?: string
   readonly child: ChildProcess
@@ -99,6 +101,7 @@ export async function spawnPeer (init: SpawnPeerInit): Promise<PeerProcess> {
     peerId,
     addresses,
     dataDir: init.dataDir,
+    args: init.args,
     dashboardUrl,
     child,
     exited,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { exportLines } from '../../src/cli/commands/devnet.js'
+import { exportLines, restartCommand } from '../../src/cli/commands/devnet.js'
 import { CLI_BIN } from '../../src/devnet/index.js'
 import { collectMultiaddr } from '../../src/cli/options.js'
 
@@ -25,6 +25,19 @@ describe('jobmesh devnet exports', () => {
     const value = lines[2].slice('export JOBMESH_BOOTSTRAP='.length)
     expect(collectMultiaddr(value)).toHaveLength(2)
     expect(() => collectMultiaddr('not-a-multiaddr')).toThrow(/not a multiaddr/)
+  })
+
+  it('a peer that exited starts again as the devnet started it, joining through a peer still running, its dir quoted for the shell', () => {
+    const peer0 = '/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWPfna2frvVfYnnXEWwpZuwYVub6ktHUrBT2Xtf3n7zbB6'
+    const peer2 = '/ip4/127.0.0.1/tcp/4003/p2p/12D3KooWG1Sok8sSv7TsWQVcU92DwTnRXP8UoKSi2wVoB2oSDu19'
+    const dataDir = "/tmp/my net's dir/peer-1"
+    const args = ['--listen', '/ip4/127.0.0.1/tcp/0', '--rpc', 'http://127.0.0.1:40000', '--key-file', `${dataDir}/wallet.key`, '--bootstrap', peer0, '--vram', '16']
+    // peer-0, its bootstrap, exited too: peer-2's TCP address (not its WebSocket one) instead
+    expect(restartCommand({ dataDir, args }, [{ addresses: ['/ip4/127.0.0.1/tcp/4004/ws/p2p/12D3KooWG1Sok8sSv7TsWQVcU92DwTnRXP8UoKSi2wVoB2oSDu19', peer2] }]))
+      .toBe(`jobmesh start --data-dir '/tmp/my net'\\''s dir/peer-1' --listen /ip4/127.0.0.1/tcp/0 --rpc http://127.0.0.1:40000 ` +
+        `--key-file '/tmp/my net'\\''s dir/peer-1/wallet.key' --vram 16 --bootstrap ${peer2}`)
+    // nobody left to join through: no --bootstrap
+    expect(restartCommand({ dataDir: '/d/peer-0', args: ['--vram', '16'] }, [])).toBe('jobmesh start --data-dir /d/peer-0 --vram 16')
   })
 })
 

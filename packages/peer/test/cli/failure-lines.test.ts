@@ -1,3 +1,4 @@
+import { ChainRevertError } from '@jobmesh/contracts'
 import { describe, expect, it } from 'vitest'
 import { failureLines } from '../../src/cli/program.js'
 
@@ -8,6 +9,15 @@ describe('what a failed jobmesh command prints', () => {
       .toEqual(['error: reading the chain id: RPC endpoint unreachable: connect ECONNREFUSED 127.0.0.1:8599'])
     expect(failureLines(new Error('withdraw reverted', { cause: new Error('execution reverted: NotExiting') })))
       .toEqual(['error: withdraw reverted', '  cause: execution reverted: NotExiting'])
+  })
+
+  it('a revert the chain client decoded: its name and arguments, not ethers\' "unknown custom error" beside them', () => {
+    const unknown = new Error('execution reverted (unknown custom error)')
+    expect(failureLines(new ChainRevertError('NodeRegistry.register reverted: Banned(0x01)', 'Banned', ['0x01'], { cause: unknown })))
+      .toEqual(['error: NodeRegistry.register reverted: Banned(0x01)'])
+    // one it could not decode keeps what ethers said
+    expect(failureLines(new ChainRevertError('NodeRegistry.register reverted', 'UnknownRevert', [], { cause: unknown })))
+      .toEqual(['error: NodeRegistry.register reverted', '  cause: execution reverted (unknown custom error)'])
   })
 
   it('a datastore LevelDB finds damaged (its codes anywhere in the cause chain) gets what to do about it', () => {

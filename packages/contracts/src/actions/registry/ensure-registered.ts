@@ -1,9 +1,10 @@
 import { logger } from '@libp2p/logger'
 import { id as keccakText } from 'ethers'
 import { labelId } from '../../client/labels.js'
-import { HardwareMismatchError, WalletInUseError } from '../../errors.js'
+import { HardwareMismatchError, PeerIdInUseError, WalletInUseError } from '../../errors.js'
 import { signPeerBinding } from '../../peer-binding.js'
 import { nodeInfo } from './node-info.js'
+import { peerAddress } from './peer-address.js'
 import { resume } from './resume.js'
 import type { ChainContext } from '../../client/context.js'
 import type { RegisterInput, RegisterResult } from '../../client/contract-types.js'
@@ -16,8 +17,9 @@ const log = logger('jobmesh:chain')
  * resumes it when the registry paused it; adds stake when it has less than `input.stake`. A node that asked to exit
  * is left as it is (the registry resumes no exiting node, and stake added would only wait out the cooldown).
  *
- * @throws WalletInUseError (registered with another PeerId), HardwareMismatchError (registered with other hardware than
- * `input` gives; not of an exiting node), ChainRevertError (e.g. `PeerIdTaken`, `Banned`),
+ * @throws WalletInUseError (registered with another PeerId), PeerIdInUseError (the PeerId is another wallet's),
+ * HardwareMismatchError (registered with other hardware than `input` gives; not of an exiting node), ChainRevertError
+ * (e.g. `Banned`),
  * PeerKeyTypeError, and the other chain errors
  */
 export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 'contracts' | 'deployment' | 'read' | 'registryTx' | 'address'>,
@@ -25,6 +27,11 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
   const { read, registryTx, address, deployment } = client
   const info = await nodeInfo(client, undefined, options)
   if (!info.registered) {
+    const owner = await peerAddress(client, input.peerId, options)
+    if (owner != null && owner.toLowerCase() !== (await address()).toLowerCase()) {
+      throw new PeerIdInUseError(`PeerId ${input.peerId} (this data dir's identity) is registered by wallet ${owner}, not by ` +
+        `${await address()}: start this data dir with ${owner}'s key (--key-file), or give wallet ${await address()} a data dir of its own`)
+    }
     const chainId = deployment.chainId ?? Number((await read('getNetwork', () => client.provider.getNetwork(), options)).chainId)
     const proof = await signPeerBinding(input.privateKey, { chainId, nodeRegistry: deployment.nodeRegistry }, await address())
     const args = [input.peerId, proof.publicKey, proof.signature, labelId(input.gpuModel), input.vramGb]

@@ -5,7 +5,7 @@ import { MAX_DEVNET_PEERS, MIN_DEVNET_PEERS } from '../constants.js'
 import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
-import type { Devnet } from '../../devnet/index.js'
+import type { Devnet, PeerProcess } from '../../devnet/index.js'
 import type { AnvilExit } from '@jobmesh/contracts'
 import { Option } from 'commander'
 import type { Command } from 'commander'
@@ -67,9 +67,13 @@ export function devnetCommand (program: Command): void {
       process.stdout.write(describe(devnet, await writeSpareKey(devnet)))
       // a peer that dies while the devnet runs is named (the others go on): it was silent, and its row still listed
       let stopping = false
+      const gone = new Set<PeerProcess>()
       for (const p of devnet.peers) {
         void p.exited.then(code => {
-          if (!stopping) process.stderr.write(`${p.name} exited (${code == null ? 'killed by a signal' : `code ${code}`}): the other peers go on; its data is in ${p.dataDir}\n`)
+          gone.add(p)
+          if (stopping) return
+          process.stderr.write(`${p.name} exited (${code == null ? 'killed by a signal' : `code ${code}`}): the other peers go on; its data is in ${p.dataDir}\n` +
+            `  to start it again (its own key and data dir): ${restartCommand(p, devnet.peers.filter(o => !gone.has(o)))}\n`)
         })
       }
       // the chain gone (anvil killed or crashed), no peer can do anything: the devnet stops and says why
@@ -116,6 +120,26 @@ export function exportLines (devnet: Pick<Devnet, 'anvil' | 'deploymentFile' | '
   ]
 }
 
+/**
+ * The `jobmesh start` line that starts a devnet peer again as the devnet started it, joining through a peer still
+ * running (its first bootstrap may be the one that exited).
+ */
+export function restartCommand (peer: Pick<PeerProcess, 'dataDir' | 'args'>, running: Array<Pick<PeerProcess, 'addresses'>>): string {
+  const args: string[] = []
+  for (let i = 0; i < peer.args.length; i++) {
+    if (peer.args[i] === '--bootstrap') i++
+    else args.push(peer.args[i])
+  }
+  const via = running.map(p => p.addresses.find(a => /^\/ip[46]\/[^/]+\/tcp\/\d+\/p2p\/[^/]+$/.test(a))).find(a => a !== undefined)
+  if (via !== undefined) args.push('--bootstrap', via)
+  return ['jobmesh', 'start', '--data-dir', peer.dataDir, ...args].map(shellWord).join(' ')
+}
+
+/** `word` as a POSIX shell reads it back: as it is when it holds nothing the shell treats specially, else quoted. */
+function shellWord (word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`
+}
+
 /** Writes the key of a funded anvil account no peer uses to the devnet's dir, for another peer; returns its path. */
 async function writeSpareKey (devnet: Devnet): Promise<string | undefined> {
   const spare = devnet.anvil.accounts[devnet.peers.length + 1]
@@ -147,6 +171,7 @@ function describe (devnet: Devnet, spareKey: string | undefined): string {
     `  jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
     `  (with the variables above exported: jobmesh start --data-dir <dir> --vram 8 --key-file ${spareKey ?? '<file>'})`,
     ...(spareKey === undefined ? [] : [`  ${spareKey}: the key of a funded anvil account no peer uses (for one extra peer; each further extra peer needs a funded key of its own)`]),
+    '  (a devnet peer that exits is started again with the line printed then: its own data dir and key, <data dir>/wallet.key)',
     'status of a peer:',
     `  jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
     '',
