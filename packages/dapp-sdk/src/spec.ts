@@ -345,7 +345,8 @@ function feeIssue (input: SubmitInput, minFee: bigint): JobIssue | undefined {
   const price = typeof input.price === 'bigint' ? input.price : typeof input.price === 'string' && /^\d+$/.test(input.price) ? BigInt(input.price) : undefined
   const per = input.slicing?.microJobsPerMacro
   const k = input.verifiers ?? DEFAULT_VERIFIERS
-  if (price === undefined || !Number.isSafeInteger(per) || (per as number) <= 0 || !Number.isSafeInteger(k) || k <= 0) return undefined
+  // a price of 0 or less is the spec's own issue ("price must be positive"), not a fee below the minimum as well
+  if (price === undefined || price <= 0n || !Number.isSafeInteger(per) || (per as number) <= 0 || !Number.isSafeInteger(k) || k <= 0) return undefined
   const minimum = minimumJobFee(minFee, { microJobsPerMacro: per as number, k, samples: samplesFor(input.verification, per as number) })
   if (price >= minimum) return undefined
   return { path: 'price', message: underfundedText(price, minimum, minFee) }

@@ -293,6 +293,16 @@ describe('submit', () => {
     expect(await env.contracts(0).jobEscrow.queryFilter(env.contracts(0).jobEscrow.filters.JobCreated())).toHaveLength(0)
   })
 
+  it('a price of 0 or less: one issue, that it must be positive (not also a fee below the escrow\'s minimum)', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    for (const price of [-5n, 0n]) {
+      const err = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price, verifiers: 3 }).catch((e: unknown) => e as InvalidJobError)
+      expect(err.name).toBe('InvalidJobError')
+      expect(err.issues.map(i => [i.path, i.message])).toEqual([['price', 'price must be positive']])
+    }
+  })
+
   it('refuses a submission with missing parts (as from JavaScript, untyped) with InvalidJobError naming each, not a TypeError', async () => {
     const env = await setup()
     const { code, data } = smallJob()
