@@ -153,8 +153,12 @@ describe('jobmesh-dapp', () => {
 
     const io2 = capture()
     expect(await run(['status', jobId!, ...connect], io2)).toBe(0)
-    expect(io2.stdout).toContain('status: Open')
+    // the escrow cannot tell a job worked on from one its peers gave up: status says where to look
+    expect(io2.stdout).toContain(`status: Open (the escrow's word: jobmesh-dapp describe ${jobId} says whether the peers work on it or gave it up)`)
     expect(io2.stdout).toContain('microJobs: 4')
+    const listed = capture()
+    expect(await run(['list', ...connect], listed)).toBe(0)
+    expect(listed.stdout.at(-1)).toBe('Open: the escrow\'s word; jobmesh-dapp describe <job> says whether the peers work on it or gave it up (its code fails)')
 
     // describe, like status, fails on a job the escrow does not know
     const unknown = '0x' + 'ab'.repeat(32)
@@ -169,7 +173,7 @@ describe('jobmesh-dapp', () => {
     const reader = ['--rpc', env.anvil.rpcUrl, '--deployment', files.deployment, '--private-key', '']
     const io10 = capture()
     expect(await run(['status', jobId!, ...reader], io10)).toBe(0)
-    expect(io10.stdout).toContain('status: Open')
+    expect(io10.stdout.some(l => l.startsWith('status: Open ('))).toBe(true)
     const io11 = capture()
     expect(await run(['describe', jobId!, '--json', ...reader], io11)).toBe(0)
     expect(JSON.parse(io11.stdout.join(''))).toMatchObject({ jobId, phase: 'open' })

@@ -64,7 +64,9 @@ async function clockOf (client: Pick<EscrowClient, 'chainTime'>): Promise<number
 }
 
 function printJob (io: CliIo, j: EscrowJob, nowSeconds: number): void {
-  io.out(`status: ${j.status}${isExpiredOpen(j, nowSeconds) ? ` (expired: its deadline has passed, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)` : ''}`)
+  io.out(`status: ${j.status}${isExpiredOpen(j, nowSeconds)
+    ? ` (expired: its deadline has passed, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)`
+    : j.status === 'Open' ? ` (the escrow's word: jobmesh-dapp describe ${j.jobId} says whether the peers work on it or gave it up)` : ''}`)
   io.out(`creator: ${j.creator}`)
   io.out(`fee: ${formatEther(j.fee)} ETH`)
   io.out(`deadline: ${new Date(j.deadline * 1000).toISOString()}`)
@@ -201,6 +203,8 @@ export function jobCommands (root: Command, io: CliIo): void {
         const rows = jobs.map(j => [j.jobId, isExpiredOpen(j, now) ? `${j.status} (expired)` : j.status, `${formatEther(j.fee)} ETH`, j.macroJobs * j.microJobsPerMacro, new Date(j.deadline * 1000).toISOString()])
         for (const line of table(['job', 'status', 'fee', 'MicroJobs', 'deadline'], rows).trimEnd().split('\n')) io.out(line)
         if (jobs.some(j => isExpiredOpen(j, now))) io.out('expired: past its deadline, a job can no longer be released; jobmesh-dapp refund <job> returns its fee')
+        // the escrow cannot tell a job being worked on from one the peers gave up (its code fails): the job's docs can
+        if (jobs.some(j => j.status === 'Open' && !isExpiredOpen(j, now))) io.out('Open: the escrow\'s word; jobmesh-dapp describe <job> says whether the peers work on it or gave it up (its code fails)')
       })
     })
 
