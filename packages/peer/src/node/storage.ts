@@ -1,11 +1,11 @@
 import { mkdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { FsBlockstore } from 'blockstore-fs'
 import { MemoryDatastore } from 'datastore-core'
 import { LevelDatastore } from 'datastore-level'
 import { BLOCKSTORE_DIR, DATASTORE_DIR } from './constants.js'
 import { DATASTORE_RECOVERY } from '../datastore-recovery.js'
 import { errorMessage } from './error-message.js'
+import { LocalBlockstore } from './local-blockstore.js'
 import { peerRecords } from './peer-records.js'
 import type { PeerRecordsDatastore } from './peer-records.js'
 import { InvalidDataDirError } from './errors.js'
@@ -43,7 +43,7 @@ export async function openStorage (dataDir?: string): Promise<Storage> {
     return { datastore: new MemoryDatastore(), close: async () => {} }
   }
   const datastore = new LevelDatastore(join(dataDir, DATASTORE_DIR))
-  const blockstore = new FsBlockstore(join(dataDir, BLOCKSTORE_DIR))
+  const blockstore = new LocalBlockstore(join(dataDir, BLOCKSTORE_DIR))
   try {
     await datastore.open()
   } catch (err) {
