@@ -13,6 +13,7 @@ const REASONS: Record<MismatchReason, string> = {
   paused: 'paused',
   exiting: 'exiting (leaving the registry)',
   'kicked-out': 'kicked out of the registry',
+  unscored: 'at QoS score 0 (not drawn until a probe scores it)',
   'not-registered': 'not registered'
 }
 

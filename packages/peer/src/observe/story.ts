@@ -20,8 +20,11 @@ export interface PeerFacts {
   eligible?: boolean
 }
 
-/** Why the registry keeps a registered node out of every draw and of new work. */
-export type OutOfDraw = 'paused' | 'exiting' | 'kicked-out'
+/**
+ * Why the registry keeps a registered node out of every draw and of new work, or (`unscored`) out of the draws only:
+ * at QoS score 0 its weight is 0 until a probe scores it.
+ */
+export type OutOfDraw = 'paused' | 'exiting' | 'kicked-out' | 'unscored'
 
 /** What a job needs (its announcement). */
 export interface JobRequirementFacts {
@@ -340,6 +343,7 @@ const REGISTRY_WORDS: ReadonlyArray<readonly [MismatchReason, string, string, st
   ['paused', 'is', 'are', 'paused or not eligible on the registry'],
   ['exiting', 'is', 'are', 'leaving the registry (exiting)'],
   ['kicked-out', 'was', 'were', 'kicked out of the registry'],
+  ['unscored', 'is', 'are', 'at QoS score 0, not drawn until a probe scores it (about a minute after it runs)'],
   ['not-registered', 'is', 'are', 'not registered']
 ]
 

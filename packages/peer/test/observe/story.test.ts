@@ -198,17 +198,20 @@ describe('job stories', () => {
 })
 
 describe('which registered nodes a job\'s matching counts', () => {
-  it('neither a paused, an exiting nor a kicked-out node, each named as such: the dashboard and describe count alike', () => {
-    const none = { paused: false, exiting: false, kickedOut: false }
+  it('neither a paused, an exiting, a kicked-out nor an unscored node, each named as such: the dashboard and describe count alike', () => {
+    const none = { paused: false, exiting: false, kickedOut: false, score: 1000n }
     expect(outOfDraw(none)).toBeUndefined()
+    // registered and idle, but at QoS score 0 (a verification it missed): weight 0, no draw picks it before a probe
+    expect(outOfDraw({ ...none, score: 0n })).toBe('unscored')
+    expect(outOfDraw({ ...none, score: 0n, paused: true })).toBe('paused')
     expect(outOfDraw({ ...none, paused: true })).toBe('paused')
     // an exiting node is not paused: its next start does not bring it back
     expect(outOfDraw({ ...none, exiting: true })).toBe('exiting')
     expect(outOfDraw({ ...none, kickedOut: true, paused: true })).toBe('kicked-out')
-    const peers = ['exiting', 'kicked-out', 'paused', undefined].map((out, i) => ({ peerId: String(i), gpuModel: 'Any', vramGb: 8, out: out as OutOfDraw | undefined }))
+    const peers = ['exiting', 'kicked-out', 'paused', 'unscored', undefined].map((out, i) => ({ peerId: String(i), gpuModel: 'Any', vramGb: 8, out: out as OutOfDraw | undefined }))
     const m = matchPeers({ minVramGb: 0 }, peers)
-    expect(m.byPeer.map(p => p.reasons)).toEqual([['exiting'], ['kicked-out'], ['paused'], []])
-    expect(m.summary).toBe('1 of 4 peers matches (needs any hardware): 1 is paused or not eligible on the registry; ' +
-      '1 is leaving the registry (exiting); 1 was kicked out of the registry')
+    expect(m.byPeer.map(p => p.reasons)).toEqual([['exiting'], ['kicked-out'], ['paused'], ['unscored'], []])
+    expect(m.summary).toBe('1 of 5 peers matches (needs any hardware): 1 is paused or not eligible on the registry; ' +
+      '1 is leaving the registry (exiting); 1 was kicked out of the registry; 1 is at QoS score 0, not drawn until a probe scores it (about a minute after it runs)')
   })
 })
