@@ -141,9 +141,11 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const balance = await ctx.chain.client.balance(creator, { signal })
   if (balance < checked.price) throw fundsError(creator, balance, checked.price, 'nothing was uploaded or paid')
   if (options.requirePeer === true) await requirePeer(ctx, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
-  // data named by a URI is read, not uploaded: one that ends before the job's last block is refused before any upload
+  // data named by a URI is read, not uploaded: one nobody serves, or that ends before the job's last block, is refused
+  // before any upload
   const namedData = sizes.data === undefined ? await resolveContent(ctx.store, input.data, 'data', { signal }) : undefined
   if (options.requirePeer === true && namedData !== undefined) {
+    await requireServed(ctx, { data: namedData }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
     await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   }
 
@@ -151,7 +153,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
   const data = namedData ?? await resolveContent(ctx.store, input.data, 'data', { signal })
   const model = input.model === undefined ? undefined : await resolveContent(ctx.store, input.model, 'model', { signal })
-  if (options.requirePeer === true) await requireServed(ctx, { code, data, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  if (options.requirePeer === true) await requireServed(ctx, { code, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   const spec = buildSpec(draft, code.uri, data.uri, model?.uri)
   const specCid = await putRaw(ctx.store, encodeJobSpec(spec), 'the job spec', { signal })
 

@@ -426,6 +426,13 @@ describe('submit', () => {
       expect(refused.uri).toBe(missing)
       expect(refused.message).toContain(`the job's code ${missing} cannot be fetched`)
       expect(refused.message).toContain('nothing was paid')
+      // data named by a URI nobody serves: refused before the code is uploaded (no stage reported)
+      const stages: string[] = []
+      const noData = await env.client.submit({ code, data: { uri: missing }, blockCount: 8, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 1_500, onProgress: (p) => stages.push(p.stage), signal: AbortSignal.timeout(30_000) }).catch((e: unknown) => e as Error & { uri: string })
+      expect(noData.name).toBe('InputUnavailableError')
+      expect(noData.message).toContain(`the job's data ${missing} cannot be fetched`)
+      expect(stages).toEqual([])
       // an https:// input on this machine: the peers refuse to read such a host (ForbiddenUriError), so it is refused
       // here before paying too (it was paid, and every peer failed the job)
       const local = 'https://127.0.0.1:1/data'
