@@ -16,9 +16,9 @@ export const DEFAULT_RAW_BLOCK_MAX_BYTES = 1024 * 1024
 export const SUPPORTED_SCHEMES = ['ipfs:', 'https:', 'http:', 'file:'] as const
 
 /**
- * A bounded pin's timeout grows by a second per this many bytes fetched (bytes per second): the fetch timeout bounds
- * a pin that stalls, not one of a large input that keeps arriving (a 600 MB input took more than 60 s on a loaded
- * devnet: each try was cut, and the job waited for the next).
+ * A bounded pin's timeout grows by a second per this many bytes fetched (bytes per second), and a pin that gets
+ * nothing for the fetch timeout ends: the timeout bounds a pin that stalls, not one of a large input that keeps
+ * arriving (a 600 MB input took more than 60 s on a loaded devnet: each try was cut, and the job waited for the next).
  */
 export const DEFAULT_PIN_BYTES_PER_SECOND = 1024 * 1024
 

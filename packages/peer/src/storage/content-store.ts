@@ -35,7 +35,8 @@ export interface ContentStoreInit {
   rawBlockMaxBytes?: number
   /**
    * A bounded pin's timeout grows by one second per this many bytes it fetched (default 1 MiB): a large input that
-   * keeps arriving at least this fast is never cut, one that stalls is cut after the timeout and what it earned.
+   * keeps arriving at least this fast is never cut; one that stalls is cut when what it earned is used up, or when
+   * nothing more came for the timeout.
    */
   pinBytesPerSecond?: number
 }
@@ -89,7 +90,8 @@ export interface ContentStore {
    * (`pinBytesPerSecond`). Returns false for other schemes (nothing to pin).
    *
    * @throws UnsupportedUriError, ContentNotFoundError (no such path), ContentTooLargeError (`maxBytes`),
-   * ContentTimeoutError (not all blocks arrived within `timeoutMs` and what the fetched ones earned), AbortError
+   * ContentTimeoutError (not all blocks arrived within `timeoutMs` and what the fetched ones earned, or none for
+   * `timeoutMs`), AbortError
    */
   pin(uri: string, options?: PinOptions): Promise<boolean>
 }
@@ -173,6 +175,8 @@ export function createContentStore (components: ContentStoreComponents, init: Co
   const fetchTimeoutMs = init.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
   const rawMax = init.rawBlockMaxBytes ?? DEFAULT_RAW_BLOCK_MAX_BYTES
   const pinBytesPerSecond = init.pinBytesPerSecond ?? DEFAULT_PIN_BYTES_PER_SECOND
+  // the time a block fetched earns a bounded pin (ms); a rate that is no positive number earns none
+  const pinCredit = (bytes: number): number => Number.isFinite(pinBytesPerSecond) && pinBytesPerSecond > 0 ? bytes * 1000 / pinBytesPerSecond : 0
 
   const addRaw = async (bytes: Uint8Array, options: AddOptions = {}): Promise<string> => {
     const cid = rawBlockCid(bytes)
@@ -223,7 +227,7 @@ export function createContentStore (components: ContentStoreComponents, init: Co
         // pinned here already (its pin record is written only once its whole DAG was walked): nothing to fetch or count
         if (await hasPin(components.helia.pins, cid, timed.signal)) return true
         if (options.maxBytes !== undefined) {
-          const onBlock = (bytes: number): void => { timed.extend(bytes * 1000 / pinBytesPerSecond) }
+          const onBlock = (bytes: number): void => { timed.extend(pinCredit(bytes)) }
           await walkWithin(components.helia, cid, { maxBytes: options.maxBytes, signal: timed.signal, onBlock })
         }
         await pin(components.helia.pins, cid, timed.signal)

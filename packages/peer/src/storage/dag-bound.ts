@@ -15,7 +15,7 @@ export interface WalkWithinOptions {
   /** The most bytes of blocks the walk may fetch. */
   maxBytes: number
   signal: AbortSignal
-  /** Called with the size of each block as it arrives (a pin's timeout grows with it). */
+  /** Called with the size of each block the first time it arrives (a pin's timeout grows with it). */
   onBlock?(bytes: number): void
 }
 
@@ -38,6 +38,8 @@ export async function walkWithin (components: DagBoundComponents, cid: CID, opti
   setMaxListeners(Infinity, fetching)
   const pending: CID[] = [cid]
   const running = new Set<Promise<void>>()
+  // a block linked many times is counted at each link (the bound) but is progress once
+  const arrived = new Set<string>()
   let total = 0
   let failure: Error | undefined
 
@@ -45,7 +47,11 @@ export async function walkWithin (components: DagBoundComponents, cid: CID, opti
     const bytes = await collect(components.blockstore.get(next, { signal: fetching }), maxBytes, `ipfs://${cid}`)
     total += bytes.byteLength
     if (total > maxBytes) throw new ContentTooLargeError(`ipfs://${cid} is larger than ${maxBytes} bytes`)
-    options.onBlock?.(bytes.byteLength)
+    const key = next.toString()
+    if (!arrived.has(key)) {
+      arrived.add(key)
+      options.onBlock?.(bytes.byteLength)
+    }
     const block = createUnsafe({ cid: next, bytes, codec: await components.getCodec(next.code) })
     for (const [, link] of block.links()) pending.push(link)
   }

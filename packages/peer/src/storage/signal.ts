@@ -6,7 +6,7 @@ export interface TimedSignal {
   readonly signal: AbortSignal
   /** The error to throw once `signal` fired: `AbortError` for the caller, `ContentTimeoutError` for the timeout. */
   reason(what: string): Error
-  /** Moves the timeout `ms` later (a long pin that keeps fetching earns its time). */
+  /** Progress: moves the timeout `ms` later, and at least `timeoutMs` from now (a pin that keeps fetching earns its time). */
   extend(ms: number): void
   clear(): void
 }
@@ -25,23 +25,30 @@ export function heliaSignal (signal?: AbortSignal): AbortSignal | undefined {
 }
 
 /**
- * A signal that fires on the caller's abort or after `timeoutMs` (and whatever `extend` added); handed to helia, so
- * with no listener limit (heliaSignal).
+ * A signal that fires on the caller's abort or after `timeoutMs`; handed to helia, so with no listener limit
+ * (heliaSignal). Work that reports its progress (`extend`) earns more time, but never more than `timeoutMs` after its
+ * last progress: a stall is cut as soon as the time it earned is used up or `timeoutMs` passed without progress.
  */
 export function timedSignal (outer: AbortSignal | undefined, timeoutMs: number): TimedSignal {
   const controller = new AbortController()
   setMaxListeners(Infinity, controller.signal)
   let timedOut = false
+  let stalled = false
   let extended = 0
-  const deadline = performance.now() + timeoutMs
+  const start = performance.now()
+  let progressAt = start
   // an extension re-arms the timer only when it fires, not at every call
   const fire = (): void => {
-    const left = deadline + extended - performance.now()
+    if (controller.signal.aborted) return
+    const earned = start + timeoutMs + extended
+    const idle = progressAt + timeoutMs
+    const left = Math.min(earned, idle) - performance.now()
     if (left > 0) {
       timer = setTimeout(fire, left)
       return
     }
     timedOut = true
+    stalled = extended > 0 && idle <= earned
     controller.abort()
   }
   let timer = setTimeout(fire, timeoutMs)
@@ -52,12 +59,14 @@ export function timedSignal (outer: AbortSignal | undefined, timeoutMs: number):
     signal: controller.signal,
     reason (what) {
       if (!timedOut) return new AbortError(`${what} aborted`)
+      if (stalled) return new ContentTimeoutError(`${what} got nothing more for ${timeoutMs} ms`)
       return new ContentTimeoutError(extended === 0
         ? `${what} did not finish within ${timeoutMs} ms`
         : `${what} did not finish within ${timeoutMs} ms and the ${Math.round(extended)} ms more its progress earned`)
     },
     extend (ms) {
       extended += ms
+      progressAt = performance.now()
     },
     clear () {
       clearTimeout(timer)
