@@ -182,6 +182,10 @@ contract ProbesTest is Test {
         assertEq(reg.scoreOf(a), 1000); // (0 + 2000) / 2
         assertTrue(reg.weightOf(a) > 0);
         assertEq(reg.weightOf(a), reg.selectionWeight(2 ether, 1000));
+        // scored again: not probed again before an interval
+        assertEq(reg.probeNext(16), 0);
+        vm.warp(block.timestamp + INTERVAL - 1);
+        assertEq(reg.probeNext(16), 0);
     }
 
     function test_aBusyVerifierIsNotProbedAndItsTaskCountsAsActivity() public {

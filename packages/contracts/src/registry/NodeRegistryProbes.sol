@@ -6,7 +6,7 @@ import {NodeRegistryBase} from "./NodeRegistryBase.sol";
 
 /// @title NodeRegistryProbes
 /// @notice System probe tasks (docs/contracts.md, Probes): an active node that had no task scored for probeInterval
-///         seconds is due a probe, a small proof of work it must answer within PROBE_WINDOW blocks; the answer's
+///         seconds, or whose QoS score is 0 (weight 0: out of every draw until a probe scores it), is due a probe, a small proof of work it must answer within PROBE_WINDOW blocks; the answer's
 ///         speed is scored like a verification (so an idle node's score stays fresh, and a node at weight 0 earns its
 ///         way back), a missed probe scores 0 and pauses the node as a silent verifier is paused. Anyone may call
 ///         probeNext (every jobmesh peer does, when a simulated call says there is work): it scans a
@@ -19,7 +19,7 @@ abstract contract NodeRegistryProbes is NodeRegistryBase {
     uint256 public constant PROBE_DIFFICULTY = 12;
 
     /// @notice Scans up to `maxScan` nodes from the cursor: assigns a probe to each one due (active, idle, no task
-    ///         scored for probeInterval) and closes each open probe past its window (score 0, paused). O(maxScan)
+    ///         scored for probeInterval or at QoS score 0) and closes each open probe past its window (score 0, paused). O(maxScan)
     ///         reads, O(log N) writes per probe. Returns the probes assigned and closed: a caller simulates the call
     ///         first (eth_call) and sends it only when that is not 0.
     function probeNext(uint256 maxScan) external returns (uint256 work) {
