@@ -28,7 +28,8 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
   const info = await nodeInfo(client, undefined, options)
   if (!info.registered) {
     const owner = await peerAddress(client, input.peerId, options)
-    if (owner != null && owner.toLowerCase() !== (await address()).toLowerCase()) {
+    // a PeerId banned with its kicked-out owner is the registry's `Banned` to say, not a key to switch to
+    if (owner != null && owner.toLowerCase() !== (await address()).toLowerCase() && !await bannedPeerId(client, input.peerId, options)) {
       throw new PeerIdInUseError(`PeerId ${input.peerId} (this data dir's identity) is registered by wallet ${owner}, not by ` +
         `${await address()}: start this data dir with ${owner}'s key (--key-file), or give wallet ${await address()} a data dir of its own`)
     }
@@ -70,4 +71,8 @@ export async function ensureRegistered (client: Pick<ChainContext, 'provider' | 
   const add = input.stake - info.stake
   await registryTx('NodeRegistry.addStake', 'addStake', [], options, add)
   return { registered: false, stakeAdded: add, stake: input.stake, resumed: info.paused, exiting: false }
+}
+
+async function bannedPeerId (client: Pick<ChainContext, 'contracts' | 'read'>, peerId: string, options: TxOptions): Promise<boolean> {
+  return await client.read('NodeRegistry.bannedPeerId', () => client.contracts.nodeRegistry.bannedPeerId(keccakText(peerId)), options) as boolean
 }
