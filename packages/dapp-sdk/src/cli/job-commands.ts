@@ -64,15 +64,20 @@ async function clockOf (client: Pick<EscrowClient, 'chainTime'>): Promise<number
 }
 
 function printJob (io: CliIo, j: EscrowJob, nowSeconds: number): void {
-  io.out(`status: ${j.status}${isExpiredOpen(j, nowSeconds)
-    ? ` (expired: its deadline has passed, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)`
-    : j.status === 'Open' ? ` (the escrow's word: jobmesh-dapp describe ${j.jobId} says whether the peers work on it or gave it up)` : ''}`)
+  io.out(`status: ${j.status}${statusNote(j, nowSeconds)}`)
   io.out(`creator: ${j.creator}`)
   io.out(`fee: ${formatEther(j.fee)} ETH`)
   io.out(`deadline: ${new Date(j.deadline * 1000).toISOString()}`)
   io.out(`microJobs: ${j.macroJobs * j.microJobsPerMacro}`)
   io.out(`rejections: ${j.rejections}`)
   io.out(`resultRoot: ${j.resultRoot}`)
+}
+
+/** What an escrow status does not say by itself: an Open job past its deadline, or one the peers may have given up. */
+function statusNote (j: EscrowJob, nowSeconds: number): string {
+  if (isExpiredOpen(j, nowSeconds)) return ` (expired: its deadline has passed, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)`
+  if (j.status === 'Open') return ` (the escrow's word: jobmesh-dapp describe ${j.jobId} says whether the peers work on it or gave it up)`
+  return ''
 }
 
 /** What `results` could not check yet, for a job the escrow has not released: the outputs are not confirmed. */

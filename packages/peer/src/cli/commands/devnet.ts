@@ -4,6 +4,7 @@ import { DevnetChainExitedError, InterruptedError, UsageError } from '../errors.
 import { MAX_DEVNET_PEERS, MIN_DEVNET_PEERS } from '../constants.js'
 import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
+import { restartCommand } from '../restart-line.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
 import type { Devnet, PeerProcess } from '../../devnet/index.js'
 import type { AnvilExit } from '@jobmesh/contracts'
@@ -73,7 +74,8 @@ export function devnetCommand (program: Command): void {
           gone.add(p)
           if (stopping) return
           process.stderr.write(`${p.name} exited (${code == null ? 'killed by a signal' : `code ${code}`}): the other peers go on; its data is in ${p.dataDir}\n` +
-            `  to start it again (its own key and data dir): ${restartCommand(p, devnet.peers.filter(o => !gone.has(o)))}\n`)
+            `  to start it again (its own key and data dir): ${restartCommand(p, devnet.peers.filter(o => !gone.has(o)))}` +
+            `${opts.dir == null ? ` (stop it before the devnet: the devnet removes ${devnet.dir} when it stops)` : ''}\n`)
         })
       }
       // the chain gone (anvil killed or crashed), no peer can do anything: the devnet stops and says why
@@ -118,26 +120,6 @@ export function exportLines (devnet: Pick<Devnet, 'anvil' | 'deploymentFile' | '
     `export JOBMESH_BOOTSTRAP=${devnet.bootstrap.join(',')}`,
     `export JOBMESH_PRIVATE_KEY=${devnet.dapp.privateKey}`
   ]
-}
-
-/**
- * The `jobmesh start` line that starts a devnet peer again as the devnet started it, joining through a peer still
- * running (its first bootstrap may be the one that exited).
- */
-export function restartCommand (peer: Pick<PeerProcess, 'dataDir' | 'args'>, running: Array<Pick<PeerProcess, 'addresses'>>): string {
-  const args: string[] = []
-  for (let i = 0; i < peer.args.length; i++) {
-    if (peer.args[i] === '--bootstrap') i++
-    else args.push(peer.args[i])
-  }
-  const via = running.map(p => p.addresses.find(a => /^\/ip[46]\/[^/]+\/tcp\/\d+\/p2p\/[^/]+$/.test(a))).find(a => a !== undefined)
-  if (via !== undefined) args.push('--bootstrap', via)
-  return ['jobmesh', 'start', '--data-dir', peer.dataDir, ...args].map(shellWord).join(' ')
-}
-
-/** `word` as a POSIX shell reads it back: as it is when it holds nothing the shell treats specially, else quoted. */
-function shellWord (word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`
 }
 
 /** Writes the key of a funded anvil account no peer uses to the devnet's dir, for another peer; returns its path. */
