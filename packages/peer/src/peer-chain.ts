@@ -59,6 +59,9 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   // the registry may draw this node for a waiting job in the block that registers it: settlement watches from here
   const since = await client.blockNumber(options)
   let registered: RegisterResult
+  // a wallet or a data dir that is another node's, or other hardware than the registry's: refused before anything is
+  // sent (the verifier seed's commitment below is a transaction)
+  await client.checkRegistration({ peerId: parts.node.peerId.toString(), gpuModel, vramGb }, options)
   // a node that reaches no peer cannot fetch what a verification needs: drawn, it would be slashed. With bootstrap
   // peers given, one must answer before the node registers or resumes (the first peer of a network has none)
   await requireAPeer(parts.node, init.bootstrap ?? [], init.chain.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS, signal)

@@ -83,6 +83,8 @@ export interface ChainClient {
   waitForBlock(n: number, options?: WaitOptions): Promise<number>
   /** Registers this node on first start (idempotent); resumes it when paused; adds stake when below `stake`. */
   ensureRegistered(input: RegisterInput, options?: TxOptions): Promise<RegisterResult>
+  /** What `ensureRegistered` refuses, read before anything is sent (`checkRegistration`); the wallet's node. */
+  checkRegistration(input: Pick<RegisterInput, 'peerId' | 'gpuModel' | 'vramGb'>, options?: CallOptions): Promise<NodeInfo>
   /** `NodeRegistry.nodeInfo` of `address` (default: this signer). */
   nodeInfo(address?: string, options?: CallOptions): Promise<NodeInfo>
   /** Nodes registered, staked and active in the NodeRegistry (verifiers are drawn among them). */

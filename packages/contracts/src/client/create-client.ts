@@ -49,6 +49,7 @@ import { nodeGrade } from '../actions/registry/node-grade.js'
 import { freeStake } from '../actions/registry/free-stake.js'
 import { submissionBond } from '../actions/escrow/submission-bond.js'
 import { ensureRegistered } from '../actions/registry/ensure-registered.js'
+import { checkRegistration } from '../actions/registry/check-registration.js'
 import { nodeInfo } from '../actions/registry/node-info.js'
 import { answerProbe } from '../actions/registry/answer-probe.js'
 import { probeNext } from '../actions/registry/probe-next.js'
@@ -87,6 +88,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     balance: async (address, options) => balance(c, address, options),
     waitForBlock: async (n, options) => waitForBlock(c, n, options),
     ensureRegistered: async (input, options) => ensureRegistered(c, input, options),
+    checkRegistration: async (input, options) => checkRegistration(c, input, options),
     nodeInfo: async (address, options) => nodeInfo(c, address, options),
     peerAddress: async (peerId, options) => peerAddress(c, peerId, options),
     activeNodes: async (options) => activeNodes(c, options),

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createChainClient, createProvider, deploy } from '@jobmesh/contracts'
 import { flakyRpc, workerAnvil } from '@jobmesh/testkit/anvil'
 import { Wallet, parseEther } from 'ethers'
@@ -22,7 +25,7 @@ afterEach(async () => {
 
 /** A worker anvil with the contracts deployed by account 0, a reader of the chain, and account 1's address (the node). */
 async function deployed (): Promise<{ chainAnvil: Anvil, provider: ReturnType<typeof createProvider>, deployment: Deployment, reader: ChainClient, node: string }> {
-  const chainAnvil = await workerAnvil({ accounts: 2 })
+  const chainAnvil = await workerAnvil({ accounts: 3 })
   anvil = chainAnvil
   const provider = createProvider(chainAnvil.rpcUrl, { chainId: chainAnvil.chainId })
   const deployment = await deploy(new Wallet(chainAnvil.accounts[0].privateKey, provider))
@@ -76,6 +79,29 @@ describe('a start refused because another data dir runs the wallet\'s node', () 
       expect({ registered: info.registered, paused: info.paused, eligible: info.eligible }).toEqual({ registered: true, paused: false, eligible: true })
     } finally {
       provider.destroy()
+    }
+  })
+})
+
+describe('a start of a data dir whose PeerId another wallet registered', () => {
+  it('is refused before any transaction, naming that wallet (the verifier seed\'s commitment was sent first, from the wrong wallet)', async () => {
+    const { chainAnvil, provider, deployment } = await deployed()
+    const dataDir = await mkdtemp(join(tmpdir(), 'jobmesh-peerid-'))
+    const chain = (i: number): { rpcUrl: string, privateKey: string, deployment: Deployment, stake: bigint } =>
+      ({ rpcUrl: chainAnvil.rpcUrl, privateKey: chainAnvil.accounts[i].privateKey, deployment, stake: parseEther('0.1') })
+    try {
+      const first = await createPeer({ dataDir, listen: ['/ip4/127.0.0.1/tcp/0'], process: false, vramGb: 8, chain: chain(1) })
+      await first.stop()
+      const stranger = chainAnvil.accounts[2].address
+      const nonce = await provider.getTransactionCount(stranger)
+      const err = await createPeer({ dataDir, listen: ['/ip4/127.0.0.1/tcp/0'], process: false, vramGb: 8, chain: chain(2) })
+        .then(async (peer) => { await peer.stop(); return undefined }, (e: Error) => e)
+      expect(err?.name).toBe('PeerIdInUseError')
+      expect(err?.message).toContain(`is registered by wallet ${chainAnvil.accounts[1].address}, not by ${stranger}`)
+      expect(await provider.getTransactionCount(stranger)).toBe(nonce)
+    } finally {
+      provider.destroy()
+      await rm(dataDir, { recursive: true, force: true })
     }
   })
 })
