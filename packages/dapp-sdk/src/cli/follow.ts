@@ -5,6 +5,7 @@ import { InvalidConfigError, JobFailedError, OutputWriteError } from '../errors.
 import type { CliIo } from './io.js'
 import type { JobClient } from '../client.js'
 import type { Release } from '../release.js'
+import type { EscrowJobState } from '@jobmesh/contracts'
 import type { MicroJobOutput } from '../results.js'
 
 /** A progress bar on the io's progress stream (none in JSON mode or without a stream). */
@@ -54,12 +55,22 @@ export async function followRelease (client: JobClient, jobId: string, io: CliIo
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
     onStatus: (job) => {
       const line = job.status === 'Submitted'
-        ? `results submitted; ${job.k} verifiers re-run a sample`
+        ? submittedLine(jobId, job)
         : `status: ${job.status}${job.rejections > 0 ? ` (${job.rejections} rejected submissions)` : ''}`
       if (line !== seen && !options.quiet) io.err(line)
       seen = line
     }
   })
+}
+
+/**
+ * A submitted job's stage: its verifiers still being drawn (all at once, when k eligible nodes besides its submitter
+ * are idle: a node that left can hold it there), or drawn and re-running a sample.
+ */
+function submittedLine (jobId: string, job: Pick<EscrowJobState, 'k' | 'assigned'>): string {
+  if (job.assigned >= job.k) return `results submitted; ${job.k} verifiers re-run a sample`
+  return `results submitted; its ${job.k} verifiers are not drawn yet (${job.assigned} of ${job.k}): they are drawn at once when ` +
+    `${job.k} eligible nodes besides its submitter are idle (jobmesh-dapp describe ${jobId} says what it waits for)`
 }
 
 /**
