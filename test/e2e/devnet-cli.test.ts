@@ -28,9 +28,9 @@ describe('jobmesh devnet, one more peer started as its output says, and its chai
     const devnet = startCli(['devnet', '--peers', '2', '--no-http', '--dir', join(dir, 'net')], clean, CLI_BIN)
     running.push(devnet)
     await devnet.line(/^running \(Ctrl-C to stop\)/, 120_000)
-    const printed = devnet.stdout.find(l => l.startsWith('  jobmesh start --data-dir <dir>') && l.includes('--bootstrap'))
+    const printed = devnet.stdout.find(l => l.startsWith('  npx jobmesh start --data-dir <dir>') && l.includes('--bootstrap'))
     expect(printed, devnet.stdout.join('\n')).toBeDefined()
-    const args = (printed ?? '').trim().split(/\s+/).slice(1).map(a => a === '<dir>' ? join(dir, 'extra') : a)
+    const args = (printed ?? '').trim().split(/\s+/).slice(2).map(a => a === '<dir>' ? join(dir, 'extra') : a)
     const keyFile = args[args.indexOf('--key-file') + 1]
     expect(await readFile(keyFile, 'utf8')).toMatch(/^0x[0-9a-f]{64}\n$/)
 
@@ -50,10 +50,12 @@ describe('jobmesh devnet, one more peer started as its output says, and its chai
     // and how to start it again: its own data dir and key (the extra peer's line, with the spare key, was refused
     // for it: its PeerId is its own wallet's), joining through a peer still running
     const again = await devnet.line(/^ {2}to start it again /, 10_000)
+    // and what it printed last (killed, it had no stop to print: its ready lines)
+    expect(await devnet.line(/^ {2}its last lines:$/, 10_000)).toBe('  its last lines:')
     const restart = again.replace(/^ {2}to start it again \(its own key and data dir\): /, '').split(' ')
-    expect(restart.slice(0, 4)).toEqual(['jobmesh', 'start', '--data-dir', join(dir, 'net', 'peer-1')])
+    expect(restart.slice(0, 5)).toEqual(['npx', 'jobmesh', 'start', '--data-dir', join(dir, 'net', 'peer-1')])
     expect(restart[restart.indexOf('--key-file') + 1]).toBe(join(dir, 'net', 'peer-1', 'wallet.key'))
-    const restarted = startCli(restart.slice(1), clean, CLI_BIN)
+    const restarted = startCli(restart.slice(2), clean, CLI_BIN)
     running.push(restarted)
     await restarted.line(/^ready/, 90_000)
     expect(restarted.stderr).toEqual([])

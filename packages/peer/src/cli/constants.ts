@@ -36,3 +36,6 @@ export const MIN_DEVNET_PEERS = 2
  * (~150 MB); a larger network on one machine is a bench's job (bench/coordination.bench.js runs 16 peer processes).
  */
 export const MAX_DEVNET_PEERS = 32
+
+/** Lines of a devnet peer's own output the devnet prints when it exits. */
+export const EXITED_PEER_LINES = 5

@@ -12,7 +12,8 @@ export function restartCommand (peer: Pick<PeerProcess, 'dataDir' | 'args'>, run
   }
   const via = running.map(p => p.addresses.find(a => /^\/ip[46]\/[^/]+\/tcp\/\d+\/p2p\/[^/]+$/.test(a))).find(a => a !== undefined)
   if (via !== undefined) args.push('--bootstrap', via)
-  return ['jobmesh', 'start', '--data-dir', peer.dataDir, ...args].map(shellWord).join(' ')
+  // npx: `npm ci` puts no jobmesh on the PATH, and the devnet's other lines say `npx jobmesh-dapp`
+  return ['npx', 'jobmesh', 'start', '--data-dir', peer.dataDir, ...args].map(shellWord).join(' ')
 }
 
 /** `word` as a POSIX shell reads it back: as it is when it holds nothing the shell treats specially, else quoted. */

@@ -35,10 +35,10 @@ describe('jobmesh devnet exports', () => {
     const args = ['--listen', '/ip4/127.0.0.1/tcp/0', '--rpc', 'http://127.0.0.1:40000', '--key-file', `${dataDir}/wallet.key`, '--bootstrap', peer0, '--vram', '16']
     // peer-0, its bootstrap, exited too: peer-2's TCP address (not its WebSocket one) instead
     expect(restartCommand({ dataDir, args }, [{ addresses: ['/ip4/127.0.0.1/tcp/4004/ws/p2p/12D3KooWG1Sok8sSv7TsWQVcU92DwTnRXP8UoKSi2wVoB2oSDu19', peer2] }]))
-      .toBe(`jobmesh start --data-dir '/tmp/my net'\\''s dir/peer-1' --listen /ip4/127.0.0.1/tcp/0 --rpc http://127.0.0.1:40000 ` +
+      .toBe(`npx jobmesh start --data-dir '/tmp/my net'\\''s dir/peer-1' --listen /ip4/127.0.0.1/tcp/0 --rpc http://127.0.0.1:40000 ` +
         `--key-file '/tmp/my net'\\''s dir/peer-1/wallet.key' --vram 16 --bootstrap ${peer2}`)
     // nobody left to join through: no --bootstrap
-    expect(restartCommand({ dataDir: '/d/peer-0', args: ['--vram', '16'] }, [])).toBe('jobmesh start --data-dir /d/peer-0 --vram 16')
+    expect(restartCommand({ dataDir: '/d/peer-0', args: ['--vram', '16'] }, [])).toBe('npx jobmesh start --data-dir /d/peer-0 --vram 16')
   })
 })
 

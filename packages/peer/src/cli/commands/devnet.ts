@@ -1,9 +1,10 @@
 import { stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { DevnetChainExitedError, InterruptedError, UsageError } from '../errors.js'
-import { MAX_DEVNET_PEERS, MIN_DEVNET_PEERS } from '../constants.js'
+import { EXITED_PEER_LINES, MAX_DEVNET_PEERS, MIN_DEVNET_PEERS } from '../constants.js'
 import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } from '../options.js'
 import { table } from '../output.js'
+import { terminalSafe } from '../terminal-text.js'
 import { restartCommand } from '../restart-line.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
 import type { Devnet, PeerProcess } from '../../devnet/index.js'
@@ -75,7 +76,8 @@ export function devnetCommand (program: Command): void {
           if (stopping) return
           process.stderr.write(`${p.name} exited (${code == null ? 'killed by a signal' : `code ${code}`}): the other peers go on; its data is in ${p.dataDir}\n` +
             `  to start it again (its own key and data dir): ${restartCommand(p, devnet.peers.filter(o => !gone.has(o)))}` +
-            `${opts.dir == null ? ` (stop it before the devnet: the devnet removes ${devnet.dir} when it stops)` : ''}\n`)
+            `${opts.dir == null ? ` (stop it before the devnet: the devnet removes ${devnet.dir} when it stops)` : ''}\n` +
+            lastLines(p))
         })
       }
       // the chain gone (anvil killed or crashed), no peer can do anything: the devnet stops and says why
@@ -122,6 +124,12 @@ export function exportLines (devnet: Pick<Devnet, 'anvil' | 'deploymentFile' | '
   ]
 }
 
+/** The last lines a devnet peer printed (its stop, or what it died of), indented under its exit line. */
+function lastLines (p: Pick<PeerProcess, 'output'>): string {
+  const tail = p.output.slice(-EXITED_PEER_LINES)
+  return tail.length === 0 ? '' : `  its last lines:\n${tail.map(l => `    ${terminalSafe(l)}\n`).join('')}`
+}
+
 /** Writes the key of a funded anvil account no peer uses to the devnet's dir, for another peer; returns its path. */
 async function writeSpareKey (devnet: Devnet): Promise<string | undefined> {
   const spare = devnet.anvil.accounts[devnet.peers.length + 1]
@@ -150,12 +158,12 @@ function describe (devnet: Devnet, spareKey: string | undefined): string {
     table(['peer', 'peer id', 'wallet', 'dashboard', 'data dir'], rows),
     ...(devnet.peers[0]?.dashboardUrl != null ? [`dashboard   ${devnet.peers[0].dashboardUrl} (open it in a browser; /metrics for Prometheus)`, ''] : []),
     'connect another peer:',
-    `  jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
-    `  (with the variables above exported: jobmesh start --data-dir <dir> --vram 8 --key-file ${spareKey ?? '<file>'})`,
+    `  npx jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
+    `  (with the variables above exported: npx jobmesh start --data-dir <dir> --vram 8 --key-file ${spareKey ?? '<file>'})`,
     ...(spareKey === undefined ? [] : [`  ${spareKey}: the key of a funded anvil account no peer uses (for one extra peer; each further extra peer needs a funded key of its own)`]),
     '  (a devnet peer that exits is started again with the line printed then: its own data dir and key, <data dir>/wallet.key)',
     'status of a peer:',
-    `  jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
+    `  npx jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
     '',
     'running (Ctrl-C to stop)',
     ''
