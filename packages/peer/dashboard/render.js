@@ -47,8 +47,9 @@ export function renderSelf (dl, s) {
   const rows = [
     ['peer', h('span', { class: 'mono', title: s.self.peerId }, short(s.self.peerId))],
     ['hardware', `${s.self.gpuModel ?? 'any GPU'} · ${s.self.vramGb} GB VRAM`],
-    // a peer with a chain it cannot read has no account yet: not "no chain" (the header names the chain's error)
-    ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : s.chainError ? 'chain unreachable' : 'no chain'],
+    // a peer with a chain it cannot read, or has not read yet (the first state a page gets), has no account yet: not
+    // "no chain" (the header names the chain's error)
+    ['wallet', a ? h('span', { class: 'mono', title: a.address }, short(a.address, 8)) : s.chainError ? 'chain unreachable' : s.chainConfigured ? 'reading the chain…' : 'no chain'],
     ['balance', a ? eth(a.balanceWei) : '-'],
     ['stake', a ? eth(a.stakeWei) + standing(a) : '-'],
     // a wallet no longer registered (withdrawn) has no record to score: the registry's default is no score of it

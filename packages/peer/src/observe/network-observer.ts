@@ -343,7 +343,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       jobs,
       events: this.components.events.recent().slice(-60),
       headBlock: this.headBlock,
-      chainError: this.chainError
+      chainError: this.chainError,
+      chainConfigured: this.components.chain != null
     }
   }
 }

@@ -52,6 +52,8 @@ export interface NetworkState {
   events: PeerEvent[]
   headBlock?: number
   chainError?: string
+  /** This peer has a chain (its account and the jobs' chain state come once it is read). */
+  chainConfigured?: boolean
 }
 
 /**

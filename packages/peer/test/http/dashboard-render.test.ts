@@ -17,9 +17,9 @@ beforeAll(async () => {
   await page.addScriptTag({
     type: 'module',
     content: `${render}
-window.card = (account) => {
+window.card = (account, state) => {
   const dl = document.createElement('dl')
-  renderSelf(dl, { self: { peerId: '12D3KooWQiXyeuouw8AYNGAZ3pqxUhhhZmqAUmgEqFPvCzoQJbZj', vramGb: 8, models: [], account } })
+  renderSelf(dl, { ...state, self: { peerId: '12D3KooWQiXyeuouw8AYNGAZ3pqxUhhhZmqAUmgEqFPvCzoQJbZj', vramGb: 8, models: [], account } })
   return Object.fromEntries([...dl.querySelectorAll('dd')].map(dd => [dd.dataset.field, dd.textContent]))
 }`
   })
@@ -30,8 +30,8 @@ afterAll(async () => {
   await browser?.close()
 })
 
-const card = async (account: Record<string, unknown>): Promise<Record<string, string>> =>
-  await page.evaluate(async (a) => (window as unknown as { card: (a: unknown) => Record<string, string> }).card(a), account)
+const card = async (account: Record<string, unknown> | undefined, state: Record<string, unknown> = {}): Promise<Record<string, string>> =>
+  await page.evaluate(async ([a, s]) => (window as unknown as { card: (a: unknown, s: unknown) => Record<string, string> }).card(a, s), [account, state] as const)
 
 const base = {
   address: '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc', balanceWei: '1000000000000000000', score: '1000',
@@ -43,6 +43,13 @@ describe('the dashboard\'s "This peer" card', () => {
     const rows = await card({ ...base, registered: false, stakeWei: '0' })
     expect(rows.stake).toBe('0 ETH (not registered)')
     expect(rows.QoS).toBe('-')
+  })
+
+  it('before its chain is read it says so, not "no chain" (the first state a page gets came before the first read)', async () => {
+    expect((await card(undefined, { chainConfigured: true })).wallet).toBe('reading the chain…')
+    expect((await card(undefined, { chainConfigured: true, chainError: 'RpcUnreachableError: ...' })).wallet).toBe('chain unreachable')
+    expect((await card(undefined)).wallet).toBe('no chain')
+    expect((await card(undefined, { chainConfigured: true })).balance).toBe('-')
   })
 
   it('shows a registered node\'s QoS scores and standing', async () => {
