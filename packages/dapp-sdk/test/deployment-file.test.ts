@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readDeployment, readKeyFile } from '../src/cli/options.js'
+import { connectChain } from '../src/chain/connection.js'
 
 let dir = ''
 afterEach(async () => { if (dir !== '') await rm(dir, { recursive: true, force: true }) })
@@ -38,5 +39,15 @@ describe('readDeployment (the CLI\'s --deployment)', () => {
     expect(await message(readDeployment(dir))).toBe(`InvalidConfigError: cannot read the deployment ${dir}: it is a directory`)
     await writeFile(join(dir, 'bad.json'), '{bad')
     expect(await message(readDeployment(join(dir, 'bad.json')))).toMatch(new RegExp(`^InvalidConfigError: cannot read the deployment ${join(dir, 'bad.json')}: not JSON \\(`))
+  })
+})
+
+describe('the SDK given a deployment file\'s path where the deployment goes', () => {
+  it('says to read the file, not that the deployment\'s jobEscrow is no address', async () => {
+    const signer = '0x' + '11'.repeat(32)
+    const err = await connectChain({ rpcUrl: 'http://127.0.0.1:1', signer, deployment: '/tmp/deployments/31337.json' as never }).catch((e: unknown) => e as Error)
+    expect(err.name).toBe('InvalidConfigError')
+    expect(err.message).toBe('deployment must be the deployment object, not a string (/tmp/deployments/31337.json): ' +
+      "read its file first, e.g. JSON.parse(await readFile(path, 'utf8'))")
   })
 })

@@ -114,6 +114,11 @@ function plainSigner (signer: Signer | string, provider: Provider): Signer {
  */
 export async function connectChain (init: ChainInit): Promise<ChainConnection> {
   checkOptions(init)
+  // a path where the object goes (JOBMESH_DEPLOYMENT names a file): say so, not that its jobEscrow is no address
+  if (typeof (init.deployment as unknown) === 'string') {
+    throw new InvalidConfigError(`deployment must be the deployment object, not a string (${String(init.deployment)}): ` +
+      'read its file first, e.g. JSON.parse(await readFile(path, \'utf8\'))')
+  }
   if (typeof init.deployment?.jobEscrow !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(init.deployment.jobEscrow)) {
     throw new InvalidConfigError('deployment.jobEscrow must be a 0x address')
   }
