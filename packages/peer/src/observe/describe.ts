@@ -33,11 +33,12 @@ export interface DescribeOptions {
  * Why the registry keeps a node out of every draw and of new work (kicked out, exiting or paused), or out of the draws
  * (at QoS score 0: weight 0 until a probe scores it), or undefined.
  */
-export function outOfDraw (info: Pick<NodeInfo, 'paused' | 'exiting' | 'kickedOut' | 'score'>): OutOfDraw | undefined {
+export function outOfDraw (info: Pick<NodeInfo, 'registered' | 'paused' | 'exiting' | 'kickedOut' | 'score'>): OutOfDraw | undefined {
   if (info.kickedOut) return 'kicked-out'
   if (info.exiting) return 'exiting'
   if (info.paused) return 'paused'
-  return info.score === 0n ? 'unscored' : undefined
+  // a withdrawn node keeps its scores: it is not registered, which says enough
+  return info.registered && info.score === 0n ? 'unscored' : undefined
 }
 
 /** The peers this node knows (their signed profiles), each with its registry state when a chain is known. */

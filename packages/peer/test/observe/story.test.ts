@@ -199,11 +199,12 @@ describe('job stories', () => {
 
 describe('which registered nodes a job\'s matching counts', () => {
   it('neither a paused, an exiting, a kicked-out nor an unscored node, each named as such: the dashboard and describe count alike', () => {
-    const none = { paused: false, exiting: false, kickedOut: false, score: 1000n }
+    const none = { registered: true, paused: false, exiting: false, kickedOut: false, score: 1000n }
     expect(outOfDraw(none)).toBeUndefined()
     // registered and idle, but at QoS score 0 (a verification it missed): weight 0, no draw picks it before a probe
     expect(outOfDraw({ ...none, score: 0n })).toBe('unscored')
     expect(outOfDraw({ ...none, score: 0n, paused: true })).toBe('paused')
+    expect(outOfDraw({ ...none, score: 0n, registered: false })).toBeUndefined()
     expect(outOfDraw({ ...none, paused: true })).toBe('paused')
     // an exiting node is not paused: its next start does not bring it back
     expect(outOfDraw({ ...none, exiting: true })).toBe('exiting')
