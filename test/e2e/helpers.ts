@@ -51,8 +51,8 @@ export function cheatedOn (output: readonly string[], jobId: string): string | u
  * second after the others (its content pinned, its escrow read, on a busy machine) finds every MacroJob done. Such a
  * job is honest; it is left to be released and the next one is submitted. Each job is a fresh draw: a devnet's
  * first peer (the cheaters' place, the one every other peer and the DApp dial, so the busiest at a job's start)
- * processed nothing of 7 of 23 jobs of 8 x 2 and 8 x 4 MicroJobs on an idle machine, and a CI run once saw it miss
- * three in a row: six attempts leave about one run in a thousand to that.
+ * processed nothing of 8 of 28 jobs of 8 x 2 and 8 x 4 MicroJobs on an idle machine (the others 3-5 each), and a CI
+ * run once saw it miss three in a row: six attempts leave about one run in 1 700 to that.
  */
 export async function submitUntilCheated (devnet: Devnet, client: JobClient, cheater: { output: readonly string[] },
   submit: () => Promise<SubmittedJob>, attempts = 6): Promise<SubmittedJob> {
