@@ -10,7 +10,7 @@ import { startReplicationServer } from './replication/index.js'
 import { outputBudget, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
 import { bondCapacity, chainClock, eligibleNodes, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
-import { createContentStore, pinJobContent } from './storage/index.js'
+import { createContentStore, jobInputs } from './storage/index.js'
 import { accountStatus, peerStatus } from './peer-status.js'
 import { startChain } from './peer-chain.js'
 import { retireExpiredJobs } from './job-expiry.js'
@@ -174,7 +174,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     init.signal?.throwIfAborted()
     const chain = await startChain(init, { node, docs, store, executor, client, registered: admission?.registered }, stack)
     init.signal?.throwIfAborted()
-    const replication = await startReplicationServer({ libp2p: node.libp2p, store, chain: chain?.client })
+    // a job's inputs, held for the DApp (replication) and before working on it (processor): one pin of them at a time
+    const inputs = jobInputs({ store })
+    const replication = await startReplicationServer({ libp2p: node.libp2p, store, inputs, chain: chain?.client })
     stack.push(async () => { await replication.stop() })
     const events = new EventLog()
     const holdings = createModelHoldings({
@@ -250,7 +252,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         executor,
         storeOutput: async bytes => await store.addOutput(bytes),
         prepareJob: async (job, options) => {
-          await pinJobContent(store, job, options)
+          await inputs.hold(job, options)
           holdings.acquired(job)
         },
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers

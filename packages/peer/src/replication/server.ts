@@ -13,10 +13,10 @@ import { senderBudget } from './sender-budget.js'
 import { decodeRequest, encodeMessage } from './wire.js'
 import { MAX_SPEC_BYTES, computeJobId, decodeJobSpec } from '../protocol/index.js'
 import { decodeManifest, ensureOutputs, peerOwners } from '../settlement/index.js'
-import { pinJobContent } from '../storage/index.js'
+import { jobInputs } from '../storage/index.js'
 import type { ReplicationAnswer, ReplicationRequest } from './wire.js'
 import type { ChainClient } from '@jobmesh/contracts'
-import type { ContentStore } from '../storage/index.js'
+import type { ContentStore, JobInputs } from '../storage/index.js'
 import type { Stream } from '@libp2p/interface'
 import type { Libp2p } from 'libp2p'
 
@@ -25,6 +25,8 @@ const log = logger('jobmesh:replication')
 export interface ReplicationServerComponents {
   libp2p: Pick<Libp2p, 'handle' | 'unhandle'>
   store: Pick<ContentStore, 'fetch' | 'pin' | 'addOutput' | 'addRaw'>
+  /** Holds a job's inputs here, shared with the processor's (one pin of them at a time); default on `store`. */
+  inputs?: Pick<JobInputs, 'hold'>
   /**
    * Without it any well-formed request is served (within the byte budgets); with it the job must exist in the
    * escrow, and an `outputs` request must come from a registered node and name a job that is Open.
@@ -68,6 +70,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
   const timeoutMs = init.timeoutMs ?? DEFAULT_REPLICATION_TIMEOUT_MS
   const clock = components.clock ?? Date.now
   const chain = components.chain
+  const inputs = components.inputs ?? jobInputs({ store: components.store })
   // the registry's owner of each sender, cached (a flood of requests from one unregistered PeerId costs few reads)
   const owners = chain == null ? undefined : peerOwners({ chain, clock })
   const budget = senderBudget({
@@ -119,7 +122,7 @@ export async function startReplicationServer (components: ReplicationServerCompo
       if (computeJobId(spec.creator, request.specCid, BigInt(request.nonce)).toLowerCase() !== request.jobId) {
         throw new ReplicaRefusedError(`spec ${request.specCid} and nonce do not give job ${request.jobId}`)
       }
-      await pinJobContent(components.store, { jobId: request.jobId, specCid: request.specCid, spec }, { signal })
+      await inputs.hold({ jobId: request.jobId, specCid: request.specCid, spec }, { signal })
       return
     }
     const manifestBytes = await fetchManifest(sender, request.manifestCid, signal)

@@ -16,6 +16,8 @@ export { createContentStore, rawBlockCid, rawOutputCid } from './content-store.j
 export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptions, AddOptions, PinOptions } from './content-store.js'
 export { MAX_MODEL_PIN_BYTES, jobContentBounds, pinJobContent } from './job-content.js'
 export type { JobContent, PinJobContentOptions } from './job-content.js'
+export { jobInputs } from './job-inputs.js'
+export type { JobInputs, JobInputsComponents } from './job-inputs.js'
 export { parseContentUri } from './uri.js'
 export type { ContentUri, ByteRange } from './uri.js'
 export {
