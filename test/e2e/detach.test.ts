@@ -104,14 +104,15 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
     }
   }, 90_000)
 
-  it('Ctrl-C during submit: before anything is sent and once submitted it exits within 2 s; while funding it finishes the submission first; too few nodes for k + 1 is a warning', async () => {
+  it('Ctrl-C during submit: before anything is sent and once submitted it exits within 2 s; while funding it finishes the submission first; too few nodes for k + 1 is a warning with --force', async () => {
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
     const { jobEscrow } = connect(devnet.deployment, provider)
     try {
       // SIGINT when the given line appears; k = 5 needs 6 registered nodes, the devnet has 4
       for (const [at, k] of [[/^uploading\.\.\./, '5'], [/^creating job 0x/, '3'], [/^announcing\.\.\./, '3'], [/^inputs held by/, '3']] as const) {
         const sentBefore = await provider.getTransactionCount(devnet.dapp.address, 'pending')
-        const p = startCli(['submit', ...job, '--verifiers', k], env)
+        // too few nodes for k + 1 is refused before anything is sent, unless --force (then a warning)
+        const p = startCli(['submit', ...job, '--verifiers', k, ...(k === '5' ? ['--force'] : [])], env)
         await p.line(at, 60_000)
         const sent = Date.now()
         p.child.kill('SIGINT')
@@ -120,7 +121,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
         const lines = p.stderr.filter(l => l.startsWith('interrupted'))
         const said = lines.at(-1) ?? ''
         expect(code, `${at}: ${p.stderr.join('\n')}`).toBe(130)
-        if (k === '5') expect(p.stderr.some(l => l.startsWith('warning: 4 nodes are registered, this job with 5 verifiers needs 6'))).toBe(true)
+        if (k === '5') expect(p.stderr.some(l => l.startsWith('warning: 4 nodes are active (registered, not paused nor exiting), this job with 5 verifiers needs 6'))).toBe(true)
         const jobId = /0x[0-9a-f]{64}/.exec(said)?.[0]
         if (/^interrupted: no job was created/.test(said)) {
           // before the funding transaction (the upload was still running): at once, and nothing was paid: the

@@ -144,6 +144,17 @@ export class NoPeerConnectedError extends Error {
 }
 
 /**
+ * The CLI's `submit` (without `--force`) found that the network as this client reads it cannot finish the job: fewer
+ * active nodes than its k verifiers and its submitter, no known node whose free stake covers its bond, or too few
+ * known peers matching its hardware requirements. Funded, it would wait for its deadline. Nothing was uploaded or
+ * paid.
+ */
+export class JobCannotFinishError extends Error {
+  static override readonly name = 'JobCannotFinishError'
+  override readonly name = 'JobCannotFinishError'
+}
+
+/**
  * An input named by an `ipfs://` URI (code, data or a model this client did not upload) that no peer this client
  * reaches served within the wait (`requirePeer`): funded, the job would wait for its deadline with no peer able to
  * fetch it. Nothing was paid. `uri` is the input's URI.

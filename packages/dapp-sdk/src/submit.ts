@@ -59,6 +59,12 @@ export interface SubmitOptions {
   requirePeer?: boolean
   /** With `requirePeer`: how long to wait (ms) for such a peer. Default {@link DEFAULT_PEER_WAIT_MS}. */
   peerWaitMs?: number
+  /**
+   * Called once the job is validated, the wallet can pay and (with `requirePeer`) a peer can hold its inputs, before
+   * anything is uploaded or paid: what it throws ends the submission there (`jobmesh-dapp submit` refuses a job the
+   * network cannot finish with it).
+   */
+  beforeUpload?(): Promise<void>
   /** How long to wait (ms) for peers to hold the inputs; default the client's `replicationTimeoutMs`. */
   replicationTimeoutMs?: number
   signal?: AbortSignal
@@ -149,6 +155,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   }
 
+  await options.beforeUpload?.()
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
   const data = namedData ?? await resolveContent(ctx.store, input.data, 'data', { signal })

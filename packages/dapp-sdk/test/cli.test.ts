@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { Wallet, toQuantity } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { REPLICATION_PROTOCOL } from '@jobmesh/peer/replication'
+import { REPLICATION_PROTOCOL, startReplicationServer } from '@jobmesh/peer/replication'
+import { createContentStore } from '@jobmesh/peer/storage'
 import { run } from '../src/cli/program.js'
 import { DEFAULT_PRICING, taskValue } from '../src/index.js'
 import { plural, weiPerSecond } from '../src/cli/text.js'
@@ -145,7 +146,7 @@ describe('jobmesh-dapp', () => {
     expect(io.stdout).toContain('task value: 29411764705882 wei/s (29411.764705882 gwei/s)')
     expect(io.stdout).toContain('inputs held by: 0 peers')
     // no node is registered: a job with k = 3 can never be released, and submit says so
-    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are registered, this job with 3 verifiers needs 4/)
+    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are active \(registered, not paused nor exiting\), this job with 3 verifiers needs 4/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
     // the model file was uploaded and named in the job by its CID
@@ -167,6 +168,10 @@ describe('jobmesh-dapp', () => {
       expect(await run([cmd, unknown, ...connect], io9)).toBe(1)
       expect(io9.stderr).toEqual([`JobNotFoundError: the escrow has no job ${unknown}`])
       expect(io9.stdout).toEqual([])
+      // with --json the error document names the job the command was given
+      const json = capture()
+      expect(await run([cmd, unknown, '--json', ...connect], json)).toBe(1)
+      expect(JSON.parse(json.stdout.at(-1) ?? '{}')).toEqual({ error: { name: 'JobNotFoundError', message: `the escrow has no job ${unknown}`, jobId: unknown } })
     }
 
     // reading needs no key (anyone given the jobId follows the job), paying does; a results that fails leaves no folder
@@ -266,6 +271,33 @@ describe('jobmesh-dapp', () => {
     const help = capture()
     expect(await run(['submit', '--help'], help)).toBe(0)
     expect(help.stdout.join('\n')).toMatch(/--force\s+submit and pay even when no/)
+  }, 60_000)
+
+  it('refuses to pay for a job the network cannot finish (no node is registered: k + 1 = 4 needed), after a peer answered and before any upload', async () => {
+    const env = await setup()
+    const files = await jobFiles(env, env.anvil.accounts[2].privateKey)
+    // a peer that could hold the inputs (submit's first check passes)
+    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    try {
+      const peerAddress = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
+      const io = capture()
+      expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach', '--timeout', '10',
+        '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], io)).toBe(1)
+      expect(io.stderr.at(-1)).toBe('JobCannotFinishError: 0 nodes are active (registered, not paused nor exiting), this job with 3 verifiers needs 4 ' +
+        '(its submitter cannot verify it). Nothing was uploaded or paid. --force submits anyway: the fee is then locked until the deadline unless the network changes')
+      expect(io.stderr.join('\n')).not.toMatch(/uploading|creating|warning/)
+      expect(io.stdout.join('\n')).not.toMatch(/jobId/)
+      expect(await env.provider.getTransactionCount(env.anvil.accounts[2].address)).toBe(0)
+      // an invalid job is still said to be invalid first
+      const bad = capture()
+      expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '4', '--detach',
+        '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], bad)).toBe(2)
+      expect(bad.stderr.join('\n')).toMatch(/invalid job:/)
+    } finally {
+      await server.stop()
+    }
   }, 60_000)
 
   it('a submit whose --timeout runs out while it follows the job says the job is funded and goes on, and how to follow it', async () => {
@@ -406,7 +438,7 @@ describe('jobmesh-dapp', () => {
     // with --json the failure is one JSON document on stdout too
     const io3 = capture()
     expect(await run(['results', '0x' + '1'.repeat(64), '--out', below, '--json', ...connect], io3)).toBe(2)
-    expect(io3.stdout.map(l => JSON.parse(l) as unknown)).toEqual([{ error: { name: 'InvalidConfigError', message: `--out ${below}: a folder on its path is a file` } }])
+    expect(io3.stdout.map(l => JSON.parse(l) as unknown)).toEqual([{ error: { name: 'InvalidConfigError', message: `--out ${below}: a folder on its path is a file`, jobId: '0x' + '1'.repeat(64) } }])
     // an empty --out is not the current directory
     const io4 = capture()
     expect(await run(['results', '0x' + '1'.repeat(64), '--out', '', ...connect], io4)).toBe(2)

@@ -25,37 +25,56 @@ export interface JobToFit {
   signal?: AbortSignal
 }
 
+/** Why a job cannot finish (`why`), and what then happens to it or what to do (`then`). */
+export interface CannotFinish {
+  why: string
+  then: string
+  /** The two as one line: `why` and `then` joined as the condition reads. */
+  text: string
+}
+
+function reason (why: string, sep: ': ' | '; ', then: string): CannotFinish {
+  return { why, then, text: `${why}${sep}${then}` }
+}
+
 /**
- * Why a job cannot finish on this network, or undefined: an open job no known peer saw announced, fewer than k + 1 registered nodes (its submitter cannot
- * verify it), or fewer than k + 1 known peers matching its requirements (its verifiers are drawn among matching
+ * Why a job cannot finish on this network, or undefined: an open job no known peer saw announced, fewer than k + 1
+ * active nodes (registered, not paused nor exiting: its submitter cannot verify it), no known node whose free stake
+ * covers its bond, or fewer than k + 1 known peers matching its requirements (its verifiers are drawn among matching
  * nodes besides its submitter; with none it never starts). Without any known peer profile nothing is said of the
  * requirements.
  */
-export async function cannotFinishWarning (client: JobClient, job: JobToFit): Promise<string | undefined> {
+export async function cannotFinish (client: JobClient, job: JobToFit): Promise<CannotFinish | undefined> {
   const { k, name } = job
   if (job.unprocessed && await job.announced?.() === false) {
     const after = job.deadline === undefined ? 'its deadline' : `its deadline (${new Date(job.deadline * 1000).toISOString()})`
-    return `warning: no peer has seen ${name} announced (the process that submitted it stopped before announcing it?): no peer will ` +
-      'work on it; submitting it again does not announce it (a new submit creates and pays for another job): take the fee back after ' +
-      `${after} with jobmesh-dapp refund ${name.replace(/^job /, '')}`
+    return reason(`no peer has seen ${name} announced (the process that submitted it stopped before announcing it?)`, ': ',
+      'no peer will work on it; submitting it again does not announce it (a new submit creates and pays for another job): take the fee back after ' +
+      `${after} with jobmesh-dapp refund ${name.replace(/^job /, '')}`)
   }
   const needed = nodesNeeded(k)
   const active = await client.activeNodes({ signal: job.signal })
   if (active < needed) {
-    return `warning: ${active} nodes are registered, ${name} with ${k} verifiers needs ${needed} (its submitter cannot verify it): ` +
-      'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline'
+    return reason(`${active} ${active === 1 ? 'node is' : 'nodes are'} active (registered, not paused nor exiting), ${name} with ${k} verifiers needs ${needed} (its submitter cannot verify it)`, ': ',
+      'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline')
   }
   if (job.fee !== undefined && job.unprocessed) {
     const b = await client.bondableNodes(job.fee, { signal: job.signal })
     if (b.known > 0 && b.nodes === 0) {
-      return `warning: no known node can submit the results of ${name}: that locks a bond of ${formatEther(b.bond)} ETH ` +
-        `(from the fee), the largest free stake among the ${b.known} known nodes is ${formatEther(b.largestFree)} ETH; ` +
-        'the peers leave it alone (a lower price, or nodes with more stake)'
+      return reason(`no known node can submit the results of ${name}: that locks a bond of ${formatEther(b.bond)} ETH ` +
+        `(from the fee), the largest free stake among the ${b.known} known nodes is ${formatEther(b.largestFree)} ETH`, '; ',
+      'the peers leave it alone (a lower price, or nodes with more stake)')
     }
   }
   const m = await job.matching()
   if (m === undefined || m.peers === 0 || m.matching >= needed) return undefined
-  if (m.matching === 0 && job.unprocessed) return `warning: no known peer can run ${name}: ${m.summary}; it will not start unless such peers join`
-  return `warning: ${m.summary}; ${name} needs ${needed} (its ${k} verifiers are drawn among matching nodes besides its submitter): ` +
-    'it will not be released unless more join'
+  if (m.matching === 0 && job.unprocessed) return reason(`no known peer can run ${name}: ${m.summary}`, '; ', 'it will not start unless such peers join')
+  return reason(`${m.summary}; ${name} needs ${needed} (its ${k} verifiers are drawn among matching nodes besides its submitter)`, ': ',
+    'it will not be released unless more join')
+}
+
+/** {@link cannotFinish} as the warning line `wait` and a forced `submit` print. */
+export async function cannotFinishWarning (client: JobClient, job: JobToFit): Promise<string | undefined> {
+  const r = await cannotFinish(client, job)
+  return r === undefined ? undefined : `warning: ${r.text}`
 }

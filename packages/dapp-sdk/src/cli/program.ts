@@ -15,7 +15,10 @@ export const EXIT_USAGE = 2
 // InvalidMultiaddrError: a --bootstrap address that starts with / but does not parse (the node parses it)
 const USAGE_ERRORS = new Set(['InvalidJobError', 'InvalidConfigError', 'InvalidCodeError', 'InvalidMultiaddrError'])
 
-function program (io: CliIo): Command {
+/** What a failing command was about: the job its `<jobId>` argument named, for its --json error document. */
+interface Subject { jobId?: string }
+
+function program (io: CliIo, subject: Subject): Command {
   const root = new Command('jobmesh-dapp')
     .description('Submit jobs to a jobmesh network, follow them, wait for the escrow release and fetch the results.\n' +
       'Connection flags also read JOBMESH_RPC_URL, JOBMESH_DEPLOYMENT, JOBMESH_BOOTSTRAP and JOBMESH_PRIVATE_KEY (jobmesh devnet prints them).')
@@ -23,6 +26,11 @@ function program (io: CliIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .showHelpAfterError('(run with --help for usage)')
+    .hook('preAction', (_root, command) => {
+      const i = command.registeredArguments.findIndex(a => a.name() === 'jobId')
+      const jobId: unknown = command.processedArgs[i]
+      if (i >= 0 && typeof jobId === 'string') subject.jobId = jobId
+    })
   submitCommand(root, io)
   jobCommands(root, io)
   describeCommand(root, io)
@@ -34,8 +42,9 @@ function program (io: CliIo): Command {
  */
 export async function run (argv: string[], output: CliIo = processIo): Promise<number> {
   const io = terminalIo(output)
+  const subject: Subject = {}
   try {
-    await program(io).parseAsync(argv, { from: 'user' })
+    await program(io, subject).parseAsync(argv, { from: 'user' })
     return EXIT_OK
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -52,8 +61,9 @@ export async function run (argv: string[], output: CliIo = processIo): Promise<n
       io.err(`${e.name}: ${e.message}`)
     }
     // with --json a script reads one document on stdout, a failure too
-    // a failure about a job names it (a submit that timed out following a job it paid for)
-    const job = typeof e.jobId === 'string' ? { jobId: e.jobId } : {}
+    // a failure about a job names it: the job a submit paid for (it timed out following it), the job a command named
+    const jobId = typeof e.jobId === 'string' ? e.jobId : subject.jobId
+    const job = jobId === undefined ? {} : { jobId }
     if (argv.includes('--json')) io.out(JSON.stringify({ error: { name: e.name, message: e.message, ...job, ...(e.issues === undefined ? {} : { issues: e.issues }) } }))
     return USAGE_ERRORS.has(e.name) ? EXIT_USAGE : EXIT_FAILED
   }

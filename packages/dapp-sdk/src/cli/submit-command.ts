@@ -2,11 +2,11 @@ import { resolve } from 'node:path'
 import { MAX_MICROJOB_OUTPUT_BYTES, MIN_VERIFIERS } from '@jobmesh/peer/protocol'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_VERIFIERS } from '../constants.js'
-import { InputUnavailableError, InputsNotHeldError, NoPeerConnectedError } from '../errors.js'
+import { InputUnavailableError, InputsNotHeldError, JobCannotFinishError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { checkOutputFolder, followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
-import { cannotFinishWarning } from './network-fit.js'
+import { cannotFinish } from './network-fit.js'
 import { checkInputFile, ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
 import { plural, weiPerSecond } from './text.js'
 import type { ConnectFlags } from './client-options.js'
@@ -71,7 +71,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
   state.client = client
   try {
     const requirements = { minVramGb: flags.minVram, gpuModel: flags.gpuModel }
-    let warning = await cannotFinishWarning(client, {
+    const unfit = await cannotFinish(client, {
       k: flags.verifiers ?? DEFAULT_VERIFIERS,
       name: 'this job',
       unprocessed: true,
@@ -79,11 +79,18 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       matching: async () => requirements.minVramGb === undefined && requirements.gpuModel === undefined ? undefined : await client.matchingPeers(requirements, { signal }),
       signal
     })
+    let warning = unfit === undefined ? undefined : `warning: ${unfit.text}`
     const timeoutMs = (flags.timeout ?? 1800) * 1000
     const submission = client.submit(submitInput(flags), {
       signal,
       // no peer that could hold the inputs: refused before anything is uploaded or paid, unless --force
       requirePeer: flags.force !== true,
+      // nor a job this network cannot finish (once it is valid and a peer is there): its fee would wait for its deadline
+      beforeUpload: async () => {
+        if (unfit === undefined || flags.force === true) return
+        throw new JobCannotFinishError(`${unfit.why}. Nothing was uploaded or paid. --force submits anyway: the fee is then locked until ` +
+          'the deadline unless the network changes')
+      },
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them. One
       // that follows the job serves them itself: its wait for a holder is part of the following --timeout bounds
       ...(flags.detach === true
@@ -200,7 +207,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by two registered peers, or by one and 30 s more passed (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
     .option('--timeout <s>', 'give up following the job after this many seconds (default 1800), and waiting for a peer to hold its inputs after at most 60 (with --detach: only that wait, this long)', positiveInt)
-    .option('--force', 'submit and pay even when no connected peer can hold the inputs (by default such a job is refused before anything is uploaded or paid)'))
+    .option('--force', 'submit and pay even when no connected peer can hold the inputs, or the network cannot finish the job (too few active or matching nodes, none whose free stake covers its bond): by default such a job is refused before anything is uploaded or paid'))
     .action(async (flags: SubmitFlags) => {
       const state: SubmitState = { phase: 'preparing' }
       const controller = new AbortController()
