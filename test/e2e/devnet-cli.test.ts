@@ -33,6 +33,13 @@ describe('jobmesh devnet, one more peer started as its output says, and its chai
     const args = (printed ?? '').trim().split(/\s+/).slice(2).map(a => a === '<dir>' ? join(dir, 'extra') : a)
     const keyFile = args[args.indexOf('--key-file') + 1]
     expect(await readFile(keyFile, 'utf8')).toMatch(/^0x[0-9a-f]{64}\n$/)
+    // 2 peers: a job with the default k = 3 needs 4 active nodes, so two spare keys, one per missing peer, and a note
+    const second = join(dir, 'net', 'spare-wallet-2.key')
+    expect(devnet.stdout).toContain(`  ${keyFile}, ${second}: keys of funded anvil accounts no peer uses, one for each extra peer`)
+    expect(devnet.stdout).toContain('  note: a job with the default 3 verifiers needs 4 active nodes (its submitter and 3 others); this devnet has 2: ' +
+      'start 2 more with the line above, one spare key each, before submitting (jobmesh-dapp submit refuses it until then)')
+    expect(await readFile(second, 'utf8')).toMatch(/^0x[0-9a-f]{64}\n$/)
+    expect(await readFile(second, 'utf8')).not.toBe(await readFile(keyFile, 'utf8'))
 
     const peer = startCli(args, clean, CLI_BIN)
     running.push(peer)

@@ -6,6 +6,7 @@ import { blockTime, checkDirectory, devnetPeers, ethAmount, positiveInteger } fr
 import { table } from '../output.js'
 import { terminalSafe } from '../terminal-text.js'
 import { restartCommand } from '../restart-line.js'
+import { DEFAULT_VERIFIERS, nodesNeeded } from '../../protocol/index.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
 import type { Devnet, PeerProcess } from '../../devnet/index.js'
 import type { AnvilExit } from '@jobmesh/contracts'
@@ -66,7 +67,7 @@ export function devnetCommand (program: Command): void {
       } finally {
         interrupt.off()
       }
-      process.stdout.write(describe(devnet, await writeSpareKey(devnet)))
+      process.stdout.write(describe(devnet, await writeSpareKeys(devnet)))
       // a peer that dies while the devnet runs is named (the others go on): it was silent, and its row still listed
       let stopping = false
       const gone = new Set<PeerProcess>()
@@ -130,16 +131,43 @@ function lastLines (p: Pick<PeerProcess, 'output'>): string {
   return tail.length === 0 ? '' : `  its last lines:\n${tail.map(l => `    ${terminalSafe(l)}\n`).join('')}`
 }
 
-/** Writes the key of a funded anvil account no peer uses to the devnet's dir, for another peer; returns its path. */
-async function writeSpareKey (devnet: Devnet): Promise<string | undefined> {
-  const spare = devnet.anvil.accounts[devnet.peers.length + 1]
-  if (spare === undefined) return undefined
-  const file = join(devnet.dir, 'spare-wallet.key')
-  await writeFile(file, `${spare.privateKey}\n`, { mode: 0o600 })
-  return file
+/** The active nodes a job with the default k needs: its submitter and k others. */
+const NODES_FOR_A_DEFAULT_JOB = nodesNeeded(DEFAULT_VERIFIERS)
+
+/**
+ * Writes keys of funded anvil accounts no peer uses to the devnet's dir, one per extra peer (`spare-wallet.key`,
+ * `spare-wallet-2.key`, ...): one, or as many as a devnet with fewer peers lacks for a job with the default k.
+ * Returns their paths.
+ */
+async function writeSpareKeys (devnet: Devnet): Promise<string[]> {
+  const count = Math.max(1, NODES_FOR_A_DEFAULT_JOB - devnet.peers.length)
+  const files: string[] = []
+  for (let i = 0; i < count; i++) {
+    const spare = devnet.anvil.accounts[devnet.peers.length + 1 + i]
+    if (spare === undefined) break
+    const file = join(devnet.dir, i === 0 ? 'spare-wallet.key' : `spare-wallet-${i + 1}.key`)
+    await writeFile(file, `${spare.privateKey}\n`, { mode: 0o600 })
+    files.push(file)
+  }
+  return files
 }
 
-function describe (devnet: Devnet, spareKey: string | undefined): string {
+/** What the spare keys are for, and, on a devnet too small for a default job, how many more peers it needs. */
+function spareKeyLines (devnet: Devnet, keys: string[]): string[] {
+  const lines = keys.length === 1
+    ? [`  ${keys[0]}: the key of a funded anvil account no peer uses (for one extra peer; each further extra peer needs a funded key of its own)`]
+    : keys.length > 1 ? [`  ${keys.join(', ')}: keys of funded anvil accounts no peer uses, one for each extra peer`] : []
+  const missing = NODES_FOR_A_DEFAULT_JOB - devnet.peers.length
+  if (missing > 0) {
+    lines.push(`  note: a job with the default ${DEFAULT_VERIFIERS} verifiers needs ${NODES_FOR_A_DEFAULT_JOB} active nodes (its submitter and ` +
+      `${DEFAULT_VERIFIERS} others); this devnet has ${devnet.peers.length}: start ${missing} more with the line above, ` +
+      `${missing === 1 ? 'with the spare key' : 'one spare key each'}, before submitting (jobmesh-dapp submit refuses it until then)`)
+  }
+  return lines
+}
+
+function describe (devnet: Devnet, spareKeys: string[]): string {
+  const spareKey = spareKeys[0]
   const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dashboardUrl ?? '-', p.dataDir])
   return [
     '',
@@ -160,7 +188,7 @@ function describe (devnet: Devnet, spareKey: string | undefined): string {
     'connect another peer:',
     `  npx jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
     `  (with the variables above exported: npx jobmesh start --data-dir <dir> --vram 8 --key-file ${spareKey ?? '<file>'})`,
-    ...(spareKey === undefined ? [] : [`  ${spareKey}: the key of a funded anvil account no peer uses (for one extra peer; each further extra peer needs a funded key of its own)`]),
+    ...spareKeyLines(devnet, spareKeys),
     '  (a devnet peer that exits is started again with the line printed then: its own data dir and key, <data dir>/wallet.key)',
     'status of a peer:',
     `  npx jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
