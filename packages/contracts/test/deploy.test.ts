@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -146,6 +146,33 @@ describe('deploy', () => {
       expect(d.deployer).toBe(anvil.accounts[1].address)
       expect(d.params.registry.minStake).toBe(5n)
       await verifyDeployment(d, provider)
+
+      // deployed again to the same chain: the file names contracts that live there (every peer and DApp points at
+      // them), so nothing is sent and the file stays
+      const written = readFileSync(path.join(dir, '31337.json'), 'utf8')
+      const sent = await provider.getTransactionCount(anvil.accounts[1].address)
+      const deployer = { JOBMESH_RPC_URL: anvil.rpcUrl, JOBMESH_PRIVATE_KEY: anvil.accounts[1].privateKey, JOBMESH_DEPLOYMENTS_DIR: dir }
+      const again = await runScript(deployer)
+      expect(again.code).toBe(1)
+      expect(again.stderr).toContain(`31337.json names contracts that live on chain 31337 (NodeRegistry ${d.nodeRegistry}, JobEscrow ${d.jobEscrow})`)
+      expect(again.stderr).toMatch(/Nothing was deployed\. Move the file away first, or set JOBMESH_DEPLOY_REPLACE=1/)
+      expect(readFileSync(path.join(dir, '31337.json'), 'utf8')).toBe(written)
+      expect(await provider.getTransactionCount(anvil.accounts[1].address)).toBe(sent)
+      // replaced on purpose: the earlier file is kept beside the new one
+      const replaced = await runScript({ ...deployer, JOBMESH_DEPLOY_REPLACE: '1' })
+      expect(replaced.code, replaced.stderr).toBe(0)
+      const kept = readdirSync(dir).filter(f => f.startsWith('31337.replaced-'))
+      expect(kept).toHaveLength(1)
+      expect(replaced.stdout).toContain(`the deployment it replaces is kept as ${path.relative(process.cwd(), path.join(dir, kept[0]))}`)
+      expect(readFileSync(path.join(dir, kept[0]), 'utf8')).toBe(written)
+      const second = parseDeployment(readFileSync(path.join(dir, '31337.json'), 'utf8'))
+      expect(second.jobEscrow).not.toBe(d.jobEscrow)
+      // a file whose contracts are gone from the chain (a local chain started afresh) is written over, nothing kept
+      writeFileSync(path.join(dir, '31337.json'), serializeDeployment({ ...second, nodeRegistry: '0x' + '12'.repeat(20), jobEscrow: '0x' + '34'.repeat(20) }))
+      const fresh = await runScript(deployer)
+      expect(fresh.code, fresh.stderr).toBe(0)
+      expect(readdirSync(dir).filter(f => f.startsWith('31337.replaced-'))).toHaveLength(1)
+      expect(parseDeployment(readFileSync(path.join(dir, '31337.json'), 'utf8')).jobEscrow).not.toBe('0x' + '34'.repeat(20))
 
       const noKey = await runScript({ JOBMESH_RPC_URL: anvil.rpcUrl, JOBMESH_DEPLOYMENTS_DIR: dir })
       expect(noKey.code).toBe(1)
