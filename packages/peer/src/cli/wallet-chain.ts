@@ -32,6 +32,22 @@ export async function checkChainId (chain: { rpcUrl: string, deployment: Pick<De
   const { ChainMismatchError, probeChainId } = await import('@jobmesh/contracts')
   const chainId = await probeChainId(chain.rpcUrl, { signal })
   if (chainId !== chain.deployment.chainId) {
-    throw new ChainMismatchError(`the deployment is for chain ${chain.deployment.chainId}, the provider is on chain ${chainId}`)
+    throw new ChainMismatchError(`the deployment is for chain ${chain.deployment.chainId}, the provider is on chain ${chainId}: ` +
+      '--rpc and --deployment name different networks')
+  }
+}
+
+/**
+ * {@link checkChainId}, then the deployment's contracts are there and are what it names (a wrong escrow address is
+ * said as such): what `start` checks before it makes the data dir. @throws as checkChainId, and verifyDeployment's errors
+ */
+export async function checkDeployment (chain: { rpcUrl: string, deployment: Deployment }, signal?: AbortSignal): Promise<void> {
+  await checkChainId(chain, signal)
+  const { createProvider, verifyDeployment } = await import('@jobmesh/contracts')
+  const provider = createProvider(chain.rpcUrl, { chainId: chain.deployment.chainId })
+  try {
+    await verifyDeployment(chain.deployment, provider, signal)
+  } finally {
+    provider.destroy()
   }
 }

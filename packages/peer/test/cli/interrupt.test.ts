@@ -148,7 +148,7 @@ describe('Ctrl-C before ready stops what was started, says so and exits 130', ()
       const deploymentFile = chain[chain.indexOf('--deployment') + 1]
       await writeFile(join(dir, 'amoy.json'), (await readFile(deploymentFile, 'utf8')).replace(`"chainId": ${anvil.chainId}`, '"chainId": 80002'))
       const otherChain = chain.map(a => a === deploymentFile ? join(dir, 'amoy.json') : a)
-      for (const [flags, error] of [[unreachable, /^error: .*http:\/\/127\.0\.0\.1:1/], [otherChain, /^error: the deployment is for chain 80002, the provider is on chain 31337$/]] as const) {
+      for (const [flags, error] of [[unreachable, /^error: .*http:\/\/127\.0\.0\.1:1/], [otherChain, /^error: the deployment is for chain 80002, the provider is on chain 31337: --rpc and --deployment name different networks$/]] as const) {
         const refusedChain = jobmesh(['start', '--data-dir', join(dir, 'never'), '--listen', '/ip4/127.0.0.1/tcp/0', ...flags])
         expect(await closed(refusedChain)).toBe(1)
         expect(refusedChain.stderr.some(l => error.test(l)), refusedChain.stderr.join('\n')).toBe(true)

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -97,7 +98,7 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     await writeFile(other, serializeDeployment({ ...deployment, chainId: 80002 }))
     const mismatch = await start([...chainArgs({ deployment: other }), '--vram', '8'])
     expect(mismatch.code).toBe(1)
-    expect(mismatch.stderr).toContain(`error: the deployment is for chain 80002, the provider is on chain ${anvil.chainId}`)
+    expect(mismatch.stderr).toContain(`error: the deployment is for chain 80002, the provider is on chain ${anvil.chainId}: --rpc and --deployment name different networks`)
 
     const empty = join(dir, 'empty.json')
     await writeFile(empty, serializeDeployment({ ...deployment, jobEscrow: anvil.accounts[0].address }))
@@ -119,6 +120,8 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
       expect(out.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
       expect(out.stderr).not.toMatch(/0x[0-9a-f]{200}/)
     }
+    // refused for its chain flags: no data dir was made (a wrong escrow address made one before the refusal)
+    expect(existsSync(join(dir, 'peer'))).toBe(false)
     expect(await registered()).toBe(false)
   }, 60_000)
 

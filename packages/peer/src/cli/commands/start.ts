@@ -9,7 +9,7 @@ import { InterruptedError, UsageError } from '../errors.js'
 import { onSignal, untilSignal, watchInterrupt } from '../signals.js'
 import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
 import { dutyLines, printPeerEvents } from '../operator-lines.js'
-import { checkChainId } from '../wallet-chain.js'
+import { checkDeployment } from '../wallet-chain.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
 import type { WalletOptions } from '../wallet-options.js'
 import type { HttpAddress } from '../../http/index.js'
@@ -148,10 +148,11 @@ export async function peerInit (opts: StartOptions, signal?: AbortSignal): Promi
   // the node folder is loaded by the start that follows anyway
   const { LAN_LISTEN, parseBootstrap } = await import('../../node/index.js')
   // each bootstrap address names its peer (InvalidMultiaddrError, a usage error); then the wallet, deployment and
-  // stake, and the chain answering with the deployment's chain id: a start refused for any of them makes no data dir
+  // stake, and the chain answering with the deployment's chain id and contracts: a start refused for any of them
+  // makes no data dir
   const bootstrap = parseBootstrap(opts.bootstrap ?? [])
   const chain = await chainInit(opts)
-  if (chain != null) await checkChainId(chain, signal)
+  if (chain != null) await checkDeployment(chain, signal)
   await mkdir(dataDir, { recursive: true })
   return {
     dataDir,
