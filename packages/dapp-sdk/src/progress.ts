@@ -164,7 +164,7 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
       }
       if (signal.aborted) throw new AbortError(`progress of ${id} aborted`, { cause: signal.reason })
       if (Date.now() - started >= waitMs) {
-        if (byDeadline) throw new DeadlinePassedError(`job ${id} passed its deadline with ${done} of ${total} MicroJobs done`)
+        if (byDeadline) throw new DeadlinePassedError(`job ${id} passed its deadline with ${done} of ${total} MicroJobs done; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
         throw new TimeoutError(`progress of ${id}: ${done} of ${total} MicroJobs done after ${waitMs} ms`)
       }
       await new Promise<void>((resolve) => { wake = resolve })

@@ -65,7 +65,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
             if (job.rejections > 0) {
               throw new JobRejectedError(`job ${id}: results were rejected ${job.rejections} time(s) and the deadline passed; refund it`)
             }
-            throw new DeadlinePassedError(`job ${id} passed its deadline without results; refund it`)
+            throw new DeadlinePassedError(`job ${id} passed its deadline without results; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
           }
           break
         }

@@ -289,6 +289,14 @@ describe('jobmesh-dapp', () => {
       expect(io.stderr.join('\n')).not.toMatch(/uploading|creating|warning/)
       expect(io.stdout.join('\n')).not.toMatch(/jobId/)
       expect(await env.provider.getTransactionCount(env.anvil.accounts[2].address)).toBe(0)
+      // not detached, with an --out of new folders: refused the same, and the folders it made for the outputs are gone
+      const out = join(env.dir, 'new', 'results')
+      const followed = capture()
+      expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--out', out,
+        '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], followed)).toBe(1)
+      expect(followed.stderr.at(-1)).toMatch(/^JobCannotFinishError: /)
+      expect(existsSync(join(env.dir, 'new'))).toBe(false)
       // an invalid job is still said to be invalid first
       const bad = capture()
       expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',

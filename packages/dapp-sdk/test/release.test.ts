@@ -214,6 +214,7 @@ describe('waitForRelease and refund', () => {
     // past the deadline with no results: waitForRelease gives up at once
     const expired = await env.client.waitForRelease(job.jobId, { timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
     expect(expired.name).toBe('DeadlinePassedError')
+    expect(expired.message).toBe(`job ${job.jobId.toLowerCase()} passed its deadline without results; refund it (jobmesh-dapp refund ${job.jobId.toLowerCase()}, or the SDK's refund)`)
     // past its deadline by the chain's clock (not yet by this machine's): describe says so, and `wait` gives no
     // advice for before the deadline (no node is registered here: it warned "until more nodes join"), only the refund
     expect((await env.client.describe(job.jobId)).phase).toBe('expired')

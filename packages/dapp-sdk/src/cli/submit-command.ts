@@ -7,7 +7,8 @@ import { clientFrom, withConnectFlags } from './client-options.js'
 import { checkOutputFolder, followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
 import { cannotFinish } from './network-fit.js'
-import { checkInputFile, ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
+import { checkInputFile, discardIfEmpty, ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
+import type { OutputDir } from './options.js'
 import { plural, weiPerSecond } from './text.js'
 import type { ConnectFlags } from './client-options.js'
 import type { SubmitState } from './interrupt.js'
@@ -212,6 +213,7 @@ export function submitCommand (root: Command, io: CliIo): void {
       const state: SubmitState = { phase: 'preparing' }
       const controller = new AbortController()
       const off = onSubmitInterrupt(io, state, () => { controller.abort() })
+      const made: OutputDir = { path: '' }
       try {
         // an input file that cannot be read, code that is not a jobmesh WebAssembly module, and an --out that cannot
         // be written fail here, before the client connects (not once the job is paid for)
@@ -219,11 +221,13 @@ export function submitCommand (root: Command, io: CliIo): void {
           if (value !== undefined) await checkInputFile(flag, value)
         }
         await checkCode(flags.code)
-        if (flags.detach !== true) await prepareOutputDir(flags.out ?? process.cwd(), flags.out === undefined ? 'the current directory' : '--out')
+        if (flags.detach !== true) await prepareOutputDir(flags.out ?? process.cwd(), flags.out === undefined ? 'the current directory' : '--out', made)
         // a folder of another job's outputs would be refused once this one is paid for and released
         if (flags.detach !== true && flags.out !== undefined) await checkOutputFolder(resolve(flags.out))
         await submitAndFollow(flags, io, state, controller.signal)
       } catch (err) {
+        // a submit that failed wrote no output: the --out folders it made go again, while empty (as results does)
+        discardIfEmpty(made)
         // the aborted steps fail; the interrupt handler prints the line that matters and exits
         if (state.interrupted === true) await new Promise<never>(() => {})
         throw err
