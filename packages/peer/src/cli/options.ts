@@ -52,17 +52,27 @@ export function ethAmount (value: string): string {
   return amount
 }
 
-/** Collects a repeatable multiaddr option (a comma- or space-separated list too: JOBMESH_BOOTSTRAP), checking each one parses. */
-export function collectMultiaddr (value: string, previous: string[] = []): string[] {
+/** Collects a repeatable multiaddr option (a comma- or space-separated list too), checking each one parses. */
+function collectAddrs (value: string, previous: string[], example: string): string[] {
   const addrs = value.split(/[\s,]+/).filter(a => a !== '')
   for (const a of addrs) {
     try {
       multiaddr(a)
     } catch {
-      throw new InvalidArgumentError(`"${a}" is not a multiaddr (example: /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...)`)
+      throw new InvalidArgumentError(`"${a}" is not a multiaddr (example: ${example})`)
     }
   }
   return [...previous, ...addrs]
+}
+
+/** Collects `--bootstrap` addresses (JOBMESH_BOOTSTRAP too): each names its peer. */
+export function collectMultiaddr (value: string, previous: string[] = []): string[] {
+  return collectAddrs(value, previous, '/ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...')
+}
+
+/** Collects `--listen` addresses: this node's own, with no peer id. */
+export function collectListenAddr (value: string, previous: string[] = []): string[] {
+  return collectAddrs(value, previous, '/ip4/0.0.0.0/tcp/4001')
 }
 
 /** Collects a repeatable `--model` (a job's `requirements.modelId`, such as `ipfs://<cid>`); none may be empty. */

@@ -102,8 +102,9 @@ export function failureLines (err: unknown): string[] {
   const e = err as Error | undefined
   const message = e?.message ?? String(err)
   const lines = [`error: ${terminalSafe(message, { lines: true })}`]
-  // a revert decoded into the message: ethers' cause says only that it could not name the custom error
-  const decoded = e?.name === 'ChainRevertError' && (e as { errorName?: unknown }).errorName !== 'UnknownRevert'
+  // a revert decoded into the message: ethers' cause says only that it could not name the custom error; an escrow
+  // address that answers no JobEscrow view: the message says so, the cause is the view's bare revert
+  const decoded = (e?.name === 'ChainRevertError' && (e as { errorName?: unknown }).errorName !== 'UnknownRevert') || e?.name === 'EscrowNotFoundError'
   const cause = decoded ? undefined : causeLine((e as { cause?: unknown })?.cause)
   if (cause != null && !message.includes(cause)) lines.push(`  cause: ${terminalSafe(cause)}`)
   if (levelDamage(err)) {

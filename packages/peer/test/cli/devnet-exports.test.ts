@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { exportLines } from '../../src/cli/commands/devnet.js'
 import { restartCommand } from '../../src/cli/restart-line.js'
 import { CLI_BIN } from '../../src/devnet/index.js'
-import { collectMultiaddr } from '../../src/cli/options.js'
+import { collectListenAddr, collectMultiaddr } from '../../src/cli/options.js'
 
 describe('jobmesh devnet exports', () => {
   it('prints the four variables both CLIs read, and the bootstrap list parses back', () => {
@@ -25,7 +25,10 @@ describe('jobmesh devnet exports', () => {
     ])
     const value = lines[2].slice('export JOBMESH_BOOTSTRAP='.length)
     expect(collectMultiaddr(value)).toHaveLength(2)
-    expect(() => collectMultiaddr('not-a-multiaddr')).toThrow(/not a multiaddr/)
+    expect(() => collectMultiaddr('not-a-multiaddr')).toThrow('"not-a-multiaddr" is not a multiaddr (example: /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...)')
+    // a listen address is this node's own: its example names no peer
+    expect(() => collectListenAddr('/ip4/0.0.0.0/tcp')).toThrow('"/ip4/0.0.0.0/tcp" is not a multiaddr (example: /ip4/0.0.0.0/tcp/4001)')
+    expect(collectListenAddr('/ip4/0.0.0.0/tcp/0', ['/ip4/0.0.0.0/tcp/0/ws'])).toHaveLength(2)
   })
 
   it('a peer that exited starts again as the devnet started it, joining through a peer still running, its dir quoted for the shell', () => {

@@ -1,4 +1,4 @@
-import { ChainRevertError } from '@jobmesh/contracts'
+import { ChainRevertError, EscrowNotFoundError } from '@jobmesh/contracts'
 import { describe, expect, it } from 'vitest'
 import { failureLines } from '../../src/cli/program.js'
 
@@ -18,6 +18,13 @@ describe('what a failed jobmesh command prints', () => {
     // one it could not decode keeps what ethers said
     expect(failureLines(new ChainRevertError('NodeRegistry.register reverted', 'UnknownRevert', [], { cause: unknown })))
       .toEqual(['error: NodeRegistry.register reverted', '  cause: execution reverted (unknown custom error)'])
+  })
+
+  it('an escrow address that answers no JobEscrow view: the message says it, not the view\'s bare revert', () => {
+    const bare = Object.assign(new Error('JobEscrow.registry reverted'), { shortMessage: 'execution reverted (no data present; likely require(false) occurred' })
+    const lines = failureLines(new EscrowNotFoundError('0x' + '12'.repeat(20), 'not-an-escrow', 31337, { cause: bare }))
+    expect(lines).toEqual([`error: no JobEscrow contract answers at 0x${'12'.repeat(20)} on chain 31337: the contract there is not a JobEscrow ` +
+      '(is the deployment file the one of this chain\'s jobmesh contracts?)'])
   })
 
   it('a datastore LevelDB finds damaged (its codes anywhere in the cause chain) gets what to do about it', () => {

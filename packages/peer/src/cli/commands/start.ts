@@ -7,7 +7,7 @@ import type { StatusProvider } from '../control.js'
 import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { onSignal, untilSignal, watchInterrupt } from '../signals.js'
-import { byteSize, checkDirectory, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
+import { byteSize, checkDirectory, collectListenAddr, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
 import { dutyLines, printPeerEvents } from '../operator-lines.js'
 import { checkDeployment } from '../wallet-chain.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
@@ -43,7 +43,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
   const cmd = program.command('start')
     .description('start a peer: join the network, process and verify jobs, earn fees (runs until Ctrl-C)')
     .option('-d, --data-dir <dir>', 'where identity, CRDT and blocks live (env JOBMESH_DATA_DIR, default ~/.jobmesh)')
-    .option('-l, --listen <multiaddr>', 'listen address, repeatable (default /ip4/0.0.0.0/tcp/0 and .../ws)', collectMultiaddr)
+    .option('-l, --listen <multiaddr>', 'listen address, repeatable (default /ip4/0.0.0.0/tcp/0 and .../ws)', collectListenAddr)
     .addOption(new Option('-b, --bootstrap <multiaddr>', 'peer to join through, with /p2p/<peerId>; repeatable (variable: comma-separated)')
       .env('JOBMESH_BOOTSTRAP').argParser(collectMultiaddr))
     .option('--gpu-model <name>', 'GPU model this node offers (omit for CPU-only: "Any" jobs)')
