@@ -198,8 +198,8 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     onFailed: (peer, reason, error) => { if (error !== undefined) refusals.set(peer, { peer, reason, error }) },
     enough: options.detached === true ? detachedEnough(want) : held => held.length >= want,
     // a "held" carries no proof: only a registered node's counts (one that is not could let a detached client leave
-    // while nobody has the inputs)
-    counts: async (peer, options) => (await ctx.chain.client.peerAddress(peer, options)) != null,
+    // while nobody has the inputs), and not one that is leaving (exiting, kicked out: gone before the job may be)
+    counts: async (peer, options) => await stayingNode(ctx, peer, options),
     timeoutMs: options.replicationTimeoutMs ?? ctx.settings.replicationTimeoutMs,
     ...(options.detached === true ? { retryIntervalMs: DEFAULT_INPUT_RETRY_INTERVAL_MS } : {}),
     signal
@@ -260,6 +260,14 @@ function detachedEnough (want: number): (held: readonly string[]) => boolean {
     wantSince ??= Date.now()
     return Date.now() - wantSince >= DETACHED_MORE_HOLDERS_WAIT_MS
   }
+}
+
+/** Whether `peer` is a registered node that is not leaving the network (exiting or kicked out). */
+async function stayingNode (ctx: ClientContext, peer: string, options?: { signal?: AbortSignal }): Promise<boolean> {
+  const address = await ctx.chain.client.peerAddress(peer, options)
+  if (address == null) return false
+  const node = await ctx.chain.client.nodeInfo(address, options)
+  return node.registered && !node.exiting && !node.kickedOut
 }
 
 /** Throws NoPeerConnectedError unless a connected peer can hold the inputs (see {@link SubmitOptions.requirePeer}). */

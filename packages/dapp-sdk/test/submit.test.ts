@@ -401,6 +401,11 @@ describe('submit', () => {
       await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
       const job = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
       expect(job.holders).toEqual([env.peer.peerId.toString()])
+      // leaving the network (its exit requested: its stake withdrawable after the cooldown, maybe before the job is
+      // done), its "held" does not count any more
+      await (await env.contracts(5).nodeRegistry.requestExit()).wait()
+      const leaving = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
+      expect(leaving.holders).toEqual([])
     } finally {
       await server.stop()
     }
