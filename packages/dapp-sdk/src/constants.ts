@@ -1,7 +1,7 @@
 /** Defaults of `@jobmesh/dapp-sdk`; every one is applied as `init.x ?? DEFAULT_X`. */
 
-/** Verifiers per job when the submission names none (the protocol default k). */
-export const DEFAULT_VERIFIERS = 3
+/** Verifiers per job when the submission names none: the protocol's default k (one constant, the peers' too). */
+export { DEFAULT_VERIFIERS } from '@jobmesh/peer/protocol'
 
 /** Job deadline when the submission names none: now + this many ms (24 h). */
 export const DEFAULT_DEADLINE_MS = 24 * 60 * 60 * 1000

@@ -64,7 +64,7 @@ export interface SubmitOptions {
    * anything is uploaded or paid: what it throws ends the submission there (`jobmesh-dapp submit` refuses a job the
    * network cannot finish with it).
    */
-  beforeUpload?(): Promise<void>
+  beforeUpload?(options: { signal?: AbortSignal }): Promise<void>
   /** How long to wait (ms) for peers to hold the inputs; default the client's `replicationTimeoutMs`. */
   replicationTimeoutMs?: number
   signal?: AbortSignal
@@ -155,7 +155,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   }
 
-  await options.beforeUpload?.()
+  await options.beforeUpload?.({ signal })
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })
   const data = namedData ?? await resolveContent(ctx.store, input.data, 'data', { signal })

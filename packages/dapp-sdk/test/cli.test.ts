@@ -146,7 +146,7 @@ describe('jobmesh-dapp', () => {
     expect(io.stdout).toContain('task value: 29411764705882 wei/s (29411.764705882 gwei/s)')
     expect(io.stdout).toContain('inputs held by: 0 peers')
     // no node is registered: a job with k = 3 can never be released, and submit says so
-    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are active \(registered, not paused nor exiting\), this job with 3 verifiers needs 4/)
+    expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are active \(registered, not paused, exiting nor kicked out\), this job with 3 verifiers needs 4/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
     // the model file was uploaded and named in the job by its CID
@@ -284,7 +284,7 @@ describe('jobmesh-dapp', () => {
       expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
         '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach', '--timeout', '10',
         '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], io)).toBe(1)
-      expect(io.stderr.at(-1)).toBe('JobCannotFinishError: 0 nodes are active (registered, not paused nor exiting), this job with 3 verifiers needs 4 ' +
+      expect(io.stderr.at(-1)).toBe('JobCannotFinishError: 0 nodes are active (registered, not paused, exiting nor kicked out), this job with 3 verifiers needs 4 ' +
         '(its submitter cannot verify it). Nothing was uploaded or paid. --force submits anyway: the fee is then locked until the deadline unless the network changes')
       expect(io.stderr.join('\n')).not.toMatch(/uploading|creating|warning/)
       expect(io.stdout.join('\n')).not.toMatch(/jobId/)

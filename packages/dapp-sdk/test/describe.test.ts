@@ -61,7 +61,7 @@ describe('describe on a job waiting in the verification queue', () => {
     const err: string[] = []
     const waited = await run(['wait', wide.jobId, '--timeout', '1', ...await connectFlags(env)], { out: () => {}, err: (l) => err.push(l) })
     expect(waited).toBe(1)
-    expect(err.join('\n')).toContain(`warning: 4 nodes are active (registered, not paused nor exiting), job ${wide.jobId} with 5 verifiers needs 6`)
+    expect(err.join('\n')).toContain(`warning: 4 nodes are active (registered, not paused, exiting nor kicked out), job ${wide.jobId} with 5 verifiers needs 6`)
 
     // a long-lived reader (the dashboard's) sees the same queue, scanning only new blocks on later reads
     const cursor = verificationQueueCursor(createChainClient({ provider: env.provider, deployment: env.deployment }))

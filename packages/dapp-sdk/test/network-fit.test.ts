@@ -24,6 +24,6 @@ describe('submit\'s warning of a job this network cannot finish', () => {
     expect(await cannotFinishWarning(client(4, { bond: 2n, nodes: 0, largestFree: 0n, known: 0 }), { ...job, fee: 1n })).toBeUndefined()
     expect(await cannotFinishWarning(short, { ...job, fee: parseEther('1'), unprocessed: false })).toBeUndefined()
     // too few active nodes is said first
-    expect(await cannotFinishWarning(client(2, { bond: 2n, nodes: 0, largestFree: 0n, known: 2 }), { ...job, fee: 1n })).toMatch(/^warning: 2 nodes are active \(registered, not paused nor exiting\), this job with 3 verifiers needs 4/)
+    expect(await cannotFinishWarning(client(2, { bond: 2n, nodes: 0, largestFree: 0n, known: 2 }), { ...job, fee: 1n })).toMatch(/^warning: 2 nodes are active \(registered, not paused, exiting nor kicked out\), this job with 3 verifiers needs 4/)
   })
 })

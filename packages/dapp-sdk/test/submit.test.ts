@@ -406,6 +406,8 @@ describe('submit', () => {
       await (await env.contracts(5).nodeRegistry.requestExit()).wait()
       const leaving = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
       expect(leaving.holders).toEqual([])
+      // it did hold them (it refused nothing): its word is what no longer counts
+      expect(leaving.refusals).toEqual([])
     } finally {
       await server.stop()
     }

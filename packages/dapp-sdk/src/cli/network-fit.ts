@@ -31,15 +31,20 @@ export interface CannotFinish {
   then: string
   /** The two as one line: `why` and `then` joined as the condition reads. */
   text: string
+  /**
+   * Read on chain (the count of active nodes), so certain; otherwise read from the peers' profiles this client knows,
+   * which may be a part of them (a client that just connected, or a data dir holding profiles of nodes gone since).
+   */
+  onChain: boolean
 }
 
-function reason (why: string, sep: ': ' | '; ', then: string): CannotFinish {
-  return { why, then, text: `${why}${sep}${then}` }
+function reason (why: string, sep: ': ' | '; ', then: string, onChain = false): CannotFinish {
+  return { why, then, text: `${why}${sep}${then}`, onChain }
 }
 
 /**
  * Why a job cannot finish on this network, or undefined: an open job no known peer saw announced, fewer than k + 1
- * active nodes (registered, not paused nor exiting: its submitter cannot verify it), no known node whose free stake
+ * active nodes (registered, not paused, exiting nor kicked out: its submitter cannot verify it), no known node whose free stake
  * covers its bond, or fewer than k + 1 known peers matching its requirements (its verifiers are drawn among matching
  * nodes besides its submitter; with none it never starts). Without any known peer profile nothing is said of the
  * requirements.
@@ -55,8 +60,8 @@ export async function cannotFinish (client: JobClient, job: JobToFit): Promise<C
   const needed = nodesNeeded(k)
   const active = await client.activeNodes({ signal: job.signal })
   if (active < needed) {
-    return reason(`${active} ${active === 1 ? 'node is' : 'nodes are'} active (registered, not paused nor exiting), ${name} with ${k} verifiers needs ${needed} (its submitter cannot verify it)`, ': ',
-      'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline')
+    return reason(`${active} ${active === 1 ? 'node is' : 'nodes are'} active (registered, not paused, exiting nor kicked out), ${name} with ${k} verifiers needs ${needed} (its submitter cannot verify it)`, ': ',
+      'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline', true)
   }
   if (job.fee !== undefined && job.unprocessed) {
     const b = await client.bondableNodes(job.fee, { signal: job.signal })

@@ -72,25 +72,29 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
   state.client = client
   try {
     const requirements = { minVramGb: flags.minVram, gpuModel: flags.gpuModel }
-    const unfit = await cannotFinish(client, {
-      k: flags.verifiers ?? DEFAULT_VERIFIERS,
-      name: 'this job',
-      unprocessed: true,
-      fee: flags.price,
-      matching: async () => requirements.minVramGb === undefined && requirements.gpuModel === undefined ? undefined : await client.matchingPeers(requirements, { signal }),
-      signal
-    })
-    let warning = unfit === undefined ? undefined : `warning: ${unfit.text}`
+    let warning: string | undefined
     const timeoutMs = (flags.timeout ?? 1800) * 1000
     const submission = client.submit(submitInput(flags), {
       signal,
       // no peer that could hold the inputs: refused before anything is uploaded or paid, unless --force
       requirePeer: flags.force !== true,
-      // nor a job this network cannot finish (once it is valid and a peer is there): its fee would wait for its deadline
+      // the job weighed against the network once it is valid and a peer answered (the peers' profiles reach this client
+      // from them): too few active nodes, read on chain, is refused, its fee would wait for its deadline (unless
+      // --force); what the known profiles say is a warning (they may be a part of the network's)
       beforeUpload: async () => {
-        if (unfit === undefined || flags.force === true) return
-        throw new JobCannotFinishError(`${unfit.why}. Nothing was uploaded or paid. --force submits anyway: the fee is then locked until ` +
-          'the deadline unless the network changes')
+        const unfit = await cannotFinish(client, {
+          k: flags.verifiers ?? DEFAULT_VERIFIERS,
+          name: 'this job',
+          unprocessed: true,
+          fee: flags.price,
+          matching: async () => requirements.minVramGb === undefined && requirements.gpuModel === undefined ? undefined : await client.matchingPeers(requirements, { signal }),
+          signal
+        })
+        if (unfit?.onChain === true && flags.force !== true) {
+          throw new JobCannotFinishError(`${unfit.why}. Nothing was uploaded or paid. --force submits anyway: the fee is then locked until ` +
+            'the deadline unless the network changes')
+        }
+        warning = unfit === undefined ? undefined : `warning: ${unfit.text}`
       },
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them. One
       // that follows the job serves them itself: its wait for a holder is part of the following --timeout bounds

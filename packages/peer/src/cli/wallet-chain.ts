@@ -12,12 +12,10 @@ import type { ChainClient, Deployment } from '@jobmesh/contracts'
 export async function withWalletChain<T> (opts: WalletOptions, fn: (chain: ChainClient) => Promise<T>): Promise<T> {
   const wallet = await requireWallet(opts)
   const { Wallet } = await import('ethers')
-  const { createChainClient, verifyDeployment } = await import('@jobmesh/contracts')
-  // a plain probe first: it says what an unreachable endpoint's trouble is (refused, unknown host, no TLS) in one line
-  await checkChainId(wallet)
+  const { createChainClient } = await import('@jobmesh/contracts')
+  await checkDeployment(wallet)
   const chain = createChainClient({ rpcUrl: wallet.rpcUrl, signer: new Wallet(wallet.privateKey), deployment: wallet.deployment })
   try {
-    await verifyDeployment(wallet.deployment, chain.provider)
     return await fn(chain)
   } finally {
     chain.provider.destroy()
@@ -38,8 +36,10 @@ export async function checkChainId (chain: { rpcUrl: string, deployment: Pick<De
 }
 
 /**
- * {@link checkChainId}, then the deployment's contracts are there and are what it names (a wrong escrow address is
- * said as such): what `start` checks before it makes the data dir. @throws as checkChainId, and verifyDeployment's errors
+ * {@link checkChainId} (a plain probe first: it says what an unreachable endpoint's trouble is, refused, unknown host,
+ * no TLS, in one line), then the deployment's contracts are there and are what it names (a wrong escrow address is
+ * said as such): what `start` checks before it makes the data dir, and the wallet commands before they act.
+ * @throws as checkChainId, and verifyDeployment's errors
  */
 export async function checkDeployment (chain: { rpcUrl: string, deployment: Deployment }, signal?: AbortSignal): Promise<void> {
   await checkChainId(chain, signal)

@@ -1,3 +1,4 @@
+import { AbortError } from '@jobmesh/contracts'
 import { raceSignal } from 'race-signal'
 import { pinJobContent } from './job-content.js'
 import type { ContentStore } from './content-store.js'
@@ -17,15 +18,20 @@ export interface JobInputsComponents {
 export interface JobInputs {
   /**
    * Pins the job's inputs, or waits for the pin of them under way here; returns the URIs pinned. A caller whose
-   * `signal` aborts stops waiting (the pin goes on for the others); when the pin under way ends because its own
-   * caller's signal aborted, the next caller pins them under its own bounds.
+   * `signal` aborts stops waiting (the pin goes on for the others); when the pin under way ends, or is ending, because
+   * its own caller's signal aborted, the next caller pins them under its own bounds.
    *
-   * @throws what {@link pinJobContent} throws; AbortError when `signal` aborts
+   * @throws what {@link pinJobContent} throws; AbortError (naming the job) when `signal` aborts while it waits
    */
   hold(job: JobContent, options?: PinJobContentOptions): Promise<string[]>
 }
 
 interface Pin { done: Promise<string[]>, signal?: AbortSignal }
+
+/** Whether a pin was stopped by its own caller's signal (read afresh: it may abort while others wait on it). */
+function stoppedByItsCaller (pin: Pin): boolean {
+  return pin.signal?.aborted === true
+}
 
 export function jobInputs (components: JobInputsComponents): JobInputs {
   const pins = new Map<string, Pin>()
@@ -43,12 +49,14 @@ export function jobInputs (components: JobInputsComponents): JobInputs {
       const key = `${job.jobId.toLowerCase()}/${job.specCid}`
       for (;;) {
         const running = pins.get(key)
-        if (running == null) return await start(key, job, options).done
+        if (running == null || stoppedByItsCaller(running)) return await start(key, job, options).done
         try {
-          return await raceSignal(running.done, options.signal)
+          return await raceSignal(running.done, options.signal, {
+            translateError: () => new AbortError(`holding the inputs of job ${job.jobId}: stopped while another holding of them ran`)
+          })
         } catch (err) {
           // the pin under way ended for its caller's own signal, not for the content: pin again for this caller
-          if (options.signal?.aborted === true || running.signal?.aborted !== true) throw err
+          if (options.signal?.aborted === true || !stoppedByItsCaller(running)) throw err
         }
       }
     }
