@@ -121,7 +121,7 @@ describe('submit and walk away: jobmesh-dapp against a devnet of 4 jobmesh proce
         const lines = p.stderr.filter(l => l.startsWith('interrupted'))
         const said = lines.at(-1) ?? ''
         expect(code, `${at}: ${p.stderr.join('\n')}`).toBe(130)
-        if (k === '5') expect(p.stderr.some(l => l.startsWith('warning: 4 nodes are active (registered, not paused nor exiting), this job with 5 verifiers needs 6'))).toBe(true)
+        if (k === '5') expect(p.stderr.some(l => l.startsWith('warning: 4 nodes are active (registered, not paused, exiting nor kicked out), this job with 5 verifiers needs 6'))).toBe(true)
         const jobId = /0x[0-9a-f]{64}/.exec(said)?.[0]
         if (/^interrupted: no job was created/.test(said)) {
           // before the funding transaction (the upload was still running): at once, and nothing was paid: the
