@@ -34,10 +34,10 @@ function counting (store: Pick<ContentStore, 'pin' | 'addRaw'>): { store: Pick<C
 
 /**
  * A store whose pins wait at a gate: `open` lets every pin through from then on, `fail` ends those waiting with `err`
- * (the next ones wait again); a pin whose signal aborts ends with AbortError (pure logic: the waiting and retrying of
- * `hold`; the real pins are in the first test).
+ * (the next ones wait again); a pin whose signal aborts ends with AbortError, unless the store is `deaf` to signals (a
+ * pin slow to notice its signal) (pure logic: the waiting and retrying of `hold`; the real pins are in the first test).
  */
-function gatedStore (): { store: Pick<ContentStore, 'pin' | 'addRaw'>, pins: string[], open(): void, fail(err: Error): void } {
+function gatedStore (deaf = false): { store: Pick<ContentStore, 'pin' | 'addRaw'>, pins: string[], open(): void, fail(err: Error): void } {
   const pins: string[] = []
   let gate = Promise.withResolvers<void>()
   return {
@@ -53,6 +53,7 @@ function gatedStore (): { store: Pick<ContentStore, 'pin' | 'addRaw'>, pins: str
         pins.push(uri)
         const aborted = new Promise<never>((_resolve, reject) => {
           const abort = (): void => { reject(Object.assign(new Error('aborted'), { name: 'AbortError' })) }
+          if (deaf) return
           if (options.signal?.aborted === true) abort()
           options.signal?.addEventListener('abort', abort, { once: true })
         })
@@ -113,6 +114,21 @@ describe('job inputs: one pin of a job\'s inputs at a time', () => {
     expect(await second).toHaveLength(3)
     // the first caller's code, then the second caller's own pin of its code and data
     expect(pins).toHaveLength(3)
+  })
+
+  it('a caller that comes once the pin under way was stopped by its caller pins at once, not after that pin ends', async () => {
+    // the stopped pin has not noticed its signal yet (it waits at the gate): the new caller starts its own
+    const { store, pins, open } = gatedStore(true)
+    const inputs = jobInputs({ store })
+    const controller = new AbortController()
+    const first = inputs.hold(job(), { signal: controller.signal })
+    await expect.poll(() => pins.length).toBe(1)
+    controller.abort()
+    const second = inputs.hold(job())
+    await expect.poll(() => pins.length).toBe(2)
+    open()
+    expect(await second).toHaveLength(3)
+    await first
   })
 
   it('a pin that fails for its content fails every caller waiting on it, and the next hold tries again', async () => {
