@@ -144,10 +144,9 @@ export class NoPeerConnectedError extends Error {
 }
 
 /**
- * The CLI's `submit` (without `--force`) found that the network as this client reads it cannot finish the job: fewer
- * active nodes than its k verifiers and its submitter, no known node whose free stake covers its bond, or too few
- * known peers matching its hardware requirements. Funded, it would wait for its deadline. Nothing was uploaded or
- * paid.
+ * The CLI's `submit` (without `--force`) read on chain that the network cannot finish the job: fewer active nodes
+ * than its k verifiers and its submitter. Funded, it would wait for its deadline. Nothing was uploaded or paid. (What
+ * the known peers' profiles say, a bond no known node covers or too few matching peers, is only a warning.)
  */
 export class JobCannotFinishError extends Error {
   static override readonly name = 'JobCannotFinishError'

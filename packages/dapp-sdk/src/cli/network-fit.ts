@@ -25,11 +25,9 @@ export interface JobToFit {
   signal?: AbortSignal
 }
 
-/** Why a job cannot finish (`why`), and what then happens to it or what to do (`then`). */
+/** Why a job cannot finish (`why`), and the line that says it with what then happens or what to do (`text`). */
 export interface CannotFinish {
   why: string
-  then: string
-  /** The two as one line: `why` and `then` joined as the condition reads. */
   text: string
   /**
    * Read on chain (the count of active nodes), so certain; otherwise read from the peers' profiles this client knows,
@@ -39,7 +37,7 @@ export interface CannotFinish {
 }
 
 function reason (why: string, sep: ': ' | '; ', then: string, onChain = false): CannotFinish {
-  return { why, then, text: `${why}${sep}${then}`, onChain }
+  return { why, text: `${why}${sep}${then}`, onChain }
 }
 
 /**

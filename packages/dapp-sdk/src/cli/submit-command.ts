@@ -212,7 +212,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by two registered peers, or by one and 30 s more passed (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
     .option('--timeout <s>', 'give up following the job after this many seconds (default 1800), and waiting for a peer to hold its inputs after at most 60 (with --detach: only that wait, this long)', positiveInt)
-    .option('--force', 'submit and pay even when no connected peer can hold the inputs, or the network cannot finish the job (too few active or matching nodes, none whose free stake covers its bond): by default such a job is refused before anything is uploaded or paid'))
+    .option('--force', 'submit and pay even when no connected peer can hold the inputs, or the chain counts fewer active nodes than the job\'s k verifiers and its submitter: by default such a job is refused before anything is uploaded or paid'))
     .action(async (flags: SubmitFlags) => {
       const state: SubmitState = { phase: 'preparing' }
       const controller = new AbortController()
