@@ -144,13 +144,22 @@ export class NoPeerConnectedError extends Error {
 }
 
 /**
- * The CLI's `submit` (without `--force`) read on chain that the network cannot finish the job: fewer active nodes
- * than its k verifiers and its submitter. Funded, it would wait for its deadline. Nothing was uploaded or paid. (What
- * the known peers' profiles say, a bond no known node covers or too few matching peers, is only a warning.)
+ * `submit` with `requireActiveNodes` (the CLI's without `--force`) read on chain that the network cannot
+ * finish the job: fewer active nodes (`active`) than its k verifiers and its submitter (`needed`). Funded, it would wait
+ * for its deadline. Nothing was uploaded or paid. (What the known peers' profiles say, a bond no known node covers or
+ * too few matching peers, is only a warning of the CLI.)
  */
 export class JobCannotFinishError extends Error {
   static override readonly name = 'JobCannotFinishError'
   override readonly name = 'JobCannotFinishError'
+  readonly active: number
+  readonly needed: number
+
+  constructor (message: string, active: number, needed: number, options?: ErrorOptions) {
+    super(message, options)
+    this.active = active
+    this.needed = needed
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import { EscrowMismatchError, InputUnavailableError, InvalidJobError, NoPeerConn
 import { fundJob, fundsError } from './funding.js'
 import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS, DETACHED_INPUT_HOLDERS, DETACHED_MORE_HOLDERS_WAIT_MS } from './constants.js'
 import { waitForHolderPeer } from './network/holders.js'
+import { requireActiveNodes } from './network/active-nodes.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
 import type { ClientContext } from './context.js'
 import type { ContentInput, ContentRef } from './content.js'
@@ -65,6 +66,13 @@ export interface SubmitOptions {
    * network cannot finish with it).
    */
   beforeUpload?(options: { signal?: AbortSignal }): Promise<void>
+  /**
+   * Refuse the job (JobCannotFinishError) before anything is uploaded or paid when fewer than k + 1 nodes are active on
+   * chain (registered, not paused, exiting nor kicked out): the escrow draws its k verifiers among them besides its
+   * submitter, so funded it would wait for its deadline and only then be refunded. Without it such a job is funded
+   * (nodes that register later can still take it). `jobmesh-dapp submit` sets it unless `--force`.
+   */
+  requireActiveNodes?: boolean
   /** How long to wait (ms) for peers to hold the inputs; default the client's `replicationTimeoutMs`. */
   replicationTimeoutMs?: number
   signal?: AbortSignal
@@ -155,6 +163,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   }
 
+  if (options.requireActiveNodes === true) await requireActiveNodes(ctx, checked.verifiers, { signal })
   await options.beforeUpload?.({ signal })
   report({ stage: 'uploading' })
   const code = await resolveContent(ctx.store, input.code, 'code', { signal })

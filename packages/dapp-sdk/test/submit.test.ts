@@ -413,6 +413,38 @@ describe('submit', () => {
     }
   })
 
+  it('with requireActiveNodes, refuses before any upload or payment while the chain counts fewer than k + 1 active nodes', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const whole = { code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }
+    const nonce = await env.provider.getTransactionCount(env.client.address)
+    const refusal = async (): Promise<{ err: Error & { active?: number, needed?: number }, stages: string[] }> => {
+      const stages: string[] = []
+      const err = await env.client.submit(whole, { requireActiveNodes: true, onProgress: (p) => stages.push(p.stage) })
+        .then(() => new Error('submitted'), (e: unknown) => e as Error)
+      return { err, stages }
+    }
+    const none = await refusal()
+    expect(none.err.name).toBe('JobCannotFinishError')
+    expect([none.err.active, none.err.needed]).toEqual([0, 4])
+    expect(none.err.message).toBe('0 nodes are active (registered, not paused, exiting nor kicked out), this job with 3 verifiers needs 4 ' +
+      '(its submitter cannot verify it). Nothing was uploaded or paid')
+    expect(none.stages).toEqual([])
+    // three registered nodes are one short of k + 1; a fourth that pauses does not count
+    for (const i of [2, 3, 4, 5]) await registerNode(env, i, id('any-gpu'), 8, env.deployment.params.registry.minStake)
+    await (await env.contracts(5).nodeRegistry.pause()).wait()
+    const three = await refusal()
+    expect([three.err.name, three.err.active, three.stages]).toEqual(['JobCannotFinishError', 3, []])
+    expect(three.err.message).toMatch(/^3 nodes are active .* needs 4 /)
+    expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
+    // without the option the same job is funded (nodes that register later may take it)
+    expect((await env.client.submit(whole, { signal: AbortSignal.timeout(30_000) })).jobId).toMatch(/^0x[0-9a-f]{64}$/)
+    // k + 1 active: taken
+    await (await env.contracts(5).nodeRegistry.resume()).wait()
+    const job = await env.client.submit(whole, { requireActiveNodes: true, signal: AbortSignal.timeout(30_000) })
+    expect((await env.client.status(job.jobId)).status).toBe('Open')
+  })
+
   it('with requirePeer, refuses before paying a job whose ipfs:// input nobody serves, or whose https:// input the peers may not read; one a peer serves goes on', async () => {
     const env = await setup()
     const { code, data } = smallJob()

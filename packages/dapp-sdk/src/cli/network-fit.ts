@@ -1,6 +1,7 @@
 import { nodesNeeded } from '@jobmesh/peer/protocol'
 import { formatEther } from 'ethers'
 import type { JobClient } from '../client.js'
+import { nodeShortfall } from '../network/active-nodes.js'
 import type { PeerMatching } from '../describe.js'
 
 /** A job weighed against the network: `submit` before it pays, `wait` while it waits. */
@@ -56,10 +57,9 @@ export async function cannotFinish (client: JobClient, job: JobToFit): Promise<C
       `${after} with jobmesh-dapp refund ${name.replace(/^job /, '')}`)
   }
   const needed = nodesNeeded(k)
-  const active = await client.activeNodes({ signal: job.signal })
-  if (active < needed) {
-    return reason(`${active} ${active === 1 ? 'node is' : 'nodes are'} active (registered, not paused, exiting nor kicked out), ${name} with ${k} verifiers needs ${needed} (its submitter cannot verify it)`, ': ',
-      'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline', true)
+  const short = nodeShortfall(await client.activeNodes({ signal: job.signal }), k, name)
+  if (short !== undefined) {
+    return reason(short.why, ': ', 'the peers leave it alone until more nodes join (no work on it could be paid); without them, refund it after its deadline', true)
   }
   if (job.fee !== undefined && job.unprocessed) {
     const b = await client.bondableNodes(job.fee, { signal: job.signal })

@@ -78,9 +78,11 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       signal,
       // no peer that could hold the inputs: refused before anything is uploaded or paid, unless --force
       requirePeer: flags.force !== true,
+      // too few active nodes, read on chain, is refused by the SDK: its fee would wait for its deadline (unless --force)
+      requireActiveNodes: flags.force !== true,
       // the job weighed against the network once it is valid and a peer answered (the peers' profiles reach this client
-      // from them): too few active nodes, read on chain, is refused, its fee would wait for its deadline (unless
-      // --force); what the known profiles say is a warning (they may be a part of the network's)
+      // from them): what the known profiles say is a warning (they may be a part of the network's), and so is the
+      // count of active nodes with --force
       beforeUpload: async () => {
         const unfit = await cannotFinish(client, {
           k: flags.verifiers ?? DEFAULT_VERIFIERS,
@@ -90,10 +92,6 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
           matching: async () => requirements.minVramGb === undefined && requirements.gpuModel === undefined ? undefined : await client.matchingPeers(requirements, { signal }),
           signal
         })
-        if (unfit?.onChain === true && flags.force !== true) {
-          throw new JobCannotFinishError(`${unfit.why}. Nothing was uploaded or paid. --force submits anyway: the fee is then locked until ` +
-            'the deadline unless the network changes')
-        }
         warning = unfit === undefined ? undefined : `warning: ${unfit.text}`
       },
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them. One
@@ -128,6 +126,11 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       if (e?.name === InputUnavailableError.name) {
         throw new InputUnavailableError(`${e.message}. --force submits anyway: the fee is then locked until the deadline unless a peer fetches it`,
           (e as InputUnavailableError).uri, { cause: e })
+      }
+      if (e?.name === JobCannotFinishError.name) {
+        const short = e as JobCannotFinishError
+        throw new JobCannotFinishError(`${e.message}. --force submits anyway: the fee is then locked until the deadline unless the network changes`,
+          short.active, short.needed, { cause: e })
       }
       if (e?.name !== NoPeerConnectedError.name) throw err
       throw new NoPeerConnectedError(`${e.message} (--bootstrap, JOBMESH_BOOTSTRAP; jobmesh devnet prints it). --force submits anyway: ` +
