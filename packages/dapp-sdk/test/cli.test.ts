@@ -117,6 +117,10 @@ describe('jobmesh-dapp', () => {
     const help = capture()
     expect(await run(['wait', '--help'], help)).toBe(0)
     expect(help.stdout.join('\n')).toMatch(/--poll <s>\s+seconds between two status reads/)
+    // a -- in front of the command, as npx jobmesh-dapp -- wait --help passes it on: the same help
+    const separated = capture()
+    expect(await run(['--', 'wait', '--help'], separated)).toBe(0)
+    expect(separated.stdout).toEqual(help.stdout)
   })
 
   it('submits a job from files and shows its status', async () => {

@@ -1,4 +1,5 @@
 import { packageVersion } from '@jobmesh/peer/package-version'
+import { withoutLeadingSeparator } from '@jobmesh/peer/leading-separator'
 import { terminalSafe } from '@jobmesh/peer/terminal-text'
 import { Command, CommanderError } from 'commander'
 import { describeCommand } from './describe-command.js'
@@ -44,7 +45,7 @@ export async function run (argv: string[], output: CliIo = processIo): Promise<n
   const io = terminalIo(output)
   const subject: Subject = {}
   try {
-    await program(io, subject).parseAsync(argv, { from: 'user' })
+    await program(io, subject).parseAsync(withoutLeadingSeparator(argv), { from: 'user' })
     return EXIT_OK
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -1,6 +1,7 @@
 import { constants } from 'node:os'
 import { Command, CommanderError } from 'commander'
 import { EXIT_FAILURE, EXIT_USAGE, MAX_CAUSE_CHARS } from './constants.js'
+import { withoutLeadingSeparator } from './leading-separator.js'
 import { packageVersion } from './package-version.js'
 import { endLoadingInterrupt, endLoadingInterruptAfterPending } from './signals.js'
 import { terminalSafe } from './terminal-text.js'
@@ -54,7 +55,7 @@ export function createProgram (): Command {
 export async function run (argv: string[]): Promise<number> {
   const program = createProgram()
   try {
-    await program.parseAsync(argv)
+    await program.parseAsync([...argv.slice(0, 2), ...withoutLeadingSeparator(argv.slice(2))])
     return 0
   } catch (err) {
     const code = exitCodeFor(err)
