@@ -25,7 +25,7 @@ export async function describeJobStory (ctx: ClientContext, jobId: string, optio
   await loadEscrowJob(ctx, jobId, signal)
   const release = await ctx.jobDocs.hold(jobId)
   try {
-    return await describeJob({ docs: ctx.docs, chain: ctx.chain.client, privateKey: ctx.node.privateKey, peerId: ctx.node.peerId.toString() }, jobId, {
+    return await describeJob({ docs: ctx.docs, chain: ctx.chain.client, libp2p: ctx.node.libp2p, privateKey: ctx.node.privateKey, peerId: ctx.node.peerId.toString() }, jobId, {
       signal,
       timeoutMs: options.timeoutMs ?? ctx.settings.docTimeoutMs,
       macroDocs: 'all'

@@ -9,6 +9,7 @@ import { resultCommitment } from '@jobmesh/peer/settlement'
 import { keccak256 } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
+import { createJobClient } from '../src/index.js'
 import { SLICING, cleanup, connectFlags, registerNode, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 
@@ -166,5 +167,23 @@ describe('the peers that can take a job, before it is submitted', () => {
     // its bond is 2 x the fee: twice the stake
     const dear = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: stake, verifiers: 3 })
     expect((await env.client.describe(dear.jobId)).waitingFor).toMatch(/^a node whose free stake covers its bond: submitting its results locks 0\.02 ETH \(from its fee\), the largest free stake among the 1 known node is 0\.01 ETH, so the peers leave it alone/)
+  })
+
+  it('describe from a client connected to no peer: what the peers know is not known there, said in a note; no advice to refund an announced job', async () => {
+    const env = await setup()
+    const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 }, { signal: AbortSignal.timeout(30_000) })
+    // announced (the connected client sees it), then asked of a client with no bootstrap: it said "no peer has seen
+    // it announced ... the creator takes the fee back with a refund"
+    expect((await env.client.describe(job.jobId)).lines.some(l => l.startsWith('announced by '))).toBe(true)
+    const alone = await createJobClient({ rpcUrl: env.anvil.rpcUrl, signer: env.anvil.accounts[3].privateKey, deployment: env.deployment })
+    try {
+      const story = await alone.describe(job.jobId, { timeoutMs: 2_000 })
+      expect(story.phase).toBe('open')
+      expect(story.waitingFor).toBe('not known here: this node is connected to no peer, so it cannot tell whether the peers saw the job announced or work on it (see the note)')
+      expect(story.lines.filter(l => l.startsWith('note: '))).toEqual(['note: this node is connected to no peer: what the peers know of the job ' +
+        '(its announcement, its progress, their profiles) is known here only as far as this node kept it from earlier connections'])
+    } finally {
+      await alone.stop()
+    }
   })
 })

@@ -61,7 +61,7 @@ export async function startObservability (parts: ObservedParts, init: { http?: H
   const server = await startHttpServer({
     observer,
     registry: init.registry,
-    describe: async (jobId, options) => describeJob({ docs: parts.docs, chain: parts.chain, privateKey: parts.node.privateKey, peerId: parts.node.peerId.toString() }, jobId, options)
+    describe: async (jobId, options) => describeJob({ docs: parts.docs, chain: parts.chain, libp2p: parts.node.libp2p, privateKey: parts.node.privateKey, peerId: parts.node.peerId.toString() }, jobId, options)
   }, { ...init.http, server: init.server })
   stack.push(async () => { await server.close() })
   return server

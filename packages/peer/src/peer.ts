@@ -335,7 +335,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         }
         return s
       },
-      describe: async (jobId, options) => describeJob({ docs, chain: chain?.client, privateKey: node.privateKey, peerId: node.peerId.toString() }, jobId, options),
+      describe: async (jobId, options) => describeJob({ docs, chain: chain?.client, libp2p: node.libp2p, privateKey: node.privateKey, peerId: node.peerId.toString() }, jobId, options),
       stop: stopAll
     }
   } catch (err) {

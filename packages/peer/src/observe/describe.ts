@@ -10,11 +10,17 @@ import type { JobViewComponents } from './job-view.js'
 import type { JobFacts, JobStory, OutOfDraw, PeerFacts } from './story.js'
 import type { ChainClient, NodeInfo } from '@jobmesh/contracts'
 import type { DocStore } from '../crdt/index.js'
+import type { Libp2p } from '@libp2p/interface'
 
 export interface DescribeComponents extends JobViewComponents {
   docs: Pick<DocStore, 'open'>
   /** Without a chain, the story has no escrow status, verifiers or registry state. */
   chain?: ChainClient
+  /**
+   * This node's connections: connected to no peer, it cannot tell what the peers know of a job (its announcement,
+   * progress, the peers' profiles), and the story says so instead of guessing. Without it that is not told.
+   */
+  libp2p?: Pick<Libp2p, 'getPeers'>
 }
 
 export interface DescribeOptions {
@@ -77,6 +83,11 @@ export async function gatherJobFacts (components: DescribeComponents, jobId: str
       })
   ])
   const facts: JobFacts = { jobId: id, peers, chain: verification ?? undefined, notes, ...(verification === null ? { chainUnread: true } : {}) }
+  if (components.libp2p?.getPeers().length === 0) {
+    facts.unconnected = true
+    notes.push('this node is connected to no peer: what the peers know of the job (its announcement, its progress, their profiles) ' +
+      'is known here only as far as this node kept it from earlier connections')
+  }
   if (announced != null) {
     facts.announced = {
       round: announced.round,

@@ -58,6 +58,8 @@ export interface JobFacts {
   finalizer?: string
   /** Of an open job nothing was done on: the known nodes whose free stake covers the bond its submitter locks. */
   bondable?: BondableNodes
+  /** This node was connected to no peer: what the peers know of the job is not known here (a note says so). */
+  unconnected?: boolean
   /** Parts that could not be read (chain unreachable, doc timeout), in plain words. */
   notes?: string[]
   /** Unix ms (default: now). */
@@ -216,6 +218,9 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   const failures = progress?.failures
   if (failures != null && failedForCertain(failures, progress?.done ?? 0)) {
     return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failures.reasons.join(', ') || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
+  }
+  if (announced == null && facts.unconnected === true) {
+    return { phase: 'open', waitingFor: 'not known here: this node is connected to no peer, so it cannot tell whether the peers saw the job announced or work on it (see the note)' }
   }
   if (announced == null) return { phase: 'open', waitingFor: unannounced(facts.jobId, chain) }
   const done = progress?.done ?? 0

@@ -164,6 +164,16 @@ describe('job stories', () => {
     expect(story.waitingFor).toContain(`refund after its deadline (${new Date(2_000_000_000 * 1000).toISOString()}) (jobmesh-dapp refund ${jobId})`)
   })
 
+  it('a funded job a node connected to no peer does not see announced: not known there, no refund advice (it said nobody announced it)', () => {
+    const note = 'this node is connected to no peer: ...'
+    const story = explainJob(facts({ announced: undefined, chain: chain({}), peers: [], unconnected: true, notes: [note] }))
+    expect(story.phase).toBe('open')
+    expect(story.waitingFor).toBe('not known here: this node is connected to no peer, so it cannot tell whether the peers saw the job announced or work on it (see the note)')
+    expect(story.lines).toContain(`note: ${note}`)
+    // what the peers announced and did, when this node kept it from earlier connections, is still told
+    expect(explainJob(facts({ chain: chain({}), peers: fit, unconnected: true })).waitingFor).toMatch(/^a peer to start it/)
+  })
+
   it('with the chain unread, says that what the job waits for is not known (it said "a peer to start it")', () => {
     const unread = explainJob(facts({ chainUnread: true, notes: ['the chain could not be read (ChainTimeoutError: eth_blockNumber got no answer within 15000 ms)'], progress: { done: 0, total: 8, macros: [] } }))
     expect(unread.phase).toBe('open')
