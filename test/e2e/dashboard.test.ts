@@ -90,6 +90,9 @@ describe('end to end: the dashboard, /metrics and describe on a devnet of 4 jobm
     expect(await page.textContent(`${card} .job-id`)).toBe(job.jobId)
     // a section the reader opened stays open across the pushes (every 2 s at least; the cards were drawn anew each time)
     await page.click(`${card} details[data-key="story"] summary`)
+    // the story names the finalizer, as describe does (the card's had no such line), and shows whole, its last line too
+    await page.waitForSelector(`${card} ol.story li:text-matches("^finalized by 12D3KooW")`, { timeout: 30_000 })
+    expect(await page.$eval(`${card} ol.story`, el => el.scrollHeight <= el.clientHeight + 1)).toBe(true)
     const updated = await page.evaluate(() => document.body.dataset.updated)
     await page.waitForFunction((u) => document.body.dataset.updated !== u, updated, { timeout: 20_000 })
     await page.waitForFunction((u) => document.body.dataset.updated !== u, await page.evaluate(() => document.body.dataset.updated), { timeout: 20_000 })

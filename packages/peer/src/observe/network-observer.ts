@@ -3,7 +3,7 @@ import { logger } from '@libp2p/logger'
 import { TypedEvents } from '../coord/index.js'
 import * as Y from 'yjs'
 import { closeJobDocs, INDEX_DOC, roundDocName } from '../crdt/index.js'
-import { readProfiles } from '../jobs/index.js'
+import { readFinalRecords, readProfiles } from '../jobs/index.js'
 import { announcementsMap, decodeAnnouncedJob } from './announced-jobs.js'
 import { earningsCursor, readAccount, readVerification, verificationQueueCursor } from './chain-view.js'
 import { accountJson, newestFirst } from './network-state.js'
@@ -71,6 +71,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   /** jobId -> when this peer learnt it (kept across its rounds' views). */
   private readonly learntAt = new Map<string, number>()
   private readonly verification = new Map<string, VerificationView>()
+  /** The finalizer (the signer of the round's final record) of each `<jobId>@<round>`, once one was read. */
+  private readonly finalizers = new Map<string, string>()
   private readonly registry = new Map<string, { stake: bigint, score: bigint, eligible: boolean, paused: boolean, out?: OutOfDraw }>()
   private profiles = new Map<string, PeerProfile>()
   private account: AccountView | undefined
@@ -201,6 +203,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
   private hide (view: JobView, lookAgain: () => void): void {
     const jobId = view.job.jobId
     if (this.views.get(jobId) === view) this.views.delete(jobId)
+    this.finalizers.delete(`${jobId}@${view.job.round}`)
     view.stop()
     if (this.unfunded.later(jobId, lookAgain)) log('job %s is not in the escrow (yet): no card; looked at again later', jobId)
     else log('job %s announced but not in the escrow for %d ms: forgotten until its announcement changes', jobId, UNFUNDED_GIVE_UP_MS)
@@ -264,6 +267,8 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
         if (known != null && isSettledStatus(known.status)) return
         const verification = await readVerification(chain, jobId, { signal, queue: this.queue })
         this.verification.set(jobId, verification)
+        // submitted (or settled: read before its docs close below), the job has a finalizer the story names
+        if (verification.status !== 'Open') await this.readFinalizer(jobId, signal)
         if (verification.status === 'Released') this.views.get(jobId)?.markReleased()
         if (isSettledStatus(verification.status)) await this.closeUnused(jobId)
       }, signal)
@@ -273,6 +278,15 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
       this.chainError = `${(err as Error).name}: ${(err as Error).message}`
       log('chain refresh failed: %e', err)
     }
+  }
+
+  private async readFinalizer (jobId: string, signal: AbortSignal): Promise<void> {
+    const view = this.views.get(jobId)
+    const key = `${jobId}@${view?.job.round ?? 0}`
+    // only from a doc open here: a job over on chain shown from what the peer stored is not opened again for it
+    if (view == null || this.finalizers.has(key) || this.components.docs.get(roundDocName(jobId, view.job.round)) == null) return
+    const finals = await readFinalRecords({ docs: this.components.docs }, jobId, { signal, round: view.job.round }).catch(() => [])
+    if (finals[0] != null) this.finalizers.set(key, finals[0].signer)
   }
 
   /** The current state (cheap; chain values are the last refreshed ones). */
@@ -316,6 +330,7 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
         progress,
         peers: peerFacts,
         chain: verification,
+        finalizer: this.finalizers.get(`${v.job.jobId}@${v.job.round}`),
         ...(chainUnread ? unreadChain(this.chainError) : {})
       })
       return {
