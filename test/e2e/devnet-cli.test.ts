@@ -31,6 +31,8 @@ describe('jobmesh devnet, one more peer started as its output says, and its chai
     const printed = devnet.stdout.find(l => l.startsWith('  npx jobmesh start --data-dir <dir>') && l.includes('--bootstrap'))
     expect(printed, devnet.stdout.join('\n')).toBeDefined()
     const args = (printed ?? '').trim().split(/\s+/).slice(2).map(a => a === '<dir>' ? join(dir, 'extra') : a)
+    // a peer like the devnet's own (16 GB; the line said 8): the jobs made for the devnet fit it
+    expect(args[args.indexOf('--vram') + 1]).toBe('16')
     const keyFile = args[args.indexOf('--key-file') + 1]
     expect(await readFile(keyFile, 'utf8')).toMatch(/^0x[0-9a-f]{64}\n$/)
     // 2 peers: a job with the default k = 3 needs 4 active nodes, so two spare keys, one per missing peer, and a note

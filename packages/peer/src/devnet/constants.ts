@@ -1,6 +1,9 @@
 /** Peers a devnet runs when not told. */
 export const DEFAULT_DEVNET_PEERS = 4
 
+/** VRAM (GB) each devnet peer registers with when not told (no GPU model: the "Any" group). */
+export const DEFAULT_DEVNET_VRAM_GB = 16
+
 /** Stake each devnet peer registers with, in ETH. */
 export const DEFAULT_DEVNET_STAKE = '10'
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { logger } from '@libp2p/logger'
 import { createProvider, deploy, rpcCall, serializeDeployment, startAnvil } from '@jobmesh/contracts'
 import { Wallet } from 'ethers'
-import { DAPP_ACCOUNT, DEFAULT_DEVNET_BLOCK_TIME, DEFAULT_DEVNET_PEERS, DEFAULT_DEVNET_STAKE } from './constants.js'
+import { DAPP_ACCOUNT, DEFAULT_DEVNET_BLOCK_TIME, DEFAULT_DEVNET_PEERS, DEFAULT_DEVNET_STAKE, DEFAULT_DEVNET_VRAM_GB } from './constants.js'
 import { TooManyPeersError } from './errors.js'
 import { spawnPeer } from './peer-process.js'
 import type { PeerProcess } from './peer-process.js'
@@ -226,7 +226,7 @@ async function startPeer (init: StartPeerInit): Promise<PeerProcess> {
     '--key-file', keyFile,
     '--deployment', init.deploymentFile,
     '--stake', init.stake ?? DEFAULT_DEVNET_STAKE,
-    '--vram', String(init.options.vramGb ?? 16)
+    '--vram', String(init.options.vramGb ?? DEFAULT_DEVNET_VRAM_GB)
   ]
   for (const b of init.bootstrap) args.push('--bootstrap', b)
   if (init.options.gpuModel != null) args.push('--gpu-model', init.options.gpuModel)

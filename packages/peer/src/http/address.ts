@@ -17,7 +17,8 @@ export function parseHttpAddress (value: string): HttpAddress {
   let portText = text.startsWith(':') ? text.slice(1) : text
   if (!/^\d+$/.test(portText)) {
     const colon = text.lastIndexOf(':')
-    if (colon <= 0) throw bad('no port')
+    // `:x` names a port, a bad one
+    if (colon <= 0) throw bad(colon === 0 ? 'bad port' : 'no port')
     host = text.slice(0, colon)
     portText = text.slice(colon + 1)
     if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1)

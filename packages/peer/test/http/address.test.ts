@@ -17,5 +17,9 @@ describe('--http address', () => {
     for (const bad of ['', 'localhost', ':', ':99999', '127.0.0.1:99999', '127.0.0.1:http', 'a b:1']) {
       expect(() => parseHttpAddress(bad)).toThrow(InvalidHttpAddressError)
     }
+    // each says what is wrong: a port given but bad is a bad port (`:-1` said "no port")
+    for (const [bad, why] of [[':-1', 'bad port'], [':abc', 'bad port'], ['127.0.0.1:-1', 'bad port'], ['localhost', 'no port'], ['a b:1', 'bad host']]) {
+      expect(() => parseHttpAddress(bad)).toThrow(`"${bad}" is not host:port (${why}; `)
+    }
   })
 })

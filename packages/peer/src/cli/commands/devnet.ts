@@ -37,6 +37,8 @@ export function devnetCommand (program: Command): void {
       // the CLI's loading handler goes (a Ctrl-C during the checks below was lost)
       const interrupt = watchInterrupt()
       let devnet: Devnet
+      // what its peers register with, for the line that connects another peer like them
+      let vramGb = 0
       try {
         if (opts.dir != null) await checkDirectory(resolve(opts.dir), '--dir')
         await checkStake(opts.stake)
@@ -46,7 +48,8 @@ export function devnetCommand (program: Command): void {
           process.stdout.write(`note: ${resolve(opts.dir)} holds an earlier devnet's peers; that chain stopped with it (anvil keeps its state in ` +
             'memory), so the peers list its jobs (as open, though nothing funds them here) until their deadlines pass: a new --dir starts clean\n')
         }
-        const { startDevnet } = await import('../../devnet/index.js')
+        const { startDevnet, DEFAULT_DEVNET_VRAM_GB } = await import('../../devnet/index.js')
+        vramGb = DEFAULT_DEVNET_VRAM_GB
         devnet = await startDevnet({
           peers: opts.peers,
           chainId: opts.chainId,
@@ -67,7 +70,7 @@ export function devnetCommand (program: Command): void {
       } finally {
         interrupt.off()
       }
-      process.stdout.write(describe(devnet, await writeSpareKeys(devnet)))
+      process.stdout.write(describe(devnet, await writeSpareKeys(devnet), vramGb))
       // a peer that dies while the devnet runs is named (the others go on): it was silent, and its row still listed
       let stopping = false
       const gone = new Set<PeerProcess>()
@@ -166,7 +169,7 @@ function spareKeyLines (devnet: Devnet, keys: string[]): string[] {
   return lines
 }
 
-function describe (devnet: Devnet, spareKeys: string[]): string {
+function describe (devnet: Devnet, spareKeys: string[], vramGb: number): string {
   const spareKey = spareKeys[0]
   const rows = devnet.peers.map((p, i) => [p.name, p.peerId, devnet.peerAccount(i).address, p.dashboardUrl ?? '-', p.dataDir])
   return [
@@ -186,8 +189,8 @@ function describe (devnet: Devnet, spareKeys: string[]): string {
     table(['peer', 'peer id', 'wallet', 'dashboard', 'data dir'], rows),
     ...(devnet.peers[0]?.dashboardUrl != null ? [`dashboard   ${devnet.peers[0].dashboardUrl} (open it in a browser; /metrics for Prometheus)`, ''] : []),
     'connect another peer:',
-    `  npx jobmesh start --data-dir <dir> --vram 8 --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
-    `  (with the variables above exported: npx jobmesh start --data-dir <dir> --vram 8 --key-file ${spareKey ?? '<file>'})`,
+    `  npx jobmesh start --data-dir <dir> --vram ${vramGb} --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
+    `  (with the variables above exported: npx jobmesh start --data-dir <dir> --vram ${vramGb} --key-file ${spareKey ?? '<file>'})`,
     ...spareKeyLines(devnet, spareKeys),
     '  (a devnet peer that exits is started again with the line printed then: its own data dir and key, <data dir>/wallet.key)',
     'status of a peer:',
