@@ -86,6 +86,12 @@ export const DEFAULT_INCENTIVE_PARAMS = {
 export const TIMEOUT_MIN_PCT = 25
 export const TIMEOUT_MAX_PCT = 100
 
+/** `ModelRegistry.MAX_MODELS`: the most models one node is recorded as holding. */
+export const MAX_MODEL_RECORDS = 16
+
+/** `ModelRegistry.MAX_MODEL_ID_BYTES`: the longest model id (UTF-8 bytes) the registry records. */
+export const MAX_MODEL_ID_BYTES = 256
+
 // --- the chain client (createChainClient) ---
 
 /** How long one RPC call (read, estimate, send, a probe such as `eth_chainId`) may take (ms). */

@@ -133,6 +133,8 @@ export interface ChainClient {
   modelHolders(modelId: string, page?: { offset?: number, limit?: number }, options?: CallOptions): Promise<string[]>
   /** The prompts naming `node` in a block range (none when the deployment has no model registry). */
   modelPrompts(node: string, range?: BlockRange, options?: CallOptions): Promise<ModelPrompt[]>
+  /** The model ids `node` is recorded on chain as holding now (from its `ModelHeld` events; empty without a model registry). */
+  modelRecords(node: string, options?: CallOptions): Promise<string[]>
   /** The address a PeerId was registered with, or undefined. */
   peerAddress(peerId: string, options?: CallOptions): Promise<string | undefined>
   /** Creates and funds a job with `fee` wei; the job's id and the escrow's task value (wei per second). */

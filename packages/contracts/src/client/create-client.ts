@@ -43,6 +43,7 @@ import { announceModel } from '../actions/models/announce-model.js'
 import { dropModel } from '../actions/models/drop-model.js'
 import { modelHolders, modelHolding } from '../actions/models/model-holding.js'
 import { modelPrompts } from '../actions/models/model-prompts.js'
+import { modelRecords } from '../actions/models/model-records.js'
 import { promptModel } from '../actions/models/prompt-model.js'
 import { activeNodes } from '../actions/registry/active-nodes.js'
 import { nodeGrade } from '../actions/registry/node-grade.js'
@@ -114,6 +115,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     modelHolding: async (modelId, address, options) => modelHolding(c, modelId, address, options),
     modelHolders: async (modelId, page, options) => modelHolders(c, modelId, page, options),
     modelPrompts: async (node, range, options) => modelPrompts(c, node, range, options),
+    modelRecords: async (node, options) => modelRecords(c, node, options),
     createJob: async (input, fee, options) => createJob(c, input, fee, options),
     commitResults: async (jobId, commitment, options) => commitResults(c, jobId, commitment, options),
     submitResults: async (jobId, input, options) => submitResults(c, jobId, input, options),
