@@ -24,9 +24,10 @@ export interface PeerStatus {
   /**
    * Models this peer holds (jobs naming one are chosen first) and the one it last ran; of the held ones, those
    * fetched to run a job their holders left (`fallback`), prefetched on a prompt (`prompted`), and recorded on chain
-   * (`announced`); each list only when not empty.
+   * (`announced`); each list only when not empty. `fetching`: models of `--model` not fetched yet (not held: jobs
+   * naming them are not chosen first until they are).
    */
-  models: { held: string[], loaded?: string, fallback?: string[], prompted?: string[], announced?: string[] }
+  models: { held: string[], loaded?: string, fallback?: string[], prompted?: string[], announced?: string[], fetching?: string[] }
   peers: Array<{ peerId: string, addresses: string[] }>
   jobs: Array<{ jobId: string, microJobs: number, value: string, state: string }>
   work: WorkCounters & { currentJob?: string }
@@ -71,6 +72,8 @@ export interface PeerStatusInput {
   init: { gpuModel?: string, vramGb?: number }
   /** The models held (default: none). */
   models?: HeldModel[]
+  /** The models of `--model` being fetched (default: none). */
+  fetchingModels?: string[]
   chainAddress?: string
   finalizing?: string[]
 }
@@ -85,7 +88,7 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     uptimeMs: Date.now() - input.startedAt,
     gpuModel: input.init.gpuModel,
     vramGb: input.init.vramGb ?? 0,
-    models: modelsOf(input.models ?? [], processor?.loadedModel()),
+    models: modelsOf(input.models ?? [], processor?.loadedModel(), input.fetchingModels ?? []),
     peers: connectedPeers(node),
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },
@@ -121,7 +124,7 @@ function connectedPeers (node: JobmeshNode): PeerStatus['peers'] {
   return [...byPeer].map(([peerId, addresses]) => ({ peerId, addresses }))
 }
 
-function modelsOf (models: HeldModel[], loaded: string | undefined): PeerStatus['models'] {
+function modelsOf (models: HeldModel[], loaded: string | undefined, fetching: string[]): PeerStatus['models'] {
   const out: PeerStatus['models'] = { held: models.map(m => m.modelId) }
   if (loaded != null) out.loaded = loaded
   const fallback = models.filter(m => m.source === 'fallback').map(m => m.modelId)
@@ -130,6 +133,7 @@ function modelsOf (models: HeldModel[], loaded: string | undefined): PeerStatus[
   if (fallback.length > 0) out.fallback = fallback
   if (prompted.length > 0) out.prompted = prompted
   if (announced.length > 0) out.announced = announced
+  if (fetching.length > 0) out.fetching = fetching
   return out
 }
 

@@ -12,15 +12,18 @@ import type { Requirements } from '../protocol/index.js'
 import { withRetry } from '../settlement/index.js'
 import { MAX_MODEL_PIN_BYTES } from '../storage/index.js'
 import type { ContentStore } from '../storage/index.js'
-import { revertName } from '@jobmesh/contracts'
+import { MAX_MODEL_RECORDS, revertName } from '@jobmesh/contracts'
 import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:models')
 
+/** What the registry refuses for good: another try cannot record the model. */
+const UNRECORDABLE: ReadonlySet<string> = new Set(['TooManyModels', 'InvalidModel'])
+
 export interface ModelHoldingsComponents {
   store: Pick<ContentStore, 'pin'>
   /** With a chain: holdings are announced, prompts followed and sent, holder counts read. */
-  chain?: Pick<ChainClient, 'announceModel' | 'modelHolding' | 'promptModel' | 'modelPrompts' | 'blockNumber' | 'deployment'>
+  chain?: Pick<ChainClient, 'announceModel' | 'dropModel' | 'modelRecords' | 'modelHolding' | 'promptModel' | 'modelPrompts' | 'blockNumber' | 'deployment'>
   /** This node's address on chain (with `chain`). */
   address?: string
   /** The network's peer profiles (address and hardware): whom a fallback may prompt. */
@@ -51,10 +54,12 @@ export interface HeldModel {
 }
 
 export interface ModelHoldings {
-  /** The models held, a live list (job choice reads it: a job naming one is warm). */
+  /** The models held (an `ipfs://` one once fetched and pinned), a live list (job choice reads it: a job naming one is warm). */
   readonly held: readonly string[]
   /** Every held model with how it came and whether the chain knows. */
   models(): HeldModel[]
+  /** The models of `--model` not fetched yet (an `ipfs://` model nobody reachable served so far): not held. */
+  fetching(): string[]
   /** Holder-first: whether to leave `job` to the holders of its model for now (see {@link DEFAULT_HOLDER_GRACE_MS}). */
   defer(job: { jobId: string, modelId?: string }): boolean
   /** This peer fetched the model of a job it runs (job content pinned): it holds it now and prompts one more node. */
@@ -71,8 +76,10 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
   const { chain, address, store } = components
   const graceMs = init.holderGraceMs ?? DEFAULT_HOLDER_GRACE_MS
   const ttlMs = init.holderCountTtlMs ?? DEFAULT_HOLDER_COUNT_TTL_MS
-  const held: string[] = [...new Set(init.models ?? [])]
-  const source = new Map<string, HeldModel['source']>(held.map(m => [m, 'start']))
+  // what --model names is held once kept (an ipfs:// model once fetched): until then job choice does not count it warm
+  const startModels = [...new Set(init.models ?? [])]
+  const held: string[] = []
+  const source = new Map<string, HeldModel['source']>(startModels.map(m => [m, 'start']))
   const announced = new Set<string>()
   const counts = new Map<string, { holders: number, at: number }>()
   const reading = new Set<string>()
@@ -120,13 +127,45 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
     })
   }
 
-  /** Records on chain that this node holds the model; an unreachable RPC or a failed transaction is tried again. */
+  /** Drops the on-chain record of `modelId` and stops holding it here (its pinned content stays). */
+  const forget = async (modelId: string, why: string): Promise<void> => {
+    await chain?.dropModel(modelId, { signal })
+    announced.delete(modelId)
+    const i = held.indexOf(modelId)
+    if (i >= 0) held.splice(i, 1)
+    source.delete(modelId)
+    counts.delete(modelId)
+    log('dropped model %s: %s', modelId, why)
+    tell(`dropped the on-chain record of model ${modelId}: ${why}`)
+  }
+
+  /**
+   * Makes room for one more record: at the registry's limit, the record of the model fetched longest ago (for a job or
+   * on a prompt; never one kept with --model) is dropped.
+   */
+  const makeRoom = async (modelId: string): Promise<void> => {
+    if (announced.size < MAX_MODEL_RECORDS) return
+    const oldest = held.find(m => announced.has(m) && source.get(m) !== 'start')
+    if (oldest != null) await forget(oldest, `a node is recorded as holding at most ${MAX_MODEL_RECORDS} models, and ${modelId} came later`)
+  }
+
+  /**
+   * Records on chain that this node holds the model; an unreachable RPC or a failed transaction is tried again, a
+   * model the registry cannot record (its limit of models per node reached by models kept with --model, an id it
+   * refuses) is not.
+   */
   const announce = async (modelId: string): Promise<void> => {
     if (chain == null || announced.has(modelId)) return
     await untilDone(`record model ${modelId} on chain`, async () => {
       const h = await chain.modelHolding(modelId, address, { signal })
-      if (!h.held) await chain.announceModel(modelId, { signal })
+      if (!h.held) {
+        await makeRoom(modelId)
+        await chain.announceModel(modelId, { signal })
+      }
       counts.set(modelId, { holders: h.held ? h.holders : h.holders + 1, at: Date.now() })
+    }, err => UNRECORDABLE.has(revertName(err) ?? '')).catch((err: Error) => {
+      if (revertName(err) !== 'TooManyModels') throw err
+      throw new Error(`the registry records at most ${MAX_MODEL_RECORDS} models per node, and the models kept with --model fill them`, { cause: err })
     })
     announced.add(modelId)
     log('holding model %s (on chain)', modelId)
@@ -194,9 +233,25 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
     }
   }
 
+  /** Drops the records of models this node is recorded as holding on chain (an earlier run's) that this run does not keep. */
+  const dropStale = async (): Promise<void> => {
+    if (chain == null || address == null) return
+    for (const m of await chain.modelRecords(address, { signal })) {
+      if (startModels.includes(m)) continue
+      await forget(m, 'an earlier run of this node recorded it, this one does not keep it (--model names what a peer keeps)')
+    }
+  }
+
+  /** Why a job's model had to be fetched here, as far as this peer knows. */
+  const fallbackReason = (modelId: string): string => {
+    if (chain == null) return 'no chain tells this peer who holds it'
+    return counts.get(modelId)?.holders === 0 ? 'no active node held it' : 'its holders left the job for the holder grace'
+  }
+
   return {
     held,
     models: () => held.map(modelId => ({ modelId, source: source.get(modelId) ?? 'start', announced: announced.has(modelId) })),
+    fetching: () => startModels.filter(m => !held.includes(m)),
     defer (job) {
       const m = job.modelId
       if (m == null || chain == null || held.includes(m)) return false
@@ -216,14 +271,19 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       held.push(m)
       source.set(m, 'fallback')
       log('job %s: fetched model %s to run it', job.jobId, m)
-      tell(`fetched model ${m} to run job ${job.jobId.slice(0, 10)}: no active node held it`)
+      tell(`fetched model ${m} to run job ${job.jobId.slice(0, 10)}: ${fallbackReason(m)}`)
       background(`holding model ${m}`, async () => {
         await announce(m)
         await prompt(m, job.spec.requirements)
       })
     },
     start () {
-      for (const m of held) background(`keeping model ${m}`, async () => { await keep(m, 'start') })
+      background('keeping the models of --model', async () => {
+        // records an earlier run left of models this run does not hold go first: the registry counts them, and the
+        // peers would wait for this node to run jobs naming them
+        await dropStale().catch((err: Error) => { if (!signal.aborted) log.error('reading this node\'s model records: %e', err) })
+        for (const m of startModels) background(`keeping model ${m}`, async () => { await keep(m, 'start') })
+      })
       background('following model prompts', followPrompts)
     },
     async stop () {
