@@ -151,6 +151,7 @@ export async function peerInit (opts: StartOptions, signal?: AbortSignal): Promi
   // stake, and the chain answering with the deployment's chain id and contracts: a start refused for any of them
   // makes no data dir
   const bootstrap = parseBootstrap(opts.bootstrap ?? [])
+  const models = await checkModels(opts.model ?? [])
   const chain = await chainInit(opts)
   if (chain != null) await checkDeployment(chain, signal)
   await mkdir(dataDir, { recursive: true })
@@ -162,13 +163,39 @@ export async function peerInit (opts: StartOptions, signal?: AbortSignal): Promi
     mdns: opts.mdns === true,
     gpuModel: opts.gpuModel,
     vramGb: opts.vram,
-    models: opts.model ?? [],
+    models,
     ...(opts.holderGrace == null ? {} : { holderGraceMs: opts.holderGrace * 1000 }),
     ...(opts.maxJobOutput == null ? {} : { maxJobOutputBytes: opts.maxJobOutput }),
     process: opts.process,
     chain,
     http: opts.http
   }
+}
+
+/**
+ * The `--model` values a peer can keep and the registry record: an `ipfs://` one names a CID, none is longer than the
+ * registry's ids, and there are no more than it records per node (a peer started with more ran on, and tried to
+ * record the rest for as long as it ran).
+ *
+ * @throws UsageError
+ */
+async function checkModels (models: string[]): Promise<string[]> {
+  const { MAX_MODEL_ID_BYTES, MAX_MODEL_RECORDS } = await import('@jobmesh/contracts')
+  const { parseContentUri } = await import('../../storage/index.js')
+  if (models.length > MAX_MODEL_RECORDS) {
+    throw new UsageError(`--model: ${models.length} models; the registry records at most ${MAX_MODEL_RECORDS} per node`)
+  }
+  for (const m of models) {
+    const bytes = Buffer.byteLength(m)
+    if (bytes > MAX_MODEL_ID_BYTES) throw new UsageError(`--model: ${m.slice(0, 32)}... is ${bytes} bytes long; the registry records ids of at most ${MAX_MODEL_ID_BYTES}`)
+    if (!m.startsWith('ipfs://')) continue
+    try {
+      parseContentUri(m)
+    } catch (err) {
+      throw new UsageError(`--model: ${(err as Error).message} (an ipfs:// model is ipfs://<cid> of the content jobs name)`)
+    }
+  }
+  return models
 }
 
 async function chainInit (opts: StartOptions): Promise<PeerChainInit | undefined> {
