@@ -29,6 +29,8 @@ function codeSizeIssue (codeSize: number | undefined): JobIssue | undefined {
  */
 function modelSizeIssue (input: Pick<SubmitInput, 'blockSize' | 'slicing'>, modelSize: number | undefined): JobIssue | undefined {
   if (modelSize === undefined) return undefined
+  // nothing for the code to read: a file not written yet, or the wrong one (a job paid for it failed on every peer)
+  if (modelSize === 0) return { path: 'model', message: 'the model is empty (0 bytes): a model is content the job\'s code reads, such as weights or a palette' }
   const bs = input.blockSize
   const perMicro = input.slicing?.blocksPerMicro
   const blocks = Number.isSafeInteger(bs) && Number.isSafeInteger(perMicro) ? bs * perMicro : 0

@@ -76,6 +76,8 @@ describe('spec checks against what the peers run and the escrow stores (no chain
     expect(paths({ model }, { model: MAX_MICROJOB_INPUT_BYTES - 12 })).toEqual([])
     const over = issues({ model }, { model: MAX_MICROJOB_INPUT_BYTES - 11 })
     expect(over).toEqual([{ path: 'model', message: expect.stringContaining(`peers read at most ${MAX_MICROJOB_INPUT_BYTES} bytes`) }])
+    // an empty model file: refused, not paid for and failed on every peer
+    expect(issues({ model }, { model: 0 })).toEqual([{ path: 'model', message: expect.stringMatching(/^the model is empty \(0 bytes\)/) }])
   })
 
   it('a field that is no field of a job (a typo would pay for another job): an issue naming it and the field it likely misspells', () => {
