@@ -6,9 +6,9 @@ const pkgDir = fileURLToPath(new URL('../../', import.meta.url))
 const pkg = JSON.parse(readFileSync(`${pkgDir}package.json`, 'utf8')) as { exports: Record<string, { types: string, import: string }> }
 /**
  * The CLIs' helpers both CLIs use (one module each, in src/cli), not folders: the polyfill, the closed-stdout guard,
- * the end of a command, the terminal-safe text of network strings.
+ * the end of a command, the terminal-safe text of network strings, the `--` npm passes on in front of a command.
  */
-const CLI_ENTRY = new Set(['./polyfill', './closed-stdout', './command-end', './terminal-text', './kernel-fs', './package-version', './file-problem', './table'])
+const CLI_ENTRY = new Set(['./polyfill', './closed-stdout', './command-end', './terminal-text', './kernel-fs', './package-version', './file-problem', './table', './leading-separator'])
 /** The folder entry points: every subpath but the root and the CLIs' entry-point helpers. */
 const folders = Object.keys(pkg.exports).filter(k => k !== '.' && !CLI_ENTRY.has(k)).map(k => k.slice(2))
 
