@@ -17,9 +17,6 @@ import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:models')
 
-/** What the registry refuses for good: another try cannot record the model. */
-const UNRECORDABLE: ReadonlySet<string> = new Set(['TooManyModels', 'InvalidModel'])
-
 export interface ModelHoldingsComponents {
   store: Pick<ContentStore, 'pin'>
   /** With a chain: holdings are announced, prompts followed and sent, holder counts read. */
@@ -145,8 +142,20 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
    */
   const makeRoom = async (modelId: string): Promise<void> => {
     if (announced.size < MAX_MODEL_RECORDS) return
-    const oldest = held.find(m => announced.has(m) && source.get(m) !== 'start')
+    const oldest = droppable()
     if (oldest != null) await forget(oldest, `a node is recorded as holding at most ${MAX_MODEL_RECORDS} models, and ${modelId} came later`)
+  }
+
+  /** The recorded model fetched longest ago (for a job or on a prompt), the one to drop for room; none of --model. */
+  const droppable = (): string | undefined => held.find(m => announced.has(m) && source.get(m) !== 'start')
+
+  /**
+   * Whether the registry refused for good: an id it cannot record, or its limit reached with nothing of this run's to
+   * drop (two records made at once may both find room: the later one is refused, and its next try makes room).
+   */
+  const unrecordable = (err: Error): boolean => {
+    const name = revertName(err)
+    return name === 'InvalidModel' || (name === 'TooManyModels' && droppable() == null)
   }
 
   /**
@@ -163,7 +172,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
         await chain.announceModel(modelId, { signal })
       }
       counts.set(modelId, { holders: h.held ? h.holders : h.holders + 1, at: Date.now() })
-    }, err => UNRECORDABLE.has(revertName(err) ?? '')).catch((err: Error) => {
+    }, unrecordable).catch((err: Error) => {
       if (revertName(err) !== 'TooManyModels') throw err
       throw new Error(`the registry records at most ${MAX_MODEL_RECORDS} models per node, and the models kept with --model fill them`, { cause: err })
     })

@@ -282,9 +282,10 @@ export class NetworkObserver extends TypedEvents<NetworkObserverEvents> {
 
   private async readFinalizer (jobId: string, signal: AbortSignal): Promise<void> {
     const view = this.views.get(jobId)
-    const key = `${jobId}@${view?.job.round ?? 0}`
+    if (view == null) return
+    const key = `${jobId}@${view.job.round}`
     // only from a doc open here: a job over on chain shown from what the peer stored is not opened again for it
-    if (view == null || this.finalizers.has(key) || this.components.docs.get(roundDocName(jobId, view.job.round)) == null) return
+    if (this.finalizers.has(key) || this.components.docs.get(roundDocName(jobId, view.job.round)) == null) return
     const finals = await readFinalRecords({ docs: this.components.docs }, jobId, { signal, round: view.job.round }).catch(() => [])
     if (finals[0] != null) this.finalizers.set(key, finals[0].signer)
   }
