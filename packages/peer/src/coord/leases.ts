@@ -195,7 +195,8 @@ export function leases (components: LeasesComponents, init: LeasesInit = {}): Le
       // a term past the uint32 record would be written as 0 and never held: a registered peer's one lease (and one
       // snapshot opening its epoch) of term 2^32 - 1 made every failover of the room claim 2^32 and lose it, until the
       // members' turn waits ran out (30 s); at the ceiling a claim takes the same term over (the CRDT's last writer
-      // wins, and members yield to the epoch the CRDT keeps, room-member.ts yieldsTo)
+      // wins, members yield to the epoch the CRDT keeps, room-member.ts chainOf, and its other owner stands down,
+      // room-serve.ts stoodDown); a failover does not take over another member's live claim of it (topClaimOfAnother)
       return Math.min(MAX_LEASE_TERM, Math.max((current?.term ?? 0) + 1, options.minTerm ?? 0))
     }
     const holds = (key: string, term: number): boolean => {

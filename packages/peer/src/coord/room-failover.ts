@@ -1,3 +1,4 @@
+import { MAX_LEASE_TERM } from './constants.js'
 import type { ClaimOptions, Lease, LeaseTable } from './leases.js'
 
 /**
@@ -14,6 +15,29 @@ export function ownerGossipAt (owner: string | undefined, lease: Lease | undefin
 /** The live MacroJob lease of a later epoch than `epoch` held by another peer: the queue of `epoch` is superseded. */
 export function supersedingLease (lease: Lease | undefined, epoch: number, self: string, leaseOpen: (lease: Lease) => boolean): Lease | undefined {
   if (lease == null || lease.term <= epoch || lease.owner === self || leaseOpen(lease)) return undefined
+  return lease
+}
+
+/**
+ * The MacroJob lease of this very epoch held by another peer than the epoch's root (the signer of the lease its
+ * first snapshot carried): two claims of one term both settled before the CRDT converged (at the largest term every
+ * claim takes the same one, leases.ts `nextTerm`) and the CRDT kept the other. The chain of `root` has lost its
+ * claim: its owner stands down (room-serve.ts), its members yield to the kept one (room-member.ts `chainOf`).
+ */
+export function outvotingLease (lease: Lease | undefined, epoch: number, root: string | undefined): Lease | undefined {
+  if (lease == null || root == null || lease.term !== epoch || lease.owner === root) return undefined
+  return lease
+}
+
+/**
+ * At the largest term a failover cannot pass another peer's claim, only take it over (leases.ts `nextTerm`), and two
+ * settled claims of one epoch make two owners of it. A live claim of the top term by another peer than the root of
+ * the chain this peer follows (and than itself) is another member's failover of the same silent owner: this peer
+ * follows that epoch instead of claiming it too.
+ */
+export function topClaimOfAnother (lease: Lease | undefined, root: string | undefined, self: string,
+  leaseOpen: (lease: Lease) => boolean): Lease | undefined {
+  if (lease == null || lease.term !== MAX_LEASE_TERM || lease.owner === self || lease.owner === root || leaseOpen(lease)) return undefined
   return lease
 }
 

@@ -4,9 +4,9 @@ import { overheld } from './hold-bound.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner, publish, satisfy } from './room-core.js'
 import { countDrop, readRoomMessage } from './room-inbox.js'
-import { epochValid, leaseSigner, yieldsTo } from './room-member.js'
+import { chainOf, epochValid, leaseSigner } from './room-member.js'
 import { onRequest, serve } from './room-serve.js'
-import type { QueueState } from './queue.js'
+import type { QueueState, Verdict } from './queue.js'
 import type { RoomCore } from './room-core.js'
 import type { RoomPubSubMessage } from './room-inbox.js'
 
@@ -64,10 +64,27 @@ export function handle (room: RoomCore, msg: RoomPubSubMessage): void {
   }
 }
 
+/**
+ * The acceptance rule (queue.ts `judge`) within the chain this member follows; a snapshot of a rival chain of the
+ * same epoch is taken (`yield`: the CRDT kept its claim) or dropped as forged, whatever its turn (room-member.ts
+ * `chainOf`).
+ */
+function verdictOf (room: RoomCore, next: QueueState, from: string): Verdict | 'yield' {
+  switch (chainOf(room.epochCheck, room.state, room.epochRoot, next, from)) {
+    case 'yield': return 'yield'
+    case 'rival': return 'forged'
+    default: return judge(room.state, next, from, (n, f) => epochValid(room.epochCheck, n, f))
+  }
+}
+
 function consider (room: RoomCore, next: QueueState, from: string, fromBuffer: boolean): void {
   const metrics = room.components.metrics
-  const verdict = judge(room.state, next, from, (n, f) => epochValid(room.epochCheck, n, f))
+  const verdict = verdictOf(room, next, from)
   switch (verdict) {
+    case 'yield':
+      log('%s room %d: follows the epoch\'s claim the CRDT kept (from %s)', room.self.slice(-6), room.macroIndex, from.slice(-6))
+      accept(room, next)
+      return
     case 'heartbeat':
       room.silence.heard(room.clock())
       return
@@ -75,10 +92,6 @@ function consider (room: RoomCore, next: QueueState, from: string, fromBuffer: b
       if (!fromBuffer) metrics.droppedStale++
       return
     case 'forged':
-      if (yieldsTo(room.epochCheck, room.state, room.epochRoot, next, from)) {
-        accept(room, next)
-        return
-      }
       if (!fromBuffer) metrics.droppedForged++
       log('%s room %d: forged snapshot from %s', room.self.slice(-6), room.macroIndex, from.slice(-6))
       return
@@ -141,7 +154,7 @@ function accept (room: RoomCore, next: QueueState): void {
 
 /** Applies a buffered snapshot that now continues the chain; after a heartbeat without the gap filling, the newest. */
 export function drainFuture (room: RoomCore, timedOut: boolean): void {
-  const next = room.future.next(room.state, (n, from) => judge(room.state, n, from, (m, f) => epochValid(room.epochCheck, m, f)),
+  const next = room.future.next(room.state, (n, from) => { const v = verdictOf(room, n, from); return v === 'yield' ? 'accept' : v },
     room.clock(), timedOut ? room.heartbeatMs : undefined)
   if (next != null) accept(room, next)
 }

@@ -46,18 +46,28 @@ function crdtHolds (lease: Lease | undefined, epoch: number, root: string | unde
   return lease.term === epoch && (root == null || lease.owner === root)
 }
 
+/** How a snapshot of the epoch a member follows stands to the chain it follows: see {@link chainOf}. */
+export type ChainRelation = 'same' | 'yield' | 'rival'
+
 /**
- * Two peers that claimed the same MacroJob lease term concurrently (before the CRDT converged) both open the epoch.
- * Both epoch-opening snapshots carry a signed lease of that term; a member yields to `next` when the CRDT shows the
- * term held by `next`'s root and not by the root of the epoch it follows (`root`, when known): every member ends
- * with the claim the CRDT kept. A rival's signed lease alone is no reason to yield (anyone can sign one).
+ * Two peers that claimed the same MacroJob lease term concurrently (before the CRDT converged, or both at the largest
+ * term) both open the epoch, and each chain of turns carries the signed lease of its root in every snapshot. A
+ * snapshot of the epoch this member follows is of the `same` chain (same root, or a root not known: judged as
+ * usual); of a rival chain the member `yield`s to when the CRDT shows the term held by that chain's root and the
+ * snapshot is that root's opening of the epoch or a handoff message (the turn it names is its sender's to give);
+ * else a `rival` (dropped as forged: it never continues the chain followed, whatever its term). Every member ends
+ * with the claim the CRDT kept, whichever turn each chain has reached. A rival's signed lease alone is no reason to
+ * yield (anyone can sign one), nor its owner's word of a turn (a handoff comes from the turn before).
  */
-export function yieldsTo (check: EpochCheck, cur: QueueState | undefined, root: string | undefined, next: QueueState, from: string): boolean {
-  if (cur == null || next.epoch !== cur.epoch || next.macroLease == null) return false
-  if (from !== next.owner && from !== next.prevOwner) return false
-  const rivalRoot = leaseSigner(check, next.macroLease, next.epoch)
+export function chainOf (check: EpochCheck, cur: QueueState | undefined, root: string | undefined, next: QueueState, from: string): ChainRelation {
+  if (cur == null || next.epoch !== cur.epoch || next.macroLease == null) return 'same'
   const ownRoot = root ?? (cur.macroLease != null ? leaseSigner(check, cur.macroLease, cur.epoch) : undefined)
-  return rivalRoot != null && rivalRoot !== ownRoot && crdtHolds(check.crdtLease(), next.epoch, rivalRoot) === true
+  const nextRoot = leaseSigner(check, next.macroLease, next.epoch)
+  if (nextRoot == null) return 'rival' // a lease record of another term or signed by nobody
+  if (ownRoot == null || nextRoot === ownRoot) return 'same'
+  const opening = next.term === 0 && from === nextRoot && next.owner === nextRoot
+  if (!opening && !isHandoff(next, from)) return 'rival'
+  return crdtHolds(check.crdtLease(), next.epoch, nextRoot) === true ? 'yield' : 'rival'
 }
 
 /**

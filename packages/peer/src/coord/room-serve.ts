@@ -3,7 +3,7 @@ import { microKey } from './keys.js'
 import { LOCKED, countStates } from './queue.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner, publishState, satisfy } from './room-core.js'
-import { supersedingLease } from './room-failover.js'
+import { outvotingLease, supersedingLease } from './room-failover.js'
 import { applyRequest, earlyRequest, handoff, pickBatch, rebuildQueue, reconcile } from './room-owner.js'
 import type { CoordMessage } from './codec.js'
 import type { Lease } from './leases.js'
@@ -23,7 +23,7 @@ const log = logger('jobmesh:room')
 export function createQueue (room: RoomCore, lease: Lease): void {
   const { states, locks } = rebuildQueue(room.size, room.view, room.clock(), room.memory)
   const macroLease = room.components.macroLeases.get(room.macroKey)
-  const raw = macroLease?.term === lease.term ? room.components.macroLeases.raw(room.macroKey) : undefined
+  const raw = macroLease?.term === lease.term && macroLease.owner === lease.owner ? room.components.macroLeases.raw(room.macroKey) : undefined
   const pending = (room.state?.pending ?? []).filter(p => p !== room.self && p !== room.state?.owner)
   const early = room.early.filter(p => p !== room.self && !pending.includes(p))
   room.early = []
@@ -60,9 +60,9 @@ export function serve (room: RoomCore): void {
   if (state == null || !isOwner(room) || room.closed) {
     return
   }
-  if (supersededBy(room) != null) {
-    // a failover claimed a later epoch: this queue stops at once (no locks, no handoff, no heartbeat); the
-    // new epoch's first snapshot makes this peer a member of it
+  if (stoodDown(room)) {
+    // a failover claimed a later epoch, or the CRDT kept another peer's claim of this one: this queue stops at once
+    // (no locks, no handoff, no heartbeat); the other epoch's snapshots make this peer a member of it
     satisfy(room, [])
     return
   }
@@ -178,9 +178,14 @@ export function reconcileWithCrdt (room: RoomCore): void {
   }
 }
 
-/** The live MacroJob lease of a later epoch held by another peer, if the CRDT shows one. */
-function supersededBy (room: RoomCore): Lease | undefined {
-  return room.state == null
-    ? undefined
-    : supersedingLease(room.components.macroLeases.get(room.macroKey), room.state.epoch, room.self, (lease) => room.components.leases.isOpen(lease))
+/**
+ * Whether the queue this peer owns has lost its MacroJob lease: the CRDT shows a live lease of a later epoch held by
+ * another peer (a failover), or this epoch's lease held by another peer than the epoch's root (two claims of one
+ * term, the CRDT kept the other's). Its owner serves it no more.
+ */
+export function stoodDown (room: RoomCore): boolean {
+  if (room.state == null) return false
+  const lease = room.components.macroLeases.get(room.macroKey)
+  return supersedingLease(lease, room.state.epoch, room.self, (l) => room.components.leases.isOpen(l)) != null ||
+    outvotingLease(lease, room.state.epoch, room.epochRoot) != null
 }

@@ -4,7 +4,7 @@ import { overheld } from './hold-bound.js'
 import { checkComplete } from './room-complete.js'
 import { isOwner } from './room-core.js'
 import { claimPeers, claimQueue, releaseUnserved } from './room-claim.js'
-import { claimNextEpoch, ownerGossipAt } from './room-failover.js'
+import { claimNextEpoch, ownerGossipAt, topClaimOfAnother } from './room-failover.js'
 import { drainFuture, request, sendRequest } from './room-follow.js'
 import { createQueue, reconcileWithCrdt, serve } from './room-serve.js'
 import { MAX_LEASE_TERM, SUSPECT_CONFIRM_MS } from './constants.js'
@@ -88,6 +88,14 @@ function renewMacroLease (room: RoomCore, now: number): void {
 /** The owner went silent: claim the MacroJob lease with a higher term; the CRDT winner rebuilds the queue. */
 async function failover (room: RoomCore): Promise<void> {
   const seenEpoch = room.state?.epoch ?? 0
+  const now = room.clock()
+  const other = topClaimOfAnother(room.components.macroLeases.get(room.macroKey), room.epochRoot, room.self,
+    (lease) => room.components.leases.isOpen(lease, now))
+  if (other != null) {
+    log('%s room %d: %s claimed the top epoch first, following it', room.self.slice(-6), room.macroIndex, other.owner.slice(-6))
+    room.silence.heard(now)
+    return
+  }
   try {
     log('%s room %d: owner %s silent, claiming the next epoch', room.self.slice(-6), room.macroIndex, room.state?.owner.slice(-6))
     const lease = await claimQueue(room, async () => claimNextEpoch(room.components.macroLeases, room.macroKey, seenEpoch, room.abort.signal, claimPeers(room, { failover: true })))

@@ -16,7 +16,7 @@ import { handle, request, sendRequest } from './room-follow.js'
 import { FutureSnapshots } from './room-member.js'
 import { holdLimit, isDistrusted } from './hold-bound.js'
 import { ownerMemory } from './room-owner.js'
-import { createQueue, handOffTo, scheduleFlush, serve } from './room-serve.js'
+import { createQueue, handOffTo, scheduleFlush, serve, stoodDown } from './room-serve.js'
 import { tick } from './room-tick.js'
 import { TurnWaiter } from './room-waiter.js'
 import { guardCoordTopic } from './topic-guard.js'
@@ -251,7 +251,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
     }
     if (options.abrupt !== true) {
       try {
-        if (this.isOwner && core.state != null) {
+        if (this.isOwner && core.state != null && !stoodDown(core)) {
           const next = core.state.pending.find(p => p !== core.self)
           if (next != null) {
             handOffTo(core, next)
@@ -280,7 +280,7 @@ export class MacroRoom extends TypedEvents<RoomEvents> {
   /** A RoomAnnouncement of this queue, when this peer owns it. */
   announcement (): CoordMessage['room'] | undefined {
     const state = this.core.state
-    if (!this.isOwner || state == null || this.core.completed) {
+    if (!this.isOwner || state == null || this.core.completed || stoodDown(this.core)) {
       return undefined
     }
     const c = countStates(state.states)

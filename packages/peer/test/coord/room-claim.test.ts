@@ -5,11 +5,12 @@ import * as Y from 'yjs'
 import { leases } from '../../src/coord/leases.js'
 import { earlyRequest, ownerMemory } from '../../src/coord/room-owner.js'
 import { TurnWaiter } from '../../src/coord/room-waiter.js'
-import { createQueue, onRequest, serve } from '../../src/coord/room-serve.js'
+import { createQueue, onRequest, serve, stoodDown } from '../../src/coord/room-serve.js'
+import { microKey } from '../../src/coord/keys.js'
 import { OwnerSilence } from '../../src/coord/owner-silence.js'
 import { claimNextEpoch } from '../../src/coord/room-failover.js'
 import { claimPeers, claimQueue, releaseUnserved, unservedLease } from '../../src/coord/room-claim.js'
-import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_SETTLE_MS, MAX_EARLY_REQUESTS } from '../../src/coord/constants.js'
+import { CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_CONFIRM_ALL_MAX_PEERS, FIRST_CLAIM_SETTLE_MS, MAX_EARLY_REQUESTS, MAX_LEASE_TERM } from '../../src/coord/constants.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { crdt, queue } from './room-fixtures.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
@@ -176,6 +177,42 @@ describe('room claiming role (room-claim.ts)', () => {
     expect((await turn).map(i => i.index)).toEqual([0, 1, 2, 3])
     expect(published).toHaveLength(2)
     expect(published[1]).toMatchObject({ owner: b, term: 1, pending: [c] })
+  })
+
+  it('an owner whose claim of its epoch the CRDT did not keep (two claims of the top term) stands down: no lock, no handoff, no heartbeat', async () => {
+    const { room, macroLeases, rival, clock } = await claimRoom()
+    const published: QueueState[] = []
+    Object.assign(room, {
+      size: 8, topic: 't', heartbeatMs: 1_000, maxBatch: 8, maxBytes: 65_536, early: [], doneOutbox: [], lastPublish: 0,
+      completed: false, flushScheduled: false, epochRoot: undefined, view: crdt(), memory: ownerMemory(), waiter: new TurnWaiter(),
+      ownersSeen: new Set<string>(), dispatch: () => {}
+    })
+    const doc = new Y.Doc()
+    const micro = leases({ signer: recordSigner(await generateKeyPair('Ed25519'), room.self), verifier: recordVerifier(), clock: () => clock.now }, { settleMs: 0 })
+    const microLeases = micro.table(doc.getMap('micro'), 'jobmesh/micro/j')
+    Object.assign(room.components, {
+      microLeases,
+      progress: { doneIn: () => 0, has: () => false },
+      metrics: { snapshotsSent: 0, handoffs: 0 },
+      pubsub: { publish: async () => { published.push(structuredClone(room.state as QueueState)) } }
+    })
+    const won = await claimQueue(room, async () => claimNextEpoch(macroLeases, '0', MAX_LEASE_TERM, new AbortController().signal))
+    expect(won.term).toBe(MAX_LEASE_TERM)
+    createQueue(room, won)
+    expect(stoodDown(room)).toBe(false)
+    onRequest(room, 'member-b', { macroIndex: 0, done: [], want: 4 })
+    // another member's claim of the same top term written after this one: the CRDT keeps it
+    rival.take('0', { force: true, minTerm: MAX_LEASE_TERM })
+    expect(macroLeases.get('0')).toMatchObject({ term: MAX_LEASE_TERM })
+    expect(macroLeases.get('0')?.owner).not.toBe(room.self)
+    expect(stoodDown(room)).toBe(true)
+    const before = published.length
+    const turn = room.waiter.wait(4)
+    serve(room)
+    expect(await turn).toEqual([])
+    expect(published).toHaveLength(before) // neither a handoff to member-b nor a heartbeat of the lost chain
+    expect(room.state?.owner).toBe(room.self)
+    expect(microLeases.get(microKey(0, 0))).toBeUndefined() // nothing locked under the lost claim
   })
 
   it('forgets the joiners it remembered when its claim is lost', async () => {

@@ -5,12 +5,13 @@ import * as Y from 'yjs'
 import { leases } from '../../src/coord/leases.js'
 import { LeaseRecord } from '../../src/coord/pb/coord.js'
 import { DONE, LOCKED, OPEN, judge } from '../../src/coord/queue.js'
-import { FutureSnapshots, epochValid, yieldsTo } from '../../src/coord/room-member.js'
+import { FutureSnapshots, chainOf, epochValid } from '../../src/coord/room-member.js'
 import { applyRequest, handoff, ownerMemory, pickBatch, rebuildQueue, reconcile } from '../../src/coord/room-owner.js'
 import { TurnWaiter } from '../../src/coord/room-waiter.js'
 import { handOffTo } from '../../src/coord/room-serve.js'
 import { OwnerSilence } from '../../src/coord/owner-silence.js'
-import { claimNextEpoch, ownerGossipAt, supersedingLease } from '../../src/coord/room-failover.js'
+import { claimNextEpoch, outvotingLease, ownerGossipAt, supersedingLease, topClaimOfAnother } from '../../src/coord/room-failover.js'
+import { MAX_LEASE_TERM } from '../../src/coord/constants.js'
 import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { GRACE_MS, LEASE_MS, crdt, lease, queue } from './room-fixtures.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
@@ -163,22 +164,42 @@ describe('room member role (room-member.ts)', () => {
     expect(epochValid(check, next, a.peer)).toBe(false)
   })
 
-  it('of two owners of one epoch (concurrent claims) every member ends with the one the CRDT kept; a signed rival alone is no reason', async () => {
+  it('of two owners of one epoch (concurrent claims) every member ends with the one the CRDT kept, whatever turn each chain reached; a signed rival alone is no reason', async () => {
     const [x, y, z] = [await epochSigner(), await epochSigner(), await epochSigner()]
     const inCrdt: { lease?: Lease } = {}
     const check: EpochCheck = { verifier: recordVerifier(), domain: 'jobmesh/macro/job/0', crdtLease: () => inCrdt.lease }
     const fromY = queue(4, { epoch: 5, owner: y.peer, prevOwner: y.peer, macroLease: y.sign(5) })
     const fromX = queue(4, { epoch: 5, owner: x.peer, prevOwner: x.peer, macroLease: x.sign(5) })
     const fromZ = queue(4, { epoch: 5, owner: z.peer, prevOwner: z.peer, macroLease: z.sign(5) })
-    expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(false)
-    expect(yieldsTo(check, fromX, x.peer, fromY, y.peer)).toBe(false)
+    // nothing synced: neither chain is taken over the other, and neither continues the other
+    expect(chainOf(check, fromY, y.peer, fromX, x.peer)).toBe('rival')
+    expect(chainOf(check, fromX, x.peer, fromY, y.peer)).toBe('rival')
     inCrdt.lease = lease(x.peer, 5, 99)
-    expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(true)
-    expect(yieldsTo(check, fromX, x.peer, fromY, y.peer)).toBe(false)
-    expect(yieldsTo(check, fromX, x.peer, fromZ, z.peer)).toBe(false)
+    expect(chainOf(check, fromY, y.peer, fromX, x.peer)).toBe('yield')
+    expect(chainOf(check, fromX, x.peer, fromY, y.peer)).toBe('rival')
+    expect(chainOf(check, fromX, x.peer, fromZ, z.peer)).toBe('rival')
     inCrdt.lease = lease(y.peer, 5, 99)
-    expect(yieldsTo(check, fromX, x.peer, fromY, y.peer)).toBe(true)
-    expect(yieldsTo(check, fromY, y.peer, fromX, x.peer)).toBe(false)
+    expect(chainOf(check, fromX, x.peer, fromY, y.peer)).toBe('yield')
+    expect(chainOf(check, fromY, y.peer, fromX, x.peer)).toBe('rival')
+    // the stall this closes: X and Y each handed term 1 of their own chain to the other; Y's handoff reaches X, which
+    // had gone further in its own chain (a higher version: `judge` alone calls it stale), and X waited for Y's turn
+    // in X's chain while Y waited for X's in Y's
+    const xChain = { ...fromX, term: 1, owner: y.peer, prevOwner: x.peer, version: 9 }
+    const yHandoff = { ...fromY, term: 1, owner: x.peer, prevOwner: y.peer, version: 2 }
+    expect(judge(xChain, yHandoff, y.peer, () => true)).toBe('stale')
+    expect(chainOf(check, xChain, x.peer, yHandoff, y.peer)).toBe('yield')
+    // a later turn of the rival chain taken from its handoff message only, never from its owner's own word
+    expect(chainOf(check, xChain, x.peer, { ...fromY, term: 7, owner: z.peer, prevOwner: x.peer }, x.peer)).toBe('yield')
+    expect(chainOf(check, xChain, x.peer, { ...fromY, term: 7, owner: z.peer, prevOwner: x.peer }, z.peer)).toBe('rival')
+    // once a member follows the kept chain, the other chain's turns never continue it, though its owners are the same
+    const followed = { ...yHandoff }
+    expect(chainOf(check, followed, y.peer, { ...fromX, term: 2, owner: y.peer, prevOwner: x.peer, version: 10 }, x.peer)).toBe('rival')
+    expect(judge(followed, { ...fromX, term: 2, owner: y.peer, prevOwner: x.peer, version: 10 }, x.peer, () => true)).toBe('accept')
+    // its own chain is judged as usual, and so is a snapshot when the root of the chain followed is not known
+    expect(chainOf(check, followed, y.peer, { ...fromY, term: 2, owner: y.peer, prevOwner: x.peer }, x.peer)).toBe('same')
+    expect(chainOf(check, { ...fromY, macroLease: undefined }, undefined, fromX, x.peer)).toBe('same')
+    // a lease record of another term is nobody's root
+    expect(chainOf(check, fromY, y.peer, { ...fromX, macroLease: x.sign(4) }, x.peer)).toBe('rival')
   })
 
   it('takes a gap\'s newest turn only when a handoff message names its owner; a turn a peer claims for itself is never taken', () => {
@@ -287,6 +308,23 @@ describe('room failover role (room-failover.ts)', () => {
     expect(supersedingLease(lease('b', 3, 10_000), 3, 'a', open(5_000))).toBeUndefined()
     expect(supersedingLease(lease('a', 4, 10_000), 3, 'a', open(5_000))).toBeUndefined()
     expect(supersedingLease(lease('b', 4, 10_000), 3, 'a', open(12_000))).toBeUndefined()
+  })
+
+  it('a queue whose epoch the CRDT shows held by another peer than its root has lost its claim (two claims of one term)', () => {
+    expect(outvotingLease(lease('b', 3, 10_000), 3, 'a')?.owner).toBe('b')
+    expect(outvotingLease(lease('b', 3, 0), 3, 'a')?.owner).toBe('b') // released too: the claim kept is not this one
+    expect(outvotingLease(lease('a', 3, 10_000), 3, 'a')).toBeUndefined() // its root renews it, whoever's turn it is
+    expect(outvotingLease(lease('b', 4, 10_000), 3, 'a')).toBeUndefined() // a later epoch: supersedingLease
+    expect(outvotingLease(lease('b', 3, 10_000), 3, undefined)).toBeUndefined() // a root not known: no verdict
+  })
+
+  it('at the top term follows another member\'s live claim instead of taking it over; the silent root\'s own claim is taken over', () => {
+    const top = MAX_LEASE_TERM
+    expect(topClaimOfAnother(lease('b', top, 10_000), 'attacker', 'self', open(5_000))?.owner).toBe('b')
+    expect(topClaimOfAnother(lease('attacker', top, 10_000), 'attacker', 'self', open(5_000))).toBeUndefined()
+    expect(topClaimOfAnother(lease('self', top, 10_000), 'attacker', 'self', open(5_000))).toBeUndefined()
+    expect(topClaimOfAnother(lease('b', top, 10_000), 'attacker', 'self', open(11_000))).toBeUndefined() // lapsed
+    expect(topClaimOfAnother(lease('b', top - 1, 10_000), 'attacker', 'self', open(5_000))).toBeUndefined() // a later term passes it
   })
 
   it('claims the epoch above both the one seen and the CRDT\'s, over the silent owner\'s live lease', async () => {
