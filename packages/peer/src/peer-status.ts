@@ -25,9 +25,12 @@ export interface PeerStatus {
    * Models this peer holds (jobs naming one are chosen first) and the one it last ran; of the held ones, those
    * fetched to run a job their holders left (`fallback`), prefetched on a prompt (`prompted`), and recorded on chain
    * (`announced`); each list only when not empty. `fetching`: models of `--model` not fetched yet (not held: jobs
-   * naming them are not chosen first until they are).
+   * naming them are not chosen first until they are); `givenUp`: models whose fetch could not succeed, with why.
    */
-  models: { held: string[], loaded?: string, fallback?: string[], prompted?: string[], announced?: string[], fetching?: string[] }
+  models: {
+    held: string[], loaded?: string, fallback?: string[], prompted?: string[], announced?: string[], fetching?: string[],
+    givenUp?: Array<{ modelId: string, reason: string }>
+  }
   peers: Array<{ peerId: string, addresses: string[] }>
   jobs: Array<{ jobId: string, microJobs: number, value: string, state: string }>
   work: WorkCounters & { currentJob?: string }
@@ -74,6 +77,8 @@ export interface PeerStatusInput {
   models?: HeldModel[]
   /** The models of `--model` being fetched (default: none). */
   fetchingModels?: string[]
+  /** The models whose fetch was given up, with why (default: none). */
+  givenUpModels?: Array<{ modelId: string, reason: string }>
   chainAddress?: string
   finalizing?: string[]
 }
@@ -88,7 +93,7 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
     uptimeMs: Date.now() - input.startedAt,
     gpuModel: input.init.gpuModel,
     vramGb: input.init.vramGb ?? 0,
-    models: modelsOf(input.models ?? [], processor?.loadedModel(), input.fetchingModels ?? []),
+    models: modelsOf(input.models ?? [], processor?.loadedModel(), input.fetchingModels ?? [], input.givenUpModels ?? []),
     peers: connectedPeers(node),
     jobs: processor?.knownJobs().map(j => ({ jobId: j.jobId, microJobs: j.microJobs, value: j.value, state: j.state })) ?? [],
     work: { ...input.work, currentJob: processor?.currentJob() },
@@ -124,7 +129,8 @@ function connectedPeers (node: JobmeshNode): PeerStatus['peers'] {
   return [...byPeer].map(([peerId, addresses]) => ({ peerId, addresses }))
 }
 
-function modelsOf (models: HeldModel[], loaded: string | undefined, fetching: string[]): PeerStatus['models'] {
+function modelsOf (models: HeldModel[], loaded: string | undefined, fetching: string[],
+  givenUp: NonNullable<PeerStatus['models']['givenUp']>): PeerStatus['models'] {
   const out: PeerStatus['models'] = { held: models.map(m => m.modelId) }
   if (loaded != null) out.loaded = loaded
   const fallback = models.filter(m => m.source === 'fallback').map(m => m.modelId)
@@ -134,6 +140,7 @@ function modelsOf (models: HeldModel[], loaded: string | undefined, fetching: st
   if (prompted.length > 0) out.prompted = prompted
   if (announced.length > 0) out.announced = announced
   if (fetching.length > 0) out.fetching = fetching
+  if (givenUp.length > 0) out.givenUp = givenUp
   return out
 }
 

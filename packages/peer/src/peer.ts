@@ -309,7 +309,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
       chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })
-    const status = (): PeerStatus => peerStatus({ node, docs, processor, work, startedAt, init, models: holdings.models(), fetchingModels: holdings.fetching(), chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
+    const status = (): PeerStatus => peerStatus({ node, docs, processor, work, startedAt, init, models: holdings.models(), fetchingModels: holdings.fetching(), givenUpModels: holdings.givenUp(), chainAddress: chain?.address, finalizing: chain?.settlement.finalizing() })
     return {
       node,
       docs,

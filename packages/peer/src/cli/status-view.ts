@@ -44,13 +44,14 @@ export function formatStatus (s: PeerStatus): string {
   const out: string[] = []
   out.push(`peer      ${s.peerId}${s.pid == null ? '' : ` (process ${s.pid})`}`)
   out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
-  if (s.models.held.length > 0 || s.models.loaded != null || s.models.fetching != null) {
+  if (s.models.held.length > 0 || s.models.loaded != null || s.models.fetching != null || s.models.givenUp != null) {
     // model ids come from job specs and the chain: each shown as one line without controls
     const ids = (list: readonly string[]): string => list.map(id => terminalSafe(id)).join(', ')
     out.push(`models    held: ${s.models.held.length === 0 ? 'none' : ids(s.models.held)}; last run: ${s.models.loaded == null ? 'none' : terminalSafe(s.models.loaded)}`)
     const how = [[MODEL_SOURCE_LABELS.fallback, s.models.fallback], [MODEL_SOURCE_LABELS.prompt, s.models.prompted], ['on chain', s.models.announced],
       ['fetching (not held yet)', s.models.fetching]] as const
     for (const [label, list] of how) if (list != null) out.push(`          ${label}: ${ids(list)}`)
+    for (const g of s.models.givenUp ?? []) out.push(`          not fetched, given up: ${terminalSafe(g.modelId)} (${terminalSafe(g.reason)})`)
   }
   out.push(`uptime    ${Math.round(s.uptimeMs / 1000)} s`)
   for (const a of s.addresses) {

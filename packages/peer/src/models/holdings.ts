@@ -57,6 +57,11 @@ export interface ModelHoldings {
   models(): HeldModel[]
   /** The models of `--model` not fetched yet (an `ipfs://` model nobody reachable served so far): not held. */
   fetching(): string[]
+  /**
+   * The `ipfs://` models whose fetch was given up, with why: no try could succeed (larger than a model may be, or
+   * not a fetchable address). Not held, not tried again in this run.
+   */
+  givenUp(): Array<{ modelId: string, reason: string }>
   /** Holder-first: whether to leave `job` to the holders of its model for now (see {@link DEFAULT_HOLDER_GRACE_MS}). */
   defer(job: { jobId: string, modelId?: string }): boolean
   /** This peer fetched the model of a job it runs (job content pinned): it holds it now and prompts one more node. */
@@ -78,6 +83,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
   const held: string[] = []
   const source = new Map<string, HeldModel['source']>(startModels.map(m => [m, 'start']))
   const announced = new Set<string>()
+  const givenUp = new Map<string, string>()
   const counts = new Map<string, { holders: number, at: number }>()
   const reading = new Set<string>()
   const firstSeen = new Map<string, number>()
@@ -185,6 +191,10 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
   const fetchModel = async (modelId: string): Promise<void> => {
     await untilDone(`fetch model ${modelId}`, async () => { await store.pin(modelId, { signal, maxBytes: MAX_MODEL_PIN_BYTES }) },
       err => err.name === 'UnsupportedUriError' || err.name === 'ContentTooLargeError')
+      .catch((err: Error) => {
+        if (!signal.aborted) givenUp.set(modelId, err.message)
+        throw err
+      })
   }
 
   /** Fetches and pins an `ipfs://` model (other ids name nothing to fetch), then says so on chain. */
@@ -260,7 +270,8 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
   return {
     held,
     models: () => held.map(modelId => ({ modelId, source: source.get(modelId) ?? 'start', announced: announced.has(modelId) })),
-    fetching: () => startModels.filter(m => !held.includes(m)),
+    fetching: () => startModels.filter(m => !held.includes(m) && !givenUp.has(m)),
+    givenUp: () => [...givenUp].map(([modelId, reason]) => ({ modelId, reason })),
     defer (job) {
       const m = job.modelId
       if (m == null || chain == null || held.includes(m)) return false

@@ -31,6 +31,13 @@ describe('formatStatus', () => {
     expect(text).not.toContain('e+')
   })
 
+  it('names a model whose fetch was given up, with why, apart from those still being fetched', () => {
+    const text = formatStatus(status({ held: [], fetching: ['ipfs://b'], givenUp: [{ modelId: 'ipfs://a', reason: 'ipfs://a is larger than a model may be' }] }))
+    expect(text).toContain('models    held: none; last run: none\n')
+    expect(text).toContain('          fetching (not held yet): ipfs://b\n')
+    expect(text).toContain('          not fetched, given up: ipfs://a (ipfs://a is larger than a model may be)\n')
+  })
+
   it('has no model lines for a peer that holds none', () => {
     expect(formatStatus(status({ held: [] }))).not.toContain('models')
   })

@@ -2,6 +2,7 @@ import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { waitFor } from '@jobmesh/testkit'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createModelHoldings } from '../../src/models/index.js'
+import { ContentTooLargeError } from '../../src/storage/index.js'
 import type { ChainClient } from '@jobmesh/contracts'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 import type { ModelHoldings } from '../../src/models/index.js'
@@ -42,6 +43,30 @@ describe('model holdings', () => {
       await waitFor(() => holdings.held.includes(model) ? true : undefined, { timeoutMs: 5_000, what: 'the fetched model held' })
       holdings.acquired({ jobId: `0x${'2'.repeat(64)}`, spec: { requirements: { minVramGb: 0, modelId: 'ipfs://bafyother' } } })
       expect(events.at(-1)).toBe(`fetched model ipfs://bafyother to run job 0x22222222: no chain tells this peer who holds it`)
+    } finally {
+      await holdings.stop()
+    }
+  })
+})
+
+describe('model holdings, a fetch that cannot succeed', () => {
+  it('an ipfs:// model larger than a model may be is given up once, with why: not fetching, not held, the operator told', async () => {
+    const events: Array<{ level: string, text: string }> = []
+    const model = 'ipfs://bafkreiaw44yvxd7xickcjw2lapsmbtieemjg27slxrgwklzqwey4v6kxfy'
+    let pins = 0
+    const holdings = createModelHoldings({
+      store: { pin: async () => { pins++; throw new ContentTooLargeError(`${model} is larger than 302039040 bytes`) } },
+      events: { push: e => { events.push({ level: e.level, text: e.text }) } }
+    }, { models: [model], retryMs: 1 })
+    try {
+      expect(holdings.fetching()).toEqual([model])
+      holdings.start()
+      await waitFor(() => holdings.givenUp().length > 0 ? true : undefined, { timeoutMs: 5_000, what: 'the fetch given up' })
+      expect(holdings.givenUp()).toEqual([{ modelId: model, reason: `${model} is larger than 302039040 bytes` }])
+      expect(holdings.fetching()).toEqual([])
+      expect(holdings.held).toEqual([])
+      expect(pins).toBe(1) // no try could succeed: none more
+      expect(events).toContainEqual({ level: 'error', text: `keeping model ${model} failed: ${model} is larger than 302039040 bytes` })
     } finally {
       await holdings.stop()
     }
