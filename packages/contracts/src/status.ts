@@ -16,11 +16,13 @@ export const JobStatus = {
 export type JobStatus = typeof JobStatus[keyof typeof JobStatus]
 
 /**
- * Open past its deadline by the chain's clock (`nowSeconds`, the latest block's timestamp): `submitResults` needs
- * `block.timestamp <= deadline`, so the escrow can never release such a job, only refund it.
+ * Past its deadline by the chain's clock (`nowSeconds`, the latest block's timestamp) with nothing left to release it:
+ * `Open` (`submitResults` needs `block.timestamp <= deadline`), or `Submitted` with no verifier drawn (no draw
+ * starts after the deadline). The escrow can only refund such a job (`refund`: the same two cases).
  */
-export function isExpiredOpen (job: { status: JobStatusName, deadline: number }, nowSeconds: number): boolean {
-  return job.status === 'Open' && nowSeconds > job.deadline
+export function isExpired (job: { status: JobStatusName, deadline: number, assigned: number }, nowSeconds: number): boolean {
+  if (nowSeconds <= job.deadline) return false
+  return job.status === 'Open' || (job.status === 'Submitted' && job.assigned === 0)
 }
 
 /** Released or refunded: the escrow is done with the job (no result, draw or payment of a round can follow). */

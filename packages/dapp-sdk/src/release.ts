@@ -1,4 +1,4 @@
-import { anySignal, delay, isExpiredOpen, timeoutSignal } from '@jobmesh/contracts'
+import { anySignal, delay, isExpired, timeoutSignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import {
   AbortError, DeadlinePassedError, JobNotFoundError, JobRefundedError, JobRejectedError,
@@ -61,7 +61,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
         case 'None':
           throw new JobNotFoundError(`the escrow has no job ${id}`)
         case 'Open': {
-          if (isExpiredOpen(job, await ctx.chain.client.chainTime({ signal }))) {
+          if (isExpired(job, await ctx.chain.client.chainTime({ signal }))) {
             if (job.rejections > 0) {
               throw new JobRejectedError(`job ${id}: results were rejected ${job.rejections} time(s) and the deadline passed; refund it`)
             }
@@ -69,8 +69,14 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
           }
           break
         }
-        case 'Submitted':
+        case 'Submitted': {
+          // no draw starts after the deadline: a submission with no verifier by then is never verified
+          if (job.assigned === 0 && isExpired(job, await ctx.chain.client.chainTime({ signal }))) {
+            throw new DeadlinePassedError(`job ${id}: its results were submitted but no verifier was drawn by its deadline, so it ` +
+              `cannot be released; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
+          }
           break
+        }
       }
     } catch (err) {
       const name = (err as Error).name

@@ -55,7 +55,7 @@ describe('describe on a job waiting in the verification queue', () => {
     expect(stories.map(s => s.phase)).toEqual(['verifying', 'verifying', 'verifying'])
     expect(stories[0].waitingFor).toBe('3 verifiers in the verification queue: position 1 of 3 (higher-value tasks first); 1 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
     // 5 verifiers besides its submitter need 6 nodes: with 4 registered the queue can never serve it, and the story says so
-    expect(stories[1].waitingFor).toBe('more nodes: 4 are registered and active, and its 5 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 5 so far) until 2 more join; if none does by the deadline the creator can refund')
+    expect(stories[1].waitingFor).toBe('more nodes: 3 are registered and active besides its submitter, and its 5 verifiers are drawn from those, so it cannot be drawn (0 of 5 so far) until 2 more join; if none does by the deadline the creator can refund')
     expect(stories[2].waitingFor).toBe('3 verifiers in the verification queue: position 3 of 3 (higher-value tasks first); 2 of 2 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
 
     // `jobmesh-dapp wait` on that job warns at once that it waits for nodes that are not there
@@ -77,8 +77,19 @@ describe('describe on a job waiting in the verification queue', () => {
     const later = await cursor.read()
     expect(later.map(t => t.jobId).sort()).toEqual([wide.jobId, cheap48.jobId].map(id => id.toLowerCase()).sort())
     expect(rankQueued(later, wide.jobId)?.position).toBe(1)
+    // past their deadlines no draw starts: the queued jobs can only be refunded, and every view says so (a QA pass of
+    // 2026-12-03 read plain `Submitted` from status, queue advice from describe and the release wait's timeout)
     const after = await env.client.describe(cheap48.jobId)
-    expect(after.waitingFor).toBe('3 verifiers in the verification queue: position 2 of 2 (higher-value tasks first); 1 of 1 among the jobs needing the same VRAM and GPU model; all are drawn at once when enough eligible nodes are idle')
+    expect(after.phase).toBe('expired')
+    expect(after.waitingFor).toBe(`nothing will happen: the deadline passed before any verifier was drawn (no draw starts after it); the creator can refund (jobmesh-dapp refund ${cheap48.jobId})`)
+    const wait = await env.client.waitForRelease(cheap48.jobId, { timeoutMs: 10_000 }).catch((e: unknown) => e as Error)
+    expect(wait.name).toBe('DeadlinePassedError')
+    expect(wait.message).toContain('no verifier was drawn by its deadline')
+    const out: string[] = []
+    expect(await run(['status', cheap48.jobId, ...await connectFlags(env)], { out: (l) => out.push(l), err: () => {} })).toBe(0)
+    expect(out[0]).toBe(`status: Submitted (expired: its deadline passed before any verifier was drawn (no draw starts after it), so it can no longer be released; jobmesh-dapp refund ${cheap48.jobId} returns the fee)`)
+    await env.client.refund(cheap48.jobId)
+    expect((await env.client.status(cheap48.jobId)).status).toBe('Refunded')
   })
 })
 

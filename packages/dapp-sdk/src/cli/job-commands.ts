@@ -1,7 +1,7 @@
 import { Option } from 'commander'
 import { table } from '@jobmesh/peer/table'
 import { formatEther } from 'ethers'
-import { isExpiredOpen } from '@jobmesh/contracts'
+import { isExpired } from '@jobmesh/contracts'
 import { clientFrom, escrowClientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
@@ -73,17 +73,24 @@ function printJob (io: CliIo, j: EscrowJob, nowSeconds: number): void {
   io.out(`resultRoot: ${j.resultRoot}`)
 }
 
-/** What an escrow status does not say by itself: an Open job past its deadline, or one the peers may have given up. */
+/**
+ * What an escrow status does not say by itself: a job past its deadline that nothing can release any more (Open, or
+ * Submitted with no verifier drawn), or one the peers may have given up.
+ */
 function statusNote (j: EscrowJob, nowSeconds: number): string {
-  if (isExpiredOpen(j, nowSeconds)) return ` (expired: its deadline has passed, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)`
+  if (isExpired(j, nowSeconds)) {
+    const why = j.status === 'Open' ? 'its deadline has passed' : 'its deadline passed before any verifier was drawn (no draw starts after it)'
+    return ` (expired: ${why}, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)`
+  }
   if (j.status === 'Open') return ` (the escrow's word: jobmesh-dapp describe ${j.jobId} says whether the peers work on it or gave it up)`
   return ''
 }
 
 /** What `results` could not check yet, for a job the escrow has not released: the outputs are not confirmed. */
-function unconfirmedNote (jobId: string, { status, deadline }: Pick<EscrowJob, 'status' | 'deadline'>, nowSeconds: number): string | undefined {
-  if (isExpiredOpen({ status, deadline }, nowSeconds)) {
-    return `note: these outputs are not submitted on chain and no release can come: the deadline of job ${jobId} has passed ` +
+function unconfirmedNote (jobId: string, { status, deadline, assigned }: Pick<EscrowJob, 'status' | 'deadline' | 'assigned'>, nowSeconds: number): string | undefined {
+  if (isExpired({ status, deadline, assigned }, nowSeconds)) {
+    const what = status === 'Open' ? 'not submitted on chain' : 'submitted on chain but no verifier was drawn to check them'
+    return `note: these outputs are ${what} and no release can come: the deadline of job ${jobId} has passed ` +
       `(jobmesh-dapp refund ${jobId} returns the fee)`
   }
   if (status === 'Submitted') {
@@ -107,7 +114,7 @@ export function jobCommands (root: Command, io: CliIo): void {
       await withEscrow(flags, io, async (client) => {
         const j = await client.status(jobId)
         const now = await clockOf(client)
-        if (flags.json === true) io.out(JSON.stringify({ ...jsonJob(j), expired: isExpiredOpen(j, now) }))
+        if (flags.json === true) io.out(JSON.stringify({ ...jsonJob(j), expired: isExpired(j, now) }))
         else printJob(io, j, now)
       }, { access: 'reads' })
     })
@@ -125,8 +132,8 @@ export function jobCommands (root: Command, io: CliIo): void {
           // the job's story, read once: its announcement and the peers matching it
           let story: Promise<JobStory | undefined> | undefined
           const describe = async (): Promise<JobStory | undefined> => await (story ??= client.describe(jobId).catch(() => undefined))
-          // past its deadline (by the chain's clock) an Open job waits for nothing: the wait below says to refund it
-          const expired = job.status === 'Open' && (await describe())?.phase === 'expired'
+          // past its deadline (by the chain's clock) a job nothing can release waits for nothing: the wait below says to refund it
+          const expired = (await describe())?.phase === 'expired'
           const warning = expired ? undefined : await cannotFinishWarning(client, {
             k: job.k,
             name: `job ${jobId}`,
@@ -197,7 +204,7 @@ export function jobCommands (root: Command, io: CliIo): void {
         const jobs = await client.list()
         const now = await clockOf(client)
         if (flags.json === true) {
-          io.out(JSON.stringify(jobs.map(j => ({ ...jsonJob(j), expired: isExpiredOpen(j, now), specCid: j.specCid, createdBlock: j.createdBlock }))))
+          io.out(JSON.stringify(jobs.map(j => ({ ...jsonJob(j), expired: isExpired(j, now), specCid: j.specCid, createdBlock: j.createdBlock }))))
           return
         }
         if (jobs.length === 0) {
@@ -205,11 +212,11 @@ export function jobCommands (root: Command, io: CliIo): void {
           return
         }
         // one aligned table, whatever the fees' widths (the columns shifted with them)
-        const rows = jobs.map(j => [j.jobId, isExpiredOpen(j, now) ? `${j.status} (expired)` : j.status, `${formatEther(j.fee)} ETH`, j.macroJobs * j.microJobsPerMacro, new Date(j.deadline * 1000).toISOString()])
+        const rows = jobs.map(j => [j.jobId, isExpired(j, now) ? `${j.status} (expired)` : j.status, `${formatEther(j.fee)} ETH`, j.macroJobs * j.microJobsPerMacro, new Date(j.deadline * 1000).toISOString()])
         for (const line of table(['job', 'status', 'fee', 'MicroJobs', 'deadline'], rows).trimEnd().split('\n')) io.out(line)
-        if (jobs.some(j => isExpiredOpen(j, now))) io.out('expired: past its deadline, a job can no longer be released; jobmesh-dapp refund <job> returns its fee')
+        if (jobs.some(j => isExpired(j, now))) io.out('expired: past its deadline, a job can no longer be released; jobmesh-dapp refund <job> returns its fee')
         // the escrow cannot tell a job being worked on from one the peers gave up (its code fails): the job's docs can
-        if (jobs.some(j => j.status === 'Open' && !isExpiredOpen(j, now))) io.out('Open: the escrow\'s word; jobmesh-dapp describe <job> says whether the peers work on it or gave it up (its code fails)')
+        if (jobs.some(j => j.status === 'Open' && !isExpired(j, now))) io.out('Open: the escrow\'s word; jobmesh-dapp describe <job> says whether the peers work on it or gave it up (its code fails)')
       })
     })
 

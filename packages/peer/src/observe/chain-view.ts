@@ -74,7 +74,15 @@ export interface VerificationView {
   parked?: boolean
   /** Registered, active nodes (read while the job is open or its verifiers are missing): fewer than k + 1 can never verify it. */
   activeNodes?: number
-  /** Unix seconds of the head block, read while the job is open: the clock its deadline is compared with. */
+  /**
+   * Whether the submitter is one of `activeNodes` (read while its verifiers are missing): a submitter that paused or
+   * left is not, and the k verifiers come from the others.
+   */
+  submitterActive?: boolean
+  /**
+   * Unix seconds of the head block, read while the job is open or its verifiers are missing: the clock its deadline is
+   * compared with.
+   */
   chainTime?: number
 }
 
@@ -164,12 +172,16 @@ export async function readVerification (chain: ChainClient, jobId: string,
   if (job.status === 'Open') [view.activeNodes, view.chainTime] = await Promise.all([chain.activeNodes(options), chain.chainTime(options)])
   if (job.status === 'Submitted' && job.assigned < job.k) {
     const escrow = chain.contracts.jobEscrow
-    const [queued, size, active] = await Promise.all([
+    const [queued, size, active, submitter, time] = await Promise.all([
       withTimeout(escrow.isQueued(jobId) as Promise<boolean>, { timeoutMs: DEFAULT_DESCRIBE_TIMEOUT_MS, what: 'JobEscrow.isQueued', signal: options.signal }),
       withTimeout(escrow.queueSize() as Promise<bigint>, { timeoutMs: DEFAULT_DESCRIBE_TIMEOUT_MS, what: 'JobEscrow.queueSize', signal: options.signal }),
-      chain.activeNodes(options)
+      chain.activeNodes(options),
+      chain.nodeInfo(job.submitter, options),
+      chain.chainTime(options)
     ])
     view.activeNodes = active
+    view.submitterActive = submitter.registered && !submitter.paused && !submitter.exiting && !submitter.kickedOut
+    view.chainTime = time
     view.queued = queued
     view.queueSize = Number(size)
     view.parked = !queued && job.drawn

@@ -1,5 +1,5 @@
 import { formatEther } from 'ethers'
-import { isExpiredOpen } from '@jobmesh/contracts'
+import { isExpired } from '@jobmesh/contracts'
 import { DEADLINE_MARGIN_MS, nodesNeeded } from '../protocol/index.js'
 import { failedForCertain } from '../coord/index.js'
 import { ExecutionTimeoutError, isModuleFailureName } from '../executor/index.js'
@@ -209,12 +209,13 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   const status = chain?.status
   if (status === 'Released') return { phase: 'released', waitingFor: 'nothing: the escrow released the fee; outputs can be downloaded' }
   if (status === 'Refunded') return { phase: 'refunded', waitingFor: 'nothing: the fee was refunded to the creator' }
-  if (status === 'Submitted' && chain != null) return verification(chain, matching)
   // by the chain's clock when it was read (the escrow's), else this machine's
   const now = facts.now ?? (chain?.chainTime != null ? chain.chainTime * 1000 : Date.now())
-  if (chain != null && isExpiredOpen(chain, now / 1000)) {
-    return { phase: 'expired', waitingFor: 'nothing will happen: the deadline has passed; the creator can refund' }
+  if (chain != null && isExpired(chain, now / 1000)) {
+    const why = status === 'Open' ? 'the deadline has passed' : 'the deadline passed before any verifier was drawn (no draw starts after it)'
+    return { phase: 'expired', waitingFor: `nothing will happen: ${why}; the creator can refund (jobmesh-dapp refund ${facts.jobId})` }
   }
+  if (status === 'Submitted' && chain != null) return verification(chain, matching)
   const failures = progress?.failures
   if (failures != null && failedForCertain(failures, progress?.done ?? 0)) {
     return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failures.reasons.join(', ') || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
@@ -283,11 +284,13 @@ function unannounced (jobId: string, chain: VerificationView | undefined): strin
 
 function verification (chain: VerificationView, matching: JobStory['matching']): { phase: string, waitingFor: string } {
   const head = chain.headBlock
-  if (chain.assigned < chain.k && chain.activeNodes != null && chain.activeNodes < nodesNeeded(chain.k)) {
-    const more = nodesNeeded(chain.k) - chain.activeNodes
+  // the verifiers come from the active nodes besides the submitter (itself one of them unless it paused or left)
+  const besides = chain.activeNodes == null ? undefined : chain.activeNodes - (chain.submitterActive === false ? 0 : 1)
+  if (chain.assigned < chain.k && besides != null && besides < chain.k) {
+    const more = chain.k - Math.max(0, besides)
     return {
       phase: 'verifying',
-      waitingFor: `more nodes: ${chain.activeNodes} ${plural(chain.activeNodes, 'is', 'are')} registered and active, and its ${chain.k} verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (${chain.assigned} of ${chain.k} so far) until ${more} more ${plural(more, 'joins', 'join')}; if none does by the deadline the creator can refund`
+      waitingFor: `more nodes: ${Math.max(0, besides)} ${plural(Math.max(0, besides), 'is', 'are')} registered and active besides its submitter, and its ${chain.k} verifiers are drawn from those, so it cannot be drawn (${chain.assigned} of ${chain.k} so far) until ${more} more ${plural(more, 'joins', 'join')}; if none does by the deadline the creator can refund`
     }
   }
   if (chain.assigned < chain.k) {

@@ -92,7 +92,11 @@ describe('job stories', () => {
     expect(queued.waitingFor).toBe('verifiers to be drawn: 0 of 3 so far; the job waits in the verification queue (2 jobs queued) until enough eligible nodes are idle')
     // a network too small to ever draw k verifiers besides the submitter says so, whatever the queue says
     const tooFew = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 1, activeNodes: 3 }) }))
-    expect(tooFew.waitingFor).toBe('more nodes: 3 are registered and active, and its 3 verifiers are drawn from the nodes besides its submitter, so it cannot be drawn (0 of 3 so far) until 1 more joins; if none does by the deadline the creator can refund')
+    expect(tooFew.waitingFor).toBe('more nodes: 2 are registered and active besides its submitter, and its 3 verifiers are drawn from those, so it cannot be drawn (0 of 3 so far) until 1 more joins; if none does by the deadline the creator can refund')
+    // a submitter that paused (stopped) or left is not one of the active nodes: all of them are possible verifiers
+    const pausedSubmitter = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, activeNodes: 2, submitterActive: false }) }))
+    expect(pausedSubmitter.waitingFor).toBe('more nodes: 2 are registered and active besides its submitter, and its 3 verifiers are drawn from those, so it cannot be drawn (0 of 3 so far) until 1 more joins; if none does by the deadline the creator can refund')
+    expect(explainJob(facts({ peers: fit, chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2, activeNodes: 3, submitterActive: false }) })).waitingFor).toBe(queued.waitingFor)
     expect(explainJob(facts({ peers: fit, chain: chain({ status: 'Submitted', assigned: 0, queued: true, queueSize: 2, activeNodes: 4 }) })).waitingFor).toBe(queued.waitingFor)
     const seeding = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, seeds: 1, sampleFixed: false, seedDeadline: 120, commitDeadline: 160, revealDeadline: 180 }) }))
     expect(seeding.waitingFor).toBe('verifiers to reveal their seeds, which fix the sample: 1 of 3, until block 120 (20 blocks left)')
@@ -199,6 +203,11 @@ describe('job stories', () => {
     const deadline = Math.floor(Date.now() / 1000) + 3_600
     expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline + 1 }) })).phase).toBe('expired')
     expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 1 }) })).phase).not.toBe('expired')
+    // submitted with no verifier drawn by the deadline: no draw starts after it, only a refund can follow
+    const undrawn = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, deadline, chainTime: deadline + 1, activeNodes: 2 }) }))
+    expect([undrawn.phase, undrawn.waitingFor]).toEqual(['expired', `nothing will happen: the deadline passed before any verifier was drawn (no draw starts after it); the creator can refund (jobmesh-dapp refund ${jobId})`])
+    // its verifiers drawn, the verification goes on past the deadline
+    expect(explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, deadline, chainTime: deadline + 1 }) })).phase).not.toBe('expired')
     // within the last 3 minutes the peers start nothing more of it: said, not "a peer that can take it"
     const cutOff = explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 100 }), progress: { done: 3, total: 8, macros: [] } }))
     expect(cutOff.waitingFor).toBe(`nothing will happen: it is too close to its deadline (${new Date(deadline * 1000).toISOString()}), and the peers ` +
