@@ -295,6 +295,8 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     if (chain != null) {
       chain.leavesDrawAtStop()
       stack.push(async () => {
+        // nothing new goes out from here: a submission now would leave a draw this stopped node cannot make
+        chain.settlement.halt()
         if (await leaveDraw(chain.client)) return
         events.push({
           kind: 'error',

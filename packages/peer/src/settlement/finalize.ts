@@ -34,6 +34,11 @@ export interface FinalizeOptions {
   outputConcurrency?: number
   /** Poll interval while waiting for the block after the results commitment (ms). */
   pollMs?: number
+  /**
+   * Called once `submitResults` is mined, before anything else: the submission's verifier draw is this node's duty
+   * from that block on, whatever happens to the rest of the finalization (a stop, a failed record write).
+   */
+  onSubmitted?(): Promise<void>
 }
 
 export interface FinalizeResult {
@@ -175,6 +180,7 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     throw err
   }
   log('submitted %s round %d: manifest %s, block %d', id, round, manifestCid, tx.blockNumber)
+  await options.onSubmitted?.()
   const record: FinalRecord = {
     manifestCid,
     resultRoot: manifest.resultRoot,

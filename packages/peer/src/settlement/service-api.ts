@@ -61,6 +61,12 @@ export interface Settlement extends EventTarget, RoundOracle {
   /** Aborts every watcher and running step, and waits for them. */
   stop(): Promise<void>
   /**
+   * A stop's first step: aborts every watcher and running step at once, without waiting (`stop` waits). From here the
+   * node sends no new transaction: a finalization not submitted yet stays a duty for the next start (and for the
+   * job's other peers to take over) instead of a submission whose verifier draw the stopped node could not make.
+   */
+  halt(): void
+  /**
    * The processor's `onJobComplete` hook: finalizes the job, then draws verifiers, proves and settles in the
    * background (the release is claimed by the `JobReleased` watcher). Resolves after the finalization.
    */

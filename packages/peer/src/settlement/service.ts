@@ -66,7 +66,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
       await journal?.put(key, JSON.stringify({ at: Date.now() }))
       let result: FinalizeResult
       try {
-        result = await withRetry(async () => await finalizeJob(components, jobId, { signal: controller.signal, outputFetchTimeoutMs: init.outputFetchTimeoutMs }), {
+        // the draw is a duty from the submission's block on: journaled then, before the finalization's last steps
+        const onSubmitted = async (): Promise<void> => { await journal?.put(settleKey(jobId), '{}') }
+        result = await withRetry(async () => await finalizeJob(components, jobId, { signal: controller.signal, outputFetchTimeoutMs: init.outputFetchTimeoutMs, onSubmitted }), {
           signal: controller.signal, totalMs: init.finalizeTimeoutMs, delayMs: init.finalizeRetryMs, what: `finalization of ${jobId}`
         })
       } catch (err) {
@@ -301,6 +303,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
         })
       }, fromBlock)
     },
+    halt (): void {
+      controller.abort()
+    },
     async stop (): Promise<void> {
       controller.abort()
       await Promise.allSettled([...tasks, takeover.stop()])
@@ -322,7 +327,9 @@ export function createSettlement (components: SettlementComponents, init: Settle
           out.push({ kind, jobId: key.slice(kind.length + 1).split('@')[0] })
         }
       }
-      return out
+      // a finalization stopped after its submission: what is at stake is the draw (its entry resumes both)
+      const drawing = new Set(out.filter(d => d.kind === 'settle').map(d => d.jobId))
+      return out.filter(d => d.kind !== 'finalize' || !drawing.has(d.jobId))
     },
     onJobCompletedElsewhere (jobId: string): void {
       takeover.watch(jobId)

@@ -13,7 +13,8 @@ import { jobDocName, macroDocName } from '../../src/crdt/names.js'
 import { createWasmExecutor } from '../../src/executor/index.js'
 import { createNode } from '../../src/node/index.js'
 import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob, workTag } from '../../src/protocol/index.js'
-import { createSettlement, ensureSeedCommitted } from '../../src/settlement/index.js'
+import { createSettlement, datastoreJournal, ensureSeedCommitted } from '../../src/settlement/index.js'
+import { MemoryDatastore } from 'datastore-core'
 import { RERUN_TIMEOUT_MS } from '../../src/settlement/constants.js'
 import { publishProfile } from '../../src/jobs/index.js'
 import { wasmMicroJobExecutor } from '../../src/executor/index.js'
@@ -22,7 +23,7 @@ import type { ChainClient } from '@jobmesh/contracts'
 import type { MicroJobExecutor, WasmExecutor } from '../../src/executor/index.js'
 import type { ContentStore } from '../../src/storage/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
-import type { Settlement, SettlementDocs } from '../../src/settlement/index.js'
+import type { DutyJournal, Settlement, SettlementDocs } from '../../src/settlement/index.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 import type { Ed25519PrivateKey } from '@libp2p/interface'
 
@@ -311,6 +312,51 @@ describe('settlement end to end on anvil', () => {
     const redraw = await submitter.chain.provider.getTransaction(draws[1].transactionHash)
     expect(redraw?.from).toBe(await submitter.chain.address())
   }, 240_000)
+
+  /**
+   * The submitter's settlement with a journal (what `jobmesh start` keeps in the data dir), halted as `jobmesh start`
+   * halts it at a stop (its first step), right after `method` is mined (a test seam for the moment of the Ctrl-C).
+   */
+  async function haltedAfter (method: 'commitResults' | 'submitResults', prepared: Prepared): Promise<{ settlement: Settlement, journal: DutyJournal, err: Error }> {
+    const [submitter] = peers
+    const journal = datastoreJournal(new MemoryDatastore())
+    const holder: { settlement?: Settlement } = {}
+    const send = submitter.chain[method].bind(submitter.chain) as (...args: unknown[]) => Promise<unknown>
+    const chain = overriding(submitter.chain, { [method]: async (...args: unknown[]) => { const r = await send(...args); holder.settlement?.halt(); return r } })
+    // a doc store reads its signal as the peer's does: a halted settlement opens no doc
+    const docs: SettlementDocs = {
+      ...prepared.docs,
+      open: async (name, options) => { options?.signal?.throwIfAborted(); return await prepared.docs.open(name, options) }
+    }
+    const settlement = createSettlement({ docs, chain, store: createContentStore({ helia: node.helia }), privateKey: submitter.key, journal },
+      { pollMs: 50, phaseTimeoutMs: 60_000, fromBlock: prepared.fromBlock })
+    holder.settlement = settlement
+    submitter.settlement = settlement
+    await settlement.start()
+    const err = await settlement.onJobComplete(prepared.jobId).then(() => new Error('finalized'), (e: unknown) => e as Error)
+    return { settlement, journal, err }
+  }
+
+  it('a stop between the results commitment and their submission submits nothing: the finalization stays its duty, no draw is owed (a QA pass saw a stopping node submit, then pay the late-draw bounty)', async () => {
+    const prepared = await prepare({})
+    const { jobId } = prepared
+    const { settlement, err } = await haltedAfter('commitResults', prepared)
+    expect(err.name).toBe('AbortError')
+    expect(await peers[0].chain.jobStatus(jobId)).toBe('Open')
+    expect(await events('ResultsSubmitted', jobId)).toEqual([])
+    // what `jobmesh start` prints at the stop: the finalization, which the job's other peers take over
+    expect(await settlement.duties()).toEqual([{ kind: 'finalize', jobId: jobId.toLowerCase() }])
+  }, 120_000)
+
+  it('a stop right after the submission keeps the draw as the duty, not the finalization: the stop names what is at stake', async () => {
+    const prepared = await prepare({})
+    const { jobId } = prepared
+    const { settlement, journal, err } = await haltedAfter('submitResults', prepared)
+    expect(err.name).toBe('AbortError')
+    expect(await peers[0].chain.jobStatus(jobId)).toBe('Submitted')
+    expect((await journal.list('settle/')).map(e => e.key)).toEqual([`settle/${jobId.toLowerCase()}`])
+    expect(await settlement.duties()).toEqual([{ kind: 'settle', jobId: jobId.toLowerCase() }])
+  }, 120_000)
 
   it('a submitter gone right after its submission: a watcher draws late, a verifier proves the sample, the job is released', async () => {
     const { jobId, submitter, outcome } = await submitterGone(false)
