@@ -27,10 +27,14 @@ export interface RefundOptions {
   signal?: AbortSignal
 }
 
-/** A refunded job: its refund transaction, and the settle transaction `refund` sent first, if any. */
+/** A refunded job: its refund transaction, where the fee went, and the settle transaction `refund` sent first, if any. */
 export interface Refund {
   txHash: string
   blockNumber: number
+  /** The job's creator, whom the escrow paid the fee back (whoever sent the refund). */
+  creator: string
+  /** The fee paid back (wei). */
+  feeWei: bigint
   /** The verification round `refund` settled before it refunded (nobody else had). */
   settled?: { txHash: string, blockNumber: number }
 }
@@ -115,14 +119,15 @@ export async function refundJob (ctx: ChainContext, jobId: string, options: Refu
   requireSigning(ctx.chain, 'a refund')
   const report = progressReporter<RefundProgress>(options.onProgress)
   // the escrow takes a second refund as a no-op that still costs gas: a refunded job is refused here
-  const status = await ctx.chain.client.jobStatus(jobId, { signal })
+  const job = await ctx.chain.client.job(jobId, { signal })
+  const status = job.status
   if (status === 'None') throw new JobNotFoundError(`the escrow has no job ${jobId.toLowerCase()}`)
   if (status === 'Refunded') throw new JobRefundedError(`job ${jobId.toLowerCase()} was refunded already: its fee went back to its creator`)
   const settled = status === 'Submitted' ? await settleIfDue(ctx, jobId, report, signal) : undefined
   report({ stage: 'refunding' })
   try {
     const mined = await ctx.chain.client.refund(jobId, { signal })
-    return { txHash: mined.hash, blockNumber: mined.blockNumber, ...(settled === undefined ? {} : { settled }) }
+    return { txHash: mined.hash, blockNumber: mined.blockNumber, creator: job.creator, feeWei: job.fee, ...(settled === undefined ? {} : { settled }) }
   } catch (err) {
     throw await explain(ctx, jobId, err, signal)
   }

@@ -9,7 +9,7 @@ import { createContentStore } from '@jobmesh/peer/storage'
 import { run } from '../src/cli/program.js'
 import { DEFAULT_PRICING, taskValue } from '../src/index.js'
 import { plural, weiPerSecond } from '../src/cli/text.js'
-import { secondsToMs } from '../src/cli/options.js'
+import { ether, secondsToMs } from '../src/cli/options.js'
 import { DEFAULT_REPLICATION_TIMEOUT_MS } from '../src/constants.js'
 import { formatStory } from '../src/cli/describe-command.js'
 import { cleanup, setup, smallJob } from './helpers.js'
@@ -103,6 +103,12 @@ describe('jobmesh-dapp', () => {
     expect(weiPerSecond(16129032258n)).toBe('16129032258 wei/s (16.129032258 gwei/s)')
     expect(weiPerSecond(7n)).toBe('7 wei/s (0.000000007 gwei/s)')
     expect(weiPerSecond(3n * 10n ** 18n)).toBe('3000000000000000000 wei/s (3000000000.0 gwei/s)')
+  })
+
+  it('reads an amount in ether to the wei; one finer than a wei says so, not that it is not positive', () => {
+    expect(['0.01', '1', '0.000000000000000001'].map(ether)).toEqual([10n ** 16n, 10n ** 18n, 1n])
+    expect(() => ether('0.0000000000000000001')).toThrow('expected at most 18 decimals (1 wei is 0.000000000000000001 ETH)')
+    for (const bad of ['0', '-1', 'abc', '1e3', '']) expect(() => ether(bad)).toThrow('expected a positive amount in ether, e.g. 0.01')
   })
 
   it('reads --poll in seconds, fractions allowed', async () => {

@@ -4,7 +4,7 @@ import { resultTree } from '../src/index.js'
 import { createJobClient } from '../src/index.js'
 import { flakyRpc } from '@jobmesh/testkit/anvil'
 import { resultCommitment } from '@jobmesh/peer/settlement'
-import { AbiCoder, keccak256 } from 'ethers'
+import { AbiCoder, formatEther, keccak256 } from 'ethers'
 import { SLICING, cleanup, connectFlags, driveRelease, registerNode, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 
@@ -195,7 +195,7 @@ describe('waitForRelease and refund', () => {
     expect(await run(['refund', job.jobId, ...await connectFlags(env)], { out: (l) => out.push(l), err: (l) => err.push(l) }), err.join('\n')).toBe(0)
     expect(err[0]).toBe(`settling the verification round of job ${job.jobId} first: it is past its deadline and no peer settled it (anyone may)...`)
     expect(err[1]).toMatch(/^settled in block \d+ \(tx 0x[0-9a-f]{64}\)$/)
-    expect(out).toEqual([expect.stringMatching(/^refunded in block \d+ \(tx 0x[0-9a-f]{64}\)$/)])
+    expect(out).toEqual([expect.stringMatching(new RegExp(`^refunded ${formatEther(job.spec.price)} ETH to the job's creator ${env.client.address} in block \\d+ \\(tx 0x[0-9a-f]{64}\\)$`))])
     expect((await env.client.status(job.jobId)).status).toBe('Refunded')
     expect(await env.provider.getBalance(env.client.address)).toBeGreaterThan(before)
   })
@@ -230,6 +230,7 @@ describe('waitForRelease and refund', () => {
     const before = await env.provider.getBalance(env.client.address)
     const refund = await env.client.refund(job.jobId)
     expect(refund.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect([refund.creator, refund.feeWei]).toEqual([env.client.address, job.spec.price])
     expect((await env.client.status(job.jobId)).status).toBe('Refunded')
     expect(await env.provider.getBalance(env.client.address)).toBeGreaterThan(before)
     const refunded = await env.client.waitForRelease(job.jobId).catch((e: unknown) => e as Error)

@@ -235,8 +235,8 @@ export function jobCommands (root: Command, io: CliIo): void {
             }
           }
         })
-        if (flags.json === true) io.out(JSON.stringify({ jobId, ...r }))
-        else io.out(`refunded in block ${r.blockNumber} (tx ${r.txHash})`)
+        if (flags.json === true) io.out(JSON.stringify({ jobId, ...r, feeWei: r.feeWei.toString() }))
+        else io.out(`refunded ${formatEther(r.feeWei)} ETH to the job's creator ${r.creator} in block ${r.blockNumber} (tx ${r.txHash})`)
       })
     })
 }

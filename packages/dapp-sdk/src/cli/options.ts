@@ -41,6 +41,8 @@ export function nonNegativeInt (value: string): number {
 
 /** Commander parser of an amount in ether (decimal), to wei. */
 export function ether (value: string): bigint {
+  // below a wei: not a negative number, one too fine to pay (a QA pass read "expected a positive amount")
+  if (/^[0-9]*\.[0-9]{19,}$/.test(value)) throw new InvalidArgumentError('expected at most 18 decimals (1 wei is 0.000000000000000001 ETH)')
   try {
     const wei = parseEther(value)
     if (wei <= 0n) throw new Error('not positive')
