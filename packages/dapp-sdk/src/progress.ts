@@ -99,17 +99,40 @@ export async function * watchProgress (ctx: ClientContext, jobId: string, option
   }
 }
 
+/**
+ * Runs `step` (a doc open or read of the job's) within what is left of `timeoutMs` from `started`: a step it cuts
+ * short is the iteration's TimeoutError, as a wait for results would be. Without `timeoutMs`, `step` as it is.
+ */
+async function withinTimeout<T> (id: string, options: ProgressOptions, started: number, step: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+  if (options.timeoutMs === undefined) return await step(options.signal)
+  const left = Math.max(0, started + options.timeoutMs - Date.now())
+  const bound = anySignal([options.signal], left)
+  try {
+    return await step(bound)
+  } catch (err) {
+    if (options.signal?.aborted !== true && bound.aborted) {
+      throw new TimeoutError(`progress of ${id}: its docs were not read within ${options.timeoutMs} ms`, { cause: err })
+    }
+    throw err
+  }
+}
+
 async function * followProgress (ctx: ClientContext, id: string, options: ProgressOptions): AsyncGenerator<ProgressUpdate, void, undefined> {
+  // a timeout counts from the call: the docs' opens (each up to the client's doc timeout) are within it (a submit
+  // --timeout 2 once followed a loaded peer's docs for 60 s)
+  const started = Date.now()
   const job = await loadEscrowJob(ctx, id, options.signal)
   const total = job.macroJobs * job.microJobsPerMacro
   const round = job.rejections
-  const doc = await openJobDoc(ctx, id, options.signal, round)
-  const verifier = await roundVerifier(ctx, id, round, options.signal)
+  const doc = await withinTimeout(id, options, started, async (signal) => await openJobDoc(ctx, id, signal, round))
+  const verifier = await withinTimeout(id, options, started, async (signal) => await roundVerifier(ctx, id, round, signal))
   const tracker = new JobProgress({ verifier }, roundKey(id, round), total, escrowSizeOf(job))
   const failures = roundFailures(doc, id, job, verifier)
   const byDeadline = options.timeoutMs === undefined
   // until the deadline by the chain's clock, which the escrow reads it against
-  const waitMs = options.timeoutMs ?? Math.max(0, (job.deadline - await ctx.chain.client.chainTime({ signal: options.signal })) * 1000)
+  const waitMs = options.timeoutMs === undefined
+    ? Math.max(0, (job.deadline - await ctx.chain.client.chainTime({ signal: options.signal })) * 1000)
+    : Math.max(0, started + options.timeoutMs - Date.now())
   const signal = anySignal([options.signal, ctx.stopped])
   let wake: (() => void) | undefined
   const onDone = (): void => { wake?.() }
@@ -132,13 +155,13 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
       }, () => {})
     ])
   }, PROGRESS_RESYNC_MS)
-  const started = Date.now()
+  const waitStarted = Date.now()
   try {
     tracker.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
     // the results live in the MacroJobs' docs (docs/coordination.md, A doc per MacroJob)
-    macroDocNames.push(...await followMacroDocs(ctx.docs, tracker, roundDocName(id, round), job.macroJobs, {
-      signal: anySignal([options.signal, ctx.stopped], ctx.settings.docTimeoutMs)
-    }))
+    macroDocNames.push(...await withinTimeout(id, options, started, async (signal) => await followMacroDocs(ctx.docs, tracker, roundDocName(id, round), job.macroJobs, {
+      signal: anySignal([signal, ctx.stopped], ctx.settings.docTimeoutMs)
+    })))
     let reported = -1
     const quietMs = checkDuration('failedQuietMs', options.failedQuietMs ?? DEFAULT_FAILED_QUIET_MS, 0)
     // since when the failed state has held with no new result (a doubtful one waits `quietMs` from there)
@@ -163,7 +186,7 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
         if (done >= total) return
       }
       if (signal.aborted) throw new AbortError(`progress of ${id} aborted`, { cause: signal.reason })
-      if (Date.now() - started >= waitMs) {
+      if (Date.now() - waitStarted >= waitMs) {
         if (byDeadline) throw new DeadlinePassedError(`job ${id} passed its deadline with ${done} of ${total} MicroJobs done; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
         throw new TimeoutError(`progress of ${id}: ${done} of ${total} MicroJobs done after ${waitMs} ms`)
       }
