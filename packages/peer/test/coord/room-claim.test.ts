@@ -15,6 +15,7 @@ import { recordSigner, recordVerifier } from '../../src/coord/signing.js'
 import { crdt, queue } from './room-fixtures.js'
 import type { RoomCore } from '../../src/coord/room-core.js'
 import type { QueueState } from '../../src/coord/queue.js'
+import type { LeaseTable } from '../../src/coord/leases.js'
 
 describe('room claiming role (room-claim.ts)', () => {
   /** A room of MacroJob 0 over a real Y.Doc and signed leases, on a fake clock; `rival` writes as another peer. */
@@ -43,6 +44,25 @@ describe('room claiming role (room-claim.ts)', () => {
       components: { macroLeases, leases: l }
     } as unknown as RoomCore
     return { room, clock, macroLeases, rival, silence, self }
+  }
+
+  /** Makes a {@link claimRoom} able to serve a queue of `size` items: what it publishes, and its MicroJob leases. */
+  async function serving (room: RoomCore, clock: { now: number }, size: number): Promise<{ published: QueueState[], microLeases: LeaseTable }> {
+    const published: QueueState[] = []
+    Object.assign(room, {
+      size, topic: 't', heartbeatMs: 1_000, maxBatch: size, maxBytes: 65_536, early: [], doneOutbox: [], lastPublish: 0,
+      completed: false, flushScheduled: false, epochRoot: undefined, view: crdt(), memory: ownerMemory(), waiter: new TurnWaiter(),
+      ownersSeen: new Set<string>(), dispatch: () => {}
+    })
+    const micro = leases({ signer: recordSigner(await generateKeyPair('Ed25519'), room.self), verifier: recordVerifier(), clock: () => clock.now }, { settleMs: 0 })
+    const microLeases = micro.table(new Y.Doc().getMap('micro'), 'jobmesh/micro/j')
+    Object.assign(room.components, {
+      microLeases,
+      progress: { doneIn: () => 0, has: () => false },
+      metrics: { snapshotsSent: 0, handoffs: 0 },
+      pubsub: { publish: async () => { published.push(structuredClone(room.state as QueueState)) } }
+    })
+    return { published, microLeases }
   }
 
   it('confirms a claim with every peer while they are few and with its rivals (the room topic\'s subscribers) beside it, beyond with the rivals only; a failover\'s claim counts more peers as few than a first claim', async () => {
@@ -144,20 +164,7 @@ describe('room claiming role (room-claim.ts)', () => {
 
   it('opens its queue with the joiners that asked while the claim settled pending: its first turn and their handoff go out in one snapshot', async () => {
     const { room, macroLeases, clock } = await claimRoom()
-    const published: QueueState[] = []
-    Object.assign(room, {
-      size: 64, topic: 't', heartbeatMs: 1_000, maxBatch: 64, maxBytes: 65_536, early: [], doneOutbox: [], lastPublish: 0,
-      completed: false, flushScheduled: false, epochRoot: undefined, view: crdt(), memory: ownerMemory(), waiter: new TurnWaiter(),
-      ownersSeen: new Set<string>(), dispatch: () => {}
-    })
-    const doc = new Y.Doc()
-    const micro = leases({ signer: recordSigner(await generateKeyPair('Ed25519'), room.self), verifier: recordVerifier(), clock: () => clock.now }, { settleMs: 0 })
-    Object.assign(room.components, {
-      microLeases: micro.table(doc.getMap('micro'), 'jobmesh/micro/j'),
-      progress: { doneIn: () => 0, has: () => false },
-      metrics: { snapshotsSent: 0, handoffs: 0 },
-      pubsub: { publish: async () => { published.push(structuredClone(room.state as QueueState)) } }
-    })
+    const { published } = await serving(room, clock, 64)
     const [b, c, x] = await Promise.all([0, 1, 2].map(async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()))
     const ask = (from: string, want: number): void => { onRequest(room, from, { macroIndex: 0, done: [], want }) }
     ask(x, 4) // before the claim: nobody to remember it for
@@ -181,21 +188,7 @@ describe('room claiming role (room-claim.ts)', () => {
 
   it('an owner whose claim of its epoch the CRDT did not keep (two claims of the top term) stands down: no lock, no handoff, no heartbeat', async () => {
     const { room, macroLeases, rival, clock } = await claimRoom()
-    const published: QueueState[] = []
-    Object.assign(room, {
-      size: 8, topic: 't', heartbeatMs: 1_000, maxBatch: 8, maxBytes: 65_536, early: [], doneOutbox: [], lastPublish: 0,
-      completed: false, flushScheduled: false, epochRoot: undefined, view: crdt(), memory: ownerMemory(), waiter: new TurnWaiter(),
-      ownersSeen: new Set<string>(), dispatch: () => {}
-    })
-    const doc = new Y.Doc()
-    const micro = leases({ signer: recordSigner(await generateKeyPair('Ed25519'), room.self), verifier: recordVerifier(), clock: () => clock.now }, { settleMs: 0 })
-    const microLeases = micro.table(doc.getMap('micro'), 'jobmesh/micro/j')
-    Object.assign(room.components, {
-      microLeases,
-      progress: { doneIn: () => 0, has: () => false },
-      metrics: { snapshotsSent: 0, handoffs: 0 },
-      pubsub: { publish: async () => { published.push(structuredClone(room.state as QueueState)) } }
-    })
+    const { published, microLeases } = await serving(room, clock, 8)
     const won = await claimQueue(room, async () => claimNextEpoch(macroLeases, '0', MAX_LEASE_TERM, new AbortController().signal))
     expect(won.term).toBe(MAX_LEASE_TERM)
     createQueue(room, won)
