@@ -85,6 +85,11 @@ describe('describe on a job waiting in the verification queue', () => {
     const wait = await env.client.waitForRelease(cheap48.jobId, { timeoutMs: 10_000 }).catch((e: unknown) => e as Error)
     expect(wait.name).toBe('DeadlinePassedError')
     expect(wait.message).toContain('no verifier was drawn by its deadline')
+    const waitErr: string[] = []
+    expect(await run(['wait', cheap48.jobId, '--timeout', '20', ...await connectFlags(env)], { out: () => {}, err: (l) => waitErr.push(l) })).toBe(1)
+    expect(waitErr.at(-1)).toBe(`DeadlinePassedError: job ${cheap48.jobId.toLowerCase()}: its results were submitted but no verifier was drawn by its ` +
+      `deadline, so it cannot be released; refund it (jobmesh-dapp refund ${cheap48.jobId.toLowerCase()}, or the SDK's refund)`)
+    expect(waitErr.join('\n')).not.toContain('warning:') // no advice about nodes joining
     const out: string[] = []
     expect(await run(['status', cheap48.jobId, ...await connectFlags(env)], { out: (l) => out.push(l), err: () => {} })).toBe(0)
     expect(out[0]).toBe(`status: Submitted (expired: its deadline passed before any verifier was drawn (no draw starts after it), so it can no longer be released; jobmesh-dapp refund ${cheap48.jobId} returns the fee)`)
