@@ -49,6 +49,12 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
     try {
       const job = await ctx.chain.client.job(id, { signal })
       failures = 0
+      // no draw starts after the deadline: a submission with no verifier by then is never verified (said before its
+      // status, which would speak of verifiers to come)
+      if (job.status === 'Submitted' && job.assigned === 0 && isExpired(job, await ctx.chain.client.chainTime({ signal }))) {
+        throw new DeadlinePassedError(`job ${id}: its results were submitted but no verifier was drawn by its deadline, so it ` +
+          `cannot be released; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
+      }
       options.onStatus?.(job)
       switch (job.status) {
         case 'Released': {
@@ -69,14 +75,8 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
           }
           break
         }
-        case 'Submitted': {
-          // no draw starts after the deadline: a submission with no verifier by then is never verified
-          if (job.assigned === 0 && isExpired(job, await ctx.chain.client.chainTime({ signal }))) {
-            throw new DeadlinePassedError(`job ${id}: its results were submitted but no verifier was drawn by its deadline, so it ` +
-              `cannot be released; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
-          }
+        case 'Submitted':
           break
-        }
       }
     } catch (err) {
       const name = (err as Error).name

@@ -90,6 +90,7 @@ describe('describe on a job waiting in the verification queue', () => {
     expect(waitErr.at(-1)).toBe(`DeadlinePassedError: job ${cheap48.jobId.toLowerCase()}: its results were submitted but no verifier was drawn by its ` +
       `deadline, so it cannot be released; refund it (jobmesh-dapp refund ${cheap48.jobId.toLowerCase()}, or the SDK's refund)`)
     expect(waitErr.join('\n')).not.toContain('warning:') // no advice about nodes joining
+    expect(waitErr.join('\n')).not.toContain('drawn at once') // nor about verifiers to come
     const out: string[] = []
     expect(await run(['status', cheap48.jobId, ...await connectFlags(env)], { out: (l) => out.push(l), err: () => {} })).toBe(0)
     expect(out[0]).toBe(`status: Submitted (expired: its deadline passed before any verifier was drawn (no draw starts after it), so it can no longer be released; jobmesh-dapp refund ${cheap48.jobId} returns the fee)`)
