@@ -25,6 +25,11 @@ export function isExpired (job: { status: JobStatusName, deadline: number, assig
   return job.status === 'Open' || (job.status === 'Submitted' && job.assigned === 0)
 }
 
+/** Why an {@link isExpired} job can no longer be released, in the words every view uses. */
+export function expiryReason (status: JobStatusName): string {
+  return status === 'Open' ? 'its deadline has passed' : 'its deadline passed before any verifier was drawn (no draw starts after it)'
+}
+
 /** Released or refunded: the escrow is done with the job (no result, draw or payment of a round can follow). */
 export function isSettledStatus (status: JobStatusName): status is 'Released' | 'Refunded' {
   return status === 'Released' || status === 'Refunded'

@@ -1,7 +1,7 @@
 import { InvalidConfigError } from './errors.js'
 
 /** Node's timers take at most this many ms; a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1
+export const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * Checks a duration option in ms: a finite number from `min` to what a timer takes (a NaN, negative or 0 interval

@@ -3,7 +3,7 @@ import { failedForCertain, FAILURES_MAP, followMacroDocs, JobFailures, JobProgre
 import { roundDocName } from '@jobmesh/peer/crdt'
 import { excludingVerifier, roundKey, slashedPeerIds } from '@jobmesh/peer/jobs'
 import { DEFAULT_FAILED_QUIET_MS, PROGRESS_RESYNC_MS } from './constants.js'
-import { checkDuration } from './durations.js'
+import { MAX_TIMER_MS, checkDuration } from './durations.js'
 import { AbortError, DeadlinePassedError, JobFailedError, TimeoutError } from './errors.js'
 import { loadEscrowJob } from './job-info.js'
 import type { ClientContext } from './context.js'
@@ -136,7 +136,13 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
   const signal = anySignal([options.signal, ctx.stopped])
   let wake: (() => void) | undefined
   const onDone = (): void => { wake?.() }
-  const timer = setTimeout(onDone, waitMs)
+  // the timer's own word ends the wait: libuv counts a timer from the loop's cached clock, which on a busy loop is
+  // behind Date.now(), so a timer fired before a Date.now() comparison said the time was up, and with no timer left the
+  // wait never ended (a submit --timeout 2 hung for a minute on a loaded CI machine)
+  // (a wait past the longest timer, a deadline weeks away, has none: changes wake it, and the clock decides)
+  let timeUp = false
+  const timer = waitMs <= MAX_TIMER_MS ? setTimeout(() => { timeUp = true; onDone() }, waitMs) : undefined
+  const waitStarted = Date.now()
   let quietTimer: ReturnType<typeof setTimeout> | undefined
   signal.addEventListener('abort', onDone)
   tracker.addEventListener('microjob:done', onDone)
@@ -155,7 +161,6 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
       }, () => {})
     ])
   }, PROGRESS_RESYNC_MS)
-  const waitStarted = Date.now()
   try {
     tracker.watchSummaries(doc.getMap<Uint8Array>(SUMMARY_MAP))
     // the results live in the MacroJobs' docs (docs/coordination.md, A doc per MacroJob)
@@ -186,7 +191,7 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
         if (done >= total) return
       }
       if (signal.aborted) throw new AbortError(`progress of ${id} aborted`, { cause: signal.reason })
-      if (Date.now() - waitStarted >= waitMs) {
+      if (timeUp || Date.now() - waitStarted >= waitMs) {
         if (byDeadline) throw new DeadlinePassedError(`job ${id} passed its deadline with ${done} of ${total} MicroJobs done; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
         throw new TimeoutError(`progress of ${id}: ${done} of ${total} MicroJobs done after ${waitMs} ms`)
       }

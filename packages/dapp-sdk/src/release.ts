@@ -49,9 +49,10 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
     try {
       const job = await ctx.chain.client.job(id, { signal })
       failures = 0
-      // no draw starts after the deadline: a submission with no verifier by then is never verified (said before its
-      // status, which would speak of verifiers to come)
-      if (job.status === 'Submitted' && job.assigned === 0 && isExpired(job, await ctx.chain.client.chainTime({ signal }))) {
+      const expired = (job.status === 'Open' || job.status === 'Submitted') && isExpired(job, await ctx.chain.client.chainTime({ signal }))
+      // a submission no verifier was drawn for by the deadline is never verified: said before its status line, which
+      // would speak of verifiers to come
+      if (expired && job.status === 'Submitted') {
         throw new DeadlinePassedError(`job ${id}: its results were submitted but no verifier was drawn by its deadline, so it ` +
           `cannot be released; refund it (jobmesh-dapp refund ${id}, or the SDK's refund)`)
       }
@@ -67,7 +68,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
         case 'None':
           throw new JobNotFoundError(`the escrow has no job ${id}`)
         case 'Open': {
-          if (isExpired(job, await ctx.chain.client.chainTime({ signal }))) {
+          if (expired) {
             if (job.rejections > 0) {
               throw new JobRejectedError(`job ${id}: results were rejected ${job.rejections} time(s) and the deadline passed; refund it`)
             }

@@ -81,7 +81,7 @@ describe('describe on a job waiting in the verification queue', () => {
     // 2026-12-03 read plain `Submitted` from status, queue advice from describe and the release wait's timeout)
     const after = await env.client.describe(cheap48.jobId)
     expect(after.phase).toBe('expired')
-    expect(after.waitingFor).toBe(`nothing will happen: the deadline passed before any verifier was drawn (no draw starts after it); the creator can refund (jobmesh-dapp refund ${cheap48.jobId})`)
+    expect(after.waitingFor).toBe(`nothing will happen: its deadline passed before any verifier was drawn (no draw starts after it); the creator can refund (jobmesh-dapp refund ${cheap48.jobId})`)
     const wait = await env.client.waitForRelease(cheap48.jobId, { timeoutMs: 10_000 }).catch((e: unknown) => e as Error)
     expect(wait.name).toBe('DeadlinePassedError')
     expect(wait.message).toContain('no verifier was drawn by its deadline')

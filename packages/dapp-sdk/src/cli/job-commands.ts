@@ -1,7 +1,7 @@
 import { Option } from 'commander'
 import { table } from '@jobmesh/peer/table'
 import { formatEther } from 'ethers'
-import { isExpired } from '@jobmesh/contracts'
+import { expiryReason, isExpired } from '@jobmesh/contracts'
 import { clientFrom, escrowClientFrom, withConnectFlags } from './client-options.js'
 import { followOutcome, writeResults } from './follow.js'
 import { onInterruptExit } from './interrupt.js'
@@ -78,10 +78,7 @@ function printJob (io: CliIo, j: EscrowJob, nowSeconds: number): void {
  * Submitted with no verifier drawn), or one the peers may have given up.
  */
 function statusNote (j: EscrowJob, nowSeconds: number): string {
-  if (isExpired(j, nowSeconds)) {
-    const why = j.status === 'Open' ? 'its deadline has passed' : 'its deadline passed before any verifier was drawn (no draw starts after it)'
-    return ` (expired: ${why}, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)`
-  }
+  if (isExpired(j, nowSeconds)) return ` (expired: ${expiryReason(j.status)}, so it can no longer be released; jobmesh-dapp refund ${j.jobId} returns the fee)`
   if (j.status === 'Open') return ` (the escrow's word: jobmesh-dapp describe ${j.jobId} says whether the peers work on it or gave it up)`
   return ''
 }

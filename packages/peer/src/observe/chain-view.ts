@@ -1,5 +1,5 @@
 import { getAddress } from 'ethers'
-import { withTimeout } from '@jobmesh/contracts'
+import { countsActive, withTimeout } from '@jobmesh/contracts'
 import { DEFAULT_DESCRIBE_TIMEOUT_MS, SHARE_SHOWN_CHANGE } from './constants.js'
 import { rankQueued } from './queue-position.js'
 import type { QueuedVerification, QueuePosition } from './queue-position.js'
@@ -180,7 +180,7 @@ export async function readVerification (chain: ChainClient, jobId: string,
       chain.chainTime(options)
     ])
     view.activeNodes = active
-    view.submitterActive = submitter.registered && !submitter.paused && !submitter.exiting && !submitter.kickedOut
+    view.submitterActive = countsActive(submitter)
     view.chainTime = time
     view.queued = queued
     view.queueSize = Number(size)

@@ -1,5 +1,5 @@
 import { formatEther } from 'ethers'
-import { isExpired } from '@jobmesh/contracts'
+import { expiryReason, isExpired } from '@jobmesh/contracts'
 import { DEADLINE_MARGIN_MS, nodesNeeded } from '../protocol/index.js'
 import { failedForCertain } from '../coord/index.js'
 import { ExecutionTimeoutError, isModuleFailureName } from '../executor/index.js'
@@ -212,8 +212,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   // by the chain's clock when it was read (the escrow's), else this machine's
   const now = facts.now ?? (chain?.chainTime != null ? chain.chainTime * 1000 : Date.now())
   if (chain != null && isExpired(chain, now / 1000)) {
-    const why = status === 'Open' ? 'the deadline has passed' : 'the deadline passed before any verifier was drawn (no draw starts after it)'
-    return { phase: 'expired', waitingFor: `nothing will happen: ${why}; the creator can refund (jobmesh-dapp refund ${facts.jobId})` }
+    return { phase: 'expired', waitingFor: `nothing will happen: ${expiryReason(chain.status)}; the creator can refund (jobmesh-dapp refund ${facts.jobId})` }
   }
   if (status === 'Submitted' && chain != null) return verification(chain, matching)
   const failures = progress?.failures

@@ -1,4 +1,4 @@
-import { labelId } from '@jobmesh/contracts'
+import { countsActive, labelId } from '@jobmesh/contracts'
 import { readProfiles } from '../jobs/index.js'
 import type { PeerOwners } from './peer-owners.js'
 import type { JobsDocs } from '../jobs/index.js'
@@ -53,7 +53,7 @@ export async function eligibleNodes (components: EligibleNodesComponents, req: H
   let count = 0
   for (const owner of await knownNodeWallets(components, options)) {
     const info = await components.chain.nodeInfo(owner, options)
-    if (!info.registered || info.paused || info.exiting || info.kickedOut) continue
+    if (!countsActive(info)) continue
     const grade = await components.chain.nodeGrade(owner, options)
     if (grade.gradeGb >= req.minVramGb && (model == null || grade.gpuModel.toLowerCase() === model)) count++
   }

@@ -205,7 +205,7 @@ describe('job stories', () => {
     expect(explainJob(facts({ chain: chain({ deadline, chainTime: deadline - 1 }) })).phase).not.toBe('expired')
     // submitted with no verifier drawn by the deadline: no draw starts after it, only a refund can follow
     const undrawn = explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 0, deadline, chainTime: deadline + 1, activeNodes: 2 }) }))
-    expect([undrawn.phase, undrawn.waitingFor]).toEqual(['expired', `nothing will happen: the deadline passed before any verifier was drawn (no draw starts after it); the creator can refund (jobmesh-dapp refund ${jobId})`])
+    expect([undrawn.phase, undrawn.waitingFor]).toEqual(['expired', `nothing will happen: its deadline passed before any verifier was drawn (no draw starts after it); the creator can refund (jobmesh-dapp refund ${jobId})`])
     // its verifiers drawn, the verification goes on past the deadline
     expect(explainJob(facts({ chain: chain({ status: 'Submitted', assigned: 3, deadline, chainTime: deadline + 1 }) })).phase).not.toBe('expired')
     // within the last 3 minutes the peers start nothing more of it: said, not "a peer that can take it"

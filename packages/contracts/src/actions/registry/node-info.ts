@@ -14,6 +14,14 @@ export interface NodeInfo {
   kickedOut: boolean
 }
 
+/**
+ * Whether `NodeRegistry.activeNodes()` counts the node: registered, and neither paused, exiting nor kicked out (its
+ * `_syncNode` rule); only such nodes can be drawn as verifiers.
+ */
+export function countsActive (info: Pick<NodeInfo, 'registered' | 'paused' | 'exiting' | 'kickedOut'>): boolean {
+  return info.registered && !info.paused && !info.exiting && !info.kickedOut
+}
+
 /** `NodeRegistry.nodeInfo` of `address` (default: the signer). @throws the chain errors */
 export async function nodeInfo (client: Pick<ChainContext, 'contracts' | 'read' | 'address'>, address?: string, options?: CallOptions): Promise<NodeInfo> {
   const a = address ?? await client.address()
