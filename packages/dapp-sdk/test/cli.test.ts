@@ -56,6 +56,10 @@ describe('jobmesh-dapp', () => {
     expect(await run(['submit', '--code', 'a.wasm', '--data', 'd.bin', '--macro-jobs', '2', '--micro-per-macro', '1',
       '--blocks-per-micro', '1', '--block-size', '4', '--price', '0.1', '--max-output', '1.5', '--deployment', 'd.json'], bound)).toBe(2)
     expect(bound.stderr.join('\n')).toMatch(/--max-output.*positive integer/)
+    const estimate = capture()
+    expect(await run(['submit', '--code', 'a.wasm', '--data', 'd.bin', '--macro-jobs', '2', '--micro-per-macro', '1',
+      '--blocks-per-micro', '1', '--block-size', '4', '--price', '0.1', '--seconds-per-micro', '0', '--deployment', 'd.json'], estimate)).toBe(2)
+    expect(estimate.stderr.join('\n')).toMatch(/--seconds-per-micro.*positive integer/)
 
     const io2 = capture()
     expect(await run(['status', 'not-a-job-id', '--deployment', 'd.json'], io2)).toBe(2)
@@ -144,7 +148,7 @@ describe('jobmesh-dapp', () => {
     const connect = ['--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment]
     const io = capture()
     const code0 = await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
-      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--model', files.model, '--detach', '--timeout', '2', '--force', ...connect], io)
+      '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--model', files.model, '--seconds-per-micro', '20', '--detach', '--timeout', '2', '--force', ...connect], io)
     // no peer runs, so none can hold the inputs (--force pays anyway): a detached submit does not walk away from a job nobody can start
     expect(code0).toBe(1)
     expect(io.stderr.join('\n')).toMatch(/InputsNotHeldError: job 0x[0-9a-f]{64} is funded and announced, but no peer confirmed it holds the job's code and data within 2 s/)
@@ -159,6 +163,8 @@ describe('jobmesh-dapp', () => {
     expect(io.stderr.join('\n')).toMatch(/warning: 0 nodes are active \(registered, not paused, exiting nor kicked out\), this job with 3 verifiers needs 4/)
     const jobId = /jobId: (0x[0-9a-f]{64})/.exec(io.stdout.join('\n'))?.[1]
     expect(jobId).toBeDefined()
+    // the run-time estimate reached the job: the peers' run limit and the commit window follow it
+    expect(Number((await env.contracts(0).jobEscrow.jobs(jobId!)).secondsPerMicroJob)).toBe(20)
     // the model file was uploaded and named in the job by its CID
     expect(io.stdout.join('\n')).toMatch(/^model: ipfs:\/\/baf[a-z2-7]+$/m)
 

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
 import { MAX_MICROJOB_OUTPUT_BYTES, MIN_VERIFIERS } from '@jobmesh/peer/protocol'
+import { runTimeoutMs } from '@jobmesh/peer/processor'
 import { checkCode } from '../code-check.js'
-import { DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_VERIFIERS } from '../constants.js'
+import { DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from '../constants.js'
 import { InputUnavailableError, InputsNotHeldError, JobCannotFinishError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { checkOutputFolder, followProgress, followRelease, writeResults } from './follow.js'
@@ -32,6 +33,7 @@ interface SubmitFlags extends ConnectFlags {
   gpuModel?: string
   model?: string
   maxOutput?: number
+  secondsPerMicro?: number
   detach?: boolean
   out?: string
   timeout?: number
@@ -52,7 +54,14 @@ function submitInput (flags: SubmitFlags): SubmitInput {
       ? {}
       : { requirements: { minVramGb: flags.minVram ?? 0, ...(flags.gpuModel === undefined ? {} : { gpuModel: flags.gpuModel }) } }),
     ...(flags.model === undefined ? {} : { model: flags.model }),
-    ...(flags.maxOutput === undefined ? {} : { estimate: { maxOutputBytes: flags.maxOutput } })
+    ...(flags.maxOutput === undefined && flags.secondsPerMicro === undefined
+      ? {}
+      : {
+          estimate: {
+            ...(flags.maxOutput === undefined ? {} : { maxOutputBytes: flags.maxOutput }),
+            ...(flags.secondsPerMicro === undefined ? {} : { secondsPerMicroJob: flags.secondsPerMicro })
+          }
+        })
   }
 }
 
@@ -211,6 +220,7 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')
     .option('--max-output <bytes>', `the most bytes one MicroJob outputs, up to ${MAX_MICROJOB_OUTPUT_BYTES} (64 MiB, the default): a run that outputs more fails on every peer, and peers that cap what one job may make them hold see the job's total (MicroJobs x this)`, positiveInt)
+    .option('--seconds-per-micro <s>', `the longest one MicroJob runs on a peer, in seconds (default ${DEFAULT_SECONDS_PER_MICRO_JOB}): the peers stop a run after a multiple of this (at most ${runTimeoutMs({ estimate: { secondsPerMicroJob: Infinity } }) / 1000} s) or what the commit window gives a verifier's re-run, whichever is shorter, and the run fails (ExecutionTimeoutError); set it for MicroJobs that take more than a few seconds`, positiveInt)
     .option('--model <file|ipfs://cid>', 'a model the job\'s code reads (weights, a palette, a data set): uploaded, named in the job; peers holding it run the job first, and the code gets it before its data')
     .option('--detach', 'print the jobId and exit once the job is funded, announced and its inputs are held by two registered peers, or by one and 30 s more passed (waits up to --timeout for one)')
     .option('--out <dir>', 'where the outputs go (default ./jobmesh-results-<jobId prefix>)')
