@@ -81,7 +81,10 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
       log.push({ kind: 'job:complete', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)}: every MicroJob done` + (d.finalizer ? ', finalizing' : '') })
     })
     on('job:failed', d => {
-      log.push({ kind: 'job:failed', level: 'error', jobId: d.jobId, text: `gave job ${shortId(d.jobId)} up: its MicroJobs failed ${d.attempts} times on ${d.peers} ${d.peers === 1 ? 'peer' : 'peers'} (${d.reasons.slice(0, 3).join('; ')})` })
+      const failures = `its MicroJobs failed ${d.attempts} times on ${d.peers} ${d.peers === 1 ? 'peer' : 'peers'} (${d.reasons.slice(0, 3).join('; ')})`
+      // a restart that finds a job it gave up before says so, not as a new failure
+      if (d.earlier === true) log.push({ kind: 'job:failed', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)} stays given up (before this start): ${failures}` })
+      else log.push({ kind: 'job:failed', level: 'error', jobId: d.jobId, text: `gave job ${shortId(d.jobId)} up: ${failures}` })
     })
     on('turn:unanswered', d => {
       log.push({ kind: 'turn:unanswered', level: 'error', jobId: d.jobId, text: `left the room of MacroJob ${d.macroIndex} of job ${shortId(d.jobId)}: its queue did not answer a turn in ${Math.round(d.waitedMs / 1000)} s` + (d.owner != null ? ` (owner ${shortId(d.owner)})` : '') })

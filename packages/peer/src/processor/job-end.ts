@@ -22,7 +22,7 @@ export interface JobEndHost {
  * Poison isolation: the job's MicroJobs fail everywhere (or too often here). This peer leaves its rooms and never
  * chooses it again; the failures stay in the CRDT for every other reader (the SDK reports the job failed).
  */
-export function giveUp (host: JobEndHost, ctx: JobContext, detail: { attempts: number, peers: number, reasons: string[] }): void {
+export function giveUp (host: JobEndHost, ctx: JobContext, detail: { attempts: number, peers: number, reasons: string[], earlier?: boolean }): void {
   if (ctx.finalized) return
   ctx.finalized = true
   const jobId = ctx.job.jobId

@@ -77,6 +77,7 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
   host.failedAt.set(jobId, host.clock())
   const local = (host.localFailures.get(jobId) ?? 0) + 1
   host.localFailures.set(jobId, local)
+  failedThisRun.add(ctx)
   if (bearsFailureOut(err)) host.decisive.add(jobId)
   try {
     ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name)
@@ -105,7 +106,7 @@ export function recallOwnFailures (host: PoisonHost, ctx: JobContext): boolean {
   if (own.reasons.some(name => bearsFailureOut({ name }))) host.decisive.add(jobId)
   if (local < host.localMaxFailures) return false
   log('job %s: %d failed attempts of this peer recorded in the CRDT: given up here', jobId, local)
-  giveUp(host.endHost, ctx, { ...ctx.failures.summary(), attempts: local, peers: 1 })
+  giveUp(host.endHost, ctx, { ...ctx.failures.summary(), attempts: local, peers: 1, earlier: !failedThisRun.has(ctx) })
   return true
 }
 
@@ -124,7 +125,8 @@ export function recallOwnFailures (host: PoisonHost, ctx: JobContext): boolean {
 export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
   const jobId = ctx.job.jobId
   if (host.decisive.has(jobId)) {
-    giveUp(host.endHost, ctx, ctx.failures.summary())
+    // decisive by a failure of this run, or by this peer's failure records of a run before a restart
+    giveUp(host.endHost, ctx, { ...ctx.failures.summary(), earlier: !failedThisRun.has(ctx) })
     return
   }
   if (checking.has(ctx) || ctx.finalized) return
@@ -146,6 +148,7 @@ export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
       }
       host.failedAt.set(jobId, host.clock())
       host.localFailures.set(jobId, (host.localFailures.get(jobId) ?? 0) + 1)
+      failedThisRun.add(ctx)
       host.decisive.add(jobId)
       log('job %s: %s failed here too (%s): giving it up', jobId, micro, err.name)
       giveUp(host.endHost, ctx, ctx.failures.summary())
@@ -156,3 +159,5 @@ export function jobFailedInCrdt (host: PoisonHost, ctx: JobContext): void {
 
 /** Job contexts whose failed state is being checked by a run (`jobFailedInCrdt`). */
 const checking = new WeakSet<JobContext>()
+/** Job contexts with a failed run of this process (not only failure records of a run before a restart). */
+const failedThisRun = new WeakSet<JobContext>()

@@ -120,8 +120,11 @@ export interface ProcessorEvents {
   'job:complete': { jobId: string, finalizer: boolean }
   /** A queue turn this peer asked a room for went unanswered for `waitedMs`: it left the room to choose again. */
   'turn:unanswered': { jobId: string, macroIndex: number, waitedMs: number, owner?: string }
-  /** The job reached the failure bound (its MicroJobs fail everywhere): this peer gave it up. */
-  'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[] }
+  /**
+   * The job reached the failure bound (its MicroJobs fail everywhere): this peer gave it up. `earlier`: on failures
+   * this peer recorded before a restart alone (it was given up then; no run of this process failed).
+   */
+  'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[], earlier?: boolean }
 }
 
 export interface Processor extends TypedEvents<ProcessorEvents> {

@@ -25,6 +25,24 @@ describe('operator lines', () => {
     detach()
   })
 
+  it('tells a job given up in this run as an error, one a restart finds given up before only among the recent events', () => {
+    const log = new EventLog()
+    const processor = new EventTarget()
+    const detach = attachPeerEvents({ processor: processor as never }, log)
+    const out = sink()
+    const err = sink()
+    const stop = printPeerEvents(log, out.stream, err.stream)
+    const emit = (type: string, detail: unknown): void => { processor.dispatchEvent(new CustomEvent(type, { detail })) }
+    emit('job:failed', { jobId: '0x' + '05'.repeat(32), attempts: 7, peers: 5, reasons: ['ExecutionTimeoutError'], earlier: true })
+    emit('job:failed', { jobId: '0x' + '06'.repeat(32), attempts: 3, peers: 2, reasons: ['WasmTrapError'] })
+    // the old one is no line on the terminal, only a recent event of the dashboard
+    expect(out.text()).toBe('')
+    expect(log.recent()[0]).toMatchObject({ level: 'info', text: 'job 0x050505…0505 stays given up (before this start): its MicroJobs failed 7 times on 5 peers (ExecutionTimeoutError)' })
+    expect(err.text().trim().slice(9)).toBe('error gave job 0x060606…0606 up: its MicroJobs failed 3 times on 2 peers (WasmTrapError)')
+    stop()
+    detach()
+  })
+
   it('prints finalizations, verifications, settlements and claims on stdout and errors on stderr, keeping recent events', () => {
     const log = new EventLog(3)
     const settlement = new EventTarget()
