@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { onInterruptExit } from '../src/cli/interrupt.js'
+import { onInterruptExit, onSubmitInterrupt } from '../src/cli/interrupt.js'
 import type { CliIo } from '../src/cli/io.js'
 
 /** An io whose Ctrl-C the test sends: what the command printed and how it exited. */
@@ -37,5 +37,21 @@ describe('Ctrl-C of a command that only reads', () => {
     run.finished = true
     cli.interrupt('SIGINT')
     expect([cli.stdout, cli.stderr, cli.codes]).toEqual([[], [], [0]])
+  })
+})
+
+describe('Ctrl-C of a submit', () => {
+  it('tidies up (the empty --out folders it made) before it exits, at once or on a second Ctrl-C', () => {
+    const cli = io()
+    const order: string[] = []
+    const exit = cli.exit
+    cli.exit = (code: number) => { order.push(`exit ${code}`); exit?.(code) }
+    const state = { phase: 'preparing' as const }
+    onSubmitInterrupt(cli, state, () => { order.push('abort') }, () => { order.push('tidy') })
+    cli.interrupt('SIGINT')
+    expect(order).toEqual(['abort', 'tidy', 'exit 130'])
+    expect(cli.stderr).toEqual(['interrupted: no job was created, nothing was paid'])
+    cli.interrupt('SIGINT')
+    expect(order).toEqual(['abort', 'tidy', 'exit 130', 'tidy', 'exit 130'])
   })
 })

@@ -70,16 +70,21 @@ export function interruptLine (state: SubmitState): string {
  * Handles Ctrl-C (and SIGTERM, alike) during `submit`. Before anything is sent, and once `submit` returned, it aborts what runs, prints one
  * line and exits. In between (funding, announcing, handing the inputs to peers) stopping would leave a paid job that
  * no peer may ever run, so it says so and lets the submission finish, then prints whether the job is funded and held;
- * a second Ctrl-C ends the process at once. Returns the remover of the handler.
+ * a second Ctrl-C ends the process at once. `tidy` runs before every exit (the empty `--out` folders the submit made
+ * go). Returns the remover of the handler.
  */
-export function onSubmitInterrupt (io: CliIo, state: SubmitState, abort: () => void): () => void {
+export function onSubmitInterrupt (io: CliIo, state: SubmitState, abort: () => void, tidy: () => void = () => {}): () => void {
   if (io.onInterrupt === undefined) return () => {}
   let interrupted = false
+  const exit = (code: number): void => {
+    tidy()
+    io.exit?.(code)
+  }
   return io.onInterrupt((signal) => {
     const code = interruptedExitCode(signal)
     if (interrupted) {
       io.err(interruptLine(state))
-      io.exit?.(code)
+      exit(code)
       return
     }
     interrupted = true
@@ -91,12 +96,12 @@ export function onSubmitInterrupt (io: CliIo, state: SubmitState, abort: () => v
       void submission.then(
         (job) => { io.err(submittedLine(job)) },
         async (err: Error) => { io.err(await failedLine(state, err, INTERRUPT_BUDGET_MS)) }
-      ).finally(() => { io.exit?.(code) })
+      ).finally(() => { exit(code) })
       return
     }
     abort()
     io.err(interruptLine(state))
-    io.exit?.(code)
+    exit(code)
   })
 }
 

@@ -229,8 +229,9 @@ export function submitCommand (root: Command, io: CliIo): void {
     .action(async (flags: SubmitFlags) => {
       const state: SubmitState = { phase: 'preparing' }
       const controller = new AbortController()
-      const off = onSubmitInterrupt(io, state, () => { controller.abort() })
       const made: OutputDir = { path: '' }
+      // an interrupted submit wrote no output either (the job goes on without it: results makes the folder again)
+      const off = onSubmitInterrupt(io, state, () => { controller.abort() }, () => { discardIfEmpty(made) })
       try {
         // an input file that cannot be read, code that is not a jobmesh WebAssembly module, and an --out that cannot
         // be written fail here, before the client connects (not once the job is paid for)
