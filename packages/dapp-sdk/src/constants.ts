@@ -19,6 +19,12 @@ export const DEFAULT_POLL_INTERVAL_MS = 2_000
 export const DEFAULT_RELEASE_TIMEOUT_MS = 30 * 60 * 1000
 
 /**
+ * How long `waitForRelease`'s status reads may fail in a row (RPC down, slow or odd) before the last error is thrown
+ * (ms): a wait that outlives a node restart or a network blip goes on; the job on chain does not depend on it.
+ */
+export const DEFAULT_RPC_OUTAGE_MS = 2 * 60 * 1000
+
+/**
  * How long a single JSON-RPC call may take (ms): the SDK's own default, twice the chain client's (15 s, in
  * `@jobmesh/contracts`), since a DApp usually talks to a public endpoint.
  */

@@ -4,6 +4,7 @@ import {
   AbortError, DeadlinePassedError, JobNotFoundError, JobRefundedError, JobRejectedError,
   ReleaseTimeoutError
 } from './errors.js'
+import { DEFAULT_RPC_OUTAGE_MS } from './constants.js'
 import { checkDuration } from './durations.js'
 import type { ClientContext } from './context.js'
 import type { EscrowJobState as EscrowJob } from '@jobmesh/contracts'
@@ -26,12 +27,17 @@ export interface WaitForReleaseOptions {
   signal?: AbortSignal
   /** Called with every status read. */
   onStatus?(job: EscrowJob): void
+  /**
+   * How long the status reads may fail in a row before the last read's error is thrown (ms); at least
+   * {@link MIN_FAILED_READS} reads fail first. Default {@link DEFAULT_RPC_OUTAGE_MS} (2 min).
+   */
+  rpcOutageMs?: number
 }
 
-/** Consecutive failed status reads tolerated: the next one's RPC error is thrown. */
-const MAX_CONSECUTIVE_ERRORS = 5
+/** Failed status reads in a row that are always tolerated, however short the outage allowance. */
+const MIN_FAILED_READS = 5
 
-/** Chain errors a status poll retries (the RPC endpoint was slow, unreachable or answered oddly), up to MAX_CONSECUTIVE_ERRORS. */
+/** Chain errors a status poll retries (the RPC endpoint was slow, unreachable or answered oddly), within the outage allowance. */
 const TRANSIENT_CHAIN_ERRORS = new Set(['RpcUnreachableError', 'ChainTimeoutError', 'ChainRequestError'])
 
 /**
@@ -43,7 +49,9 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
   const timeoutMs = checkDuration('timeoutMs', options.timeoutMs ?? ctx.settings.releaseTimeoutMs)
   const timeout = timeoutSignal(timeoutMs)
   const signal = anySignal([options.signal, ctx.stopped, timeout])
+  const outageMs = checkDuration('rpcOutageMs', options.rpcOutageMs ?? DEFAULT_RPC_OUTAGE_MS, 0)
   let failures = 0
+  let failingSince = 0
   let lastError: unknown
   while (true) {
     try {
@@ -84,10 +92,10 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
       if (timeout.aborted) throw new ReleaseTimeoutError(`job ${id} was not released within ${timeoutMs} ms`, { cause: lastError ?? err })
       if (name === 'AbortError') throw err
       if (!TRANSIENT_CHAIN_ERRORS.has(name)) throw err
-      failures++
+      if (failures++ === 0) failingSince = Date.now()
       lastError = err
       log('status read %d of %s failed: %s', failures, id, (err as Error).message)
-      if (failures > MAX_CONSECUTIVE_ERRORS) throw err
+      if (failures > MIN_FAILED_READS && Date.now() - failingSince >= outageMs) throw err
     }
     try {
       await delay(interval, signal)

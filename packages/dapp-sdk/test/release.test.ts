@@ -51,7 +51,7 @@ describe('waitForRelease and refund', () => {
     }
   })
 
-  it('tolerates 5 failed status reads in a row and throws the 6th', async () => {
+  it('tolerates failed status reads in a row for its outage allowance (at least 5 reads), then throws the last one\'s error', async () => {
     const env = await setup()
     const job = await env.client.submit({ ...smallJob(), blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 })
     // a second client whose RPC endpoint fails the escrow reads (eth_call) on demand
@@ -62,14 +62,31 @@ describe('waitForRelease and refund', () => {
       // the first status read after the 5 failures ends the wait (the job stays open), however slow the reads are
       const stop = new AbortController()
       const onStatus = (): void => { if (rpc.failed() === 5) stop.abort() }
-      const tolerated = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000, signal: stop.signal, onStatus }).catch((e: unknown) => e as Error)
+      const tolerated = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000, rpcOutageMs: 0, signal: stop.signal, onStatus }).catch((e: unknown) => e as Error)
       expect(rpc.failed()).toBe(5)
       expect(tolerated.name).toBe('AbortError')
 
+      // with no outage allowance the 6th failed read in a row ends the wait
       rpc.failNext(6)
-      const thrown = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000 }).catch((e: unknown) => e as Error)
+      const thrown = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000, rpcOutageMs: 0 }).catch((e: unknown) => e as Error)
       expect(rpc.failed()).toBe(11)
       expect(['ChainRequestError', 'RpcUnreachableError']).toContain(thrown.name)
+
+      // by default an outage of many reads (a node restart, a network blip: 2 min) is waited out
+      rpc.failNext(20)
+      const waitedOut = new AbortController()
+      const after = (): void => { if (rpc.failed() === 31) waitedOut.abort() }
+      const outlived = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000, signal: waitedOut.signal, onStatus: after }).catch((e: unknown) => e as Error)
+      expect(rpc.failed()).toBe(31)
+      expect(outlived.name).toBe('AbortError')
+
+      // an endpoint down for longer than the allowance ends the wait with its error, once that long has passed
+      rpc.failNext(Number.MAX_SAFE_INTEGER)
+      const started = Date.now()
+      const down = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000, rpcOutageMs: 500 }).catch((e: unknown) => e as Error)
+      expect(['ChainRequestError', 'RpcUnreachableError']).toContain(down.name)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500)
+      expect(rpc.failed()).toBeGreaterThan(31 + 5)
     } finally {
       await client.stop()
       await rpc.stop()
