@@ -120,6 +120,15 @@ export interface InputRefusal {
   error?: string
 }
 
+/**
+ * Whether a peer's failed answer refuses the inputs: not when its own time for the request ran out, or it stopped,
+ * while it was still fetching them (`TimeoutError`, `AbortError`: a 256 MiB input once read "refused by 3 peers"
+ * whose pins went on and held it).
+ */
+export function isRefusal (error: string | undefined): error is string {
+  return error !== undefined && error !== 'TimeoutError' && error !== 'AbortError'
+}
+
 function placeholder (input: ContentInput): string {
   if (typeof input === 'object' && !(input instanceof Uint8Array)) return input.uri
   if (typeof input === 'string' && (input.startsWith('ipfs://') || input.startsWith('https://'))) return input
@@ -204,7 +213,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   // each peer's latest refusal (a detached submit asks a peer again every second)
   const refusals = new Map<string, InputRefusal>()
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
-    onFailed: (peer, reason, error) => { if (error !== undefined) refusals.set(peer, { peer, reason, error }) },
+    onFailed: (peer, reason, error) => { if (isRefusal(error)) refusals.set(peer, { peer, reason, error }) },
     enough: options.detached === true ? detachedEnough(want) : held => held.length >= want,
     // a "held" carries no proof: only a registered node's counts (one that is not could let a detached client leave
     // while nobody has the inputs), and not one that is leaving (exiting, kicked out: gone before the job may be)

@@ -153,7 +153,10 @@ export async function startReplicationServer (components: ReplicationServerCompo
         log('holding %s of %s', request.kind, request.jobId)
       } catch (err) {
         log('cannot hold %s of %s for %s: %e', request.kind, request.jobId, sender, err)
-        answer = { ok: false, reason: `${(err as Error).name}: ${(err as Error).message}`, error: (err as Error).name }
+        answer = signal.aborted && !controller.signal.aborted
+          // the request's time ran out while this peer was still fetching: no refusal (its pin of them may go on)
+          ? { ok: false, reason: `TimeoutError: still fetching the ${request.kind} of ${request.jobId} when the request's ${timeoutMs / 1000} s ran out`, error: 'TimeoutError' }
+          : { ok: false, reason: `${(err as Error).name}: ${(err as Error).message}`, error: (err as Error).name }
       }
       if (!stream.send(lp.encode.single(encodeMessage(answer)))) await stream.onDrain({ signal })
       await stream.close({ signal })
