@@ -14,10 +14,14 @@ export interface EventSources {
 /** 10^12 wei: the sixth decimal of an ETH. */
 const MICRO_ETH = 10n ** 12n
 
-/** Wei as ETH rounded to at most 6 decimals (`0.066667`, `0.001182` for 0.0011818...), for lines people read. */
+/**
+ * Wei as ETH rounded to at most 6 decimals (`0.066667`, `0.001182` for 0.0011818...), for lines people read; an amount
+ * that is not zero but rounds to it is written whole (`0.00000003`: a small job's pay read `claimed 0 ETH`).
+ */
 export function ethText (wei: bigint): string {
   const sign = wei < 0n ? -1n : 1n
   const rounded = sign * ((sign * wei + MICRO_ETH / 2n) / MICRO_ETH) * MICRO_ETH
+  if (rounded === 0n && wei !== 0n) return formatEther(wei)
   const [whole, frac = ''] = formatEther(rounded).split('.')
   const cut = frac.slice(0, 6).replace(/0+$/, '')
   return cut === '' ? whole : `${whole}.${cut}`
