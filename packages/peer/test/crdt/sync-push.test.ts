@@ -21,9 +21,11 @@ const MiB = 1024 * 1024
 /**
  * What a pusher can send beyond what the responder reads before the responder's reset reaches it: its yamux window
  * (up to 16 MiB), the read-ahead (2 frames), and the chunks it queued meanwhile (the event loops' timing: 38 MiB
- * offered against a 16 MiB cap on Node 24). Each test offers 16 MiB or more beyond it: without the bound all of it goes through.
+ * offered against a 16 MiB cap on Node 24, 58 MiB in a loaded CI run).
  */
-const IN_FLIGHT_BOUND = 32 * MiB
+const IN_FLIGHT_BOUND = 64 * MiB
+/** What each test offers beyond the cap: twice the bound, so that without the bound all of it goes through. */
+const OFFER_BEYOND = 2 * IN_FLIGHT_BOUND
 
 /** A raw sync stream from one peer to another: what a peer that does not follow the protocol can send. */
 interface Raw {
@@ -95,7 +97,7 @@ describe('sync pushes: who may push, and how much', () => {
     // the diff says no push is wanted, and no STATE_VECTOR follows
     expect(diff.noPush).toBe(true)
     expect(contentOf(diff.update)).toEqual({ '0.0': 'a' })
-    const sent = await streamEndlessDiff(raw, 64 * MiB)
+    const sent = await streamEndlessDiff(raw, OFFER_BEYOND)
     expect(sent.reset).toBe(true)
     // the read-ahead (2 frames), what yamux had in flight (its window grows to 16 MiB) and what the sender queued
     // before the reset reached it: bounded, far below what it offered (the bound's room is the event loops' timing)
@@ -128,7 +130,7 @@ describe('sync pushes: who may push, and how much', () => {
     const diff = await requestDiff(raw, name, true)
     expect(diff.noPush).toBe(false)
     expect((await raw.frames.read()).type).toBe(FrameType.STATE_VECTOR)
-    const sent = await streamEndlessDiff(raw, DEFAULT_MAX_PUSH_BYTES + 48 * MiB)
+    const sent = await streamEndlessDiff(raw, DEFAULT_MAX_PUSH_BYTES + OFFER_BEYOND)
     expect(sent.reset).toBe(true)
     // the cap, the read-ahead (2 frames) and what yamux had in flight (its window grows to 16 MiB)
     expect(sent.offered).toBeGreaterThan(DEFAULT_MAX_PUSH_BYTES)
@@ -161,7 +163,7 @@ describe('sync pushes: who may push, and how much', () => {
     const raw = await rawSync(m, a)
     await raw.frames.write({ type: FrameType.REQUEST, push: true, name, stateVector: Y.encodeStateVector(new Y.Doc()) })
     await waitFor(() => asked, { what: 'a to check the admission' })
-    const sent = await streamEndlessDiff(raw, 64 * MiB)
+    const sent = await streamEndlessDiff(raw, OFFER_BEYOND)
     admit?.()
     expect(sent.reset).toBe(true)
     expect(sent.offered).toBeLessThan(IN_FLIGHT_BOUND)
