@@ -399,15 +399,16 @@ describe('jobmesh-dapp', () => {
   it('refuses code that is not a jobmesh WebAssembly module with one line and exit 2, paying nothing', async () => {
     const env = await setup()
     const { data } = smallJob()
-    const files = { text: join(env.dir, 'job.txt'), noAbi: join(env.dir, 'empty.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
+    const files = { text: join(env.dir, 'job.txt'), empty: join(env.dir, 'zero.wasm'), noAbi: join(env.dir, 'empty.wasm'), data: join(env.dir, 'data.bin'), key: join(env.dir, 'key'), deployment: join(env.dir, 'deployment.json') }
     await writeFile(files.text, 'not a WebAssembly module\n')
+    await writeFile(files.empty, new Uint8Array(0))
     await writeFile(files.noAbi, new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]))
     await writeFile(files.data, data)
     await writeFile(files.key, `${env.anvil.accounts[2].privateKey}\n`)
     await writeFile(files.deployment, serializeDeployment(env.deployment))
     const address = env.anvil.accounts[2].address
     const balance = await env.provider.getBalance(address)
-    for (const [code, pattern] of [[files.text, /bad magic number/], [files.noAbi, /does not export/]] as const) {
+    for (const [code, pattern] of [[files.text, /bad magic number/], [files.empty, /the file is empty/], [files.noAbi, /does not export/]] as const) {
       const io = capture()
       expect(await run(['submit', '--code', code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
         '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach',

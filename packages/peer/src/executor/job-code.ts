@@ -1,7 +1,7 @@
 import { checkAbiSignatures } from './abi-signatures.js'
 import { DEFAULT_MAX_MEMORY_BYTES, MAX_TABLE_ENTRIES, WASM_PAGE_BYTES } from './constants.js'
 import { ForbiddenImportError, InvalidWasmError, MemoryLimitError, MissingExportError } from './errors.js'
-import { capTable, readMemoryLimits } from './wasm-binary.js'
+import { capTable, checkHeader, readMemoryLimits } from './wasm-binary.js'
 import { checkDeterministicFeatures } from './wasm-features.js'
 import { wasm } from './wasm-api.js'
 import type { WasmExternKind, WasmModule } from './wasm-api.js'
@@ -86,9 +86,7 @@ export function checkDeclaredMemory (code: Uint8Array, maxMemoryBytes: number): 
  * MemoryLimitError, ForbiddenImportError, MissingExportError
  */
 export async function validateJobCode (code: Uint8Array): Promise<void> {
-  if (code.length < 8 || code[0] !== 0x00 || code[1] !== 0x61 || code[2] !== 0x73 || code[3] !== 0x6d) {
-    throw new InvalidWasmError('Not a WebAssembly module (bad magic number)')
-  }
+  checkHeader(code)
   // the limits the executor applies (a module over them is refused there, after the job is paid)
   capTable(code, MAX_TABLE_ENTRIES)
   checkDeclaredMemory(code, DEFAULT_MAX_MEMORY_BYTES)

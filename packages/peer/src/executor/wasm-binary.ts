@@ -75,17 +75,29 @@ export function encodeU32 (value: number): number[] {
 }
 
 /**
- * The module's sections in order, after checking the magic number and version; every section lies within `bytes`.
+ * Checks that `bytes` start as a WebAssembly binary: the magic number and version 1. An empty file says so.
  *
  * @throws InvalidWasmError
  */
-export function sections (bytes: Uint8Array): Section[] {
+export function checkHeader (bytes: Uint8Array): void {
+  if (bytes.length === 0) {
+    throw new InvalidWasmError('Not a WebAssembly module (the file is empty)')
+  }
   if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new InvalidWasmError('Not a WebAssembly module (bad magic number)')
   }
   if (VERSION.some((b, i) => bytes[4 + i] !== b)) {
     throw new InvalidWasmError('Unsupported WebAssembly binary version')
   }
+}
+
+/**
+ * The module's sections in order, after checking the magic number and version; every section lies within `bytes`.
+ *
+ * @throws InvalidWasmError
+ */
+export function sections (bytes: Uint8Array): Section[] {
+  checkHeader(bytes)
   const out: Section[] = []
   let offset = 8
   while (offset < bytes.length) {

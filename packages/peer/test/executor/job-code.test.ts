@@ -30,8 +30,11 @@ describe('validateJobCode', () => {
   })
 
   it('refuses bytes that are not WebAssembly or do not compile', async () => {
-    await expect(validateJobCode(new TextEncoder().encode('#!/bin/sh\necho hello\n'))).rejects.toMatchObject({ name: 'InvalidWasmError' })
-    await expect(validateJobCode(new Uint8Array(0))).rejects.toMatchObject({ name: 'InvalidWasmError' })
+    await expect(validateJobCode(new TextEncoder().encode('#!/bin/sh\necho hello\n'))).rejects.toMatchObject({ name: 'InvalidWasmError', message: expect.stringMatching(/bad magic number/) })
+    // an empty file (a build that wrote nothing) says so, not "bad magic number"
+    await expect(validateJobCode(new Uint8Array(0))).rejects.toMatchObject({ name: 'InvalidWasmError', message: expect.stringMatching(/the file is empty/) })
+    await expect(validateJobCode(Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00])))
+      .rejects.toMatchObject({ name: 'InvalidWasmError', message: expect.stringMatching(/version/) })
     await expect(validateJobCode(Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01])))
       .rejects.toMatchObject({ name: 'InvalidWasmError' })
   })
