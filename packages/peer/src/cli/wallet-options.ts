@@ -46,11 +46,7 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
     throw new UsageError('--rpc needs --deployment <file> (deployments/<chainId>.json)')
   }
   const privateKey = privateKeyHex(opts.keyFile != null ? await readText(opts.keyFile, 'the key file') : opts.privateKey ?? '')
-  if (privateKey == null) {
-    throw new UsageError(opts.keyFile != null
-      ? `the key file ${opts.keyFile} does not hold a 32-byte hex private key`
-      : 'a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY')
-  }
+  if (privateKey == null) throw new UsageError(keyProblem(opts))
   const { parseDeployment } = await import('@jobmesh/contracts')
   let deployment: Deployment
   try {
@@ -67,6 +63,13 @@ export async function requireWallet (opts: WalletOptions): Promise<Wallet> {
   const wallet = await readWallet(opts)
   if (wallet == null) throw new UsageError('--rpc <url> (or JOBMESH_RPC_URL) is needed, with --deployment and a wallet key')
   return wallet
+}
+
+/** Why the options give no usable key: a key file or a key that is not one, or none at all. */
+function keyProblem (opts: WalletOptions): string {
+  if (opts.keyFile != null) return `the key file ${opts.keyFile} does not hold a 32-byte hex private key`
+  if (given(opts.privateKey) != null) return 'the private key given (JOBMESH_PRIVATE_KEY or --private-key) is not 32 bytes of hex (64 hex digits, 0x optional)'
+  return 'a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY'
 }
 
 function given (value: string | undefined): string | undefined {

@@ -79,6 +79,12 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     const key = await start([...chainArgs({ keyFile: badKey }), '--vram', '8'])
     expect(key.code).toBe(2)
     expect(key.stderr).toContain(`the key file ${badKey} does not hold a 32-byte hex private key`)
+    // a key given in the variable that is not one is said to be malformed, not missing
+    const args = ['--data-dir', join(dir, 'peer'), '--rpc', anvil.rpcUrl, '--deployment', deploymentFile, '--vram', '8']
+    const shortKey = await jobmesh(['start', '--listen', '/ip4/127.0.0.1/tcp/0', ...args], { JOBMESH_PRIVATE_KEY: '0x1234' }, 30_000)
+    expect(shortKey.code).toBe(2)
+    expect(shortKey.stderr).toContain('the private key given (JOBMESH_PRIVATE_KEY or --private-key) is not 32 bytes of hex')
+    expect(shortKey.stderr).not.toContain('a wallet key is needed')
 
     const partial = join(dir, 'partial.json')
     await writeFile(partial, JSON.stringify({ chainId: deployment.chainId, jobEscrow: deployment.jobEscrow }))
