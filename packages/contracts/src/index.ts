@@ -50,7 +50,7 @@ export type {
   ModelRegistryContract
 } from './deploy.js'
 export { createProvider, isRpcUrl, probeChainId } from './provider.js'
-export { privateKeyHex } from './private-key.js'
+export { badPrivateKeyMessage, privateKeyHex } from './private-key.js'
 export type { ProviderInit } from './provider.js'
 export { rpcCall } from './rpc-call.js'
 export type { RpcCallInit } from './rpc-call.js'

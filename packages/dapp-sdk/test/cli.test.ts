@@ -203,7 +203,7 @@ describe('jobmesh-dapp', () => {
     expect(io12.stderr).toEqual([expect.stringMatching(/^InvalidConfigError: a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY/)])
     // a key that is not one is said to be malformed, not missing, and nothing is sent
     const io12b = capture()
-    expect(await run(['refund', jobId!, ...reader.slice(0, -1), '0x1234'], io12b)).toBe(2)
+    expect(await run(['refund', jobId!, '--rpc', env.anvil.rpcUrl, '--deployment', files.deployment, '--private-key', '0x1234'], io12b)).toBe(2)
     expect(io12b.stderr).toEqual(['InvalidConfigError: the private key given (JOBMESH_PRIVATE_KEY or --private-key) is not 32 bytes of hex (64 hex digits, 0x optional)'])
     const io13 = capture()
     const out = join(env.dir, 'results', 'of', 'nothing')

@@ -1,4 +1,4 @@
-import { privateKeyHex } from '@jobmesh/contracts'
+import { badPrivateKeyMessage, privateKeyHex } from '@jobmesh/contracts'
 import { Option } from 'commander'
 import { InvalidConfigError } from '../errors.js'
 import { bootstrapList, readDeployment, readKeyFile, rpcUrl } from './options.js'
@@ -55,7 +55,7 @@ async function signerKey (flags: ConnectFlags): Promise<string> {
   if (flags.keyFile !== undefined) return await readKeyFile(flags.keyFile)
   if (flags.privateKey !== undefined && flags.privateKey !== '') {
     const hex = privateKeyHex(flags.privateKey)
-    if (hex === undefined) throw new InvalidConfigError('the private key given (JOBMESH_PRIVATE_KEY or --private-key) is not 32 bytes of hex (64 hex digits, 0x optional)')
+    if (hex === undefined) throw new InvalidConfigError(badPrivateKeyMessage())
     return hex
   }
   throw new InvalidConfigError('a private key is required: --key-file <file> or JOBMESH_PRIVATE_KEY (jobmesh devnet prints one)')

@@ -2,7 +2,7 @@ import { constants, existsSync, rmdirSync } from 'node:fs'
 import { access, mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { InvalidArgumentError } from 'commander'
-import { isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
+import { badPrivateKeyMessage, isRpcUrl, privateKeyHex } from '@jobmesh/contracts'
 import { fileProblem } from '@jobmesh/peer/file-problem'
 import { kernelFilesystem } from '@jobmesh/peer/kernel-fs'
 import { parseEther } from 'ethers'
@@ -85,7 +85,7 @@ export async function readKeyFile (path: string): Promise<string> {
     throw new InvalidConfigError(`cannot read the key file ${path}: ${fileProblem(err)}`, { cause: err })
   }
   const key = privateKeyHex(text)
-  if (key === undefined) throw new InvalidConfigError(`the key file ${path} does not hold a 32-byte hex private key`)
+  if (key === undefined) throw new InvalidConfigError(badPrivateKeyMessage(path))
   return key
 }
 

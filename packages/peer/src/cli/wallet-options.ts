@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Option } from 'commander'
 import { UsageError } from './errors.js'
 import { rpcUrl } from './options.js'
-import { privateKeyHex } from '@jobmesh/contracts'
+import { badPrivateKeyMessage, privateKeyHex } from '@jobmesh/contracts'
 import { fileProblem } from './file-problem.js'
 import type { Deployment } from '@jobmesh/contracts'
 import type { Command } from 'commander'
@@ -67,8 +67,7 @@ export async function requireWallet (opts: WalletOptions): Promise<Wallet> {
 
 /** Why the options give no usable key: a key file or a key that is not one, or none at all. */
 function keyProblem (opts: WalletOptions): string {
-  if (opts.keyFile != null) return `the key file ${opts.keyFile} does not hold a 32-byte hex private key`
-  if (given(opts.privateKey) != null) return 'the private key given (JOBMESH_PRIVATE_KEY or --private-key) is not 32 bytes of hex (64 hex digits, 0x optional)'
+  if (opts.keyFile != null || given(opts.privateKey) != null) return badPrivateKeyMessage(opts.keyFile)
   return 'a wallet key is needed: --key-file <file> with a 32-byte hex key, or JOBMESH_PRIVATE_KEY'
 }
 

@@ -11,8 +11,8 @@ import type { Outcome } from './run-cli.js'
 import type { Anvil, Deployment } from '@jobmesh/contracts'
 
 /** `jobmesh start` on a chain, refused before it registers: the exit code and what it printed. */
-async function start (args: string[]): Promise<Outcome> {
-  return await jobmesh(['start', '--listen', '/ip4/127.0.0.1/tcp/0', ...args], {}, 30_000)
+async function start (args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return await jobmesh(['start', '--listen', '/ip4/127.0.0.1/tcp/0', ...args], env, 30_000)
 }
 
 describe('jobmesh start refuses bad chain input with one clear line, before any transaction', () => {
@@ -78,10 +78,10 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     await writeFile(badKey, 'not a key\n')
     const key = await start([...chainArgs({ keyFile: badKey }), '--vram', '8'])
     expect(key.code).toBe(2)
-    expect(key.stderr).toContain(`the key file ${badKey} does not hold a 32-byte hex private key`)
+    expect(key.stderr).toContain(`the key file ${badKey} does not hold 32 bytes of hex (64 hex digits, 0x optional)`)
     // a key given in the variable that is not one is said to be malformed, not missing
-    const args = ['--data-dir', join(dir, 'peer'), '--rpc', anvil.rpcUrl, '--deployment', deploymentFile, '--vram', '8']
-    const shortKey = await jobmesh(['start', '--listen', '/ip4/127.0.0.1/tcp/0', ...args], { JOBMESH_PRIVATE_KEY: '0x1234' }, 30_000)
+    const noFile = ['--data-dir', join(dir, 'peer'), '--rpc', anvil.rpcUrl, '--deployment', deploymentFile, '--vram', '8']
+    const shortKey = await start(noFile, { JOBMESH_PRIVATE_KEY: '0x1234' })
     expect(shortKey.code).toBe(2)
     expect(shortKey.stderr).toContain('the private key given (JOBMESH_PRIVATE_KEY or --private-key) is not 32 bytes of hex')
     expect(shortKey.stderr).not.toContain('a wallet key is needed')
