@@ -55,7 +55,14 @@ function unreachable (rpcUrl: string, method: string, err: Error, timeout: numbe
   // OpenSSL's own text is a line of internals (ssl3_get_record, a source file): the code says it
   if (code !== undefined && PLAIN_HTTP_CODES.has(code)) return `no TLS at ${at} (${code}; an http:// endpoint given as https://?)`
   if (code?.startsWith('ERR_SSL_') === true) return `TLS handshake with ${at} failed (${code})`
-  // fetch hides why in its cause, e.g. `bad port` for a port of its block list (1, 9, 25, ...)
+  if (cause?.message === 'bad port') return blockedPort(rpcUrl)
+  // fetch hides why in its cause
   const why = cause?.message == null || cause.message === '' ? '' : `: ${cause.message}`
   return `RPC endpoint ${rpcUrl} failed: ${err.message}${why}${code == null ? '' : ` (${code})`}`
+}
+
+/** fetch refuses the ports of the WHATWG block list (1, 9, 25, 6000, ...) before it dials: which, and what to do. */
+function blockedPort (rpcUrl: string): string {
+  const port = URL.canParse(rpcUrl) ? new URL(rpcUrl).port : ''
+  return `port ${port} of ${rpcUrl} is one that fetch refuses to dial (the block list of 1, 9, 25, 6000 and others): give the chain another port`
 }

@@ -49,7 +49,8 @@ describe('rpcCall', () => {
 
   it('says why fetch would not dial an endpoint (a port of its block list)', async () => {
     await expect(rpcCall('http://127.0.0.1:9', 'eth_chainId', [], { timeout: 2_000 })).rejects.toMatchObject({
-      name: 'RpcUnreachableError', message: 'RPC endpoint http://127.0.0.1:9 failed: fetch failed: bad port'
+      name: 'RpcUnreachableError',
+      message: 'port 9 of http://127.0.0.1:9 is one that fetch refuses to dial (the block list of 1, 9, 25, 6000 and others): give the chain another port'
     })
   })
 
