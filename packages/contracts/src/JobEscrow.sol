@@ -111,6 +111,7 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         j.status = Status.Submitted;
         j.submitter = msg.sender;
         j.submitBlock = uint40(block.number);
+        j.submittedAt = uint40(block.timestamp);
         j.resultRoot = resultRoot;
         emit ResultsSubmitted(jobId, msg.sender, resultRoot, manifestCid, block.number);
     }

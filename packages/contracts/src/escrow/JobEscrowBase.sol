@@ -122,6 +122,8 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         bytes32 claimedHash; // keccak256(abi.encode(leaf hashes of the proven sample))
         bytes32 chosenModel;
         bytes32 drawEntropy; // blockhash(submitBlock + 1): draws the verifiers; the seeds then fix the sample
+        // slot 13
+        uint40 submittedAt; // unix seconds: these results came in (kept through a restarted verification)
     }
 
     struct Verifier {

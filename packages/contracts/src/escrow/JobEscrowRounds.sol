@@ -129,13 +129,24 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
     ///      leaf, the submitter's fault" beside one honest verifier while another was silent, had the honest finalizer
     ///      slashed the bond for the processor's fake (attacks/BlameTie.t.sol).
     function _blameUndecided(Job storage j, Tally memory t) internal view returns (bool) {
-        return t.blameTie && t.payee != address(0) && t.payee != j.submitter && registry.isRegistered(t.payee);
+        return t.blameTie && t.payee != address(0) && t.payee != j.submitter && _answerable(j, t.payee);
+    }
+
+    /// @dev Whether the payee of a leaf answers for it: a registered node, or one that asked to exit only once these
+    ///      results were in. Its submitter could not leave such a payee's leaf out (it pays no signer that is exiting
+    ///      when it submits), so a processor that exits and withdraws while the verification waits for verifiers is
+    ///      still the culprit, slashed what it has left, and not the honest submitter (attacks/ExitAfterSubmission.t.sol).
+    ///      A payee that never was a node, or was leaving when the results came in, is the submitter's fault.
+    function _answerable(Job storage j, address payee) internal view returns (bool) {
+        if (registry.isRegistered(payee)) return true;
+        uint256 asked = registry.exitRequestedAt(payee);
+        return asked != 0 && asked >= j.submittedAt;
     }
 
     function _reject(bytes32 jobId, Job storage j, uint256 k, Tally memory t) internal {
         address submitter = j.submitter;
         address culprit = submitter;
-        if (t.blame && t.payee != address(0) && registry.isRegistered(t.payee)) culprit = t.payee;
+        if (t.blame && t.payee != address(0) && _answerable(j, t.payee)) culprit = t.payee;
         uint256 bond = _bond(j);
         // this job's bond only: a slash leaves the locked stake as it is, so the submitter's other bonds stay locked
         registry.unlock(submitter, bond);

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {AttackBase} from "./AttackBase.sol";
+import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
+import {Vm} from "../utils/Test.sol";
+
+/// A processor that signs a wrong output and leaves the registry while its job waits for verifiers (Defence 15 of
+/// docs/settlement.md): the blame stays with it, not with the honest finalizer that submitted its leaf.
+contract ExitAfterSubmissionTest is AttackBase {
+    /// @dev A full-sample job (1 MacroJob of 4, samples 4, k 3) with a deadline 3 days off, whose results the
+    ///      finalizer submits with the attacker's MicroJob (position 0) wrong, while three of the five possible
+    ///      verifiers are paused: the draw waits in the queue. Returns the job and the true results.
+    function _submittedFake(bool exitFirst) internal returns (bytes32 id, Results memory truth, Results memory sent) {
+        JobEscrowBase.CreateJobParams memory p = jobParams(1, 4, 3);
+        p.samples = 4;
+        p.deadline = uint40(block.timestamp + 3 days);
+        id = createJob(p, FEE);
+        truth = buildResults(id, 1, 4, "honest", two(attacker, procA));
+        sent = copyResults(truth);
+        sent.outputs[0] = keccak256("wrong");
+        _rebuild(id, 4, sent);
+        for (uint256 i = 2; i <= 4; ++i) {
+            vm.prank(nodeAddr(i));
+            registry.pause();
+        }
+        if (exitFirst) {
+            vm.prank(attacker);
+            registry.requestExit();
+            vm.warp(block.timestamp + 1);
+        }
+        submit(id, finalizer, sent.root);
+        if (!exitFirst) {
+            vm.warp(block.timestamp + 1);
+            vm.prank(attacker);
+            registry.requestExit();
+        }
+        vm.roll(block.number + 2);
+        vm.prank(finalizer);
+        escrow.selectVerifiers(id);
+        assertEq(escrow.jobs(id).assigned, 0, "the verification waits for verifiers");
+    }
+
+    /// @dev The attacker withdraws its stake after the cooldown; a verifier comes back, the queued verification is
+    ///      drawn and every verifier finds the attacker's own signature on the wrong output.
+    function _withdrawThenJudge(bytes32 id, Results memory truth, Results memory sent) internal {
+        vm.warp(block.timestamp + 1 days + 1);
+        uint256 bal0 = attacker.balance;
+        vm.prank(attacker);
+        registry.withdraw();
+        assertEq(attacker.balance - bal0, 20 ether, "the faker took its stake back");
+        vm.prank(nodeAddr(2));
+        registry.resume();
+        assertEq(escrow.jobs(id).assigned, 3, "drawn from the queue");
+        revealSeeds(id);
+        Results[] memory views = views3(truth, truth, truth);
+        commitViews(id, views, allBlame(3));
+        prove(id, sent);
+        vm.roll(block.number + 1);
+        revealViews(id, sent, views, allBlame(3));
+        escrow.settle(id);
+        assertEq(status(id), uint256(JobEscrowBase.Status.Open), "rejected");
+    }
+
+    /// The processor asks to exit after the submission and withdraws before the draw: the honest finalizer keeps its
+    /// bond, the rejection names the processor, and no verifier is paid out of the finalizer's stake.
+    function test_processorLeavingAfterTheSubmissionIsStillTheCulprit() public {
+        (bytes32 id, Results memory truth, Results memory sent) = _submittedFake(false);
+        uint256 fin0 = stakeOf(finalizer);
+        vm.recordLogs();
+        _withdrawThenJudge(id, truth, sent);
+        assertEq(culpritOf(id), attacker, "the rejection names the processor");
+        assertEq(stakeOf(finalizer), fin0, "the honest finalizer keeps its stake");
+        assertEq(registry.lockedStake(finalizer), 0, "and its bond is free");
+    }
+
+    /// @dev The culprit of the job's rejection among the recorded logs.
+    function culpritOf(bytes32 id) internal returns (address) {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].topics[0] == JobEscrowBase.JobRejected.selector && logs[i].topics[1] == id) {
+                return address(uint160(uint256(logs[i].topics[2])));
+            }
+        }
+        revert("no JobRejected");
+    }
+
+    /// Control: a processor already leaving when the results came in should have been left out by the finalizer (it
+    /// pays no exiting signer), so the finalizer that submitted its leaf anyway answers for it, as before.
+    function test_processorLeavingBeforeTheSubmissionIsTheSubmittersFault() public {
+        (bytes32 id, Results memory truth, Results memory sent) = _submittedFake(true);
+        uint256 fin0 = stakeOf(finalizer);
+        _withdrawThenJudge(id, truth, sent);
+        assertEq(stakeOf(finalizer), fin0 - 2 * FEE, "the finalizer that paid an exiting signer is slashed its bond");
+    }
+
+    /// The registry keeps when a node asked to exit past its withdraw.
+    function test_exitRequestedAtOutlivesTheWithdraw() public {
+        assertEq(registry.exitRequestedAt(attacker), 0);
+        vm.prank(attacker);
+        registry.requestExit();
+        uint256 asked = block.timestamp;
+        assertEq(registry.exitRequestedAt(attacker), asked);
+        vm.warp(block.timestamp + 1 days);
+        vm.prank(attacker);
+        registry.withdraw();
+        assertFalse(registry.isRegistered(attacker));
+        assertEq(registry.exitRequestedAt(attacker), asked);
+    }
+}
