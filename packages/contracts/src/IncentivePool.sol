@@ -64,15 +64,22 @@ contract IncentivePool {
         lastUpdate = block.timestamp;
     }
 
-    /// @notice Adds `msg.value` to the stream: what is left of the running period and the value go out over `period`
-    ///         seconds from now.
+    /// @notice Adds `msg.value` to the stream. A funding of at least what is left of the running period starts a new
+    ///         one: both go out over `period` seconds from now. A smaller one joins the running period and goes out by
+    ///         its end, so fundings of a few wei cannot stretch a sponsor's week over the weeks after it.
     function fund() external payable {
         if (msg.value == 0) revert NoValue();
         _accrue();
-        uint256 left = block.timestamp < periodEnd ? (periodEnd - block.timestamp) * rate : 0;
-        rate = (msg.value * ACC + left + unassigned) / period;
+        uint256 added = msg.value * ACC + unassigned;
         unassigned = 0;
-        periodEnd = block.timestamp + period;
+        uint256 remaining = block.timestamp < periodEnd ? periodEnd - block.timestamp : 0;
+        uint256 left = remaining * rate;
+        if (added < left) {
+            rate += added / remaining;
+        } else {
+            rate = (added + left) / period;
+            periodEnd = block.timestamp + period;
+        }
         emit Funded(msg.sender, msg.value, rate, periodEnd);
     }
 

@@ -206,6 +206,26 @@ contract IncentivePoolTest is Test {
         assertApproxEqAbs(claimOf(a), 12.5 ether, 1e6);
     }
 
+    /// A smaller funding joins the running period; a griefer's fundings of 1 wei an hour cannot stretch a sponsor's
+    /// period of 7 ETH over the periods after it (each used to re-spread what was left over a new period: of a week's
+    /// 7 ETH, 4.43 reached the node within the week).
+    function test_smallFundingsJoinTheRunningPeriod() public {
+        address a = register(1, 16);
+        pool.poke(a);
+        pool.fund{value: 7 ether}();
+        uint256 end = pool.periodEnd();
+        for (uint256 h; h < PERIOD / 1 hours - 1; ++h) {
+            vm.warp(block.timestamp + 1 hours);
+            pool.fund{value: 1}();
+        }
+        assertEq(pool.periodEnd(), end, "the period ends when it did");
+        vm.warp(end);
+        assertApproxEqAbs(claimOf(a), 7 ether + PERIOD / 1 hours - 1, 1e6); // all of it within the period
+        vm.warp(block.timestamp + 2 hours);
+        pool.fund{value: 1 ether}();
+        assertEq(pool.periodEnd(), block.timestamp + PERIOD, "a funding after the period starts a new one");
+    }
+
     function test_claimPaysOnlyTheCaller() public {
         address a = register(1, 16);
         pool.poke(a);
