@@ -33,12 +33,25 @@ export interface TurnItem extends Omit<Result, 'signer'> {
 /** How many MicroJobs MacroJob `macroIndex` has (undefined: unknown, no range check). */
 export type MacroSize = (macroIndex: number) => number | undefined
 
+/** A record's verified, decoded results, and where it was read (scope and key: the signing domain and the slot). */
+interface Decoded { at: string, results: Map<string, Result> | undefined }
+
 /**
- * Verified, decoded results per record bytes and where they were read (scope and key: the signing domain and the
- * slot), as Yjs hands back the same bytes object for an unchanged value. Kept whole: each reader applies its own
- * range (`size`) to it.
+ * Verified, decoded results per verifier, per record bytes and where they were read, as Yjs hands back the same bytes
+ * object for an unchanged value. Kept whole: each reader applies its own range (`size`) to it. Per verifier, since
+ * verifiers disagree: a later round's excludes the submitters slashed before it, and a record the doc guard accepted
+ * with the plain one counted for that round's progress when the two shared one table.
  */
-const decoded = new WeakMap<Uint8Array, { at: string, results: Map<string, Result> | undefined }>()
+const decoded = new WeakMap<RecordVerifier, WeakMap<Uint8Array, Decoded>>()
+
+function decodedBy (verifier: RecordVerifier): WeakMap<Uint8Array, Decoded> {
+  let table = decoded.get(verifier)
+  if (table === undefined) {
+    table = new WeakMap()
+    decoded.set(verifier, table)
+  }
+  return table
+}
 
 /**
  * Verifies and decodes the record under a `results` key (a one-MicroJob ResultRecord under `m.i/slot`, or a turn's
@@ -50,7 +63,8 @@ export function readResults (verifier: RecordVerifier, scope: string, key: strin
   if (!(value instanceof Uint8Array) || parsed == null) return undefined
   const domain = `${scope}/${parsed.micro}`
   const at = `${scope}/${key}`
-  let hit = decoded.get(value)
+  const table = decodedBy(verifier)
+  let hit = table.get(value)
   if (hit?.at !== at) {
     const record = verifier.verify(value, domain)
     let results: Map<string, Result> | undefined
@@ -62,7 +76,7 @@ export function readResults (verifier: RecordVerifier, scope: string, key: strin
       }
     }
     hit = { at, results }
-    decoded.set(value, hit)
+    table.set(value, hit)
   }
   return size == null || hit.results == null ? hit.results : inside(hit.results, size)
 }
