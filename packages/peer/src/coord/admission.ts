@@ -3,7 +3,7 @@ import { appendsOnly, INDEX_DOC, jobIdOfDoc, rateLimiter, writtenKeys } from '..
 import { cachedAnswers } from './cached-answers.js'
 import {
   ANNOUNCEMENT_DOMAIN, DEFAULT_ADMISSION_ALL_JOB_READS, DEFAULT_ADMISSION_JOB_READS, DEFAULT_ADMISSION_MAX_ANNOUNCEMENTS,
-  DEFAULT_ADMISSION_NEGATIVE_TTL_MS, DEFAULT_ADMISSION_REGISTRY_READS, INDEX_JOBS_MAP, PEERS_MAP
+  DEFAULT_ADMISSION_NEGATIVE_TTL_MS, DEFAULT_ADMISSION_POSITIVE_TTL_MS, DEFAULT_ADMISSION_REGISTRY_READS, INDEX_JOBS_MAP, PEERS_MAP
 } from './constants.js'
 import { indexWriteVerdict, ownProfile } from './index-writes.js'
 import { recordVerifier } from './signing.js'
@@ -32,6 +32,8 @@ export interface AdmissionInit {
    * later gets in.
    */
   negativeTtlMs?: number
+  /** A "registered" answer is cached this long (ms), so a node that withdraws stops being admitted. */
+  positiveTtlMs?: number
   /** The most announcements one update of the index by a node not registered may write. */
   maxAnnouncements?: number
   /** How many jobs not known yet each node not registered may have read on chain (a token bucket per node). */
@@ -59,14 +61,17 @@ export interface Admission {
  * announces its jobs there; its records are guarded per key, docs/crdt.md), but an update of it from a node that is
  * not registered is applied only when it only appends (`appendsOnly`) its own profile or announcements of jobs the
  * escrow knows (with `jobKnown`; `indexWriteVerdict`): announcements are free to sign, jobs cost a deposit. A job doc
- * is open only to registered nodes and to the node that announced the job (its creator's). Answers are cached: positive ones for the life of the process, negative ones
- * for {@link DEFAULT_ADMISSION_NEGATIVE_TTL_MS}; concurrent lookups of one peer or job share one call.
+ * is open only to registered nodes and to the node that announced the job (its creator's). Answers are cached: a job known for the life of the process,
+ * a node registered for {@link DEFAULT_ADMISSION_POSITIVE_TTL_MS}, negative ones for {@link DEFAULT_ADMISSION_NEGATIVE_TTL_MS}; concurrent
+ * lookups of one peer or job share one call.
  */
 export function createAdmission (components: AdmissionComponents, init: AdmissionInit = {}): Admission {
   const verifier = components.verifier ?? recordVerifier()
   const negativeTtlMs = init.negativeTtlMs ?? DEFAULT_ADMISSION_NEGATIVE_TTL_MS
   const maxAnnouncements = init.maxAnnouncements ?? DEFAULT_ADMISSION_MAX_ANNOUNCEMENTS
-  const isRegistered = budgetedRegistry(components.isRegistered, negativeTtlMs, init.registryReads ?? DEFAULT_ADMISSION_REGISTRY_READS)
+  const isRegistered = budgetedRegistry(components.isRegistered, {
+    negativeTtlMs, positiveTtlMs: init.positiveTtlMs ?? DEFAULT_ADMISSION_POSITIVE_TTL_MS
+  }, init.registryReads ?? DEFAULT_ADMISSION_REGISTRY_READS)
   const writes = components.jobKnown == null
     ? undefined
     : {
@@ -113,9 +118,9 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
  * `isRegistered`, cached (`cachedAnswers`) and budgeted: a PeerId whose answer would be read now takes a token of one
  * bucket for all; without one it is not registered for now (not cached: the next ask may read it).
  */
-function budgetedRegistry (read: (peerId: string) => Promise<boolean>, negativeTtlMs: number,
+function budgetedRegistry (read: (peerId: string) => Promise<boolean>, ttl: { negativeTtlMs: number, positiveTtlMs: number },
   budget: RateLimitInit): BudgetedRegistry {
-  const answers = cachedAnswers(read, negativeTtlMs)
+  const answers = cachedAnswers(read, ttl.negativeTtlMs, ttl.positiveTtlMs)
   const reads = rateLimiter(budget)
   const ask = async (peerId: string): Promise<boolean> => {
     if (answers.due(peerId) && reads.take('all') !== 'ok') {

@@ -9,27 +9,30 @@ export interface CachedAnswers {
 }
 
 /**
- * Answers of `read`, cached: a yes for the life of the process, a no for `negativeTtlMs` (so a node that registers,
- * or a job created, later gets in). Bounded: each cache is cleared past its size.
+ * Answers of `read`, cached: a yes for `positiveTtlMs` (the life of the process when omitted: a job known stays
+ * known, a node registered need not stay so), a no for `negativeTtlMs` (so a node that registers, or a job created,
+ * later gets in). Bounded: each cache is cleared past its size.
  */
-export function cachedAnswers (read: (key: string) => Promise<boolean>, negativeTtlMs: number): CachedAnswers {
-  const yes = new Set<string>()
+export function cachedAnswers (read: (key: string) => Promise<boolean>, negativeTtlMs: number, positiveTtlMs = Infinity): CachedAnswers {
+  const yes = new Map<string, number>()
   const no = new Map<string, number>()
   const pending = new Map<string, Promise<boolean>>()
-  const refused = (key: string): boolean => {
-    const at = no.get(key)
-    return at != null && Date.now() - at < negativeTtlMs
+  const fresh = (answers: Map<string, number>, key: string, ttlMs: number): boolean => {
+    const at = answers.get(key)
+    return at != null && Date.now() - at < ttlMs
   }
+  const accepted = (key: string): boolean => fresh(yes, key, positiveTtlMs)
+  const refused = (key: string): boolean => fresh(no, key, negativeTtlMs)
   return {
     async ask (key) {
-      if (yes.has(key)) return true
+      if (accepted(key)) return true
       if (refused(key)) return false
       let lookup = pending.get(key)
       if (lookup == null) {
         lookup = read(key).then(ok => {
           if (ok) {
             if (yes.size > 100_000) yes.clear()
-            yes.add(key)
+            yes.set(key, Date.now())
           } else {
             if (no.size > 10_000) no.clear()
             no.set(key, Date.now())
@@ -40,7 +43,7 @@ export function cachedAnswers (read: (key: string) => Promise<boolean>, negative
       }
       return await lookup
     },
-    due: key => !yes.has(key) && !refused(key) && !pending.has(key),
+    due: key => !accepted(key) && !refused(key) && !pending.has(key),
     forgetNo: key => { no.delete(key) }
   }
 }

@@ -89,6 +89,8 @@ export const DEFAULT_LOCAL_MAX_FAILURES = 3
 
 /** A peer found not registered is asked about again after this long (ms). */
 export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000
+/** A peer found registered is asked about again after this long (ms): a node that withdrew is not admitted for good. */
+export const DEFAULT_ADMISSION_POSITIVE_TTL_MS = 600_000
 /**
  * The most announcements one update of the index by a node not registered may write (`admitUpdate`): a DApp writes
  * one per job, and a few when it submits several at once.

@@ -4,7 +4,7 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { testJob } from '@jobmesh/testkit'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createAdmission, INDEX_JOBS_MAP, PEERS_MAP, PROFILE_DOMAIN, recordSigner } from '../../src/coord/index.js'
-import { DEFAULT_ADMISSION_NEGATIVE_TTL_MS } from '../../src/coord/constants.js'
+import { DEFAULT_ADMISSION_NEGATIVE_TTL_MS, DEFAULT_ADMISSION_POSITIVE_TTL_MS } from '../../src/coord/constants.js'
 import { INDEX_DOC, jobDocName } from '../../src/crdt/index.js'
 import { signAnnouncement } from '../../src/jobs/index.js'
 import { DEFAULT_PRICING } from '../../src/protocol/index.js'
@@ -110,6 +110,25 @@ describe('index admission', () => {
     vi.setSystemTime(Date.now() + DEFAULT_ADMISSION_NEGATIVE_TTL_MS)
     await admission.admitUpdate(DAPP, INDEX_DOC, announcing(index, unfunded))
     expect(reads).toEqual([FUNDED, unfunded, unfunded])
+  })
+
+  it('a node found registered is read again after the positive TTL: one that withdrew is no longer admitted', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    let registered = true
+    const reads: string[] = []
+    const admission = createAdmission({
+      isRegistered: async peer => { reads.push(peer); return registered },
+      index: () => undefined
+    })
+    const doc = jobDocName(FUNDED)
+    expect(await admission.admit(NODE, doc)).toBe(true)
+    registered = false
+    vi.setSystemTime(Date.now() + DEFAULT_ADMISSION_POSITIVE_TTL_MS - 1)
+    expect(await admission.admit(NODE, doc)).toBe(true)
+    expect(reads).toEqual([NODE])
+    vi.setSystemTime(Date.now() + 1)
+    expect(await admission.admit(NODE, doc)).toBe(false)
+    expect(reads).toEqual([NODE, NODE])
   })
 
   it('holds back, without a read, a flood in one update and an update it cannot place', async () => {
