@@ -38,6 +38,11 @@ export function cachedAnswers (read: (key: string) => Promise<boolean>, negative
             no.set(key, Date.now())
           }
           return ok
+        }, (err: unknown) => {
+          // an expired yes stands while the answer cannot be read (an RPC outage must not shut the known nodes out)
+          if (!yes.has(key)) throw err
+          yes.set(key, Date.now())
+          return true
         }).finally(() => pending.delete(key))
         pending.set(key, lookup)
       }

@@ -131,6 +131,24 @@ describe('index admission', () => {
     expect(reads).toEqual([NODE, NODE])
   })
 
+  it('a node found registered stays admitted while the registry cannot be read again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    let reachable = true
+    const admission = createAdmission({
+      isRegistered: async peer => {
+        if (!reachable) throw new Error('RPC endpoint unreachable')
+        return peer === NODE
+      },
+      index: () => undefined
+    })
+    const doc = jobDocName(FUNDED)
+    expect(await admission.admit(NODE, doc)).toBe(true)
+    reachable = false
+    vi.setSystemTime(Date.now() + DEFAULT_ADMISSION_POSITIVE_TTL_MS)
+    expect(await admission.admit(NODE, doc)).toBe(true)
+    await expect(admission.admit('12D3KooWother', doc)).rejects.toThrow('RPC endpoint unreachable')
+  })
+
   it('holds back, without a read, a flood in one update and an update it cannot place', async () => {
     const { admission, index, reads } = setup({ maxAnnouncements: 4 })
     const flood = Array.from({ length: 5 }, (_, i) => `0x${i.toString(16).padStart(64, '0')}`)
