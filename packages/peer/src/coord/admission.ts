@@ -115,15 +115,17 @@ export function createAdmission (components: AdmissionComponents, init: Admissio
 }
 
 /**
- * `isRegistered`, cached (`cachedAnswers`) and budgeted: a PeerId whose answer would be read now takes a token of one
- * bucket for all; without one it is not registered for now (not cached: the next ask may read it).
+ * `isRegistered`, cached (`cachedAnswers`) and budgeted: a PeerId not found registered before whose answer would be
+ * read now takes a token of one bucket for all; without one it is not registered for now (not cached: the next ask may
+ * read it).
  */
 function budgetedRegistry (read: (peerId: string) => Promise<boolean>, ttl: { negativeTtlMs: number, positiveTtlMs: number },
   budget: RateLimitInit): BudgetedRegistry {
   const answers = cachedAnswers(read, ttl.negativeTtlMs, ttl.positiveTtlMs)
   const reads = rateLimiter(budget)
   const ask = async (peerId: string): Promise<boolean> => {
-    if (answers.due(peerId) && reads.take('all') !== 'ok') {
+    // a node found registered before is read again whatever the budget: a flood of fresh authors must not shut it out
+    if (answers.due(peerId) && !answers.saidYes(peerId) && reads.take('all') !== 'ok') {
       log('%s: no registry read left for a PeerId not asked about yet: not admitted for now', peerId)
       return false
     }

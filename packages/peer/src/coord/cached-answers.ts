@@ -4,6 +4,8 @@ export interface CachedAnswers {
   ask(key: string): Promise<boolean>
   /** Whether asking now would read: no answer is cached (or a no has expired) and no read is under way. */
   due(key: string): boolean
+  /** Whether a yes of `key` was cached, fresh or expired (a read of it is a check again, not a newcomer's). */
+  saidYes(key: string): boolean
   /** Forgets a cached no of `key`, so that the next ask reads again. */
   forgetNo(key: string): void
 }
@@ -49,6 +51,7 @@ export function cachedAnswers (read: (key: string) => Promise<boolean>, negative
       return await lookup
     },
     due: key => !accepted(key) && !refused(key) && !pending.has(key),
+    saidYes: key => yes.has(key),
     forgetNo: key => { no.delete(key) }
   }
 }

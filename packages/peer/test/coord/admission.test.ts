@@ -131,6 +131,22 @@ describe('index admission', () => {
     expect(reads).toEqual([NODE, NODE])
   })
 
+  it('a node found registered is read again past a budget a flood of fresh authors spent', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const reads: string[] = []
+    const admission = createAdmission({
+      isRegistered: async peer => { reads.push(peer); return peer === NODE },
+      index: () => undefined
+    }, { registryReads: { ratePerSecond: 0.001, burst: 3 } })
+    const doc = jobDocName(FUNDED)
+    expect(await admission.admit(NODE, doc)).toBe(true)
+    for (const peer of ['12D3KooWf1', '12D3KooWf2', '12D3KooWf3']) expect(await admission.admit(peer, doc)).toBe(false)
+    vi.setSystemTime(Date.now() + DEFAULT_ADMISSION_POSITIVE_TTL_MS)
+    expect(await admission.admit('12D3KooWf4', doc)).toBe(false)
+    expect(await admission.admit(NODE, doc)).toBe(true)
+    expect(reads).toEqual([NODE, '12D3KooWf1', '12D3KooWf2', NODE])
+  })
+
   it('a node found registered stays admitted while the registry cannot be read again', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     let reachable = true
