@@ -61,8 +61,7 @@ function unreachable (rpcUrl: string, method: string, err: Error, timeout: numbe
   return `RPC endpoint ${rpcUrl} failed: ${err.message}${why}${code == null ? '' : ` (${code})`}`
 }
 
-/** fetch refuses the ports of the WHATWG block list (1, 9, 25, 6000, ...) before it dials: which, and what to do. */
+/** fetch refuses the ports of the WHATWG block list (1, 9, 25, 6000, ...) of a URL it parsed: which, and what to do. */
 function blockedPort (rpcUrl: string): string {
-  const port = URL.canParse(rpcUrl) ? new URL(rpcUrl).port : ''
-  return `port ${port} of ${rpcUrl} is one that fetch refuses to dial (the block list of 1, 9, 25, 6000 and others): give the chain another port`
+  return `port ${new URL(rpcUrl).port} of ${rpcUrl} is one that fetch refuses to dial (the block list of 1, 9, 25, 6000 and others): give the chain another port`
 }

@@ -45,6 +45,16 @@ function setup (init: AdmissionInit = {}): { admission: ReturnType<typeof create
   return { admission, index, reads }
 }
 
+/** An admission over a registry that answers with `isRegistered`; counts its reads (one per PeerId read). */
+function registryAdmission (isRegistered: (peer: string) => boolean, init: AdmissionInit = {}): { admission: ReturnType<typeof createAdmission>, reads: string[] } {
+  const reads: string[] = []
+  const admission = createAdmission({
+    isRegistered: async peer => { reads.push(peer); return isRegistered(peer) },
+    index: () => undefined
+  }, init)
+  return { admission, reads }
+}
+
 afterEach(() => { vi.useRealTimers() })
 
 describe('index admission', () => {
@@ -115,11 +125,7 @@ describe('index admission', () => {
   it('a node found registered is read again after the positive TTL: one that withdrew is no longer admitted', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     let registered = true
-    const reads: string[] = []
-    const admission = createAdmission({
-      isRegistered: async peer => { reads.push(peer); return registered },
-      index: () => undefined
-    })
+    const { admission, reads } = registryAdmission(() => registered)
     const doc = jobDocName(FUNDED)
     expect(await admission.admit(NODE, doc)).toBe(true)
     registered = false
@@ -133,11 +139,7 @@ describe('index admission', () => {
 
   it('a node found registered is read again past a budget a flood of fresh authors spent', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
-    const reads: string[] = []
-    const admission = createAdmission({
-      isRegistered: async peer => { reads.push(peer); return peer === NODE },
-      index: () => undefined
-    }, { registryReads: { ratePerSecond: 0.001, burst: 3 } })
+    const { admission, reads } = registryAdmission(peer => peer === NODE, { registryReads: { ratePerSecond: 0.001, burst: 3 } })
     const doc = jobDocName(FUNDED)
     expect(await admission.admit(NODE, doc)).toBe(true)
     for (const peer of ['12D3KooWf1', '12D3KooWf2', '12D3KooWf3']) expect(await admission.admit(peer, doc)).toBe(false)
@@ -150,12 +152,9 @@ describe('index admission', () => {
   it('a node found registered stays admitted while the registry cannot be read again', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     let reachable = true
-    const admission = createAdmission({
-      isRegistered: async peer => {
-        if (!reachable) throw new Error('RPC endpoint unreachable')
-        return peer === NODE
-      },
-      index: () => undefined
+    const { admission } = registryAdmission(peer => {
+      if (!reachable) throw new Error('RPC endpoint unreachable')
+      return peer === NODE
     })
     const doc = jobDocName(FUNDED)
     expect(await admission.admit(NODE, doc)).toBe(true)
