@@ -47,7 +47,8 @@ describe('models on a devnet of jobmesh processes', () => {
     // the model is on the DApp's node only: the holder fetches it from there (bitswap asks the peers it is connected to)
     const tcp = holder.addresses.find(a => !a.includes('/ws')) ?? holder.addresses[0]
     await client.node.libp2p.dial(multiaddr(tcp.includes('/p2p/') ? tcp : `${tcp}/p2p/${holder.peerId}`))
-    const [fallback, ...verifiers] = devnet.peers
+    // the holder is in devnet.peers too (addPeer): the verifiers are the other two, never the holder killed below
+    const [fallback, ...verifiers] = devnet.peers.filter(p => p !== holder)
     const address = async (p: { dataDir: string }): Promise<string> => (await peerStatus(p.dataDir)).chain?.address ?? ''
     const [holderAddress, fallbackAddress] = [await address(holder), await address(fallback)]
     const c = chain
