@@ -63,6 +63,8 @@ export interface PeerStatus {
     syncRefused: number
     coordRejected: number
     coordRateLimited: number
+    /** Gossip (doc and coordination topics) dropped as replays of messages older than gossipsub's seen cache. */
+    replayed: number
   }
 }
 
@@ -111,7 +113,8 @@ export function peerStatus (input: PeerStatusInput): PeerStatus {
           guardViolations: input.docs.metrics.guardViolations,
           syncRefused: input.docs.metrics.syncRefused,
           coordRejected: processor?.metrics.rejected ?? 0,
-          coordRateLimited: processor?.metrics.rateLimited ?? 0
+          coordRateLimited: processor?.metrics.rateLimited ?? 0,
+          replayed: input.docs.metrics.gossipReplayed + (processor?.metrics.droppedReplayed ?? 0)
         }
   }
 }

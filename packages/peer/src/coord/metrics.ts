@@ -23,6 +23,8 @@ export interface CoordMetrics {
   rateLimited: number
   /** Messages on a job's rooms or `/macro` from a peer that may not publish there (not a registered node). */
   droppedUnadmitted: number
+  /** Messages dropped as replays of messages older than gossipsub's seen cache (crdt/replay-window.ts). */
+  droppedReplayed: number
 }
 
 export function createMetrics (): CoordMetrics {
@@ -40,6 +42,7 @@ export function createMetrics (): CoordMetrics {
     holdsReleased: 0,
     rejected: 0,
     rateLimited: 0,
-    droppedUnadmitted: 0
+    droppedUnadmitted: 0,
+    droppedReplayed: 0
   }
 }

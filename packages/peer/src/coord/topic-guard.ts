@@ -43,7 +43,8 @@ export function judgeCoordMessage (msg: Pick<Message, 'type' | 'data'>, init: Pi
 export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, init: CoordTopicGuardInit): () => void {
   if (pubsub.topicValidators == null) return () => {}
   const rate = rateLimiter(init.rate ?? { ratePerSecond: DEFAULT_COORD_RATE_PER_SECOND, burst: DEFAULT_COORD_BURST })
-  return guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score }, topic, async (msg) => {
+  const guarded = { topicValidators: pubsub.topicValidators, score: pubsub.score, opts: pubsub.opts }
+  return guardTopic(guarded, topic, async (msg) => {
     let verdict: TopicValidatorResult
     const r = msg.type === 'signed' ? rate.take(msg.from.toString()) : 'ok'
     if (r !== 'ok') {
@@ -55,7 +56,7 @@ export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, 
     if (verdict === TopicValidatorResult.Reject) init.metrics.rejected++
     if (verdict !== TopicValidatorResult.Accept || msg.type !== 'signed' || init.author == null) return verdict
     return await admitAuthor(init.author, msg.from.toString(), init.metrics)
-  })
+  }, { onReplayed: () => { init.metrics.droppedReplayed++ } })
 }
 
 async function admitAuthor (author: (peerId: string) => Promise<boolean>, from: string, metrics: CoordMetrics): Promise<TopicValidatorResult> {

@@ -96,3 +96,13 @@ export const YOUNG_DOC_MAX_ITEMS = 1_000
  * processes ran ~12 % more CPU per MicroJob and a longer makespan (docs/coordination.md, Seventeenth round).
  */
 export const MESH_PUBLISH_MIN_PEERS = 2
+
+/** gossipsub's seen-cache TTL when the pubsub does not tell it (its default, 2 min): within it gossipsub drops copies itself. */
+export const DEFAULT_GOSSIP_SEEN_TTL_MS = 120_000
+
+/**
+ * The replay window's lag as a share of the seen TTL (replay-window.ts): a replay is refused at most two lags after
+ * the original arrived, half the TTL, so none passes between gossipsub's cache and the window; an honest message is
+ * taken for a replay only if it arrives a lag (30 s by default) after a later message of its author.
+ */
+export const REPLAY_LAG_OF_SEEN_TTL = 0.25

@@ -169,8 +169,8 @@ class DefaultDocStore implements DocStore {
     this.docs.set(name, entry)
     const pubsub = this.components.pubsub
     if (pubsub.topicValidators != null) {
-      entry.unguard = guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score }, entry.topic,
-        async msg => this.gossip.validateGossip(entry, msg))
+      entry.unguard = guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score, opts: pubsub.opts }, entry.topic,
+        async msg => this.gossip.validateGossip(entry, msg), { onReplayed: () => { this.metrics.gossipReplayed++ } })
     }
     log('opened %s (%d stored bytes)', name, stored?.length ?? 0)
     return doc

@@ -1,11 +1,20 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub'
 import type { Message, TopicValidatorFn } from '@libp2p/gossipsub'
 import type { PeerId } from '@libp2p/interface'
+import { DEFAULT_GOSSIP_SEEN_TTL_MS, REPLAY_LAG_OF_SEEN_TTL } from './constants.js'
+import { replayWindow } from './replay-window.js'
 
 /** What a topic guard needs from gossipsub: its validators and (optionally) its peer score parameters. */
 export interface GuardedPubSub {
   topicValidators: Map<string, TopicValidatorFn>
   score?: { params: { topics: Record<string, unknown> } }
+  /** gossipsub's options: how long its seen cache remembers a message sets the replay window (replay-window.ts). */
+  opts?: { seenTTL?: number }
+}
+
+export interface GuardTopicOptions {
+  /** Called for each message dropped as a replay of an old one (ignored before `validate`, not penalized). */
+  onReplayed?(): void
 }
 
 /** Per-peer token bucket: `ratePerSecond` messages on average, bursts of `burst`. */
@@ -75,12 +84,23 @@ export type TopicVerdict = TopicValidatorResult
 /**
  * Installs `validate` as the gossipsub validator of `topic` (it runs before a message is delivered or forwarded;
  * `Reject` drops it, never forwards it and counts against the sender's score) and scores the topic so that
- * rejections matter. Returns the function that removes the validator (the score parameters stay: gossipsub keeps
+ * rejections matter. A signed message older than gossipsub's seen cache remembers (a relay replaying a recorded
+ * message of another author) is ignored before `validate` sees it, so it takes nothing of its author's rate
+ * (replay-window.ts). Returns the function that removes the validator (the score parameters stay: gossipsub keeps
  * per-topic peer stats that refer to them).
  */
 export function guardTopic (pubsub: GuardedPubSub, topic: string,
-  validate: (msg: Message, propagationSource: PeerId) => TopicVerdict | Promise<TopicVerdict>): () => void {
-  pubsub.topicValidators.set(topic, async (source, msg) => validate(msg, source))
+  validate: (msg: Message, propagationSource: PeerId) => TopicVerdict | Promise<TopicVerdict>,
+  options: GuardTopicOptions = {}): () => void {
+  const seenTTL = pubsub.opts?.seenTTL ?? DEFAULT_GOSSIP_SEEN_TTL_MS
+  const replays = replayWindow({ lagMs: seenTTL * REPLAY_LAG_OF_SEEN_TTL })
+  pubsub.topicValidators.set(topic, async (source, msg) => {
+    if (msg.type === 'signed' && !replays.fresh(msg.from.toString(), msg.sequenceNumber)) {
+      options.onReplayed?.()
+      return TopicValidatorResult.Ignore
+    }
+    return await validate(msg, source)
+  })
   const topics = pubsub.score?.params.topics
   if (topics != null && topics[topic] == null) topics[topic] = { ...INVALID_ONLY_TOPIC_SCORE }
   return () => {

@@ -34,6 +34,8 @@ export interface DocStoreMetrics {
   gossipUnauthorized: number
   /** Gossip messages dropped (ignored, not penalized) because their sender was over its rate. */
   gossipRateLimited: number
+  /** Gossip messages dropped (ignored) as replays of messages older than gossipsub's seen cache (replay-window.ts). */
+  gossipReplayed: number
   /** Remote changes (gossip or sync) the doc's guard forbade and this store undid (docs/crdt.md, Ownership). */
   guardViolations: number
   /** Sync exchanges refused, and diffs dropped, because the other peer is not admitted to the doc or its diff is refused. */
@@ -61,6 +63,7 @@ export function createMetrics (): DocStoreMetrics {
     gossipMalformed: 0,
     gossipUnauthorized: 0,
     gossipRateLimited: 0,
+    gossipReplayed: 0,
     guardViolations: 0,
     syncRefused: 0
   }

@@ -97,6 +97,7 @@ export function registerPeerMetrics (registry: Registry, sources: MetricsSources
       [{ reason: 'oversized' }, m.droppedOversized],
       [{ reason: 'invalid_record' }, m.invalidRecords],
       [{ reason: 'unadmitted' }, m.droppedUnadmitted],
+      [{ reason: 'replayed' }, m.droppedReplayed + (docs?.metrics.gossipReplayed ?? 0)],
       [{ reason: 'crdt_rejected' }, docs?.metrics.updatesRejected ?? 0]
     ])
   }

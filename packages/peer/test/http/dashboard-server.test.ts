@@ -116,7 +116,7 @@ describe('the HTTP listener of a peer', () => {
       families = parsePrometheusTextFormat(metrics.body) as Family[]
       return ranByA() + bDone.length === total
     }, { timeoutMs: 5_000, what: 'every MicroJob counted by the peer that ran it' })
-    expect(family(METRIC_NAMES.dropped)?.metrics.map(m => m.labels?.reason).sort()).toEqual(['crdt_rejected', 'forged', 'invalid_record', 'malformed', 'oversized', 'stale', 'unadmitted'])
+    expect(family(METRIC_NAMES.dropped)?.metrics.map(m => m.labels?.reason).sort()).toEqual(['crdt_rejected', 'forged', 'invalid_record', 'malformed', 'oversized', 'replayed', 'stale', 'unadmitted'])
     expect(family(METRIC_NAMES.crdtBytes)?.type).toBe('COUNTER')
     expect(family(METRIC_NAMES.handoffs)?.type).toBe('COUNTER')
     // exported with a count (a may or may not have handed a queue off in this run)

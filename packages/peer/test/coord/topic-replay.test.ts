@@ -1,0 +1,73 @@
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { RPC } from '@libp2p/gossipsub/message'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import * as lp from 'it-length-prefixed'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMetrics, decodeMessage, encodeMessage, guardCoordTopic } from '../../src/coord/index.js'
+import { createNode } from '../../src/node/index.js'
+import { waitFor } from '@jobmesh/testkit'
+import type { JobmeshNode } from '../../src/node/index.js'
+import type { PrivateKey } from '@libp2p/interface'
+
+const TOPIC = 'jobmesh/test/replay'
+const GOSSIPSUB_PROTOCOL = '/meshsub/1.2.0'
+/** A short seen cache, so that the replay comes after gossipsub forgot the original without a two-minute wait. */
+const SEEN_TTL_MS = 400
+const nodes: JobmeshNode[] = []
+
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map(async n => n.stop()))
+})
+
+/** A coordination message of `author` as gossipsub's StrictSign signs it, with the seqno its publisher gave it. */
+async function authored (author: PrivateKey, nonce: number, seqno: bigint): Promise<RPC.Message> {
+  const msg: RPC.Message = {
+    from: peerIdFromPrivateKey(author).toMultihash().bytes,
+    seqno: new Uint8Array(new BigUint64Array([seqno]).buffer).reverse(),
+    topic: TOPIC,
+    data: encodeMessage({ openJobs: { nonce: BigInt(nonce) } })
+  }
+  const signed = Buffer.concat([Buffer.from('libp2p-pubsub:'), RPC.Message.encode(msg)])
+  return { ...msg, signature: await author.sign(signed) }
+}
+
+describe('a coordination topic against replayed messages', () => {
+  it('ignores a victim\'s recorded messages sent again after gossipsub forgot them, so they spend none of its rate', async () => {
+    const receiver = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'], gossipsub: { seenTTL: SEEN_TTL_MS } })
+    nodes.push(receiver)
+    const relay = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+    nodes.push(relay)
+    const metrics = createMetrics()
+    // the victim may send 9 messages at once, then 1 a second
+    guardCoordTopic(receiver.pubsub, TOPIC, { maxMessageBytes: 1024, metrics, rate: { ratePerSecond: 1, burst: 9 } })
+    receiver.pubsub.subscribe(TOPIC)
+    const delivered: number[] = []
+    receiver.pubsub.addEventListener('message', (evt) => {
+      if (evt.detail.topic === TOPIC) delivered.push(Number(decodeMessage(evt.detail.data).openJobs?.nonce))
+    })
+    await relay.libp2p.dial(receiver.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const stream = await relay.libp2p.dialProtocol(receiver.peerId, GOSSIPSUB_PROTOCOL, { signal: AbortSignal.timeout(10_000) })
+    const send = (messages: RPC.Message[]): void => { stream.send(lp.encode.single(RPC.encode({ subscriptions: [], messages }))) }
+
+    // the victim's 8 messages reach the receiver through the relay, which keeps them
+    const victim = await generateKeyPair('Ed25519')
+    const start = BigInt(Date.now()) * 1_000_000n
+    const recorded = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(async n => authored(victim, n, start + BigInt(n))))
+    send(recorded)
+    await waitFor(() => delivered.length === 8, { timeoutMs: 10_000, what: 'the victim\'s 8 messages' })
+
+    // gossipsub forgets them after its seen TTL (its caches are private: read here to know when a replay would pass)
+    const caches = receiver.pubsub as unknown as { seenCache: { size: number }, fastMsgIdCache?: { size: number } }
+    await waitFor(() => caches.seenCache.size === 0 && (caches.fastMsgIdCache?.size ?? 0) === 0, {
+      timeoutMs: 10_000, what: 'gossipsub\'s seen cache to forget the victim\'s messages'
+    })
+    send(recorded)
+    // the victim's next message: with the replays counted, its rate (1 token left of 9) would drop it
+    send([await authored(victim, 9, start + 9n)])
+    await waitFor(() => delivered.includes(9), { timeoutMs: 10_000, what: 'the victim\'s new message' })
+
+    expect(delivered).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+    expect(metrics.droppedReplayed).toBe(8)
+    expect(metrics.rateLimited).toBe(0)
+  })
+})
