@@ -95,11 +95,15 @@ export function guardTopic (pubsub: GuardedPubSub, topic: string,
   const seenTTL = pubsub.opts?.seenTTL ?? DEFAULT_GOSSIP_SEEN_TTL_MS
   const replays = replayWindow({ lagMs: seenTTL * REPLAY_LAG_OF_SEEN_TTL })
   pubsub.topicValidators.set(topic, async (source, msg) => {
-    if (msg.type === 'signed' && !replays.fresh(msg.from.toString(), msg.sequenceNumber)) {
+    if (msg.type !== 'signed') return await validate(msg, source)
+    const author = msg.from.toString()
+    if (!replays.fresh(author, msg.sequenceNumber)) {
       options.onReplayed?.()
       return TopicValidatorResult.Ignore
     }
-    return await validate(msg, source)
+    const verdict = await validate(msg, source)
+    if (verdict === TopicValidatorResult.Accept) replays.seen(author, msg.sequenceNumber)
+    return verdict
   })
   const topics = pubsub.score?.params.topics
   if (topics != null && topics[topic] == null) topics[topic] = { ...INVALID_ONLY_TOPIC_SCORE }

@@ -8,14 +8,20 @@
  * one of it (gossip repair asks for messages of the last few heartbeats only).
  */
 export interface ReplayWindow {
-  /** Whether a message of `author` with `seqno` may be new; false: it is a replay. Records `seqno` when it may be. */
+  /** Whether a message of `author` with `seqno` may be new; false: it is a replay. Records nothing of it. */
   fresh(author: string, seqno: bigint, now?: number): boolean
+  /**
+   * Records a message found valid. Only valid ones: a flood of messages from fresh keys that fail validation (not
+   * registered nodes, forged) never fills the table, so it cannot make the table start again and forget the authors
+   * whose replays it refuses.
+   */
+  seen(author: string, seqno: bigint, now?: number): void
 }
 
 export interface ReplayWindowInit {
   /** How long a seqno must have been seen before older ones count as replays (ms). */
   lagMs: number
-  /** Authors remembered; past this the table starts again (a flood of fresh keys cannot grow it without bound). */
+  /** Authors remembered; past this the table starts again (valid authors only: registered nodes on a chain). */
   maxAuthors?: number
 }
 
@@ -42,23 +48,26 @@ export function replayWindow (init: ReplayWindowInit): ReplayWindow {
   const maxAuthors = init.maxAuthors ?? DEFAULT_MAX_AUTHORS
   return {
     fresh (author, seqno, now = Date.now()) {
-      const seen = authors.get(author)
-      if (seen == null) {
+      const known = authors.get(author)
+      if (known == null) return true
+      raiseMark(known, now, init.lagMs)
+      return seqno > known.mark
+    },
+    seen (author, seqno, now = Date.now()) {
+      const known = authors.get(author)
+      if (known == null) {
         if (authors.size >= maxAuthors) authors.clear()
         authors.set(author, { max: seqno, maxAt: now, pendingAt: now, mark: -1n })
-        return true
+        return
       }
-      raiseMark(seen, now, init.lagMs)
-      if (seqno <= seen.mark) return false
-      if (seqno > seen.max) {
-        if (seen.pending == null) {
-          seen.pending = seen.max
-          seen.pendingAt = seen.maxAt
-        }
-        seen.max = seqno
-        seen.maxAt = now
+      raiseMark(known, now, init.lagMs)
+      if (seqno <= known.max) return
+      if (known.pending == null) {
+        known.pending = known.max
+        known.pendingAt = known.maxAt
       }
-      return true
+      known.max = seqno
+      known.maxAt = now
     }
   }
 }
