@@ -3,13 +3,13 @@ import { RPC } from '@libp2p/gossipsub/message'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import * as lp from 'it-length-prefixed'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createMetrics, decodeMessage, encodeMessage, guardCoordTopic } from '../../src/coord/index.js'
+import { DEFAULT_UNADMITTED_PER_RELAY, createMetrics, decodeMessage, encodeMessage, guardCoordTopic } from '../../src/coord/index.js'
 import { createNode } from '../../src/node/index.js'
 import { waitFor } from '@jobmesh/testkit'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { PrivateKey } from '@libp2p/interface'
 
-const TOPIC = 'jobmesh/test/replay'
+const TOPIC = 'jobmesh/test/relays'
 const GOSSIPSUB_PROTOCOL = '/meshsub/1.2.0'
 /** A short seen cache, so that the replay comes after gossipsub forgot the original without a two-minute wait. */
 const SEEN_TTL_MS = 400
@@ -31,7 +31,7 @@ async function authored (author: PrivateKey, nonce: number, seqno: bigint): Prom
   return { ...msg, signature: await author.sign(signed) }
 }
 
-describe('a coordination topic against replayed messages', () => {
+describe('a coordination topic against hostile relays', () => {
   it('ignores a victim\'s recorded messages sent again after gossipsub forgot them, so they spend none of its rate', async () => {
     const receiver = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'], gossipsub: { seenTTL: SEEN_TTL_MS } })
     nodes.push(receiver)
@@ -69,5 +69,30 @@ describe('a coordination topic against replayed messages', () => {
     expect(delivered).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
     expect(metrics.droppedReplayed).toBe(8)
     expect(metrics.rateLimited).toBe(0)
+  })
+
+  it('rejects a relay\'s messages of authors that may not publish past its budget, and its score falls below the graylist', async () => {
+    const receiver = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+    nodes.push(receiver)
+    const relay = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+    nodes.push(relay)
+    const metrics = createMetrics()
+    // only registered nodes may publish here; the relay's fresh keys are none of them
+    guardCoordTopic(receiver.pubsub, TOPIC, { maxMessageBytes: 1024, metrics, author: async () => false })
+    receiver.pubsub.subscribe(TOPIC)
+    await relay.libp2p.dial(receiver.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    const stream = await relay.libp2p.dialProtocol(receiver.peerId, GOSSIPSUB_PROTOCOL, { signal: AbortSignal.timeout(10_000) })
+    const send = (messages: RPC.Message[]): void => { stream.send(lp.encode.single(RPC.encode({ subscriptions: [], messages }))) }
+
+    // a message of a fresh key each: the budget's burst is ignored, the rest rejected
+    const sprayed = DEFAULT_UNADMITTED_PER_RELAY.burst + 200
+    const seqno = BigInt(Date.now()) * 1_000_000n
+    for (let sent = 0; sent < sprayed; sent += 100) {
+      send(await Promise.all(Array.from({ length: 100 }, async (_, i) => authored(await generateKeyPair('Ed25519'), sent + i, seqno))))
+    }
+    await waitFor(() => metrics.rejected > 0, { timeoutMs: 30_000, what: 'a rejection of the relay\'s spray' })
+    expect(metrics.droppedUnadmitted).toBeGreaterThanOrEqual(DEFAULT_UNADMITTED_PER_RELAY.burst)
+    // gossipsub's default graylist threshold is -80: below it every RPC of the relay is ignored unread
+    expect(receiver.pubsub.getScore(relay.peerId.toString())).toBeLessThan(-80)
   })
 })
