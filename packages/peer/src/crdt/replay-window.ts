@@ -12,8 +12,7 @@ export interface ReplayWindow {
   fresh(author: string, seqno: bigint, now?: number): boolean
   /**
    * Records a message found valid. Only valid ones: a flood of messages from fresh keys that fail validation (not
-   * registered nodes, forged) never fills the table, so it cannot make the table start again and forget the authors
-   * whose replays it refuses.
+   * registered nodes, forged) never enters the table, so it cannot push out the authors whose replays it refuses.
    */
   seen(author: string, seqno: bigint, now?: number): void
 }
@@ -21,7 +20,7 @@ export interface ReplayWindow {
 export interface ReplayWindowInit {
   /** How long a seqno must have been seen before older ones count as replays (ms). */
   lagMs: number
-  /** Authors remembered; past this the table starts again (valid authors only: registered nodes on a chain). */
+  /** Authors remembered; past this the one heard from longest ago is forgotten (valid authors only). */
   maxAuthors?: number
 }
 
@@ -56,10 +55,13 @@ export function replayWindow (init: ReplayWindowInit): ReplayWindow {
     seen (author, seqno, now = Date.now()) {
       const known = authors.get(author)
       if (known == null) {
-        if (authors.size >= maxAuthors) authors.clear()
+        // the author heard from longest ago makes room (the table is in order of last message)
+        if (authors.size >= maxAuthors) authors.delete(authors.keys().next().value as string)
         authors.set(author, { max: seqno, maxAt: now, pendingAt: now, mark: -1n })
         return
       }
+      authors.delete(author)
+      authors.set(author, known)
       raiseMark(known, now, init.lagMs)
       if (seqno <= known.max) return
       if (known.pending == null) {

@@ -60,13 +60,15 @@ describe('replayWindow', () => {
     expect(take(w, 'victim', 1n, 2 * LAG)).toBe(false)
   })
 
-  it('starts again past maxAuthors instead of growing', () => {
+  it('forgets the author heard from longest ago past maxAuthors, not the active ones', () => {
     const w = replayWindow({ lagMs: LAG, maxAuthors: 2 })
     expect(take(w, 'a', 1n, 0)).toBe(true)
     expect(take(w, 'b', 1n, 0)).toBe(true)
-    expect(take(w, 'a', 1n, 2 * LAG)).toBe(false)
-    expect(take(w, 'c', 1n, 2 * LAG)).toBe(true)
-    // the table started again: a is unknown, as after a restart of this peer
-    expect(take(w, 'a', 1n, 2 * LAG)).toBe(true)
+    expect(take(w, 'a', 2n, 10)).toBe(true)
+    // c makes room: b was heard from last before a
+    expect(take(w, 'c', 1n, 20)).toBe(true)
+    expect(take(w, 'a', 2n, 2 * LAG)).toBe(false)
+    // b is unknown again, as after a restart of this peer
+    expect(take(w, 'b', 1n, 2 * LAG)).toBe(true)
   })
 })
