@@ -21,7 +21,11 @@ export interface GuardTopicOptions {
 export interface RateLimitInit {
   ratePerSecond: number
   burst: number
+  /** Peers with a bucket; past this the one heard from longest ago is forgotten. Default 10 000. */
+  maxPeers?: number
 }
+
+const DEFAULT_RATE_MAX_PEERS = 10_000
 
 /** `ok`: within the rate; `over`: above it (drop); `abusive`: far above it, a whole burst beyond (penalize). */
 export type RateVerdict = 'ok' | 'over' | 'abusive'
@@ -30,17 +34,24 @@ export interface RateLimiter {
   take(peer: string, now?: number): RateVerdict
 }
 
-/** A token bucket per peer. A peer that keeps sending while its bucket is empty goes negative down to `-burst`: abusive. */
+/**
+ * A token bucket per peer. A peer that keeps sending while its bucket is empty goes negative down to `-burst`: abusive.
+ * The buckets are kept in order of last message, so a flood of fresh keys pushes out the quiet peers (whose buckets
+ * would be full again anyway), not the one that is sending, whose empty bucket it would otherwise refill.
+ */
 export function rateLimiter (init: RateLimitInit): RateLimiter {
   const buckets = new Map<string, { tokens: number, at: number }>()
+  const maxPeers = init.maxPeers ?? DEFAULT_RATE_MAX_PEERS
   return {
     take (peer, now = Date.now()) {
       let b = buckets.get(peer)
       if (b == null) {
-        if (buckets.size > 10_000) buckets.clear()
+        if (buckets.size >= maxPeers) buckets.delete(buckets.keys().next().value as string)
         b = { tokens: init.burst, at: now }
-        buckets.set(peer, b)
+      } else {
+        buckets.delete(peer)
       }
+      buckets.set(peer, b)
       b.tokens = Math.min(init.burst, b.tokens + (now - b.at) * init.ratePerSecond / 1000)
       b.at = now
       if (b.tokens >= 1) {

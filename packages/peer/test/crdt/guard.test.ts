@@ -261,6 +261,17 @@ describe('rate limits and coordination message validation', () => {
     expect(rate.take('p', t + 2_000)).toBe('ok') // refilled
   })
 
+  it('a flood of fresh keys pushes out the quiet peers\' buckets, not the sender\'s empty one', () => {
+    const rate = rateLimiter({ ratePerSecond: 1, burst: 2 })
+    expect([rate.take('spammer', 0), rate.take('spammer', 0), rate.take('spammer', 0)]).toEqual(['ok', 'ok', 'over'])
+    // more fresh keys than the table holds (10 000 by default), the spammer sending between them
+    for (let i = 0; i < 12_000; i++) {
+      rate.take(`fresh-${i}`, 0)
+      if (i % 1_000 === 0) expect(rate.take('spammer', 0)).not.toBe('ok')
+    }
+    expect(rate.take('spammer', 0)).not.toBe('ok')
+  })
+
   it('rejects oversized, unsigned and undecodable coordination messages', () => {
     const metrics = createMetrics()
     const init = { maxMessageBytes: 64, metrics }
