@@ -1,16 +1,14 @@
 import { generateKeyPair } from '@libp2p/crypto/keys'
-import { RPC } from '@libp2p/gossipsub/message'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import * as lp from 'it-length-prefixed'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_UNADMITTED_PER_RELAY, createMetrics, decodeMessage, encodeMessage, guardCoordTopic } from '../../src/coord/index.js'
 import { createNode } from '../../src/node/index.js'
 import { waitFor } from '@jobmesh/testkit'
 import type { JobmeshNode } from '../../src/node/index.js'
+import { rawGossip, strictSigned } from '../node/raw-gossip.js'
 import type { PrivateKey } from '@libp2p/interface'
+import type { RPC } from '@libp2p/gossipsub/message'
 
 const TOPIC = 'jobmesh/test/relays'
-const GOSSIPSUB_PROTOCOL = '/meshsub/1.2.0'
 /** A short seen cache, so that the replay comes after gossipsub forgot the original without a two-minute wait. */
 const SEEN_TTL_MS = 400
 const nodes: JobmeshNode[] = []
@@ -21,14 +19,7 @@ afterEach(async () => {
 
 /** A coordination message of `author` as gossipsub's StrictSign signs it, with the seqno its publisher gave it. */
 async function authored (author: PrivateKey, nonce: number, seqno: bigint): Promise<RPC.Message> {
-  const msg: RPC.Message = {
-    from: peerIdFromPrivateKey(author).toMultihash().bytes,
-    seqno: new Uint8Array(new BigUint64Array([seqno]).buffer).reverse(),
-    topic: TOPIC,
-    data: encodeMessage({ openJobs: { nonce: BigInt(nonce) } })
-  }
-  const signed = Buffer.concat([Buffer.from('libp2p-pubsub:'), RPC.Message.encode(msg)])
-  return { ...msg, signature: await author.sign(signed) }
+  return await strictSigned(author, TOPIC, encodeMessage({ openJobs: { nonce: BigInt(nonce) } }), seqno)
 }
 
 describe('a coordination topic against hostile relays', () => {
@@ -45,9 +36,7 @@ describe('a coordination topic against hostile relays', () => {
     receiver.pubsub.addEventListener('message', (evt) => {
       if (evt.detail.topic === TOPIC) delivered.push(Number(decodeMessage(evt.detail.data).openJobs?.nonce))
     })
-    await relay.libp2p.dial(receiver.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
-    const stream = await relay.libp2p.dialProtocol(receiver.peerId, GOSSIPSUB_PROTOCOL, { signal: AbortSignal.timeout(10_000) })
-    const send = (messages: RPC.Message[]): void => { stream.send(lp.encode.single(RPC.encode({ subscriptions: [], messages }))) }
+    const send = await rawGossip(relay, receiver)
 
     // the victim's 8 messages reach the receiver through the relay, which keeps them
     const victim = await generateKeyPair('Ed25519')
@@ -80,9 +69,7 @@ describe('a coordination topic against hostile relays', () => {
     // only registered nodes may publish here; the relay's fresh keys are none of them
     guardCoordTopic(receiver.pubsub, TOPIC, { maxMessageBytes: 1024, metrics, author: async () => false })
     receiver.pubsub.subscribe(TOPIC)
-    await relay.libp2p.dial(receiver.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
-    const stream = await relay.libp2p.dialProtocol(receiver.peerId, GOSSIPSUB_PROTOCOL, { signal: AbortSignal.timeout(10_000) })
-    const send = (messages: RPC.Message[]): void => { stream.send(lp.encode.single(RPC.encode({ subscriptions: [], messages }))) }
+    const send = await rawGossip(relay, receiver)
 
     // a message of a fresh key each: the budget's burst is ignored, the rest rejected
     const sprayed = DEFAULT_UNADMITTED_PER_RELAY.burst + 200

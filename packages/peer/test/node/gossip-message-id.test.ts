@@ -1,32 +1,23 @@
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { RPC } from '@libp2p/gossipsub/message'
-import { peerIdFromPrivateKey } from '@libp2p/peer-id'
-import * as lp from 'it-length-prefixed'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
 import { fastMessageId } from '../../src/node/gossip-message-id.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { PrivateKey } from '@libp2p/interface'
 import { waitFor } from '@jobmesh/testkit'
+import { rawGossip, strictSigned } from './raw-gossip.js'
 
 const TOPIC = 'jobmesh/test/fast-id'
-const GOSSIPSUB_PROTOCOL = '/meshsub/1.2.0'
 const nodes: JobmeshNode[] = []
 
 afterEach(async () => {
   await Promise.all(nodes.splice(0).map(async n => n.stop()))
 })
 
-/** A message signed as gossipsub's StrictSign signs it: over "libp2p-pubsub:" + the message without signature and key. */
+/** A message of `key` carrying `data` as text. */
 async function signedMessage (key: PrivateKey, data: string, seqno: number): Promise<RPC.Message> {
-  const msg: RPC.Message = {
-    from: peerIdFromPrivateKey(key).toMultihash().bytes,
-    seqno: new Uint8Array(new BigUint64Array([BigInt(seqno)]).buffer).reverse(),
-    topic: TOPIC,
-    data: new TextEncoder().encode(data)
-  }
-  const signed = Buffer.concat([Buffer.from('libp2p-pubsub:'), RPC.Message.encode(msg)])
-  return { ...msg, signature: await key.sign(signed) }
+  return await strictSigned(key, TOPIC, new TextEncoder().encode(data), BigInt(seqno))
 }
 
 describe('fastMessageId', () => {
@@ -61,9 +52,8 @@ describe('gossipsub with the fast message id', () => {
     receiver.pubsub.addEventListener('message', (evt) => {
       if (evt.detail.topic === TOPIC) delivered.push(new TextDecoder().decode(evt.detail.data))
     })
-    await attacker.libp2p.dial(receiver.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
-    const stream = await attacker.libp2p.dialProtocol(receiver.peerId, GOSSIPSUB_PROTOCOL, { signal: AbortSignal.timeout(10_000) })
-    const send = (...messages: RPC.Message[]): void => { stream.send(lp.encode.single(RPC.encode({ subscriptions: [], messages }))) }
+    const raw = await rawGossip(attacker, receiver)
+    const send = (...messages: RPC.Message[]): void => { raw(messages) }
 
     // the author is not in the network: the attacker relays its messages, as any mesh peer may
     const author = await generateKeyPair('Ed25519')
