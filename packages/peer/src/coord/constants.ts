@@ -112,15 +112,6 @@ export const DEFAULT_ADMISSION_ALL_JOB_READS = { ratePerSecond: 10, burst: 100 }
  * token. Enough for a few hundred peers met at once.
  */
 export const DEFAULT_ADMISSION_REGISTRY_READS = { ratePerSecond: 50, burst: 500 }
-/**
- * Messages of authors that may not publish (not registered nodes) one peer may relay to this one, on all of its
- * guarded coordination topics together (a token bucket per relaying peer): within it they are ignored, past it
- * rejected, so a relay that sprays messages of fresh keys (each costs this peer a signature check and nothing to
- * make) loses its score and is graylisted. An honest relay forwards such messages only while it admits an author this
- * peer does not yet (a `no` is cached 10 s): at most about an author's rate for that long (1 200 messages), under the
- * burst.
- */
-export const DEFAULT_UNADMITTED_PER_RELAY = { ratePerSecond: 100, burst: 2_000 }
 /** Per-peer rate of coordination messages on each topic (token bucket): messages per second and burst. */
 export const DEFAULT_COORD_RATE_PER_SECOND = 100
 export const DEFAULT_COORD_BURST = 200

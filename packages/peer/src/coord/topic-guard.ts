@@ -1,22 +1,10 @@
-import { guardTopic, rateLimiter, TopicValidatorResult } from '../crdt/index.js'
+import { guardTopic, heldBackBudget, rateLimiter, TopicValidatorResult } from '../crdt/index.js'
 import { decodeMessage } from './codec.js'
-import { DEFAULT_COORD_BURST, DEFAULT_COORD_RATE_PER_SECOND, DEFAULT_UNADMITTED_PER_RELAY } from './constants.js'
+import { DEFAULT_COORD_BURST, DEFAULT_COORD_RATE_PER_SECOND } from './constants.js'
 import type { CoordMetrics } from './metrics.js'
 import type { GuardedPubSub, RateLimiter, RateLimitInit } from '../crdt/index.js'
 import type { Message } from '@libp2p/gossipsub'
 import type { PeerId } from '@libp2p/interface'
-
-/** The relays' budget of unadmitted messages, one per node (its validators' table), shared by all its guarded topics. */
-const unadmittedBudgets = new WeakMap<object, RateLimiter>()
-
-function unadmittedBudget (validators: object): RateLimiter {
-  let budget = unadmittedBudgets.get(validators)
-  if (budget == null) {
-    budget = rateLimiter(DEFAULT_UNADMITTED_PER_RELAY)
-    unadmittedBudgets.set(validators, budget)
-  }
-  return budget
-}
 
 export interface CoordTopicGuardInit {
   maxMessageBytes: number
@@ -25,8 +13,8 @@ export interface CoordTopicGuardInit {
   /**
    * Who may publish on the topic (a job's rooms and `/macro`: registered nodes, `ProcessorInit.mayCoordinate`). A
    * message of anyone else is ignored (neither delivered nor forwarded; no penalty, since a relay that admits an
-   * author this peer does not admit yet forwards it in good faith), up to {@link DEFAULT_UNADMITTED_PER_RELAY} per
-   * relay over all of this node's topics; past it rejected. Default: anyone.
+   * author this peer does not admit yet forwards it in good faith), up to the relay's budget of held-back messages
+   * (`heldBackBudget`, over all of this node's topics); past it rejected. Default: anyone.
    */
   author?(peerId: string): Promise<boolean>
 }
@@ -58,7 +46,7 @@ export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, 
   if (pubsub.topicValidators == null) return () => {}
   const rate = rateLimiter(init.rate ?? { ratePerSecond: DEFAULT_COORD_RATE_PER_SECOND, burst: DEFAULT_COORD_BURST })
   const guarded = { topicValidators: pubsub.topicValidators, score: pubsub.score, opts: pubsub.opts }
-  const relays = unadmittedBudget(pubsub.topicValidators)
+  const relays = heldBackBudget(pubsub.topicValidators)
   return guardTopic(guarded, topic, async (msg, relay) => {
     let verdict: TopicValidatorResult
     const r = msg.type === 'signed' ? rate.take(msg.from.toString()) : 'ok'

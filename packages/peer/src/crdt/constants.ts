@@ -106,3 +106,14 @@ export const DEFAULT_GOSSIP_SEEN_TTL_MS = 120_000
  * taken for a replay only if it arrives a lag (30 s by default) after a later message of its author.
  */
 export const REPLAY_LAG_OF_SEEN_TTL = 0.25
+
+/**
+ * Messages one peer may relay to this one that this node holds back without penalty, on all of its guarded topics
+ * together (a token bucket per relaying peer): coordination messages of authors that may not publish there (not
+ * registered nodes) and doc updates held back (`later`: an index write of a node that is not registered, past its
+ * budget). Within it they are ignored, past it rejected, so a relay that sprays them (each costs this peer a signature
+ * check and more, and a fresh key costs nothing) loses its score and is graylisted. An honest relay forwards such
+ * messages only while it admits what this peer does not yet (a `no` is cached 10 s; the budgets of index writes):
+ * at most about an author's rate for that long (1 200 coordination messages), under the burst.
+ */
+export const DEFAULT_HELD_BACK_PER_RELAY = { ratePerSecond: 100, burst: 2_000 }

@@ -11,7 +11,7 @@ import {
 } from './constants.js'
 import { DocNotOpenError, DocStoreStoppedError } from './errors.js'
 import { createFlusher } from './flush.js'
-import { guardTopic, rateLimiter } from './gossip-guard.js'
+import { guardTopic, heldBackBudget, rateLimiter } from './gossip-guard.js'
 import { createGossipReceiver } from './gossip-receiver.js'
 import { createMetrics } from './metrics.js'
 import { assertDocName, docTopic } from './names.js'
@@ -74,8 +74,10 @@ class DefaultDocStore implements DocStore {
     const applyRemote = remoteApplier({ metrics, init, onDocUpdate: this.flusher.onDocUpdate })
     const admitted = admissionCheck({ peerId: components.peerId, init })
     const updateAdmitted = updateCheck({ peerId: components.peerId, init })
+    const validators = components.pubsub.topicValidators
     this.gossip = createGossipReceiver({
-      counters: components.counters, metrics, docs, maxUpdateBytes, pendingPullIntervalMs, admitted, updateAdmitted, applyRemote, sync
+      counters: components.counters, metrics, docs, maxUpdateBytes, pendingPullIntervalMs, admitted, updateAdmitted, applyRemote, sync,
+      heldBack: validators == null ? undefined : heldBackBudget(validators)
     })
     this.initiator = createSyncInitiator({
       libp2p: components.libp2p, metrics, docs, inflight: this.inflight, shutdown: this.shutdown.signal, syncTimeoutMs,
@@ -170,7 +172,7 @@ class DefaultDocStore implements DocStore {
     const pubsub = this.components.pubsub
     if (pubsub.topicValidators != null) {
       entry.unguard = guardTopic({ topicValidators: pubsub.topicValidators, score: pubsub.score, opts: pubsub.opts }, entry.topic,
-        async msg => this.gossip.validateGossip(entry, msg), { onReplayed: () => { this.metrics.gossipReplayed++ } })
+        async (msg, relay) => this.gossip.validateGossip(entry, msg, relay), { onReplayed: () => { this.metrics.gossipReplayed++ } })
     }
     log('opened %s (%d stored bytes)', name, stored?.length ?? 0)
     return doc

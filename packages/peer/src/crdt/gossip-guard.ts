@@ -1,7 +1,7 @@
 import { TopicValidatorResult } from '@libp2p/gossipsub'
 import type { Message, TopicValidatorFn } from '@libp2p/gossipsub'
 import type { PeerId } from '@libp2p/interface'
-import { DEFAULT_GOSSIP_SEEN_TTL_MS, REPLAY_LAG_OF_SEEN_TTL } from './constants.js'
+import { DEFAULT_GOSSIP_SEEN_TTL_MS, DEFAULT_HELD_BACK_PER_RELAY, REPLAY_LAG_OF_SEEN_TTL } from './constants.js'
 import { replayWindow } from './replay-window.js'
 
 /** What a topic guard needs from gossipsub: its validators and (optionally) its peer score parameters. */
@@ -62,6 +62,24 @@ export function rateLimiter (init: RateLimitInit): RateLimiter {
       return b.tokens <= -init.burst ? 'abusive' : 'over'
     }
   }
+}
+
+/** The relays' budgets of held-back messages, one per node (its validators' table). */
+const heldBackBudgets = new WeakMap<object, RateLimiter>()
+
+/**
+ * How many messages each relay may bring that this node holds back without penalty ({@link DEFAULT_HELD_BACK_PER_RELAY}),
+ * one budget per node shared by all its guarded topics (`validators`: the node's gossipsub validators, which identify
+ * it). A validator takes a token for each such message it ignores, keyed by the relay (the propagation source), and
+ * rejects the message when there is none.
+ */
+export function heldBackBudget (validators: object): RateLimiter {
+  let budget = heldBackBudgets.get(validators)
+  if (budget == null) {
+    budget = rateLimiter(DEFAULT_HELD_BACK_PER_RELAY)
+    heldBackBudgets.set(validators, budget)
+  }
+  return budget
 }
 
 /**

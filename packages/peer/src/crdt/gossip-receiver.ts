@@ -10,6 +10,7 @@ import type { DocStoreComponents, SyncOptions } from './doc-store-types.js'
 import type { DocStoreMetrics } from './metrics.js'
 import type { ApplyRemote, OpenDoc } from './open-doc.js'
 import type { SyncResult } from './sync.js'
+import type { RateLimiter } from './gossip-guard.js'
 import type { Message } from '@libp2p/gossipsub'
 import type { PeerId } from '@libp2p/interface'
 
@@ -24,14 +25,16 @@ export interface GossipReceiverComponents {
   admitted: Admitted
   updateAdmitted: UpdateAdmitted
   applyRemote: ApplyRemote
+  /** Updates held back (`later`) each relay may bring before they are rejected (`heldBackBudget`); default: no bound. */
+  heldBack?: RateLimiter
   /** The store's `sync`: pulls what a gossiped update depends on. */
   sync(name: string, peer: PeerId, options: SyncOptions): Promise<SyncResult>
 }
 
 /** Updates received on doc topics (docs/crdt.md, Gossip and Gossip validation). */
 export interface GossipReceiver {
-  /** The gossipsub validator of an open doc's topic. */
-  validateGossip(entry: OpenDoc, msg: Message): Promise<TopicValidatorResult>
+  /** The gossipsub validator of an open doc's topic; `relay`: the peer that sent the message here. */
+  validateGossip(entry: OpenDoc, msg: Message, relay?: PeerId): Promise<TopicValidatorResult>
   /** The pubsub 'message' listener (applies updates of doc topics without a validator). */
   onMessage(evt: CustomEvent<Message>): void
 }
@@ -44,7 +47,7 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
    * (rate, size, framing, Yjs decoding), then admission of the sender, then the update is applied through the doc's
    * guard. Anything invalid is rejected: not applied, not forwarded, and the sender's peer score falls.
    */
-  async function validateGossip (entry: OpenDoc, msg: Message): Promise<TopicValidatorResult> {
+  async function validateGossip (entry: OpenDoc, msg: Message, relay?: PeerId): Promise<TopicValidatorResult> {
     const reject = (counter?: 'gossipOversized' | 'gossipMalformed' | 'gossipUnauthorized'): TopicValidatorResult => {
       metrics.gossipRejected++
       if (counter != null) metrics[counter]++
@@ -77,7 +80,9 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
     if (verdict === 'no') return reject('gossipUnauthorized')
     if (verdict === 'later') {
       metrics.gossipUnauthorized++
-      return TopicValidatorResult.Ignore
+      // held back without penalty, within what the relay may bring of such updates (docs/crdt.md, Gossip validation)
+      if (relay == null || components.heldBack == null || components.heldBack.take(relay.toString()) === 'ok') return TopicValidatorResult.Ignore
+      return reject()
     }
     if (components.docs.get(entry.name) !== entry) return TopicValidatorResult.Ignore
     const result = components.applyRemote(entry, update, ORIGIN_GOSSIP)

@@ -42,12 +42,12 @@ export {
   SYNC_PROTOCOL, DOC_TOPIC_PREFIX, DATASTORE_PREFIX, INDEX_DOC, JOB_DOC_PREFIX, DEFAULT_MAX_UPDATE_BYTES,
   DEFAULT_SYNC_CHUNK_BYTES, DEFAULT_MAX_SYNC_BYTES, DEFAULT_SYNC_TIMEOUT_MS, DEFAULT_SYNC_CONCURRENCY,
   DEFAULT_COMPACT_EVERY, DEFAULT_COMPACT_INTERVAL_MS, GOSSIP_UPDATE_VERSION, DEFAULT_CONFIRM_TIMEOUT_MS,
-  DEFAULT_PENDING_PULL_INTERVAL_MS, DEFAULT_GOSSIP_RATE_PER_SECOND, DEFAULT_GOSSIP_BURST
+  DEFAULT_PENDING_PULL_INTERVAL_MS, DEFAULT_GOSSIP_RATE_PER_SECOND, DEFAULT_GOSSIP_BURST, DEFAULT_HELD_BACK_PER_RELAY
 } from './constants.js'
 export { applyGuarded, heal, ORIGIN_HEAL } from './update-guard.js'
 export { appendsOnly, writtenKeys } from './update-keys.js'
 export type { UpdateVerdict } from './admit.js'
 export type { WrittenKeys } from './update-keys.js'
 export type { DocGuard, DocGuards, KeyChange } from './update-guard.js'
-export { guardTopic, rateLimiter, INVALID_ONLY_TOPIC_SCORE, TopicValidatorResult } from './gossip-guard.js'
+export { guardTopic, heldBackBudget, rateLimiter, INVALID_ONLY_TOPIC_SCORE, TopicValidatorResult } from './gossip-guard.js'
 export type { GuardedPubSub, RateLimiter, RateLimitInit, RateVerdict } from './gossip-guard.js'

@@ -1,8 +1,11 @@
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DEFAULT_UNADMITTED_PER_RELAY, createMetrics, decodeMessage, encodeMessage, guardCoordTopic } from '../../src/coord/index.js'
+import * as Y from 'yjs'
+import { createMetrics, decodeMessage, encodeMessage, guardCoordTopic } from '../../src/coord/index.js'
+import { DEFAULT_HELD_BACK_PER_RELAY, GOSSIP_UPDATE_VERSION, createDocStore, docTopic } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { waitFor } from '@jobmesh/testkit'
+import type { DocStore } from '../../src/crdt/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import { rawGossip, strictSigned } from '../node/raw-gossip.js'
 import type { PrivateKey } from '@libp2p/interface'
@@ -12,8 +15,10 @@ const TOPIC = 'jobmesh/test/relays'
 /** A short seen cache, so that the replay comes after gossipsub forgot the original without a two-minute wait. */
 const SEEN_TTL_MS = 400
 const nodes: JobmeshNode[] = []
+const stores: DocStore[] = []
 
 afterEach(async () => {
+  await Promise.all(stores.splice(0).map(async d => d.stop()))
   await Promise.all(nodes.splice(0).map(async n => n.stop()))
 })
 
@@ -72,15 +77,46 @@ describe('a coordination topic against hostile relays', () => {
     const send = await rawGossip(relay, receiver)
 
     // a message of a fresh key each: the budget's burst is ignored, the rest rejected
-    const sprayed = DEFAULT_UNADMITTED_PER_RELAY.burst + 200
+    const sprayed = DEFAULT_HELD_BACK_PER_RELAY.burst + 200
     const seqno = BigInt(Date.now()) * 1_000_000n
     for (let sent = 0; sent < sprayed; sent += 100) {
       send(await Promise.all(Array.from({ length: 100 }, async (_, i) => authored(await generateKeyPair('Ed25519'), sent + i, seqno))))
     }
     await waitFor(() => metrics.rejected > 0, { timeoutMs: 30_000, what: 'a rejection of the relay\'s spray' })
-    expect(metrics.droppedUnadmitted).toBeGreaterThanOrEqual(DEFAULT_UNADMITTED_PER_RELAY.burst)
+    expect(metrics.droppedUnadmitted).toBeGreaterThanOrEqual(DEFAULT_HELD_BACK_PER_RELAY.burst)
     // gossipsub's default graylist threshold is -80: below it every RPC of the relay is ignored unread (the score
     // is cached for a while, so it is waited for)
+    await waitFor(() => receiver.pubsub.getScore(relay.peerId.toString()) < -80, {
+      timeoutMs: 10_000, what: 'the relay\'s score to fall below the graylist threshold'
+    })
+  })
+
+  it('rejects a relay\'s doc updates held back (`later`) past its budget, and its score falls below the graylist', async () => {
+    const receiver = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+    nodes.push(receiver)
+    const relay = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
+    nodes.push(relay)
+    // as the index holds back an update of a node that is not registered once its budget of chain reads is spent
+    const docs = createDocStore(receiver, { compactIntervalMs: 0, admitUpdate: () => 'later' })
+    stores.push(docs)
+    const name = 'jobmesh/test-held-back'
+    await docs.open(name)
+    const send = await rawGossip(relay, receiver)
+
+    // an update of a fresh key each, framed as the doc store gossips them
+    const sprayed = DEFAULT_HELD_BACK_PER_RELAY.burst + 200
+    const seqno = BigInt(Date.now()) * 1_000_000n
+    for (let sent = 0; sent < sprayed; sent += 100) {
+      send(await Promise.all(Array.from({ length: 100 }, async (_, i) => {
+        const doc = new Y.Doc()
+        doc.getMap('m').set(`k${sent + i}`, sent + i)
+        const data = Uint8Array.from([GOSSIP_UPDATE_VERSION, ...Y.encodeStateAsUpdate(doc)])
+        return await strictSigned(await generateKeyPair('Ed25519'), docTopic(name), data, seqno)
+      })))
+    }
+    await waitFor(() => docs.metrics.gossipRejected > 0, { timeoutMs: 30_000, what: 'a rejection of the relay\'s spray' })
+    expect(docs.metrics.gossipUnauthorized).toBeGreaterThanOrEqual(DEFAULT_HELD_BACK_PER_RELAY.burst)
+    expect(docs.metrics.updatesApplied).toBe(0)
     await waitFor(() => receiver.pubsub.getScore(relay.peerId.toString()) < -80, {
       timeoutMs: 10_000, what: 'the relay\'s score to fall below the graylist threshold'
     })
