@@ -39,8 +39,9 @@ export function judgeCoordMessage (msg: Pick<Message, 'type' | 'data'>, init: Pi
  * Validates a coordination topic (`/jobs`, `/macro`, a room) before gossipsub delivers or forwards a message:
  * oversized, unsigned or undecodable messages are rejected (never forwarded, and the sender's score falls); a peer
  * over its rate is ignored, and rejected once it stays a whole burst beyond it; with `author`, a message whose author
- * may not publish here is ignored. Returns the function that removes
- * the validator. Without validator support (a bare pubsub) it does nothing.
+ * may not publish here is ignored within its relay's budget (`heldBackBudget`) and rejected past it. A replay of an
+ * old message is ignored before all this (`guardTopic`). Returns the function that removes the validator. Without
+ * validator support (a bare pubsub) it does nothing.
  */
 export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, init: CoordTopicGuardInit): () => void {
   if (pubsub.topicValidators == null) return () => {}
@@ -64,10 +65,11 @@ export function guardCoordTopic (pubsub: Partial<GuardedPubSub>, topic: string, 
 
 async function admitAuthor (author: (peerId: string) => Promise<boolean>, from: string,
   context: { relay: PeerId, relays: RateLimiter, metrics: CoordMetrics }): Promise<TopicValidatorResult> {
-  const ok = await author(from).catch(() => false)
-  if (ok) return TopicValidatorResult.Accept
+  // undefined: the check failed (the registry cannot be read): ignored, and no relay is blamed for it
+  const ok = await author(from).catch(() => undefined)
+  if (ok === true) return TopicValidatorResult.Accept
   context.metrics.droppedUnadmitted++
-  if (context.relays.take(context.relay.toString()) === 'ok') return TopicValidatorResult.Ignore
+  if (ok === undefined || context.relays.take(context.relay.toString()) === 'ok') return TopicValidatorResult.Ignore
   context.metrics.rejected++
   return TopicValidatorResult.Reject
 }

@@ -1,8 +1,9 @@
 import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { createMetrics, decodeMessage, encodeMessage, guardCoordTopic } from '../../src/coord/index.js'
-import { DEFAULT_HELD_BACK_PER_RELAY, GOSSIP_UPDATE_VERSION, createDocStore, docTopic } from '../../src/crdt/index.js'
+import { DEFAULT_HELD_BACK_PER_RELAY, GOSSIP_UPDATE_VERSION, TopicValidatorResult, createDocStore, docTopic } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import { waitFor } from '@jobmesh/testkit'
 import type { DocStore } from '../../src/crdt/index.js'
@@ -10,6 +11,7 @@ import type { JobmeshNode } from '../../src/node/index.js'
 import { rawGossip, strictSigned } from '../node/raw-gossip.js'
 import type { PrivateKey } from '@libp2p/interface'
 import type { RPC } from '@libp2p/gossipsub/message'
+import type { TopicValidatorFn } from '@libp2p/gossipsub'
 
 const TOPIC = 'jobmesh/test/relays'
 /** A short seen cache, so that the replay comes after gossipsub forgot the original without a two-minute wait. */
@@ -120,5 +122,31 @@ describe('a coordination topic against hostile relays', () => {
     await waitFor(() => receiver.pubsub.getScore(relay.peerId.toString()) < -80, {
       timeoutMs: 10_000, what: 'the relay\'s score to fall below the graylist threshold'
     })
+  })
+})
+
+describe('the held-back budget of a coordination topic (its validator alone)', () => {
+  /** The validator guardCoordTopic installs, fed a message of a fresh author on each call, all from one relay. */
+  async function validator (author: () => Promise<boolean>): Promise<(n: number) => Promise<TopicValidatorResult>> {
+    const topicValidators = new Map<string, TopicValidatorFn>()
+    guardCoordTopic({ topicValidators }, TOPIC, { maxMessageBytes: 1024, metrics: createMetrics(), author })
+    const validate = topicValidators.get(TOPIC)
+    if (validate == null) throw new Error('the topic is guarded')
+    const relay = peerIdFromPrivateKey(await generateKeyPair('Ed25519'))
+    const data = encodeMessage({ openJobs: { nonce: 1n } })
+    return async (n) => await validate(relay, { type: 'signed', from: { toString: () => `author-${n}` }, sequenceNumber: 1n, data, topic: TOPIC } as never)
+  }
+
+  /** The verdicts of a burst and a hundred more such messages, each once. */
+  async function verdicts (validate: (n: number) => Promise<TopicValidatorResult>): Promise<TopicValidatorResult[]> {
+    const seen = new Set<TopicValidatorResult>()
+    for (let n = 0; n < DEFAULT_HELD_BACK_PER_RELAY.burst + 100; n++) seen.add(await validate(n))
+    return [...seen].sort()
+  }
+
+  it('blames no relay while the registry cannot be read: each such message is ignored, none rejected', async () => {
+    expect(await verdicts(await validator(async () => { throw new Error('the registry cannot be read') }))).toEqual([TopicValidatorResult.Ignore])
+    // the same messages of authors found not registered: rejected past the budget
+    expect(await verdicts(await validator(async () => false))).toEqual([TopicValidatorResult.Ignore, TopicValidatorResult.Reject].sort())
   })
 })
