@@ -15,8 +15,11 @@ export type Admitted = (peer: string, name: string) => Promise<boolean>
  */
 export type UpdateVerdict = 'yes' | 'no' | 'later'
 
-/** The store's `admitUpdate`, never throwing (a failing check says later: it may be a chain read that failed). */
-export type UpdateAdmitted = (peer: string, name: string, update: Uint8Array) => Promise<UpdateVerdict>
+/**
+ * The store's `admitUpdate`, never throwing: a failing check says `failed` (it may be a chain read that failed),
+ * which counts as `later` except that nobody is blamed for it (a relay's budget of held-back updates is not spent).
+ */
+export type UpdateAdmitted = (peer: string, name: string, update: Uint8Array) => Promise<UpdateVerdict | 'failed'>
 
 export interface AdmitComponents {
   peerId: PeerId
@@ -45,7 +48,7 @@ export function updateCheck (components: AdmitComponents): UpdateAdmitted {
       return await components.init.admitUpdate(peer, name, update)
     } catch (err) {
       log('admission of an update of %s from %s failed: %e', name, peer, err)
-      return 'later'
+      return 'failed'
     }
   }
 }

@@ -78,11 +78,12 @@ export function createGossipReceiver (components: GossipReceiverComponents): Gos
     if (!(await components.admitted(from, entry.name))) return reject('gossipUnauthorized')
     const verdict = await components.updateAdmitted(from, entry.name, update)
     if (verdict === 'no') return reject('gossipUnauthorized')
-    if (verdict === 'later') {
+    if (verdict === 'later' || verdict === 'failed') {
       metrics.gossipUnauthorized++
-      // held back without penalty, within what the relay may bring of such updates (docs/crdt.md, Gossip validation)
-      if (relay == null || components.heldBack == null || components.heldBack.take(relay.toString()) === 'ok') return TopicValidatorResult.Ignore
-      return reject()
+      // held back without penalty, within what the relay may bring of such updates (docs/crdt.md, Gossip validation);
+      // a check that failed blames nobody
+      if (verdict === 'failed' || relay == null || components.heldBack == null) return TopicValidatorResult.Ignore
+      return components.heldBack.take(relay.toString()) === 'ok' ? TopicValidatorResult.Ignore : reject()
     }
     if (components.docs.get(entry.name) !== entry) return TopicValidatorResult.Ignore
     const result = components.applyRemote(entry, update, ORIGIN_GOSSIP)

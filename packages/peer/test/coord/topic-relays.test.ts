@@ -93,19 +93,17 @@ describe('a coordination topic against hostile relays', () => {
     })
   })
 
-  it('rejects a relay\'s doc updates held back (`later`) past its budget, and its score falls below the graylist', async () => {
+  /** A relay's spray of doc updates, one of a fresh key each, framed as the doc store gossips them, at a receiver whose store checks them with `admitUpdate`. */
+  async function sprayDoc (admitUpdate: () => Promise<'later'>): Promise<{ docs: DocStore, receiver: JobmeshNode, relay: JobmeshNode, sprayed: number }> {
     const receiver = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
     nodes.push(receiver)
     const relay = await createNode({ listen: ['/ip4/127.0.0.1/tcp/0'] })
     nodes.push(relay)
-    // as the index holds back an update of a node that is not registered once its budget of chain reads is spent
-    const docs = createDocStore(receiver, { compactIntervalMs: 0, admitUpdate: () => 'later' })
+    const docs = createDocStore(receiver, { compactIntervalMs: 0, admitUpdate })
     stores.push(docs)
     const name = 'jobmesh/test-held-back'
     await docs.open(name)
     const send = await rawGossip(relay, receiver)
-
-    // an update of a fresh key each, framed as the doc store gossips them
     const sprayed = DEFAULT_HELD_BACK_PER_RELAY.burst + 200
     const seqno = BigInt(Date.now()) * 1_000_000n
     for (let sent = 0; sent < sprayed; sent += 100) {
@@ -116,12 +114,25 @@ describe('a coordination topic against hostile relays', () => {
         return await strictSigned(await generateKeyPair('Ed25519'), docTopic(name), data, seqno)
       })))
     }
+    return { docs, receiver, relay, sprayed }
+  }
+
+  it('rejects a relay\'s doc updates held back (`later`) past its budget, and its score falls below the graylist', async () => {
+    // as the index holds back an update of a node that is not registered once its budget of chain reads is spent
+    const { docs, receiver, relay } = await sprayDoc(async () => 'later')
     await waitFor(() => docs.metrics.gossipRejected > 0, { timeoutMs: 30_000, what: 'a rejection of the relay\'s spray' })
     expect(docs.metrics.gossipUnauthorized).toBeGreaterThanOrEqual(DEFAULT_HELD_BACK_PER_RELAY.burst)
     expect(docs.metrics.updatesApplied).toBe(0)
     await waitFor(() => receiver.pubsub.getScore(relay.peerId.toString()) < -80, {
       timeoutMs: 10_000, what: 'the relay\'s score to fall below the graylist threshold'
     })
+  })
+
+  it('blames no relay for doc updates whose check failed (a chain read that failed): all ignored, none rejected', async () => {
+    const { docs, sprayed } = await sprayDoc(async () => { throw new Error('the chain cannot be read') })
+    await waitFor(() => docs.metrics.gossipUnauthorized === sprayed, { timeoutMs: 30_000, what: 'every update of the spray checked' })
+    expect(docs.metrics.gossipRejected).toBe(0)
+    expect(docs.metrics.updatesApplied).toBe(0)
   })
 })
 
