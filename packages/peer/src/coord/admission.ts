@@ -61,9 +61,9 @@ export interface Admission {
  * announces its jobs there; its records are guarded per key, docs/crdt.md), but an update of it from a node that is
  * not registered is applied only when it only appends (`appendsOnly`) its own profile or announcements of jobs the
  * escrow knows (with `jobKnown`; `indexWriteVerdict`): announcements are free to sign, jobs cost a deposit. A job doc
- * is open only to registered nodes and to the node that announced the job (its creator's). Answers are cached: a job known for the life of the process,
- * a node registered for {@link DEFAULT_ADMISSION_POSITIVE_TTL_MS}, negative ones for {@link DEFAULT_ADMISSION_NEGATIVE_TTL_MS}; concurrent
- * lookups of one peer or job share one call.
+ * is open only to registered nodes and to the node that announced the job (its creator's). Answers are cached: a job
+ * known for the life of the process, a node registered for {@link DEFAULT_ADMISSION_POSITIVE_TTL_MS}, negative ones
+ * for {@link DEFAULT_ADMISSION_NEGATIVE_TTL_MS}; concurrent lookups of one peer or job share one call.
  */
 export function createAdmission (components: AdmissionComponents, init: AdmissionInit = {}): Admission {
   const verifier = components.verifier ?? recordVerifier()

@@ -2,6 +2,7 @@ import { TopicValidatorResult } from '@libp2p/gossipsub'
 import type { Message, TopicValidatorFn } from '@libp2p/gossipsub'
 import type { PeerId } from '@libp2p/interface'
 import { DEFAULT_GOSSIP_SEEN_TTL_MS, DEFAULT_HELD_BACK_PER_RELAY, REPLAY_LAG_OF_SEEN_TTL } from './constants.js'
+import { lastUsed } from './last-used.js'
 import { replayWindow } from './replay-window.js'
 
 /** What a topic guard needs from gossipsub: its validators and (optionally) its peer score parameters. */
@@ -21,11 +22,10 @@ export interface GuardTopicOptions {
 export interface RateLimitInit {
   ratePerSecond: number
   burst: number
-  /** Peers with a bucket; past this the one heard from longest ago is forgotten. Default 10 000. */
-  maxPeers?: number
 }
 
-const DEFAULT_RATE_MAX_PEERS = 10_000
+/** Peers with a bucket; past this the one heard from longest ago is forgotten. */
+const RATE_MAX_PEERS = 10_000
 
 /** `ok`: within the rate; `over`: above it (drop); `abusive`: far above it, a whole burst beyond (penalize). */
 export type RateVerdict = 'ok' | 'over' | 'abusive'
@@ -40,18 +40,10 @@ export interface RateLimiter {
  * would be full again anyway), not the one that is sending, whose empty bucket it would otherwise refill.
  */
 export function rateLimiter (init: RateLimitInit): RateLimiter {
-  const buckets = new Map<string, { tokens: number, at: number }>()
-  const maxPeers = init.maxPeers ?? DEFAULT_RATE_MAX_PEERS
+  const buckets = lastUsed<{ tokens: number, at: number }>(RATE_MAX_PEERS)
   return {
     take (peer, now = Date.now()) {
-      let b = buckets.get(peer)
-      if (b == null) {
-        if (buckets.size >= maxPeers) buckets.delete(buckets.keys().next().value as string)
-        b = { tokens: init.burst, at: now }
-      } else {
-        buckets.delete(peer)
-      }
-      buckets.set(peer, b)
+      const b = buckets.touch(peer, () => ({ tokens: init.burst, at: now }))
       b.tokens = Math.min(init.burst, b.tokens + (now - b.at) * init.ratePerSecond / 1000)
       b.at = now
       if (b.tokens >= 1) {

@@ -1,3 +1,5 @@
+import { lastUsed } from './last-used.js'
+
 /**
  * Old gossip told from new by its author's sequence numbers. gossipsub drops a copy of a message it saw within its
  * seen cache's TTL (2 min), but after that a relay can publish a recorded message of someone else again: it is signed
@@ -43,25 +45,21 @@ interface AuthorSeqnos {
  * `lagMs` a quarter of gossipsub's seen TTL no replay passes between the two.
  */
 export function replayWindow (init: ReplayWindowInit): ReplayWindow {
-  const authors = new Map<string, AuthorSeqnos>()
-  const maxAuthors = init.maxAuthors ?? DEFAULT_MAX_AUTHORS
+  const authors = lastUsed<AuthorSeqnos>(init.maxAuthors ?? DEFAULT_MAX_AUTHORS)
   return {
     fresh (author, seqno, now = Date.now()) {
-      const known = authors.get(author)
+      const known = authors.peek(author)
       if (known == null) return true
       raiseMark(known, now, init.lagMs)
       return seqno > known.mark
     },
     seen (author, seqno, now = Date.now()) {
-      const known = authors.get(author)
+      const known = authors.peek(author)
       if (known == null) {
-        // the author heard from longest ago makes room (the table is in order of last message)
-        if (authors.size >= maxAuthors) authors.delete(authors.keys().next().value as string)
-        authors.set(author, { max: seqno, maxAt: now, pendingAt: now, mark: -1n })
+        authors.touch(author, () => ({ max: seqno, maxAt: now, pendingAt: now, mark: -1n }))
         return
       }
-      authors.delete(author)
-      authors.set(author, known)
+      authors.touch(author, () => known)
       raiseMark(known, now, init.lagMs)
       if (seqno <= known.max) return
       if (known.pending == null) {
