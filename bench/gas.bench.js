@@ -201,7 +201,7 @@ async function runJob (deployment, creator, nonce, k, submitterIndex, needs = { 
   const asSubmitter = connect(deployment, submitter).jobEscrow
   const commitment = keccak256(abi.encode(['bytes32', 'uint256', 'bytes32', 'string', 'address'], [jobId, 0, resultTree.root, 'bafy-manifest', submitter.address]))
   gas.commitResults = await gasOf(asSubmitter.commitResults(jobId, commitment))
-  gas.submitResults = await gasOf(asSubmitter.submitResults(jobId, resultTree.root, 'bafy-manifest'))
+  gas.submitResults = await gasOf(asSubmitter.submitResults(jobId, resultTree.root, 'bafy-manifest', []))
   await provider.send('evm_mine', [])
   // the drawn verifiers need seeds committed before the draw: find them on a snapshot, commit their seeds, draw
   // again (same blockhash, same registry: the same nodes)

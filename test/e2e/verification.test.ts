@@ -252,7 +252,7 @@ describe('end to end: a node that did no work submits first with a self-paying p
       }
       const tree = resultTree(leaves)
       await (await asThief.jobEscrow.commitResults(job.jobId, resultCommitment(job.jobId, 0, tree.root, '', thief.address))).wait()
-      await (await asThief.jobEscrow.submitResults(job.jobId, tree.root, '')).wait()
+      await (await asThief.jobEscrow.submitResults(job.jobId, tree.root, '', [])).wait()
       for (const p of devnet.peers) p.kill('SIGCONT')
       paused = false
       // the thief draws and proves its own sample at once

@@ -94,12 +94,19 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
     }
 
     /// @notice Second half: reveals the committed results (from a later block) -> Submitted. Locks the submitter's
-    ///         bond (bondBps of the fee) in the registry until settlement; needs minStake and free stake for it.
-    function submitResults(bytes32 jobId, bytes32 resultRoot, string calldata manifestCid) external {
+    ///         bond (bondBps of the fee) in the registry until the round ends, and the same bond of each payee it
+    ///         names (`payees`: the wallets its leaves pay, other than its own; a repeat counts once): a named payee
+    ///         answers for its leaves with that bond and cannot withdraw meanwhile, a payee left out does not (a wrong
+    ///         leaf of its is the submitter's fault). Each needs minStake and free stake for the bond, and must not
+    ///         be exiting (the registry's `lock`).
+    function submitResults(bytes32 jobId, bytes32 resultRoot, string calldata manifestCid, address[] calldata payees)
+        external
+    {
         Job storage j = _job(jobId);
         if (j.status != Status.Open) revert WrongStatus(jobId, j.status);
         if (block.timestamp > j.deadline) revert DeadlinePassed();
         if (resultRoot == bytes32(0)) revert EmptyRoot();
+        if (payees.length > MAX_PAYEES) revert TooManyPayees(payees.length, MAX_PAYEES);
         ResultCommit memory rc = resultCommits[jobId][msg.sender];
         if (rc.commitment == bytes32(0)) revert NoResultCommit();
         if (rc.blockNumber >= block.number) revert TooEarly(rc.blockNumber + 1);
@@ -107,13 +114,25 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
             revert ResultCommitMismatch();
         }
         delete resultCommits[jobId][msg.sender];
-        registry.lock(msg.sender, _bond(j), j.modelId);
+        uint256 bond = _bond(j);
+        registry.lock(msg.sender, bond, j.modelId);
+        _lockPayees(jobId, payees, bond);
         j.status = Status.Submitted;
         j.submitter = msg.sender;
         j.submitBlock = uint40(block.number);
-        j.submittedAt = uint40(block.timestamp);
         j.resultRoot = resultRoot;
         emit ResultsSubmitted(jobId, msg.sender, resultRoot, manifestCid, block.number);
+    }
+
+    function _lockPayees(bytes32 jobId, address[] calldata payees, uint256 bond) internal {
+        mapping(address => bool) storage named = _named[jobId];
+        for (uint256 i; i < payees.length; ++i) {
+            address p = payees[i];
+            if (p == msg.sender || named[p]) continue;
+            registry.lock(p, bond, bytes32(0));
+            named[p] = true;
+            _payees[jobId].push(p);
+        }
     }
 
     /// @notice Draws the job's verifiers (anyone may call, from block submitBlock + 2 on, when the entropy

@@ -261,14 +261,6 @@ contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes, NodeRegistryTimeo
         return _nodes[node].flags & F_REGISTERED != 0;
     }
 
-    /// @notice When the node asked to exit (unix seconds; 0 if it never did since it last registered). Kept after its
-    ///         withdraw, so the escrow can tell a processor that left after its results were submitted from one that
-    ///         was leaving when they were.
-    function exitRequestedAt(address node) external view returns (uint256) {
-        uint256 exitAt = _nodes[node].exitAt;
-        return exitAt == 0 ? 0 : exitAt - params.exitCooldown;
-    }
-
     /// @notice Registered and neither exiting nor kicked out (may submit results).
     function isActive(address node) external view returns (bool) {
         uint8 f = _nodes[node].flags;

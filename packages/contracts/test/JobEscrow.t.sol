@@ -87,22 +87,22 @@ contract JobEscrowTest is JobEscrowFixture {
         Results memory r = honest(id, 1, 2);
         vm.prank(sub);
         vm.expectRevert(JobEscrowBase.NoResultCommit.selector);
-        escrow.submitResults(id, r.root, "bafy-manifest");
+        escrow.submitResults(id, r.root, "bafy-manifest", new address[](0));
         bytes32 c = Encoding.resultCommitment(id, 0, r.root, "bafy-manifest", sub);
         vm.prank(sub);
         escrow.commitResults(id, c);
         vm.prank(sub);
         vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.TooEarly.selector, block.number + 1));
-        escrow.submitResults(id, r.root, "bafy-manifest");
+        escrow.submitResults(id, r.root, "bafy-manifest", new address[](0));
         vm.roll(block.number + 1);
         vm.prank(sub);
         vm.expectRevert(JobEscrowBase.ResultCommitMismatch.selector);
-        escrow.submitResults(id, r.root, "bafy-other");
+        escrow.submitResults(id, r.root, "bafy-other", new address[](0));
         vm.prank(address(0xBAD));
         vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.NotActiveNode.selector, address(0xBAD)));
         escrow.commitResults(id, c);
         vm.prank(sub);
-        escrow.submitResults(id, r.root, "bafy-manifest");
+        escrow.submitResults(id, r.root, "bafy-manifest", new address[](0));
         assertEq(registry.lockedStake(sub), 2 * FEE);
         vm.prank(sub);
         vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.WrongStatus.selector, id, JobEscrowBase.Status.Submitted));
@@ -118,7 +118,7 @@ contract JobEscrowTest is JobEscrowFixture {
         vm.roll(block.number + 1);
         vm.prank(small);
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientFreeStake.selector, 15 ether, 20 ether));
-        escrow.submitResults(id, r.root, "bafy-manifest");
+        escrow.submitResults(id, r.root, "bafy-manifest", new address[](0));
     }
 
     // ------------------------------------------------ the happy path

@@ -190,11 +190,11 @@ describe('settlement lifecycle on anvil', () => {
     secondsPerMicroJob: 1
   })
 
-  /** commitResults, a block, submitResults. */
-  async function submit (w: Wallet, jobId: string, root: string, cid: string): Promise<TransactionReceipt> {
+  /** commitResults, a block, submitResults naming `payees`. */
+  async function submit (w: Wallet, jobId: string, root: string, cid: string, payees: string[] = []): Promise<TransactionReceipt> {
     const round = Number((await as(w).jobEscrow.jobs(jobId)).rejections)
     await ok(as(w).jobEscrow.commitResults(jobId, resultCommitmentOf(jobId, round, root, cid, w.address)))
-    return ok(as(w).jobEscrow.submitResults(jobId, root, cid))
+    return ok(as(w).jobEscrow.submitResults(jobId, root, cid, payees))
   }
 
   it('walks a job to Released and pays each result leaf and the verifiers', async () => {
@@ -210,10 +210,12 @@ describe('settlement lifecycle on anvil', () => {
     const payee = (m: number): string => m === 0 ? nodes[0].address : nodes[1].address
     const results = job.results((m, i) => `out-${m}-${i}`, payee)
     // a submission without its commitment in an earlier block is refused
-    await reverts(as(submitter).jobEscrow.submitResults(job.jobId, results.root, 'bafy-manifest'), 'NoResultCommit')
-    const submitted = await submit(submitter, job.jobId, results.root, 'bafy-manifest')
+    await reverts(as(submitter).jobEscrow.submitResults(job.jobId, results.root, 'bafy-manifest', []), 'NoResultCommit')
+    // the other processor is named: its bond is locked with the submitter's until the round ends
+    const submitted = await submit(submitter, job.jobId, results.root, 'bafy-manifest', [nodes[1].address])
     expect(eventNames(jobEscrow, submitted)).toContain('ResultsSubmitted')
     expect(await as(creator).nodeRegistry.lockedStake(submitter.address)).toBe(2n * FEE)
+    expect(await as(creator).nodeRegistry.lockedStake(nodes[1].address)).toBe(2n * FEE)
 
     // entropy = hash of the block after the submission: not there yet
     await reverts(jobEscrow.selectVerifiers(job.jobId), 'TooEarly')
@@ -280,6 +282,7 @@ describe('settlement lifecycle on anvil', () => {
     await ok(as(verifiers[0]).jobEscrow.withdrawCredit())
     expect(await jobEscrow.credits(verifiers[0].address)).toBe(0n)
     expect(await as(creator).nodeRegistry.lockedStake(submitter.address)).toBe(0n)
+    expect(await as(creator).nodeRegistry.lockedStake(nodes[1].address)).toBe(0n)
 
     // wrong state: no second submission on a released job
     await reverts(as(nodes[1]).jobEscrow.commitResults(job.jobId, keccakUtf8('c')), 'WrongStatus')

@@ -25,7 +25,7 @@ async function submitAndQueue (env: Env, jobId: string): Promise<void> {
   const submitter = await env.wallet(2).getAddress()
   const root = keccak256('0x01')
   await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, 0, root, '', submitter)))
-  await mined(sub.jobEscrow.submitResults(jobId, root, ''))
+  await mined(sub.jobEscrow.submitResults(jobId, root, '', []))
   await env.provider.send('evm_mine', [])
   await env.provider.send('evm_mine', [])
   await mined(sub.jobEscrow.selectVerifiers(jobId))

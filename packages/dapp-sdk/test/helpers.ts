@@ -124,7 +124,7 @@ export async function driveRelease (env: Env, jobId: string, tree: PositionalTre
   const submitter = await env.wallet(2).getAddress()
   const round = Number((await sub.jobEscrow.jobs(jobId)).rejections)
   await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, round, tree.root, '', submitter)))
-  await mined(sub.jobEscrow.submitResults(jobId, tree.root, ''))
+  await mined(sub.jobEscrow.submitResults(jobId, tree.root, '', []))
   await env.provider.send('evm_mine', [])
   await env.provider.send('evm_mine', [])
   await mined(sub.jobEscrow.selectVerifiers(jobId))

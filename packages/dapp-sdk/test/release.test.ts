@@ -32,7 +32,7 @@ async function submitAndDraw (env: Env, jobId: string): Promise<void> {
   const sub = env.contracts(2)
   const root = keccak256('0x01')
   await mined(sub.jobEscrow.commitResults(jobId, resultCommitment(jobId, 0, root, '', await env.wallet(2).getAddress())))
-  await mined(sub.jobEscrow.submitResults(jobId, root, ''))
+  await mined(sub.jobEscrow.submitResults(jobId, root, '', []))
   await env.provider.send('evm_mine', [])
   await env.provider.send('evm_mine', [])
   await mined(sub.jobEscrow.selectVerifiers(jobId))

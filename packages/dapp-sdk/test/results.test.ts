@@ -72,7 +72,7 @@ describe('progress and results', () => {
     const gpu = keccak256(new TextEncoder().encode('any-gpu'))
     await registerNode(env, 2, gpu, 8, env.deployment.params.registry.minStake)
     await (await sub.jobEscrow.commitResults(job.jobId, resultCommitment(job.jobId, 0, resultRoot, manifestCid.toString(), payee))).wait()
-    await (await sub.jobEscrow.submitResults(job.jobId, resultRoot, manifestCid.toString())).wait()
+    await (await sub.jobEscrow.submitResults(job.jobId, resultRoot, manifestCid.toString(), [])).wait()
     const verified = await env.client.results(job.jobId, { signal: AbortSignal.timeout(30_000) })
     expect(verified.map(o => new TextDecoder().decode(o.bytes))).toEqual(outputs.map(o => new TextDecoder().decode(o)))
 

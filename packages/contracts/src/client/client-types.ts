@@ -5,6 +5,7 @@ import type {
 import type { ChainEvent, EventFilter } from './events.js'
 import type { TxOptions, TxResult } from './tx-sender.js'
 import type { CreatedJob } from '../actions/escrow/create-job.js'
+import type { SubmitResultsInput } from '../actions/escrow/submit-results.js'
 import type { BlockRange } from '../actions/events/find-events.js'
 import type { IncentiveClaim } from '../actions/incentive/claim-incentive.js'
 import type { IncentiveAccount } from '../actions/incentive/incentive-account.js'
@@ -141,8 +142,8 @@ export interface ChainClient {
   createJob(input: CreateJobInput, fee: bigint, options?: TxOptions): Promise<CreatedJob>
   /** First half of a submission: `keccak256(abi.encode(jobId, round, resultRoot, manifestCid, sender))`. */
   commitResults(jobId: string, commitment: string, options?: TxOptions): Promise<TxResult>
-  /** Second half (a later block): reveals the committed results. */
-  submitResults(jobId: string, input: { resultRoot: string, manifestCid: string }, options?: TxOptions): Promise<TxResult>
+  /** Second half (a later block): reveals the committed results; locks the bonds of the submitter and the payees named. */
+  submitResults(jobId: string, input: SubmitResultsInput, options?: TxOptions): Promise<TxResult>
   selectVerifiers(jobId: string, options?: TxOptions): Promise<TxResult>
   /** Commits this node's next verifier seed: `hash` = keccak256(abi.encode(seed)), `index` its own label. */
   commitSeed(hash: string, index: number, options?: TxOptions): Promise<TxResult>

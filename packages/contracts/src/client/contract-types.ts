@@ -61,8 +61,6 @@ export interface EscrowJobState {
   rejections: number
   submitter: string
   submitBlock: number
-  /** Unix seconds of the results' submission (0 before; kept through a restarted verification). */
-  submittedAt: number
   commitDeadline: number
   revealDeadline: number
   processorPaid: bigint

@@ -128,28 +128,24 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
     ///      used to blame the submitter, so one accomplice of a faking processor among the verifiers, voting "wrong
     ///      leaf, the submitter's fault" beside one honest verifier while another was silent, had the honest finalizer
     ///      slashed the bond for the processor's fake (attacks/BlameTie.t.sol).
-    function _blameUndecided(Job storage j, Tally memory t) internal view returns (bool) {
-        return t.blameTie && t.payee != address(0) && t.payee != j.submitter && _answerable(j, t.payee);
+    function _blameUndecided(bytes32 jobId, Tally memory t) internal view returns (bool) {
+        return t.blameTie && _answerable(jobId, t.payee);
     }
 
-    /// @dev Whether the payee of a leaf answers for it: a registered node, or one that asked to exit only once these
-    ///      results were in. Its submitter could not leave such a payee's leaf out (it pays no signer that is exiting
-    ///      when it submits), so a processor that exits and withdraws while the verification waits for verifiers is
-    ///      still the culprit, slashed what it has left, and not the honest submitter (attacks/ExitAfterSubmission.t.sol).
-    ///      A payee that never was a node, or was leaving when the results came in, is the submitter's fault.
-    function _answerable(Job storage j, address payee) internal view returns (bool) {
-        if (registry.isRegistered(payee)) return true;
-        uint256 asked = registry.exitRequestedAt(payee);
-        return asked != 0 && asked >= j.submittedAt;
+    /// @dev Whether the payee of a leaf answers for it: the submission named it, so its bond is locked until the
+    ///      round ends and it cannot withdraw before it is judged (attacks/ExitAfterSubmission.t.sol,
+    ///      attacks/SockPuppetPayee.t.sol). A payee left out, or the submitter itself, is the submitter's fault.
+    function _answerable(bytes32 jobId, address payee) internal view returns (bool) {
+        return _named[jobId][payee];
     }
 
     function _reject(bytes32 jobId, Job storage j, uint256 k, Tally memory t) internal {
         address submitter = j.submitter;
         address culprit = submitter;
-        if (t.blame && t.payee != address(0) && _answerable(j, t.payee)) culprit = t.payee;
+        if (t.blame && _answerable(jobId, t.payee)) culprit = t.payee;
         uint256 bond = _bond(j);
-        // this job's bond only: a slash leaves the locked stake as it is, so the submitter's other bonds stay locked
-        registry.unlock(submitter, bond);
+        // this job's bonds only: a slash leaves the locked stake as it is, so the culprit's other bonds stay locked
+        _unlockBonds(jobId, j);
         uint256 slashed = registry.slash(culprit, bond);
         // verifiers that found the fault (all that committed when nobody proved the sample) get their share. An
         // unproven round nobody committed in judges no verifier (a submitter that withholds its proof and its results
@@ -232,7 +228,7 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
 
     /// @dev Back to Open without a rejection (no verification could finish before the deadline).
     function _reopen(bytes32 jobId, Job storage j) internal {
-        registry.unlock(j.submitter, _bond(j));
+        _unlockBonds(jobId, j);
         j.status = Status.Open;
         j.submitter = address(0);
         j.resultRoot = bytes32(0);

@@ -51,9 +51,9 @@ contract JobEscrowSettlement is JobEscrowSeeds {
             _payRound(jobId, j, k, 0, t.tag, false, _verifierPool(j));
             j.status = Status.Released;
             j.releasedAt = uint40(block.timestamp);
-            registry.unlock(j.submitter, _bond(j));
+            _unlockBonds(jobId, j);
             emit JobReleased(jobId, j.claimedHash, t.matches, j.reveals);
-        } else if (!j.proven || (t.bad != 0 && !_blameUndecided(j, t))) {
+        } else if (!j.proven || (t.bad != 0 && !_blameUndecided(jobId, t))) {
             _reject(jobId, j, k, t);
         } else {
             // no majority. A round in which no drawn verifier committed is one nobody could re-run in the commit
@@ -131,7 +131,7 @@ contract JobEscrowSettlement is JobEscrowSeeds {
         if (st == Status.Submitted) {
             if (j.assigned != 0) revert VerificationUnderway();
             if (_queue.contains(jobId)) _queue.remove(jobId);
-            registry.unlock(j.submitter, _bond(j));
+            _unlockBonds(jobId, j);
         }
         j.status = Status.Refunded;
         uint256 amount = j.fee;

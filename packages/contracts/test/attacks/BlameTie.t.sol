@@ -18,7 +18,7 @@ contract BlameTieTest is AttackBase {
         _rebuild(id, 4, sent);
         uint256 fin0 = stakeOf(finalizer);
         uint256 att0 = stakeOf(attacker);
-        submit(id, finalizer, sent.root);
+        submitNaming(id, finalizer, sent.root, one(attacker));
         Results memory silent; // an honest verifier that is offline this round
         bool[] memory blame = new bool[](3);
         blame[0] = false; // the accomplice: "bad leaf, the submitter's fault"
@@ -43,7 +43,7 @@ contract BlameTieTest is AttackBase {
         sent.outputs[1] = keccak256("altered");
         _rebuild(id, 4, sent);
         uint256 proc0 = stakeOf(honestProc);
-        submit(id, attacker, sent.root);
+        submitNaming(id, attacker, sent.root, one(honestProc));
         Results memory silent;
         bool[] memory blame = new bool[](3);
         blame[0] = true; // the accomplice: "the processor signed it"

@@ -18,7 +18,7 @@ contract CulpritSlashingTest is AttackBase {
         _rebuild(id, 4, sent);
         uint256 fin0 = stakeOf(finalizer);
         uint256 att0 = stakeOf(attacker);
-        submit(id, finalizer, sent.root);
+        submitNaming(id, finalizer, sent.root, one(attacker));
         verifyRound(id, sent, views3(truth, truth, truth), allBlame(3));
         assertEq(status(id), uint256(JobEscrowBase.Status.Open));
         assertEq(stakeOf(finalizer), fin0, "the finalizer keeps its stake");
@@ -38,12 +38,13 @@ contract CulpritSlashingTest is AttackBase {
         _rebuild(id, 4, sent);
         uint256 proc0 = stakeOf(honestProc);
         uint256 att0 = stakeOf(attacker);
-        submit(id, attacker, sent.root);
+        submitNaming(id, attacker, sent.root, one(honestProc)); // named: its bond is locked, yet it is not blamed
         verifyRound(id, sent, views3(truth, truth, truth), noBlame(3));
         assertEq(status(id), uint256(JobEscrowBase.Status.Open));
         assertEq(stakeOf(attacker), att0 - 2 * FEE);
         // the honest processor might have been drawn as a verifier (paid, not slashed) but never loses stake
         assertTrue(stakeOf(honestProc) >= proc0);
+        assertEq(registry.lockedStake(honestProc), 0, "its bond is unlocked with the round");
     }
 
     /// A submitter with two jobs submitted is caught faking one: it loses that job's bond, and the other job's bond
@@ -72,7 +73,7 @@ contract CulpritSlashingTest is AttackBase {
         Results memory sent = copyResults(truth);
         sent.outputs[0] = keccak256("wrong");
         _rebuild(id, 2, sent);
-        submit(id, finalizer, sent.root);
+        submitNaming(id, finalizer, sent.root, one(attacker));
         select(id);
         commitViews(id, views3(truth, truth, truth), allBlame(3));
         prove(id, sent);

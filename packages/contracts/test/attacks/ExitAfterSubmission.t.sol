@@ -3,10 +3,12 @@ pragma solidity ^0.8.24;
 
 import {AttackBase} from "./AttackBase.sol";
 import {JobEscrowBase} from "../../src/escrow/JobEscrowBase.sol";
+import {NodeRegistryBase} from "../../src/registry/NodeRegistryBase.sol";
 import {Vm} from "../utils/Test.sol";
 
-/// A processor that signs a wrong output and leaves the registry while its job waits for verifiers (Defence 15 of
-/// docs/settlement.md): the blame stays with it, not with the honest finalizer that submitted its leaf.
+/// A processor that signs a wrong output and tries to leave the registry while its job waits for verifiers (Defence 15
+/// of docs/settlement.md): the submission named it, so its bond stays locked until it is judged, the blame stays with
+/// it and it is slashed the bond, not the honest finalizer that submitted its leaf.
 contract ExitAfterSubmissionTest is AttackBase {
     /// @dev A full-sample job (1 MacroJob of 4, samples 4, k 3) with a deadline 3 days off, whose results the
     ///      finalizer submits with the attacker's MicroJob (position 0) wrong, while three of the five possible
@@ -29,7 +31,8 @@ contract ExitAfterSubmissionTest is AttackBase {
             registry.requestExit();
             vm.warp(block.timestamp + 1);
         }
-        submit(id, finalizer, sent.root);
+        // an honest finalizer names every payee but an exiting one (whose leaves it re-runs and pays itself)
+        submitNaming(id, finalizer, sent.root, exitFirst ? new address[](0) : one(attacker));
         if (!exitFirst) {
             vm.warp(block.timestamp + 1);
             vm.prank(attacker);
@@ -41,14 +44,9 @@ contract ExitAfterSubmissionTest is AttackBase {
         assertEq(escrow.jobs(id).assigned, 0, "the verification waits for verifiers");
     }
 
-    /// @dev The attacker withdraws its stake after the cooldown; a verifier comes back, the queued verification is
-    ///      drawn and every verifier finds the attacker's own signature on the wrong output.
-    function _withdrawThenJudge(bytes32 id, Results memory truth, Results memory sent) internal {
-        vm.warp(block.timestamp + 1 days + 1);
-        uint256 bal0 = attacker.balance;
-        vm.prank(attacker);
-        registry.withdraw();
-        assertEq(attacker.balance - bal0, 20 ether, "the faker took its stake back");
+    /// @dev After the cooldown a verifier comes back, the queued verification is drawn and every verifier finds the
+    ///      attacker's own signature on the wrong output.
+    function _judge(bytes32 id, Results memory truth, Results memory sent) internal {
         vm.prank(nodeAddr(2));
         registry.resume();
         assertEq(escrow.jobs(id).assigned, 3, "drawn from the queue");
@@ -62,16 +60,27 @@ contract ExitAfterSubmissionTest is AttackBase {
         assertEq(status(id), uint256(JobEscrowBase.Status.Open), "rejected");
     }
 
-    /// The processor asks to exit after the submission and withdraws before the draw: the honest finalizer keeps its
-    /// bond, the rejection names the processor, and no verifier is paid out of the finalizer's stake.
-    function test_processorLeavingAfterTheSubmissionIsStillTheCulprit() public {
+    /// The processor asks to exit after the submission: it cannot withdraw while its leaf waits to be judged, and
+    /// once judged it is slashed the whole bond; the honest finalizer keeps its stake, and its bond is free.
+    function test_processorLeavingAfterTheSubmissionCannotWithdrawAndIsSlashed() public {
         (bytes32 id, Results memory truth, Results memory sent) = _submittedFake(false);
         uint256 fin0 = stakeOf(finalizer);
+        vm.warp(block.timestamp + 1 days + 1);
+        assertEq(registry.lockedStake(attacker), 2 * FEE, "the named payee's bond is locked");
+        vm.prank(attacker);
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.StakeIsLocked.selector, 2 * FEE));
+        registry.withdraw();
         vm.recordLogs();
-        _withdrawThenJudge(id, truth, sent);
+        _judge(id, truth, sent);
         assertEq(culpritOf(id), attacker, "the rejection names the processor");
+        assertEq(stakeOf(attacker), 18 ether, "slashed the bond");
         assertEq(stakeOf(finalizer), fin0, "the honest finalizer keeps its stake");
         assertEq(registry.lockedStake(finalizer), 0, "and its bond is free");
+        assertEq(registry.lockedStake(attacker), 0, "the payee's bond is unlocked with the round");
+        uint256 bal0 = attacker.balance;
+        vm.prank(attacker);
+        registry.withdraw();
+        assertEq(attacker.balance - bal0, 18 ether, "it leaves with what is left");
     }
 
     /// @dev The culprit of the job's rejection among the recorded logs.
@@ -85,26 +94,29 @@ contract ExitAfterSubmissionTest is AttackBase {
         revert("no JobRejected");
     }
 
-    /// Control: a processor already leaving when the results came in should have been left out by the finalizer (it
-    /// pays no exiting signer), so the finalizer that submitted its leaf anyway answers for it, as before.
+    /// Control: a processor already leaving when the results came in cannot be named (its bond cannot be locked),
+    /// so the finalizer that submitted its leaf anyway answers for it.
     function test_processorLeavingBeforeTheSubmissionIsTheSubmittersFault() public {
         (bytes32 id, Results memory truth, Results memory sent) = _submittedFake(true);
         uint256 fin0 = stakeOf(finalizer);
-        _withdrawThenJudge(id, truth, sent);
+        vm.warp(block.timestamp + 1 days + 1);
+        uint256 bal0 = attacker.balance;
+        vm.prank(attacker);
+        registry.withdraw();
+        assertEq(attacker.balance - bal0, 20 ether, "a payee left out is not held");
+        _judge(id, truth, sent);
         assertEq(stakeOf(finalizer), fin0 - 2 * FEE, "the finalizer that paid an exiting signer is slashed its bond");
     }
 
-    /// The registry keeps when a node asked to exit past its withdraw.
-    function test_exitRequestedAtOutlivesTheWithdraw() public {
-        assertEq(registry.exitRequestedAt(attacker), 0);
+    /// A submission cannot name a payee that is exiting: its bond cannot be locked.
+    function test_anExitingPayeeCannotBeNamed() public {
+        bytes32 id = newJob(1, 4, 4);
+        Results memory r = buildResults(id, 1, 4, "honest", two(attacker, procA));
         vm.prank(attacker);
         registry.requestExit();
-        uint256 asked = block.timestamp;
-        assertEq(registry.exitRequestedAt(attacker), asked);
-        vm.warp(block.timestamp + 1 days);
-        vm.prank(attacker);
-        registry.withdraw();
-        assertFalse(registry.isRegistered(attacker));
-        assertEq(registry.exitRequestedAt(attacker), asked);
+        commitFirst(id, finalizer, r.root);
+        vm.prank(finalizer);
+        vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.NotRegistered.selector, attacker));
+        escrow.submitResults(id, r.root, "bafy-manifest", one(attacker));
     }
 }

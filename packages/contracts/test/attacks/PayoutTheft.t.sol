@@ -60,14 +60,14 @@ contract PayoutTheftTest is AttackBase {
         // the attacker reads the root in the mempool and replays the submission
         vm.prank(attacker);
         vm.expectRevert(JobEscrowBase.NoResultCommit.selector);
-        escrow.submitResults(id, truth.root, "bafy-manifest");
+        escrow.submitResults(id, truth.root, "bafy-manifest", new address[](0));
         // the finalizer's commitment does not open for the attacker
         vm.prank(attacker);
         escrow.commitResults(id, Encoding.resultCommitment(id, 0, truth.root, "bafy-manifest", finalizer));
         vm.roll(block.number + 1);
         vm.prank(attacker);
         vm.expectRevert(JobEscrowBase.ResultCommitMismatch.selector);
-        escrow.submitResults(id, truth.root, "bafy-manifest");
+        escrow.submitResults(id, truth.root, "bafy-manifest", new address[](0));
         // committing it under its own name works, but every leaf still pays the processors
         submit(id, attacker, truth.root);
         verifyRound(id, truth, views3(truth, truth, truth), noBlame(3));

@@ -47,7 +47,7 @@ contract SlashEconomicsTest is AttackBase {
         vm.roll(block.number + 1);
         vm.prank(poor);
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientStake.selector, 0.5 ether, 1 ether));
-        escrow.submitResults(id, garbage.root, "bafy-manifest");
+        escrow.submitResults(id, garbage.root, "bafy-manifest", new address[](0));
     }
 
     /// A rejected resubmitter pays its bond every time: garbage is never free.

@@ -234,13 +234,24 @@ abstract contract Fixture is Test {
 
     // ------------------------------------------------ lifecycle helpers
 
+    /// @dev Submits naming no payee: every wrong leaf is then the submitter's fault.
     function submit(bytes32 jobId, address node, bytes32 resultRoot) internal {
+        submitNaming(jobId, node, resultRoot, new address[](0));
+    }
+
+    /// @dev Submits naming `payees` (their bonds locked: each answers for its leaves).
+    function submitNaming(bytes32 jobId, address node, bytes32 resultRoot, address[] memory payees) internal {
+        commitFirst(jobId, node, resultRoot);
+        vm.prank(node);
+        escrow.submitResults(jobId, resultRoot, "bafy-manifest", payees);
+    }
+
+    /// @dev The first half of a submission, then a block: `node` may call submitResults next.
+    function commitFirst(bytes32 jobId, address node, bytes32 resultRoot) internal {
         uint256 round = escrow.jobs(jobId).rejections;
         vm.prank(node);
         escrow.commitResults(jobId, Encoding.resultCommitment(jobId, round, resultRoot, "bafy-manifest", node));
         vm.roll(block.number + 1);
-        vm.prank(node);
-        escrow.submitResults(jobId, resultRoot, "bafy-manifest");
     }
 
     /// @dev Draws the verifiers and, when all k are assigned, reveals their seeds (the sample is then fixed).

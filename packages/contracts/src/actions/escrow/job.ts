@@ -32,7 +32,6 @@ export async function job (client: Pick<ChainContext, 'contracts' | 'read'>, job
     rejections: Number(j.rejections),
     submitter: j.submitter,
     submitBlock: Number(j.submitBlock),
-    submittedAt: Number(j.submittedAt),
     commitDeadline: Number(j.commitDeadline),
     revealDeadline: Number(j.revealDeadline),
     processorPaid: j.processorPaid,
