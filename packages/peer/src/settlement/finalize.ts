@@ -7,6 +7,7 @@ import { MANIFEST_VERSION } from './constants.js'
 import { JobIncompleteError, NoPayeesError } from './errors.js'
 import { loadSpecFromChain } from './lookup.js'
 import { encodeManifest } from './manifest.js'
+import { namedPayees } from './named-payees.js'
 import { standIns } from './own-results.js'
 import { checkWork } from './work-check.js'
 import { roundRecords } from './sample.js'
@@ -146,9 +147,9 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   const self = peerIdFromPrivateKey(components.privateKey).toString()
   const asSelf = { signer: self, payee: await payeeResolver(components, { signal })(self) }
   // a MicroJob with results of several signers is re-run: only the signers whose work tag checks may be paid
-  // a signer whose wallet stakes less than the bond is not paid: its fake would cost it less than the work earns
-  const minStake = await components.chain.submissionBond(job.fee, { signal })
-  const checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf, minStake })
+  // a signer whose wallet cannot lock the bond is not paid: the submission names every payee, locking its bond
+  const bond = await components.chain.submissionBond(job.fee, { signal })
+  const checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf, bond })
   const held = await ensureOutputs(components, id, spec, checked.entries, {
     signal,
     fetchTimeoutMs: options.outputFetchTimeoutMs,
@@ -170,7 +171,8 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
     const committed = await components.chain.commitResults(id, resultCommitment(id, round, manifest.resultRoot, manifestCid, me), { signal })
     // the reveal must come from a later block than the commitment
     await components.chain.waitForBlock(committed.blockNumber + 1, { signal, ...(options.pollMs == null ? {} : { pollMs: options.pollMs }) })
-    tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, manifestCid }, { signal })
+    const payees = namedPayees(manifest.microJobs, me)
+    tx = await components.chain.submitResults(id, { resultRoot: manifest.resultRoot, manifestCid, payees }, { signal })
   } catch (err) {
     if (revertName(err) === 'WrongStatus') {
       // the status that refused it (a later read may see the next round Open again)

@@ -51,18 +51,18 @@ export interface CheckWorkOptions {
   self: { signer: string, payee: string }
   concurrency?: number
   /**
-   * The stake a paid signer's wallet must hold: the job's bond, what the escrow slashes the payee of a wrong leaf
-   * (`slash` takes at most the stake). Default: none asked.
+   * The free stake a paid signer's wallet must hold: the job's bond, which the submission locks on every payee it
+   * names (`submitResults` reverts for a payee that cannot lock it) and slashes from the payee of a wrong leaf.
+   * Default: none asked.
    */
-  minStake?: bigint
+  bond?: bigint
 }
 
 /**
- * Whether a result signer may be paid, and so blamed, for a leaf: a wallet registered its PeerId (the escrow would
- * otherwise slash the submitter for its fake), that wallet is not exiting (one that is can withdraw once its cooldown
- * is over, which deletes its PeerId's registration: the verifiers would then find the leaf's payee wrong and the
- * escrow would slash the submitter), and it stakes at least `minStake` (a slash capped by a small stake would leave
- * a fake of a large job more profitable than the work). Cached per signer.
+ * Whether a result signer may be paid, and so blamed, for a leaf: a wallet registered its PeerId, and the submission
+ * can name that wallet, locking the job's bond of its stake (docs/settlement.md, Defences 28): it is neither exiting
+ * nor kicked out, and its free stake covers `bond`. A payee the submission cannot name does not answer for its leaf:
+ * its fake would be the submitter's. Cached per signer.
  */
 function payableSigners (components: Pick<SettlementComponents, 'chain'>, payee: (signer: string) => Promise<string>,
   options: CheckWorkOptions): (signer: string) => Promise<boolean> {
@@ -71,8 +71,8 @@ function payableSigners (components: Pick<SettlementComponents, 'chain'>, payee:
     const wallet = await payee(signer)
     if (wallet === ZeroAddress) return false
     const info = await components.chain.nodeInfo(wallet, { signal: options.signal })
-    if (info.exiting) return false
-    return options.minStake === undefined || info.stake >= options.minStake
+    if (info.exiting || info.kickedOut) return false
+    return options.bond === undefined || await components.chain.freeStake(wallet, { signal: options.signal }) >= options.bond
   }
   return async (signer) => {
     let hit = cache.get(signer)

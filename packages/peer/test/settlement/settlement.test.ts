@@ -262,6 +262,15 @@ describe('settlement end to end on anvil', () => {
     const byPayee = (a: string): number => claims.filter(c => String(c.args.payee) === a).length
     expect(byPayee(await submitter.chain.address())).toBe(3)
     expect(byPayee(await processor.chain.address())).toBe(3)
+    // the submission named the other processor (Defences 28): its bond was locked with the submitter's, at the
+    // submission's block, and given back at the release
+    const bond = await submitter.chain.submissionBond(FEE)
+    const [submittedAt] = await submitter.chain.findEvents({ names: ['ResultsSubmitted'], topic1: jobId })
+    const [releasedAt] = await submitter.chain.findEvents({ names: ['JobReleased'], topic1: jobId })
+    const locks = await submitter.chain.findEvents({ names: ['StakeLocked'], topic1: await processor.chain.address() })
+    expect(locks.map(e => [e.blockNumber, e.args.amount, e.args.locked])).toEqual([
+      [submittedAt.blockNumber, bond, bond], [releasedAt.blockNumber, 0n, 0n]
+    ])
     // verifiers were paid into credits and withdrew them
     const paid = await submitter.chain.findEvents({ names: ['VerifierPaid'], topic1: jobId })
     expect(paid.length).toBeGreaterThan(0)

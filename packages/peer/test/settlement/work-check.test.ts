@@ -20,13 +20,15 @@ const JUNK = '0x' + 'dd'.repeat(32)
 
 /**
  * Payees from the registry only (no profiles): PeerId `p<n>` pays `wallet(n)`, `p0` is registered by nobody; each
- * wallet stakes 100 wei, `wallet(1)` 1 wei; `wallet(4)` has asked to exit.
+ * wallet stakes 100 wei, free, but `wallet(1)` stakes 1 wei and `wallet(5)` has all but 5 wei locked (bonds of other
+ * submissions); `wallet(4)` has asked to exit, `wallet(6)` was kicked out.
  */
 const components = (stored: Uint8Array[], runs: string[]): Parameters<typeof checkWork>[0] => ({
   docs: { open: async () => new Y.Doc() },
   chain: {
     peerAddress: async (peerId: string) => peerId === 'p0' ? undefined : wallet(Number(peerId.slice(1))),
-    nodeInfo: async (address: string) => ({ stake: address === wallet(1) ? 1n : 100n, exiting: address === wallet(4) })
+    nodeInfo: async (address: string) => ({ stake: address === wallet(1) ? 1n : 100n, exiting: address === wallet(4), kickedOut: address === wallet(6) }),
+    freeStake: async (address: string) => address === wallet(1) ? 1n : address === wallet(5) ? 5n : 100n
   },
   executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) } },
   store: { addOutput: async (bytes: Uint8Array) => { stored.push(bytes); return 'cid' } }
@@ -141,28 +143,31 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(checked.rerun).toBe(0)
   })
 
-  it('pays nobody the escrow could not blame: a signer no wallet registered, whose wallet stakes less than the bond, or is exiting', async () => {
-    const micro = await Promise.all([0, 1, 2, 3, 4].map(microJob))
+  it('pays nobody the submission could not name: a signer no wallet registered, whose wallet cannot lock the bond, is exiting or was kicked out', async () => {
+    const micro = await Promise.all([0, 1, 2, 3, 4, 5, 6].map(microJob))
     const results = new Map<number, Result[]>([
       [0, [result('p0', 1, micro[0].hash, micro[0].digest)]], // registered by nobody: its fake would be the submitter's
       [1, [result('p1', 1, micro[1].hash, micro[1].digest)]], // 1 wei of stake against a bond of 10
       [2, [result('p1', 2, micro[2].hash, micro[2].digest), result('p2', 1, micro[2].hash, micro[2].digest)]],
       [3, [result('p3', 1, micro[3].hash, micro[3].digest)]],
-      // honest work, but its wallet may withdraw before the verifiers judge: its PeerId then pays nobody, and the
-      // verifiers would blame the submitter for the leaf's payee
-      [4, [result('p4', 1, micro[4].hash, micro[4].digest)]]
+      // honest work, but its wallet is leaving: the escrow cannot lock its bond, so the submission cannot name it
+      [4, [result('p4', 1, micro[4].hash, micro[4].digest)]],
+      // staked enough, but its bonds in other submissions leave 5 wei free: naming it would revert the submission
+      [5, [result('p5', 1, micro[5].hash, micro[5].digest)]],
+      [6, [result('p6', 1, micro[6].hash, micro[6].digest)]]
     ])
     const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
     const runs: string[] = []
-    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, minStake: 10n })
-    // re-run: the three whose counting signer cannot be paid; this node stands in where no payable signer ran it
-    expect(runs).toEqual(['0.0', '0.1', '0.2', '0.4'])
-    expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3', 'p9'])
-    expect(checked.own.map(x => x.index)).toEqual([0, 1, 4])
-    // without a bond asked, a staked signer is paid whatever its stake (the unregistered and the exiting are re-run)
+    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 10n })
+    // re-run: those whose counting signer cannot be paid; this node stands in where no payable signer ran it
+    expect(runs).toEqual(['0.0', '0.1', '0.2', '0.4', '0.5', '0.6'])
+    expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3', 'p9', 'p9', 'p9'])
+    expect(checked.own.map(x => x.index)).toEqual([0, 1, 4, 5, 6])
+    // without a bond asked, a staked signer is paid whatever its free stake (the unregistered, the exiting and the
+    // kicked out are re-run)
     const again: string[] = []
     const plain = await checkWork(components([], again), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) } })
-    expect(again).toEqual(['0.0', '0.2', '0.4'])
-    expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9'])
+    expect(again).toEqual(['0.0', '0.2', '0.4', '0.6'])
+    expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9', 'p5', 'p9'])
   })
 })
