@@ -59,6 +59,16 @@ describe('end to end: a Mandelbrot job on a devnet of 4 jobmesh processes', () =
       const pool = BigInt(await jobEscrow.processorPool(job.jobId))
       expect(payouts.reduce((a, p) => a + p.processor, 0n)).toBe(pool / 8n * 8n)
       expect(payouts.some(p => p.verifier > 0n)).toBe(true)
+      // every peer that ran a MicroJob joined the job on chain (its consent to be named as a payee, whose bond the
+      // submission locks), and every processor paid but the submitter had joined: named, not re-run by the finalizer
+      const joined = new Set((await jobEscrow.queryFilter(jobEscrow.filters.JobJoined(job.jobId))).map(e => String('args' in e ? e.args.node : '').toLowerCase()))
+      const statuses = await Promise.all(devnet.peers.map(async p => await peerStatus(p.dataDir)))
+      const ran = devnet.peers.map((_, i) => devnet.peerAccount(i).address.toLowerCase()).filter((_, i) => statuses[i].work.microJobsDone > 0)
+      expect(ran.length).toBeGreaterThan(0)
+      for (const a of ran) expect(joined.has(a)).toBe(true)
+      const [submitted] = await jobEscrow.queryFilter(jobEscrow.filters.ResultsSubmitted(job.jobId))
+      const submitter = String('args' in submitted ? submitted.args.submitter : '').toLowerCase()
+      for (const p of payouts) if (p.processor > 0n && p.address.toLowerCase() !== submitter) expect(joined.has(p.address.toLowerCase())).toBe(true)
     } finally {
       provider.destroy()
     }

@@ -93,12 +93,23 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         emit ResultsCommitted(jobId, msg.sender, commitment_);
     }
 
+    /// @notice A node that works on a job joins it (once; again is a no-op): the job's submissions may then name it as
+    ///         a payee, locking the job's bond of its stake while each is verified. Nobody can lock the stake of a
+    ///         node that did not join (a submitter naming nodes at will could hold everybody's stake until its job's
+    ///         deadline: docs/settlement.md, Defences 28).
+    function joinJob(bytes32 jobId) external {
+        _job(jobId);
+        if (joined[jobId][msg.sender]) return;
+        joined[jobId][msg.sender] = true;
+        emit JobJoined(jobId, msg.sender);
+    }
+
     /// @notice Second half: reveals the committed results (from a later block) -> Submitted. Locks the submitter's
     ///         bond (bondBps of the fee) in the registry until the round ends, and the same bond of each payee it
-    ///         names (`payees`: the wallets its leaves pay, other than its own; a repeat counts once): a named payee
-    ///         answers for its leaves with that bond and cannot withdraw meanwhile, a payee left out does not (a wrong
-    ///         leaf of its is the submitter's fault). Each needs minStake and free stake for the bond, and must not
-    ///         be exiting (the registry's `lock`).
+    ///         names (`payees`: the wallets its leaves pay, other than its own; a repeat counts once; each must have
+    ///         joined the job, `PayeeNotJoined`): a named payee answers for its leaves with that bond and cannot
+    ///         withdraw meanwhile, a payee left out does not (a wrong leaf of its is the submitter's fault). Each
+    ///         needs minStake and free stake for the bond, and must not be exiting (the registry's `lock`).
     function submitResults(bytes32 jobId, bytes32 resultRoot, string calldata manifestCid, address[] calldata payees)
         external
     {
@@ -129,6 +140,7 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         for (uint256 i; i < payees.length; ++i) {
             address p = payees[i];
             if (p == msg.sender || named[p]) continue;
+            if (!joined[jobId][p]) revert PayeeNotJoined(p);
             registry.lock(p, bond, bytes32(0));
             named[p] = true;
             _payees[jobId].push(p);

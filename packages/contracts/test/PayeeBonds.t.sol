@@ -110,11 +110,13 @@ contract PayeeBondsTest is AttackBase {
     function test_anUnbondablePayeeRevertsTheSubmission() public {
         bytes32 id = newJob(1, 4, 4);
         Results memory r = buildResults(id, 1, 4, "honest", one(procA));
+        join(id, procA);
         commitFirst(id, finalizer, r.root);
         vm.prank(finalizer);
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.NotRegistered.selector, procA));
         escrow.submitResults(id, r.root, "bafy-manifest", one(procA));
         address poor = registerNode(30, GPU_A, 24, 1 ether);
+        join(id, poor);
         vm.prank(finalizer);
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientFreeStake.selector, 1 ether, 2 * FEE));
         escrow.submitResults(id, r.root, "bafy-manifest", one(poor));
@@ -138,6 +140,7 @@ contract PayeeBondsTest is AttackBase {
         uint256 n = 16;
         address[] memory many = new address[](n);
         for (uint256 i; i < n; ++i) many[i] = registerNode(100 + i, GPU_A, 24, 3 ether);
+        uint256 gasJoin;
         uint256[2] memory gasSubmit;
         uint256[2] memory gasSettle;
         for (uint256 c; c < 2; ++c) {
@@ -145,6 +148,12 @@ contract PayeeBondsTest is AttackBase {
             address[] memory named = c == 0 ? new address[](0) : many;
             bytes32 id = newJob(1, 16, 4);
             Results memory r = buildResults(id, 1, 16, "honest", many);
+            for (uint256 i; i < n; ++i) {
+                vm.prank(many[i]);
+                uint256 j0 = gasleft();
+                escrow.joinJob(id);
+                gasJoin = j0 - gasleft();
+            }
             commitFirst(id, finalizer, r.root);
             vm.prank(finalizer);
             uint256 g0 = gasleft();
@@ -161,9 +170,41 @@ contract PayeeBondsTest is AttackBase {
             assertEq(status(id), uint256(JobEscrowBase.Status.Released));
             vm.revertToState(snap);
         }
+        console.log("joinJob gas (a payee's, once per job)", gasJoin);
         console.log("submitResults gas, no payee named", gasSubmit[0]);
         console.log("submitResults gas per named payee", (gasSubmit[1] - gasSubmit[0]) / n);
         console.log("settle (release) gas per named payee", (gasSettle[1] - gasSettle[0]) / n);
         assertTrue(gasSubmit[1] > gasSubmit[0], "naming costs gas");
+    }
+
+    /// A submitter cannot lock the stake of nodes that did not join its job: naming them reverts, and nothing is
+    /// locked. (Without the rule, one submission of a job nobody could verify, its fee and bond given back at the
+    /// deadline, held up to 256 nodes' stakes for 30 days for the price of its gas.)
+    function test_aNodeThatDidNotJoinCannotBeNamed() public {
+        JobEscrowBase.CreateJobParams memory p = jobParams(1, 2, 3);
+        p.minVramGb = 64; // no verifier qualifies: the verification would wait until the deadline
+        p.deadline = uint40(block.timestamp + 30 days);
+        bytes32 id = createJob(p, FEE);
+        commitFirst(id, attacker, bytes32("r"));
+        vm.prank(attacker);
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.PayeeNotJoined.selector, p2));
+        escrow.submitResults(id, bytes32("r"), "bafy-manifest", two(p2, p3));
+        join(id, p2);
+        vm.prank(attacker);
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.PayeeNotJoined.selector, p3));
+        escrow.submitResults(id, bytes32("r"), "bafy-manifest", two(p2, p3));
+        assertEq(registry.lockedStake(p2), 0, "nothing locked");
+        assertEq(registry.lockedStake(attacker), 0);
+        // joining is once per node and job: a second call changes nothing
+        join(id, p2);
+        assertTrue(escrow.joined(id, p2));
+        assertTrue(!escrow.joined(id, p3));
+    }
+
+    /// Joining needs a job that exists.
+    function test_joiningAnUnknownJobReverts() public {
+        vm.prank(p2);
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.UnknownJob.selector, bytes32("nope")));
+        escrow.joinJob(bytes32("nope"));
     }
 }

@@ -211,7 +211,9 @@ describe('settlement lifecycle on anvil', () => {
     const results = job.results((m, i) => `out-${m}-${i}`, payee)
     // a submission without its commitment in an earlier block is refused
     await reverts(as(submitter).jobEscrow.submitResults(job.jobId, results.root, 'bafy-manifest', []), 'NoResultCommit')
-    // the other processor is named: its bond is locked with the submitter's until the round ends
+    // the other processor, which joined the job, is named: its bond is locked with the submitter's until the round ends
+    await reverts(submit(submitter, job.jobId, results.root, 'bafy-manifest', [nodes[1].address]), 'PayeeNotJoined')
+    await ok(as(nodes[1]).jobEscrow.joinJob(job.jobId))
     const submitted = await submit(submitter, job.jobId, results.root, 'bafy-manifest', [nodes[1].address])
     expect(eventNames(jobEscrow, submitted)).toContain('ResultsSubmitted')
     expect(await as(creator).nodeRegistry.lockedStake(submitter.address)).toBe(2n * FEE)

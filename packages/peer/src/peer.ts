@@ -9,7 +9,7 @@ import { createProcessor } from './processor/index.js'
 import { startReplicationServer } from './replication/index.js'
 import { outputBudget, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
-import { bondCapacity, chainClock, eligibleNodes, fundedJobs, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
+import { bondCapacity, chainClock, eligibleNodes, fundedJobs, jobJoins, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
 import { createContentStore, jobInputs } from './storage/index.js'
 import { accountStatus, peerStatus } from './peer-status.js'
 import { startChain } from './peer-chain.js'
@@ -276,6 +276,16 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       const settlement = chain?.settlement
       // completed by another peer's result: its finalizer may never submit (takeover.ts)
       if (settlement != null) processor.addEventListener('job:complete', (evt) => { if (!evt.detail.finalizer) settlement.onJobCompletedElsewhere(evt.detail.jobId) })
+      // a job this node works on is joined on chain: only then may its submission name this node as a payee
+      if (chain != null) {
+        const joins = jobJoins({ chain: chain.client }, {
+          onFailed: (jobId, err) => {
+            events.push({ kind: 'error', level: 'error', jobId, text: `could not join job ${jobId} on chain (${err.name}: ${err.message}): its finalizer pays no work of this node on it (it re-runs it)` })
+          }
+        })
+        processor.addEventListener('microjob:start', (evt) => { joins.join(evt.detail.jobId) })
+        stack.push(async () => { joins.stop() })
+      }
       await processor.start()
       const p = processor
       stack.push(async () => { await p.stop() })

@@ -161,12 +161,16 @@ export interface ChainClient {
   claim(jobId: string, leaves: SampleLeaf[], proofs: string[][], options?: TxOptions): Promise<TxResult>
   sweep(jobId: string, options?: TxOptions): Promise<TxResult>
   refund(jobId: string, options?: TxOptions): Promise<TxResult>
+  /** This node works on the job: its submissions may name it as a payee (locking the job's bond of its stake). */
+  joinJob(jobId: string, options?: TxOptions): Promise<TxResult>
   withdrawCredit(options?: TxOptions): Promise<TxResult>
   credits(address?: string, options?: CallOptions): Promise<bigint>
   /** The seed `address` (default: this signer) last committed. */
   seedCommit(address?: string, options?: CallOptions): Promise<SeedCommitState>
   /** Whether the result leaf at a global MicroJob position was claimed. */
   isClaimed(jobId: string, position: number, options?: CallOptions): Promise<boolean>
+  /** Whether `address` joined the job (`joinJob`), so a submission may name it as a payee. */
+  hasJoined(jobId: string, address: string, options?: CallOptions): Promise<boolean>
   /** One verifier's share of the job's fee. */
   verifierShare(jobId: string, options?: CallOptions): Promise<bigint>
   jobStatus(jobId: string, options?: CallOptions): Promise<JobStatusName>

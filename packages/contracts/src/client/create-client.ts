@@ -7,7 +7,9 @@ import { commitSeed } from '../actions/escrow/commit-seed.js'
 import { commitVerification } from '../actions/escrow/commit-verification.js'
 import { createJob } from '../actions/escrow/create-job.js'
 import { credits } from '../actions/escrow/credits.js'
+import { hasJoined } from '../actions/escrow/has-joined.js'
 import { isClaimed } from '../actions/escrow/is-claimed.js'
+import { joinJob } from '../actions/escrow/join-job.js'
 import { jobStatus } from '../actions/escrow/job-status.js'
 import { job } from '../actions/escrow/job.js'
 import { commitTimes } from '../actions/escrow/commit-times.js'
@@ -130,10 +132,12 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     claim: async (jobId, leaves, proofs, options) => claim(c, jobId, leaves, proofs, options),
     sweep: async (jobId, options) => sweep(c, jobId, options),
     refund: async (jobId, options) => refund(c, jobId, options),
+    joinJob: async (jobId, options) => joinJob(c, jobId, options),
     withdrawCredit: async (options) => withdrawCredit(c, options),
     credits: async (address, options) => credits(c, address, options),
     seedCommit: async (address, options) => seedCommit(c, address, options),
     isClaimed: async (jobId, position, options) => isClaimed(c, jobId, position, options),
+    hasJoined: async (jobId, address, options) => hasJoined(c, jobId, address, options),
     verifierShare: async (jobId, options) => verifierShare(c, jobId, options),
     jobStatus: async (jobId, options) => jobStatus(c, jobId, options),
     job: async (jobId, options) => job(c, jobId, options),

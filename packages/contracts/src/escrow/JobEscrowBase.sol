@@ -192,6 +192,8 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     mapping(bytes32 => address[]) internal _payees;
     /// @dev jobId => payee => named by the current submission (answers for its leaves)
     mapping(bytes32 => mapping(address => bool)) internal _named;
+    /// @notice jobId => node => it joined the job: a submission may name it as a payee (locking the job's bond of it)
+    mapping(bytes32 => mapping(address => bool)) public joined;
 
     // ---------------------------------------------------------------- events
     event JobCreated(
@@ -204,6 +206,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         uint256 taskValue
     );
     event ResultsCommitted(bytes32 indexed jobId, address indexed submitter, bytes32 commitment);
+    event JobJoined(bytes32 indexed jobId, address indexed node);
     event ResultsSubmitted(
         bytes32 indexed jobId, address indexed submitter, bytes32 resultRoot, string manifestCid, uint256 blockNumber
     );
@@ -288,6 +291,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error TransferFailed();
     error OnlyRegistry();
     error TooManyPayees(uint256 named, uint256 max);
+    error PayeeNotJoined(address payee);
 
 
 

@@ -112,6 +112,7 @@ contract ExitAfterSubmissionTest is AttackBase {
     function test_anExitingPayeeCannotBeNamed() public {
         bytes32 id = newJob(1, 4, 4);
         Results memory r = buildResults(id, 1, 4, "honest", two(attacker, procA));
+        join(id, attacker);
         vm.prank(attacker);
         registry.requestExit();
         commitFirst(id, finalizer, r.root);

@@ -54,6 +54,7 @@ contract SockPuppetPayeeTest is AttackBase {
         (, Results memory sent) = _stolen(id);
         sent.payees[1] = sock;
         _rebuild(id, 4, sent);
+        join(id, sock);
         commitFirst(id, attacker, sent.root);
         vm.prank(attacker);
         vm.expectRevert(abi.encodeWithSelector(NodeRegistryBase.InsufficientFreeStake.selector, MIN_STAKE, 2 * FEE));

@@ -239,11 +239,18 @@ abstract contract Fixture is Test {
         submitNaming(jobId, node, resultRoot, new address[](0));
     }
 
-    /// @dev Submits naming `payees` (their bonds locked: each answers for its leaves).
+    /// @dev Submits naming `payees`, which join the job first (their bonds locked: each answers for its leaves).
     function submitNaming(bytes32 jobId, address node, bytes32 resultRoot, address[] memory payees) internal {
+        for (uint256 i; i < payees.length; ++i) join(jobId, payees[i]);
         commitFirst(jobId, node, resultRoot);
         vm.prank(node);
         escrow.submitResults(jobId, resultRoot, "bafy-manifest", payees);
+    }
+
+    /// @dev `node` joins the job (a submission may then name it as a payee).
+    function join(bytes32 jobId, address node) internal {
+        vm.prank(node);
+        escrow.joinJob(jobId);
     }
 
     /// @dev The first half of a submission, then a block: `node` may call submitResults next.

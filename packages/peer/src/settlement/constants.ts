@@ -29,6 +29,11 @@ export const DEFAULT_FINALIZE_MAX_RETRY_MS = 30_000
 
 /** Bound of all finalization attempts of one job (ms): after it the finalizer gives up (logged, `error` event). */
 export const DEFAULT_FINALIZE_TIMEOUT_MS = 10 * 60_000
+/**
+ * How long a job's join (`joinJob`, the node's consent to be named as a payee) is retried before it is given up: an
+ * RPC outage that long leaves this node's work on the job to the finalizer's re-runs.
+ */
+export const DEFAULT_JOIN_TIMEOUT_MS = 10 * 60_000
 
 /** How often the settlement watchers' progress (a block they are past) is saved for a restart (ms). */
 export const CURSOR_SAVE_MS = 15_000

@@ -60,19 +60,21 @@ export interface CheckWorkOptions {
 
 /**
  * Whether a result signer may be paid, and so blamed, for a leaf: a wallet registered its PeerId, and the submission
- * can name that wallet, locking the job's bond of its stake (docs/settlement.md, Defences 28): it is neither exiting
- * nor kicked out, and its free stake covers `bond`. A payee the submission cannot name does not answer for its leaf:
- * its fake would be the submitter's. Cached per signer.
+ * can name that wallet, locking the job's bond of its stake (docs/settlement.md, Defences 28): it joined the job, it
+ * is neither exiting nor kicked out, and its free stake covers `bond`. A payee the submission cannot name does not
+ * answer for its leaf: its fake would be the submitter's. Cached per signer.
  */
-function payableSigners (components: Pick<SettlementComponents, 'chain'>, payee: (signer: string) => Promise<string>,
+function payableSigners (components: Pick<SettlementComponents, 'chain'>, jobId: string, payee: (signer: string) => Promise<string>,
   options: CheckWorkOptions): (signer: string) => Promise<boolean> {
   const cache = new Map<string, Promise<boolean>>()
   const check = async (signer: string): Promise<boolean> => {
     const wallet = await payee(signer)
     if (wallet === ZeroAddress) return false
+    if (wallet.toLowerCase() !== options.self.payee.toLowerCase() && !await components.chain.hasJoined(jobId, wallet, { signal: options.signal })) return false
+    // the free stake of a node that is exiting or kicked out is 0: the registry locks nothing of it
+    if (options.bond !== undefined && options.bond > 0n) return await components.chain.freeStake(wallet, { signal: options.signal }) >= options.bond
     const info = await components.chain.nodeInfo(wallet, { signal: options.signal })
-    if (info.exiting || info.kickedOut) return false
-    return options.bond === undefined || await components.chain.freeStake(wallet, { signal: options.signal }) >= options.bond
+    return !info.exiting && !info.kickedOut
   }
   return async (signer) => {
     let hit = cache.get(signer)
@@ -102,7 +104,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
   options: CheckWorkOptions): Promise<WorkCheck> {
   const { executor, store } = components
   const payee = payeeResolver(components, options)
-  const payable = payableSigners(components, payee, options)
+  const payable = payableSigners(components, jobId, payee, options)
   const contestedOnes: EntryRecords[] = []
   for (const e of entries) {
     const { all } = await records.of(e)

@@ -7,6 +7,7 @@ import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readAccount } from '../../src/observe/index.js'
 import { jobmesh } from './run-cli.js'
+import { fakeSubmission } from '../settlement/fake-submission.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
 let chain: TestChain | undefined
@@ -143,5 +144,41 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     expect(closed.stderr).toBe('')
     expect(closed.stdout).toMatch(/^closed the node's open probe task \(it held the stake\)\nwithdrew 1\.0 ETH to /)
     expect((await other.nodeInfo()).registered).toBe(false)
+  }, 90_000)
+
+  it('results under verification that pay the node hold its bond: withdraw says so, and withdraws once they are settled', async () => {
+    chain = await startChain({ accounts: 3 })
+    const [creator, node, submitter] = [chain.clients[0], chain.clients[1], chain.clients[2]]
+    await registerNodes([node, submitter], parseEther('1'))
+    dir = await mkdtemp(join(tmpdir(), 'jobmesh-exit-payee-'))
+    const deploymentFile = join(dir, 'deployment.json')
+    await writeFile(deploymentFile, serializeDeployment(chain.deployment))
+    const mine = await walletFlags(chain, deploymentFile, 1)
+    const address = await node.address()
+    const later = async (seconds: number): Promise<void> => {
+      await rpcCall(chain!.anvil.rpcUrl, 'evm_increaseTime', [seconds], { timeout: 10_000 })
+      await rpcCall(chain!.anvil.rpcUrl, 'evm_mine', [], { timeout: 10_000 })
+    }
+    // this node worked on a job (joined it) and another submits results that pay it: the submission names it, locking
+    // the job's bond of its stake
+    const fee = parseEther('0.01')
+    const jobId = await fakeSubmission(creator, submitter, { tag: 'payee-held', fee, payees: [address], joiners: [node] })
+    const bond = await node.submissionBond(fee)
+    expect(await node.freeStake()).toBe(parseEther('1') - bond)
+    expect((await jobmesh(['exit', ...mine])).code).toBe(0)
+    await later(86_400)
+
+    const held = await jobmesh(['withdraw', ...mine])
+    expect(held.code).toBe(1)
+    expect(held.stderr).toContain(`error: 0.02 ETH of ${address}'s stake is the bond of results under verification (its own submissions, or others' that pay it): withdraw once they are settled`)
+    expect((await node.nodeInfo()).stake).toBe(parseEther('1'))
+
+    // nobody drew the job's verifiers: past its deadline its creator refunds it, which gives every bond of it back
+    await later(60)
+    await creator.refund(jobId)
+    const withdrawn = await jobmesh(['withdraw', ...mine])
+    expect(withdrawn.stderr).toBe('')
+    expect(withdrawn.code).toBe(0)
+    expect(withdrawn.stdout).toMatch(new RegExp(`^withdrew 1\\.0 ETH to ${address} `))
   }, 90_000)
 })

@@ -102,6 +102,9 @@ describe('settlement end to end on anvil', () => {
       minVramGb: 0, k, deadline: deadlineSec, secondsPerMicroJob: 1
     }, FEE)
     expect(created.jobId).toBe(jobId)
+    // the other processor joined the job, as a peer does at its first MicroJob of it (job-joins.ts): only then may the
+    // submission name it as a payee
+    await processor.chain.joinJob(jobId)
 
     // results, produced directly with the executor; the submitter cheats on all of its MicroJobs when asked to
     const honest = wasmMicroJobExecutor({ store, executor })

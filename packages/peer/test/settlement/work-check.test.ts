@@ -21,14 +21,16 @@ const JUNK = '0x' + 'dd'.repeat(32)
 /**
  * Payees from the registry only (no profiles): PeerId `p<n>` pays `wallet(n)`, `p0` is registered by nobody; each
  * wallet stakes 100 wei, free, but `wallet(1)` stakes 1 wei and `wallet(5)` has all but 5 wei locked (bonds of other
- * submissions); `wallet(4)` has asked to exit, `wallet(6)` was kicked out.
+ * submissions); `wallet(4)` has asked to exit, `wallet(6)` was kicked out; every wallet joined the job but `wallet(12)`.
  */
 const components = (stored: Uint8Array[], runs: string[]): Parameters<typeof checkWork>[0] => ({
   docs: { open: async () => new Y.Doc() },
   chain: {
     peerAddress: async (peerId: string) => peerId === 'p0' ? undefined : wallet(Number(peerId.slice(1))),
     nodeInfo: async (address: string) => ({ stake: address === wallet(1) ? 1n : 100n, exiting: address === wallet(4), kickedOut: address === wallet(6) }),
-    freeStake: async (address: string) => address === wallet(1) ? 1n : address === wallet(5) ? 5n : 100n
+    hasJoined: async (_jobId: string, address: string) => address.toLowerCase() !== wallet(12),
+    // as the registry's: 0 for a node that is exiting or kicked out
+    freeStake: async (address: string) => [wallet(4), wallet(6)].includes(address) ? 0n : address === wallet(1) ? 1n : address === wallet(5) ? 5n : 100n
   },
   executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) } },
   store: { addOutput: async (bytes: Uint8Array) => { stored.push(bytes); return 'cid' } }
@@ -143,8 +145,8 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(checked.rerun).toBe(0)
   })
 
-  it('pays nobody the submission could not name: a signer no wallet registered, whose wallet cannot lock the bond, is exiting or was kicked out', async () => {
-    const micro = await Promise.all([0, 1, 2, 3, 4, 5, 6].map(microJob))
+  it('pays nobody the submission could not name: a signer no wallet registered, whose wallet cannot lock the bond, is exiting, was kicked out or did not join the job', async () => {
+    const micro = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(microJob))
     const results = new Map<number, Result[]>([
       [0, [result('p0', 1, micro[0].hash, micro[0].digest)]], // registered by nobody: its fake would be the submitter's
       [1, [result('p1', 1, micro[1].hash, micro[1].digest)]], // 1 wei of stake against a bond of 10
@@ -154,20 +156,22 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
       [4, [result('p4', 1, micro[4].hash, micro[4].digest)]],
       // staked enough, but its bonds in other submissions leave 5 wei free: naming it would revert the submission
       [5, [result('p5', 1, micro[5].hash, micro[5].digest)]],
-      [6, [result('p6', 1, micro[6].hash, micro[6].digest)]]
+      [6, [result('p6', 1, micro[6].hash, micro[6].digest)]],
+      // it never joined the job on chain: the escrow refuses to name it (PayeeNotJoined)
+      [7, [result('p12', 1, micro[7].hash, micro[7].digest)]]
     ])
     const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
     const runs: string[] = []
     const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 10n })
     // re-run: those whose counting signer cannot be paid; this node stands in where no payable signer ran it
-    expect(runs).toEqual(['0.0', '0.1', '0.2', '0.4', '0.5', '0.6'])
-    expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3', 'p9', 'p9', 'p9'])
-    expect(checked.own.map(x => x.index)).toEqual([0, 1, 4, 5, 6])
-    // without a bond asked, a staked signer is paid whatever its free stake (the unregistered, the exiting and the
-    // kicked out are re-run)
+    expect(runs).toEqual(['0.0', '0.1', '0.2', '0.4', '0.5', '0.6', '0.7'])
+    expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3', 'p9', 'p9', 'p9', 'p9'])
+    expect(checked.own.map(x => x.index)).toEqual([0, 1, 4, 5, 6, 7])
+    // without a bond asked, a staked signer is paid whatever its free stake (the unregistered, the exiting, the
+    // kicked out and the one that did not join are re-run)
     const again: string[] = []
     const plain = await checkWork(components([], again), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) } })
-    expect(again).toEqual(['0.0', '0.2', '0.4', '0.6'])
-    expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9', 'p5', 'p9'])
+    expect(again).toEqual(['0.0', '0.2', '0.4', '0.6', '0.7'])
+    expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9', 'p5', 'p9', 'p9'])
   })
 })

@@ -27,7 +27,7 @@ async function refusal (chain: ChainClient, address: string, err: ChainRevertErr
     case 'ExitNotRequested': return `${address} has not asked to exit: run \`jobmesh exit\` first; its stake can be withdrawn one exit cooldown later`
     case 'CooldownNotOver': return `the exit cooldown of ${address} ends ${await chainDate(chain, Number(err.errorArgs[0]))}: withdraw after it`
     case 'NodeIsBusy': return `${address} is a drawn verifier of a job: withdraw once that verification is settled`
-    case 'StakeIsLocked': return `${formatEther(BigInt(err.errorArgs[0] as bigint))} ETH of ${address}'s stake is the bond of results under verification: withdraw once they are settled`
+    case 'StakeIsLocked': return `${formatEther(BigInt(err.errorArgs[0] as bigint))} ETH of ${address}'s stake is the bond of results under verification (its own submissions, or others' that pay it): withdraw once they are settled`
     case 'NotRegistered': return `${address} is not a registered node (its stake was withdrawn already, or it never registered)`
     default: return undefined
   }
