@@ -171,6 +171,8 @@ export interface ChainClient {
   isClaimed(jobId: string, position: number, options?: CallOptions): Promise<boolean>
   /** Whether `address` joined the job (`joinJob`), so a submission may name it as a payee. */
   hasJoined(jobId: string, address: string, options?: CallOptions): Promise<boolean>
+  /** The most payees one submission may name (`JobEscrow.MAX_PAYEES`). */
+  maxPayees(options?: CallOptions): Promise<number>
   /** One verifier's share of the job's fee. */
   verifierShare(jobId: string, options?: CallOptions): Promise<bigint>
   jobStatus(jobId: string, options?: CallOptions): Promise<JobStatusName>

@@ -10,6 +10,7 @@ import { credits } from '../actions/escrow/credits.js'
 import { hasJoined } from '../actions/escrow/has-joined.js'
 import { isClaimed } from '../actions/escrow/is-claimed.js'
 import { joinJob } from '../actions/escrow/join-job.js'
+import { maxPayees } from '../actions/escrow/max-payees.js'
 import { jobStatus } from '../actions/escrow/job-status.js'
 import { job } from '../actions/escrow/job.js'
 import { commitTimes } from '../actions/escrow/commit-times.js'
@@ -138,6 +139,7 @@ export function createChainClient (components: ChainClientComponents, init: Chai
     seedCommit: async (address, options) => seedCommit(c, address, options),
     isClaimed: async (jobId, position, options) => isClaimed(c, jobId, position, options),
     hasJoined: async (jobId, address, options) => hasJoined(c, jobId, address, options),
+    maxPayees: async (options) => maxPayees(c, options),
     verifierShare: async (jobId, options) => verifierShare(c, jobId, options),
     jobStatus: async (jobId, options) => jobStatus(c, jobId, options),
     job: async (jobId, options) => job(c, jobId, options),

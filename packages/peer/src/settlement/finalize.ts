@@ -7,7 +7,7 @@ import { MANIFEST_VERSION } from './constants.js'
 import { JobIncompleteError, NoPayeesError } from './errors.js'
 import { loadSpecFromChain } from './lookup.js'
 import { encodeManifest } from './manifest.js'
-import { namedPayees } from './named-payees.js'
+import { namedPayees, payeesOverCap } from './named-payees.js'
 import { standIns } from './own-results.js'
 import { checkWork } from './work-check.js'
 import { roundRecords } from './sample.js'
@@ -149,7 +149,13 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   // a MicroJob with results of several signers is re-run: only the signers whose work tag checks may be paid
   // a signer whose wallet cannot lock the bond is not paid: the submission names every payee, locking its bond
   const bond = await components.chain.submissionBond(job.fee, { signal })
-  const checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf, bond })
+  let checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf, bond })
+  // a submission names at most MAX_PAYEES payees: the MicroJobs of those with the fewest leaves beyond that are re-run
+  const leaveOut = payeesOverCap(checked.entries, asSelf.payee, await components.chain.maxPayees({ signal }))
+  if (leaveOut.size > 0) {
+    log('%s: its leaves pay more wallets than a submission may name; %d left out, their MicroJobs re-run', id, leaveOut.size)
+    checked = await checkWork(components, records, id, spec, built.microJobs, { signal, self: asSelf, bond, leaveOut })
+  }
   const held = await ensureOutputs(components, id, spec, checked.entries, {
     signal,
     fetchTimeoutMs: options.outputFetchTimeoutMs,

@@ -56,6 +56,8 @@ export interface CheckWorkOptions {
    * Default: none asked.
    */
   bond?: bigint
+  /** Wallets (lowercase) the submission will not name, so not paid: past the escrow's `MAX_PAYEES` (`payeesOverCap`). */
+  leaveOut?: ReadonlySet<string>
 }
 
 /**
@@ -69,7 +71,7 @@ function payableSigners (components: Pick<SettlementComponents, 'chain'>, jobId:
   const cache = new Map<string, Promise<boolean>>()
   const check = async (signer: string): Promise<boolean> => {
     const wallet = await payee(signer)
-    if (wallet === ZeroAddress) return false
+    if (wallet === ZeroAddress || options.leaveOut?.has(wallet.toLowerCase()) === true) return false
     if (wallet.toLowerCase() !== options.self.payee.toLowerCase() && !await components.chain.hasJoined(jobId, wallet, { signal: options.signal })) return false
     // the free stake of a node that is exiting or kicked out is 0: the registry locks nothing of it
     if (options.bond !== undefined && options.bond > 0n) return await components.chain.freeStake(wallet, { signal: options.signal }) >= options.bond

@@ -174,4 +174,18 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(again).toEqual(['0.0', '0.2', '0.4', '0.6', '0.7'])
     expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9', 'p5', 'p9', 'p9'])
   })
+
+  it('pays nobody the submission leaves out past the cap of payees: their MicroJobs are re-run and this node stands in', async () => {
+    const micro = await Promise.all([0, 1, 2].map(microJob))
+    const results = new Map<number, Result[]>([
+      [0, [result('p2', 1, micro[0].hash, micro[0].digest)]],
+      [1, [result('p3', 1, micro[1].hash, micro[1].digest)]],
+      [2, [result('p2', 1, micro[2].hash, micro[2].digest)]]
+    ])
+    const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
+    const runs: string[] = []
+    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 10n, leaveOut: new Set([wallet(3)]) })
+    expect(runs).toEqual(['0.1'])
+    expect(checked.entries.map(x => x.signer)).toEqual(['p2', 'p9', 'p2'])
+  })
 })
