@@ -35,6 +35,16 @@ export const DEFAULT_FINALIZE_TIMEOUT_MS = 10 * 60_000
  */
 export const DEFAULT_JOIN_TIMEOUT_MS = 10 * 60_000
 
+/**
+ * How long a finalizer waits, from the start of its work check, for the joins of signers not on chain yet (ms): a
+ * processor joins at its first MicroJob, so a job done within a few blocks can complete before its processors' joins
+ * are mined; one not joined by then is not paid (its MicroJobs are re-run).
+ */
+export const DEFAULT_JOIN_GRACE_MS = 20_000
+
+/** How often a join not mined yet is read again within that grace (ms). */
+export const JOIN_POLL_MS = 1_000
+
 /** How often the settlement watchers' progress (a block they are past) is saved for a restart (ms). */
 export const CURSOR_SAVE_MS = 15_000
 

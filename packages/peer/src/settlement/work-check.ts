@@ -1,8 +1,9 @@
+import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { ZeroAddress } from 'ethers'
 import { countingResult } from '../coord/index.js'
 import { mapBounded } from './bounded.js'
-import { DEFAULT_OUTPUT_CONCURRENCY, RERUN_TIMEOUT_MS } from './constants.js'
+import { DEFAULT_JOIN_GRACE_MS, DEFAULT_OUTPUT_CONCURRENCY, JOIN_POLL_MS, RERUN_TIMEOUT_MS } from './constants.js'
 import { outputHash } from '../executor/index.js'
 import { bytesToHex, payeeResolver } from '../jobs/index.js'
 import { isWorkTag, workTag } from '../protocol/index.js'
@@ -58,6 +59,28 @@ export interface CheckWorkOptions {
   bond?: bigint
   /** Wallets (lowercase) the submission will not name, so not paid: past the escrow's `MAX_PAYEES` (`payeesOverCap`). */
   leaveOut?: ReadonlySet<string>
+  /**
+   * How long, from the check's start, a signer whose join of the job is not on chain yet is waited for (ms): a
+   * processor joins at its first MicroJob, and a short job can be done before that transaction is mined. Default
+   * {@link DEFAULT_JOIN_GRACE_MS}.
+   */
+  joinGraceMs?: number
+}
+
+/**
+ * Whether a wallet joined the job, waiting for a join not mined yet until one deadline shared by the whole check
+ * (`joinGraceMs` from its start), polled once a second.
+ */
+function joinWaiter (components: Pick<SettlementComponents, 'chain'>, jobId: string, options: CheckWorkOptions): (wallet: string) => Promise<boolean> {
+  const deadline = Date.now() + (options.joinGraceMs ?? DEFAULT_JOIN_GRACE_MS)
+  return async (wallet) => {
+    for (;;) {
+      if (await components.chain.hasJoined(jobId, wallet, { signal: options.signal })) return true
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      await delay(Math.min(JOIN_POLL_MS, left), options.signal)
+    }
+  }
 }
 
 /**
@@ -69,10 +92,11 @@ export interface CheckWorkOptions {
 function payableSigners (components: Pick<SettlementComponents, 'chain'>, jobId: string, payee: (signer: string) => Promise<string>,
   options: CheckWorkOptions): (signer: string) => Promise<boolean> {
   const cache = new Map<string, Promise<boolean>>()
+  const joinedBy = joinWaiter(components, jobId, options)
   const check = async (signer: string): Promise<boolean> => {
     const wallet = await payee(signer)
     if (wallet === ZeroAddress || options.leaveOut?.has(wallet.toLowerCase()) === true) return false
-    if (wallet.toLowerCase() !== options.self.payee.toLowerCase() && !await components.chain.hasJoined(jobId, wallet, { signal: options.signal })) return false
+    if (wallet.toLowerCase() !== options.self.payee.toLowerCase() && !await joinedBy(wallet)) return false
     // the free stake of a node that is exiting or kicked out is 0: the registry locks nothing of it
     if (options.bond !== undefined && options.bond > 0n) return await components.chain.freeStake(wallet, { signal: options.signal }) >= options.bond
     const info = await components.chain.nodeInfo(wallet, { signal: options.signal })

@@ -162,7 +162,7 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     ])
     const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
     const runs: string[] = []
-    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 10n })
+    const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 10n, joinGraceMs: 0 })
     // re-run: those whose counting signer cannot be paid; this node stands in where no payable signer ran it
     expect(runs).toEqual(['0.0', '0.1', '0.2', '0.4', '0.5', '0.6', '0.7'])
     expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3', 'p9', 'p9', 'p9', 'p9'])
@@ -170,7 +170,7 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     // without a bond asked, a staked signer is paid whatever its free stake (the unregistered, the exiting, the
     // kicked out and the one that did not join are re-run)
     const again: string[] = []
-    const plain = await checkWork(components([], again), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) } })
+    const plain = await checkWork(components([], again), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, joinGraceMs: 0 })
     expect(again).toEqual(['0.0', '0.2', '0.4', '0.6', '0.7'])
     expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9', 'p5', 'p9', 'p9'])
   })
@@ -187,5 +187,38 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 10n, leaveOut: new Set([wallet(3)]) })
     expect(runs).toEqual(['0.1'])
     expect(checked.entries.map(x => x.signer)).toEqual(['p2', 'p9', 'p2'])
+  })
+
+  it('waits, within the grace, for a join not mined yet: a processor of a short job is paid, one that never joins is not', async () => {
+    const micro = await Promise.all([0, 1].map(microJob))
+    const results = new Map<number, Result[]>([
+      [0, [result('p2', 1, micro[0].hash, micro[0].digest)]],
+      [1, [result('p12', 1, micro[1].hash, micro[1].digest)]]
+    ])
+    const entries = micro.map(({ d }, i) => entry(d, results.get(i)![0]))
+    // p2's join is mined at the third read; p12 never joins
+    const reads = new Map<string, number>()
+    const base = components([], [])
+    const runs: string[] = []
+    const slow = {
+      ...base,
+      chain: {
+        ...base.chain,
+        hasJoined: async (_jobId: string, address: string) => {
+          const key = address.toLowerCase()
+          const n = (reads.get(key) ?? 0) + 1
+          reads.set(key, n)
+          return key === wallet(2) && n >= 3
+        }
+      },
+      executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) } }
+    } as unknown as Parameters<typeof checkWork>[0]
+    const checked = await checkWork(slow, records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, joinGraceMs: 4_000 })
+    expect(checked.entries.map(x => x.signer)).toEqual(['p2', 'p9'])
+    expect(runs).toEqual(['0.1'])
+    expect(reads.get(wallet(2))).toBe(3)
+    // the grace is one deadline for the whole check, not one per signer: p12 waited out what p2 left of it (read
+    // about three times; a grace of its own would have read it five times)
+    expect(reads.get(wallet(12))).toBeLessThanOrEqual(4)
   })
 })
