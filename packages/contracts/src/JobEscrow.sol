@@ -135,18 +135,6 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         emit ResultsSubmitted(jobId, msg.sender, resultRoot, manifestCid, block.number);
     }
 
-    function _lockPayees(bytes32 jobId, address[] calldata payees, uint256 bond) internal {
-        mapping(address => bool) storage named = _named[jobId];
-        for (uint256 i; i < payees.length; ++i) {
-            address p = payees[i];
-            if (p == msg.sender || named[p]) continue;
-            if (!joined[jobId][p]) revert PayeeNotJoined(p);
-            registry.lock(p, bond, bytes32(0));
-            named[p] = true;
-            _payees[jobId].push(p);
-        }
-    }
-
     /// @notice Draws the job's verifiers (anyone may call, from block submitBlock + 2 on, when the entropy
     ///         blockhash(submitBlock + 1) exists). Missing verifiers wait in the verification queue; calling again
     ///         continues the draw. A missed draw window (entropy block older than 256 blocks) is no free re-roll:

@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {AttackBase} from "./attacks/AttackBase.sol";
 import {JobEscrowBase} from "../src/escrow/JobEscrowBase.sol";
+import {JobEscrowPayees} from "../src/escrow/JobEscrowPayees.sol";
 import {NodeRegistryBase} from "../src/registry/NodeRegistryBase.sol";
 import {console} from "./utils/Test.sol";
 
@@ -131,7 +132,7 @@ contract PayeeBondsTest is AttackBase {
         commitFirst(id, finalizer, r.root);
         uint256 max = escrow.MAX_PAYEES();
         vm.prank(finalizer);
-        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.TooManyPayees.selector, max + 1, max));
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowPayees.TooManyPayees.selector, max + 1, max));
         escrow.submitResults(id, r.root, "bafy-manifest", new address[](max + 1));
     }
 
@@ -187,11 +188,11 @@ contract PayeeBondsTest is AttackBase {
         bytes32 id = createJob(p, FEE);
         commitFirst(id, attacker, bytes32("r"));
         vm.prank(attacker);
-        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.PayeeNotJoined.selector, p2));
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowPayees.PayeeNotJoined.selector, p2));
         escrow.submitResults(id, bytes32("r"), "bafy-manifest", two(p2, p3));
         join(id, p2);
         vm.prank(attacker);
-        vm.expectRevert(abi.encodeWithSelector(JobEscrowBase.PayeeNotJoined.selector, p3));
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowPayees.PayeeNotJoined.selector, p3));
         escrow.submitResults(id, bytes32("r"), "bafy-manifest", two(p2, p3));
         assertEq(registry.lockedStake(p2), 0, "nothing locked");
         assertEq(registry.lockedStake(attacker), 0);

@@ -30,9 +30,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     ///         blocks; a later first draw by anyone else earns DRAW_BOUNTY_BPS of the submitter's bond, so watchers
     ///         fix the sample long before the 256-block window a re-roll would need runs out.
     uint256 public constant DRAW_GRACE_BLOCKS = 16;
-    /// @notice Most payees a submission may name (each has the job's bond locked until the round ends; every path
-    ///         that ends a round unlocks them in a loop, which must fit in a block).
-    uint256 public constant MAX_PAYEES = 256;
     /// @notice The late-draw bounty, a share of the submitter's bond (5 %: 0.1 x fee at the default bond).
     uint256 public constant DRAW_BOUNTY_BPS = 500;
     /// @notice Blocks after the k-th verifier is assigned during which each verifier reveals its seed (the preimage
@@ -188,12 +185,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     mapping(address => uint256) public credits; // pull payments
     mapping(address => SeedCommit) public seedCommits;
     VerificationQueue.Queue internal _queue;
-    /// @dev jobId => the payees its submission named, each with the job's bond locked until the round ends
-    mapping(bytes32 => address[]) internal _payees;
-    /// @dev jobId => payee => named by the current submission (answers for its leaves)
-    mapping(bytes32 => mapping(address => bool)) internal _named;
-    /// @notice jobId => node => it joined the job: a submission may name it as a payee (locking the job's bond of it)
-    mapping(bytes32 => mapping(address => bool)) public joined;
 
     // ---------------------------------------------------------------- events
     event JobCreated(
@@ -206,7 +197,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
         uint256 taskValue
     );
     event ResultsCommitted(bytes32 indexed jobId, address indexed submitter, bytes32 commitment);
-    event JobJoined(bytes32 indexed jobId, address indexed node);
     event ResultsSubmitted(
         bytes32 indexed jobId, address indexed submitter, bytes32 resultRoot, string manifestCid, uint256 blockNumber
     );
@@ -290,8 +280,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error NothingToWithdraw();
     error TransferFailed();
     error OnlyRegistry();
-    error TooManyPayees(uint256 named, uint256 max);
-    error PayeeNotJoined(address payee);
 
 
 
@@ -312,19 +300,6 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     }
 
     // ---------------------------------------------------------------- internals
-
-    /// @dev Ends a submission's locks: the submitter's bond and the bond of each payee it named.
-    function _unlockBonds(bytes32 jobId, Job storage j) internal {
-        uint256 bond = _bond(j);
-        registry.unlock(j.submitter, bond);
-        address[] storage named = _payees[jobId];
-        for (uint256 i = named.length; i != 0; --i) {
-            address p = named[i - 1];
-            registry.unlock(p, bond);
-            delete _named[jobId][p];
-            named.pop();
-        }
-    }
 
     function _job(bytes32 jobId) internal view returns (Job storage j) {
         j = _jobs[jobId];

@@ -3,14 +3,14 @@ pragma solidity ^0.8.24;
 
 import {NodeRegistry} from "../NodeRegistry.sol";
 import {VerificationQueue} from "../libraries/VerificationQueue.sol";
-import {JobEscrowBase} from "./JobEscrowBase.sol";
+import {JobEscrowPayees} from "./JobEscrowPayees.sol";
 import {NodeRegistryBase} from "../registry/NodeRegistryBase.sol";
 
 /// @title JobEscrowDispatch
 /// @notice Verifier draws and the verification queue: all-or-nothing draws, queueing a task that found too few
 ///         idle eligible nodes, parking the lowest when the queue is full, and handing a freed node to the best
 ///         waiting task (docs/contracts.md, "Verification queue").
-abstract contract JobEscrowDispatch is JobEscrowBase {
+abstract contract JobEscrowDispatch is JobEscrowPayees {
     using VerificationQueue for VerificationQueue.Queue;
 
     /// @dev How many times a dispatch looks at the groups' tops, each time past at least one task past its deadline.

@@ -132,13 +132,6 @@ abstract contract JobEscrowRounds is JobEscrowDispatch {
         return t.blameTie && _answerable(jobId, t.payee);
     }
 
-    /// @dev Whether the payee of a leaf answers for it: the submission named it, so its bond is locked until the
-    ///      round ends and it cannot withdraw before it is judged (attacks/ExitAfterSubmission.t.sol,
-    ///      attacks/SockPuppetPayee.t.sol). A payee left out, or the submitter itself, is the submitter's fault.
-    function _answerable(bytes32 jobId, address payee) internal view returns (bool) {
-        return _named[jobId][payee];
-    }
-
     function _reject(bytes32 jobId, Job storage j, uint256 k, Tally memory t) internal {
         address submitter = j.submitter;
         address culprit = submitter;
