@@ -54,9 +54,8 @@ export interface CheckWorkOptions {
   /**
    * The free stake a paid signer's wallet must hold: the job's bond, which the submission locks on every payee it
    * names (`submitResults` reverts for a payee that cannot lock it) and slashes from the payee of a wrong leaf.
-   * Default: none asked.
    */
-  bond?: bigint
+  bond: bigint
   /** Wallets (lowercase) the submission will not name, so not paid: past the escrow's `MAX_PAYEES` (`payeesOverCap`). */
   leaveOut?: ReadonlySet<string>
   /**
@@ -98,9 +97,7 @@ function payableSigners (components: Pick<SettlementComponents, 'chain'>, jobId:
     if (wallet === ZeroAddress || options.leaveOut?.has(wallet.toLowerCase()) === true) return false
     if (wallet.toLowerCase() !== options.self.payee.toLowerCase() && !await joinedBy(wallet)) return false
     // the free stake of a node that is exiting or kicked out is 0: the registry locks nothing of it
-    if (options.bond !== undefined && options.bond > 0n) return await components.chain.freeStake(wallet, { signal: options.signal }) >= options.bond
-    const info = await components.chain.nodeInfo(wallet, { signal: options.signal })
-    return !info.exiting && !info.kickedOut
+    return await components.chain.freeStake(wallet, { signal: options.signal }) >= options.bond
   }
   return async (signer) => {
     let hit = cache.get(signer)

@@ -1,8 +1,8 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { jobJoins, resultCommitment } from '../../src/settlement/index.js'
-import { fakeSubmission } from './fake-submission.js'
+import { jobJoins } from '../../src/settlement/index.js'
+import { fakeJob, fakeSubmission, submitFake } from './fake-submission.js'
 import type { JobJoins } from '../../src/settlement/index.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 
@@ -21,12 +21,7 @@ describe('jobJoins', () => {
     chain = await startChain({ accounts: 3 })
     const [creator, node, submitter] = chain.clients
     await registerNodes([node, submitter], parseEther('1'))
-    const { keccak256, toUtf8Bytes } = await import('ethers')
-    const head = await creator.provider.getBlock('latest')
-    const { jobId } = await creator.createJob({
-      specCid: 'bafy-joins', nonce: 1n, jobRoot: keccak256(toUtf8Bytes('jobs')), seed: 7n, macroJobs: 1, microJobsPerMacro: 2,
-      minVramGb: 0, k: 3, deadline: Number(head?.timestamp ?? 0) + 86_400, secondsPerMicroJob: 1
-    }, parseEther('0.01'))
+    const jobId = await fakeJob(creator, { tag: 'joins', fee: parseEther('0.01') })
     const failed: Array<[string, string]> = []
     joins = jobJoins({ chain: node }, { onFailed: (id, err) => { failed.push([id, String((err as { errorName?: string }).errorName)]) } })
     // a processor's MicroJobs of one job: every start asks, one transaction goes out
@@ -40,10 +35,7 @@ describe('jobJoins', () => {
     expect(failed).toEqual([[unknown, 'UnknownJob']])
 
     // joined, the node can be named by another node's submission of the job (its bond locked); not joined, it cannot
-    const root = keccak256(toUtf8Bytes('results'))
-    // (anvil mines a block per transaction: the submission comes from a later block than the commitment)
-    await submitter.commitResults(jobId, resultCommitment(jobId, 0, root, '', await submitter.address()))
-    await submitter.submitResults(jobId, { resultRoot: root, manifestCid: '', payees: [await node.address()] })
+    await submitFake(submitter, jobId, 'joins', [await node.address()])
     expect(await node.freeStake()).toBe(parseEther('1') - await node.submissionBond(parseEther('0.01')))
     await expect(fakeSubmission(creator, submitter, { tag: 'not-joined', nonce: 2n, fee: parseEther('0.01'), payees: [await node.address()] }))
       .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'PayeeNotJoined' })

@@ -20,14 +20,14 @@ const JUNK = '0x' + 'dd'.repeat(32)
 
 /**
  * Payees from the registry only (no profiles): PeerId `p<n>` pays `wallet(n)`, `p0` is registered by nobody; each
- * wallet stakes 100 wei, free, but `wallet(1)` stakes 1 wei and `wallet(5)` has all but 5 wei locked (bonds of other
- * submissions); `wallet(4)` has asked to exit, `wallet(6)` was kicked out; every wallet joined the job but `wallet(12)`.
+ * wallet has 100 wei of free stake, but `wallet(1)` stakes 1 wei, `wallet(5)` has all but 5 wei locked (bonds of other
+ * submissions), and `wallet(4)` (asked to exit) and `wallet(6)` (kicked out) have none, as the registry counts it;
+ * every wallet joined the job but `wallet(12)`.
  */
 const components = (stored: Uint8Array[], runs: string[]): Parameters<typeof checkWork>[0] => ({
   docs: { open: async () => new Y.Doc() },
   chain: {
     peerAddress: async (peerId: string) => peerId === 'p0' ? undefined : wallet(Number(peerId.slice(1))),
-    nodeInfo: async (address: string) => ({ stake: address === wallet(1) ? 1n : 100n, exiting: address === wallet(4), kickedOut: address === wallet(6) }),
     hasJoined: async (_jobId: string, address: string) => address.toLowerCase() !== wallet(12),
     // as the registry's: 0 for a node that is exiting or kicked out
     freeStake: async (address: string) => [wallet(4), wallet(6)].includes(address) ? 0n : address === wallet(1) ? 1n : address === wallet(5) ? 5n : 100n
@@ -60,7 +60,7 @@ function records (results: Map<number, Result[]>): RoundRecords {
 /** `checkWork` on the test's chain with one re-run at a time (the order of the re-runs is then the entries'). */
 async function checkOneAtATime (results: Map<number, Result[]>, entries: ManifestEntry[]): Promise<{ checked: Awaited<ReturnType<typeof checkWork>>, runs: string[] }> {
   const runs: string[] = []
-  const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, concurrency: 1 })
+  const checked = await checkWork(components([], runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 1n, concurrency: 1 })
   return { checked, runs }
 }
 
@@ -80,7 +80,7 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     const entries = [entry(a.d, copyA), entry(b.d, results.get(1)![0]), entry(c.d, rivalC), entry(e.d, copiesE[0])]
     const stored: Uint8Array[] = []
     const runs: string[] = []
-    const checked = await checkWork(components(stored, runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) } })
+    const checked = await checkWork(components(stored, runs), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 1n })
 
     expect(runs).toEqual(['0.0', '0.2', '0.3'])
     expect(checked.rerun).toBe(3)
@@ -140,7 +140,7 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     const copy = result('p6', 9, a.hash, JUNK)
     const results = new Map([[0, [result('p1', 1, a.hash, a.digest), copy]]])
     const { executor: _, ...rest } = components([], [])
-    const checked = await checkWork(rest, records(results), JOB_ID, spec, [entry(a.d, copy)], { signal, self: { signer: 'p9', payee: wallet(9) } })
+    const checked = await checkWork(rest, records(results), JOB_ID, spec, [entry(a.d, copy)], { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 1n })
     expect(checked.entries).toEqual([entry(a.d, copy)])
     expect(checked.rerun).toBe(0)
   })
@@ -167,10 +167,10 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(runs).toEqual(['0.0', '0.1', '0.2', '0.4', '0.5', '0.6', '0.7'])
     expect(checked.entries.map(x => x.signer)).toEqual(['p9', 'p9', 'p2', 'p3', 'p9', 'p9', 'p9', 'p9'])
     expect(checked.own.map(x => x.index)).toEqual([0, 1, 4, 5, 6, 7])
-    // without a bond asked, a staked signer is paid whatever its free stake (the unregistered, the exiting, the
-    // kicked out and the one that did not join are re-run)
+    // with a bond of 1 wei, a signer with any free stake is paid (the unregistered, the exiting and the kicked out,
+    // whose free stake is 0, and the one that did not join are re-run)
     const again: string[] = []
-    const plain = await checkWork(components([], again), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, joinGraceMs: 0 })
+    const plain = await checkWork(components([], again), records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 1n, joinGraceMs: 0 })
     expect(again).toEqual(['0.0', '0.2', '0.4', '0.6', '0.7'])
     expect(plain.entries.map(x => x.signer)).toEqual(['p9', 'p1', 'p1', 'p3', 'p9', 'p5', 'p9', 'p9'])
   })
@@ -213,7 +213,7 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
       },
       executor: { run: async (task, options) => { runs.push(`${task.macroIndex}.${task.index}`); return await executor.run(task, options) } }
     } as unknown as Parameters<typeof checkWork>[0]
-    const checked = await checkWork(slow, records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, joinGraceMs: 4_000 })
+    const checked = await checkWork(slow, records(results), JOB_ID, spec, entries, { signal, self: { signer: 'p9', payee: wallet(9) }, bond: 1n, joinGraceMs: 4_000 })
     expect(checked.entries.map(x => x.signer)).toEqual(['p2', 'p9'])
     expect(runs).toEqual(['0.1'])
     expect(reads.get(wallet(2))).toBe(3)
