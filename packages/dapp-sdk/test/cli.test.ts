@@ -4,15 +4,14 @@ import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { Wallet, toQuantity } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
-import { REPLICATION_PROTOCOL, startReplicationServer } from '@jobmesh/peer/replication'
-import { createContentStore } from '@jobmesh/peer/storage'
+import { REPLICATION_PROTOCOL } from '@jobmesh/peer/replication'
 import { run } from '../src/cli/program.js'
 import { DEFAULT_PRICING, taskValue } from '../src/index.js'
 import { plural, weiPerSecond } from '../src/cli/text.js'
 import { ether, secondsToMs } from '../src/cli/options.js'
 import { DEFAULT_REPLICATION_TIMEOUT_MS } from '../src/constants.js'
 import { formatStory } from '../src/cli/describe-command.js'
-import { cleanup, setup, smallJob } from './helpers.js'
+import { cleanup, serveInputs, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
 import type { Stream } from '@libp2p/interface'
@@ -297,7 +296,7 @@ describe('jobmesh-dapp', () => {
     const env = await setup()
     const files = await jobFiles(env, env.anvil.accounts[2].privateKey)
     // a peer that could hold the inputs (submit's first check passes)
-    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    const server = await serveInputs(env.peer)
     try {
       const peerAddress = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
       const io = capture()

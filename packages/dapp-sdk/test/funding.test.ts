@@ -1,12 +1,10 @@
 import { INDEX_JOBS_MAP } from '@jobmesh/peer/coord'
 import { indexDocName } from '@jobmesh/peer/crdt'
-import { startReplicationServer } from '@jobmesh/peer/replication'
-import { createContentStore } from '@jobmesh/peer/storage'
 import { id } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createJobClient } from '../src/index.js'
 import { flakyRpc } from '@jobmesh/testkit/anvil'
-import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, registerNode, serveInputs, setup, smallJob } from './helpers.js'
 import type { FlakyRpc } from '@jobmesh/testkit/anvil'
 import type { Env } from './helpers.js'
 import type { FundingUnknownError, JobClient, SubmitProgress } from '../src/index.js'
@@ -60,7 +58,7 @@ describe('funding whose outcome was lost', () => {
   it('every receipt read fails until the transaction times out, yet the job is funded: submit finds it on chain and goes on (announced, inputs held)', async () => {
     const env = await setup()
     const index = (await env.peerDocs.open(indexDocName(), { signal: AbortSignal.timeout(10_000) })).getMap<Uint8Array>(INDEX_JOBS_MAP)
-    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    const server = await serveInputs(env.peer)
     // a registered node: only such a peer's "held" counts
     await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
     try {

@@ -7,6 +7,8 @@ import { connect, createProvider, deploy, serializeDeployment, signPeerBinding }
 import { leases, macroDocs, recordSigner, recordVerifier } from '@jobmesh/peer/coord'
 import { createDocStore, jobDocName } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
+import { startHoldProofServer, startReplicationServer } from '@jobmesh/peer/replication'
+import { createContentStore } from '@jobmesh/peer/storage'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { AbiCoder, Wallet, keccak256 } from 'ethers'
@@ -171,4 +173,14 @@ export async function processorDocs (env: Env, jobId: string): Promise<ReturnTyp
   const docs = macroDocs({ signer, verifier, docs: env.peerDocs, leases: leases({ signer, verifier }) }, { roundDoc: jobDocName(jobId), jobKey: jobId })
   for (const m of [0, 1]) await docs.open(m, { signal: AbortSignal.timeout(10_000) })
   return docs
+}
+
+/**
+ * Makes `node` serve what a peer serves a DApp's client for its inputs: it fetches and pins them when asked
+ * (`/jobmesh/replicate/1.0.0`) and proves it holds them (`/jobmesh/hold-proof/1.0.0`).
+ */
+export async function serveInputs (node: JobmeshNode): Promise<{ stop: () => Promise<void> }> {
+  const replication = await startReplicationServer({ libp2p: node.libp2p, store: createContentStore({ helia: node.helia }) })
+  const proofs = await startHoldProofServer({ libp2p: node.libp2p, blockstore: node.helia.blockstore })
+  return { stop: async () => { await proofs.stop(); await replication.stop() } }
 }

@@ -7,7 +7,7 @@ import { DEFAULT_MAX_CODE_BYTES } from '@jobmesh/peer/executor'
 import { MAX_MICROJOB_INPUT_BYTES } from '@jobmesh/peer/protocol'
 import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
-import { REPLICATION_PROTOCOL, startReplicationServer } from '@jobmesh/peer/replication'
+import { REPLICATION_PROTOCOL, startHoldProofServer, startReplicationServer } from '@jobmesh/peer/replication'
 import { createNode } from '@jobmesh/peer/node'
 import * as lp from 'it-length-prefixed'
 import { createContentStore, jobContentBounds, rawOutputCid } from '@jobmesh/peer/storage'
@@ -16,8 +16,10 @@ import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createEscrowClient, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
 import { buildSpec, draftSpec } from '../src/spec.js'
-import { SLICING, cleanup, registerNode, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, registerNode, serveInputs, setup, smallJob } from './helpers.js'
 import type { AddressInfo } from 'node:net'
+import type { JobmeshNode } from '@jobmesh/peer/node'
+import type { HoldProofServer } from '@jobmesh/peer/replication'
 import type { InvalidJobError, JobIssue, SubmitInput, SubmitStage } from '../src/index.js'
 import type { ContentSizes } from '../src/limits.js'
 import type * as Y from 'yjs'
@@ -395,7 +397,7 @@ describe('submit', () => {
     expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
     // once the peer serves the replication protocol (identify tells the client), the job is taken and its inputs
     // held; but a "held" carries no proof, and the peer is no registered node: it does not count
-    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    const server = await serveInputs(env.peer)
     try {
       const unproven = await env.client.submit(whole, { requirePeer: true, signal: AbortSignal.timeout(30_000) })
       expect(unproven.holders).toEqual([])
@@ -450,7 +452,7 @@ describe('submit', () => {
   it('with requirePeer, refuses before paying a job whose ipfs:// input nobody serves, or whose https:// input the peers may not read; one a peer serves goes on', async () => {
     const env = await setup()
     const { code, data } = smallJob()
-    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    const server = await serveInputs(env.peer)
     try {
       // code added on the peer: fetched from it, the job is paid and announced (this first submit also waits, up to
       // peerWaitMs, for the client to learn that the peer serves the replication protocol)
@@ -491,7 +493,7 @@ describe('submit', () => {
   it('with requirePeer, refuses before uploading or paying a job whose data URI ends before its last block; a short last block goes on', async () => {
     const env = await setup()
     const { code, data } = smallJob()
-    const server = await startReplicationServer({ libp2p: env.peer.libp2p, store: createContentStore({ helia: env.peer.helia }) })
+    const server = await serveInputs(env.peer)
     try {
       const peerStore = createContentStore({ helia: env.peer.helia })
       // 8 blocks of 4 bytes declared, 5 behind the URI: MicroJobs 1.1 and half of 1.0 would read past its end on
@@ -545,30 +547,60 @@ describe('submit', () => {
     }
   })
 
-  it('detached, it waits for two registered holders: one node\'s word alone does not let it leave', async () => {
-    const env = await setup()
-    const { code, data } = smallJob()
-    // the env's peer says "held" at once and holds nothing (a registered node may lie: a "held" carries no proof)
-    await env.peer.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => {
+  /**
+   * Makes `node` a registered liar: it says "held" at once and holds nothing, and answers each hold-proof challenge by
+   * fetching the challenged blocks from whoever serves them (the client) and hashing them.
+   */
+  async function lieAboutHolding (node: JobmeshNode): Promise<HoldProofServer> {
+    await node.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => {
       await lp.decode(stream).next()
       stream.send(lp.encode.single(new TextEncoder().encode('{"ok":true}')))
       await stream.close()
     })
+    const fetching = { get: (cid: CID, o?: { signal?: AbortSignal }) => node.helia.blockstore.get(cid, { signal: o?.signal }) }
+    return await startHoldProofServer({ libp2p: node.libp2p, blockstore: fetching })
+  }
+
+  /** A registered peer that fetches, pins and proves the inputs it is asked to hold. */
+  async function honestHolder (env: Awaited<ReturnType<typeof setup>>, index: number): Promise<{ node: JobmeshNode, stop: () => Promise<void> }> {
+    const node = await createNode({})
+    const served = await serveInputs(node)
+    await registerNode(env, index, id('any-gpu'), 8, env.deployment.params.registry.minStake, node.privateKey)
+    await node.libp2p.dial(env.client.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
+    return { node, stop: async () => { await served.stop(); await node.stop() } }
+  }
+
+  it('detached, it counts only holders that prove it: a registered liar\'s "held" does not let it leave', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const liar = await lieAboutHolding(env.peer)
     await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
-    // an honest registered peer that fetches and pins them first
-    const honest = await createNode({})
-    const server = await startReplicationServer({ libp2p: honest.libp2p, store: createContentStore({ helia: honest.helia }) })
+    const honest = [await honestHolder(env, 4), await honestHolder(env, 3)]
     try {
-      await registerNode(env, 4, id('any-gpu'), 8, env.deployment.params.registry.minStake, honest.privateKey)
-      await honest.libp2p.dial(env.client.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
       const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
         { detached: true, signal: AbortSignal.timeout(60_000) })
-      // the liar answered first; the client left only once the honest peer held the inputs too
-      expect([...job.holders].sort()).toEqual([env.peer.peerId.toString(), honest.peerId.toString()].sort())
-      expect(await honest.helia.pins.isPinned(CID.parse(job.spec.dataUri.slice('ipfs://'.length)))).toBe(true)
+      // the liar answered first and failed its proof; the client left once two peers proved they hold the inputs
+      expect([...job.holders].sort()).toEqual(honest.map(h => h.node.peerId.toString()).sort())
+      for (const h of honest) expect(await h.node.helia.pins.isPinned(CID.parse(job.spec.dataUri.slice('ipfs://'.length)))).toBe(true)
     } finally {
-      await server.stop()
-      await honest.stop()
+      for (const h of honest) await h.stop()
+      await liar.stop()
+    }
+  })
+
+  it('a registered liar alone is no holder, even one that fetches the challenged blocks when asked', async () => {
+    const env = await setup()
+    const { code, data } = smallJob()
+    const liar = await lieAboutHolding(env.peer)
+    await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
+    try {
+      const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { detached: true, replicationTimeoutMs: 5_000, signal: AbortSignal.timeout(60_000) })
+      expect(job.holders).toEqual([])
+      // it holds nothing it was not given during a challenge: no pin of the inputs
+      expect(await env.peer.helia.pins.isPinned(CID.parse(job.spec.dataUri.slice('ipfs://'.length)))).toBe(false)
+    } finally {
+      await liar.stop()
     }
   })
 

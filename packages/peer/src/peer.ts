@@ -6,7 +6,7 @@ import { INDEX_DOC, createDocStore } from './crdt/index.js'
 import { createWasmExecutor, wasmMicroJobExecutor } from './executor/index.js'
 import { createNode } from './node/index.js'
 import { createProcessor } from './processor/index.js'
-import { startReplicationServer } from './replication/index.js'
+import { startHoldProofServer, startReplicationServer } from './replication/index.js'
 import { outputBudget, readProfiles } from './jobs/index.js'
 import { createModelHoldings } from './models/index.js'
 import { bondCapacity, chainClock, eligibleNodes, fundedJobs, jobJoins, leaveDraw, peerOwners, verifierSupply } from './settlement/index.js'
@@ -178,6 +178,8 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     const inputs = jobInputs({ store })
     const replication = await startReplicationServer({ libp2p: node.libp2p, store, inputs, chain: chain?.client })
     stack.push(async () => { await replication.stop() })
+    const holdProofs = await startHoldProofServer({ libp2p: node.libp2p, blockstore: node.helia.blockstore })
+    stack.push(async () => { await holdProofs.stop() })
     const events = new EventLog()
     const holdings = createModelHoldings({
       store,

@@ -9,6 +9,7 @@ import { createHeliaOnLibp2p } from './helia-light.js'
 import { loadOrCreateIdentity } from './identity.js'
 import { libp2pOptions } from './libp2p-options.js'
 import { ensureDataDir, openStorage } from './storage.js'
+import { withheldBlocks } from './withheld-blocks.js'
 import type { GossipRepairInit } from './gossip-repair.js'
 import type { NodeServices } from './types.js'
 import type { HeliaWithLibp2p } from '@helia/libp2p'
@@ -16,6 +17,7 @@ import type { GossipSub, GossipsubOpts } from '@libp2p/gossipsub'
 import type { Ed25519PrivateKey, Libp2p, PeerId } from '@libp2p/interface'
 import type { Datastore } from 'interface-datastore'
 import type { Libp2pOptions } from 'libp2p'
+import type { CID } from 'multiformats/cid'
 
 const log = logger('jobmesh:node')
 
@@ -51,6 +53,11 @@ export interface JobmeshNode {
   datastore: Datastore
   /** The gossipsub service. */
   pubsub: GossipSub
+  /**
+   * Holds blocks back from every read of this node's blockstore, bitswap's serving to other peers included, until the
+   * returned function is called (`node/withheld-blocks.ts`; a DApp's node, while it challenges a holder of its inputs).
+   */
+  withhold(cids: readonly CID[]): () => void
   /** Stops helia and libp2p, then closes the stores. Stop a DocStore built on this node first. */
   stop(): Promise<void>
 }
@@ -70,10 +77,11 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
     privateKey = await generateKeyPair('Ed25519')
   }
   const storage = await openStorage(init.dataDir)
+  const blocks = withheldBlocks(storage.blockstore)
   try {
     const helia = withBitswap(await createHeliaOnLibp2p({
       datastore: storage.datastore,
-      blockstore: storage.blockstore
+      blockstore: blocks.blockstore
     }, libp2pOptions({
       privateKey,
       datastore: storage.datastore,
@@ -97,6 +105,7 @@ export async function createNode (init: NodeInit = {}): Promise<JobmeshNode> {
       privateKey,
       datastore: storage.datastore,
       pubsub: libp2p.services.pubsub,
+      withhold: blocks.withhold,
       stop: async () => {
         if (stopped) {
           return

@@ -1,5 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { MemoryBlockstore } from 'blockstore-core/memory'
 import { MemoryDatastore } from 'datastore-core'
 import { LevelDatastore } from 'datastore-level'
 import { BLOCKSTORE_DIR, DATASTORE_DIR } from './constants.js'
@@ -16,8 +17,7 @@ type Blockstore = NonNullable<HeliaInit['blockstore']>
 
 export interface Storage {
   datastore: Datastore
-  /** Undefined in memory mode: helia then creates its own in-memory blockstore. */
-  blockstore?: Blockstore
+  blockstore: Blockstore
   close(): Promise<void>
 }
 
@@ -40,7 +40,7 @@ export async function ensureDataDir (dataDir: string): Promise<void> {
  */
 export async function openStorage (dataDir?: string): Promise<Storage> {
   if (dataDir == null) {
-    return { datastore: new MemoryDatastore(), close: async () => {} }
+    return { datastore: new MemoryDatastore(), blockstore: new MemoryBlockstore(), close: async () => {} }
   }
   const datastore = new LevelDatastore(join(dataDir, DATASTORE_DIR))
   const blockstore = new LocalBlockstore(join(dataDir, BLOCKSTORE_DIR))

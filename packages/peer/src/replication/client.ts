@@ -1,11 +1,11 @@
 import { anySignal, delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import * as lp from 'it-length-prefixed'
-import { DEFAULT_REPLICATION_TIMEOUT_MS, MAX_REPLICATION_MESSAGE_BYTES, REPLICATION_PROTOCOL } from './constants.js'
-import { ReplicaRefusedError, ReplicationProtocolError } from './errors.js'
+import { DEFAULT_REPLICATION_TIMEOUT_MS, REPLICATION_PROTOCOL } from './constants.js'
+import { ReplicaRefusedError } from './errors.js'
+import { exchange } from './exchange.js'
 import { decodeAnswer, encodeMessage } from './wire.js'
 import type { ReplicationRequest } from './wire.js'
-import type { PeerId, Stream } from '@libp2p/interface'
+import type { PeerId } from '@libp2p/interface'
 import type { Libp2p } from 'libp2p'
 
 const log = logger('jobmesh:replication')
@@ -50,24 +50,8 @@ export interface ReplicateOptions {
  */
 export async function askReplica (components: ReplicationClientComponents, peer: PeerId, request: ReplicationRequest,
   options: { signal: AbortSignal }): Promise<void> {
-  const { signal } = options
-  const stream: Stream = await components.libp2p.dialProtocol(peer, REPLICATION_PROTOCOL, { signal })
-  const onAbort = (): void => { stream.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted')) }
-  signal.addEventListener('abort', onAbort, { once: true })
-  try {
-    if (!stream.send(lp.encode.single(encodeMessage(request)))) await stream.onDrain({ signal })
-    const next = await lp.decode(stream, { maxDataLength: MAX_REPLICATION_MESSAGE_BYTES }).next()
-    signal.throwIfAborted()
-    if (next.done === true) throw new ReplicationProtocolError(`${peer.toString()} closed the stream without an answer`)
-    const answer = decodeAnswer(next.value.subarray())
-    await stream.close({ signal }).catch(() => {})
-    if (!answer.ok) throw new ReplicaRefusedError(`${peer.toString()} did not hold ${request.kind} of ${request.jobId}: ${answer.reason}`, { answer: answer.reason, refusal: answer.error })
-  } catch (err) {
-    stream.abort(err as Error)
-    throw err
-  } finally {
-    signal.removeEventListener('abort', onAbort)
-  }
+  const answer = decodeAnswer(await exchange(components.libp2p, peer, REPLICATION_PROTOCOL, encodeMessage(request), options))
+  if (!answer.ok) throw new ReplicaRefusedError(`${peer.toString()} did not hold ${request.kind} of ${request.jobId}: ${answer.reason}`, { answer: answer.reason, refusal: answer.error })
 }
 
 /**

@@ -32,3 +32,22 @@ export const DEFAULT_MAX_REPLICATION_SENDER_BYTES = 4 * 1024 * 1024 * 1024
 
 /** The window of the per-sender byte budget (ms). */
 export const DEFAULT_REPLICATION_SENDER_WINDOW_MS = 3_600_000
+
+/** The libp2p protocol a peer proves it holds blocks with (a challenge of a nonce and CIDs, an answer of digests). */
+export const HOLD_PROOF_PROTOCOL = '/jobmesh/hold-proof/1.0.0'
+
+/** Most blocks one hold-proof challenge names. */
+export const MAX_HOLD_PROOF_BLOCKS = 16
+
+/** Largest block a peer hashes for a hold-proof challenge (bitswap's own bound on a block). */
+export const MAX_HOLD_PROOF_BLOCK_BYTES = 4 * 1024 * 1024
+
+/** Challenges one peer answers at once. */
+export const MAX_INBOUND_HOLD_PROOF_STREAMS = 4
+
+/**
+ * How long a holder has to answer a hold-proof challenge (ms): reading at most {@link MAX_HOLD_PROOF_BLOCKS} blocks
+ * of its own and hashing them takes milliseconds. The challenged blocks are withheld from every peer meanwhile, so a
+ * liar that does not answer delays the peers fetching those blocks from the challenger by this much.
+ */
+export const DEFAULT_HOLD_PROOF_TIMEOUT_MS = 5_000

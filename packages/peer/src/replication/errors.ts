@@ -57,3 +57,12 @@ export class NotEnoughReplicasError extends Error {
     this.held = held
   }
 }
+
+/**
+ * A peer that says it holds content did not prove it: its answer to a challenge over blocks of that content (each
+ * hashed with a fresh nonce) was missing, wrong or late (`replication/hold-proof-client.ts`).
+ */
+export class HoldProofFailedError extends Error {
+  static override readonly name = 'HoldProofFailedError'
+  override name = 'HoldProofFailedError'
+}

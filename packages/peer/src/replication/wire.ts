@@ -19,7 +19,8 @@ const ERROR_NAME = /^[A-Za-z]{1,64}$/
 const HEX32 = /^0x[0-9a-f]{64}$/
 const CID_TEXT = /^[a-zA-Z0-9]{10,128}$/
 
-function parse (bytes: Uint8Array): Record<string, unknown> {
+/** A message of the replication protocols as a JSON object. @throws ReplicationProtocolError (too large, not JSON, not an object) */
+export function parseMessage (bytes: Uint8Array): Record<string, unknown> {
   if (bytes.byteLength > MAX_REPLICATION_MESSAGE_BYTES) {
     throw new ReplicationProtocolError(`message of ${bytes.byteLength} bytes (limit ${MAX_REPLICATION_MESSAGE_BYTES})`)
   }
@@ -39,7 +40,7 @@ export function encodeMessage (message: ReplicationRequest | ReplicationAnswer):
 
 /** @throws ReplicationProtocolError */
 export function decodeRequest (bytes: Uint8Array): ReplicationRequest {
-  const v = parse(bytes)
+  const v = parseMessage(bytes)
   const jobId = typeof v.jobId === 'string' ? v.jobId.toLowerCase() : ''
   if (!HEX32.test(jobId)) throw new ReplicationProtocolError('jobId is not 32 bytes of hex')
   if (v.kind === 'inputs') {
@@ -56,7 +57,7 @@ export function decodeRequest (bytes: Uint8Array): ReplicationRequest {
 
 /** @throws ReplicationProtocolError */
 export function decodeAnswer (bytes: Uint8Array): ReplicationAnswer {
-  const v = parse(bytes)
+  const v = parseMessage(bytes)
   if (v.ok === true) return { ok: true }
   if (v.ok === false) {
     const reason = typeof v.reason === 'string' ? v.reason.slice(0, 500) : 'refused'

@@ -17,6 +17,8 @@ export type { ContentStore, ContentStoreComponents, ContentStoreInit, FetchOptio
 export { MAX_MODEL_PIN_BYTES, jobContentBounds, pinJobContent } from './job-content.js'
 export type { JobContent, PinJobContentOptions } from './job-content.js'
 export { jobInputs } from './job-inputs.js'
+export { DEFAULT_MAX_DAG_BLOCKS, dagBlocks } from './dag-blocks.js'
+export { collect } from './collect.js'
 export type { JobInputs, JobInputsComponents } from './job-inputs.js'
 export { parseContentUri } from './uri.js'
 export type { ContentUri, ByteRange } from './uri.js'
