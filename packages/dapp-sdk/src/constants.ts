@@ -76,8 +76,8 @@ export const DEFAULT_REPLICATION_TIMEOUT_MS = 60_000
  */
 export const DEFAULT_INPUT_RETRY_INTERVAL_MS = 1_000
 /**
- * A detached `submit` waits for this many registered holders of the inputs (at least `inputReplicas`): a "held"
- * carries no proof, so one node's word alone could let the client leave while nobody holds them.
+ * A detached `submit` waits for this many registered holders of the inputs that proved it (at least `inputReplicas`):
+ * two copies, and a liar that passed its challenge by fetching the blocks from another holder is not the only one.
  */
 export const DETACHED_INPUT_HOLDERS = 2
 /**

@@ -21,8 +21,8 @@ export interface ReplicateOptions {
   /** Peers not to ask (PeerId strings). */
   exclude?: ReadonlySet<string>
   /**
-   * Whether a peer's confirmation counts (e.g. only a registered node's: a "held" carries no proof, and anyone can
-   * say it). A confirmation that does not count, or whose check fails, is logged and left out of the result; the
+   * Whether a peer's confirmation counts (e.g. only a registered node's that then proves it, `proveHolding`: a "held"
+   * alone carries no proof, and anyone can say it). A confirmation that does not count, or whose check fails, is logged and left out of the result; the
    * peer is not reported to `onFailed` (it holds the content, it is only not trusted to).
    */
   counts?(peer: string, options: { signal: AbortSignal }): Promise<boolean>
