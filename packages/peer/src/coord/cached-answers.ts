@@ -1,3 +1,5 @@
+import { MAX_CACHED_NO_ANSWERS, MAX_CACHED_YES_ANSWERS } from './constants.js'
+
 /** A yes/no answer per key, read on demand and cached. */
 export interface CachedAnswers {
   /** The answer: cached, or read now (concurrent asks of a key share one read). */
@@ -13,7 +15,9 @@ export interface CachedAnswers {
 /**
  * Answers of `read`, cached: a yes for `positiveTtlMs` (the life of the process when omitted: a job known stays
  * known, a node registered need not stay so), a no for `negativeTtlMs` (so a node that registers, or a job created,
- * later gets in). Bounded: each cache is cleared past its size.
+ * later gets in). Bounded: past {@link MAX_CACHED_YES_ANSWERS} yeses or {@link MAX_CACHED_NO_ANSWERS} noes the
+ * answer cached longest ago goes, one per answer cached (until 2026-12-04 the whole cache was cleared: a flood of
+ * unknown keys, which costs a sender nothing, made every peer's recent no a read again).
  */
 export function cachedAnswers (read: (key: string) => Promise<boolean>, negativeTtlMs: number, positiveTtlMs = Infinity): CachedAnswers {
   const yes = new Map<string, number>()
@@ -32,18 +36,13 @@ export function cachedAnswers (read: (key: string) => Promise<boolean>, negative
       let lookup = pending.get(key)
       if (lookup == null) {
         lookup = read(key).then(ok => {
-          if (ok) {
-            if (yes.size > 100_000) yes.clear()
-            yes.set(key, Date.now())
-          } else {
-            if (no.size > 10_000) no.clear()
-            no.set(key, Date.now())
-          }
+          if (ok) remember(yes, key, MAX_CACHED_YES_ANSWERS)
+          else remember(no, key, MAX_CACHED_NO_ANSWERS)
           return ok
         }, (err: unknown) => {
           // an expired yes stands while the answer cannot be read (an RPC outage must not shut the known nodes out)
           if (!yes.has(key)) throw err
-          yes.set(key, Date.now())
+          remember(yes, key, MAX_CACHED_YES_ANSWERS)
           return true
         }).finally(() => pending.delete(key))
         pending.set(key, lookup)
@@ -54,4 +53,11 @@ export function cachedAnswers (read: (key: string) => Promise<boolean>, negative
     saidYes: key => yes.has(key),
     forgetNo: key => { no.delete(key) }
   }
+}
+
+/** Caches an answer of `key` now, as the newest; past `max` answers the oldest goes. */
+function remember (answers: Map<string, number>, key: string, max: number): void {
+  answers.delete(key)
+  answers.set(key, Date.now())
+  if (answers.size > max) answers.delete(answers.keys().next().value as string)
 }

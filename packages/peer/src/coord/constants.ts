@@ -139,3 +139,9 @@ export const PEERS_MAP = 'peers'
 export const PROFILE_DOMAIN = 'jobmesh/peer-profile'
 /** Signing domain prefix of finalization records: `jobmesh/final/<jobId>/<peerId>`. */
 export const FINAL_DOMAIN = 'jobmesh/final'
+
+/** Most "yes" answers (registered nodes, known jobs) an admission cache keeps; past it the oldest goes. */
+export const MAX_CACHED_YES_ANSWERS = 100_000
+
+/** Most "no" answers (unknown PeerIds, unknown jobs) an admission cache keeps; past it the oldest goes. */
+export const MAX_CACHED_NO_ANSWERS = 10_000
