@@ -85,8 +85,3 @@ export const DETACHED_INPUT_HOLDERS = 2
  * registered peer, or a second peer slow to fetch large inputs, does not keep the client for the whole replication time.
  */
 export const DETACHED_MORE_HOLDERS_WAIT_MS = 30_000
-/**
- * Blocks of its inputs a client challenges each holder with (drawn at random from every block it uploaded, the spec's
- * included): a peer that holds a share `f` of them passes with about `f ^ 8`.
- */
-export const HOLD_PROOF_SAMPLE = 8

@@ -286,9 +286,3 @@ export class ClientStoppedError extends Error {
   static override readonly name = 'ClientStoppedError'
   override readonly name = 'ClientStoppedError'
 }
-
-/** A peer that said it holds a job's inputs disconnected before it proved it (its word alone does not count). */
-export class HolderNotConnectedError extends Error {
-  static override readonly name = 'HolderNotConnectedError'
-  override name = 'HolderNotConnectedError'
-}

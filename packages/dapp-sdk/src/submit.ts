@@ -1,5 +1,5 @@
 import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValue } from '@jobmesh/peer/protocol'
-import { replicate } from '@jobmesh/peer/replication'
+import { holdCheck, provenHolders, replicate } from '@jobmesh/peer/replication'
 import { logger } from '@libp2p/logger'
 import { requireSigning } from './chain/connection.js'
 import { createJobParams } from './job-params.js'
@@ -9,7 +9,6 @@ import { putRaw, resolveContent } from './content.js'
 import { EscrowMismatchError, InputUnavailableError, InvalidJobError, NoPeerConnectedError } from './errors.js'
 import { fundJob, fundsError } from './funding.js'
 import { DEFAULT_INPUT_RETRY_INTERVAL_MS, DEFAULT_PEER_WAIT_MS, DETACHED_INPUT_HOLDERS, DETACHED_MORE_HOLDERS_WAIT_MS } from './constants.js'
-import { holdCheck } from './network/hold-check.js'
 import { waitForHolderPeer } from './network/holders.js'
 import { requireActiveNodes } from './network/active-nodes.js'
 import { buildSpec, deadlineIssue, draftSpec, localSize, randomUint256 } from './spec.js'
@@ -213,18 +212,14 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const want = ctx.settings.inputReplicas
   // each peer's latest refusal (a detached submit asks a peer again every second)
   const refusals = new Map<string, InputRefusal>()
-  const proves = holdCheck(ctx.node, [`ipfs://${specCid}`, ...[code, data, model].flatMap(c => c?.uploaded === true ? [c.uri] : [])])
+  const proves = holdCheck(ctx.node, [specCid, ...[code, data, model].flatMap(c => c?.uploaded === true ? [c.uri.slice('ipfs://'.length)] : [])])
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
     onFailed: (peer, reason, error) => { if (isRefusal(error)) refusals.set(peer, { peer, reason, error }) },
     enough: options.detached === true ? detachedEnough(want) : held => held.length >= want,
     // only a registered node's "held" counts (one that is not could let a detached client leave while nobody has the
     // inputs), not one that is leaving (exiting, kicked out: gone before the job may be), and only once it proved it
     // over blocks of the uploads this client withholds meanwhile (a registered liar cannot fetch them on demand)
-    counts: async (peer, options) => {
-      if (!await stayingNode(ctx, peer, options)) return false
-      await proves(peer, options)
-      return true
-    },
+    counts: provenHolders(proves, async (peer, options) => await stayingNode(ctx, peer, options)),
     timeoutMs: options.replicationTimeoutMs ?? ctx.settings.replicationTimeoutMs,
     ...(options.detached === true ? { retryIntervalMs: DEFAULT_INPUT_RETRY_INTERVAL_MS } : {}),
     signal

@@ -1,7 +1,7 @@
 import { logger } from '@libp2p/logger'
 import { verifyDeployment } from '@jobmesh/contracts'
 import { publishProfile } from './jobs/index.js'
-import { replicateOutputs } from './replication/index.js'
+import { holdChecks, provenHolders, replicateOutputs } from './replication/index.js'
 import { applyCommitTimeout, createSettlement, datastoreJournal, ensureSeedCommitted, leaveDraw, SLASH_LOOKBACK_BLOCKS } from './settlement/index.js'
 import { checkStakeFunds, explainFunds } from './stake-funds.js'
 import { connectedWithin, DEFAULT_JOIN_TIMEOUT_MS, NoPeerReachableError } from './node/index.js'
@@ -100,6 +100,7 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
   signal?.throwIfAborted()
   await publishProfile({ docs: parts.docs, privateKey: parts.node.privateKey }, { address, gpuModel, vramGb }, options)
   const self = parts.node.peerId.toString()
+  const proofs = holdChecks(parts.node)
   const settlement = createSettlement({
     docs: parts.docs,
     chain: client,
@@ -107,8 +108,13 @@ export async function startChain (init: PeerInit, parts: { node: JobmeshNode, do
     privateKey: parts.node.privateKey,
     executor: parts.executor,
     journal: datastoreJournal(parts.node.datastore),
-    replicate: async (jobId, manifestCid, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
-      jobId, manifestCid, producers, { replicas: init.outputReplicas, counts: parts.registered, signal: options.signal })
+    // a replica counts once it proved it holds blocks of the manifest and outputs (withheld here while it answers)
+    replicate: async (jobId, manifest, producers, options) => await replicateOutputs({ libp2p: parts.node.libp2p, self },
+      jobId, manifest.cid, producers, {
+        replicas: init.outputReplicas,
+        counts: provenHolders(proofs(manifest.cid, [manifest.cid, ...manifest.outputs]), parts.registered),
+        signal: options.signal
+      })
   }, { livePeers: () => parts.node.libp2p.getPeers().map(String), ...init.chain.settlement })
   await settlement.start({ since })
   stack.push(async () => { await settlement.stop() })

@@ -113,7 +113,7 @@ function askingState (components: ReplicationClientComponents, request: Replicat
   const counted = async (peer: string): Promise<boolean> => {
     if (options.counts == null) return true
     const yes = await options.counts(peer, { signal }).catch((err: Error) => {
-      log('%s: whether its confirmation counts is not known: %s', peer, err.message)
+      log('%s: its confirmation does not count: %s', peer, err.message)
       return false
     })
     if (!yes) log('%s holds %s of %s but does not count', peer, request.kind, request.jobId)

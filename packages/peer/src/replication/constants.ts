@@ -51,3 +51,9 @@ export const MAX_INBOUND_HOLD_PROOF_STREAMS = 4
  * liar that does not answer delays the peers fetching those blocks from the challenger by this much.
  */
 export const DEFAULT_HOLD_PROOF_TIMEOUT_MS = 5_000
+
+/**
+ * Blocks a holder is challenged with (drawn at random from every block of the content; `hold-check.ts`): a peer that
+ * holds a share `f` of them passes with about `f ^ 8`.
+ */
+export const DEFAULT_HOLD_PROOF_SAMPLE = 8

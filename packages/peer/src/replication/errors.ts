@@ -66,3 +66,9 @@ export class HoldProofFailedError extends Error {
   static override readonly name = 'HoldProofFailedError'
   override name = 'HoldProofFailedError'
 }
+
+/** A peer that said it holds content disconnected before it proved it (its word alone does not count). */
+export class HolderNotConnectedError extends Error {
+  static override readonly name = 'HolderNotConnectedError'
+  override name = 'HolderNotConnectedError'
+}

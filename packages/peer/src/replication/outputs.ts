@@ -9,8 +9,11 @@ const log = logger('jobmesh:replication')
 export interface ReplicateOutputsOptions {
   /** Peers besides its producer that must hold each output, default 3. */
   replicas?: number
-  /** Whether a peer's confirmation counts (`ReplicateOptions.counts`): with a chain, only registered nodes'. */
-  counts?(peer: string): Promise<boolean>
+  /**
+   * Whether a peer's confirmation counts (`ReplicateOptions.counts`): with a chain, only registered nodes' that prove
+   * they hold the manifest and outputs (`provenHolders`).
+   */
+  counts?(peer: string, options: { signal: AbortSignal }): Promise<boolean>
   timeoutMs?: number
   signal?: AbortSignal
 }

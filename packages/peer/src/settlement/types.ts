@@ -32,13 +32,14 @@ export interface SettlementComponents {
   /** Re-runs sampled MicroJobs (verifiers) and regenerates unavailable outputs (finalizer): the WASM adapter. */
   executor?: MicroJobExecutor
   loadSpec?: SpecLoader
-  /**
-   * Has other peers hold the manifest and the outputs before `submitResults` (`replicateOutputs`); `producers` are
-   * the signers of the manifest's results. Without it only this node holds them.
-   */
   /** Where duties that must survive a restart are kept (`datastoreJournal(node.datastore)`); none: in memory only. */
   journal?: DutyJournal
-  replicate?(jobId: string, manifestCid: string, producers: string[], options: { signal?: AbortSignal }): Promise<unknown>
+  /**
+   * Has other peers hold the manifest and the outputs before `submitResults` (`replicateOutputs`); `manifest.outputs`
+   * are the outputs' CIDs (a holder proves it holds blocks of them and of the manifest), `producers` the signers of the
+   * manifest's results. Without it only this node holds them.
+   */
+  replicate?(jobId: string, manifest: { cid: string, outputs: string[] }, producers: string[], options: { signal?: AbortSignal }): Promise<unknown>
 }
 
 export interface SettlementOptions {

@@ -2,7 +2,7 @@ import { patternBytes } from '@jobmesh/testkit'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
-import { proveHolding, startHoldProofServer } from '../../src/replication/index.js'
+import { holdChecks, proveHolding, startHoldProofServer } from '../../src/replication/index.js'
 import { decodeChallenge, decodeProofAnswer, encodeChallenge, encodeProofAnswer } from '../../src/replication/hold-proof-wire.js'
 import { createContentStore, dagBlocks } from '../../src/storage/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
@@ -91,6 +91,30 @@ describe('hold proofs', () => {
     expect((err as Error).message).toBe(`${liar.peerId.toString()} did not answer a challenge over ${blocks.length - 2} blocks within 3000 ms`)
     // released: the client reads and serves them again
     for (const cid of blocks.slice(2)) expect(await client.helia.blockstore.has(cid)).toBe(true)
+  })
+
+  it('a finalization asked again challenges a liar once: its failure stands for the same key, blocks listed once', async () => {
+    const client = await node()
+    const { root, blocks } = await uploaded(client)
+    const liar = await node()
+    let challenged = 0
+    // answers every challenge with digests of nothing: wrong at once (no stall)
+    servers.push(await startHoldProofServer({
+      libp2p: liar.libp2p,
+      blockstore: { get: async function * () { challenged++; yield new Uint8Array(0) } }
+    }))
+    await connect(client, liar)
+    const checks = holdChecks(client)
+    const first = await checks('manifest-1', [root.toString()])(liar.peerId.toString(), { signal: AbortSignal.timeout(20_000) }).catch((e: Error) => e)
+    expect((first as Error).name).toBe('HoldProofFailedError')
+    const answered = challenged
+    expect(answered).toBe(Math.min(8, blocks.length))
+    const again = await checks('manifest-1', [root.toString()])(liar.peerId.toString(), { signal: AbortSignal.timeout(20_000) }).catch((e: Error) => e)
+    expect(again).toBe(first)
+    expect(challenged).toBe(answered)
+    // another manifest is another check
+    await checks('manifest-2', [root.toString()])(liar.peerId.toString(), { signal: AbortSignal.timeout(20_000) }).catch(() => {})
+    expect(challenged).toBe(2 * answered)
   })
 
   it('refuses malformed challenges and answers with typed errors', () => {

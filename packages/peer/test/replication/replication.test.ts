@@ -2,18 +2,21 @@ import { createHash } from 'node:crypto'
 import { patternBytes } from '@jobmesh/testkit'
 import { startChain } from '@jobmesh/testkit/anvil'
 import { parseEther } from 'ethers'
+import * as lp from 'it-length-prefixed'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createNode } from '../../src/node/index.js'
 import { computeJobId, encodeJobSpec, parseJobSpec } from '../../src/protocol/index.js'
-import { askReplica, replicate, replicateOutputs, startReplicationServer, REPLICATION_PROTOCOL } from '../../src/replication/index.js'
+import {
+  askReplica, holdCheck, provenHolders, replicate, replicateOutputs, startHoldProofServer, startReplicationServer, REPLICATION_PROTOCOL
+} from '../../src/replication/index.js'
 import { decodeRequest } from '../../src/replication/wire.js'
 import { MANIFEST_VERSION } from '../../src/settlement/constants.js'
 import { encodeManifest } from '../../src/settlement/manifest.js'
 import { createContentStore, rawOutputCid } from '../../src/storage/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import { fundJob } from '../settlement/funded-job.js'
-import type { ReplicationServer, ReplicationServerComponents, ReplicationServerInit } from '../../src/replication/index.js'
+import type { HoldProofServer, ReplicationServer, ReplicationServerComponents, ReplicationServerInit } from '../../src/replication/index.js'
 import type { ManifestEntry } from '../../src/settlement/index.js'
 import type { ContentStore } from '../../src/storage/index.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
@@ -21,6 +24,7 @@ import type { TestChain } from '@jobmesh/testkit/anvil'
 interface Holder { node: JobmeshNode, store: ContentStore, server?: ReplicationServer }
 
 const nodes: Holder[] = []
+const servers: HoldProofServer[] = []
 
 /** A node; `serve` runs a replication server on it (true: without a chain, the defaults). */
 async function holder (serve: boolean | { chain?: ReplicationServerComponents['chain'], init?: ReplicationServerInit }): Promise<Holder> {
@@ -77,6 +81,7 @@ async function uploadJob (dapp: Holder, dataBytes = 300_000): Promise<{ jobId: s
 }
 
 afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop()
   for (const h of nodes.splice(0)) {
     await h.server?.stop()
     await h.node.stop()
@@ -254,6 +259,32 @@ describe('replication', () => {
     // every peer confirmed (each holds the output), and each confirmation was checked
     expect(asked.sort()).toEqual([b, c, d].map(h => h.node.peerId.toString()).sort())
     for (const h of [b, c, d]) expect(await isPinned(h, `ipfs://${cid}`)).toBe(true)
+  })
+
+  it('with proofs, a registered replica that says "held" and holds nothing is no holder: the finalizer withholds the challenged blocks', async () => {
+    const [fin, b, c, liar] = [await holder(true), await holder(true), await holder(true), await holder(false)]
+    for (const h of [b, c]) servers.push(await startHoldProofServer({ libp2p: h.node.libp2p, blockstore: h.node.helia.blockstore }))
+    // the liar confirms every request at once, and answers challenges by fetching the blocks from whoever has them
+    await liar.node.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => {
+      await lp.decode(stream).next()
+      stream.send(lp.encode.single(new TextEncoder().encode('{"ok":true}')))
+      await stream.close()
+    })
+    const fetching = { get: (cid: CID, o?: { signal?: AbortSignal }) => liar.node.helia.blockstore.get(cid, { signal: o?.signal }) }
+    servers.push(await startHoldProofServer({ libp2p: liar.node.libp2p, blockstore: fetching }))
+    for (const h of [liar, b, c]) await connect(fin, h)
+    const jobId = '0x' + 'cd'.repeat(32)
+    const { manifestCid, microJobs } = await addManifest(fin, jobId, [patternBytes(100, 1), patternBytes(3000, 2), patternBytes(2_000_000, 3)], fin.node.peerId.toString())
+    const outputs = microJobs.map(e => e.outputCid)
+    // challenges answered within 1 s: the liar's stalls the honest replicas' fetches that long, within their 5 s
+    const counts = provenHolders(holdCheck(fin.node, [manifestCid, ...outputs], { timeoutMs: 1_000 }))
+    const r = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [microJobs[0].signer],
+      { replicas: 4, counts, timeoutMs: 30_000 })
+    expect(r.held.sort()).toEqual([b, c].map(h => h.node.peerId.toString()).sort())
+    // without proofs its word counted: the same replication, every "held" taken
+    const unproven = await replicateOutputs({ libp2p: fin.node.libp2p, self: fin.node.peerId.toString() }, jobId, manifestCid, [microJobs[0].signer],
+      { replicas: 4, timeoutMs: 30_000 })
+    expect(unproven.held).toContain(liar.node.peerId.toString())
   })
 
   it('a connected peer that cannot hold the outputs (here: bytes that do not hash right) stops the submission: NotEnoughReplicasError', async () => {
