@@ -55,7 +55,7 @@ export interface JobmeshNode {
   pubsub: GossipSub
   /**
    * Holds blocks back from every read of this node's blockstore, bitswap's serving to other peers included, until the
-   * returned function is called (`node/withheld-blocks.ts`; a DApp's node, while it challenges a holder of its inputs).
+   * returned function is called (`node/withheld-blocks.ts`; while this node challenges a holder of content it holds).
    */
   withhold(cids: readonly CID[]): () => void
   /** Stops helia and libp2p, then closes the stores. Stop a DocStore built on this node first. */

@@ -15,8 +15,9 @@ export interface WithheldBlocks {
 }
 
 /**
- * Wraps a blockstore so that some of its blocks can be withheld. A DApp's node withholds the blocks it challenges a
- * holder of its inputs with (`replication/hold-proof-client.ts`): the holder cannot fetch them from it while it answers.
+ * Wraps a blockstore so that some of its blocks can be withheld. A node withholds the blocks it challenges a holder
+ * with (a DApp's client, of its inputs; a finalizer, of its outputs: `replication/hold-proof-client.ts`): the holder
+ * cannot fetch them from it while it answers.
  */
 export function withheldBlocks (inner: Blockstore): WithheldBlocks {
   const counts = new Map<string, number>()

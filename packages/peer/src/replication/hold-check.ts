@@ -24,10 +24,10 @@ export interface HoldCheckComponents extends Pick<HoldProofClientComponents, 'wi
  * Checks holders of content this node holds (`roots`: the CIDs of its DAGs; a DApp's uploads, a finalizer's manifest
  * and outputs): each is challenged over {@link DEFAULT_HOLD_PROOF_SAMPLE} blocks drawn from all of theirs
  * (`proveHolding`: the blocks are withheld from every peer while it answers, so it cannot fetch them from this node on
- * demand). The blocks are listed once, at the first check;
- * a peer that failed a challenge fails every later check at once (a liar asked again withholds nothing more). A
- * challenge's answer time is `init.timeoutMs` (default {@link DEFAULT_HOLD_PROOF_TIMEOUT_MS}): a liar stalls the
- * peers fetching the challenged blocks from this node that long, once.
+ * demand). The blocks are listed once, at the first check. A peer that failed a challenge fails every later check at
+ * once (a liar asked again withholds nothing more). A challenge's answer time is `init.timeoutMs` (default
+ * {@link DEFAULT_HOLD_PROOF_TIMEOUT_MS}): a liar stalls the peers fetching the challenged blocks from this node that
+ * long, once.
  *
  * @throws (the returned check) HoldProofFailedError, HolderNotConnectedError, the challenge's errors
  */
@@ -47,6 +47,8 @@ export function holdCheck (node: HoldCheckComponents, roots: readonly string[], 
   }
   // a peer that failed once is not challenged again: each challenge withholds blocks the honest holders may be fetching
   const failed = new Map<string, Error>()
+  const challenger = { libp2p: node.libp2p, blockstore: node.helia.blockstore, withhold: node.withhold }
+  const timeoutMs = init.timeoutMs ?? DEFAULT_HOLD_PROOF_TIMEOUT_MS
   return async (peer, { signal }) => {
     const before = failed.get(peer)
     if (before !== undefined) throw before
@@ -54,7 +56,7 @@ export function holdCheck (node: HoldCheckComponents, roots: readonly string[], 
     if (connected === undefined) throw new HolderNotConnectedError(`${peer} said it holds the content but is no longer connected to prove it`)
     const sample = drawSample(await blocks(signal), DEFAULT_HOLD_PROOF_SAMPLE)
     try {
-      await proveHolding({ libp2p: node.libp2p, blockstore: node.helia.blockstore, withhold: node.withhold }, connected, sample, { signal, timeoutMs: init.timeoutMs ?? DEFAULT_HOLD_PROOF_TIMEOUT_MS })
+      await proveHolding(challenger, connected, sample, { signal, timeoutMs })
     } catch (err) {
       if (!signal.aborted) failed.set(peer, err as Error)
       throw err

@@ -47,8 +47,9 @@ async function answerChallenge (components: Pick<HoldProofServerComponents, 'blo
 }
 
 /**
- * Serves {@link HOLD_PROOF_PROTOCOL}: a peer (a DApp's client that asked this node to hold its inputs) names blocks
- * and a nonce, and this node answers with the digest of each block it holds (docs/settlement.md, Availability).
+ * Serves {@link HOLD_PROOF_PROTOCOL}: a peer that asked this node to hold content (a DApp's client its inputs, a
+ * finalizer its outputs) names blocks and a nonce, and this node answers with the digest of each block it holds
+ * (docs/settlement.md, Availability).
  */
 export async function startHoldProofServer (components: HoldProofServerComponents,
   init: { timeoutMs?: number } = {}): Promise<HoldProofServer> {

@@ -19,7 +19,11 @@ const ERROR_NAME = /^[A-Za-z]{1,64}$/
 const HEX32 = /^0x[0-9a-f]{64}$/
 const CID_TEXT = /^[a-zA-Z0-9]{10,128}$/
 
-/** A message of the replication protocols as a JSON object. @throws ReplicationProtocolError (too large, not JSON, not an object) */
+/**
+ * A message of the replication protocols (replication, hold proofs) as a JSON object.
+ *
+ * @throws ReplicationProtocolError (too large, not JSON, not an object)
+ */
 export function parseMessage (bytes: Uint8Array): Record<string, unknown> {
   if (bytes.byteLength > MAX_REPLICATION_MESSAGE_BYTES) {
     throw new ReplicationProtocolError(`message of ${bytes.byteLength} bytes (limit ${MAX_REPLICATION_MESSAGE_BYTES})`)

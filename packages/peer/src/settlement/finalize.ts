@@ -170,7 +170,8 @@ export async function finalizeJob (components: SettlementComponents, jobId: stri
   const manifest: Manifest = { ...built, resultRoot: resultTree(microJobs).root, microJobs }
   const manifestCid = await components.store.addBytes(encodeManifest(manifest), { signal })
   // availability: r other peers hold the manifest (every payee can claim) and each output besides its producer
-  await components.replicate?.(id, { cid: manifestCid, outputs: manifest.microJobs.map(e => e.outputCid) }, manifest.microJobs.map(e => e.signer), { signal })
+  const replicated = { cid: manifestCid, outputs: manifest.microJobs.map(e => e.outputCid) }
+  await components.replicate?.(id, replicated, manifest.microJobs.map(e => e.signer), { signal })
   let tx
   try {
     const me = await components.chain.address()
