@@ -36,6 +36,12 @@ export const DEFAULT_FINALIZE_TIMEOUT_MS = 10 * 60_000
 export const DEFAULT_JOIN_TIMEOUT_MS = 10 * 60_000
 
 /**
+ * Jobs a node remembers it joined (the newest): a job forgotten and worked on again is read on chain first
+ * (`hasJoined`), so forgetting costs one read, and a node's memory of its joins does not grow with every job.
+ */
+export const MAX_REMEMBERED_JOINS = 10_000
+
+/**
  * How long a finalizer waits, from the start of its work check, for the joins of signers not on chain yet (ms): a
  * processor joins at its first MicroJob, so a job done within a few blocks can complete before its processors' joins
  * are mined; one not joined by then is not paid (its MicroJobs are re-run).

@@ -1,5 +1,5 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_JOIN_TIMEOUT_MS } from './constants.js'
+import { DEFAULT_JOIN_TIMEOUT_MS, MAX_REMEMBERED_JOINS } from './constants.js'
 import { isPermanent, withRetry } from './retry.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
@@ -19,7 +19,8 @@ export interface JobJoinsInit {
 /**
  * Joins the jobs this node works on (`JobEscrow.joinJob`), once each, in the background: a submission may name only
  * nodes that joined its job as payees (docs/settlement.md, Defences 28), and a finalizer pays no other, so a node
- * that works on a job without joining it works for nothing.
+ * that works on a job without joining it works for nothing. The {@link MAX_REMEMBERED_JOINS} newest jobs are
+ * remembered; an older one asked again is read on chain before anything is sent.
  */
 export interface JobJoins {
   /** Joins `jobId` unless it was joined (or is being joined) already; never throws. */
@@ -57,6 +58,7 @@ export function jobJoins (components: JobJoinsComponents, init: JobJoinsInit = {
         log.error('joining job %s failed: %e', id, err)
         init.onFailed?.(id, err)
       }))
+      if (started.size > MAX_REMEMBERED_JOINS) started.delete(started.keys().next().value as string)
     },
     async settled () {
       await Promise.all(started.values())

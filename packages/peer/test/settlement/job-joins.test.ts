@@ -2,6 +2,7 @@ import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { jobJoins } from '../../src/settlement/index.js'
+import { MAX_REMEMBERED_JOINS } from '../../src/settlement/constants.js'
 import { fakeJob, fakeSubmission, submitFake } from './fake-submission.js'
 import type { JobJoins } from '../../src/settlement/index.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
@@ -40,4 +41,32 @@ describe('jobJoins', () => {
     await expect(fakeSubmission(creator, submitter, { tag: 'not-joined', nonce: 2n, fee: parseEther('0.01'), payees: [await node.address()] }))
       .rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'PayeeNotJoined' })
   }, 60_000)
+
+  it('remembers the newest jobs it joined: the oldest, asked again, is read on chain again (one read, no transaction)', async () => {
+    const reads: string[] = []
+    const sent: string[] = []
+    // a chain where every job exists and is joined once sent: the logic of remembering, not the escrow's
+    const joined = new Set<string>()
+    const fake = {
+      address: async () => '0x' + '11'.repeat(20),
+      hasJoined: async (jobId: string) => { reads.push(jobId); return joined.has(jobId) },
+      joinJob: async (jobId: string) => { sent.push(jobId); joined.add(jobId); return { hash: '0x', blockNumber: 1 } }
+    }
+    joins = jobJoins({ chain: fake as unknown as Parameters<typeof jobJoins>[0]['chain'] })
+    const id = (i: number): string => '0x' + i.toString(16).padStart(64, '0')
+    for (let i = 0; i <= MAX_REMEMBERED_JOINS; i++) joins.join(id(i))
+    await joins.settled()
+    expect(sent).toHaveLength(MAX_REMEMBERED_JOINS + 1)
+    reads.length = 0
+    // the newest are remembered: asked again, nothing is read
+    joins.join(id(MAX_REMEMBERED_JOINS))
+    joins.join(id(1))
+    await joins.settled()
+    expect(reads).toEqual([])
+    // the oldest was forgotten: read again, found joined, nothing sent
+    joins.join(id(0))
+    await joins.settled()
+    expect(reads).toEqual([id(0)])
+    expect(sent).toHaveLength(MAX_REMEMBERED_JOINS + 1)
+  })
 })
