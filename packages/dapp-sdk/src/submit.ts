@@ -1,5 +1,6 @@
 import { computeJobId, encodeJobSpec, jobTree, microJobCount, sliceJob, taskValue } from '@jobmesh/peer/protocol'
 import { holdCheck, provenHolders, replicate } from '@jobmesh/peer/replication'
+import type { HoldCheck } from '@jobmesh/peer/replication'
 import { logger } from '@libp2p/logger'
 import { requireSigning } from './chain/connection.js'
 import { createJobParams } from './job-params.js'
@@ -103,6 +104,12 @@ export interface SubmittedJob {
    * `ContentTooLargeError` for data larger than the job declares, `JobNotOpenError`); peers that confirmed are not here.
    */
   refusals: InputRefusal[]
+  /**
+   * Registered peers that said they hold the inputs and did not prove it (docs/settlement.md, Availability 1, Proof of
+   * holding): `error` is `HoldProofFailedError` (a wrong digest, or no answer in time) or the challenge's error. They
+   * are not among `holders`.
+   */
+  unproven: InputRefusal[]
   /** MicroJobs of each MacroJob every verification round re-runs (the verification level). */
   samples: number
   /**
@@ -212,7 +219,14 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const want = ctx.settings.inputReplicas
   // each peer's latest refusal (a detached submit asks a peer again every second)
   const refusals = new Map<string, InputRefusal>()
-  const proves = holdCheck(ctx.node, [specCid, ...[code, data, model].flatMap(c => c?.uploaded === true ? [c.uri.slice('ipfs://'.length)] : [])])
+  const unproven = new Map<string, InputRefusal>()
+  const check = holdCheck(ctx.node, [specCid, ...[code, data, model].flatMap(c => c?.uploaded === true ? [c.uri.slice('ipfs://'.length)] : [])])
+  const proves: HoldCheck = async (peer, options) => {
+    await check(peer, options).catch((err: Error) => {
+      if (!options.signal.aborted) unproven.set(peer, { peer, reason: `${err.name}: ${err.message}`, error: err.name })
+      throw err
+    })
+  }
   const holders = await replicate({ libp2p: ctx.node.libp2p }, { kind: 'inputs', jobId, specCid, nonce: nonce.toString() }, {
     onFailed: (peer, reason, error) => { if (isRefusal(error)) refusals.set(peer, { peer, reason, error }) },
     enough: options.detached === true ? detachedEnough(want) : held => held.length >= want,
@@ -237,6 +251,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
     spec,
     holders,
     refusals: [...refusals.values()].filter(r => !holders.includes(r.peer)),
+    unproven: [...unproven.values()],
     samples,
     taskValue: value
   }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
-import { Wallet, toQuantity } from 'ethers'
+import { Wallet, id, toQuantity } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { REPLICATION_PROTOCOL } from '@jobmesh/peer/replication'
 import { run } from '../src/cli/program.js'
@@ -11,7 +11,7 @@ import { plural, weiPerSecond } from '../src/cli/text.js'
 import { ether, secondsToMs } from '../src/cli/options.js'
 import { DEFAULT_REPLICATION_TIMEOUT_MS } from '../src/constants.js'
 import { formatStory } from '../src/cli/describe-command.js'
-import { cleanup, serveInputs, setup, smallJob } from './helpers.js'
+import { cleanup, lieAboutHolding, registerNode, serveInputs, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
 import type { CliIo } from '../src/cli/io.js'
 import type { Stream } from '@libp2p/interface'
@@ -324,6 +324,29 @@ describe('jobmesh-dapp', () => {
       expect(bad.stderr.join('\n')).toMatch(/invalid job:/)
     } finally {
       await server.stop()
+    }
+  }, 60_000)
+
+  it('--detach with only a registered liar: the CLI says it did not prove it holds the inputs, and exits 1 (InputsNotHeldError)', async () => {
+    const env = await setup()
+    const files = await jobFiles(env, env.anvil.accounts[2].privateKey)
+    const liar = await lieAboutHolding(env.peer)
+    await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
+    try {
+      const peerAddress = env.peer.libp2p.getMultiaddrs().find(m => !m.toString().includes('/ws'))?.toString() ?? ''
+      const io = capture()
+      // --force: one registered node is fewer than k + 1 = 4 active ones
+      expect(await run(['submit', '--code', files.code, '--data', files.data, '--macro-jobs', '2', '--micro-per-macro', '2',
+        '--blocks-per-micro', '2', '--block-size', '4', '--price', '0.001', '--verifiers', '3', '--detach', '--force', '--timeout', '8',
+        '--rpc', env.anvil.rpcUrl, '--key-file', files.key, '--deployment', files.deployment, '--bootstrap', peerAddress], io)).toBe(1)
+      const liarId = env.peer.peerId.toString()
+      expect(io.stdout).toContain('inputs held by: 0 peers')
+      expect(io.stdout.find(l => l.startsWith('said they hold the inputs, did not prove it: '))).toMatch(
+        new RegExp(`^said they hold the inputs, did not prove it: 1 peer: HoldProofFailedError: ${liarId} did not answer a challenge over \\d+ blocks within 5000 ms$`))
+      expect(io.stderr.at(-1)).toMatch(/^InputsNotHeldError: job 0x[0-9a-f]{64} is funded and announced, but no peer confirmed it holds/)
+      expect(io.stderr.at(-1)).toContain(`peers that said they hold them did not prove it (1 peer: HoldProofFailedError: ${liarId}`)
+    } finally {
+      await liar.stop()
     }
   }, 60_000)
 

@@ -7,17 +7,20 @@ import { connect, createProvider, deploy, serializeDeployment, signPeerBinding }
 import { leases, macroDocs, recordSigner, recordVerifier } from '@jobmesh/peer/coord'
 import { createDocStore, jobDocName } from '@jobmesh/peer/crdt'
 import { createNode } from '@jobmesh/peer/node'
-import { startHoldProofServer, startReplicationServer } from '@jobmesh/peer/replication'
+import { REPLICATION_PROTOCOL, startHoldProofServer, startReplicationServer } from '@jobmesh/peer/replication'
 import { createContentStore } from '@jobmesh/peer/storage'
 import { resultLeafHash, samplePositions, verifierHash } from '@jobmesh/peer/protocol'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { AbiCoder, Wallet, keccak256 } from 'ethers'
+import * as lp from 'it-length-prefixed'
 import { echoModule } from '../../peer/test/executor/wasm-builder.js'
 import { createJobClient } from '../src/index.js'
 import type { JobClient, JobClientInit } from '../src/index.js'
 import type { Anvil, Deployment, DeployInit, JobmeshContracts, PeerBindingKey } from '@jobmesh/contracts'
 import type { DocStore } from '@jobmesh/peer/crdt'
 import type { JobmeshNode } from '@jobmesh/peer/node'
+import type { HoldProofServer } from '@jobmesh/peer/replication'
+import type { CID } from 'multiformats/cid'
 import type { PositionalTree, ResultLeaf } from '@jobmesh/peer/protocol'
 import type { JsonRpcProvider } from 'ethers'
 
@@ -183,4 +186,18 @@ export async function serveInputs (node: JobmeshNode): Promise<{ stop: () => Pro
   const replication = await startReplicationServer({ libp2p: node.libp2p, store: createContentStore({ helia: node.helia }) })
   const proofs = await startHoldProofServer({ libp2p: node.libp2p, blockstore: node.helia.blockstore })
   return { stop: async () => { await proofs.stop(); await replication.stop() } }
+}
+
+/**
+ * Makes `node` a liar about holding inputs: it says "held" at once and holds nothing, and answers each hold-proof
+ * challenge by fetching the challenged blocks from whoever serves them (the client) and hashing them.
+ */
+export async function lieAboutHolding (node: JobmeshNode): Promise<HoldProofServer> {
+  await node.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => {
+    await lp.decode(stream).next()
+    stream.send(lp.encode.single(new TextEncoder().encode('{"ok":true}')))
+    await stream.close()
+  })
+  const fetching = { get: (cid: CID, o?: { signal?: AbortSignal }) => node.helia.blockstore.get(cid, { signal: o?.signal }) }
+  return await startHoldProofServer({ libp2p: node.libp2p, blockstore: fetching })
 }

@@ -7,19 +7,17 @@ import { DEFAULT_MAX_CODE_BYTES } from '@jobmesh/peer/executor'
 import { MAX_MICROJOB_INPUT_BYTES } from '@jobmesh/peer/protocol'
 import { indexDocName } from '@jobmesh/peer/crdt'
 import { ANNOUNCEMENT_DOMAIN } from '@jobmesh/peer/jobs'
-import { REPLICATION_PROTOCOL, startHoldProofServer, startReplicationServer } from '@jobmesh/peer/replication'
+import { startReplicationServer } from '@jobmesh/peer/replication'
 import { createNode } from '@jobmesh/peer/node'
-import * as lp from 'it-length-prefixed'
 import { createContentStore, jobContentBounds, rawOutputCid } from '@jobmesh/peer/storage'
 import { MaxUint256, VoidSigner, ZeroAddress, id } from 'ethers'
 import { CID } from 'multiformats/cid'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PRICING, createEscrowClient, createJobClient, jobTree, sliceJob, taskValue } from '../src/index.js'
 import { buildSpec, draftSpec } from '../src/spec.js'
-import { SLICING, cleanup, registerNode, serveInputs, setup, smallJob } from './helpers.js'
+import { SLICING, cleanup, lieAboutHolding, registerNode, serveInputs, setup, smallJob } from './helpers.js'
 import type { AddressInfo } from 'node:net'
 import type { JobmeshNode } from '@jobmesh/peer/node'
-import type { HoldProofServer } from '@jobmesh/peer/replication'
 import type { InvalidJobError, JobIssue, SubmitInput, SubmitStage } from '../src/index.js'
 import type { ContentSizes } from '../src/limits.js'
 import type * as Y from 'yjs'
@@ -547,20 +545,6 @@ describe('submit', () => {
     }
   })
 
-  /**
-   * Makes `node` a registered liar: it says "held" at once and holds nothing, and answers each hold-proof challenge by
-   * fetching the challenged blocks from whoever serves them (the client) and hashing them.
-   */
-  async function lieAboutHolding (node: JobmeshNode): Promise<HoldProofServer> {
-    await node.libp2p.handle(REPLICATION_PROTOCOL, async (stream) => {
-      await lp.decode(stream).next()
-      stream.send(lp.encode.single(new TextEncoder().encode('{"ok":true}')))
-      await stream.close()
-    })
-    const fetching = { get: (cid: CID, o?: { signal?: AbortSignal }) => node.helia.blockstore.get(cid, { signal: o?.signal }) }
-    return await startHoldProofServer({ libp2p: node.libp2p, blockstore: fetching })
-  }
-
   /** A registered peer that fetches, pins and proves the inputs it is asked to hold. */
   async function honestHolder (env: Awaited<ReturnType<typeof setup>>, index: number): Promise<{ node: JobmeshNode, stop: () => Promise<void> }> {
     const node = await createNode({})
@@ -581,6 +565,7 @@ describe('submit', () => {
         { detached: true, signal: AbortSignal.timeout(60_000) })
       // the liar answered first and failed its proof; the client left once two peers proved they hold the inputs
       expect([...job.holders].sort()).toEqual(honest.map(h => h.node.peerId.toString()).sort())
+      expect(job.unproven.map(u => u.peer)).toEqual([env.peer.peerId.toString()])
       for (const h of honest) expect(await h.node.helia.pins.isPinned(CID.parse(job.spec.dataUri.slice('ipfs://'.length)))).toBe(true)
     } finally {
       for (const h of honest) await h.stop()
@@ -595,8 +580,12 @@ describe('submit', () => {
     await registerNode(env, 5, id('any-gpu'), 8, env.deployment.params.registry.minStake, env.peer.privateKey)
     try {
       const job = await env.client.submit({ code, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
-        { detached: true, replicationTimeoutMs: 5_000, signal: AbortSignal.timeout(60_000) })
+        { detached: true, replicationTimeoutMs: 7_000, signal: AbortSignal.timeout(60_000) })
       expect(job.holders).toEqual([])
+      // reported, with why: it could not fetch the withheld blocks in the 5 s it had
+      expect(job.unproven).toHaveLength(1)
+      expect(job.unproven[0]).toMatchObject({ peer: env.peer.peerId.toString(), error: 'HoldProofFailedError' })
+      expect(job.unproven[0].reason).toMatch(/^HoldProofFailedError: \S+ did not answer a challenge over \d+ blocks within 5000 ms$/)
       // it holds nothing it was not given during a challenge: no pin of the inputs
       expect(await env.peer.helia.pins.isPinned(CID.parse(job.spec.dataUri.slice('ipfs://'.length)))).toBe(false)
     } finally {

@@ -65,7 +65,7 @@ function submitInput (flags: SubmitFlags): SubmitInput {
   }
 }
 
-/** The peers' refusals of a job's inputs, one line: each reason once, with how many peers gave it. */
+/** The peers' refusals (or failed proofs) of a job's inputs, one line: each reason once, with how many peers gave it. */
 function refusalText (refusals: InputRefusal[]): string {
   const counts = new Map<string, number>()
   for (const r of refusals) {
@@ -151,9 +151,10 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
     state.job = job
     const summary: Record<string, unknown> = {
       jobId: job.jobId, specCid: job.specCid, txHash: job.txHash, blockNumber: job.blockNumber, microJobs: job.microJobs.length, holders: job.holders,
-      refusals: job.refusals, taskValue: job.taskValue.toString()
+      refusals: job.refusals, unproven: job.unproven, taskValue: job.taskValue.toString()
     }
     const refused = refusalText(job.refusals)
+    const unproven = refusalText(job.unproven)
     if (!json) {
       io.out(`specCid: ${job.specCid}`)
       io.out(`tx: ${job.txHash}`)
@@ -162,6 +163,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
       io.out(`task value: ${weiPerSecond(job.taskValue)}`)
       io.out(`inputs held by: ${plural(job.holders.length, 'peer', 'peers')}`)
       if (refused !== '') io.out(`inputs refused by: ${refused}`)
+      if (unproven !== '') io.out(`said they hold the inputs, did not prove it: ${unproven}`)
     }
     if (job.holders.length === 0 && flags.detach === true) {
       throw new InputsNotHeldError(`job ${job.jobId} is funded and announced, but no peer confirmed it holds the job's code and data ` +
@@ -169,6 +171,7 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
         (refused === ''
           ? 'Check that peers run and are reachable (--bootstrap, JOBMESH_BOOTSTRAP) before submitting again; '
           : `The peers refused them (${refused}); `) +
+        (unproven === '' ? '' : `peers that said they hold them did not prove it (${unproven}); `) +
         `this job can be refunded after its deadline (jobmesh-dapp refund ${job.jobId})`, job.jobId)
     }
     if (job.holders.length === 0) {
