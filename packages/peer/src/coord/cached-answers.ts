@@ -15,17 +15,19 @@ export interface CachedAnswers {
 /**
  * Answers of `read`, cached: a yes for `positiveTtlMs` (the life of the process when omitted: a job known stays
  * known, a node registered need not stay so), a no for `negativeTtlMs` (so a node that registers, or a job created,
- * later gets in). Bounded: past {@link MAX_CACHED_YES_ANSWERS} yeses or {@link MAX_CACHED_NO_ANSWERS} noes the
- * answer cached longest ago goes, one per answer cached (until 2026-12-04 the whole cache was cleared: a flood of
- * unknown keys, which costs a sender nothing, made every peer's recent no a read again).
+ * later gets in), timed by `clock` (default `Date.now`). Bounded: past {@link MAX_CACHED_YES_ANSWERS} yeses or
+ * {@link MAX_CACHED_NO_ANSWERS} noes the answer cached longest ago goes, one per answer cached (until 2026-12-04 the
+ * whole cache was cleared: a flood of unknown keys, which costs a sender nothing, made every peer's recent no a read
+ * again).
  */
-export function cachedAnswers (read: (key: string) => Promise<boolean>, negativeTtlMs: number, positiveTtlMs = Infinity): CachedAnswers {
+export function cachedAnswers (read: (key: string) => Promise<boolean>, negativeTtlMs: number, positiveTtlMs = Infinity,
+  clock: () => number = Date.now): CachedAnswers {
   const yes = new Map<string, number>()
   const no = new Map<string, number>()
   const pending = new Map<string, Promise<boolean>>()
   const fresh = (answers: Map<string, number>, key: string, ttlMs: number): boolean => {
     const at = answers.get(key)
-    return at != null && Date.now() - at < ttlMs
+    return at != null && clock() - at < ttlMs
   }
   const accepted = (key: string): boolean => fresh(yes, key, positiveTtlMs)
   const refused = (key: string): boolean => fresh(no, key, negativeTtlMs)
@@ -36,13 +38,13 @@ export function cachedAnswers (read: (key: string) => Promise<boolean>, negative
       let lookup = pending.get(key)
       if (lookup == null) {
         lookup = read(key).then(ok => {
-          if (ok) remember(yes, key, MAX_CACHED_YES_ANSWERS)
-          else remember(no, key, MAX_CACHED_NO_ANSWERS)
+          if (ok) remember(yes, key, MAX_CACHED_YES_ANSWERS, clock())
+          else remember(no, key, MAX_CACHED_NO_ANSWERS, clock())
           return ok
         }, (err: unknown) => {
           // an expired yes stands while the answer cannot be read (an RPC outage must not shut the known nodes out)
           if (!yes.has(key)) throw err
-          remember(yes, key, MAX_CACHED_YES_ANSWERS)
+          remember(yes, key, MAX_CACHED_YES_ANSWERS, clock())
           return true
         }).finally(() => pending.delete(key))
         pending.set(key, lookup)
@@ -56,8 +58,8 @@ export function cachedAnswers (read: (key: string) => Promise<boolean>, negative
 }
 
 /** Caches an answer of `key` now, as the newest; past `max` answers the oldest goes. */
-function remember (answers: Map<string, number>, key: string, max: number): void {
+function remember (answers: Map<string, number>, key: string, max: number, now: number): void {
   answers.delete(key)
-  answers.set(key, Date.now())
+  answers.set(key, now)
   if (answers.size > max) answers.delete(answers.keys().next().value as string)
 }

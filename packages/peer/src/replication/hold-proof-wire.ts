@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { CID } from 'multiformats/cid'
 import { MAX_HOLD_PROOF_BLOCKS } from './constants.js'
 import { ReplicationProtocolError } from './errors.js'
-import { parseMessage } from './wire.js'
+import { HEX32, parseMessage } from './wire.js'
 
 /**
  * A challenge (UTF-8 JSON, one length-prefixed message each way): `nonce`, 32 bytes of hex drawn by the challenger,
@@ -17,8 +17,6 @@ export interface HoldChallenge {
 export interface HoldProofAnswer {
   proofs: Array<string | null>
 }
-
-const HEX32 = /^0x[0-9a-f]{64}$/
 
 /** sha256 over the challenge's nonce and then the block's bytes, as 0x-prefixed hex: only a holder of the bytes has it. */
 export function holdProofDigest (nonce: string, bytes: Uint8Array): string {

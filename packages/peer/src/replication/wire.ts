@@ -16,7 +16,8 @@ export type ReplicationAnswer = { ok: true } | { ok: false, reason: string, erro
 
 const ERROR_NAME = /^[A-Za-z]{1,64}$/
 
-const HEX32 = /^0x[0-9a-f]{64}$/
+/** 32 bytes as lowercase 0x hex (job ids, nonces, digests). */
+export const HEX32 = /^0x[0-9a-f]{64}$/
 const CID_TEXT = /^[a-zA-Z0-9]{10,128}$/
 
 /**

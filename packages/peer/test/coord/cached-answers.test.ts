@@ -21,20 +21,14 @@ describe('cachedAnswers', () => {
   it('an answer cached again becomes the newest: a key asked often outlives the flood', async () => {
     const reads: string[] = []
     let now = 0
-    const answers = cachedAnswers(async (key) => { reads.push(key); return false }, 10)
-    const realNow = Date.now
-    Date.now = () => now
-    try {
-      expect(await answers.ask('old')).toBe(false)
-      now = 20 // the no of `old` expired: read again, cached as the newest
-      for (let i = 0; i < MAX_CACHED_NO_ANSWERS - 1; i++) await answers.ask(`flood-${i}`)
-      expect(await answers.ask('old')).toBe(false)
-      for (let i = MAX_CACHED_NO_ANSWERS - 1; i < MAX_CACHED_NO_ANSWERS + 5; i++) await answers.ask(`flood-${i}`)
-      reads.length = 0
-      expect(await answers.ask('old')).toBe(false)
-      expect(reads).toEqual([])
-    } finally {
-      Date.now = realNow
-    }
+    const answers = cachedAnswers(async (key) => { reads.push(key); return false }, 10, Infinity, () => now)
+    expect(await answers.ask('old')).toBe(false)
+    now = 20 // the no of `old` expired: read again, cached as the newest
+    for (let i = 0; i < MAX_CACHED_NO_ANSWERS - 1; i++) await answers.ask(`flood-${i}`)
+    expect(await answers.ask('old')).toBe(false)
+    for (let i = MAX_CACHED_NO_ANSWERS - 1; i < MAX_CACHED_NO_ANSWERS + 5; i++) await answers.ask(`flood-${i}`)
+    reads.length = 0
+    expect(await answers.ask('old')).toBe(false)
+    expect(reads).toEqual([])
   })
 })

@@ -11,6 +11,13 @@ async function block (text: string): Promise<{ cid: CID, bytes: Uint8Array }> {
   return { cid: CID.createV1(raw.code, await sha256.digest(bytes)), bytes }
 }
 
+/** A blockstore holding `blocks`, under the wrapper. */
+async function storeOf (...blocks: Array<{ cid: CID, bytes: Uint8Array }>): Promise<ReturnType<typeof withheldBlocks>> {
+  const inner = new MemoryBlockstore()
+  for (const b of blocks) await inner.put(b.cid, b.bytes)
+  return withheldBlocks(inner)
+}
+
 /** Whether `p` settled after the pending callbacks ran (a read waiting on a withheld block has not). */
 async function settled (p: Promise<unknown>): Promise<boolean> {
   let done = false
@@ -24,10 +31,7 @@ describe('withheldBlocks', () => {
   it('a read of a withheld block waits for its release; other blocks and has() are not held back', async () => {
     const a = await block('a')
     const b = await block('b')
-    const inner = new MemoryBlockstore()
-    await inner.put(a.cid, a.bytes)
-    await inner.put(b.cid, b.bytes)
-    const { blockstore, withhold } = withheldBlocks(inner)
+    const { blockstore, withhold } = await storeOf(a, b)
     const release = withhold([a.cid])
     const read = collect(blockstore.get(a.cid), 100, 'a')
     expect(await settled(read)).toBe(false)
@@ -39,9 +43,7 @@ describe('withheldBlocks', () => {
 
   it('a block withheld twice at once is read only after both releases; a release called twice counts once', async () => {
     const a = await block('twice')
-    const inner = new MemoryBlockstore()
-    await inner.put(a.cid, a.bytes)
-    const { blockstore, withhold } = withheldBlocks(inner)
+    const { blockstore, withhold } = await storeOf(a)
     const first = withhold([a.cid])
     const second = withhold([a.cid])
     const read = collect(blockstore.get(a.cid), 100, 'a')
@@ -55,10 +57,7 @@ describe('withheldBlocks', () => {
   it('getMany waits at a withheld block; a waiting read ends with its signal', async () => {
     const a = await block('many-a')
     const b = await block('many-b')
-    const inner = new MemoryBlockstore()
-    await inner.put(a.cid, a.bytes)
-    await inner.put(b.cid, b.bytes)
-    const { blockstore, withhold } = withheldBlocks(inner)
+    const { blockstore, withhold } = await storeOf(a, b)
     const release = withhold([b.cid])
     const seen: string[] = []
     const many = (async () => { for await (const pair of blockstore.getMany([a.cid, b.cid])) seen.push(pair.cid.toString()) })()
