@@ -249,12 +249,24 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       stack.push(async () => { clock.stop() })
     }
     if (init.process !== false) {
+      // a job this node works on is joined on chain before its first MicroJob here: a submission may name only nodes
+      // that joined as payees, so work done before the join is mined could go unpaid (docs/settlement.md, Defences 28)
+      const joins = chain == null
+        ? undefined
+        : jobJoins({ chain: chain.client }, {
+          onFailed: (jobId, err) => {
+            events.push({ kind: 'error', level: 'error', jobId, text: `could not join job ${jobId} on chain (${err.name}: ${err.message}): no work on it here until a later join succeeds` })
+          }
+        })
+      if (joins != null) stack.push(async () => { joins.stop() })
       processor = createProcessor({ ...node, docs }, {
         ...init.processor,
         executor,
         storeOutput: async bytes => await store.addOutput(bytes),
         prepareJob: async (job, options) => {
           await inputs.hold(job, options)
+          // after the inputs: a job refused for its inputs costs no join's gas
+          await joins?.join(job.jobId, options)
           holdings.acquired(job)
         },
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
@@ -278,16 +290,6 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
       const settlement = chain?.settlement
       // completed by another peer's result: its finalizer may never submit (takeover.ts)
       if (settlement != null) processor.addEventListener('job:complete', (evt) => { if (!evt.detail.finalizer) settlement.onJobCompletedElsewhere(evt.detail.jobId) })
-      // a job this node works on is joined on chain: only then may its submission name this node as a payee
-      if (chain != null) {
-        const joins = jobJoins({ chain: chain.client }, {
-          onFailed: (jobId, err) => {
-            events.push({ kind: 'error', level: 'error', jobId, text: `could not join job ${jobId} on chain (${err.name}: ${err.message}): its finalizer pays no work of this node on it (it re-runs it)` })
-          }
-        })
-        processor.addEventListener('microjob:start', (evt) => { joins.join(evt.detail.jobId) })
-        stack.push(async () => { joins.stop() })
-      }
       await processor.start()
       const p = processor
       stack.push(async () => { await p.stop() })

@@ -30,10 +30,16 @@ export const DEFAULT_FINALIZE_MAX_RETRY_MS = 30_000
 /** Bound of all finalization attempts of one job (ms): after it the finalizer gives up (logged, `error` event). */
 export const DEFAULT_FINALIZE_TIMEOUT_MS = 10 * 60_000
 /**
- * How long a job's join (`joinJob`, the node's consent to be named as a payee) is retried before it is given up: an
- * RPC outage that long leaves this node's work on the job to the finalizer's re-runs.
+ * How long a job's join (`joinJob`, the node's consent to be named as a payee) is retried before it is given up: the
+ * processor does no work on the job until a later try succeeds.
  */
 export const DEFAULT_JOIN_TIMEOUT_MS = 10 * 60_000
+
+/**
+ * How long the processor waits for its join of a job to be mined before it turns to other jobs for a while (ms;
+ * `JoinNotMinedError`): the join goes on meanwhile, and the job is taken up again later.
+ */
+export const DEFAULT_JOIN_WAIT_MS = 120_000
 
 /**
  * Jobs a node remembers it joined (the newest): a job forgotten and worked on again is read on chain first
@@ -42,11 +48,12 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 10 * 60_000
 export const MAX_REMEMBERED_JOINS = 10_000
 
 /**
- * How long a finalizer waits, from the start of its work check, for the joins of signers not on chain yet (ms): a
- * processor joins at its first MicroJob, so a job done within a few blocks can complete before its processors' joins
- * are mined; one not joined by then is not paid (its MicroJobs are re-run).
+ * How long a finalizer waits, from the start of its work check, for the joins of signers not on chain in its view yet
+ * (ms): a processor's join is mined before its first MicroJob of the job (`JobJoins`), so this covers only an RPC
+ * that is a few blocks behind the processor's; a signer not joined by then is not paid (its MicroJobs are re-run). It
+ * is what a signer that never joins costs each finalization of a job it worked on.
  */
-export const DEFAULT_JOIN_GRACE_MS = 20_000
+export const DEFAULT_JOIN_GRACE_MS = 6_000
 
 /** How often a join not mined yet is read again within that grace (ms). */
 export const JOIN_POLL_MS = 1_000

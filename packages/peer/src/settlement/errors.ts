@@ -79,3 +79,9 @@ export class UnknownSeedError extends Error {
   static override readonly name = 'UnknownSeedError'
   override name = 'UnknownSeedError'
 }
+
+/** This node's join of a job (`joinJob`) was not mined within the processor's wait: it does no work on the job yet. */
+export class JoinNotMinedError extends Error {
+  static override readonly name = 'JoinNotMinedError'
+  override name = 'JoinNotMinedError'
+}

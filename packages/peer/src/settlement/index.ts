@@ -62,7 +62,7 @@ export { loadManifest, loadSpecFromChain } from './lookup.js'
 export type { SettlementComponents, SettlementDocs, SettlementOptions, SpecLoader } from './types.js'
 export {
   JobIncompleteError, NoPayeesError, SpecUnavailableError, InvalidManifestError, ValidationIndexMismatchError, UnknownSeedError,
-  WrongJobStatusError, OutputUnavailableError, OutputMismatchError
+  WrongJobStatusError, OutputUnavailableError, OutputMismatchError, JoinNotMinedError
 } from './errors.js'
 export {
   DEFAULT_SETTLEMENT_POLL_MS, DEFAULT_PHASE_TIMEOUT_MS, DEFAULT_MANIFEST_FETCH_TIMEOUT_MS, DEFAULT_MAX_MANIFEST_BYTES,

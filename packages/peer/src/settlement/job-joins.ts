@@ -1,7 +1,11 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_JOIN_TIMEOUT_MS, MAX_REMEMBERED_JOINS } from './constants.js'
+import { raceSignal } from 'race-signal'
+import { DEFAULT_JOIN_TIMEOUT_MS, DEFAULT_JOIN_WAIT_MS, MAX_REMEMBERED_JOINS } from './constants.js'
+import { JoinNotMinedError } from './errors.js'
 import { isPermanent, withRetry } from './retry.js'
+import { anySignal, timeoutSignal } from '@jobmesh/contracts'
 import type { ChainClient } from '@jobmesh/contracts'
+import type { AbortOptions } from '@libp2p/interface'
 
 const log = logger('jobmesh:settlement')
 
@@ -12,21 +16,27 @@ export interface JobJoinsComponents {
 export interface JobJoinsInit {
   /** How long one job's join is tried before it is given up (ms). Default {@link DEFAULT_JOIN_TIMEOUT_MS}. */
   timeoutMs?: number
-  /** Called when a job's join failed for good (this node's work on it is re-run by its finalizer, unpaid). */
+  /** How long {@link JobJoins.join} waits for a join to be mined (ms). Default {@link DEFAULT_JOIN_WAIT_MS}. */
+  waitMs?: number
+  /** Called when a job's join failed for good (this node does not work on it until a later join succeeds). */
   onFailed?(jobId: string, err: Error): void
 }
 
 /**
- * Joins the jobs this node works on (`JobEscrow.joinJob`), once each, in the background: a submission may name only
- * nodes that joined its job as payees (docs/settlement.md, Defences 28), and a finalizer pays no other, so a node
- * that works on a job without joining it works for nothing. The {@link MAX_REMEMBERED_JOINS} newest jobs are
- * remembered; an older one asked again is read on chain before anything is sent.
+ * Joins the jobs this node works on (`JobEscrow.joinJob`), once each: a submission may name only nodes that joined
+ * its job as payees (docs/settlement.md, Defences 28), and a finalizer pays no other, so a node that works on a job
+ * before its join is on chain may work for nothing. The processor waits for the join before its first MicroJob of the
+ * job. The {@link MAX_REMEMBERED_JOINS} newest jobs are remembered; an older one asked again is read on chain before
+ * anything is sent, and a join that failed is tried again when asked again.
  */
 export interface JobJoins {
-  /** Joins `jobId` unless it was joined (or is being joined) already; never throws. */
-  join(jobId: string): void
-  /** Resolves once every join started so far has ended (joined, or given up). */
-  settled(): Promise<void>
+  /**
+   * Resolves once this node joined `jobId` on chain: at once when it did before, else when its join (one per job,
+   * however often asked) is mined. The signal ends this wait, not the join.
+   * @throws the join's error when it was given up (a chain revert at once, an RPC away after `timeoutMs`);
+   * {@link JoinNotMinedError} when it is still under way after `waitMs` (it goes on: ask again later)
+   */
+  join(jobId: string, options?: AbortOptions): Promise<void>
   stop(): void
 }
 
@@ -49,19 +59,38 @@ export function jobJoins (components: JobJoinsComponents, init: JobJoinsInit = {
     })
   }
 
-  return {
-    join (jobId) {
-      const id = jobId.toLowerCase()
-      if (started.has(id) || controller.signal.aborted) return
-      started.set(id, joinOnce(id).catch((err: Error) => {
-        if (controller.signal.aborted) return
+  const start = (id: string): Promise<void> => {
+    const joining = joinOnce(id).catch((err: Error) => {
+      // given up: forgotten, so the next ask tries again
+      if (started.get(id) === joining) started.delete(id)
+      if (!controller.signal.aborted) {
         log.error('joining job %s failed: %e', id, err)
         init.onFailed?.(id, err)
-      }))
-      if (started.size > MAX_REMEMBERED_JOINS) started.delete(started.keys().next().value as string)
-    },
-    async settled () {
-      await Promise.all(started.values())
+      }
+      throw err
+    })
+    // nobody may be waiting when it fails: its error reaches the asker that waits, and the log
+    joining.catch(() => {})
+    started.set(id, joining)
+    if (started.size > MAX_REMEMBERED_JOINS) started.delete(started.keys().next().value as string)
+    return joining
+  }
+
+  return {
+    async join (jobId, options = {}) {
+      controller.signal.throwIfAborted()
+      options.signal?.throwIfAborted()
+      const id = jobId.toLowerCase()
+      const waitMs = init.waitMs ?? DEFAULT_JOIN_WAIT_MS
+      const timeout = timeoutSignal(waitMs)
+      try {
+        await raceSignal(started.get(id) ?? start(id), anySignal([options.signal, timeout]))
+      } catch (err) {
+        if (timeout.aborted && options.signal?.aborted !== true) {
+          throw new JoinNotMinedError(`this node's join of job ${id} is not on chain after ${Math.round(waitMs / 1000)} s: no work on it yet (its finalizer would not pay it)`)
+        }
+        throw err
+      }
     },
     stop () {
       controller.abort()

@@ -59,8 +59,8 @@ export interface CheckWorkOptions {
   /** Wallets (lowercase) the submission will not name, so not paid: past the escrow's `MAX_PAYEES` (`payeesOverCap`). */
   leaveOut?: ReadonlySet<string>
   /**
-   * How long, from the check's start, a signer whose join of the job is not on chain yet is waited for (ms): a
-   * processor joins at its first MicroJob, and a short job can be done before that transaction is mined. Default
+   * How long, from the check's start, a signer whose join of the job this node's RPC does not show yet is waited for
+   * (ms): a processor's join is mined before its first MicroJob, but another RPC may be a few blocks behind. Default
    * {@link DEFAULT_JOIN_GRACE_MS}.
    */
   joinGraceMs?: number

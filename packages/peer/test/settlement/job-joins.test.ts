@@ -25,14 +25,14 @@ describe('jobJoins', () => {
     const jobId = await fakeJob(creator, { tag: 'joins', fee: parseEther('0.01') })
     const failed: Array<[string, string]> = []
     joins = jobJoins({ chain: node }, { onFailed: (id, err) => { failed.push([id, String((err as { errorName?: string }).errorName)]) } })
-    // a processor's MicroJobs of one job: every start asks, one transaction goes out
-    for (let i = 0; i < 5; i++) joins.join(jobId)
-    joins.join(jobId.toUpperCase().replace('0X', '0x'))
-    const unknown = '0x' + '77'.repeat(32)
-    joins.join(unknown)
-    await joins.settled()
+    // asked by several preparations of one job at once: one transaction goes out, each ask resolves once it is mined
+    const asks = [...Array.from({ length: 5 }, () => jobId), jobId.toUpperCase().replace('0X', '0x')].map(async id => { await joins?.join(id) })
+    await Promise.all(asks)
     expect(await node.hasJoined(jobId, await node.address())).toBe(true)
     expect(await node.findEvents({ names: ['JobJoined'], topic1: jobId })).toHaveLength(1)
+    // an unknown job: the revert reaches the asker at once, and is told once
+    const unknown = '0x' + '77'.repeat(32)
+    await expect(joins.join(unknown)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'UnknownJob' })
     expect(failed).toEqual([[unknown, 'UnknownJob']])
 
     // joined, the node can be named by another node's submission of the job (its bond locked); not joined, it cannot
@@ -52,21 +52,52 @@ describe('jobJoins', () => {
       hasJoined: async (jobId: string) => { reads.push(jobId); return joined.has(jobId) },
       joinJob: async (jobId: string) => { sent.push(jobId); joined.add(jobId); return { hash: '0x', blockNumber: 1 } }
     }
-    joins = jobJoins({ chain: fake as unknown as Parameters<typeof jobJoins>[0]['chain'] })
+    const j = jobJoins({ chain: fake as unknown as Parameters<typeof jobJoins>[0]['chain'] })
+    joins = j
     const id = (i: number): string => '0x' + i.toString(16).padStart(64, '0')
-    for (let i = 0; i <= MAX_REMEMBERED_JOINS; i++) joins.join(id(i))
-    await joins.settled()
+    await Promise.all(Array.from({ length: MAX_REMEMBERED_JOINS + 1 }, async (_, i) => { await j.join(id(i)) }))
     expect(sent).toHaveLength(MAX_REMEMBERED_JOINS + 1)
     reads.length = 0
     // the newest are remembered: asked again, nothing is read
-    joins.join(id(MAX_REMEMBERED_JOINS))
-    joins.join(id(1))
-    await joins.settled()
+    await j.join(id(MAX_REMEMBERED_JOINS))
+    await j.join(id(1))
     expect(reads).toEqual([])
     // the oldest was forgotten: read again, found joined, nothing sent
-    joins.join(id(0))
-    await joins.settled()
+    await j.join(id(0))
     expect(reads).toEqual([id(0)])
     expect(sent).toHaveLength(MAX_REMEMBERED_JOINS + 1)
+  })
+
+  it('a join given up is tried again when asked again; one not mined within the wait is a JoinNotMinedError and goes on', async () => {
+    let rpcAway = true
+    const sent: string[] = []
+    const mined = Promise.withResolvers<void>()
+    const fake = {
+      address: async () => '0x' + '11'.repeat(20),
+      hasJoined: async () => {
+        if (rpcAway) throw Object.assign(new Error('connection refused'), { name: 'RpcUnreachableError' })
+        return false
+      },
+      joinJob: async (jobId: string) => { sent.push(jobId); await mined.promise; return { hash: '0x', blockNumber: 1 } }
+    }
+    const failed: string[] = []
+    const j = jobJoins({ chain: fake as unknown as Parameters<typeof jobJoins>[0]['chain'] }, { timeoutMs: 0, waitMs: 300, onFailed: (_id, err) => { failed.push(err.name) } })
+    joins = j
+    const id = '0x' + '22'.repeat(32)
+    // the RPC is away for the whole (zero) retry time: given up, told
+    await expect(j.join(id)).rejects.toMatchObject({ name: 'RpcUnreachableError' })
+    expect(failed).toEqual(['RpcUnreachableError'])
+    // back: asked again, the join is tried again; its transaction is not mined within the wait
+    rpcAway = false
+    await expect(j.join(id)).rejects.toMatchObject({ name: 'JoinNotMinedError' })
+    expect(sent).toEqual([id])
+    // it went on: mined, the next ask resolves without a second transaction
+    mined.resolve()
+    await j.join(id)
+    expect(sent).toEqual([id])
+    // an asker's own signal ends its wait, as itself
+    const ended = new AbortController()
+    ended.abort()
+    await expect(j.join('0x' + '33'.repeat(32), { signal: ended.signal })).rejects.toMatchObject({ name: 'AbortError' })
   })
 })

@@ -102,7 +102,7 @@ describe('settlement end to end on anvil', () => {
       minVramGb: 0, k, deadline: deadlineSec, secondsPerMicroJob: 1
     }, FEE)
     expect(created.jobId).toBe(jobId)
-    // the other processor joined the job, as a peer does at its first MicroJob of it (job-joins.ts): only then may the
+    // the other processor joined the job, as a peer does before its first MicroJob of it (job-joins.ts): only then may the
     // submission name it as a payee
     await processor.chain.joinJob(jobId)
 

@@ -189,7 +189,7 @@ describe('who ran a contested MicroJob (settlement/work-check.ts)', () => {
     expect(checked.entries.map(x => x.signer)).toEqual(['p2', 'p9', 'p2'])
   })
 
-  it('waits, within the grace, for a join not mined yet: a processor of a short job is paid, one that never joins is not', async () => {
+  it('waits, within the grace, for a join its RPC does not show yet: a processor whose join it sees late is paid, one that never joins is not', async () => {
     const micro = await Promise.all([0, 1].map(microJob))
     const results = new Map<number, Result[]>([
       [0, [result('p2', 1, micro[0].hash, micro[0].digest)]],
