@@ -277,6 +277,10 @@ describe('end to end: a node that did no work submits first with a self-paying p
       }, { timeoutMs: 120_000, what: 'the JobRejected event', intervalMs: 250 })
       expect('args' in rejected && String(rejected.args.culprit)).toBe(thief.address)
       expect(BigInt((await nodeRegistry.nodeInfo(thief.address)).stake)).toBe(stake0 - 2n * parseEther('1'))
+      // what of the bond the verifiers' shares left goes to the devnet's treasury, an account of its own: not to the
+      // DApp, whose key deployed the contracts (so its holdings show only what its job moved)
+      expect(BigInt(await jobEscrow.credits(devnet.treasury))).toBeGreaterThan(0n)
+      expect(BigInt(await jobEscrow.credits(devnet.dapp.address))).toBe(0n)
 
       // the peers submit their own results next: released, the processors claim every leaf, the thief nothing
       expect((await client.waitForRelease(job.jobId, { pollIntervalMs: 500, timeoutMs: 120_000 })).status).toBe('Released')

@@ -68,6 +68,11 @@ export interface Devnet {
   readonly bootstrap: string[]
   /** A funded account for the DApp (anvil account 0, the deployer). */
   readonly dapp: AnvilAccount
+  /**
+   * The escrow's treasury (slashed stakes, swept claims, forfeits): the chain's last account, which nobody else uses,
+   * so what the DApp and the peers hold after a job is what the job moved between them, not the penalties.
+   */
+  readonly treasury: string
   /** Wallet account of peer `i`. */
   peerAccount(i: number): AnvilAccount
   /** Starts one more peer (e.g. to replace a killed one). */
@@ -100,7 +105,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
   // block time each: 15 s less per devnet start), then a block every `blockTime` seconds; anvil switches to whole
   // seconds only (evm_setIntervalMining), so another block time is kept from the start
   const switchToInterval = Number.isInteger(blockTime) && blockTime > 0
-  const anvil = await startAnvil({ chainId: init.chainId, blockTime: switchToInterval ? undefined : blockTime, accounts: Math.max(10, count + 4), signal: init.signal })
+  const anvil = await startAnvil({ chainId: init.chainId, blockTime: switchToInterval ? undefined : blockTime, accounts: Math.max(10, count + 5), signal: init.signal })
     .catch(async (err: unknown) => { await removeDir(); throw err })
   const peers: PeerProcess[] = []
   // the deployer's provider is destroyed when the devnet stops, not at once: ethers may still have a receipt poll of
@@ -120,7 +125,8 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
     const deployer = new Wallet(anvil.accounts[DAPP_ACCOUNT].privateKey, provider)
     // the escrow turns a sample's re-run seconds into commit-window blocks with its block time: this chain's
     const escrow = { secondsPerBlock: Math.max(1, Math.ceil(blockTime)), ...init.contracts?.escrow }
-    const deployment = await deploy(deployer, { ...init.contracts, escrow, signal: init.signal })
+    const treasury = anvil.accounts[anvil.accounts.length - 1].address
+    const deployment = await deploy(deployer, { ...init.contracts, escrow: { treasury, ...escrow }, signal: init.signal })
     const deploymentFile = join(dir, `deployment-${deployment.chainId}.json`)
     await writeFile(deploymentFile, serializeDeployment(deployment))
     const bootstrap: string[] = []
@@ -159,6 +165,7 @@ export async function startDevnet (init: DevnetInit = {}): Promise<Devnet> {
       peers,
       bootstrap,
       dapp: anvil.accounts[DAPP_ACCOUNT],
+      treasury,
       peerAccount: i => anvil.accounts[i + 1],
       addPeer,
       restartPeer: async (i) => {

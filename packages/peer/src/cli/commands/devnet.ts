@@ -179,6 +179,7 @@ function describe (devnet: Devnet, spareKeys: string[], vramGb: number): string 
     `deployment  ${devnet.deploymentFile}`,
     `bootstrap   ${devnet.bootstrap[0] ?? ''}`,
     `dapp key    ${devnet.dapp.privateKey} (${devnet.dapp.address}, funded, used by no peer)`,
+    `treasury    ${devnet.treasury} (the escrow's: slashed stakes, forfeited shares, unclaimed fees; an account nobody else uses)`,
     '',
     'for the DApp CLI and SDK (paste into another shell):',
     ...exportLines(devnet),
