@@ -51,6 +51,9 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
             revert InvalidSamples(p.samples, p.microJobsPerMacro);
         }
         if (p.deadline <= block.timestamp || p.deadline > block.timestamp + pr.maxDeadline) revert InvalidDeadline();
+        // identical hardware needs the creator's model: a model the draw chose by its first pick let a coalition that
+        // registered k nodes under a model of its own take all k seats with one pick (attacks/IdenticalHardwareCapture)
+        if (p.identicalHardware && p.gpuModel == bytes32(0)) revert IdenticalHardwareNeedsModel();
         // each verifier's share must be worth at least minFee: fee * samples / (per + k * samples) >= minFee
         uint256 units = uint256(p.microJobsPerMacro) + uint256(p.k) * p.samples;
         uint256 minimum = (uint256(pr.minFee) * units + p.samples - 1) / p.samples;

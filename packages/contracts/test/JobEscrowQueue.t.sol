@@ -97,6 +97,7 @@ contract JobEscrowQueueTest is JobEscrowFixture {
         registerMany(10, 3, GPU_B, 80, 2 ether);
         JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 3);
         p.identicalHardware = true;
+        p.gpuModel = GPU_B;
         bytes32 id = createJob(p, FEE);
         submit(id, sub, bytes32("r"));
         select(id);

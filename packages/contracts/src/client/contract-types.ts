@@ -18,6 +18,7 @@ export interface CreateJobInput {
   minVramGb: number
   gpuModel?: string
   modelId?: string
+  /** All verifiers on one GPU model: only with `gpuModel` (`IdenticalHardwareNeedsModel` otherwise). */
   identicalHardware?: boolean
   k: number
   /** MicroJobs sampled per MacroJob (the verification level), default 1. */

@@ -242,6 +242,7 @@ abstract contract JobEscrowBase is ReentrancyGuard {
     error EvenVerifierCount(uint256 k);
     error InvalidSamples(uint256 samples, uint256 max);
     error InvalidDeadline();
+    error IdenticalHardwareNeedsModel();
     error JobExists(bytes32 jobId);
     error UnknownJob(bytes32 jobId);
     error WrongStatus(bytes32 jobId, Status status);
