@@ -124,5 +124,12 @@ export const OUT_OF_GAS_ATTEMPTS = 2
  */
 export const NONCE_TAKEN_ATTEMPTS = 3
 
+/**
+ * Sends of one transaction that another of the wallet's transactions replaced in the pool (same nonce, a higher fee:
+ * two processes of one wallet that read the same pending nonce) before `TransactionReplacedError` is thrown. A
+ * replaced transaction is never mined, so it is sent again with a fresh nonce.
+ */
+export const REPLACED_ATTEMPTS = 3
+
 /** A reverted transaction that used at least this share (%) of its gas limit and replays cleanly ran out of gas. */
 export const OUT_OF_GAS_USED_PERCENT = 95n

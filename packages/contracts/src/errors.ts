@@ -125,6 +125,15 @@ export class ChainTimeoutError extends Error {
   override name = 'ChainTimeoutError'
 }
 
+/**
+ * A transaction this client sent was replaced in the pool by another of the wallet's (same nonce, mined instead), as
+ * often as it was sent again: it was never mined, so nothing it would have done was done.
+ */
+export class TransactionReplacedError extends Error {
+  static override readonly name = 'TransactionReplacedError'
+  override name = 'TransactionReplacedError'
+}
+
 /** The node answered with an error that is neither a revert nor unreachability (bad nonce, underpriced, ...). */
 export class ChainRequestError extends Error {
   static override readonly name = 'ChainRequestError'

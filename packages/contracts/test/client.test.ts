@@ -250,6 +250,40 @@ describe('chain client against anvil', () => {
     }
   })
 
+  it('a transaction another process of the wallet replaced in the pool (same nonce, higher fee) is seen replaced and sent again, not waited for', async () => {
+    // two processes of one wallet (two `jobmesh-dapp submit`s, or `jobmesh claim` beside a peer) read the same pending
+    // nonce; anvil, like other nodes, silently drops the first transaction for the second when it pays more
+    const provider = createProvider(anvil.rpcUrl, { chainId: anvil.chainId })
+    const peer = createChainClient({ provider, signer: new Wallet(anvil.accounts[3].privateKey), deployment }, { pollMs: 50, txTimeoutMs: 15_000 })
+    clients.push(peer)
+    const me = await peer.address()
+    const block = await peer.provider.getBlock('latest')
+    const deadline = Number(block?.timestamp ?? 0) + 3600
+    await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [false])
+    try {
+      const mined = await peer.provider.getTransactionCount(me)
+      let failed: Error | undefined
+      const sending = peer.createJob(jobInput(8n, deadline), 10_000n).catch((err: Error) => { failed = err })
+      await pollUntil(async () => failed !== undefined || (await peer.provider.getTransactionCount(me, 'pending')) === mined + 1 ? true : undefined,
+        { pollMs: 20, timeoutMs: 10_000, what: 'the job\'s funding pending' })
+      // the other process's transaction with the same nonce and a higher fee takes its place, and is mined
+      const other = await new Wallet(anvil.accounts[3].privateKey, provider).sendTransaction({
+        to: me, value: 1n, nonce: mined, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 10_000_000_000n
+      })
+      await rpcCall(anvil.rpcUrl, 'evm_mine', [])
+      expect((await peer.provider.getTransactionReceipt(other.hash))?.status).toBe(1)
+      await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [true])
+      // the funding is sent again with the next nonce and mined: the job exists, paid once
+      const created = await sending
+      expect(failed).toBeUndefined()
+      expect((await peer.provider.getTransactionReceipt(created?.hash ?? ''))?.status).toBe(1)
+      expect(await peer.jobStatus(created?.jobId ?? '')).toBe('Open')
+      expect(await peer.provider.getTransactionCount(me)).toBe(mined + 2)
+    } finally {
+      await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [true])
+    }
+  })
+
   it('a send the node refused for its nonce although it holds the transaction (forwarded twice) is not sent again', async () => {
     const chain = client(2)
     const me = await chain.address()
