@@ -124,6 +124,10 @@ export function randomUint256 (): bigint {
 export async function localSize (input: ContentInput, what: string): Promise<number | undefined> {
   if (input instanceof Uint8Array) return input.byteLength
   if (typeof input !== 'string' || isContentUri(input)) return undefined
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(input)?.[1]
+  if (scheme != null && scheme.toLowerCase() !== 'file') {
+    throw new UploadError(`cannot read ${what} ${input}: ${scheme}:// is not a scheme jobmesh reads (a file, ipfs:// or https://)`)
+  }
   const path = input.startsWith('file://') ? fileURLToPath(input) : input
   let s
   try {

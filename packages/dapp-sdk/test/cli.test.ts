@@ -448,7 +448,9 @@ describe('jobmesh-dapp', () => {
     for (const [args, message] of [
       [['--code', join(env.dir, 'none.wasm'), '--data', files.data], `InvalidConfigError: cannot read --code ${join(env.dir, 'none.wasm')}: no such file`],
       [['--code', files.noAbi, '--data', env.dir], `InvalidConfigError: cannot read --data ${env.dir}: it is a directory`],
-      [['--code', files.noAbi, '--data', files.data, '--model', join(env.dir, 'none.bin')], `InvalidConfigError: cannot read --model ${join(env.dir, 'none.bin')}: no such file`]
+      [['--code', files.noAbi, '--data', files.data, '--model', join(env.dir, 'none.bin')], `InvalidConfigError: cannot read --model ${join(env.dir, 'none.bin')}: no such file`],
+      // a scheme jobmesh does not read is named as such, not as a missing file
+      [['--code', 'ftp://x/y.wasm', '--data', files.data], 'InvalidConfigError: cannot read --code ftp://x/y.wasm: ftp:// is not a scheme jobmesh reads (a file, ipfs:// or https://)']
     ]) {
       const io = capture()
       expect(await run(['submit', ...args, '--macro-jobs', '2', '--micro-per-macro', '2', '--blocks-per-micro', '2', '--block-size', '4',

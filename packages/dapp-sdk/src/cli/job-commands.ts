@@ -161,7 +161,7 @@ export function jobCommands (root: Command, io: CliIo): void {
   withConnectFlags(root.command('results')
     .description('download and verify every MicroJob output into a directory')
     .argument('<jobId>', 'job id', jobIdArg)
-    .requiredOption('--out <dir>', 'directory for the outputs (<macro>.<index>.bin)')
+    .requiredOption('--out <dir>', 'directory for the outputs (<macro>.<index>.bin); required')
     .option('--timeout <s>', 'give up after this many seconds (default 300)', positiveInt)
     .option('--fetch-timeout <s>', 'give up on one output nobody serves after this many seconds (default 60)', positiveInt), 'reads')
     .action(async (jobId: string, flags: ConnectFlags & { out: string, timeout?: number, fetchTimeout?: number }) => {

@@ -124,6 +124,9 @@ export function integerAtLeast (min: number): (value: string) => number {
 /** Parses a whole number >= 1 (`--replicas 3`). */
 export const positiveInteger = integerAtLeast(1)
 
+/** Parses `--commit-timeout`: a whole percent (the registry's range, 25 to 100, is checked against the chain's constants). */
+export const commitTimeoutPercent = decimal(n => Number.isSafeInteger(n) && n >= 1, 'a whole percent from 25 to 100')
+
 /** Parses a whole number >= 0 (`--vram 24`: the registry stores whole GB). */
 export const wholeNumber = integerAtLeast(0)
 

@@ -37,9 +37,11 @@ export async function readWallet (opts: WalletOptions): Promise<Wallet | undefin
   const rpcUrl = given(opts.rpc)
   if (rpcUrl == null) {
     // an empty variable (`JOBMESH_DEPLOYMENT=`) is one left unset, not one given
-    if (given(opts.keyFile) != null || given(opts.deployment) != null) {
-      throw new UsageError('--key-file and --deployment need --rpc (or JOBMESH_RPC_URL)')
-    }
+    const named = [
+      ...(given(opts.keyFile) != null ? ['--key-file'] : []),
+      ...(given(opts.deployment) != null ? [opts.deployment === process.env.JOBMESH_DEPLOYMENT ? 'JOBMESH_DEPLOYMENT' : '--deployment'] : [])
+    ]
+    if (named.length > 0) throw new UsageError(`${named.join(' and ')} ${named.length === 1 ? 'needs' : 'need'} --rpc (or JOBMESH_RPC_URL)`)
     return undefined
   }
   if (opts.deployment == null || opts.deployment === '') {

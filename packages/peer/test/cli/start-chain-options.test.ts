@@ -64,6 +64,16 @@ describe('jobmesh start refuses bad chain input with one clear line, before any 
     expect(await registered()).toBe(false)
   }, 60_000)
 
+  it('--commit-timeout: not a number, or out of the registry\'s range, names the range', async () => {
+    const word = await start([...chainArgs(), '--vram', '8', '--commit-timeout', 'x'])
+    expect(word.code).toBe(2)
+    expect(word.stderr).toMatch(/--commit-timeout.*expected a whole percent from 25 to 100, got "x"/)
+    const low = await start([...chainArgs(), '--vram', '8', '--commit-timeout', '10'])
+    expect(low.code).toBe(2)
+    expect(low.stderr).toContain('--commit-timeout: expected a whole percent from 25 to 100, got 10')
+    expect(await registered()).toBe(false)
+  }, 60_000)
+
   it('a stake below the registry\'s minimum, a key file without a key, a deployment missing a field', async () => {
     const low = await start([...chainArgs(), '--vram', '8', '--stake', '0'])
     expect(low.code).toBe(2)

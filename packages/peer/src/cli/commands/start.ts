@@ -7,7 +7,10 @@ import type { StatusProvider } from '../control.js'
 import { DEFAULT_STAKE_ETH } from '../constants.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { onSignal, untilSignal, watchInterrupt } from '../signals.js'
-import { byteSize, checkDirectory, collectListenAddr, collectModel, collectMultiaddr, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber, positiveInteger, resolveDataDir, wholeNumber } from '../options.js'
+import {
+  byteSize, checkDirectory, collectListenAddr, collectModel, collectMultiaddr, commitTimeoutPercent, dataDirLabel, ethAmount, httpAddress, nonNegativeNumber,
+  positiveInteger, resolveDataDir, wholeNumber
+} from '../options.js'
 import { dutyLines, printPeerEvents } from '../operator-lines.js'
 import { checkDeployment } from '../wallet-chain.js'
 import { addWalletOptions, readWallet } from '../wallet-options.js'
@@ -58,7 +61,7 @@ export function startCommand (program: Command, overrides: StartOverrides = {}):
     .option('--replicas <r>', 'peers besides its producer that must hold each output before this peer submits a job', positiveInteger, 3)
     .option('--max-job-output <size>', 'leave alone jobs whose outputs may come to more than this (MicroJobs x the job\'s bound per MicroJob, 64 MiB if it declares none), e.g. 20GiB: the peer that finalizes a job holds every output (default: no bound)', byteSize)
     .option('--stake <eth>', `stake to register with on first start, and to top the node up to at a start when its stake is below it (default ${DEFAULT_STAKE_ETH})`, ethAmount)
-    .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', positiveInteger)
+    .option('--commit-timeout <percent>', 'commit verifications within this percent of a round\'s commit window (25-100); shorter scores a better P and needs more stake (the registry\'s minimum x 100 / percent)', commitTimeoutPercent)
     .option('--http <host:port>', 'serve the dashboard and /metrics here, e.g. 127.0.0.1:8080 (off by default; keep it on loopback)', httpAddress)
     .addOption(new Option('--exit-with-parent', 'stop when standard input closes (devnet children)').hideHelp())
     .action(async (opts: StartOptions) => {
