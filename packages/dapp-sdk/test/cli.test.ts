@@ -210,13 +210,18 @@ describe('jobmesh-dapp', () => {
     expect(io13.stderr).toEqual([`JobNotFoundError: the escrow has no job ${unknown}`])
     expect(existsSync(join(env.dir, 'results'))).toBe(false)
 
-    // a --bootstrap that looks like a multiaddr but does not parse, or names no peer, is bad usage too
-    for (const [addr, why] of [['/ip4/127.0.0.1/tcp/abc', /InvalidMultiaddrError: bad bootstrap multiaddr "\/ip4\/127.0.0.1\/tcp\/abc"/],
-      ['/ip4/127.0.0.1/tcp/4001', /InvalidMultiaddrError: bootstrap address \/ip4\/127.0.0.1\/tcp\/4001 lacks \/p2p\/<peerId>/]] as const) {
+    // a --bootstrap that looks like a multiaddr but does not parse, names no peer, or names it by something that is
+    // not a peer id (accepted, then "Incorrect length" from libp2p) is bad usage too: one line, no stack
+    const notPeerId = (id: string): RegExp => new RegExp(`^InvalidMultiaddrError: bootstrap address /ip4/127\\.0\\.0\\.1/tcp/33711/p2p/${id}: its /p2p part "${id}" is not a peer id`)
+    for (const [command, addr, why] of [['status', '/ip4/127.0.0.1/tcp/abc', /InvalidMultiaddrError: bad bootstrap multiaddr "\/ip4\/127.0.0.1\/tcp\/abc"/],
+      ['status', '/ip4/127.0.0.1/tcp/4001', /InvalidMultiaddrError: bootstrap address \/ip4\/127.0.0.1\/tcp\/4001 lacks \/p2p\/<peerId>/],
+      ['status', '/ip4/127.0.0.1/tcp/33711/p2p/notapeerid', notPeerId('notapeerid')],
+      ['describe', '/ip4/127.0.0.1/tcp/33711/p2p/QmFoo', notPeerId('QmFoo')]] as const) {
       const io7 = capture()
-      expect(await run(['status', jobId!, ...connect, '--bootstrap', addr], io7)).toBe(2)
+      expect(await run([command, jobId!, ...connect, '--bootstrap', addr], io7), io7.stderr.join('\n')).toBe(2)
       expect(io7.stderr).toHaveLength(1)
       expect(io7.stderr[0]).toMatch(why)
+      expect(io7.stderr[0]).not.toContain('\n')
     }
 
     // the variables `jobmesh devnet` prints stand in for the flags; --json everywhere

@@ -4,7 +4,7 @@ export class InvalidDataDirError extends Error {
   override name = 'InvalidDataDirError'
 }
 
-/** A listen or bootstrap multiaddr does not parse, or a bootstrap address lacks its `/p2p/<peerId>`. */
+/** A listen or bootstrap multiaddr does not parse, or a bootstrap address lacks its `/p2p/<peerId>` or names no peer id there. */
 export class InvalidMultiaddrError extends Error {
   static override readonly name = 'InvalidMultiaddrError'
   override name = 'InvalidMultiaddrError'

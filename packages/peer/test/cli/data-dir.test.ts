@@ -48,6 +48,22 @@ describe('a data dir that is a file is a usage error (exit 2) before anything st
     await expect(stat(peerDir)).rejects.toHaveProperty('code', 'ENOENT')
   })
 
+  it('jobmesh start: a bootstrap address whose /p2p part is not a peer id is refused the same way (it failed at the start with libp2p\'s "Please pass a multibase decoder ...")', async () => {
+    const peerDir = join(dir, 'peer')
+    for (const id of ['notapeerid', 'QmFoo']) {
+      const addr = `/ip4/127.0.0.1/tcp/33711/p2p/${id}`
+      const out = await jobmesh(['start', '--data-dir', peerDir, '--listen', '/ip4/127.0.0.1/tcp/0', '--vram', '16', '--bootstrap', addr])
+      expect(out.code, out.stderr).toBe(2)
+      // the one line, and the usage hint: no stack trace
+      expect(out.stderr.split('\n').filter(l => l !== '')).toEqual([
+        `error: bootstrap address ${addr}: its /p2p part "${id}" is not a peer id (example: /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW...)`,
+        '(run with --help for usage)'
+      ])
+      expect(out.stdout).not.toContain('starting jobmesh peer')
+    }
+    await expect(stat(peerDir)).rejects.toHaveProperty('code', 'ENOENT')
+  })
+
   it('jobmesh status says the path is a file, not that no peer runs there', async () => {
     const status = await jobmesh(['status', '--data-dir', file])
     expect(status.code, status.stderr).toBe(2)

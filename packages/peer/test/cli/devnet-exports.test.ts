@@ -31,17 +31,25 @@ describe('jobmesh devnet exports', () => {
     expect(collectListenAddr('/ip4/0.0.0.0/tcp/0', ['/ip4/0.0.0.0/tcp/0/ws'])).toHaveLength(2)
   })
 
-  it('a peer that exited starts again as the devnet started it, joining through a peer still running, its dir quoted for the shell', () => {
+  it('a peer that exited starts again as the devnet started it, on its old port, joining through a peer still running, its dir quoted for the shell', () => {
     const peer0 = '/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWPfna2frvVfYnnXEWwpZuwYVub6ktHUrBT2Xtf3n7zbB6'
     const peer2 = '/ip4/127.0.0.1/tcp/4003/p2p/12D3KooWG1Sok8sSv7TsWQVcU92DwTnRXP8UoKSi2wVoB2oSDu19'
     const dataDir = "/tmp/my net's dir/peer-1"
     const args = ['--listen', '/ip4/127.0.0.1/tcp/0', '--rpc', 'http://127.0.0.1:40000', '--key-file', `${dataDir}/wallet.key`, '--bootstrap', peer0, '--vram', '16']
+    // where it listened: the port the system gave it for /tcp/0 (its WebSocket one is another listen address's)
+    const addresses = ['/ip4/127.0.0.1/tcp/4006/ws/p2p/12D3KooWRBy97UB99e3J6hiPesre1MZeuNQvfan4gBziswrRJsNK', '/ip4/127.0.0.1/tcp/4002/p2p/12D3KooWRBy97UB99e3J6hiPesre1MZeuNQvfan4gBziswrRJsNK']
     // peer-0, its bootstrap, exited too: peer-2's TCP address (not its WebSocket one) instead
-    expect(restartCommand({ dataDir, args }, [{ addresses: ['/ip4/127.0.0.1/tcp/4004/ws/p2p/12D3KooWG1Sok8sSv7TsWQVcU92DwTnRXP8UoKSi2wVoB2oSDu19', peer2] }]))
-      .toBe(`npx jobmesh start --data-dir '/tmp/my net'\\''s dir/peer-1' --listen /ip4/127.0.0.1/tcp/0 --rpc http://127.0.0.1:40000 ` +
+    expect(restartCommand({ dataDir, args, addresses }, [{ addresses: ['/ip4/127.0.0.1/tcp/4004/ws/p2p/12D3KooWG1Sok8sSv7TsWQVcU92DwTnRXP8UoKSi2wVoB2oSDu19', peer2] }]))
+      .toBe(`npx jobmesh start --data-dir '/tmp/my net'\\''s dir/peer-1' --listen /ip4/127.0.0.1/tcp/4002 --rpc http://127.0.0.1:40000 ` +
         `--key-file '/tmp/my net'\\''s dir/peer-1/wallet.key' --vram 16 --bootstrap ${peer2}`)
+    // its port not known (no address of it on that host): any port, as the devnet started it
+    expect(restartCommand({ dataDir: '/d/peer-1', args: ['--listen', '/ip4/127.0.0.1/tcp/0'], addresses: ['/ip4/10.0.0.1/tcp/4002'] }, []))
+      .toBe('npx jobmesh start --data-dir /d/peer-1 --listen /ip4/127.0.0.1/tcp/0')
+    // a port it was given (restartPeer's: its old one) and a WebSocket listen address on any port: each its own
+    expect(restartCommand({ dataDir: '/d/peer-1', args: ['--listen', '/ip4/127.0.0.1/tcp/4002', '--listen', '/ip4/0.0.0.0/tcp/0/ws'], addresses }, []))
+      .toBe('npx jobmesh start --data-dir /d/peer-1 --listen /ip4/127.0.0.1/tcp/4002 --listen /ip4/0.0.0.0/tcp/4006/ws')
     // nobody left to join through: no --bootstrap
-    expect(restartCommand({ dataDir: '/d/peer-0', args: ['--vram', '16'] }, [])).toBe('npx jobmesh start --data-dir /d/peer-0 --vram 16')
+    expect(restartCommand({ dataDir: '/d/peer-0', args: ['--vram', '16'], addresses: [] }, [])).toBe('npx jobmesh start --data-dir /d/peer-0 --vram 16')
   })
 })
 

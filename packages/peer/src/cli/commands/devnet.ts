@@ -193,7 +193,7 @@ function describe (devnet: Devnet, spareKeys: string[], vramGb: number): string 
     `  npx jobmesh start --data-dir <dir> --vram ${vramGb} --bootstrap ${devnet.bootstrap[0] ?? ''} --rpc ${devnet.anvil.rpcUrl} --deployment ${devnet.deploymentFile} --key-file ${spareKey ?? '<file>'}`,
     `  (with the variables above exported: npx jobmesh start --data-dir <dir> --vram ${vramGb} --key-file ${spareKey ?? '<file>'})`,
     ...spareKeyLines(devnet, spareKeys),
-    '  (a devnet peer that exits is started again with the line printed then: its own data dir and key, <data dir>/wallet.key)',
+    '  (a devnet peer that exits is started again with the line printed then: its own data dir and key, <data dir>/wallet.key, and its port)',
     'status of a peer:',
     `  npx jobmesh status --data-dir ${devnet.peers[0]?.dataDir ?? ''}`,
     '',
