@@ -20,6 +20,8 @@ const log = logger('jobmesh:settlement')
 
 /** The journal key of the draw and settlement of this node's own submission. */
 const settleKey = (jobId: string): string => `settle/${jobId.toLowerCase()}`
+/** The journal key of a finalization this node took on (a completed job's submission). */
+const finalizeKey = (jobId: string): string => `finalize/${jobId.toLowerCase()}`
 
 /**
  * Creates the settlement service of a peer.
@@ -60,7 +62,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
    * so a peer that restarts before the submission resumes it (docs/settlement.md, Restarts).
    */
   const finalize = async (jobId: string): Promise<FinalizeResult> => {
-    const key = `finalize/${jobId.toLowerCase()}`
+    const key = finalizeKey(jobId)
     finalizing.add(jobId)
     try {
       await journal?.put(key, JSON.stringify({ at: Date.now() }))
@@ -87,6 +89,22 @@ export function createSettlement (components: SettlementComponents, init: Settle
     } finally {
       finalizing.delete(jobId)
     }
+  }
+
+  /**
+   * Drops a journaled finalization the chain no longer asks of this node: the job ended (released or refunded), or
+   * another node's submission stands (a rejection reopens the job for a new round, whose completion is a new
+   * finalization). Without it a finalization that gave up on its retries (or was still retrying) stayed journaled
+   * until the next start, and a stop listed it as a duty the chain's deadlines run against (docs/settlement.md,
+   * Restarts). This node's own submission is left to `finalize`, which turns the entry into its `settle/` duty.
+   */
+  const dropEndedFinalization = async (jobId: string): Promise<void> => {
+    const key = finalizeKey(jobId)
+    if (journal == null || await journal.get(key) == null) return
+    const job = await components.chain.job(jobId, { signal: controller.signal })
+    if (job.status === 'Open' || (job.status === 'Submitted' && job.submitter.toLowerCase() === (await components.chain.address()).toLowerCase())) return
+    log('job %s is %s on chain: its journaled finalization is not owed any more', jobId, job.status)
+    await journal.delete(key)
   }
 
   const settling = new Set<string>()
@@ -278,10 +296,11 @@ export function createSettlement (components: SettlementComponents, init: Settle
       watch(['JobRejected'], undefined, (jobId) => { track(jobId, 'next round', async () => { await nextRound(jobId) }) }, fromBlock)
       // every submission and every restarted round: drawn by its submitter, else by a watcher after the
       // submitter's grace (paid a bounty), so a submitter that died after a restart does not leave the job undrawn
-      watch(['ResultsSubmitted', 'VerificationRestarted'], undefined, (jobId) => {
+      watch(['ResultsSubmitted', 'VerificationRestarted'], undefined, (jobId, _block, name) => {
         track(jobId, 'late draw', async () => {
           if (await drawIfLate(components, jobId, options())) emit('drew', { jobId })
         })
+        if (name === 'ResultsSubmitted') track(jobId, 'finalization dropped', async () => { await dropEndedFinalization(jobId) })
       }, fromBlock)
       track(undefined, 'rounds', async () => {
         // jobs rejected while this peer was away: the index still announces an earlier round
@@ -294,6 +313,7 @@ export function createSettlement (components: SettlementComponents, init: Settle
       watch(['JobReleased', 'JobRefunded'], undefined, (jobId, _block, name) => {
         const status = name === 'JobReleased' ? 'Released' : 'Refunded'
         const claiming = status === 'Released' && init.autoClaim !== false
+        track(jobId, 'finalization dropped', async () => { await dropEndedFinalization(jobId) })
         track(jobId, claiming ? 'claim' : 'end', async () => {
           try {
             if (claiming) await claim(jobId)
