@@ -9,7 +9,9 @@ import { parseEther } from 'ethers'
 import { localSize } from '../spec.js'
 import { InvalidConfigError } from '../errors.js'
 import { checkJobId } from '../job-id.js'
+import { verificationIssue } from '../verification.js'
 import type { DeploymentRef } from '../chain/connection.js'
+import type { VerificationLevel } from '../verification.js'
 
 /** Commander parser of a positive integer flag. */
 export function positiveInt (value: string): number {
@@ -50,6 +52,19 @@ export function ether (value: string): bigint {
   } catch {
     throw new InvalidArgumentError('expected a positive amount in ether, e.g. 0.01')
   }
+}
+
+/**
+ * Commander parser of `--verification`: what the SDK's `verification` takes, `full` or a fraction in (0, 1] of each
+ * MacroJob's MicroJobs (`0.25`, `.5`, `1`). A bad value is a usage error (exit 2), before anything is uploaded or paid.
+ */
+export function verificationLevel (value: string): VerificationLevel {
+  if (value === 'full') return 'full'
+  const n = Number(value)
+  if (!/^([0-9]+(\.[0-9]*)?|\.[0-9]+)$/.test(value) || verificationIssue(n, undefined) !== undefined) {
+    throw new InvalidArgumentError('expected full (every MicroJob) or a fraction of each MacroJob\'s MicroJobs in (0, 1], e.g. 0.25')
+  }
+  return n
 }
 
 /** Commander parser of a 32-byte hex job id. */

@@ -3,12 +3,13 @@ import { MAX_MICROJOB_OUTPUT_BYTES, MIN_VERIFIERS } from '@jobmesh/peer/protocol
 import { runTimeoutMs } from '@jobmesh/peer/processor'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from '../constants.js'
+import { MAX_SAMPLE_LEAVES } from '../verification.js'
 import { InputUnavailableError, InputsNotHeldError, JobCannotFinishError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
 import { checkOutputFolder, followProgress, followRelease, writeResults } from './follow.js'
 import { onSubmitInterrupt } from './interrupt.js'
 import { cannotFinish } from './network-fit.js'
-import { checkInputFile, discardIfEmpty, ether, nonNegativeInt, positiveInt, prepareOutputDir } from './options.js'
+import { checkInputFile, discardIfEmpty, ether, nonNegativeInt, positiveInt, prepareOutputDir, verificationLevel } from './options.js'
 import type { OutputDir } from './options.js'
 import { plural, weiPerSecond } from './text.js'
 import type { ConnectFlags } from './client-options.js'
@@ -16,6 +17,7 @@ import type { SubmitState } from './interrupt.js'
 import type { CliIo } from './io.js'
 import type { SubmitInput } from '../spec.js'
 import type { InputRefusal } from '../submit.js'
+import type { VerificationLevel } from '../verification.js'
 import type { Command } from 'commander'
 
 interface SubmitFlags extends ConnectFlags {
@@ -28,6 +30,7 @@ interface SubmitFlags extends ConnectFlags {
   blockCount?: number
   price: bigint
   verifiers?: number
+  verification?: VerificationLevel
   deadlineMinutes?: number
   minVram?: number
   gpuModel?: string
@@ -49,6 +52,7 @@ function submitInput (flags: SubmitFlags): SubmitInput {
     slicing: { macroJobs: flags.macroJobs, microJobsPerMacro: flags.microPerMacro, blocksPerMicro: flags.blocksPerMicro },
     price: flags.price,
     ...(flags.verifiers === undefined ? {} : { verifiers: flags.verifiers }),
+    ...(flags.verification === undefined ? {} : { verification: flags.verification }),
     ...(flags.deadlineMinutes === undefined ? {} : { deadlineAfterMs: flags.deadlineMinutes * 60_000 }),
     ...(flags.minVram === undefined && flags.gpuModel === undefined
       ? {}
@@ -219,6 +223,9 @@ export function submitCommand (root: Command, io: CliIo): void {
     .option('--block-count <n>', 'data blocks, needed when --data is a URI (a file\'s are counted: its size / --block-size, rounded up)', positiveInt)
     .requiredOption('--price <eth>', 'fee paid into the escrow, in ether', ether)
     .option('--verifiers <k>', `verifiers who re-run a sample, an odd number, at least ${MIN_VERIFIERS} and at most the escrow's maxVerifiers (7 on a default deployment; default ${DEFAULT_VERIFIERS})`, positiveInt)
+    .option('--verification <level>', 'the share of each MacroJob\'s MicroJobs every verification round re-runs: a fraction in (0, 1], rounded up to whole MicroJobs ' +
+      '(0.25 of 8 is 2), or full (every MicroJob: a released job\'s outputs were all re-run by a majority of its verifiers); default one MicroJob per MacroJob. ' +
+      `More costs more of the fee (--price pays every run and re-run alike), and a round re-runs at most ${MAX_SAMPLE_LEAVES} MicroJobs (MacroJobs x re-runs per MacroJob)`, verificationLevel)
     .option('--deadline-minutes <min>', 'minutes until the job may be refunded, more than 3 (the peers stop 3 minutes before it) and at most the escrow\'s maxDeadline (43200, 30 days, on a default deployment); default 1440', positiveInt)
     .option('--min-vram <gb>', 'minimum GPU memory in GB', nonNegativeInt)
     .option('--gpu-model <name>', 'required GPU model (default: any)')
