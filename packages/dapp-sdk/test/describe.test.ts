@@ -167,6 +167,14 @@ describe('the peers that can take a job, before it is submitted', () => {
     await run([...submit(['--gpu-model', 'RTX 4090']), ...flags], { out: (l) => out.push(l), err: (l) => err.push(l) })
     expect(err).toContain('warning: 1 of 3 peers matches (needs any VRAM, GPU RTX 4090): 2 have another GPU model (cpu; the job needs RTX 4090); ' +
       'this job needs 4 (its 3 verifiers are drawn among matching nodes besides its submitter): it will not be released unless more join')
+    expect(err.join('\n')).not.toContain('whole number of') // 32 bytes: 8 whole blocks
+    // data that ends in a short block: said before it pays (the QA pass's module failed on that MicroJob, after the fee)
+    const short = join(env.dir, 'short.bin')
+    await writeFile(short, data.subarray(0, 30))
+    err.length = 0
+    await run([...submit([]).map(a => a === files.data ? short : a), ...flags], { out: () => {}, err: (l) => err.push(l) })
+    expect(err).toContain('warning: --data is 30 bytes, not a whole number of 4-byte blocks: its last block has 2 bytes, and a module that reads whole blocks ' +
+      'fails on the MicroJob that gets it')
     // describe says the peers leave it alone until more such nodes join (it said a peer would start it)
     const rtxJob = /jobId: (0x[0-9a-f]{64})/.exec(out.join('\n'))?.[1] ?? ''
     expect((await env.client.describe(rtxJob)).waitingFor).toMatch(/^more nodes that fit it: 1 of 3 peers matches .*its submitter and its 3 verifiers must all be such nodes \(4 of them, 1 known\), so the peers leave it alone .* until 3 more join/)

@@ -3,6 +3,7 @@ import { MAX_MICROJOB_OUTPUT_BYTES, MIN_VERIFIERS } from '@jobmesh/peer/protocol
 import { runTimeoutMs } from '@jobmesh/peer/processor'
 import { checkCode } from '../code-check.js'
 import { DEFAULT_REPLICATION_TIMEOUT_MS, DEFAULT_SECONDS_PER_MICRO_JOB, DEFAULT_VERIFIERS } from '../constants.js'
+import { localSize } from '../spec.js'
 import { MAX_SAMPLE_LEAVES } from '../verification.js'
 import { InputUnavailableError, InputsNotHeldError, JobCannotFinishError, NoPeerConnectedError } from '../errors.js'
 import { clientFrom, withConnectFlags } from './client-options.js'
@@ -79,13 +80,26 @@ function refusalText (refusals: InputRefusal[]): string {
   return [...counts].map(([why, n]) => `${plural(n, 'peer', 'peers')}: ${why}`).join('; ')
 }
 
+/**
+ * Of a --data file whose size is not a whole number of --block-size blocks: its last block is short, which the peers
+ * hand to the last MicroJob as it is; a module that reads whole blocks fails there (and only there), after the job is
+ * paid. Undefined for a whole number, or data named by a URI.
+ */
+async function shortLastBlock (flags: Pick<SubmitFlags, 'data' | 'blockSize'>): Promise<string | undefined> {
+  const size = await localSize(flags.data, '--data')
+  const rest = size === undefined ? 0 : size % flags.blockSize
+  if (size === undefined || rest === 0) return undefined
+  return `--data is ${size} bytes, not a whole number of ${flags.blockSize}-byte blocks: its last block has ${rest} bytes, and a module that ` +
+    'reads whole blocks fails on the MicroJob that gets it'
+}
+
 async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitState, signal: AbortSignal): Promise<void> {
   const json = flags.json === true
   const client = await clientFrom(flags, { signal }, io.err)
   state.client = client
   try {
     const requirements = { minVramGb: flags.minVram, gpuModel: flags.gpuModel }
-    let warning: string | undefined
+    let warnings: string[] = []
     const timeoutMs = (flags.timeout ?? 1800) * 1000
     const submission = client.submit(submitInput(flags), {
       signal,
@@ -105,7 +119,8 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
           matching: async () => requirements.minVramGb === undefined && requirements.gpuModel === undefined ? undefined : await client.matchingPeers(requirements, { signal }),
           signal
         })
-        warning = unfit === undefined ? undefined : `warning: ${unfit.text}`
+        const short = await shortLastBlock(flags)
+        warnings = [unfit?.text, short].filter((t): t is string => t !== undefined).map(t => `warning: ${t}`)
       },
       // a detached client leaves nobody to serve the inputs: it waits (Ctrl-C to stop) until a peer holds them. One
       // that follows the job serves them itself: its wait for a holder is part of the following --timeout bounds
@@ -114,8 +129,8 @@ async function submitAndFollow (flags: SubmitFlags, io: CliIo, state: SubmitStat
         : { replicationTimeoutMs: Math.min(timeoutMs, DEFAULT_REPLICATION_TIMEOUT_MS) }),
       onProgress: ({ stage, jobId }) => {
         // the first stage after validation: no warning about a job that was refused
-        if (warning !== undefined) io.err(warning)
-        warning = undefined
+        for (const w of warnings) io.err(w)
+        warnings = []
         if (stage === 'creating' && jobId !== undefined) {
           state.jobId = jobId
           state.phase = 'creating'
