@@ -171,21 +171,24 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const balance = await ctx.chain.client.balance(creator, { signal })
   if (balance < checked.price) throw fundsError(creator, balance, checked.price, 'nothing was uploaded or paid')
   if (options.requirePeer === true) await requirePeer(ctx, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
-  // data named by a URI is read, not uploaded: one nobody serves, or that ends before the job's last block, is refused
-  // before any upload
-  const namedData = sizes.data === undefined ? await resolveContent(ctx.store, input.data, 'data', { signal }) : undefined
-  if (options.requirePeer === true && namedData !== undefined) {
-    await requireServed(ctx, { data: namedData }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
-    await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  // inputs named by a URI are read, not uploaded: one nobody serves (or the peers refuse to read), or data that ends
+  // before the job's last block, is refused before any upload
+  const named = async (value: ContentInput | undefined, size: number | undefined, what: string): Promise<ContentRef | undefined> =>
+    value === undefined || size !== undefined ? undefined : await resolveContent(ctx.store, value, what, { signal })
+  const namedData = await named(input.data, sizes.data, 'data')
+  const namedCode = await named(input.code, sizes.code, 'code')
+  const namedModel = await named(input.model, sizes.model, 'model')
+  if (options.requirePeer === true) {
+    await requireServed(ctx, { code: namedCode, data: namedData, model: namedModel }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+    if (namedData !== undefined) await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
   }
 
   if (options.requireActiveNodes === true) await requireActiveNodes(ctx, checked.verifiers, { signal })
   await options.beforeUpload?.({ signal })
   report({ stage: 'uploading' })
-  const code = await resolveContent(ctx.store, input.code, 'code', { signal })
+  const code = namedCode ?? await resolveContent(ctx.store, input.code, 'code', { signal })
   const data = namedData ?? await resolveContent(ctx.store, input.data, 'data', { signal })
-  const model = input.model === undefined ? undefined : await resolveContent(ctx.store, input.model, 'model', { signal })
-  if (options.requirePeer === true) await requireServed(ctx, { code, model }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  const model = namedModel ?? (input.model === undefined ? undefined : await resolveContent(ctx.store, input.model, 'model', { signal }))
   const spec = buildSpec(draft, code.uri, data.uri, model?.uri)
   const specCid = await putRaw(ctx.store, encodeJobSpec(spec), 'the job spec', { signal })
 

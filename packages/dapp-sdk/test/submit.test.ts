@@ -482,6 +482,14 @@ describe('submit', () => {
       expect(forbidden.name).toBe('InputUnavailableError')
       expect(forbidden.uri).toBe(local)
       expect(forbidden.message).toContain(`the job's data ${local} cannot be fetched: ${local}: 127.0.0.1 is not a public address`)
+      // the same of code (a QA pass saw `uploading...` before this refusal): refused before the data is uploaded
+      stages.length = 0
+      const localCode = 'https://127.0.0.1:1/job.wasm'
+      const forbiddenCode = await env.client.submit({ code: { uri: localCode }, data, blockSize: 4, slicing: SLICING, price: 10n ** 15n, verifiers: 3 },
+        { requirePeer: true, peerWaitMs: 1_500, onProgress: (p) => stages.push(p.stage), signal: AbortSignal.timeout(30_000) }).catch((e: unknown) => e as Error & { uri: string })
+      expect(forbiddenCode.name).toBe('InputUnavailableError')
+      expect(forbiddenCode.message).toContain(`the job's code ${localCode} cannot be fetched: ${localCode}: 127.0.0.1 is not a public address`)
+      expect(stages).toEqual([])
       expect(await env.provider.getTransactionCount(env.client.address)).toBe(nonce)
     } finally {
       await server.stop()
