@@ -3,16 +3,9 @@ import { join } from 'node:path'
 import { serializeDeployment } from '@jobmesh/contracts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
-import { cleanup, setup, smallJob } from './helpers.js'
-import type { CliIo } from '../src/cli/io.js'
+import { capture, cleanup, setup, smallJob } from './helpers.js'
 
 afterEach(cleanup)
-
-function capture (): CliIo & { stdout: string[], stderr: string[] } {
-  const stdout: string[] = []
-  const stderr: string[] = []
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l) }
-}
 
 /** A submit of 2 MacroJobs x 4 MicroJobs of one block each (the small job's 32 bytes in blocks of 4). */
 const SUBMIT = ['submit', '--macro-jobs', '2', '--micro-per-macro', '4', '--blocks-per-micro', '1', '--block-size', '4', '--price', '0.001']

@@ -11,9 +11,8 @@ import { plural, weiPerSecond } from '../src/cli/text.js'
 import { ether, secondsToMs } from '../src/cli/options.js'
 import { DEFAULT_REPLICATION_TIMEOUT_MS } from '../src/constants.js'
 import { formatStory } from '../src/cli/describe-command.js'
-import { cleanup, lieAboutHolding, registerNode, serveInputs, setup, smallJob } from './helpers.js'
+import { capture, cleanup, lieAboutHolding, registerNode, serveInputs, setup, smallJob } from './helpers.js'
 import type { Env } from './helpers.js'
-import type { CliIo } from '../src/cli/io.js'
 import type { Stream } from '@libp2p/interface'
 
 afterEach(cleanup)
@@ -27,12 +26,6 @@ async function jobFiles (env: Env, privateKey: string): Promise<{ code: string, 
   await writeFile(files.key, `${privateKey}\n`)
   await writeFile(files.deployment, serializeDeployment(env.deployment))
   return files
-}
-
-function capture (): CliIo & { stdout: string[], stderr: string[] } {
-  const stdout: string[] = []
-  const stderr: string[] = []
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l) }
 }
 
 describe('jobmesh-dapp', () => {

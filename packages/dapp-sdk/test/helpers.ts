@@ -16,6 +16,7 @@ import * as lp from 'it-length-prefixed'
 import { echoModule } from '../../peer/test/executor/wasm-builder.js'
 import { createJobClient } from '../src/index.js'
 import type { JobClient, JobClientInit } from '../src/index.js'
+import type { CliIo } from '../src/cli/io.js'
 import type { Anvil, Deployment, DeployInit, JobmeshContracts, PeerBindingKey } from '@jobmesh/contracts'
 import type { DocStore } from '@jobmesh/peer/crdt'
 import type { JobmeshNode } from '@jobmesh/peer/node'
@@ -83,6 +84,13 @@ export function smallJob (): { code: Uint8Array, data: Uint8Array } {
 }
 
 export const SLICING = { macroJobs: 2, microJobsPerMacro: 2, blocksPerMicro: 2 }
+
+/** A CLI's io that keeps what it printed: `stdout` and `stderr`, a line each. */
+export function capture (): CliIo & { stdout: string[], stderr: string[] } {
+  const stdout: string[] = []
+  const stderr: string[] = []
+  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l) }
+}
 
 async function mined (p: Promise<{ wait(): Promise<unknown> }>): Promise<void> {
   await (await p).wait()

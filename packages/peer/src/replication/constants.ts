@@ -39,9 +39,6 @@ export const HOLD_PROOF_PROTOCOL = '/jobmesh/hold-proof/1.0.0'
 /** Most blocks one hold-proof challenge names. */
 export const MAX_HOLD_PROOF_BLOCKS = 16
 
-/** Largest block a peer hashes for a hold-proof challenge (bitswap's own bound on a block). */
-export const MAX_HOLD_PROOF_BLOCK_BYTES = 4 * 1024 * 1024
-
 /** Challenges one peer answers at once. */
 export const MAX_INBOUND_HOLD_PROOF_STREAMS = 4
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { anySignal } from '@jobmesh/contracts'
-import { DEFAULT_HOLD_PROOF_TIMEOUT_MS, HOLD_PROOF_PROTOCOL, MAX_HOLD_PROOF_BLOCK_BYTES, MAX_HOLD_PROOF_BLOCKS } from './constants.js'
+import { DEFAULT_HOLD_PROOF_TIMEOUT_MS, HOLD_PROOF_PROTOCOL, MAX_HOLD_PROOF_BLOCKS } from './constants.js'
 import { HoldProofFailedError } from './errors.js'
 import { exchange } from './exchange.js'
 import { decodeProofAnswer, encodeChallenge, holdProofDigest } from './hold-proof-wire.js'
-import { collect } from '../storage/index.js'
+import { MAX_BLOCK_BYTES, collect } from '../storage/index.js'
 import type { Blocks } from '@helia/interface'
 import type { PeerId } from '@libp2p/interface'
 import type { Libp2p } from 'libp2p'
@@ -35,7 +35,7 @@ export async function proveHolding (components: HoldProofClientComponents, peer:
   const signal = anySignal([options.signal], timeoutMs)
   const nonce = `0x${randomBytes(32).toString('hex')}`
   const expected = await Promise.all(cids.map(async cid => holdProofDigest(nonce,
-    await collect(components.blockstore.get(cid, { offline: true, signal }), MAX_HOLD_PROOF_BLOCK_BYTES, `block ${cid.toString()}`))))
+    await collect(components.blockstore.get(cid, { offline: true, signal }), MAX_BLOCK_BYTES, `block ${cid.toString()}`))))
   const release = components.withhold(cids)
   try {
     let bytes: Uint8Array

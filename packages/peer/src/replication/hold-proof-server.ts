@@ -2,12 +2,12 @@ import { anySignal } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import * as lp from 'it-length-prefixed'
 import {
-  DEFAULT_HOLD_PROOF_TIMEOUT_MS, HOLD_PROOF_PROTOCOL, MAX_HOLD_PROOF_BLOCK_BYTES, MAX_INBOUND_HOLD_PROOF_STREAMS,
+  DEFAULT_HOLD_PROOF_TIMEOUT_MS, HOLD_PROOF_PROTOCOL, MAX_INBOUND_HOLD_PROOF_STREAMS,
   MAX_REPLICATION_MESSAGE_BYTES
 } from './constants.js'
 import { ReplicationProtocolError } from './errors.js'
 import { decodeChallenge, encodeProofAnswer, holdProofDigest } from './hold-proof-wire.js'
-import { collect } from '../storage/index.js'
+import { MAX_BLOCK_BYTES, collect } from '../storage/index.js'
 import type { HoldChallenge, HoldProofAnswer } from './hold-proof-wire.js'
 import type { Blocks } from '@helia/interface'
 import type { Stream } from '@libp2p/interface'
@@ -35,7 +35,7 @@ async function answerChallenge (components: Pick<HoldProofServerComponents, 'blo
   const proofs: Array<string | null> = []
   for (const cid of challenge.cids) {
     try {
-      const bytes = await collect(components.blockstore.get(cid, { offline: true, signal: options.signal }), MAX_HOLD_PROOF_BLOCK_BYTES, `block ${cid.toString()}`)
+      const bytes = await collect(components.blockstore.get(cid, { offline: true, signal: options.signal }), MAX_BLOCK_BYTES, `block ${cid.toString()}`)
       proofs.push(holdProofDigest(challenge.nonce, bytes))
     } catch (err) {
       options.signal.throwIfAborted()

@@ -24,3 +24,6 @@ export const DEFAULT_PIN_BYTES_PER_SECOND = 1024 * 1024
 
 /** Blocks a bounded pin's walk (`walkWithin`) fetches at once. */
 export const PIN_WALK_CONCURRENCY = 8
+
+/** Largest block this node reads whole to hash it or find its links (bitswap's own bound on a block: 4 MiB). */
+export const MAX_BLOCK_BYTES = 4 * 1024 * 1024

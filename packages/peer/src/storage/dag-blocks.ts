@@ -2,15 +2,13 @@ import { createUnsafe } from 'multiformats/block'
 import * as raw from 'multiformats/codecs/raw'
 import { identity } from 'multiformats/hashes/identity'
 import { collect } from './collect.js'
+import { MAX_BLOCK_BYTES } from './constants.js'
 import { ContentTooLargeError } from './errors.js'
 import type { DagBoundComponents } from './dag-bound.js'
 import type { CID } from 'multiformats/cid'
 
 /** Most blocks {@link dagBlocks} lists by default. */
 export const DEFAULT_MAX_DAG_BLOCKS = 1_000_000
-
-/** Largest block {@link dagBlocks} reads to find its links (bitswap's own bound is 4 MiB). */
-const MAX_LINKING_BLOCK_BYTES = 4 * 1024 * 1024
 
 /**
  * The CIDs of the stored blocks of the DAG under `root`, each once, read from this node alone (`offline`: a block not
@@ -33,7 +31,7 @@ export async function dagBlocks (components: DagBoundComponents, root: CID,
     if (cid.multihash.code !== identity.code) found.push(cid)
     if (found.length > maxBlocks) throw new ContentTooLargeError(`ipfs://${root} has more than ${maxBlocks} blocks`)
     if (cid.code === raw.code) continue
-    const bytes = await collect(components.blockstore.get(cid, { signal: options.signal, offline: true }), MAX_LINKING_BLOCK_BYTES, `block ${key}`)
+    const bytes = await collect(components.blockstore.get(cid, { signal: options.signal, offline: true }), MAX_BLOCK_BYTES, `block ${key}`)
     const block = createUnsafe({ cid, bytes, codec: await components.getCodec(cid.code) })
     for (const [, link] of block.links()) pending.push(link)
   }

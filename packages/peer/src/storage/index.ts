@@ -28,5 +28,5 @@ export {
 } from './errors.js'
 // AbortError (name 'AbortError') is thrown too: the class of `@jobmesh/contracts`, shared by every package.
 export {
-  DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RAW_BLOCK_MAX_BYTES, SUPPORTED_SCHEMES
+  DEFAULT_MAX_FETCH_BYTES, DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_RAW_BLOCK_MAX_BYTES, MAX_BLOCK_BYTES, SUPPORTED_SCHEMES
 } from './constants.js'
