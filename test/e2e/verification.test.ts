@@ -153,12 +153,15 @@ describe('end to end: the default verification level catches a fake exactly when
 
   it('over 8 jobs each with one faked MicroJob: every rejection names the faker and slashes it, every release sampled elsewhere', async () => {
     // the faker fakes as a processor only (its verification re-runs are honest: a lone lying verifier is another
-    // attack, covered by the contract tests); two verifiers per job, the fewest a job may have. The rate (1/P of the
-    // fakes) is the sample's, checked over many draws in protocol/validation.test.ts; what only real peers can show
-    // is that each fake is caught when the drawn sample holds it, and missed only when it does not.
+    // attack, covered by the contract tests). The rate (1/P of the fakes) is the sample's, checked over many draws in
+    // protocol/validation.test.ts; what only real peers can show is that each fake is caught when the drawn sample
+    // holds it, and missed only when it does not. The faker is the only processor (the others verify only,
+    // `--no-process`) until it faked one MicroJob of every job: with honest processors beside it, every peer takes up
+    // the same job first and joins it on chain before it runs any of it, and a CI run saw the faker, the busiest
+    // peer, come late to 7 of 8 such small jobs and fake 1.
     net = await startNetwork({
       peers: 4,
-      peer: i => i === 0 ? { entry: { path: CHEATING_PEER, args: ['first-processed-per-job'] } } : {}
+      peer: i => i === 0 ? { entry: { path: CHEATING_PEER, args: ['first-processed-per-job'] } } : { process: false }
     })
     const { client, devnet } = net
     const provider = createProvider(devnet.anvil.rpcUrl, { chainId: devnet.anvil.chainId })
@@ -168,10 +171,14 @@ describe('end to end: the default verification level catches a fake exactly when
       const stake0 = BigInt((await nodeRegistry.nodeInfo(faker)).stake)
       const price = parseEther('0.1')
       const P = 4
-      // 8 jobs of 2 x 4 MicroJobs, two verifiers each, the default level: one MicroJob per MacroJob per round
+      // 8 jobs of 2 x 4 MicroJobs, three verifiers each, the default level: one MicroJob per MacroJob per round
       const jobs = await Promise.all(Array.from({ length: 8 }, async () =>
         submitMandelbrot(client, { image: { ...IMAGE, height: 8 }, macroJobs: 2, microJobsPerMacro: P, price, verifiers: 3 })))
       for (const j of jobs) expect(j.samples).toBe(1)
+      await waitFor(() => jobs.every(j => cheatedOn(devnet.peers[0].output, j.jobId) != null) ? true : undefined,
+        { timeoutMs: 120_000, what: 'a faked MicroJob in every job', intervalMs: 250 })
+      // a rejected job's next round is processed without its culprit: two processing peers join for those rounds
+      await Promise.all([devnet.addPeer(), devnet.addPeer()])
       const releases = await Promise.all(jobs.map(async j => client.waitForRelease(j.jobId, { pollIntervalMs: 1000, timeoutMs: 240_000 })
         .catch(withHistory(devnet, j.jobId))))
       for (const r of releases) expect(r.status).toBe('Released')
@@ -182,26 +189,21 @@ describe('end to end: the default verification level catches a fake exactly when
         const cheated = cheatedOn(devnet.peers[0].output, j.jobId)
         const rejections = await jobEscrow.queryFilter(jobEscrow.filters.JobRejected(j.jobId))
         for (const e of rejections) expect('args' in e && String(e.args.culprit).toLowerCase()).toBe(faker.toLowerCase())
-        if (cheated == null) {
-          expect(rejections).toHaveLength(0)
-          continue
-        }
+        if (cheated == null) throw new Error(`the faker, the only processor, faked nothing of job ${j.jobId}`)
         faked++
         if (rejections.length > 0) {
           detected++
           continue
         }
-        // released in its first round with the fake unseen: the round's sample (still on chain) missed it, or the
-        // output that counted there is another peer's
+        // released in its first round with the fake unseen: the round's sample (still on chain) missed it, or what
+        // counted there is an honest run of it (the faker's own, run again after a lease ran out: it fakes once a job)
         const [macro, index] = cheated.split('.').map(Number)
         if (Number(await jobEscrow.validationIndex(j.jobId, macro)) === index) {
-          const outputs = await client.results(j.jobId, { timeoutMs: 60_000 })
-          const counted = outputs.find(o => o.macroIndex === macro && o.index === index)
-          expect(counted?.signer).not.toBe(devnet.peers[0].peerId)
+          expect(matchesReference(await client.results(j.jobId, { timeoutMs: 60_000 }), { ...IMAGE, height: 8 })).toBe(true)
         }
       }
       console.info(`default level: ${detected} of ${faked} faked jobs detected (designed 1/${P})`)
-      expect(faked).toBeGreaterThanOrEqual(4)
+      expect(faked).toBe(jobs.length)
       // each detection slashed the faker one bond (2 x the fee); as a verifier it may also have lost a share when it
       // was too slow for a window (on a loaded machine): those penalties are named on chain
       const penalties = await jobEscrow.queryFilter(jobEscrow.filters.VerifierPenalised(undefined, faker))
