@@ -12,8 +12,12 @@ afterEach(async () => {
 
 describe('an honest peer whose clock runs fast', () => {
   it('keeps its leases in a shared room: every MicroJob runs once, the job completes', async () => {
-    // past the skew allowance (200 ms here, 2 s by default), well inside a lease (3 s here, 15 s by default)
-    peers = await startPeers(3, { executor: testExecutor({ workMs: 300 }), maxBatch: 4 }, { clockOf: i => i === 2 ? () => Date.now() + 1_000 : undefined })
+    // past the skew allowance (200 ms here, 2 s by default), well inside a lease (6 s here, 15 s by default). The
+    // fast peer reads the others' leases as ending 1 s early: with the test peers' 3 s lease that left 1 s for a
+    // renewal (1 s apart) to arrive, and a CI run, its event loops slowed by forge's compile beside it, saw one
+    // MicroJob of 48 run twice; 6 s leaves 4 s
+    peers = await startPeers(3, { executor: testExecutor({ workMs: 300 }), maxBatch: 4, leases: { leaseMs: 6_000, renewMs: 1_000, skewMs: 200, settleMs: 50 } },
+      { clockOf: i => i === 2 ? () => Date.now() + 1_000 : undefined })
     await Promise.all(peers.map(async p => p.processor.start()))
     await waitForMesh(peers, jobsTopic())
     const job = testJob(1, 48)
