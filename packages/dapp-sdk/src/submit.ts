@@ -170,7 +170,8 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   // a wallet that cannot pay the fee is refused before anything is uploaded
   const balance = await ctx.chain.client.balance(creator, { signal })
   if (balance < checked.price) throw fundsError(creator, balance, checked.price, 'nothing was uploaded or paid')
-  if (options.requirePeer === true) await requirePeer(ctx, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+  const peerWaitMs = options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS
+  if (options.requirePeer === true) await requirePeer(ctx, peerWaitMs, signal)
   // inputs named by a URI are read, not uploaded: one nobody serves (or the peers refuse to read), or data that ends
   // before the job's last block, is refused before any upload
   const named = async (value: ContentInput | undefined, size: number | undefined, what: string): Promise<ContentRef | undefined> =>
@@ -179,8 +180,8 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   const namedCode = await named(input.code, sizes.code, 'code')
   const namedModel = await named(input.model, sizes.model, 'model')
   if (options.requirePeer === true) {
-    await requireServed(ctx, { code: namedCode, data: namedData, model: namedModel }, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
-    if (namedData !== undefined) await requireBlocks(ctx, namedData, checked, options.peerWaitMs ?? DEFAULT_PEER_WAIT_MS, signal)
+    await requireServed(ctx, { code: namedCode, data: namedData, model: namedModel }, peerWaitMs, signal)
+    if (namedData !== undefined) await requireBlocks(ctx, namedData, checked, peerWaitMs, signal)
   }
 
   if (options.requireActiveNodes === true) await requireActiveNodes(ctx, checked.verifiers, { signal })
