@@ -146,7 +146,8 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   const batch = new ResultBatch({
     transact: (m, fn) => { docsOfMacros.transact(m, fn) },
     results,
-    microLeases
+    microLeases,
+    clock: () => components.leases.now()
   }, {
     flushMs: init.resultFlushMs ?? DEFAULT_RESULT_FLUSH_MS,
     onWritten: (written) => { init.onWritten(ctx, written) }

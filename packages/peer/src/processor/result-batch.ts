@@ -21,7 +21,10 @@ export interface ResultBatchComponents {
   /** Runs `fn` in one Yjs transaction of MacroJob `macroIndex`'s doc (one CRDT update, one gossip message). */
   transact(macroIndex: number, fn: () => void): void
   results: Pick<ResultTable, 'writeTurn'>
-  microLeases: Pick<LeaseTable, 'drop'>
+  /** `get` (optional) bounds a result's wait by its lease: {@link ResultBatch.add}. */
+  microLeases: Pick<LeaseTable, 'drop'> & Partial<Pick<LeaseTable, 'get'>>
+  /** Default `Date.now`. */
+  clock?(): number
 }
 
 export interface ResultBatchInit {
@@ -41,6 +44,8 @@ export class ResultBatch {
   private readonly init: ResultBatchInit
   private pending: FinishedMicroJob[] = []
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** When the pending results are written at the latest (ms, the clock's). */
+  private dueAt = Infinity
 
   constructor (components: ResultBatchComponents, init: ResultBatchInit) {
     this.components = components
@@ -52,15 +57,24 @@ export class ResultBatch {
     return this.pending.length
   }
 
-  /** Adds a finished MicroJob; starts the flush timer for the first one. */
+  /**
+   * Adds a finished MicroJob: it is written `flushMs` after the oldest unwritten one at the latest, and before half of
+   * what is left of its lease has passed (a lease shorter than the flush window would run out first, and its item go
+   * to a peer that runs it again).
+   */
   add (finished: FinishedMicroJob): void {
     this.pending.push(finished)
-    if (this.timer == null) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined
-        this.flush()
-      }, this.init.flushMs)
-    }
+    const now = this.components.clock?.() ?? Date.now()
+    const lease = this.components.microLeases.get?.(microKey(finished.macroIndex, finished.index))
+    const leaseLeft = lease == null ? Infinity : Math.max(0, lease.expiresAt - now) / 2
+    const dueAt = now + Math.min(this.init.flushMs, leaseLeft)
+    if (dueAt >= this.dueAt) return
+    clearTimeout(this.timer)
+    this.dueAt = dueAt
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.flush()
+    }, dueAt - now)
   }
 
   /**
@@ -71,6 +85,7 @@ export class ResultBatch {
   flush (also?: { macroIndex: number, fn: () => void }): FinishedMicroJob[] {
     clearTimeout(this.timer)
     this.timer = undefined
+    this.dueAt = Infinity
     const written = this.pending
     if (written.length === 0) {
       if (also != null) this.components.transact(also.macroIndex, also.fn)
@@ -98,6 +113,7 @@ export class ResultBatch {
   discard (): void {
     clearTimeout(this.timer)
     this.timer = undefined
+    this.dueAt = Infinity
     this.pending = []
   }
 }

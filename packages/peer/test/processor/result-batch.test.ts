@@ -108,4 +108,30 @@ describe('ResultBatch', () => {
     expect(transactions).toEqual([])
     expect(reported).toEqual([])
   })
+
+  it('writes a result before half of what is left of its lease has passed, when that comes before the flush window', () => {
+    const transactions: string[][] = []
+    const expiresAt = new Map([['0.1', 1_000], ['0.2', 600]])
+    const batch = new ResultBatch({
+      transact: (m, fn) => { transactions.push([`doc ${m}`]); fn() },
+      results: { writeTurn: (_m, items) => { transactions[transactions.length - 1].push(...items.map(r => `result ${r.index}`)) } },
+      microLeases: { drop: () => {}, get: (key) => { const at = expiresAt.get(key); return at == null ? undefined : { owner: 'me', term: 3, expiresAt: at } } },
+      clock: () => Date.now()
+    }, { flushMs: 3_000, onWritten: () => {} })
+    vi.setSystemTime(0)
+    batch.add(finished(0)) // no lease known: the flush window
+    batch.add(finished(1)) // 1 000 ms of lease left: written by 500
+    vi.advanceTimersByTime(200)
+    batch.add(finished(2)) // 400 ms left: written by 400
+    vi.advanceTimersByTime(199)
+    expect(transactions).toEqual([])
+    vi.advanceTimersByTime(1)
+    expect(transactions).toEqual([['doc 0', 'result 0', 'result 1', 'result 2']])
+    // the next one waits the flush window again
+    batch.add(finished(3))
+    vi.advanceTimersByTime(2_999)
+    expect(transactions).toHaveLength(1)
+    vi.advanceTimersByTime(1)
+    expect(transactions).toHaveLength(2)
+  })
 })
