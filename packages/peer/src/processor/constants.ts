@@ -1,5 +1,13 @@
 /** How long a peer waits for room announcements after asking for open MacroJobs (ms). */
 export const DEFAULT_DISCOVERY_MS = 150
+/**
+ * Rounds without open items after which a peer leaves a job for another job open to it (drained-jobs.ts): about
+ * 0.5 s of looking (a discovery, a short wait), so a job's tail, whose last items run on other peers, does not hold
+ * it while other jobs wait.
+ */
+export const DRAINED_IDLE_ROUNDS = 2
+/** Rounds without open items after which a peer looks at the jobs again though no other job is open to it. */
+export const MAX_IDLE_ROUNDS = 20
 /** How long an idle processor waits before looking for work again (ms). */
 export const DEFAULT_IDLE_MS = 500
 /** MicroJobs a processor asks for in its first queue turn of a job (then {@link DEFAULT_TURN_MS} of work, turn-size.ts). */

@@ -10,7 +10,7 @@ import { countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
 import { jobDiscovery } from './job-discovery.js'
 import { knownJobSummary } from './job-state.js'
-import { nextJob } from './job-choice.js'
+import { nextJob, otherOpenJob } from './job-choice.js'
 import { followRounds, leaveJob, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { reopenJob } from './job-end.js'
@@ -18,6 +18,8 @@ import { followJob } from './job-follow.js'
 import { itemFailed } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { checkRun, reportWritten, runTurns } from './turns.js'
+import type { DrainedMark } from './drained-jobs.js'
+import type { JobChoiceHost } from './job-choice.js'
 import type { JobContext } from './job-context.js'
 import type { JobDiscovery } from './job-discovery.js'
 import type { KnownJob } from '../jobs/index.js'
@@ -33,7 +35,7 @@ import type { KnownJobSummary, Processor, RetiredAs, ProcessorComponents, Proces
 import type {
   CoordMessage, Leases, RecordSigner, RecordVerifier, RoomPubSubMessage
 } from '../coord/index.js'
-import type { JobSpec, PricingParams } from '../protocol/index.js'
+import type { JobSpec, PeerState, PricingParams } from '../protocol/index.js'
 import type * as Y from 'yjs'
 
 export type { KnownJobSummary, MicroJobStartDetail, Processor, ProcessorComponents, RetiredAs, ProcessorEvents, ProcessorInit } from './types.js'
@@ -59,6 +61,10 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly doneElsewhere = new Set<string>()
   /** jobId -> when a MicroJob of it last failed here (such jobs come last in the job choice). */
   private readonly failedAt = new Map<string, number>()
+  /** Jobs in which this peer lately found nothing open (drained-jobs.ts: the job choice takes others first). */
+  private readonly drained = new Map<string, DrainedMark>()
+  /** What the job choice (job-choice.ts) reads of this processor. */
+  private readonly choiceHost: JobChoiceHost
   /** Spec CIDs whose content this peer holds (`prepareJob` succeeded). */
   private readonly prepared = new Set<string>()
   /** Topic -> removes its gossipsub validator. */
@@ -161,6 +167,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       endHost: this.endHost,
       checkRun: async (ctx, macroIndex, index) => { await checkRun(this.turnHost, ctx, macroIndex, index, this.controller.signal) }
     }
+    this.choiceHost = { jobs: this.jobs, completed: this.completed, retired: this.retired, failedAt: this.failedAt, drained: this.drained, deferJob: init.deferJob, self: this.self }
     const { heartbeatMs, ownerTimeoutMs, maxBatch, discoveryMs, idleMs, mayCoordinate, runLimitMs } = init
     this.roomsHost = {
       pubsub: components.pubsub,
@@ -188,6 +195,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       runLimitMs: init.runLimitMs,
       clock: this.clock,
       deadlineClock: init.deadlineClock ?? Date.now,
+      otherOpenJob: (ctx) => otherOpenJob(this.choiceHost, this.turnHost.deadlineClock(), this.hardware(), ctx.job.jobId),
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),
       leaveRoom,
       waitFor,
@@ -306,11 +314,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   private async run (): Promise<void> {
     const signal = this.controller.signal
-    const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
-    const choice = { jobs: this.jobs, completed: this.completed, retired: this.retired, failedAt: this.failedAt, deferJob: this.init.deferJob }
     while (!signal.aborted) {
       followRounds(this.roundsHost)
-      const job = nextJob(choice, this.turnHost.deadlineClock(), { ...hardware, loadedModelId: this.lastModelId ?? hardware.loadedModelId })
+      const job = nextJob(this.choiceHost, this.turnHost.deadlineClock(), this.hardware())
       if (job == null) {
         await this.idle(signal)
         continue
@@ -322,6 +328,12 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         await this.idle(signal)
       }
     }
+  }
+
+  /** This peer's hardware for the job choice, with the model it last ran as the loaded one. */
+  private hardware (): PeerState {
+    const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
+    return { ...hardware, loadedModelId: this.lastModelId ?? hardware.loadedModelId }
   }
 
   private async idle (signal: AbortSignal, ms = this.init.idleMs ?? DEFAULT_IDLE_MS): Promise<void> {
@@ -382,7 +394,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const ctx = await this.context(job)
     if (job.modelId != null) this.lastModelId = job.modelId
     if (ctx == null) return
-    await runTurns(this.turnHost, ctx, signal)
+    const end = await runTurns(this.turnHost, ctx, signal)
+    if (end === 'drained') this.drained.set(job.jobId, { at: this.clock(), round: job.round })
+    else this.drained.delete(job.jobId)
   }
 }
 

@@ -15,9 +15,17 @@ export interface StartOrder {
   rank(macroIndex: number): Uint8Array
 }
 
+/**
+ * A peer's key in a job, `sha256(jobId/peerId)` as hex: the job's start order sorts its peers by it, and a peer's job
+ * choice breaks ties of pay by it (job-choice.ts), so peers spread over equally paid jobs.
+ */
+export function peerJobKey (jobId: string, peer: string): string {
+  return createHash('sha256').update(`${jobId}/${peer}`).digest('hex')
+}
+
 /** The start order of `self` in job `jobId` with M = `macroJobs`, among `peers` (other peers; self is added). */
 export function startOrder (self: string, peers: readonly string[], jobId: string, macroJobs: number): StartOrder {
-  const key = (peer: string): string => createHash('sha256').update(`${jobId}/${peer}`).digest('hex')
+  const key = (peer: string): string => peerJobKey(jobId, peer)
   const mine = key(self)
   let position = 0
   for (const peer of peers) {

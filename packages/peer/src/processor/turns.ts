@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { countStates, macroTopic, microKey } from '../coord/index.js'
 import { bytesToHex, hexToBytes } from '../jobs/index.js'
-import { CHECK_RUN_TIMEOUT_FACTOR, DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS } from './constants.js'
+import { CHECK_RUN_TIMEOUT_FACTOR, DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS, DRAINED_IDLE_ROUNDS, MAX_IDLE_ROUNDS } from './constants.js'
 import { pastCutoff } from './deadline.js'
+import { heldLeases } from './held-leases.js'
 import { jobRunLimit } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
 import { workTag } from '../protocol/index.js'
 import type { MicroJobExecutor, MicroJobTask } from '../executor/index.js'
+import type { HeldLeases } from './held-leases.js'
 import type { JobContext } from './job-context.js'
 import type { FinishedMicroJob } from './result-batch.js'
 import type { ProcessorEvents } from './types.js'
@@ -28,13 +30,18 @@ export interface TurnHost {
   readonly idleMs?: number
   /** A member's turn unanswered this long (ms) leaves the room. Default {@link DEFAULT_TURN_WAIT_MS}. */
   readonly turnWaitMs?: number
-  /** A running MicroJob's lease is renewed this often (ms). */
+  /** A held MicroJob lease (running, or waiting in its turn) is renewed once it is this old (ms; held-leases.ts). */
   readonly renewMs: number
   /** ProcessorInit.runLimitMs. */
   runLimitMs?(jobId: string): number | undefined
   clock(): number
   /** The time deadlines are read against (ProcessorInit.deadlineClock). */
   deadlineClock(): number
+  /**
+   * Another job, not drained here, is open to this peer (job-choice.ts `otherOpenJob`): after
+   * {@link DRAINED_IDLE_ROUNDS} idle rounds in this one it goes there. Default: never.
+   */
+  otherOpenJob?(ctx: JobContext): boolean
   /** A room of the job with open items (joined, or claimed), or undefined after waiting for announcements. */
   findRoom(ctx: JobContext, signal: AbortSignal, idleRounds: number): Promise<MacroRoom | undefined>
   /** Leaves a room whose last turn for this peer came back empty (unless this peer owns its queue). */
@@ -89,9 +96,15 @@ function ownsOtherOpenRoom (ctx: JobContext, room: MacroRoom): boolean {
   return false
 }
 
-/** Asks the room for the next queue turn (a batch locked for this peer); a rejection is read by whoever awaits it. */
-function askTurn (host: TurnHost, ctx: JobContext, room: MacroRoom, signal: AbortSignal): Turn {
-  const locked = room.next(host.want ?? ctx.turnSize.want(host.jobPeers?.(ctx) ?? 1), { signal }).then(items => ({ items, lockedAt: host.clock() }))
+/**
+ * Asks the room for the next queue turn (a batch locked for this peer), whose leases are kept from their lock on;
+ * a rejection is read by whoever awaits it.
+ */
+function askTurn (host: TurnHost, ctx: JobContext, room: MacroRoom, held: HeldLeases, signal: AbortSignal): Turn {
+  const locked = room.next(host.want ?? ctx.turnSize.want(host.jobPeers?.(ctx) ?? 1), { signal }).then(items => {
+    for (const i of items) held.hold(microKey(i.macroIndex, i.index), i.leaseTerm)
+    return { items, lockedAt: host.clock() }
+  })
   locked.catch(() => {})
   return { room, locked }
 }
@@ -125,11 +138,33 @@ async function awaitTurn (host: TurnHost, ctx: JobContext, turn: Turn): Promise<
   }
 }
 
+/** Why {@link runTurns} returned: `'drained'` when nothing was open for this peer for a while (drained-jobs.ts). */
+export type TurnsEnd = 'drained' | undefined
+
+/**
+ * Whether this peer leaves the job after `idleRounds` rounds without open items: at once when another job is open to
+ * it ({@link DRAINED_IDLE_ROUNDS}), else after {@link MAX_IDLE_ROUNDS} (it looks at the jobs again).
+ */
+function drained (host: TurnHost, ctx: JobContext, idleRounds: number): boolean {
+  return idleRounds > MAX_IDLE_ROUNDS || (idleRounds >= DRAINED_IDLE_ROUNDS && host.otherOpenJob?.(ctx) === true)
+}
+
 /**
  * The processor's work on one job (DESIGN 7): find a room, take a turn of MicroJobs, run them, write their results;
- * returns when the job is finished or given up here, or nothing was open for a while (the caller looks at other jobs).
+ * returns when the job is finished or given up here, or nothing was open for a while (`'drained'`: the caller looks
+ * at other jobs).
  */
-export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSignal): Promise<void> {
+export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSignal): Promise<TurnsEnd> {
+  const held = heldLeases({ renew: (key, term) => ctx.microLeases.renew(key, term), clock: () => host.clock() }, { renewMs: host.renewMs })
+  try {
+    return await turnsOf(host, ctx, held, signal)
+  } finally {
+    // what this peer still holds and will not run (a turn asked ahead, a job left) runs out and is opened again
+    held.stop()
+  }
+}
+
+async function turnsOf (host: TurnHost, ctx: JobContext, held: HeldLeases, signal: AbortSignal): Promise<TurnsEnd> {
   let readyAt = host.clock()
   let idleRounds = 0
   // the next turn, asked for while the last MicroJobs of this one run (TurnSize.lead): no idle gap waiting for the
@@ -150,10 +185,10 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
       const room = await host.findRoom(ctx, signal, idleRounds)
       if (room == null) {
         idleRounds++
-        if (idleRounds > 20) return // nothing open here for a while: look at other jobs
+        if (drained(host, ctx, idleRounds)) return 'drained'
         continue
       }
-      turn = askTurn(host, ctx, room, signal)
+      turn = askTurn(host, ctx, room, held, signal)
     }
     const room = turn.room
     let items: LockedItem[]
@@ -170,6 +205,7 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
       ctx.batch.flush()
       host.leaveRoom(ctx, room)
       idleRounds++
+      if (drained(host, ctx, idleRounds)) return 'drained'
       await host.waitFor(ctx, signal, Math.min(50 * idleRounds, host.idleMs ?? DEFAULT_IDLE_MS))
       continue
     }
@@ -180,15 +216,16 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
         // stopped, or this peer left the job's round meanwhile (over on chain, a new round): the rest is not run
         if (signal.aborted || ctx.left) return
         if (ahead == null && items.length - n <= ctx.turnSize.lead(items.length) && !ctx.finalized && !ownsOtherOpenRoom(ctx, room)) {
-          ahead = askTurn(host, ctx, room, signal)
+          ahead = askTurn(host, ctx, room, held, signal)
         }
         const f = await runItem(host, ctx, room, item, readyAt, lockedAt, signal)
+          .finally(() => { held.drop(microKey(item.macroIndex, item.index)) })
         if (f === 'failed') {
           // poison isolation: hand the rest of the batch back at once (the owner re-opens released leases) and
           // go back to the job choice, where this job now comes after every healthy one
-          for (const rest of items.slice(n + 1)) ctx.microLeases.release(microKey(rest.macroIndex, rest.index), rest.leaseTerm)
+          for (const rest of items.slice(n + 1)) release(ctx, held, rest)
           ahead?.locked.then(({ items: next }) => {
-            for (const i of next) ctx.microLeases.release(microKey(i.macroIndex, i.index), i.leaseTerm)
+            for (const i of next) release(ctx, held, i)
           }, () => {})
           ahead = undefined
           failed = true
@@ -207,6 +244,13 @@ export async function runTurns (host: TurnHost, ctx: JobContext, signal: AbortSi
     // timers and other peers' gossip are served
     await new Promise<void>(resolve => { setImmediate(resolve) })
   }
+}
+
+/** Hands a locked MicroJob this peer will not run back to the room's owner (its lease released). */
+function release (ctx: JobContext, held: HeldLeases, item: LockedItem): void {
+  const key = microKey(item.macroIndex, item.index)
+  held.drop(key)
+  ctx.microLeases.release(key, item.leaseTerm)
 }
 
 async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: LockedItem, readyAt: number, lockedAt: number,
@@ -230,7 +274,6 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     jobId: task.jobId, macroIndex: task.macroIndex, index: task.index, leaseTerm: item.leaseTerm,
     waitMs: started - readyAt, claimToStartMs: started - lockedAt
   })
-  const renew = setInterval(() => { ctx.microLeases.renew(key, item.leaseTerm) }, host.renewMs)
   try {
     const { output, digest } = await host.executor.run(task, { signal, timeoutMs: jobRunLimit(host, ctx) })
     ctx.turnSize.record(host.clock() - started)
@@ -253,8 +296,6 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     host.dispatch('microjob:error', { jobId: task.jobId, macroIndex: task.macroIndex, index: task.index, error: err as Error })
     host.itemFailed(ctx, item, err as Error)
     return 'failed'
-  } finally {
-    clearInterval(renew)
   }
 }
 

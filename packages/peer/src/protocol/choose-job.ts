@@ -20,20 +20,20 @@ export interface PeerState extends NodeHardware {
 /**
  * Peer-side job choice (DESIGN section 9): among the candidates the peer is eligible for (its GPU-model group and
  * "Any", `minVramGb <= vramGb`), a job whose `modelId` the peer already holds (in memory, or kept at hand) wins; then the highest
- * value; then the smaller id (so every peer breaks ties the same way). Undefined when none is eligible.
+ * value; then the smaller `tieKey` (default: the id itself). A key that differs per peer (the processor's is
+ * `sha256(jobId/peerId)`) spreads peers over equally paid jobs instead of sending all of them to one. Undefined when
+ * none is eligible.
  */
-export function chooseJob<C extends JobCandidate> (candidates: Iterable<C>, peer: PeerState): C | undefined {
-  let best: C | undefined
-  let bestWarm = false
+export function chooseJob<C extends JobCandidate> (candidates: Iterable<C>, peer: PeerState,
+  tieKey: (id: string) => string = id => id): C | undefined {
+  let best: { c: C, warm: boolean, key: string } | undefined
   for (const c of candidates) {
     if (!isEligible(c, peer)) continue
     const warm = c.modelId !== undefined && (c.modelId === peer.loadedModelId || peer.heldModelIds?.includes(c.modelId) === true)
-    if (best === undefined ||
-      (warm && !bestWarm) ||
-      (warm === bestWarm && (c.value > best.value || (c.value === best.value && c.id < best.id)))) {
-      best = c
-      bestWarm = warm
-    }
+    if (best !== undefined && (best.warm && !warm)) continue
+    if (best !== undefined && best.warm === warm && c.value < best.c.value) continue
+    const key = tieKey(c.id)
+    if (best === undefined || warm !== best.warm || c.value > best.c.value || key < best.key) best = { c, warm, key }
   }
-  return best
+  return best?.c
 }

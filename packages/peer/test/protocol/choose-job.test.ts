@@ -36,4 +36,12 @@ describe('chooseJob', () => {
     expect(chooseJob(jobs, { gpuModel: 'T4', vramGb: 4, loadedModelId: 'sdxl' })?.id).toBe('j5')
     expect(chooseJob([jobs[3]], { gpuModel: 'T4', vramGb: 4 })).toBeUndefined()
   })
+
+  it('breaks value ties by the key it is given (the processor\'s differs per peer), after the model and the value', () => {
+    const tied: JobCandidate[] = [{ id: 'a', value: 1n, minVramGb: 0 }, { id: 'b', value: 1n, minVramGb: 0 }, { id: 'c', value: 1n, minVramGb: 0 }]
+    const reversed = (id: string): string => ({ a: '3', b: '2', c: '1' } as Record<string, string>)[id]
+    expect(chooseJob(tied, { gpuModel: 'X', vramGb: 1 }, reversed)?.id).toBe('c')
+    expect(chooseJob([...tied, { id: 'd', value: 2n, minVramGb: 0 }], { gpuModel: 'X', vramGb: 1 }, reversed)?.id).toBe('d')
+    expect(chooseJob([...tied, { id: 'e', value: 0n, minVramGb: 0, modelId: 'm' }], { gpuModel: 'X', vramGb: 1, loadedModelId: 'm' }, reversed)?.id).toBe('e')
+  })
 })
