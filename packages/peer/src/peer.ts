@@ -265,10 +265,11 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         storeOutput: async bytes => await store.addOutput(bytes),
         prepareJob: async (job, options) => {
           await inputs.hold(job, options)
-          // after the inputs: a job refused for its inputs costs no join's gas
-          await joins?.join(job.jobId, options)
           holdings.acquired(job)
         },
+        // at this peer's first turn of the job, after its inputs: a job refused for its inputs, or with nothing open
+        // for this peer, costs no join's gas
+        joinJob: joins == null ? undefined : async (jobId, options) => { await joins.join(jobId, options) },
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
         deadlineClock: clock?.now,
         mayCoordinate: admission?.registered,

@@ -44,6 +44,8 @@ export interface JobContext {
   /** How many MicroJobs to ask for per turn, from the run times measured here (turn-size.ts). */
   turnSize: TurnSize
   finalized: boolean
+  /** This peer's join of the job is on chain (`ProcessorInit.joinJob` resolved): its turns may run. */
+  joined?: boolean
   /** This peer left the job's round (job-rounds.ts `leaveJob`: over on chain, or a new round): its turns stop. */
   left?: boolean
   /** When a result of this peer's own last finished a MacroJob (rooms.ts `noteOwnResult`). */

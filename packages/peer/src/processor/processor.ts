@@ -195,6 +195,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       runLimitMs: init.runLimitMs,
       clock: this.clock,
       deadlineClock: init.deadlineClock ?? Date.now,
+      joinJob: init.joinJob == null ? undefined : async (ctx, signal) => { await this.joinJob(ctx, signal) },
       otherOpenJob: (ctx) => otherOpenJob(this.choiceHost, this.turnHost.deadlineClock(), this.hardware(), ctx.job.jobId),
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),
       leaveRoom,
@@ -327,6 +328,16 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         if (!signal.aborted) log.error('job %s: %e', job.jobId, err)
         await this.idle(signal)
       }
+    }
+  }
+
+  /** ProcessorInit.joinJob; a job whose join failed goes after the healthy ones, as one whose MicroJob failed. */
+  private async joinJob (ctx: JobContext, signal: AbortSignal): Promise<void> {
+    try {
+      await this.init.joinJob?.(ctx.job.jobId, { signal })
+    } catch (err) {
+      if (!signal.aborted) this.failedAt.set(ctx.job.jobId, this.clock())
+      throw err
     }
   }
 

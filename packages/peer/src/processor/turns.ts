@@ -42,6 +42,8 @@ export interface TurnHost {
    * {@link DRAINED_IDLE_ROUNDS} idle rounds in this one it goes there. Default: never.
    */
   otherOpenJob?(ctx: JobContext): boolean
+  /** Before this peer's first turn of the job: its join on chain (ProcessorInit.joinJob). Default: none. */
+  joinJob?(ctx: JobContext, signal: AbortSignal): Promise<void>
   /** A room of the job with open items (joined, or claimed), or undefined after waiting for announcements. */
   findRoom(ctx: JobContext, signal: AbortSignal, idleRounds: number): Promise<MacroRoom | undefined>
   /** Leaves a room whose last turn for this peer came back empty (unless this peer owns its queue). */
@@ -187,6 +189,12 @@ async function turnsOf (host: TurnHost, ctx: JobContext, held: HeldLeases, signa
         idleRounds++
         if (drained(host, ctx, idleRounds)) return 'drained'
         continue
+      }
+      // open items for this peer: now, not at the job choice, its join is worth its gas
+      if (ctx.joined !== true && host.joinJob != null) {
+        await host.joinJob(ctx, signal)
+        ctx.joined = true
+        continue // the job may have moved on during the join: its rooms are looked at again
       }
       turn = askTurn(host, ctx, room, held, signal)
     }

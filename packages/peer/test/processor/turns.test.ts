@@ -124,6 +124,36 @@ describe('runTurns (the processor\'s turn loop)', () => {
     expect(near.events).toEqual([])
   })
 
+  it('awaits its join of the job before its first turn, once; a join that fails takes no turn', async () => {
+    const h = harness()
+    const join = Promise.withResolvers<void>()
+    let joins = 0
+    h.host.joinJob = async () => { joins++; await join.promise }
+    h.host.findRoom = async () => h.room
+    const controller = new AbortController()
+    const done = runTurns(h.host, h.ctx, controller.signal)
+    await h.settle()
+    expect(h.events).toEqual([])
+    join.resolve()
+    await h.settle()
+    expect(h.events).toEqual(['next'])
+    h.turns[0].resolve([item(0)])
+    await h.settle()
+    h.running.get(0)?.resolve()
+    await h.settle()
+    expect(h.events.filter(e => e === 'next').length).toBeGreaterThan(1)
+    expect(joins).toBe(1)
+    controller.abort()
+    h.turns.at(-1)?.resolve([])
+    await done
+
+    const refused = harness()
+    refused.host.joinJob = async () => { throw Object.assign(new Error('not mined'), { name: 'JoinNotMinedError' }) }
+    await expect(runTurns(refused.host, refused.ctx, new AbortController().signal)).rejects.toThrow('not mined')
+    expect(refused.events).toEqual([])
+    expect(refused.ctx.joined).toBeUndefined()
+  })
+
   it('asks for the next turn while the last MicroJob of this one runs, and writes this turn\'s results with the next lock', async () => {
     const h = harness()
     const done = runTurns(h.host, h.ctx, new AbortController().signal)
