@@ -156,9 +156,9 @@ describe('end to end: the default verification level catches a fake exactly when
     // attack, covered by the contract tests). The rate (1/P of the fakes) is the sample's, checked over many draws in
     // protocol/validation.test.ts; what only real peers can show is that each fake is caught when the drawn sample
     // holds it, and missed only when it does not. The faker is the only processor (the others verify only,
-    // `--no-process`) until it faked one MicroJob of every job: with honest processors beside it, every peer takes up
-    // the same job first and joins it on chain before it runs any of it, and a CI run saw the faker, the busiest
-    // peer, come late to 7 of 8 such small jobs and fake 1.
+    // `--no-process`) until it faked one MicroJob of every job: with honest processors beside it, the faker runs only
+    // some of such small jobs (a peer joins a job on chain before it runs any of it; a CI run, when every peer took
+    // up the same job first, saw it come late to 7 of 8 and fake 1).
     net = await startNetwork({
       peers: 4,
       peer: i => i === 0 ? { entry: { path: CHEATING_PEER, args: ['first-processed-per-job'] } } : { process: false }
