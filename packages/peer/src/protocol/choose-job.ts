@@ -26,14 +26,21 @@ export interface PeerState extends NodeHardware {
  */
 export function chooseJob<C extends JobCandidate> (candidates: Iterable<C>, peer: PeerState,
   tieKey: (id: string) => string = id => id): C | undefined {
-  let best: { c: C, warm: boolean, key: string } | undefined
+  let best: Ranked<C> | undefined
   for (const c of candidates) {
     if (!isEligible(c, peer)) continue
     const warm = c.modelId !== undefined && (c.modelId === peer.loadedModelId || peer.heldModelIds?.includes(c.modelId) === true)
-    if (best !== undefined && (best.warm && !warm)) continue
-    if (best !== undefined && best.warm === warm && c.value < best.c.value) continue
-    const key = tieKey(c.id)
-    if (best === undefined || warm !== best.warm || c.value > best.c.value || key < best.key) best = { c, warm, key }
+    const ranked = { c, warm, key: tieKey(c.id) }
+    if (best === undefined || outranks(ranked, best)) best = ranked
   }
   return best?.c
+}
+
+interface Ranked<C extends JobCandidate> { c: C, warm: boolean, key: string }
+
+/** Warm first, then the higher value, then the smaller tie key. */
+function outranks<C extends JobCandidate> (a: Ranked<C>, b: Ranked<C>): boolean {
+  if (a.warm !== b.warm) return a.warm
+  if (a.c.value !== b.c.value) return a.c.value > b.c.value
+  return a.key < b.key
 }

@@ -12,9 +12,11 @@ afterEach(async () => {
 /** What each peer did, in order: `join <jobId>` when its join resolved, `start <jobId>` per MicroJob started. */
 type Log = string[][]
 
-/** `n` peers dialled to each other, each with a `joinJob` that takes 300 ms (a block's wait) and logs when it resolves. */
-async function joiningPeers (n: number, workMs: number, log: Log): Promise<TestPeer[]> {
-  const list: TestPeer[] = []
+/**
+ * `n` peers dialled to each other (in `peers`, as each starts, so afterEach stops them), each with a `joinJob` that
+ * takes 300 ms (a block's wait) and logs when it resolves.
+ */
+async function joiningPeers (n: number, workMs: number, log: Log): Promise<void> {
   for (let i = 0; i < n; i++) {
     const [peer] = await startPeers(1, {
       executor: testExecutor({ workMs }),
@@ -24,16 +26,16 @@ async function joiningPeers (n: number, workMs: number, log: Log): Promise<TestP
       }
     })
     peer.processor.addEventListener('microjob:start', (evt) => { log[i].push(`start ${evt.detail.jobId}`) })
-    for (const other of list) await peer.node.libp2p.dial(other.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
-    list.push(peer)
+    const others = [...peers]
+    peers.push(peer)
+    for (const other of others) await peer.node.libp2p.dial(other.node.libp2p.getMultiaddrs()[0], { signal: AbortSignal.timeout(10_000) })
   }
-  return list
 }
 
 describe('processor: the join on chain at the first queue turn (ProcessorInit.joinJob)', () => {
   it('a peer joins a job before its first MicroJob of it runs, and a peer that finds nothing open in it does not join', async () => {
     const log: Log = [[], [], []]
-    peers = await joiningPeers(3, 1_500, log)
+    await joiningPeers(3, 1_500, log)
     // one MicroJob: one peer runs it, the others find nothing open for them
     const job = testJob(1, 1)
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
