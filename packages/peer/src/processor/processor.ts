@@ -10,7 +10,6 @@ import { countSent, DEFAULT_PRICING } from '../protocol/index.js'
 import { DEFAULT_IDLE_MS, DEFAULT_SUMMARY_CHECK_MS } from './constants.js'
 import { jobDiscovery } from './job-discovery.js'
 import { knownJobSummary } from './job-state.js'
-import { nextJob, otherOpenJob } from './job-choice.js'
 import { followRounds, leaveJob, retireRound } from './job-rounds.js'
 import { openJobContext } from './job-context.js'
 import { reopenJob } from './job-end.js'
@@ -18,8 +17,8 @@ import { followJob } from './job-follow.js'
 import { itemFailed } from './poison.js'
 import { findRoom, leaveRoom, onMacroMessage, waitFor } from './rooms.js'
 import { checkRun, reportWritten, runTurns } from './turns.js'
-import type { DrainedMark } from './drained-jobs.js'
-import type { JobChoiceHost } from './job-choice.js'
+import { workChoice } from './work-choice.js'
+import type { WorkChoice } from './work-choice.js'
 import type { JobContext } from './job-context.js'
 import type { JobDiscovery } from './job-discovery.js'
 import type { KnownJob } from '../jobs/index.js'
@@ -35,7 +34,7 @@ import type { KnownJobSummary, Processor, RetiredAs, ProcessorComponents, Proces
 import type {
   CoordMessage, Leases, RecordSigner, RecordVerifier, RoomPubSubMessage
 } from '../coord/index.js'
-import type { JobSpec, PeerState, PricingParams } from '../protocol/index.js'
+import type { JobSpec, PricingParams } from '../protocol/index.js'
 import type * as Y from 'yjs'
 
 export type { KnownJobSummary, MicroJobStartDetail, Processor, ProcessorComponents, RetiredAs, ProcessorEvents, ProcessorInit } from './types.js'
@@ -61,10 +60,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   private readonly doneElsewhere = new Set<string>()
   /** jobId -> when a MicroJob of it last failed here (such jobs come last in the job choice). */
   private readonly failedAt = new Map<string, number>()
-  /** Jobs in which this peer lately found nothing open (drained-jobs.ts: the job choice takes others first). */
-  private readonly drained = new Map<string, DrainedMark>()
-  /** What the job choice (job-choice.ts) reads of this processor. */
-  private readonly choiceHost: JobChoiceHost
+  /** The job choice's state: drained jobs, the warm model, the join (work-choice.ts). */
+  private readonly choice: WorkChoice
   /** Spec CIDs whose content this peer holds (`prepareJob` succeeded). */
   private readonly prepared = new Set<string>()
   /** Topic -> removes its gossipsub validator. */
@@ -98,8 +95,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
 
   /** The network's pricing parameters: every job's task value (job choice) comes from them. */
   private readonly pricing: PricingParams
-  /** The model of the job this peer last worked on: warm for the next job choice. */
-  private lastModelId?: string
 
   constructor (components: ProcessorComponents, init: ProcessorInit) {
     super()
@@ -167,7 +162,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       endHost: this.endHost,
       checkRun: async (ctx, macroIndex, index) => { await checkRun(this.turnHost, ctx, macroIndex, index, this.controller.signal) }
     }
-    this.choiceHost = { jobs: this.jobs, completed: this.completed, retired: this.retired, failedAt: this.failedAt, drained: this.drained, deferJob: init.deferJob, self: this.self }
+    this.choice = workChoice({ jobs: this.jobs, completed: this.completed, retired: this.retired, failedAt: this.failedAt,
+      self: this.self, clock: this.clock, deadlineClock: init.deadlineClock ?? Date.now }, init)
     const { heartbeatMs, ownerTimeoutMs, maxBatch, discoveryMs, idleMs, mayCoordinate, runLimitMs } = init
     this.roomsHost = {
       pubsub: components.pubsub,
@@ -195,8 +191,8 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       runLimitMs: init.runLimitMs,
       clock: this.clock,
       deadlineClock: init.deadlineClock ?? Date.now,
-      joinJob: init.joinJob == null ? undefined : async (ctx, signal) => { await this.joinJob(ctx, signal) },
-      otherOpenJob: (ctx) => otherOpenJob(this.choiceHost, this.turnHost.deadlineClock(), this.hardware(), ctx.job.jobId),
+      joinJob: this.choice.join == null ? undefined : async (ctx, signal) => { await this.choice.join?.(ctx.job.jobId, signal) },
+      otherOpenJob: (ctx) => this.choice.otherOpen(ctx.job.jobId),
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),
       leaveRoom,
       waitFor,
@@ -212,7 +208,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     return [...this.jobs.values()].map(j => knownJobSummary(j, ends))
   }
 
-  loadedModel (): string | undefined { return this.lastModelId }
+  loadedModel (): string | undefined { return this.choice.loadedModel() }
 
   currentJob (): string | undefined {
     for (const [jobId] of this.contexts) {
@@ -317,7 +313,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const signal = this.controller.signal
     while (!signal.aborted) {
       followRounds(this.roundsHost)
-      const job = nextJob(this.choiceHost, this.turnHost.deadlineClock(), this.hardware())
+      const job = this.choice.next()
       if (job == null) {
         await this.idle(signal)
         continue
@@ -329,22 +325,6 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
         await this.idle(signal)
       }
     }
-  }
-
-  /** ProcessorInit.joinJob; a job whose join failed goes after the healthy ones, as one whose MicroJob failed. */
-  private async joinJob (ctx: JobContext, signal: AbortSignal): Promise<void> {
-    try {
-      await this.init.joinJob?.(ctx.job.jobId, { signal })
-    } catch (err) {
-      if (!signal.aborted) this.failedAt.set(ctx.job.jobId, this.clock())
-      throw err
-    }
-  }
-
-  /** This peer's hardware for the job choice, with the model it last ran as the loaded one. */
-  private hardware (): PeerState {
-    const hardware = this.init.hardware ?? { gpuModel: 'Any', vramGb: 0 }
-    return { ...hardware, loadedModelId: this.lastModelId ?? hardware.loadedModelId }
   }
 
   private async idle (signal: AbortSignal, ms = this.init.idleMs ?? DEFAULT_IDLE_MS): Promise<void> {
@@ -403,11 +383,9 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       this.prepared.add(job.specCid)
     }
     const ctx = await this.context(job)
-    if (job.modelId != null) this.lastModelId = job.modelId
+    this.choice.opened(job)
     if (ctx == null) return
-    const end = await runTurns(this.turnHost, ctx, signal)
-    if (end === 'drained') this.drained.set(job.jobId, { at: this.clock(), round: job.round })
-    else this.drained.delete(job.jobId)
+    this.choice.ended(job, await runTurns(this.turnHost, ctx, signal))
   }
 }
 
