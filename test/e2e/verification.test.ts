@@ -84,6 +84,19 @@ describe('end to end: full verification catches one faked MicroJob and slashes i
       const fakerPeer = devnet.peers[0].peerId
       for (const o of outputs) expect(o.signer).not.toBe(fakerPeer)
       expect(matchesReference(outputs, IMAGE)).toBe(true)
+      // a join is consent for one round: round 1's processors joined it again, and each signer paid in it but the
+      // round's submitter is among them (a round-0 join could not be named)
+      const joins = await jobEscrow.queryFilter(jobEscrow.filters.JobJoined(job.jobId))
+      const round1 = new Set(joins.flatMap(e => 'args' in e && Number(e.args.round) === 1 ? [String(e.args.node).toLowerCase()] : []))
+      expect(round1.size).toBeGreaterThan(0)
+      const submissions = await jobEscrow.queryFilter(jobEscrow.filters.ResultsSubmitted(job.jobId))
+      const last = submissions[submissions.length - 1]
+      const submitter1 = String('args' in last ? last.args.submitter : '').toLowerCase()
+      const walletOf = new Map(devnet.peers.map((p, i) => [p.peerId, devnet.peerAccount(i).address.toLowerCase()]))
+      for (const o of outputs) {
+        const wallet = walletOf.get(o.signer)
+        if (wallet !== submitter1) expect(round1.has(wallet ?? '')).toBe(true)
+      }
     } finally {
       provider.destroy()
     }

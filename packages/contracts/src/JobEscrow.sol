@@ -96,15 +96,13 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         emit ResultsCommitted(jobId, msg.sender, commitment_);
     }
 
-    /// @notice A node that works on a job joins it (once; again is a no-op): the job's submissions may then name it as
-    ///         a payee, locking the job's bond of its stake while each is verified. Nobody can lock the stake of a
-    ///         node that did not join (a submitter naming nodes at will could hold everybody's stake until its job's
-    ///         deadline: docs/settlement.md, Defences 28).
+    /// @notice A node that works on a job joins its current round (once; again is a no-op): the round's submissions
+    ///         may then name it as a payee, locking the job's bond of its stake while each is verified. Nobody can lock
+    ///         the stake of a node that did not join the round (a submitter naming nodes at will could hold
+    ///         everybody's stake until its job's deadline; a join of an earlier round is no consent to a later one:
+    ///         docs/settlement.md, Defences 28).
     function joinJob(bytes32 jobId) external {
-        _job(jobId);
-        if (joined[jobId][msg.sender]) return;
-        joined[jobId][msg.sender] = true;
-        emit JobJoined(jobId, msg.sender);
+        _join(jobId, _job(jobId));
     }
 
     /// @notice Second half: reveals the committed results (from a later block) -> Submitted. Locks the submitter's

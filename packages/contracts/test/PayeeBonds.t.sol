@@ -171,7 +171,7 @@ contract PayeeBondsTest is AttackBase {
             assertEq(status(id), uint256(JobEscrowBase.Status.Released));
             vm.revertToState(snap);
         }
-        console.log("joinJob gas (a payee's, once per job)", gasJoin);
+        console.log("joinJob gas (a payee's, once per round of a job)", gasJoin);
         console.log("submitResults gas, no payee named", gasSubmit[0]);
         console.log("submitResults gas per named payee", (gasSubmit[1] - gasSubmit[0]) / n);
         console.log("settle (release) gas per named payee", (gasSettle[1] - gasSettle[0]) / n);
@@ -200,6 +200,44 @@ contract PayeeBondsTest is AttackBase {
         join(id, p2);
         assertTrue(escrow.joined(id, p2));
         assertTrue(!escrow.joined(id, p3));
+    }
+
+    /// A join is consent for one round (docs/settlement.md, Defences 28): a node that joined a round that was then
+    /// rejected cannot be named by a submission of the next round until it joins that one, so a later round's
+    /// submitter cannot lock the bond of a node that left the job. (Before, a join held for every round: the
+    /// second submission below locked p2's bond.)
+    function test_aJoinOfARejectedRoundIsNoConsentToTheNext() public {
+        bytes32 id = newJob(1, 4, 4);
+        Results memory truth = buildResults(id, 1, 4, "honest", one(p2));
+        Results memory sent = copyResults(truth);
+        sent.outputs[0] = keccak256("altered");
+        _rebuild(id, 4, sent);
+        submitNaming(id, attacker, sent.root, one(p2)); // p2 joins round 0 and is named
+        assertTrue(escrow.joined(id, p2), "joined round 0");
+        verifyRound(id, sent, views3(truth, truth, truth), noBlame(3));
+        assertEq(escrow.jobs(id).rejections, 1, "round 0 rejected");
+        assertTrue(!escrow.joined(id, p2), "round 1 not joined");
+        commitFirst(id, finalizer, bytes32("r1"));
+        vm.prank(finalizer);
+        vm.expectRevert(abi.encodeWithSelector(JobEscrowPayees.PayeeNotJoined.selector, p2));
+        escrow.submitResults(id, bytes32("r1"), "bafy-manifest", one(p2));
+        assertEq(registry.lockedStake(p2), 0, "nothing of p2 locked");
+        // p2 works on round 1 too: its join of it lets the round's submission name it
+        vm.recordLogs();
+        join(id, p2);
+        assertEq(vm.getRecordedLogs().length, 1, "one JobJoined for round 1");
+        assertTrue(escrow.joined(id, p2), "joined round 1");
+        vm.recordLogs();
+        join(id, p2);
+        assertEq(vm.getRecordedLogs().length, 0, "a second join of the round is a no-op");
+        vm.prank(finalizer);
+        escrow.submitResults(id, bytes32("r1"), "bafy-manifest", one(p2));
+        assertEq(registry.lockedStake(p2), 2 * FEE, "named in round 1");
+    }
+
+    /// Whether a node joined a job that does not exist: no.
+    function test_nobodyJoinedAnUnknownJob() public view {
+        assertTrue(!escrow.joined(bytes32("nope"), p2));
     }
 
     /// Joining needs a job that exists.

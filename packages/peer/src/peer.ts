@@ -269,7 +269,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         },
         // at this peer's first turn of the job, after its inputs: a job refused for its inputs, or with nothing open
         // for this peer, costs no join's gas
-        joinJob: joins == null ? undefined : async (jobId, options) => { await joins.join(jobId, options) },
+        joinJob: joins == null ? undefined : async (jobId, round, options) => { await joins.join(jobId, round, options) },
         // funded first: an announcement nobody paid for is worth no model-holder clock, no word about verifiers
         deadlineClock: clock?.now,
         mayCoordinate: admission?.registered,

@@ -16,10 +16,12 @@ abstract contract JobEscrowPayees is JobEscrowBase {
     mapping(bytes32 => address[]) internal _payees;
     /// @dev jobId => payee => named by the current submission (answers for its leaves)
     mapping(bytes32 => mapping(address => bool)) internal _named;
-    /// @notice jobId => node => it joined the job: a submission may name it as a payee (locking the job's bond of it)
-    mapping(bytes32 => mapping(address => bool)) public joined;
+    /// @dev jobId => node => 1 + the round it last joined (0: never): a submission of that round may name it as a
+    ///      payee (locking the job's bond of it). A join is consent for one round: the work of a rejected round is done
+    ///      again in the next, by whoever joins it.
+    mapping(bytes32 => mapping(address => uint256)) internal _joinedRound;
 
-    event JobJoined(bytes32 indexed jobId, address indexed node);
+    event JobJoined(bytes32 indexed jobId, address indexed node, uint256 round);
 
     error TooManyPayees(uint256 named, uint256 max);
     error PayeeNotJoined(address payee);
@@ -31,11 +33,30 @@ abstract contract JobEscrowPayees is JobEscrowBase {
         for (uint256 i; i < payees.length; ++i) {
             address p = payees[i];
             if (p == msg.sender || named[p]) continue;
-            if (!joined[jobId][p]) revert PayeeNotJoined(p);
+            if (!_joinedNow(jobId, p)) revert PayeeNotJoined(p);
             registry.lock(p, bond, bytes32(0));
             named[p] = true;
             _payees[jobId].push(p);
         }
+    }
+
+    /// @notice Whether `node` joined the job's current round (`joinJob`): a submission of it may name the node as a
+    ///         payee. False for a job that does not exist.
+    function joined(bytes32 jobId, address node) external view returns (bool) {
+        return _jobs[jobId].status != Status.None && _joinedNow(jobId, node);
+    }
+
+    /// @dev Whether `node` joined the job's current round.
+    function _joinedNow(bytes32 jobId, address node) internal view returns (bool) {
+        return _joinedRound[jobId][node] == uint256(_jobs[jobId].rejections) + 1;
+    }
+
+    /// @dev Records `msg.sender`'s join of the job's current round (once per round; again is a no-op).
+    function _join(bytes32 jobId, Job storage j) internal {
+        uint256 mark = uint256(j.rejections) + 1;
+        if (_joinedRound[jobId][msg.sender] == mark) return;
+        _joinedRound[jobId][msg.sender] = mark;
+        emit JobJoined(jobId, msg.sender, j.rejections);
     }
 
     /// @dev Ends a submission's locks: the submitter's bond and the bond of each payee it named.

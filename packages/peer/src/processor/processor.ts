@@ -191,7 +191,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
       runLimitMs: init.runLimitMs,
       clock: this.clock,
       deadlineClock: init.deadlineClock ?? Date.now,
-      joinJob: this.choice.join == null ? undefined : async (ctx, signal) => { await this.choice.join?.(ctx.job.jobId, signal) },
+      joinJob: this.choice.join == null ? undefined : async (ctx, signal) => { await this.choice.join?.(ctx.job.jobId, ctx.job.round, signal) },
       otherOpenJob: (ctx) => this.choice.otherOpen(ctx.job.jobId),
       findRoom: async (ctx, signal, idleRounds) => findRoom(this.roomsHost, ctx, signal, idleRounds),
       leaveRoom,

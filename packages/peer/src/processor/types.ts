@@ -31,12 +31,12 @@ export interface ProcessorInit {
    */
   prepareJob?(job: { jobId: string, specCid: string, spec: JobSpec }, options: AbortOptions): Promise<void>
   /**
-   * Awaited before this peer's first queue turn of a job (once per job and round here), when a room of it has open
-   * items for this peer: its join on chain (`jobJoins`), so work is done only for a job whose submission may name this
-   * peer, and a peer that finds nothing open in a job (its last items taken by others) pays no join. A failure puts
+   * Awaited before this peer's first queue turn of a job's round (once per job and round here), when a room of it has
+   * open items for this peer: its join of that round on chain (`jobJoins`), so work is done only for a round whose
+   * submission may name this peer, and a peer that finds nothing open in a job (its last items taken by others) pays no join. A failure puts
    * the job after the healthy ones for now (as a failed MicroJob does); a join still under way is awaited again then.
    */
-  joinJob?(jobId: string, options: AbortOptions): Promise<void>
+  joinJob?(jobId: string, round: number, options: AbortOptions): Promise<void>
   /** Called once on the peer whose result completed the job (finalization is idempotent). */
   onJobComplete?(jobId: string): void | Promise<void>
   /**

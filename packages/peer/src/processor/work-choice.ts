@@ -24,7 +24,7 @@ export interface WorkChoice {
   /** Another job, healthy and not drained here, is open to this peer (turns.ts leaves `jobId` for it). */
   otherOpen(jobId: string): boolean
   /** ProcessorInit.joinJob, when there is one. */
-  readonly join?: (jobId: string, signal: AbortSignal) => Promise<void>
+  readonly join?: (jobId: string, round: number, signal: AbortSignal) => Promise<void>
   /** This peer took up `job` (its doc is open): its model, if any, is the loaded one from now on. */
   opened(job: KnownJob): void
   /** This peer's turns of `job` ended: drained (nothing open for it lately) or not. */
@@ -48,9 +48,9 @@ export function workChoice (host: WorkChoiceHost, init: Pick<ProcessorInit, 'def
     otherOpen: (jobId) => otherOpenJob(choice, host.deadlineClock(), hardware(), jobId),
     join: joinJob == null
       ? undefined
-      : async (jobId, signal) => {
+      : async (jobId, round, signal) => {
         try {
-          await joinJob(jobId, { signal })
+          await joinJob(jobId, round, { signal })
         } catch (err) {
           if (!signal.aborted) host.failedAt.set(jobId, host.clock())
           throw err

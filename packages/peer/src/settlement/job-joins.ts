@@ -23,20 +23,21 @@ export interface JobJoinsInit {
 }
 
 /**
- * Joins the jobs this node works on (`JobEscrow.joinJob`), once each: a submission may name only nodes that joined
- * its job as payees (docs/settlement.md, Defences 28), and a finalizer pays no other, so a node that works on a job
- * before its join is on chain may work for nothing. The processor waits for the join before its first MicroJob of the
- * job. The {@link MAX_REMEMBERED_JOINS} newest jobs are remembered; an older one asked again is read on chain before
- * anything is sent, and a join that failed is tried again when asked again.
+ * Joins the rounds of the jobs this node works on (`JobEscrow.joinJob`), once each: a submission may name only nodes
+ * that joined its round as payees (docs/settlement.md, Defences 28), and a finalizer pays no other, so a node that
+ * works on a job before its join is on chain may work for nothing. The processor waits for the join before its first
+ * MicroJob of each round of the job. The {@link MAX_REMEMBERED_JOINS} newest joins are remembered; an older one asked
+ * again is read on chain before anything is sent, and a join that failed is tried again when asked again.
  */
 export interface JobJoins {
   /**
-   * Resolves once this node joined `jobId` on chain: at once when it did before, else when its join (one per job,
-   * however often asked) is mined. The signal ends this wait, not the join.
+   * Resolves once this node joined round `round` of `jobId` on chain: at once when it did before, else when its join
+   * (one per job and round, however often asked) is mined. The escrow records a join for the job's current round:
+   * asked for a round the chain has left, the current one is joined. The signal ends this wait, not the join.
    * @throws the join's error when it was given up (a chain revert at once, an RPC away after `timeoutMs`);
    * {@link JoinNotMinedError} when it is still under way after `waitMs` (it goes on: ask again later)
    */
-  join(jobId: string, options?: AbortOptions): Promise<void>
+  join(jobId: string, round: number, options?: AbortOptions): Promise<void>
   stop(): void
 }
 
@@ -59,10 +60,10 @@ export function jobJoins (components: JobJoinsComponents, init: JobJoinsInit = {
     })
   }
 
-  const start = (id: string): Promise<void> => {
+  const start = (id: string, key: string): Promise<void> => {
     const joining = joinOnce(id).catch((err: Error) => {
       // given up: forgotten, so the next ask tries again
-      if (started.get(id) === joining) started.delete(id)
+      if (started.get(key) === joining) started.delete(key)
       if (!controller.signal.aborted) {
         log.error('joining job %s failed: %e', id, err)
         init.onFailed?.(id, err)
@@ -71,23 +72,24 @@ export function jobJoins (components: JobJoinsComponents, init: JobJoinsInit = {
     })
     // nobody may be waiting when it fails: its error reaches the asker that waits, and the log
     joining.catch(() => {})
-    started.set(id, joining)
+    started.set(key, joining)
     if (started.size > MAX_REMEMBERED_JOINS) started.delete(started.keys().next().value as string)
     return joining
   }
 
   return {
-    async join (jobId, options = {}) {
+    async join (jobId, round, options = {}) {
       controller.signal.throwIfAborted()
       options.signal?.throwIfAborted()
       const id = jobId.toLowerCase()
+      const key = `${id}/${round}`
       const waitMs = init.waitMs ?? DEFAULT_JOIN_WAIT_MS
       const timeout = timeoutSignal(waitMs)
       try {
-        await raceSignal(started.get(id) ?? start(id), anySignal([options.signal, timeout]))
+        await raceSignal(started.get(key) ?? start(id, key), anySignal([options.signal, timeout]))
       } catch (err) {
         if (timeout.aborted && options.signal?.aborted !== true) {
-          throw new JoinNotMinedError(`this node's join of job ${id} is not on chain after ${Math.round(waitMs / 1000)} s: no work on it yet (its finalizer would not pay it)`)
+          throw new JoinNotMinedError(`this node's join of round ${round} of job ${id} is not on chain after ${Math.round(waitMs / 1000)} s: no work on it yet (its finalizer would not pay it)`)
         }
         throw err
       }

@@ -50,6 +50,28 @@ describe('processor: the join on chain at the first queue turn (ProcessorInit.jo
     }
   }, 60_000)
 
+  it('joins each round it works on: a rejected round\'s join is no consent to the next (the escrow asks one per round)', async () => {
+    const joined: string[] = []
+    let round = 0
+    peers = await startPeers(1, {
+      executor: testExecutor({ workMs: 100 }),
+      joinJob: async (jobId, r) => { joined.push(`${jobId}/${r}`) },
+      roundOf: () => round
+    })
+    const job = testJob(1, 40)
+    const started: number[] = []
+    peers[0].processor.addEventListener('microjob:start', () => { started.push(round) })
+    await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
+    await peers[0].processor.start()
+    await waitFor(() => started.length > 0, { timeoutMs: 20_000, what: 'a MicroJob of round 0 started' })
+    expect(joined).toEqual([`${job.jobId}/0`])
+    // round 0 rejected on chain: the peer moves to round 1 and joins it before its first MicroJob there
+    round = 1
+    peers[0].processor.wake()
+    await waitFor(() => started.includes(1), { timeoutMs: 20_000, what: 'a MicroJob of round 1 started' })
+    expect(joined).toEqual([`${job.jobId}/0`, `${job.jobId}/1`])
+  }, 30_000)
+
   it('joins each job it works on, though two jobs share one spec (their CID)', async () => {
     const joined: string[] = []
     peers = await startPeers(1, {

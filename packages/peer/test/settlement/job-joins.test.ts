@@ -26,13 +26,13 @@ describe('jobJoins', () => {
     const failed: Array<[string, string]> = []
     joins = jobJoins({ chain: node }, { onFailed: (id, err) => { failed.push([id, String((err as { errorName?: string }).errorName)]) } })
     // asked by several preparations of one job at once: one transaction goes out, each ask resolves once it is mined
-    const asks = [...Array.from({ length: 5 }, () => jobId), jobId.toUpperCase().replace('0X', '0x')].map(async id => { await joins?.join(id) })
+    const asks = [...Array.from({ length: 5 }, () => jobId), jobId.toUpperCase().replace('0X', '0x')].map(async id => { await joins?.join(id, 0) })
     await Promise.all(asks)
     expect(await node.hasJoined(jobId, await node.address())).toBe(true)
     expect(await node.findEvents({ names: ['JobJoined'], topic1: jobId })).toHaveLength(1)
     // an unknown job: the revert reaches the asker at once, and is told once
     const unknown = '0x' + '77'.repeat(32)
-    await expect(joins.join(unknown)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'UnknownJob' })
+    await expect(joins.join(unknown, 0)).rejects.toMatchObject({ name: 'ChainRevertError', errorName: 'UnknownJob' })
     expect(failed).toEqual([[unknown, 'UnknownJob']])
 
     // joined, the node can be named by another node's submission of the job (its bond locked); not joined, it cannot
@@ -55,17 +55,41 @@ describe('jobJoins', () => {
     const j = jobJoins({ chain: fake as unknown as Parameters<typeof jobJoins>[0]['chain'] })
     joins = j
     const id = (i: number): string => '0x' + i.toString(16).padStart(64, '0')
-    await Promise.all(Array.from({ length: MAX_REMEMBERED_JOINS + 1 }, async (_, i) => { await j.join(id(i)) }))
+    await Promise.all(Array.from({ length: MAX_REMEMBERED_JOINS + 1 }, async (_, i) => { await j.join(id(i), 0) }))
     expect(sent).toHaveLength(MAX_REMEMBERED_JOINS + 1)
     reads.length = 0
     // the newest are remembered: asked again, nothing is read
-    await j.join(id(MAX_REMEMBERED_JOINS))
-    await j.join(id(1))
+    await j.join(id(MAX_REMEMBERED_JOINS), 0)
+    await j.join(id(1), 0)
     expect(reads).toEqual([])
     // the oldest was forgotten: read again, found joined, nothing sent
-    await j.join(id(0))
+    await j.join(id(0), 0)
     expect(reads).toEqual([id(0)])
     expect(sent).toHaveLength(MAX_REMEMBERED_JOINS + 1)
+  })
+
+  it('joins each round of a job: a join of round 0 is no consent to round 1 (the escrow asks one per round)', async () => {
+    let round = 0
+    const joinedRound = new Map<string, number>()
+    const sent: Array<[string, number]> = []
+    // the escrow's rule: hasJoined answers for the job's current round, and joinJob joins that round
+    const fake = {
+      address: async () => '0x' + '11'.repeat(20),
+      hasJoined: async (jobId: string) => joinedRound.get(jobId) === round,
+      joinJob: async (jobId: string) => { sent.push([jobId, round]); joinedRound.set(jobId, round); return { hash: '0x', blockNumber: 1 } }
+    }
+    const j = jobJoins({ chain: fake as unknown as Parameters<typeof jobJoins>[0]['chain'] })
+    joins = j
+    const id = '0x' + '44'.repeat(32)
+    await j.join(id, 0)
+    await j.join(id, 0)
+    expect(sent).toEqual([[id, 0]])
+    // round 0 rejected: the processor's context of round 1 asks again, and a join of round 1 goes out
+    round = 1
+    await j.join(id, 1)
+    expect(sent).toEqual([[id, 0], [id, 1]])
+    await j.join(id, 1)
+    expect(sent).toHaveLength(2)
   })
 
   it('a join given up is tried again when asked again; one not mined within the wait is a JoinNotMinedError and goes on', async () => {
@@ -85,19 +109,19 @@ describe('jobJoins', () => {
     joins = j
     const id = '0x' + '22'.repeat(32)
     // the RPC is away for the whole (zero) retry time: given up, told
-    await expect(j.join(id)).rejects.toMatchObject({ name: 'RpcUnreachableError' })
+    await expect(j.join(id, 0)).rejects.toMatchObject({ name: 'RpcUnreachableError' })
     expect(failed).toEqual(['RpcUnreachableError'])
     // back: asked again, the join is tried again; its transaction is not mined within the wait
     rpcAway = false
-    await expect(j.join(id)).rejects.toMatchObject({ name: 'JoinNotMinedError' })
+    await expect(j.join(id, 0)).rejects.toMatchObject({ name: 'JoinNotMinedError' })
     expect(sent).toEqual([id])
     // it went on: mined, the next ask resolves without a second transaction
     mined.resolve()
-    await j.join(id)
+    await j.join(id, 0)
     expect(sent).toEqual([id])
     // an asker's own signal ends its wait, as itself
     const ended = new AbortController()
     ended.abort()
-    await expect(j.join('0x' + '33'.repeat(32), { signal: ended.signal })).rejects.toMatchObject({ name: 'AbortError' })
+    await expect(j.join('0x' + '33'.repeat(32), 0, { signal: ended.signal })).rejects.toMatchObject({ name: 'AbortError' })
   })
 })
