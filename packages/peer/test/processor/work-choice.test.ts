@@ -43,7 +43,7 @@ describe('the processor\'s work choice (work-choice.ts)', () => {
     const h = host([job('0xa', 10n), job('0xb', 50n)])
     expect(workChoice(h, {}).join).toBeUndefined()
     const choice = workChoice(h, { joinJob: async () => { throw Object.assign(new Error('not mined'), { name: 'JoinNotMinedError' }) } })
-    await expect(choice.join?.('0xb', new AbortController().signal)).rejects.toThrow('not mined')
+    await expect(choice.join?.('0xb', 0, new AbortController().signal)).rejects.toThrow('not mined')
     expect(h.failedAt.get('0xb')).toBe(7)
     expect(choice.next()?.jobId).toBe('0xa')
   })
