@@ -2,7 +2,7 @@ import { anySignal, timeoutSignal } from '@jobmesh/contracts'
 import { createHash } from 'node:crypto'
 import { failedForCertain, leases, macroDocs, microKey, recordSigner } from '@jobmesh/peer/coord'
 import { roundDocName } from '@jobmesh/peer/crdt'
-import { resultTree, sliceJob } from '@jobmesh/peer/protocol'
+import { resultTree, sliceJob, toHex } from '@jobmesh/peer/protocol'
 import { payeeResolver, roundKey } from '@jobmesh/peer/jobs'
 import { isoSeconds } from '@jobmesh/peer/observe'
 import { rawOutputCid } from '@jobmesh/peer/storage'
@@ -59,9 +59,6 @@ interface Picked {
   signer: string
 }
 
-function hex (bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`
-}
 
 /**
  * Downloads and verifies every MicroJob's output (see {@link JobClient.results}).
@@ -118,7 +115,7 @@ async function download (ctx: ClientContext, id: string, signal: AbortSignal, fa
     ? manifest.microJobs.map((e, g) => ({ d: microJobs[g], outputHash: e.outputHash.toLowerCase(), outputCid: e.outputCid, signer: e.signer }))
     : microJobs.map((d) => {
       const r = counting(d)!
-      return { d, outputHash: hex(r.outputHash), outputCid: r.outputCid, signer: r.signer }
+      return { d, outputHash: toHex(r.outputHash), outputCid: r.outputCid, signer: r.signer }
     })
 
   // the results the submitter committed to on chain must be these

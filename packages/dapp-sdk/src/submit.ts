@@ -217,7 +217,7 @@ export async function submitJob (ctx: ClientContext, input: SubmitInput, options
   log('created %s in block %d (tx %s)', jobId, created.blockNumber, created.hash)
 
   report({ stage: 'announcing', jobId, specCid, txHash: created.hash })
-  await ctx.announcer.announce(spec, jobId, specCid, pricing)
+  await ctx.announcer.announce(spec, jobId, specCid, pricing, { signal })
   // availability: peers fetch and pin the inputs, so the job does not depend on this client staying online
   report({ stage: 'replicating', jobId, specCid, txHash: created.hash })
   const want = ctx.settings.inputReplicas

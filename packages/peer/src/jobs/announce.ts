@@ -11,7 +11,7 @@ import { announcedRound } from './rounds.js'
 import type { RoomPubSub } from '../coord/index.js'
 import type { JobSpec, PricingParams, TrafficCounters } from '../protocol/index.js'
 import type { JobsDocs } from './types.js'
-import type { PeerId, PrivateKey } from '@libp2p/interface'
+import type { AbortOptions, PeerId, PrivateKey } from '@libp2p/interface'
 
 const log = logger('jobmesh:jobs')
 
@@ -31,13 +31,13 @@ export interface AnnounceComponents {
  * through it, and so does the DApp SDK; settlement re-announces a rejected job's next round with {@link reannounceRound}.
  * Every announcement record is written in this file.
  *
- * @throws InvalidAnnouncementError when the spec cannot be encoded
+ * @throws InvalidAnnouncementError when the spec cannot be encoded; the signal's reason when it ends the index's open
  */
 export async function announceJob (components: AnnounceComponents, spec: JobSpec, jobId: string, specCid: string,
-  pricing: PricingParams): Promise<Uint8Array> {
+  pricing: PricingParams, options: AbortOptions = {}): Promise<Uint8Array> {
   const signer = recordSigner(components.privateKey, components.peerId.toString(), components.counters)
   const record = signAnnouncement(signer, spec, jobId, specCid, pricing)
-  const index = await components.docs.open(INDEX_DOC)
+  const index = await components.docs.open(INDEX_DOC, { signal: options.signal })
   index.getMap<Uint8Array>(INDEX_JOBS_MAP).set(jobId.toLowerCase(), record)
   const message = { announcement: record as Uint8Array<ArrayBuffer> }
   const bytes = encodeMessage(message, DEFAULT_MAX_MESSAGE_BYTES)

@@ -1,5 +1,5 @@
 import { JobAnnouncement } from '../coord/index.js'
-import { decodeJobSpec, encodeJobSpec, microJobCount, taskValue } from '../protocol/index.js'
+import { decodeJobSpec, encodeJobSpec, fromHex, microJobCount, taskValue, toHex } from '../protocol/index.js'
 import { ANNOUNCEMENT_DOMAIN } from './constants.js'
 import { InvalidAnnouncementError } from './errors.js'
 import { announcedRound, roundKey } from './rounds.js'
@@ -26,21 +26,12 @@ export function specValue (spec: JobSpec, pricing: PricingParams): bigint {
   return taskValue(spec.price, microJobCount(spec), pricing)
 }
 
-export function hexToBytes (hex: string): Uint8Array<ArrayBuffer> {
-  const h = hex.startsWith('0x') ? hex.slice(2) : hex
-  return new Uint8Array(Buffer.from(h, 'hex'))
-}
-
-export function bytesToHex (bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`
-}
-
 /** A signed JobAnnouncement record of `spec` (round 0); throws InvalidAnnouncementError when it cannot be encoded. */
 export function signAnnouncement (signer: RecordSigner, spec: JobSpec, jobId: string, specCid: string, pricing: PricingParams): Uint8Array {
   let payload: Uint8Array
   try {
     payload = JobAnnouncement.encode({
-      jobId: hexToBytes(jobId),
+      jobId: fromHex(jobId),
       specCid,
       minVramGb: spec.requirements.minVramGb,
       gpuModel: spec.requirements.gpuModel,
@@ -59,7 +50,7 @@ export function signAnnouncement (signer: RecordSigner, spec: JobSpec, jobId: st
 /** The jobId an announcement's payload (verified) names, or undefined when it is no announcement. */
 export function announcedJobId (payload: Uint8Array): string | undefined {
   try {
-    return bytesToHex(JobAnnouncement.decode(payload).jobId)
+    return toHex(JobAnnouncement.decode(payload).jobId)
   } catch {
     return undefined
   }
@@ -85,7 +76,7 @@ export function readAnnouncement (record: Uint8Array, verifier: RecordVerifier, 
   if (verified == null) return { kind: 'forged' }
   try {
     const a = JobAnnouncement.decode(verified.payload)
-    const jobId = bytesToHex(a.jobId)
+    const jobId = toHex(a.jobId)
     const previous = known(jobId)
     const announced = announcedRound(a)
     const round = roundOf?.(jobId, announced) ?? announced

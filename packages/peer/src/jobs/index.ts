@@ -15,7 +15,7 @@
  */
 export { announceJob, reannounceRound, indexedRounds } from './announce.js'
 export type { AnnounceComponents } from './announce.js'
-export { signAnnouncement, readAnnouncement, announcedJobId, specValue, hexToBytes, bytesToHex } from './announcements.js'
+export { signAnnouncement, readAnnouncement, announcedJobId, specValue } from './announcements.js'
 export type { KnownJob, AnnouncementVerdict } from './announcements.js'
 export { roundKey, announcedRound, excludingVerifier } from './rounds.js'
 export type { RoundOracle } from './rounds.js'

@@ -1,6 +1,7 @@
 import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { promptTargets } from './prompt-targets.js'
+import { TooManyModelsError } from './errors.js'
 import {
   DEFAULT_HOLDER_COUNT_TTL_MS, DEFAULT_HOLDER_GRACE_MS, DEFAULT_MAX_RETRY_MS, DEFAULT_PROMPT_POLL_MS, DEFAULT_RETRY_MS, MAX_PROMPT_TRIES,
   MAX_TRACKED_JOBS, MODEL_SOURCE_LABELS, PROMPTS_PER_FALLBACK
@@ -180,7 +181,7 @@ export function createModelHoldings (components: ModelHoldingsComponents, init: 
       counts.set(modelId, { holders: h.held ? h.holders : h.holders + 1, at: Date.now() })
     }, unrecordable).catch((err: Error) => {
       if (revertName(err) !== 'TooManyModels') throw err
-      throw new Error(`the registry records at most ${MAX_MODEL_RECORDS} models per node, and the models kept with --model fill them`, { cause: err })
+      throw new TooManyModelsError(`the registry records at most ${MAX_MODEL_RECORDS} models per node, and the models kept with --model fill them`, { cause: err })
     })
     announced.add(modelId)
     log('holding model %s (on chain)', modelId)

@@ -90,6 +90,8 @@ export interface JobContextComponents {
 
 export interface JobContextInit {
   resultFlushMs?: number
+  /** Ends the doc's open (the processor stopping). */
+  signal?: AbortSignal
   failures?: JobFailuresInit
   /** Results were written to the doc (result-batch.ts). */
   onWritten(ctx: JobContext, written: FinishedMicroJob[]): void
@@ -106,7 +108,7 @@ export async function openJobContext (components: JobContextComponents, job: Kno
   // not for long: at a new job that answer comes from a peer busy with every other peer's exchanges (0.2-0.6 s at
   // proc:8), while what this peer chooses first does not need it (rooms being opened have subscribers, which it
   // joins and never claims; a room's queue is built from the doc when its claim settles)
-  const doc = await components.docs.open(docName, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS })
+  const doc = await components.docs.open(docName, { catchUp: 'first', catchUpWaitMs: DEFAULT_CATCH_UP_WAIT_MS, signal: init.signal })
   const docs = components.docs
   const confirm = docs.confirm == null ? undefined : async (options: ConfirmOptions) => docs.confirm?.(docName, options)
   const slicing = sliceJob(job.spec, job.jobId)

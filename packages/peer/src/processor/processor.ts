@@ -226,7 +226,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     this.unguards.set(jobsTopic(), guardCoordTopic(this.components.pubsub, jobsTopic(), { maxMessageBytes: this.maxBytes, metrics: this.metrics }))
     this.components.pubsub.subscribe(jobsTopic())
     this.components.pubsub.addEventListener('message', this.onMessage)
-    const index = await this.components.docs.open(INDEX_DOC)
+    const index = await this.components.docs.open(INDEX_DOC, { signal: this.controller.signal })
     this.indexMap = index.getMap<Uint8Array>(INDEX_JOBS_MAP)
     for (const [key, value] of this.indexMap) this.discovery.learn(value, { key })
     this.indexMap.observe((event) => {
@@ -275,7 +275,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
   }
 
   async announceJob (spec: JobSpec, jobId: string, specCid: string): Promise<void> {
-    this.discovery.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing))
+    this.discovery.learn(await announceJob(this.components, spec, jobId, specCid, this.pricing, { signal: this.controller.signal }))
   }
 
   private handle (msg: RoomPubSubMessage): void {
@@ -353,7 +353,7 @@ class JobProcessor extends TypedEvents<ProcessorEvents> implements Processor {
     const verifier = excluded == null ? this.verifier : excludingVerifier(this.verifier, excluded)
     const opening = this.clock()
     ctx = await openJobContext({ docs: this.components.docs, signer: this.signer, verifier, leases: this.leases, metrics: this.metrics }, job, {
-      resultFlushMs: this.init.resultFlushMs,
+      resultFlushMs: this.init.resultFlushMs, signal: this.controller.signal,
       failures: this.init.failures,
       onWritten: (c, written) => { reportWritten(this.turnHost, c, written) }
     })

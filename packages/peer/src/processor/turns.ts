@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
 import { logger } from '@libp2p/logger'
 import { countStates, macroTopic, microKey } from '../coord/index.js'
-import { bytesToHex, hexToBytes } from '../jobs/index.js'
 import { CHECK_RUN_TIMEOUT_FACTOR, DEFAULT_IDLE_MS, DEFAULT_TURN_WAIT_MS, DRAINED_IDLE_ROUNDS, MAX_IDLE_ROUNDS } from './constants.js'
 import { pastCutoff } from './deadline.js'
 import { heldLeases } from './held-leases.js'
 import { jobRunLimit } from './poison.js'
 import { rawOutputCid } from '../storage/index.js'
-import { workTag } from '../protocol/index.js'
+import { fromHex, toHex, workTag } from '../protocol/index.js'
 import type { MicroJobExecutor, MicroJobTask } from '../executor/index.js'
 import type { HeldLeases } from './held-leases.js'
 import type { JobContext } from './job-context.js'
@@ -77,7 +76,7 @@ export function reportWritten (host: TurnHost, ctx: JobContext, written: Finishe
   }
   if (!host.announceComplete) return
   for (const [macroIndex, items] of byMacro) {
-    host.publish(macroTopic(ctx.job.key), { completed: { jobId: hexToBytes(ctx.job.jobId), macroIndex, items } })
+    host.publish(macroTopic(ctx.job.key), { completed: { jobId: fromHex(ctx.job.jobId), macroIndex, items } })
   }
 }
 
@@ -287,7 +286,7 @@ async function runItem (host: TurnHost, ctx: JobContext, room: MacroRoom, item: 
     ctx.turnSize.record(host.clock() - started)
     const outputHash = new Uint8Array(createHash('sha256').update(output).digest())
     let outputCid = await host.storeOutput?.(output)
-    if (outputCid != null && outputCid === rawOutputCid(bytesToHex(outputHash))) {
+    if (outputCid != null && outputCid === rawOutputCid(toHex(outputHash))) {
       outputCid = undefined
     }
     // the result decides from now on (every reader treats "result present" as done): the lease goes in the same

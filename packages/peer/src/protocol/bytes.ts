@@ -26,7 +26,7 @@ export function toHex (bytes: Uint8Array): string {
 }
 
 /** Bytes of a 0x-prefixed hex string (even length). */
-export function fromHex (hex: string): Uint8Array {
+export function fromHex (hex: string): Uint8Array<ArrayBuffer> {
   if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) throw new InvalidArgumentError(`not a hex string: ${hex}`)
   const out = new Uint8Array((hex.length - 2) / 2)
   for (let i = 0; i < out.length; i++) out[i] = nibble(hex.charCodeAt(2 + 2 * i)) * 16 + nibble(hex.charCodeAt(3 + 2 * i))

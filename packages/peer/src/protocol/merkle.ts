@@ -42,7 +42,7 @@ function nodeHash (a: Uint8Array, b: Uint8Array): Uint8Array {
 /** Folds a leaf hash through a proof (sorted-pair keccak) and compares the result with `root`. Never throws. */
 export function verifyProof (root: string, leafHash: string, proof: string[]): boolean {
   try {
-    let node = fromHex(leafHash)
+    let node: Uint8Array = fromHex(leafHash)
     if (node.length !== 32) return false
     for (const sibling of proof) {
       const s = fromHex(sibling)

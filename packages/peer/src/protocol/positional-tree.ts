@@ -43,7 +43,7 @@ export function positionalDepth (n: number): number {
 export function verifyPositionalProof (root: string, leafHash: string, position: number, depth: number, proof: string[]): boolean {
   try {
     if (proof.length !== depth || !Number.isSafeInteger(position) || position < 0 || position >= 2 ** depth) return false
-    let node = fromHex(leafHash)
+    let node: Uint8Array = fromHex(leafHash)
     if (node.length !== 32) return false
     for (let l = 0; l < depth; l++) {
       const s = fromHex(proof[l])

@@ -14,7 +14,7 @@ import { roundRecords } from './sample.js'
 import { microKey } from '../coord/index.js'
 import { roundDocName } from '../crdt/index.js'
 import { finalMap, payeeResolver } from '../jobs/index.js'
-import { resultTree, sliceJob } from '../protocol/index.js'
+import { resultTree, sliceJob, toHex } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { FinalRecord } from '../jobs/index.js'
 import type { ChainRevertError } from '@jobmesh/contracts'
@@ -59,9 +59,6 @@ export interface FinalizeResult {
   fakers?: string[]
 }
 
-function hex (bytes: Uint8Array): string {
-  return '0x' + Buffer.from(bytes).toString('hex')
-}
 
 /**
  * Builds the manifest of a completed round of a job from the round's doc (`round` default 0): per MicroJob the
@@ -86,7 +83,7 @@ export async function buildManifest (components: Pick<SettlementComponents, 'doc
       missing.push(microKey(d.macroIndex, d.index))
       continue
     }
-    const outputHash = hex(r.outputHash)
+    const outputHash = toHex(r.outputHash)
     entries.push({
       microId: d.microId, macroIndex: d.macroIndex, index: d.index, start: d.start, end: d.end, outputHash,
       outputCid: r.outputCid ?? rawOutputCid(outputHash), size: r.size, signer: r.signer, payee: await payee(r.signer)

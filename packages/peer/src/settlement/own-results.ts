@@ -1,5 +1,6 @@
 import { microKey } from '../coord/index.js'
-import { bytesToHex, payeeResolver } from '../jobs/index.js'
+import { payeeResolver } from '../jobs/index.js'
+import { toHex } from '../protocol/index.js'
 import { isWorkTag, workTag } from '../protocol/index.js'
 import type { RoundRecords } from './sample.js'
 import type { ManifestEntry } from './manifest.js'
@@ -30,7 +31,7 @@ export async function standIns (components: Pick<SettlementComponents, 'docs' | 
     const other = digest == null
       ? undefined
       : all
-        .filter(r => bytesToHex(r.outputHash) === e.outputHash.toLowerCase() && r.signer !== e.signer && r.term > 0 && isWorkTag(r.workTag, digest, r.signer))
+        .filter(r => toHex(r.outputHash) === e.outputHash.toLowerCase() && r.signer !== e.signer && r.term > 0 && isWorkTag(r.workTag, digest, r.signer))
         .sort((a, b) => b.term - a.term)[0]
     if (other != null) {
       entries.push({ ...e, signer: other.signer, payee: await payee(other.signer) })

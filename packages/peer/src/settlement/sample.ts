@@ -2,8 +2,8 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { getAddress } from 'ethers'
 import { byMacroJob, countingResult, leases, macroDocs, microKey, recordSigner, recordVerifier } from '../coord/index.js'
 import { macroDocName, roundDocName } from '../crdt/index.js'
-import { hexToBytes, payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
-import { isWorkTag, resultLeafHash } from '../protocol/index.js'
+import { payeeResolver, roundKey, roundSignerFilter } from '../jobs/index.js'
+import { fromHex, isWorkTag, resultLeafHash, toHex } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { OwnResult } from './own-results.js'
 import type { SettlementComponents } from './types.js'
@@ -11,9 +11,6 @@ import type { SampleLeaf } from '@jobmesh/contracts'
 import type { Result } from '../coord/index.js'
 import type { MicroJobDescriptor } from '../protocol/index.js'
 
-function hex (bytes: Uint8Array): string {
-  return '0x' + Buffer.from(bytes).toString('hex')
-}
 
 /**
  * The trusted signed results of some MicroJobs of a round, as a verifier or a finalizer reads them from the round's
@@ -61,7 +58,7 @@ export async function roundRecords (components: Pick<SettlementComponents, 'docs
         docs.transact(m, () => {
           for (const e of group) {
             const cid = e.outputCid === rawOutputCid(e.outputHash) ? undefined : e.outputCid
-            docs.results.write(e.macroIndex, e.index, { term: 0, outputHash: hexToBytes(e.outputHash), size: e.size, outputCid: cid, workTag: e.workTag })
+            docs.results.write(e.macroIndex, e.index, { term: 0, outputHash: fromHex(e.outputHash), size: e.size, outputCid: cid, workTag: e.workTag })
           }
         })
       }
@@ -109,7 +106,7 @@ export async function judgeSample (components: Pick<SettlementComponents, 'docs'
     const d = s.descriptor
     const { all } = await records.of(d)
     const rerun = s.outputHash.toLowerCase()
-    const ran = (r: Result): boolean => hex(r.outputHash) === rerun && isWorkTag(r.workTag, s.digest, r.signer)
+    const ran = (r: Result): boolean => toHex(r.outputHash) === rerun && isWorkTag(r.workTag, s.digest, r.signer)
     const valid = all.filter(ran)
     let expectedPayee: string | undefined
     const proven = s.proven
@@ -127,7 +124,7 @@ export async function judgeSample (components: Pick<SettlementComponents, 'docs'
       firstBad = pos
       const output = proven.outputHash.toLowerCase()
       for (const r of all) {
-        if (hex(r.outputHash) === output && !ran(r) && await payee(r.signer) === getAddress(proven.payee)) processorBlame = true
+        if (toHex(r.outputHash) === output && !ran(r) && await payee(r.signer) === getAddress(proven.payee)) processorBlame = true
       }
     }
   }
@@ -155,7 +152,7 @@ export async function evidenceComplete (components: Pick<SettlementComponents, '
     const rightOutput = output === s.outputHash.toLowerCase()
     let found = false
     for (const r of all) {
-      if (hex(r.outputHash) !== output) continue
+      if (toHex(r.outputHash) !== output) continue
       if (!rightOutput || await payee(r.signer) === getAddress(proven.payee)) found = true
     }
     if (!found) return false

@@ -5,7 +5,8 @@ import { countingResult } from '../coord/index.js'
 import { mapBounded } from './bounded.js'
 import { DEFAULT_JOIN_GRACE_MS, DEFAULT_OUTPUT_CONCURRENCY, JOIN_POLL_MS, RERUN_TIMEOUT_MS } from './constants.js'
 import { outputHash } from '../executor/index.js'
-import { bytesToHex, payeeResolver } from '../jobs/index.js'
+import { payeeResolver } from '../jobs/index.js'
+import { toHex } from '../protocol/index.js'
 import { isWorkTag, workTag } from '../protocol/index.js'
 import { rawOutputCid } from '../storage/index.js'
 import type { ManifestEntry } from './manifest.js'
@@ -140,7 +141,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
   const setAside = (signer: string): boolean => caught.has(signer) || fakers.has(signer)
   let rerun = 0
   const paying = async (e: ManifestEntry, r: Result): Promise<ManifestEntry> => {
-    const hash = bytesToHex(r.outputHash)
+    const hash = toHex(r.outputHash)
     return { ...e, outputHash: hash, outputCid: r.outputCid ?? rawOutputCid(hash), size: r.size, signer: r.signer, payee: await payee(r.signer) }
   }
   const check = async ({ e, all }: EntryRecords, signal: AbortSignal): Promise<{ entry: ManifestEntry, own?: OwnResult }> => {
@@ -152,7 +153,7 @@ export async function checkWork (components: Pick<SettlementComponents, 'docs' |
     const run = await executor.run({ jobId, spec, macroIndex: e.macroIndex, index: e.index, microId: e.microId, start: e.start, end: e.end }, { signal, timeoutMs: RERUN_TIMEOUT_MS })
     const hash = outputHash(run.output)
     await store.addOutput(run.output, { signal })
-    const correct = all.filter(r => bytesToHex(r.outputHash) === hash)
+    const correct = all.filter(r => toHex(r.outputHash) === hash)
     for (const r of all) if (!correct.includes(r)) fakers.add(r.signer)
     const valid = correct.filter(r => isWorkTag(r.workTag, run.digest, r.signer))
     for (const r of correct) if (!valid.includes(r)) caught.add(r.signer)
