@@ -8,6 +8,7 @@ import { terminalSafe } from '../terminal-text.js'
 import { restartCommand } from '../restart-line.js'
 import { DEFAULT_VERIFIERS, nodesNeeded } from '../../protocol/index.js'
 import { untilSignal, watchInterrupt } from '../signals.js'
+import { DEFAULT_DEVNET_PEERS, DEFAULT_DEVNET_STAKE } from '../../devnet/index.js'
 import type { Devnet, PeerProcess } from '../../devnet/index.js'
 import type { AnvilExit } from '@jobmesh/contracts'
 import { Option } from 'commander'
@@ -26,11 +27,11 @@ export interface DevnetOptions {
 export function devnetCommand (program: Command): void {
   program.command('devnet')
     .description('run a whole network on this machine: anvil, the contracts, and N registered peers (until Ctrl-C)')
-    .option('-n, --peers <n>', `number of peers, ${MIN_DEVNET_PEERS} to ${MAX_DEVNET_PEERS} (a job's verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)`, devnetPeers, 4)
+    .option('-n, --peers <n>', `number of peers, ${MIN_DEVNET_PEERS} to ${MAX_DEVNET_PEERS} (a job's verifiers are drawn from the peers besides its submitter: k verifiers need k + 1)`, devnetPeers, DEFAULT_DEVNET_PEERS)
     .option('--chain-id <id>', 'chain id (80002 makes it look like Polygon Amoy)', positiveInteger)
     .option('--block-time <s>', 'seconds per block, > 0 (default 1; Polygon Amoy: 2)', blockTime)
     .option('--dir <dir>', 'where peers keep their data, kept after the stop (default: a new temp dir, removed at the stop)')
-    .addOption(new Option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys').argParser(ethAmount).default('1', '1'))
+    .addOption(new Option('--stake <eth>', 'stake each peer registers with, at least the minimum stake of the registry it deploys; a job\'s submission locks 2 x its fee of each payee\'s').argParser(ethAmount).default(DEFAULT_DEVNET_STAKE, DEFAULT_DEVNET_STAKE))
     .option('--no-http', 'do not serve the peers\' dashboards and /metrics')
     .action(async (opts: DevnetOptions) => {
       // a Ctrl-C before `running` stops what was started (peers, chain), says so and exits 130: in place at once, as
