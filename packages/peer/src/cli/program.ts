@@ -15,6 +15,9 @@ import { startCommand } from './commands/start.js'
 import { statusCommand } from './commands/status.js'
 import type { InterruptedError } from './errors.js'
 
+/** Commands of the DApp's CLI, `jobmesh-dapp`, that an operator may type to `jobmesh` (a job's story: `describe`). */
+const DAPP_COMMANDS: ReadonlySet<string> = new Set(['submit', 'wait', 'results', 'list', 'refund', 'describe'])
+
 /** Commands whose action takes Ctrl-C over from the loading handler itself (`watchInterrupt`). */
 const HANDS_OVER: ReadonlySet<string> = new Set(['start', 'devnet'])
 
@@ -59,6 +62,11 @@ export async function run (argv: string[]): Promise<number> {
     return 0
   } catch (err) {
     const code = exitCodeFor(err)
+    // commander printed `unknown command 'describe'`; say where that command is
+    const name = argv[2]
+    if (err instanceof CommanderError && err.code === 'commander.unknownCommand' && DAPP_COMMANDS.has(name)) {
+      process.stderr.write(`'${name}' is a command of the DApp CLI: npx jobmesh-dapp ${name} ... (npx jobmesh-dapp ${name} --help)\n`)
+    }
     // with --json a script reads one document on stdout, a failure too (the person reads stderr)
     if (code !== 0 && argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: errorDocument(err) })}\n`)
     return code
