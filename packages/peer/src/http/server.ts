@@ -35,6 +35,8 @@ export interface HttpServer {
 }
 
 const JOB_ID = /^\/api\/jobs\/(0x[0-9a-fA-F]{64})\/describe$/
+/** A describe path whose job id is not one (`/api/jobs/<anything>/describe`): a 400 that says so, not a 404. */
+const ANY_JOB = /^\/api\/jobs\/([^/]*)\/describe$/
 
 function json (value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => typeof v === 'bigint' ? v.toString() : v)
@@ -121,6 +123,12 @@ export async function startHttpServer (components: HttpServerComponents, init: H
       } finally {
         describing--
       }
+      return
+    }
+    const notAnId = ANY_JOB.exec(path)
+    if (notAnId != null) {
+      const error = { name: 'InvalidJobIdError', message: `not a job id: ${notAnId[1].slice(0, 80)} (a job id is 0x and 64 hex digits)` }
+      res.writeHead(400, { 'content-type': 'application/json' }).end(json({ error }))
       return
     }
     const file = await assets(path === '/' ? 'index.html' : path.slice(1))

@@ -206,5 +206,11 @@ describe('the HTTP listener of a peer', () => {
     expect(JSON.parse(unknown.body)).toMatchObject({ phase: 'unknown' })
     // with the chain unreadable that is not known: 503, not 404
     expect((await ask(`/api/jobs/${UNREAD_JOB}/describe`)).status).toBe(503)
+    // a path with something that is not a job id: 400, saying so (it was a bare 404, as for an unknown path)
+    for (const bad of ['0x12', 'nope', '']) {
+      const r = await ask(`/api/jobs/${bad}/describe`)
+      expect(r.status).toBe(400)
+      expect(JSON.parse(r.body)).toMatchObject({ error: { name: 'InvalidJobIdError' } })
+    }
   })
 })
