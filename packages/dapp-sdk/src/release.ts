@@ -32,6 +32,11 @@ export interface WaitForReleaseOptions {
    * {@link MIN_FAILED_READS} reads fail first. Default {@link DEFAULT_RPC_OUTAGE_MS} (2 min).
    */
   rpcOutageMs?: number
+  /**
+   * Called with every status read that failed and is tried again (the RPC endpoint slow, unreachable or answering
+   * oddly): `failingForMs` since the first failure in a row; the wait gives up once that reaches `rpcOutageMs`.
+   */
+  onReadError?(err: Error, failingForMs: number, rpcOutageMs: number): void
 }
 
 /** Failed status reads in a row that are always tolerated, however short the outage allowance. */
@@ -96,6 +101,7 @@ export async function waitForRelease (ctx: ClientContext, jobId: string, options
       lastError = err
       log('status read %d of %s failed: %s', failures, id, (err as Error).message)
       if (failures > MIN_FAILED_READS && Date.now() - failingSince >= outageMs) throw err
+      options.onReadError?.(err as Error, Date.now() - failingSince, outageMs)
     }
     try {
       await delay(interval, signal)

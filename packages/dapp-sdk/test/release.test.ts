@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/cli/program.js'
 import { resultTree } from '../src/index.js'
-import { createJobClient } from '../src/index.js'
+import { DEFAULT_RPC_OUTAGE_MS, createJobClient } from '../src/index.js'
 import { flakyRpc } from '@jobmesh/testkit/anvil'
 import { resultCommitment } from '@jobmesh/peer/settlement'
 import { AbiCoder, formatEther, keccak256 } from 'ethers'
@@ -76,9 +76,16 @@ describe('waitForRelease and refund', () => {
       rpc.failNext(20)
       const waitedOut = new AbortController()
       const after = (): void => { if (rpc.failed() === 31) waitedOut.abort() }
-      const outlived = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000, signal: waitedOut.signal, onStatus: after }).catch((e: unknown) => e as Error)
+      // each failed read tried again is told, with how long the reads have failed and the allowance
+      const told: Array<[string, number, number]> = []
+      const onReadError = (err: Error, failingForMs: number, outageMs: number): void => { told.push([err.name, failingForMs, outageMs]) }
+      const outlived = await client.waitForRelease(job.jobId, { pollIntervalMs: 20, timeoutMs: 30_000, signal: waitedOut.signal, onStatus: after, onReadError }).catch((e: unknown) => e as Error)
       expect(rpc.failed()).toBe(31)
       expect(outlived.name).toBe('AbortError')
+      expect(told).toHaveLength(20)
+      expect(told[0][1]).toBe(0)
+      expect(told[19][1]).toBeGreaterThan(told[0][1])
+      expect(told.every(([name, , outage]) => ['ChainRequestError', 'RpcUnreachableError'].includes(name) && outage === DEFAULT_RPC_OUTAGE_MS)).toBe(true)
 
       // an endpoint down for longer than the allowance ends the wait with its error, once that long has passed
       rpc.failNext(Number.MAX_SAFE_INTEGER)

@@ -49,11 +49,20 @@ export async function followProgress (client: JobClient, jobId: string, io: CliI
 /** Waits for the escrow release, telling each status change on stderr. */
 export async function followRelease (client: JobClient, jobId: string, io: CliIo, options: FollowOptions & { pollIntervalMs?: number }): Promise<Release> {
   let seen = ''
+  let failing = false
   return await client.waitForRelease(jobId, {
     signal: options.signal,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+    // an RPC that stops answering is said once, and its return: the wait looked healthy for its whole allowance
+    onReadError: (err, failingForMs, outageMs) => {
+      if (failing || options.quiet) return
+      failing = true
+      io.err(`warning: the chain's RPC did not answer a status read (${err.name}: ${err.message}); trying again for up to ${Math.round((outageMs - failingForMs) / 1000)} s`)
+    },
     onStatus: (job) => {
+      if (failing && !options.quiet) io.err('the chain\'s RPC answers again')
+      failing = false
       const line = job.status === 'Submitted'
         ? submittedLine(jobId, job)
         : `status: ${job.status}${job.rejections > 0 ? ` (${job.rejections} rejected submissions)` : ''}`
