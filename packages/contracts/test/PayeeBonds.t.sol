@@ -39,6 +39,16 @@ contract PayeeBondsTest is AttackBase {
         assertEq(registry.lockedStake(finalizer), 2 * FEE, "the submitter's bond, once");
     }
 
+    /// @dev The attacker submits job `id` (1 x 4 MicroJobs, all processed by `payee`) with its first output altered,
+    ///      naming `payee` (which joins the current round): the honest results and the sent ones.
+    function _alteredNaming(bytes32 id, address payee) internal returns (Results memory truth, Results memory sent) {
+        truth = buildResults(id, 1, 4, "honest", one(payee));
+        sent = copyResults(truth);
+        sent.outputs[0] = keccak256("altered");
+        _rebuild(id, 4, sent);
+        submitNaming(id, attacker, sent.root, one(payee));
+    }
+
     function _allFree() internal view {
         assertEq(registry.lockedStake(p2), 0, "p2 free");
         assertEq(registry.lockedStake(p3), 0, "p3 free");
@@ -64,11 +74,7 @@ contract PayeeBondsTest is AttackBase {
         registry.addStake{value: 2 ether}();
         _submitted(uint40(block.timestamp + 1 days));
         bytes32 id = newJob(1, 4, 4);
-        Results memory truth = buildResults(id, 1, 4, "honest", one(p2));
-        Results memory sent = copyResults(truth);
-        sent.outputs[0] = keccak256("altered");
-        _rebuild(id, 4, sent);
-        submitNaming(id, attacker, sent.root, one(p2));
+        (Results memory truth, Results memory sent) = _alteredNaming(id, p2);
         assertEq(registry.lockedStake(p2), 4 * FEE, "p2 named by two submissions");
         uint256 s2 = stakeOf(p2);
         verifyRound(id, sent, views3(truth, truth, truth), noBlame(3));
@@ -208,11 +214,7 @@ contract PayeeBondsTest is AttackBase {
     /// second submission below locked p2's bond.)
     function test_aJoinOfARejectedRoundIsNoConsentToTheNext() public {
         bytes32 id = newJob(1, 4, 4);
-        Results memory truth = buildResults(id, 1, 4, "honest", one(p2));
-        Results memory sent = copyResults(truth);
-        sent.outputs[0] = keccak256("altered");
-        _rebuild(id, 4, sent);
-        submitNaming(id, attacker, sent.root, one(p2)); // p2 joins round 0 and is named
+        (Results memory truth, Results memory sent) = _alteredNaming(id, p2); // p2 joins round 0 and is named
         assertTrue(escrow.joined(id, p2), "joined round 0");
         verifyRound(id, sent, views3(truth, truth, truth), noBlame(3));
         assertEq(escrow.jobs(id).rejections, 1, "round 0 rejected");
