@@ -59,7 +59,6 @@ interface Picked {
   signer: string
 }
 
-
 /**
  * Downloads and verifies every MicroJob's output (see {@link JobClient.results}).
  */
@@ -198,7 +197,7 @@ async function failedText (ctx: ClientContext, id: string, job: EscrowJobState, 
   const f = failures.summary()
   failures.stop()
   if (!failedForCertain(f, done)) return undefined
-  return ` and none will come: the job failed (${f.attempts} failed MicroJob attempts on ${f.peers} peers: ${f.reasons.join(', ')}) and the ` +
+  return ` and none will come: the job failed (${f.attempts} failed MicroJob attempts on ${f.peers} peers: ${f.details.join('; ')}) and the ` +
     `peers gave it up; its creator may refund it after its deadline ${isoSeconds(job.deadline)} (jobmesh-dapp refund ${id})`
 }
 

@@ -62,8 +62,8 @@ export async function run (argv: string[]): Promise<number> {
     return 0
   } catch (err) {
     const code = exitCodeFor(err)
-    // commander printed `unknown command 'describe'`; say where that command is
-    const name = argv[2]
+    // commander printed `unknown command 'describe'`; say where that command is (the first word that is no option)
+    const name = argv.slice(2).find(a => !a.startsWith('-')) ?? ''
     if (err instanceof CommanderError && err.code === 'commander.unknownCommand' && DAPP_COMMANDS.has(name)) {
       process.stderr.write(`'${name}' is a command of the DApp CLI: npx jobmesh-dapp ${name} ... (npx jobmesh-dapp ${name} --help)\n`)
     }

@@ -33,8 +33,9 @@ export interface ProcessorInit {
   /**
    * Awaited before this peer's first queue turn of a job's round (once per job and round here), when a room of it has
    * open items for this peer: its join of that round on chain (`jobJoins`), so work is done only for a round whose
-   * submission may name this peer, and a peer that finds nothing open in a job (its last items taken by others) pays no join. A failure puts
-   * the job after the healthy ones for now (as a failed MicroJob does); a join still under way is awaited again then.
+   * submission may name this peer, and a peer that finds nothing open in a job (its last items taken by others) pays
+   * no join. A failure puts the job after the healthy ones for now (as a failed MicroJob does); a join still under way
+   * is awaited again then.
    */
   joinJob?(jobId: string, round: number, options: AbortOptions): Promise<void>
   /** Called once on the peer whose result completed the job (finalization is idempotent). */
@@ -131,7 +132,7 @@ export interface ProcessorEvents {
    * The job reached the failure bound (its MicroJobs fail everywhere): this peer gave it up. `earlier`: on failures
    * this peer recorded before a restart alone (it was given up then; no run of this process failed).
    */
-  'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[], earlier?: boolean }
+  'job:failed': { jobId: string, attempts: number, peers: number, reasons: string[], details?: string[], earlier?: boolean }
 }
 
 export interface Processor extends TypedEvents<ProcessorEvents> {

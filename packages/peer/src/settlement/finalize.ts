@@ -59,7 +59,6 @@ export interface FinalizeResult {
   fakers?: string[]
 }
 
-
 /**
  * Builds the manifest of a completed round of a job from the round's doc (`round` default 0): per MicroJob the
  * counting result and its payee (the signer's wallet, `payeeOf`). In a round > 0 the results of the culprits

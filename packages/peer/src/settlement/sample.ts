@@ -11,7 +11,6 @@ import type { SampleLeaf } from '@jobmesh/contracts'
 import type { Result } from '../coord/index.js'
 import type { MicroJobDescriptor } from '../protocol/index.js'
 
-
 /**
  * The trusted signed results of some MicroJobs of a round, as a verifier or a finalizer reads them from the round's
  * MacroJob docs (`macroDocName`: each opened on first use, with a catch-up from every connected peer that holds it).
