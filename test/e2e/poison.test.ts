@@ -11,13 +11,13 @@ import type { JobClient } from '@jobmesh/dapp-sdk'
 import type { PeerStatus } from '@jobmesh/peer'
 
 /** Follows a job's progress to its end; resolves with the error name it ended with (or 'done'). */
-async function outcome (client: JobClient, jobId: string): Promise<{ end: string, reasons?: string[], failed?: unknown }> {
+async function outcome (client: JobClient, jobId: string): Promise<{ end: string, reasons?: string[], details?: string[], failed?: unknown }> {
   let failed: unknown
   try {
     for await (const p of client.progress(jobId, { timeoutMs: 120_000 })) failed = p.failed ?? failed
     return { end: 'done' }
   } catch (err) {
-    return { end: (err as Error).name, reasons: (err as { reasons?: string[] }).reasons, failed }
+    return { end: (err as Error).name, reasons: (err as { reasons?: string[] }).reasons, details: (err as { details?: string[] }).details, failed }
   }
 }
 
@@ -40,6 +40,8 @@ describe('poison jobs on a devnet of 4 jobmesh processes', () => {
     for (const [i, end] of poisonEnds.entries()) {
       expect(end.end).toBe('JobFailedError')
       expect(end.reasons).toContain(poisonJobs[i].reason)
+      // and why, in the failing peers' words (the error's message beside its name)
+      expect(end.details?.some(d => d.startsWith(`${poisonJobs[i].reason}: `) && d.length > poisonJobs[i].reason.length + 2), JSON.stringify(end.details)).toBe(true)
       expect(end.failed).toBeDefined()
     }
     // the DApp's CLI: `wait` on a job the peers gave up exits 1 at once (not at its timeout) and says how to get the

@@ -42,7 +42,8 @@ export class InvalidCodeError extends Error {
 
 /**
  * The peers gave the job up: its MicroJobs failed on several peers (poison isolation: code that is not
- * WebAssembly, traps, or runs past its time limit). `attempts`, `peers` and `reasons` are what the job's CRDT shows.
+ * WebAssembly, traps, or runs past its time limit). `attempts`, `peers`, `reasons` (error names) and `details` (`name: message`, each failing peer's own word) are what
+ * the job's CRDT shows.
  */
 export class JobFailedError extends Error {
   static override readonly name = 'JobFailedError'
@@ -50,12 +51,14 @@ export class JobFailedError extends Error {
   readonly attempts: number
   readonly peers: number
   readonly reasons: string[]
+  readonly details: string[]
 
-  constructor (message: string, failed: { attempts: number, peers: number, reasons: string[] }, options?: ErrorOptions) {
+  constructor (message: string, failed: { attempts: number, peers: number, reasons: string[], details?: string[] }, options?: ErrorOptions) {
     super(message, options)
     this.attempts = failed.attempts
     this.peers = failed.peers
     this.reasons = failed.reasons
+    this.details = failed.details ?? failed.reasons
   }
 }
 

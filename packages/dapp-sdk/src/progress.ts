@@ -24,11 +24,12 @@ export interface ProgressUpdate {
   /**
    * Set when the job failed (poison isolation, docs/coordination.md): its MicroJobs failed on several peers and
    * the peers gave it up. `reasons` are the executor's error names (e.g. `InvalidWasmError`, `WasmTrapError`,
-   * `ExecutionTimeoutError`). The iteration then ends with `JobFailedError`: at once when every failure is the
+   * `ExecutionTimeoutError`); `details` their messages as the failing peers wrote them (`name: message`, at most 5,
+   * e.g. `WasmTrapError: ... unreachable`: for people, each peer's own word). The iteration then ends with `JobFailedError`: at once when every failure is the
    * module's own or no MicroJob has a result; when time limits are among them and results have landed, only after
    * `failedQuietMs` without a new result (peers whose runs ran out of time give a job up that faster ones complete).
    */
-  failed?: { attempts: number, peers: number, reasons: string[] }
+  failed?: { attempts: number, peers: number, reasons: string[], details: string[] }
 }
 
 export interface ProgressOptions {
@@ -178,9 +179,9 @@ async function * followProgress (ctx: ClientContext, id: string, options: Progre
         const now = Date.now()
         if (quietSince === undefined || done !== reported) quietSince = now
         if (failedForGood(f, done, now - quietSince, quietMs)) {
-          const failed = { attempts: f.attempts, peers: f.peers, reasons: f.reasons }
+          const failed = { attempts: f.attempts, peers: f.peers, reasons: f.reasons, details: f.details }
           yield round === 0 ? { done, total, failed } : { done, total, round, failed }
-          throw new JobFailedError(`job ${id} failed: ${f.attempts} failed MicroJob attempts on ${f.peers} peers (${f.reasons.join(', ')})`, failed)
+          throw new JobFailedError(`job ${id} failed: ${f.attempts} failed MicroJob attempts on ${f.peers} peers (${f.details.join('; ')})`, failed)
         }
         clearTimeout(quietTimer)
         quietTimer = setTimeout(onDone, quietSince + quietMs - now)

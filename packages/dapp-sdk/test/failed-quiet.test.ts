@@ -44,6 +44,6 @@ describe('a failed state that time limits made, while results land', () => {
     // and then nothing more: failed, after the quiet time (not the progress's 60 s timeout)
     const err = await ended
     expect(err?.name).toBe('JobFailedError')
-    expect(updates.at(-1)).toEqual({ done: 2, total: 4, failed: { attempts: 3, peers: 2, reasons: ['ExecutionTimeoutError'] } })
+    expect(updates.at(-1)).toEqual({ done: 2, total: 4, failed: { attempts: 3, peers: 2, reasons: ['ExecutionTimeoutError'], details: ['ExecutionTimeoutError'] } })
   }, 90_000)
 })

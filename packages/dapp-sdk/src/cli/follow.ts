@@ -113,7 +113,7 @@ async function refundHint (client: JobClient, jobId: string, err: JobFailedError
   const deadline = await client.status(jobId).then(j => new Date(j.deadline * 1000).toISOString(), () => undefined)
   const when = deadline == null ? 'after its deadline' : `after its deadline (${deadline})`
   return new JobFailedError(`${err.message}; nobody is paid for failed work: take the fee back ${when} with \`jobmesh-dapp refund ${jobId}\``,
-    { attempts: err.attempts, peers: err.peers, reasons: err.reasons }, { cause: err })
+    { attempts: err.attempts, peers: err.peers, reasons: err.reasons, details: err.details }, { cause: err })
 }
 
 /** The file naming the job whose outputs a folder holds (written with them). */

@@ -86,6 +86,10 @@ export const EVEN_SPLIT_MIN_ITEMS = 32
 
 /** A peer gives up a job locally after this many of its own failed attempts, whatever the others say. */
 export const DEFAULT_LOCAL_MAX_FAILURES = 3
+/** Most characters of a failure record's `detail` (the error's message), written and read. */
+export const MAX_FAILURE_DETAIL_CHARS = 160
+/** Most distinct `name: detail` lines a failure summary lists. */
+export const MAX_FAILURE_DETAILS = 5
 
 /** A peer found not registered is asked about again after this long (ms). */
 export const DEFAULT_ADMISSION_NEGATIVE_TTL_MS = 10_000

@@ -1,4 +1,4 @@
-import { DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_FAILURES } from './constants.js'
+import { DEFAULT_FAILURE_PEERS, DEFAULT_LOCAL_MAX_FAILURES, DEFAULT_MAX_FAILURES, MAX_FAILURE_DETAIL_CHARS, MAX_FAILURE_DETAILS } from './constants.js'
 import { TypedEvents } from './events.js'
 import { failureScope, keyIndex, microKey, parseResultKey, resultKey, resultSlot } from './keys.js'
 import { FailureRecord } from './pb/coord.js'
@@ -15,6 +15,8 @@ export interface Failure {
   term: number
   attempts: number
   reason: string
+  /** The error's message as its signer wrote it (printable, at most {@link MAX_FAILURE_DETAIL_CHARS}); may be empty. */
+  detail: string
 }
 
 export interface JobFailuresComponents {
@@ -46,7 +48,18 @@ export interface FailureSummary {
   peers: number
   /** Distinct executor error names. */
   reasons: string[]
+  /**
+   * Distinct `name: message` of the failures (at most {@link MAX_FAILURE_DETAILS}, sorted): why the runs failed, for
+   * people (`RuntimeError: unreachable`); each signer's own word, never branched on.
+   */
+  details: string[]
   failed: boolean
+}
+
+/** A failure record's detail as it may be shown: control characters blanked, cut to {@link MAX_FAILURE_DETAIL_CHARS}. */
+function printable (text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, MAX_FAILURE_DETAIL_CHARS)
 }
 
 /**
@@ -103,15 +116,18 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     let attempts = 0
     const peers = new Set<string>()
     const reasons = new Set<string>()
+    const details = new Set<string>()
     for (const f of this.valid.values()) {
       attempts += f.attempts
       peers.add(f.signer)
       reasons.add(f.reason)
+      details.add(f.detail === '' ? f.reason : `${f.reason}: ${f.detail}`)
     }
     return {
       attempts,
       peers: peers.size,
       reasons: [...reasons].sort(),
+      details: [...details].sort().slice(0, MAX_FAILURE_DETAILS),
       failed: attempts >= this.maxFailures && peers.size >= this.failurePeers
     }
   }
@@ -145,16 +161,17 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
   }
 
   /**
-   * Records a failed attempt of this peer (attempts = its previous attempts at this MicroJob + 1).
+   * Records a failed attempt of this peer (attempts = its previous attempts at this MicroJob + 1): `reason` the error's
+   * name, `detail` its message (cut short).
    *
    * @throws TypeError without a signer
    */
-  record (macroIndex: number, index: number, term: number, reason: string): void {
+  record (macroIndex: number, index: number, term: number, reason: string, detail = ''): void {
     const signer = this.components.signer
     if (signer == null) throw new TypeError('a read-only failure tracker cannot record')
     const micro = microKey(macroIndex, index)
     const attempts = this.attemptsOf(macroIndex, index, signer.peerId) + 1
-    const payload = FailureRecord.encode({ term, attempts, reason: reason.slice(0, 64) })
+    const payload = FailureRecord.encode({ term, attempts, reason: reason.slice(0, 64), detail: printable(detail) })
     this.map.set(resultKey(macroIndex, index, signer.peerId), signer.sign(`${this.scope}/${micro}`, payload))
   }
 
@@ -193,7 +210,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     }
     try {
       const f = FailureRecord.decode(record.payload)
-      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.min(DEFAULT_LOCAL_MAX_FAILURES, Math.max(1, f.attempts)), reason: f.reason })
+      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.min(DEFAULT_LOCAL_MAX_FAILURES, Math.max(1, f.attempts)), reason: f.reason, detail: printable(f.detail) })
     } catch {
       if (this.components.metrics != null) this.components.metrics.invalidRecords++
     }

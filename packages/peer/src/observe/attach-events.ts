@@ -85,7 +85,7 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
       log.push({ kind: 'job:complete', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)}: every MicroJob done` + (d.finalizer ? ', finalizing' : '') })
     })
     on('job:failed', d => {
-      const failures = `its MicroJobs failed ${d.attempts} times on ${d.peers} ${d.peers === 1 ? 'peer' : 'peers'} (${d.reasons.slice(0, 3).join('; ')})`
+      const failures = `its MicroJobs failed ${d.attempts} times on ${d.peers} ${d.peers === 1 ? 'peer' : 'peers'} (${(d.details ?? d.reasons).slice(0, 3).join('; ')})`
       // a restart that finds a job it gave up before says so, not as a new failure
       if (d.earlier === true) log.push({ kind: 'job:failed', level: 'info', jobId: d.jobId, text: `job ${shortId(d.jobId)} stays given up (before this start): ${failures}` })
       else log.push({ kind: 'job:failed', level: 'error', jobId: d.jobId, text: `gave job ${shortId(d.jobId)} up: ${failures}` })

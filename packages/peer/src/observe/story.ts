@@ -44,7 +44,7 @@ export interface JobFacts {
     total: number
     macros: Array<{ macroIndex: number, done: number, size: number, owner?: string }>
     /** Failed attempts recorded in the doc; `failed`: the peers gave the job up. */
-    failures?: { attempts: number, peers: number, reasons: string[], failed: boolean }
+    failures?: { attempts: number, peers: number, reasons: string[], details?: string[], failed: boolean }
   }
   /** Signed peer profiles. */
   peers: PeerFacts[]
@@ -154,7 +154,7 @@ export function explainJob (facts: JobFacts): JobStory {
   const failures = progress?.failures
   if (failures != null && failures.attempts > 0) {
     lines.push(`${failures.attempts} failed MicroJob ${plural(failures.attempts, 'attempt', 'attempts')} on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')}` +
-      (failures.reasons.length > 0 ? ` (${failures.reasons.join(', ')})` : '') + gaveUp(failures, progress?.done ?? 0, chain?.status))
+      (failures.reasons.length > 0 ? ` (${failureWords(failures)})` : '') + gaveUp(failures, progress?.done ?? 0, chain?.status))
   }
   if (facts.finalizer != null) lines.push(`finalized by ${shortId(facts.finalizer)}`)
   if (chain?.submitter != null) lines.push(`results submitted by ${chain.submitter} in block ${chain.submitBlock ?? '?'}`)
@@ -166,6 +166,11 @@ export function explainJob (facts: JobFacts): JobStory {
   for (const note of facts.notes ?? []) lines.push(`note: ${note}`)
   const { phase, waitingFor } = waiting(facts, matching)
   return { jobId: facts.jobId, phase, matching, lines, waitingFor, announced: announced != null, ...(facts.chainUnread === true ? { chainUnread: true } : {}) }
+}
+
+/** Why a job's runs failed: each failure's `name: message` when the records carry one (since 2026-12-05), else the names. */
+function failureWords (failures: { reasons: string[], details?: string[] }): string {
+  return failures.details?.join('; ') ?? failures.reasons.join(', ')
 }
 
 /** What the failed state says of the peers, after the count of failed attempts. */
@@ -217,7 +222,7 @@ function waiting (facts: JobFacts, matching: JobStory['matching']): { phase: str
   if (status === 'Submitted' && chain != null) return verification(chain, matching)
   const failures = progress?.failures
   if (failures != null && failedForCertain(failures, progress?.done ?? 0)) {
-    return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failures.reasons.join(', ') || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
+    return { phase: 'failed', waitingFor: `nothing: its MicroJobs failed ${failures.attempts} times on ${failures.peers} ${plural(failures.peers, 'peer', 'peers')} (${failureWords(failures) || 'no reason given'}) and the peers gave it up; the creator can refund after the deadline` }
   }
   if (announced == null && facts.unconnected === true) {
     return { phase: 'open', waitingFor: 'not known here: this node is connected to no peer, so it cannot tell whether the peers saw the job announced or work on it (see the note)' }

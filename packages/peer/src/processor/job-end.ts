@@ -22,13 +22,13 @@ export interface JobEndHost {
  * Poison isolation: the job's MicroJobs fail everywhere (or too often here). This peer leaves its rooms and never
  * chooses it again; the failures stay in the CRDT for every other reader (the SDK reports the job failed).
  */
-export function giveUp (host: JobEndHost, ctx: JobContext, detail: { attempts: number, peers: number, reasons: string[], earlier?: boolean }): void {
+export function giveUp (host: JobEndHost, ctx: JobContext, detail: { attempts: number, peers: number, reasons: string[], details?: string[], earlier?: boolean }): void {
   if (ctx.finalized) return
   ctx.finalized = true
   const jobId = ctx.job.jobId
   host.completed.add(jobId)
   host.failed.add(jobId)
-  log('job %s given up: %d failed attempts by %d peers (%s)', jobId, detail.attempts, detail.peers, detail.reasons.join(', '))
+  log('job %s given up: %d failed attempts by %d peers (%s)', jobId, detail.attempts, detail.peers, (detail.details ?? detail.reasons).join('; '))
   for (const room of ctx.rooms.values()) room.close()
   ctx.wake?.()
   host.dispatch('job:failed', { jobId, ...detail })

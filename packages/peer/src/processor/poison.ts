@@ -80,7 +80,7 @@ export function itemFailed (host: PoisonHost, ctx: JobContext, item: LockedItem,
   failedThisRun.add(ctx)
   if (bearsFailureOut(err)) host.decisive.add(jobId)
   try {
-    ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name)
+    ctx.failures.record(item.macroIndex, item.index, item.leaseTerm, err.name, err.message)
   } catch (e) {
     log.error('cannot record the failure of %s %d.%d: %e', jobId, item.macroIndex, item.index, e)
   }

@@ -2,7 +2,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { FAILURES_MAP, FailureRecord, JobFailures, failureScope, jobsTopic, microKey, recordSigner, recordVerifier, resultKey, resultSlot } from '../../src/coord/index.js'
+import { FAILURES_MAP, FailureRecord, JobFailures, MAX_FAILURE_DETAIL_CHARS, failureScope, jobsTopic, microKey, recordSigner, recordVerifier, resultKey, resultSlot } from '../../src/coord/index.js'
 import { jobDocName } from '../../src/crdt/index.js'
 import { ExecutionTimeoutError, WasmTrapError } from '../../src/executor/index.js'
 import { createProcessor, runTimeoutMs } from '../../src/processor/index.js'
@@ -200,7 +200,7 @@ describe('poison isolation', () => {
     // three attempts, one peer: one broken peer cannot fail a job
     expect(reader.summary()).toMatchObject({ attempts: 3, peers: 1, failed: false })
     b.record(0, 0, 4, 'ExecutionTimeoutError')
-    expect(reader.summary()).toEqual({ attempts: 4, peers: 2, reasons: ['ExecutionTimeoutError', 'WasmTrapError'], failed: true })
+    expect(reader.summary()).toEqual({ attempts: 4, peers: 2, reasons: ['ExecutionTimeoutError', 'WasmTrapError'], details: ['ExecutionTimeoutError', 'WasmTrapError'], failed: true })
     expect(failedEvents).toBe(1)
     // junk or a record in someone else's slot does not count
     doc.getMap(FAILURES_MAP).set('0.2/zzzzzzzz', new Uint8Array([1, 2, 3]))
@@ -212,6 +212,27 @@ describe('poison isolation', () => {
     other.getMap<Uint8Array>(FAILURES_MAP).set(resultKey(0, 3, liar.peerId),
       liar.sign(`${failureScope(job)}/${microKey(0, 3)}`, FailureRecord.encode({ term: 1, attempts: 1000, reason: 'WasmTrapError' })))
     expect(new JobFailures({ verifier: recordVerifier() }, other.getMap(FAILURES_MAP), job).summary()).toMatchObject({ attempts: 3, peers: 1 })
+  })
+
+  it('JobFailures: a failure says why (the error\'s message, printable and cut short) beside its name; a record without one gives the name', async () => {
+    const doc = new Y.Doc()
+    const job = '0x' + '12'.repeat(32)
+    const key = await generateKeyPair('Ed25519')
+    const a = new JobFailures({ signer: recordSigner(key, peerIdFromPrivateKey(key).toString()), verifier: recordVerifier() }, doc.getMap(FAILURES_MAP), job)
+    const reader = new JobFailures({ verifier: recordVerifier() }, doc.getMap(FAILURES_MAP), job)
+    a.record(0, 0, 1, 'WasmTrapError', 'MicroJob 0.0 trapped: unreachable')
+    a.record(0, 1, 1, 'WasmTrapError', 'MicroJob 0.1 trapped:\u001b[2J\nmemory access out of bounds ' + 'x'.repeat(400))
+    const details = reader.summary().details
+    expect(details[0]).toBe('WasmTrapError: MicroJob 0.0 trapped: unreachable')
+    // a terminal escape and a newline are blanked, and the message is cut to its bound
+    expect(details[1]).toMatch(/^WasmTrapError: MicroJob 0\.1 trapped: \[2J memory access out of bounds x+$/)
+    expect(details[1].length).toBe('WasmTrapError: '.length + MAX_FAILURE_DETAIL_CHARS)
+    // a record of a peer before the field (no detail) gives its name alone; the names stay what the rules read
+    const c = await generateKeyPair('Ed25519')
+    const old = recordSigner(c, peerIdFromPrivateKey(c).toString())
+    doc.getMap<Uint8Array>(FAILURES_MAP).set(resultKey(0, 2, old.peerId),
+      old.sign(`${failureScope(job)}/${microKey(0, 2)}`, FailureRecord.encode({ term: 1, attempts: 1, reason: 'ExecutionTimeoutError' })))
+    expect(reader.summary()).toMatchObject({ reasons: ['ExecutionTimeoutError', 'WasmTrapError'], details: ['ExecutionTimeoutError', ...details] })
   })
 
   it('with the CRDT failed, a fetch error of its own does not make a peer give up; an error of the module\'s own does', () => {

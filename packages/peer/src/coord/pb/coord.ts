@@ -645,6 +645,7 @@ export interface FailureRecord {
   term: number
   attempts: number
   reason: string
+  detail: string
 }
 
 export namespace FailureRecord {
@@ -672,6 +673,11 @@ export namespace FailureRecord {
           w.string(obj.reason)
         }
 
+        if ((obj.detail != null && obj.detail !== '')) {
+          w.uint32(34)
+          w.string(obj.detail)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -679,7 +685,8 @@ export namespace FailureRecord {
         const obj: any = {
           term: 0,
           attempts: 0,
-          reason: ''
+          reason: '',
+          detail: ''
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -698,6 +705,10 @@ export namespace FailureRecord {
             }
             case 3: {
               obj.reason = reader.string()
+              break
+            }
+            case 4: {
+              obj.detail = reader.string()
               break
             }
             default: {
@@ -736,6 +747,13 @@ export namespace FailureRecord {
               }
               break
             }
+            case 4: {
+              yield {
+                field: `${prefix}.detail`,
+                value: reader.string()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -763,6 +781,11 @@ export namespace FailureRecord {
     value: string
   }
 
+  export interface FailureRecordDetailFieldEvent {
+    field: '$.detail'
+    value: string
+  }
+
   export function encode (obj: Partial<FailureRecord>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, FailureRecord.codec())
   }
@@ -771,7 +794,7 @@ export namespace FailureRecord {
     return decodeMessage(buf, FailureRecord.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FailureRecord>): Generator<FailureRecordTermFieldEvent | FailureRecordAttemptsFieldEvent | FailureRecordReasonFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<FailureRecord>): Generator<FailureRecordTermFieldEvent | FailureRecordAttemptsFieldEvent | FailureRecordReasonFieldEvent | FailureRecordDetailFieldEvent> {
     return streamMessage(buf, FailureRecord.codec(), opts)
   }
 }
