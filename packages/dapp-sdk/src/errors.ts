@@ -42,8 +42,8 @@ export class InvalidCodeError extends Error {
 
 /**
  * The peers gave the job up: its MicroJobs failed on several peers (poison isolation: code that is not
- * WebAssembly, traps, or runs past its time limit). `attempts`, `peers`, `reasons` (error names) and `details` (`name: message`, each failing peer's own word) are what
- * the job's CRDT shows.
+ * WebAssembly, traps, or runs past its time limit). `attempts`, `peers`, `reasons` (error names) and `details`
+ * (`name: message`, each failing peer's own word) are what the job's CRDT shows.
  */
 export class JobFailedError extends Error {
   static override readonly name = 'JobFailedError'

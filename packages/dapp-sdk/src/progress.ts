@@ -25,9 +25,10 @@ export interface ProgressUpdate {
    * Set when the job failed (poison isolation, docs/coordination.md): its MicroJobs failed on several peers and
    * the peers gave it up. `reasons` are the executor's error names (e.g. `InvalidWasmError`, `WasmTrapError`,
    * `ExecutionTimeoutError`); `details` their messages as the failing peers wrote them (`name: message`, at most 5,
-   * e.g. `WasmTrapError: ... unreachable`: for people, each peer's own word). The iteration then ends with `JobFailedError`: at once when every failure is the
-   * module's own or no MicroJob has a result; when time limits are among them and results have landed, only after
-   * `failedQuietMs` without a new result (peers whose runs ran out of time give a job up that faster ones complete).
+   * e.g. `WasmTrapError: ... unreachable`: for people, each peer's own word). The iteration then ends with
+   * `JobFailedError`: at once when every failure is the module's own or no MicroJob has a result; when time limits
+   * are among them and results have landed, only after `failedQuietMs` without a new result (peers whose runs ran
+   * out of time give a job up that faster ones complete).
    */
   failed?: { attempts: number, peers: number, reasons: string[], details: string[] }
 }
