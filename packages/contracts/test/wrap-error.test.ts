@@ -14,6 +14,11 @@ describe('wrapChainError', () => {
     expect(isUnreachable(new TypeError('fetch failed', { cause: { code: 'UND_ERR_SOCKET' } }))).toBe(true)
     expect(isUnreachable(makeError('request timed out', 'TIMEOUT'))).toBe(true)
     expect(wrapChainError(nodeError('ECONNRESET', 'socket hang up'), 'reading')).toMatchObject({ name: 'RpcUnreachableError' })
+    // a refused connection asks whether the chain runs (a QA pass: jobmesh-dapp wait ended on a bare ECONNREFUSED)
+    expect(wrapChainError(nodeError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9'), 'reading')).toMatchObject({
+      name: 'RpcUnreachableError', message: 'reading: RPC endpoint unreachable (connect ECONNREFUSED 127.0.0.1:9) (is the chain running?)'
+    })
+    expect(wrapChainError(nodeError('ECONNRESET', 'socket hang up'), 'reading').message).not.toContain('is the chain running')
   })
 
   it('does not take an answer that only mentions a network failure in its text for one', () => {

@@ -84,6 +84,10 @@ export function wrapChainError (err: unknown, what: string): Error {
     const name = revert?.name ?? 'UnknownRevert'
     return new ChainRevertError(`${what} reverted: ${short(err)}`, name, plainArgs(revert?.args), { cause: err })
   }
-  if (isUnreachable(err)) return new RpcUnreachableError(`${what}: RPC endpoint unreachable (${short(err)})`, { cause: err })
+  if (isUnreachable(err)) {
+    // a refused connection is most often a chain that is not running (a devnet stopped, an anvil restarted elsewhere)
+    const hint = codes(err).includes('ECONNREFUSED') ? ' (is the chain running?)' : ''
+    return new RpcUnreachableError(`${what}: RPC endpoint unreachable (${short(err)})${hint}`, { cause: err })
+  }
   return new ChainRequestError(`${what} failed: ${short(err)}`, { cause: err })
 }

@@ -43,7 +43,7 @@ function slashText (s: NodeSlash): string {
 export function formatStatus (s: PeerStatus): string {
   const out: string[] = []
   out.push(`peer      ${s.peerId}${s.pid == null ? '' : ` (process ${s.pid})`}`)
-  out.push(`hardware  ${s.gpuModel ?? 'any'} / ${s.vramGb} GB VRAM`)
+  out.push(`hardware  ${s.gpuModel ?? 'Any'} / ${s.vramGb} GB VRAM`)
   if (s.models.held.length > 0 || s.models.loaded != null || s.models.fetching != null || s.models.givenUp != null) {
     // model ids come from job specs and the chain: each shown as one line without controls
     const ids = (list: readonly string[]): string => list.map(id => terminalSafe(id)).join(', ')
