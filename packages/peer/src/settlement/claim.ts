@@ -23,7 +23,10 @@ const CLAIM_BATCH = 64
 /**
  * Claims this node's result leaves of a Released job (each pays its payee `processorPool / MicroJobs`, positional
  * proofs against resultRoot) and withdraws its credits (verifiers are paid into `credits`). Idempotent: claimed
- * leaves and empty credits are skipped.
+ * leaves and empty credits are skipped. A node that neither submitted the released round nor joined it has no leaf
+ * (an honest finalizer pays only the round's joined payees and itself, docs/settlement.md Defences 28): its
+ * manifest is not loaded, only the credits are withdrawn (every peer sees every release; before 2026-12-05 each
+ * fetched every released job's manifest).
  *
  * @throws WrongJobStatusError (job not Released), InvalidManifestError, ChainRevertError, ...
  */
@@ -35,6 +38,8 @@ export async function claimPayouts (components: Pick<SettlementComponents, 'chai
   const job = await chain.job(id, { signal })
   if (job.status !== 'Released') throw new WrongJobStatusError(`job ${id} is ${job.status}, not Released`)
   const me = getAddress(await chain.address())
+  const withdrawn = async (): Promise<bigint> => options.withdraw === false ? 0n : await withdrawCredits(components, me, signal)
+  if (getAddress(job.submitter) !== me && !await chain.hasJoined(id, me, { signal })) return { claimed: 0n, withdrawn: await withdrawn() }
   const manifest = options.manifest?.resultRoot.toLowerCase() === job.resultRoot.toLowerCase()
     ? options.manifest
     : (await loadManifest(components, id, job.resultRoot, { signal, round: job.rejections })).manifest
@@ -61,17 +66,18 @@ export async function claimPayouts (components: Pick<SettlementComponents, 'chai
       if (revertName(err) !== 'AlreadyClaimed') throw err
     }
   }
-  let withdrawn = 0n
-  if (options.withdraw !== false) {
-    const credit = await chain.credits(me, { signal })
-    if (credit > 0n) {
-      try {
-        await chain.withdrawCredit({ signal })
-        withdrawn = credit
-      } catch (err) {
-        if (revertName(err) !== 'NothingToWithdraw') throw err
-      }
-    }
+  return { claimed, withdrawn: await withdrawn() }
+}
+
+/** Withdraws the wallet's escrow credits, if any: the amount withdrawn (0 when none, or withdrawn meanwhile). */
+async function withdrawCredits (components: Pick<SettlementComponents, 'chain'>, me: string, signal?: AbortSignal): Promise<bigint> {
+  const credit = await components.chain.credits(me, { signal })
+  if (credit === 0n) return 0n
+  try {
+    await components.chain.withdrawCredit({ signal })
+    return credit
+  } catch (err) {
+    if (revertName(err) !== 'NothingToWithdraw') throw err
+    return 0n
   }
-  return { claimed, withdrawn }
 }
