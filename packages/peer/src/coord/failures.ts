@@ -15,7 +15,7 @@ export interface Failure {
   term: number
   attempts: number
   reason: string
-  /** The error's message as its signer wrote it (printable, at most {@link MAX_FAILURE_DETAIL_CHARS}); may be empty. */
+  /** The error's message as its signer wrote it (one line, at most {@link MAX_FAILURE_DETAIL_CHARS}); may be empty. */
   detail: string
 }
 
@@ -56,10 +56,13 @@ export interface FailureSummary {
   failed: boolean
 }
 
-/** A failure record's detail as it may be shown: control characters blanked, cut to {@link MAX_FAILURE_DETAIL_CHARS}. */
-function printable (text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, MAX_FAILURE_DETAIL_CHARS)
+/**
+ * A failure record's detail as one line (a line break in an error message the CLI prints would forge a line of its
+ * own), cut to {@link MAX_FAILURE_DETAIL_CHARS}. Its other controls are network text like the names beside it: the
+ * CLIs escape them as they print (`terminalSafe`, docs/observability.md, Network text in a terminal).
+ */
+function oneLine (text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, MAX_FAILURE_DETAIL_CHARS)
 }
 
 /**
@@ -171,7 +174,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     if (signer == null) throw new TypeError('a read-only failure tracker cannot record')
     const micro = microKey(macroIndex, index)
     const attempts = this.attemptsOf(macroIndex, index, signer.peerId) + 1
-    const payload = FailureRecord.encode({ term, attempts, reason: reason.slice(0, 64), detail: printable(detail) })
+    const payload = FailureRecord.encode({ term, attempts, reason: reason.slice(0, 64), detail: oneLine(detail) })
     this.map.set(resultKey(macroIndex, index, signer.peerId), signer.sign(`${this.scope}/${micro}`, payload))
   }
 
@@ -210,7 +213,7 @@ export class JobFailures extends TypedEvents<JobFailuresEvents> {
     }
     try {
       const f = FailureRecord.decode(record.payload)
-      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.min(DEFAULT_LOCAL_MAX_FAILURES, Math.max(1, f.attempts)), reason: f.reason, detail: printable(f.detail) })
+      this.valid.set(key, { signer: record.signer, micro: parsed.micro, term: f.term, attempts: Math.min(DEFAULT_LOCAL_MAX_FAILURES, Math.max(1, f.attempts)), reason: f.reason, detail: oneLine(f.detail) })
     } catch {
       if (this.components.metrics != null) this.components.metrics.invalidRecords++
     }

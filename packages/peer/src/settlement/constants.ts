@@ -42,7 +42,7 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 10 * 60_000
 export const DEFAULT_JOIN_WAIT_MS = 120_000
 
 /**
- * Jobs a node remembers it joined (the newest): a job forgotten and worked on again is read on chain first
+ * Joins (job and round) a node remembers (the newest): a join forgotten and asked again is read on chain first
  * (`hasJoined`), so forgetting costs one read, and a node's memory of its joins does not grow with every job.
  */
 export const MAX_REMEMBERED_JOINS = 10_000

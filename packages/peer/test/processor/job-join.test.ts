@@ -51,25 +51,25 @@ describe('processor: the join on chain at the first queue turn (ProcessorInit.jo
   }, 60_000)
 
   it('joins each round it works on: a rejected round\'s join is no consent to the next (the escrow asks one per round)', async () => {
-    const joined: string[] = []
+    // in order: `join <round>` as each join resolves, `start` per MicroJob started
+    const log: string[] = []
     let round = 0
+    const job = testJob(1, 40)
     peers = await startPeers(1, {
       executor: testExecutor({ workMs: 100 }),
-      joinJob: async (jobId, r) => { joined.push(`${jobId}/${r}`) },
+      joinJob: async (_jobId, r) => { log.push(`join ${r}`) },
       roundOf: () => round
     })
-    const job = testJob(1, 40)
-    const started: number[] = []
-    peers[0].processor.addEventListener('microjob:start', () => { started.push(round) })
+    peers[0].processor.addEventListener('microjob:start', () => { log.push('start') })
     await peers[0].processor.announceJob(job.spec, job.jobId, job.specCid)
     await peers[0].processor.start()
-    await waitFor(() => started.length > 0, { timeoutMs: 20_000, what: 'a MicroJob of round 0 started' })
-    expect(joined).toEqual([`${job.jobId}/0`])
-    // round 0 rejected on chain: the peer moves to round 1 and joins it before its first MicroJob there
+    await waitFor(() => log.includes('start'), { timeoutMs: 20_000, what: 'a MicroJob of round 0 started' })
+    expect(log[0]).toBe('join 0')
+    // round 0 rejected on chain: the peer leaves it, and joins round 1 before its first MicroJob there
     round = 1
     peers[0].processor.wake()
-    await waitFor(() => started.includes(1), { timeoutMs: 20_000, what: 'a MicroJob of round 1 started' })
-    expect(joined).toEqual([`${job.jobId}/0`, `${job.jobId}/1`])
+    await waitFor(() => log.includes('join 1') && log.lastIndexOf('start') > log.indexOf('join 1'), { timeoutMs: 20_000, what: 'a MicroJob of round 1 started' })
+    expect(log.filter(e => e.startsWith('join'))).toEqual(['join 0', 'join 1'])
   }, 30_000)
 
   it('joins each job it works on, though two jobs share one spec (their CID)', async () => {
