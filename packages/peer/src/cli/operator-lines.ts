@@ -3,7 +3,7 @@ import type { EventLog, PeerEvent } from '../observe/index.js'
 import type { SettlementDuty } from '../settlement/index.js'
 
 /** Event kinds an operator sees on stdout (errors always go to stderr). */
-const PRINTED = new Set<PeerEvent['kind']>(['finalized', 'verified', 'settled', 'claimed', 'reannounced', 'drew', 'probed', 'model', 'job:complete', 'job:waiting'])
+const PRINTED = new Set<PeerEvent['kind']>(['finalized', 'verified', 'settled', 'claimed', 'reannounced', 'drew', 'probed', 'paused', 'model', 'job:complete', 'job:waiting'])
 
 /** `HH:MM:SS` in UTC. */
 function clock (at: number): string {

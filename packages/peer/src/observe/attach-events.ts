@@ -144,9 +144,18 @@ export function attachPeerEvents (sources: EventSources, log: EventLog): Detach 
       log.push({ kind: 'drew', level: 'info', jobId: d.jobId, text: `drew the verifiers of job ${shortId(d.jobId)}: its submitter let the grace pass (late-draw bounty credited)` })
     })
     on('probed', d => {
-      log.push({ kind: 'probed', level: 'info', text: d.outcome === 'answered'
-        ? `answered a probe of the registry in block ${d.blockNumber} (it keeps this node's QoS score fresh while idle)`
-        : `missed a probe, so the registry paused this node: resumed in block ${d.blockNumber}` })
+      log.push({ kind: 'probed', level: 'info', text: `answered a probe of the registry in block ${d.blockNumber} (it keeps this node's QoS score fresh while idle)` })
+    })
+    on('paused', d => {
+      const missed = `missed a ${d.cause === 'probe' ? 'probe' : 'verification task'}, so the registry paused this node in block ${d.pausedBlock}`
+      log.push(d.outcome === 'resumed'
+        ? { kind: 'paused', level: 'info', text: `${missed}: resumed in block ${d.blockNumber ?? '?'}` }
+        : {
+            kind: 'paused',
+            level: 'error',
+            text: `${missed} (${d.inARow} pauses in a row with no task scored between): it stays out of the verifier draw, ` +
+              'since each miss scores 0 and a window of such scores gets a node kicked out for good; read the errors before it, then restart the peer to resume it'
+          })
     })
     on('error', d => {
       log.push({ kind: 'error', level: 'error', jobId: d.jobId, text: `${d.step}${d.jobId != null ? ` of job ${shortId(d.jobId)}` : ''} failed: ${d.error.name}: ${d.error.message}` })

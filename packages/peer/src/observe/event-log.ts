@@ -4,7 +4,7 @@ import { DEFAULT_RECENT_EVENTS } from './constants.js'
 /** What happened, in the words an operator reads on stdout and on the dashboard. */
 export type PeerEventKind =
   'peer:connect' | 'peer:disconnect' | 'ownership' | 'job:complete' | 'job:failed' | 'job:waiting' | 'microjob:error' |
-  'turn:unanswered' | 'finalized' | 'verified' | 'settled' | 'claimed' | 'refunded' | 'reannounced' | 'drew' | 'probed' | 'model' |
+  'turn:unanswered' | 'finalized' | 'verified' | 'settled' | 'claimed' | 'refunded' | 'reannounced' | 'drew' | 'probed' | 'paused' | 'model' |
   'error'
 
 export interface PeerEvent {

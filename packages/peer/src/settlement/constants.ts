@@ -159,6 +159,14 @@ export const PROBE_ANSWER_MAX_RETRY_MS = 4_000
  */
 export const PROBE_ANSWER_RETRY_TOTAL_MS = 120_000
 
+/**
+ * Pauses by the registry in a row (missed verification tasks or probes, no task scored above 0 between them) after
+ * which a running node resumes itself (stay-in-draw.ts); after the next one it stays paused until its peer restarts.
+ * Each miss scores 0; a full QoS window (10 tasks) averaging under 4 points kicks a node out for good, which takes
+ * 7 zeros of a node that scored 10 points a task before (9 of one that scored 20).
+ */
+export const DEFAULT_RESUMES_IN_A_ROW = 2
+
 /** How often a busy node tries again to set its commit timeout (commit-timeout.ts). */
 export const COMMIT_TIMEOUT_RETRY_MS = 10_000
 

@@ -2,14 +2,12 @@ import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
 import { PROBE_ANSWER_MAX_RETRY_MS, PROBE_ANSWER_RETRY_MS, PROBE_ANSWER_RETRY_TOTAL_MS } from './constants.js'
 import { withRetry } from './retry.js'
-import type { ChainClient, TxResult } from '@jobmesh/contracts'
+import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement:probes')
 
-/** What a node did about its own probe. */
+/** A node's answer to its own probe, on chain. */
 export interface ProbeAnswer {
-  /** `answered`: the answer is on chain; `resumed`: a probe was missed (the registry paused the node) and the node put itself back. */
-  outcome: 'answered' | 'resumed'
   txHash: string
   blockNumber: number
 }
@@ -18,7 +16,7 @@ export interface ProbeDutyOptions {
   signal: AbortSignal
   /**
    * A failed answer (once its retries within the probe's window are spent, or a revert such as a probe already
-   * expired), resume or scan: reported, and the duty goes on.
+   * expired) or scan: reported, and the duty goes on.
    */
   onError(err: Error): void
   /** First block the watcher scans. */
@@ -28,8 +26,7 @@ export interface ProbeDutyOptions {
 
 /**
  * A registered node's own probes (docs/contracts.md, Probes): answers any probe open now (after a restart), then each
- * one assigned to it as it comes (`ProbeAssigned`); after a missed one (`ProbeMissed`: the registry paused it) a
- * running node resumes itself, as it would at its next start.
+ * one assigned to it as it comes (`ProbeAssigned`). A missed one pauses the node; `stayInDraw` resumes it.
  */
 export async function answerOwnProbes (chain: ChainClient, onAnswer: (a: ProbeAnswer) => void, options: ProbeDutyOptions): Promise<void> {
   const me = await chain.address()
@@ -46,16 +43,14 @@ export async function answerOwnProbes (chain: ChainClient, onAnswer: (a: ProbeAn
       // nonce), and a retry of one whose answer did reach the pool re-reads the probe first: answered, it sends nothing
       permanent: (err) => err.name === 'ChainRevertError'
     })
-    if (tx != null) onAnswer(answered('answered', tx))
-  }
-  const resume = async (): Promise<void> => {
-    if (!(await chain.nodeInfo(me, { signal: options.signal })).paused) return
-    log('missed a probe (the registry paused this node): resuming')
-    onAnswer(answered('resumed', await chain.resume({ signal: options.signal })))
+    if (tx == null) return
+    log('answered a probe in block %d', tx.blockNumber)
+    onAnswer({ txHash: tx.hash, blockNumber: tx.blockNumber })
   }
   await guarded(answer, options)
-  for await (const e of chain.watchEvents({ names: ['ProbeAssigned', 'ProbeMissed'], topic1: me, fromBlock: options.fromBlock, signal: options.signal, pollMs: options.pollMs })) {
-    await guarded(e.name === 'ProbeAssigned' ? answer : resume, options)
+  for await (const assigned of chain.watchEvents({ names: ['ProbeAssigned'], topic1: me, fromBlock: options.fromBlock, signal: options.signal, pollMs: options.pollMs })) {
+    log('probed in block %d', assigned.blockNumber)
+    await guarded(answer, options)
   }
 }
 
@@ -66,10 +61,6 @@ async function guarded (fn: () => Promise<void>, options: Pick<ProbeDutyOptions,
     if (options.signal.aborted) throw err
     options.onError(err as Error)
   }
-}
-
-function answered (outcome: ProbeAnswer['outcome'], tx: TxResult): ProbeAnswer {
-  return { outcome, txHash: tx.hash, blockNumber: tx.blockNumber }
 }
 
 export interface ProbeScanOptions {

@@ -1,6 +1,7 @@
 import type { ClaimResult } from './claim.js'
 import type { FinalizeResult } from './finalize.js'
 import type { ProbeAnswer } from './probes.js'
+import type { OwnPause } from './stay-in-draw.js'
 import type { SettleResult } from './settle.js'
 import type { SettlementOptions } from './types.js'
 import type { VerifyResult } from './verify.js'
@@ -41,8 +42,10 @@ export interface SettlementEvents {
   ended: { jobId: string, status: 'Released' | 'Refunded' }
   /** This peer drew another node's submission after its submitter's grace (paid the late-draw bounty). */
   drew: { jobId: string }
-  /** This node answered a probe of the registry, or resumed itself after missing one. */
+  /** This node answered a probe of the registry. */
   probed: ProbeAnswer
+  /** The registry paused this running node (a missed task or probe): it resumed itself, or stayed paused. */
+  paused: OwnPause
   error: { jobId?: string, step: string, error: Error }
 }
 

@@ -5,6 +5,7 @@ import { finalizeJob } from './finalize.js'
 import { isPermanent, withRetry } from './retry.js'
 import { CURSOR_SAVE_MS, DEFAULT_PROBE_SCAN_MS, DEFAULT_PROBE_SCAN_NODES } from './constants.js'
 import { answerOwnProbes, scanProbes } from './probes.js'
+import { stayInDraw } from './stay-in-draw.js'
 import { drawIfLate, drawVerifiers, proveAndSettle } from './settle.js'
 import { ensureSeedCommitted } from './seeds.js'
 import { verifyJob } from './verify.js'
@@ -286,6 +287,10 @@ export function createSettlement (components: SettlementComponents, init: Settle
         const onError = (step: string) => (error: Error): void => { emit('error', { step, error }) }
         track(undefined, 'probe', async () => {
           await answerOwnProbes(components.chain, (a) => { emit('probed', a) }, { signal: controller.signal, fromBlock, pollMs: init.pollMs, onError: onError('probe answer') })
+        })
+        // paused by the registry after a missed task or probe (it looked offline), a running node goes back in the draw
+        track(undefined, 'resume', async () => {
+          await stayInDraw(components.chain, (p) => { emit('paused', p) }, { signal: controller.signal, fromBlock, pollMs: init.pollMs, onError: onError('resume') })
         })
         track(undefined, 'probe scan', async () => {
           await scanProbes(components.chain, (work) => { log('probe scan: %d probes assigned or closed', work) }, {

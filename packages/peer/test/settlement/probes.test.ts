@@ -58,11 +58,11 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     const answered = await pollUntil(async () => {
       if ((await live.probeOf(me)).assignedBlock !== 0) return undefined
       const events = await live.findEvents({ names: ['ProbeAnswered'], topic1: me, fromBlock })
-      return events.length === answers.filter(a => a.outcome === 'answered').length ? events : undefined
+      return events.length === answers.length ? events : undefined
     }, { pollMs: 100, timeoutMs: 20_000, what: 'the live node\'s answers, all on chain and reported' })
     const info = await live.nodeInfo()
     expect(answered.length).toBeGreaterThanOrEqual(1)
-    expect(answers.filter(a => a.outcome === 'answered').map(a => a.txHash).sort()).toEqual(answered.map(e => e.transactionHash).sort())
+    expect(answers.map(a => a.txHash).sort()).toEqual(answered.map(e => e.transactionHash).sort())
     // scored by speed: 2000 within PROBE_WINDOW / 4 blocks (2.5 s here), 1000 within half the window
     const scores = answered.map(e => e.args.taskScore as bigint)
     for (const s of scores) expect(s).toBeGreaterThanOrEqual(1000n)
@@ -90,7 +90,6 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
 
     const first = await pollUntil(async () => answers[0], { pollMs: 100, timeoutMs: 60_000, what: 'the live node\'s first probe answer' })
     expect(failed).toBeGreaterThanOrEqual(2)
-    expect(first.outcome).toBe('answered')
     expect((await live.provider.getTransactionReceipt(first.txHash))?.status).toBe(1)
     const me = await live.address()
 
@@ -100,32 +99,9 @@ describe('probe tasks on a real chain: a live node answers its probes, a silent 
     expect(other.address).toBe(me)
     await (await other.sendTransaction({ to: me, value: 1n })).wait(1, 30_000)
     const second = await pollUntil(async () => answers[1], { pollMs: 100, timeoutMs: 60_000, what: 'the live node\'s next probe answer' })
-    expect(second.outcome).toBe('answered')
     expect((await live.provider.getTransactionReceipt(second.txHash))?.status).toBe(1)
     expect(await live.findEvents({ names: ['ProbeMissed'], topic1: me, fromBlock })).toEqual([])
     expect((await live.nodeInfo()).paused).toBe(false)
-    expect(errors).toEqual([])
-  }, 90_000)
-
-  it('a running node that missed a probe (it was away) resumes itself', async () => {
-    const [node, keeper] = chains
-    const fromBlock = await node.blockNumber()
-    const errors: Error[] = []
-    const options = { signal: controller.signal, onError: (e: Error) => { errors.push(e) } }
-    // the node is away while its probe runs out
-    const keeping = new AbortController()
-    // stopped mid-test below: its AbortError is expected (handled at once, not only when afterEach settles the duties)
-    duties.push(scanProbes(keeper, () => {}, { ...options, signal: AbortSignal.any([controller.signal, keeping.signal]), intervalMs: 200, maxScan: 16 })
-      .catch((err: Error) => { if (err.name !== 'AbortError') throw err }))
-    const me = await node.address()
-    await pollUntil(async () => (await node.findEvents({ names: ['ProbeMissed'], topic1: me, fromBlock }))[0], { pollMs: 100, timeoutMs: 60_000, what: 'ProbeMissed' })
-    expect((await node.nodeInfo()).paused).toBe(true)
-    // back: its duty sees the miss and puts it into selection again
-    const answers: ProbeAnswer[] = []
-    duties.push(answerOwnProbes(node, a => { answers.push(a) }, { ...options, fromBlock, pollMs: 50 }))
-    const resumed = await pollUntil(async () => answers.find(a => a.outcome === 'resumed'), { pollMs: 100, timeoutMs: 30_000, what: 'resumed' })
-    expect((await node.provider.getTransactionReceipt(resumed.txHash))?.status).toBe(1)
-    expect((await node.nodeInfo()).paused).toBe(false)
     expect(errors).toEqual([])
   }, 90_000)
 

@@ -16,6 +16,7 @@ import { computeJobId, encodeJobSpec, jobTree, parseJobSpec, sliceJob, workTag }
 import { createSettlement, datastoreJournal, ensureSeedCommitted } from '../../src/settlement/index.js'
 import { MemoryDatastore } from 'datastore-core'
 import { RERUN_TIMEOUT_MS } from '../../src/settlement/constants.js'
+import { stayInDraw } from '../../src/settlement/stay-in-draw.js'
 import { publishProfile } from '../../src/jobs/index.js'
 import { wasmMicroJobExecutor } from '../../src/executor/index.js'
 import { createContentStore } from '../../src/storage/index.js'
@@ -24,6 +25,7 @@ import type { MicroJobExecutor, WasmExecutor } from '../../src/executor/index.js
 import type { ContentStore } from '../../src/storage/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
 import type { DutyJournal, Settlement, SettlementDocs } from '../../src/settlement/index.js'
+import type { OwnPause } from '../../src/settlement/stay-in-draw.js'
 import type { TestChain } from '@jobmesh/testkit/anvil'
 import type { Ed25519PrivateKey } from '@libp2p/interface'
 
@@ -39,9 +41,11 @@ describe('settlement end to end on anvil', () => {
   let executor: WasmExecutor
   let peers: Peer[]
   let rerunLimits: Array<number | undefined>
+  let cleanups: Array<() => Promise<void>>
 
   beforeEach(async () => {
     rerunLimits = []
+    cleanups = []
     // commit and reveal windows of 50 blocks, 5 s each: room for a loaded CI machine
     chain = await startChain({ accounts: 7, blockTime: 0.1, deploy: { escrow: { commitWindow: 50, revealWindow: 50 } } })
     node = await createNode()
@@ -49,6 +53,7 @@ describe('settlement end to end on anvil', () => {
     peers = []
   })
   afterEach(async () => {
+    await Promise.all(cleanups.map(async c => { await c() }))
     await Promise.all(peers.map(async p => p.settlement?.stop()))
     await executor.stop()
     await node.stop()
@@ -285,7 +290,7 @@ describe('settlement end to end on anvil', () => {
     expect(new Set(rerunLimits)).toEqual(new Set([RERUN_TIMEOUT_MS]))
   }, 180_000)
 
-  it('a round restarted by a verifier\'s settle is drawn again by its submitter, not left waiting; the silent verifier is paused', async () => {
+  it('a round restarted by a verifier\'s settle is drawn again by its submitter, not left waiting; the silent verifiers are paused, and one whose peer runs resumes itself', async () => {
     // four nodes staked: the submitter and the three it can draw (k = 3), two of which are silent (they have a seed,
     // so they can be drawn, and never reveal it); the submitter's settle is held until the round restarted, so the
     // live verifier settles it: one vote of three is no quorum, and the round restarts under the submitter's wait
@@ -293,6 +298,16 @@ describe('settlement end to end on anvil', () => {
     const { jobId } = prepared
     const [submitter, live, silent, other, late] = peers
     for (const s of [silent, other]) await ensureSeedCommitted(s.chain, { pollMs: 50, phaseTimeoutMs: 60_000 })
+    // one silent node's peer runs, but its verification never commits (a broken duty, a machine asleep through the
+    // task): it watches for its own pauses as a peer does (the settlement's pause duty)
+    const pauses: OwnPause[] = []
+    const errors: Error[] = []
+    const stopping = new AbortController()
+    const resuming = stayInDraw(silent.chain, p => { pauses.push(p) }, { signal: stopping.signal, onError: (e) => { errors.push(e) }, fromBlock: prepared.fromBlock, pollMs: 50 })
+    cleanups.push(async () => {
+      stopping.abort()
+      await resuming.catch(() => {})
+    })
     const restarted = pollUntil(async () => (await events('VerificationRestarted', jobId))[0],
       { pollMs: 100, timeoutMs: 120_000, what: 'VerificationRestarted' })
     restarted.catch(() => {}) // awaited below; the held settle waits on it too
@@ -304,10 +319,16 @@ describe('settlement end to end on anvil', () => {
     const restart = await restarted
     const settledBy = await submitter.chain.provider.getTransaction(restart.transactionHash)
     expect(settledBy?.from).toBe(await live.chain.address())
-    expect((await silent.chain.nodeInfo()).paused).toBe(true)
+    // both were paused in the restart's transaction; the one whose peer runs resumed itself, the other stays out
+    for (const s of [silent, other]) {
+      expect((await events('NodePaused', await s.chain.address())).map(e => e.transactionHash)).toEqual([restart.transactionHash])
+    }
+    const resumed = await pollUntil(async () => pauses[0], { pollMs: 50, timeoutMs: 30_000, what: 'the running silent node\'s resume' })
+    expect(resumed).toMatchObject({ cause: 'task', inARow: 1, outcome: 'resumed', pausedBlock: restart.blockNumber })
+    expect((await silent.chain.nodeInfo()).paused).toBe(false)
     expect((await other.chain.nodeInfo()).paused).toBe(true)
     // the next round needs two more live nodes besides the submitter (a silent node's weight is 0 after its
-    // timed-out task: it is not drawn again until a probe scores it): two join
+    // timed-out task, resumed or not: it is not drawn again until a probe scores it): two join
     const later: Peer = { chain: chain.clients[6], key: await generateKeyPair('Ed25519') }
     for (const p of [late, later]) {
       await register(p)
@@ -323,6 +344,7 @@ describe('settlement end to end on anvil', () => {
     expect(draws).toHaveLength(2)
     const redraw = await submitter.chain.provider.getTransaction(draws[1].transactionHash)
     expect(redraw?.from).toBe(await submitter.chain.address())
+    expect(errors).toEqual([])
   }, 240_000)
 
   /**
