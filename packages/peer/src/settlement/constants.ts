@@ -119,6 +119,9 @@ export const ACTIVE_NODES_RECHECK_MS = 1_000
 /** How long a stopping peer waits for its `pause` transaction (ms): past it, it stops anyway. */
 export const STOP_PAUSE_TIMEOUT_MS = 10_000
 
+/** How often a stopping peer looks whether its wallet's transactions in the pool were mined before it pauses (ms). */
+export const OWN_PENDING_POLL_MS = 250
+
 /** How often a peer reads the chain's time again, against which it reads the jobs' deadlines (ms). */
 export const DEFAULT_CHAIN_CLOCK_REFRESH_MS = 60_000
 
