@@ -1,7 +1,6 @@
 import { delay } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { PROBE_ANSWER_MAX_RETRY_MS, PROBE_ANSWER_RETRY_MS, PROBE_ANSWER_RETRY_TOTAL_MS } from './constants.js'
-import { withRetry } from './retry.js'
+import { ownTxRetry, withRetry } from './retry.js'
 import type { ChainClient } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement:probes')
@@ -30,19 +29,10 @@ export interface ProbeDutyOptions {
  */
 export async function answerOwnProbes (chain: ChainClient, onAnswer: (a: ProbeAnswer) => void, options: ProbeDutyOptions): Promise<void> {
   const me = await chain.address()
-  // a failed send (an RPC hiccup, a nonce another sender of the wallet took) is sent again while the probe is open:
-  // each send re-reads the probe, and a revert (`ProbeExpired` once its window closed) ends the retries
   const answer = async (): Promise<void> => {
-    const tx = await withRetry(async () => await chain.answerProbe({ signal: options.signal }), {
-      signal: options.signal,
-      delayMs: PROBE_ANSWER_RETRY_MS,
-      maxDelayMs: PROBE_ANSWER_MAX_RETRY_MS,
-      totalMs: PROBE_ANSWER_RETRY_TOTAL_MS,
-      what: 'probe answer',
-      // a revert ends it; a timeout does not (most come before anything is sent: the probe's read, the estimate, the
-      // nonce), and a retry of one whose answer did reach the pool re-reads the probe first: answered, it sends nothing
-      permanent: (err) => err.name === 'ChainRevertError'
-    })
+    // each send re-reads the probe: a retry of one whose answer did reach the pool sends nothing, and a revert
+    // (`ProbeExpired` once its window closed) ends the retries
+    const tx = await withRetry(async () => await chain.answerProbe({ signal: options.signal }), ownTxRetry('probe answer', options.signal))
     if (tx == null) return
     log('answered a probe in block %d', tx.blockNumber)
     onAnswer({ txHash: tx.hash, blockNumber: tx.blockNumber })

@@ -1,6 +1,9 @@
 import { delay as pause } from '@jobmesh/contracts'
 import { logger } from '@libp2p/logger'
-import { DEFAULT_FINALIZE_MAX_RETRY_MS, DEFAULT_FINALIZE_RETRY_MS, DEFAULT_FINALIZE_TIMEOUT_MS } from './constants.js'
+import {
+  DEFAULT_FINALIZE_MAX_RETRY_MS, DEFAULT_FINALIZE_RETRY_MS, DEFAULT_FINALIZE_TIMEOUT_MS, PROBE_ANSWER_MAX_RETRY_MS,
+  PROBE_ANSWER_RETRY_MS, PROBE_ANSWER_RETRY_TOTAL_MS
+} from './constants.js'
 
 const log = logger('jobmesh:settlement')
 
@@ -22,6 +25,22 @@ export interface RetryOptions {
   permanent?(err: Error): boolean
   /** Called after each failure that is tried again, with its attempt number (1 first). */
   onFailure?(err: Error, attempt: number): void
+}
+
+/**
+ * How a node sends a registry transaction of its own (a probe answer, a resume) again after a failed send (an RPC
+ * hiccup, a nonce another sender of the wallet took): 1 s doubling to 4 s, for up to 2 min; a revert ends it (a
+ * timeout does not: most come before anything is sent, and each send re-reads the state first).
+ */
+export function ownTxRetry (what: string, signal: AbortSignal): RetryOptions {
+  return {
+    signal,
+    what,
+    delayMs: PROBE_ANSWER_RETRY_MS,
+    maxDelayMs: PROBE_ANSWER_MAX_RETRY_MS,
+    totalMs: PROBE_ANSWER_RETRY_TOTAL_MS,
+    permanent: (err) => err.name === 'ChainRevertError'
+  }
 }
 
 /** True for a failure retrying cannot fix. */

@@ -1,6 +1,6 @@
 import { logger } from '@libp2p/logger'
-import { DEFAULT_RESUMES_IN_A_ROW, PROBE_ANSWER_MAX_RETRY_MS, PROBE_ANSWER_RETRY_MS, PROBE_ANSWER_RETRY_TOTAL_MS } from './constants.js'
-import { withRetry } from './retry.js'
+import { DEFAULT_RESUMES_IN_A_ROW } from './constants.js'
+import { ownTxRetry, withRetry } from './retry.js'
 import type { ChainClient, ChainEvent } from '@jobmesh/contracts'
 
 const log = logger('jobmesh:settlement:pauses')
@@ -62,15 +62,8 @@ export async function stayInDraw (chain: ChainClient, onPause: (p: OwnPause) => 
         continue
       }
       log('paused by the registry (a missed %s): resuming', pause.cause)
-      const tx = await withRetry(async () => await chain.resume({ signal: options.signal }), {
-        signal: options.signal,
-        delayMs: PROBE_ANSWER_RETRY_MS,
-        maxDelayMs: PROBE_ANSWER_MAX_RETRY_MS,
-        totalMs: PROBE_ANSWER_RETRY_TOTAL_MS,
-        what: 'resume',
-        // a revert (`NotPaused`: resumed meanwhile; `NodeIsExiting`) ends it
-        permanent: (err) => err.name === 'ChainRevertError'
-      })
+      // a revert (`NotPaused`: resumed meanwhile; `NodeIsExiting`) ends the retries
+      const tx = await withRetry(async () => await chain.resume({ signal: options.signal }), ownTxRetry('resume', options.signal))
       onPause({ ...pause, outcome: 'resumed', txHash: tx.hash, blockNumber: tx.blockNumber })
     } catch (err) {
       if (options.signal.aborted) throw err

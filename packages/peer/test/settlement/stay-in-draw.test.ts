@@ -88,8 +88,8 @@ describe('a running node the registry paused goes back into the draw, up to a nu
     await pollUntil(async () => answered[0], { pollMs: 100, timeoutMs: 60_000, what: 'a probe answered' })
     answering.abort()
     const scores = await node.findEvents({ names: ['TaskScoreRecorded'], topic1: me, fromBlock })
-    expect(scores.map(e => e.args.taskScore as bigint)).toEqual([0n, scores[1].args.taskScore])
-    expect(scores[1].args.taskScore as bigint).toBeGreaterThan(0n)
+    // the miss's 0, then the answer's score above 0
+    expect(scores.map(e => (e.args.taskScore as bigint) > 0n)).toEqual([false, true])
 
     const second = await nthPause(2)
     expect(second).toMatchObject({ cause: 'probe', inARow: 1, outcome: 'resumed' })
