@@ -5,6 +5,7 @@ import type { HeldModel } from './models/index.js'
 import { incentiveJson } from './observe/index.js'
 import type { AccountView, IncentiveJson } from './observe/index.js'
 import type { QosScores } from '@jobmesh/contracts'
+import type { OwnPause } from './settlement/index.js'
 
 export interface WorkCounters {
   microJobsDone: number
@@ -40,6 +41,11 @@ export interface PeerStatus {
     /** It asked to exit (`jobmesh exit`); kicked out by the registry. */
     exiting?: boolean
     kickedOut?: boolean
+    /**
+     * Paused by the registry and left paused by this peer: it missed its verification tasks or probes `inARow` times
+     * with no task scored between (the last in `pausedBlock`); a restart resumes it.
+     */
+    stayedPaused?: { cause: 'probe' | 'task', pausedBlock: number, inARow: number }
     /** Incentive share recorded and current (0..1), unclaimed incentive in wei (decimal string). */
     incentive?: IncentiveJson
     /** Why the wallet's standing could not be read (the chain unreachable): `registered` is then only what the start found. */
@@ -147,8 +153,12 @@ function modelsOf (models: HeldModel[], loaded: string | undefined, fetching: st
   return out
 }
 
-/** A wallet's standing read from the chain, as `PeerStatus.chain` (wei as decimal strings). */
-export function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']> {
+/**
+ * A wallet's standing read from the chain, as `PeerStatus.chain` (wei as decimal strings), with why it is paused when
+ * the registry paused it and this peer's pause duty left it so (`ownPause`: the duty's last report).
+ */
+export function accountStatus (a: AccountView, ownPause?: OwnPause): NonNullable<PeerStatus['chain']> {
+  const stayed = a.paused && !a.exiting && !a.kickedOut && ownPause?.outcome === 'stayed'
   return {
     address: a.address,
     registered: a.registered,
@@ -160,6 +170,7 @@ export function accountStatus (a: AccountView): NonNullable<PeerStatus['chain']>
     ...(a.incentive == null ? {} : { incentive: incentiveJson(a.incentive) }),
     paused: a.paused,
     exiting: a.exiting,
-    kickedOut: a.kickedOut
+    kickedOut: a.kickedOut,
+    ...(stayed ? { stayedPaused: { cause: ownPause.cause, pausedBlock: ownPause.pausedBlock, inARow: ownPause.inARow } } : {})
   }
 }

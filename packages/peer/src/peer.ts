@@ -24,7 +24,7 @@ import type { DocStore } from './crdt/index.js'
 import type { MicroJobExecutor, WasmExecutor } from './executor/index.js'
 import type { JobmeshNode, NodeInit } from './node/index.js'
 import type { Processor, ProcessorInit } from './processor/index.js'
-import type { Settlement, SettlementInit } from './settlement/index.js'
+import type { OwnPause, Settlement, SettlementInit } from './settlement/index.js'
 import type { ContentStore } from './storage/index.js'
 import type { PeerStatus, WorkCounters } from './peer-status.js'
 import { listenHttp } from './http/index.js'
@@ -323,6 +323,9 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
     }
     const http = await startObservability({ node, docs, events, processor, settlement: chain?.settlement, chain: chain?.client, address: chain?.address, models: holdings.models },
       { http: init.http, server: listener, registry, gpuModel: init.gpuModel, vramGb: init.vramGb }, stack)
+    // the pause duty's last report: `report()` says why the node is paused when the duty left it so
+    let ownPause: OwnPause | undefined
+    chain?.settlement.addEventListener('paused', (evt) => { ownPause = (evt as CustomEvent<OwnPause>).detail })
     const earnings = chain == null ? undefined : earningsCursor(chain.client, chain.address)
     const account = async (options: { signal?: AbortSignal } = {}): Promise<AccountView | undefined> =>
       chain == null ? undefined : await readAccount(chain.client, chain.address, { ...options, earnings })
@@ -343,7 +346,7 @@ export async function createPeer (init: PeerInit = {}): Promise<Peer> {
         const s = status()
         try {
           const a = await account(options)
-          if (a != null && s.chain != null) s.chain = { ...s.chain, ...accountStatus(a) }
+          if (a != null && s.chain != null) s.chain = { ...s.chain, ...accountStatus(a, ownPause) }
         } catch (err) {
           // the chain away: said, not left out (the wallet's standing is then unknown)
           const e = err as Error

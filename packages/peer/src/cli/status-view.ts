@@ -113,5 +113,17 @@ function eth (wei: string): string {
 function standing (c: NonNullable<PeerStatus['chain']>): string {
   if (c.exiting === true) return ', exiting: out of every draw; `jobmesh withdraw` takes the stake back once the cooldown ends'
   if (c.kickedOut === true) return ', kicked out by the registry (QoS too low)'
-  return c.paused === true ? ', paused' : ''
+  if (c.paused !== true) return ''
+  const s = c.stayedPaused
+  if (s == null) return ', paused'
+  return `, paused by the registry: it missed a ${s.cause === 'probe' ? 'probe' : 'verification task'} in block ${s.pausedBlock}, its ${ordinal(s.inARow)} pause in a row with no task scored between; ` +
+    'left out of the verifier draw (each miss scores 0, and a window of such scores gets a node kicked out for good): ' +
+    'read its errors (stderr, the dashboard\'s events), then restart the peer to resume it'
+}
+
+/** 1st, 2nd, 3rd, 4th... 11th, 12th, 13th, 21st. */
+function ordinal (n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13
+  const suffix = teen ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th'
+  return `${n}${suffix}`
 }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { formatStatus, walletLine } from '../../src/cli/status-view.js'
 import { incentiveJson } from '../../src/observe/index.js'
+import { accountStatus } from '../../src/peer-status.js'
 import type { PeerStatus } from '../../src/peer-status.js'
+import type { AccountView } from '../../src/observe/index.js'
+import type { OwnPause } from '../../src/settlement/index.js'
 
 function status (models: PeerStatus['models']): PeerStatus {
   return {
@@ -49,6 +52,29 @@ describe('formatStatus', () => {
     expect(wallet({ address: a, registered: true, paused: true, kickedOut: true })).toBe(`wallet    ${a} (registered, kicked out by the registry (QoS too low))`)
     expect(wallet({ address: a, registered: true, paused: true })).toBe(`wallet    ${a} (registered, paused)`)
     expect(wallet({ address: a, registered: true, paused: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
+  })
+
+  it('says why a node the registry paused stays paused when its pause duty left it so, and only then', () => {
+    const a = '0x' + 'ab'.repeat(20)
+    const account = (over: Partial<AccountView>): AccountView => ({
+      address: a, balanceWei: 0n, registered: true, stakeWei: 10n ** 16n, score: 0n, eligible: false, paused: true, exiting: false,
+      kickedOut: false, busy: false, earnedWei: 0n, paidJobs: 0, ...over
+    })
+    const stayed: OwnPause = { cause: 'task', pausedBlock: 133, inARow: 3, outcome: 'stayed' }
+    const wallet = (view: AccountView, pause?: OwnPause): string | undefined =>
+      formatStatus({ ...status({ held: [] }), chain: accountStatus(view, pause) }).split('\n').find(l => l.startsWith('wallet'))
+    expect(wallet(account({}), stayed)).toBe(`wallet    ${a} (registered, paused by the registry: it missed a verification task in block 133, ` +
+      'its 3rd pause in a row with no task scored between; left out of the verifier draw (each miss scores 0, and a window of such scores gets ' +
+      'a node kicked out for good): read its errors (stderr, the dashboard\'s events), then restart the peer to resume it)')
+    expect(wallet(account({}), { ...stayed, cause: 'probe', inARow: 11 })).toContain('it missed a probe in block 133, its 11th pause in a row')
+    // resumed by the duty, paused again by its own stop or another way: the plain word
+    expect(wallet(account({}), { ...stayed, outcome: 'resumed' })).toBe(`wallet    ${a} (registered, paused)`)
+    expect(wallet(account({}))).toBe(`wallet    ${a} (registered, paused)`)
+    // left paused, then resumed (an operator's resume): no longer paused, nothing said
+    expect(wallet(account({ paused: false, eligible: true }), stayed)).toBe(`wallet    ${a} (registered)`)
+    // exiting or kicked out say more than a pause
+    expect(wallet(account({ kickedOut: true }), stayed)).toBe(`wallet    ${a} (registered, kicked out by the registry (QoS too low))`)
+    expect(accountStatus(account({ exiting: true }), stayed).stayedPaused).toBeUndefined()
   })
 
   it('a wallet withdrawn shows no QoS line (the registry\'s defaults are no record of it); a chain away is said, not left out', () => {
