@@ -127,7 +127,7 @@ contract JobEscrow is JobEscrowRounds, IJobEscrowHooks {
         }
         delete resultCommits[jobId][msg.sender];
         uint256 bond = _bond(j);
-        registry.lock(msg.sender, bond, j.modelId);
+        registry.lock(msg.sender, bond);
         _lockPayees(jobId, payees, bond);
         j.status = Status.Submitted;
         j.submitter = msg.sender;

@@ -194,9 +194,12 @@ contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes, NodeRegistryTimeo
         available = _eligible(n);
     }
 
-    /// @notice Locks `amount` of a submitter's stake (its bond) until unlock(); notes its last model. The node must be
-    ///         active, hold at least minStake and have `amount` of stake not locked yet.
-    function lock(address node, uint256 amount, bytes32 modelId) external onlyEscrow {
+    /// @notice Locks `amount` of a submitter's or payee's stake (its bond) until unlock(). The node must be active,
+    ///         hold at least minStake and have `amount` of stake not locked yet. It does not touch the node's last
+    ///         model: a submission set it until 2026-12-05, so a coalition bought the model multiplier for model X by
+    ///         submitting a tiny job of X from each of its nodes (attacks/ModelMultiplier.t.sol); only a verification
+    ///         revealed on a job of X (`release`) sets it now, and the draw, not the node, chooses who verifies.
+    function lock(address node, uint256 amount) external onlyEscrow {
         Node storage n = _nodes[node];
         uint8 f = n.flags;
         if (f & F_REGISTERED == 0 || f & (F_EXITING | F_KICKED) != 0) revert NotRegistered(node);
@@ -206,7 +209,6 @@ contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes, NodeRegistryTimeo
         uint256 free = stake > locked ? stake - locked : 0;
         if (free < amount) revert InsufficientFreeStake(free, amount);
         lockedStake[node] = locked + amount;
-        if (modelId != bytes32(0) && n.lastModel != modelId) n.lastModel = modelId;
         emit StakeLocked(node, amount, locked + amount);
     }
 

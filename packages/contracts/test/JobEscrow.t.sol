@@ -409,12 +409,13 @@ contract JobEscrowTest is JobEscrowFixture {
         assertEq(e.treasury(), address(this));
     }
 
-    function test_modelIdUpdatesLastModel() public {
+    function test_aSubmissionLeavesTheLastModel() public {
+        // only a revealed verification sets it (attacks/ModelMultiplier.t.sol)
         JobEscrowBase.CreateJobParams memory p = jobParams(1, 1, 3);
         p.modelId = MODEL_X;
         bytes32 id = createJob(p, FEE);
         submit(id, sub, bytes32("r"));
-        assertEq(registry.nodeInfo(sub).lastModel, MODEL_X);
+        assertEq(registry.nodeInfo(sub).lastModel, bytes32(0));
     }
 
 

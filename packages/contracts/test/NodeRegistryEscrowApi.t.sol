@@ -28,7 +28,7 @@ contract NodeRegistryEscrowApiTest is NodeRegistryFixture {
         vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.slash(a, 1);
         vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
-        reg.lock(a, 1, MODEL_X);
+        reg.lock(a, 1);
         vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
         reg.unlock(a, 1);
         vm.expectRevert(NodeRegistryBase.OnlyEscrow.selector);
@@ -179,8 +179,8 @@ contract NodeRegistryEscrowApiTest is NodeRegistryFixture {
     /// for one job (or a verifier penalty) before another job's unlock cannot free a third job's bond.
     function test_slashKeepsOtherBondsLocked() public {
         address a = reg1(1, GPU_A, 8, 4 ether);
-        reg.lock(a, 2 ether, MODEL_X); // job x
-        reg.lock(a, 2 ether, MODEL_X); // job y
+        reg.lock(a, 2 ether); // job x
+        reg.lock(a, 2 ether); // job y
         reg.slash(a, 0.5 ether); // a verifier penalty elsewhere
         assertEq(reg.lockedStake(a), 4 ether, "bonds owed beyond the stake stay locked");
         reg.unlock(a, 2 ether); // job x released
@@ -210,8 +210,8 @@ contract NodeRegistryEscrowApiTest is NodeRegistryFixture {
         uint256 wa = reg.weightOf(a);
         uint256 wb = reg.weightOf(b);
         uint256 wc = reg.weightOf(c);
-        // c has MODEL_X as last model -> M = 2
-        reg.lock(c, 0, MODEL_X);
+        // c has MODEL_X as last model (it revealed a verification of a MODEL_X job) -> M = 2
+        reg.release(c, 0, 0, false, MODEL_X);
         uint256 n = 3000;
         uint256[3] memory hits;
         for (uint256 i; i < n; ++i) {

@@ -209,7 +209,7 @@ contract NodeRegistryGroupsTest is Test {
             } else if ((h >> 40) % 5 == 0) {
                 assertTrue(reg.assign(all[i])); // busy
             } else if ((h >> 48) % 7 == 0) {
-                reg.lock(all[i], 0, MODEL_X); // last model = the job's
+                reg.release(all[i], 0, 0, false, MODEL_X); // last model = the job's (a verification of it revealed)
             }
         }
     }

@@ -34,7 +34,7 @@ abstract contract JobEscrowPayees is JobEscrowBase {
             address p = payees[i];
             if (p == msg.sender || named[p]) continue;
             if (!_joinedNow(jobId, p)) revert PayeeNotJoined(p);
-            registry.lock(p, bond, bytes32(0));
+            registry.lock(p, bond);
             named[p] = true;
             _payees[jobId].push(p);
         }
