@@ -1,0 +1,38 @@
+import { startChain } from '@jobmesh/testkit/anvil'
+import { afterEach, describe, expect, it } from 'vitest'
+import { chainPeer } from '../settlement/funded-job.js'
+import type { OwnPause } from '../../src/settlement/index.js'
+import type { Peer } from '../../src/peer.js'
+import type { TestChain } from '@jobmesh/testkit/anvil'
+
+let chain: TestChain | undefined
+let peer: Peer | undefined
+
+afterEach(async () => {
+  await peer?.stop()
+  peer = undefined
+  await chain?.stop()
+  chain = undefined
+})
+
+describe('a running peer\'s report', () => {
+  it('says why its node is paused while the pause duty left it so, and no longer once the node is back in the draw', async () => {
+    chain = await startChain({ accounts: 3 })
+    peer = await chainPeer(chain)
+    const node = peer.chain
+    const settlement = peer.settlement
+    if (node == null || settlement == null) throw new Error('a peer with a chain has a chain client and a settlement')
+    // the registry paused the node (here: its own wallet, standing in for a missed task) and the duty left it paused
+    await node.pause()
+    const stayed: OwnPause = { cause: 'task', pausedBlock: await node.blockNumber(), inARow: 3, outcome: 'stayed' }
+    settlement.dispatchEvent(new CustomEvent('paused', { detail: stayed }))
+    const paused = await peer.report()
+    expect(paused.chain?.paused).toBe(true)
+    expect(paused.chain?.stayedPaused).toEqual({ cause: 'task', pausedBlock: stayed.pausedBlock, inARow: 3 })
+    // the operator resumed it (a restart would): back in the draw, nothing left to explain
+    await node.resume()
+    const resumed = await peer.report()
+    expect(resumed.chain?.paused).toBe(false)
+    expect(resumed.chain?.stayedPaused).toBeUndefined()
+  })
+})
