@@ -15,7 +15,11 @@ import { startCommand } from './commands/start.js'
 import { statusCommand } from './commands/status.js'
 import type { InterruptedError } from './errors.js'
 
-/** Commands of the DApp's CLI, `jobmesh-dapp`, that an operator may type to `jobmesh` (a job's story: `describe`). */
+/**
+ * Commands of the DApp's CLI, `jobmesh-dapp`, that an operator may type to `jobmesh` (a job's story: `describe`). The
+ * SDK depends on this package, not the other way round, so the list is written here and held to the DApp CLI's own by
+ * a test (`dapp-sdk/test/operator-cli-hint.test.ts`: every command `jobmesh-dapp --help` lists but `status`).
+ */
 const DAPP_COMMANDS: ReadonlySet<string> = new Set(['submit', 'wait', 'results', 'list', 'refund', 'describe'])
 
 /** Commands whose action takes Ctrl-C over from the loading handler itself (`watchInterrupt`). */
