@@ -30,7 +30,8 @@ contract ModelMultiplierTest is AttackBase {
         // the attacker's node submits (and processes) a tiny job of model X: released, its bond back
         uint256 stake0 = stakeOf(attacker);
         JobEscrowBase.Verifier[] memory vs = releasedModelJob(attacker, TINY_FEE, 1);
-        assertEq(stakeOf(attacker), stake0, "the bond came back: the old purchase cost only gas");
+        assertEq(stakeOf(attacker), stake0, "nothing slashed");
+        assertEq(registry.lockedStake(attacker), 0, "the bond was given back at the release: the old purchase cost only gas");
         // ...and its last model is not X: no multiplier on the draws of X's jobs
         assertEq(registry.nodeInfo(attacker).lastModel, bytes32(0), "a submission must not set the last model");
         // the verifiers that re-ran the job (drawn by weight, revealed) have X as their last model
