@@ -188,6 +188,12 @@ contract NodeRegistry is NodeRegistryDraw, NodeRegistryProbes, NodeRegistryTimeo
     {
         Node storage n = _nodes[node];
         n.flags &= ~F_BUSY;
+        // an exiting node's cooldown runs from its last release: the escrow's windows are in blocks, the cooldown in
+        // seconds, and a verifier released at its reveal is slashed only at the settle (attacks/ExitCooldown.t.sol)
+        if (n.flags & F_EXITING != 0) {
+            uint256 t = block.timestamp + params.exitCooldown;
+            if (t > n.exitAt) n.exitAt = uint40(t);
+        }
         if (modelId != bytes32(0)) n.lastModel = modelId;
         if (record) _recordTask(node, n, taskScore, timedOutRounds);
         _syncNode(n);
