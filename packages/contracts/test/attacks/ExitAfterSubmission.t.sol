@@ -51,12 +51,7 @@ contract ExitAfterSubmissionTest is AttackBase {
         registry.resume();
         assertEq(escrow.jobs(id).assigned, 3, "drawn from the queue");
         revealSeeds(id);
-        Results[] memory views = views3(truth, truth, truth);
-        commitViews(id, views, allBlame(3));
-        prove(id, sent);
-        vm.roll(block.number + 1);
-        revealViews(id, sent, views, allBlame(3));
-        escrow.settle(id);
+        judge(id, sent, views3(truth, truth, truth), allBlame(3));
         assertEq(status(id), uint256(JobEscrowBase.Status.Open), "rejected");
     }
 

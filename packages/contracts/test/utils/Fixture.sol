@@ -322,6 +322,12 @@ abstract contract Fixture is Test {
         internal
     {
         select(jobId);
+        judge(jobId, submitted, views, blame);
+    }
+
+    /// @dev The drawn verifiers (seeds revealed) commit `views`, the sample is proven, they reveal and the job is
+    ///      settled (past the windows when some stay silent).
+    function judge(bytes32 jobId, Results memory submitted, Results[] memory views, bool[] memory blame) internal {
         commitViews(jobId, views, blame);
         JobEscrowBase.Job memory j0 = escrow.jobs(jobId);
         prove(jobId, submitted); // before the commit deadline (ProveWindowClosed after it)
