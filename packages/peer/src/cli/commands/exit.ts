@@ -43,6 +43,7 @@ export function exitCommand (program: Command): void {
         }
         process.stdout.write(`exit requested for ${address} (tx ${hash}): the node is out of every draw and takes no more work\n`)
         process.stdout.write(`its stake of ${formatEther(info.stake)} ETH can be withdrawn with \`jobmesh withdraw\` ${await chainDate(chain, withdrawableAt)} or later\n`)
+        if (info.busy) process.stdout.write('the node is busy with a task now: if that is a job\'s verification, the cooldown starts again when it ends\n')
         if (share !== undefined) (share.warning ? process.stderr : process.stdout).write(`${share.line}\n`)
         process.stdout.write('until then a running peer of this wallet still settles and claims what it earned\n')
       })
