@@ -10,6 +10,7 @@
  * - {@link testExecutor}: a deterministic MicroJob executor standing for remote compute (a timer).
  * - {@link heldDone} / {@link heldResults}: the results of a job round in the MacroJob docs a peer holds.
  * - {@link patternBytes}: test content that no chunk of it repeats.
+ * - {@link stopList}: what a test file started, stopped after each test, the newest first.
  *
  * @example
  * ```ts
@@ -33,4 +34,6 @@ export { waitFor } from './wait-for.js'
 export { heldDone, heldResults } from './round-results.js'
 export { patternBytes } from './pattern-bytes.js'
 export { closedPort } from './closed-port.js'
+export { stopList } from './stop-list.js'
+export type { StopList, Stoppable } from './stop-list.js'
 export type { Check, WaitForOptions } from './wait-for.js'

@@ -204,20 +204,23 @@ contract EscrowMoneyPathsTest is AttackBase {
 
     // ------------------------------------------------------------------ 3. duplicate, zero and self payees
 
+    /// @dev A node with 10 ETH more stake whose bond of another job (submitted by it) stays locked throughout.
+    function _payeeWithAnotherBond() internal returns (address p, uint256 bond) {
+        p = nodeAddr(2);
+        vm.deal(p, 10 ether);
+        vm.prank(p);
+        registry.addStake{value: 10 ether}();
+        bytes32 other = newJob(1, 4, 1);
+        submit(other, p, buildResults(other, 1, 4, "honest", one(p)).root);
+        bond = escrow.bondOf(other);
+        assertEq(registry.lockedStake(p), bond);
+    }
+
     /// A submission naming one payee twice and itself locks one bond each and frees them all when the round ends
     /// (released here; rejected below): a double lock would hold a payee's stake for good, a double unlock free
     /// another job's bond.
     function test_duplicatePayeesLockOnceAndUnlockFully() public {
-        address p = nodeAddr(2);
-        vm.deal(p, 10 ether);
-        vm.prank(p);
-        registry.addStake{value: 10 ether}();
-        // another job's bond of p stays locked throughout
-        bytes32 other = newJob(1, 4, 1);
-        Results memory ro = buildResults(other, 1, 4, "honest", one(p));
-        submit(other, p, ro.root);
-        uint256 bond = escrow.bondOf(other);
-        assertEq(registry.lockedStake(p), bond);
+        (address p, uint256 bond) = _payeeWithAnotherBond();
 
         bytes32 id = newJob(1, 4, 1);
         Results memory r = buildResults(id, 1, 4, "honest", two(p, procB));
@@ -235,13 +238,7 @@ contract EscrowMoneyPathsTest is AttackBase {
     }
 
     function test_duplicatePayeesUnlockOnceOnRejection() public {
-        address p = nodeAddr(2);
-        vm.deal(p, 10 ether);
-        vm.prank(p);
-        registry.addStake{value: 10 ether}();
-        bytes32 other = newJob(1, 4, 1);
-        submit(other, p, buildResults(other, 1, 4, "honest", one(p)).root);
-        uint256 bond = escrow.bondOf(other);
+        (address p, uint256 bond) = _payeeWithAnotherBond();
 
         bytes32 id = newJob(1, 4, 4); // full sample
         Results memory truth = buildResults(id, 1, 4, "honest", two(p, procB));

@@ -1,26 +1,17 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { waitFor } from '@jobmesh/testkit'
+import { stopList, waitFor } from '@jobmesh/testkit'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import { chainPeer, fundJob } from '../settlement/funded-job.js'
-import type { Peer } from '../../src/peer.js'
-import type { TestChain } from '@jobmesh/testkit/anvil'
 
-let chain: TestChain | undefined
-let peer: Peer | undefined
-
-afterEach(async () => {
-  await peer?.stop()
-  peer = undefined
-  await chain?.stop()
-  chain = undefined
-})
+const running = stopList()
+afterEach(running.stopAll)
 
 describe('a peer joins a job on chain before its first MicroJob of it', () => {
   it('runs nothing of a job while its join is not mined: a submission may name only nodes that joined as payees', async () => {
-    chain = await startChain({ accounts: 5 })
+    const chain = running.add(await startChain({ accounts: 5 }))
     const [creator, node] = chain.clients
-    peer = await chainPeer(chain)
+    const peer = running.add(await chainPeer(chain))
     // four active nodes: the job's 3 verifiers can be drawn besides its submitter, so only the join holds it back
     await registerNodes(chain.clients.slice(2, 5), parseEther('0.1'))
     const code = await peer.store.addRaw(new TextEncoder().encode('code of the job'))

@@ -1,24 +1,16 @@
+import { stopList } from '@jobmesh/testkit'
 import { startChain } from '@jobmesh/testkit/anvil'
 import { afterEach, describe, expect, it } from 'vitest'
 import { chainPeer } from '../settlement/funded-job.js'
 import type { OwnPause } from '../../src/settlement/index.js'
-import type { Peer } from '../../src/peer.js'
-import type { TestChain } from '@jobmesh/testkit/anvil'
 
-let chain: TestChain | undefined
-let peer: Peer | undefined
-
-afterEach(async () => {
-  await peer?.stop()
-  peer = undefined
-  await chain?.stop()
-  chain = undefined
-})
+const running = stopList()
+afterEach(running.stopAll)
 
 describe('a running peer\'s report', () => {
   it('says why its node is paused while the pause duty left it so, and no longer once the node is back in the draw', async () => {
-    chain = await startChain({ accounts: 3 })
-    peer = await chainPeer(chain)
+    const chain = running.add(await startChain({ accounts: 3 }))
+    const peer = running.add(await chainPeer(chain))
     const node = peer.chain
     const settlement = peer.settlement
     if (node == null || settlement == null) throw new Error('a peer with a chain has a chain client and a settlement')

@@ -1,5 +1,5 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { testJob, waitFor } from '@jobmesh/testkit'
+import { stopList, testJob, waitFor } from '@jobmesh/testkit'
 import { rerunAllowanceMs } from '@jobmesh/contracts'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -7,22 +7,13 @@ import { fundedJobs } from '../../src/settlement/index.js'
 import { UNKNOWN_JOB_GIVE_UP_MS } from '../../src/settlement/constants.js'
 import { fakeSubmission } from './fake-submission.js'
 import { announceServedJob, chainPeer, fundJob } from './funded-job.js'
-import type { Peer } from '../../src/peer.js'
-import type { TestChain } from '@jobmesh/testkit/anvil'
 
-let chain: TestChain | undefined
-let peer: Peer | undefined
-
-afterEach(async () => {
-  await peer?.stop()
-  peer = undefined
-  await chain?.stop()
-  chain = undefined
-})
+const running = stopList()
+afterEach(running.stopAll)
 
 describe('fundedJobs', () => {
   it('a peer works only on a job the escrow holds open, created with the announced spec', async () => {
-    chain = await startChain({ accounts: 3 })
+    const chain = running.add(await startChain({ accounts: 3 }))
     const [creator, submitter] = chain.clients
     const opened: string[] = []
     const funded = fundedJobs({ chain: creator }, { onOpen: (jobId) => { opened.push(jobId) } })
@@ -53,7 +44,7 @@ describe('fundedJobs', () => {
   })
 
   it('an Open job rejected 255 times is not worked on: the escrow takes no more results for it (TooManyRounds), only a refund', async () => {
-    chain = await startChain({ accounts: 2 })
+    const chain = running.add(await startChain({ accounts: 2 }))
     const [creator] = chain.clients
     const open = await fundJob(creator)
     // the real escrow's record, read through a client that reports the counter at its end (reaching it takes 255
@@ -80,7 +71,7 @@ describe('fundedJobs', () => {
   })
 
   it('a job whose run-time hint on chain is below its spec\'s estimate is not worked on; an open one\'s runs are bounded by its commit window', async () => {
-    chain = await startChain({ accounts: 2 })
+    const chain = running.add(await startChain({ accounts: 2 }))
     const [creator] = chain.clients
     const funded = fundedJobs({ chain: creator })
     try {
@@ -109,11 +100,11 @@ describe('fundedJobs', () => {
   })
 
   it('a peer starts on a job as soon as the read finds it open, not after an idle pause', async () => {
-    chain = await startChain({ accounts: 5 })
+    const chain = running.add(await startChain({ accounts: 5 }))
     // four active nodes: the job's three verifiers can be drawn besides its submitter
     await registerNodes(chain.clients.slice(2, 5), parseEther('0.1'))
     // an idle pause far longer than the wait below: only the read's wake-up can start the work in time
-    peer = await chainPeer(chain, { processor: { idleMs: 600_000 } })
+    const peer = running.add(await chainPeer(chain, { processor: { idleMs: 600_000 } }))
     const { job, owned } = await announceServedJob(peer, chain.clients[0], 3)
     await waitFor(() => owned.includes(job.jobId), { what: 'the peer owning the job\'s MacroJob', timeoutMs: 20_000 })
   })

@@ -1,27 +1,18 @@
 import { registerNodes, startChain } from '@jobmesh/testkit/anvil'
-import { waitFor } from '@jobmesh/testkit'
+import { stopList, waitFor } from '@jobmesh/testkit'
 import { parseEther } from 'ethers'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { publishProfile } from '../../src/jobs/index.js'
 import { eligibleNodes, knownNodeWallets, verifierSupply } from '../../src/settlement/index.js'
 import { announceServedJob, chainPeer } from './funded-job.js'
-import type { Peer } from '../../src/peer.js'
-import type { TestChain } from '@jobmesh/testkit/anvil'
 
-let chain: TestChain | undefined
-let peer: Peer | undefined
-
-afterEach(async () => {
-  await peer?.stop()
-  peer = undefined
-  await chain?.stop()
-  chain = undefined
-})
+const running = stopList()
+afterEach(running.stopAll)
 
 describe('verifierSupply', () => {
   it('a job needs k + 1 active nodes (its k verifiers besides its submitter); a job left alone is told once', async () => {
-    chain = await startChain({ accounts: 5 })
+    const chain = running.add(await startChain({ accounts: 5 }))
     const waiting: Array<[string, number]> = []
     const grown: number[] = []
     const supply = verifierSupply({ chain: chain.clients[0] }, {
@@ -46,8 +37,8 @@ describe('verifierSupply', () => {
   })
 
   it('a peer alone on the registry leaves a funded job with 3 verifiers alone, says why, and takes it once nodes join', async () => {
-    chain = await startChain({ accounts: 5 })
-    peer = await chainPeer(chain)
+    const chain = running.add(await startChain({ accounts: 5 }))
+    const peer = running.add(await chainPeer(chain))
     // funded and open on chain, with the announced spec, its code on the peer itself: only the count holds it back
     const { job, owned } = await announceServedJob(peer, chain.clients[0], 3)
     const told = await waitFor(() => peer?.events.recent().find(e => e.kind === 'job:waiting'), { what: 'the job:waiting event', timeoutMs: 10_000 })
@@ -61,7 +52,7 @@ describe('verifierSupply', () => {
   })
 
   it('a job that needs more VRAM counts only the nodes the registry grades high enough, as its draw does', async () => {
-    chain = await startChain({ accounts: 5 })
+    const chain = running.add(await startChain({ accounts: 5 }))
     const big = await registerNodes(chain.clients.slice(1, 3), parseEther('0.1'), { gpuModel: 'cpu', vramGb: 24 })
     const small = await registerNodes(chain.clients.slice(3, 5), parseEther('0.1'), { gpuModel: 'cpu', vramGb: 8 })
     // the profiles every running peer publishes: how a peer knows the nodes (the registry grades them)
