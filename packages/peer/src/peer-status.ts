@@ -40,6 +40,8 @@ export interface PeerStatus {
     address: string, registered: boolean, balanceWei?: string, stakeWei?: string, earnedWei?: string, score?: string, qos?: QosScores, paused?: boolean
     /** It asked to exit (`jobmesh exit`); kicked out by the registry. */
     exiting?: boolean
+    /** An exiting node: when `jobmesh withdraw` can take its stake back (unix seconds, chain time). */
+    withdrawableAt?: number
     kickedOut?: boolean
     /**
      * Paused by the registry and left paused by this peer: it missed its verification tasks or probes `inARow` times
@@ -170,6 +172,7 @@ export function accountStatus (a: AccountView, ownPause?: OwnPause): NonNullable
     ...(a.incentive == null ? {} : { incentive: incentiveJson(a.incentive) }),
     paused: a.paused,
     exiting: a.exiting,
+    ...(a.withdrawableAt == null ? {} : { withdrawableAt: a.withdrawableAt }),
     kickedOut: a.kickedOut,
     ...(stayed ? { stayedPaused: { cause: ownPause.cause, pausedBlock: ownPause.pausedBlock, inARow: ownPause.inARow } } : {})
   }

@@ -111,7 +111,10 @@ function eth (wei: string): string {
 
 /** What the registry says of a registered node beyond `registered`: exiting and kicked out say more than paused. */
 function standing (c: NonNullable<PeerStatus['chain']>): string {
-  if (c.exiting === true) return ', exiting: out of every draw; `jobmesh withdraw` takes the stake back once the cooldown ends'
+  if (c.exiting === true) {
+    const from = c.withdrawableAt == null ? 'once the cooldown ends' : `from ${new Date(c.withdrawableAt * 1000).toISOString().replace('.000Z', 'Z')} (chain time)`
+    return `, exiting: out of every draw; \`jobmesh withdraw\` takes the stake back ${from}`
+  }
   if (c.kickedOut === true) return ', kicked out by the registry (QoS too low)'
   if (c.paused !== true) return ''
   const s = c.stayedPaused

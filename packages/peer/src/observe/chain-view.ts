@@ -24,6 +24,8 @@ export interface AccountView {
   paused: boolean
   /** It asked to exit (`jobmesh exit`): out of every draw until its stake is withdrawn. */
   exiting: boolean
+  /** An exiting node: when `jobmesh withdraw` can take its stake back (unix seconds, chain time). */
+  withdrawableAt?: number
   /** The registry kicked it out (its QoS too low). */
   kickedOut: boolean
   busy: boolean
@@ -155,6 +157,7 @@ export async function readAccount (chain: ChainClient, address: string, options:
     eligible: info.eligible,
     paused: info.paused,
     exiting: info.exiting,
+    ...(info.exiting ? { withdrawableAt: info.exitAt } : {}),
     kickedOut: info.kickedOut,
     busy: info.busy,
     earnedWei,

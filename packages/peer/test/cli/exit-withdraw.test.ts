@@ -58,7 +58,9 @@ describe('jobmesh exit and jobmesh withdraw: an operator leaves and gets its sta
     const exitBlock = await node.provider.getBlock((await node.provider.getTransactionReceipt(report.tx))?.blockNumber ?? -1)
     expect(report.withdrawableAt - (exitBlock?.timestamp ?? 0)).toBe(86_400)
     const info = await node.nodeInfo()
-    expect([info.exiting, info.eligible]).toEqual([true, false])
+    expect([info.exiting, info.eligible, info.exitAt]).toEqual([true, false, report.withdrawableAt])
+    // its standing (jobmesh status, the dashboard) says from when it can withdraw
+    expect((await readAccount(node, address)).withdrawableAt).toBe(report.withdrawableAt)
     // a leaving node takes no share of later fundings from the nodes still working
     expect((await node.incentiveAccount()).share).toBe(0)
 

@@ -49,6 +49,8 @@ describe('formatStatus', () => {
     const wallet = (chain: PeerStatus['chain']): string | undefined => formatStatus({ ...status({ held: [] }), chain }).split('\n').find(l => l.startsWith('wallet'))
     const a = '0x' + 'ab'.repeat(20)
     expect(wallet({ address: a, registered: true, paused: true, exiting: true })).toBe(`wallet    ${a} (registered, exiting: out of every draw; \`jobmesh withdraw\` takes the stake back once the cooldown ends)`)
+    expect(wallet({ address: a, registered: true, paused: true, exiting: true, withdrawableAt: 1_796_558_400 }))
+      .toBe(`wallet    ${a} (registered, exiting: out of every draw; \`jobmesh withdraw\` takes the stake back from 2026-12-06T12:00:00Z (chain time))`)
     expect(wallet({ address: a, registered: true, paused: true, kickedOut: true })).toBe(`wallet    ${a} (registered, kicked out by the registry (QoS too low))`)
     expect(wallet({ address: a, registered: true, paused: true })).toBe(`wallet    ${a} (registered, paused)`)
     expect(wallet({ address: a, registered: true, paused: false, exiting: false })).toBe(`wallet    ${a} (registered)`)
@@ -75,6 +77,8 @@ describe('formatStatus', () => {
     // exiting or kicked out say more than a pause
     expect(wallet(account({ kickedOut: true }), stayed)).toBe(`wallet    ${a} (registered, kicked out by the registry (QoS too low))`)
     expect(accountStatus(account({ exiting: true }), stayed).stayedPaused).toBeUndefined()
+    expect(accountStatus(account({ exiting: true, withdrawableAt: 1_796_558_400 })).withdrawableAt).toBe(1_796_558_400)
+    expect(accountStatus(account({})).withdrawableAt).toBeUndefined()
   })
 
   it('a wallet withdrawn shows no QoS line (the registry\'s defaults are no record of it); a chain away is said, not left out', () => {

@@ -11,6 +11,11 @@ export interface NodeInfo {
   peerIdHash: string
   paused: boolean
   exiting: boolean
+  /**
+   * When an exiting node may withdraw (unix seconds, chain time; 0 when it never asked): one exit cooldown after its
+   * request, or after its last verification's release if later.
+   */
+  exitAt: number
   kickedOut: boolean
 }
 
@@ -35,6 +40,7 @@ export async function nodeInfo (client: Pick<ChainContext, 'contracts' | 'read' 
     peerIdHash: v.peerIdHash,
     paused: v.paused,
     exiting: v.exiting,
+    exitAt: Number(v.exitAt),
     kickedOut: v.kickedOut
   }
 }
