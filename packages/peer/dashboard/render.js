@@ -61,10 +61,13 @@ export function renderSelf (dl, s) {
   dl.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-field': k }, v)]))
 }
 
-/** ` (not registered)`, ` (exiting)`, ` (kicked out)` or ` (paused)`: the registry pauses an exiting node too (as `jobmesh status` says). */
+/**
+ * ` (not registered)`, ` (exiting)` (with from when it can withdraw), ` (kicked out)` or ` (paused)`: the registry pauses an
+ * exiting node too (as `jobmesh status` says).
+ */
 function standing (a) {
   if (!a.registered) return ' (not registered)'
-  if (a.exiting) return ' (exiting)'
+  if (a.exiting) return a.withdrawableAt == null ? ' (exiting)' : ` (exiting: withdraw from ${new Date(a.withdrawableAt * 1000).toISOString().replace('.000Z', 'Z')})`
   if (a.kickedOut) return ' (kicked out)'
   return a.paused ? ' (paused)' : ''
 }

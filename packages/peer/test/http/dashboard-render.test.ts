@@ -56,5 +56,8 @@ describe('the dashboard\'s "This peer" card', () => {
     const rows = await card({ ...base, registered: true, paused: true, stakeWei: '100000000000000000', qos: { score: 1000, vram: 0.5, timeout: 0 } })
     expect(rows.stake).toBe('0.1 ETH (paused)')
     expect(rows.QoS).toBe('B 1000 of 2000 · R 0.50 · P 0.00')
+    // an exiting node (the registry pauses it too): from when its stake can be withdrawn, in chain time
+    const leaving = await card({ ...base, registered: true, paused: true, exiting: true, withdrawableAt: 1_796_558_400, stakeWei: '100000000000000000' })
+    expect(leaving.stake).toBe('0.1 ETH (exiting: withdraw from 2026-12-06T12:00:00Z)')
   })
 })
