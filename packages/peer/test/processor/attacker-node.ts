@@ -2,10 +2,9 @@ import { createDocStore } from '../../src/crdt/index.js'
 import { createNode } from '../../src/node/index.js'
 import type { DocStore } from '../../src/crdt/index.js'
 import type { JobmeshNode } from '../../src/node/index.js'
-import type { TestPeer } from '@jobmesh/testkit'
+import type { Stoppable, TestPeer } from '@jobmesh/testkit'
 
-/** What a test stops after each case. */
-export interface Stoppable { stop(): Promise<void> }
+export type { Stoppable }
 
 /**
  * A node dialled to each of `peers`, with a doc store: how a registered attacker (or a job's creator, who may write
