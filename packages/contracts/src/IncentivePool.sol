@@ -110,7 +110,9 @@ contract IncentivePool {
     ///         paused; else the weighted sum of R, P and B (each 0..SCALE).
     function shareOf(address node) public view returns (uint256) {
         NodeRegistry.NodeView memory v = registry.nodeInfo(node);
-        if (!v.registered || v.paused || v.exiting || v.kickedOut) return 0;
+        // a node neither drawable nor busy is under minStake: no draw and no probe can score it, so its score would
+        // stay frozen while it earns (attacks/ProbesAndShares.t.sol)
+        if (!v.registered || v.paused || v.exiting || v.kickedOut || !(v.eligible || v.busy)) return 0;
         uint256 b = v.score * SCALE / MAX_TASK_SCORE;
         return (weightR * registry.vramScore(node) + weightP * registry.timeoutScore(node) + weightB * b) / BPS;
     }
