@@ -1,53 +1,21 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {Test} from "../utils/Test.sol";
-import {NodeRegistry} from "../../src/NodeRegistry.sol";
+import {ProbeFixture} from "../utils/ProbeFixture.sol";
 import {IncentivePool} from "../../src/IncentivePool.sol";
-import {UncheckedPeerIdRegistry} from "../utils/UncheckedPeerIdRegistry.sol";
 import {NodeRegistryBase} from "../../src/registry/NodeRegistryBase.sol";
 
 /// Probes, QoS, pause / kick-out and the IncentivePool, from an attacker who read the code (the tenth audit, 2026-12-05).
 /// This contract plays the escrow (assign / release / slash), as test/Probes.t.sol and test/IncentivePool.t.sol do.
 /// Each test asserts the defended behaviour.
-contract ProbesAndSharesTest is Test {
-    NodeRegistry reg;
+contract ProbesAndSharesTest is ProbeFixture {
     IncentivePool pool;
-    bytes32 constant GPU = keccak256("cpu");
-    uint256 constant INTERVAL = 1 hours;
     uint256 constant PERIOD = 7 days;
 
-    function onNodeAvailable(address) external {}
-
-    receive() external payable {}
-
-    function setUp() public {
-        vm.warp(1_700_000_000);
-        vm.roll(100);
-        reg = new UncheckedPeerIdRegistry(
-            NodeRegistryBase.Params({
-                minStake: 1 ether, stakeCap: 10 ether, exitCooldown: 1 days, maxDrawAttempts: 64, probeInterval: uint32(INTERVAL)
-            })
-        );
-        reg.setEscrow(address(this));
+    function setUp() public override {
+        super.setUp();
         pool = new IncentivePool(reg, 2500, 2500, 5000, PERIOD);
         vm.deal(address(this), 1_000 ether);
-    }
-
-    function node(uint256 i) internal pure returns (address) {
-        return address(uint160(0xD000 + i));
-    }
-
-    function register(uint256 i, uint256 stake) internal returns (address a) {
-        a = node(i);
-        vm.deal(a, stake + 1 ether);
-        vm.prank(a);
-        reg.register{value: stake}(string(abi.encodePacked("peer-", bytes32(i))), bytes32(0), "", GPU, 16);
-    }
-
-    function solve(address a) internal view returns (uint256 nonce) {
-        (bytes32 challenge,,) = reg.probeOf(a);
-        while (uint256(keccak256(abi.encode(challenge, a, nonce))) >> (256 - reg.PROBE_DIFFICULTY()) != 0) ++nonce;
     }
 
     function answer(address a) internal {
@@ -97,6 +65,8 @@ contract ProbesAndSharesTest is Test {
         assertEq(reg.scoreOf(dodger), 2000, "score frozen at its best");
         // defended: the dodger holds no share while it can be neither drawn nor probed
         assertEq(pool.shareOf(dodger), 0, "an undrawable, unprobed node holds a share");
+        (uint256 recorded,) = pool.accountOf(dodger);
+        assertEq(recorded, 0, "and the poke recorded none");
     }
 
     /// Attack: front-run the keeper and close a victim's probe that it answers in the last block of its window.
